@@ -1,0 +1,224 @@
+"""The one declaration of civdsl's vocabulary.
+
+Effect kinds, advance abilities, player-state facts and expression functions are declared
+here once. The validator checks calls against these tables (so a misspelt parameter is an
+error, never silently ignored), the chart generator renders effects with the templates, the
+state schema is derived from FACTS, and `civdsl vocab` documents all of it.
+Nothing here names an edition or a card: these are the nouns and verbs every edition shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # "int" (an expression), "enum", "bool", "name" (an advance name), "str"
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    default: object = None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """An effect kind or an ability: its parameters and how to say it in words."""
+
+    name: str
+    params: tuple[Param, ...]
+    text: str  # a str.format template over the parameters, in our own words
+    doc: str
+    # the parameter that modifiers (add/prevent/set/cap) change when they name only the kind
+    main: str | None = "amount"
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+AREAS = ("any", "coastal", "flood_plain", "volcano", "open_sea", "adjacent")
+CHOOSERS = ("victim", "beneficiary")
+
+
+def _amount(doc: str = "how many", required: bool = True) -> Param:
+    return Param("amount", "int", required=required, doc=doc)
+
+
+def _area(doc: str = "which areas the units come from") -> Param:
+    return Param("area", "enum", choices=AREAS, default="any", doc=doc)
+
+
+_EFFECTS = [
+    Kind("damage", (_amount("unit points removed"), _area()),
+         "take {amount} damage{area_text}", "Remove units worth this many unit points (token 1, city 5)."),
+    Kind("destroy_cities", (_amount("cities"), _area()),
+         "destroy {amount} {cities}{area_text}", "Remove cities without replacing them by tokens."),
+    Kind("destroy_area_units", (_area("the areas whose units are all destroyed"),),
+         "destroy every unit in the {area} areas", "Destroy all units, whoever owns them, in the areas named.", main=None),
+    Kind("reduce_cities", (_amount("cities"), _area()),
+         "reduce {amount} {cities}{area_text}", "Replace cities by tokens up to the population limit."),
+    Kind("reduce_all_but_cities", (_amount("cities kept"),),
+         "reduce all cities but {amount}", "Reduce every city except this many."),
+    Kind("annex_unit_points", (_amount("unit points"),),
+         "the beneficiary annexes {amount} unit points", "The beneficiary replaces the victim's units with its own."),
+    Kind("annex_all_but_unit_points", (_amount("unit points kept"),),
+         "the beneficiary annexes all but {amount} unit points", "All the victim's unit points above this many change hands."),
+    Kind("annex_cities", (_amount("cities"),),
+         "the beneficiary annexes {amount} {cities}", "The beneficiary replaces cities with its own."),
+    Kind("pirate_cities", (_amount("cities"), _area()),
+         "{amount} {cities}{area_text} become pirate cities", "Cities are replaced by pirate cities."),
+    Kind("barbarian_tokens", (_amount("barbarian tokens"),),
+         "{amount} barbarian tokens attack a city", "Barbarian tokens attack one of the victim's cities."),
+    Kind("lose_treasury", (_amount("treasury tokens"),),
+         "lose {amount} treasury", "Return treasury tokens to stock (all of them if fewer are held)."),
+    Kind("pay_treasury", (_amount("treasury tokens"),),
+         "pay {amount} treasury", "Voluntarily return exactly this much treasury (only as a replacement option)."),
+    Kind("discard_face_value", (_amount("face value points"),),
+         "discard commodity cards worth at least {amount} in face value", "Discard cards by face value, not set value."),
+    Kind("discard_cards", (_amount("cards"),),
+         "discard {amount} commodity {cards}", "Discard commodity cards of the victim's choice."),
+    Kind("give_cards", (_amount("cards"), Param("to", "enum", choices=("beneficiary", "trader", "others"), default="beneficiary")),
+         "give {amount} commodity {cards} to the {to}", "Hand commodity cards to another player."),
+    Kind("lose_ships", (_amount("ships"),),
+         "lose {amount} {ships}", "Remove ships from the board."),
+    Kind("ast_back", (_amount("steps"),),
+         "move back {amount} {steps} on the A.S.T.", "The succession marker moves backward."),
+    Kind("city_support_rate", (_amount("tokens per city added to the support rate"),),
+         "city support rises by {amount} per city; reduce unsupported cities", "A temporary rise of the city support rate."),
+    Kind("civil_war_faction", (_amount("unit points in the breakaway faction"),
+                               Param("chooser", "enum", choices=CHOOSERS, default="victim", doc="who picks the faction's units")),
+         "a faction of {amount} unit points, chosen by the {chooser}, breaks away", "Part of the civilization goes to another player."),
+    Kind("lose_tokens", (_amount("tokens"), _area()),
+         "lose {amount} {tokens}{area_text}", "Tokens (not cities) return to stock."),
+    Kind("cancelled", (), "the calamity has no effect", "Reported when a cancel condition holds.", main=None),
+]
+
+_ABILITIES = [
+    Kind("tax_rate", (Param("delta", "int", required=True),), "tax rate {delta:+d} per city", "Changes tokens taxed per city.", main="delta"),
+    Kind("city_support", (Param("delta", "int", required=True),), "city support {delta:+d} per city", "Changes tokens needed per city.", main="delta"),
+    Kind("ship_range", (Param("delta", "int", required=True),), "ships move {delta:+d} areas", "Changes ship movement.", main="delta"),
+    Kind("ship_capacity", (Param("delta", "int", required=True),), "ships carry {delta:+d} tokens", "Changes ship capacity.", main="delta"),
+    Kind("movement", (Param("delta", "int", required=True),), "tokens move {delta:+d} areas", "Changes land movement.", main="delta"),
+    Kind("hand_limit", (Param("delta", "int", required=True),), "hand limit {delta:+d} cards", "Changes the commodity hand limit.", main="delta"),
+    Kind("population_limit", (Param("delta", "int", required=True),), "population limits {delta:+d}", "Changes area population limits.", main="delta"),
+    Kind("treasury_value", (Param("value", "int", required=True),), "each treasury token pays {value} when buying advances",
+         "Read by the credit engine: treasury's worth in purchases.", main="value"),
+    Kind("discount", (Param("amount", "int", required=True),
+                      Param("scope", "enum", choices=("other_same_turn",), default="other_same_turn")),
+         "{amount} off one other advance bought in the same turn", "Read by the credit engine: a one-time discount."),
+    Kind("free_credits", (Param("amount", "int", required=True),), "{amount} credit points in colours of your choice, once",
+         "Credit tokens allocated freely at purchase."),
+    Kind("free_advance", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
+         "a free {group} advance costing under {cost_below} on purchase", "Read by the credit engine: a free advance.", main=None),
+    Kind("trade_card_purchase", (Param("stack", "int", required=True), Param("price", "int", required=True)),
+         "buy extra stack-{stack} trade cards for {price} treasury", "Extra trade-card purchases.", main="price"),
+    Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
+    Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
+    Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
+]
+
+EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
+ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
+
+# Irregular plurals used by the text templates ("1 city", "2 cities").
+PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("ship", "ships"),
+           "steps": ("step", "steps"), "tokens": ("token", "tokens")}
+
+
+@dataclass(frozen=True)
+class Fact:
+    name: str
+    type: str  # "int", "bool", "str", "list", "map"
+    doc: str
+    minimum: int | None = 0
+
+
+# The player's situation: the facts a calamity, an epoch or a score can read.
+FACTS: dict[str, Fact] = {f.name: f for f in [
+    Fact("holds", "list", "civilization advances held before this turn's purchases"),
+    Fact("cities", "int", "cities on the board"),
+    Fact("coastal_cities", "int", "cities in coastal areas"),
+    Fact("cities_adjacent_open_sea", "int", "cities in areas directly adjacent to an open sea area"),
+    Fact("volcano_cities", "int", "cities in areas touched by a volcano"),
+    Fact("flood_plain_units", "int", "unit points on the flood plain worst hit"),
+    Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area"),
+    Fact("tokens", "int", "tokens on the board"),
+    Fact("unit_points", "int", "unit points on the board (token 1, city 5); derived when not given"),
+    Fact("cities_in_stock", "int", "cities in stock"),
+    Fact("tokens_in_stock", "int", "tokens in stock"),
+    Fact("treasury", "int", "treasury tokens"),
+    Fact("ships", "int", "ships on the board"),
+    Fact("ast_position", "int", "steps taken on the A.S.T."),
+    Fact("players", "int", "players in the game", minimum=1),
+    Fact("commodities", "map", "commodity cards in hand, by name"),
+    Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
+    Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn"),
+    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)"),
+]}
+
+# Facts computed from others when absent: name -> the facts it needs.
+DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    args: tuple[str, ...]
+    kwargs: tuple[str, ...]
+    doc: str
+    scope: str  # "player" (reads the state) or "model" (reads the rulebook data) or "math"
+
+
+FUNCTIONS: dict[str, Function] = {f.name: f for f in [
+    Function("holds", ("advance",), (), "the player holds this advance", "player"),
+    Function("cards", ("commodity",), (), "commodity cards of this name in hand", "player"),
+    Function("count_advances", (), ("cost_at_least", "cost_below", "vp", "group"),
+             "advances held that match every filter given", "player"),
+    Function("floor", ("x",), (), "round down", "math"),
+    Function("ceil", ("x",), (), "round up", "math"),
+    Function("sqrt", ("x",), (), "square root (a real number)", "math"),
+    Function("min", ("a", "b"), (), "the smaller", "math"),
+    Function("max", ("a", "b"), (), "the larger", "math"),
+    Function("abs", ("x",), (), "absolute value", "math"),
+    Function("count", ("items",), (), "how many items (asserts)", "model"),
+    Function("sum", ("items", "field"), (), "the total of a field (asserts)", "model"),
+    Function("all", ("items", "condition"), (), "the condition holds for every item (asserts)", "model"),
+    Function("any", ("items", "condition"), (), "the condition holds for some item (asserts)", "model"),
+]}
+
+# Names an expression may read that are computed from the state and the rulebook together.
+DERIVED_NAMES = {
+    "advances": "number of advances held",
+    "advance_vp": "victory points of the advances held",
+    "advance_points": "total printed cost of the advances held",
+    "groups_held": "number of groups among the advances held (a dual-group advance counts for both)",
+    "credit_max_group": "the highest credit total of a single group",
+    "credit_total": "all credit points held",
+    "hand_value": "the set value of the commodity cards in hand",
+}
+
+# Collections and item attributes that author invariants (assert) can read.
+MODEL_COLLECTIONS = ("advances", "calamities", "commodities", "specific_credits")
+ITEM_ATTRIBUTES = {
+    "advances": ("name", "cost", "vp", "groups", "supply", "specific_credits", "credit_total", "group_count"),
+    "calamities": ("name", "stack", "tradable", "major", "modifier_count"),
+    "commodities": ("name", "value", "count", "stack"),
+    "specific_credits": ("target", "amount", "source"),
+}
+
+CREDIT_POLICIES = {
+    "best_group": "a dual-group advance takes the larger of its two groups' credits; specific credits add; "
+                  "price never below zero",
+    "per_card": "each held card credits a purchase at most once, the larger of its group credit and its "
+                "special credit; dual-group cards credit both groups",
+}
+
+BENEFICIARIES = {
+    "none": "no beneficiary",
+    "trader": "the player who traded the card to the victim",
+    "most_stock": "the player with the most cities in stock (then tokens in stock)",
+    "trader_or_most_stock": "the player who traded the card, else the one with most cities in stock",
+}
+
+EXCLUDE_ROLES = ("beneficiary", "trader")
