@@ -92,6 +92,13 @@ _EFFECTS = [
     Kind("lose_tokens", (_amount("tokens"), _area()),
          "lose {amount} {tokens}{area_text}", "Tokens (not cities) return to stock."),
     Kind("cancelled", (), "the calamity has no effect", "Reported when a cancel condition holds.", main=None),
+    Kind("faction_split", (_amount("unit points in the breakaway faction"),
+                           Param("by_victim", "int", default=0, doc="how many of them the victim picks; the beneficiary picks the rest")),
+         "a faction of {amount} unit points breaks away, {by_victim} of them picked by the victim and the rest by the beneficiary",
+         "Civil war in two factions: the victim keeps the faction of its choice and the beneficiary annexes the other."),
+    Kind("support_tokens_withheld", (_amount("tokens that may not count as city support"),),
+         "{amount} of your {tokens} may not support cities; reduce unsupported cities",
+         "Tokens stay on the board but do not count towards city support while the calamity is resolved."),
 ]
 
 _ABILITIES = [
@@ -155,6 +162,10 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn"),
     Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)"),
+    Fact("volcano_units", "int", "unit points in areas touched by a volcano"),
+    Fact("trader_ships", "int", "ships of the player who traded the calamity that can reach the victim's coastal cities"),
+    Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)"),
+    Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes"),
 ]}
 
 # Facts computed from others when absent: name -> the facts it needs.
@@ -219,6 +230,7 @@ BENEFICIARIES = {
     "trader": "the player who traded the card to the victim",
     "most_stock": "the player with the most cities in stock (then tokens in stock)",
     "trader_or_most_stock": "the player who traded the card, else the one with most cities in stock",
+    "nominee": "a player the victim names (where a rule says, one forced on it)",
 }
 
 EXCLUDE_ROLES = ("beneficiary", "trader")

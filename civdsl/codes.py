@@ -1,0 +1,114 @@
+"""Every diagnostic code: a title, the long explanation, and a wrong and a right example.
+
+`civdsl explain CODE` prints these; a test makes sure every code the compiler can report is
+listed here and has a failing-input UI test under tests/ui/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    title: str
+    explanation: str
+    wrong: str
+    right: str
+
+
+_ALL = [
+    Code("CIV001", "syntax error", "The parser met a token it did not expect. The note lists what could come next.",
+         'advance "Pottery" { cost }', 'advance "Pottery" { cost 60 }'),
+    Code("CIV002", "unexpected character", "A character that no token of the language starts with, or a string that "
+         "is not closed on its line.", 'advance "Pottery { cost 60 }', 'advance "Pottery" { cost 60 }'),
+    Code("CIV003", "unsupported language version", "The file declares a language version this civdsl does not read.",
+         "language 7", "language 1"),
+    Code("CIV004", "unreadable file", "The file is missing, unreadable, not UTF-8, or contains NUL characters.",
+         "(a file saved as Latin-1)", "(the same file saved as UTF-8)"),
+    Code("CIV005", "input limit exceeded", "The file is too large, a line too long, brackets nested too deep, an "
+         "expression too long, or a number has too many digits. The limits keep every check fast and bounded.",
+         "const x = 99999999999999999999", "const x = 999"),
+    Code("CIV006", "extends path not allowed", "`extends` may name a shipped edition id or a relative path that stays "
+         "inside the rulebook's own folder tree (or the shipped rulebooks). Absolute paths, `..` escapes, symlinks out "
+         "of the tree and URLs are refused.", 'edition h "H" extends "/etc/base.civ"', 'edition h "H" extends "base.civ"'),
+    Code("CIV007", "extends base not found", "The base named by `extends` does not exist.",
+         "edition h \"H\" extends megacvi", "edition h \"H\" extends megaciv"),
+    Code("CIV008", "extends cycle", "Rulebooks extend each other in a circle (or the chain is too long).",
+         'a.civ: extends "b.civ"   b.civ: extends "a.civ"', 'a.civ: extends megaciv   b.civ: extends "a.civ"'),
+    Code("CIV009", "unknown string escape", "A backslash in a string starts an escape this language does not know.",
+         'summary "C:\\path"', 'summary "C:\\\\path"'),
+    Code("CIV010", "unknown advance", "A name used as an advance (in holds(), credits, prerequisites) is not declared.",
+         'when holds("Potery") { prevent damage 5 }', 'when holds("Pottery") { prevent damage 5 }'),
+    Code("CIV011", "unknown item to change or remove", "`change` or `remove` names an item the base does not have.",
+         'remove calamity "Famin"', 'remove calamity "Famine"'),
+    Code("CIV012", "unknown group", "An advance, credit or filter names a group that is not declared with `group`.",
+         "groups craft", "groups crafts"),
+    Code("CIV013", "unknown name", "An expression reads a name that is neither a constant, an option nor a player fact.",
+         "cancel when cites == 0", "cancel when cities == 0"),
+    Code("CIV014", "bad function call", "An unknown function, or a known one with the wrong arguments.",
+         "require count_advances(cost=100) >= 3", "require count_advances(cost_at_least=100) >= 3"),
+    Code("CIV015", "unknown effect kind", "An effect or modifier names an effect kind the vocabulary does not declare "
+         "(`civdsl vocab` lists them).", "primary { damages(10) }", "primary { damage(10) }"),
+    Code("CIV016", "unknown ability", "An advance's `ability` names no declared ability.",
+         "ability tax(1)", "ability tax_rate(1)"),
+    Code("CIV017", "bad parameter", "A parameter of an effect, ability or modifier is unknown, missing, given twice, "
+         "or has a value outside its choices.", "damage(10, aera=coastal)", "damage(10, area=coastal)"),
+    Code("CIV018", "unknown commodity", "cards(\"X\") names a commodity the rulebook does not declare.",
+         'prevent damage 4 per cards("Grian")', 'prevent damage 4 per cards("Grain")'),
+    Code("CIV019", "unknown policy, beneficiary or exclusion", "The word is not one the language knows here.",
+         "beneficiary traderr", "beneficiary trader"),
+    Code("CIV020", "declared twice", "The same advance, calamity, group, constant, epoch or edition is declared twice "
+         "in one file. (In a house rule, redeclaring a base's item replaces it.)",
+         'advance "Law" {...}  advance "Law" {...}', 'advance "Law" {...}'),
+    Code("CIV021", "field given twice", "A field that holds one value is given twice in one item.",
+         "cost 60 cost 70", "cost 60"),
+    Code("CIV022", "missing required field", "An item lacks something it needs (a cost, a group, a stack, a class, "
+         "a primary effect, a credit policy ...).", 'calamity "Flood" { stack 3 }',
+         'calamity "Flood" { stack 3 class major tradable primary { damage(15) } }'),
+    Code("CIV023", "no such stack", "Trade stacks run from 1 to 9.", "stack 12", "stack 9"),
+    Code("CIV024", "bad dual group", "An advance has more than two groups, or the same group twice.",
+         "groups arts, arts", "groups arts, religion"),
+    Code("CIV025", "negative quantity", "Costs, credits, counts and effect amounts cannot be negative; use `prevent` "
+         "to lower a value.", "add damage -5", "prevent damage 5"),
+    Code("CIV026", "credit to itself", "An advance gives a specific credit to itself.",
+         'advance "Law" { credit "Law" 10 }', 'advance "Law" { credit "Democracy" 10 }'),
+    Code("CIV030", "victory points contradict the tiers", "An explicit `vp` disagrees with the edition's vp tiers for "
+         "the advance's cost.", "cost 120 vp 1   (tiers: below 100: 1, below 200: 3)", "cost 120 vp 3"),
+    Code("CIV032", "bad vp tiers", "Tiers must rise in cost and end with `else`.",
+         "vp tiers { below 200: 3, below 100: 1 }", "vp tiers { below 100: 1, below 200: 3, else: 6 }"),
+    Code("CIV036", "modifier changes an effect the calamity lacks", "A warning: the modifier can never change anything "
+         "because the calamity never causes that effect.", "primary { damage(5) } when holds(\"Law\") { prevent reduce_cities 1 }",
+         "primary { reduce_cities(2) } when holds(\"Law\") { prevent reduce_cities 1 }"),
+    Code("CIV040", "set values disagree with the rule", "A commodity's printed set values are not what `set_value` "
+         "gives. Fix the numbers, or record a printed mistake with `errata CIV040 \"Name\" \"why\"`.",
+         "set_value n * n * face  commodity \"Salt\" { value 3 printed 3, 12, 26 }",
+         "commodity \"Salt\" { value 3 printed 3, 12, 27 }"),
+    Code("CIV041", "deck does not add up", "A `deck stack N size M` line disagrees with the commodity counts and "
+         "calamities of that stack. Fix a count, or record a printed mistake with `errata CIV041 \"stack N\" \"why\"`.",
+         "deck stack 1 size 12  (commodities of stack 1 count 11)", "deck stack 1 size 11"),
+    Code("CIV042", "assertion failed", "An author invariant (`assert`) does not hold for the data.",
+         'assert count(advances) == 52 "52 advances"', 'assert count(advances) == 51 "51 advances"'),
+    Code("CIV043", "assertion cannot be evaluated", "An assert or set_value hit a type error (a number compared with a "
+         "collection, division by zero, ...).", 'assert advances > 3 "..."', 'assert count(advances) > 3 "..."'),
+    Code("CIV044", "errata matches nothing", "A warning: an errata line acknowledges a diagnostic that no longer "
+         "occurs. Remove it, or fix its code or item name.", 'errata CIV040 "Slat" "..."', 'errata CIV040 "Salt" "..."'),
+    Code("CIV050", "prerequisite cycle", "Advances require each other in a circle, so none can be bought.",
+         'advance "A" { requires "B" }  advance "B" { requires "A" }', 'advance "B" { requires "A" }'),
+    Code("CIV051", "table bands overlap", "Bands of a `table` overlap or are empty.",
+         "table t { 1..5: 1, 4..9: 2 }", "table t { 1..5: 1, 6..9: 2 }"),
+    Code("CIV060", "edit without a base", "`change` and `remove` only work in a rulebook that extends another.",
+         'edition x "X"  remove advance "Law"', 'edition x "X" extends megaciv  remove advance "Law"'),
+    Code("CIV061", "nothing to drop", "`drop when COND` names a modifier condition the calamity does not have.",
+         'change calamity "Famine" { drop when holds("Potery") }', 'change calamity "Famine" { drop when holds("Pottery") }'),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}
+
+
+def explain(code: str) -> str | None:
+    c = CODES.get(code.upper())
+    if c is None:
+        return None
+    return (f"{c.code}: {c.title}\n\n{c.explanation}\n\nWrong:\n\n    {c.wrong}\n\nRight:\n\n    {c.right}\n")

@@ -1,0 +1,185 @@
+"""Diagnostics: located, coded messages about a rulebook, and how they are shown.
+
+Every check in every pass reports through a `Diagnostics` collector instead of raising, so one
+run reports every problem it can find. Rendering follows rustc: `path:line:col: error[CODE]:
+message`, the source line as written, a caret under the span, then notes and help.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Span:
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based
+    end_column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass
+class Diagnostic:
+    level: str  # "error", "warning" or "note"
+    code: str
+    message: str
+    span: Span | None
+    notes: list[str] = field(default_factory=list)
+    help: str | None = None
+    item: str | None = None  # the rulebook item this is about, for errata matching
+
+    def to_json(self) -> dict:
+        out: dict = {"level": self.level, "code": self.code, "message": self.message}
+        if self.span:
+            out.update(path=self.span.path, line=self.span.line, column=self.span.column)
+            if self.span.end_column:
+                out["end_column"] = self.span.end_column
+        if self.item:
+            out["item"] = self.item
+        if self.notes:
+            out["notes"] = list(self.notes)
+        if self.help:
+            out["help"] = self.help
+        return out
+
+
+class Diagnostics:
+    """Collects diagnostics across passes; `sources` maps a path to its text for rendering."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+        self.sources: dict[str, str] = {}
+
+    def add_source(self, path: str, text: str) -> None:
+        self.sources[path] = text
+
+    def report(self, level: str, code: str, message: str, span: Span | None = None, *,
+               notes: list[str] | None = None, help: str | None = None, item: str | None = None) -> Diagnostic:
+        diag = Diagnostic(level, code, message, span, list(notes or []), help, item)
+        self.items.append(diag)
+        return diag
+
+    def error(self, code: str, message: str, span: Span | None = None, **kw) -> Diagnostic:
+        return self.report("error", code, message, span, **kw)
+
+    def warning(self, code: str, message: str, span: Span | None = None, **kw) -> Diagnostic:
+        return self.report("warning", code, message, span, **kw)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.level == "error"]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.level == "error" for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        def key(d: Diagnostic):
+            s = d.span
+            return (s.path if s else "", s.line if s else 0, s.column if s else 0, d.code)
+        return sorted(self.items, key=key)
+
+    def render(self, *, color: bool = False, limit: int | None = None) -> str:
+        shown = self.sorted()
+        hidden = 0
+        if limit is not None and len(shown) > limit:
+            hidden = len(shown) - limit
+            shown = shown[:limit]
+        parts = [render_one(d, self.sources, color=color) for d in shown]
+        if hidden:
+            parts.append(f"... and {hidden} more")
+        errors = len(self.errors)
+        warnings = sum(1 for d in self.items if d.level == "warning")
+        if errors or warnings:
+            parts.append(_summary(errors, warnings))
+        return "\n".join(parts)
+
+    def to_json(self) -> str:
+        return json.dumps([d.to_json() for d in self.sorted()], indent=2, ensure_ascii=False)
+
+
+def _summary(errors: int, warnings: int) -> str:
+    bits = []
+    if errors:
+        bits.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        bits.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return " and ".join(bits) + " found"
+
+
+_COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m"}
+_RESET = "\x1b[0m"
+
+
+def render_one(d: Diagnostic, sources: dict[str, str], *, color: bool = False) -> str:
+    def paint(text: str, level: str) -> str:
+        return f"{_COLORS[level]}{text}{_RESET}" if color else text
+
+    head = f"{d.level}[{d.code}]: {d.message}"
+    lines = [f"{d.span}: {paint(head, d.level)}" if d.span else paint(head, d.level)]
+    if d.span and d.span.path in sources:
+        src_lines = sources[d.span.path].split("\n")
+        if 1 <= d.span.line <= len(src_lines):
+            text = _printable(src_lines[d.span.line - 1])
+            gutter = str(d.span.line)
+            pad = " " * len(gutter)
+            width = 1
+            if d.span.end_column and d.span.end_column > d.span.column:
+                width = d.span.end_column - d.span.column
+            width = max(1, min(width, max(1, len(text) - d.span.column + 1)))
+            caret_pad = "".join("\t" if ch == "\t" else " " for ch in text[: d.span.column - 1])
+            lines += [f"{pad} |", f"{gutter} | {text}", f"{pad} | {caret_pad}{paint('^' * width, d.level)}"]
+    for note in d.notes:
+        lines.append(f"  = note: {note}")
+    if d.help:
+        lines.append(f"  = {paint('help', 'help')}: {d.help}")
+    return "\n".join(lines)
+
+
+def _printable(line: str) -> str:
+    """Show a source line safely: control and bidi characters become visible escapes."""
+    out = []
+    for ch in line.rstrip("\r"):
+        code = ord(ch)
+        if ch == "\t" or (32 <= code < 127) or (code >= 160 and not _is_format_char(code)):
+            out.append(ch)
+        else:
+            out.append(f"\\u{{{code:04x}}}")
+    return "".join(out)
+
+
+def _is_format_char(code: int) -> bool:
+    return code in (0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF) or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """The closest candidate to `name`, for a `help:` line, or None."""
+    cands = list(candidates)
+    if not cands:
+        return None
+    lowered = {c.lower(): c for c in cands}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None
+
+
+def suggestion(name: str, candidates) -> str | None:
+    best = did_you_mean(name, candidates)
+    return f"did you mean `{best}`?" if best else None
+
+
+def span_of(path: str | Path, meta) -> Span:
+    """A Span from a Lark node's or token's position information."""
+    end = getattr(meta, "end_column", None)
+    end_line = getattr(meta, "end_line", None)
+    line = getattr(meta, "line", 1) or 1
+    if end_line is not None and end_line != line:
+        end = None
+    return Span(str(path), line, getattr(meta, "column", 1) or 1, end)

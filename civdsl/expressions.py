@@ -1,0 +1,368 @@
+"""Expressions: printing them back, checking their names, evaluating the model-level ones, and
+compiling player-level ones to Python source.
+
+Compilation is by construction safe: the only text copied from a rulebook into Python source
+goes through `repr()` (strings, numbers) or is a name checked against the fixed vocabulary
+(function keywords); every other identifier in the output is chosen by this module.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from . import vocabulary as vocab
+from .diagnostics import Diagnostics, Span, suggestion
+from .syntax import BinOp, Bool, Call, Expr, Name, Neg, Not, Num, Str, Unknown, Where
+
+_PRECEDENCE = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
+               "+": 5, "-": 5, "*": 6, "/": 6, "//": 6}
+
+
+def unparse(e: Expr, parent: int = 0) -> str:
+    """The canonical text of an expression (used by fmt, charts, JSON and diagnostics)."""
+    if isinstance(e, Num):
+        return str(e.value)
+    if isinstance(e, Str):
+        return quote(e.value)
+    if isinstance(e, Bool):
+        return "true" if e.value else "false"
+    if isinstance(e, Unknown):
+        return "unknown"
+    if isinstance(e, Name):
+        return e.dotted
+    if isinstance(e, Call):
+        args = [unparse(a) for a in e.args] + [f"{k}={unparse(v)}" for k, v in e.kwargs.items()]
+        return f"{e.name}({', '.join(args)})"
+    if isinstance(e, Where):
+        return f"{unparse(e.items)} where {unparse(e.condition)}"
+    if isinstance(e, Not):
+        text = f"not {unparse(e.operand, 3)}"
+        return f"({text})" if parent > 3 else text
+    if isinstance(e, Neg):
+        return f"-{unparse(e.operand, 7)}"
+    if isinstance(e, BinOp):
+        prec = _PRECEDENCE[e.op]
+        text = f"{unparse(e.left, prec)} {e.op} {unparse(e.right, prec + 1)}"
+        return f"({text})" if prec < parent else text
+    raise TypeError(type(e))
+
+
+def quote(s: str) -> str:
+    """A rulebook string literal for `s`."""
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 32 or ord(ch) in (0x2028, 0x2029, 0x7F) or 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def walk(e: Expr):
+    """Every node of an expression, iteratively (no recursion limit to hit)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, Call):
+            stack.extend(node.args)
+            stack.extend(node.kwargs.values())
+        elif isinstance(node, Where):
+            stack.extend([node.items, node.condition])
+        elif isinstance(node, (Not, Neg)):
+            stack.append(node.operand)
+        elif isinstance(node, BinOp):
+            stack.extend([node.left, node.right])
+
+
+def advances_named(e: Expr) -> list[str]:
+    """The advances an expression asks about through holds("...")."""
+    names = []
+    for node in walk(e):
+        if isinstance(node, Call) and node.name == "holds" and node.args and isinstance(node.args[0], Str):
+            if node.args[0].value not in names:
+                names.append(node.args[0].value)
+    return sorted(names)
+
+
+# --- checking ---------------------------------------------------------------------------
+
+
+class Scope:
+    """What names an expression may read where it stands."""
+
+    def __init__(self, *, consts=(), options=(), tables=(), advances=(), commodities=(), groups=(),
+                 player: bool = True, extra_names=(), model: bool = False, item_attrs=()):
+        self.consts = set(consts)
+        self.options = set(options)
+        self.tables = set(tables)
+        self.advances = list(advances)
+        self.commodities = list(commodities)
+        self.groups = list(groups)
+        self.player = player
+        self.model = model
+        self.extra_names = set(extra_names)
+        self.item_attrs = set(item_attrs)
+
+    def names(self) -> set[str]:
+        out = self.consts | self.options | self.extra_names | self.item_attrs
+        if self.player:
+            out |= set(vocab.FACTS) | set(vocab.DERIVED_NAMES)
+        if self.model:
+            out |= set(vocab.MODEL_COLLECTIONS)
+        return out
+
+
+def check(e: Expr, scope: Scope, diags: Diagnostics, item: str | None = None) -> None:
+    """Report unknown names, functions, arguments and advance/commodity names in `e`."""
+    _check(e, scope, diags, item)
+
+
+def _check(e: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    if isinstance(e, Name):
+        head = e.parts[0]
+        if head not in scope.names():
+            diags.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
+                        help=suggestion(head, scope.names()) or "see `civdsl vocab` for the facts a rule can read")
+        return
+    if isinstance(e, Call):
+        _check_call(e, scope, diags, item)
+        return
+    if isinstance(e, Where):
+        _check(e.items, scope, diags, item)
+        _check(e.condition, _item_scope(e.items, scope), diags, item)
+        return
+    for child in _children(e):
+        _check(child, scope, diags, item)
+
+
+def _children(e: Expr) -> list[Expr]:
+    if isinstance(e, (Not, Neg)):
+        return [e.operand]
+    if isinstance(e, BinOp):
+        return [e.left, e.right]
+    return []
+
+
+def _item_scope(items: Expr, scope: Scope) -> Scope:
+    coll = items.parts[0] if isinstance(items, Name) else None
+    if isinstance(items, Where):
+        return _item_scope(items.items, scope)
+    attrs = vocab.ITEM_ATTRIBUTES.get(coll or "", ())
+    return Scope(consts=scope.consts, options=scope.options, tables=scope.tables, advances=scope.advances,
+                 commodities=scope.commodities, groups=scope.groups, player=False, model=True,
+                 extra_names=scope.extra_names | set(scope.groups), item_attrs=set(attrs))
+
+
+def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
+    if e.name in scope.tables:
+        if len(e.args) != 1 or e.kwargs:
+            diags.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
+        for a in e.args:
+            _check(a, scope, diags, item)
+        return
+    fn = vocab.FUNCTIONS.get(e.name)
+    allowed = fn and (fn.scope == "math" or (fn.scope == "player" and scope.player)
+                      or (fn.scope == "model" and scope.model))
+    if not allowed:
+        known = [f.name for f in vocab.FUNCTIONS.values()
+                 if f.scope == "math" or (f.scope == "player" and scope.player) or (f.scope == "model" and scope.model)]
+        known += sorted(scope.tables)
+        what = "function" if not fn else f"function `{e.name}` here (it reads the {fn.scope}); function"
+        diags.error("CIV014", f"unknown {what} `{e.name}`" if not fn else f"`{e.name}` cannot be used here",
+                    e.span, item=item, help=suggestion(e.name, known))
+        return
+    if len(e.args) != len(fn.args):
+        diags.error("CIV014", f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}, "
+                              f"got {len(e.args)}", e.span, item=item)
+    for key, value in e.kwargs.items():
+        if key not in fn.kwargs:
+            diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
+                        help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
+        elif key == "group":
+            if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in scope.groups):
+                diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
+                            help=suggestion(unparse(value), scope.groups))
+        else:
+            _check(value, scope, diags, item)
+    if e.name in ("holds", "cards") and e.args:
+        arg = e.args[0]
+        if not isinstance(arg, Str):
+            diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
+        elif e.name == "holds" and arg.value not in scope.advances:
+            diags.error("CIV010", f"unknown advance `{arg.value}`", arg.span, item=item,
+                        help=suggestion(arg.value, scope.advances))
+        elif e.name == "cards" and arg.value not in scope.commodities:
+            diags.error("CIV018", f"unknown commodity `{arg.value}`", arg.span, item=item,
+                        help=suggestion(arg.value, scope.commodities))
+        return
+    if fn.scope == "model" and e.args:
+        _check(e.args[0], scope, diags, item)
+        inner = _item_scope(e.args[0], scope)
+        for a in e.args[1:]:
+            _check(a, inner, diags, item)
+        return
+    for a in e.args:
+        _check(a, scope, diags, item)
+
+
+# --- evaluation (constants and model-level assertions) ------------------------------------
+
+
+class EvalError(Exception):
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.span = span
+
+
+def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
+    """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
+    ev = lambda x: evaluate(x, lookup, call)  # noqa: E731
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Str):
+        return e.value
+    if isinstance(e, Bool):
+        return e.value
+    if isinstance(e, Unknown):
+        return None
+    if isinstance(e, Name):
+        return lookup(e)
+    if isinstance(e, Not):
+        return not ev(e.operand)
+    if isinstance(e, Neg):
+        return -_number(ev(e.operand), e.span)
+    if isinstance(e, BinOp):
+        if e.op == "and":
+            return bool(ev(e.left)) and bool(ev(e.right))
+        if e.op == "or":
+            return bool(ev(e.left)) or bool(ev(e.right))
+        return binary(e.op, ev(e.left), ev(e.right), e.span)
+    if isinstance(e, Call):
+        fn = vocab.FUNCTIONS.get(e.name)
+        if fn and fn.scope == "math":
+            return MATH[e.name](*[_number(ev(a), a.span) for a in e.args])
+        if call is None:
+            raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
+        return call(e, ev)
+    if isinstance(e, Where):
+        raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
+    raise TypeError(type(e))
+
+
+def _number(v: Any, span: Span):
+    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
+        raise EvalError(f"expected a number, got {_describe(v)}", span)
+    return v
+
+
+def _describe(v: Any) -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, str):
+        return f"the text {v!r}"
+    if isinstance(v, list):
+        return "a collection"
+    return type(v).__name__
+
+
+def binary(op: str, a: Any, b: Any, span: Span) -> Any:
+    if op in ("==", "!="):
+        return (a == b) if op == "==" else (a != b)
+    a, b = _number(a, span), _number(b, span)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op in ("/", "//"):
+        if b == 0:
+            raise EvalError("division by zero", span)
+        return Fraction(a) / Fraction(b) if op == "/" else math.floor(Fraction(a) / Fraction(b))
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+MATH = {
+    "floor": lambda x: math.floor(x),
+    "ceil": lambda x: math.ceil(x),
+    "sqrt": lambda x: math.sqrt(x),
+    "min": min,
+    "max": max,
+    "abs": abs,
+}
+
+
+# --- compilation to Python source -----------------------------------------------------------
+
+
+class PythonCompiler:
+    """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
+
+    def __init__(self, consts: dict[str, Any], options: dict[str, bool], tables: set[str]):
+        self.consts = consts
+        self.options = options
+        self.tables = tables
+
+    def compile(self, e: Expr) -> str:
+        if isinstance(e, Num):
+            return repr(e.value)
+        if isinstance(e, Str):
+            return repr(e.value)
+        if isinstance(e, Bool):
+            return repr(e.value)
+        if isinstance(e, Unknown):
+            return "None"
+        if isinstance(e, Name):
+            head = e.parts[0]
+            if head in self.consts:
+                return repr(self.consts[head])
+            if head in self.options:
+                return repr(self.options[head])
+            if head in vocab.DERIVED_NAMES:
+                return f"s.derived({head!r})"
+            return f"s.fact({head!r})"
+        if isinstance(e, Not):
+            return f"(not {self.compile(e.operand)})"
+        if isinstance(e, Neg):
+            return f"(-{self.compile(e.operand)})"
+        if isinstance(e, BinOp):
+            left, right = self.compile(e.left), self.compile(e.right)
+            if e.op == "/":
+                return f"_rt.div({left}, {right})"
+            if e.op == "//":
+                return f"_rt.floordiv({left}, {right})"
+            return f"({left} {e.op} {right})"
+        if isinstance(e, Call):
+            return self._call(e)
+        raise TypeError(type(e))
+
+    def _call(self, e: Call) -> str:
+        args = [self.compile(a) for a in e.args]
+        if e.name in self.tables:
+            return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"
+        fn = vocab.FUNCTIONS[e.name]
+        if fn.scope == "math":
+            return f"_rt.{e.name}({', '.join(args)})"
+        # keyword names come from the vocabulary (checked), values are compiled expressions
+        kwargs = []
+        for key, value in e.kwargs.items():
+            assert key in fn.kwargs, key
+            compiled = repr(value.parts[0]) if key == "group" and isinstance(value, Name) else self.compile(value)
+            kwargs.append(f"{key}={compiled}")
+        return f"s.{fn.name}({', '.join(args + kwargs)})"

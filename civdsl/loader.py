@@ -1,0 +1,167 @@
+"""Reading rulebook files and following `extends` chains, inside the allowed roots only.
+
+A base may be named by edition id (a shipped rulebook) or by a relative path. Paths resolve
+against the extending file's folder and must stay inside that file's own tree or the shipped
+rulebooks folder: absolute paths, `..` escapes, symlinks leading out and URLs are refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import parser, syntax
+from .diagnostics import Diagnostics, Span, suggestion
+from .resources import rulebooks_dir, shipped_rulebooks
+
+LANGUAGE_VERSIONS = (1,)
+MAX_CHAIN = 16
+
+
+@dataclass
+class LoadedFile:
+    path: Path
+    display: str
+    text: str
+    ast: syntax.RulebookAst
+
+
+def display_path(path: Path) -> str:
+    """A short, stable way to name a file in diagnostics (relative to the working folder)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        diags.error("CIV004", f"no such file: {display}")
+        return None
+    except OSError as exc:
+        diags.error("CIV004", f"cannot read {display}: {exc.strerror or exc}")
+        return None
+    if len(data) > parser.MAX_BYTES:
+        diags.error("CIV005", f"{display} is {len(data):,} bytes; the limit is {parser.MAX_BYTES:,}", Span(display, 1, 1))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = data[: exc.start].decode("utf-8", errors="replace")
+        prefix = parser.normalise(prefix)
+        line = prefix.count("\n") + 1
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        diags.error("CIV004", f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", Span(display, line, column),
+                    help="save the file as UTF-8")
+        return None
+    text = parser.normalise(text)
+    if "\0" in text:
+        prefix = text[: text.index("\0")]
+        line = prefix.count("\n") + 1
+        diags.error("CIV004", "the file contains a NUL character", Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
+        return None
+    diags.add_source(display, text)
+    return text
+
+
+def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
+    display = display or display_path(path)
+    text = read_source(path, display, diags)
+    if text is None:
+        return None
+    tree = parser.parse(text, display, diags)
+    if tree is None:
+        return None
+    try:
+        ast = syntax.to_syntax(tree, display, diags)
+    except RecursionError:
+        diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
+        return None
+    if ast.language not in LANGUAGE_VERSIONS:
+        diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
+                              f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
+    return LoadedFile(path, display, text, ast)
+
+
+def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
+    """The file and its bases, base first. Empty when the first file cannot be read."""
+    chain: list[LoadedFile] = []
+    seen: list[Path] = []
+    current = path
+    while True:
+        resolved = current.resolve()
+        if resolved in seen:
+            first = chain[-1]
+            names = " -> ".join(display_path(p) for p in seen + [resolved])
+            diags.error("CIV008", f"extends cycle: {names}", first.ast.extends_span)
+            break
+        seen.append(resolved)
+        loaded = parse_file(current, diags)
+        if loaded is None:
+            break
+        chain.append(loaded)
+        if loaded.ast.extends is None:
+            break
+        if len(chain) >= MAX_CHAIN:
+            diags.error("CIV008", f"extends chain longer than {MAX_CHAIN} files", loaded.ast.extends_span)
+            break
+        base = resolve_base(loaded, diags)
+        if base is None:
+            break
+        current = base
+    chain.reverse()
+    return chain
+
+
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
+    ast = loaded.ast
+    target = ast.extends
+    span = ast.extends_span
+    shipped = shipped_rulebooks()
+    if not ast.extends_is_path:
+        if target in shipped:
+            return shipped[target]
+        diags.error("CIV007", f"no shipped rulebook `{target}`", span,
+                    help=suggestion(target, shipped) or f"shipped rulebooks: {', '.join(shipped)}")
+        return None
+    if _URL.match(target) or target.startswith("//"):
+        diags.error("CIV006", "extends cannot fetch a URL; name a shipped edition id or a file beside this one", span)
+        return None
+    if Path(target).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", target):
+        diags.error("CIV006", "extends takes a relative path, not an absolute one", span)
+        return None
+    home = loaded.path.resolve().parent
+    candidate = (loaded.path.parent / target)
+    resolved = candidate.resolve()
+    roots = [home, rulebooks_dir().resolve()]
+    if not any(_inside(resolved, root) for root in roots):
+        diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
+                    help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
+        return None
+    if not resolved.is_file():
+        diags.error("CIV007", f"no rulebook at `{target}`", span)
+        return None
+    return resolved
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def find_rulebook(name: str) -> Path | None:
+    """An edition id of a shipped rulebook, or a path to a file."""
+    shipped = shipped_rulebooks()
+    if name in shipped:
+        return shipped[name]
+    path = Path(name)
+    return path if path.exists() else None

@@ -1,0 +1,284 @@
+"""The resolved semantic model: what a rulebook means, as plain dataclasses.
+
+Expressions stay as syntax-tree nodes (see `syntax.py`): they are already structure. Every
+object keeps the span of the statement that introduced it, in whichever file of an extends
+chain that was, so that validation and runtime errors point at the right line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Span
+from .syntax import Call, Expr
+
+
+@dataclass
+class Group:
+    id: str
+    name: str
+    color: str | None
+    symbol: str | None
+    span: Span
+
+
+@dataclass
+class SpecificCredit:
+    target: str
+    amount: int
+    span: Span
+
+
+@dataclass
+class Ability:
+    kind: str
+    args: dict[str, Any]  # literal values, already evaluated
+    call: Call
+    span: Span
+
+
+@dataclass
+class Advance:
+    name: str
+    span: Span
+    cost: int | None = None
+    cost_known: bool = True
+    groups: list[str] = field(default_factory=list)
+    vp: int | None = None
+    vp_explicit: bool = False
+    credits: dict[str, int] = field(default_factory=dict)
+    specific: list[SpecificCredit] = field(default_factory=list)
+    requires: list[str] = field(default_factory=list)
+    supply: int | None = None
+    abilities: list[Ability] = field(default_factory=list)
+    summary: str | None = None
+    aka: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    field_spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass
+class Effect:
+    kind: str
+    args: dict[str, Expr]
+    call: Call
+    span: Span
+
+
+@dataclass
+class EffectBranch:
+    condition: Expr
+    then: list  # of Effect | EffectBranch
+    otherwise: list
+    span: Span
+
+
+@dataclass
+class Secondary:
+    count: Expr | None
+    share: Expr | None
+    effects: list
+    span: Span
+
+
+@dataclass
+class Exclusion:
+    role: str | None
+    condition: Expr | None
+    span: Span
+
+
+@dataclass
+class ModifierOp:
+    op: str
+    kind: str | None
+    param: str | None
+    amount: Expr | None
+    per: Expr | None
+    replacement: Call | None
+    each: bool
+    span: Span
+
+
+@dataclass
+class Modifier:
+    condition: Expr
+    role: str
+    priority: int
+    ops: list[ModifierOp]
+    span: Span
+    advances: list[str] = field(default_factory=list)  # advances the condition mentions
+
+
+@dataclass
+class Calamity:
+    name: str
+    span: Span
+    stack: int | None = None
+    klass: str | None = None  # "minor", "major tradable", "major nontradable"
+    beneficiary: str = "none"
+    primary: list = field(default_factory=list)
+    secondary: Secondary | None = None
+    exclusions: list[Exclusion] = field(default_factory=list)
+    cancel: list[tuple[Expr, Span]] = field(default_factory=list)
+    modifiers: list[Modifier] = field(default_factory=list)
+    summary: str | None = None
+    aka: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    field_spans: dict[str, Span] = field(default_factory=dict)
+
+    @property
+    def tradable(self) -> bool:
+        return self.klass != "major nontradable"
+
+    @property
+    def major(self) -> bool:
+        return bool(self.klass and self.klass.startswith("major"))
+
+
+@dataclass
+class Requirement:
+    expr: Expr
+    why: str | None
+    span: Span
+
+
+@dataclass
+class Epoch:
+    name: str
+    requirements: list[Requirement]
+    span: Span
+
+
+@dataclass
+class AstTrack:
+    id: str
+    name: str
+    epochs: list[Epoch]
+    backward: list[tuple[Expr, Span]]
+    notes: list[str]
+    span: Span
+
+
+@dataclass
+class ScoreLine:
+    label: str
+    expr: Expr
+    span: Span
+
+
+@dataclass
+class Score:
+    points: list[ScoreLine]
+    tiebreaks: list[ScoreLine]
+    span: Span
+
+
+@dataclass
+class Commodity:
+    name: str
+    span: Span
+    value: int | None = None
+    count: int | None = None
+    stack: int | None = None
+    block: str | None = None
+    printed: list[int] | None = None
+    aka: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    summary: str | None = None
+    field_spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass
+class Band:
+    low: int
+    high: int | None
+    value: Expr
+    span: Span
+
+
+@dataclass
+class Table:
+    id: str
+    doc: str | None
+    bands: list[Band]
+    span: Span
+
+
+@dataclass
+class Option:
+    id: str
+    doc: str | None
+    on: bool
+    span: Span
+
+
+@dataclass
+class Const:
+    id: str
+    expr: Expr
+    doc: str | None
+    span: Span
+    value: Any = None  # evaluated by the resolver when it is a constant expression
+
+
+@dataclass
+class Errata:
+    code: str
+    item: str
+    reason: str
+    span: Span
+    used: bool = False
+
+
+@dataclass
+class Assertion:
+    expr: Expr
+    message: str
+    span: Span
+
+
+@dataclass
+class Deck:
+    stack: int
+    size: int
+    span: Span
+
+
+@dataclass
+class Edition:
+    id: str
+    name: str
+    language: int
+    span: Span
+    files: list[str] = field(default_factory=list)  # the extends chain, base first
+    bases: list[str] = field(default_factory=list)  # edition ids of the bases, nearest last
+    source: str | None = None
+    groups: dict[str, Group] = field(default_factory=dict)
+    consts: dict[str, Const] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    options: dict[str, Option] = field(default_factory=dict)
+    credit_policy: str | None = None
+    credit_policy_span: Span | None = None
+    vp_tiers: list[tuple[int | None, int]] = field(default_factory=list)
+    vp_tiers_span: Span | None = None
+    advances: dict[str, Advance] = field(default_factory=dict)
+    calamities: dict[str, Calamity] = field(default_factory=dict)
+    asts: dict[str, AstTrack] = field(default_factory=dict)
+    score: Score | None = None
+    commodities: dict[str, Commodity] = field(default_factory=dict)
+    set_value: Expr | None = None
+    decks: dict[int, Deck] = field(default_factory=dict)
+    asserts: list[Assertion] = field(default_factory=list)
+    errata: list[Errata] = field(default_factory=list)
+    notes: list[tuple[str, Span]] = field(default_factory=list)
+
+    def tier_vp(self, cost: int | None) -> int | None:
+        """Victory points the edition's tier rule gives an advance of this cost."""
+        if cost is None or not self.vp_tiers:
+            return None
+        for below, vp in self.vp_tiers:
+            if below is None or cost < below:
+                return vp
+        return None

@@ -1,0 +1,157 @@
+"""Pass 1: text -> Lark parse tree, with friendly syntax errors.
+
+Input limits are enforced here, before Lark sees the text, so that hostile input (huge files,
+deep nesting, enormous numbers) gets a diagnostic instead of a hang or a RecursionError.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from .diagnostics import Diagnostics, Span
+from .resources import grammar_text
+
+MAX_BYTES = 2_000_000
+MAX_NESTING = 64
+MAX_DIGITS = 9
+MAX_LINE = 10_000
+
+# How a terminal is named in "expected ..." lists.
+_TERMINAL_WORDS = {
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "CODE": "a diagnostic code (CIVnnn)",
+    "COMP_OP": "a comparison", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`",
+    "COMMA": "`,`", "COLON": "`:`", "EQUALS": "`=`", "DOT": "`.`", "RANGE": "`..`", "PLUS": "`+`",
+    "MINUS": "`-`", "STAR": "`*`", "SLASH": "`/`", "FLOORDIV": "`//`", "$END": "the end of the file",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
+                     maybe_placeholders=True)
+
+
+def keywords() -> list[str]:
+    """Every keyword of the language, from the grammar itself."""
+    return sorted(t.pattern.value for t in _parser().terminals
+                  if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
+
+
+def describe_terminal(name: str) -> str:
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    for t in _parser().terminals:
+        if t.name == name and t.pattern.type == "str":
+            return f"`{t.pattern.value}`"
+    return name.lower()
+
+
+def normalise(text: str) -> str:
+    """One line-ending convention, so that every position counts lines the same way."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
+    if len(text) > MAX_BYTES:
+        diags.error("CIV005", f"the file is {len(text):,} characters long; the limit is {MAX_BYTES:,}",
+                    Span(path, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
+        return False
+    depth = 0
+    line, col = 1, 0
+    in_string = in_comment = False
+    prev = ""
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            if col > MAX_LINE:
+                diags.error("CIV005", f"line {line} is {col - 1:,} characters long; the limit is {MAX_LINE:,}",
+                            Span(path, line, 1))
+                return False
+            line, col, in_comment, in_string = line + 1, 0, False, False
+        elif in_comment:
+            pass
+        elif in_string:
+            if ch == '"' and prev != "\\":
+                in_string = False
+        elif ch == "#":
+            in_comment = True
+        elif ch == '"':
+            in_string = True
+        elif ch in "({":
+            depth += 1
+            if depth > MAX_NESTING:
+                diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep", Span(path, line, col))
+                return False
+        elif ch in ")}":
+            depth = max(0, depth - 1)
+        prev = "" if (prev == "\\" and ch == "\\") else ch
+    if col > MAX_LINE:
+        diags.error("CIV005", f"line {line} is {col:,} characters long; the limit is {MAX_LINE:,}", Span(path, line, 1))
+        return False
+    return True
+
+
+def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
+    """Parse normalised text; on failure report every syntax error Lark can recover from."""
+    if not _check_limits(text, path, diags):
+        return None
+    errors: list[UnexpectedInput] = []
+
+    def on_error(exc: UnexpectedInput) -> bool:
+        errors.append(exc)
+        return len(errors) < 20  # keep going to find more errors, within reason
+
+    try:
+        tree = _parser().parse(text, on_error=on_error)
+    except UnexpectedInput as exc:
+        if not errors or errors[-1] is not exc:
+            errors.append(exc)
+        tree = None
+    except RecursionError:
+        diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
+        return None
+    for exc in errors:
+        _report_syntax_error(exc, text, path, diags)
+    return None if errors else tree
+
+
+def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:
+    line = getattr(exc, "line", 1) or 1
+    column = getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        if ch == '"':
+            diags.error("CIV002", "unterminated string", Span(path, line, column),
+                        help='close the string with `"` on the same line')
+        else:
+            shown = repr(ch)[1:-1] if ch else "end of input"
+            diags.error("CIV002", f"unexpected character `{shown}`", Span(path, line, column, column + 1))
+        return
+    expected = sorted({describe_terminal(t) for t in getattr(exc, "expected", ()) or ()
+                       if not t.startswith("__")})
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        lines = text.split("\n")
+        line = len(lines)
+        column = len(lines[-1]) + 1
+        found = "the end of the file"
+    else:
+        tok = exc.token
+        found = f"`{tok}`" if tok.type != "STRING" else f"string {tok}"
+    message = f"unexpected {found}"
+    end = column + (len(str(exc.token)) if isinstance(exc, UnexpectedToken) and exc.token.type != "$END" else 1)
+    notes = [f"expected {_join_expected(expected)}"] if expected else []
+    diags.error("CIV001", message, Span(path, line, column, end), notes=notes)
+
+
+def _join_expected(words: list[str]) -> str:
+    if len(words) > 8:
+        return ", ".join(words[:8]) + f" or one of {len(words) - 8} more"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]

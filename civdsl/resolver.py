@@ -1,0 +1,367 @@
+"""Pass 3: syntax trees of an extends chain -> one resolved `Edition`.
+
+Files are applied base first. Inside one file a second declaration of the same thing is an
+error; in a later file of the chain it replaces the base's (that is how house rules work), and
+`remove` / `change` edit single items. Only the shape of the data is settled here; whether the
+data is right is the validator's job.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from . import vocabulary as vocab
+from .diagnostics import Diagnostics, Span, suggestion
+from .expressions import EvalError, advances_named, evaluate
+from .loader import LoadedFile
+from .model import (Ability, Advance, AstTrack, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
+                    EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, ModifierOp, Option, Requirement, Score,
+                    ScoreLine, Secondary, SpecificCredit, Table)
+from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
+
+# which block fields may appear only once per item
+_SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "beneficiary", "primary", "secondary",
+           "value", "count", "block", "printed"}
+
+
+def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
+    if not chain:
+        return None
+    last = chain[-1].ast
+    edition = Edition(id=last.edition, name=last.display_name, language=last.language, span=last.edition_span)
+    edition.files = [f.display for f in chain]
+    edition.bases = [f.ast.edition for f in chain[:-1]]
+    for index, loaded in enumerate(chain):
+        _Applier(edition, diags, is_extension=index > 0).apply(loaded.ast.items)
+    if edition.credit_policy is None and edition.advances:
+        diags.error("CIV022", "the rulebook declares advances but no `credit policy`", edition.span,
+                    help=f"add `credit policy best_group` or `credit policy per_card`")
+    return edition
+
+
+class _Applier:
+    def __init__(self, edition: Edition, diags: Diagnostics, is_extension: bool):
+        self.ed = edition
+        self.diags = diags
+        self.is_extension = is_extension
+        self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
+
+    def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
+        key = (kind, name)
+        if key in self.seen:
+            self.diags.error("CIV020", f"{what} declared twice", span, item=name,
+                             notes=[f"first declared at {self.seen[key]}"])
+            return False
+        self.seen[key] = span
+        return True
+
+    def apply(self, items: list[Item]) -> None:
+        for item in items:
+            getattr(self, f"_item_{item.kind}")(item)
+
+    # --- edition-wide
+    def _item_source(self, item: Item) -> None:
+        self.ed.source = item.value
+
+    def _item_note(self, item: Item) -> None:
+        self.ed.notes.append((item.value, item.span))
+
+    def _item_const(self, item: Item) -> None:
+        expr, doc = item.value
+        if self._once("const", item.name, item.span, f"constant `{item.name}`"):
+            const = Const(item.name, expr, doc, item.span)
+            try:
+                const.value = evaluate(expr, self._const_lookup)
+            except EvalError:
+                const.value = None  # reads player facts: compiled, not folded; checked by the validator
+            self.ed.consts[item.name] = const
+
+    def _const_lookup(self, name: Name):
+        const = self.ed.consts.get(name.parts[0])
+        if const is not None and const.value is not None:
+            return const.value
+        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
+
+    def _item_group(self, item: Item) -> None:
+        v = item.value
+        if self._once("group", item.name, item.span, f"group `{item.name}`"):
+            self.ed.groups[item.name] = Group(item.name, v["name"], v.get("color"), v.get("symbol"), item.span)
+
+    def _item_credit_policy(self, item: Item) -> None:
+        if item.name not in vocab.CREDIT_POLICIES:
+            self.diags.error("CIV019", f"unknown credit policy `{item.name}`", item.value,
+                             help=suggestion(item.name, vocab.CREDIT_POLICIES)
+                             or f"policies: {', '.join(vocab.CREDIT_POLICIES)}")
+            return
+        if self._once("policy", "credit", item.span, "the credit policy"):
+            self.ed.credit_policy = item.name
+            self.ed.credit_policy_span = item.span
+
+    def _item_vp_tiers(self, item: Item) -> None:
+        if self._once("tiers", "vp", item.span, "vp tiers"):
+            self.ed.vp_tiers = [(below, vp) for below, vp, _ in item.value]
+            self.ed.vp_tiers_span = item.span
+
+    def _item_table(self, item: Item) -> None:
+        if self._once("table", item.name, item.span, f"table `{item.name}`"):
+            bands = [Band(lo, hi, expr, span) for lo, hi, expr, span in item.value["bands"]]
+            self.ed.tables[item.name] = Table(item.name, item.value["doc"], bands, item.span)
+
+    def _item_option(self, item: Item) -> None:
+        if self._once("option", item.name, item.span, f"option `{item.name}`"):
+            self.ed.options[item.name] = Option(item.name, item.value["doc"], item.value["on"], item.span)
+
+    def _item_set_value(self, item: Item) -> None:
+        if self._once("set_value", "", item.span, "set_value"):
+            self.ed.set_value = item.value
+
+    def _item_deck(self, item: Item) -> None:
+        stack, size = item.value
+        if self._once("deck", str(stack), item.span, f"deck stack {stack}"):
+            self.ed.decks[stack] = Deck(stack, size, item.span)
+
+    def _item_assert(self, item: Item) -> None:
+        expr, message = item.value
+        self.ed.asserts.append(Assertion(expr, message, item.span))
+
+    def _item_errata(self, item: Item) -> None:
+        target, reason, span = item.value
+        if self._once("errata", f"{item.name}:{target}", item.span, f"errata {item.name} for `{target}`"):
+            self.ed.errata.append(Errata(item.name, target, reason, item.span))
+
+    def _item_score(self, item: Item) -> None:
+        if not self._once("score", "", item.span, "score"):
+            return
+        score = Score([], [], item.span)
+        for f in item.fields:
+            if f.key == "points":
+                score.points.append(ScoreLine(f.value[0], f.value[1], f.span))
+            elif f.key == "tiebreak":
+                score.tiebreaks.append(ScoreLine(f.value[0], f.value[1], f.span))
+        self.ed.score = score
+
+    def _item_ast(self, item: Item) -> None:
+        if not self._once("ast", item.name, item.span, f"A.S.T. track `{item.name}`"):
+            return
+        track = AstTrack(item.name, item.value, [], [], [], item.span)
+        names: dict[str, Span] = {}
+        for f in item.fields:
+            if f.key == "epoch":
+                name, reqs = f.value
+                if name in names:
+                    self.diags.error("CIV020", f"epoch `{name}` declared twice in track `{item.name}`", f.span,
+                                     item=name, notes=[f"first declared at {names[name]}"])
+                    continue
+                names[name] = f.span
+                track.epochs.append(Epoch(name, [Requirement(e, why, s) for e, why, s in reqs], f.span))
+            elif f.key == "backward":
+                track.backward.append((f.value, f.span))
+            elif f.key == "note":
+                track.notes.append(f.value)
+        self.ed.asts[item.name] = track
+
+    # --- advances, calamities, commodities
+    def _item_advance(self, item: Item) -> None:
+        if self._once("advance", item.name, item.span, f"advance `{item.name}`"):
+            adv = Advance(item.name, item.span)
+            self._advance_fields(adv, item.fields)
+            self.ed.advances[item.name] = adv
+
+    def _item_calamity(self, item: Item) -> None:
+        if self._once("calamity", item.name, item.span, f"calamity `{item.name}`"):
+            cal = Calamity(item.name, item.span)
+            self._calamity_fields(cal, item.fields)
+            self.ed.calamities[item.name] = cal
+
+    def _item_commodity(self, item: Item) -> None:
+        if self._once("commodity", item.name, item.span, f"commodity `{item.name}`"):
+            com = Commodity(item.name, item.span)
+            self._commodity_fields(com, item.fields)
+            self.ed.commodities[item.name] = com
+
+    def _collection(self, kind: str) -> dict:
+        return {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}[kind]
+
+    def _item_remove(self, item: Item) -> None:
+        coll = self._collection(item.value)
+        if not self._require_extension(item, "remove"):
+            return
+        if item.name not in coll:
+            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to remove", item.span, item=item.name,
+                             help=suggestion(item.name, coll))
+            return
+        del coll[item.name]
+
+    def _item_change(self, item: Item) -> None:
+        coll = self._collection(item.value)
+        if not self._require_extension(item, "change"):
+            return
+        if item.name not in coll:
+            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to change", item.span, item=item.name,
+                             help=suggestion(item.name, coll))
+            return
+        target = copy.copy(coll[item.name])
+        # lists are shared with the base after a shallow copy: copy the ones a change may edit
+        for attr in ("modifiers", "notes", "aka", "specific", "abilities", "requires", "exclusions", "cancel"):
+            if hasattr(target, attr):
+                setattr(target, attr, list(getattr(target, attr)))
+        target.field_spans = dict(target.field_spans)
+        if item.value == "advance":
+            for key in ("credits", "specific", "abilities", "requires"):
+                if any(f.key == key or (key == "specific" and f.key == "credit") for f in item.fields):
+                    setattr(target, key, {} if key == "credits" else [])
+            self._advance_fields(target, item.fields)
+        elif item.value == "calamity":
+            self._calamity_fields(target, item.fields)
+        else:
+            self._commodity_fields(target, item.fields)
+        coll[item.name] = target
+
+    def _require_extension(self, item: Item, verb: str) -> bool:
+        if not self.is_extension:
+            self.diags.error("CIV060", f"`{verb}` only works in a rulebook that `extends` another", item.span,
+                             item=item.name)
+            return False
+        return True
+
+    def _field_once(self, obj, f: Field, name: str) -> None:
+        if f.key in _SINGLE and f.key in getattr(obj, "_seen_fields", set()):
+            self.diags.error("CIV021", f"`{f.key}` given twice for `{name}`", f.span, item=name,
+                             notes=[f"first given at {obj.field_spans[f.key]}"])
+        obj.__dict__.setdefault("_seen_fields", set()).add(f.key)
+        obj.field_spans[f.key] = f.span
+
+    def _advance_fields(self, adv: Advance, fields: list[Field]) -> None:
+        for f in fields:
+            self._field_once(adv, f, adv.name)
+            if f.key == "cost":
+                adv.cost = f.value
+                adv.cost_known = f.value is not None
+            elif f.key == "groups":
+                adv.groups = [g for g, _ in f.value]
+                adv.field_spans["group_spans"] = [s for _, s in f.value]
+            elif f.key == "vp":
+                adv.vp, adv.vp_explicit = f.value, True
+            elif f.key == "credits":
+                for group, amount, span in f.value:
+                    adv.credits[group] = adv.credits.get(group, 0) + amount
+                    adv.field_spans[f"credit:{group}"] = span
+            elif f.key == "credit":
+                target, amount, span = f.value
+                adv.specific.append(SpecificCredit(target, amount, span))
+            elif f.key == "requires":
+                adv.requires.extend(name for name, _ in f.value)
+                for name, span in f.value:
+                    adv.field_spans[f"requires:{name}"] = span
+            elif f.key == "supply":
+                adv.supply = f.value
+            elif f.key == "ability":
+                adv.abilities.append(self._ability(f.value, adv.name))
+            elif f.key == "summary":
+                adv.summary = f.value
+            elif f.key == "aka":
+                adv.aka.append(f.value)
+            elif f.key == "note":
+                adv.notes.append(f.value)
+        adv.__dict__.pop("_seen_fields", None)
+
+    def _ability(self, call: Call, owner: str) -> Ability:
+        args: dict = {}
+        kind = vocab.ABILITY_KINDS.get(call.name)
+        names = [p.name for p in kind.params] if kind else []
+        for i, a in enumerate(call.args):
+            key = names[i] if i < len(names) else f"#{i}"
+            args[key] = _literal(a)
+        for key, a in call.kwargs.items():
+            args[key] = _literal(a)
+        return Ability(call.name, args, call, call.span)
+
+    def _calamity_fields(self, cal: Calamity, fields: list[Field]) -> None:
+        for f in fields:
+            self._field_once(cal, f, cal.name)
+            if f.key == "stack":
+                cal.stack = f.value
+            elif f.key == "class":
+                cal.klass = f.value
+            elif f.key == "beneficiary":
+                cal.beneficiary = f.value[0]
+                cal.field_spans["beneficiary_name"] = f.value[1]
+            elif f.key == "primary":
+                cal.primary = _effects(f.value)
+            elif f.key == "secondary":
+                specs, block = f.value
+                spec = dict(specs)
+                cal.secondary = Secondary(spec.get("count"), spec.get("share"), _effects(block), f.span)
+            elif f.key == "exclude":
+                how, value, span = f.value
+                cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
+            elif f.key == "cancel":
+                cal.cancel.append((f.value, f.span))
+            elif f.key == "modifier":
+                m = f.value
+                ops = [ModifierOp(o.op, o.kind, o.param, o.amount, o.per, o.replacement, o.each, o.span) for o in m.ops]
+                cal.modifiers.append(Modifier(m.condition, m.role, m.priority, ops, m.span, advances_named(m.condition)))
+            elif f.key == "drop":
+                self._drop(cal, f)
+            elif f.key == "summary":
+                cal.summary = f.value
+            elif f.key == "aka":
+                cal.aka.append(f.value)
+            elif f.key == "note":
+                cal.notes.append(f.value)
+        cal.__dict__.pop("_seen_fields", None)
+
+    def _drop(self, cal: Calamity, f: Field) -> None:
+        from .expressions import unparse
+        condition, role = f.value
+        text = unparse(condition)
+        kept = [m for m in cal.modifiers if not (unparse(m.condition) == text and (role == "any" or m.role == role))]
+        if len(kept) == len(cal.modifiers):
+            self.diags.error("CIV061", f"`{cal.name}` has no modifier `when {text}` to drop", f.span, item=cal.name,
+                             help=suggestion(text, [unparse(m.condition) for m in cal.modifiers]))
+        cal.modifiers = kept
+
+    def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
+        for f in fields:
+            self._field_once(com, f, com.name)
+            if f.key in ("value", "count", "stack", "block", "printed", "summary"):
+                setattr(com, f.key, f.value)
+            elif f.key == "aka":
+                com.aka.append(f.value)
+            elif f.key == "note":
+                com.notes.append(f.value)
+        com.__dict__.pop("_seen_fields", None)
+
+
+def _literal(e):
+    """Ability arguments are literal data: numbers, strings, bare words."""
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Neg) and isinstance(e.operand, Num):
+        return -e.operand.value
+    if isinstance(e, Str):
+        return e.value
+    if isinstance(e, Name) and len(e.parts) == 1:
+        return e.parts[0]
+    return e  # left as an expression; the validator reports it
+
+
+def _effects(stmts: list) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, EffectCall):
+            call = s.call
+            out.append(Effect(call.name, _effect_args(call), call, s.span))
+        elif isinstance(s, Branch):
+            out.append(EffectBranch(s.condition, _effects(s.then), _effects(s.otherwise), s.span))
+    return out
+
+
+def _effect_args(call: Call) -> dict:
+    kind = vocab.EFFECT_KINDS.get(call.name)
+    names = [p.name for p in kind.params] if kind else []
+    args = {}
+    for i, a in enumerate(call.args):
+        args[names[i] if i < len(names) else f"#{i}"] = a
+    args.update(call.kwargs)
+    return args

@@ -1,0 +1,51 @@
+"""Where the grammar, the schemas and the shipped rulebooks live, installed or in a checkout.
+
+In a checkout they are the top-level folders grammar/, schemas/ and rulebooks/; an installed
+package carries the same folders as package data (civdsl.grammar, civdsl.schemas,
+civdsl.rulebooks; see pyproject.toml), so one lookup serves both.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _folder(name: str) -> Path:
+    try:
+        installed = Path(str(resources.files(f"civdsl.{name}")))
+        if installed.is_dir():
+            return installed
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return _CHECKOUT / name
+
+
+def grammar_path() -> Path:
+    return _folder("grammar") / "civdsl.lark"
+
+
+@functools.lru_cache(maxsize=1)
+def grammar_text() -> str:
+    return grammar_path().read_text(encoding="utf-8")
+
+
+def schemas_dir() -> Path:
+    return _folder("schemas")
+
+
+def rulebooks_dir() -> Path:
+    return _folder("rulebooks")
+
+
+def shipped_rulebooks() -> dict[str, Path]:
+    """Edition id -> path of every shipped rulebook (the file stem is its id)."""
+    root = rulebooks_dir()
+    return {p.stem: p for p in sorted(root.glob("*.civ"))}
+
+
+def shipped_house_rules() -> list[Path]:
+    return sorted((rulebooks_dir() / "house").glob("*.civ"))

@@ -1,0 +1,438 @@
+"""The small runtime that compiled rulebook modules call.
+
+Generated modules hold an edition's data as literals and its rules as plain functions; this
+module supplies the player state they read, the `Resolution` they build, and the generic
+engines (credits, epochs, scoring) that interpret the policies a rulebook declares. It imports
+nothing from the compiler, so answering a question never loads the parser.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+
+class MissingFact(Exception):
+    pass
+
+
+class RulebookRuntimeError(Exception):
+    """An error raised while running a rule, located at the rulebook line that states it."""
+
+
+def this_module(name: str):
+    """The generated module itself, which its rule functions hand to `Resolution`."""
+    import sys
+    return sys.modules[name]
+
+
+# --- arithmetic helpers used by compiled expressions -----------------------------------------
+
+def div(a, b):
+    return Fraction(a) / Fraction(b)
+
+
+def floordiv(a, b):
+    return math.floor(Fraction(a) / Fraction(b))
+
+
+def floor(x):
+    return math.floor(x)
+
+
+def ceil(x):
+    return math.ceil(x)
+
+
+def sqrt(x):
+    return math.sqrt(x)
+
+
+min = min  # noqa: A001 - re-exported under the rulebook's name
+max = max  # noqa: A001
+abs = abs  # noqa: A001
+
+
+def lookup(bands, x):
+    for low, high, value in bands:
+        if x >= low and (high is None or x <= high):
+            return value
+    raise ValueError(f"no band of the table covers {x}")
+
+
+def number(v):
+    """Integral Fractions print as integers."""
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    return v
+
+
+# --- the player's situation ---------------------------------------------------------------
+
+class PlayerState:
+    """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
+
+    def __init__(self, module, holds=(), facts: dict | None = None):
+        self.module = module
+        self.held = tuple(holds)
+        self.held_set = frozenset(holds)
+        self.facts = dict(facts or {})
+        self.missing: list[str] = []
+
+    def holds(self, name: str) -> bool:
+        return name in self.held_set
+
+    def fact(self, name: str):
+        if name in self.facts:
+            return self.facts[name]
+        if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+        if name not in self.missing:
+            self.missing.append(name)
+        return 0
+
+    def cards(self, name: str) -> int:
+        return int(self.facts.get("commodities", {}).get(name, 0))
+
+    def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
+        n = 0
+        for name in self.held:
+            adv = self.module.ADVANCES[name]
+            cost = adv["cost"]
+            if cost_at_least is not None and (cost is None or cost < cost_at_least):
+                continue
+            if cost_below is not None and (cost is None or cost >= cost_below):
+                continue
+            if vp is not None and adv["vp"] != vp:
+                continue
+            if group is not None and group not in adv["groups"]:
+                continue
+            n += 1
+        return n
+
+    def derived(self, name: str):
+        advs = [self.module.ADVANCES[n] for n in self.held]
+        if name == "advances":
+            return len(advs)
+        if name == "advance_vp":
+            return sum(a["vp"] or 0 for a in advs)
+        if name == "advance_points":
+            return sum(a["cost"] or 0 for a in advs)
+        if name == "groups_held":
+            return len({g for a in advs for g in a["groups"]})
+        if name in ("credit_max_group", "credit_total"):
+            credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
+            return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
+        if name == "hand_value":
+            return hand_value(self.module, self.facts.get("commodities", {}))["total"]
+        raise KeyError(name)
+
+
+# --- calamity resolution ------------------------------------------------------------------
+
+@dataclass
+class EffectResult:
+    kind: str
+    args: dict
+    line: int
+    base: dict = field(default_factory=dict)
+
+    @property
+    def amount(self):
+        return self.args.get("amount", True)
+
+
+@dataclass
+class Assignment:
+    count: Any
+    share: Any
+    effects: list
+    line: int
+
+
+class Resolution:
+    """What one victim suffers from one calamity, with a trace of every rule that changed it."""
+
+    def __init__(self, module, calamity: str, role: str, state: PlayerState):
+        self.module = module
+        self.calamity = calamity
+        self.role = role
+        self.state = state
+        self.effects: list[EffectResult] = []
+        self.assignment: Assignment | None = None
+        self.ops: list[dict] = []
+        self.options: list[dict] = []
+        self.trace: list[dict] = []
+        self.is_cancelled = False
+        self.cancel_reason: dict | None = None
+        self.immune = False
+        self.excluded: dict | None = None
+
+    # called by compiled code
+    def effect(self, kind: str, args: dict, line: int) -> None:
+        self.effects.append(EffectResult(kind, dict(args), line, dict(args)))
+
+    def assign(self, count, share, effects: list, line: int) -> None:
+        self.assignment = Assignment(count, share, [EffectResult(k, dict(a), line, dict(a)) for k, a in effects], line)
+
+    def cancel(self, line: int, why: str) -> "Resolution":
+        self.is_cancelled = True
+        self.cancel_reason = {"line": line, "path": self.module.SOURCE_PATH, "why": why}
+        return self
+
+    def exclude(self, line: int, why: str) -> None:
+        self.excluded = {"line": line, "path": self.module.SOURCE_PATH, "why": why}
+
+    def op(self, op: str, kind: str | None, param: str | None, value, by: tuple, line: int, priority: int = 0,
+           each: bool = False, replacement: tuple | None = None) -> None:
+        self.ops.append({"op": op, "kind": kind, "param": param, "value": value, "by": by, "line": line,
+                         "priority": priority, "each": each, "replacement": replacement})
+
+    def finish(self) -> "Resolution":
+        for o in self.ops:
+            if o["op"] == "immune":
+                self.immune = True
+                self._note(o, None, None, None)
+            elif o["op"] == "cancel":
+                self.is_cancelled = True
+                self.cancel_reason = {"line": o["line"], "path": self.module.SOURCE_PATH, "why": "cancelled by a modifier"}
+                self._note(o, None, None, None)
+            elif o["op"] == "option":
+                target = self._target(o["kind"])
+                if target is not None:
+                    kind, args = o["replacement"]
+                    self.options.append({"instead_of": o["kind"], "kind": kind, "args": args, "each": o["each"],
+                                         "by": list(o["by"]), "line": o["line"]})
+        for phase in ("add", "set", "cap"):
+            ops = [o for o in self.ops if o["op"] == phase or (phase == "add" and o["op"] == "prevent")]
+            if phase == "set":
+                ops.sort(key=lambda o: o["priority"])
+            for o in ops:
+                target = self._target(o["kind"])
+                if target is None:
+                    continue
+                param = o["param"] or "amount"
+                before = target.args.get(param)
+                if o["op"] == "add":
+                    after = number((before or 0) + o["value"])
+                elif o["op"] == "prevent":
+                    after = number((before or 0) - o["value"])
+                elif o["op"] == "set":
+                    after = number(o["value"])
+                else:
+                    after = before if before is not None and before <= o["value"] else number(o["value"])
+                target.args[param] = after
+                self._note(o, param, before, after)
+        for e in self.effects:
+            for key, value in e.args.items():
+                if isinstance(value, (int, Fraction)) and not isinstance(value, bool) and value < 0:
+                    e.args[key] = 0
+        if self.immune:
+            for e in self.effects:
+                if "amount" in e.args:
+                    e.args["amount"] = 0
+        return self
+
+    def _target(self, kind: str) -> EffectResult | None:
+        return next((e for e in self.effects if e.kind == kind), None)
+
+    def _note(self, o: dict, param, before, after) -> None:
+        self.trace.append({"op": o["op"], "kind": o["kind"], "param": param, "value": number(o["value"]),
+                           "before": before, "after": after, "by": list(o["by"]),
+                           "path": self.module.SOURCE_PATH, "line": o["line"]})
+
+    # reading the outcome
+    def amount(self, kind: str):
+        e = self._target(kind)
+        return None if e is None else e.amount
+
+    def to_dict(self) -> dict:
+        out = {
+            "calamity": self.calamity,
+            "role": self.role,
+            "cancelled": self.is_cancelled,
+            "immune": self.immune,
+            "effects": [{"kind": e.kind, **{k: number(v) for k, v in e.args.items()}} for e in self.effects],
+            "trace": self.trace,
+            "options": self.options,
+            "missing_facts": list(self.state.missing),
+        }
+        if self.cancel_reason:
+            out["cancel_reason"] = self.cancel_reason
+        if self.excluded:
+            out["excluded"] = self.excluded
+        if self.assignment:
+            a = self.assignment
+            out["secondary"] = {"count": number(a.count), "share": number(a.share),
+                                "effects": [{"kind": e.kind, **{k: number(v) for k, v in e.args.items()}}
+                                            for e in a.effects]}
+        return out
+
+
+def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
+    fn = module.CALAMITY_FUNCTIONS[calamity]
+    try:
+        return fn(state, role)
+    except (ArithmeticError, TypeError, ValueError, KeyError) as exc:
+        raise located(exc, module) from exc
+
+
+def located(exc: Exception, module) -> RulebookRuntimeError:
+    """Re-state an error from generated code at the rulebook line that produced it."""
+    tb = exc.__traceback__
+    line = None
+    filename = getattr(module, "__file__", None)
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = module.SOURCE_PATH
+    if line is not None:
+        mapped = [rl for pl, rl in module.LINES if pl <= line]
+        if mapped:
+            where = f"{module.SOURCE_PATH}:{mapped[-1]}"
+    return RulebookRuntimeError(f"{where}: {type(exc).__name__}: {exc}")
+
+
+# --- credits and prices -------------------------------------------------------------------
+
+def group_credits(module, holds, extra: dict | None = None) -> dict[str, int]:
+    credits: dict[str, int] = {g: 0 for g in module.GROUPS}
+    for name in holds:
+        for g, amount in module.ADVANCES[name]["credits"].items():
+            credits[g] = credits.get(g, 0) + amount
+    for g, amount in (extra or {}).items():
+        credits[g] = credits.get(g, 0) + int(amount)
+    return credits
+
+
+def ability(module, name: str, kind: str) -> list[dict]:
+    return [args for k, args in module.ADVANCES[name]["abilities"] if k == kind]
+
+
+def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
+    """Price of each advance bought this turn after credits, with a breakdown.
+
+    Credits come only from `holds` (advances held before this turn); the policy is the
+    rulebook's declared one. One-time discounts and free advances carried by an advance bought
+    this turn apply to one other advance of the same purchase: the dearest eligible one.
+    """
+    policy = module.CREDIT_POLICY
+    holds = list(holds)
+    rows = []
+    for name in buys:
+        adv = module.ADVANCES[name]
+        row = {"advance": name, "printed": adv["cost"], "credits": [], "price": None}
+        if adv["cost"] is None:
+            row["note"] = "the printed cost is unknown in this rulebook"
+            rows.append(row)
+            continue
+        if policy == "best_group":
+            credits = group_credits(module, holds, extra_credits)
+            if adv["groups"]:
+                best = max(adv["groups"], key=lambda g: (credits.get(g, 0), -adv["groups"].index(g)))
+                if credits.get(best, 0):
+                    row["credits"].append({"from": f"{best} credits", "amount": credits[best]})
+            for held in holds:
+                amount = module.ADVANCES[held]["specific"].get(name, 0)
+                if amount:
+                    row["credits"].append({"from": held, "amount": amount})
+        elif policy == "per_card":
+            for held in holds:
+                h = module.ADVANCES[held]
+                group_part = max([h["credits"].get(g, 0) for g in adv["groups"]] or [0])
+                special = h["specific"].get(name, 0)
+                amount = max(group_part, special)
+                if amount:
+                    kind = "special credit" if special >= group_part else "group credit"
+                    row["credits"].append({"from": f"{held} ({kind})", "amount": amount})
+            for g, amount in (extra_credits or {}).items():
+                if g in adv["groups"] and amount:
+                    row["credits"].append({"from": f"{g} credits", "amount": int(amount)})
+        else:
+            raise ValueError(f"unknown credit policy {policy!r}")
+        row["price"] = adv["cost"] - sum(c["amount"] for c in row["credits"])
+        rows.append(row)
+    _same_turn_abilities(module, rows)
+    for row in rows:
+        if row["price"] is not None:
+            row["price"] = max(0, row["price"])
+    known = [r["price"] for r in rows if r["price"] is not None]
+    treasury_value = max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
+    return {
+        "policy": policy,
+        "items": rows,
+        "total": sum(known) if len(known) == len(rows) else None,
+        "unknown": [r["advance"] for r in rows if r["price"] is None],
+        "treasury_value": treasury_value,
+    }
+
+
+def _same_turn_abilities(module, rows: list[dict]) -> None:
+    bought = [r["advance"] for r in rows]
+    for row in rows:
+        name = row["advance"]
+        for args in ability(module, name, "discount"):
+            others = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0]
+            if others:
+                target = max(others, key=lambda r: (r["price"], r["advance"]))
+                target["credits"].append({"from": f"{name} (one-time discount)", "amount": args["amount"]})
+                target["price"] -= args["amount"]
+        for args in ability(module, name, "free_advance"):
+            eligible = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0
+                        and args["group"] in module.ADVANCES[r["advance"]]["groups"]
+                        and module.ADVANCES[r["advance"]]["cost"] < args["cost_below"]]
+            if eligible:
+                target = max(eligible, key=lambda r: (r["price"], r["advance"]))
+                target["credits"].append({"from": f"{name} (free advance)", "amount": target["price"]})
+                target["price"] = 0
+    del bought
+
+
+# --- commodities --------------------------------------------------------------------------
+
+def hand_value(module, cards: dict) -> dict:
+    sets = []
+    for name, n in sorted(cards.items()):
+        face = module.COMMODITIES[name]["value"]
+        sets.append({"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0})
+    return {"sets": sets, "total": sum(s["value"] for s in sets)}
+
+
+# --- epochs and score -----------------------------------------------------------------------
+
+def requirement(text: str, left, op: str, right, line: int) -> dict:
+    met = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
+           ">": left > right, ">=": left >= right}[op]
+    return {"requirement": text, "met": bool(met), "value": number(left), "needs": f"{op} {number(right)}", "line": line}
+
+
+def requirement_bool(text: str, value, line: int) -> dict:
+    return {"requirement": text, "met": bool(value), "value": bool(value), "needs": "true", "line": line}
+
+
+def epochs(module, track: str, state: PlayerState) -> dict:
+    t = module.AST[track]
+    out = []
+    reached = None
+    still = True
+    for name, fn in t["epochs"]:
+        reqs = fn(state)
+        met = all(r["met"] for r in reqs)
+        still = still and met
+        if still:
+            reached = name
+        out.append({"epoch": name, "met": met, "requirements": reqs})
+    backward = [b(state) for b in t["backward"]]
+    return {"track": track, "name": t["name"], "epochs": out, "reached": reached,
+            "moves_backward": any(b["met"] for b in backward), "backward_rules": backward,
+            "missing_facts": list(state.missing)}
+
+
+def score(module, state: PlayerState) -> dict:
+    points = [{"label": label, "points": number(fn(state)), "line": line} for label, fn, line in module.SCORE_POINTS]
+    ties = [{"label": label, "value": number(fn(state)), "line": line} for label, fn, line in module.SCORE_TIEBREAKS]
+    return {"points": points, "total": sum(p["points"] for p in points), "tiebreaks": ties,
+            "missing_facts": list(state.missing)}

@@ -1,0 +1,89 @@
+"""The resolved model as JSON-ready data (validated against schemas/model.schema.json).
+
+Expressions are written in their canonical text form; every item carries the file and line
+that defined it, so tools reading the JSON can point back at the rulebook.
+"""
+
+from __future__ import annotations
+
+from . import describe
+from .expressions import unparse
+from .model import Calamity, Edition, Effect, EffectBranch
+
+
+def _where(span) -> dict:
+    return {"path": span.path, "line": span.line}
+
+
+def _effect(e) -> dict:
+    if isinstance(e, EffectBranch):
+        return {"if": unparse(e.condition), "then": [_effect(x) for x in e.then],
+                "else": [_effect(x) for x in e.otherwise], "line": e.span.line}
+    return {"kind": e.kind, "args": {k: unparse(v) for k, v in e.args.items()}, "text": describe.effect(e),
+            "line": e.span.line}
+
+
+def _calamity(c: Calamity) -> dict:
+    out = {
+        "name": c.name, "stack": c.stack, "class": c.klass, "beneficiary": c.beneficiary,
+        "primary": [_effect(e) for e in c.primary],
+        "secondary": None,
+        "exclusions": [{"role": x.role, "when": unparse(x.condition) if x.condition is not None else None,
+                        "line": x.span.line} for x in c.exclusions],
+        "cancel": [{"when": unparse(e), "line": s.line} for e, s in c.cancel],
+        "modifiers": [{
+            "when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
+            "text": describe.modifier(m), "line": m.span.line,
+            "ops": [{"op": o.op, "kind": o.kind, "param": o.param,
+                     "amount": unparse(o.amount) if o.amount is not None else None,
+                     "per": unparse(o.per) if o.per is not None else None,
+                     "replacement": unparse(o.replacement) if o.replacement is not None else None,
+                     "each": o.each} for o in m.ops],
+        } for m in c.modifiers],
+        "summary": c.summary, "text": describe.calamity(c), "aka": c.aka, "notes": c.notes, **_where(c.span),
+    }
+    if c.secondary:
+        s = c.secondary
+        out["secondary"] = {"count": unparse(s.count) if s.count is not None else None,
+                            "share": unparse(s.share) if s.share is not None else None,
+                            "effects": [_effect(e) for e in s.effects], "line": s.span.line}
+    return out
+
+
+def to_data(ed: Edition) -> dict:
+    return {
+        "format": "civdsl-model/1",
+        "id": ed.id, "name": ed.name, "language": ed.language, "source": ed.source,
+        "files": ed.files, "bases": ed.bases,
+        "credit_policy": ed.credit_policy,
+        "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
+        "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
+        "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
+        "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
+                                                       for b in t.bands]} for t in ed.tables.values()],
+        "options": [{"id": o.id, "doc": o.doc, "on": o.on} for o in ed.options.values()],
+        "advances": [{
+            "name": a.name, "cost": a.cost, "groups": a.groups, "vp": a.vp, "credits": a.credits,
+            "specific_credits": [{"target": s.target, "amount": s.amount} for s in a.specific],
+            "requires": a.requires, "supply": a.supply,
+            "abilities": [{"kind": ab.kind, "args": {k: (v if isinstance(v, (int, str)) else unparse(v))
+                                                     for k, v in ab.args.items()},
+                           "text": describe.ability(ab.kind, ab.args)} for ab in a.abilities],
+            "summary": a.summary, "aka": a.aka, "notes": a.notes, **_where(a.span),
+        } for a in ed.advances.values()],
+        "calamities": [_calamity(c) for c in ed.calamities.values()],
+        "asts": [{"id": t.id, "name": t.name, "epochs": [{
+            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line}
+                                             for r in e.requirements]} for e in t.epochs],
+            "backward": [unparse(b) for b, _ in t.backward], "notes": t.notes} for t in ed.asts.values()],
+        "score": None if ed.score is None else {
+            "points": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.points],
+            "tiebreaks": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.tiebreaks]},
+        "commodities": [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
+                         "printed": c.printed, "aka": c.aka, "notes": c.notes} for c in ed.commodities.values()],
+        "set_value": unparse(ed.set_value) if ed.set_value is not None else None,
+        "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
+        "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
+        "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],
+        "notes": [text for text, _ in ed.notes],
+    }

@@ -1,0 +1,151 @@
+"""The player's situation: loading and checking a state file, `--holds` and `--set` values.
+
+Checked by hand against vocabulary.FACTS (the same table schemas/state.schema.json is derived
+from) so that answering a question does not pay for importing jsonschema. Every problem names
+the key and the closest valid name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import vocabulary as vocab
+from .diagnostics import did_you_mean
+
+MAX_STATE_BYTES = 1_000_000
+
+
+class StateError(Exception):
+    """A problem in a player state, already phrased for the user."""
+
+
+def _hint(name: str, candidates) -> str:
+    best = did_you_mean(name, candidates)
+    return f" (did you mean `{best}`?)" if best else ""
+
+
+def parse_yaml(path: Path) -> dict:
+    import yaml  # only when a state file is given
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise StateError(f"{path}: cannot read the state file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise StateError(f"{path}: the state file is larger than {MAX_STATE_BYTES:,} bytes")
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise StateError(f"{path}: the state file is not valid UTF-8") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise StateError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
+    return data
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """`--set key=value`: integers, true/false, or text."""
+    if "=" not in text:
+        raise StateError(f"--set {text!r}: write key=value")
+    key, value = text.split("=", 1)
+    key, value = key.strip(), value.strip()
+    if value.lower() in ("true", "false"):
+        return key, value.lower() == "true"
+    try:
+        return key, int(value)
+    except ValueError:
+        return key, value
+
+
+def split_names(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def check_state(data: dict, advances, commodities, groups, source: str = "state") -> dict:
+    """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
+    problems: list[str] = []
+    clean: dict = {}
+    for key, value in data.items():
+        if not isinstance(key, str) or key not in vocab.FACTS:
+            problems.append(f"{source}: unknown key `{key}`{_hint(str(key), vocab.FACTS)}")
+            continue
+        fact = vocab.FACTS[key]
+        if fact.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                problems.append(f"{source}: `{key}` must be a whole number, not {value!r}")
+                continue
+            if fact.minimum is not None and value < fact.minimum:
+                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {value})")
+                continue
+        elif fact.type == "bool" and not isinstance(value, bool):
+            problems.append(f"{source}: `{key}` must be true or false, not {value!r}")
+            continue
+        elif fact.type == "str" and not isinstance(value, str):
+            problems.append(f"{source}: `{key}` must be text, not {value!r}")
+            continue
+        elif fact.type == "list":
+            if isinstance(value, str):
+                value = split_names(value)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                problems.append(f"{source}: `{key}` must be a list of names")
+                continue
+            for name in value:
+                if name not in advances:
+                    problems.append(f"{source}: `{key}` names unknown advance `{name}`{_hint(name, advances)}")
+        elif fact.type == "map":
+            valid = commodities if key == "commodities" else groups
+            if not isinstance(value, dict):
+                problems.append(f"{source}: `{key}` must be a mapping of name: number")
+                continue
+            for name, n in value.items():
+                if name not in valid:
+                    what = "commodity" if key == "commodities" else "group"
+                    problems.append(f"{source}: `{key}` names unknown {what} `{name}`{_hint(str(name), valid)}")
+                elif isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                    problems.append(f"{source}: `{key}.{name}` must be a whole number of at least 0")
+        clean[key] = value
+    if problems:
+        raise StateError("\n".join(problems))
+    return clean
+
+
+def check_names(names: list[str], valid, what: str, option: str) -> None:
+    bad = [f"{option}: unknown {what} `{n}`{_hint(n, valid)}" for n in names if n not in valid]
+    if bad:
+        raise StateError("\n".join(bad))
+
+
+def state_schema() -> dict:
+    """JSON Schema of a player state file, derived from vocabulary.FACTS."""
+    props = {}
+    for f in vocab.FACTS.values():
+        if f.type == "int":
+            p = {"type": "integer"}
+            if f.minimum is not None:
+                p["minimum"] = f.minimum
+        elif f.type == "bool":
+            p = {"type": "boolean"}
+        elif f.type == "str":
+            p = {"type": "string"}
+        elif f.type == "list":
+            p = {"type": "array", "items": {"type": "string"}}
+        else:
+            p = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+        p["description"] = f.doc
+        props[f.name] = p
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://civdsl.invalid/schemas/state.schema.json",
+        "title": "civdsl player state",
+        "description": "The facts about one player that calamities, epochs and scoring read.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": props,
+    }

@@ -1,0 +1,682 @@
+"""Pass 2: Lark parse tree -> civdsl syntax tree (plain dataclasses with source spans).
+
+The transformer only reshapes; it checks nothing but what it must decode (string escapes,
+over-long numbers), and records those problems instead of raising, so that every later check
+still runs and all errors come out in one report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from lark import Token, Transformer, Tree, v_args
+
+from .diagnostics import Diagnostics, Span, span_of
+from .parser import MAX_DIGITS
+
+# --- expressions --------------------------------------------------------------------
+
+
+@dataclass
+class Num:
+    value: int
+    span: Span
+
+
+@dataclass
+class Str:
+    value: str
+    span: Span
+
+
+@dataclass
+class Bool:
+    value: bool
+    span: Span
+
+
+@dataclass
+class Unknown:
+    span: Span
+
+
+@dataclass
+class Name:
+    parts: tuple[str, ...]
+    span: Span
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(self.parts)
+
+
+@dataclass
+class Call:
+    name: str
+    args: list["Expr"]
+    kwargs: dict[str, "Expr"]
+    span: Span
+    kwarg_spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass
+class Where:
+    items: "Expr"
+    condition: "Expr"
+    span: Span
+
+
+@dataclass
+class BinOp:
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span
+
+
+@dataclass
+class Not:
+    operand: "Expr"
+    span: Span
+
+
+@dataclass
+class Neg:
+    operand: "Expr"
+    span: Span
+
+
+Expr = Union[Num, Str, Bool, Unknown, Name, Call, Where, BinOp, Not, Neg]
+
+# --- statements ------------------------------------------------------------------------
+
+
+@dataclass
+class Field:
+    """One statement inside an item block: `key` names what it is, `value` its payload."""
+
+    key: str
+    value: Any
+    span: Span
+
+
+@dataclass
+class EffectCall:
+    call: Call
+    span: Span
+
+
+@dataclass
+class Branch:
+    condition: Expr
+    then: list
+    otherwise: list
+    span: Span
+
+
+@dataclass
+class Op:
+    op: str  # add, prevent, set, cap, immune, cancel, option
+    kind: str | None
+    param: str | None
+    amount: Expr | None
+    per: Expr | None
+    replacement: Call | None
+    each: bool
+    span: Span
+
+
+@dataclass
+class ModifierAst:
+    condition: Expr
+    role: str
+    priority: int
+    ops: list[Op]
+    span: Span
+
+
+@dataclass
+class Item:
+    """A top-level statement. `kind` is the statement keyword; `fields` its block's contents."""
+
+    kind: str
+    name: str | None
+    span: Span
+    fields: list[Field] = field(default_factory=list)
+    value: Any = None
+
+
+@dataclass
+class RulebookAst:
+    path: str
+    language: int
+    language_span: Span
+    edition: str
+    edition_span: Span
+    display_name: str
+    extends: str | None
+    extends_is_path: bool
+    extends_span: Span | None
+    items: list[Item]
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
+
+
+class _ToSyntax(Transformer):
+    def __init__(self, path: str, diags: Diagnostics):
+        super().__init__(visit_tokens=False)
+        self.file = path
+        self.diags = diags
+
+    # --- helpers
+    def _span(self, meta) -> Span:
+        return span_of(self.file, meta)
+
+    def _string(self, tok: Token) -> str:
+        raw = tok.value[1:-1]
+
+        def unescape(m: re.Match) -> str:
+            esc = m.group(1)
+            if esc in _ESCAPES:
+                return _ESCAPES[esc]
+            if esc.startswith("u") and len(esc) == 5:
+                return chr(int(esc[1:], 16))
+            self.diags.error("CIV009", f"unknown escape `\\{esc}` in a string", span_of(self.file, tok),
+                             help='write `\\\\` for a backslash; known escapes are \\" \\\\ \\n \\t \\r \\0 \\uXXXX')
+            return esc
+
+        return _ESCAPE_RE.sub(unescape, raw)
+
+    def _int(self, tok: Token) -> int:
+        if len(tok.value) > MAX_DIGITS:
+            self.diags.error("CIV005", f"the number has {len(tok.value)} digits; at most {MAX_DIGITS} are allowed",
+                             span_of(self.file, tok))
+            return 0
+        return int(tok.value)
+
+    @staticmethod
+    def _tokens(children, *types):
+        return [c for c in children if isinstance(c, Token) and c.type in types]
+
+    # --- file
+    @v_args(meta=True)
+    def start(self, meta, children):
+        lang, header, *items = children
+        # a top-level `note` comes out of the shared rule as a Field; make it an Item
+        items = [Item("note", None, i.span, value=i.value) if isinstance(i, Field) else i for i in items]
+        return lang, header, [i for i in items if i is not None]
+
+    @v_args(meta=True)
+    def language_decl(self, meta, children):
+        tok = self._tokens(children, "INT")[0]
+        return self._int(tok), span_of(self.file, tok)
+
+    @v_args(meta=True)
+    def header(self, meta, children):
+        name = self._tokens(children, "NAME")[0]
+        display = self._string(self._tokens(children, "STRING")[0])
+        ext = next((c for c in children if isinstance(c, tuple)), None)
+        return name.value, span_of(self.file, name), display, ext
+
+    @v_args(meta=True)
+    def extends_clause(self, meta, children):
+        tok = children[1]
+        if tok.type == "STRING":
+            return self._string(tok), True, span_of(self.file, tok)
+        return tok.value, False, span_of(self.file, tok)
+
+    # --- simple top-level items
+    @v_args(meta=True)
+    def source_decl(self, meta, children):
+        return Item("source", None, self._span(meta), value=self._string(children[1]))
+
+    @v_args(meta=True)
+    def const_decl(self, meta, children):
+        doc = self._string(children[4]) if len(children) > 4 and children[4] is not None else None
+        return Item("const", children[1].value, self._span(meta), value=(children[3], doc))
+
+    @v_args(meta=True)
+    def group_decl(self, meta, children):
+        attrs = dict(c for c in children[3:] if isinstance(c, tuple))
+        return Item("group", children[1].value, self._span(meta),
+                    value={"name": self._string(children[2]), **attrs})
+
+    def group_color(self, children):
+        return ("color", self._string(children[1]))
+
+    def group_symbol(self, children):
+        return ("symbol", self._string(children[1]))
+
+    @v_args(meta=True)
+    def credit_policy(self, meta, children):
+        tok = children[2]
+        return Item("credit_policy", tok.value, self._span(meta), value=span_of(self.file, tok))
+
+    @v_args(meta=True)
+    def vp_tiers(self, meta, children):
+        tiers = [c for c in children if isinstance(c, tuple)]
+        return Item("vp_tiers", None, self._span(meta), value=tiers)
+
+    @v_args(meta=True)
+    def tier_below(self, meta, children):
+        return (self._int(children[1]), self._int(children[3]), self._span(meta))
+
+    @v_args(meta=True)
+    def tier_else(self, meta, children):
+        return (None, self._int(children[2]), self._span(meta))
+
+    @v_args(meta=True)
+    def table_decl(self, meta, children):
+        doc_tok = self._tokens(children, "STRING")
+        bands = [c for c in children if isinstance(c, tuple)]
+        return Item("table", children[1].value, self._span(meta),
+                    value={"doc": self._string(doc_tok[0]) if doc_tok else None, "bands": bands})
+
+    @v_args(meta=True)
+    def band(self, meta, children):
+        ints = [c for c in children if isinstance(c, int)]
+        low = ints[0]
+        high = ints[1] if len(ints) > 1 else None
+        return (low, high, children[-1], self._span(meta))
+
+    def signed_int(self, children):
+        value = self._int(children[-1])
+        return -value if len(children) > 1 else value
+
+    @v_args(meta=True)
+    def option_decl(self, meta, children):
+        doc = self._tokens(children, "STRING")
+        state = self._tokens(children, "ON", "OFF")[0].type == "ON"
+        return Item("option", children[1].value, self._span(meta),
+                    value={"doc": self._string(doc[0]) if doc else None, "on": state})
+
+    # --- items with blocks
+    @v_args(meta=True)
+    def advance(self, meta, children):
+        return self._block_item("advance", children, meta)
+
+    @v_args(meta=True)
+    def calamity(self, meta, children):
+        return self._block_item("calamity", children, meta)
+
+    @v_args(meta=True)
+    def commodity(self, meta, children):
+        return self._block_item("commodity", children, meta)
+
+    def _block_item(self, kind, children, meta):
+        name_tok = children[1]
+        fields = [c for c in children if isinstance(c, Field)]
+        item = Item(kind, self._string(name_tok), self._span(meta), fields)
+        item.value = span_of(self.file, name_tok)
+        return item
+
+    def _field(self, key, value, meta):
+        return Field(key, value, self._span(meta))
+
+    @v_args(meta=True)
+    def adv_cost(self, meta, c):
+        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def adv_groups(self, meta, c):
+        return self._field("groups", [(t.value, span_of(self.file, t)) for t in self._tokens(c, "NAME")], meta)
+
+    @v_args(meta=True)
+    def adv_vp(self, meta, c):
+        return self._field("vp", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def adv_credits(self, meta, c):
+        names = self._tokens(c, "NAME")
+        amounts = self._tokens(c, "INT")
+        return self._field("credits", [(n.value, self._int(a), span_of(self.file, n)) for n, a in zip(names, amounts)], meta)
+
+    @v_args(meta=True)
+    def adv_specific(self, meta, c):
+        return self._field("credit", (self._string(c[1]), self._int(c[2]), span_of(self.file, c[1])), meta)
+
+    @v_args(meta=True)
+    def adv_requires(self, meta, c):
+        return self._field("requires", [(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")], meta)
+
+    @v_args(meta=True)
+    def adv_supply(self, meta, c):
+        return self._field("supply", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def adv_ability(self, meta, c):
+        return self._field("ability", c[1], meta)
+
+    @v_args(meta=True)
+    def summary(self, meta, c):
+        return self._field("summary", self._string(c[1]), meta)
+
+    @v_args(meta=True)
+    def aka(self, meta, c):
+        return self._field("aka", self._string(c[1]), meta)
+
+    @v_args(meta=True)
+    def note(self, meta, c):
+        return self._field("note", self._string(c[1]), meta)
+
+    @v_args(meta=True)
+    def cal_stack(self, meta, c):
+        return self._field("stack", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def cal_class(self, meta, c):
+        return self._field("class", c[1], meta)
+
+    def calamity_class(self, c):
+        words = [t.value for t in c]
+        return "minor" if words == ["minor"] else "major " + words[1]
+
+    @v_args(meta=True)
+    def cal_beneficiary(self, meta, c):
+        return self._field("beneficiary", (c[1].value, span_of(self.file, c[1])), meta)
+
+    @v_args(meta=True)
+    def cal_primary(self, meta, c):
+        return self._field("primary", c[1], meta)
+
+    @v_args(meta=True)
+    def cal_secondary(self, meta, c):
+        specs = [x for x in c if isinstance(x, tuple)]
+        return self._field("secondary", (specs, c[-1]), meta)
+
+    def sec_count(self, c):
+        return ("count", c[1])
+
+    def sec_share(self, c):
+        return ("share", c[1])
+
+    @v_args(meta=True)
+    def cal_exclude(self, meta, c):
+        return self._field("exclude", c[1], meta)
+
+    @v_args(meta=True)
+    def exclude_role(self, meta, c):
+        return ("role", c[0].value, self._span(meta))
+
+    @v_args(meta=True)
+    def exclude_when(self, meta, c):
+        return ("when", c[1], self._span(meta))
+
+    @v_args(meta=True)
+    def cal_cancel(self, meta, c):
+        return self._field("cancel", c[2], meta)
+
+    @v_args(meta=True)
+    def cal_modifier(self, meta, c):
+        cond = c[1]
+        role = next((x for x in c if isinstance(x, tuple) and x[0] == "role"), ("role", "any"))[1]
+        prio = next((x for x in c if isinstance(x, tuple) and x[0] == "priority"), ("priority", 0))[1]
+        ops = [x for x in c if isinstance(x, Op)]
+        return self._field("modifier", ModifierAst(cond, role, prio, ops, self._span(meta)), meta)
+
+    def role(self, c):
+        return ("role", c[1].value)
+
+    def priority(self, c):
+        return ("priority", self._int(c[1]))
+
+    def effect_block(self, c):
+        return [x for x in c if not isinstance(x, Token)]
+
+    @v_args(meta=True)
+    def effect(self, meta, c):
+        return EffectCall(c[0], self._span(meta))
+
+    @v_args(meta=True)
+    def branch(self, meta, c):
+        blocks = [x for x in c if isinstance(x, list)]
+        return Branch(c[1], blocks[0], blocks[1] if len(blocks) > 1 else [], self._span(meta))
+
+    def _op(self, op, c, meta, with_amount=True):
+        target = c[1]
+        amount = c[2] if with_amount else None
+        per = c[3] if len(c) > 3 else None
+        return Op(op, target[0], target[1], amount, per, None, False, self._span(meta))
+
+    @v_args(meta=True)
+    def op_add(self, meta, c):
+        return self._op("add", c, meta)
+
+    @v_args(meta=True)
+    def op_prevent(self, meta, c):
+        return self._op("prevent", c, meta)
+
+    @v_args(meta=True)
+    def op_set(self, meta, c):
+        return self._op("set", c, meta)
+
+    @v_args(meta=True)
+    def op_cap(self, meta, c):
+        return self._op("cap", c, meta)
+
+    @v_args(meta=True)
+    def op_immune(self, meta, c):
+        return Op("immune", None, None, None, None, None, False, self._span(meta))
+
+    @v_args(meta=True)
+    def op_cancel(self, meta, c):
+        return Op("cancel", None, None, None, None, None, False, self._span(meta))
+
+    @v_args(meta=True)
+    def op_option(self, meta, c):
+        each = any(isinstance(x, Token) and x.type == "EACH" for x in c)
+        return Op("option", c[2].value, None, None, None, c[4], each, self._span(meta))
+
+    def target(self, c):
+        names = self._tokens(c, "NAME")
+        return (names[0].value, names[1].value if len(names) > 1 else None)
+
+    def per(self, c):
+        return c[1]
+
+    # --- epochs, score
+    @v_args(meta=True)
+    def ast_decl(self, meta, c):
+        fields = [x for x in c if isinstance(x, Field)]
+        item = Item("ast", c[1].value, self._span(meta), fields)
+        item.value = self._string(c[2])
+        return item
+
+    @v_args(meta=True)
+    def epoch(self, meta, c):
+        reqs = [x for x in c if isinstance(x, tuple)]
+        return self._field("epoch", (self._string(c[1]), reqs), meta)
+
+    @v_args(meta=True)
+    def requirement(self, meta, c):
+        why = self._string(c[2]) if len(c) > 2 and c[2] is not None else None
+        return (c[1], why, self._span(meta))
+
+    @v_args(meta=True)
+    def ast_backward(self, meta, c):
+        return self._field("backward", c[2], meta)
+
+    @v_args(meta=True)
+    def score_decl(self, meta, c):
+        return Item("score", None, self._span(meta), [x for x in c if isinstance(x, Field)])
+
+    @v_args(meta=True)
+    def score_points(self, meta, c):
+        return self._field("points", (self._string(c[1]), c[2]), meta)
+
+    @v_args(meta=True)
+    def score_tiebreak(self, meta, c):
+        return self._field("tiebreak", (self._string(c[1]), c[2]), meta)
+
+    # --- commodities
+    @v_args(meta=True)
+    def com_value(self, meta, c):
+        return self._field("value", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def com_count(self, meta, c):
+        return self._field("count", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def com_stack(self, meta, c):
+        return self._field("stack", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def com_block(self, meta, c):
+        return self._field("block", c[1].value, meta)
+
+    @v_args(meta=True)
+    def com_printed(self, meta, c):
+        return self._field("printed", [self._int(t) for t in self._tokens(c, "INT")], meta)
+
+    @v_args(meta=True)
+    def set_value(self, meta, c):
+        return Item("set_value", None, self._span(meta), value=c[1])
+
+    @v_args(meta=True)
+    def deck_decl(self, meta, c):
+        ints = self._tokens(c, "INT")
+        return Item("deck", None, self._span(meta), value=(self._int(ints[0]), self._int(ints[1])))
+
+    # --- checks and edits
+    @v_args(meta=True)
+    def assert_decl(self, meta, c):
+        return Item("assert", None, self._span(meta), value=(c[1], self._string(c[2])))
+
+    @v_args(meta=True)
+    def errata(self, meta, c):
+        return Item("errata", c[1].value, self._span(meta),
+                    value=(self._string(c[2]), self._string(c[3]), span_of(self.file, c[2])))
+
+    @v_args(meta=True)
+    def remove_decl(self, meta, c):
+        return Item("remove", self._string(c[2]), self._span(meta), value=c[1])
+
+    def item_kind(self, c):
+        return c[0].value
+
+    @v_args(meta=True)
+    def change_advance(self, meta, c):
+        return self._change("advance", c, meta)
+
+    @v_args(meta=True)
+    def change_calamity(self, meta, c):
+        return self._change("calamity", c, meta)
+
+    @v_args(meta=True)
+    def change_commodity(self, meta, c):
+        return self._change("commodity", c, meta)
+
+    def _change(self, kind, c, meta):
+        item = Item("change", self._string(c[2]), self._span(meta), [x for x in c if isinstance(x, Field)])
+        item.value = kind
+        return item
+
+    @v_args(meta=True)
+    def drop_modifier(self, meta, c):
+        role = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "role"), "any")
+        return self._field("drop", (c[2], role), meta)
+
+    # --- calls and expressions
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+
+    @v_args(meta=True)
+    def func_call(self, meta, c):
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+
+    def _make_call(self, name, args, meta):
+        positional, kwargs, spans = [], {}, {}
+        for a in args:
+            if isinstance(a, tuple) and a[0] == "kwarg":
+                kwargs[a[1]] = a[2]
+                spans[a[1]] = a[3]
+            else:
+                positional.append(a)
+        return Call(name, positional, kwargs, self._span(meta), spans)
+
+    @v_args(meta=True)
+    def kwarg(self, meta, c):
+        return ("kwarg", c[0].value, c[2], span_of(self.file, c[0]))
+
+    @v_args(meta=True)
+    def filtered(self, meta, c):
+        return Where(c[0], c[2], self._span(meta))
+
+    @v_args(meta=True)
+    def int_lit(self, meta, c):
+        return Num(self._int(c[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def str_lit(self, meta, c):
+        return Str(self._string(c[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, c):
+        return Bool(True, self._span(meta))
+
+    @v_args(meta=True)
+    def false_lit(self, meta, c):
+        return Bool(False, self._span(meta))
+
+    @v_args(meta=True)
+    def unknown_lit(self, meta, c):
+        return Unknown(self._span(meta))
+
+    @v_args(meta=True)
+    def name_ref(self, meta, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def path(self, meta, c):
+        return Name(tuple(t.value for t in self._tokens(c, "NAME")), self._span(meta))
+
+    def _binary_chain(self, c, meta):
+        left = c[0]
+        for i in range(1, len(c), 2):
+            op_tok, right = c[i], c[i + 1]
+            left = BinOp(op_tok.value, left, right, self._span(meta))
+        return left
+
+    @v_args(meta=True)
+    def or_expr(self, meta, c):
+        return self._binary_chain(c, meta)
+
+    @v_args(meta=True)
+    def and_expr(self, meta, c):
+        return self._binary_chain(c, meta)
+
+    @v_args(meta=True)
+    def comparison(self, meta, c):
+        return self._binary_chain(c, meta)
+
+    @v_args(meta=True)
+    def sum(self, meta, c):
+        return self._binary_chain(c, meta)
+
+    @v_args(meta=True)
+    def product(self, meta, c):
+        return self._binary_chain(c, meta)
+
+    @v_args(meta=True)
+    def not_(self, meta, c):
+        return Not(c[1], self._span(meta))
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return Neg(c[1], self._span(meta))
+
+
+def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:
+    (language, lang_span), header, items = _ToSyntax(path, diags).transform(tree)
+    edition, edition_span, display, ext = header
+    return RulebookAst(
+        path=path, language=language, language_span=lang_span, edition=edition, edition_span=edition_span,
+        display_name=display, extends=ext[0] if ext else None, extends_is_path=bool(ext and ext[1]),
+        extends_span=ext[2] if ext else None, items=items,
+    )

@@ -1,0 +1,479 @@
+"""Pass 4: is the resolved edition right? Each check reports a stable code (see codes.py).
+
+Checks read the model only; they never stop at the first problem. Errata lines in the rulebook
+acknowledge specific diagnostics on specific items (a deliberate or printed departure), turning
+them into notes; an errata line that excuses nothing is itself reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import vocabulary as vocab
+from .diagnostics import Diagnostic, Diagnostics, Span, suggestion
+from .expressions import EvalError, Scope, binary, check, evaluate, unparse
+from .model import Advance, Calamity, Edition, Effect, EffectBranch
+from .syntax import Call, Name, Neg, Num, Str
+
+STACKS = range(1, 10)
+ROLES = ("primary", "secondary", "any")
+
+
+def validate(ed: Edition, diags: Diagnostics) -> None:
+    first = len(diags.items)
+    v = _Validator(ed, diags)
+    v.run()
+    _apply_errata(ed, diags, first)
+
+
+class _Validator:
+    def __init__(self, ed: Edition, diags: Diagnostics):
+        self.ed = ed
+        self.d = diags
+        self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, advances=ed.advances,
+                           commodities=ed.commodities, groups=ed.groups)
+
+    def run(self) -> None:
+        self._vp_tiers()
+        self._consts_tables()
+        for adv in self.ed.advances.values():
+            self._advance(adv)
+        self._prerequisite_cycles()
+        for cal in self.ed.calamities.values():
+            self._calamity(cal)
+        self._epochs()
+        self._score()
+        self._commodities()
+        self._decks()
+        self._asserts()
+
+    # --- edition-wide
+    def _vp_tiers(self) -> None:
+        tiers = self.ed.vp_tiers
+        bounds = [b for b, _ in tiers if b is not None]
+        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
+            self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
+
+    def _consts_tables(self) -> None:
+        for const in self.ed.consts.values():
+            check(const.expr, self.scope, self.d, const.id)
+        for table in self.ed.tables.values():
+            previous = None
+            for band in sorted(table.bands, key=lambda b: b.low):
+                check(band.value, self.scope, self.d, table.id)
+                if band.high is not None and band.high < band.low:
+                    self.d.error("CIV051", f"band {band.low}..{band.high} of `{table.id}` is empty", band.span, item=table.id)
+                if previous is not None and (previous.high is None or previous.high >= band.low):
+                    self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
+                previous = band
+
+    # --- advances
+    def _advance(self, adv: Advance) -> None:
+        name = adv.name
+        if "cost" not in adv.field_spans:
+            self.d.error("CIV022", f"advance `{name}` has no cost", adv.span, item=name, help="add `cost N` (or `cost unknown`)")
+        elif adv.cost is not None and adv.cost < 0:
+            self.d.error("CIV025", f"advance `{name}` has a negative cost", adv.field_spans["cost"], item=name)
+        if not adv.groups:
+            self.d.error("CIV022", f"advance `{name}` belongs to no group", adv.span, item=name, help="add `groups ID`")
+        group_spans = adv.field_spans.get("group_spans", [])
+        for i, g in enumerate(adv.groups):
+            if g not in self.ed.groups:
+                self.d.error("CIV012", f"unknown group `{g}`", group_spans[i] if i < len(group_spans) else adv.span,
+                             item=name, help=suggestion(g, self.ed.groups))
+        if len(adv.groups) > 2:
+            self.d.error("CIV024", f"advance `{name}` names {len(adv.groups)} groups; at most two", adv.field_spans["groups"], item=name)
+        if len(adv.groups) == 2 and adv.groups[0] == adv.groups[1]:
+            self.d.error("CIV024", f"advance `{name}` names group `{adv.groups[0]}` twice", adv.field_spans["groups"],
+                         item=name, help="a dual-group advance needs two different groups")
+        for g, amount in adv.credits.items():
+            span = adv.field_spans.get(f"credit:{g}", adv.span)
+            if g not in self.ed.groups:
+                self.d.error("CIV012", f"credits to unknown group `{g}`", span, item=name, help=suggestion(g, self.ed.groups))
+            if amount < 0:
+                self.d.error("CIV025", f"negative credit to `{g}`", span, item=name)
+        for sc in adv.specific:
+            if sc.target == name:
+                self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
+            elif sc.target not in self.ed.advances:
+                self.d.error("CIV010", f"credit to unknown advance `{sc.target}`", sc.span, item=name,
+                             help=suggestion(sc.target, self.ed.advances))
+            if sc.amount < 0:
+                self.d.error("CIV025", "negative specific credit", sc.span, item=name)
+        for req in adv.requires:
+            if req not in self.ed.advances:
+                self.d.error("CIV010", f"unknown prerequisite `{req}`", adv.field_spans.get(f"requires:{req}", adv.span),
+                             item=name, help=suggestion(req, self.ed.advances))
+        if adv.supply is not None and adv.supply < 0:
+            self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
+        tier = self.ed.tier_vp(adv.cost)
+        if adv.vp_explicit:
+            if tier is not None and adv.vp != tier:
+                self.d.error("CIV030", f"`{name}` is worth {adv.vp} VP, but the tier rule gives {tier} for cost {adv.cost}",
+                             adv.field_spans["vp"], item=name)
+        elif self.ed.vp_tiers:
+            adv.vp = tier
+        for ability in adv.abilities:
+            self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
+
+    def _prerequisite_cycles(self) -> None:
+        state: dict[str, int] = {}
+
+        def visit(name: str, path: list[str]) -> None:
+            state[name] = 1
+            for req in self.ed.advances[name].requires:
+                if req not in self.ed.advances:
+                    continue
+                if state.get(req) == 1:
+                    cycle = path[path.index(req):] + [req] if req in path else [name, req]
+                    adv = self.ed.advances[name]
+                    self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
+                                 adv.field_spans.get(f"requires:{req}", adv.span), item=name)
+                elif req not in state:
+                    visit(req, path + [req])
+            state[name] = 2
+
+        for name in self.ed.advances:
+            if name not in state:
+                visit(name, [name])
+
+    # --- calls to the vocabulary (effects and abilities)
+    def _call(self, call: Call, table: dict, code: str, what: str, item: str, literal_only: bool = False) -> None:
+        kind = table.get(call.name)
+        if kind is None:
+            self.d.error(code, f"unknown {what} `{call.name}`", call.span, item=item,
+                         help=suggestion(call.name, table) or f"see `civdsl vocab` for every {what}")
+            return
+        names = [p.name for p in kind.params]
+        if len(call.args) > len(names):
+            self.d.error("CIV017", f"`{call.name}` takes at most {len(names)} positional argument"
+                                   f"{'s' if len(names) != 1 else ''}", call.span, item=item)
+        given = dict(zip(names, call.args))
+        for key, value in call.kwargs.items():
+            span = call.kwarg_spans.get(key, call.span)
+            if key not in names:
+                self.d.error("CIV017", f"`{call.name}` has no parameter `{key}`", span, item=item,
+                             help=suggestion(key, names) or f"parameters: {', '.join(names) or 'none'}")
+                continue
+            if key in given:
+                self.d.error("CIV017", f"parameter `{key}` of `{call.name}` given twice", span, item=item)
+            given[key] = value
+        for p in kind.params:
+            value = given.get(p.name)
+            if value is None:
+                if p.required:
+                    self.d.error("CIV017", f"`{call.name}` needs `{p.name}` ({p.doc or p.kind})", call.span, item=item)
+                continue
+            self._param(call, p, value, item, literal_only)
+
+    def _param(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        if p.kind == "enum":
+            word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
+            if word not in p.choices:
+                self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be one of {', '.join(p.choices)}", value.span,
+                             item=item, help=suggestion(unparse(value), p.choices))
+        elif p.kind == "str":
+            if not isinstance(value, (Str, Name)):
+                self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a name", value.span, item=item)
+            elif p.name == "group" and _word(value) not in self.ed.groups:
+                self.d.error("CIV012", f"unknown group `{_word(value)}`", value.span, item=item,
+                             help=suggestion(_word(value), self.ed.groups))
+        elif p.kind == "int":
+            if literal_only:
+                if not (isinstance(value, Num) or (isinstance(value, Neg) and isinstance(value.operand, Num))):
+                    self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a number", value.span, item=item)
+            else:
+                check(value, self.scope, self.d, item)
+                if isinstance(value, Neg) and isinstance(value.operand, Num):
+                    self.d.error("CIV025", f"`{p.name}` of `{call.name}` cannot be negative", value.span, item=item)
+
+    # --- calamities
+    def _calamity(self, cal: Calamity) -> None:
+        name = cal.name
+        if cal.stack is None:
+            self.d.error("CIV022", f"calamity `{name}` has no stack", cal.span, item=name, help="add `stack N`")
+        elif cal.stack not in STACKS:
+            self.d.error("CIV023", f"stack {cal.stack} does not exist; trade stacks run from 1 to 9",
+                         cal.field_spans["stack"], item=name)
+        if cal.klass is None:
+            self.d.error("CIV022", f"calamity `{name}` has no class", cal.span, item=name,
+                         help="add `class minor`, `class major tradable` or `class major nontradable`")
+        if cal.beneficiary not in vocab.BENEFICIARIES:
+            self.d.error("CIV019", f"unknown beneficiary `{cal.beneficiary}`", cal.field_spans.get("beneficiary_name", cal.span),
+                         item=name, help=suggestion(cal.beneficiary, vocab.BENEFICIARIES))
+        if not cal.primary:
+            self.d.error("CIV022", f"calamity `{name}` has no primary effect", cal.span, item=name,
+                         help="add `primary { ... }`")
+        kinds = set()
+        self._effects(cal.primary, name, kinds)
+        if cal.secondary:
+            sec = cal.secondary
+            if sec.count is None and sec.share is None:
+                self.d.error("CIV022", "a secondary block needs `count N` or `share N`", sec.span, item=name)
+            for e in (sec.count, sec.share):
+                if e is not None:
+                    check(e, self.scope, self.d, name)
+                    self._non_negative(e, name)
+            self._effects(sec.effects, name, kinds)
+        for ex in cal.exclusions:
+            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
+                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
+                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
+            if ex.condition is not None:
+                check(ex.condition, self.scope, self.d, name)
+        for expr, _ in cal.cancel:
+            check(expr, self.scope, self.d, name)
+        for m in cal.modifiers:
+            check(m.condition, self.scope, self.d, name)
+            for op in m.ops:
+                self._op(op, name, kinds)
+
+    def _effects(self, effects: list, item: str, kinds: set) -> None:
+        for e in effects:
+            if isinstance(e, EffectBranch):
+                check(e.condition, self.scope, self.d, item)
+                self._effects(e.then, item, kinds)
+                self._effects(e.otherwise, item, kinds)
+            else:
+                kinds.add(e.kind)
+                self._call(e.call, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+
+    def _op(self, op, item: str, kinds: set) -> None:
+        if op.op in ("immune", "cancel"):
+            return
+        kind = vocab.EFFECT_KINDS.get(op.kind)
+        if kind is None:
+            self.d.error("CIV015", f"unknown effect kind `{op.kind}`", op.span, item=item,
+                         help=suggestion(op.kind, vocab.EFFECT_KINDS))
+            return
+        if op.kind not in kinds:
+            self.d.warning("CIV036", f"this modifier changes `{op.kind}`, which `{item}` never causes", op.span, item=item,
+                           help=f"effects of `{item}`: {', '.join(sorted(kinds)) or 'none'}")
+        if op.op == "option":
+            self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+            return
+        param = op.param or kind.main
+        p = kind.param(param) if param else None
+        if p is None:
+            self.d.error("CIV017", f"`{op.kind}` has no parameter `{op.param or 'amount'}` to {op.op}", op.span, item=item,
+                         help=suggestion(op.param or "", [x.name for x in kind.params]))
+            return
+        if p.kind == "enum":
+            if op.op != "set":
+                self.d.error("CIV017", f"`{op.kind}.{param}` is a choice; only `set` can change it", op.span, item=item)
+            elif not (isinstance(op.amount, Name) and op.amount.parts[0] in p.choices):
+                self.d.error("CIV017", f"`{op.kind}.{param}` must be one of {', '.join(p.choices)}", op.amount.span,
+                             item=item, help=suggestion(unparse(op.amount), p.choices))
+            return
+        check(op.amount, self.scope, self.d, item)
+        self._non_negative(op.amount, item)
+        if op.per is not None:
+            check(op.per, self.scope, self.d, item)
+
+    def _non_negative(self, e, item: str) -> None:
+        if isinstance(e, Neg) and isinstance(e.operand, Num) and e.operand.value:
+            self.d.error("CIV025", "a quantity here cannot be negative", e.span, item=item,
+                         help="use `prevent` to lower a value and `add` to raise it")
+
+    # --- epochs, score
+    def _epochs(self) -> None:
+        for track in self.ed.asts.values():
+            if not track.epochs:
+                self.d.error("CIV022", f"A.S.T. track `{track.id}` has no epochs", track.span, item=track.id)
+            for epoch in track.epochs:
+                for req in epoch.requirements:
+                    check(req.expr, self.scope, self.d, epoch.name)
+            for expr, _ in track.backward:
+                check(expr, self.scope, self.d, track.id)
+
+    def _score(self) -> None:
+        if self.ed.score:
+            for line in self.ed.score.points + self.ed.score.tiebreaks:
+                check(line.expr, self.scope, self.d, line.label)
+
+    # --- commodities and the deck
+    def _commodities(self) -> None:
+        if self.ed.set_value is not None:
+            check(self.ed.set_value, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+        for com in self.ed.commodities.values():
+            for key in ("value", "count"):
+                if getattr(com, key) is None:
+                    self.d.error("CIV022", f"commodity `{com.name}` has no {key}", com.span, item=com.name)
+                elif getattr(com, key) < 0:
+                    self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
+            if com.stack is not None and com.stack not in STACKS:
+                self.d.error("CIV023", f"stack {com.stack} does not exist; trade stacks run from 1 to 9",
+                             com.field_spans["stack"], item=com.name)
+            if com.printed and com.value is not None and self.ed.set_value is not None:
+                expected = []
+                try:
+                    for n in range(1, len(com.printed) + 1):
+                        expected.append(set_value(self.ed, n, com.value))
+                except EvalError as exc:
+                    self.d.error("CIV043", f"set_value cannot be evaluated: {exc}", exc.span, item="set_value")
+                    continue
+                wrong = [(n + 1, p, x) for n, (p, x) in enumerate(zip(com.printed, expected)) if p != x]
+                if wrong:
+                    n, printed, want = wrong[0]
+                    more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+                    self.d.error("CIV040", f"`{com.name}` prints {printed} for {n} cards; the set-value rule gives {want}{more}",
+                                 com.field_spans["printed"], item=com.name,
+                                 notes=[f"set_value is {unparse(self.ed.set_value)}"],
+                                 help=f'fix the number, or record the printed mistake: errata CIV040 "{com.name}" "why"')
+            if com.printed and com.count is not None and len(com.printed) > com.count:
+                self.d.error("CIV040", f"`{com.name}` prints {len(com.printed)} set values but there are only {com.count} cards",
+                             com.field_spans["printed"], item=com.name)
+
+    def _decks(self) -> None:
+        for stack, deck in sorted(self.ed.decks.items()):
+            commodities = [c for c in self.ed.commodities.values() if c.stack == stack]
+            calamities = [c for c in self.ed.calamities.values() if c.stack == stack]
+            total = sum(c.count or 0 for c in commodities) + len(calamities)
+            if total != deck.size:
+                parts = [f"{c.count} {c.name}" for c in commodities] + [f"1 {c.name}" for c in calamities]
+                self.d.error("CIV041", f"stack {stack} should hold {deck.size} cards, but its parts add up to {total}",
+                             deck.span, item=f"stack {stack}", notes=[" + ".join(parts) or "no cards"],
+                             help=f'fix a count, or record the printed mistake: errata CIV041 "stack {stack}" "why"')
+
+    # --- author invariants
+    def _asserts(self) -> None:
+        model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
+                            advances=self.ed.advances, commodities=self.ed.commodities, groups=self.ed.groups,
+                            player=False, model=True)
+        for a in self.ed.asserts:
+            before = len(self.d.errors)
+            check(a.expr, model_scope, self.d, a.message)
+            if len(self.d.errors) > before:
+                continue
+            try:
+                ok = ModelEvaluator(self.ed).evaluate(a.expr)
+            except EvalError as exc:
+                self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
+                continue
+            if ok is not True:
+                detail = ModelEvaluator(self.ed).explain(a.expr)
+                self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
+                             notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []))
+
+
+def _word(value) -> str:
+    return value.value if isinstance(value, Str) else value.parts[0]
+
+
+def set_value(ed: Edition, n: int, face: int):
+    def lookup(name: Name):
+        if name.parts[0] == "n":
+            return n
+        if name.parts[0] == "face":
+            return face
+        const = ed.consts.get(name.parts[0])
+        if const is not None and const.value is not None:
+            return const.value
+        raise EvalError(f"`{name.dotted}` has no value here", name.span)
+    return evaluate(ed.set_value, lookup)
+
+
+class ModelEvaluator:
+    """Evaluates author invariants over the rulebook's own data."""
+
+    def __init__(self, ed: Edition):
+        self.ed = ed
+
+    def collection(self, name: str, context: dict | None) -> list[dict]:
+        if name == "advances":
+            return [self.advance_view(a) for a in self.ed.advances.values()]
+        if name == "calamities":
+            return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
+                     "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
+        if name == "commodities":
+            return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
+                    for c in self.ed.commodities.values()]
+        if name == "specific_credits":
+            if context is not None and "specific_credits" in context:
+                return context["specific_credits"]
+            return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
+        raise KeyError(name)
+
+    def advance_view(self, adv: Advance, depth: int = 0) -> dict:
+        view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
+                                "supply": adv.supply, "credit_total": sum(adv.credits.values()),
+                                "group_count": len(adv.groups)}
+        if depth == 0:
+            view["specific_credits"] = [
+                {"target": self.advance_view(self.ed.advances[sc.target], 1) if sc.target in self.ed.advances else None,
+                 "amount": sc.amount, "source": view} for sc in adv.specific]
+        return view
+
+    def evaluate(self, expr, context: dict | None = None):
+        def lookup(name: Name):
+            head = name.parts[0]
+            if context is not None and head in context and head != "specific_credits":
+                value: Any = context[head]
+            elif head in vocab.MODEL_COLLECTIONS:
+                value = self.collection(head, context)
+            elif head in self.ed.consts and self.ed.consts[head].value is not None:
+                value = self.ed.consts[head].value
+            elif head in self.ed.options:
+                value = self.ed.options[head].on
+            elif head in self.ed.groups:
+                value = head
+            else:
+                raise EvalError(f"`{name.dotted}` has no value here", name.span)
+            for part in name.parts[1:]:
+                if not isinstance(value, dict) or part not in value:
+                    raise EvalError(f"`{name.dotted}`: no attribute `{part}`", name.span)
+                value = value[part]
+            return value
+
+        def call(c: Call, ev):
+            if c.name in self.ed.tables:
+                raise EvalError("tables read player state; they cannot appear in an assert", c.span)
+            items = self.items(c.args[0], context)
+            if c.name == "count":
+                return len(items)
+            if c.name == "sum":
+                field = c.args[1]
+                return sum(self.evaluate(field, item) or 0 for item in items)
+            if c.name == "all":
+                return all(self.evaluate(c.args[1], item) is True for item in items)
+            if c.name == "any":
+                return any(self.evaluate(c.args[1], item) is True for item in items)
+            raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
+
+        return evaluate(expr, lookup, call)
+
+    def items(self, expr, context) -> list:
+        from .syntax import Where
+        if isinstance(expr, Where):
+            return [i for i in self.items(expr.items, context) if self.evaluate(expr.condition, i) is True]
+        value = self.evaluate(expr, context)
+        if not isinstance(value, list):
+            raise EvalError("expected a collection (advances, calamities, commodities, specific_credits)", expr.span)
+        return value
+
+    def explain(self, expr) -> str | None:
+        """For a failed `all(...)`, name the items that break it; for a comparison, show both sides."""
+        from .syntax import BinOp
+        try:
+            if isinstance(expr, Call) and expr.name == "all":
+                bad = [i.get("name", "?") for i in self.items(expr.args[0], None)
+                       if self.evaluate(expr.args[1], i) is not True]
+                return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+            if isinstance(expr, BinOp) and expr.op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"left side is {self.evaluate(expr.left)}, right side is {self.evaluate(expr.right)}"
+        except EvalError:
+            return None
+        return None
+
+
+def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
+    for e in ed.errata:
+        for d in diags.items[first:]:
+            if d.code == e.code and d.item == e.item and d.level == "error":
+                d.level = "note"
+                d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
+                d.help = None
+                e.used = True
+        if not e.used:
+            diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
+                          help="remove it, or check the item name and code")
