@@ -180,6 +180,8 @@ class Resolution:
     def cancel(self, line: int, why: str) -> "Resolution":
         self.is_cancelled = True
         self.cancel_reason = {"line": line, "path": self.module.SOURCE_PATH, "why": why}
+        self.effects = [EffectResult("cancelled", {}, line)]
+        self.assignment = None
         return self
 
     def exclude(self, line: int, why: str) -> None:
@@ -196,8 +198,6 @@ class Resolution:
                 self.immune = True
                 self._note(o, None, None, None)
             elif o["op"] == "cancel":
-                self.is_cancelled = True
-                self.cancel_reason = {"line": o["line"], "path": self.module.SOURCE_PATH, "why": "cancelled by a modifier"}
                 self._note(o, None, None, None)
             elif o["op"] == "option":
                 target = self._target(o["kind"])
@@ -205,6 +205,11 @@ class Resolution:
                     kind, args = o["replacement"]
                     self.options.append({"instead_of": o["kind"], "kind": kind, "args": args, "each": o["each"],
                                          "by": list(o["by"]), "line": o["line"]})
+        cancelling = [o for o in self.ops if o["op"] == "cancel"]
+        if cancelling:
+            by = ", ".join(cancelling[0]["by"]) or "a modifier"
+            self.cancel(cancelling[0]["line"], f"cancelled by {by}")
+            self.ops = []
         for phase in ("add", "set", "cap"):
             ops = [o for o in self.ops if o["op"] == phase or (phase == "add" and o["op"] == "prevent")]
             if phase == "set":

@@ -628,6 +628,9 @@ class _ToSyntax(Transformer):
     def unknown_lit(self, meta, c):
         return Unknown(self._span(meta))
 
+    def atom(self, c):
+        return c[1]  # ( expr )
+
     @v_args(meta=True)
     def name_ref(self, meta, c):
         return c[0]
