@@ -48,6 +48,9 @@ LAZY_COMMANDS = {
     "diff": ("civdsl.diff", "diff_command"),
     "fmt": ("civdsl.fmt", "fmt_command"),
     "new": ("civdsl.scaffold", "new_command"),
+    "plan": ("civdsl.planner", "plan_command"),
+    "hand": ("civdsl.planner", "hand_command"),
+    "lsp": ("civdsl.lsp", "lsp_command"),
 }
 
 
