@@ -63,26 +63,38 @@ def _digest(paths: list[str]) -> dict[str, str] | None:
     return out
 
 
+_LOADED: dict[Path, tuple[dict, "Rulebook"]] = {}
+
+
 def load(name: str | os.PathLike) -> "Rulebook":
     path = locate(str(name)).resolve()
+    known = _LOADED.get(path)
+    if known is not None and _digest(list(known[0])) == known[0]:
+        return known[1]
+    rulebook = _load(path)
+    _LOADED[path] = (rulebook._files, rulebook)
+    return rulebook
+
+
+def _load(path: Path) -> "Rulebook":
     key = hashlib.sha256(f"{CACHE_FORMAT}|{sys.version_info[:2]}|{path}".encode()).hexdigest()[:24]
     folder = cache_dir() / key
     manifest = folder / "manifest.json"
     try:
         recorded = json.loads(manifest.read_text())
         if recorded.get("generator") == _generator_version() and _digest(list(recorded["files"])) == recorded["files"]:
-            return Rulebook(_import(folder / "effects.py", key))
+            return Rulebook(_import(folder / "effects.py", key), recorded["files"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     source, files = compile_source(path)
     try:
         _write_cache(folder, source, files)
-        return Rulebook(_import(folder / "effects.py", key))
+        return Rulebook(_import(folder / "effects.py", key), files)
     except OSError:
         # an unwritable cache: compile into a private temporary folder instead
         tmp = Path(tempfile.mkdtemp(prefix="civdsl-"))
         _write_cache(tmp, source, files)
-        return Rulebook(_import(tmp / "effects.py", key))
+        return Rulebook(_import(tmp / "effects.py", key), files)
 
 
 def _generator_version() -> str:
@@ -129,8 +141,9 @@ def import_module_file(path: Path, name: str):
 class Rulebook:
     """A compiled rulebook: its data and the answers its rules give."""
 
-    def __init__(self, module):
+    def __init__(self, module, files: dict[str, str] | None = None):
         self.module = module
+        self._files = dict(files or {})  # absolute path -> sha256 of every file compiled in
         self.id = module.EDITION["id"]
         self.name = module.EDITION["name"]
 

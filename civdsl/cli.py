@@ -108,7 +108,8 @@ def _paths(paths: tuple[str, ...]) -> list[Path]:
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Diagnostics as text or JSON.")
 @click.option("--schema", is_flag=True, help="Also validate the compiled model against schemas/model.schema.json.")
-def check(paths, fmt, schema):
+@click.option("-v", "--verbose", is_flag=True, help="Also show notes (e.g. diagnostics acknowledged by errata).")
+def check(paths, fmt, schema, verbose):
     """Check rulebooks (default: every shipped rulebook) and report every problem."""
     from .compiler import check_file
     from .diagnostics import Diagnostics
@@ -125,7 +126,7 @@ def check(paths, fmt, schema):
     if fmt == "json":
         click.echo(diags.to_json())
     else:
-        report = diags.render(color=sys.stdout.isatty())
+        report = diags.render(color=sys.stdout.isatty(), notes=verbose)
         if report:
             click.echo(report, err=diags.has_errors)
         if not diags.has_errors:

@@ -85,8 +85,9 @@ class Diagnostics:
             return (s.path if s else "", s.line if s else 0, s.column if s else 0, d.code)
         return sorted(self.items, key=key)
 
-    def render(self, *, color: bool = False, limit: int | None = None) -> str:
-        shown = self.sorted()
+    def render(self, *, color: bool = False, limit: int | None = None, notes: bool = False) -> str:
+        """Errors and warnings; `notes` also shows acknowledged errata and other notes."""
+        shown = [d for d in self.sorted() if notes or d.level != "note"]
         hidden = 0
         if limit is not None and len(shown) > limit:
             hidden = len(shown) - limit

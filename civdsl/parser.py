@@ -101,17 +101,13 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
     """Parse normalised text; on failure report every syntax error Lark can recover from."""
     if not _check_limits(text, path, diags):
         return None
+    # Only the first syntax error is reported: LALR error recovery mostly produces cascades
+    # that point away from the real mistake. Every later pass reports all of its findings.
     errors: list[UnexpectedInput] = []
-
-    def on_error(exc: UnexpectedInput) -> bool:
-        errors.append(exc)
-        return len(errors) < 20  # keep going to find more errors, within reason
-
     try:
-        tree = _parser().parse(text, on_error=on_error)
+        tree = _parser().parse(text)
     except UnexpectedInput as exc:
-        if not errors or errors[-1] is not exc:
-            errors.append(exc)
+        errors.append(exc)
         tree = None
     except RecursionError:
         diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
@@ -139,7 +135,7 @@ def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diag
         lines = text.split("\n")
         line = len(lines)
         column = len(lines[-1]) + 1
-        found = "the end of the file"
+        found = "end of file"
     else:
         tok = exc.token
         found = f"`{tok}`" if tok.type != "STRING" else f"string {tok}"

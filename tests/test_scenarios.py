@@ -1,0 +1,75 @@
+"""Behaviour tests as data: tests/scenarios/<edition>.yaml, hand-computed from the seed texts.
+
+Each scenario applies one rule (a calamity to a victim, a purchase, the epoch check, scoring)
+to a player state and compares the outcome with the rulebook's printed answer.
+"""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import civdsl
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+
+
+def _scenarios():
+    for path in sorted(SCENARIO_DIR.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for i, sc in enumerate(data["scenarios"]):
+            yield pytest.param(data["rulebook"], sc, id=f"{path.stem}:{i}:{sc['name']}")
+
+
+def _effects(effects: list[dict]) -> dict:
+    return {e["kind"]: e.get("amount", True) for e in effects if e["kind"] != "cancelled"}
+
+
+def _expected_effects(expected: dict) -> dict:
+    return {k: v for k, v in expected.items() if k != "cancelled"}
+
+
+@pytest.mark.parametrize("rulebook, sc", list(_scenarios()))
+def test_scenario(rulebook, sc):
+    rb = civdsl.load(rulebook)
+    expect = sc["expect"]
+    if "resolve" in sc:
+        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {})
+        data = r.to_dict()
+        assert not data["missing_facts"], f"state lacks {data['missing_facts']}"
+        if "effects" in expect:
+            assert _effects(data["effects"]) == _expected_effects(expect["effects"])
+        if "cancelled" in expect:
+            assert data["cancelled"] is expect["cancelled"]
+        if "secondary" in expect:
+            sec = data["secondary"]
+            want = expect["secondary"]
+            for key in ("count", "share"):
+                if key in want:
+                    assert sec[key] == want[key]
+            assert _effects(sec["effects"]) == want["effects"]
+    elif "cost" in sc:
+        c = sc["cost"]
+        result = rb.cost(c.get("holds") or [], c["buy"], c.get("state") or {})
+        prices = {row["advance"]: row["price"] for row in result["items"]}
+        assert prices == expect["prices"]
+        if "total" in expect:
+            assert result["total"] == expect["total"]
+    elif "epoch" in sc:
+        e = sc["epoch"]
+        [track] = rb.epochs(e["ast"], e.get("holds") or [], e.get("state") or {})
+        assert not track["missing_facts"]
+        assert track["reached"] == expect["reached"]
+    elif "score" in sc:
+        s = sc["score"]
+        result = rb.score(s.get("holds") or [], s.get("state") or {})
+        assert result["total"] == expect["total"]
+    else:
+        pytest.fail(f"scenario {sc['name']!r} names no rule to apply")
+
+
+def test_every_shipped_rulebook_has_scenarios():
+    from civdsl.resources import shipped_rulebooks
+
+    covered = {yaml.safe_load(p.read_text())["rulebook"] for p in SCENARIO_DIR.glob("*.yaml")}
+    assert set(shipped_rulebooks()) <= covered
