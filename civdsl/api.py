@@ -97,9 +97,26 @@ def _load(path: Path) -> "Rulebook":
         return Rulebook(_import(tmp / "effects.py", key), files)
 
 
+_FINGERPRINT: str | None = None
+# The modules whose code decides what a compiled rulebook does: a change to any of them makes
+# every cached module stale.
+_COMPILER_MODULES = ("codegen.py", "runtime.py", "expressions.py", "describe.py", "vocabulary.py",
+                     "resolver.py", "syntax.py", "validator.py")
+
+
 def _generator_version() -> str:
-    # kept in step with codegen.GENERATOR_VERSION without importing the code generator
-    return "1"
+    """A fingerprint of the compiler's own code (read, not imported: the fast path stays fast)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        here = Path(__file__).resolve().parent
+        digest = hashlib.sha256()
+        for name in _COMPILER_MODULES:
+            try:
+                digest.update((here / name).read_bytes())
+            except OSError:
+                digest.update(name.encode())
+        _FINGERPRINT = digest.hexdigest()[:16]
+    return _FINGERPRINT
 
 
 def compile_source(path: Path) -> tuple[str, dict[str, str]]:
@@ -161,10 +178,22 @@ class Rulebook:
 
     def state(self, holds=(), facts: dict | None = None, source: str = "state") -> runtime.PlayerState:
         facts = dict(facts or {})
-        holds = list(holds) + [h for h in facts.pop("holds", []) if h not in holds]
-        check_names(holds, self.module.ADVANCES, "advance", "--holds")
-        clean = check_state(facts, self.module.ADVANCES, self.module.COMMODITIES, self.module.GROUPS, source)
-        return runtime.PlayerState(self.module, holds, clean)
+        from_state = facts.pop("holds", [])
+        problems = []
+        try:
+            clean = check_state({**facts, "holds": from_state} if from_state else facts, self.module.ADVANCES,
+                                self.module.COMMODITIES, self.module.GROUPS, source)
+        except StateError as exc:
+            problems.append(str(exc))
+            clean = {}
+        try:
+            check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
+        except StateError as exc:
+            problems.append(str(exc))
+        if problems:
+            raise StateError("\n".join(problems))
+        held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
+        return runtime.PlayerState(self.module, held, clean)
 
     def calamity_name(self, name: str) -> str:
         if name in self.module.CALAMITIES:

@@ -66,7 +66,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     w.line("from __future__ import annotations")
     w.line("")
     w.line("from civdsl import runtime as _rt")
-    w.line("from civdsl.runtime import PlayerState, Resolution")
+    w.line("from civdsl.runtime import EffectResult, PlayerState, Resolution")
     w.line("")
     w.line("_MODULE = _rt.this_module(__name__)")
     w.line(f"GENERATOR_VERSION = {GENERATOR_VERSION!r}")
@@ -111,10 +111,12 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
         w.line("    return n * face")
 
     names: dict[str, str] = {}
+    compiler.held = "held"  # calamity functions keep the held advances in a local
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
         _calamity(w, compiler, cal, fn)
+    compiler.held = "s.held_set"
 
     w.line("")
     w.line("")
@@ -220,6 +222,10 @@ def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None) -
 
 
 def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
+    """One function per calamity, in straight-line code: each effect parameter is a local
+    variable, each modifier condition is evaluated once, and the modifier operations are
+    emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
+    each role, so that no rule is interpreted at run time."""
     path = comment_text(w.source_path)
     w.line("")
     w.line("")
@@ -230,52 +236,208 @@ def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
         doc += " Modifiers: " + "; ".join(mods) + "."
     w.line(f"    {doc!r}")
     w.line(f"    # {path}:{cal.span.line}")
-    w.line(f"    r = Resolution(_MODULE, {cal.name!r}, role, s)")
+    w.line("    held = s.held_set")
     w.line("    if role == 'primary':")
     for expr, span in cal.cancel:
         w.line(f"        if {c.compile(expr)}:  # {path}:{span.line}", span.line)
-        w.line(f"            return r.cancel({span.line!r}, {('cancelled: ' + describe.condition(expr))!r})", span.line)
-    _effects(w, c, cal.primary, "        ")
+        w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
+               f"{('cancelled: ' + describe.condition(expr))!r})", span.line)
+    _role_body(w, c, cal, "primary", cal.primary)
     if cal.secondary:
+        _role_body(w, c, cal, "secondary", cal.secondary.effects)
+    else:
+        w.line("    # only the primary victim suffers this calamity")
+        w.line(f"    return Resolution(_MODULE, {cal.name!r}, role, s, [])")
+
+
+class _EffectVar:
+    """An effect of one role's list and the local variables holding its parameters."""
+
+    def __init__(self, index: int, effect: Effect, conditional: bool):
+        self.index = index
+        self.effect = effect
+        self.kind = vocab.EFFECT_KINDS[effect.kind]
+        self.conditional = conditional
+
+    def var(self, param: str | None) -> str:
+        return f"e{self.index}_{param or 'active'}"
+
+    @property
+    def flag(self) -> str:
+        """The variable that is None while this effect's branch was not taken."""
+        return self.var(self.kind.main)
+
+
+def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
+    path = comment_text(w.source_path)
+    indent = "        "
+    if role == "secondary":
+        w.line("    else:")
+        for ex in cal.exclusions:
+            if ex.condition is not None:
+                w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}) if {c.compile(ex.condition)} else None",
+                       ex.span.line)
+                break
+        else:
+            w.line("        excluded = None")
+    variables: list[_EffectVar] = []
+    _collect(effects, False, variables)
+    for v in variables:
+        if v.conditional:
+            w.line(f"{indent}{v.flag} = None")
+    _emit_effects(w, c, effects, indent, iter(variables))
+    if role == "primary" and cal.secondary:
         sec = cal.secondary
         count = c.compile(sec.count) if sec.count is not None else "None"
         share = c.compile(sec.share) if sec.share is not None else "None"
-        flat = _flat_effects(c, sec.effects)
-        w.line(f"        r.assign({count}, {share}, [{', '.join(flat)}], {sec.span.line!r})", sec.span.line)
-    w.line("    else:")
-    if cal.secondary:
-        for ex in cal.exclusions:
-            if ex.condition is not None:
-                w.line(f"        if {c.compile(ex.condition)}:  # {path}:{ex.span.line}", ex.span.line)
-                w.line(f"            r.exclude({ex.span.line!r}, {describe.exclusion(ex)!r})", ex.span.line)
-        _effects(w, c, cal.secondary.effects, "        ")
-    else:
-        w.line("        return r  # only the primary victim suffers this calamity")
-    for m in cal.modifiers:
-        role_test = {"any": "", "primary": "role == 'primary' and ", "secondary": "role == 'secondary' and "}[m.role]
-        w.line(f"    if {role_test}{c.compile(m.condition)}:  # {path}:{m.span.line}", m.span.line)
-        by = tuple(m.advances)
+        flat = ", ".join(f"({e.kind!r}, {_call_args(c, e.call)})" for e in sec.effects if isinstance(e, Effect))
+        w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span.line)
+    mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
+    has_trace = any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
+    has_options = any(o.op == "option" for _, m in mods for o in m.ops)
+    has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
+    w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
+    if has_options:
+        w.line(f"{indent}options = []")
+    for j, m in mods:
+        w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {path}:{m.span.line}", m.span.line)
+    for j, m in mods:
         for o in m.ops:
-            if o.op in ("immune", "cancel"):
-                w.line(f"        r.op({o.op!r}, None, None, None, {by!r}, {o.span.line!r})", o.span.line)
-            elif o.op == "option":
+            if o.op == "cancel":
+                w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
+                by = ", ".join(m.advances) or "a modifier"
+                w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
+                       f"{('cancelled by ' + by)!r})", o.span.line)
+    ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
+    ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
+    ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
+    for j, m, o in ordered:
+        _emit_op(w, c, j, m, o, variables, indent)
+    for j, m in mods:
+        for o in m.ops:
+            if o.op == "option":
+                targets = [v for v in variables if v.effect.kind == o.kind]
+                if not targets:
+                    continue
+                active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
                 rep = o.replacement
-                args = _call_args(c, rep)
-                w.line(f"        r.op('option', {o.kind!r}, None, None, {by!r}, {o.span.line!r}, each={o.each!r}, "
-                       f"replacement=({rep.name!r}, {args}))", o.span.line)
+                w.line(f"{indent}if m{j} and ({active}):  # {path}:{o.span.line}", o.span.line)
+                w.line(f"{indent}    options.append(({o.kind!r}, {rep.name!r}, {_call_args(c, rep)}, {o.each!r}, "
+                       f"{tuple(m.advances)!r}, {o.span.line!r}))", o.span.line)
+    immune = "False"
+    if has_immune:
+        immune = " or ".join(f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops))
+        w.line(f"{indent}immune = {immune}")
+        immune = "immune"
+    items = []
+    for v in variables:
+        args = []
+        for p in v.kind.params:
+            value = v.var(p.name)
+            if p.name == v.kind.main:
+                # never below zero (inline: this is the hot path of every resolution)
+                clamped = (f"({value} if {value} is None or {value} > 0 else 0)" if v.conditional
+                           else f"({value} if {value} > 0 else 0)")
+                value = f"0 if {immune} else {clamped}" if has_immune else clamped
+            args.append(f"{p.name!r}: {value}")
+        items.append((v, f"EffectResult({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
+    if any(v.conditional for v in variables):
+        w.line(f"{indent}effects = []")
+        for v, item in items:
+            if v.conditional:
+                w.line(f"{indent}if {v.flag} is not None:")
+                w.line(f"{indent}    effects.append({item})")
             else:
-                kind = vocab.EFFECT_KINDS[o.kind]
-                param = o.param or kind.main
-                p = kind.param(param)
-                if p is not None and p.kind == "enum":
-                    value = repr(o.amount.parts[0])
+                w.line(f"{indent}effects.append({item})")
+    else:
+        w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
+    extra = []
+    if role == "primary" and cal.secondary:
+        extra.append("assignment")
+    else:
+        extra.append("None")
+    extra.append("trace")
+    extra.append("options" if has_options else "()")
+    extra.append(immune)
+    tail = ", ".join(extra)
+    if role == "secondary":
+        tail += ", None, excluded"
+    w.line(f"{indent}return Resolution(_MODULE, {cal.name!r}, role, s, effects, {tail})")
+
+
+def _collect(effects: list, conditional: bool, out: list) -> None:
+    for e in effects:
+        if isinstance(e, EffectBranch):
+            _collect(e.then, True, out)
+            _collect(e.otherwise, True, out)
+        else:
+            out.append(_EffectVar(len(out), e, conditional))
+
+
+def _emit_effects(w: _Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
+    path = comment_text(w.source_path)
+    for e in effects:
+        if isinstance(e, EffectBranch):
+            w.line(f"{indent}if {c.compile(e.condition)}:  # {path}:{e.span.line}", e.span.line)
+            _emit_branch(w, c, e.then, indent + "    ", variables)
+            w.line(f"{indent}else:")
+            _emit_branch(w, c, e.otherwise, indent + "    ", variables)
+        else:
+            v = next(variables)
+            given = dict(zip([p.name for p in v.kind.params], e.call.args))
+            given.update(e.call.kwargs)
+            for p in v.kind.params:
+                if p.name in given:
+                    value = given[p.name]
+                    code = repr(value.parts[0]) if p.kind == "enum" else c.compile(value)
+                elif p.name == v.kind.main or p.name == "active":
+                    code = "True"
                 else:
-                    value = c.compile(o.amount)
-                    if o.per is not None:
-                        value = f"({value}) * ({c.compile(o.per)})"
-                w.line(f"        r.op({o.op!r}, {o.kind!r}, {param!r}, {value}, {by!r}, {o.span.line!r}, "
-                       f"{m.priority!r})", o.span.line)
-    w.line("    return r.finish()")
+                    code = repr(p.default)
+                w.line(f"{indent}{v.var(p.name)} = {code}  # {path}:{e.span.line}", e.span.line)
+            if v.kind.main is None:
+                w.line(f"{indent}{v.flag} = True")
+
+
+def _emit_branch(w: _Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
+    if not effects:
+        w.line(f"{indent}pass")
+        return
+    _emit_effects(w, c, effects, indent, variables)
+
+
+def _emit_op(w: _Writer, c: PythonCompiler, j: int, m, o, variables: list, indent: str) -> None:
+    path = comment_text(w.source_path)
+    targets = [v for v in variables if v.effect.kind == o.kind]
+    if not targets:
+        return  # the validator warned (CIV036): the calamity never causes this effect
+    kind = vocab.EFFECT_KINDS[o.kind]
+    param = o.param or kind.main
+    p = kind.param(param)
+    if p is not None and p.kind == "enum":
+        value = repr(o.amount.parts[0])
+    else:
+        value = c.compile(o.amount)
+        if o.per is not None:
+            value = f"({value}) * ({c.compile(o.per)})"
+    by = tuple(m.advances)
+    w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
+    w.line(f"{indent}    v = {value}", o.span.line)
+    keyword = "if"
+    for t in targets:
+        var = t.var(param)
+        inner = indent + "    "
+        if t.conditional or len(targets) > 1:
+            test = f"{t.flag} is not None" if t.conditional else "True"
+            w.line(f"{inner}{keyword} {test}:")
+            inner += "    "
+            keyword = "elif"
+        new = {"add": f"{var} + v", "prevent": f"{var} - v", "set": "v", "cap": f"min({var}, v)"}[o.op]
+        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, v, {var}, {new}, {by!r}, {o.span.line!r}))",
+               o.span.line)
+        w.line(f"{inner}{var} = {new}", o.span.line)
+        if not (t.conditional or len(targets) > 1):
+            break
 
 
 def _call_args(c: PythonCompiler, call) -> str:
@@ -290,27 +452,3 @@ def _call_args(c: PythonCompiler, call) -> str:
         elif p.default is not None:
             parts.append(f"{p.name!r}: {p.default!r}")
     return "{" + ", ".join(parts) + "}"
-
-
-def _effects(w: _Writer, c: PythonCompiler, effects: list, indent: str) -> None:
-    path = comment_text(w.source_path)
-    if not effects:
-        w.line(f"{indent}pass")
-    for e in effects:
-        if isinstance(e, EffectBranch):
-            w.line(f"{indent}if {c.compile(e.condition)}:  # {path}:{e.span.line}", e.span.line)
-            _effects(w, c, e.then, indent + "    ")
-            if e.otherwise:
-                w.line(f"{indent}else:")
-                _effects(w, c, e.otherwise, indent + "    ")
-        else:
-            w.line(f"{indent}r.effect({e.kind!r}, {_call_args(c, e.call)}, {e.span.line!r})  # {path}:{e.span.line}",
-                   e.span.line)
-
-
-def _flat_effects(c: PythonCompiler, effects: list) -> list[str]:
-    out = []
-    for e in effects:
-        if isinstance(e, Effect):
-            out.append(f"({e.kind!r}, {_call_args(c, e.call)})")
-    return out

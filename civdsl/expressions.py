@@ -318,6 +318,8 @@ class PythonCompiler:
         self.consts = consts
         self.options = options
         self.tables = tables
+        # where the set of held advances is: compiled calamity functions keep it in a local
+        self.held = "s.held_set"
 
     def compile(self, e: Expr) -> str:
         if isinstance(e, Num):
@@ -359,6 +361,8 @@ class PythonCompiler:
         fn = vocab.FUNCTIONS[e.name]
         if fn.scope == "math":
             return f"_rt.{e.name}({', '.join(args)})"
+        if e.name == "holds":
+            return f"({args[0]} in {self.held})"
         # keyword names come from the vocabulary (checked), values are compiled expressions
         kwargs = []
         for key, value in e.kwargs.items():

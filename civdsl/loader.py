@@ -28,7 +28,14 @@ class LoadedFile:
 
 
 def display_path(path: Path) -> str:
-    """A short, stable way to name a file in diagnostics (relative to the working folder)."""
+    """A short, stable way to name a file in diagnostics and generated code.
+
+    Shipped rulebooks are always `rulebooks/...`, wherever the package is installed, so that
+    a build gives the same bytes from a checkout and from an installed copy.
+    """
+    shipped = rulebooks_dir().resolve()
+    if _inside(path.resolve(), shipped):
+        return "rulebooks/" + path.resolve().relative_to(shipped).as_posix()
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:

@@ -19,6 +19,12 @@ MAX_BYTES = 2_000_000
 MAX_NESTING = 64
 MAX_DIGITS = 9
 MAX_LINE = 10_000
+# How deep the syntax tree may nest, counted the way the later passes (and the generated
+# Python) nest: each bracket, `not`, unary minus, call or block is a level, and a chain of N
+# binary operators (`1 + 1 + ... + 1`, `a and b and ...`) is N levels, because the syntax tree
+# turns it into left-deep operations that later passes walk recursively. Python itself refuses
+# more than 200 nested brackets in the generated module, so this stays well below that.
+MAX_DEPTH = 100
 
 # How a terminal is named in "expected ..." lists.
 _TERMINAL_WORDS = {
@@ -69,7 +75,7 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
     for ch in text:
         col += 1
         if ch == "\n":
-            if col > MAX_LINE:
+            if col - 1 > MAX_LINE:
                 diags.error("CIV005", f"line {line} is {col - 1:,} characters long; the limit is {MAX_LINE:,}",
                             Span(path, line, 1))
                 return False
@@ -114,7 +120,46 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
         return None
     for exc in errors:
         _report_syntax_error(exc, text, path, diags)
-    return None if errors else tree
+    if errors:
+        return None
+    deep = _too_deep(tree)
+    if deep is not None:
+        meta = deep.meta
+        line = getattr(meta, "line", 1) if not meta.empty else 1
+        column = getattr(meta, "column", 1) if not meta.empty else 1
+        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, line, column),
+                    notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
+                           "a chain of N operators (`a + b + ...`) counts N"],
+                    help="split the expression using `const` declarations")
+        return None
+    return tree
+
+
+_CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
+
+
+def _too_deep(tree: lark.Tree) -> lark.Tree | None:
+    """The first node (innermost first) nested deeper than MAX_DEPTH, or None. Iterative."""
+    depth: dict[int, int] = {}
+    stack: list[tuple[lark.Tree, bool]] = [(tree, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.children if isinstance(c, lark.Tree))
+            continue
+        kids = [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children]
+        if node.data in _CHAINS and len(kids) > 1:
+            operands = kids[0::2]
+            k = len(operands)
+            # left-deep: the first operand sits k-1 levels down, operand i (i >= 1) k-i levels
+            d = max([k - 1 + operands[0]] + [k - i + operands[i] for i in range(1, k)])
+        else:
+            d = 1 + max(kids, default=0)
+        if d > MAX_DEPTH:
+            return node
+        depth[id(node)] = d
+    return None
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:

@@ -132,128 +132,72 @@ class PlayerState:
 
 # --- calamity resolution ------------------------------------------------------------------
 
-@dataclass
 class EffectResult:
-    kind: str
-    args: dict
-    line: int
-    base: dict = field(default_factory=dict)
+    """One effect a victim suffers, with its final parameters."""
+
+    __slots__ = ("kind", "args", "line")
+
+    def __init__(self, kind: str, args: dict, line: int):
+        self.kind = kind
+        self.args = args
+        self.line = line
 
     @property
     def amount(self):
         return self.args.get("amount", True)
 
 
-@dataclass
-class Assignment:
-    count: Any
-    share: Any
-    effects: list
-    line: int
-
-
 class Resolution:
-    """What one victim suffers from one calamity, with a trace of every rule that changed it."""
+    """What one victim suffers from one calamity, with a trace of every rule that changed it.
 
-    def __init__(self, module, calamity: str, role: str, state: PlayerState):
+    Compiled calamity functions compute everything in straight-line code and build one of
+    these at the end; trace entries are tuples (op, kind, param, value, before, after, by,
+    line) and options tuples (instead_of, kind, args, each, by, line), turned into dicts
+    only when asked for.
+    """
+
+    __slots__ = ("module", "calamity", "role", "state", "effects", "assignment", "_trace", "_options",
+                 "immune", "cancel_reason", "excluded")
+
+    def __init__(self, module, calamity: str, role: str, state: PlayerState, effects: list,
+                 assignment: tuple | None = None, trace=(), options=(), immune: bool = False,
+                 cancel_reason: tuple | None = None, excluded: tuple | None = None):
         self.module = module
         self.calamity = calamity
         self.role = role
         self.state = state
-        self.effects: list[EffectResult] = []
-        self.assignment: Assignment | None = None
-        self.ops: list[dict] = []
-        self.options: list[dict] = []
-        self.trace: list[dict] = []
-        self.is_cancelled = False
-        self.cancel_reason: dict | None = None
-        self.immune = False
-        self.excluded: dict | None = None
+        self.effects = effects
+        self.assignment = assignment  # (count, share, [(kind, args)], line)
+        self._trace = trace
+        self._options = options
+        self.immune = immune
+        self.cancel_reason = cancel_reason  # (line, why)
+        self.excluded = excluded  # (line, why)
 
-    # called by compiled code
-    def effect(self, kind: str, args: dict, line: int) -> None:
-        self.effects.append(EffectResult(kind, dict(args), line, dict(args)))
+    @property
+    def is_cancelled(self) -> bool:
+        return self.cancel_reason is not None
 
-    def assign(self, count, share, effects: list, line: int) -> None:
-        self.assignment = Assignment(count, share, [EffectResult(k, dict(a), line, dict(a)) for k, a in effects], line)
+    @property
+    def trace(self) -> list[dict]:
+        path = self.module.SOURCE_PATH
+        return [{"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
+                 "after": number(after), "by": list(by), "path": path, "line": line}
+                for op, kind, param, value, before, after, by, line in self._trace]
 
-    def cancel(self, line: int, why: str) -> "Resolution":
-        self.is_cancelled = True
-        self.cancel_reason = {"line": line, "path": self.module.SOURCE_PATH, "why": why}
-        self.effects = [EffectResult("cancelled", {}, line)]
-        self.assignment = None
-        return self
+    @property
+    def options(self) -> list[dict]:
+        return [{"instead_of": instead, "kind": kind, "args": {k: number(v) for k, v in args.items()}, "each": each,
+                 "by": list(by), "line": line} for instead, kind, args, each, by, line in self._options]
 
-    def exclude(self, line: int, why: str) -> None:
-        self.excluded = {"line": line, "path": self.module.SOURCE_PATH, "why": why}
-
-    def op(self, op: str, kind: str | None, param: str | None, value, by: tuple, line: int, priority: int = 0,
-           each: bool = False, replacement: tuple | None = None) -> None:
-        self.ops.append({"op": op, "kind": kind, "param": param, "value": value, "by": by, "line": line,
-                         "priority": priority, "each": each, "replacement": replacement})
-
-    def finish(self) -> "Resolution":
-        for o in self.ops:
-            if o["op"] == "immune":
-                self.immune = True
-                self._note(o, None, None, None)
-            elif o["op"] == "cancel":
-                self._note(o, None, None, None)
-            elif o["op"] == "option":
-                target = self._target(o["kind"])
-                if target is not None:
-                    kind, args = o["replacement"]
-                    self.options.append({"instead_of": o["kind"], "kind": kind, "args": args, "each": o["each"],
-                                         "by": list(o["by"]), "line": o["line"]})
-        cancelling = [o for o in self.ops if o["op"] == "cancel"]
-        if cancelling:
-            by = ", ".join(cancelling[0]["by"]) or "a modifier"
-            self.cancel(cancelling[0]["line"], f"cancelled by {by}")
-            self.ops = []
-        for phase in ("add", "set", "cap"):
-            ops = [o for o in self.ops if o["op"] == phase or (phase == "add" and o["op"] == "prevent")]
-            if phase == "set":
-                ops.sort(key=lambda o: o["priority"])
-            for o in ops:
-                target = self._target(o["kind"])
-                if target is None:
-                    continue
-                param = o["param"] or "amount"
-                before = target.args.get(param)
-                if o["op"] == "add":
-                    after = number((before or 0) + o["value"])
-                elif o["op"] == "prevent":
-                    after = number((before or 0) - o["value"])
-                elif o["op"] == "set":
-                    after = number(o["value"])
-                else:
-                    after = before if before is not None and before <= o["value"] else number(o["value"])
-                target.args[param] = after
-                self._note(o, param, before, after)
-        for e in self.effects:
-            for key, value in e.args.items():
-                if isinstance(value, (int, Fraction)) and not isinstance(value, bool) and value < 0:
-                    e.args[key] = 0
-        if self.immune:
-            for e in self.effects:
-                if "amount" in e.args:
-                    e.args["amount"] = 0
-        return self
-
-    def _target(self, kind: str) -> EffectResult | None:
-        return next((e for e in self.effects if e.kind == kind), None)
-
-    def _note(self, o: dict, param, before, after) -> None:
-        self.trace.append({"op": o["op"], "kind": o["kind"], "param": param, "value": number(o["value"]),
-                           "before": before, "after": after, "by": list(o["by"]),
-                           "path": self.module.SOURCE_PATH, "line": o["line"]})
-
-    # reading the outcome
     def amount(self, kind: str):
-        e = self._target(kind)
-        return None if e is None else e.amount
+        for e in self.effects:
+            if e.kind == kind:
+                return e.amount
+        return None
 
     def to_dict(self) -> dict:
+        path = self.module.SOURCE_PATH
         out = {
             "calamity": self.calamity,
             "role": self.role,
@@ -265,15 +209,23 @@ class Resolution:
             "missing_facts": list(self.state.missing),
         }
         if self.cancel_reason:
-            out["cancel_reason"] = self.cancel_reason
+            out["cancel_reason"] = {"line": self.cancel_reason[0], "path": path, "why": self.cancel_reason[1]}
         if self.excluded:
-            out["excluded"] = self.excluded
+            out["excluded"] = {"line": self.excluded[0], "path": path, "why": self.excluded[1]}
         if self.assignment:
-            a = self.assignment
-            out["secondary"] = {"count": number(a.count), "share": number(a.share),
-                                "effects": [{"kind": e.kind, **{k: number(v) for k, v in e.args.items()}}
-                                            for e in a.effects]}
+            count, share, effects, line = self.assignment
+            out["secondary"] = {"count": number(count), "share": number(share), "line": line,
+                                "effects": [{"kind": k, **{a: number(v) for a, v in args.items()}} for k, args in effects]}
         return out
+
+
+def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str) -> Resolution:
+    return Resolution(module, calamity, role, state, [EffectResult("cancelled", {}, line)], cancel_reason=(line, why))
+
+
+def clamp(value):
+    """Effects never go below zero (prevention cannot make a victim gain anything)."""
+    return 0 if value is not None and not isinstance(value, bool) and value < 0 else value
 
 
 def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:

@@ -1,9 +1,100 @@
-"""Quick-reference charts generated from the model (in progress)."""
+"""Quick-reference charts generated from the compiled model (see docs/charts.md).
+
+`render_all(edition, base)` renders every chart file of one edition; `site_files(results)` the
+top-level index and the cross-edition comparison of a full build. All chart words are made
+from structure (describe.py); rulebook `summary` and `note` strings are shown as quotations.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from ..model import Edition
+from ..serialize import to_data
+from . import tables
+from .cells import chips_for
+from .diff import Diff, compute
+from .explorer import to_dot, to_svg
+from .html import edition_page
+from .markdown import csv_table, href, legend_md, md_chart, md_escape
+
+__all__ = ["render_all", "site_files", "charts_for", "model_yaml"]
+
+CHART_TITLES = {"calamities": "Calamities", "advances": "Advances", "credits": "Credits matrix and chains",
+                "explorer": "Strategy explorer", "epochs": "Epochs (A.S.T.)", "commodities": "Commodities"}
 
 
-def render_all(edition, base=None):
-    return {}, []
+def charts_for(edition: Edition, base: Edition | None = None):
+    """(charts by kind, diff or None): the format-neutral charts of one edition."""
+    diff = compute(base, edition) if base is not None else None
+    return tables.build(edition, diff), diff
 
 
-def site_files(results):
-    return {}
+def model_yaml(data) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files: dict) -> str:
+    out = [f"# {md_escape(ed.name)}: quick-reference charts", "",
+           f"Generated from the compiled rulebook of edition `{md_escape(ed.id)}`. "
+           f"Printable page: [{md_escape(ed.id)}.html]({href(ed.id + '.html')}).", ""]
+    if diff is not None:
+        out += [f"A house rule on {md_escape(base.name)}: see the [house-rule summary](house-summary.md); "
+                "rows it adds or changes are marked in every chart.", ""]
+    out.append(legend_md(chips_for(ed)))
+    out.append("")
+    for kind, chart in charts.items():
+        extra = []
+        for t in chart.tables:
+            if t.csv and f"charts/{t.slug}.csv" in files:
+                extra.append(f"[{md_escape(t.slug)}.csv]({href(t.slug + '.csv')})")
+        if kind == "explorer":
+            for rel in ("explorer.svg", "explorer.dot"):
+                if f"charts/{rel}" in files:
+                    extra.append(f"[{rel}]({rel})")
+        out.append(f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else ""))
+    out += ["- [the compiled model as YAML](model.yaml); as JSON: [../model.json](../model.json)", ""]
+    return "\n".join(out)
+
+
+def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str, str | bytes], list[str]]:
+    """Every chart file of one edition, keyed by path under generated/<edition>/, and messages."""
+    charts, diff = charts_for(edition, base)
+    files: dict[str, str | bytes] = {}
+    messages: list[str] = []
+    for kind, chart in charts.items():
+        files[f"charts/{kind}.md"] = md_chart(chart, edition.name)
+        for t in chart.tables:
+            if t.csv:
+                files[f"charts/{t.slug}.csv"] = csv_table(t)
+    dot = to_dot(edition)
+    files["charts/explorer.dot"] = dot
+    svg, problem = to_svg(dot)
+    if svg is not None:
+        files["charts/explorer.svg"] = svg
+    elif problem:
+        messages.append(problem)
+    files["charts/model.yaml"] = model_yaml(to_data(edition))
+    chips = chips_for(edition)
+    page_charts = list(charts.values())
+    subtitle = ""
+    if diff is not None:
+        house = tables.house_chart(edition, base, diff)
+        files["charts/house-summary.md"] = md_chart(house, edition.name)
+        for t in house.tables:
+            files[f"charts/{t.slug}.csv"] = csv_table(t)
+        files["charts/house-summary.html"] = edition_page(edition, [house], chips, house=True,
+                                                          subtitle=f"A house rule on {base.name}.")
+        page_charts = [house] + page_charts
+        subtitle = f"A house rule on {base.name}: marked rows differ from it."
+    files[f"charts/{edition.id}.html"] = edition_page(edition, page_charts, chips, house=diff is not None,
+                                                      subtitle=subtitle)
+    files["charts/README.md"] = _readme(edition, charts, diff, base, files)
+    return dict(sorted(files.items())), messages
+
+
+def site_files(results) -> dict[str, str]:
+    """index.html and the cross-edition comparison (compare.md, compare.html) of a full build."""
+    from .compare import site
+
+    return site(results)

@@ -1,0 +1,138 @@
+"""Speed of the compiler and of compiled rules, measured in one run (ratios are meaningful,
+absolute times depend on the machine). Run:  python benchmarks/bench_core.py
+
+1. parse + validate + generate the largest shipped rulebook;
+2. CLI wall time of `civdsl resolve` with a current compiled module (vs. a bare interpreter);
+3. generated calamity functions vs hand-written Python (benchmarks/reference_megaciv.py);
+4. resolving all calamities for 1,000 random holdings;
+5. pricing every purchase of 3 advances out of all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import civdsl  # noqa: E402
+from civdsl import runtime  # noqa: E402
+from civdsl.codegen import generate  # noqa: E402
+from civdsl.compiler import check_file  # noqa: E402
+from civdsl.resources import shipped_rulebooks  # noqa: E402
+
+
+def best_of(fn, repeat=5, number=1):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def compile_time():
+    books = shipped_rulebooks()
+    largest = max(books.values(), key=lambda p: p.stat().st_size)
+
+    def once():
+        checked = check_file(largest)
+        generate(checked.edition, {f.display: f.text for f in checked.chain})
+
+    once()
+    t = best_of(once, repeat=5)
+    print(f"compile {largest.name} ({largest.stat().st_size:,} bytes): parse+validate+generate {t * 1000:.0f} ms")
+
+
+def cli_wall_time():
+    civdsl.load("megaciv")  # make the compiled module current
+    cmd = [sys.executable, str(ROOT / "cli.py"), "resolve", "megaciv", "Famine", "--holds", "Pottery"]
+    bare = [sys.executable, "-c", "pass"]
+    for c in (cmd, bare):
+        subprocess.run(c, capture_output=True)
+    runs = [best_of(lambda c=c: subprocess.run(c, capture_output=True), repeat=5) for c in (cmd, bare)]
+    print(f"CLI `civdsl resolve megaciv Famine`: {runs[0] * 1000:.0f} ms wall (bare interpreter start: {runs[1] * 1000:.0f} ms)")
+
+
+def generated_vs_handwritten():
+    from reference_megaciv import REFERENCE
+
+    rb = civdsl.load("megaciv")
+    names = list(rb.advances)
+    rng = random.Random(1)
+    holdings = [frozenset(rng.sample(names, rng.randint(0, 20))) for _ in range(1000)]
+    states = [runtime.PlayerState(rb.module, sorted(h), {}) for h in holdings]
+    for calamity, ref in REFERENCE.items():
+        fn = rb.module.CALAMITY_FUNCTIONS[calamity]
+        for s, h in zip(states, holdings):  # same answers first
+            for role in ("primary", "secondary"):
+                got = fn(s, role)
+                want = ref(h, role)
+                assert {e.kind: e.amount for e in got.effects} == want["effects"], (calamity, role, sorted(h))
+
+        def gen():
+            for s in states:
+                fn(s, "primary")
+                fn(s, "secondary")
+
+        def hand():
+            for h in holdings:
+                ref(h, "primary")
+                ref(h, "secondary")
+
+        tg, th = best_of(gen, repeat=25), best_of(hand, repeat=25)
+        print(f"{calamity:15s} generated {tg / 2000 * 1e6:6.2f} us/call, hand-written {th / 2000 * 1e6:6.2f} us/call, "
+              f"speed ratio generated/hand-written = {th / tg:.2f}")
+
+
+def resolve_all():
+    rb = civdsl.load("megaciv")
+    names = list(rb.advances)
+    rng = random.Random(2)
+    facts = {"cities": 5, "coastal_cities": 2, "cities_adjacent_open_sea": 2, "volcano_cities": 0, "flood_plain_units": 6,
+             "unit_points": 40, "tokens": 15, "treasury": 10, "ships": 2, "commodities": {}, "flood_plain_players": 1,
+             "open_sea_players": 1, "ast_position": 5}
+    states = [runtime.PlayerState(rb.module, rng.sample(names, rng.randint(0, 25)), facts) for _ in range(1000)]
+    fns = list(rb.module.CALAMITY_FUNCTIONS.values())
+
+    def run():
+        for s in states:
+            for fn in fns:
+                fn(s, "primary")
+
+    t = best_of(run, repeat=3)
+    print(f"resolve all {len(fns)} calamities x 1,000 random holdings: {t * 1000:.0f} ms "
+          f"({t / (1000 * len(fns)) * 1e6:.1f} us per resolution)")
+
+
+def cost_any_three():
+    rb = civdsl.load("megaciv")
+    names = list(rb.advances)
+    held = names[:5]
+    others = names[5:]
+    combos = list(itertools.combinations(others, 3))
+
+    def run():
+        for c in combos:
+            runtime.prices(rb.module, held, c)
+
+    t = best_of(run, repeat=3)
+    print(f"cost of every 3-advance purchase ({len(combos):,} of them): {t * 1000:.0f} ms "
+          f"({t / len(combos) * 1e6:.1f} us each)")
+
+
+if __name__ == "__main__":
+    compile_time()
+    cli_wall_time()
+    generated_vs_handwritten()
+    resolve_all()
+    cost_any_three()
+    del statistics

@@ -1,0 +1,192 @@
+"""The cross-edition comparison and the site index.
+
+An item of one edition is the same card as an item of another when both have the same name,
+or when one lists the other's name under `aka`; nothing is matched by resemblance. House
+rules (editions that extend another) are left out: their own summary page compares them with
+their base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import describe
+from . import derive
+from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, lines, number
+from .html import chart_html, esc, page, table_html
+from .markdown import md_chart, md_escape
+from .tables import CLASS_TEXT, advance_order, calamity_order
+
+DIFFERS = "\u2260"
+
+
+class _Union:
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def linked(editions: list, kind: str) -> list[list[tuple[int, str]]]:
+    """Groups of (edition index, item name) that are one card across editions (name or aka)."""
+    uf = _Union()
+    index: dict[str, list[tuple[int, str]]] = {}
+    order: list[tuple[int, str]] = []
+    for i, ed in enumerate(editions):
+        items = getattr(ed, kind)
+        names = calamity_order(ed) if kind == "calamities" else advance_order(ed)
+        for n in names:
+            index.setdefault(n, []).append((i, n))
+            order.append((i, n))
+            uf.find((i, n))
+    for i, ed in enumerate(editions):
+        for n, item in getattr(ed, kind).items():
+            for other in [n] + list(item.aka):
+                for j, m in index.get(other, []):
+                    if j != i:
+                        uf.union((i, n), (j, m))
+    groups: dict = {}
+    for key in order:
+        groups.setdefault(uf.find(key), []).append(key)
+    return [g for g in groups.values() if len({i for i, _ in g}) > 1]
+
+
+def _attr_rows(editions, group, attrs) -> list[Row]:
+    rows = []
+    present = sorted({i for i, _ in group})
+    for label, fn in attrs:
+        cells = []
+        for i in present:
+            names = [n for j, n in group if j == i]
+            parts = [fn(editions[i], n) for n in names]
+            cells.append(parts[0] if len(parts) == 1 else Cell([line for p in parts for line in p.lines]))
+        differ = len({c.plain() for c in cells}) > 1
+        head = cell(Strong(label), f" {DIFFERS}" if differ else "")
+        rows.append(Row([head] + cells, mark="changed" if differ else None, head=True))
+    return rows
+
+
+def _cal_attrs():
+    def mods(ed, n):
+        c = ed.calamities[n]
+        if not c.modifiers:
+            return cell("none")
+        return lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
+
+    return [
+        ("Name", lambda ed, n: cell(n)),
+        ("Stack", lambda ed, n: number(ed.calamities[n].stack)),
+        ("Class", lambda ed, n: cell(CLASS_TEXT.get(ed.calamities[n].klass, str(ed.calamities[n].klass)))),
+        ("Beneficiary", lambda ed, n: cell(describe.beneficiary(ed.calamities[n].beneficiary))),
+        ("Effect", lambda ed, n: cell(describe.calamity(ed.calamities[n]))),
+        ("Modifiers", mods),
+    ]
+
+
+def _adv_attrs(inter_by_ed):
+    def chips(ed):
+        return chips_for(ed)
+
+    def cal(ed, n):
+        items = inter_by_ed[id(ed)].get(n, [])
+        return lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in items]) if items \
+            else cell("none")
+
+    return [
+        ("Name", lambda ed, n: cell(n)),
+        ("Cost", lambda ed, n: number(ed.advances[n].cost)),
+        ("Groups", lambda ed, n: lines(*[chips(ed)[g] for g in ed.advances[n].groups if g in chips(ed)])),
+        ("VP", lambda ed, n: number(ed.advances[n].vp)),
+        ("Group credits", lambda ed, n: lines(*[replace(chips(ed)[g], amount=v)
+                                                for g, v in ed.advances[n].credits.items() if g in chips(ed)])),
+        ("Specific credits", lambda ed, n: lines(*[f"\u2192 {s.target} {s.amount}" for s in ed.advances[n].specific])
+         if ed.advances[n].specific else cell("none")),
+        ("Abilities", lambda ed, n: lines(*[describe.ability(a.kind, a.args) for a in ed.advances[n].abilities])
+         if ed.advances[n].abilities else cell("none")),
+        ("Calamities it changes", cal),
+    ]
+
+
+def comparison(editions: list) -> list[Chart]:
+    """Two charts: calamities and advances found in more than one edition, side by side."""
+    inter = {id(ed): derive.interactions(ed) for ed in editions}
+    out = []
+    for kind, title, attrs in (("calamities", "Calamities in several editions", _cal_attrs()),
+                               ("advances", "Advances in several editions", _adv_attrs(inter))):
+        tables = []
+        for g in linked(editions, kind):
+            present = sorted({i for i, _ in g})
+            names = []
+            for _, n in g:
+                if n not in names:
+                    names.append(n)
+            cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in present]
+            rows = _attr_rows(editions, g, attrs)
+            tables.append(Table(f"{kind}-{names[0]}", " = ".join(names), cols, rows))
+        chart = Chart(f"compare-{kind}", title, tables, intro=[
+            f"An item appears here when two or more editions have it under the same name or one lists the "
+            f"other's name as also-known-as. {DIFFERS} marks the lines that differ."])
+        out.append(chart)
+    return out
+
+
+def compare_files(editions: list) -> dict[str, str]:
+    charts = comparison(editions)
+    names = ", ".join(f"{ed.name} ({ed.id})" for ed in editions)
+    intro = f"Editions compared: {names}. House rules are compared with their base on their own summary page."
+    md = ["# Editions compared", "", md_escape(intro), ""]
+    for c in charts:
+        md.append(md_chart(c, "all editions", level=2))
+    body = [f"<header><h1>Editions compared</h1><p>{esc(intro)}</p>",
+            '<p class="links"><a href="index.html">all editions</a></p></header>']
+    body += [chart_html(c) for c in charts]
+    return {"compare.md": "\n".join(md).rstrip("\n") + "\n",
+            "compare.html": page("Editions compared", "\n".join(body))}
+
+
+def index_html(results) -> str:
+    table = Table("editions", "Editions", [Column("Edition", 2.2), Column("Id", 1), Column("Extends", 1),
+                                           Column("Advances", 0.7, numeric=True),
+                                           Column("Calamities", 0.8, numeric=True),
+                                           Column("Commodities", 0.9, numeric=True), Column("Charts", 4)], [])
+    for r in results:
+        ed = r.edition
+        files = r.files or {}
+        links = []
+        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/house-summary.html", "house-rule summary"),
+                          ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
+                          ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),
+                          ("charts/model.yaml", "model (YAML)")):
+            if rel in files:
+                links.append(Link(text, f"{r.id}/{rel}"))
+        link_parts: list = []
+        for k, link in enumerate(links):
+            if k:
+                link_parts.append(" \u00b7 ")
+            link_parts.append(link)
+        table.rows.append(Row([cell(Strong(ed.name)), cell(ed.id), cell(", ".join(ed.bases) or "\u2014"),
+                               number(len(ed.advances)), number(len(ed.calamities)), number(len(ed.commodities)),
+                               cell(*link_parts)], head=True))
+    body = ["<header><h1>civdsl rulebooks</h1>",
+            "<p>Every compiled edition with its quick-reference charts, and the cross-edition comparison.</p>",
+            '<p class="links"><a href="compare.html">editions compared</a> <a href="compare.md">(Markdown)</a></p>',
+            "</header>", "<section id=\"editions\">", table_html(table, with_title=False), "</section>"]
+    return page("civdsl rulebooks", "\n".join(body))
+
+
+def site(results) -> dict[str, str]:
+    results = [r for r in results if getattr(r, "edition", None) is not None]
+    bases = [r.edition for r in results if not r.edition.bases]
+    out = {"index.html": index_html(results)}
+    out.update(compare_files(bases))
+    return out

@@ -1,0 +1,195 @@
+"""Self-contained printable HTML: inline CSS, no scripts, no external fetches.
+
+Print layout: landscape on A4 or Letter (the narrower, Letter, sets the printable width),
+each chart from a new page, fixed-layout tables that wrap long words, a small print font.
+Group badges carry the group's symbol and name besides its colour so that black-and-white
+prints read. Every piece of rulebook text goes through html.escape.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Link, Quote, Sign, Strong,
+                    Table, ink)
+from .markdown import href
+
+PRINT_WIDTH_MM = 259  # Letter landscape (279.4 mm) less 2 x 10 mm margins; A4 landscape is wider
+
+CSS = """
+@page { size: landscape; margin: 10mm; }
+* { box-sizing: border-box; }
+html { font-family: "DejaVu Sans", "Liberation Sans", Arial, Helvetica, sans-serif; font-size: 11px;
+  line-height: 1.3; color: #111; background: #fff; }
+body { margin: 0 auto; max-width: %(width)smm; padding: 6mm 0; }
+h1 { font-size: 1.8em; margin: 0 0 .2em; }
+h2 { font-size: 1.45em; margin: 0 0 .3em; border-bottom: 2px solid #333; }
+h3 { font-size: 1.15em; margin: .8em 0 .25em; }
+p { margin: .25em 0 .45em; }
+nav a, .links a { margin-right: 1.2em; }
+a { color: #0b4f8a; }
+section { margin-top: 8mm; }
+table { width: 100%%; table-layout: fixed; border-collapse: collapse; margin: .3em 0 .6em; }
+th, td { border: 1px solid #9a9a9a; padding: 2px 3px; vertical-align: top; text-align: left;
+  overflow-wrap: anywhere; word-break: break-word; hyphens: auto; }
+thead th { background: #e9e9e9; }
+tbody th { font-weight: normal; background: #f7f7f7; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+th.v { vertical-align: bottom; text-align: left; padding: 3px 0; }
+th.v span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; display: inline-block;
+  max-height: 34mm; overflow: hidden; text-overflow: ellipsis; }
+th.v .chip { padding: 2px 1px; }
+table.matrix td { text-align: center; padding: 1px 0; }
+table.matrix td.self { color: #777; }
+thead { display: table-header-group; }
+tr { break-inside: avoid; }
+.chip { display: inline-block; border: 1px solid #333; border-radius: 3px; padding: 0 3px; margin: 1px 2px 1px 0;
+  white-space: nowrap; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+.sign { display: inline-block; min-width: 1.1em; font-weight: bold; text-align: center; border-radius: 2px; }
+.s-worse { color: #A33C00; } .s-better { color: #005A8E; } .s-mixed { color: #555; } .s-choice { color: #6B2F5E; }
+q.rb { font-style: italic; color: #333; display: block; font-size: .92em; }
+ul.notes { margin: 0; padding-left: 1.2em; }
+ul.notes q.rb { display: inline; }
+.muted { color: #555; }
+tr.m-added > *, tr.m-changed > * { background: #fff3c4; }
+tr.m-removed > * { background: #eee; text-decoration: line-through; }
+tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-child { border-left: 3px solid #333; }
+.key { border: 1px solid #bbb; padding: 2mm 3mm; margin: 2mm 0; }
+@media print {
+  html { font-size: 7.5pt; }
+  body { max-width: none; padding: 0; }
+  section { margin-top: 0; break-before: page; }
+  header + section { break-before: auto; }
+  h2 { break-after: avoid; }
+  h3 { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+  table.matrix { font-size: 6.8pt; }
+}
+""" % {"width": PRINT_WIDTH_MM}
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def esc(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def chip_html(c: Chip) -> str:
+    amount = f" {c.amount}" if c.amount is not None else ""
+    return (f'<span class="chip" style="background:{c.color};color:{ink(c.color)}" title="{esc(c.name)}">'
+            f"{esc(c.symbol)} {esc(c.name)}{esc(amount)}</span>")
+
+
+def part_html(p) -> str:
+    if isinstance(p, str):
+        return esc(p)
+    if isinstance(p, Chip):
+        return chip_html(p)
+    if isinstance(p, Sign):
+        return f'<span class="sign s-{p.direction}" title="{esc(SIGN_WORD[p.direction])}">{esc(SIGN_GLYPH[p.direction])}</span>'
+    if isinstance(p, Strong):
+        return f"<b>{esc(p.text)}</b>"
+    if isinstance(p, Quote):
+        return f'<q class="rb">{esc(p.text)}</q>'
+    if isinstance(p, Link):
+        return f'<a href="{esc(href(p.href))}">{esc(p.text)}</a>'
+    raise TypeError(p)
+
+
+def cell_html(c: Cell) -> str:
+    return "<br>".join("".join(part_html(p) for p in line) for line in c.lines)
+
+
+def table_html(t: Table, with_title: bool = True) -> str:
+    out = []
+    if with_title:
+        out.append(f"<h3>{esc(t.title)}</h3>")
+    for p in t.intro:
+        out.append(f'<p class="muted">{esc(p)}</p>')
+    if not t.rows:
+        out.append(f"<p><i>{esc(t.empty)}</i></p>")
+        return "\n".join(out)
+    total = sum(c.width for c in t.columns) or 1
+    cls = ' class="matrix"' if t.matrix else ""
+    out.append(f'<table{cls} data-slug="{esc(t.slug)}">')
+    out.append("<colgroup>" + "".join(f'<col style="width:{100 * c.width / total:.3f}%">' for c in t.columns)
+               + "</colgroup>")
+    heads = []
+    for c in t.columns:
+        inner = chip_html(c.chip) if c.chip is not None else esc(c.name)
+        classes = " ".join(x for x in ("v" if c.vertical else "", "n" if c.numeric and not c.vertical else "") if x)
+        attr = f' class="{classes}"' if classes else ""
+        heads.append(f'<th scope="col"{attr}>' + (f"<span>{inner}</span>" if c.vertical else inner) + "</th>")
+    out.append("<thead><tr>" + "".join(heads) + "</tr></thead>")
+    out.append("<tbody>")
+    for r in t.rows:
+        attr = f' class="m-{r.mark}"' if r.mark else ""
+        cells = []
+        for i, (col, c) in enumerate(zip(t.columns, r.cells)):
+            tag = "th" if r.head and i == _head_index(t) else "td"
+            classes = []
+            if c.numeric or col.numeric:
+                classes.append("n")
+            if t.matrix and c.plain() == "\u2014":
+                classes.append("self")
+            scope = ' scope="row"' if tag == "th" else ""
+            cattr = f' class="{" ".join(classes)}"' if classes else ""
+            cells.append(f"<{tag}{scope}{cattr}>{cell_html(c)}</{tag}>")
+        out.append(f"<tr{attr}>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _head_index(t: Table) -> int:
+    return 1 if t.columns and t.columns[0].name == "vs base" else 0
+
+
+def chart_html(chart: Chart) -> str:
+    out = [f'<section id="{esc(chart.id)}">', f"<h2>{esc(chart.title)}</h2>"]
+    for p in chart.intro:
+        out.append(f"<p>{esc(p)}</p>")
+    if chart.links:
+        out.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+    for t in chart.tables:
+        if t.listed:
+            out.append(table_html(t, with_title=len([x for x in chart.tables if x.listed]) > 1 or t.title != chart.title))
+    if chart.notes:
+        out.append("<h3>Rulebook notes</h3>")
+        out.append('<ul class="notes">' + "".join(f'<li>{esc(about)}: <q class="rb">{esc(n)}</q></li>'
+                                                  for about, n in chart.notes) + "</ul>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def key_html(chips, house: bool) -> str:
+    groups = " ".join(chip_html(c) for c in chips.values())
+    signs = "; ".join(f'<span class="sign s-{k}">{esc(SIGN_GLYPH[k])}</span> {esc(SIGN_WORD[k])}' for k in SIGN_GLYPH)
+    out = [f'<div class="key"><p><b>Groups:</b> {groups}</p>',
+           f"<p><b>Calamity modifiers, for the victim:</b> {signs}.</p>"]
+    if house:
+        marks = "; ".join(f"<b>{esc(MARK_GLYPH[k])} {esc(MARK_TEXT[k])}</b>" for k in ("added", "changed"))
+        out.append(f"<p><b>Against the base edition:</b> {marks} rows are shaded and marked.</p>")
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def page(title: str, body: str) -> str:
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = "", links=()) -> str:
+    nav = " ".join(f'<a href="#{esc(c.id)}">{esc(c.title)}</a>' for c in charts)
+    head = [f"<header><h1>{esc(ed.name)}</h1>",
+            f'<p class="muted">Quick-reference charts for edition <b>{esc(ed.id)}</b>, generated from the '
+            f"compiled rulebook. {esc(subtitle)}</p>"]
+    if links:
+        head.append('<p class="links">' + "".join(part_html(x) for x in links) + "</p>")
+    if len(charts) > 1:
+        head.append(f"<nav>{nav}</nav>")
+    head.append(key_html(chips, house))
+    head.append("</header>")
+    return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts))

@@ -1,0 +1,128 @@
+"""Charts as Markdown (for a code forge) and CSV (one file per table).
+
+Every piece of rulebook text is escaped: Markdown inline syntax by backslash, HTML by entity,
+table pipes as `\\|`, line breaks inside a table cell as `<br>`. CSV goes through the csv
+module; a text cell that a spreadsheet would run as a formula gets a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+from urllib.parse import quote
+
+from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Link, Quote, Sign, Strong, Table
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
+
+
+def md_escape(text: str) -> str:
+    """Inline Markdown text that renders as itself, in a table cell or a paragraph."""
+    text = html.escape(str(text), quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"\s*[\r\n]+\s*", " ", text)
+
+
+def href(target: str) -> str:
+    return quote(target, safe="/#.-_~")
+
+
+def md_part(p) -> str:
+    if isinstance(p, str):
+        return md_escape(p)
+    if isinstance(p, Chip):
+        amount = f" {p.amount}" if p.amount is not None else ""
+        return md_escape(f"{p.symbol} {p.name}{amount}")
+    if isinstance(p, Sign):
+        return f"**{md_escape(SIGN_GLYPH[p.direction])}**"
+    if isinstance(p, Strong):
+        return f"**{md_escape(p.text.strip())}**" if p.text.strip() else ""
+    if isinstance(p, Quote):
+        return f"*\u201c{md_escape(p.text)}\u201d*"
+    if isinstance(p, Link):
+        return f"[{md_escape(p.text)}]({href(p.href)})"
+    raise TypeError(p)
+
+
+def md_cell(c: Cell) -> str:
+    out = "<br>".join("".join(_spaced(line)) for line in c.lines)
+    return out or " "
+
+
+def _spaced(line):
+    # a Strong part loses its own edge spaces (Markdown emphasis may not start with one): keep them outside
+    for p in line:
+        if isinstance(p, Strong):
+            lead = " " if p.text[:1].isspace() else ""
+            trail = " " if p.text[-1:].isspace() else ""
+            yield lead + md_part(p) + trail
+        else:
+            yield md_part(p)
+
+
+def md_table(t: Table) -> str:
+    if not t.rows:
+        return f"*{md_escape(t.empty)}*\n"
+    head = "| " + " | ".join(md_escape(c.name) if c.chip is None else md_part(c.chip) for c in t.columns) + " |"
+    rule = "|" + "|".join("---:" if c.numeric else "---" for c in t.columns) + "|"
+    body = ["| " + " | ".join(md_cell(c) for c in r.cells) + " |" for r in t.rows]
+    return "\n".join([head, rule, *body]) + "\n"
+
+
+def md_chart(chart: Chart, edition_name: str, level: int = 1) -> str:
+    h = "#" * level
+    out = [f"{h} {md_escape(chart.title)}: {md_escape(edition_name)}", ""]
+    for p in chart.intro:
+        out += [md_escape(p), ""]
+    for link in chart.links:
+        out += [f"- {md_part(link)}"]
+    if chart.links:
+        out.append("")
+    for t in chart.tables:
+        if not t.listed:
+            continue
+        out += [f"{h}# {md_escape(t.title)}", ""]
+        for p in t.intro:
+            out += [md_escape(p), ""]
+        out += [md_table(t)]
+    if chart.notes:
+        out += [f"{h}# Rulebook notes", ""]
+        out += [f"- {md_escape(about)}: {md_part(Quote(n))}" for about, n in chart.notes]
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def legend_md(chips) -> str:
+    groups = ", ".join(md_escape(f"{c.symbol} {c.name}") for c in chips.values())
+    signs = ", ".join(f"**{md_escape(SIGN_GLYPH[k])}** {md_escape(SIGN_WORD[k])}" for k in SIGN_GLYPH)
+    return f"Groups: {groups}. Modifier signs (for the victim): {signs}."
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_value(c: Cell):
+    if c.value is not None and not isinstance(c.value, str):
+        return c.value
+    text = c.plain("\n") if c.value is None else c.value
+    if text.startswith(_FORMULA) and not re.fullmatch(r"[-+]?\d+(\.\d+)?", text):
+        text = "'" + text
+    return text
+
+
+def csv_table(t: Table) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([_csv_header(c) for c in t.columns])
+    for r in t.rows:
+        w.writerow([_csv_value(c) for c in r.cells])
+    return buf.getvalue()
+
+
+def _csv_header(col) -> str:
+    text = col.name
+    return "'" + text if text.startswith(_FORMULA) else text

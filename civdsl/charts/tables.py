@@ -1,0 +1,390 @@
+"""Every chart of one edition as format-neutral tables (see cells.py).
+
+All words here are generated from structure: describe.py renders effects, modifiers,
+conditions and abilities; the only rulebook strings shown are `summary` and `note` texts, set
+apart as quotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import describe
+from .. import vocabulary as vocab
+from ..model import Edition
+from ..validator import set_value
+from . import derive
+from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row, Sign, Strong, Table, cell,
+                    chips_for, lines, number)
+from .diff import CATEGORY_TITLES, Diff
+
+KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities")
+CLASS_ORDER = ("minor", "major tradable", "major nontradable")
+CLASS_TEXT = {"minor": "minor", "major tradable": "major, tradable", "major nontradable": "major, not tradable",
+              None: "unclassified"}
+
+
+def _mark_column(marks) -> list[Column]:
+    return [Column("vs base", 0.55)] if marks is not None else []
+
+
+def _mark_cell(marks, key: str) -> list[Cell]:
+    if marks is None:
+        return []
+    status = marks.get(key)
+    return [cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}")) if status else cell()]
+
+
+def _row(marks, key: str, cells: list[Cell], head: bool = True) -> Row:
+    status = marks.get(key) if marks is not None else None
+    return Row(_mark_cell(marks, key) + cells, mark=status, head=head)
+
+
+def advance_order(ed: Edition) -> list[str]:
+    """Advances by cost (unknown last), ties in rulebook order."""
+    names = list(ed.advances)
+    return sorted(names, key=lambda n: (ed.advances[n].cost is None, ed.advances[n].cost or 0, names.index(n)))
+
+
+def calamity_order(ed: Edition) -> list[str]:
+    names = list(ed.calamities)
+
+    def key(n):
+        c = ed.calamities[n]
+        klass = CLASS_ORDER.index(c.klass) if c.klass in CLASS_ORDER else len(CLASS_ORDER)
+        return (c.stack is None, c.stack or 0, klass, names.index(n))
+
+    return sorted(names, key=key)
+
+
+# --- calamities -----------------------------------------------------------------------------
+
+
+def calamities_chart(ed: Edition, marks=None) -> Chart:
+    order = calamity_order(ed)
+    classes = [k for k in CLASS_ORDER if any(c.klass == k for c in ed.calamities.values())]
+    if any(c.klass not in CLASS_ORDER for c in ed.calamities.values()):
+        classes.append(None)
+    stacks = sorted({ed.calamities[n].stack for n in order if ed.calamities[n].stack is not None})
+    if any(ed.calamities[n].stack is None for n in order):
+        stacks.append(None)
+    grid = Table(
+        "calamity-stacks", "Calamities by stack and class",
+        [Column("Stack", 0.4, numeric=True)] + [Column(CLASS_TEXT[k].capitalize(), 2) for k in classes],
+        [], intro=["Which calamity sits in each trade-card stack; tradable calamities can be passed on in trade."])
+    for s in stacks:
+        row = [number(s) if s is not None else cell("?")]
+        for k in classes:
+            names = [n for n in order if ed.calamities[n].stack == s and ed.calamities[n].klass == k]
+            row.append(lines(*[(n, _mark_suffix(marks, n)) for n in names]))
+        grid.rows.append(Row(row, head=True))
+
+    detail = Table(
+        "calamities", "Calamities",
+        _mark_column(marks) + [Column("Stack", 0.45, numeric=True), Column("Calamity", 1.5), Column("Class", 0.9),
+                               Column("Beneficiary", 1.2), Column("Effect", 3.6), Column("Modifiers", 3.8)],
+        [], intro=["Effect: what the primary victim suffers, then the secondary victims and when the calamity "
+                   "is cancelled. Modifiers: the condition, then what changes; the sign says whether it is "
+                   "worse (+) or better (\u2212) for the victim, mixed (\u00b1), or a choice (\u21c4)."])
+    for n in order:
+        c = ed.calamities[n]
+        name = lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None)
+        mods = lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
+        if not c.modifiers:
+            mods = cell("none")
+        detail.rows.append(_row(marks, n, [
+            number(c.stack), name, cell(CLASS_TEXT.get(c.klass, str(c.klass))),
+            cell(describe.beneficiary(c.beneficiary)), cell(describe.calamity(c)), mods]))
+
+    flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
+                 [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
+                  Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
+    flat.listed = False
+    for n in order:
+        c = ed.calamities[n]
+        for m in c.modifiers:
+            flat.rows.append(Row([cell(c.name), number(c.stack), cell(m.role), cell(describe.condition(m.condition)),
+                                  cell(", ".join(derive.positive_advances(m))),
+                                  cell(Sign(derive.modifier_direction(m, c))),
+                                  cell("; ".join(describe.op(o) for o in m.ops)), number(m.priority)]))
+    return Chart("calamities", "Calamities", [grid, detail, flat])
+
+
+def _mark_suffix(marks, key):
+    if marks and marks.get(key):
+        return Strong(f" ({MARK_GLYPH[marks[key]]} {MARK_TEXT[marks[key]]})")
+    return None
+
+
+# --- advances -------------------------------------------------------------------------------
+
+
+def advances_chart(ed: Edition, marks=None) -> Chart:
+    chips = chips_for(ed)
+    inter = derive.interactions(ed)
+    order = advance_order(ed)
+    has_req = any(a.requires for a in ed.advances.values())
+    has_supply = any(a.supply is not None for a in ed.advances.values())
+    has_vp = any(a.vp is not None for a in ed.advances.values())
+    cols = _mark_column(marks) + [Column("Advance", 1.7), Column("Cost", 0.45, numeric=True), Column("Groups", 1.0)]
+    if has_vp:
+        cols.append(Column("VP", 0.35, numeric=True))
+    cols += [Column("Group credits", 1.25), Column("Specific credits", 1.5), Column("Abilities", 1.6),
+             Column("Calamities it changes", 3.2)]
+    if has_req:
+        cols.append(Column("Requires", 0.9))
+    if has_supply:
+        cols.append(Column("Cards", 0.55, numeric=True))
+    t = Table("advances", "Advances", cols, [], intro=[
+        "Sorted by cost. Group credits count towards any advance of that group; specific credits towards "
+        "the advance named. The last column is derived from the calamities' modifiers: + worse, "
+        "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."])
+    for n in order:
+        a = ed.advances[n]
+        name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
+        groups = lines(*[chips[g] for g in a.groups if g in chips])
+        credits = lines(*[replace(chips[g], amount=v) for g, v in a.credits.items()
+                          if g in chips])
+        specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
+        abilities = lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])
+        cal = lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(n, [])])
+        row = [name, number(a.cost) if a.cost_known else cell("unknown"), groups]
+        if has_vp:
+            row.append(number(a.vp))
+        row += [credits, specific, abilities, cal]
+        if has_req:
+            row.append(cell(", ".join(a.requires)))
+        if has_supply:
+            row.append(number(a.supply) if a.supply is not None else cell())
+        t.rows.append(_row(marks, n, row))
+
+    flat = Table("advance-calamities", "Calamities each advance changes, one per line",
+                 [Column("Advance"), Column("Calamity"), Column("Direction"), Column("Change")], [])
+    flat.listed = False
+    for n in order:
+        for i in inter.get(n, []):
+            flat.rows.append(Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)]))
+    return Chart("advances", "Advances", [t, flat])
+
+
+# --- credits ---------------------------------------------------------------------------------
+
+MATRIX_CHUNK = 26  # advances-to-buy columns per printed table
+
+
+def credits_chart(ed: Edition, marks=None) -> Chart:
+    chips = chips_for(ed)
+    order = advance_order(ed)
+    groups = list(chips.values())
+    policy = ed.credit_policy or "best_group"
+    intro = [f"Credit policy: {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}.",
+             "Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
+             "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
+    if policy == "best_group":
+        intro.append("Group credits of several held cards add up per group; a dual-group advance takes the "
+                     "larger of its two groups' totals.")
+
+    def matrix(slug, title, targets, with_groups, listed=True):
+        cols = [Column("Held \u2193 / buying \u2192", 2.6)]
+        if with_groups:
+            cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
+        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in targets]
+        table = Table(slug, title, cols, [], matrix=True)
+        table.listed = listed
+        for hn in order:
+            held = ed.advances[hn]
+            label = cell(Strong(hn), _mark_suffix(marks, hn))
+            row = [label]
+            if with_groups:
+                row += [number(held.credits[g.id]) if held.credits.get(g.id) else cell() for g in groups]
+            for tname in targets:
+                if tname == hn:
+                    row.append(cell("\u2014", numeric=True, value=""))
+                    continue
+                cc = derive.card_credit(ed, held, ed.advances[tname])
+                if not cc.amount:
+                    row.append(cell(numeric=True))
+                elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
+                    row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
+                else:
+                    row.append(number(cc.amount))
+            table.rows.append(Row(row, mark=marks.get(hn) if marks else None, head=True))
+        return table
+
+    tables = [matrix("credits", "Credits matrix", order, True, listed=False)]
+    chunks = [order[i:i + MATRIX_CHUNK] for i in range(0, len(order), MATRIX_CHUNK)] or [[]]
+    for i, chunk in enumerate(chunks):
+        title = "Credits matrix" if len(chunks) == 1 else f"Credits matrix, part {i + 1} of {len(chunks)}"
+        t = matrix(f"credits-{i + 1}", title, chunk, i == 0)
+        t.csv = False
+        if i == 0:
+            t.intro = intro
+        tables.append(t)
+
+    chain_table = Table("credit-chains", "Specific-credit chains",
+                        [Column("Chain", 6), Column("Credits along it", 1.2)], [],
+                        intro=["Each chain follows specific credits from an advance that none credits, "
+                               "to one that credits no other; figures are costs and credits."])
+    for ch in derive.chains(ed):
+        parts: list = []
+        for i, (name, amt) in enumerate(ch):
+            a = ed.advances[name]
+            parts += [Strong(name), f" ({a.cost if a.cost is not None else '?'})"]
+            if i < len(ch) - 1:
+                parts.append(f" \u2192{amt}\u2192 ")
+        amounts = [amt for _, amt in ch[:-1]]
+        total = " + ".join(str(x) for x in amounts) + (f" = {sum(amounts)}" if len(amounts) > 1 else "")
+        chain_table.rows.append(Row([cell(*parts), cell(total, value=sum(amounts))]))
+    tables.append(chain_table)
+    return Chart("credits", "Credits", tables)
+
+
+# --- strategy explorer ------------------------------------------------------------------------
+
+
+def explorer_chart(ed: Edition, marks=None, have_svg: bool = True) -> Chart:
+    chips = chips_for(ed)
+    t = Table("explorer-bands", "Cost bands of the strategy explorer",
+              [Column("Band", 1.2), Column("Advances", 6)], [],
+              intro=["The explorer draws every advance in its cost band, left to right, with an arrow for "
+                     "each specific credit; a node shows the colour and symbol of each of its groups."])
+    for b in derive.bands(ed):
+        t.rows.append(Row([cell(Strong(b.label)), cell(", ".join(b.members))], head=True))
+    edges = Table("explorer-edges", "Specific credits",
+                  [Column("From"), Column("To"), Column("Credit", numeric=True), Column("From band"),
+                   Column("To band")], [])
+    edges.listed = False
+    band_of = {n: b.key for b in derive.bands(ed) for n in b.members}
+    for n in advance_order(ed):
+        for s in ed.advances[n].specific:
+            edges.rows.append(Row([cell(n), cell(s.target), number(s.amount), cell(band_of.get(n, "")),
+                                   cell(band_of.get(s.target, ""))]))
+    links = [Link("explorer.dot (Graphviz source)", "explorer.dot")]
+    if have_svg:
+        links.insert(0, Link("explorer.svg (the drawn graph)", "explorer.svg"))
+    return Chart("explorer", "Strategy explorer", [t, edges], links=links,
+                 intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."])
+
+
+# --- epochs --------------------------------------------------------------------------------
+
+
+def epochs_chart(ed: Edition, marks=None) -> Chart:
+    tracks = list(ed.asts.values())
+    depth = max((len(t.epochs) for t in tracks), default=0)
+    cols = [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks]
+    if marks is not None:
+        cols = [Column("vs base", 0.55)] + cols
+    table = Table("epochs", "Epochs side by side", cols, [],
+                  intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
+                         "listed for it holds."])
+    for i in range(depth):
+        row, status = [number(i + 1)], None
+        for t in tracks:
+            if i >= len(t.epochs):
+                row.append(cell())
+                continue
+            e = t.epochs[i]
+            key = f"{t.name} / {e.name}"
+            mark = (marks or {}).get(key)
+            status = status or mark
+            reqs = [("\u2022 ", describe.condition(r.expr)) for r in e.requirements] or ["no requirement"]
+            row.append(lines((Strong(e.name), _mark_suffix(marks, key)), *reqs))
+        if marks is not None:
+            row = [cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}")) if status else cell()] + row
+        table.rows.append(Row(row, mark=status, head=True))
+    if any(t.backward for t in tracks):
+        row = [cell("back")] + [lines(*[("moves back a step when ", describe.condition(b)) for b, _ in t.backward])
+                                if t.backward else cell("never moves back") for t in tracks]
+        if marks is not None:
+            row = [cell()] + row
+        table.rows.append(Row(row, head=True))
+    notes = [(t.name, n) for t in tracks for n in t.notes]
+    return Chart("epochs", "Epochs (A.S.T.)", [table], notes=notes)
+
+
+# --- commodities -----------------------------------------------------------------------------
+
+
+def commodities_chart(ed: Edition, marks=None) -> Chart:
+    items = list(ed.commodities.values())
+    names = list(ed.commodities)
+    items.sort(key=lambda c: (c.stack is None, c.stack or 0, -(c.value or 0), names.index(c.name)))
+    has_block = any(c.block for c in items)
+    top = max((c.count or 0 for c in items), default=0)
+    cols = _mark_column(marks) + [Column("Commodity", 1.3), Column("Value", 0.45, numeric=True),
+                                  Column("Count", 0.45, numeric=True)]
+    if has_block:
+        cols.append(Column("Block", 0.5))
+    cols.append(Column("Stack", 0.45, numeric=True))
+    cols += [Column(f"{n} card{'s' if n > 1 else ''}", 0.55, numeric=True) for n in range(1, top + 1)]
+    table = Table("commodities", "Commodities and set values", cols, [], intro=[
+        "A set of n identical cards is worth the value shown under n (up to the number of cards there are). "
+        "Where the printed card shows another figure it follows in brackets."])
+    errors = []
+    for c in items:
+        row = [lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None),
+               number(c.value), number(c.count)]
+        if has_block:
+            row.append(cell(c.block or "both"))
+        row.append(number(c.stack) if c.stack is not None else cell("none"))
+        for n in range(1, top + 1):
+            if c.count is None or n > c.count or c.value is None or ed.set_value is None:
+                row.append(cell())
+                continue
+            try:
+                v = set_value(ed, n, c.value)
+            except Exception as exc:  # an edition whose set_value reads names we cannot supply
+                errors.append(f"{c.name}: {exc}")
+                row.append(cell("?", numeric=True))
+                continue
+            v = int(v) if float(v).is_integer() else v
+            printed = c.printed[n - 1] if c.printed and n <= len(c.printed) else None
+            if printed is not None and printed != v:
+                row.append(cell(str(v), Strong(f" (card {printed})"), numeric=True, value=v))
+            else:
+                row.append(number(v))
+        table.rows.append(_row(marks, c.name, row))
+    chart = Chart("commodities", "Commodities", [table])
+    if ed.decks:
+        decks = Table("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
+                      [Row([number(d.stack), number(d.size)], head=True)
+                       for d in sorted(ed.decks.values(), key=lambda d: d.stack)])
+        chart.tables.append(decks)
+    return chart
+
+
+# --- house-rule summary --------------------------------------------------------------------
+
+
+def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
+    table = Table("house-summary", f"What {ed.name} changes", [
+        Column("Change", 0.7), Column("Kind", 0.9), Column("Item", 1.6), Column("Field", 1.0),
+        Column("In the base", 3.0), Column("In the house rule", 3.0)], [],
+        empty="nothing: this house rule plays exactly as its base")
+    for ch in diff.changes:
+        glyph = Strong(f"{MARK_GLYPH[ch.status]} {MARK_TEXT[ch.status]}")
+        fields = ch.fields or [("", "", "")]
+        table.rows.append(Row([cell(glyph), cell(CATEGORY_TITLES[ch.category]), cell(Strong(ch.key)),
+                               lines(*[f for f, _, _ in fields]), lines(*[b for _, b, _ in fields]),
+                               lines(*[h for _, _, h in fields])], mark=ch.status))
+    counts = {s: sum(1 for c in diff.changes if c.status == s) for s in ("added", "changed", "removed")}
+    intro = [f"House rule {ed.name} ({ed.id}) against its base {base.name} ({base.id}): "
+             f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} removed. "
+             "The other charts of this edition mark the same rows."]
+    return Chart("house-summary", "House-rule summary", [table], intro=intro)
+
+
+# --- all ----------------------------------------------------------------------------------
+
+
+def build(ed: Edition, diff: Diff | None = None, have_svg: bool = True) -> dict[str, Chart]:
+    marks = (lambda cat: diff.marks(cat)) if diff is not None else (lambda cat: None)
+    return {
+        "calamities": calamities_chart(ed, marks("calamities")),
+        "advances": advances_chart(ed, marks("advances")),
+        "credits": credits_chart(ed, marks("advances")),
+        "explorer": explorer_chart(ed, marks("advances"), have_svg),
+        "epochs": epochs_chart(ed, marks("epochs")),
+        "commodities": commodities_chart(ed, marks("commodities")),
+    }

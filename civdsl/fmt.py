@@ -1,0 +1,559 @@
+"""`civdsl fmt`: one canonical layout for rulebook files.
+
+The formatter works on the parse tree (every terminal of the grammar is named, so the tree
+keeps every token) plus the comments the lexer skips, collected through a lexer callback. It
+re-emits the same tokens with canonical whitespace:
+
+- one statement per line; blocks indent by two spaces; `}` on a line of its own;
+- a statement whose blocks were each written on one line (`{` and `}` on the same line)
+  stays on one line if it fits in 100 columns; otherwise every block of that statement
+  gets one statement per line (and each inner statement is decided the same way); a block
+  written over several lines stays that way; an empty block is `{ }`;
+- one space between tokens, none inside `( )`, before `,` `:` or after a unary `-`, none
+  around `.`, `..` or the `=` of a keyword argument;
+- bands of `vp tiers` and `table` blocks are separated by `, ` on one line, and end with `,`
+  when one per line;
+- blank lines between statements are kept (at most one); at the top level a multi-line
+  statement always has a blank line before and after it;
+- every comment is kept: a comment on its own line stays on its own line before the
+  statement (or `}`) it precedes, at that statement's indentation; a comment after code stays
+  at the end of that code's line, two spaces after it.
+
+Formatting never changes meaning: the output is parsed again and must give the same tokens
+and the same comments in the same order, or nothing is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+import lark
+
+from . import parser
+from .diagnostics import Diagnostics, Span
+
+WIDTH = 100
+INDENT = "  "
+CONTINUATION = 2  # extra indent levels for a statement broken by a comment
+
+_LISTY = {"vp_tiers", "table_decl"}  # blocks of comma-separated bands
+_OPERAND_END = {"INT", "STRING", "NAME", "RPAR", "TRUE", "FALSE", "UNKNOWN"}
+
+
+class FormatError(Exception):
+    """The file cannot be formatted; `diagnostics` holds the syntax errors, if any."""
+
+    def __init__(self, message: str, diagnostics: Diagnostics | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
+# --- reading: tree and comments -> layout ---------------------------------------------------
+
+@dataclass
+class Comment:
+    text: str
+    line: int
+    column: int
+    blank_before: bool = False
+
+
+@dataclass(eq=False)
+class Tok:
+    type: str
+    value: str
+    line: int
+    column: int
+    unary: bool = False  # a unary minus
+    tight: bool = False  # `=` of a keyword argument
+    leading: list[Comment] = field(default_factory=list)  # own-line comments just before it
+    trailing: Comment | None = None  # the comment after it on its line
+    blank_before: bool = False
+
+
+@dataclass(eq=False)
+class Block:
+    open: Tok
+    entries: list["Stmt"]
+    close: Tok
+    listy: bool = False
+
+
+@dataclass(eq=False)
+class Stmt:
+    parts: list  # of Tok | Block
+
+    def first(self) -> Tok:
+        p = self.parts[0]
+        return p if isinstance(p, Tok) else p.open
+
+    def last(self) -> Tok:
+        p = self.parts[-1]
+        return p if isinstance(p, Tok) else p.close
+
+
+class _Sink:
+    def __init__(self):
+        self.comments: list[lark.Token] = []
+
+    def __call__(self, tok: lark.Token) -> None:
+        self.comments.append(tok)
+
+
+_SINK = _Sink()
+
+
+@functools.lru_cache(maxsize=1)
+def _lark() -> lark.Lark:
+    from .resources import grammar_text
+
+    return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
+                     maybe_placeholders=True, lexer_callbacks={"COMMENT": _SINK})
+
+
+def _parse(text: str) -> tuple[lark.Tree, list[lark.Token]]:
+    _SINK.comments = []
+    tree = _lark().parse(text)
+    comments, _SINK.comments = _SINK.comments, []
+    return tree, comments
+
+
+class _Builder:
+    def __init__(self):
+        self.tokens: list[Tok] = []
+
+    def tok(self, t: lark.Token, parent: str) -> Tok:
+        out = Tok(t.type, t.value, t.line, t.column,
+                  unary=t.type == "MINUS" and parent in ("neg", "signed_int"),
+                  tight=t.type == "EQUALS" and parent == "kwarg")
+        self.tokens.append(out)
+        return out
+
+    def stmt(self, node) -> Stmt:
+        parts: list = []
+        if isinstance(node, lark.Token):
+            parts.append(self.tok(node, ""))
+        else:
+            self.walk(node, parts)
+        return Stmt(parts)
+
+    def walk(self, node: lark.Tree, parts: list) -> None:
+        children = [c for c in node.children if c is not None]
+        if any(isinstance(c, lark.Token) and c.type == "LBRACE" for c in children):
+            self.block(node, children, parts)
+            return
+        for c in children:
+            if isinstance(c, lark.Token):
+                parts.append(self.tok(c, node.data))
+            else:
+                self.walk(c, parts)
+
+    def block(self, node: lark.Tree, children: list, parts: list) -> None:
+        i = 0
+        while not (isinstance(children[i], lark.Token) and children[i].type == "LBRACE"):
+            c = children[i]
+            if isinstance(c, lark.Token):
+                parts.append(self.tok(c, node.data))
+            else:
+                self.walk(c, parts)
+            i += 1
+        opening = self.tok(children[i], node.data)
+        i += 1
+        entries: list[Stmt] = []
+        listy = node.data in _LISTY
+        while not (isinstance(children[i], lark.Token) and children[i].type == "RBRACE"):
+            c = children[i]
+            if isinstance(c, lark.Token):
+                if not (listy and c.type == "COMMA"):
+                    raise AssertionError(f"unexpected token {c.type} in a block")
+                entries[-1].parts.append(self.tok(c, node.data))
+            else:
+                entries.append(self.stmt(c))
+            i += 1
+        closing = self.tok(children[i], node.data)
+        parts.append(Block(opening, entries, closing, listy))
+        for c in children[i + 1:]:
+            if isinstance(c, lark.Token):
+                parts.append(self.tok(c, node.data))
+            else:
+                self.walk(c, parts)
+
+
+def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -> None:
+    """Comments to the tokens they belong to; blank-line flags from the source."""
+    items: list[tuple[int, int, object]] = [(t.line, t.column, t) for t in tokens]
+    items += [(c.line, c.column, Comment(c.value.rstrip(), c.line, c.column)) for c in comments]
+    items.sort(key=lambda x: (x[0], x[1]))
+    prev_line = None
+    last_tok: Tok | None = None
+    pending: list[Comment] = []
+    for line, _col, obj in items:
+        blank = prev_line is not None and line - prev_line > 1
+        if isinstance(obj, Comment):
+            obj.blank_before = blank
+            if last_tok is not None and last_tok.line == line and not pending:
+                last_tok.trailing = obj
+            else:
+                pending.append(obj)
+        else:
+            obj.blank_before = blank
+            obj.leading, pending = pending, []
+            last_tok = obj
+        prev_line = line
+    eof.extend(pending)
+
+
+def _normalise_listy(stmt: Stmt) -> None:
+    """Drop the commas between bands (the writer puts them back), keeping their comments."""
+    for part in stmt.parts:
+        if isinstance(part, Block):
+            if part.listy:
+                for i, entry in enumerate(part.entries):
+                    while entry.parts and isinstance(entry.parts[-1], Tok) and entry.parts[-1].type == "COMMA":
+                        comma = entry.parts.pop()
+                        last = entry.last()
+                        if comma.leading:
+                            target = part.entries[i + 1].first() if i + 1 < len(part.entries) else part.close
+                            target.leading[:0] = comma.leading
+                        if comma.trailing is not None:
+                            if last.trailing is None:
+                                last.trailing = comma.trailing
+                            else:  # cannot happen: one comment per line
+                                raise AssertionError("two comments on one line")
+            for entry in part.entries:
+                _normalise_listy(entry)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+def _space(prev: Tok | None, cur: Tok) -> str:
+    if prev is None:
+        return ""
+    if cur.type in ("RPAR", "COMMA", "COLON", "DOT", "RANGE"):
+        return ""
+    if prev.type in ("LPAR", "DOT", "RANGE") or prev.unary:
+        return ""
+    if cur.type == "LPAR" and prev.type == "NAME":
+        return ""
+    if cur.tight or prev.tight:
+        return ""
+    return " "
+
+
+def _has_comments_inside(stmt: Stmt) -> bool:
+    """Comments that force line breaks inside a statement (not before it, not after it)."""
+    first, last = stmt.first(), stmt.last()
+    for t in _stmt_tokens(stmt):
+        if t is not first and t.leading:
+            return True
+        if t is not last and t.trailing is not None:
+            return True
+    return False
+
+
+def _stmt_tokens(stmt: Stmt):
+    for p in stmt.parts:
+        if isinstance(p, Tok):
+            yield p
+        else:
+            yield p.open
+            for e in p.entries:
+                yield from _stmt_tokens(e)
+            yield p.close
+
+
+def _block_one_line_in_source(b: Block) -> bool:
+    if not b.entries and not b.close.leading:
+        return True
+    return b.open.line == b.close.line and all(
+        _block_one_line_in_source(p) for e in b.entries for p in e.parts if isinstance(p, Block))
+
+
+def _inline(stmt: Stmt) -> str | None:
+    """The statement on one line, or None when its source layout or comments forbid it."""
+    if _has_comments_inside(stmt):
+        return None
+    out: list[str] = []
+    prev: Tok | None = None
+    for p in stmt.parts:
+        if isinstance(p, Tok):
+            out.append(_space(prev, p) + p.value)
+            prev = p
+        else:
+            text = _inline_block(p)
+            if text is None:
+                return None
+            out.append((" " if prev is not None else "") + text)
+            prev = p.close
+    return "".join(out)
+
+
+def _inline_block(b: Block) -> str | None:
+    if not _block_one_line_in_source(b):
+        return None
+    if not b.entries:
+        return "{ }"
+    texts = []
+    for e in b.entries:
+        t = _inline(e)
+        if t is None:
+            return None
+        texts.append(t)
+    return "{ " + (", " if b.listy else " ").join(texts) + " }"
+
+
+def _multiline(stmt: Stmt) -> bool:
+    return any(isinstance(p, Block) for p in stmt.parts) and _inline(stmt) is None
+
+
+class _Writer:
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def blank(self) -> None:
+        if self.lines and self.lines[-1] != "":
+            self.lines.append("")
+
+    def comments(self, comments: list[Comment], level: int, first: bool) -> bool:
+        """Own-line comments; returns whether the next line is still the first of its block."""
+        for c in comments:
+            if c.blank_before and not first:
+                self.blank()
+            self.lines.append(INDENT * level + c.text)
+            first = False
+        return first
+
+    def entries(self, stmts: list[Stmt], level: int, top: bool = False, listy: bool = False) -> bool:
+        """Statements of one block (or of the file); returns whether the last one took several lines."""
+        first = True
+        prev_multi = False
+        for stmt in stmts:
+            head = stmt.first()
+            lines = self.render(stmt, level, listy=listy)
+            multi = len(lines) > 1
+            if top and not first and (prev_multi or multi):
+                self.blank()
+            first = self.comments(head.leading, level, first)
+            if head.blank_before and not first:
+                self.blank()
+            self.lines.extend(lines)
+            first = False
+            prev_multi = multi
+        return prev_multi
+
+    def render(self, stmt: Stmt, level: int, listy: bool = False) -> list[str]:
+        """The statement's lines (its leading comments are the caller's)."""
+        pad = INDENT * level
+        comma = "," if listy else ""
+        text = _inline(stmt)
+        if text is not None and (len(pad + text + comma) <= WIDTH or not any(isinstance(p, Block) for p in stmt.parts)):
+            line = pad + text + comma
+            last = stmt.last()
+            if last.trailing is not None:
+                line += "  " + last.trailing.text
+            return [line]
+        sub = _Writer()
+        sub._stmt(stmt, level, comma)
+        return sub.lines
+
+    def _stmt(self, stmt: Stmt, level: int, comma: str) -> None:
+        pad = INDENT * level
+        cont = INDENT * (level + CONTINUATION)
+        cur: str | None = pad  # the line being built; None: none in progress
+        prev: Tok | None = None
+        first_tok = stmt.first()
+
+        def flush():
+            nonlocal cur
+            if cur is not None:
+                self.lines.append(cur)
+            cur = None
+
+        def put(t: Tok, suffix: str = ""):
+            nonlocal cur, prev
+            if t.leading and t is not first_tok:
+                flush()
+                self.comments(t.leading, level + CONTINUATION, True)
+            if cur is None:
+                cur, prev = cont, None
+            cur += _space(prev, t) + t.value + suffix
+            prev = t
+            if t.trailing is not None:
+                cur += "  " + t.trailing.text
+                flush()
+
+        last_index = len(stmt.parts) - 1
+        for index, p in enumerate(stmt.parts):
+            suffix = comma if index == last_index else ""
+            if isinstance(p, Tok):
+                put(p, suffix)
+                continue
+            put(p.open)
+            flush()
+            self.entries(p.entries, level + 1, listy=p.listy)
+            self.comments(p.close.leading, level + 1, not p.entries)
+            cur, prev = pad + p.close.value + suffix, p.close
+            if p.close.trailing is not None:
+                cur += "  " + p.close.trailing.text
+                flush()
+        flush()
+
+
+def format_text(text: str, path: str = "<text>") -> str:
+    """The canonical layout of a rulebook's text. Raises FormatError on a syntax error."""
+    text = parser.normalise(text)
+    diags = Diagnostics()
+    diags.add_source(path, text)
+    if parser.parse(text, path, diags) is None:
+        raise FormatError(f"{path} has syntax errors", diags)
+    tree, comments = _parse(text)
+    _check_complete(text, tree, comments, path)
+    builder = _Builder()
+    stmts = [builder.stmt(c) for c in tree.children if c is not None]
+    eof: list[Comment] = []
+    _attach(builder.tokens, comments, eof)
+    for s in stmts:
+        _normalise_listy(s)
+    w = _Writer()
+    last_multi = w.entries(stmts, 0, top=True)
+    if eof:
+        if last_multi and w.lines:
+            w.blank()
+        w.comments(eof, 0, not w.lines)
+    out = "\n".join(w.lines).rstrip("\n") + "\n"
+    _verify(text, out, path)
+    return out
+
+
+# --- safety -----------------------------------------------------------------------------------
+
+def _tree_tokens(tree: lark.Tree) -> list[lark.Token]:
+    return sorted(tree.scan_values(lambda v: isinstance(v, lark.Token)), key=lambda t: t.start_pos)
+
+
+def _check_complete(text: str, tree: lark.Tree, comments: list[lark.Token], path: str) -> None:
+    """Every character of the file is a token of the tree, a comment or whitespace."""
+    covered = bytearray(len(text))
+    for t in list(_tree_tokens(tree)) + comments:
+        covered[t.start_pos:t.end_pos] = b"\x01" * (t.end_pos - t.start_pos)
+    for i, ch in enumerate(text):
+        if not covered[i] and not ch.isspace():
+            raise FormatError(f"{path}: internal error: the formatter would lose `{ch}` at offset {i}")
+
+
+def _signature(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    tree, comments = _parse(text)
+    toks = [(t.type, t.value) for t in _tree_tokens(tree)]
+    # a trailing comma before `}` in a list of bands is optional: the formatter adds or drops it
+    clean = [t for i, t in enumerate(toks)
+             if not (t[0] == "COMMA" and i + 1 < len(toks) and toks[i + 1][0] == "RBRACE")]
+    return clean, [c.value.rstrip() for c in comments]
+
+
+def _verify(before: str, after: str, path: str) -> None:
+    if _signature(before) != _signature(after):
+        raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
+
+
+# --- files and the command ----------------------------------------------------------------------
+
+@dataclass
+class Result:
+    path: Path
+    changed: bool = False
+    new_text: str | None = None
+    old_text: str | None = None
+    error: FormatError | None = None
+
+
+def format_file(path: Path) -> Result:
+    from .loader import display_path, read_source
+
+    display = display_path(path)
+    diags = Diagnostics()
+    raw = None
+    try:
+        raw = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = read_source(path, display, diags)
+    if text is None:
+        return Result(path, error=FormatError(f"cannot read {display}", diags))
+    try:
+        new = format_text(text, display)
+    except FormatError as exc:
+        return Result(path, error=exc)
+    return Result(path, changed=new != raw, new_text=new, old_text=raw)
+
+
+def _expand(paths: tuple[str, ...]) -> list[Path]:
+    from .resources import shipped_house_rules, shipped_rulebooks
+
+    if not paths:
+        return list(shipped_rulebooks().values()) + shipped_house_rules()
+    shipped = shipped_rulebooks()
+    out: list[Path] = []
+    for p in paths:
+        if p in shipped and not Path(p).exists():
+            out.append(shipped[p])
+        elif Path(p).is_dir():
+            out.extend(sorted(Path(p).rglob("*.civ")))
+        else:
+            out.append(Path(p))
+    return out
+
+
+@click.command("fmt")
+@click.argument("paths", nargs=-1)
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 listing files that would change.")
+@click.option("--diff", "show_diff", is_flag=True, help="Show what would change as a unified diff (writes nothing).")
+def fmt_command(paths, check_only, show_diff):
+    """Rewrite rulebooks (default: every shipped one) in the canonical layout.
+
+    PATHS are files, folders (every .civ inside) or shipped edition ids. Comments are kept;
+    files with syntax errors are reported and never rewritten.
+    """
+    from .build import atomic_write
+    from .loader import display_path
+
+    failed = False
+    changed = []
+    unchanged = 0
+    for path in _expand(paths):
+        res = format_file(path)
+        name = display_path(path)
+        if res.error is not None:
+            failed = True
+            if res.error.diagnostics is not None and res.error.diagnostics.items:
+                click.echo(res.error.diagnostics.render(color=sys.stderr.isatty()), err=True)
+            else:
+                click.echo(f"error: {res.error}", err=True)
+            click.echo(f"{name}: not formatted", err=True)
+            continue
+        if not res.changed:
+            unchanged += 1
+            continue
+        changed.append(name)
+        if show_diff:
+            click.echo("".join(difflib.unified_diff((res.old_text or "").splitlines(True), res.new_text.splitlines(True),
+                                                    f"{name}", f"{name} (formatted)")), nl=False)
+        if check_only:
+            click.echo(f"would reformat {name}")
+        elif not show_diff:
+            atomic_write(path, res.new_text)
+            click.echo(f"formatted {name}")
+    if check_only or show_diff:
+        if changed:
+            click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} would be reformatted, "
+                       f"{unchanged} already formatted", err=True)
+        elif not failed:
+            click.echo(f"{unchanged} file{'s' if unchanged != 1 else ''} already formatted")
+        sys.exit(1 if (changed and check_only) or failed else 0)
+    if not failed:
+        click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} formatted, {unchanged} unchanged")
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,1487 @@
+"""`civdsl lsp`: a language server for rulebooks (Language Server Protocol over stdio, pygls).
+
+What an editor gets:
+
+- diagnostics on open and on every change: the same codes, messages and spans as `civdsl check`,
+  for any rulebook including house rules (the open buffer is checked; its `extends` chain is read
+  from disk, as `check` reads it);
+- hover on an advance, calamity, commodity, group, A.S.T. track or epoch name: a one-line summary
+  generated from the resolved rules (never the rulebook's prose) and where it is declared across the
+  extends chain; on an effect kind, ability, function or player fact: its signature and doc;
+- go to definition and find references for advances, calamities, commodities, groups, tracks and
+  epochs, across the extends chain;
+- completion of advance, calamity and commodity names inside quotes, of effect kinds, abilities,
+  groups, keywords and the other names of the vocabulary (keywords come from the grammar, kinds from
+  `civdsl.vocabulary`: nothing is listed twice);
+- document formatting through `civdsl.fmt` and an outline (document symbols).
+
+The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
+`Analysis` (diagnostics, the resolved edition, a symbol index of every file of the chain), and the
+benchmark and tests drive it directly as well as over a pipe.
+
+Speed: parsing a large rulebook with Lark takes most of `check`'s time, so the buffer is parsed in
+top-level statements (the grammar's `item`s), each parsed on its own and cached by its text. A
+statement that moved up or down keeps its parse: its spans are shifted. Any statement that fails
+to parse on its own sends the whole buffer through `parser.parse`, so syntax errors are reported
+exactly as `check` reports them. The chain's bases are parsed once per change on disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+from urllib.parse import unquote, urlparse
+
+import click
+
+from . import describe, loader, parser, syntax
+from . import vocabulary as vocab
+from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from .expressions import unparse
+from .loader import LoadedFile, display_path
+from .resolver import resolve
+from .validator import validate
+
+log = logging.getLogger("civdsl.lsp")
+
+# Errors after which `check_file` does not resolve the chain (kept in step with compiler.py).
+_STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
+
+# ---------------------------------------------------------------------------------------------
+# A tolerant tokenizer: works on any text, even text Lark rejects, so that hover, completion and
+# the outline keep working while a file is being typed. Same string/comment/name rules as the grammar.
+
+_TOKEN_RE = re.compile(r"""
+  (?P<ws>[ \t\f\r\n\u00a0\ufeff]+)
+| (?P<comment>\#[^\n\r]*)
+| (?P<string>"(?:[^"\\\n\r]|\\.)*")
+| (?P<ustring>"(?:[^"\\\n\r]|\\.)*\\?)
+| (?P<code>CIV\d{3}\b)
+| (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+| (?P<int>[0-9]+)
+| (?P<op>==|!=|<=|>=|\.\.|//|[<>.=,:{}()+\-*/])
+| (?P<error>.)
+""", re.X)
+
+
+@dataclass(frozen=True)
+class Tok:
+    kind: str  # kw, name, string, ustring (unterminated), code, int, op, error
+    text: str
+    start: int  # offsets into the (normalised) text
+    end: int
+
+
+@functools.lru_cache(maxsize=1)
+def keyword_set() -> frozenset[str]:
+    return frozenset(parser.keywords())
+
+
+def tokenize(text: str) -> list[Tok]:
+    kws = keyword_set()
+    out: list[Tok] = []
+    append = out.append
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws" or kind == "comment":
+            continue
+        value = m.group()
+        if kind == "name" and value in kws:
+            kind = "kw"
+        append(Tok(kind, value, m.start(), m.end()))
+    return out
+
+
+def unquote_string(text: str) -> str:
+    body = text[1:-1] if len(text) > 1 and text.endswith('"') and not text.endswith('\\"') else text[1:]
+
+    def unescape(m: re.Match) -> str:
+        esc = m.group(1)
+        if esc in syntax._ESCAPES:
+            return syntax._ESCAPES[esc]
+        if esc.startswith("u") and len(esc) == 5:
+            return chr(int(esc[1:], 16))
+        return esc
+
+    return syntax._ESCAPE_RE.sub(unescape, body)
+
+
+def quote_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@functools.lru_cache(maxsize=1)
+def item_starters() -> frozenset[str]:
+    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
+    lark_parser = parser._parser()
+    rules: dict[str, list] = {}
+    for r in lark_parser.rules:
+        rules.setdefault(str(r.origin.name), []).append(r.expansion)
+    names = {t.name: t.pattern.value for t in lark_parser.terminals if t.pattern.type == "str"}
+
+    def first(rule: str, seen: tuple = ()) -> set[str]:
+        out: set[str] = set()
+        for expansion in rules.get(rule, []):
+            if not expansion:
+                continue
+            sym = expansion[0]
+            if sym.is_term:
+                out.add(sym.name)
+            elif sym.name not in seen:
+                out |= first(str(sym.name), seen + (rule,))
+        return out
+
+    return frozenset(names[t] for t in first("item") if t in names)
+
+
+def split_statements(tokens: list[Tok]) -> list[int]:
+    """Token indexes where top-level statements start (a keyword that starts an `item`, outside
+    brackets, and not the item kind after `change`/`remove`). Index 0 is always included: the header."""
+    starters = item_starters()
+    out = [0]
+    depth = 0
+    prev = None
+    for i, t in enumerate(tokens):
+        if t.kind == "op":
+            if t.text in "({":
+                depth += 1
+            elif t.text in ")}":
+                depth = max(0, depth - 1)
+        elif t.kind == "kw" and depth == 0 and t.text in starters and i > 0:
+            if not (prev is not None and prev.kind == "kw" and prev.text in ("change", "remove")):
+                out.append(i)
+        prev = t
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Files, positions and the symbol index
+
+
+@dataclass
+class Symbol:
+    kind: str  # advance, calamity, commodity, item (an errata's target: any of the three), group, track, epoch
+    name: str
+    role: str  # def, ref, change, remove
+    start: int  # offsets of the token (a string includes its quotes)
+    end: int
+    scope: str | None = None  # the track of an epoch
+
+
+class FileInfo:
+    """One file of a chain as the editor sees it: text, line table, tokens and symbols."""
+
+    def __init__(self, text: str, display: str, path: Path | None, uri: str | None = None, bom: bool = False,
+                 tokens: list[Tok] | None = None):
+        self.text = text
+        self.display = display
+        self.path = path
+        self.uri = uri or (path.resolve().as_uri() if path is not None else display)
+        self.bom = bom  # the editor's buffer starts with a byte-order mark that the text lacks
+        self.lines = text.split("\n")
+        starts = [0]
+        for line in self.lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        self.line_starts = starts
+        self.tokens = tokens if tokens is not None else tokenize(text)
+        self.symbols = index_symbols(self.tokens)
+
+    # positions: (line, column) are 0-based here, columns in code points
+    def offset(self, line: int, column: int) -> int:
+        if line < 0:
+            return 0
+        if line >= len(self.lines):
+            return len(self.text)
+        return self.line_starts[line] + max(0, min(column, len(self.lines[line])))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line, offset - self.line_starts[line]
+
+    def token_at(self, offset: int) -> tuple[int, Tok] | tuple[None, None]:
+        """The token under the cursor (a cursor just after a token counts as on it)."""
+        import bisect
+
+        starts = [t.start for t in self.tokens] if not hasattr(self, "_starts") else self._starts
+        self._starts = starts
+        i = bisect.bisect_right(starts, offset) - 1
+        for j in (i, i - 1):
+            if 0 <= j < len(self.tokens) and self.tokens[j].start <= offset <= self.tokens[j].end:
+                if j == i - 1 and i >= 0 and self.tokens[i].start == offset:
+                    continue
+                return j, self.tokens[j]
+        return None, None
+
+    def symbol_at(self, offset: int) -> Symbol | None:
+        best = None
+        for s in self.symbols:
+            if s.start <= offset <= s.end:
+                if best is None or s.start > best.start:
+                    best = s
+        return best
+
+
+def index_symbols(toks: list[Tok]) -> list[Symbol]:
+    """Declarations and uses of named things, found from the token stream alone."""
+    out: list[Symbol] = []
+    n = len(toks)
+    track = None
+
+    def add(kind, tok, role, scope=None):
+        out.append(Symbol(kind, unquote_string(tok.text) if tok.kind == "string" else tok.text, role,
+                          tok.start, tok.end, scope))
+
+    def is_(i, kind, text=None):
+        return 0 <= i < n and toks[i].kind == kind and (text is None or toks[i].text == text)
+
+    for i, t in enumerate(toks):
+        if t.kind == "kw":
+            v = t.text
+            if v in ("advance", "calamity", "commodity") and is_(i + 1, "string"):
+                role = "def"
+                if is_(i - 1, "kw", "change"):
+                    role = "change"
+                elif is_(i - 1, "kw", "remove"):
+                    role = "remove"
+                add(v, toks[i + 1], role)
+            elif v == "credit" and is_(i + 1, "string"):
+                add("advance", toks[i + 1], "ref")
+            elif v == "requires":
+                j = i + 1
+                while is_(j, "string"):
+                    add("advance", toks[j], "ref")
+                    if is_(j + 1, "op", ","):
+                        j += 2
+                    else:
+                        break
+            elif v == "errata" and is_(i + 1, "code") and is_(i + 2, "string"):
+                add("item", toks[i + 2], "ref")
+            elif v == "group":
+                if is_(i + 1, "name"):
+                    add("group", toks[i + 1], "def")
+                elif is_(i + 1, "op", "=") and (is_(i + 2, "name") or is_(i + 2, "string")):
+                    add("group", toks[i + 2], "ref")
+            elif v == "groups":
+                j = i + 1
+                while is_(j, "name"):
+                    add("group", toks[j], "ref")
+                    if is_(j + 1, "op", ","):
+                        j += 2
+                    else:
+                        break
+            elif v == "credits":
+                j = i + 1
+                while is_(j, "name"):
+                    add("group", toks[j], "ref")
+                    if is_(j + 1, "int") and is_(j + 2, "op", ","):
+                        j += 3
+                    else:
+                        break
+            elif v == "ast" and is_(i + 1, "name"):
+                track = toks[i + 1].text
+                add("track", toks[i + 1], "def")
+            elif v == "epoch" and is_(i + 1, "string"):
+                add("epoch", toks[i + 1], "def", track)
+        elif t.kind == "name" and t.text in ("holds", "cards") and is_(i + 1, "op", "(") and is_(i + 2, "string"):
+            add("advance" if t.text == "holds" else "commodity", toks[i + 2], "ref")
+    return out
+
+
+def _same_thing(a: Symbol, kind: str, name: str, scope: str | None) -> bool:
+    if a.name != name:
+        return False
+    if kind == "epoch":
+        return a.kind == "epoch" and a.scope == scope
+    if a.kind == kind:
+        return True
+    named = ("advance", "calamity", "commodity")
+    return (a.kind == "item" and kind in named) or (kind == "item" and a.kind in named)
+
+
+# ---------------------------------------------------------------------------------------------
+# Incremental parsing of a buffer
+
+_PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed on its own (line 1)
+
+
+class _Failed(Exception):
+    pass
+
+
+def _shift(obj: Any, delta: int) -> Any:
+    """A copy of a syntax object (or diagnostic) with every span moved `delta` lines."""
+    if isinstance(obj, Span):
+        return Span(obj.path, obj.line + delta, obj.column, obj.end_column)
+    if isinstance(obj, list):
+        return [_shift(x, delta) for x in obj]
+    if isinstance(obj, tuple):
+        return tuple(_shift(x, delta) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _shift(v, delta) for k, v in obj.items()}
+    if hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
+        new = object.__new__(type(obj))
+        new.__dict__.update({k: _shift(v, delta) for k, v in obj.__dict__.items()})
+        return new
+    return obj
+
+
+@dataclass
+class _Chunk:
+    line: int  # 1-based line where the statement was parsed
+    items: list  # syntax Items
+    diags: list[Diagnostic]
+
+
+class IncrementalParser:
+    """Parses one buffer again and again, reusing the parse of every unchanged statement."""
+
+    def __init__(self):
+        self.cache: dict[tuple[str, int, str], _Chunk] = {}
+        self.header: tuple[str, Any] | None = None
+        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0}
+
+    def parse(self, text: str, display: str, tokens: list[Tok], diags: Diagnostics) -> syntax.RulebookAst | None:
+        """As `parser.parse` followed by `syntax.to_syntax`, with the same diagnostics."""
+        if not parser._check_limits(text, display, diags):
+            return None
+        try:
+            return self._incremental(text, display, tokens, diags)
+        except (_Failed, RecursionError):
+            pass
+        self.stats["full"] += 1
+        self.cache.clear()
+        tree = parser.parse(text, display, diags)
+        if tree is None:
+            return None
+        return syntax.to_syntax(tree, display, diags)
+
+    def _incremental(self, text, display, tokens, diags):
+        if any(t.kind in ("ustring", "error") for t in tokens):
+            raise _Failed
+        marks = split_statements(tokens)
+        lark_parser = parser._parser()
+        bounds = [tokens[m].start for m in marks[1:]] + [len(text)]
+        # the header: everything before the first statement
+        head_text = text[: bounds[0]] if len(marks) > 1 else text
+        if self.header is not None and self.header[0] == head_text + "\0" + display:
+            head_syntax, head_diags = self.header[1]
+        else:
+            head_diags_c = Diagnostics()
+            try:
+                tree = lark_parser.parse(head_text)
+            except Exception:
+                raise _Failed
+            head_syntax = syntax._ToSyntax(display, head_diags_c).transform(tree)
+            head_diags = head_diags_c.items
+            self.header = (head_text + "\0" + display, (head_syntax, head_diags))
+        (language, lang_span), header, _ = head_syntax
+        items: list = []
+        chunk_diags: list[Diagnostic] = list(head_diags)
+        fresh: dict[tuple[str, int, str], _Chunk] = {}
+        line_of = _LineCounter(text)
+        for k in range(1, len(marks)):
+            start = tokens[marks[k]].start
+            end = bounds[k]
+            chunk_text = text[start:end]
+            line, col = line_of(start)
+            key = (display, col, chunk_text)
+            chunk = self.cache.get(key) or fresh.get(key)
+            if chunk is None:
+                chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
+                self.stats["parsed"] += 1
+            elif chunk.line != line:
+                chunk = _Chunk(line, _shift(chunk.items, line - chunk.line), _shift(chunk.diags, line - chunk.line))
+                self.stats["shifted"] += 1
+            else:
+                self.stats["reused"] += 1
+            fresh[key] = chunk
+            items.extend(chunk.items)
+            chunk_diags.extend(chunk.diags)
+        self.cache = fresh
+        diags.items.extend(chunk_diags)
+        edition, edition_span, display_name, ext = header
+        return syntax.RulebookAst(
+            path=display, language=language, language_span=lang_span, edition=edition, edition_span=edition_span,
+            display_name=display_name, extends=ext[0] if ext else None, extends_is_path=bool(ext and ext[1]),
+            extends_span=ext[2] if ext else None, items=items,
+        )
+
+    @staticmethod
+    def _parse_chunk(lark_parser, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
+        if line < 2:
+            raise _Failed
+        padded = _PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text
+        try:
+            tree = lark_parser.parse(padded)
+        except Exception:
+            raise _Failed
+        d = Diagnostics()
+        _, _, items = syntax._ToSyntax(display, d).transform(tree)
+        return _Chunk(line, items, d.items)
+
+
+class _LineCounter:
+    """1-based (line, column) of increasing offsets, in one pass over the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.offset = 0
+        self.line = 1
+        self.line_start = 0
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        if offset < self.offset:
+            self.offset, self.line, self.line_start = 0, 1, 0
+        count = self.text.count("\n", self.offset, offset)
+        if count:
+            self.line += count
+            self.line_start = self.text.rfind("\n", self.offset, offset) + 1
+        self.offset = offset
+        return self.line, offset - self.line_start + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine: documents, the extends chain, analyses
+
+
+@dataclass
+class Analysis:
+    uri: str
+    version: int | None
+    doc: FileInfo  # the open buffer, normalised
+    bases: list[FileInfo]  # the chain's bases, base first
+    diagnostics: Diagnostics
+    edition: Any  # model.Edition or None
+    last_edition: Any = None  # this edition, or the last one that resolved (for hover while typing)
+    seconds: float = 0.0
+
+    @property
+    def files(self) -> list[FileInfo]:
+        return self.bases + [self.doc]
+
+
+@dataclass
+class Document:
+    uri: str
+    path: Path | None
+    display: str
+    text: str = ""
+    version: int | None = None
+    analysis: Analysis | None = None
+    last_edition: Any = None
+    last_bases: list[FileInfo] = field(default_factory=list)
+    parser: IncrementalParser = field(default_factory=IncrementalParser)
+    published: set[str] = field(default_factory=set)
+
+
+def uri_to_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    if re.match(r"^/[A-Za-z]:", path):  # file:///c:/x on Windows
+        path = path[1:]
+    if parsed.netloc and parsed.netloc != "localhost":
+        path = f"//{parsed.netloc}{path}"
+    return Path(path)
+
+
+class Engine:
+    """Every open document and its latest analysis. No pygls here."""
+
+    def __init__(self):
+        self.documents: dict[str, Document] = {}
+        self._bases: dict[Path, tuple[tuple, LoadedFile | None, list[Diagnostic], dict[str, str], FileInfo | None]] = {}
+        self.lock = threading.RLock()
+
+    # --- documents
+    def open(self, uri: str, text: str, version: int | None = None) -> Document:
+        path = uri_to_path(uri)
+        display = display_path(path) if path is not None else (urlparse(uri).path or uri)
+        doc = Document(uri, path, display, text, version)
+        self.documents[uri] = doc
+        return doc
+
+    def update(self, uri: str, text: str, version: int | None = None) -> Document:
+        doc = self.documents.get(uri) or self.open(uri, text, version)
+        doc.text, doc.version = text, version
+        return doc
+
+    def close(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+
+    def current(self, uri: str) -> Analysis | None:
+        """The analysis of a document's latest text (analysing it now if it is stale)."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        if doc.analysis is None or doc.analysis.version != doc.version or doc.analysis.doc.text != parser.normalise(doc.text):
+            self.analyse(doc)
+        return doc.analysis
+
+    # --- analysis
+    def analyse(self, doc: Document) -> Analysis:
+        with self.lock:
+            started = time.perf_counter()
+            diags = Diagnostics()
+            raw = doc.text
+            text, doc_info, chain = self._load_chain(doc, raw, diags)
+            edition = None
+            if chain and not any(d.code in _STOP_CODES for d in diags.errors):
+                edition = resolve(chain, diags)
+                if edition is not None:
+                    validate(edition, diags)
+            bases = [self._base_info(f) for f in chain[:-1]] if chain else doc.last_bases
+            if chain:
+                doc.last_bases = bases
+            if edition is not None:
+                doc.last_edition = edition
+            analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition)
+            analysis.seconds = time.perf_counter() - started
+            doc.analysis = analysis
+            return analysis
+
+    def _load_chain(self, doc: Document, raw: str, diags: Diagnostics) -> tuple[str, FileInfo, list[LoadedFile]]:
+        """As `loader.load_chain`, with the first file read from the editor's buffer."""
+        display = doc.display
+        bom = raw.startswith("\ufeff")
+        text = parser.normalise(raw)
+        tokens = tokenize(text)
+        info = FileInfo(text, display, doc.path, doc.uri, bom, tokens)
+        chain: list[LoadedFile] = []
+        size = len(raw.encode("utf-8", errors="surrogatepass"))
+        if size > parser.MAX_BYTES:
+            diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}", Span(display, 1, 1))
+            return text, info, chain
+        if "\0" in text:
+            prefix = text[: text.index("\0")]
+            line = prefix.count("\n") + 1
+            diags.error("CIV004", "the file contains a NUL character",
+                        Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
+            return text, info, chain
+        diags.add_source(display, text)
+        ast = doc.parser.parse(text, display, tokens, diags)
+        if ast is None:
+            return text, info, chain
+        if ast.language not in loader.LANGUAGE_VERSIONS:
+            diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
+                                  f"{', '.join(map(str, loader.LANGUAGE_VERSIONS))}", ast.language_span)
+        here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")
+        loaded = LoadedFile(here, display, text, ast)
+        seen = [here.resolve()]
+        chain.append(loaded)
+        while loaded.ast.extends is not None:
+            if len(chain) >= loader.MAX_CHAIN:
+                diags.error("CIV008", f"extends chain longer than {loader.MAX_CHAIN} files", loaded.ast.extends_span)
+                break
+            base = loader.resolve_base(loaded, diags)
+            if base is None:
+                break
+            resolved = base.resolve()
+            if resolved in seen:
+                names = " -> ".join(display_path(p) for p in seen + [resolved])
+                diags.error("CIV008", f"extends cycle: {names}", loaded.ast.extends_span)
+                break
+            seen.append(resolved)
+            loaded = self._parse_base(base, diags)
+            if loaded is None:
+                break
+            chain.append(loaded)
+        chain.reverse()
+        return text, info, chain
+
+    def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
+        """`loader.parse_file`, cached until the file changes on disk."""
+        resolved = path.resolve()
+        try:
+            st = resolved.stat()
+            stamp = (st.st_mtime_ns, st.st_size, display_path(path))
+        except OSError:
+            stamp = None
+        hit = self._bases.get(resolved)
+        if stamp is None or hit is None or hit[0] != stamp:
+            d = Diagnostics()
+            loaded = loader.parse_file(path, d)
+            info = None
+            hit = (stamp, loaded, d.items, d.sources, info)
+            if stamp is not None:
+                self._bases[resolved] = hit
+        _, loaded, items, sources, _ = hit
+        diags.items.extend(items)
+        diags.sources.update(sources)
+        return loaded
+
+    def _base_info(self, loaded: LoadedFile) -> FileInfo:
+        resolved = loaded.path.resolve()
+        hit = self._bases.get(resolved)
+        if hit is not None and hit[1] is loaded:
+            if hit[4] is None:
+                info = FileInfo(loaded.text, loaded.display, loaded.path)
+                self._bases[resolved] = hit[:4] + (info,)
+                return info
+            return hit[4]
+        return FileInfo(loaded.text, loaded.display, loaded.path)
+
+    def invalidate_disk(self) -> None:
+        """Forget cached bases (a file was saved or changed on disk)."""
+        self._bases.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# Features, as plain data: the server turns these into LSP messages.
+
+
+def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, FileInfo | None, Path | None]]]:
+    """Diagnostics grouped by the URI of the file they are about."""
+    out: dict[str, list] = {analysis.uri: []}
+    by_display = {f.display: f for f in analysis.files}
+    for d in analysis.diagnostics.sorted():
+        info = by_display.get(d.span.path) if d.span else analysis.doc
+        if d.span is None or info is analysis.doc:
+            out[analysis.uri].append((d, analysis.doc, None))
+            continue
+        if info is not None:
+            out.setdefault(info.uri, []).append((d, info, info.path))
+            continue
+        path = Path(d.span.path)
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        out.setdefault(path.resolve().as_uri(), []).append((d, None, path))
+    return out
+
+
+def diagnostic_range(d: Diagnostic, info: FileInfo | None, text: str | None = None) -> tuple[int, int, int, int]:
+    """0-based (line, column, end line, end column) in code points of the file's normalised text."""
+    if d.span is None:
+        return 0, 0, 0, 0
+    line, col = d.span.line - 1, d.span.column - 1
+    if d.span.end_column is not None and d.span.end_column > d.span.column:
+        return line, col, line, d.span.end_column - 1
+    if info is None and text is not None:
+        info = FileInfo(text, d.span.path, None)
+    if info is not None and 0 <= line < len(info.lines):
+        offset = info.offset(line, col)
+        _, tok = info.token_at(offset)
+        if tok is not None and tok.start == offset and info.position(tok.end)[0] == line:
+            return line, col, line, info.position(tok.end)[1]
+        length = len(info.lines[line])
+        return line, col, line, min(col + 1, length) if col < length else col
+    return line, col, line, col + 1
+
+
+def full_message(d: Diagnostic) -> str:
+    lines = [d.message] + [f"note: {n}" for n in d.notes]
+    if d.help:
+        lines.append(f"help: {d.help}")
+    return "\n".join(lines)
+
+
+# --- finding things
+
+
+@dataclass
+class Target:
+    kind: str
+    name: str
+    scope: str | None
+    symbol: Symbol
+
+
+def target_at(analysis: Analysis, offset: int) -> Target | None:
+    sym = analysis.doc.symbol_at(offset)
+    if sym is None:
+        return None
+    kind = sym.kind
+    if kind == "item":  # an errata names an advance, calamity or commodity: whichever exists
+        for candidate in ("advance", "calamity", "commodity"):
+            if any(s.kind == candidate and s.name == sym.name and s.role == "def" for f in analysis.files for s in f.symbols):
+                kind = candidate
+                break
+    return Target(kind, sym.name, sym.scope, sym)
+
+
+def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symbol]]:
+    """Where the thing is declared, the declaration in force first (the nearest file of the chain)."""
+    found = [(f, s) for f in analysis.files for s in f.symbols
+             if s.role == "def" and _same_thing(s, target.kind, target.name, target.scope)]
+    found.reverse()
+    return found
+
+
+def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
+    return [(f, s) for f in analysis.files for s in f.symbols
+            if _same_thing(s, target.kind, target.name, target.scope) and (include_declaration or s.role != "def")]
+
+
+def _where(f: FileInfo, s: Symbol) -> str:
+    return f"{f.display}:{f.position(s.start)[0] + 1}"
+
+
+def advance_summary(adv, edition) -> str:
+    bits = ["cost unknown" if adv.cost is None else f"cost {adv.cost}"]
+    if adv.groups:
+        bits.append(("groups " if len(adv.groups) > 1 else "group ") + ", ".join(adv.groups))
+    vp = adv.vp if adv.vp is not None else edition.tier_vp(adv.cost)
+    if vp is not None:
+        bits.append(f"{vp} VP")
+    if adv.credits:
+        bits.append("credits " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
+    for sc in adv.specific:
+        bits.append(f"credit {sc.amount} to {sc.target}")
+    if adv.requires:
+        bits.append("requires " + ", ".join(adv.requires))
+    if adv.supply is not None:
+        bits.append(f"supply {adv.supply}")
+    for ab in adv.abilities:
+        bits.append(describe.ability(ab.kind, ab.args))
+    return "; ".join(bits)
+
+
+def calamity_summary(cal) -> str:
+    head = ", ".join(x for x in (f"stack {cal.stack}" if cal.stack is not None else None, cal.klass,
+                                 f"beneficiary: {describe.beneficiary(cal.beneficiary)}"
+                                 if cal.beneficiary and cal.beneficiary != "none" else None) if x)
+    return f"({head}) {describe.calamity(cal)}" if head else describe.calamity(cal)
+
+
+def hover_text(analysis: Analysis, offset: int) -> tuple[str, Symbol | Tok] | None:
+    """Markdown for the thing under the cursor, and the token it is about."""
+    target = target_at(analysis, offset)
+    edition = analysis.edition or analysis.last_edition
+    if target is not None:
+        defs = definitions(analysis, target)
+        lines = [f"**{target.name}** ({'A.S.T. track' if target.kind == 'track' else target.kind})"]
+        lines += _describe_target(edition, target)
+        if defs:
+            where = [f"defined at `{_where(*defs[0])}`"]
+            if len(defs) > 1:
+                where.append("replacing " + ", ".join(f"`{_where(f, s)}`" for f, s in defs[1:]))
+            changes = [(f, s) for f in analysis.files for s in f.symbols
+                       if s.role == "change" and _same_thing(s, target.kind, target.name, target.scope)]
+            if changes:
+                where.append("changed at " + ", ".join(f"`{_where(f, s)}`" for f, s in changes))
+            lines.append("; ".join(where))
+        elif target.kind not in ("track", "epoch"):
+            names = {s.name for f in analysis.files for s in f.symbols if s.role == "def" and s.kind == target.kind}
+            best = did_you_mean(target.name, names)
+            lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
+                         + (f"; did you mean `{best}`?" if best else ""))
+        return "\n\n".join(lines), target.symbol
+    _, tok = analysis.doc.token_at(offset)
+    if tok is None or tok.kind not in ("name", "kw"):
+        return None
+    text = vocabulary_hover(tok.text, edition)
+    return (text, tok) if text else None
+
+
+def _describe_target(edition, target: Target) -> list[str]:
+    if edition is None:
+        return []
+    if target.kind == "advance" and target.name in edition.advances:
+        adv = edition.advances[target.name]
+        out = [advance_summary(adv, edition)]
+        if adv.summary:
+            out.append(f"*{adv.summary}*")
+        return out
+    if target.kind == "calamity" and target.name in edition.calamities:
+        cal = edition.calamities[target.name]
+        out = [calamity_summary(cal)]
+        if cal.modifiers:
+            out.append("\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers))
+        return out
+    if target.kind == "commodity" and target.name in edition.commodities:
+        com = edition.commodities[target.name]
+        bits = [f"value {com.value}" if com.value is not None else None,
+                f"{com.count} cards" if com.count is not None else None,
+                f"stack {com.stack}" if com.stack is not None else None,
+                f"block {com.block}" if com.block else None]
+        return ["; ".join(b for b in bits if b)]
+    if target.kind == "group" and target.name in edition.groups:
+        g = edition.groups[target.name]
+        members = [a.name for a in edition.advances.values() if target.name in a.groups]
+        deco = " ".join(x for x in (g.symbol, f"`{g.color}`" if g.color else None) if x)
+        return [f"\"{g.name}\" {deco}".rstrip() + f"; {len(members)} advance{'s' if len(members) != 1 else ''}"]
+    if target.kind == "track" and target.name in edition.asts:
+        t = edition.asts[target.name]
+        return [f"\"{t.name}\": " + " → ".join(e.name for e in t.epochs)]
+    if target.kind == "epoch" and target.scope in edition.asts:
+        t = edition.asts[target.scope]
+        for i, e in enumerate(t.epochs):
+            if e.name == target.name:
+                reqs = "; ".join(r.why or describe.condition(r.expr) for r in e.requirements) or "no requirements"
+                return [f"epoch {i + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
+    return []
+
+
+def _signature(kind: vocab.Kind) -> str:
+    params = ", ".join(p.name if p.required else f"{p.name}={p.default}" for p in kind.params)
+    return f"{kind.name}({params})"
+
+
+def vocabulary_hover(word: str, edition=None) -> str | None:
+    if word in vocab.EFFECT_KINDS:
+        k = vocab.EFFECT_KINDS[word]
+        return f"**{_signature(k)}** (effect kind)\n\n{k.doc}"
+    if word in vocab.ABILITY_KINDS:
+        k = vocab.ABILITY_KINDS[word]
+        return f"**{_signature(k)}** (ability)\n\n{k.doc}"
+    if word in vocab.FUNCTIONS:
+        f = vocab.FUNCTIONS[word]
+        return f"**{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})** (function)\n\n{f.doc}"
+    if word in vocab.FACTS:
+        f = vocab.FACTS[word]
+        return f"**{f.name}** (player fact, {f.type})\n\n{f.doc}"
+    if word in vocab.DERIVED_NAMES:
+        return f"**{word}** (derived name)\n\n{vocab.DERIVED_NAMES[word]}"
+    if word in vocab.CREDIT_POLICIES:
+        return f"**{word}** (credit policy)\n\n{vocab.CREDIT_POLICIES[word]}"
+    if word in vocab.BENEFICIARIES:
+        return f"**{word}** (beneficiary)\n\n{vocab.BENEFICIARIES[word]}"
+    if edition is not None:
+        if word in edition.consts:
+            c = edition.consts[word]
+            value = c.value if c.value is not None else unparse(c.expr)
+            return f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
+        if word in edition.tables:
+            t = edition.tables[word]
+            bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
+            return f"**{word}** (table) {{ {bands} }}" + (f"\n\n{t.doc}" if t.doc else "")
+        if word in edition.options:
+            o = edition.options[word]
+            return f"**{word}** (option, {'on' if o.on else 'off'})" + (f"\n\n{o.doc}" if o.doc else "")
+    return None
+
+
+# --- completion
+
+
+@dataclass
+class Completion:
+    label: str
+    kind: str  # keyword, effect, ability, function, fact, name, group, advance, calamity, commodity, value, edition
+    detail: str | None = None
+    doc: str | None = None
+    insert: str | None = None
+    replace: tuple[int, int] | None = None  # offsets in the document replaced by `insert`
+
+
+_STRING_CONTEXT_NAMES = ("advance", "calamity", "commodity", "item")
+
+
+def string_context(toks: list[Tok], i: int) -> str | None:
+    """What the string token at index i names, from the tokens before it."""
+
+    def at(j, kind=None, text=None):
+        return 0 <= j < len(toks) and (kind is None or toks[j].kind == kind) and (text is None or toks[j].text == text)
+
+    if at(i - 1, "kw") and toks[i - 1].text in ("advance", "calamity", "commodity"):
+        return toks[i - 1].text
+    if at(i - 1, "kw", "credit"):
+        return "advance"
+    if at(i - 1, "code") and at(i - 2, "kw", "errata"):
+        return "item"
+    if at(i - 1, "kw", "epoch"):
+        return None
+    if at(i - 1, "op", "(") and at(i - 2, "name"):
+        return {"holds": "advance", "cards": "commodity"}.get(toks[i - 2].text)
+    if at(i - 1, "op", "=") and at(i - 2, "kw", "group"):
+        return "group"
+    j = i - 1
+    while at(j, "op", ",") and at(j - 1, "string"):
+        j -= 2
+    if at(j, "kw", "requires"):
+        return "advance"
+    if at(j, "kw", "extends"):
+        return None
+    return None
+
+
+def _known_names(analysis: Analysis, kind: str) -> dict[str, str | None]:
+    """Declared names of a kind across the chain (and the resolved rulebook), with a detail line."""
+    edition = analysis.edition or analysis.last_edition
+    names: dict[str, str | None] = {}
+    kinds = ("advance", "calamity", "commodity") if kind == "item" else (kind,)
+    for k in kinds:
+        for f in analysis.files:
+            for s in f.symbols:
+                if s.kind == k and s.role == "def":
+                    names.setdefault(s.name, k)
+        if edition is not None:
+            table = {"advance": edition.advances, "calamity": edition.calamities,
+                     "commodity": edition.commodities, "group": edition.groups}.get(k, {})
+            for name in table:
+                names.setdefault(name, k)
+    removed = {s.name for f in analysis.files for s in f.symbols if s.role == "remove"}
+    if edition is not None:
+        for name in list(names):
+            table = {"advance": edition.advances, "calamity": edition.calamities,
+                     "commodity": edition.commodities}.get(names[name] or "", None)
+            if name in removed and table is not None and name not in table:
+                del names[name]
+            elif table is not None and name in table:
+                obj = table[name]
+                if names[name] == "advance":
+                    names[name] = f"advance: {advance_summary(obj, edition)}"
+                elif names[name] == "calamity":
+                    names[name] = f"calamity: {', '.join(x for x in (f'stack {obj.stack}', obj.klass) if x)}"
+    return names
+
+
+def _vocab_completions(words: Iterable[str], kind: str) -> list[Completion]:
+    out = []
+    for w in words:
+        if kind == "effect":
+            k = vocab.EFFECT_KINDS[w]
+            out.append(Completion(w, kind, _signature(k), k.doc))
+        elif kind == "ability":
+            k = vocab.ABILITY_KINDS[w]
+            out.append(Completion(w, kind, _signature(k), k.doc))
+        elif kind == "function":
+            f = vocab.FUNCTIONS[w]
+            out.append(Completion(w, kind, f"{w}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})", f.doc))
+        elif kind == "fact":
+            f = vocab.FACTS.get(w)
+            out.append(Completion(w, kind, f"player fact ({f.type})" if f else "derived name",
+                                  f.doc if f else vocab.DERIVED_NAMES.get(w)))
+        else:
+            out.append(Completion(w, kind))
+    return out
+
+
+def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
+    """The tokens that open the innermost `{` enclosing token index `upto` (up to 4 of them)."""
+    depth = 0
+    for j in range(upto - 1, -1, -1):
+        t = toks[j]
+        if t.kind == "op" and t.text == "}":
+            depth += 1
+        elif t.kind == "op" and t.text == "{":
+            if depth == 0:
+                k = j - 1
+                # walk back to the statement keyword that owns this block
+                while k >= 0 and not (toks[k].kind == "kw" and toks[k].text in (
+                        "primary", "secondary", "if", "else", "when", "advance", "calamity", "commodity", "ast",
+                        "epoch", "score", "tiers", "table", "change")):
+                    if toks[k].kind == "op" and toks[k].text in "{}":
+                        break
+                    k -= 1
+                return toks[max(k, 0): j]
+            depth -= 1
+    return []
+
+
+def completions(analysis: Analysis, offset: int) -> list[Completion]:
+    doc = analysis.doc
+    toks = doc.tokens
+    i, tok = doc.token_at(offset)
+    # inside a string
+    if tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
+            tok.kind == "ustring" or offset < tok.end):
+        what = string_context(toks, i)
+        if what is None:
+            return []
+        closed = tok.kind == "string"
+        replace = (tok.start + 1, tok.end - 1 if closed else max(offset, tok.end))
+        out = []
+        for name, detail in sorted(_known_names(analysis, what).items()):
+            out.append(Completion(name, what if what != "item" else "advance", detail, None,
+                                  name.replace("\\", "\\\\").replace('"', '\\"') + ("" if closed else '"'), replace))
+        return out
+    # a word being typed: complete it; the context is the token before it
+    if tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end:
+        prev_i = i - 1
+    else:
+        if tok is not None and tok.end <= offset:
+            prev_i = i
+        else:
+            import bisect
+
+            prev_i = bisect.bisect_left([t.start for t in toks], offset) - 1
+    prev = toks[prev_i] if 0 <= prev_i < len(toks) else None
+    prev2 = toks[prev_i - 1] if prev_i >= 1 else None
+    pt = prev.text if prev is not None else ""
+    groups = sorted(_known_names(analysis, "group"))
+    effects = list(vocab.EFFECT_KINDS)
+
+    if prev is not None and prev.kind == "kw":
+        if pt == "ability":
+            return _vocab_completions(vocab.ABILITY_KINDS, "ability")
+        if pt in ("add", "prevent", "set", "cap", "replace", "with"):
+            return _vocab_completions(effects, "effect")
+        if pt in ("groups",) or pt == "credits":
+            return [Completion(g, "group") for g in groups]
+        if pt == "beneficiary":
+            return [Completion(b, "value", vocab.BENEFICIARIES[b]) for b in vocab.BENEFICIARIES]
+        if pt == "policy":
+            return [Completion(b, "value", vocab.CREDIT_POLICIES[b]) for b in vocab.CREDIT_POLICIES]
+        if pt == "class":
+            return [Completion("minor", "keyword"), Completion("major", "keyword")]
+        if pt == "major":
+            return [Completion("tradable", "keyword"), Completion("nontradable", "keyword")]
+        if pt == "exclude":
+            return [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")]
+        if pt == "for":
+            return [Completion(r, "keyword") for r in ("primary", "secondary", "any")]
+        if pt == "extends":
+            from .resources import shipped_rulebooks
+
+            return [Completion(e, "edition") for e in shipped_rulebooks()]
+        if pt in ("group", "ast", "const", "table", "option", "edition"):
+            return []  # a new name is being declared
+    if prev is not None and prev.kind == "op" and pt == ",":
+        # inside `groups a, b` or `credits a 5, b 10`
+        j = prev_i - 1
+        while j >= 0 and toks[j].kind in ("name", "int") or (j >= 0 and toks[j].text == ","):
+            j -= 1
+        if j >= 0 and toks[j].kind == "kw" and toks[j].text in ("groups", "credits"):
+            return [Completion(g, "group") for g in groups]
+    if prev is not None and pt == "=" and prev2 is not None:
+        key = prev2.text
+        if key == "group":
+            return [Completion(g, "group") for g in groups]
+        if key == "area":
+            return [Completion(a, "value") for a in vocab.AREAS]
+        if key == "chooser":
+            return [Completion(a, "value") for a in vocab.CHOOSERS]
+        if key == "to":
+            p = vocab.EFFECT_KINDS["give_cards"].param("to")
+            return [Completion(a, "value") for a in p.choices]
+    opener = _block_opener(toks, prev_i + 1)
+    opener_words = [t.text for t in opener if t.kind == "kw"]
+    if opener_words and opener_words[0] in ("primary", "secondary", "if", "else") and not (
+            prev is not None and prev.kind == "kw" and pt in ("if", "when")):
+        return _vocab_completions(effects, "effect") + [Completion("if", "keyword"), Completion("else", "keyword")]
+    # everywhere else: keywords, the vocabulary and the rulebook's own names
+    out = [Completion(k, "keyword") for k in parser.keywords()]
+    out += _vocab_completions(effects, "effect")
+    out += _vocab_completions(vocab.FUNCTIONS, "function")
+    out += _vocab_completions(list(vocab.FACTS) + list(vocab.DERIVED_NAMES), "fact")
+    edition = analysis.edition or analysis.last_edition
+    seen = {c.label for c in out}
+    if edition is not None:
+        for name, c in edition.consts.items():
+            if name not in seen:
+                out.append(Completion(name, "name", "constant", c.doc))
+        for name, t in edition.tables.items():
+            if name not in seen:
+                out.append(Completion(name, "function", "table", t.doc))
+        for name, o in edition.options.items():
+            if name not in seen:
+                out.append(Completion(name, "name", "option", o.doc))
+    out += [Completion(g, "group") for g in groups if g not in seen]
+    return out
+
+
+# --- outline
+
+
+@dataclass
+class OutlineItem:
+    name: str
+    kind: str  # advance, calamity, commodity, track, epoch, group, const, table, option, score, change, remove
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+    detail: str | None = None
+    children: list["OutlineItem"] = field(default_factory=list)
+
+
+def outline(info: FileInfo) -> list[OutlineItem]:
+    toks = info.tokens
+    marks = split_statements(toks)
+    out: list[OutlineItem] = []
+    for k, m in enumerate(marks):
+        if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in item_starters()):
+            continue
+        end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
+        if end_i < m:
+            continue
+        first, last = toks[m], toks[end_i]
+        nxt = toks[m + 1] if m + 1 <= end_i else None
+        kw = first.text
+
+        def item(name, kind, name_tok, detail=None):
+            return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
+
+        if kw in ("advance", "calamity", "commodity") and nxt is not None and nxt.kind == "string":
+            out.append(item(unquote_string(nxt.text), kw, nxt))
+        elif kw in ("change", "remove") and m + 2 <= end_i and toks[m + 2].kind == "string":
+            out.append(item(f"{kw} {toks[m + 1].text} {unquote_string(toks[m + 2].text)}", kw, toks[m + 2]))
+        elif kw == "ast" and nxt is not None and nxt.kind == "name":
+            track = item(nxt.text, "track", nxt,
+                         unquote_string(toks[m + 2].text) if m + 2 <= end_i and toks[m + 2].kind == "string" else None)
+            for j in range(m, end_i):
+                if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string":
+                    close = j + 1
+                    depth = 0
+                    for c in range(j + 1, end_i + 1):
+                        if toks[c].text == "{":
+                            depth += 1
+                        elif toks[c].text == "}":
+                            depth -= 1
+                            if depth == 0:
+                                close = c
+                                break
+                    track.children.append(OutlineItem(unquote_string(toks[j + 1].text), "epoch", toks[j].start,
+                                                      toks[close].end, toks[j + 1].start, toks[j + 1].end))
+            out.append(track)
+        elif kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
+            detail = None
+            if kw == "group" and m + 2 <= end_i and toks[m + 2].kind == "string":
+                detail = unquote_string(toks[m + 2].text)
+            out.append(item(nxt.text, kw, nxt, detail))
+        elif kw == "score":
+            out.append(item("score", "score", first))
+    return out
+
+
+# --- formatting
+
+
+def find_formatter() -> Callable[[str, str], str] | None:
+    """`civdsl.fmt`'s text formatter, if that module is installed."""
+    try:
+        from . import fmt  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    for name in ("format_text", "format_source", "format_string", "fmt_text", "format"):
+        fn = getattr(fmt, name, None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def format_document(text: str, display: str) -> str | None:
+    """The formatted text, or None when it cannot be formatted (syntax errors, no formatter)."""
+    fn = find_formatter()
+    if fn is None:
+        return None
+    try:
+        try:
+            return fn(text, display)
+        except TypeError:
+            return fn(text)
+    except Exception as exc:  # a file with syntax errors is left alone; diagnostics say why
+        log.info("formatting %s failed: %s", display, exc)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The language server (pygls)
+
+
+def _to_units(info: FileInfo, line: int, column: int, units: Callable[[str], int]) -> tuple[int, int]:
+    """(line, code-point column) of the normalised text -> (line, client units) of the buffer."""
+    if 0 <= line < len(info.lines):
+        n = units(info.lines[line][:column])
+        if line == 0 and info.bom:
+            n += units("\ufeff")
+        return line, n
+    return line, column
+
+
+def _from_units(info: FileInfo, line: int, character: int, units: Callable[[str], int]) -> int:
+    """A client position -> an offset in the normalised text."""
+    if line >= len(info.lines):
+        return len(info.text)
+    text = info.lines[line]
+    if line == 0 and info.bom:
+        character = max(0, character - units("\ufeff"))
+    count = 0
+    col = 0
+    for ch in text:
+        if count >= character:
+            break
+        count += units(ch)
+        col += 1
+    return info.offset(line, col)
+
+
+def build_server():
+    """The pygls LanguageServer with every feature registered."""
+    from lsprotocol import types as T
+
+    try:  # pygls 2
+        from pygls.lsp.server import LanguageServer
+    except ImportError:  # pygls 1
+        from pygls.server import LanguageServer  # type: ignore[no-redef]
+
+    try:
+        from importlib.metadata import version as _version
+
+        server_version = _version("civdsl")
+    except Exception:
+        server_version = "0"
+
+    server = LanguageServer("civdsl", server_version, text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+    engine = Engine()
+    server.civdsl_engine = engine  # type: ignore[attr-defined]
+    pending: set[str] = set()
+
+    def units() -> Callable[[str], int]:
+        try:
+            codec = server.workspace.position_codec
+            return codec.client_num_units
+        except Exception:
+            return lambda s: len(s.encode("utf-16-le")) // 2
+
+    def publish(uri: str, diagnostics: list, version: int | None = None) -> None:
+        params = T.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        if hasattr(server, "text_document_publish_diagnostics"):
+            server.text_document_publish_diagnostics(params)
+        else:  # pygls 1
+            server.publish_diagnostics(uri, diagnostics, version)  # type: ignore[attr-defined]
+
+    def rng(info: FileInfo, start: int, end: int) -> T.Range:
+        u = units()
+        sl, sc = _to_units(info, *info.position(start), u)
+        el, ec = _to_units(info, *info.position(end), u)
+        return T.Range(T.Position(sl, sc), T.Position(el, ec))
+
+    severity = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
+                "note": T.DiagnosticSeverity.Information}
+
+    def lsp_diagnostic(d: Diagnostic, info: FileInfo | None, path: Path | None) -> T.Diagnostic:
+        text = None
+        if info is None and path is not None:
+            try:
+                text = parser.normalise(path.read_text(encoding="utf-8", errors="replace"))
+                info = FileInfo(text, d.span.path if d.span else "", path)
+            except OSError:
+                info = None
+        line, col, end_line, end_col = diagnostic_range(d, info)
+        if info is not None:
+            u = units()
+            line, col = _to_units(info, line, col, u)
+            end_line, end_col = _to_units(info, end_line, end_col, u)
+        return T.Diagnostic(range=T.Range(T.Position(line, col), T.Position(end_line, end_col)),
+                            message=full_message(d), severity=severity.get(d.level, T.DiagnosticSeverity.Error),
+                            code=d.code, source="civdsl")
+
+    def run(uri: str) -> None:
+        doc = engine.documents.get(uri)
+        if doc is None:
+            return
+        try:
+            analysis = engine.analyse(doc)
+        except Exception as exc:  # never take the server down: say so in the log
+            log.exception("analysing %s failed", uri)
+            server.window_log_message(T.LogMessageParams(T.MessageType.Error, f"civdsl: analysing {uri} failed: {exc}")) \
+                if hasattr(server, "window_log_message") else None
+            return
+        grouped = diagnostics_by_file(analysis)
+        published = set()
+        for target_uri, items in grouped.items():
+            if target_uri != uri and target_uri in engine.documents:
+                continue  # an open base file reports its own buffer's diagnostics
+            publish(target_uri, [lsp_diagnostic(*x) for x in items], doc.version if target_uri == uri else None)
+            published.add(target_uri)
+        for stale in doc.published - published:
+            if stale not in engine.documents:
+                publish(stale, [])
+        doc.published = published
+
+    def flush() -> None:
+        while pending:
+            run(pending.pop())
+
+    def schedule(uri: str) -> None:
+        pending.add(uri)
+        try:
+            import asyncio
+
+            asyncio.get_running_loop().call_soon(flush)
+        except RuntimeError:
+            flush()
+
+    def current(uri: str) -> Analysis | None:
+        if uri in pending:
+            pending.discard(uri)
+            run(uri)
+        return engine.current(uri)
+
+    def buffer_text(uri: str) -> str:
+        return server.workspace.get_text_document(uri).source
+
+    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: T.DidOpenTextDocumentParams):
+        engine.open(params.text_document.uri, params.text_document.text, params.text_document.version)
+        schedule(params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: T.DidChangeTextDocumentParams):
+        uri = params.text_document.uri
+        engine.update(uri, buffer_text(uri), params.text_document.version)
+        schedule(uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: T.DidSaveTextDocumentParams):
+        engine.invalidate_disk()  # a base may have changed: check every open rulebook again
+        for uri in list(engine.documents):
+            schedule(uri)
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(params: T.DidChangeWatchedFilesParams):
+        engine.invalidate_disk()
+        for uri in list(engine.documents):
+            schedule(uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: T.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        doc = engine.documents.get(uri)
+        pending.discard(uri)
+        engine.close(uri)
+        for stale in (doc.published if doc else set()) | {uri}:
+            if stale not in engine.documents:
+                publish(stale, [])
+
+    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    def hover(params: T.HoverParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        found = hover_text(analysis, offset)
+        if found is None:
+            return None
+        text, about = found
+        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
+                       range=rng(analysis.doc, about.start, about.end))
+
+    def location(f: FileInfo, s: Symbol) -> T.Location:
+        return T.Location(uri=f.uri, range=rng(f, s.start, s.end))
+
+    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    def definition(params: T.DefinitionParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        target = target_at(analysis, offset)
+        if target is None:
+            return None
+        return [location(f, s) for f, s in definitions(analysis, target)] or None
+
+    @server.feature(T.TEXT_DOCUMENT_REFERENCES)
+    def find_references(params: T.ReferenceParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        target = target_at(analysis, offset)
+        if target is None:
+            return None
+        include = params.context.include_declaration if params.context else True
+        return [location(f, s) for f, s in references(analysis, target, include)]
+
+    kinds = {"keyword": T.CompletionItemKind.Keyword, "effect": T.CompletionItemKind.Function,
+             "ability": T.CompletionItemKind.Method, "function": T.CompletionItemKind.Function,
+             "fact": T.CompletionItemKind.Variable, "name": T.CompletionItemKind.Constant,
+             "group": T.CompletionItemKind.EnumMember, "advance": T.CompletionItemKind.Class,
+             "calamity": T.CompletionItemKind.Event, "commodity": T.CompletionItemKind.Struct,
+             "value": T.CompletionItemKind.Value, "edition": T.CompletionItemKind.Module}
+
+    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=['"', "(", "="]))
+    def completion(params: T.CompletionParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        items = []
+        for c in completions(analysis, offset):
+            item = T.CompletionItem(label=c.label, kind=kinds.get(c.kind), detail=c.detail,
+                                    documentation=c.doc)
+            if c.replace is not None:
+                item.text_edit = T.TextEdit(range=rng(analysis.doc, *c.replace), new_text=c.insert or c.label)
+                item.filter_text = c.label
+            elif c.insert is not None:
+                item.insert_text = c.insert
+            items.append(item)
+        return T.CompletionList(is_incomplete=False, items=items)
+
+    symbol_kinds = {"advance": T.SymbolKind.Class, "calamity": T.SymbolKind.Event, "commodity": T.SymbolKind.Struct,
+                    "track": T.SymbolKind.Namespace, "epoch": T.SymbolKind.EnumMember, "group": T.SymbolKind.Enum,
+                    "const": T.SymbolKind.Constant, "table": T.SymbolKind.Array, "option": T.SymbolKind.Boolean,
+                    "score": T.SymbolKind.Object, "change": T.SymbolKind.Property, "remove": T.SymbolKind.Property}
+
+    @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(params: T.DocumentSymbolParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        info = analysis.doc
+
+        def convert(o: OutlineItem) -> T.DocumentSymbol:
+            return T.DocumentSymbol(name=o.name or "?", kind=symbol_kinds.get(o.kind, T.SymbolKind.Object),
+                                    range=rng(info, o.start, o.end), selection_range=rng(info, o.name_start, o.name_end),
+                                    detail=o.detail or o.kind, children=[convert(c) for c in o.children] or None)
+
+        return [convert(o) for o in outline(info)]
+
+    @server.feature(T.TEXT_DOCUMENT_FORMATTING)
+    def formatting(params: T.DocumentFormattingParams):
+        doc = engine.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        raw = doc.text
+        formatted = format_document(raw, doc.display)
+        if formatted is None or formatted == raw:
+            return []
+        lines = raw.split("\n")
+        # the end of the buffer, in client units (the buffer may use \r\n; LSP counts \r\n as one break)
+        buffer_lines = re.split(r"\r\n|\r|\n", raw)
+        end = T.Position(len(buffer_lines) - 1, units()(buffer_lines[-1]))
+        del lines
+        return [T.TextEdit(range=T.Range(T.Position(0, 0), end), new_text=formatted)]
+
+    return server
+
+
+def _warm_up() -> None:
+    """Build the Lark parser and the keyword tables before the first document arrives."""
+    try:
+        keyword_set()
+        item_starters()
+    except Exception:  # reported again, properly, on first use
+        pass
+
+
+@click.command("lsp")
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default; editors pass it).")
+@click.option("--tcp", "tcp", metavar="HOST:PORT", help="Listen on a TCP port instead (for debugging).")
+@click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log here.")
+def lsp_command(stdio, tcp, log_file):
+    """Run the civdsl language server (Language Server Protocol over stdio) for editors."""
+    try:
+        import pygls  # noqa: F401
+        import lsprotocol  # noqa: F401
+    except ImportError:
+        click.echo("error: `civdsl lsp` needs pygls: pip install 'pygls>=2'", err=True)
+        sys.exit(1)
+    if log_file:
+        logging.basicConfig(filename=log_file, level=logging.INFO)
+    warm = threading.Thread(target=_warm_up, daemon=True)
+    warm.start()
+    server = build_server()
+    warm.join()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+
+
+__all__ = ["Engine", "Analysis", "IncrementalParser", "tokenize", "hover_text", "completions", "outline",
+           "definitions", "references", "target_at", "build_server", "lsp_command", "format_document"]

@@ -1,0 +1,227 @@
+"""`civdsl new NAME --from BASE`: a commented house-rule skeleton that already checks.
+
+The skeleton extends BASE and carries commented-out examples of each kind of edit (change,
+drop when, add a modifier, remove, add, redeclare) written with names the base really has, so
+that uncommenting any of them gives a rulebook that still checks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from .expressions import quote, unparse
+
+ID_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ScaffoldError(Exception):
+    pass
+
+
+def check_name(name: str) -> None:
+    from .parser import keywords
+    from .resources import shipped_rulebooks
+
+    if not ID_RE.match(name):
+        raise ScaffoldError(f"`{name}` is not a valid edition id: use letters, digits and `_`, "
+                            f"starting with a letter (e.g. `gentle_famine`)")
+    if name in keywords():
+        raise ScaffoldError(f"`{name}` is a keyword of the language; pick another edition id")
+    if name in shipped_rulebooks():
+        raise ScaffoldError(f"`{name}` is the id of a shipped rulebook; a house rule needs an id of its own")
+
+
+def _extends_clause(base: str, base_path: Path, out: Path) -> str:
+    """`extends megaciv` for a shipped edition, `extends "rel/path.civ"` for a file."""
+    from .resources import rulebooks_dir, shipped_rulebooks
+
+    shipped = shipped_rulebooks()
+    if base in shipped and not Path(base).exists():
+        return base
+    if base_path.resolve().parent == rulebooks_dir().resolve() and base_path.stem in shipped:
+        return base_path.stem
+    rel = os.path.relpath(base_path.resolve(), out.resolve().parent)
+    rel = rel.replace(os.sep, "/")
+    home = out.resolve().parent
+    target = base_path.resolve()
+    inside = any(_inside(target, root) for root in (home, rulebooks_dir().resolve()))
+    if not inside:
+        raise ScaffoldError(f"{base_path} is outside {home}: a house rule may extend a shipped edition by id, or a file "
+                            f"in its own folder tree; write the new file beside its base (-o)")
+    return quote(rel)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _pick(collection: dict, preferred: list[str]):
+    for name in preferred:
+        if name in collection:
+            return collection[name]
+    return next(iter(collection.values()), None)
+
+
+def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
+    """The text of a new house rule extending `base` (an edition id or a path)."""
+    from .diff import load_edition
+    from .api import locate
+
+    base_path = Path(locate(base))
+    ed = load_edition(base)
+    extends = _extends_clause(base, base_path, out)
+    display = title or f"{name.replace('_', ' ').capitalize()} (house rule for {ed.name})"
+    lines = [
+        f"# {display}",
+        f"# A house rule: everything {ed.name} says, except what this file changes.",
+        "# Written by `civdsl new`. The examples below are commented out (`#`): uncomment one, edit it,",
+        f"# then run `civdsl check {out.as_posix()}`. `civdsl diff {ed.id} {out.as_posix()}` shows what",
+        "# your rule changes; docs/house-rules.md walks through the whole process.",
+        "language 1",
+        f"edition {name} {quote(display)} extends {extends}",
+        f'source "house rule {name}, based on {ed.id}"',
+        "",
+    ]
+    header = list(lines)
+    cal = _pick({k: v for k, v in ed.calamities.items() if v.primary}, ["Famine", "Epidemic", "Flood"])
+    adv = _pick(ed.advances, ["Pottery", "Agriculture"])
+    if cal is not None:
+        lines += _calamity_examples(cal, ed)
+    if adv is not None:
+        lines += _advance_examples(adv, ed)
+    small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
+    if small:
+        lines += ["# --- remove an item (advance, calamity or commodity) ------------------------------------"]
+        lines += _with_errata(header, [f"remove calamity {quote(small[-1].name)}"], out)
+    group = next(iter(ed.groups), None)
+    if group is not None:
+        lines += ["# --- add a new item, or replace one whole by declaring it again under its own name -------"]
+        lines += _with_errata(header, ['advance "Irrigation" {', "  cost 110", f"  groups {group}",
+                                       f"  credits {group} 10", '  summary "Flood plains feed one more token."', "}"],
+                              out)
+    lines += ["# --- edition-wide rules: redeclaring one replaces the base's --------------------------------"]
+    const = next(iter(ed.consts.values()), None)
+    if const is not None:
+        doc = f" {quote(const.doc)}" if const.doc else ""
+        lines.append(f"# const {const.id} = {unparse(const.expr)}{doc}")
+    if ed.credit_policy:
+        other = "per_card" if ed.credit_policy == "best_group" else "best_group"
+        lines.append(f"# credit policy {other}  # {ed.id} uses {ed.credit_policy}")
+    if ed.options:
+        opt = next(iter(ed.options.values()))
+        lines.append(f"# option {opt.id} {'off' if opt.on else 'on'}  # {ed.id}: {'on' if opt.on else 'off'}")
+    lines += [
+        "",
+        '# note "Say here anything players should know about this house rule."',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _calamity_examples(cal, ed) -> list[str]:
+    from . import describe
+
+    out = [f"# --- change part of a calamity: fields you give replace {ed.id}'s; `when` adds a modifier ---",
+           f'# {cal.name} in {ed.id}: {describe.calamity(cal)}']
+    out.append(f"# change calamity {quote(cal.name)} {{")
+    effect = cal.primary[0] if cal.primary else None
+    from .model import Effect
+
+    if isinstance(effect, Effect):
+        from .syntax import Num
+
+        call = effect.call
+        args = [unparse(x) for x in call.args]
+        if call.args and isinstance(call.args[0], Num) and call.args[0].value > 2:
+            args[0] = str(call.args[0].value - 2)
+            text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
+            out.append(f"#   primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
+    target = cal.modifiers[0] if cal.modifiers else None
+    if target is not None:
+        role = f" for {target.role}" if target.role != "any" else ""
+        out.append(f"#   drop when {unparse(target.condition)}{role}  # removes: {describe.modifier(target)}")
+    kind = effect.kind if isinstance(effect, Effect) else None
+    adv = _pick(ed.advances, ["Medicine", "Agriculture", "Pottery"])
+    if kind is not None and adv is not None:
+        out.append(f"#   when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
+    out += ["# }", ""]
+    return out
+
+
+def _with_errata(header: list[str], code: list[str], out: Path) -> list[str]:
+    """A commented example, followed by the errata lines it would need: adding or removing an
+    item can break an invariant the base asserts (`assert count(calamities) == 24`)."""
+    failed = _trial(header + code, out)
+    lines = ["# " + c if c.strip() else "#" for c in code]
+    if failed:
+        lines += ["# This breaks what the base asserts; `civdsl check` reports each broken assert (CIV042)",
+                  "# until you acknowledge the deliberate departure:"]
+        lines += [f"# errata CIV042 {quote(m)} \"this house rule differs\"" for m in failed]
+    return lines + [""]
+
+
+def _trial(lines: list[str], out: Path) -> list[str]:
+    """The messages of the base's asserts that these lines would break."""
+    import tempfile
+
+    from .compiler import check_file
+
+    fd, tmp = tempfile.mkstemp(prefix=".civdsl-new-", suffix=".civ", dir=out.resolve().parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        checked = check_file(Path(tmp))
+    finally:
+        os.unlink(tmp)
+    return [d.item for d in checked.diagnostics.errors if d.code == "CIV042" and d.item]
+
+
+def _advance_examples(adv, ed) -> list[str]:
+    out = ["# --- change part of an advance ---------------------------------------------------------------"]
+    if adv.cost is not None:
+        out.append(f"# change advance {quote(adv.name)} {{ cost {max(adv.cost - 10, 0)} }}  # was: cost {adv.cost}")
+    else:
+        out.append(f"# change advance {quote(adv.name)} {{ cost 50 }}")
+    out.append("")
+    return out
+
+
+@click.command("new")
+@click.argument("name")
+@click.option("--from", "base", default="megaciv", show_default=True,
+              help="The rulebook to extend: a shipped edition id or a path.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
+@click.option("--title", help="Display name (default: derived from NAME and the base).")
+def new_command(name, base, output, title):
+    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
+    from .build import atomic_write
+
+    out = Path(output) if output else Path(f"{name}.civ")
+    try:
+        check_name(name)
+        if out.exists():
+            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
+        if not out.parent.exists():
+            raise ScaffoldError(f"folder {out.parent} does not exist")
+        text = skeleton(name, base, out, title)
+    except ScaffoldError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    # never overwrite: create the file exclusively, then fill it atomically
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        click.echo(f"error: {out} already exists; not overwriting it", err=True)
+        sys.exit(1)
+    os.close(fd)
+    atomic_write(out, text)
+    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
+    click.echo(f"next: edit it, then `civdsl check {out}`")
