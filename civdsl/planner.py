@@ -35,6 +35,7 @@ set the search keeps is priced exactly, and the plans it reports are priced by r
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import re
 from dataclasses import dataclass, field
@@ -325,12 +326,35 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
                      "hand_limit_by_players): pass --hand-limit N")
 
 
+_INFO: dict[int, tuple] = {}
+
+
+def _info(module) -> dict:
+    """Per-advance facts the search reads often, computed once per compiled module."""
+    got = _INFO.get(id(module))
+    if got is not None and got[0] is module:
+        return got[1]
+    info = {}
+    for name, adv in module.ADVANCES.items():
+        by_kind: dict[str, list] = {}
+        for kind, args in adv["abilities"]:
+            by_kind.setdefault(kind, []).append(args)
+        info[name] = {
+            "abilities": by_kind,
+            "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
+            "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
+            "group_credit": sum(adv["credits"].values()),
+        }
+    _INFO[id(module)] = (module, info)
+    return info
+
+
 def _abilities(module, name: str, kind: str) -> list[dict]:
-    return runtime.ability(module, name, kind)
+    return _info(module)[name]["abilities"].get(kind, [])
 
 
 def _hand_delta(module, name: str) -> int:
-    return sum(a["delta"] for a in _abilities(module, name, "hand_limit"))
+    return _info(module)[name]["hand_delta"]
 
 
 # --- the purchase problem -------------------------------------------------------------------
@@ -460,19 +484,20 @@ class PurchaseProblem:
     def credit(self, names) -> Any:
         """Credit points the advances bought give for later turns: group credits, free credit
         points, and specific credits to advances still not held."""
-        owned = self.held | set(names)
+        info = _info(self.module)
+        advances = self.module.ADVANCES
         total = 0
         for n in names:
-            adv = self.module.ADVANCES[n]
-            total += sum(adv["credits"].values())
-            total += sum(a["amount"] for a in _abilities(self.module, n, "free_credits"))
-            total += sum(v for t, v in adv["specific"].items() if t not in owned)
+            total += info[n]["group_credit"] + info[n]["free_credits"]
+            for t, v in advances[n]["specific"].items():
+                if t not in self.held and t not in names:
+                    total += v
         return total
 
     def _credit_bound(self, name) -> Any:
-        adv = self.module.ADVANCES[name]
-        return (sum(adv["credits"].values()) + sum(a["amount"] for a in _abilities(self.module, name, "free_credits"))
-                + sum(v for t, v in adv["specific"].items() if t not in self.held))
+        i = _info(self.module)[name]
+        return i["group_credit"] + i["free_credits"] + sum(
+            v for t, v in self.module.ADVANCES[name]["specific"].items() if t not in self.held)
 
     # -- the search --------------------------------------------------------------------------
 
@@ -484,15 +509,19 @@ class PurchaseProblem:
         specials = [n for n in free_pool if n in self.same_turn or n in hand_special]
         plain = [n for n in free_pool if n not in specials]
 
-        def ratio_key(n):
-            v, b = obj[n], self.base[n]
-            if v <= 0:
-                return (2, 0, self.order[n])
-            if b == 0:
-                return (0, 0, self.order[n])
-            return (1, -Fraction(v) / b, self.order[n])
+        def by_ratio(x, y):
+            # objective per price, highest first (exact: cross-multiplied); free ones first, and
+            # those worth nothing last; rulebook order between equals
+            vx, bx, vy, by = obj[x], self.base[x], obj[y], self.base[y]
+            cx = 2 if vx <= 0 else (0 if bx == 0 else 1)
+            cy = 2 if vy <= 0 else (0 if by == 0 else 1)
+            if cx != cy:
+                return cx - cy
+            if cx == 1 and vx * by != vy * bx:
+                return -1 if vx * by > vy * bx else 1
+            return self.order[x] - self.order[y]
 
-        plain.sort(key=ratio_key)
+        plain.sort(key=functools.cmp_to_key(by_ratio))
         self.items = specials + plain
         self.plain_start = len(specials)
         n_items = len(self.items)

@@ -95,9 +95,11 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     cal = _pick({k: v for k, v in ed.calamities.items() if v.primary}, ["Famine", "Epidemic", "Flood"])
     adv = _pick(ed.advances, ["Pottery", "Agriculture"])
     if cal is not None:
-        lines += _calamity_examples(cal, ed)
+        title, code = _calamity_examples(cal, ed)
+        lines += title + _with_errata(header, code, out)
     if adv is not None:
-        lines += _advance_examples(adv, ed)
+        lines += ["# --- change part of an advance ---------------------------------------------------------------"]
+        lines += _with_errata(header, _advance_examples(adv), out)
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
     if small:
         lines += ["# --- remove an item (advance, calamity or commodity) ------------------------------------"]
@@ -126,34 +128,38 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _calamity_examples(cal, ed) -> list[str]:
+def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
     from . import describe
-
-    out = [f"# --- change part of a calamity: fields you give replace {ed.id}'s; `when` adds a modifier ---",
-           f'# {cal.name} in {ed.id}: {describe.calamity(cal)}']
-    out.append(f"# change calamity {quote(cal.name)} {{")
-    effect = cal.primary[0] if cal.primary else None
     from .model import Effect
+    from .syntax import Num
 
+    title = [f"# --- change part of a calamity: fields you give replace {ed.id}'s; `when` adds a modifier ---",
+             f"# {cal.name} in {ed.id}: {describe.calamity(cal)}"]
+    code = [f"change calamity {quote(cal.name)} {{"]
+    effect = cal.primary[0] if cal.primary else None
     if isinstance(effect, Effect):
-        from .syntax import Num
-
         call = effect.call
         args = [unparse(x) for x in call.args]
         if call.args and isinstance(call.args[0], Num) and call.args[0].value > 2:
             args[0] = str(call.args[0].value - 2)
             text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
-            out.append(f"#   primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
+            code.append(f"  primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
     target = cal.modifiers[0] if cal.modifiers else None
     if target is not None:
         role = f" for {target.role}" if target.role != "any" else ""
-        out.append(f"#   drop when {unparse(target.condition)}{role}  # removes: {describe.modifier(target)}")
+        code.append(f"  drop when {unparse(target.condition)}{role}  # removes: {describe.modifier(target)}")
     kind = effect.kind if isinstance(effect, Effect) else None
     adv = _pick(ed.advances, ["Medicine", "Agriculture", "Pottery"])
     if kind is not None and adv is not None:
-        out.append(f"#   when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
-    out += ["# }", ""]
-    return out
+        code.append(f"  when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
+    code.append("}")
+    return title, code
+
+
+def _advance_examples(adv) -> list[str]:
+    cost = max(adv.cost - 10, 0) if adv.cost is not None else 50
+    was = f"  # was: cost {adv.cost}" if adv.cost is not None else ""
+    return [f"change advance {quote(adv.name)} {{ cost {cost} }}{was}"]
 
 
 def _with_errata(header: list[str], code: list[str], out: Path) -> list[str]:
@@ -182,16 +188,6 @@ def _trial(lines: list[str], out: Path) -> list[str]:
     finally:
         os.unlink(tmp)
     return [d.item for d in checked.diagnostics.errors if d.code == "CIV042" and d.item]
-
-
-def _advance_examples(adv, ed) -> list[str]:
-    out = ["# --- change part of an advance ---------------------------------------------------------------"]
-    if adv.cost is not None:
-        out.append(f"# change advance {quote(adv.name)} {{ cost {max(adv.cost - 10, 0)} }}  # was: cost {adv.cost}")
-    else:
-        out.append(f"# change advance {quote(adv.name)} {{ cost 50 }}")
-    out.append("")
-    return out
 
 
 @click.command("new")
