@@ -315,15 +315,23 @@ def score(rulebook, holds, state_file, sets, as_json):
 
 
 @main.command()
-@click.argument("code")
-def explain(code):
-    """The long explanation of a diagnostic code, with a wrong and a right example."""
-    from .codes import explain as explain_code
+@click.argument("words", nargs=-1, required=True, metavar="CODE | RULEBOOK ITEM")
+def explain(words):
+    """Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one
+    advance or calamity (civdsl explain megaciv Pottery)."""
+    if len(words) == 1:
+        from .codes import explain as explain_code
 
-    text = explain_code(code)
-    if text is None:
-        _fail(f"error: no diagnostic code {code!r} (codes look like CIV012)")
-    click.echo(text)
+        text = explain_code(words[0])
+        if text is None:
+            _fail(f"error: no diagnostic code {words[0]!r} (codes look like CIV012; for an item: civdsl explain RULEBOOK ITEM)")
+        click.echo(text)
+        return
+    if len(words) != 2:
+        _fail("error: give a code (civdsl explain CIV012) or a rulebook and an item (civdsl explain megaciv Famine)")
+    from .itemexplain import explain_item
+
+    click.echo(explain_item(words[0], words[1]))
 
 
 @main.command()
