@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
 import click
@@ -60,20 +60,21 @@ _STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV0
 # the outline keep working while a file is being typed. Same string/comment/name rules as the grammar.
 
 _TOKEN_RE = re.compile(r"""
-  (?P<ws>[ \t\f\r\n\u00a0\ufeff]+)
-| (?P<comment>\#[^\n\r]*)
-| (?P<string>"(?:[^"\\\n\r]|\\.)*")
+(?:[ \t\f\r\n\u00a0\ufeff]+|\#[^\n\r]*)*   # whitespace and comments before the token
+(?:
+  (?P<string>"(?:[^"\\\n\r]|\\.)*")
 | (?P<ustring>"(?:[^"\\\n\r]|\\.)*\\?)
 | (?P<code>CIV\d{3}\b)
 | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
 | (?P<int>[0-9]+)
 | (?P<op>==|!=|<=|>=|\.\.|//|[<>.=,:{}()+\-*/])
 | (?P<error>.)
+| (?P<eof>$)
+)
 """, re.X)
 
 
-@dataclass(frozen=True)
-class Tok:
+class Tok(NamedTuple):
     kind: str  # kw, name, string, ustring (unterminated), code, int, op, error
     text: str
     start: int  # offsets into the (normalised) text
@@ -91,12 +92,13 @@ def tokenize(text: str) -> list[Tok]:
     append = out.append
     for m in _TOKEN_RE.finditer(text):
         kind = m.lastgroup
-        if kind == "ws" or kind == "comment":
-            continue
-        value = m.group()
+        if kind == "eof":
+            break
+        start, end = m.span(kind)
+        value = text[start:end]
         if kind == "name" and value in kws:
             kind = "kw"
-        append(Tok(kind, value, m.start(), m.end()))
+        append(Tok(kind, value, start, end))
     return out
 
 
@@ -315,7 +317,11 @@ _PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed o
 
 
 class _Failed(Exception):
-    pass
+    """A statement did not parse on its own; `where` is (offset, line, column, statements before it)."""
+
+    def __init__(self, where: tuple[int, int, int, int] | None = None):
+        super().__init__()
+        self.where = where
 
 
 def _shift(obj: Any, delta: int) -> Any:
@@ -348,7 +354,7 @@ class IncrementalParser:
     def __init__(self):
         self.cache: dict[tuple[str, int, str], _Chunk] = {}
         self.header: tuple[str, Any] | None = None
-        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0}
+        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0}
 
     def parse(self, text: str, display: str, tokens: list[Tok], diags: Diagnostics) -> syntax.RulebookAst | None:
         """As `parser.parse` followed by `syntax.to_syntax`, with the same diagnostics."""
@@ -356,18 +362,53 @@ class IncrementalParser:
             return None
         try:
             return self._incremental(text, display, tokens, diags)
-        except (_Failed, RecursionError):
+        except _Failed as exc:
+            if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
+                self.stats["suffix"] = self.stats.get("suffix", 0) + 1
+                return None
+        except RecursionError:
             pass
         self.stats["full"] += 1
-        self.cache.clear()
         tree = parser.parse(text, display, diags)
         if tree is None:
             return None
         return syntax.to_syntax(tree, display, diags)
 
+    @staticmethod
+    def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
+                     before: int) -> bool:
+        """Report the syntax errors of the text from a statement boundary on, as `parser.parse` would
+        report them for the whole text, when everything before the boundary is known to parse.
+
+        Between two statements the LALR parser is always in one of two states (no statement yet, or
+        some), so parsing a header (and one note, when statements precede) padded with blank lines,
+        followed by the rest of the text, replays the whole file's parse from that point exactly:
+        same errors, same recovery, same positions. False when that parse finds no error."""
+        from lark.exceptions import UnexpectedInput
+
+        if line < 2:
+            return False
+        padded = _PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
+        errors: list = []
+
+        def on_error(exc) -> bool:
+            errors.append(exc)
+            return len(errors) < 20
+
+        try:
+            parser._parser().parse(padded, on_error=on_error)
+        except UnexpectedInput as exc:
+            if not errors or errors[-1] is not exc:
+                errors.append(exc)
+        except RecursionError:
+            return False
+        if not errors:
+            return False
+        for exc in errors:
+            parser._report_syntax_error(exc, padded, display, diags)
+        return True
+
     def _incremental(self, text, display, tokens, diags):
-        if any(t.kind in ("ustring", "error") for t in tokens):
-            raise _Failed
         marks = split_statements(tokens)
         lark_parser = parser._parser()
         bounds = [tokens[m].start for m in marks[1:]] + [len(text)]
@@ -397,7 +438,11 @@ class IncrementalParser:
             key = (display, col, chunk_text)
             chunk = self.cache.get(key) or fresh.get(key)
             if chunk is None:
-                chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
+                try:
+                    chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
+                except _Failed:
+                    self.cache.update(fresh)  # keep what did parse, for the next edit
+                    raise _Failed((start, line, col, k - 1))
                 self.stats["parsed"] += 1
             elif chunk.line != line:
                 chunk = _Chunk(line, _shift(chunk.items, line - chunk.line), _shift(chunk.diags, line - chunk.line))

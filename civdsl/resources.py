@@ -8,19 +8,15 @@ civdsl.rulebooks; see pyproject.toml), so one lookup serves both.
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from pathlib import Path
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def _folder(name: str) -> Path:
-    try:
-        installed = Path(str(resources.files(f"civdsl.{name}")))
-        if installed.is_dir():
-            return installed
-    except (ModuleNotFoundError, TypeError):
-        pass
+    installed = Path(__file__).resolve().parent / name  # package data of an installed copy
+    if installed.is_dir():
+        return installed
     return _CHECKOUT / name
 
 

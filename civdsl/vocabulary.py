@@ -234,3 +234,15 @@ BENEFICIARIES = {
 }
 
 EXCLUDE_ROLES = ("beneficiary", "trader")
+
+# Functions of round rules (phases, thresholds, pools, choices): they read the cards in the
+# player's hand. `color=` names a colour the edition's deck declares with `suit "X" COLOUR`.
+ROUND_FUNCTIONS: dict[str, Function] = {f.name: f for f in [
+    Function("hand_value", (), ("color",), "the total value of the cards in hand (of one colour)", "round"),
+    Function("hand_cards", (), ("color",), "the number of cards in hand (of one colour)", "round"),
+    Function("hand_limit", (), (), "the most cards a hand may hold (the deck's `hand limit`)", "round"),
+]}
+
+# Value kinds of round expressions: whole numbers, exact fractions (from `/`), reals (from sqrt),
+# and true/false. A stat holds a whole number: a fraction or a real must be rounded explicitly.
+NUMBER_KINDS = ("int", "rational", "real")

@@ -48,6 +48,11 @@ class Quote:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """Between items of one line: a space in HTML (badges wrap), a comma in text."""
+
+
+@dataclass(frozen=True)
 class Link:
     text: str
     href: str  # relative, built by us; escaped by the renderer all the same
@@ -75,6 +80,8 @@ def plain_part(p) -> str:
         return SIGN_WORD[p.direction]
     if isinstance(p, (Strong, Quote, Link)):
         return p.text
+    if isinstance(p, Gap):
+        return ", "
     raise TypeError(p)
 
 
@@ -95,6 +102,16 @@ def lines(*rows) -> Cell:
         if t:
             out.append(t)
     return Cell(out)
+
+
+def joined(items) -> Cell:
+    """Items on one line, separated by a Gap; each item is a part or a tuple of parts."""
+    parts: list = []
+    for i, item in enumerate(items):
+        if i:
+            parts.append(Gap())
+        parts.extend(item if isinstance(item, tuple) else (item,))
+    return cell(*parts)
 
 
 def number(n) -> Cell:
@@ -134,6 +151,7 @@ class Table:
     empty: str = "nothing in this edition"
     listed: bool = True  # shown in Markdown and HTML (else CSV only)
     csv: bool = True  # written as a CSV file
+    new_page: bool = False  # printed from a new page
 
 
 @dataclass

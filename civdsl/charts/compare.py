@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .. import describe
 from . import derive
-from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, lines, number
+from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, joined, lines, number
 from .html import chart_html, esc, page, table_html
 from .markdown import md_chart, md_escape
 from .tables import CLASS_TEXT, advance_order, calamity_order
@@ -105,9 +105,9 @@ def _adv_attrs(inter_by_ed):
     return [
         ("Name", lambda ed, n: cell(n)),
         ("Cost", lambda ed, n: number(ed.advances[n].cost)),
-        ("Groups", lambda ed, n: lines(*[chips(ed)[g] for g in ed.advances[n].groups if g in chips(ed)])),
+        ("Groups", lambda ed, n: joined([chips(ed)[g] for g in ed.advances[n].groups if g in chips(ed)])),
         ("VP", lambda ed, n: number(ed.advances[n].vp)),
-        ("Group credits", lambda ed, n: lines(*[replace(chips(ed)[g], amount=v)
+        ("Group credits", lambda ed, n: joined([replace(chips(ed)[g], amount=v)
                                                 for g, v in ed.advances[n].credits.items() if g in chips(ed)])),
         ("Specific credits", lambda ed, n: lines(*[f"\u2192 {s.target} {s.amount}" for s in ed.advances[n].specific])
          if ed.advances[n].specific else cell("none")),

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import html
 
-from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Link, Quote, Sign, Strong,
-                    Table, ink)
+from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
+                    Strong, Table, ink)
 from .markdown import href
 
 PRINT_WIDTH_MM = 259  # Letter landscape (279.4 mm) less 2 x 10 mm margins; A4 landscape is wider
@@ -63,7 +63,12 @@ tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-ch
   h2 { break-after: avoid; }
   h3 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
-  table.matrix { font-size: 6.8pt; }
+  th, td { padding: 1px 3px; }
+  table { line-height: 1.2; }
+  h3.new-page { break-before: page; }
+  table.matrix { font-size: 6.3pt; line-height: 1.05; }
+  table.matrix td, table.matrix tbody th { padding: 0 2px; }
+  th.v span { max-height: 26mm; }
 }
 """ % {"width": PRINT_WIDTH_MM}
 
@@ -93,6 +98,8 @@ def part_html(p) -> str:
         return f'<q class="rb">{esc(p.text)}</q>'
     if isinstance(p, Link):
         return f'<a href="{esc(href(p.href))}">{esc(p.text)}</a>'
+    if isinstance(p, Gap):
+        return " "
     raise TypeError(p)
 
 
@@ -103,7 +110,7 @@ def cell_html(c: Cell) -> str:
 def table_html(t: Table, with_title: bool = True) -> str:
     out = []
     if with_title:
-        out.append(f"<h3>{esc(t.title)}</h3>")
+        out.append(f'<h3 class="new-page">{esc(t.title)}</h3>' if t.new_page else f"<h3>{esc(t.title)}</h3>")
     for p in t.intro:
         out.append(f'<p class="muted">{esc(p)}</p>')
     if not t.rows:

@@ -13,7 +13,7 @@ import io
 import re
 from urllib.parse import quote
 
-from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Link, Quote, Sign, Strong, Table
+from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, Table
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
 
@@ -43,6 +43,8 @@ def md_part(p) -> str:
         return f"*\u201c{md_escape(p.text)}\u201d*"
     if isinstance(p, Link):
         return f"[{md_escape(p.text)}]({href(p.href)})"
+    if isinstance(p, Gap):
+        return ", "
     raise TypeError(p)
 
 

@@ -15,7 +15,7 @@ from ..model import Edition
 from ..validator import set_value
 from . import derive
 from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row, Sign, Strong, Table, cell,
-                    chips_for, lines, number)
+                    chips_for, joined, lines, number)
 from .diff import CATEGORY_TITLES, Diff
 
 KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities")
@@ -126,11 +126,11 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     has_req = any(a.requires for a in ed.advances.values())
     has_supply = any(a.supply is not None for a in ed.advances.values())
     has_vp = any(a.vp is not None for a in ed.advances.values())
-    cols = _mark_column(marks) + [Column("Advance", 1.7), Column("Cost", 0.45, numeric=True), Column("Groups", 1.0)]
+    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.45, numeric=True), Column("Groups", 1.0)]
     if has_vp:
         cols.append(Column("VP", 0.35, numeric=True))
-    cols += [Column("Group credits", 1.25), Column("Specific credits", 1.5), Column("Abilities", 1.6),
-             Column("Calamities it changes", 3.2)]
+    cols += [Column("Group credits", 1.5), Column("Specific credits", 1.5), Column("Abilities", 1.5),
+             Column("Calamities it changes", 3.0)]
     if has_req:
         cols.append(Column("Requires", 0.9))
     if has_supply:
@@ -142,9 +142,8 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     for n in order:
         a = ed.advances[n]
         name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
-        groups = lines(*[chips[g] for g in a.groups if g in chips])
-        credits = lines(*[replace(chips[g], amount=v) for g, v in a.credits.items()
-                          if g in chips])
+        groups = joined([chips[g] for g in a.groups if g in chips])
+        credits = joined([replace(chips[g], amount=v) for g, v in a.credits.items() if g in chips])
         specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
         abilities = lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])
         cal = lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(n, [])])
@@ -177,12 +176,10 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
     order = advance_order(ed)
     groups = list(chips.values())
     policy = ed.credit_policy or "best_group"
-    intro = [f"Credit policy: {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}.",
-             "Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
+    intro = [f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
+             + ("; group credits of several held cards add up per group first" if policy == "best_group" else "")
+             + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
-    if policy == "best_group":
-        intro.append("Group credits of several held cards add up per group; a dual-group advance takes the "
-                     "larger of its two groups' totals.")
 
     def matrix(slug, title, targets, with_groups, listed=True):
         cols = [Column("Held \u2193 / buying \u2192", 2.6)]
@@ -217,6 +214,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
         title = "Credits matrix" if len(chunks) == 1 else f"Credits matrix, part {i + 1} of {len(chunks)}"
         t = matrix(f"credits-{i + 1}", title, chunk, i == 0)
         t.csv = False
+        t.new_page = i > 0
         if i == 0:
             t.intro = intro
         tables.append(t)
@@ -326,7 +324,7 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
         row = [lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None),
                number(c.value), number(c.count)]
         if has_block:
-            row.append(cell(c.block or "both"))
+            row.append(cell(c.block or "\u2014"))
         row.append(number(c.stack) if c.stack is not None else cell("none"))
         for n in range(1, top + 1):
             if c.count is None or n > c.count or c.value is None or ed.set_value is None:

@@ -1,0 +1,241 @@
+"""`civdsl explain RULEBOOK ITEM`: everything a rulebook says about one advance or calamity.
+
+For an advance: its fields, what its abilities do in words, the credits it gives and the
+credits it receives (group credits from every advance of its groups, specific credits aimed
+at it), prerequisites both ways, and every calamity modifier that asks whether a player holds
+it. For a calamity: its fields, the rule in words, each modifier with its source line. For
+both: where the extends chain defines, replaces, changes or removes it (file:line), so that a
+house rule's edits can be traced to the line that made them. Commodities are explained too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import describe
+from .expressions import quote, unparse
+from .model import Advance, Calamity, Commodity, Edition, Effect
+from .state import StateError
+
+
+def _load(rulebook: str):
+    from .api import RulebookError, locate
+    from .compiler import check_file
+
+    path = locate(rulebook)
+    checked = check_file(Path(path))
+    if not checked.ok:
+        raise RulebookError(f"{rulebook} has errors", checked.diagnostics)
+    return checked
+
+
+def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
+    """(kind, name, the name asked for when it was an `aka`)."""
+    pools = (("advance", ed.advances), ("calamity", ed.calamities), ("commodity", ed.commodities))
+    for kind, pool in pools:
+        if item in pool:
+            return kind, item, None
+    lowered = item.casefold()
+    for kind, pool in pools:
+        for name in pool:
+            if name.casefold() == lowered:
+                return kind, name, None
+    for kind, pool in pools:
+        for name, obj in pool.items():
+            if any(a.casefold() == lowered for a in obj.aka):
+                return kind, name, item
+    from .diagnostics import did_you_mean
+
+    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities)
+    best = did_you_mean(item, names)
+    hint = f" (did you mean `{best}`?)" if best else ""
+    raise StateError(f"{ed.id} has no advance, calamity or commodity `{item}`{hint}")
+
+
+def _history(checked, kind: str, name: str, aka: list[str]) -> list[str]:
+    """Every statement of the chain that defines, replaces, changes or removes the item."""
+    out = []
+    names = {name, *aka}
+    for index, loaded in enumerate(checked.chain):
+        role = "base " if index < len(checked.chain) - 1 else ""
+        for it in loaded.ast.items:
+            if it.name not in names:
+                continue
+            where = f"{it.span.path}:{it.span.line}"
+            if it.kind == kind:
+                verb = "defined" if index == 0 or not any(_declares(prev, kind, names) for prev in checked.chain[:index]) \
+                    else "replaced whole"
+                out.append(f"{where}  {verb}: {kind} {quote(it.name)} (in {role}{loaded.ast.edition})")
+            elif it.kind == "change" and it.value == kind:
+                fields = ", ".join(dict.fromkeys(f.key if f.key != "modifier" else "when" for f in it.fields)) or "nothing"
+                out.append(f"{where}  changed: {fields} (in {role}{loaded.ast.edition})")
+                for f in it.fields:
+                    if f.key == "drop":
+                        cond, r = f.value
+                        out.append(f"{f.span.path}:{f.span.line}    drops the modifier `when {unparse(cond)}`"
+                                   + (f" for {r}" if r != "any" else ""))
+            elif it.kind == "remove" and it.value == kind:
+                out.append(f"{where}  removed (in {role}{loaded.ast.edition})")
+    return out
+
+
+def _declares(loaded, kind: str, names: set[str]) -> bool:
+    return any(it.kind == kind and it.name in names for it in loaded.ast.items)
+
+
+def _where(span) -> str:
+    return f"{span.path}:{span.line}"
+
+
+def explain_item(rulebook: str, item: str) -> str:
+    """Everything RULEBOOK says about ITEM (an advance, a calamity or a commodity), as text.
+
+    Raises StateError (with a did-you-mean) for an unknown item, RulebookError when the
+    rulebook does not check.
+    """
+    checked = _load(rulebook)
+    ed = checked.edition
+    kind, name, asked = _find(ed, item)
+    obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities}[kind][name]
+    title = f"{name}: {kind} in {ed.id} ({ed.name})"
+    lines = [title, "=" * len(title)]
+    if asked:
+        lines.append(f"(`{asked}` is another name of {name}: aka)")
+    if kind == "advance":
+        lines += _advance(ed, obj)
+    elif kind == "calamity":
+        lines += _calamity(ed, obj)
+    else:
+        lines += _commodity(ed, obj)
+    lines += ["", "Source lines (the extends chain, base first):"]
+    lines += ["  " + h for h in _history(checked, kind, name, obj.aka)] or [f"  {_where(obj.span)}"]
+    return "\n".join(lines)
+
+
+def _advance(ed: Edition, adv: Advance) -> list[str]:
+    out = []
+    vp = f", {adv.vp} VP" if adv.vp is not None else ""
+    cost = adv.cost if adv.cost is not None else "unknown"
+    out.append(f"cost {cost}{vp}; group{'s' if len(adv.groups) != 1 else ''} "
+               f"{', '.join(ed.groups[g].name if g in ed.groups else g for g in adv.groups) or 'none'}"
+               + (f"; supply {adv.supply} cards" if adv.supply is not None else ""))
+    out.append(f"defined at {_where(adv.span)}")
+    if adv.summary:
+        out.append(f"summary: {adv.summary}")
+    if adv.aka:
+        out.append("also called: " + ", ".join(adv.aka))
+    if adv.abilities:
+        out += ["", "Abilities:"]
+        out += [f"  {describe.ability(a.kind, a.args)}  [{unparse(a.call)}]  {_where(a.span)}" for a in adv.abilities]
+    # prerequisites
+    needed_by = [a.name for a in ed.advances.values() if adv.name in a.requires]
+    out += ["", "Prerequisites:"]
+    out.append("  requires: " + (", ".join(adv.requires) if adv.requires else "nothing"))
+    out.append("  required by: " + (", ".join(needed_by) if needed_by else "nothing"))
+    # credits given
+    out += ["", "Credits it gives (while held, towards later purchases):"]
+    if adv.credits:
+        out.append("  group credits: " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
+    for s in adv.specific:
+        out.append(f"  {s.amount} towards {s.target}  {_where(s.span)}")
+    if not adv.credits and not adv.specific:
+        out.append("  none")
+    # credits received
+    out += ["", f"Credits towards buying it (credit policy {ed.credit_policy}):"]
+    any_received = False
+    for g in adv.groups:
+        givers = [(a.name, a.credits[g]) for a in ed.advances.values() if a.credits.get(g) and a.name != adv.name]
+        if givers:
+            any_received = True
+            out.append(f"  {g} credits from: " + ", ".join(f"{n} {amt}" for n, amt in givers))
+    specific = [(a.name, s.amount, s.span) for a in ed.advances.values() for s in a.specific if s.target == adv.name]
+    for giver, amount, span in specific:
+        any_received = True
+        out.append(f"  {amount} from {giver} (specific)  {_where(span)}")
+    if not any_received:
+        out.append("  none")
+    # calamities
+    out += ["", "Calamities that mention it:"]
+    found = False
+    for cal in ed.calamities.values():
+        for m in cal.modifiers:
+            if adv.name in m.advances:
+                found = True
+                out.append(f"  {cal.name}: {describe.modifier(m)}  {_where(m.span)}")
+        for x in cal.exclusions:
+            if x.condition is not None and f"holds({quote(adv.name)})" in unparse(x.condition):
+                found = True
+                out.append(f"  {cal.name}: {describe.exclusion(x)} may be chosen as a secondary victim  {_where(x.span)}")
+        for c, span in cal.cancel:
+            if f"holds({quote(adv.name)})" in unparse(c):
+                found = True
+                out.append(f"  {cal.name}: cancelled if {describe.condition(c)}  {_where(span)}")
+    if not found:
+        out.append("  none")
+    epochs = [(t.id, e.name, r) for t in ed.asts.values() for e in t.epochs for r in e.requirements
+              if f"holds({quote(adv.name)})" in unparse(r.expr)]
+    if epochs:
+        out += ["", "A.S.T. requirements that mention it:"]
+        out += [f"  {t} / {e}: {unparse(r.expr)}  {_where(r.span)}" for t, e, r in epochs]
+    if adv.notes:
+        out += ["", "Notes:"] + [f"  {n}" for n in adv.notes]
+    return out
+
+
+def _calamity(ed: Edition, cal: Calamity) -> list[str]:
+    out = [f"stack {cal.stack}, {cal.klass}; beneficiary: {describe.beneficiary(cal.beneficiary)}",
+           f"defined at {_where(cal.span)}",
+           f"in words: {describe.calamity(cal)}"]
+    if cal.summary:
+        out.append(f"summary: {cal.summary}")
+    if cal.aka:
+        out.append("also called: " + ", ".join(cal.aka))
+    out += ["", "Primary victim:"]
+    out += [f"  {describe.effect(e)}  [{_effect_text(e)}]  {_where(e.span)}" for e in cal.primary] or ["  nothing"]
+    if cal.secondary is not None:
+        out += ["", "Secondary victims:", f"  {describe.secondary(cal)}  {_where(cal.secondary.span)}"]
+    if cal.exclusions:
+        out += ["", "Who may not be a secondary victim:"]
+        out += [f"  {describe.exclusion(x)}  {_where(x.span)}" for x in cal.exclusions]
+    if cal.cancel:
+        out += ["", "Cancelled when:"]
+        out += [f"  {describe.condition(c)}  [{unparse(c)}]  {_where(s)}" for c, s in cal.cancel]
+    out += ["", "Modifiers (in source order; adds and prevents, then set by priority, then cap):"]
+    if cal.modifiers:
+        for m in cal.modifiers:
+            prio = f" priority {m.priority}" if m.priority else ""
+            out.append(f"  {describe.modifier(m)}  [when {unparse(m.condition)}"
+                       f"{'' if m.role == 'any' else ' for ' + m.role}{prio}]  {_where(m.span)}")
+    else:
+        out.append("  none")
+    mentioned = sorted({a for m in cal.modifiers for a in m.advances})
+    out += ["", "Advances it mentions: " + (", ".join(mentioned) if mentioned else "none")]
+    if cal.notes:
+        out += ["", "Notes:"] + [f"  {n}" for n in cal.notes]
+    return out
+
+
+def _effect_text(e) -> str:
+    if isinstance(e, Effect):
+        return unparse(e.call)
+    return f"if {unparse(e.condition)} ..."
+
+
+def _commodity(ed: Edition, com: Commodity) -> list[str]:
+    out = [f"value {com.value}, {com.count} cards, stack {com.stack}" + (f", block {com.block}" if com.block else ""),
+           f"defined at {_where(com.span)}"]
+    if com.printed:
+        out.append("printed set values: " + ", ".join(map(str, com.printed)))
+    if com.summary:
+        out.append(f"summary: {com.summary}")
+    if com.aka:
+        out.append("also called: " + ", ".join(com.aka))
+    uses = [(cal.name, m) for cal in ed.calamities.values() for m in cal.modifiers
+            if f"cards({quote(com.name)})" in unparse(m.condition) or any(
+                o.per is not None and f"cards({quote(com.name)})" in unparse(o.per) or
+                o.amount is not None and f"cards({quote(com.name)})" in unparse(o.amount) for o in m.ops)]
+    out += ["", "Calamities that count it:"]
+    out += [f"  {c}: {describe.modifier(m)}  {_where(m.span)}" for c, m in uses] or ["  none"]
+    if com.notes:
+        out += ["", "Notes:"] + [f"  {n}" for n in com.notes]
+    return out

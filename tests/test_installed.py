@@ -1,0 +1,46 @@
+"""civdsl works installed, not only from the checkout: grammar, schemas and shipped rulebooks
+travel as package data, and a build from the installed copy gives the same bytes."""
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    env_dir = tmp_path_factory.mktemp("venv")
+    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    python = env_dir / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                           str(ROOT)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"pip install failed:\n{proc.stderr[-2000:]}")
+    return env_dir / "bin"
+
+
+def test_installed_command_finds_grammar_schemas_and_rulebooks(installed, tmp_path):
+    civdsl = str(installed / "civdsl")
+    check = subprocess.run([civdsl, "check", "--schema"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    assert "rulebooks checked" in check.stdout
+    resolve = subprocess.run([civdsl, "resolve", "megaciv", "Famine", "--holds", "Agriculture,Pottery"],
+                             cwd=tmp_path, capture_output=True, text=True, env={"CIVDSL_CACHE": str(tmp_path / "c"),
+                                                                                 "PATH": "/usr/bin:/bin"})
+    assert resolve.returncode == 0, resolve.stderr
+    assert "take 10 damage" in resolve.stdout
+
+
+def test_installed_build_matches_the_committed_effects_modules(installed, tmp_path):
+    civdsl = str(installed / "civdsl")
+    proc = subprocess.run([civdsl, "build", "megaciv", "-o", str(tmp_path / "gen")], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    fresh = subprocess.run([sys.executable, str(ROOT / "cli.py"), "build", "megaciv", "-o", str(tmp_path / "gen2")],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stderr
+    assert (tmp_path / "gen" / "megaciv" / "effects.py").read_bytes() == (tmp_path / "gen2" / "megaciv" / "effects.py").read_bytes()
