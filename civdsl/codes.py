@@ -102,6 +102,28 @@ _ALL = [
          'edition x "X"  remove advance "Law"', 'edition x "X" extends megaciv  remove advance "Law"'),
     Code("CIV061", "nothing to drop", "`drop when COND` names a modifier condition the calamity does not have.",
          'change calamity "Famine" { drop when holds("Potery") }', 'change calamity "Famine" { drop when holds("Pottery") }'),
+    Code("CIV070", "`instead` without a rule to replace", "`instead if COND { ... }` replaces the rule just before it "
+         "when COND holds, so it must follow an `if` (without `else`) or another `instead if` in the same block.",
+         'rule "Food" { add unrest 5  instead if food < 10 { add unrest 10 } }',
+         'rule "Food" { if food < 20 { add unrest 5 } instead if food < 10 { add unrest 10 } }'),
+    Code("CIV071", "wrong kind of value", "Round rules keep whole numbers, exact fractions, reals and true/false "
+         "apart. A stat holds a whole number: `/` (exact division) can leave a fraction and `sqrt` gives a real, so "
+         "round them with `floor()`/`ceil()` or divide with `//`. Conditions must be true/false, and arithmetic "
+         "needs numbers.", "set population = luxury * sqrt(food) / 2",
+         "set population = floor(luxury * sqrt(food) / 2)"),
+    Code("CIV072", "statement names the wrong thing", "A round statement names something it cannot work on: `set` "
+         "and `add` write stats (and `set` flags), `move` moves a track, `roll` rolls a dice pool or an event table, "
+         "`draw`, `discard` and the hand functions need a deck of cards, and colours must be the deck's.",
+         "move unrest 2", "move rebellion 2"),
+    Code("CIV073", "bad round declaration", "A stat, track, dice pool, event table or deck is malformed: empty bounds, "
+         "a start, stage or mark off the track, overlapping stages, an event table whose rows do not cover every face "
+         "of its die exactly once, a non-constant initial value, a threshold or choice that reads itself, or a second "
+         "deck.", 'event_table weather "Weather" die 6 { 1..3: "Rain" { } }',
+         'event_table weather "Weather" die 6 { 1..3: "Rain" { } 4..6: "Sun" { } }'),
+    Code("CIV074", "name used twice", "Stats, flags, tracks, thresholds, choices, dice pools, event tables, constants, "
+         "tables and options share one namespace, and a `let` or `roll x =` name must be new.",
+         'stat food "Food" initial 0  flag food "Food shortage"',
+         'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -357,14 +357,14 @@ class IncrementalParser:
         self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0}
 
     def parse(self, text: str, display: str, tokens: list[Tok], diags: Diagnostics) -> syntax.RulebookAst | None:
-        """As `parser.parse` followed by `syntax.to_syntax`, with the same diagnostics."""
+        """As `parser.parse` then `syntax.to_syntax` (see `loader.parse_file`), with the same diagnostics."""
         if not parser._check_limits(text, display, diags):
             return None
         try:
             return self._incremental(text, display, tokens, diags)
         except _Failed as exc:
             if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
-                self.stats["suffix"] = self.stats.get("suffix", 0) + 1
+                self.stats["suffix"] += 1
                 return None
         except RecursionError:
             pass
@@ -372,40 +372,34 @@ class IncrementalParser:
         tree = parser.parse(text, display, diags)
         if tree is None:
             return None
-        return syntax.to_syntax(tree, display, diags)
+        try:
+            return syntax.to_syntax(tree, display, diags)
+        except RecursionError:
+            diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
+            return None
 
     @staticmethod
     def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
                      before: int) -> bool:
-        """Report the syntax errors of the text from a statement boundary on, as `parser.parse` would
-        report them for the whole text, when everything before the boundary is known to parse.
+        """Report the syntax error of the text from a statement boundary on, as `parser.parse` reports
+        it for the whole text, when everything before the boundary is known to parse.
 
-        Between two statements the LALR parser is always in one of two states (no statement yet, or
-        some), so parsing a header (and one note, when statements precede) padded with blank lines,
-        followed by the rest of the text, replays the whole file's parse from that point exactly:
-        same errors, same recovery, same positions. False when that parse finds no error."""
-        from lark.exceptions import UnexpectedInput
-
+        Between two statements the LALR parser is in one of two states (no statement yet, or some),
+        so a header (and one note, when statements precede) padded with blank lines to the same line
+        and column, followed by the rest of the text, replays the whole file's parse from that point:
+        the same first error at the same position. False when that parse finds no syntax error."""
         if line < 2:
             return False
         padded = _PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
-        errors: list = []
-
-        def on_error(exc) -> bool:
-            errors.append(exc)
-            return len(errors) < 20
-
+        scratch = Diagnostics()
         try:
-            parser._parser().parse(padded, on_error=on_error)
-        except UnexpectedInput as exc:
-            if not errors or errors[-1] is not exc:
-                errors.append(exc)
+            tree = parser.parse(padded, display, scratch)
         except RecursionError:
             return False
-        if not errors:
+        found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
+        if tree is not None or not found or len(found) != len(scratch.items):
             return False
-        for exc in errors:
-            parser._report_syntax_error(exc, padded, display, diags)
+        diags.items.extend(found)
         return True
 
     def _incremental(self, text, display, tokens, diags):
@@ -421,6 +415,8 @@ class IncrementalParser:
             try:
                 tree = lark_parser.parse(head_text)
             except Exception:
+                raise _Failed
+            if _too_deep(tree):
                 raise _Failed
             head_syntax = syntax._ToSyntax(display, head_diags_c).transform(tree)
             head_diags = head_diags_c.items
@@ -470,9 +466,18 @@ class IncrementalParser:
             tree = lark_parser.parse(padded)
         except Exception:
             raise _Failed
+        if _too_deep(tree):
+            raise _Failed  # parser.parse reports it, from the whole file's tree
         d = Diagnostics()
         _, _, items = syntax._ToSyntax(display, d).transform(tree)
         return _Chunk(line, items, d.items)
+
+
+def _too_deep(tree) -> bool:
+    """Whether `parser.parse` would refuse this tree as nested too deeply. A statement parsed under a
+    header is refused here when it, or the file's root above it, would be refused in the whole file."""
+    check = getattr(parser, "_too_deep", None)
+    return check is not None and check(tree) is not None
 
 
 class _LineCounter:

@@ -853,9 +853,9 @@ class _RoundChecker:
         elif source not in self.ed.event_tables:
             what = self.kinds.get(source)
             candidates = list(self.ed.pools) + list(self.ed.event_tables)
-            self.d.error("CIV072", f"`{source}` is {'a ' + what if what else 'neither'} "
-                                   f"{'not a dice pool or event table' if what else 'a dice pool nor an event table'}",
-                         span, item=item, help=suggestion(source, candidates))
+            message = (f"`{source}` is a {what}, not a dice pool or event table" if what
+                       else f"there is no dice pool or event table `{source}`")
+            self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
         if s.target is not None:
             self._bind(s.target, s.target_span or s.span, env, item, "int")
 

@@ -16,7 +16,7 @@ def installed(tmp_path_factory):
     env_dir = tmp_path_factory.mktemp("venv")
     venv.create(env_dir, system_site_packages=True, with_pip=True)
     python = env_dir / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
                            str(ROOT)], capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(f"pip install failed:\n{proc.stderr[-2000:]}")

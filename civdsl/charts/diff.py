@@ -97,6 +97,8 @@ def _words(value) -> str:
     return str(value)
 
 
+_LABELS = {"text": "effect", "klass": "class", "vp": "VP"}
+
 # Fields whose words would repeat another field's (the calamity sentence covers its parts).
 _SHADOWED = {"calamities": {"primary", "secondary", "exclusions", "cancel"}}
 
@@ -118,7 +120,7 @@ def _fields(category: str, old: dict, new: dict) -> list[tuple[str, str, str]]:
             else:
                 out.append(("modifiers", "same modifiers, other order or role", ""))
             continue
-        out.append((key.replace("_", " "), _words(a), _words(b)))
+        out.append((_LABELS.get(key, key.replace("_", " ")), _words(a), _words(b)))
     if not out:  # differs only in fields shadowed by the sentence: say which
         keys = [k for k in skip if _strip(old.get(k)) != _strip(new.get(k))]
         out.append((", ".join(sorted(keys)) or "data", "", ""))

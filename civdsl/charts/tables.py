@@ -89,6 +89,7 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
     for n in order:
         c = ed.calamities[n]
         name = lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None)
+        name.value = c.name
         mods = lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
         if not c.modifiers:
             mods = cell("none")
@@ -142,6 +143,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     for n in order:
         a = ed.advances[n]
         name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
+        name.value = a.name
         groups = joined([chips[g] for g in a.groups if g in chips])
         credits = joined([replace(chips[g], amount=v) for g, v in a.credits.items() if g in chips])
         specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
@@ -321,8 +323,9 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
         "Where the printed card shows another figure it follows in brackets."])
     errors = []
     for c in items:
-        row = [lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None),
-               number(c.value), number(c.count)]
+        label = lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None)
+        label.value = c.name
+        row = [label, number(c.value), number(c.count)]
         if has_block:
             row.append(cell(c.block or "\u2014"))
         row.append(number(c.stack) if c.stack is not None else cell("none"))
