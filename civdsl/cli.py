@@ -285,7 +285,8 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
         for e in t["epochs"]:
             click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
             for r in e["requirements"]:
-                click.echo(f"        {'ok ' if r['met'] else 'no '} {r['requirement']}: {r['value']} (needs {r['needs']})")
+                detail = "" if r["needs"] == "true" else f": {r['value']} (needs {r['needs']})"
+                click.echo(f"        {'ok ' if r['met'] else 'no '} {r['requirement']}{detail}")
         if t["moves_backward"]:
             click.echo("  the marker moves back a step")
         if t["missing_facts"]:
