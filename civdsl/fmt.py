@@ -409,9 +409,16 @@ def format_text(text: str, path: str = "<text>") -> str:
     text = parser.normalise(text)
     diags = Diagnostics()
     diags.add_source(path, text)
-    if parser.parse(text, path, diags) is None:
-        raise FormatError(f"{path} has syntax errors", diags)
-    tree, comments = _parse(text)
+    limits = getattr(parser, "_check_limits", None)
+    if limits is not None and not limits(text, path, diags):
+        raise FormatError(f"{path} is beyond the input limits", diags)
+    try:
+        tree, comments = _parse(text)
+    except lark.exceptions.LarkError:
+        parser.parse(text, path, diags)  # the same grammar: report its syntax errors in civdsl's words
+        if not diags.has_errors:
+            diags.error("CIV001", "the file does not parse", Span(path, 1, 1))
+        raise FormatError(f"{path} has syntax errors", diags) from None
     _check_complete(text, tree, comments, path)
     builder = _Builder()
     stmts = [builder.stmt(c) for c in tree.children if c is not None]
@@ -426,7 +433,8 @@ def format_text(text: str, path: str = "<text>") -> str:
             w.blank()
         w.comments(eof, 0, not w.lines)
     out = "\n".join(w.lines).rstrip("\n") + "\n"
-    _verify(text, out, path)
+    if _signature(tree, comments) != _signature(*_parse(out)):
+        raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
     return out
 
 
@@ -446,18 +454,12 @@ def _check_complete(text: str, tree: lark.Tree, comments: list[lark.Token], path
             raise FormatError(f"{path}: internal error: the formatter would lose `{ch}` at offset {i}")
 
 
-def _signature(text: str) -> tuple[list[tuple[str, str]], list[str]]:
-    tree, comments = _parse(text)
+def _signature(tree: lark.Tree, comments: list[lark.Token]) -> tuple[list[tuple[str, str]], list[str]]:
     toks = [(t.type, t.value) for t in _tree_tokens(tree)]
     # a trailing comma before `}` in a list of bands is optional: the formatter adds or drops it
     clean = [t for i, t in enumerate(toks)
              if not (t[0] == "COMMA" and i + 1 < len(toks) and toks[i + 1][0] == "RBRACE")]
     return clean, [c.value.rstrip() for c in comments]
-
-
-def _verify(before: str, after: str, path: str) -> None:
-    if _signature(before) != _signature(after):
-        raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
 
 
 # --- files and the command ----------------------------------------------------------------------

@@ -7,7 +7,9 @@ rulebooks folder: absolute paths, `..` escapes, symlinks leading out and URLs ar
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,26 +35,38 @@ def display_path(path: Path) -> str:
     Shipped rulebooks are always `rulebooks/...`, wherever the package is installed, so that
     a build gives the same bytes from a checkout and from an installed copy.
     """
-    shipped = rulebooks_dir().resolve()
-    if _inside(path.resolve(), shipped):
-        return "rulebooks/" + path.resolve().relative_to(shipped).as_posix()
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        resolved = path.resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop: name it as given
+        return str(path)
+    shipped = rulebooks_dir().resolve()
+    if _inside(resolved, shipped):
+        return "rulebooks/" + resolved.relative_to(shipped).as_posix()
+    try:
+        return str(resolved.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
 
 def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
     try:
-        data = path.read_bytes()
+        # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
+        # regular file, and never read more than the limit (a huge file or /dev/zero)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                diags.error("CIV004", f"cannot read {display}: not a regular file")
+                return None
+            data = fh.read(parser.MAX_BYTES + 1)
     except FileNotFoundError:
         diags.error("CIV004", f"no such file: {display}")
         return None
-    except OSError as exc:
-        diags.error("CIV004", f"cannot read {display}: {exc.strerror or exc}")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        diags.error("CIV004", f"cannot read {display}: {getattr(exc, 'strerror', None) or exc}")
         return None
     if len(data) > parser.MAX_BYTES:
-        diags.error("CIV005", f"{display} is {len(data):,} bytes; the limit is {parser.MAX_BYTES:,}", Span(display, 1, 1))
+        diags.error("CIV005", f"{display} is more than {parser.MAX_BYTES:,} bytes long; the limit is {parser.MAX_BYTES:,}",
+                    Span(display, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return None
     try:
         text = data.decode("utf-8")
@@ -99,7 +113,10 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     seen: list[Path] = []
     current = path
     while True:
-        resolved = current.resolve()
+        try:
+            resolved = current.resolve()
+        except (OSError, RuntimeError, ValueError):  # a symlink loop: let reading report it
+            resolved = current.absolute()
         if resolved in seen:
             first = chain[-1]
             names = " -> ".join(display_path(p) for p in seen + [resolved])
@@ -140,19 +157,29 @@ def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
     if _URL.match(target) or target.startswith("//"):
         diags.error("CIV006", "extends cannot fetch a URL; name a shipped edition id or a file beside this one", span)
         return None
-    if Path(target).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", target):
+    if Path(target).is_absolute() or re.match(r"^([A-Za-z]:[\\/]|\\\\)", target):
         diags.error("CIV006", "extends takes a relative path, not an absolute one", span)
         return None
-    home = loaded.path.resolve().parent
-    candidate = (loaded.path.parent / target)
-    resolved = candidate.resolve()
-    roots = [home, rulebooks_dir().resolve()]
-    if not any(_inside(resolved, root) for root in roots):
-        diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
-                    help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
+    if "\0" in target:
+        diags.error("CIV006", "extends path contains a NUL character", span)
         return None
-    if not resolved.is_file():
-        diags.error("CIV007", f"no rulebook at `{target}`", span)
+    try:
+        home = loaded.path.resolve().parent
+        candidate = (loaded.path.parent / target)
+        resolved = candidate.resolve()
+        roots = [home, rulebooks_dir().resolve()]
+        if not any(_inside(resolved, root) for root in roots):
+            diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
+                        help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
+            return None
+        if not resolved.is_file():
+            diags.error("CIV007", f"no rulebook at `{target}`", span)
+            return None
+    except RuntimeError:  # Python 3.11 raises it for a symlink loop
+        diags.error("CIV006", f"`{target}` is a symlink loop", span)
+        return None
+    except (OSError, ValueError) as exc:
+        diags.error("CIV006", f"`{target}` cannot be used as a path: {getattr(exc, 'strerror', None) or exc}", span)
         return None
     return resolved
 

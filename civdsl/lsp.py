@@ -121,33 +121,57 @@ def quote_string(value: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def item_starters() -> frozenset[str]:
-    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
+def _item_grammar() -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
+    """From the grammar: the terminals that can begin and end a top-level statement (`item`), and
+    the terminal name of each fixed string (`advance` -> ADVANCE, `}` -> RBRACE)."""
     lark_parser = parser._parser()
     rules: dict[str, list] = {}
     for r in lark_parser.rules:
         rules.setdefault(str(r.origin.name), []).append(r.expansion)
-    names = {t.name: t.pattern.value for t in lark_parser.terminals if t.pattern.type == "str"}
+    nullable: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, expansions in rules.items():
+            if name not in nullable and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions):
+                nullable.add(name)
+                changed = True
 
-    def first(rule: str, seen: tuple = ()) -> set[str]:
+    def edge(rule: str, last: bool, seen: tuple = ()) -> set[str]:
         out: set[str] = set()
         for expansion in rules.get(rule, []):
-            if not expansion:
-                continue
-            sym = expansion[0]
-            if sym.is_term:
-                out.add(sym.name)
-            elif sym.name not in seen:
-                out |= first(str(sym.name), seen + (rule,))
+            for sym in (reversed(expansion) if last else expansion):
+                if sym.is_term:
+                    out.add(sym.name)
+                    break
+                if sym.name not in seen:
+                    out |= edge(str(sym.name), last, seen + (rule,))
+                if sym.name not in nullable:
+                    break
         return out
 
-    return frozenset(names[t] for t in first("item") if t in names)
+    names = {t.pattern.value: t.name for t in lark_parser.terminals if t.pattern.type == "str"}
+    return frozenset(edge("item", False)), frozenset(edge("item", True)), names
+
+
+def item_starters() -> frozenset[str]:
+    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
+    first, _, names = _item_grammar()
+    return frozenset(text for text, name in names.items() if name in first)
+
+
+def _terminal(t: Tok, names: dict[str, str]) -> str:
+    if t.kind in ("kw", "op"):
+        return names.get(t.text, t.text)
+    return {"string": "STRING", "int": "INT", "name": "NAME", "code": "CODE"}.get(t.kind, "?")
 
 
 def split_statements(tokens: list[Tok]) -> list[int]:
-    """Token indexes where top-level statements start (a keyword that starts an `item`, outside
-    brackets, and not the item kind after `change`/`remove`). Index 0 is always included: the header."""
-    starters = item_starters()
+    """Token indexes where top-level statements start: a keyword that can begin an `item`, outside
+    brackets, after a token that can end one (so `ast track` or `change advance` are not split).
+    Index 0 is always included: the header. A wrong guess costs time, never correctness: a piece
+    that does not parse on its own sends the text to the whole-file parser."""
+    first, last, names = _item_grammar()
     out = [0]
     depth = 0
     prev = None
@@ -157,9 +181,9 @@ def split_statements(tokens: list[Tok]) -> list[int]:
                 depth += 1
             elif t.text in ")}":
                 depth = max(0, depth - 1)
-        elif t.kind == "kw" and depth == 0 and t.text in starters and i > 0:
-            if not (prev is not None and prev.kind == "kw" and prev.text in ("change", "remove")):
-                out.append(i)
+        elif (t.kind == "kw" and depth == 0 and i > 0 and names.get(t.text) in first
+              and prev is not None and _terminal(prev, names) in last):
+            out.append(i)
         prev = t
     return out
 

@@ -156,7 +156,7 @@ class Resolution:
     only when asked for.
     """
 
-    __slots__ = ("module", "calamity", "role", "state", "effects", "assignment", "_trace", "_options",
+    __slots__ = ("module", "calamity", "role", "state", "_effects", "assignment", "_trace", "_options",
                  "immune", "cancel_reason", "excluded")
 
     def __init__(self, module, calamity: str, role: str, state: PlayerState, effects: list,
@@ -166,7 +166,7 @@ class Resolution:
         self.calamity = calamity
         self.role = role
         self.state = state
-        self.effects = effects
+        self._effects = effects  # [(kind, args, line)]
         self.assignment = assignment  # (count, share, [(kind, args)], line)
         self._trace = trace
         self._options = options
@@ -177,6 +177,10 @@ class Resolution:
     @property
     def is_cancelled(self) -> bool:
         return self.cancel_reason is not None
+
+    @property
+    def effects(self) -> list[EffectResult]:
+        return [EffectResult(kind, args, line) for kind, args, line in self._effects]
 
     @property
     def trace(self) -> list[dict]:
@@ -191,9 +195,9 @@ class Resolution:
                  "by": list(by), "line": line} for instead, kind, args, each, by, line in self._options]
 
     def amount(self, kind: str):
-        for e in self.effects:
-            if e.kind == kind:
-                return e.amount
+        for k, args, _line in self._effects:
+            if k == kind:
+                return args.get("amount", True)
         return None
 
     def to_dict(self) -> dict:
@@ -203,7 +207,7 @@ class Resolution:
             "role": self.role,
             "cancelled": self.is_cancelled,
             "immune": self.immune,
-            "effects": [{"kind": e.kind, **{k: number(v) for k, v in e.args.items()}} for e in self.effects],
+            "effects": [{"kind": kind, **{k: number(v) for k, v in args.items()}} for kind, args, _ in self._effects],
             "trace": self.trace,
             "options": self.options,
             "missing_facts": list(self.state.missing),
@@ -220,7 +224,7 @@ class Resolution:
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str) -> Resolution:
-    return Resolution(module, calamity, role, state, [EffectResult("cancelled", {}, line)], cancel_reason=(line, why))
+    return Resolution(module, calamity, role, state, [("cancelled", {}, line)], cancel_reason=(line, why))
 
 
 def clamp(value):
@@ -407,10 +411,10 @@ class GameState:
     (choice -> value; the rest follow the rulebook's default policy), the round, and why the game
     ended (None while it goes on). Phase functions never change the state they are given."""
 
-    __slots__ = ("values", "hand", "deck", "discard", "on", "choices", "round", "ended")
+    __slots__ = ("values", "hand", "deck", "discard", "on", "choices", "round", "ended", "settled")
 
     def __init__(self, values: dict, hand=(), deck=(), discard=(), on=(), choices=None, round: int = 0,
-                 ended: str | None = None):
+                 ended: str | None = None, settled: bool = False):
         self.values = dict(values)
         self.hand = list(hand)
         self.deck = list(deck)
@@ -419,9 +423,13 @@ class GameState:
         self.choices = dict(choices or {})
         self.round = round
         self.ended = ended
+        # True when a phase function produced this state, so its thresholds agree with its values;
+        # a state built or edited by hand has its thresholds checked at the start of the next phase
+        self.settled = settled
 
     def copy(self) -> "GameState":
-        return GameState(self.values, self.hand, self.deck, self.discard, self.on, self.choices, self.round, self.ended)
+        return GameState(self.values, self.hand, self.deck, self.discard, self.on, self.choices, self.round, self.ended,
+                         self.settled)
 
     def __getitem__(self, name: str):
         return self.values[name]
@@ -430,6 +438,30 @@ class GameState:
         return {"round": self.round, "stats": dict(self.values), "hand": [card_text(c) for c in self.hand],
                 "deck": [card_text(c) for c in self.deck], "discard": [card_text(c) for c in self.discard],
                 "thresholds_on": sorted(self.on), "choices": dict(self.choices), "ended": self.ended}
+
+
+def round_div(a, b):
+    """`/` of round rules: exact (a Fraction) for whole numbers and fractions; real (a float) as
+    soon as one side is real, dividing by a fraction as a multiplication and a division by whole
+    numbers so that an exact quotient stays exact."""
+    if type(a) is float or type(b) is float:
+        if b == 0:
+            raise ZeroDivisionError("division by zero")
+        if isinstance(b, Fraction):
+            return (a * b.denominator) / b.numerator
+        if isinstance(a, Fraction):
+            return a.numerator / (a.denominator * b)
+        return a / b
+    if type(a) is int and type(b) is int:
+        return Fraction(a, b)
+    return Fraction(a) / Fraction(b)
+
+
+def round_floordiv(a, b):
+    """`//` of round rules: whole numbers divide directly; anything else exactly, then down."""
+    if type(a) is int and type(b) is int:
+        return a // b
+    return floordiv(a, b)
 
 
 def card_text(card) -> str:
@@ -460,7 +492,7 @@ def run_phase(module, phase: str, state: GameState, rng) -> tuple[GameState, lis
     if phase == "setup":
         fn = module.SETUP
     else:
-        fn = next((f for pid, _, f in module.PHASES if pid == phase), None)
+        fn = _phase_functions(module).get(phase)
     if fn is None:
         raise KeyError(phase)
     try:
@@ -471,11 +503,19 @@ def run_phase(module, phase: str, state: GameState, rng) -> tuple[GameState, lis
         raise located(exc, module) from exc
 
 
+def _phase_functions(module) -> dict:
+    table = module.__dict__.get("_PHASE_FUNCTIONS")
+    if table is None:
+        table = {pid: fn for pid, _, fn in module.PHASES}
+        module._PHASE_FUNCTIONS = table
+    return table
+
+
 def ended_by(module, state: GameState) -> str | None:
     """The text of the first `end when` condition that holds, or None."""
     if not module.ENDS:
         return None
-    s = RoundState(module, state, None, None, check=False)
+    s = RoundState.view(module, state)
     for fn, text, _line in module.ENDS:
         if fn(s):
             return text
@@ -517,8 +557,17 @@ class RoundState:
         self.rules: list[str] = []
         self._checking = False
         self._pending: set = set()
-        if check and module.THRESHOLDS:
+        if check and module.THRESHOLDS and not state.settled:
             self._check(set(module.THRESHOLDS))  # thresholds switched on by changes made outside a phase
+
+    @classmethod
+    def view(cls, module, state: GameState) -> "RoundState":
+        """A read-only view of a state, for evaluating conditions between phases (nothing copied)."""
+        s = cls.__new__(cls)
+        s.m, s.v, s.hand, s.deck, s.discard = module, state.values, state.hand, state.deck, state.discard
+        s.on, s.choices, s.round, s.ended = state.on, state.choices, state.round, state.ended
+        s.rng, s.phase, s.trace, s.rules, s._checking, s._pending = None, None, [], [], False, set()
+        return s
 
     # --- reading
     def threshold(self, name: str) -> bool:
@@ -567,6 +616,8 @@ class RoundState:
 
     # --- changing values
     def _whole(self, name: str, value, line):
+        if type(value) is int:
+            return value
         if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
             what = "true/false" if isinstance(value, bool) else ("a real number" if isinstance(value, float)
                                                                 else type(value).__name__)
@@ -750,5 +801,6 @@ class RoundState:
             self._check(self.m.THRESHOLD_WATCH["@hand"])
 
     def finish(self) -> tuple[GameState, list]:
-        state = GameState(self.v, self.hand, self.deck, self.discard, self.on, self.choices, self.round, self.ended)
+        state = GameState(self.v, self.hand, self.deck, self.discard, self.on, self.choices, self.round, self.ended,
+                          settled=True)
         return state, self.trace

@@ -96,20 +96,28 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     adv = _pick(ed.advances, ["Pottery", "Agriculture"])
     if cal is not None:
         title, code = _calamity_examples(cal, ed)
-        lines += title + _with_errata(header, code, out)
+        example = _with_errata(header, code, out)
+        if example:
+            lines += title + example
     if adv is not None:
-        lines += ["# --- change part of an advance ---------------------------------------------------------------"]
-        lines += _with_errata(header, _advance_examples(adv), out)
+        example = _with_errata(header, _advance_examples(adv), out)
+        if example:
+            lines += ["# --- change part of an advance ---------------------------------------------------------------"]
+            lines += example
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
     if small:
-        lines += ["# --- remove an item (advance, calamity or commodity) ------------------------------------"]
-        lines += _with_errata(header, [f"remove calamity {quote(small[-1].name)}"], out)
+        example = _with_errata(header, [f"remove calamity {quote(small[-1].name)}"], out)
+        if example:
+            lines += ["# --- remove an item (advance, calamity or commodity) ------------------------------------"]
+            lines += example
     group = next(iter(ed.groups), None)
-    if group is not None:
-        lines += ["# --- add a new item, or replace one whole by declaring it again under its own name -------"]
-        lines += _with_errata(header, ['advance "Irrigation" {', "  cost 110", f"  groups {group}",
-                                       f"  credits {group} 10", '  summary "Flood plains feed one more token."', "}"],
-                              out)
+    if group is not None and "Irrigation" not in ed.advances:
+        example = _with_errata(header, ['advance "Irrigation" {', "  cost 110", f"  groups {group}",
+                                        f"  credits {group} 10", '  summary "Flood plains feed one more token."',
+                                        "}"], out)
+        if example:
+            lines += ["# --- add a new item, or replace one whole by declaring it again under its own name -------"]
+            lines += example
     lines += ["# --- edition-wide rules: redeclaring one replaces the base's --------------------------------"]
     const = next(iter(ed.consts.values()), None)
     if const is not None:
@@ -162,20 +170,28 @@ def _advance_examples(adv) -> list[str]:
     return [f"change advance {quote(adv.name)} {{ cost {cost} }}{was}"]
 
 
+# diagnostics a house rule may acknowledge with `errata CODE "item" "why"`: invariants of the base
+# (asserts, set values, deck sizes) that a deliberate departure breaks
+ERRATA_CODES = ("CIV040", "CIV041", "CIV042")
+
+
 def _with_errata(header: list[str], code: list[str], out: Path) -> list[str]:
     """A commented example, followed by the errata lines it would need: adding or removing an
     item can break an invariant the base asserts (`assert count(calamities) == 24`)."""
     failed = _trial(header + code, out)
+    if failed is None:
+        return []  # the example would not check against this base: leave it out
     lines = ["# " + c if c.strip() else "#" for c in code]
     if failed:
-        lines += ["# This breaks what the base asserts; `civdsl check` reports each broken assert (CIV042)",
-                  "# until you acknowledge the deliberate departure:"]
-        lines += [f"# errata CIV042 {quote(m)} \"this house rule differs\"" for m in failed]
+        lines += ["# This breaks invariants of the base; `civdsl check` reports each one until you",
+                  "# acknowledge the deliberate departure:"]
+        lines += [f"# errata {c} {quote(item)} \"this house rule differs\"" for c, item in failed]
     return lines + [""]
 
 
-def _trial(lines: list[str], out: Path) -> list[str]:
-    """The messages of the base's asserts that these lines would break."""
+def _trial(lines: list[str], out: Path) -> list[tuple[str, str]] | None:
+    """The (code, item) of each base invariant these lines would break, or None when they
+    cause any other error."""
     import tempfile
 
     from .compiler import check_file
@@ -187,7 +203,10 @@ def _trial(lines: list[str], out: Path) -> list[str]:
         checked = check_file(Path(tmp))
     finally:
         os.unlink(tmp)
-    return [d.item for d in checked.diagnostics.errors if d.code == "CIV042" and d.item]
+    errors = checked.diagnostics.errors
+    if checked.edition is None or any(d.code not in ERRATA_CODES or not d.item for d in errors):
+        return None
+    return list(dict.fromkeys((d.code, d.item) for d in errors))
 
 
 @click.command("new")

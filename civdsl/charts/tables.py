@@ -32,7 +32,14 @@ def _mark_cell(marks, key: str) -> list[Cell]:
     if marks is None:
         return []
     status = marks.get(key)
-    return [cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}")) if status else cell()]
+    return [_mark(status)]
+
+
+def _mark(status: str | None) -> Cell:
+    """The "vs base" cell: glyph and word in print, the bare word in CSV."""
+    if not status:
+        return cell()
+    return cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}"), value=status)
 
 
 def _row(marks, key: str, cells: list[Cell], head: bool = True) -> Row:
@@ -291,7 +298,7 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
             reqs = [("\u2022 ", describe.condition(r.expr)) for r in e.requirements] or ["no requirement"]
             row.append(lines((Strong(e.name), _mark_suffix(marks, key)), *reqs))
         if marks is not None:
-            row = [cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}")) if status else cell()] + row
+            row = [_mark(status)] + row
         table.rows.append(Row(row, mark=status, head=True))
     if any(t.backward for t in tracks):
         row = [cell("back")] + [lines(*[("moves back a step when ", describe.condition(b)) for b, _ in t.backward])
@@ -364,9 +371,8 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
         Column("In the base", 3.0), Column("In the house rule", 3.0)], [],
         empty="nothing: this house rule plays exactly as its base")
     for ch in diff.changes:
-        glyph = Strong(f"{MARK_GLYPH[ch.status]} {MARK_TEXT[ch.status]}")
         fields = ch.fields or [("", "", "")]
-        table.rows.append(Row([cell(glyph), cell(CATEGORY_TITLES[ch.category]), cell(Strong(ch.key)),
+        table.rows.append(Row([_mark(ch.status), cell(CATEGORY_TITLES[ch.category]), cell(Strong(ch.key)),
                                lines(*[f for f, _, _ in fields]), lines(*[b for _, b, _ in fields]),
                                lines(*[h for _, _, h in fields])], mark=ch.status))
     counts = {s: sum(1 for c in diff.changes if c.status == s) for s in ("added", "changed", "removed")}
