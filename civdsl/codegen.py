@@ -320,7 +320,7 @@ def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
         _role_body(w, c, cal, "secondary", cal.secondary.effects)
     else:
         w.line("    # only the primary victim suffers this calamity")
-        w.line(f"    return Resolution(_MODULE, {cal.name!r}, role, s, [])")
+        w.line(f"    return Resolution((_MODULE, {cal.name!r}, role, s, [], None, (), (), False, None, None))")
 
 
 class _EffectVar:
@@ -372,8 +372,12 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
     if has_options:
         w.line(f"{indent}options = []")
+    # a condition used by one operation only is tested in place; others are evaluated once
+    inline = {j for j, m in mods if len(m.ops) == 1 and m.ops[0].op in ("add", "prevent", "set", "cap")}
+    conds = {j: f"({c.compile(m.condition)})" if j in inline else f"m{j}" for j, m in mods}
     for j, m in mods:
-        w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {path}:{m.span.line}", m.span.line)
+        if j not in inline:
+            w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {path}:{m.span.line}", m.span.line)
     for j, m in mods:
         for o in m.ops:
             if o.op == "cancel":
@@ -385,7 +389,7 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
     ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
     ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
     for j, m, o in ordered:
-        _emit_op(w, c, j, m, o, variables, indent)
+        _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
         for o in m.ops:
             if o.op == "option":
@@ -433,9 +437,8 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
     extra.append("options" if has_options else "()")
     extra.append(immune)
     tail = ", ".join(extra)
-    if role == "secondary":
-        tail += ", None, excluded"
-    w.line(f"{indent}return Resolution(_MODULE, {cal.name!r}, role, s, effects, {tail})")
+    tail += ", None, excluded" if role == "secondary" else ", None, None"
+    w.line(f"{indent}return Resolution((_MODULE, {cal.name!r}, role, s, effects, {tail}))")
 
 
 def _collect(effects: list, conditional: bool, out: list) -> None:
@@ -479,7 +482,7 @@ def _emit_branch(w: _Writer, c: PythonCompiler, effects: list, indent: str, vari
     _emit_effects(w, c, effects, indent, variables)
 
 
-def _emit_op(w: _Writer, c: PythonCompiler, j: int, m, o, variables: list, indent: str) -> None:
+def _emit_op(w: _Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
     path = comment_text(w.source_path)
     targets = [v for v in variables if v.effect.kind == o.kind]
     if not targets:
@@ -494,8 +497,10 @@ def _emit_op(w: _Writer, c: PythonCompiler, j: int, m, o, variables: list, inden
         if o.per is not None:
             value = f"({value}) * ({c.compile(o.per)})"
     by = tuple(m.advances)
-    w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
-    w.line(f"{indent}    v = {value}", o.span.line)
+    w.line(f"{indent}if {cond}:  # {path}:{o.span.line}", o.span.line)
+    if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
+        w.line(f"{indent}    v = {value}", o.span.line)
+        value = "v"
     keyword = "if"
     for t in targets:
         var = t.var(param)
@@ -505,8 +510,9 @@ def _emit_op(w: _Writer, c: PythonCompiler, j: int, m, o, variables: list, inden
             w.line(f"{inner}{keyword} {test}:")
             inner += "    "
             keyword = "elif"
-        new = {"add": f"{var} + v", "prevent": f"{var} - v", "set": "v", "cap": f"min({var}, v)"}[o.op]
-        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, v, {var}, {new}, {by!r}, {o.span.line!r}))",
+        new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
+               "cap": f"min({var}, {value})"}[o.op]
+        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}))",
                o.span.line)
         w.line(f"{inner}{var} = {new}", o.span.line)
         if not (t.conditional or len(targets) > 1):

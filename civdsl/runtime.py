@@ -9,7 +9,7 @@ nothing from the compiler, so answering a question never loads the parser.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from operator import itemgetter
 from fractions import Fraction
 from typing import Any
 
@@ -147,32 +147,35 @@ class EffectResult:
         return self.args.get("amount", True)
 
 
-class Resolution:
+class Resolution(tuple):
     """What one victim suffers from one calamity, with a trace of every rule that changed it.
 
     Compiled calamity functions compute everything in straight-line code and build one of
-    these at the end; trace entries are tuples (op, kind, param, value, before, after, by,
-    line) and options tuples (instead_of, kind, args, each, by, line), turned into dicts
-    only when asked for.
+    these at the end, as a single tuple (module, calamity, role, state, effects, assignment,
+    trace, options, immune, cancel_reason, excluded): creating it costs next to nothing, and
+    the readable views below are computed only when asked for. Effects are (kind, args, line),
+    trace entries (op, kind, param, value, before, after, by, line), options (instead_of, kind,
+    args, each, by, line), the assignment (count, share, [(kind, args)], line).
     """
 
-    __slots__ = ("module", "calamity", "role", "state", "_effects", "assignment", "_trace", "_options",
-                 "immune", "cancel_reason", "excluded")
+    __slots__ = ()
 
-    def __init__(self, module, calamity: str, role: str, state: PlayerState, effects: list,
-                 assignment: tuple | None = None, trace=(), options=(), immune: bool = False,
-                 cancel_reason: tuple | None = None, excluded: tuple | None = None):
-        self.module = module
-        self.calamity = calamity
-        self.role = role
-        self.state = state
-        self._effects = effects  # [(kind, args, line)]
-        self.assignment = assignment  # (count, share, [(kind, args)], line)
-        self._trace = trace
-        self._options = options
-        self.immune = immune
-        self.cancel_reason = cancel_reason  # (line, why)
-        self.excluded = excluded  # (line, why)
+    module = property(itemgetter(0))
+    calamity = property(itemgetter(1))
+    role = property(itemgetter(2))
+    state = property(itemgetter(3))
+    _effects = property(itemgetter(4))
+    assignment = property(itemgetter(5))
+    _trace = property(itemgetter(6))
+    _options = property(itemgetter(7))
+    immune = property(itemgetter(8))
+    cancel_reason = property(itemgetter(9))  # (line, why)
+    excluded = property(itemgetter(10))  # (line, why)
+
+    @classmethod
+    def make(cls, module, calamity: str, role: str, state: "PlayerState", effects: list, assignment=None, trace=(),
+             options=(), immune: bool = False, cancel_reason=None, excluded=None) -> "Resolution":
+        return cls((module, calamity, role, state, effects, assignment, trace, options, immune, cancel_reason, excluded))
 
     @property
     def is_cancelled(self) -> bool:
@@ -224,7 +227,7 @@ class Resolution:
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str) -> Resolution:
-    return Resolution(module, calamity, role, state, [("cancelled", {}, line)], cancel_reason=(line, why))
+    return Resolution.make(module, calamity, role, state, [("cancelled", {}, line)], cancel_reason=(line, why))
 
 
 def clamp(value):

@@ -56,6 +56,10 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
     return quote(rel)
 
 
+def _header(title: str) -> str:
+    return f"# --- {title} ".ljust(96, "-")
+
+
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -83,9 +87,10 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     lines = [
         f"# {display}",
         f"# A house rule: everything {ed.name} says, except what this file changes.",
-        "# Written by `civdsl new`. The examples below are commented out (`#`): uncomment one, edit it,",
-        f"# then run `civdsl check {out.as_posix()}`. `civdsl diff {ed.id} {out.as_posix()}` shows what",
-        "# your rule changes; docs/house-rules.md walks through the whole process.",
+        "# Written by `civdsl new`: the examples below are commented out. Uncomment one, edit it, then",
+        f"#   civdsl check {out.as_posix()}  (is it right?)",
+        f"#   civdsl diff {ed.id} {out.as_posix()}  (what does it change?)",
+        "# docs/house-rules.md walks through the whole process.",
         "language 1",
         f"edition {name} {quote(display)} extends {extends}",
         f'source "house rule {name}, based on {ed.id}"',
@@ -102,13 +107,13 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     if adv is not None:
         example = _with_errata(header, _advance_examples(adv), out)
         if example:
-            lines += ["# --- change part of an advance ---------------------------------------------------------------"]
+            lines += [_header("change part of an advance")]
             lines += example
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
     if small:
         example = _with_errata(header, [f"remove calamity {quote(small[-1].name)}"], out)
         if example:
-            lines += ["# --- remove an item (advance, calamity or commodity) ------------------------------------"]
+            lines += [_header("remove an item (advance, calamity or commodity)")]
             lines += example
     group = next(iter(ed.groups), None)
     if group is not None and "Irrigation" not in ed.advances:
@@ -116,9 +121,9 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
                                         f"  credits {group} 10", '  summary "Flood plains feed one more token."',
                                         "}"], out)
         if example:
-            lines += ["# --- add a new item, or replace one whole by declaring it again under its own name -------"]
+            lines += [_header("add a new item, or replace one whole by declaring it again under its own name")]
             lines += example
-    lines += ["# --- edition-wide rules: redeclaring one replaces the base's --------------------------------"]
+    lines += [_header("edition-wide rules: redeclaring one replaces the base's")]
     const = next(iter(ed.consts.values()), None)
     if const is not None:
         doc = f" {quote(const.doc)}" if const.doc else ""
@@ -141,7 +146,7 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
     from .model import Effect
     from .syntax import Num
 
-    title = [f"# --- change part of a calamity: fields you give replace {ed.id}'s; `when` adds a modifier ---",
+    title = [_header(f"change part of a calamity: the fields you give replace {ed.id}'s"),
              f"# {cal.name} in {ed.id}: {describe.calamity(cal)}"]
     code = [f"change calamity {quote(cal.name)} {{"]
     effect = cal.primary[0] if cal.primary else None

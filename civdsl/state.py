@@ -7,12 +7,15 @@ the key and the closest valid name.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from . import vocabulary as vocab
 from .diagnostics import did_you_mean
 
 MAX_STATE_BYTES = 1_000_000
+MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
 
 
 class StateError(Exception):
@@ -20,27 +23,49 @@ class StateError(Exception):
 
 
 def _hint(name: str, candidates) -> str:
+    if len(name) > 200:
+        return ""
     best = did_you_mean(name, candidates)
     return f" (did you mean `{best}`?)" if best else ""
+
+
+def _short(text, limit: int = 80) -> str:
+    """A value for a message: its repr, cut short (a hostile state file can hold megabytes)."""
+    text = text if isinstance(text, str) else repr(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def parse_yaml(path: Path) -> dict:
     import yaml  # only when a state file is given
 
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise StateError(f"{path}: cannot read the state file: {exc.strerror or exc}") from None
+        # no blocking on a FIFO, nothing but a regular file, never more than the limit read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise StateError(f"{path}: cannot read the state file: not a regular file")
+            raw = fh.read(MAX_STATE_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        raise StateError(f"{path}: cannot read the state file: {getattr(exc, 'strerror', None) or exc}") from None
     if len(raw) > MAX_STATE_BYTES:
         raise StateError(f"{path}: the state file is larger than {MAX_STATE_BYTES:,} bytes")
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise StateError(f"{path}: the state file is not valid UTF-8") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", errors="replace")
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
+                         f"(byte 0x{raw[exc.start]:02x})") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         raise StateError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    except RecursionError:
+        raise StateError(f"{path}: the state file is nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise StateError(f"{path}: not a usable value: {_short(str(exc))}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -74,21 +99,24 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     clean: dict = {}
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
-            problems.append(f"{source}: unknown key `{key}`{_hint(str(key), vocab.FACTS)}")
+            problems.append(f"{source}: unknown key `{_short(str(key))}`{_hint(str(key), vocab.FACTS)}")
             continue
         fact = vocab.FACTS[key]
         if fact.type == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                problems.append(f"{source}: `{key}` must be a whole number, not {value!r}")
+                problems.append(f"{source}: `{key}` must be a whole number, not {_short(repr(value))}")
                 continue
             if fact.minimum is not None and value < fact.minimum:
-                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {value})")
+                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {_short(str(value))})")
+                continue
+            if value > MAX_COUNT:
+                problems.append(f"{source}: `{key}` cannot be above {MAX_COUNT:,}")
                 continue
         elif fact.type == "bool" and not isinstance(value, bool):
-            problems.append(f"{source}: `{key}` must be true or false, not {value!r}")
+            problems.append(f"{source}: `{key}` must be true or false, not {_short(repr(value))}")
             continue
         elif fact.type == "str" and not isinstance(value, str):
-            problems.append(f"{source}: `{key}` must be text, not {value!r}")
+            problems.append(f"{source}: `{key}` must be text, not {_short(repr(value))}")
             continue
         elif fact.type == "list":
             if isinstance(value, str):
@@ -98,7 +126,7 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
                 continue
             for name in value:
                 if name not in advances:
-                    problems.append(f"{source}: `{key}` names unknown advance `{name}`{_hint(name, advances)}")
+                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{_hint(name, advances)}")
         elif fact.type == "map":
             valid = commodities if key == "commodities" else groups
             if not isinstance(value, dict):
@@ -107,9 +135,9 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             for name, n in value.items():
                 if name not in valid:
                     what = "commodity" if key == "commodities" else "group"
-                    problems.append(f"{source}: `{key}` names unknown {what} `{name}`{_hint(str(name), valid)}")
-                elif isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                    problems.append(f"{source}: `{key}.{name}` must be a whole number of at least 0")
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(str(name))}`{_hint(str(name), valid)}")
+                elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
+                    problems.append(f"{source}: `{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
         clean[key] = value
     if problems:
         raise StateError("\n".join(problems))
@@ -117,7 +145,7 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:
-    bad = [f"{option}: unknown {what} `{n}`{_hint(n, valid)}" for n in names if n not in valid]
+    bad = [f"{option}: unknown {what} `{_short(n)}`{_hint(n, valid)}" for n in names if n not in valid]
     if bad:
         raise StateError("\n".join(bad))
 

@@ -31,7 +31,9 @@ def charts_for(edition: Edition, base: Edition | None = None):
 
 
 def model_yaml(data) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    """YAML in the model's own order (libyaml's emitter when present: same bytes, faster)."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
 
 
 def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files: dict) -> str:
