@@ -666,8 +666,8 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
     hidden = [c for c in changes if c.section == "prose"]
     if hidden and not prose:
         lines.append("")
-        lines.append(f"({len(hidden)} summar{'ies' if len(hidden) != 1 else 'y'}, notes or descriptions also differ; "
-                     f"--prose lists them)")
+        lines.append(f"({len(hidden)} change{'s' if len(hidden) != 1 else ''} to summaries, notes or descriptions "
+                     f"not shown; --prose lists them)")
     return "\n".join(lines)
 
 
@@ -691,7 +691,8 @@ def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = Fa
         lines.append("")
     hidden = [c for c in changes if c.section == "prose"]
     if hidden and not prose:
-        lines.append(f"_{len(hidden)} summaries, notes or descriptions also differ._")
+        lines.append(f"_{len(hidden)} change{'s' if len(hidden) != 1 else ''} to summaries, notes or descriptions "
+                     f"not shown._")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -112,8 +112,10 @@ _SINK = _Sink()
 def _lark() -> lark.Lark:
     from .resources import grammar_text
 
+    # cache=True: Lark keeps the analysed grammar in the temp folder (keyed by the grammar's
+    # hash), which takes seconds off every start
     return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
-                     maybe_placeholders=True, lexer_callbacks={"COMMENT": _SINK})
+                     maybe_placeholders=True, lexer_callbacks={"COMMENT": _SINK}, cache=True)
 
 
 def _parse(text: str) -> tuple[lark.Tree, list[lark.Token]]:

@@ -86,19 +86,42 @@ def keyword_set() -> frozenset[str]:
     return frozenset(parser.keywords())
 
 
-def tokenize(text: str) -> list[Tok]:
-    kws = keyword_set()
+def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
+    """Every token of the text but whitespace and comments. No token spans a line (strings and
+    comments end at the line's end), so lines are tokenized one by one; with a `cache` (kept by the
+    caller from one edit to the next) only lines that changed are scanned again."""
     out: list[Tok] = []
     append = out.append
-    for m in _TOKEN_RE.finditer(text):
+    fresh: dict[str, list] = {}
+    base = 0
+    for line in text.split("\n"):
+        entry = fresh.get(line)
+        if entry is None:
+            entry = cache.get(line) if cache is not None else None
+            if entry is None:
+                entry = _tokenize_line(line)
+            fresh[line] = entry
+        for kind, value, start, end in entry:
+            append(Tok(kind, value, base + start, base + end))
+        base += len(line) + 1
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
+    return out
+
+
+def _tokenize_line(line: str) -> list[tuple[str, str, int, int]]:
+    kws = keyword_set()
+    out = []
+    for m in _TOKEN_RE.finditer(line):
         kind = m.lastgroup
         if kind == "eof":
             break
         start, end = m.span(kind)
-        value = text[start:end]
+        value = line[start:end]
         if kind == "name" and value in kws:
             kind = "kw"
-        append(Tok(kind, value, start, end))
+        out.append((kind, value, start, end))
     return out
 
 
@@ -348,21 +371,64 @@ class _Failed(Exception):
         self.where = where
 
 
-def _shift(obj: Any, delta: int) -> Any:
-    """A copy of a syntax object (or diagnostic) with every span moved `delta` lines."""
-    if isinstance(obj, Span):
-        return Span(obj.path, obj.line + delta, obj.column, obj.end_column)
-    if isinstance(obj, list):
-        return [_shift(x, delta) for x in obj]
-    if isinstance(obj, tuple):
-        return tuple(_shift(x, delta) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _shift(v, delta) for k, v in obj.items()}
-    if hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
-        new = object.__new__(type(obj))
-        new.__dict__.update({k: _shift(v, delta) for k, v in obj.__dict__.items()})
-        return new
-    return obj
+_ATOMS = (str, int, bool, float, type(None))
+
+
+def _span_refs(root: list) -> list[tuple[Any, Any, tuple[int, ...]]]:
+    """Where the spans are inside syntax objects: (container, key, path) with `container[key]` the
+    span, or the tuple holding it at `path` (tuples are immutable: their holder is recorded).
+    Containers are lists, dicts and the `__dict__` of dataclass objects, which stay put."""
+    refs: list = []
+
+    def visit(obj) -> None:
+        kind = type(obj)
+        if kind is list:
+            container, items = obj, enumerate(obj)
+        elif kind is dict:
+            container, items = obj, obj.items()
+        elif hasattr(kind, "__dataclass_fields__"):
+            container = obj.__dict__
+            items = container.items()
+        else:
+            return
+        for key, value in list(items):
+            t = type(value)
+            if t is Span:
+                refs.append((container, key, ()))
+            elif t is tuple:
+                visit_tuple(container, key, value, ())
+            elif t not in _ATOMS:
+                visit(value)
+
+    def visit_tuple(container, key, tup, path) -> None:
+        for i, value in enumerate(tup):
+            t = type(value)
+            if t is Span:
+                refs.append((container, key, path + (i,)))
+            elif t is tuple:
+                visit_tuple(container, key, value, path + (i,))
+            elif t not in _ATOMS:
+                visit(value)
+
+    visit(root)
+    return refs
+
+
+def _moved(span: Span, delta: int) -> Span:
+    return Span(span.path, span.line + delta, span.column, span.end_column)
+
+
+def _retuple(tup: tuple, path: tuple[int, ...], delta: int) -> tuple:
+    i = path[0]
+    inner = _moved(tup[i], delta) if len(path) == 1 else _retuple(tup[i], path[1:], delta)
+    return tup[:i] + (inner,) + tup[i + 1:]
+
+
+def _shift(refs: list, delta: int) -> None:
+    """Move every span found by `_span_refs` `delta` lines, in place."""
+    for container, key, path in refs:
+        value = container[key]
+        container[key] = _moved(value, delta) if not path else _retuple(value, path, delta)
 
 
 @dataclass
@@ -370,13 +436,14 @@ class _Chunk:
     line: int  # 1-based line where the statement was parsed
     items: list  # syntax Items
     diags: list[Diagnostic]
+    refs: list | None = None  # where its spans are, found on its first move
 
 
 class IncrementalParser:
     """Parses one buffer again and again, reusing the parse of every unchanged statement."""
 
     def __init__(self):
-        self.cache: dict[tuple[str, int, str], _Chunk] = {}
+        self.cache: dict[tuple[str, int, str, int], _Chunk] = {}
         self.header: tuple[str, Any] | None = None
         self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0}
 
@@ -448,15 +515,17 @@ class IncrementalParser:
         (language, lang_span), header, _ = head_syntax
         items: list = []
         chunk_diags: list[Diagnostic] = list(head_diags)
-        fresh: dict[tuple[str, int, str], _Chunk] = {}
+        fresh: dict[tuple[str, int, str, int], _Chunk] = {}
         line_of = _LineCounter(text)
         for k in range(1, len(marks)):
             start = tokens[marks[k]].start
             end = bounds[k]
             chunk_text = text[start:end]
             line, col = line_of(start)
-            key = (display, col, chunk_text)
-            chunk = self.cache.get(key) or fresh.get(key)
+            key = (display, col, chunk_text, 0)
+            while key in fresh:  # the same statement twice: each copy has its own syntax objects
+                key = key[:3] + (key[3] + 1,)
+            chunk = self.cache.get(key)
             if chunk is None:
                 try:
                     chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
@@ -465,7 +534,11 @@ class IncrementalParser:
                     raise _Failed((start, line, col, k - 1))
                 self.stats["parsed"] += 1
             elif chunk.line != line:
-                chunk = _Chunk(line, _shift(chunk.items, line - chunk.line), _shift(chunk.diags, line - chunk.line))
+                # the statement moved: its cached syntax objects are this document's own, shift them
+                if chunk.refs is None:
+                    chunk.refs = _span_refs([chunk.items, chunk.diags])
+                _shift(chunk.refs, line - chunk.line)
+                chunk.line = line
                 self.stats["shifted"] += 1
             else:
                 self.stats["reused"] += 1
@@ -555,6 +628,7 @@ class Document:
     last_edition: Any = None
     last_bases: list[FileInfo] = field(default_factory=list)
     parser: IncrementalParser = field(default_factory=IncrementalParser)
+    line_tokens: dict = field(default_factory=dict)  # tokenize()'s cache
     published: set[str] = field(default_factory=set)
 
 
@@ -630,7 +704,7 @@ class Engine:
         display = doc.display
         bom = raw.startswith("\ufeff")
         text = parser.normalise(raw)
-        tokens = tokenize(text)
+        tokens = tokenize(text, doc.line_tokens)
         info = FileInfo(text, display, doc.path, doc.uri, bom, tokens)
         chain: list[LoadedFile] = []
         size = len(raw.encode("utf-8", errors="surrogatepass"))

@@ -35,6 +35,7 @@ set the search keeps is priced exactly, and the plans it reports are priced by r
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 import heapq
 import re
@@ -501,18 +502,43 @@ class PurchaseProblem:
 
     # -- the search --------------------------------------------------------------------------
 
+    def with_want(self, name: str) -> "PurchaseProblem":
+        """The same purchase, forced to include `name` too (prices and payments reused)."""
+        clone = copy.copy(self)
+        clone.want = tuple(sorted(set(self.want) | {name}, key=self.order.get))
+        clone.options = dict(self.options, want=clone.want)
+        clone._prepare()
+        return clone
+
+    def _max_reduction(self, name) -> Any:
+        """The most this advance's same-turn abilities can take off the other advances bought:
+        a discount at most its amount, a free advance at most the dearest eligible price."""
+        module = self.module
+        total = sum(self.discounts.get(name, ()))
+        for group, below in self.frees.get(name, ()):
+            eligible = [self.base[c] for c in self.candidates if c != name
+                        and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
+            total += max(eligible, default=0)
+        return total
+
     def _prepare(self) -> None:
+        """Order the advances for the search and precompute its bounds.
+
+        Every set's exact price is at least the sum over its advances of the effective price
+        e = base price - the most that advance's own same-turn abilities can take off (0 for
+        most). The search visits advances by objective per effective price, so the
+        fractional-knapsack bound of the undecided advances is a prefix found by bisection.
+        """
         obj = self.objective.values
         module = self.module
-        hand_special = {n for n in self.candidates if _hand_delta(module, n)}
-        free_pool = [n for n in self.candidates if n not in self.want]
-        specials = [n for n in free_pool if n in self.same_turn or n in hand_special]
-        plain = [n for n in free_pool if n not in specials]
+        pool = [n for n in self.candidates if n not in self.want]
+        eff = {n: self.base[n] - (self._max_reduction(n) if n in self.same_turn else 0) for n in self.candidates}
+        self.eff = eff
 
         def by_ratio(x, y):
-            # objective per price, highest first (exact: cross-multiplied); free ones first, and
-            # those worth nothing last; rulebook order between equals
-            vx, bx, vy, by = obj[x], self.base[x], obj[y], self.base[y]
+            # objective per effective price, highest first (exact: cross-multiplied); free ones
+            # first, those worth nothing last; rulebook order between equals
+            vx, bx, vy, by = obj[x], max(0, eff[x]), obj[y], max(0, eff[y])
             cx = 2 if vx <= 0 else (0 if bx == 0 else 1)
             cy = 2 if vy <= 0 else (0 if by == 0 else 1)
             if cx != cy:
@@ -521,88 +547,138 @@ class PurchaseProblem:
                 return -1 if vx * by > vy * bx else 1
             return self.order[x] - self.order[y]
 
-        plain.sort(key=functools.cmp_to_key(by_ratio))
-        self.items = specials + plain
-        self.plain_start = len(specials)
+        self.items = sorted(pool, key=functools.cmp_to_key(by_ratio))
         n_items = len(self.items)
         self.b = [self.base[n] for n in self.items]
+        self.e = [eff[n] for n in self.items]
         self.o = [obj[n] for n in self.items]
         self.cub = [self._credit_bound(n) for n in self.items]
         self.hd = [_hand_delta(module, n) for n in self.items]
-
-        def max_reduction(name) -> Any:
-            total = sum(self.discounts.get(name, ()))
-            for group, below in self.frees.get(name, ()):
-                eligible = [self.base[c] for c in self.candidates if c != name
-                            and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
-                total += max(eligible, default=0)
-            return total
-
-        self.red = [max_reduction(n) if n in self.same_turn else 0 for n in self.items]
-        self.red_suf = [0] * (n_items + 1)
+        # suffix sums over positions >= i: negative effective prices (they widen the budget),
+        # positive hand-limit changes, credit bounds
+        self.neg_suf = [0] * (n_items + 1)
         self.hpos_suf = [0] * (n_items + 1)
         self.cub_suf = [0] * (n_items + 1)
-        self.spobj_suf = [0] * (n_items + 1)
         for i in range(n_items - 1, -1, -1):
-            self.red_suf[i] = self.red_suf[i + 1] + self.red[i]
+            self.neg_suf[i] = self.neg_suf[i + 1] + max(0, -self.e[i])
             self.hpos_suf[i] = self.hpos_suf[i + 1] + max(0, self.hd[i])
             self.cub_suf[i] = self.cub_suf[i + 1] + max(0, self.cub[i])
-            sp = max(0, self.o[i]) if i < self.plain_start else 0
-            self.spobj_suf[i] = self.spobj_suf[i + 1] + sp
-        positives = [i for i in range(self.plain_start, n_items) if self.o[i] > 0]
-        self.npos = len(positives)
+        # advances worth something come first in the order: prefix sums over them
+        self.npos = sum(1 for v in self.o if v > 0)
         self.cum_b = [0]
         self.cum_o = [0]
-        for i in positives:
-            self.cum_b.append(self.cum_b[-1] + self.b[i])
+        for i in range(self.npos):
+            self.cum_b.append(self.cum_b[-1] + max(0, self.e[i]))
             self.cum_o.append(self.cum_o[-1] + self.o[i])
         self.int_objective = all(isinstance(v, int) for v in self.o)
+        # the wanted advances start every set: base price, effective price, objective, credit
+        # bound, hand-limit change, same-turn ability
+        self.start = (sum(self.base[w] for w in self.want), sum(eff[w] for w in self.want),
+                      self.objective.of(self.want), sum(max(0, self._credit_bound(w)) for w in self.want),
+                      sum(_hand_delta(module, w) for w in self.want), any(w in self.same_turn for w in self.want))
         self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(module, w)) for w in self.want)
         self.budget_max = self.payments.budget(self.limit_max)
 
-    def _plain_bound(self, q: int, cap) -> Any:
-        """Fractional-knapsack bound of the objective from plain items at positions >= q."""
-        r = max(q, self.plain_start) - self.plain_start
-        if r >= self.npos:
+    def _ratio_bound(self, q: int, cap) -> Any:
+        """Fractional-knapsack bound of the objective of advances at positions >= q within `cap`."""
+        if q >= self.npos:
             return 0
-        target = self.cum_b[r] + cap
+        target = self.cum_b[q] + cap
         m = bisect.bisect_right(self.cum_b, target) - 1
-        gain = self.cum_o[m] - self.cum_o[r]
+        gain = self.cum_o[m] - self.cum_o[q]
         if m < self.npos:
-            i = self.plain_start + m
-            # the m-th positive plain item, in ratio order (positives come first in plain)
             rest = target - self.cum_b[m]
             if self.int_objective and isinstance(rest, int):
-                gain += (rest * self.o[i]) // self.b[i]
+                gain += (rest * self.o[m]) // max(0, self.e[m])
             else:
-                gain += self.o[i]
+                gain += self.o[m]
         return gain
+
+    def _least_cost(self, q: int, need) -> Any:
+        """A lower bound of the effective price that advances at positions >= q must add to
+        gain `need` more objective (fractional, rounded down); None if they cannot."""
+        if need <= 0:
+            return 0
+        if q >= self.npos:
+            return None
+        target = self.cum_o[q] + need
+        m = bisect.bisect_left(self.cum_o, target)
+        if m > self.npos:
+            return None
+        # advances q .. m-2 whole, and part of advance m-1
+        whole = self.cum_b[m - 1] - self.cum_b[q]
+        rest = target - self.cum_o[m - 1]
+        i = m - 1
+        if self.int_objective and isinstance(rest, int):
+            return whole + (rest * max(0, self.e[i])) // self.o[i]
+        return whole
+
+    def _key(self, names, price, spent) -> tuple:
+        ranked = tuple(sorted(self.order[n] for n in names))
+        return (self.objective.of(names), -spent, self.credit(names), -len(names), tuple(-i for i in ranked))
+
+    def _walk(self, visit, prune) -> None:
+        """Visit every set worth visiting once: `visit(names, price_base, same_turn, hand_delta)`
+        for each set, `prune(q, ub_objective, lb_price, objective, credit_bound, hand_bound)` ->
+        True to skip every extension by advances at positions >= q (it must only grow more
+        willing to prune as q grows)."""
+        items, b, e, o, cub, hd = self.items, self.b, self.e, self.o, self.cub, self.hd
+        n_items = len(items)
+        budget = self.budget_max
+        neg_suf = self.neg_suf
+        max_new = self.max_new
+        names: list[str] = list(self.want)
+        same_turn = self.same_turn
+
+        def dfs(q, sumb, sume, objective, cubs, hch, same):
+            if max_new is not None and len(names) >= max_new:
+                return
+            for j in range(q, n_items):
+                ne = sume + e[j]
+                if ne - neg_suf[j + 1] > budget:
+                    continue  # this advance does not fit; a later, cheaper one may
+                lbp = sume - neg_suf[j]
+                cap = budget - lbp
+                ub = objective + self._ratio_bound(j, cap)
+                if prune(j, ub, lbp, objective, cubs + self.cub_suf[j], hch + self.hpos_suf[j]):
+                    break  # nor can any set using only advances from j on (the bounds only fall)
+                name = items[j]
+                names.append(name)
+                nsame = same or name in same_turn
+                visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j])
+                dfs(j + 1, sumb + b[j], ne, objective + o[j], cubs + cub[j], hch + hd[j], nsame)
+                names.pop()
+
+        w_b, w_e, w_o, w_c, w_h, w_same = self.start
+        visit(names, w_b, w_same, w_h, w_o)
+        dfs(0, w_b, w_e, w_o, w_c, w_h, w_same)
+
+    def _price_and_spent(self, names, sumb, same, hdelta):
+        if self.max_new is not None and len(names) > self.max_new:
+            return None
+        price = self.exact_price(names) if same else sumb
+        limit = self.limit0 + hdelta
+        spent = self.payments.spent(price, limit)
+        if spent is None:
+            return None
+        return price, spent, limit
 
     def search(self, top: int = 1) -> list[Choice]:
         """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook order)."""
         top = max(1, int(top))
-        heap: list[tuple] = []  # min-heap of (key, names): heap[0] is the k-th best
+        heap: list[tuple] = []  # min-heap of (key, names, price, spent, limit): heap[0] is the k-th best
+        kth: list = [None]  # the k-th best key's first three parts, once k sets are kept
         counter = [0]
-        limit3: list = [None]  # the k-th best key's first three parts, once k sets are kept
-        items, b, o, cub, hd, red = self.items, self.b, self.o, self.cub, self.hd, self.red
-        n_items = len(items)
         pay = self.payments
-        order = self.order
-        max_new = self.max_new
 
-        def consider(names, sumb, objective, has_same_turn, hdelta):
+        def visit(names, sumb, same, hdelta, objective):
             counter[0] += 1
-            if max_new is not None and len(names) > max_new:
+            got = self._price_and_spent(names, sumb, same, hdelta)
+            if got is None:
                 return
-            price = self.exact_price(names) if has_same_turn else sumb
-            limit = self.limit0 + hdelta
-            spent = pay.spent(price, limit)
-            if spent is None:
-                return
-            credit = self.credit(names)
-            ranked = tuple(sorted(order[n] for n in names))
-            key = (objective, -spent, credit, -len(names), tuple(-i for i in ranked))
-            entry = (key, tuple(sorted(names, key=order.get)), price, spent, limit)
+            price, spent, limit = got
+            key = self._key(names, price, spent)
+            entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
             if len(heap) < top:
                 heapq.heappush(heap, entry)
             elif key > heap[0][0]:
@@ -610,63 +686,55 @@ class PurchaseProblem:
             else:
                 return
             if len(heap) == top:
-                worst = heap[0][0][:3]
-                if limit3[0] is None or worst > limit3[0]:
-                    limit3[0] = worst
+                kth[0] = heap[0][0][:3]
 
-        def bound(q, sumb, objective, cubs, rch, hch):
-            lbp = sumb - rch - self.red_suf[q]
-            cap = self.budget_max - lbp
-            if cap < 0:
-                return None
-            ub = objective + self.spobj_suf[q] + self._plain_bound(q, cap)
-            spent = pay.spent(max(0, lbp), self.limit0 + hch + self.hpos_suf[q])
+        def prune(q, ub, lbp, objective, credit_ub, hand_ub):
+            if lbp > self.budget_max:
+                return True
+            if kth[0] is None:
+                return False
+            best_obj, neg_spent, credit = kth[0]
+            if ub != best_obj:
+                return ub < best_obj
+            # only sets reaching the k-th best objective exactly could still rank: they must add
+            # at least this much effective price
+            extra = self._least_cost(q, best_obj - objective)
+            if extra is None:
+                return True
+            spent = pay.spent(max(0, lbp + extra), hand_ub)
             if spent is None:
-                return None
-            return (ub, -spent, cubs + self.cub_suf[q])
+                return True
+            return (-spent, credit_ub) < (neg_spent, credit)
 
-        names: list[str] = list(self.want)
-
-        def dfs(q, sumb, objective, cubs, rch, hch, same):
-            for j in range(q, n_items):
-                bd = bound(j, sumb, objective, cubs, rch, hch)
-                if bd is None or (limit3[0] is not None and bd < limit3[0]):
-                    break
-                if max_new is not None and len(names) >= max_new:
-                    break
-                nb = sumb + b[j]
-                nr = rch + red[j]
-                if nb - nr - self.red_suf[j + 1] > self.budget_max:
-                    continue
-                name = items[j]
-                names.append(name)
-                nsame = same or name in self.same_turn
-                consider(names, nb, objective + o[j], nsame, hch + hd[j])
-                dfs(j + 1, nb, objective + o[j], cubs + cub[j], nr, hch + hd[j], nsame)
-                names.pop()
-
-        w_b = sum(self.base[w] for w in self.want)
-        w_o = self.objective.of(self.want)
-        w_c = sum(max(0, self._credit_bound(w)) for w in self.want)
-        w_r = 0
-        for w in self.want:
-            if w in self.same_turn:
-                # a wanted advance with a same-turn ability: its most possible reduction
-                w_r += sum(self.discounts.get(w, ())) + sum(
-                    max([self.base[c] for c in self.candidates if c != w and g in self.module.ADVANCES[c]["groups"]
-                         and self.module.ADVANCES[c]["cost"] < below], default=0) for g, below in self.frees.get(w, ()))
-        w_h = sum(_hand_delta(self.module, w) for w in self.want)
-        w_same = any(w in self.same_turn for w in self.want)
-        consider(names, w_b, w_o, w_same, w_h)
-        dfs(0, w_b, w_o, w_c, w_r, w_h, w_same)
+        self._walk(visit, prune)
         self.visited = counter[0]
         out = sorted(heap, key=lambda e: e[0], reverse=True)
         return [Choice(key=e[0], buys=e[1], price=e[2], spent=e[3], objective=e[0][0], credit=e[0][2], hand_limit=e[4])
                 for e in out]
 
+    def sets_reaching(self, floor) -> list[Choice]:
+        """Every affordable set whose objective is at least `floor`, best first."""
+        out: list[Choice] = []
+
+        def visit(names, sumb, same, hdelta, objective):
+            if objective < floor:
+                return
+            got = self._price_and_spent(names, sumb, same, hdelta)
+            if got is None:
+                return
+            price, spent, limit = got
+            key = self._key(names, price, spent)
+            out.append(Choice(key, tuple(sorted(names, key=self.order.get)), price, spent, key[0], key[2], limit))
+
+        self._walk(visit, lambda q, ub, lbp, objective, c, h: lbp > self.budget_max or ub < floor)
+        out.sort(key=lambda c: c.key, reverse=True)
+        return out
+
     def root_bound(self):
         """An upper bound of the objective any purchase this turn can reach."""
-        return self.objective.of(self.want) + self.spobj_suf[0] + self._plain_bound(0, max(0, self.budget_max + self.red_suf[0] - sum(self.base[w] for w in self.want)))
+        w_b, w_e, w_o, *_ = self.start
+        cap = self.budget_max - (w_e - self.neg_suf[0])
+        return w_o + (self._ratio_bound(0, cap) if cap >= 0 else 0) if cap >= 0 else w_o
 
     # -- reporting one plan ------------------------------------------------------------------
 
@@ -757,130 +825,130 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
-        report["horizon"] = _two_turns(rulebook, problem, facts, obj, hand_limit, among)
+        report["horizon"] = _two_turns(problem)
     return report
 
 
 # --- explaining -----------------------------------------------------------------------------
 
 def _compare(best: Choice, other: Choice, label: str) -> str:
+    """Why `best` ranks above `other`, naming the first criterion that separates them."""
+    n = runtime.number
     if other.objective != best.objective:
-        return (f"{runtime.number(other.objective)} {label} against {runtime.number(best.objective)}")
+        return f"{n(other.objective)} {label} against {n(best.objective)}"
+    same = f"the same {n(best.objective)} {label}"
     if other.spent != best.spent:
-        return (f"the same {runtime.number(best.objective)} {label}, but hands over {runtime.number(other.spent)} "
-                f"against {runtime.number(best.spent)}")
+        return f"{same}, but hands over {n(other.spent)} against {n(best.spent)}"
+    same += f" for the same {n(best.spent)} handed over"
     if other.credit != best.credit:
-        return (f"the same {label} and spend, but gains {runtime.number(other.credit)} credit points for next "
-                f"turn against {runtime.number(best.credit)}")
+        return f"{same}, but {n(other.credit)} credit points for later turns against {n(best.credit)}"
     if len(other.buys) != len(best.buys):
-        return f"the same on every count, but buys {len(other.buys)} advances against {len(best.buys)}"
-    return "the same on every count; the plan comes first in rulebook order"
+        return f"{same} and credit, but {len(other.buys)} advances against {len(best.buys)} (fewer come first)"
+    return f"{same} and credit; the plan merely comes first in rulebook order"
 
 
 def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
+    """Why the plan beats the next best plans, and for every advance it leaves out, the best
+    purchase that includes it (or why none fits)."""
     best = choices[0]
     label = problem.objective.label
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
-    # For each advance not bought: the best plan that buys it.
     others = []
-    budget = problem.payments.budget(problem.limit_max)
+    budget = runtime.number(problem.budget_max)
     for name in problem.candidates:
         if name in best.buys:
             continue
-        alone = problem.exact_price([name] + list(problem.want))
-        entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]), "price": problem.base[name]}
-        if alone - problem.red_suf[0] > budget:
-            entry["why_not"] = f"costs {problem.base[name]} after credits; the budget is {runtime.number(budget)}"
-        else:
-            opts = dict(problem.options, want=tuple(problem.want) + (name,))
-            forced = PurchaseProblem(problem.module, problem.holds, problem.facts, problem.objective,
-                                     payments={(problem.treasury_value,): problem.payments}, **opts)
-            got = forced.search(top=1)
-            if not got:
-                entry["why_not"] = (f"costs {problem.base[name]} after credits; with the plan's other constraints "
-                                    f"no purchase including it fits the budget of {runtime.number(budget)}")
+        entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
+                 "price": problem.base[name]}
+        got = problem.with_want(name).search(top=1) if problem.max_new is None or len(problem.want) < problem.max_new else []
+        if not got:
+            if problem.eff[name] > problem.budget_max:
+                entry["why_not"] = f"costs {problem.base[name]} after credits; the budget is {budget}"
             else:
-                c = got[0]
-                entry["best_with_it"] = list(c.buys)
-                entry["why_not"] = f"the best purchase with it ({', '.join(c.buys)}) gives " + _compare(best, c, label)
+                entry["why_not"] = (f"costs {problem.base[name]} after credits; no purchase that includes it "
+                                    f"(and every --want) fits the budget of {budget} and the card limit")
+        else:
+            c = got[0]
+            entry["best_with_it"] = list(c.buys)
+            entry["rank_key"] = c.key
+            entry["why_not"] = f"the best purchase with it ({', '.join(c.buys)}) gives " + _compare(best, c, label)
         others.append(entry)
-    others.sort(key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))
-    return {"runners_up": runners, "advances_not_bought": others}
+    # near misses first (the best purchases with them, best first), then the unaffordable ones
+    near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
+    far = sorted((e for e in others if "rank_key" not in e),
+                 key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))
+    for e in near:
+        del e["rank_key"]
+    return {"runners_up": runners, "advances_not_bought": near + far}
 
 
 # --- two turns ------------------------------------------------------------------------------
 
-def _two_turns(rulebook, first: PurchaseProblem, facts: dict, obj: Objective, hand_limit, among) -> dict:
-    """Best pair of purchases over this turn and the next, the hand and treasury assumed the same
-    next turn: an estimate. This turn's advances credit next turn's prices (and unlock
-    prerequisites, Mining's treasury value and hand-limit abilities)."""
-    module = first.module
+def _two_turns(first: PurchaseProblem) -> dict:
+    """The best pair of purchases over this turn and the next, the hand and treasury assumed
+    to be the same next turn: an estimate. This turn's advances credit next turn's prices and
+    bring their prerequisites, treasury value and hand-limit abilities.
+
+    Exact under that assumption: every turn-one set is examined whose objective, plus an upper
+    bound of anything a next turn could add, reaches the best pair found."""
+    module, obj = first.module, first.objective
     payments: dict = {}
-    next_facts = dict(facts)
-    cache: dict[tuple, tuple] = {}
+    opts = dict(first.options, want=())
 
-    def follow_up(buys: tuple):
-        if buys in cache:
-            return cache[buys]
-        holds2 = first.holds + tuple(buys)
-        p2 = PurchaseProblem(module, holds2, next_facts, obj, among=among, hand_limit=hand_limit, payments=payments)
-        cache[buys] = (p2, None)
-        return cache[buys]
+    def follow_up(buys: tuple) -> PurchaseProblem:
+        return PurchaseProblem(module, first.holds + tuple(buys), first.facts, obj, payments=payments, **opts)
 
-    # A bound on anything next turn can reach: every advance not held priced with the credits of
-    # all the others, the best treasury value, and the whole hand.
+    # What any next turn could reach at most: every advance not held priced with the credits of
+    # all the others, the best treasury value and the whole hand, same-turn abilities at most.
+    among, avoid = opts["among"], set(opts["avoid"])
     unheld = [n for n, a in module.ADVANCES.items() if n not in first.held and a["cost"] is not None
-              and (among is None or n in among)]
-    best_prices = {}
+              and n not in avoid and (among is None or n in among)]
+    cheapest = {}
     for n in unheld:
-        others = [h for h in unheld if h != n]
-        best_prices[n] = max(0, runtime.prices(module, first.holds + tuple(others), [n], first.extra)["items"][0]["price"])
+        others = tuple(h for h in unheld if h != n)
+        cheapest[n] = max(0, runtime.prices(module, first.holds + others, [n], first.extra)["items"][0]["price"])
     tv_best = max([first.treasury_value] + [a["value"] for n in unheld for a in _abilities(module, n, "treasury_value")])
-    cap2 = first.payments.levels(10 ** 6)[-1] + first.treasury * tv_best
-    cap2 += sum(sum(_abilities_amount(module, n)) for n in unheld)
-    ratio = sorted((n for n in unheld if obj.values[n] > 0),
-                   key=lambda n: (0 if best_prices[n] == 0 else 1, -Fraction(obj.values[n]) / (best_prices[n] or 1)))
+    room = first.payments.levels(first.payments.total_cards)[-1] + first.treasury * tv_best
+    for n in unheld:
+        room += sum(a["amount"] for a in _abilities(module, n, "discount"))
+        for a in _abilities(module, n, "free_advance"):
+            room += max([cheapest[c] for c in unheld if a["group"] in module.ADVANCES[c]["groups"]
+                         and module.ADVANCES[c]["cost"] < a["cost_below"]], default=0)
     ub2 = 0
-    room = cap2
-    for n in ratio:
-        if best_prices[n] <= room:
-            room -= best_prices[n]
-            ub2 += obj.values[n]
-        else:
-            ub2 += obj.values[n]  # the partly fitting item, counted whole
+    worth = [n for n in unheld if obj.values[n] > 0]
+    worth.sort(key=functools.cmp_to_key(lambda x, y: obj.values[y] * cheapest[x] - obj.values[x] * cheapest[y]))
+    for n in worth:
+        ub2 += obj.values[n]  # the advance that only partly fits is counted whole
+        room -= cheapest[n]
+        if room < 0:
             break
 
-    # Turn-one sets, best first, enumerated with the one-turn search bounded by what a follow-up
-    # could add at most.
     best: list = [None]
 
-    def total_key(c1: Choice, c2: Choice):
-        return (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.key[3:])
-
-    def evaluate(c1: Choice):
-        p2, _ = follow_up(c1.buys)
+    def evaluate(c1: Choice) -> None:
+        p2 = follow_up(c1.buys)
         if best[0] is not None and c1.objective + p2.root_bound() < best[0][0][0]:
             return
         got = p2.search(top=1)
         if not got:
             return
-        key = total_key(c1, got[0])
+        c2 = got[0]
+        key = (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.key[3:])
         if best[0] is None or key > best[0][0]:
-            best[0] = (key, c1, got[0], p2)
+            best[0] = (key, c1, c2, p2)
 
     one = first.search(top=1)
     evaluate(one[0])
-    # every turn-one set that could still win: those whose one-turn objective plus ub2 reaches the best
-    floor = best[0][0][0] - ub2 if best[0] is not None else None
-    pool = _all_sets_at_least(first, floor)
+    pool = [c for c in first.sets_reaching(best[0][0][0] - ub2) if c.buys != one[0].buys]
+    pool.sort(key=lambda c: c.objective, reverse=True)
     for c1 in pool:
         evaluate(c1)
-    key, c1, c2, p2 = best[0]
+    _, c1, c2, p2 = best[0]
     return {
         "estimate": True,
-        "assumes": "next turn's commodity cards and treasury are the same as now; credit points chosen freely "
-                   "(free_credits) are not allocated",
+        "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
+                   "free choice (free_credits) are not allocated",
         "this_turn": first.plan_dict(c1),
         "next_turn": p2.plan_dict(c2),
         "total": runtime.number(c1.objective + c2.objective),
@@ -888,64 +956,6 @@ def _two_turns(rulebook, first: PurchaseProblem, facts: dict, obj: Objective, ha
         "one_turn_best_objective": runtime.number(one[0].objective),
         "turn_one_sets_examined": len(pool) + 1,
     }
-
-
-def _abilities_amount(module, name):
-    out = [a["amount"] for a in _abilities(module, name, "discount")]
-    for a in _abilities(module, name, "free_advance"):
-        out.append(a["cost_below"])
-    return out
-
-
-def _all_sets_at_least(problem: PurchaseProblem, floor) -> list[Choice]:
-    """Every affordable set whose objective is at least `floor` (all of them when None)."""
-    out: list[Choice] = []
-    items, b, o, red = problem.items, problem.b, problem.o, problem.red
-    n_items = len(items)
-    names: list[str] = list(problem.want)
-    pay = problem.payments
-
-    def add(sumb, objective, same, hch):
-        if problem.max_new is not None and len(names) > problem.max_new:
-            return
-        price = problem.exact_price(names) if same else sumb
-        limit = problem.limit0 + hch
-        spent = pay.spent(price, limit)
-        if spent is None or (floor is not None and objective < floor):
-            return
-        credit = problem.credit(names)
-        ranked = tuple(sorted(problem.order[n] for n in names))
-        key = (objective, -spent, credit, -len(names), tuple(-i for i in ranked))
-        out.append(Choice(key, tuple(sorted(names, key=problem.order.get)), price, spent, objective, credit, limit))
-
-    def dfs(q, sumb, objective, rch, hch, same):
-        for j in range(q, n_items):
-            lbp = sumb - rch - problem.red_suf[j]
-            cap = problem.budget_max - lbp
-            if cap < 0:
-                break
-            if floor is not None and objective + problem.spobj_suf[j] + problem._plain_bound(j, cap) < floor:
-                break
-            if problem.max_new is not None and len(names) >= problem.max_new:
-                break
-            nb, nr = sumb + b[j], rch + red[j]
-            if nb - nr - problem.red_suf[j + 1] > problem.budget_max:
-                continue
-            names.append(items[j])
-            nsame = same or items[j] in problem.same_turn
-            nh = hch + problem.hd[j]
-            add(nb, objective + o[j], nsame, nh)
-            dfs(j + 1, nb, objective + o[j], nr, nh, nsame)
-            names.pop()
-
-    w_b = sum(problem.base[w] for w in problem.want)
-    w_h = sum(_hand_delta(problem.module, w) for w in problem.want)
-    w_same = any(w in problem.same_turn for w in problem.want)
-    w_r = sum(problem.red[problem.items.index(w)] for w in problem.want if w in problem.items)
-    add(w_b, problem.objective.of(problem.want), w_same, w_h)
-    dfs(0, w_b, problem.objective.of(problem.want), w_r, w_h, w_same)
-    out.sort(key=lambda c: c.key, reverse=True)
-    return out
 
 
 # --- text output ----------------------------------------------------------------------------

@@ -547,9 +547,9 @@ class RoundState:
     def __init__(self, module, state: GameState, rng, phase: str | None, check: bool = True):
         self.m = module
         self.v = dict(state.values)
-        self.hand = list(state.hand)
-        self.deck = list(state.deck)
-        self.discard = list(state.discard)
+        # the card piles are shared with the given state until a statement changes them
+        self.hand, self.deck, self.discard = state.hand, state.deck, state.discard
+        self._own_cards = False
         self.on = set(state.on)
         self.choices = state.choices
         self.round = state.round
@@ -570,6 +570,7 @@ class RoundState:
         s.m, s.v, s.hand, s.deck, s.discard = module, state.values, state.hand, state.deck, state.discard
         s.on, s.choices, s.round, s.ended = state.on, state.choices, state.round, state.ended
         s.rng, s.phase, s.trace, s.rules, s._checking, s._pending = None, None, [], [], False, set()
+        s._own_cards = False
         return s
 
     # --- reading
@@ -765,12 +766,19 @@ class RoundState:
         self._fail(line, f"no row of `{table}` covers {face}")
 
     # --- cards
+    def _cards(self) -> None:
+        if not self._own_cards:
+            self.hand, self.deck, self.discard = list(self.hand), list(self.deck), list(self.discard)
+            self._own_cards = True
+
     def shuffle(self, line: int) -> None:
+        self._cards()
         self.rng.shuffle(self.deck)
         self._entry("shuffle", line, cards=len(self.deck))
 
     def draw(self, n, line: int) -> None:
         n = self._whole("draw", n, line)
+        self._cards()
         drawn = []
         limit = self.hand_limit()
         for _ in range(max(0, n)):
@@ -792,6 +800,7 @@ class RoundState:
     def discard_to(self, n, line: int) -> None:
         """Discard down to n cards, the lowest-valued first (among equals, the earliest held)."""
         n = max(0, self._whole("discard", n, line))
+        self._cards()
         gone = []
         cards = self.m.CARDS
         while len(self.hand) > n:
@@ -804,6 +813,8 @@ class RoundState:
             self._check(self.m.THRESHOLD_WATCH["@hand"])
 
     def finish(self) -> tuple[GameState, list]:
-        state = GameState(self.v, self.hand, self.deck, self.discard, self.on, self.choices, self.round, self.ended,
-                          settled=True)
+        state = GameState.__new__(GameState)  # hands over this phase's values without copying them again
+        state.values, state.on, state.choices = self.v, self.on, self.choices
+        state.hand, state.deck, state.discard = self.hand, self.deck, self.discard
+        state.round, state.ended, state.settled = self.round, self.ended, True
         return state, self.trace

@@ -15,6 +15,7 @@ from . import vocabulary as vocab
 from .diagnostics import did_you_mean
 
 MAX_STATE_BYTES = 1_000_000
+MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest valid name)
 MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
 
 
@@ -27,6 +28,12 @@ def _hint(name: str, candidates) -> str:
         return ""
     best = did_you_mean(name, candidates)
     return f" (did you mean `{best}`?)" if best else ""
+
+
+def _first(problems: list[str]) -> list[str]:
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    return problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more"]
 
 
 def _short(text, limit: int = 80) -> str:
@@ -97,9 +104,13 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
     problems: list[str] = []
     clean: dict = {}
+
+    def hint(name: str, candidates) -> str:  # the closest names only for the problems shown
+        return _hint(name, candidates) if len(problems) < MAX_PROBLEMS else ""
+
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
-            problems.append(f"{source}: unknown key `{_short(str(key))}`{_hint(str(key), vocab.FACTS)}")
+            problems.append(f"{source}: unknown key `{_short(str(key))}`{hint(str(key), vocab.FACTS)}")
             continue
         fact = vocab.FACTS[key]
         if fact.type == "int":
@@ -126,7 +137,7 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
                 continue
             for name in value:
                 if name not in advances:
-                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{_hint(name, advances)}")
+                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{hint(name, advances)}")
         elif fact.type == "map":
             valid = commodities if key == "commodities" else groups
             if not isinstance(value, dict):
@@ -135,19 +146,20 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             for name, n in value.items():
                 if name not in valid:
                     what = "commodity" if key == "commodities" else "group"
-                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(str(name))}`{_hint(str(name), valid)}")
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(str(name))}`{hint(str(name), valid)}")
                 elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
                     problems.append(f"{source}: `{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
         clean[key] = value
     if problems:
-        raise StateError("\n".join(problems))
+        raise StateError("\n".join(_first(problems)))
     return clean
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:
-    bad = [f"{option}: unknown {what} `{_short(n)}`{_hint(n, valid)}" for n in names if n not in valid]
+    unknown = [n for n in names if n not in valid]
+    bad = [f"{option}: unknown {what} `{_short(n)}`{_hint(n, valid)}" for n in unknown[:MAX_PROBLEMS]]
     if bad:
-        raise StateError("\n".join(bad))
+        raise StateError("\n".join(_first(bad + unknown[MAX_PROBLEMS:])))
 
 
 def state_schema() -> dict:

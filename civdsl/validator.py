@@ -756,12 +756,12 @@ class _RoundChecker:
                 self.d.error("CIV073", f"row {row.low}..{row.high} of `{table.id}` is not a range of faces of a "
                                        f"{table.die}-sided die", row.span, item=table.id)
             else:
+                twice = [face for face in range(row.low, row.high + 1) if face in covered]
+                if twice:
+                    self.d.error("CIV073", f"face {twice[0]} of `{table.id}` is in two rows", row.span, item=table.id,
+                                 notes=[f"also in the row at {covered[twice[0]].span}"])
                 for face in range(row.low, row.high + 1):
-                    if face in covered:
-                        self.d.error("CIV073", f"face {face} of `{table.id}` is in two rows", row.span, item=table.id,
-                                     notes=[f"also in the row at {covered[face].span}"])
-                        break
-                    covered[face] = row
+                    covered.setdefault(face, row)
             self._block(row.body, {}, table.id)
         missing = [f for f in range(1, table.die + 1) if f not in covered]
         if missing and len(missing) < table.die + 1:
@@ -827,7 +827,7 @@ class _RoundChecker:
         if kind in allowed:
             return kind
         verb = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}[s.op]
-        wanted = " or ".join(allowed)
+        wanted = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
         if kind is None:
             candidates = [n for n, k in self.kinds.items() if k in allowed]
             self.d.error("CIV072", f"there is no {wanted} `{name}` to {verb}", span, item=item,

@@ -24,10 +24,11 @@ CHART_TITLES = {"calamities": "Calamities", "advances": "Advances", "credits": "
                 "explorer": "Strategy explorer", "epochs": "Epochs (A.S.T.)", "commodities": "Commodities"}
 
 
-def charts_for(edition: Edition, base: Edition | None = None):
-    """(charts by kind, diff or None): the format-neutral charts of one edition."""
+def charts_for(edition: Edition, base: Edition | None = None, only_content: bool = False):
+    """(charts by kind, diff or None): the format-neutral charts of one edition (with ONLY_CONTENT,
+    only the kinds the edition declares items for)."""
     diff = compute(base, edition) if base is not None else None
-    return tables.build(edition, diff), diff
+    return tables.build(edition, diff, only_content), diff
 
 
 def model_yaml(data) -> str:
@@ -43,8 +44,11 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
     if diff is not None:
         out += [f"A house rule on {md_escape(base.name)}: see the [house-rule summary](house-summary.md); "
                 "rows it adds or changes are marked in every chart.", ""]
-    out.append(legend_md(chips_for(ed)))
-    out.append("")
+    legend = legend_md(chips_for(ed), signs=bool(ed.calamities))
+    if legend:
+        out += [legend, ""]
+    if not charts:
+        out += [md_escape(tables.nothing_chart(ed).intro[0]), ""]
     for kind, chart in charts.items():
         extra = []
         for t in chart.tables:
@@ -61,7 +65,7 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
 
 def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str, str | bytes], list[str]]:
     """Every chart file of one edition, keyed by path under generated/<edition>/, and messages."""
-    charts, diff = charts_for(edition, base)
+    charts, diff = charts_for(edition, base, only_content=True)
     files: dict[str, str | bytes] = {}
     messages: list[str] = []
     for kind, chart in charts.items():
@@ -69,16 +73,17 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
         for t in chart.tables:
             if t.csv:
                 files[f"charts/{t.slug}.csv"] = csv_table(t)
-    dot = to_dot(edition)
-    files["charts/explorer.dot"] = dot
-    svg, problem = to_svg(dot)
-    if svg is not None:
-        files["charts/explorer.svg"] = svg
-    elif problem:
-        messages.append(problem)
+    if "explorer" in charts:
+        dot = to_dot(edition, diff.marks("advances") if diff is not None else None)
+        files["charts/explorer.dot"] = dot
+        svg, problem = to_svg(dot)
+        if svg is not None:
+            files["charts/explorer.svg"] = svg
+        elif problem:
+            messages.append(problem)
     files["charts/model.yaml"] = model_yaml(to_data(edition))
     chips = chips_for(edition)
-    page_charts = list(charts.values())
+    page_charts = list(charts.values()) or [tables.nothing_chart(edition)]
     subtitle = ""
     if diff is not None:
         house = tables.house_chart(edition, base, diff)

@@ -52,6 +52,7 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     from ..serialize import to_data
     from . import charts_for, model_yaml
     from .cells import chips_for
+    from .diff import compute
     from .explorer import to_dot, to_svg
     from .html import edition_page
     from .markdown import csv_table, md_chart
@@ -65,10 +66,11 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
             data = {k: data[k] for k in MODEL_KEYS[kind]}
         text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
         return {f"{kind}.{fmt}": text}, []
+    marks = compute(base, edition).marks("advances") if base is not None else None
     if fmt == "dot":
-        return {"explorer.dot": to_dot(edition)}, []
+        return {"explorer.dot": to_dot(edition, marks)}, []
     if fmt == "svg":
-        svg, problem = to_svg(to_dot(edition))
+        svg, problem = to_svg(to_dot(edition, marks))
         if svg is None:
             raise click.ClickException(problem)
         return {"explorer.svg": svg}, []

@@ -43,7 +43,6 @@ def linked(editions: list, kind: str) -> list[list[tuple[int, str]]]:
     index: dict[str, list[tuple[int, str]]] = {}
     order: list[tuple[int, str]] = []
     for i, ed in enumerate(editions):
-        items = getattr(ed, kind)
         names = calamity_order(ed) if kind == "calamities" else advance_order(ed)
         for n in names:
             index.setdefault(n, []).append((i, n))

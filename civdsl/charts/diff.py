@@ -59,14 +59,15 @@ def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
                                     "notes": t["notes"]}
         for e in t["epochs"]:
             out["epochs"][f"{t['name']} / {e['name']}"] = e
+    # constants, tables and options are compared by what they are worth, not by their doc strings
     for c in data["consts"]:
-        out["consts"][c["id"]] = c
+        out["consts"][c["id"]] = {"value": c["value"] if c["value"] is not None else c["expr"]}
     for g in data["groups"]:
         out["groups"][g["id"]] = g
     for t in data["tables"]:
-        out["tables"][t["id"]] = t
+        out["tables"][t["id"]] = {"bands": t["bands"]}
     for o in data["options"]:
-        out["options"][o["id"]] = o
+        out["options"][o["id"]] = {"on": o["on"]}
     rules = out["rules"]
     rules["credit policy"] = {"value": data["credit_policy"]}
     rules["VP tiers"] = {"value": data["vp_tiers"]}
@@ -87,6 +88,8 @@ def _words(value) -> str:
             return str(value["text"])
         if set(value) == {"target", "amount"}:
             return f"{value['target']} {value['amount']}"
+        if set(value) == {"low", "high", "value"}:
+            return f"{value['low']}..{'' if value['high'] is None else value['high']}: {value['value']}"
         if set(value) == {"below", "vp"}:
             return f"{'else' if value['below'] is None else 'below ' + str(value['below'])}: {value['vp']}"
         if "expr" in value and "requirements" not in value:
@@ -127,6 +130,26 @@ def _fields(category: str, old: dict, new: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def _brief(category: str, item: dict) -> str:
+    """An added or removed item in a few words."""
+    if category == "advances":
+        bits = [f"cost {_words(item.get('cost'))}", "groups " + ", ".join(item.get("groups") or []) or "none"]
+        if item.get("credits"):
+            bits.append("credits " + _words(item["credits"]))
+        if item.get("specific_credits"):
+            bits.append("specific " + _words(item["specific_credits"]))
+        return "; ".join(bits)
+    if category == "calamities":
+        return f"stack {item.get('stack')}, {item.get('class')}: {item.get('text')}"
+    if category == "commodities":
+        return f"value {item.get('value')}, count {item.get('count')}, stack {_words(item.get('stack'))}"
+    if category == "epochs":
+        return _words(item.get("requirements")) if item.get("requirements") else "no requirement"
+    if category == "consts":
+        return _words(item.get("value") if item.get("value") is not None else item.get("expr"))
+    return _words({k: v for k, v in item.items() if k not in ("id", "name", "doc", "path", "line")})
+
+
 def compute(base: Edition, house: Edition) -> Diff:
     old, new = _items(to_data(base), base), _items(to_data(house), house)
     changes: list[Change] = []
@@ -134,10 +157,10 @@ def compute(base: Edition, house: Edition) -> Diff:
         a, b = old[cat], new[cat]
         for key, item in b.items():
             if key not in a:
-                changes.append(Change(cat, key, "added"))
+                changes.append(Change(cat, key, "added", [("", "", _brief(cat, item))]))
             elif _strip(a[key]) != _strip(item):
                 changes.append(Change(cat, key, "changed", _fields(cat, a[key], item)))
         for key in a:
             if key not in b:
-                changes.append(Change(cat, key, "removed"))
+                changes.append(Change(cat, key, "removed", [("", _brief(cat, a[key]), "")]))
     return Diff(changes)

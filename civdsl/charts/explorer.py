@@ -14,7 +14,7 @@ import subprocess
 
 from ..model import Edition
 from . import derive
-from .cells import chips_for, ink
+from .cells import MARK_GLYPH, chips_for, ink
 
 DOT_MISSING = ("graphviz `dot` not found: SVGs skipped, DOT kept; install with apt-get install graphviz "
                "(or brew install graphviz)")
@@ -37,7 +37,7 @@ def _h(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def node_label(ed: Edition, name: str, chips) -> str:
+def node_label(ed: Edition, name: str, chips, mark: str | None = None) -> str:
     a = ed.advances[name]
     cells = []
     for g in a.groups:
@@ -49,14 +49,19 @@ def node_label(ed: Edition, name: str, chips) -> str:
         cells.append('<TD BGCOLOR="#DDDDDD" WIDTH="18"> </TD>')
     cost = a.cost if a.cost is not None else "?"
     span = len(cells)
-    return ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
+    border = "2" if mark else "0"  # a house rule's added or changed advance is framed and marked
+    flag = f"{MARK_GLYPH[mark]} " if mark else ""
+    return (f'<<TABLE BORDER="{border}" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
             f'<TR>{"".join(cells)}</TR>'
-            f'<TR><TD COLSPAN="{span}" BGCOLOR="#FFFFFF">{_h(name)}<BR/><FONT POINT-SIZE="8">{_h(cost)}</FONT></TD></TR>'
+            f'<TR><TD COLSPAN="{span}" BGCOLOR="#FFFFFF">{_h(flag + name)}<BR/>'
+            f'<FONT POINT-SIZE="8">{_h(cost)}</FONT></TD></TR>'
             "</TABLE>>")
 
 
-def to_dot(ed: Edition) -> str:
+def to_dot(ed: Edition, marks: dict[str, str] | None = None) -> str:
+    """The explorer graph; MARKS (advance -> added/changed) frames what a house rule changes."""
     chips = chips_for(ed)
+    marks = marks or {}
     out = [f"digraph {dot_quote('explorer ' + ed.id)} {{",
            f"  graph [rankdir=LR, newrank=true, nodesep=0.12, ranksep=1.1, fontname=\"Helvetica\", fontsize=12, "
            f"labelloc=t, label={dot_quote(ed.name + ': specific credits by cost band')}];",
@@ -67,7 +72,7 @@ def to_dot(ed: Edition) -> str:
         out.append(f"  subgraph {dot_quote('cluster_' + b.key)} {{")
         out.append(f'    label={dot_quote(b.label)}; style="rounded"; color="#AAAAAA"; rank=same;')
         for n in b.members:
-            out.append(f"    {node_id(n)} [label={node_label(ed, n, chips)}, tooltip={dot_quote(n)}];")
+            out.append(f"    {node_id(n)} [label={node_label(ed, n, chips, marks.get(n))}, tooltip={dot_quote(n)}];")
         out.append("  }")
     # keep the bands in order even where no credit links them
     heads = [b.members[0] for b in bands if b.members]

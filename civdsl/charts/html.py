@@ -168,11 +168,13 @@ def chart_html(chart: Chart) -> str:
     return "\n".join(out)
 
 
-def key_html(chips, house: bool) -> str:
-    groups = " ".join(chip_html(c) for c in chips.values())
-    signs = "; ".join(f'<span class="sign s-{k}">{esc(SIGN_GLYPH[k])}</span> {esc(SIGN_WORD[k])}' for k in SIGN_GLYPH)
-    out = [f'<div class="key"><p><b>Groups:</b> {groups}</p>',
-           f"<p><b>Calamity modifiers, for the victim:</b> {signs}.</p>"]
+def key_html(chips, house: bool, signs: bool = True) -> str:
+    out = ['<div class="key">']
+    if chips:
+        out.append(f"<p><b>Groups:</b> {' '.join(chip_html(c) for c in chips.values())}</p>")
+    if signs:
+        text = "; ".join(f'<span class="sign s-{k}">{esc(SIGN_GLYPH[k])}</span> {esc(SIGN_WORD[k])}' for k in SIGN_GLYPH)
+        out.append(f"<p><b>Calamity modifiers, for the victim:</b> {text}.</p>")
     if house:
         marks = "; ".join(f"<b>{esc(MARK_GLYPH[k])} {esc(MARK_TEXT[k])}</b>" for k in ("added", "changed"))
         out.append(f"<p><b>Against the base edition:</b> {marks} rows are shaded and marked.</p>")
@@ -197,6 +199,7 @@ def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = ""
         head.append('<p class="links">' + "".join(part_html(x) for x in links) + "</p>")
     if len(charts) > 1:
         head.append(f"<nav>{nav}</nav>")
-    head.append(key_html(chips, house))
+    if chips or house or ed.calamities:
+        head.append(key_html(chips, house, signs=bool(ed.calamities)))
     head.append("</header>")
     return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts))

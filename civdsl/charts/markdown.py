@@ -96,10 +96,14 @@ def md_chart(chart: Chart, edition_name: str, level: int = 1) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def legend_md(chips) -> str:
-    groups = ", ".join(md_escape(f"{c.symbol} {c.name}") for c in chips.values())
-    signs = ", ".join(f"**{md_escape(SIGN_GLYPH[k])}** {md_escape(SIGN_WORD[k])}" for k in SIGN_GLYPH)
-    return f"Groups: {groups}. Modifier signs (for the victim): {signs}."
+def legend_md(chips, signs: bool = True) -> str:
+    out = []
+    if chips:
+        out.append("Groups: " + ", ".join(md_escape(f"{c.symbol} {c.name}") for c in chips.values()) + ".")
+    if signs:
+        out.append("Modifier signs (for the victim): "
+                   + ", ".join(f"**{md_escape(SIGN_GLYPH[k])}** {md_escape(SIGN_WORD[k])}" for k in SIGN_GLYPH) + ".")
+    return " ".join(out)
 
 
 # --- CSV ----------------------------------------------------------------------------------

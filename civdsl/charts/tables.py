@@ -25,7 +25,7 @@ CLASS_TEXT = {"minor": "minor", "major tradable": "major, tradable", "major nont
 
 
 def _mark_column(marks) -> list[Column]:
-    return [Column("vs base", 0.55)] if marks is not None else []
+    return [Column("vs base", 0.85)] if marks is not None else []
 
 
 def _mark_cell(marks, key: str) -> list[Cell]:
@@ -88,7 +88,7 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
 
     detail = Table(
         "calamities", "Calamities",
-        _mark_column(marks) + [Column("Stack", 0.45, numeric=True), Column("Calamity", 1.5), Column("Class", 0.9),
+        _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.5), Column("Class", 0.9),
                                Column("Beneficiary", 1.2), Column("Effect", 3.6), Column("Modifiers", 3.8)],
         [], intro=["Effect: what the primary victim suffers, then the secondary victims and when the calamity "
                    "is cancelled. Modifiers: the condition, then what changes; the sign says whether it is "
@@ -185,7 +185,9 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
     order = advance_order(ed)
     groups = list(chips.values())
     policy = ed.credit_policy or "best_group"
-    intro = [f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
+    declared = (f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
+                if ed.credit_policy else "No credit policy is declared; the cells read it as best group")
+    intro = [declared
              + ("; group credits of several held cards add up per group first" if policy == "best_group" else "")
              + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
@@ -249,7 +251,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
 # --- strategy explorer ------------------------------------------------------------------------
 
 
-def explorer_chart(ed: Edition, marks=None, have_svg: bool = True) -> Chart:
+def explorer_chart(ed: Edition, marks=None) -> Chart:
     chips = chips_for(ed)
     t = Table("explorer-bands", "Cost bands of the strategy explorer",
               [Column("Band", 1.2), Column("Advances", 6)], [],
@@ -266,9 +268,9 @@ def explorer_chart(ed: Edition, marks=None, have_svg: bool = True) -> Chart:
         for s in ed.advances[n].specific:
             edges.rows.append(Row([cell(n), cell(s.target), number(s.amount), cell(band_of.get(n, "")),
                                    cell(band_of.get(s.target, ""))]))
-    links = [Link("explorer.dot (Graphviz source)", "explorer.dot")]
-    if have_svg:
-        links.insert(0, Link("explorer.svg (the drawn graph)", "explorer.svg"))
+    # both links always: the page must not depend on whether Graphviz was there to draw the SVG
+    links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
+             Link("explorer.dot (Graphviz source)", "explorer.dot")]
     return Chart("explorer", "Strategy explorer", [t, edges], links=links,
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."])
 
@@ -281,7 +283,7 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
     depth = max((len(t.epochs) for t in tracks), default=0)
     cols = [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks]
     if marks is not None:
-        cols = [Column("vs base", 0.55)] + cols
+        cols = [Column("vs base", 0.85)] + cols
     table = Table("epochs", "Epochs side by side", cols, [],
                   intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
                          "listed for it holds."])
@@ -323,7 +325,7 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
                                   Column("Count", 0.45, numeric=True)]
     if has_block:
         cols.append(Column("Block", 0.5))
-    cols.append(Column("Stack", 0.45, numeric=True))
+    cols.append(Column("Stack", 0.55, numeric=True))
     cols += [Column(f"{n} card{'s' if n > 1 else ''}", 0.55, numeric=True) for n in range(1, top + 1)]
     table = Table("commodities", "Commodities and set values", cols, [], intro=[
         "A set of n identical cards is worth the value shown under n (up to the number of cards there are). "
@@ -367,7 +369,7 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
 
 def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
     table = Table("house-summary", f"What {ed.name} changes", [
-        Column("Change", 0.7), Column("Kind", 0.9), Column("Item", 1.6), Column("Field", 1.0),
+        Column("Change", 0.85), Column("Kind", 0.9), Column("Item", 1.6), Column("Field", 1.0),
         Column("In the base", 3.0), Column("In the house rule", 3.0)], [],
         empty="nothing: this house rule plays exactly as its base")
     for ch in diff.changes:
@@ -385,13 +387,36 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
 # --- all ----------------------------------------------------------------------------------
 
 
-def build(ed: Edition, diff: Diff | None = None, have_svg: bool = True) -> dict[str, Chart]:
+def has_content(ed: Edition, kind: str) -> bool:
+    """Whether the edition declares anything this kind of chart shows."""
+    if kind == "calamities":
+        return bool(ed.calamities)
+    if kind in ("advances", "credits", "explorer"):
+        return bool(ed.advances)
+    if kind == "epochs":
+        return bool(ed.asts)
+    if kind == "commodities":
+        return bool(ed.commodities)
+    return True
+
+
+def nothing_chart(ed: Edition) -> Chart:
+    return Chart("charts", "Charts", [], intro=[
+        f"{ed.name} declares none of the items these charts show (advances, calamities, A.S.T. tracks, "
+        "commodities); its compiled model is in model.json and charts/model.yaml."])
+
+
+def build(ed: Edition, diff: Diff | None = None, only_content: bool = False) -> dict[str, Chart]:
+    """Every chart by kind; with ONLY_CONTENT, just the kinds the edition has items for."""
     marks = (lambda cat: diff.marks(cat)) if diff is not None else (lambda cat: None)
+    if only_content:
+        full = build(ed, diff)
+        return {k: c for k, c in full.items() if has_content(ed, k)}
     return {
         "calamities": calamities_chart(ed, marks("calamities")),
         "advances": advances_chart(ed, marks("advances")),
         "credits": credits_chart(ed, marks("advances")),
-        "explorer": explorer_chart(ed, marks("advances"), have_svg),
+        "explorer": explorer_chart(ed, marks("advances")),
         "epochs": epochs_chart(ed, marks("epochs")),
         "commodities": commodities_chart(ed, marks("commodities")),
     }

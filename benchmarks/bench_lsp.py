@@ -1,0 +1,187 @@
+"""Latency of the language server after an edit to the largest shipped rulebook (budget: 200 ms).
+
+    python benchmarks/bench_lsp.py [--rounds 20] [--no-pipe]
+
+1. In process: `Engine.analyse` (what the server runs on every didChange: parse the buffer,
+   resolve its extends chain, validate, index) for typical edits of rulebooks/megaciv.civ, against
+   `check_file` on the same text (what `civdsl check` does, from scratch);
+2. Over a pipe: `python cli.py lsp` as an editor drives it; the time from sending
+   textDocument/didChange to receiving the publishDiagnostics for that version.
+
+Absolute times depend on the machine; the script prints a CPU reference (an empty loop of one
+million iterations) so that numbers from different machines can be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from civdsl.compiler import check_file  # noqa: E402
+from civdsl.lsp import Engine  # noqa: E402
+
+MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
+BUDGET_MS = 200.0
+
+
+def cpu_reference_ms() -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(1_000_000):
+            pass
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
+def places(source: str) -> tuple[int, int, int]:
+    """Offsets to edit: inside a summary string and at an advance, both mid-file; a holds("Pottery")."""
+    import re
+
+    summaries = [m.end() + 5 for m in re.finditer(r'summary "', source)]
+    advances = [m.start() + 1 for m in re.finditer(r'\nadvance "', source)]
+    return summaries[len(summaries) // 2], advances[len(advances) // 2], source.index('holds("Pottery")')
+
+
+def edits(source: str) -> list[tuple[str, str]]:
+    """(name, text) pairs, each applied to the buffer in turn, then undone."""
+    summary, advance, holds = places(source)
+    return [
+        ("type a letter in a summary", source[:summary] + "x" + source[summary:]),
+        ("misspell an advance (CIV010)", source[:holds + 8] + source[holds + 9:]),
+        ("insert a line (later statements move)", source[:advance] + "\n" + source[advance:]),
+        ("add an advance", source[:advance] + 'advance "New" { cost 50 groups crafts credits crafts 5 }\n'
+         + source[advance:]),
+        ("syntax error mid-file (CIV001)", source[:advance] + "advance {\n" + source[advance:]),
+        ("syntax error near the top (CIV001)", source.replace("const tax_rate = 2", "const tax_rate =", 1)),
+        ("unterminated string (CIV002)", source[:summary] + '"\n' + source[summary:]),
+    ]
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def bench_in_process(rounds: int) -> dict[str, list[float]]:
+    source = MEGACIV.read_text(encoding="utf-8")
+    engine = Engine()
+    uri = MEGACIV.resolve().as_uri()
+    doc = engine.open(uri, source, 0)
+    engine.analyse(doc)  # first open: parses every statement, builds the grammar
+    results: dict[str, list[float]] = {}
+    version = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp) / "megaciv.civ"
+        for name, text in edits(source):
+            for _ in range(rounds):
+                for buffer in (text, source):
+                    version += 1
+                    engine.update(uri, buffer, version)
+                    start = time.perf_counter()
+                    engine.analyse(doc)
+                    elapsed = time.perf_counter() - start
+                    if buffer is text:
+                        results.setdefault(name, []).append(ms(elapsed))
+            scratch.write_text(text, encoding="utf-8")
+            start = time.perf_counter()
+            check_file(scratch)
+            results.setdefault("check_file (from scratch, for comparison)", []).append(ms(time.perf_counter() - start))
+    return results
+
+
+def bench_pipe(rounds: int) -> dict[str, list[float]]:
+    from test_lsp import LspClient, _position
+
+    client = LspClient(ROOT)
+    client.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}}, timeout=300)
+    client.notify("initialized", {})
+    uri = MEGACIV.resolve().as_uri()
+    source = MEGACIV.read_text(encoding="utf-8")
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "civdsl", "version": 1,
+                                                            "text": source}})
+    client.diagnostics(uri, 1, timeout=300)
+    summary, advance, holds = places(source)
+    holds += len('holds("P')
+    results: dict[str, list[float]] = {}
+    version = 1
+
+    def change(name: str, changes: list[dict]) -> None:
+        nonlocal version
+        version += 1
+        start = time.perf_counter()
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": changes})
+        client.diagnostics(uri, version, timeout=60)
+        if name:
+            results.setdefault(name, []).append(ms(time.perf_counter() - start))
+
+    def at(offset: int) -> dict:
+        return _position(source, offset)
+
+    for _ in range(rounds):
+        # a keystroke inside a string, and its undo
+        change("type a letter (incremental change)", [{"range": {"start": at(summary), "end": at(summary)},
+                                                       "text": "x"}])
+        change("", [{"range": {"start": at(summary), "end": {**at(summary), "character": at(summary)["character"] + 1}},
+                     "text": ""}])
+        # misspell an advance, then fix it
+        change("misspell an advance (CIV010)", [{"range": {"start": at(holds), "end": {
+            **at(holds), "character": at(holds)["character"] + 1}}, "text": ""}])
+        change("fix it", [{"range": {"start": at(holds), "end": at(holds)}, "text": "o"}])
+        # a new line moves every later statement
+        change("insert a line", [{"range": {"start": at(advance), "end": at(advance)}, "text": "\n"}])
+        change("", [{"range": {"start": at(advance), "end": {"line": at(advance)["line"] + 1, "character": 0}},
+                     "text": ""}])
+        # a syntax error mid-file
+        change("syntax error mid-file (CIV001)", [{"range": {"start": at(advance), "end": at(advance)},
+                                                   "text": "advance {\n"}])
+        change("", [{"range": {"start": at(advance), "end": {"line": at(advance)["line"] + 1, "character": 0}},
+                     "text": ""}])
+    client.request("shutdown", None)
+    client.notify("exit", None)
+    client.proc.wait(timeout=30)
+    return results
+
+
+def report(title: str, results: dict[str, list[float]]) -> float:
+    print(f"\n{title}")
+    print(f"  {'edit':48s} {'median':>9s} {'p90':>9s} {'max':>9s}")
+    worst = 0.0
+    for name, times in results.items():
+        times = sorted(times)
+        p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
+        median = statistics.median(times)
+        if not name.startswith("check_file"):
+            worst = max(worst, median)
+        print(f"  {name:48s} {median:7.1f}ms {p90:7.1f}ms {times[-1]:7.1f}ms")
+    return worst
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    args.add_argument("--rounds", type=int, default=20)
+    args.add_argument("--no-pipe", action="store_true", help="only the in-process measurement")
+    opts = args.parse_args()
+    print(f"CPU reference: an empty loop of 1,000,000 iterations takes {cpu_reference_ms():.0f} ms "
+          f"(a recent laptop: about 15-25 ms)")
+    worst = report(f"In process, Engine.analyse after an edit of {MEGACIV.relative_to(ROOT)} "
+                   f"({len(MEGACIV.read_text(encoding='utf-8').splitlines())} lines), {opts.rounds} rounds",
+                   bench_in_process(opts.rounds))
+    if not opts.no_pipe:
+        worst = max(worst, report("Over a pipe, didChange -> publishDiagnostics (python cli.py lsp)",
+                                  bench_pipe(opts.rounds)))
+    verdict = "within" if worst <= BUDGET_MS else "OVER"
+    print(f"\nworst median {worst:.1f} ms: {verdict} the {BUDGET_MS:.0f} ms budget")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

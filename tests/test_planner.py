@@ -1,0 +1,623 @@
+"""The purchase planner (civdsl plan, civdsl hand).
+
+The planner is checked against brute force: every subset of a handful of candidate advances,
+priced with runtime.prices, paid by trying every subset of the hand's cards and every treasury
+amount the rules allow. Seed examples come from tests/scenarios/*.yaml (the purchase examples
+of Mega Civilization phase 12, Expansion 32.59 and Avalon Hill 1981 17.5).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import civdsl
+from civdsl import planner, runtime
+from civdsl.cli import main
+from civdsl.state import StateError
+
+SHIPPED = ["megaciv", "expansion", "civ1981", "civ1980"]
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+@pytest.fixture(scope="module")
+def books():
+    return {rid: civdsl.load(rid) for rid in SHIPPED}
+
+
+def _book(rid):
+    return civdsl.load(rid)
+
+
+# --- brute force ----------------------------------------------------------------------------
+
+def base_limit(module, facts):
+    table = module.TABLES.get("hand_limit_by_players")
+    if table is not None and "players" in facts:
+        return runtime.lookup(table, facts["players"])
+    return module.CONSTS["hand_limit"]
+
+
+def treasury_value(module, holds):
+    return max([a["value"] for h in holds for k, a in module.ADVANCES[h]["abilities"] if k == "treasury_value"] or [1])
+
+
+def brute_payments(module, cards: dict, treasury: int, tv: int, price, limit):
+    """Every legal payment, trying every subset of the cards in hand and every treasury amount:
+    (paid, kept hand value + treasury value left, cards turned in, {commodity: k})."""
+    hand = [name for name, n in sorted(cards.items()) for _ in range(n)]
+    out = []
+    seen = set()
+    for r in range(len(hand) + 1):
+        for combo in itertools.combinations(range(len(hand)), r):
+            given = {}
+            for i in combo:
+                given[hand[i]] = given.get(hand[i], 0) + 1
+            sig = tuple(sorted(given.items()))
+            if sig in seen:
+                continue
+            seen.add(sig)
+            if len(hand) - r > limit:
+                continue  # the hand limit after the phase
+            value = sum(module.set_value(k, module.COMMODITIES[c]["value"]) for c, k in given.items())
+            kept = sum(module.set_value(cards[c] - given.get(c, 0), module.COMMODITIES[c]["value"])
+                       for c in cards if cards[c] - given.get(c, 0))
+            for t in range(treasury + 1):
+                if value + t * tv < price:
+                    continue  # not enough
+                if t and value + (t - 1) * tv >= price:
+                    continue  # treasury beyond what is needed may not be spent
+                out.append((value + t * tv, kept + (treasury - t) * tv, r, dict(given)))
+    return out
+
+
+def brute_spent(module, cards, treasury, tv, price, limit):
+    pays = brute_payments(module, cards, treasury, tv, price, limit)
+    return min((p[0] for p in pays), default=None)
+
+
+def fast_spent_table(module, cards, treasury, tv):
+    """Brute force in the plan search: every k of each commodity (the same payments as card
+    subsets, fewer of them), the treasury the least that covers the rest."""
+    names = sorted(cards)
+    options = []
+    for ks in itertools.product(*[range(cards[n] + 1) for n in names]):
+        value = sum(module.set_value(k, module.COMMODITIES[n]["value"]) for n, k in zip(names, ks) if k)
+        options.append((value, sum(ks)))
+    total = sum(cards.values())
+    cache = {}
+
+    def spent(price, limit):
+        if (price, limit) not in cache:
+            best = None
+            for value, used in options:
+                if total - used > limit:
+                    continue
+                t = max(0, -(-(price - value) // tv))
+                if t > treasury:
+                    continue
+                paid = value + t * tv
+                best = paid if best is None else min(best, paid)
+            cache[(price, limit)] = best
+        return cache[(price, limit)]
+
+    return spent
+
+
+def credit_of(module, holds, buys):
+    owned = set(holds) | set(buys)
+    total = 0
+    for n in buys:
+        adv = module.ADVANCES[n]
+        total += sum(adv["credits"].values())
+        total += sum(a["amount"] for k, a in adv["abilities"] if k == "free_credits")
+        total += sum(v for t, v in adv["specific"].items() if t not in owned)
+    return total
+
+
+def brute_force(rb, state, among, values, want=(), avoid=(), top=1):
+    """The `top` best purchases among `among`, by exhaustive search."""
+    module = rb.module
+    ps = rb.state((), dict(state))
+    holds, facts = ps.held, ps.facts
+    order = {n: i for i, n in enumerate(module.ADVANCES)}
+    cands = [n for n in module.ADVANCES if n in among and n not in holds and n not in avoid
+             and module.ADVANCES[n]["cost"] is not None and all(r in holds for r in module.ADVANCES[n]["requires"])]
+    credits = facts.get("credits")
+    tv = treasury_value(module, holds)
+    cards = facts.get("commodities", {})
+    spent_of = fast_spent_table(module, cards, facts.get("treasury", 0), tv)
+    limit0 = base_limit(module, facts)
+    card_limit = module.CONSTS.get("card_limit")
+    ranked = []
+    for r in range(len(cands) + 1):
+        for combo in itertools.combinations(cands, r):
+            if not set(want) <= set(combo):
+                continue
+            if card_limit is not None and len(combo) > max(0, card_limit - len(holds)):
+                continue
+            buys = sorted(combo, key=order.get)
+            price = runtime.prices(module, holds, buys, credits)["total"]
+            limit = limit0 + sum(a["delta"] for h in list(holds) + buys for k, a in module.ADVANCES[h]["abilities"]
+                                 if k == "hand_limit")
+            spent = spent_of(price, limit)
+            if spent is None:
+                continue
+            credit = credit_of(module, holds, buys)
+            key = (sum(values[n] for n in buys), -spent, credit, -len(buys), tuple(-order[n] for n in buys))
+            ranked.append((key, buys, price, spent, credit))
+    ranked.sort(key=lambda x: x[0], reverse=True)
+    return ranked[:top]
+
+
+def summary(plan: dict):
+    return (plan["buy"], plan["objective"], plan["spent"], plan["credit_gained"]["total"], plan["total"])
+
+
+# --- hypothesis strategies ------------------------------------------------------------------
+
+OBJECTIVES = [None, "points", "cards", "cost - 30 * group_count", "vp * 10 - cost // 10"]
+
+
+def random_instance(data, module, max_candidates=8):
+    names = list(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names) - 1), label="holds")
+    rest = [n for n in names if n not in holds]
+    among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=max_candidates), label="among")
+    commodities = list(module.COMMODITIES)
+    cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 4), max_size=3), label="cards")
+    state = {"holds": holds, "commodities": cards, "treasury": data.draw(st.integers(0, 40), label="treasury")}
+    if "hand_limit_by_players" in module.TABLES:
+        state["players"] = data.draw(st.integers(5, 18), label="players")
+    if data.draw(st.booleans(), label="credits?"):
+        state["credits"] = {data.draw(st.sampled_from(list(module.GROUPS))): data.draw(st.sampled_from([5, 10, 20]))}
+    return state, among
+
+
+def objective_values(module, spec):
+    if spec is None:
+        spec = "vp" if all(a["vp"] is not None for a in module.ADVANCES.values()) else "points"
+    if spec == "vp":
+        return {n: a["vp"] for n, a in module.ADVANCES.items()}
+    if spec == "points":
+        return {n: a["cost"] or 0 for n, a in module.ADVANCES.items()}
+    if spec == "cards":
+        return {n: 1 for n in module.ADVANCES}
+    return planner.objective(module, spec).values
+
+
+PROPERTY = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# --- the planner against brute force, for every shipped rulebook ----------------------------
+
+@pytest.mark.parametrize("rid", SHIPPED)
+@PROPERTY
+@given(data=st.data())
+def test_plan_matches_brute_force(rid, data):
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module)
+    has_vp = all(a["vp"] is not None for a in module.ADVANCES.values())
+    spec = data.draw(st.sampled_from([o for o in OBJECTIVES if has_vp or "vp" not in (o or "")]), label="objective")
+    top = data.draw(st.integers(1, 4), label="top")
+    cands = [n for n in among if module.ADVANCES[n]["cost"] is not None
+             and all(r in state["holds"] for r in module.ADVANCES[n]["requires"])]
+    want = data.draw(st.lists(st.sampled_from(cands), unique=True, max_size=1), label="want") if cands else []
+    avoid = data.draw(st.lists(st.sampled_from(among), unique=True, max_size=1), label="avoid")
+    avoid = [a for a in avoid if a not in want]
+    values = objective_values(module, spec)
+    expected = brute_force(rb, state, among, values, want=want, avoid=avoid, top=top)
+    if not expected:
+        with pytest.raises(StateError, match="--want"):
+            planner.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
+        return
+    got = planner.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+    # the reported payment pays the price, leaves no more cards than the limit, spends no more
+    # treasury than needed
+    for p in got["plans"]:
+        pay = p["payment"]
+        assert pay["paid"] == p["spent"] >= p["total"]
+        assert pay["kept_cards"] <= pay["hand_limit"] == p["hand_limit"]
+        if pay["treasury"]:
+            assert pay["card_value"] + (pay["treasury"] - 1) * pay["treasury_value"] < p["total"]
+
+
+@pytest.mark.parametrize("rid", SHIPPED)
+@PROPERTY
+@given(data=st.data())
+def test_same_turn_prices_match_runtime(rid, data):
+    """The search's own pricing of a set equals runtime.prices for any set of candidates."""
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=10)
+    ps = rb.state((), state)
+    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    buys = data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys") if problem.candidates else []
+    order = {n: i for i, n in enumerate(module.ADVANCES)}
+    expected = runtime.prices(module, ps.held, sorted(buys, key=order.get), ps.facts.get("credits"))["total"]
+    assert problem.exact_price(buys) == expected
+
+
+@pytest.mark.parametrize("rid", SHIPPED)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_payment_matches_brute_force_over_card_subsets(rid, data):
+    module = _book(rid).module
+    commodities = list(module.COMMODITIES)
+    cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 3), max_size=3))
+    treasury = data.draw(st.integers(0, 30))
+    tv = data.draw(st.sampled_from([1, 2, 3]))
+    price = data.draw(st.integers(0, 160))
+    limit = data.draw(st.integers(0, 8))
+    table = planner.PaymentTable(module, cards, treasury, tv)
+    pays = brute_payments(module, cards, treasury, tv, price, limit)
+    got = table.best(price, limit)
+    if not pays:
+        assert got is None and table.spent(price, limit) is None
+        return
+    least = min(p[0] for p in pays)
+    assert table.spent(price, limit) == least
+    assert got.paid == least and got.overpayment == least - price
+    wealth = max(p[1] for p in pays if p[0] == least)
+    assert got.kept_value + got.treasury_left * tv == wealth
+    # what it says to turn in is a legal payment
+    assert all(0 < k <= cards[c] for c, k in got.cards.items())
+    assert got.kept_cards == sum(cards.values()) - sum(got.cards.values()) <= limit
+    assert got.card_value + got.treasury * tv == got.paid >= price
+    assert got.treasury <= treasury
+    assert got.treasury == 0 or got.card_value + (got.treasury - 1) * tv < price
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_two_turn_lookahead_matches_brute_force(data):
+    rb = _book("megaciv")
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=5)
+    values = objective_values(module, None)
+    got = planner.plan(rb, state, among=among, horizon=2)["horizon"]
+    ps = rb.state((), state)
+    best = None
+    for first in brute_force(rb, state, among, values, top=10 ** 6):
+        later = dict(state, holds=list(ps.held) + first[1])
+        second = brute_force(rb, later, among, values, top=1)[0]
+        key = (first[0][0] + second[0][0], -(first[3] + second[3]), first[4] + second[4], first[0][3:])
+        if best is None or key > best[0]:
+            best = (key, first[1], second[1])
+    assert got["total"] == best[0][0]
+    assert (got["this_turn"]["buy"], got["next_turn"]["buy"]) == (best[1], best[2])
+
+
+# --- seed examples (tests/scenarios) -------------------------------------------------------
+
+def scenario(rid, starts):
+    data = yaml.safe_load((SCENARIOS / f"{rid}.yaml").read_text())
+    return next(s for s in data["scenarios"] if s["name"].startswith(starts))
+
+
+@pytest.mark.parametrize("starts", [
+    "cost: example 1 of phase 12",
+    "cost: example 2 of phase 12",
+    "cost: example 3 of phase 12, first turn",
+])
+def test_megaciv_phase_12_examples(books, starts):
+    s = scenario("megaciv", starts)
+    rb = books["megaciv"]
+    state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 8}, "treasury": 40, "players": 6}
+    got = planner.plan(rb, state, want=s["cost"]["buy"], among=s["cost"]["buy"])["plans"][0]
+    prices = {row["advance"]: row["price"] for row in got["items"]}
+    for name, price in s["expect"]["prices"].items():
+        assert prices[name] == price
+
+
+def test_megaciv_example_1_with_exactly_its_price_buys_drama_and_poetry_and_mysticism(books):
+    # Music held; Drama and Poetry 70 and Mysticism 40 make 110, paid exactly by 5 Grain + 10 treasury
+    state = {"holds": ["Music"], "commodities": {"Grain": 5}, "treasury": 10, "players": 6}
+    p = planner.plan(books["megaciv"], state, want=["Drama and Poetry", "Mysticism"])["plans"][0]
+    assert p["total"] == 110
+    assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["treasury"] == 10
+    assert p["payment"]["overpayment"] == 0
+
+
+def test_megaciv_example_3_planner_prefers_agriculture_for_100(books):
+    # Pottery held: Agriculture (3 VP) costs 100; five Grain pay 100 exactly; two 1-VP cards give less
+    state = {"holds": ["Pottery"], "commodities": {"Grain": 5}, "treasury": 0, "players": 6}
+    p = planner.plan(books["megaciv"], state)["plans"][0]
+    assert p["buy"] == ["Agriculture"] and p["total"] == 100 and p["objective"] == 3
+    assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["overpayment"] == 0
+    assert p["credit_gained"]["specific"] == {"Democracy": 20}
+
+
+def test_megaciv_example_2_masonry_and_pottery_make_agriculture_90(books):
+    state = {"holds": ["Pottery", "Masonry"], "commodities": {"Grain": 4, "Salt": 2}, "treasury": 14, "players": 6}
+    p = planner.plan(books["megaciv"], state, want=["Agriculture"])["plans"][0]
+    row = next(r for r in p["items"] if r["advance"] == "Agriculture")
+    assert row["price"] == 90
+
+
+def test_expansion_32_59_music_example(books):
+    s = scenario("expansion", "cost: 32.59 example")
+    state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
+    p = planner.plan(books["expansion"], state, want=["Music"])["plans"][0]
+    assert p["buy"] == ["Music"] and p["total"] == s["expect"]["prices"]["Music"] == 55
+    # "45 in cards + 10 treasury": every card and all the treasury, nothing over
+    assert p["payment"]["cards"] == {"Grain": 3, "Hides": 1, "Papyrus": 2}
+    assert p["payment"]["card_value"] == 45 and p["payment"]["treasury"] == 10
+    assert p["payment"]["overpayment"] == 0
+
+
+def test_civ1981_17_5_music_example(books):
+    s = scenario("civ1981", "cost: 17.5 example")
+    state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
+    report = planner.plan(books["civ1981"], state, want=["Music"])
+    p = report["plans"][0]
+    assert report["objective"]["name"] == "points"  # 1981 gives no VP per card: its score counts card points
+    assert p["total"] == s["expect"]["prices"]["Music"] == 55
+    assert p["payment"]["card_value"] == 45 and p["payment"]["treasury"] == 10 and p["payment"]["overpayment"] == 0
+
+
+# --- Library, Anatomy, Mining ----------------------------------------------------------------
+
+def test_library_discount_lets_two_advances_fit(books):
+    # Democracy 220 and Library 220 cost 440; Library takes 40 off Democracy: 400 exactly
+    state = {"holds": [], "commodities": {"Grain": 5}, "treasury": 300, "players": 6}
+    rb = books["megaciv"]
+    p = planner.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
+    assert p["buy"] == ["Democracy", "Library"] and p["total"] == 400 and p["objective"] == 12
+    demo = next(r for r in p["items"] if r["advance"] == "Democracy")
+    assert demo["price"] == 180 and any("one-time discount" in c["from"] for c in demo["credits"])
+    state["treasury"] = 299
+    p = planner.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
+    assert p["objective"] == 6 and len(p["buy"]) == 1
+
+
+def test_anatomy_brings_a_cheap_sciences_advance_free(books):
+    # Anatomy 270 + Astronavigation free: 270 buys 6 + 1 VP
+    state = {"holds": [], "commodities": {}, "treasury": 270, "players": 6}
+    p = planner.plan(books["megaciv"], state, among=["Anatomy", "Astronavigation", "Mysticism"])["plans"][0]
+    assert p["buy"] == ["Astronavigation", "Anatomy"] and p["total"] == 270 and p["objective"] == 7
+    astro = next(r for r in p["items"] if r["advance"] == "Astronavigation")
+    assert astro["price"] == 0
+
+
+def test_anatomy_free_advance_in_the_expansion(books):
+    state = {"holds": [], "commodities": {}, "treasury": 270}
+    p = planner.plan(books["expansion"], state, among=["Anatomy", "Astronomy", "Coinage"])["plans"][0]
+    # points: Anatomy 270 and the dearer of Astronomy (80) / Coinage (90) free
+    assert p["buy"] == ["Coinage", "Anatomy"] and p["total"] == 270 and p["objective"] == 360
+
+
+def test_mining_treasury_counts_double_and_overpays_by_at_most_one(books):
+    rb = books["megaciv"]
+    held = {"holds": ["Mining"], "commodities": {}, "treasury": 30, "players": 6}
+    # Mysticism costs 50: 25 tokens; Sculpture 50 too
+    p = planner.plan(rb, held, among=["Mysticism"])["plans"][0]
+    assert p["buy"] == ["Mysticism"] and p["payment"]["treasury"] == 25 and p["payment"]["overpayment"] == 0
+    assert planner.plan(rb, held, among=["Mysticism"])["budget"]["total"] == 60
+    # an odd price: 45 needs 23 tokens (46), one over
+    held["holds"] = ["Mining", "Music"]  # Music: arts 10 -> Mysticism 40; Sculpture 40
+    held["credits"] = {"arts": 5}
+    p = planner.plan(rb, held, among=["Mysticism"])["plans"][0]
+    assert p["total"] == 35 and p["payment"]["treasury"] == 18 and p["payment"]["overpayment"] == 1
+
+
+def test_mining_bought_this_turn_does_not_double_this_turns_treasury(books):
+    # without Mining held 230 treasury pays only Mining itself (230), not Mining + Mysticism (280)
+    state = {"holds": [], "commodities": {}, "treasury": 230, "players": 6}
+    p = planner.plan(books["megaciv"], state, among=["Mining", "Mysticism"])["plans"][0]
+    assert p["buy"] == ["Mining"]
+
+
+def test_roadbuilding_bought_raises_the_hand_limit_after_the_phase(books):
+    # 9 cards, limit 8: buying Roadbuilding (hand limit +1) lets all nine be kept when treasury pays
+    state = {"holds": [], "commodities": {"Ochre": 9}, "treasury": 220, "players": 6}
+    p = planner.plan(books["megaciv"], state, want=["Roadbuilding"], among=["Roadbuilding"])["plans"][0]
+    assert p["hand_limit"] == 9 and p["payment"]["cards"] == {} and p["payment"]["treasury"] == 220
+    # without it, one card must go: the plan that buys nothing still turns in (discards) one Ochre
+    nothing = planner.plan(books["megaciv"], state, among=["Cloth Making"], avoid=["Cloth Making"])["plans"][0]
+    assert nothing["buy"] == [] and nothing["payment"]["cards"] == {"Ochre": 1}
+
+
+def test_hand_limit_forces_turning_in_more_cards(books):
+    # 1981: hand limit 6. Eight cards, Pottery costs 45: paying it all in treasury would keep 8
+    # cards, so two Ochre go in (overpayment is then the least possible with treasury exact)
+    state = {"holds": [], "commodities": {"Ochre": 2, "Salt": 6}, "treasury": 50}
+    p = planner.plan(books["civ1981"], state, want=["Pottery"], among=["Pottery"])["plans"][0]
+    pay = p["payment"]
+    assert pay["kept_cards"] <= 6
+    assert pay["paid"] == 45 and pay["overpayment"] == 0
+
+
+# --- prerequisites, card limit, unknown costs -----------------------------------------------
+
+def test_civ1981_prerequisite_law_must_be_held(books):
+    rb = books["civ1981"]
+    report = planner.plan(rb, {"holds": [], "commodities": {}, "treasury": 500})
+    excluded = {e["advance"]: e["why"] for e in report["not_considered"]}
+    assert "Law" in excluded["Democracy"] and "Law" in excluded["Philosophy"]
+    assert "Democracy" not in report["plans"][0]["buy"]
+    with pytest.raises(StateError, match="needs Law"):
+        planner.plan(rb, {"holds": [], "treasury": 500}, want=["Democracy"])
+    report = planner.plan(rb, {"holds": ["Law"], "commodities": {}, "treasury": 500})
+    assert "Democracy" not in {e["advance"] for e in report["not_considered"]}
+
+
+def test_civ1981_card_limit_of_eleven(books):
+    rb = books["civ1981"]
+    holds = ["Pottery", "Cloth Making", "Metalworking", "Agriculture", "Mysticism", "Astronomy", "Coinage",
+             "Medicine", "Engineering"]
+    report = planner.plan(rb, {"holds": holds, "commodities": {}, "treasury": 2000}, top=3)
+    assert report["card_limit"] == 11
+    for p in report["plans"]:
+        assert len(p["buy"]) <= 2
+    with pytest.raises(StateError, match="card limit"):
+        planner.plan(rb, {"holds": holds, "treasury": 2000}, want=["Music", "Law", "Literacy"])
+
+
+FIXTURE = textwrap.dedent('''
+    language 1
+    edition planfix "Planner fixture"
+    source "invented for the planner tests"
+    const hand_limit = 3
+    const card_limit = 4
+    group crafts "Crafts"
+    group arts "Arts"
+    credit policy best_group
+    vp tiers { below 100: 1, below 200: 3, else: 6 }
+    advance "Pottery" { cost 60 groups crafts credits crafts 10 }
+    advance "Weaving" { cost 50 groups crafts credits crafts 10 }
+    advance "Lore" { cost unknown groups arts }
+    advance "Epic" { cost 150 groups arts requires "Lore" }
+    advance "Scroll" { cost 200 groups arts ability discount(30) }
+    advance "Guild" { cost 120 groups crafts ability hand_limit(2) }
+    commodity "Ochre" { value 1 count 9 stack 1 }
+    commodity "Salt" { value 3 count 9 stack 3 }
+    commodity "Sand" { value 0 count 0 }
+    set_value n * n * face
+''')
+
+
+@pytest.fixture(scope="module")
+def fixture_book(tmp_path_factory):
+    path = tmp_path_factory.mktemp("planner") / "planfix.civ"
+    path.write_text(FIXTURE)
+    return civdsl.load(path)
+
+
+def test_unknown_costs_are_never_bought_and_are_listed(fixture_book):
+    report = planner.plan(fixture_book, {"holds": [], "commodities": {"Salt": 3}, "treasury": 400})
+    excluded = {e["advance"]: e["why"] for e in report["not_considered"]}
+    assert "unknown" in excluded["Lore"] and "Lore" in excluded["Epic"]
+    assert all("Lore" not in p["buy"] for p in report["plans"])
+    with pytest.raises(StateError, match="unknown"):
+        planner.plan(fixture_book, {"holds": [], "treasury": 400}, want=["Lore"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_fixture_rulebook_matches_brute_force(fixture_book, data):
+    module = fixture_book.module
+    names = list(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=3))
+    cards = data.draw(st.dictionaries(st.sampled_from(["Ochre", "Salt", "Sand"]), st.integers(1, 4), max_size=3))
+    state = {"holds": holds, "commodities": cards, "treasury": data.draw(st.integers(0, 400))}
+    spec = data.draw(st.sampled_from([None, "points", "cards", "1 - vp"]))
+    values = objective_values(module, spec)
+    expected = brute_force(fixture_book, state, names, values, top=3)
+    got = planner.plan(fixture_book, state, objective_spec=spec, top=3)
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+
+
+def test_water_like_cards_go_first_when_the_hand_is_over_the_limit(fixture_book):
+    state = {"holds": [], "commodities": {"Salt": 3, "Sand": 2}, "treasury": 0}
+    p = planner.plan(fixture_book, state, objective_spec="cards", among=["Weaving"], avoid=["Weaving"])["plans"][0]
+    assert p["buy"] == [] and p["payment"]["cards"] == {"Sand": 2} and p["payment"]["overpayment"] == 0
+
+
+# --- objectives, errors -----------------------------------------------------------------------
+
+def test_vp_objective_needs_victory_points(books):
+    with pytest.raises(StateError, match="no victory points"):
+        planner.plan(books["civ1981"], {"treasury": 10}, objective_spec="vp")
+
+
+def test_objective_expression_errors_are_explained(books):
+    with pytest.raises(StateError, match="unknown name `colour`"):
+        planner.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="colour * 2")
+    with pytest.raises(StateError, match="--objective"):
+        planner.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="vp +")
+
+
+def test_objective_expression_reads_groups_and_constants(books):
+    obj = planner.objective(books["megaciv"].module, "sciences * city_points + vp")
+    assert obj.values["Library"] == 5 + 6 and obj.values["Pottery"] == 1
+
+
+def test_megaciv_needs_players_for_the_hand_limit(books):
+    with pytest.raises(StateError, match="players"):
+        planner.plan(books["megaciv"], {"treasury": 10})
+    report = planner.plan(books["megaciv"], {"treasury": 10}, hand_limit=8)
+    assert report["hand_limit"]["from"] == "--hand-limit"
+
+
+def test_unaffordable_want_is_an_error(books):
+    with pytest.raises(StateError, match="pay at most 10"):
+        planner.plan(books["megaciv"], {"treasury": 10, "players": 6}, want=["Democracy"])
+
+
+# --- explain, top, horizon ---------------------------------------------------------------------
+
+def test_explain_names_the_criterion_that_separates_plans(books):
+    state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 6}
+    report = planner.plan(books["megaciv"], state, explain=True)
+    ex = report["explain"]
+    assert ex["runners_up"] and all(r["why_not"] for r in ex["runners_up"])
+    assert report["plans"][0]["buy"] == ["Sculpture"]
+    why = {e["advance"]: e["why_not"] for e in ex["advances_not_bought"]}
+    assert "credit points" in why["Mysticism"]  # same VP and spend, less credit
+    assert "budget" in why["Library"]
+    text = planner.render(report)
+    assert "why this plan:" in text
+
+
+def test_two_turns_is_labelled_an_estimate_and_uses_this_turns_credits(books):
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 56, "players": 6}
+    report = planner.plan(books["megaciv"], state, among=["Pottery", "Agriculture", "Cloth Making"], horizon=2)
+    hz = report["horizon"]
+    assert hz["estimate"] is True and "same as now" in hz["assumes"]
+    # 120 a turn: Pottery now makes Agriculture 100 next turn (Pottery crafts 10 + 10 specific)
+    assert hz["this_turn"]["buy"] == ["Cloth Making", "Pottery"] or hz["this_turn"]["buy"] == ["Pottery"]
+    assert "Agriculture" in hz["next_turn"]["buy"]
+    assert "ESTIMATE" in planner.render(report)
+
+
+# --- the hand ----------------------------------------------------------------------------------
+
+def test_hand_value_sets_and_water(books):
+    module = books["megaciv"].module
+    cards = planner.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
+    assert cards == {"Grain": 3, "Salt": 2, "Oil": 1, "Water": 1, "Ochre": 2}
+    report = planner.hand_report(module, cards)
+    values = {s["commodity"]: s["value"] for s in report["sets"]}
+    assert values == {"Grain": 36, "Salt": 12, "Oil": 4, "Water": 0, "Ochre": 4}
+    assert report["total"] == 56 and report["zero_value_cards"] == 1 and report["cards"] == 9
+
+
+def test_hand_unknown_commodity_suggests_a_name(books):
+    with pytest.raises(StateError, match="Papyri"):
+        planner.parse_cards(books["megaciv"].module, "Papyrus x2")
+
+
+# --- command line ------------------------------------------------------------------------------
+
+def test_cli_plan_and_hand(tmp_path):
+    state = tmp_path / "state.yaml"
+    state.write_text(yaml.safe_dump({"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2},
+                                     "treasury": 10, "players": 6}))
+    runner = CliRunner()
+    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--top", "2", "--explain"])
+    assert out.exit_code == 0, out.output
+    assert "plan 1:" in out.output and "pay " in out.output and "why this plan:" in out.output
+    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--json", "--want", "Drama and Poetry,Mysticism"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert {r["advance"]: r["price"] for r in data["plans"][0]["items"]} == {"Drama and Poetry": 70, "Mysticism": 40}
+    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--horizon", "2"])
+    assert out.exit_code == 0 and "ESTIMATE" in out.output
+    out = runner.invoke(main, ["plan", "civ1981", "--objective", "vp", "--set", "treasury=5"])
+    assert out.exit_code == 1 and "no victory points" in out.output
+    out = runner.invoke(main, ["hand", "megaciv", "--cards", "Grain x3, Salt x2, Oil, Water"])
+    assert out.exit_code == 0
+    assert "Grain x3 (face 4): 36" in out.output and "worth nothing" in out.output and "total: 52" in out.output
+    out = runner.invoke(main, ["hand", "civ1981", "--cards", "Grain x3", "--json"])
+    assert json.loads(out.output)["total"] == 36
