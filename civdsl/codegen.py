@@ -644,9 +644,9 @@ class _Block:
                 w.line(f"{indent}else:")
                 self.body(s.otherwise, indent + "    ")
         elif op == "rule":
-            w.line(f"{indent}s.push_rule({s.text!r}, {line!r})", line)
+            w.line(f"{indent}s.rules.append({s.text!r})", line)
             self.body(s.body, indent)
-            w.line(f"{indent}s.pop_rule()", line)
+            w.line(f"{indent}s.rules.pop()", line)
         elif op == "roll":
             call = (f"s.roll({s.source!r}, {line!r})" if s.source in c.ed.pools
                     else f"s.roll_table({s.source!r}, {line!r})")

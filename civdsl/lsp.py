@@ -336,6 +336,10 @@ def index_symbols(toks: list[Tok]) -> list[Symbol]:
                         j += 3
                     else:
                         break
+            elif v == "edition" and is_(i + 1, "name"):
+                add("edition", toks[i + 1], "def")
+            elif v == "extends" and (is_(i + 1, "name") or is_(i + 1, "string")):
+                add("edition", toks[i + 1], "ref")
             elif v == "ast" and is_(i + 1, "name"):
                 track = toks[i + 1].text
                 add("track", toks[i + 1], "def")
@@ -414,8 +418,14 @@ def _span_refs(root: list) -> list[tuple[Any, Any, tuple[int, ...]]]:
     return refs
 
 
-def _moved(span: Span, delta: int) -> Span:
-    return Span(span.path, span.line + delta, span.column, span.end_column)
+def _moved(span: Span, delta: int, _new=object.__new__) -> Span:
+    """`Span(span.path, span.line + delta, span.column, span.end_column)`, without the cost of a
+    frozen dataclass's __init__ (thousands of spans move when a line is inserted)."""
+    moved = _new(Span)
+    fields = moved.__dict__
+    fields.update(span.__dict__)
+    fields["line"] = span.line + delta
+    return moved
 
 
 def _retuple(tup: tuple, path: tuple[int, ...], delta: int) -> tuple:
@@ -689,9 +699,10 @@ class Engine:
                 edition = resolve(chain, diags)
                 if edition is not None:
                     validate(edition, diags)
-            bases = [self._base_info(f) for f in chain[:-1]] if chain else doc.last_bases
             if chain:
-                doc.last_bases = bases
+                bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
+            else:
+                bases = doc.last_bases or self._navigation_bases(doc, doc_info)
             if edition is not None:
                 doc.last_edition = edition
             analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition)
@@ -747,6 +758,34 @@ class Engine:
             chain.append(loaded)
         chain.reverse()
         return text, info, chain
+
+    def _navigation_bases(self, doc: Document, info: FileInfo) -> list[FileInfo]:
+        """The bases named in the header of a buffer that does not parse (yet), for hover and go to
+        definition only: nothing here is reported."""
+        from types import SimpleNamespace
+
+        toks = info.tokens[:12]
+        at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), None)
+        if at is None or at + 1 >= len(toks) or toks[at + 1].kind not in ("name", "string"):
+            return []
+        target = toks[at + 1]
+        here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"
+        scratch = Diagnostics()
+        loaded = SimpleNamespace(path=here, ast=SimpleNamespace(
+            extends=unquote_string(target.text) if target.kind == "string" else target.text,
+            extends_is_path=target.kind == "string", extends_span=None))
+        chain: list[LoadedFile] = []
+        seen = {here.resolve()}
+        while loaded.ast.extends is not None and len(chain) < loader.MAX_CHAIN:
+            base = loader.resolve_base(loaded, scratch)
+            if base is None or base.resolve() in seen:
+                break
+            seen.add(base.resolve())
+            loaded = self._parse_base(base, scratch)
+            if loaded is None:
+                break
+            chain.append(loaded)
+        return [self._base_info(f) for f in reversed(chain)]
 
     def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
         """`loader.parse_file`, cached until the file changes on disk."""
@@ -860,6 +899,10 @@ def target_at(analysis: Analysis, offset: int) -> Target | None:
 
 def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symbol]]:
     """Where the thing is declared, the declaration in force first (the nearest file of the chain)."""
+    if target.kind == "edition":
+        if target.symbol.role == "ref":  # `extends X`: the base file's header (X may be a path)
+            return [(f, s) for f in analysis.bases[-1:] for s in f.symbols if s.kind == "edition" and s.role == "def"]
+        return [(f, s) for f in [analysis.doc] for s in f.symbols if s is target.symbol]
     found = [(f, s) for f in analysis.files for s in f.symbols
              if s.role == "def" and _same_thing(s, target.kind, target.name, target.scope)]
     found.reverse()
@@ -867,6 +910,8 @@ def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symb
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
+    if target.kind == "edition":
+        return [(f, s) for f, s in definitions(analysis, target) if include_declaration]
     return [(f, s) for f in analysis.files for s in f.symbols
             if _same_thing(s, target.kind, target.name, target.scope) and (include_declaration or s.role != "def")]
 
@@ -906,6 +951,15 @@ def hover_text(analysis: Analysis, offset: int) -> tuple[str, Symbol | Tok] | No
     """Markdown for the thing under the cursor, and the token it is about."""
     target = target_at(analysis, offset)
     edition = analysis.edition or analysis.last_edition
+    if target is not None and target.kind == "edition":
+        defs = definitions(analysis, target)
+        if not defs:
+            return None
+        info, sym = defs[0]
+        tokens = [t for t in info.tokens if t.start > sym.start][:1]
+        title = unquote_string(tokens[0].text) if tokens and tokens[0].kind == "string" else ""
+        text = f"**{sym.name}** (edition) {title}".rstrip() + f"\n\n`{info.display}`"
+        return text, target.symbol
     if target is not None:
         defs = definitions(analysis, target)
         lines = [f"**{target.name}** ({'A.S.T. track' if target.kind == 'track' else target.kind})"]

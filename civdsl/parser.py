@@ -25,6 +25,11 @@ MAX_LINE = 10_000
 # turns it into left-deep operations that later passes walk recursively. Python itself refuses
 # more than 200 nested brackets in the generated module, so this stays well below that.
 MAX_DEPTH = 100
+# Tokens in one file. Parsing and checking cost time in proportion to tokens, not bytes
+# (`printed 1,1,1,...` is a token a byte): this bounds every pass, at about 20 seconds of one
+# core for the largest file accepted. The largest shipped rulebook has about 4,000 tokens.
+MAX_TOKENS = 250_000
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|\.\.|//|[=!<>]=|\S')
 
 # How a terminal is named in "expected ..." lists.
 _TERMINAL_WORDS = {
@@ -100,6 +105,16 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
     if col > MAX_LINE:
         diags.error("CIV005", f"line {line} is {col:,} characters long; the limit is {MAX_LINE:,}", Span(path, line, 1))
         return False
+    tokens = 0
+    for m in _TOKEN.finditer(text):
+        if m.group()[0] != "#":
+            tokens += 1
+            if tokens > MAX_TOKENS:
+                before = text[: m.start()]
+                diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
+                            Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")),
+                            help="split the rulebook, or extend a base rulebook instead of copying it")
+                return False
     return True
 
 

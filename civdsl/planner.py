@@ -38,6 +38,7 @@ import bisect
 import copy
 import functools
 import heapq
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -84,20 +85,22 @@ def objective(module, spec: str | None = None) -> Objective:
     """
     advances = module.ADVANCES
     if spec is None or spec.strip() == "":
-        spec = "vp" if all(a["vp"] is not None for a in advances.values()) else "points"
+        spec = "vp" if all(a["vp"] is not None for a in advances.values() if a["cost"] is not None) else "points"
     spec = spec.strip()
+    # advances of unknown cost are never bought: their objective is never read (0)
     if spec == "vp":
-        missing = [n for n, a in advances.items() if a["vp"] is None]
+        missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]
         if missing:
             raise StateError(f"--objective vp: {module.EDITION['name']} gives no victory points to advances "
                              f"(e.g. {missing[0]}); use --objective points (printed cost) or cards")
-        return Objective("vp", "VP", {n: a["vp"] for n, a in advances.items()})
+        return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
     if spec == "points":
         return Objective("points", "points", {n: a["cost"] or 0 for n, a in advances.items()})
     if spec == "cards":
         return Objective("cards", "advances", {n: 1 for n in advances})
     expr = _parse_expression(spec)
-    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) for n in advances})
+    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
+                                  for n, a in advances.items()})
 
 
 def _parse_expression(text: str):
@@ -640,7 +643,7 @@ class PurchaseProblem:
                 lbp = sume - neg_suf[j]
                 cap = budget - lbp
                 ub = objective + self._ratio_bound(j, cap)
-                if prune(j, ub, lbp, objective, cubs + self.cub_suf[j], hch + self.hpos_suf[j]):
+                if prune(j, ub, lbp, objective, cubs + self.cub_suf[j], self.limit0 + hch + self.hpos_suf[j]):
                     break  # nor can any set using only advances from j on (the bounds only fall)
                 name = items[j]
                 names.append(name)
@@ -890,46 +893,73 @@ def _two_turns(first: PurchaseProblem) -> dict:
     to be the same next turn: an estimate. This turn's advances credit next turn's prices and
     bring their prerequisites, treasury value and hand-limit abilities.
 
-    Exact under that assumption: every turn-one set is examined whose objective, plus an upper
-    bound of anything a next turn could add, reaches the best pair found."""
+    Exact under that assumption. Each turn-one set is first bounded cheaply: next turn an
+    advance's price falls at most by the credits the turn-one set gives it (each new card's
+    best group credit towards it plus its specific credit: true of both credit policies), and
+    same-turn abilities take off at most what they can. Sets whose bound cannot reach the best
+    pair found are never priced for next turn."""
     module, obj = first.module, first.objective
     payments: dict = {}
     opts = dict(first.options, want=())
+    among, avoid = opts["among"], set(opts["avoid"])
+    advances = module.ADVANCES
+    unheld = [n for n, a in advances.items() if n not in first.held and a["cost"] is not None
+              and n not in avoid and (among is None or n in among)]
+    # this turn's price of every advance not held (those locked by a prerequisite too)
+    price1 = {n: first.base[n] for n in unheld if n in first.base}
+    locked = [n for n in unheld if n not in price1]
+    for n in locked:
+        price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+    worth = [n for n in unheld if obj.values[n] > 0]
+    # credit a turn-one advance h can give a next-turn advance i, at most
+    gives = {h: {i: max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
+                 + advances[h]["specific"].get(i, 0) for i in worth} for h in first.candidates}
+    reduction = {}
+    for n in worth:
+        r = sum(a["amount"] for a in _abilities(module, n, "discount"))
+        for a in _abilities(module, n, "free_advance"):
+            r += max([price1[c] for c in unheld if a["group"] in advances[c]["groups"]
+                      and advances[c]["cost"] < a["cost_below"]], default=0)
+        reduction[n] = r
+    whole = all(isinstance(obj.values[n], int) for n in worth)
+    card_value = first.payments.levels(first.payments.total_cards)[-1]
+    tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0]) for h in first.candidates}
+
+    def quick_bound(buys: tuple):
+        bought = set(buys)
+        tv = max([first.treasury_value] + [tv_of[h] for h in buys])
+        room = card_value + first.treasury * tv
+        rows = []
+        for i in worth:
+            if i in bought:
+                continue
+            p = price1[i] - sum(gives[h][i] for h in buys) - reduction[i]
+            if p <= 0:
+                room -= p
+                rows.append((float("inf"), obj.values[i], 0))
+            else:
+                rows.append((obj.values[i] / p, obj.values[i], p))
+        rows.sort(key=lambda r: r[0], reverse=True)
+        total = 0
+        for _, v, p in rows:
+            if p > room:
+                # the part of it that fits (rounded down for whole-number objectives)
+                part = Fraction(v) * room / p
+                total += math.floor(part) if whole else part
+                break
+            total += v
+            room -= p
+        return total
 
     def follow_up(buys: tuple) -> PurchaseProblem:
         return PurchaseProblem(module, first.holds + tuple(buys), first.facts, obj, payments=payments, **opts)
 
-    # What any next turn could reach at most: every advance not held priced with the credits of
-    # all the others, the best treasury value and the whole hand, same-turn abilities at most.
-    among, avoid = opts["among"], set(opts["avoid"])
-    unheld = [n for n, a in module.ADVANCES.items() if n not in first.held and a["cost"] is not None
-              and n not in avoid and (among is None or n in among)]
-    cheapest = {}
-    for n in unheld:
-        others = tuple(h for h in unheld if h != n)
-        cheapest[n] = max(0, runtime.prices(module, first.holds + others, [n], first.extra)["items"][0]["price"])
-    tv_best = max([first.treasury_value] + [a["value"] for n in unheld for a in _abilities(module, n, "treasury_value")])
-    room = first.payments.levels(first.payments.total_cards)[-1] + first.treasury * tv_best
-    for n in unheld:
-        room += sum(a["amount"] for a in _abilities(module, n, "discount"))
-        for a in _abilities(module, n, "free_advance"):
-            room += max([cheapest[c] for c in unheld if a["group"] in module.ADVANCES[c]["groups"]
-                         and module.ADVANCES[c]["cost"] < a["cost_below"]], default=0)
-    ub2 = 0
-    worth = [n for n in unheld if obj.values[n] > 0]
-    worth.sort(key=functools.cmp_to_key(lambda x, y: obj.values[y] * cheapest[x] - obj.values[x] * cheapest[y]))
-    for n in worth:
-        ub2 += obj.values[n]  # the advance that only partly fits is counted whole
-        room -= cheapest[n]
-        if room < 0:
-            break
-
     best: list = [None]
+    examined = [0]
 
     def evaluate(c1: Choice) -> None:
+        examined[0] += 1
         p2 = follow_up(c1.buys)
-        if best[0] is not None and c1.objective + p2.root_bound() < best[0][0][0]:
-            return
         got = p2.search(top=1)
         if not got:
             return
@@ -940,9 +970,15 @@ def _two_turns(first: PurchaseProblem) -> dict:
 
     one = first.search(top=1)
     evaluate(one[0])
-    pool = [c for c in first.sets_reaching(best[0][0][0] - ub2) if c.buys != one[0].buys]
-    pool.sort(key=lambda c: c.objective, reverse=True)
-    for c1 in pool:
+    everything = [c for c in first.sets_reaching(float("-inf")) if c.buys != one[0].buys]
+    bounded = sorted(((c.objective + quick_bound(c.buys), c) for c in everything), key=lambda x: (x[0], x[1].key),
+                     reverse=True)
+    for bound, c1 in bounded:
+        total, neg_spent = best[0][0][0], best[0][0][1]
+        if bound < total:
+            break
+        if bound == total and -c1.spent < neg_spent:
+            continue  # it could at best tie on the objective, and already spends more
         evaluate(c1)
     _, c1, c2, p2 = best[0]
     return {
@@ -954,7 +990,8 @@ def _two_turns(first: PurchaseProblem) -> dict:
         "total": runtime.number(c1.objective + c2.objective),
         "one_turn_best": list(one[0].buys),
         "one_turn_best_objective": runtime.number(one[0].objective),
-        "turn_one_sets_examined": len(pool) + 1,
+        "turn_one_sets": len(everything) + 1,
+        "turn_one_sets_priced_for_next_turn": examined[0],
     }
 
 

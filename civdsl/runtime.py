@@ -667,14 +667,21 @@ class RoundState:
 
     def set(self, name: str, value, line: int) -> None:
         before, after = self._store(name, value, line)
-        self._entry("set", line, name=name, before=before, after=after)
-        self._after(name, before, after)
+        rules = self.rules
+        self.trace.append({"round": self.round, "phase": self.phase, "rule": rules[-1] if rules else None,
+                           "line": line, "op": "set", "name": name, "before": before, "after": after})
+        if before != after:
+            self._after(name, before, after)
 
     def add(self, name: str, delta, line: int) -> None:
-        delta = self._whole(name, delta, line)
+        if type(delta) is not int:
+            delta = self._whole(name, delta, line)
         before, after = self._store(name, self.v[name] + delta, line)
-        self._entry("add", line, name=name, by=delta, before=before, after=after)
-        self._after(name, before, after)
+        rules = self.rules
+        self.trace.append({"round": self.round, "phase": self.phase, "rule": rules[-1] if rules else None,
+                           "line": line, "op": "add", "name": name, "by": delta, "before": before, "after": after})
+        if before != after:
+            self._after(name, before, after)
 
     def move(self, name: str, steps, line: int) -> None:
         steps = self._whole(name, steps, line)

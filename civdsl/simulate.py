@@ -647,6 +647,11 @@ def render_cardgame_reference(edition) -> dict[str, str]:
             sides = unparse(p.sides) if p.sides is not None else ""
             out.append(f"| {p.name} (`{p.id}`) | {sides} | {'<br>'.join(dice)} | {result} |")
         out.append("")
+        for p in ed.pools.values():
+            for n in p.notes:
+                out.append(f"- *Reading ({p.name}):* {n}")
+        if any(p.notes for p in ed.pools.values()):
+            out.append("")
     if ed.tracks:
         out += ["## Tracks", ""]
         for t in ed.tracks.values():

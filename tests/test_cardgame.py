@@ -697,3 +697,37 @@ def test_other_editions_generate_no_round_section():
     checked = check_file(ROOT / "rulebooks" / "megaciv.civ")
     src = generate(checked.edition, {f.display: f.text for f in checked.chain})
     assert "PHASES" not in src and "RoundState" not in src
+
+
+def test_runtime_errors_name_the_rulebook_line(tmp_path):
+    path = tmp_path / "div.civ"
+    path.write_text(textwrap.dedent("""\
+        language 1
+        edition div "Division"
+        stat a "A" initial 6
+        stat b "B" initial 0
+        flag f "F" on
+        phase p "P" {
+          reset f
+          set a = a // b
+        }
+        """))
+    mod = civdsl.load(path).module
+    with pytest.raises(runtime.RulebookRuntimeError, match=r"div\.civ:8: ZeroDivisionError"):
+        runtime.run_phase(mod, "p", runtime.new_state(mod), Dice())
+    st = runtime.new_state(mod)
+    st.values.update(b=3, f=False)
+    new, trace = runtime.run_phase(mod, "p", st, Dice())
+    assert new["a"] == 2 and new["f"] is True and trace[0]["op"] == "reset"
+
+
+def test_png_plot_needs_matplotlib(tmp_path):
+    pytest.importorskip("click")
+    try:
+        import matplotlib  # noqa: F401
+        pytest.skip("matplotlib is installed: PNG plots work")
+    except ImportError:
+        pass
+    res = _runner().invoke(simulate_command, ["cardgame", "--rounds", "2", "--runs", "2", "--plot",
+                                              str(tmp_path / "p.png")])
+    assert res.exit_code != 0 and "write .svg" in (res.output + str(res.exception))

@@ -624,3 +624,15 @@ def test_chart_command_svg_without_dot(monkeypatch):
     monkeypatch.setattr(explorer_mod.shutil, "which", lambda name: None)
     result = CliRunner().invoke(chart_command, [str(MINI), "--kind", "explorer", "--format", "svg"])
     assert result.exit_code == 1 and "apt-get install graphviz" in result.output
+
+
+def test_edition_without_chart_items(tmp_path):
+    path = tmp_path / "bare.civ"
+    path.write_text('language 1\nedition bare "Bare"\n')
+    files, messages = render_all(load(path))
+    assert set(files) == {"charts/README.md", "charts/bare.html", "charts/model.yaml"}
+    assert messages == []
+    assert "declares none of the items these charts show" in files["charts/bare.html"]
+    # on demand, the command still renders an empty chart
+    result = CliRunner().invoke(chart_command, [str(path), "--kind", "advances", "--format", "md"])
+    assert result.exit_code == 0 and "nothing in this edition" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,19 @@ def test_errors_are_reported(tmp_path):
     res = runner.invoke(main, ["diff", str(bad), "megaciv"])
     assert res.exit_code == 1
     assert "error[CIV001]" in res.output
+
+
+def test_round_rules_are_compared_generically(tmp_path):
+    from civdsl.resources import shipped_rulebooks
+
+    if "cardgame" not in shipped_rulebooks():
+        pytest.skip("no shipped rulebook with round rules")
+    text = (ROOT / "rulebooks" / "cardgame.civ").read_text(encoding="utf-8")
+    stat = re.search(r'^stat food "Food" initial (\d+)', text, re.M)
+    if stat is None:
+        pytest.skip("cardgame.civ no longer declares `stat food` as this test expects")
+    house = _write(tmp_path, "h.civ", 'language 1\nedition h "H" extends cardgame\n'
+                                      f'stat food "Food" initial {int(stat.group(1)) + 2} bounds 0..\n')
+    texts = _texts("cardgame", str(house))
+    assert f"stat food: initial {stat.group(1)} -> {int(stat.group(1)) + 2}" in texts
+    assert not any(t.startswith("stat food: line") for t in texts)

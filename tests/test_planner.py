@@ -184,7 +184,7 @@ def random_instance(data, module, max_candidates=8):
 
 def objective_values(module, spec):
     if spec is None:
-        spec = "vp" if all(a["vp"] is not None for a in module.ADVANCES.values()) else "points"
+        spec = "vp" if all(a["vp"] is not None for a in module.ADVANCES.values() if a["cost"]) else "points"
     if spec == "vp":
         return {n: a["vp"] for n, a in module.ADVANCES.items()}
     if spec == "points":
@@ -602,7 +602,7 @@ def test_hand_unknown_commodity_suggests_a_name(books):
 
 def test_cli_plan_and_hand(tmp_path):
     state = tmp_path / "state.yaml"
-    state.write_text(yaml.safe_dump({"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2},
+    state.write_text(yaml.safe_dump({"holds": ["Music"], "commodities": {"Grain": 5, "Papyri": 2},
                                      "treasury": 10, "players": 6}))
     runner = CliRunner()
     out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--top", "2", "--explain"])

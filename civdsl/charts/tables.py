@@ -88,8 +88,8 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
 
     detail = Table(
         "calamities", "Calamities",
-        _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.5), Column("Class", 0.9),
-                               Column("Beneficiary", 1.2), Column("Effect", 3.6), Column("Modifiers", 3.8)],
+        _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
+                               Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)],
         [], intro=["Effect: what the primary victim suffers, then the secondary victims and when the calamity "
                    "is cancelled. Modifiers: the condition, then what changes; the sign says whether it is "
                    "worse (+) or better (\u2212) for the victim, mixed (\u00b1), or a choice (\u21c4)."])
@@ -134,7 +134,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     has_req = any(a.requires for a in ed.advances.values())
     has_supply = any(a.supply is not None for a in ed.advances.values())
     has_vp = any(a.vp is not None for a in ed.advances.values())
-    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.45, numeric=True), Column("Groups", 1.0)]
+    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.0)]
     if has_vp:
         cols.append(Column("VP", 0.35, numeric=True))
     cols += [Column("Group credits", 1.5), Column("Specific credits", 1.5), Column("Abilities", 1.5),
@@ -142,7 +142,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     if has_req:
         cols.append(Column("Requires", 0.9))
     if has_supply:
-        cols.append(Column("Cards", 0.55, numeric=True))
+        cols.append(Column("Cards", 0.65, numeric=True))
     t = Table("advances", "Advances", cols, [], intro=[
         "Sorted by cost. Group credits count towards any advance of that group; specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
