@@ -210,7 +210,9 @@ def _write_locked(results: list[EditionOutputs], out_dir: Path, top: dict[str, s
         for rel, content in sorted(top.items()):
             final = _safe_child(out_dir, rel)
             final.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+            # staged at the top of out_dir (one filesystem, so the rename is atomic), where
+            # _recover finds what a crash leaves
+            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=out_dir)
             top_staged.append((final, Path(tmp)))
             with os.fdopen(fd, "wb") as fh:
                 fh.write(content.encode("utf-8") if isinstance(content, str) else content)

@@ -115,7 +115,8 @@ def _lark() -> lark.Lark:
     # cache=True: Lark keeps the analysed grammar in the temp folder (keyed by the grammar's
     # hash), which takes seconds off every start
     return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
-                     maybe_placeholders=True, lexer_callbacks={"COMMENT": _SINK}, cache=True)
+                     maybe_placeholders=True, keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK},
+                     cache=True)
 
 
 def _parse(text: str) -> tuple[lark.Tree, list[lark.Token]]:
@@ -145,45 +146,36 @@ class _Builder:
         return Stmt(parts)
 
     def walk(self, node: lark.Tree, parts: list) -> None:
+        """Flatten a node into `parts`; each `{ ... }` among its children becomes a Block whose
+        entries are the statements between the braces."""
         children = [c for c in node.children if c is not None]
-        if any(isinstance(c, lark.Token) and c.type == "LBRACE" for c in children):
-            self.block(node, children, parts)
-            return
-        for c in children:
-            if isinstance(c, lark.Token):
-                parts.append(self.tok(c, node.data))
-            else:
-                self.walk(c, parts)
-
-    def block(self, node: lark.Tree, children: list, parts: list) -> None:
         i = 0
-        while not (isinstance(children[i], lark.Token) and children[i].type == "LBRACE"):
+        while i < len(children):
             c = children[i]
+            if isinstance(c, lark.Token) and c.type == "LBRACE":
+                close = next(j for j in range(i + 1, len(children))
+                             if isinstance(children[j], lark.Token) and children[j].type == "RBRACE")
+                parts.append(self.block(node, children[i], children[i + 1:close], children[close]))
+                i = close + 1
+                continue
             if isinstance(c, lark.Token):
                 parts.append(self.tok(c, node.data))
             else:
                 self.walk(c, parts)
             i += 1
-        opening = self.tok(children[i], node.data)
-        i += 1
+
+    def block(self, node: lark.Tree, opening, inner: list, closing) -> Block:
+        open_tok = self.tok(opening, node.data)
+        listy = node.data in _LISTY or any(isinstance(c, lark.Token) and c.type == "COMMA" for c in inner)
         entries: list[Stmt] = []
-        listy = node.data in _LISTY
-        while not (isinstance(children[i], lark.Token) and children[i].type == "RBRACE"):
-            c = children[i]
-            if isinstance(c, lark.Token):
-                if not (listy and c.type == "COMMA"):
-                    raise AssertionError(f"unexpected token {c.type} in a block")
+        for c in inner:
+            if isinstance(c, lark.Token) and c.type == "COMMA" and listy and entries:
                 entries[-1].parts.append(self.tok(c, node.data))
+            elif isinstance(c, lark.Token):
+                entries.append(Stmt([self.tok(c, node.data)]))
             else:
                 entries.append(self.stmt(c))
-            i += 1
-        closing = self.tok(children[i], node.data)
-        parts.append(Block(opening, entries, closing, listy))
-        for c in children[i + 1:]:
-            if isinstance(c, lark.Token):
-                parts.append(self.tok(c, node.data))
-            else:
-                self.walk(c, parts)
+        return Block(open_tok, entries, self.tok(closing, node.data), listy)
 
 
 def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -> None:
@@ -219,14 +211,14 @@ def _normalise_listy(stmt: Stmt) -> None:
                     while entry.parts and isinstance(entry.parts[-1], Tok) and entry.parts[-1].type == "COMMA":
                         comma = entry.parts.pop()
                         last = entry.last()
-                        if comma.leading:
-                            target = part.entries[i + 1].first() if i + 1 < len(part.entries) else part.close
-                            target.leading[:0] = comma.leading
+                        after = part.entries[i + 1].first() if i + 1 < len(part.entries) else part.close
+                        moved = list(comma.leading)
                         if comma.trailing is not None:
-                            if last.trailing is None:
+                            if last.trailing is None and not moved:
                                 last.trailing = comma.trailing
-                            else:  # cannot happen: one comment per line
-                                raise AssertionError("two comments on one line")
+                            else:  # a comma on a line of its own, between two comments
+                                moved.append(comma.trailing)
+                        after.leading[:0] = moved
             for entry in part.entries:
                 _normalise_listy(entry)
 

@@ -28,7 +28,6 @@ exactly as `check` reports them. The chain's bases are parsed once per change on
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import re
@@ -683,7 +682,8 @@ class Engine:
         doc = self.documents.get(uri)
         if doc is None:
             return None
-        if doc.analysis is None or doc.analysis.version != doc.version or doc.analysis.doc.text != parser.normalise(doc.text):
+        analysis = doc.analysis
+        if analysis is None or analysis.version != doc.version or analysis.doc.text != parser.normalise(doc.text):
             self.analyse(doc)
         return doc.analysis
 
@@ -720,7 +720,8 @@ class Engine:
         chain: list[LoadedFile] = []
         size = len(raw.encode("utf-8", errors="surrogatepass"))
         if size > parser.MAX_BYTES:
-            diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}", Span(display, 1, 1))
+            diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}",
+                        Span(display, 1, 1))
             return text, info, chain
         if "\0" in text:
             prefix = text[: text.index("\0")]
@@ -891,7 +892,8 @@ def target_at(analysis: Analysis, offset: int) -> Target | None:
     kind = sym.kind
     if kind == "item":  # an errata names an advance, calamity or commodity: whichever exists
         for candidate in ("advance", "calamity", "commodity"):
-            if any(s.kind == candidate and s.name == sym.name and s.role == "def" for f in analysis.files for s in f.symbols):
+            if any(s.kind == candidate and s.name == sym.name and s.role == "def"
+                   for f in analysis.files for s in f.symbols):
                 kind = candidate
                 break
     return Target(kind, sym.name, sym.scope, sym)
@@ -1479,8 +1481,9 @@ def build_server():
             analysis = engine.analyse(doc)
         except Exception as exc:  # never take the server down: say so in the log
             log.exception("analysing %s failed", uri)
-            server.window_log_message(T.LogMessageParams(T.MessageType.Error, f"civdsl: analysing {uri} failed: {exc}")) \
-                if hasattr(server, "window_log_message") else None
+            if hasattr(server, "window_log_message"):
+                server.window_log_message(T.LogMessageParams(type=T.MessageType.Error,
+                                                             message=f"civdsl: analysing {uri} failed: {exc}"))
             return
         grouped = diagnostics_by_file(analysis)
         published = set()
@@ -1627,7 +1630,8 @@ def build_server():
 
         def convert(o: OutlineItem) -> T.DocumentSymbol:
             return T.DocumentSymbol(name=o.name or "?", kind=symbol_kinds.get(o.kind, T.SymbolKind.Object),
-                                    range=rng(info, o.start, o.end), selection_range=rng(info, o.name_start, o.name_end),
+                                    range=rng(info, o.start, o.end),
+                                    selection_range=rng(info, o.name_start, o.name_end),
                                     detail=o.detail or o.kind, children=[convert(c) for c in o.children] or None)
 
         return [convert(o) for o in outline(info)]
@@ -1641,11 +1645,9 @@ def build_server():
         formatted = format_document(raw, doc.display)
         if formatted is None or formatted == raw:
             return []
-        lines = raw.split("\n")
         # the end of the buffer, in client units (the buffer may use \r\n; LSP counts \r\n as one break)
         buffer_lines = re.split(r"\r\n|\r|\n", raw)
         end = T.Position(len(buffer_lines) - 1, units()(buffer_lines[-1]))
-        del lines
         return [T.TextEdit(range=T.Range(T.Position(0, 0), end), new_text=formatted)]
 
     return server

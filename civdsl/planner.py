@@ -24,12 +24,14 @@ Rules the planner applies, and where they come from:
   abilities of the advances held once the purchase is made (their effects start as soon as
   the transaction completes, phase 12).
 
-The search is exact. Candidates that carry same-turn abilities (discount, free_advance) or a
-hand-limit ability are decided first; the rest are visited in order of objective per price.
-Budget pruning uses the price without same-turn reductions less the most those reductions
-could take off; the objective bound is the fractional knapsack of the undecided advances; ties
-are bounded too (smallest spend any completion could reach, most credit it could gain). Every
-set the search keeps is priced exactly, and the plans it reports are priced by runtime.prices.
+The search is exact: a depth-first branch and bound over the candidate advances, visited in
+order of objective per effective price (price after credits less the most its own same-turn
+ability could take off the others: a Library's 40, an Anatomy's dearest eligible advance), so
+that every set's exact price is at least the sum of its effective prices. Bounds: budget (the
+whole hand plus all treasury), objective (fractional knapsack of the undecided advances, found
+by bisection on prefix sums), and for ties the least that must still be spent to reach the
+best objective and the most credit that could still be gained. Every set kept is priced
+exactly, and the plans reported are priced again by runtime.prices.
 """
 
 from __future__ import annotations
@@ -239,6 +241,7 @@ class PaymentTable:
 
     def levels(self, limit: int) -> list:
         """Sorted card values payable while keeping at most `limit` cards."""
+        limit = max(0, limit)
         got = self._levels.get(limit)
         if got is None:
             need = max(0, self.total_cards - limit)
@@ -279,6 +282,7 @@ class PaymentTable:
     def best(self, price, limit: int) -> Payment | None:
         """The payment with the least overpayment; then the most value kept (cards and treasury),
         then the fewest cards turned in."""
+        limit = max(0, limit)
         need = max(0, self.total_cards - limit)
         choice = None
         for (value, used), (kept, ks) in self.options.items():
@@ -737,13 +741,15 @@ class PurchaseProblem:
         """An upper bound of the objective any purchase this turn can reach."""
         w_b, w_e, w_o, *_ = self.start
         cap = self.budget_max - (w_e - self.neg_suf[0])
-        return w_o + (self._ratio_bound(0, cap) if cap >= 0 else 0) if cap >= 0 else w_o
+        return w_o + self._ratio_bound(0, cap) if cap >= 0 else w_o
 
     # -- reporting one plan ------------------------------------------------------------------
 
     def plan_dict(self, choice: Choice, rank: int | None = None) -> dict:
         priced = runtime.prices(self.module, self.holds, list(choice.buys), self.extra)
-        assert priced["total"] == choice.price, (priced["total"], choice.price, choice.buys)
+        if priced["total"] != choice.price:  # the search prices sets itself; it must agree
+            raise RuntimeError(f"planner bug: {', '.join(choice.buys)} priced {choice.price} by the search "
+                               f"but {priced['total']} by runtime.prices")
         payment = self.payments.best(choice.price, choice.hand_limit)
         groups: dict[str, int] = {}
         specific: dict[str, int] = {}
@@ -774,6 +780,23 @@ class PurchaseProblem:
 
 
 # --- the planner's answer -------------------------------------------------------------------
+
+def _notes(problem: PurchaseProblem) -> list[str]:
+    module = problem.module
+    notes = []
+    if problem.card_limit is not None:
+        if len(problem.holds) > problem.card_limit:
+            notes.append(f"the state holds {len(problem.holds)} advances, more than the card limit")
+    if problem.treasury_value != 1:
+        notes.append(f"treasury counts {problem.treasury_value} per token (an advance held); it may exceed "
+                     f"the price by at most {problem.treasury_value - 1}")
+    if any(a["supply"] for a in module.ADVANCES.values()):
+        notes.append("supply (cards of each advance in the box) is not checked: the state does not say "
+                     "what other players hold")
+    if any(a["requires"] for a in module.ADVANCES.values()):
+        notes.append("prerequisites must be held before this turn")
+    return notes
+
 
 def _facts(rb, state: dict | None, holds=()):
     st = rb.state(holds, dict(state or {}))
@@ -814,11 +837,13 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "hand_limit": {"limit": problem.limit0, "from": problem.limit_source,
                        "note": "after this turn's purchases; advances bought with a hand_limit ability change it"},
         "card_limit": problem.card_limit,
+        "card_room": problem.max_new,
         "credit_policy": module.CREDIT_POLICY,
         "plans": [],
         "not_considered": problem.excluded,
         "candidates": len(problem.candidates),
-        "searched": problem.visited,
+        "sets_examined": problem.visited,
+        "notes": _notes(problem),
     }
     if not choices:
         need = problem.exact_price(problem.want)
@@ -1045,8 +1070,10 @@ def render(report: dict) -> str:
     hl = report["hand_limit"]
     limit = f"hand limit {hl['limit']} ({hl['from']}, before this turn's advances)"
     if report["card_limit"] is not None:
-        limit += f"; card limit {report['card_limit']}"
+        limit += f"; card limit {report['card_limit']} (room for {report['card_room']} more)"
     lines.append(limit)
+    for note in report.get("notes", []):
+        lines.append(f"note: {note}")
     plans = report["plans"]
     for p in plans:
         head = f"plan {p['rank']}:" if len(plans) > 1 else "plan:"

@@ -36,10 +36,19 @@ def _first(problems: list[str]) -> list[str]:
     return problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more"]
 
 
-def _short(text, limit: int = 80) -> str:
-    """A value for a message: its repr, cut short (a hostile state file can hold megabytes)."""
-    text = text if isinstance(text, str) else repr(text)
+def _short(value, limit: int = 80) -> str:
+    """A name (as is) or any other value (its repr) for a message, cut short: a hostile state
+    can hold megabytes, or an integer too long for repr() to write."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:
+        text = "a number too long to show"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _value(value) -> str:
+    """A value for a message as Python writes it (strings quoted), cut short."""
+    return _short(value if not isinstance(value, str) else repr(value[:200]))
 
 
 def parse_yaml(path: Path) -> dict:
@@ -110,24 +119,24 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
 
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
-            problems.append(f"{source}: unknown key `{_short(str(key))}`{hint(str(key), vocab.FACTS)}")
+            problems.append(f"{source}: unknown key `{_short(key if isinstance(key, str) else _value(key))}`{hint(str(key), vocab.FACTS)}")
             continue
         fact = vocab.FACTS[key]
         if fact.type == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                problems.append(f"{source}: `{key}` must be a whole number, not {_short(repr(value))}")
+                problems.append(f"{source}: `{key}` must be a whole number, not {_value(value)}")
                 continue
             if fact.minimum is not None and value < fact.minimum:
-                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {_short(str(value))})")
+                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {_value(value)})")
                 continue
             if value > MAX_COUNT:
                 problems.append(f"{source}: `{key}` cannot be above {MAX_COUNT:,}")
                 continue
         elif fact.type == "bool" and not isinstance(value, bool):
-            problems.append(f"{source}: `{key}` must be true or false, not {_short(repr(value))}")
+            problems.append(f"{source}: `{key}` must be true or false, not {_value(value)}")
             continue
         elif fact.type == "str" and not isinstance(value, str):
-            problems.append(f"{source}: `{key}` must be text, not {_short(repr(value))}")
+            problems.append(f"{source}: `{key}` must be text, not {_value(value)}")
             continue
         elif fact.type == "list":
             if isinstance(value, str):
@@ -146,7 +155,7 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             for name, n in value.items():
                 if name not in valid:
                     what = "commodity" if key == "commodities" else "group"
-                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(str(name))}`{hint(str(name), valid)}")
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name if isinstance(name, str) else _value(name))}`{hint(str(name), valid)}")
                 elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
                     problems.append(f"{source}: `{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
         clean[key] = value

@@ -636,3 +636,13 @@ def test_edition_without_chart_items(tmp_path):
     # on demand, the command still renders an empty chart
     result = CliRunner().invoke(chart_command, [str(path), "--kind", "advances", "--format", "md"])
     assert result.exit_code == 0 and "nothing in this edition" in result.output
+
+
+def test_exact_fractions_in_yaml(tmp_path):
+    """A constant folded to an exact fraction is written as "n/d", as model.json writes it."""
+    path = tmp_path / "fraction.civ"
+    path.write_text(MINI.read_text().replace("const hand_limit = 8", "const hand_limit = 17/2"))
+    files, _ = render_all(load(path))
+    consts = {c["id"]: c for c in yaml.safe_load(files["charts/model.yaml"])["consts"]}
+    assert consts["hand_limit"]["value"] == "17/2"
+    assert consts["token_points"]["value"] == 1

@@ -120,7 +120,7 @@ def test_a_base_must_stay_inside_its_own_folder_too(tree):
     (tree / "tree" / "sub" / "base2.civ").write_text('language 1\nedition b "B" extends "../top.civ"\n')
     (tree / "tree" / "top.civ").write_text(MINI)
     _, errs = errors(house(tree / "tree", "sub/base2.civ"))
-    assert ("CIV006", f"2:{len('edition b "B" extends ') + 1}") in errs
+    assert ("CIV006", f"2:{COLUMN}") in errs  # `edition b "B" extends` is as long as `edition h "H" extends`
 
 
 @pytest.mark.parametrize("target,code", [
@@ -151,7 +151,7 @@ def test_extends_cycles_and_long_chains(tree):
     folder = tree / "tree"
     (folder / "a.civ").write_text('language 1\nedition a "A" extends "b.civ"\n')
     (folder / "b.civ").write_text('language 1\nedition b "B" extends "a.civ"\n')
-    assert ("CIV008", "2:22") in errors(folder / "a.civ")[1]
+    assert ("CIV008", f"2:{COLUMN}") in errors(folder / "a.civ")[1]
     for i in range(40):
         (folder / f"c{i}.civ").write_text(f'language 1\nedition c{i} "C" extends "c{i + 1}.civ"\n')
     (folder / "c40.civ").write_text(MINI)
@@ -246,11 +246,16 @@ def test_top_level_files_are_not_written_through_symlinked_folders(tmp_path):
     assert not (out / "e").exists()
 
 
-def test_output_folder_that_is_a_file_is_a_one_line_error(tmp_path):
+def test_output_folder_under_a_file_is_a_one_line_error(tmp_path):
     target = tmp_path / "file"
     target.write_text("not a folder")
-    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target)],
+    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target / "out")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("error: cannot write"), proc.stderr
+    assert target.read_text() == "not a folder"
+    # an output "folder" that is a file is refused by the option parser itself (usage error, exit 2)
+    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "is a file" in proc.stderr
     assert target.read_text() == "not a folder"

@@ -49,7 +49,7 @@ def test_skeleton_checks_and_is_formatted(tmp_path, base):
     assert res.exit_code == 0, res.output
     assert f"wrote {path}" in res.output
     text = path.read_text(encoding="utf-8")
-    assert f"edition my_rule " in text and f"extends {base}" in text
+    assert "edition my_rule " in text and f"extends {base}" in text
     assert check_file(path).ok
     assert format_text(text) == text
     for needle in ("# change calamity", "#   drop when", "# remove ", "# change advance", "# advance "):
@@ -125,3 +125,14 @@ def test_default_output_is_name_dot_civ(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "mine.civ").is_file()
     assert not list(tmp_path.glob(".civdsl-new-*"))  # trial files are cleaned up
+
+
+def test_base_outside_the_new_files_tree_is_refused(tmp_path):
+    (tmp_path / "bases").mkdir()
+    (tmp_path / "rules").mkdir()
+    shutil.copy(ROOT / "rulebooks" / "house" / "gentle.civ", tmp_path / "bases" / "gentle.civ")
+    out = tmp_path / "rules" / "mine.civ"
+    res = CliRunner().invoke(main, ["new", "mine", "--from", str(tmp_path / "bases" / "gentle.civ"), "-o", str(out)])
+    assert res.exit_code == 1
+    assert "outside" in res.output
+    assert not out.exists()

@@ -7,6 +7,8 @@ from structure (describe.py); rulebook `summary` and `note` strings are shown as
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import yaml
 
 from ..model import Edition
@@ -31,10 +33,23 @@ def charts_for(edition: Edition, base: Edition | None = None, only_content: bool
     return tables.build(edition, diff, only_content), diff
 
 
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Safe YAML (libyaml's emitter when present: same bytes, faster) that also writes exact
+    fractions, as model.json does: an integer, or the string "n/d"."""
+
+
+def _fraction(dumper, value: Fraction):
+    if value.denominator == 1:
+        return dumper.represent_int(int(value))
+    return dumper.represent_str(f"{value.numerator}/{value.denominator}")
+
+
+_Dumper.add_representer(Fraction, _fraction)
+
+
 def model_yaml(data) -> str:
-    """YAML in the model's own order (libyaml's emitter when present: same bytes, faster)."""
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    """The compiled model as YAML, in the model's own order."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
 
 
 def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files: dict) -> str:

@@ -155,9 +155,9 @@ def compare_files(editions: list) -> dict[str, str]:
 
 def index_html(results) -> str:
     table = Table("editions", "Editions", [Column("Edition", 2.2), Column("Id", 1), Column("Extends", 1),
-                                           Column("Advances", 0.7, numeric=True),
-                                           Column("Calamities", 0.8, numeric=True),
-                                           Column("Commodities", 0.9, numeric=True), Column("Charts", 4)], [])
+                                           Column("Advances", 0.9, numeric=True),
+                                           Column("Calamities", 0.95, numeric=True),
+                                           Column("Commodities", 1.1, numeric=True), Column("Charts", 4)], [])
     for r in results:
         ed = r.edition
         files = r.files or {}
