@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import vocabulary as vocab
 from .expressions import unparse
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
-from .syntax import BinOp, Call, Expr, Name, Not, Num, Str
+from .syntax import BinOp, Bool, Call, Expr, Name, Not, Num, Str
 
 _AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from the flood plain",
               "volcano": " in areas touched by the volcano", "open_sea": " next to the open sea",
@@ -23,6 +23,8 @@ def condition(e: Expr) -> str:
         return e.args[0].value
     if isinstance(e, Call) and e.name == "cards" and e.args and isinstance(e.args[0], Str):
         return f"{e.args[0].value} cards held"
+    if isinstance(e, Bool):
+        return "always" if e.value else "never"
     if isinstance(e, Not):
         return f"not {condition(e.operand)}"
     if isinstance(e, BinOp) and e.op in ("and", "or"):

@@ -119,7 +119,8 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
 
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
-            problems.append(f"{source}: unknown key `{_short(key if isinstance(key, str) else _value(key))}`{hint(str(key), vocab.FACTS)}")
+            shown = _short(key) if isinstance(key, str) else _value(key)
+            problems.append(f"{source}: unknown key `{shown}`{hint(key, vocab.FACTS) if isinstance(key, str) else ''}")
             continue
         fact = vocab.FACTS[key]
         if fact.type == "int":
@@ -155,7 +156,9 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             for name, n in value.items():
                 if name not in valid:
                     what = "commodity" if key == "commodities" else "group"
-                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name if isinstance(name, str) else _value(name))}`{hint(str(name), valid)}")
+                    shown = _short(name) if isinstance(name, str) else _value(name)
+                    close = hint(name, valid) if isinstance(name, str) else ""
+                    problems.append(f"{source}: `{key}` names unknown {what} `{shown}`{close}")
                 elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
                     problems.append(f"{source}: `{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
         clean[key] = value
