@@ -314,7 +314,7 @@ def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
     for expr, span in cal.cancel:
         w.line(f"        if {c.compile(expr)}:  # {path}:{span.line}", span.line)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
-               f"{('cancelled: ' + describe.condition(expr))!r})", span.line)
+               f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span.line)
     _role_body(w, c, cal, "primary", cal.primary)
     if cal.secondary:
         _role_body(w, c, cal, "secondary", cal.secondary.effects)
@@ -348,8 +348,8 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
         w.line("    else:")
         for ex in cal.exclusions:
             if ex.condition is not None:
-                w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}) if {c.compile(ex.condition)} else None",
-                       ex.span.line)
+                w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
+                       f"if {c.compile(ex.condition)} else None", ex.span.line)
                 break
         else:
             w.line("        excluded = None")
@@ -384,7 +384,7 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
                 w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
                 by = ", ".join(m.advances) or "a modifier"
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
-                       f"{('cancelled by ' + by)!r})", o.span.line)
+                       f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span.line)
     ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
     ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
     ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
@@ -400,7 +400,7 @@ def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects:
                 rep = o.replacement
                 w.line(f"{indent}if m{j} and ({active}):  # {path}:{o.span.line}", o.span.line)
                 w.line(f"{indent}    options.append(({o.kind!r}, {rep.name!r}, {_call_args(c, rep)}, {o.each!r}, "
-                       f"{tuple(m.advances)!r}, {o.span.line!r}))", o.span.line)
+                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span.line)
     immune = "False"
     if has_immune:
         immune = " or ".join(f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops))
@@ -512,8 +512,8 @@ def _emit_op(w: _Writer, c: PythonCompiler, cond: str, m, o, variables: list, in
             keyword = "elif"
         new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
                "cap": f"min({var}, {value})"}[o.op]
-        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}))",
-               o.span.line)
+        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}, "
+               f"{o.span.path!r}))", o.span.line)
         w.line(f"{inner}{var} = {new}", o.span.line)
         if not (t.conditional or len(targets) > 1):
             break

@@ -151,6 +151,11 @@ def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
     if not ast.extends_is_path:
         if target in shipped:
             return shipped[target]
+        beside = loaded.path.parent / f"{target}.civ"
+        if beside.is_file():
+            diags.error("CIV007", f"no shipped rulebook `{target}`", span,
+                        help=f'`{target}.civ` is beside this file: write extends "{target}.civ"')
+            return None
         diags.error("CIV007", f"no shipped rulebook `{target}`", span,
                     help=suggestion(target, shipped) or f"shipped rulebooks: {', '.join(shipped)}")
         return None

@@ -42,8 +42,31 @@ _TERMINAL_WORDS = {
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
-                     maybe_placeholders=True)
+    options = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
+    cache = _grammar_cache_file()
+    if cache is not None:
+        try:
+            return lark.Lark(grammar_text(), cache=str(cache), **options)
+        except (OSError, EOFError, ValueError, TypeError, AttributeError):
+            pass  # an unreadable or foreign cache file: analyse the grammar afresh
+    return lark.Lark(grammar_text(), **options)
+
+
+def _grammar_cache_file():
+    """Analysing the grammar takes seconds; Lark can keep the result. The cache lives in the
+    user's own civdsl cache folder (never a shared temp folder: Lark's cache is a pickle), keyed by
+    the grammar's and Lark's versions."""
+    import hashlib
+
+    from .api import cache_dir
+
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{lark.__version__}|{grammar_text()}".encode()).hexdigest()[:20]
+    return folder / f"grammar-{key}.lark-cache"
 
 
 def keywords() -> list[str]:

@@ -42,7 +42,7 @@ import functools
 import heapq
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
@@ -89,6 +89,8 @@ def objective(module, spec: str | None = None) -> Objective:
     if spec is None or spec.strip() == "":
         spec = "vp" if all(a["vp"] is not None for a in advances.values() if a["cost"] is not None) else "points"
     spec = spec.strip()
+    if spec.lower() in ("vp", "points", "cards"):
+        spec = spec.lower()
     # advances of unknown cost are never bought: their objective is never read (0)
     if spec == "vp":
         missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]

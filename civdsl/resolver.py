@@ -207,11 +207,15 @@ class _Applier:
         for attr in ("modifiers", "notes", "aka", "specific", "abilities", "requires", "exclusions", "cancel"):
             if hasattr(target, attr):
                 setattr(target, attr, list(getattr(target, attr)))
+        if isinstance(getattr(target, "credits", None), dict):
+            target.credits = dict(target.credits)
         target.field_spans = dict(target.field_spans)
         if item.value == "advance":
-            for key in ("credits", "specific", "abilities", "requires"):
-                if any(f.key == key or (key == "specific" and f.key == "credit") for f in item.fields):
-                    setattr(target, key, {} if key == "credits" else [])
+            # a field given in a change replaces the base's list of that kind, not adds to it
+            for attr, key in (("credits", "credits"), ("specific", "credit"), ("abilities", "ability"),
+                              ("requires", "requires")):
+                if any(f.key == key for f in item.fields):
+                    setattr(target, attr, {} if attr == "credits" else [])
             self._advance_fields(target, item.fields)
         elif item.value == "calamity":
             self._calamity_fields(target, item.fields)

@@ -169,8 +169,8 @@ class Resolution(tuple):
     _trace = property(itemgetter(6))
     _options = property(itemgetter(7))
     immune = property(itemgetter(8))
-    cancel_reason = property(itemgetter(9))  # (line, why)
-    excluded = property(itemgetter(10))  # (line, why)
+    cancel_reason = property(itemgetter(9))  # (line, why, path)
+    excluded = property(itemgetter(10))  # (line, why, path)
 
     @classmethod
     def make(cls, module, calamity: str, role: str, state: "PlayerState", effects: list, assignment=None, trace=(),
@@ -187,15 +187,14 @@ class Resolution(tuple):
 
     @property
     def trace(self) -> list[dict]:
-        path = self.module.SOURCE_PATH
         return [{"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
                  "after": number(after), "by": list(by), "path": path, "line": line}
-                for op, kind, param, value, before, after, by, line in self._trace]
+                for op, kind, param, value, before, after, by, line, path in self._trace]
 
     @property
     def options(self) -> list[dict]:
         return [{"instead_of": instead, "kind": kind, "args": {k: number(v) for k, v in args.items()}, "each": each,
-                 "by": list(by), "line": line} for instead, kind, args, each, by, line in self._options]
+                 "by": list(by), "path": path, "line": line} for instead, kind, args, each, by, line, path in self._options]
 
     def amount(self, kind: str):
         for k, args, _line in self._effects:
@@ -204,7 +203,6 @@ class Resolution(tuple):
         return None
 
     def to_dict(self) -> dict:
-        path = self.module.SOURCE_PATH
         out = {
             "calamity": self.calamity,
             "role": self.role,
@@ -216,9 +214,11 @@ class Resolution(tuple):
             "missing_facts": list(self.state.missing),
         }
         if self.cancel_reason:
-            out["cancel_reason"] = {"line": self.cancel_reason[0], "path": path, "why": self.cancel_reason[1]}
+            line, why, where = self.cancel_reason
+            out["cancel_reason"] = {"line": line, "path": where, "why": why}
         if self.excluded:
-            out["excluded"] = {"line": self.excluded[0], "path": path, "why": self.excluded[1]}
+            line, why, where = self.excluded
+            out["excluded"] = {"line": line, "path": where, "why": why}
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
@@ -226,8 +226,8 @@ class Resolution(tuple):
         return out
 
 
-def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str) -> Resolution:
-    return Resolution.make(module, calamity, role, state, [("cancelled", {}, line)], cancel_reason=(line, why))
+def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str, path: str) -> Resolution:
+    return Resolution.make(module, calamity, role, state, [("cancelled", {}, line)], cancel_reason=(line, why, path))
 
 
 def clamp(value):

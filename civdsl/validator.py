@@ -11,7 +11,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostic, Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, binary, check, evaluate, unparse
+from .expressions import EvalError, Scope, binary, check, evaluate, quote, unparse
 from .model import Advance, Calamity, Edition, Effect, EffectBranch
 from .syntax import Call, Name, Neg, Num, Str
 
@@ -354,8 +354,12 @@ class _Validator:
                 continue
             if ok is not True:
                 detail = ModelEvaluator(self.ed).explain(a.expr)
+                hint = None
+                if self.ed.bases and a.span.path != self.ed.files[-1]:
+                    hint = (f"a house rule may depart from its base: acknowledge it with "
+                            f"errata CIV042 {quote(a.message)} \"why\"")
                 self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
-                             notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []))
+                             notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
 
 
 def _word(value) -> str:

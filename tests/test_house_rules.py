@@ -372,8 +372,6 @@ def test_a_syntax_error_in_a_base_stops_the_chain(tmp_path):
     assert d.code == "CIV001" and Path(d.span.path).name == "broken.civ"
 
 
-@pytest.mark.xfail(strict=True, reason="codegen records one SOURCE_PATH per compiled rulebook: a modifier inherited "
-                                       "from a base is traced with the house file's path and the base's line")
 def test_trace_of_an_inherited_modifier_names_the_base_file():
     rb = civdsl.load(GENTLE_GRANARY)
     trace = rb.resolve("Famine", "primary", ["Agriculture"]).to_dict()["trace"]
@@ -381,9 +379,6 @@ def test_trace_of_an_inherited_modifier_names_the_base_file():
     assert Path(step["path"]).name == "megaciv.civ"
 
 
-@pytest.mark.xfail(strict=True, reason="resolver._item_change resets `abilities` only when a field keyed "
-                                       "`abilities` is given, but the field key is `ability`: a changed ability "
-                                       "is appended to the base's instead of replacing them")
 def test_change_advance_ability_replaces_the_base_abilities(tmp_path):
     path = house(tmp_path, "h", "megaciv", 'change advance "Roadbuilding" { ability movement(2) }\n')
     road = check_file(path).edition.advances["Roadbuilding"]

@@ -72,7 +72,7 @@ def test_exclusion_of_a_secondary_victim(rb):
 def test_replacement_option(rb):
     r = rb.resolve("Storm", "primary", ["Gamma"], {"cities": 2}).to_dict()
     assert r["options"] == [{"instead_of": "lose_treasury", "kind": "discard_cards", "args": {"amount": 1},
-                             "each": True, "by": ["Gamma"], "line": 36}]
+                             "each": True, "by": ["Gamma"], "path": str(FIXTURE.relative_to(Path.cwd())) if FIXTURE.is_relative_to(Path.cwd()) else str(FIXTURE), "line": 36}]
 
 
 def test_trace_names_each_card_and_rulebook_line(rb):
