@@ -51,6 +51,8 @@ LAZY_COMMANDS = {
     "plan": ("civdsl.planner", "plan_command"),
     "hand": ("civdsl.planner", "hand_command"),
     "lsp": ("civdsl.lsp", "lsp_command"),
+    "step": ("civdsl.simulate", "step_command"),
+    "simulate": ("civdsl.simulate", "simulate_command"),
 }
 
 

@@ -511,10 +511,10 @@ class PurchaseProblem:
 
     # -- the search --------------------------------------------------------------------------
 
-    def with_want(self, name: str) -> "PurchaseProblem":
-        """The same purchase, forced to include `name` too (prices and payments reused)."""
+    def with_want(self, *names: str) -> "PurchaseProblem":
+        """The same purchase, forced to include `names` too (prices and payments reused)."""
         clone = copy.copy(self)
-        clone.want = tuple(sorted(set(self.want) | {name}, key=self.order.get))
+        clone.want = tuple(sorted(set(self.want) | set(names), key=self.order.get))
         clone.options = dict(self.options, want=clone.want)
         clone._prepare()
         return clone
@@ -952,7 +952,9 @@ def _two_turns(first: PurchaseProblem) -> dict:
     card_value = first.payments.levels(first.payments.total_cards)[-1]
     tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0]) for h in first.candidates}
 
-    def quick_bound(buys: tuple):
+    def quick_rows(buys: tuple):
+        """Next turn's advances worth something, by objective per least possible price, and the
+        budget next turn (all cards, all treasury at the best token value, negative prices)."""
         bought = set(buys)
         tv = max([first.treasury_value] + [tv_of[h] for h in buys])
         room = card_value + first.treasury * tv
@@ -967,6 +969,10 @@ def _two_turns(first: PurchaseProblem) -> dict:
             else:
                 rows.append((obj.values[i] / p, obj.values[i], p))
         rows.sort(key=lambda r: r[0], reverse=True)
+        return rows, room
+
+    def quick_bound(rows, room):
+        """At most what next turn can add: the fractional knapsack of `rows` within `room`."""
         total = 0
         for _, v, p in rows:
             if p > room:
@@ -977,6 +983,19 @@ def _two_turns(first: PurchaseProblem) -> dict:
             total += v
             room -= p
         return total
+
+    def least_price(rows, need):
+        """At least the price next turn must pay to add `need` objective (fractional, rounded down)."""
+        cost = 0
+        for _, v, p in rows:
+            if need <= 0:
+                break
+            if v >= need:
+                part = Fraction(p) * need / v
+                return cost + (math.floor(part) if whole else part)
+            cost += p
+            need -= v
+        return cost if need <= 0 else None
 
     def follow_up(buys: tuple) -> PurchaseProblem:
         return PurchaseProblem(module, first.holds + tuple(buys), first.facts, obj, payments=payments, **opts)
@@ -991,21 +1010,35 @@ def _two_turns(first: PurchaseProblem) -> dict:
         if not got:
             return
         c2 = got[0]
-        key = (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.key[3:])
+        key = (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, len(c1.buys), c1.key[4])
         if best[0] is None or key > best[0][0]:
             best[0] = (key, c1, c2, p2)
 
     one = first.search(top=1)
     evaluate(one[0])
-    everything = [c for c in first.sets_reaching(float("-inf")) if c.buys != one[0].buys]
-    bounded = sorted(((c.objective + quick_bound(c.buys), c) for c in everything), key=lambda x: (x[0], x[1].key),
-                     reverse=True)
-    for bound, c1 in bounded:
+    # An advance free this turn (price 0 after credits), worth something or nothing, without a
+    # same-turn ability or a hand-limit cut, is best bought now: next turn it is still free,
+    # its credits come a turn earlier, and more advances now ranks first among equals. Without
+    # a card limit every turn-one set worth examining includes all of them.
+    free_now = [n for n in first.items if first.base[n] == 0 and obj.values[n] >= 0 and n not in first.same_turn
+                and _hand_delta(module, n) >= 0] if first.max_new is None else []
+    pool_problem = first.with_want(*free_now) if free_now else first
+    everything = [c for c in pool_problem.sets_reaching(float("-inf")) if c.buys != one[0].buys]
+    bounded = []
+    for c in everything:
+        rows, room = quick_rows(c.buys)
+        bounded.append((c.objective + quick_bound(rows, room), c, rows))
+    bounded.sort(key=lambda x: (x[0], x[1].key), reverse=True)
+    for bound, c1, rows in bounded:
         total, neg_spent = best[0][0][0], best[0][0][1]
         if bound < total:
             break
-        if bound == total and -c1.spent < neg_spent:
-            continue  # it could at best tie on the objective, and already spends more
+        if bound == total:
+            # it can at best tie on the objective: then what both turns hand over decides, and
+            # next turn hands over at least the price of the objective still missing
+            least = least_price(rows, total - c1.objective)
+            if least is None or c1.spent + least > -neg_spent:
+                continue
         evaluate(c1)
     _, c1, c2, p2 = best[0]
     return {

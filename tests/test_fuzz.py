@@ -17,12 +17,15 @@ tests/test_fuzz.py`; failing examples are then saved in .hypothesis/ and replaye
 from __future__ import annotations
 
 import os
+import re
 import string
+import sys
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from civdsl import parser
@@ -195,19 +198,15 @@ def test_generated_valid_rulebooks_check_and_compile(case):
     assert checked.ok, checked.diagnostics.render() + "\n" + text
     source = generate(checked.edition, {f.display: f.text for f in checked.chain})
     code = compile(source, "effects.py", "exec")
-    namespace: dict = {"__name__": "fuzz_module"}
-    import sys
-    import types
     module = types.ModuleType("fuzz_module")
-    sys.modules["fuzz_module"] = module
+    sys.modules["fuzz_module"] = module  # the generated module finds itself through sys.modules
     try:
-        exec(code, module.__dict__)  # the module's own code only: data literals and functions
+        exec(code, module.__dict__)  # its own code only: data literals and function definitions
     finally:
         del sys.modules["fuzz_module"]
     assert list(module.ADVANCES) == expected["advances"]
     assert list(module.COMMODITIES) == expected["commodities"]
     assert list(module.CALAMITIES) == expected["calamities"]
-    del namespace
 
 
 # --- mutated rulebooks ---------------------------------------------------------------------------
@@ -217,6 +216,11 @@ SEEDS = {p.name: p.read_text(encoding="utf-8") for p in
           *sorted((rulebooks_dir() / "house").glob("*.civ"))]}
 SPICE = ['"', "\\", "{", "}", "(", ")", "#", "\n", "\r", "\t", "\u2028", "\u202e", "\ufeff", "\0", "..", ",", "=",
          "not ", " and ", "-", "//", "999999999999", "extends", "../", "\\u12", "é", "🏛", "CIV040"]
+SAME_KIND = [  # (a token pattern, hostile values of that kind)
+    (r'"(?:[^"\\\n]|\\.)*"', ['""', '"\\u2028"', '"x\\"); import os #"', '"\\"\\"\\""']),
+    (r"\b\d+\b", ["0", "999999999", "1000000000"]),
+    (r"\b[a-z_][a-z_0-9]*\b", ["cities", "_rt", "s", "role", "none", "any", "__import__"]),
+]
 insert_text = st.one_of(st.sampled_from(SPICE), st.text(max_size=5), st.text(string.printable, max_size=8))
 
 
@@ -225,7 +229,8 @@ def mutated(draw):
     name = draw(st.sampled_from(sorted(SEEDS)))
     text = SEEDS[name]
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["delete", "insert", "swap", "dup_line", "del_line", "truncate", "replace_token"]))
+        op = draw(st.sampled_from(["delete", "insert", "swap", "dup_line", "del_line", "truncate", "replace_token",
+                                   "same_kind", "same_kind", "same_kind"]))
         n = len(text)
         i = draw(st.integers(0, max(0, n - 1)))
         if op == "delete":
@@ -244,6 +249,15 @@ def mutated(draw):
             text = "\n".join(lines)
         elif op == "truncate":
             text = text[:i]
+        elif op == "same_kind":
+            # keeps the syntax: a string, number or name replaced by another of the file's own
+            # (or a hostile one), to reach the resolver and the validator
+            pattern, extra = draw(st.sampled_from(SAME_KIND))
+            found = list(re.finditer(pattern, text))
+            if found:
+                m = draw(st.sampled_from(found))
+                new = draw(st.sampled_from(sorted({f.group() for f in found}) + extra))
+                text = text[:m.start()] + new + text[m.end():]
         else:
             tokens = text.split(" ")
             k = draw(st.integers(0, len(tokens) - 1))

@@ -291,7 +291,7 @@ def test_two_turn_lookahead_matches_brute_force(data):
     for first in brute_force(rb, state, among, values, top=10 ** 6):
         later = dict(state, holds=list(ps.held) + first[1])
         second = brute_force(rb, later, among, values, top=1)[0]
-        key = (first[0][0] + second[0][0], -(first[3] + second[3]), first[4] + second[4], first[0][3:])
+        key = (first[0][0] + second[0][0], -(first[3] + second[3]), first[4] + second[4], len(first[1]), first[0][4])
         if best is None or key > best[0]:
             best = (key, first[1], second[1])
     assert got["total"] == best[0][0]

@@ -97,6 +97,11 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
         elif problem:
             messages.append(problem)
     files["charts/model.yaml"] = model_yaml(to_data(edition))
+    # editions with round rules (stats, phases, dice) get their own printable reference
+    from ..simulate import render_cardgame_reference
+
+    for name, text in render_cardgame_reference(edition).items():
+        files[f"charts/{name}"] = text
     chips = chips_for(edition)
     page_charts = list(charts.values()) or [tables.nothing_chart(edition)]
     subtitle = ""
