@@ -952,22 +952,26 @@ def _two_turns(first: PurchaseProblem) -> dict:
     card_value = first.payments.levels(first.payments.total_cards)[-1]
     tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0]) for h in first.candidates}
 
-    def quick_rows(buys: tuple):
-        """Next turn's advances worth something, by objective per least possible price, and the
-        budget next turn (all cards, all treasury at the best token value, negative prices)."""
-        bought = set(buys)
-        tv = max([first.treasury_value] + [tv_of[h] for h in buys])
+    W = len(worth)
+    give_row = {h: [gives[h][i] for i in worth] for h in first.candidates}
+    ratio_obj = [obj.values[i] for i in worth]
+    floor_price = [price1[i] - reduction[i] for i in worth]
+
+    def quick_rows(credit: list, excluded, tv):
+        """Next turn's advances worth something (but `excluded`), by objective per least possible
+        price given at most `credit` more credit each, and next turn's budget (all cards, all
+        treasury at token value `tv`, widened by negative prices)."""
         room = card_value + first.treasury * tv
         rows = []
-        for i in worth:
-            if i in bought:
+        for k in range(W):
+            if worth[k] in excluded:
                 continue
-            p = price1[i] - sum(gives[h][i] for h in buys) - reduction[i]
+            p = floor_price[k] - credit[k]
             if p <= 0:
                 room -= p
-                rows.append((float("inf"), obj.values[i], 0))
+                rows.append((float("inf"), ratio_obj[k], 0))
             else:
-                rows.append((obj.values[i] / p, obj.values[i], p))
+                rows.append((ratio_obj[k] / p, ratio_obj[k], p))
         rows.sort(key=lambda r: r[0], reverse=True)
         return rows, room
 
@@ -1001,10 +1005,10 @@ def _two_turns(first: PurchaseProblem) -> dict:
         return PurchaseProblem(module, first.holds + tuple(buys), first.facts, obj, payments=payments, **opts)
 
     best: list = [None]
-    examined = [0]
+    examined = [0, 0]  # turn-one sets bounded, priced for next turn
 
     def evaluate(c1: Choice) -> None:
-        examined[0] += 1
+        examined[1] += 1
         p2 = follow_up(c1.buys)
         got = p2.search(top=1)
         if not got:
@@ -1022,24 +1026,76 @@ def _two_turns(first: PurchaseProblem) -> dict:
     # a card limit every turn-one set worth examining includes all of them.
     free_now = [n for n in first.items if first.base[n] == 0 and obj.values[n] >= 0 and n not in first.same_turn
                 and _hand_delta(module, n) >= 0] if first.max_new is None else []
-    pool_problem = first.with_want(*free_now) if free_now else first
-    everything = [c for c in pool_problem.sets_reaching(float("-inf")) if c.buys != one[0].buys]
-    bounded = []
-    for c in everything:
-        rows, room = quick_rows(c.buys)
-        bounded.append((c.objective + quick_bound(rows, room), c, rows))
-    bounded.sort(key=lambda x: (x[0], x[1].key), reverse=True)
-    for bound, c1, rows in bounded:
+    pp = first.with_want(*free_now) if free_now else first
+
+    # Depth-first over turn-one sets, as the one-turn search walks them. A branch is cut when
+    # its turn-one bound plus a bound of next turn (credit from the set so far and from every
+    # advance the branch could still add, the best treasury value among them) cannot reach the
+    # best pair found.
+    items = pp.items
+    n_items = len(items)
+    suffix_credit = [[0] * W for _ in range(n_items + 1)]
+    suffix_tv = [0] * (n_items + 1)
+    for j in range(n_items - 1, -1, -1):
+        row = give_row[items[j]]
+        suffix_credit[j] = [x + y for x, y in zip(suffix_credit[j + 1], row)]
+        suffix_tv[j] = max(suffix_tv[j + 1], tv_of[items[j]])
+
+    def visit(names, sumb, same, hdelta, objective, credit, tv):
+        examined[0] += 1
+        got = pp._price_and_spent(names, sumb, same, hdelta)
+        if got is None:
+            return
+        price, spent, limit = got
+        buys = tuple(sorted(names, key=pp.order.get))
+        if buys == one[0].buys:
+            return
+        rows, room = quick_rows(credit, set(names), tv)
+        bound = objective + quick_bound(rows, room)
         total, neg_spent = best[0][0][0], best[0][0][1]
         if bound < total:
-            break
+            return
         if bound == total:
             # it can at best tie on the objective: then what both turns hand over decides, and
             # next turn hands over at least the price of the objective still missing
-            least = least_price(rows, total - c1.objective)
-            if least is None or c1.spent + least > -neg_spent:
+            least = least_price(rows, total - objective)
+            if least is None or spent + least > -neg_spent:
+                return
+        evaluate(Choice(pp._key(names, price, spent), buys, price, spent, objective, pp.credit(names), limit))
+
+    e, b, o, hd = pp.e, pp.b, pp.o, pp.hd
+    budget, neg_suf, max_new = pp.budget_max, pp.neg_suf, pp.max_new
+    names: list[str] = list(pp.want)
+
+    def dfs(q, sumb, sume, objective, hch, same, credit, tv):
+        if max_new is not None and len(names) >= max_new:
+            return
+        for j in range(q, n_items):
+            ne = sume + e[j]
+            if ne - neg_suf[j + 1] > budget:
                 continue
-        evaluate(c1)
+            lbp = sume - neg_suf[j]
+            if lbp > budget:
+                break
+            ub1 = objective + pp._ratio_bound(j, budget - lbp)
+            rows, room = quick_rows([x + y for x, y in zip(credit, suffix_credit[j])], set(names),
+                                    max(tv, suffix_tv[j]))
+            if ub1 + quick_bound(rows, room) < best[0][0][0]:
+                break  # the bounds only fall as j grows
+            name = items[j]
+            names.append(name)
+            ncredit = [x + y for x, y in zip(credit, give_row[name])]
+            ntv = max(tv, tv_of[name])
+            nsame = same or name in pp.same_turn
+            visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j], ncredit, ntv)
+            dfs(j + 1, sumb + b[j], ne, objective + o[j], hch + hd[j], nsame, ncredit, ntv)
+            names.pop()
+
+    w_b, w_e, w_o, _, w_h, w_same = pp.start
+    credit0 = [sum(col) for col in zip(*([give_row[w] for w in pp.want] or [[0] * W]))]
+    tv0 = max([first.treasury_value] + [tv_of[w] for w in pp.want])
+    visit(names, w_b, w_same, w_h, w_o, credit0, tv0)
+    dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
     _, c1, c2, p2 = best[0]
     return {
         "estimate": True,
@@ -1050,8 +1106,8 @@ def _two_turns(first: PurchaseProblem) -> dict:
         "total": runtime.number(c1.objective + c2.objective),
         "one_turn_best": list(one[0].buys),
         "one_turn_best_objective": runtime.number(one[0].objective),
-        "turn_one_sets": len(everything) + 1,
-        "turn_one_sets_priced_for_next_turn": examined[0],
+        "turn_one_sets": examined[0] + 1,
+        "turn_one_sets_priced_for_next_turn": examined[1],
     }
 
 

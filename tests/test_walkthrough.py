@@ -1,4 +1,4 @@
-"""docs/house-rules.md, "Write your own house rules", run as written.
+"""README.md, "Write your own house rules", run as written.
 
 The page is the script: every ```console block after a `<!-- walkthrough: run -->` marker is
 run (`civdsl` becomes `python cli.py`) in a copy of the checkout, and its output must be the
@@ -20,7 +20,7 @@ import click
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "house-rules.md"
+DOC = ROOT / "README.md"
 HOUSE_FILE = "rulebooks/house/kind_famine.civ"
 
 _BLOCK = re.compile(r"<!-- walkthrough: ([\w-]+) -->|```(\w+)\n(.*?)```", re.S)
