@@ -11,7 +11,7 @@ Rules the planner applies, and where they come from:
 - prices: `runtime.prices` under the rulebook's declared credit policy; credits only from
   advances held before this turn; one copy of each advance; advances of `cost unknown` are
   never bought (they are listed as such);
-- prerequisites (`requires`) must be held before this turn (1981 22.3.14 "Law must be acquired
+- prerequisites (`requires`) must be held before this turn (1981 22.3.15 "Law must be acquired
   before either Democracy or Philosophy", and all cards of a turn are bought together, 17.10);
 - a card limit, where the rulebook declares `const card_limit` (1981 17.7: at most 11);
 - payment: a commodity pays `set_value(k, face)` for the k cards of it turned in (17.4.3: sets
@@ -915,16 +915,23 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
 
 # --- two turns ------------------------------------------------------------------------------
 
-def _two_turns(first: PurchaseProblem) -> dict:
+class _SearchStopped(Exception):
+    pass
+
+
+def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
     """The best pair of purchases over this turn and the next, the hand and treasury assumed
     to be the same next turn: an estimate. This turn's advances credit next turn's prices and
     bring their prerequisites, treasury value and hand-limit abilities.
 
-    Exact under that assumption. Each turn-one set is first bounded cheaply: next turn an
-    advance's price falls at most by the credits the turn-one set gives it (each new card's
-    best group credit towards it plus its specific credit: true of both credit policies), and
-    same-turn abilities take off at most what they can. Sets whose bound cannot reach the best
-    pair found are never priced for next turn."""
+    Exact under that assumption unless it examines more than `max_sets` sets of this turn's
+    advances (dense mid-game states with many cheap advances): then it reports the best pair
+    found so far, with complete = False. The turn-one sets are walked as the one-turn search
+    walks them; a branch is cut when what it can still reach over both turns cannot beat the
+    best pair found (next turn an advance's price falls at most by the credits this turn's
+    purchases give it: each new card's best group credit towards it plus its specific credit,
+    true of both credit policies). Only sets that survive are priced for the next turn, with
+    runtime.prices and the one-turn search."""
     module, obj = first.module, first.objective
     payments: dict = {}
     opts = dict(first.options, want=())
@@ -1043,6 +1050,8 @@ def _two_turns(first: PurchaseProblem) -> dict:
 
     def visit(names, sumb, same, hdelta, objective, credit, tv):
         examined[0] += 1
+        if examined[0] > max_sets:
+            raise _SearchStopped
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
@@ -1063,6 +1072,66 @@ def _two_turns(first: PurchaseProblem) -> dict:
                 return
         evaluate(Choice(pp._key(names, price, spent), buys, price, spent, objective, pp.credit(names), limit))
 
+    position = {n: j for j, n in enumerate(items)}
+    # The credit this turn's remaining purchases can add towards one advance is at most the
+    # group credits they can add in its groups (each group: a fractional knapsack of credit per
+    # effective price within this turn's budget) plus the specific credits they carry to it.
+    groups = list(module.GROUPS)
+    weight = [max(0, x) for x in pp.e]
+    group_credit = {g: [advances[n]["credits"].get(g, 0) for n in items] for g in groups}
+    group_order = {}
+    for g in groups:
+        ranked = [j for j in range(n_items) if group_credit[g][j] > 0]
+        ranked.sort(key=lambda j: (0, 0) if weight[j] == 0 else (1, -group_credit[g][j] / weight[j]))
+        group_order[g] = ranked
+    specific_suffix = [[0] * W for _ in range(n_items + 1)]
+    for j in range(n_items - 1, -1, -1):
+        spec = advances[items[j]]["specific"]
+        specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(specific_suffix[j + 1], worth)]
+    worth_groups = [advances[i]["groups"] for i in worth]
+
+    def group_gain(g, j, cap):
+        total = 0
+        for at in group_order[g]:
+            if at < j:
+                continue
+            w, c = weight[at], group_credit[g][at]
+            if w <= cap:
+                total += c
+                cap -= w
+            else:
+                return total + (c * cap) // w + 1  # the part that fits, rounded up
+        return total
+
+    def pair_bound(j, cap1, credit, tv, names):
+        """At most what the rest of a pair can add when advances from position j on may still be
+        bought this turn. The lesser of two bounds: this turn's fractional knapsack plus next
+        turn's (at next turn's least prices); and one fractional knapsack over both turns'
+        budgets together in which each advance counts once, at the lesser of its two prices."""
+        gain = {g: group_gain(g, j, cap1) for g in groups}
+        credit = [x + min(y, sum(gain[g] for g in gs) + z)
+                  for x, y, z, gs in zip(credit, suffix_credit[j], specific_suffix[j], worth_groups)]
+        room2 = card_value + first.treasury * max(tv, suffix_tv[j])
+        room = cap1 + room2
+        rows, rows2 = [], []
+        for k in range(W):
+            n = worth[k]
+            if n in names:
+                continue
+            p = floor_price[k] - credit[k]
+            if p <= 0:
+                room -= p
+                room2 -= p
+                p = 0
+            rows2.append((float("inf") if p == 0 else ratio_obj[k] / p, ratio_obj[k], p))
+            at = position.get(n)
+            if at is not None and at >= j:
+                p = min(p, max(0, e[at]))
+            rows.append((float("inf") if p == 0 else ratio_obj[k] / p, ratio_obj[k], p))
+        rows.sort(key=lambda r: r[0], reverse=True)
+        rows2.sort(key=lambda r: r[0], reverse=True)
+        return min(quick_bound(rows, room), pp._ratio_bound(j, cap1) + quick_bound(rows2, room2))
+
     e, b, o, hd = pp.e, pp.b, pp.o, pp.hd
     budget, neg_suf, max_new = pp.budget_max, pp.neg_suf, pp.max_new
     names: list[str] = list(pp.want)
@@ -1077,11 +1146,8 @@ def _two_turns(first: PurchaseProblem) -> dict:
             lbp = sume - neg_suf[j]
             if lbp > budget:
                 break
-            ub1 = objective + pp._ratio_bound(j, budget - lbp)
-            rows, room = quick_rows([x + y for x, y in zip(credit, suffix_credit[j])], set(names),
-                                    max(tv, suffix_tv[j]))
-            if ub1 + quick_bound(rows, room) < best[0][0][0]:
-                break  # the bounds only fall as j grows
+            if objective + pair_bound(j, budget - lbp, credit, tv, names) < best[0][0][0]:
+                break  # the bound only falls as j grows
             name = items[j]
             names.append(name)
             ncredit = [x + y for x, y in zip(credit, give_row[name])]
@@ -1094,8 +1160,13 @@ def _two_turns(first: PurchaseProblem) -> dict:
     w_b, w_e, w_o, _, w_h, w_same = pp.start
     credit0 = [sum(col) for col in zip(*([give_row[w] for w in pp.want] or [[0] * W]))]
     tv0 = max([first.treasury_value] + [tv_of[w] for w in pp.want])
-    visit(names, w_b, w_same, w_h, w_o, credit0, tv0)
-    dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
+    complete = True
+    try:
+        visit(names, w_b, w_same, w_h, w_o, credit0, tv0)
+        dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
+    except _SearchStopped:
+        complete = False
+        examined[0] -= 1
     _, c1, c2, p2 = best[0]
     return {
         "estimate": True,
@@ -1106,6 +1177,7 @@ def _two_turns(first: PurchaseProblem) -> dict:
         "total": runtime.number(c1.objective + c2.objective),
         "one_turn_best": list(one[0].buys),
         "one_turn_best_objective": runtime.number(one[0].objective),
+        "complete": complete,
         "turn_one_sets": examined[0] + 1,
         "turn_one_sets_priced_for_next_turn": examined[1],
     }
@@ -1179,10 +1251,13 @@ def render(report: dict) -> str:
         lines.append("why this plan:")
         for r in ex["runners_up"]:
             lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
-        for e in ex["advances_not_bought"][:8]:
+        # advances whose best purchase is one of the plans above need no second line
+        shown = [r["buy"] for r in ex["runners_up"]]
+        rest = [e for e in ex["advances_not_bought"] if e.get("best_with_it") not in shown]
+        for e in rest[:8]:
             lines.append(f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}")
-        if len(ex["advances_not_bought"]) > 8:
-            lines.append(f"  ... and {len(ex['advances_not_bought']) - 8} more advances (see --json)")
+        if len(rest) > 8:
+            lines.append(f"  ... and {len(rest) - 8} more advances (see --json)")
     hz = report.get("horizon")
     if hz:
         lines.append("two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):")
@@ -1192,6 +1267,9 @@ def render(report: dict) -> str:
         lines.extend(_plan_lines(hz["next_turn"], label, "    "))
         lines.append(f"  total over two turns: {hz['total']} {label} (the one-turn plan "
                      f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
+        if not hz["complete"]:
+            lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
+                         f"the best pair found so far")
     return "\n".join(lines)
 
 

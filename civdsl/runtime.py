@@ -286,6 +286,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     policy = module.CREDIT_POLICY
     holds = list(holds)
     rows = []
+    credits = group_credits(module, holds, extra_credits) if policy == "best_group" else None
     for name in buys:
         adv = module.ADVANCES[name]
         row = {"advance": name, "printed": adv["cost"], "credits": [], "price": None}
@@ -294,7 +295,6 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
             rows.append(row)
             continue
         if policy == "best_group":
-            credits = group_credits(module, holds, extra_credits)
             if adv["groups"]:
                 best = max(adv["groups"], key=lambda g: (credits.get(g, 0), -adv["groups"].index(g)))
                 if credits.get(best, 0):

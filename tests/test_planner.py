@@ -581,6 +581,19 @@ def test_two_turns_is_labelled_an_estimate_and_uses_this_turns_credits(books):
     assert "ESTIMATE" in planner.render(report)
 
 
+def test_two_turns_stops_early_on_a_work_limit_and_says_so(books):
+    rb = books["megaciv"]
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 6}
+    ps = rb.state((), state)
+    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    problem.search()
+    hz = planner._two_turns(problem, max_sets=5)
+    assert hz["complete"] is False and hz["turn_one_sets"] <= 6
+    assert hz["total"] >= hz["one_turn_best_objective"]
+    full = planner.plan(rb, state, horizon=2)["horizon"]
+    assert full["complete"] is True and full["total"] >= hz["total"]
+
+
 # --- the hand ----------------------------------------------------------------------------------
 
 def test_hand_value_sets_and_water(books):
