@@ -121,14 +121,18 @@ def _generator_version() -> str:
 
 def compile_source(path: Path) -> tuple[str, dict[str, str]]:
     """Check and compile; returns the module source and {absolute path: hash} of its files."""
-    from .codegen import generate
+    from .codegen import CodegenError, generate
     from .compiler import check_file
 
     checked = check_file(path)
     if not checked.ok:
         raise RulebookError(f"{path} has errors", checked.diagnostics)
     texts = {f.display: f.text for f in checked.chain}
-    source = generate(checked.edition, texts)
+    try:
+        source = generate(checked.edition, texts)
+    except CodegenError as exc:  # a rule the validator let through but Python cannot hold
+        checked.diagnostics.error(exc.code, str(exc), exc.span or checked.edition.span)
+        raise RulebookError(f"{path} has errors", checked.diagnostics) from None
     files = _digest([str(f.path.resolve()) for f in checked.chain]) or {}
     return source, files
 

@@ -105,6 +105,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
                 raise CodegenError(exc.code, f"constant `{k}` is too large to compile", c.span) from None
     options = {k: o.on for k, o in ed.options.items()}
     compiler = PythonCompiler(consts, options, set(ed.tables))
+    compiler.const_exprs = {k: c.expr for k, c in ed.consts.items() if c.value is None}
     w = _Writer(ed.files[-1])
     main_path = ed.files[-1]
 

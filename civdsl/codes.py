@@ -98,6 +98,8 @@ _ALL = [
          'advance "A" { requires "B" }  advance "B" { requires "A" }', 'advance "B" { requires "A" }'),
     Code("CIV051", "table bands overlap", "Bands of a `table` overlap or are empty.",
          "table t { 1..5: 1, 4..9: 2 }", "table t { 1..5: 1, 6..9: 2 }"),
+    Code("CIV052", "constant used before it is declared", "A constant may read only constants declared above it, "
+         "so that none is defined in terms of itself.", "const a = b + 1\nconst b = 2", "const b = 2\nconst a = b + 1"),
     Code("CIV060", "edit without a base", "`change` and `remove` only work in a rulebook that extends another.",
          'edition x "X"  remove advance "Law"', 'edition x "X" extends megaciv  remove advance "Law"'),
     Code("CIV061", "nothing to drop", "`drop when COND` names a modifier condition the calamity does not have.",

@@ -254,13 +254,32 @@ def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Calla
     if isinstance(e, Call):
         fn = vocab.FUNCTIONS.get(e.name)
         if fn and fn.scope == "math":
-            return MATH[e.name](*[_number(ev(a), a.span) for a in e.args])
+            args = [_number(ev(a), a.span) for a in e.args]
+            if len(args) != len(fn.args):
+                raise EvalError(f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}", e.span)
+            try:
+                return _bounded(MATH[e.name](*args), e.span)
+            except (ArithmeticError, ValueError) as exc:  # sqrt(-1), a float overflow
+                raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
         if call is None:
             raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
         return call(e, ev)
     if isinstance(e, Where):
         raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
     raise TypeError(type(e))
+
+
+MAX_MAGNITUDE = 10**18  # no folded number on a game board comes near; repr(), JSON and YAML all cope
+
+
+def _bounded(v: Any, span: Span) -> Any:
+    """Refuse a folded number past any board-game size: otherwise each `const` can multiply the
+    digits of the one before (a few lines of `const c2 = c1 * c1 * ...` take minutes and gigabytes)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
+        return v
+    if not abs(v) <= MAX_MAGNITUDE or (isinstance(v, Fraction) and v.denominator > MAX_MAGNITUDE):
+        raise EvalError("the number is too large (the limit is 10^18)", span)
+    return v
 
 
 def _number(v: Any, span: Span):
@@ -286,15 +305,15 @@ def binary(op: str, a: Any, b: Any, span: Span) -> Any:
         return (a == b) if op == "==" else (a != b)
     a, b = _number(a, span), _number(b, span)
     if op == "+":
-        return a + b
+        return _bounded(a + b, span)
     if op == "-":
-        return a - b
+        return _bounded(a - b, span)
     if op == "*":
-        return a * b
+        return _bounded(a * b, span)
     if op in ("/", "//"):
         if b == 0:
             raise EvalError("division by zero", span)
-        return Fraction(a) / Fraction(b) if op == "/" else math.floor(Fraction(a) / Fraction(b))
+        return _bounded(Fraction(a) / Fraction(b) if op == "/" else math.floor(Fraction(a) / Fraction(b)), span)
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
@@ -320,6 +339,10 @@ class PythonCompiler:
         self.tables = tables
         # where the set of held advances is: compiled calamity functions keep it in a local
         self.held = "s.held_set"
+        # constants that read the player's state cannot be folded: their expression is
+        # compiled in place wherever they are used
+        self.const_exprs: dict[str, Expr] = {}
+        self._expanding: set[str] = set()
 
     def compile(self, e: Expr) -> str:
         if isinstance(e, Num):
@@ -334,6 +357,14 @@ class PythonCompiler:
             head = e.parts[0]
             if head in self.consts:
                 return repr(self.consts[head])
+            if head in self.const_exprs:
+                if head in self._expanding:
+                    raise ValueError(f"constant `{head}` is defined in terms of itself")
+                self._expanding.add(head)
+                try:
+                    return f"({self.compile(self.const_exprs[head])})"
+                finally:
+                    self._expanding.discard(head)
             if head in self.options:
                 return repr(self.options[head])
             if head in vocab.DERIVED_NAMES:

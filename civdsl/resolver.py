@@ -26,6 +26,10 @@ _SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "benef
            "value", "count", "block", "printed"}
 
 
+class _NotConstant(EvalError):
+    """A constant reads something other than constants (player facts): compiled, not folded."""
+
+
 def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
     if not chain:
         return None
@@ -74,15 +78,19 @@ class _Applier:
             const = Const(item.name, expr, doc, item.span)
             try:
                 const.value = evaluate(expr, self._const_lookup)
-            except EvalError:
+            except _NotConstant:
                 const.value = None  # reads player facts: compiled, not folded; checked by the validator
+            except EvalError as exc:
+                const.value = None
+                self.diags.error("CIV043", f"constant `{item.name}` cannot be evaluated: {exc}", exc.span,
+                                 item=item.name)
             self.ed.consts[item.name] = const
 
     def _const_lookup(self, name: Name):
         const = self.ed.consts.get(name.parts[0])
         if const is not None and const.value is not None:
             return const.value
-        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
+        raise _NotConstant(f"`{name.dotted}` is not a constant", name.span)
 
     def _item_group(self, item: Item) -> None:
         v = item.value

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostic, Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, binary, check, evaluate, quote, unparse
+from .expressions import EvalError, Scope, binary, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, Effect, EffectBranch
 from .syntax import Call, Name, Neg, Num, Str
 
@@ -57,17 +57,40 @@ class _Validator:
             self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
 
     def _consts_tables(self) -> None:
+        declared: list[str] = []
         for const in self.ed.consts.values():
             check(const.expr, self.scope, self.d, const.id)
+            # a constant reads only constants declared before it, so none is defined through itself
+            for node in walk(const.expr):
+                if isinstance(node, Name) and node.parts[0] in self.ed.consts and node.parts[0] not in declared:
+                    self.d.error("CIV052", f"constant `{const.id}` reads `{node.parts[0]}`, which is not declared before it",
+                                 node.span, item=const.id, help="declare a constant before the constants that use it")
+            declared.append(const.id)
         for table in self.ed.tables.values():
             previous = None
             for band in sorted(table.bands, key=lambda b: b.low):
+                before = len(self.d.errors)
                 check(band.value, self.scope, self.d, table.id)
+                if len(self.d.errors) == before:
+                    self._table_value(table.id, band.value)
                 if band.high is not None and band.high < band.low:
                     self.d.error("CIV051", f"band {band.low}..{band.high} of `{table.id}` is empty", band.span, item=table.id)
                 if previous is not None and (previous.high is None or previous.high >= band.low):
                     self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
                 previous = band
+
+    def _table_value(self, table: str, expr) -> None:
+        """Table values are data in the compiled module: they must fold to a number now."""
+        def lookup(name: Name):
+            const = self.ed.consts.get(name.parts[0])
+            if const is not None and const.value is not None and len(name.parts) == 1:
+                return const.value
+            raise EvalError(f"`{name.dotted}` is not a constant", name.span)
+
+        try:
+            evaluate(expr, lookup)
+        except EvalError as exc:
+            self.d.error("CIV043", f"a value of table `{table}` must be a constant: {exc}", exc.span, item=table)
 
     # --- advances
     def _advance(self, adv: Advance) -> None:
@@ -119,25 +142,32 @@ class _Validator:
             self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
 
     def _prerequisite_cycles(self) -> None:
-        state: dict[str, int] = {}
-
-        def visit(name: str, path: list[str]) -> None:
-            state[name] = 1
-            for req in self.ed.advances[name].requires:
-                if req not in self.ed.advances:
+        """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
+        state: dict[str, int] = {}  # 1: on the current path, 2: done
+        for root in self.ed.advances:
+            if root in state:
+                continue
+            state[root] = 1
+            path = [root]
+            pending = [iter(self.ed.advances[root].requires)]
+            while pending:
+                name = path[-1]
+                req = next(pending[-1], None)
+                if req is None:
+                    state[name] = 2
+                    path.pop()
+                    pending.pop()
+                elif req not in self.ed.advances:
                     continue
-                if state.get(req) == 1:
-                    cycle = path[path.index(req):] + [req] if req in path else [name, req]
+                elif state.get(req) == 1:
+                    cycle = path[path.index(req):] + [req]
                     adv = self.ed.advances[name]
                     self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
                                  adv.field_spans.get(f"requires:{req}", adv.span), item=name)
                 elif req not in state:
-                    visit(req, path + [req])
-            state[name] = 2
-
-        for name in self.ed.advances:
-            if name not in state:
-                visit(name, [name])
+                    state[req] = 1
+                    path.append(req)
+                    pending.append(iter(self.ed.advances[req].requires))
 
     # --- calls to the vocabulary (effects and abilities)
     def _call(self, call: Call, table: dict, code: str, what: str, item: str, literal_only: bool = False) -> None:

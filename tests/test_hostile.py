@@ -313,11 +313,8 @@ def test_hostile_state_file_is_a_one_line_error(path, state_runs):
 # --- defects in files this suite does not own (diffs in docs/security.md) -------------------------
 
 MINI = (Path(__file__).resolve().parent / "fixtures" / "mini.civ").read_text(encoding="utf-8")
-NOT_MINE = "expressions.evaluate/resolver: a constant's math error escapes as a Python exception " \
-           "or is silently dropped (diff in docs/security.md)"
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_MINE)
 @pytest.mark.parametrize("expr", ["sqrt(0 - 1)", "max()", "min(1)", "1 / 0", "sqrt(" + " * ".join(["999999999"] * 40) + ")"],
                          ids=["sqrt-negative", "max-no-args", "min-one-arg", "division-by-zero", "float-overflow"])
 def test_math_errors_in_constants_are_diagnostics(tmp_path, expr):
@@ -327,8 +324,6 @@ def test_math_errors_in_constants_are_diagnostics(tmp_path, expr):
     assert not checked.ok and checked.diagnostics.errors[0].span.line == 8
 
 
-@pytest.mark.xfail(strict=True, reason="validator: a table value that reads player facts passes `check` and only "
-                                       "fails at build time (diff in docs/security.md)")
 def test_table_values_that_read_the_player_are_refused_by_check(tmp_path):
     path = tmp_path / "table.civ"
     path.write_text(MINI.replace("{ 2..4: 8, 5..: 9 }", "{ 2..4: cities, 5..: 9 }"), encoding="utf-8")
@@ -344,8 +339,6 @@ def test_an_uncompilable_rule_is_a_diagnostic_in_build(tmp_path):
     assert [(d.code, d.span.line, d.span.column) for d in diags.errors] == [("CIV043", 16, 71)]
 
 
-@pytest.mark.xfail(strict=True, reason="api.compile_source lets codegen.CodegenError escape: `civdsl resolve` on "
-                                       "such a rulebook prints a traceback (diff in docs/security.md)")
 def test_an_uncompilable_rule_is_a_diagnostic_in_resolve(tmp_path):
     path = tmp_path / "table.civ"
     path.write_text(MINI.replace("{ 2..4: 8, 5..: 9 }", "{ 2..4: cities, 5..: 9 }"), encoding="utf-8")

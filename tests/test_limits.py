@@ -275,8 +275,6 @@ def test_five_thousand_advances_check_and_compile_in_bounded_time(tmp_path):
     assert out["max_rss_mb"] < 1500, out
 
 
-@pytest.mark.xfail(strict=True, reason="validator._prerequisite_cycles recurses once per prerequisite: "
-                                       "RecursionError past ~1,000 (validator.py; diff in docs/security.md)")
 def test_long_prerequisite_chain_is_checked_without_recursion(tmp_path):
     path = tmp_path / "chain.civ"
     path.write_text(_advances(2000, reverse=True), encoding="utf-8")
@@ -295,9 +293,6 @@ def test_many_syntax_errors_stop_early(tmp_path):
     assert elapsed < 60
 
 
-@pytest.mark.xfail(strict=True, reason="expressions.evaluate folds constants without a size bound: each const "
-                                       "can multiply the digits of the last, so a few lines take minutes and "
-                                       "gigabytes (expressions.py/resolver.py; diff in docs/security.md)")
 def test_constants_cannot_grow_without_bound(tmp_path):
     lines = ["const c0 = " + " * ".join(["999999999"] * 40)]
     for i in range(1, 6):

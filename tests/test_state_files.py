@@ -161,7 +161,8 @@ def test_a_valid_state_is_returned_clean():
     ("x: &a [*a]\n", None),                       # recursive alias: loads; the checker names the key
     ("x: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
     ("cities: " + "9" * 5000 + "\n", "not a usable value"),
-])
+], ids=["unclosed", "bad-mapping", "list", "text", "unhashable-key", "python-tag", "recursive-alias",
+        "deep-nesting", "huge-integer"])
 def test_yaml_problems(tmp_path, text, message):
     path = tmp_path / "s.yaml"
     path.write_text(text)
