@@ -188,9 +188,9 @@ class _null:
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: v for k, v in e.items() if k != "kind"}
-    from .describe import effect_call
+    from .phrases import effect_text
 
-    return effect_call(kind, args)
+    return effect_text(kind, args)
 
 
 @main.command()

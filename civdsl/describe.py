@@ -8,14 +8,10 @@ modifier operation has one, so a chart can never print a class name instead of a
 from __future__ import annotations
 
 from . import vocabulary as vocab
+from .phrases import effect_text
 from .expressions import unparse
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
 from .syntax import BinOp, Bool, Call, Expr, Name, Not, Num, Str
-
-_AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from the flood plain",
-              "volcano": " in areas touched by the volcano", "open_sea": " next to the open sea",
-              "adjacent": " in an adjacent area"}
-
 
 def condition(e: Expr) -> str:
     """A condition in words: holds("Law") and not holds("Democracy") -> 'Law and not Democracy'."""
@@ -65,27 +61,16 @@ def effect(e: Effect | EffectBranch) -> str:
 
 
 def effect_call(kind_name: str, args: dict) -> str:
+    """An effect in words; `args` may hold expressions (from the model) or plain values."""
     kind = vocab.EFFECT_KINDS.get(kind_name)
-    if kind is None:
-        return kind_name.replace("_", " ")
-    values = {}
-    for p in kind.params:
-        raw = args.get(p.name)
-        if raw is None:
-            values[p.name] = p.default
-        elif hasattr(raw, "span"):
-            values[p.name] = raw.parts[0] if isinstance(raw, Name) and p.kind == "enum" else quantity(raw)
+    plain = {}
+    for name, raw in args.items():
+        p = kind.param(name) if kind else None
+        if hasattr(raw, "span"):
+            plain[name] = raw.parts[0] if isinstance(raw, Name) and p is not None and p.kind == "enum" else quantity(raw)
         else:
-            values[p.name] = raw
-    amount = values.get("amount")
-    one = str(amount) == "1"
-    for word, (sing, plural) in vocab.PLURALS.items():
-        values[word] = sing if one else plural
-    values["area_text"] = _AREA_TEXT.get(str(values.get("area", "any")), f" ({values.get('area')})")
-    values["area"] = str(values.get("area", "any")).replace("_", " ")
-    values["chooser"] = str(values.get("chooser", "victim"))
-    values["to"] = str(values.get("to", "beneficiary"))
-    return kind.text.format(**values)
+            plain[name] = raw
+    return effect_text(kind_name, plain)
 
 
 def op(o: ModifierOp) -> str:
