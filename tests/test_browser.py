@@ -112,6 +112,9 @@ def site(tmp_path_factory):
         if base is not None:
             pages[f"{ed.id}-house-summary"] = out / ed.id / "charts" / "house-summary.html"
     _write(out, site_files(results))
+    reference = out / "cardgame" / "charts" / "reference.html"
+    if reference.is_file():
+        pages["cardgame-reference"] = reference  # the round reference of an edition with round rules
     pages["index"] = out / "index.html"
     pages["compare"] = out / "compare.html"
     # the small fixture edition and a house rule on it: pages whose page count is known exactly
@@ -140,6 +143,8 @@ def _page_names() -> list[str]:
         checked = check_file(path)
         if checked.ok:
             names += [checked.edition.id, f"{checked.edition.id}-house-summary"]
+    if "cardgame" in names:
+        names.append("cardgame-reference")
     return names + ["index", "compare", "fixture-mini", "fixture-house", "fixture-house-summary"]
 
 
@@ -264,6 +269,8 @@ def _expected_pages(name: str, path: Path) -> tuple[int, int]:
     """The page count printing must give, as (least, most)."""
     if name in ("index", "fixture-house-summary"):
         return 1, 1
+    if name == "cardgame-reference":
+        return 2, 30  # a long reference of formulas and tables: more than one page, never a runaway
     if name == "fixture-mini":
         return len(SECTIONS), len(SECTIONS)  # each chart on a page of its own
     if name == "fixture-house":

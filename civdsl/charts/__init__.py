@@ -102,6 +102,10 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
 
     for name, text in render_cardgame_reference(edition).items():
         files[f"charts/{name}"] = text
+        if name.endswith(".md"):
+            from .mdhtml import to_html
+
+            files[f"charts/{name[:-3]}.html"] = to_html(text, f"{edition.name}: round reference")
     chips = chips_for(edition)
     page_charts = list(charts.values()) or [tables.nothing_chart(edition)]
     subtitle = ""
