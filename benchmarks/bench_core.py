@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -135,4 +134,3 @@ if __name__ == "__main__":
     generated_vs_handwritten()
     resolve_all()
     cost_any_three()
-    del statistics

@@ -21,7 +21,6 @@ from .expressions import MATH as MATH_FUNCTIONS
 from .expressions import EvalError, PythonCompiler, evaluate, unparse
 from .model import Calamity, Edition, Effect, EffectBranch
 from .syntax import BinOp, Bool, Call, Name, Neg, Not, Num
-from .validator import set_value as eval_set_value
 
 GENERATOR_VERSION = "1"
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")

@@ -41,7 +41,7 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
         _Applier(edition, diags, is_extension=index > 0).apply(loaded.ast.items)
     if edition.credit_policy is None and edition.advances:
         diags.error("CIV022", "the rulebook declares advances but no `credit policy`", edition.span,
-                    help=f"add `credit policy best_group` or `credit policy per_card`")
+                    help="add `credit policy best_group` or `credit policy per_card`")
     return edition
 
 

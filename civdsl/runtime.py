@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from operator import itemgetter
 from fractions import Fraction
-from typing import Any
 
 
 class MissingFact(Exception):
@@ -335,7 +334,6 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
 
 
 def _same_turn_abilities(module, rows: list[dict]) -> None:
-    bought = [r["advance"] for r in rows]
     for row in rows:
         name = row["advance"]
         for args in ability(module, name, "discount"):
@@ -352,7 +350,6 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
                 target = max(eligible, key=lambda r: (r["price"], r["advance"]))
                 target["credits"].append({"from": f"{name} (free advance)", "amount": target["price"]})
                 target["price"] = 0
-    del bought
 
 
 # --- commodities --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import describe
 from .expressions import unparse
-from .model import Calamity, Edition, Effect, EffectBranch
+from .model import Calamity, Edition, EffectBranch
 
 
 def _where(span) -> dict:

@@ -11,7 +11,6 @@ so the same seed always gives the same games.
 from __future__ import annotations
 
 import json
-import math
 import random
 import sys
 from pathlib import Path

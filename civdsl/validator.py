@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocabulary as vocab
-from .diagnostics import Diagnostic, Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, binary, check, evaluate, quote, unparse, walk
-from .model import Advance, Calamity, Edition, Effect, EffectBranch
+from .diagnostics import Diagnostics, Span, suggestion
+from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
+from .model import Advance, Calamity, Edition, EffectBranch
 from .syntax import Call, Name, Neg, Num, Str
 
 STACKS = range(1, 10)

@@ -9,7 +9,7 @@ Nothing here names an edition or a card: these are the nouns and verbs every edi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)

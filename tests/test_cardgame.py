@@ -19,8 +19,7 @@ from click.testing import CliRunner
 import civdsl
 from civdsl import runtime
 from civdsl.compiler import check_file
-from civdsl.simulate import (render_cardgame_reference, simulate, simulate_command, state_from_data, step,
-                             step_command)
+from civdsl.simulate import (render_cardgame_reference, simulate, simulate_command, state_from_data, step_command)
 from civdsl.state import StateError
 
 ROOT = Path(__file__).resolve().parent.parent

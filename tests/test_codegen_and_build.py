@@ -43,14 +43,12 @@ def test_generation_is_deterministic():
 
 def test_line_map_points_rules_at_rulebook_lines():
     src = _module_source(FIXTURES / "semantics.civ")
-    namespace = {}
     lines = ast.literal_eval(src.split("LINES = ", 1)[1].split("\n", 1)[0])
     python_lines = src.split("\n")
     # the line generated for the Alpha modifier maps to rulebook line 28
     mapped = [rl for pl, rl in lines if "'Alpha' in held" in python_lines[pl - 1]]
     assert 28 in mapped  # the condition of the Alpha modifier
     assert all(rl in (28, 33, 34) for rl in mapped)
-    del namespace
 
 
 @pytest.mark.parametrize("edition", sorted(shipped_rulebooks()))
