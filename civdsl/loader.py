@@ -88,19 +88,32 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
     return text
 
 
+# Syntax trees of files that parsed cleanly, by (display path, text): a build of house rules
+# reads the same base many times, and later passes only read the trees.
+_PARSED: dict[tuple[str, str], syntax.RulebookAst] = {}
+_PARSED_LIMIT = 64
+
+
 def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
     display = display or display_path(path)
     text = read_source(path, display, diags)
     if text is None:
         return None
-    tree = parser.parse(text, display, diags)
-    if tree is None:
-        return None
-    try:
-        ast = syntax.to_syntax(tree, display, diags)
-    except RecursionError:
-        diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
-        return None
+    ast = _PARSED.get((display, text))
+    if ast is None:
+        before = len(diags.items)
+        tree = parser.parse(text, display, diags)
+        if tree is None:
+            return None
+        try:
+            ast = syntax.to_syntax(tree, display, diags)
+        except RecursionError:
+            diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
+            return None
+        if len(diags.items) == before:
+            if len(_PARSED) >= _PARSED_LIMIT:
+                _PARSED.pop(next(iter(_PARSED)))
+            _PARSED[(display, text)] = ast
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
