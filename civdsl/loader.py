@@ -40,7 +40,7 @@ def display_path(path: Path) -> str:
     except (OSError, RuntimeError, ValueError):  # a symlink loop: name it as given
         return str(path)
     shipped = rulebooks_dir().resolve()
-    if _inside(resolved, shipped):
+    if inside(resolved, shipped):
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
         return str(resolved.relative_to(Path.cwd().resolve()))
@@ -186,7 +186,7 @@ def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
         candidate = (loaded.path.parent / target)
         resolved = candidate.resolve()
         roots = [home, rulebooks_dir().resolve()]
-        if not any(_inside(resolved, root) for root in roots):
+        if not any(inside(resolved, root) for root in roots):
             diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
                         help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
             return None
@@ -202,7 +202,8 @@ def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
     return resolved
 
 
-def _inside(path: Path, root: Path) -> bool:
+def inside(path: Path, root: Path) -> bool:
+    """`path` lies in `root`'s tree (both already resolved)."""
     try:
         path.relative_to(root)
         return True

@@ -292,6 +292,14 @@ def index_symbols(toks: list[Tok]) -> list[Symbol]:
     def is_(i, kind, text=None):
         return 0 <= i < n and toks[i].kind == kind and (text is None or toks[i].text == text)
 
+    def comma_list(j, token_kind, symbol_kind):
+        """`A, B, C` after a keyword: each item is a reference."""
+        while is_(j, token_kind):
+            add(symbol_kind, toks[j], "ref")
+            if not is_(j + 1, "op", ","):
+                break
+            j += 2
+
     for i, t in enumerate(toks):
         if t.kind == "kw":
             v = t.text
@@ -305,13 +313,7 @@ def index_symbols(toks: list[Tok]) -> list[Symbol]:
             elif v == "credit" and is_(i + 1, "string"):
                 add("advance", toks[i + 1], "ref")
             elif v == "requires":
-                j = i + 1
-                while is_(j, "string"):
-                    add("advance", toks[j], "ref")
-                    if is_(j + 1, "op", ","):
-                        j += 2
-                    else:
-                        break
+                comma_list(i + 1, "string", "advance")
             elif v == "errata" and is_(i + 1, "code") and is_(i + 2, "string"):
                 add("item", toks[i + 2], "ref")
             elif v == "group":
@@ -320,13 +322,7 @@ def index_symbols(toks: list[Tok]) -> list[Symbol]:
                 elif is_(i + 1, "op", "=") and (is_(i + 2, "name") or is_(i + 2, "string")):
                     add("group", toks[i + 2], "ref")
             elif v == "groups":
-                j = i + 1
-                while is_(j, "name"):
-                    add("group", toks[j], "ref")
-                    if is_(j + 1, "op", ","):
-                        j += 2
-                    else:
-                        break
+                comma_list(i + 1, "name", "group")
             elif v == "credits":
                 j = i + 1
                 while is_(j, "name"):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Span
-from .syntax import Call, Expr
+from .syntax import Call, Expr, Op
 
 
 @dataclass
@@ -89,16 +89,8 @@ class Exclusion:
     span: Span
 
 
-@dataclass
-class ModifierOp:
-    op: str
-    kind: str | None
-    param: str | None
-    amount: Expr | None
-    per: Expr | None
-    replacement: Call | None
-    each: bool
-    span: Span
+# A modifier operation is already plain structure in the syntax tree: the model keeps it as is.
+ModifierOp = Op
 
 
 @dataclass

@@ -15,7 +15,7 @@ from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate
 from .loader import LoadedFile
 from .model import (Ability, Advance, AstTrack, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
-                    EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, ModifierOp, Option, Requirement, Score,
+                    EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option, Requirement, Score,
                     ScoreLine, Secondary, SpecificCredit, Table)
 from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Phase, Pool,
                     PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage)
@@ -313,8 +313,8 @@ class _Applier:
                 cal.cancel.append((f.value, f.span))
             elif f.key == "modifier":
                 m = f.value
-                ops = [ModifierOp(o.op, o.kind, o.param, o.amount, o.per, o.replacement, o.each, o.span) for o in m.ops]
-                cal.modifiers.append(Modifier(m.condition, m.role, m.priority, ops, m.span, advances_named(m.condition)))
+                cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
+                                              advances_named(m.condition)))
             elif f.key == "drop":
                 self._drop(cal, f)
             elif f.key == "summary":

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from .expressions import quote, unparse
+from .loader import inside
 
 ID_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -49,8 +50,7 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
     rel = rel.replace(os.sep, "/")
     home = out.resolve().parent
     target = base_path.resolve()
-    inside = any(_inside(target, root) for root in (home, rulebooks_dir().resolve()))
-    if not inside:
+    if not any(inside(target, root) for root in (home, rulebooks_dir().resolve())):
         raise ScaffoldError(f"{base_path} is outside {home}: a house rule may extend a shipped edition by id, or a file "
                             f"in its own folder tree; write the new file beside its base (-o)")
     return quote(rel)
@@ -58,14 +58,6 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
 
 def _header(title: str) -> str:
     return f"# --- {title} ".ljust(96, "-")
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False
 
 
 def _pick(collection: dict, preferred: list[str]):
