@@ -415,22 +415,20 @@ class AstRowUnknown(Exception):
     """The epoch of a position cannot be told: no row for the civilization, or rows disagree."""
 
 
-def ast_row(module, track: str, civilization: str | None) -> dict:
-    """The row a marker moves on: the civilization's own; without one, the row every declared
-    civilization shares (when they all agree). Raises AstRowUnknown otherwise."""
+def ast_rows(module, track: str, civilization: str | None) -> list[dict]:
+    """The rows a marker may be on: the civilization's own, or without one every declared row.
+    Raises AstRowUnknown when there is none."""
     t = module.AST[track]
     civs = getattr(module, "CIVILIZATIONS", {})
     if civilization is not None:
         row = civs.get(civilization, {}).get("rows", {}).get(track)
         if row is None:
             raise AstRowUnknown(f"the rulebook gives no row on {t['name']} for {civilization}")
-        return {"civilization": civilization, **row}
+        return [row]
     rows = [c["rows"][track] for c in civs.values() if track in c["rows"]]
     if not rows:
         raise AstRowUnknown(f"the rulebook gives no civilization's row on {t['name']}")
-    if any(r != rows[0] for r in rows):
-        raise AstRowUnknown(f"the rows of {t['name']} differ by civilization: give `civilization`")
-    return {"civilization": None, **rows[0]}
+    return rows
 
 
 def epoch_index(row: dict, position: int) -> int:
@@ -442,8 +440,15 @@ def epoch_index(row: dict, position: int) -> int:
     return index
 
 
+def _agreed(values: set, what: str) -> int:
+    if len(values) > 1:
+        raise AstRowUnknown(f"{what} differs by civilization: give `civilization`")
+    return next(iter(values))
+
+
 def marker(module, track: str, state: PlayerState, epochs_out: list, backward: list) -> dict:
-    """Where the marker is, what moving one space forward needs, and whether it moves at all."""
+    """Where the marker is, what moving one space forward needs, and whether it moves at all.
+    Without a civilization the answer stands only where every row agrees."""
     t = module.AST[track]
     names = [name for name, _ in t["epochs"]]
     civ = state.facts.get("civilization")
@@ -451,23 +456,30 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     out = {"civilization": civ, "space": position, "epoch": None, "next_space": None, "next_epoch": None,
            "needs": [], "meets": None, "move": None, "finish": None, "row": None, "unknown": None}
     try:
-        row = ast_row(module, track, civ)
+        rows = ast_rows(module, track, civ)
+        finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
+        if position > finish:
+            raise AstRowUnknown(f"space {position} is beyond the finish of {t['name']} (space {finish})")
+        here = _agreed({epoch_index(r, position) for r in rows}, f"the epoch of space {position}")
+        there = None
+        if position < finish:
+            there = _agreed({epoch_index(r, position + 1) for r in rows}, f"the epoch of space {position + 1}")
     except AstRowUnknown as exc:
         out["unknown"] = str(exc)
         return out
-    out["row"] = {"spaces": row["spaces"], "starts": dict(zip(names[1:], row["starts"]))}
-    out["finish"] = row["spaces"]
-    here = epoch_index(row, position)
+    if len(rows) == 1:
+        out["row"] = {"spaces": rows[0]["spaces"], "starts": dict(zip(names[1:], rows[0]["starts"]))}
+    out["finish"] = finish
     out["epoch"] = names[here]
-    blocked_back = names[here] in t["backward_except"]
-    if any(b["met"] for b in backward) and not blocked_back and position > 0:
+    exempt = names[here] in t["backward_except"]
+    out["backward_exempt"] = exempt
+    if any(b["met"] for b in backward) and not exempt and position > 0:
         out["move"] = "back"
         out["back_to"] = position - 1
         out["back_rules"] = [b for b in backward if b["met"]]
-    if position >= row["spaces"]:
+    if there is None:
         out["move"] = out["move"] or "finished"
         return out
-    there = epoch_index(row, position + 1)
     out["next_space"], out["next_epoch"] = position + 1, names[there]
     reqs = epochs_out[there]["requirements"]
     # entering an epoch needs all its requirements; a step inside one only those marked `each step`
@@ -475,7 +487,6 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     out["meets"] = all(r["met"] for r in out["needs"])
     if out["move"] is None:
         out["move"] = "forward" if out["meets"] else "stays"
-    out["backward_exempt"] = blocked_back
     return out
 
 

@@ -180,10 +180,11 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
     position = facts.get("ast_position")
     if position is not None and not problems:
         rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
-        for t, row in rows.items():
-            if (track is None or t == track) and row["spaces"] is not None and position > row["spaces"]:
-                problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
-                                f"`{t}` (space {row['spaces']})")
+        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+            t = max(ends, key=ends.get)
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                            f"`{t}` (space {ends[t]})")
         declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
         if not rows and declared and position > max(declared):
             problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
