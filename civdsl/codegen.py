@@ -314,13 +314,22 @@ def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None, e
     alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
         # "A or B and C": every part is evaluated, so the answer shows the player's count in each
-        parts = ", ".join("[" + ", ".join(_requirement(compiler, c, None, line) for c in _conjuncts(alt)) + "]"
+        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line) for c in _conjuncts(alt)) + "]"
                           for alt in alternatives)
         return f"_rt.requirement_any({text!r}, [{parts}], {line!r}{step})"
     if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
         return (f"_rt.requirement({text!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")
     return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r}{step})"
+
+
+def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
+    """One part of an "or" requirement, named by what it counts ("cities"), since the whole
+    requirement carries the rulebook's words."""
+    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+        return (f"_rt.requirement({describe.quantity(expr.left)!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
+                f"{compiler.compile(expr.right)}, {line!r})")
+    return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
 def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:

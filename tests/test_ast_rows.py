@@ -160,3 +160,53 @@ def test_expansion_points_per_step(expansion_rows):
                                        "commodities": {}})
     [line] = [p for p in result["points"] if "ast_space" in p]
     assert (line["ast_space"], line["points"]) == (7, 700)
+
+
+# --- the commands: `civdsl epoch` answers for the player's own marker; `score` shows its space --
+
+def _run(*args):
+    from click.testing import CliRunner
+
+    from civdsl.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_epoch_command_answers_for_the_players_marker():
+    out = _run("epoch", "megaciv", "--ast", "basic", "--holds", "Wonder of the World",
+               "--set", "civilization=Hellas", "--set", "ast_position=4", "--set", "cities=1")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        "Basic A.S.T. (Hellas)",
+        "  your marker is on space 4 (Stone Age); to move to space 5 (Early Bronze Age) you need:",
+        "    ok  2 cities: either cities 1 (needs >= 2), or Wonder of the World yes and cities 1 (needs >= 1)",
+        "  you meet it",
+        "  the marker moves to space 5",
+    ]
+
+
+def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_falls_back():
+    def lines(position, cities, track="basic"):
+        out = _run("epoch", "megaciv", "--ast", track, "--set", "civilization=Minoa",
+                   "--set", f"ast_position={position}", "--set", f"cities={cities}")
+        assert out.exit_code == 0, out.output
+        return out.output.splitlines()
+
+    assert lines(1, 1) != lines(14, 1)
+    assert lines(5, 1)[-2:] == ["  you lack 2 cities", "  the marker stays on space 5"]
+    assert lines(7, 0, "expert")[-1] == "  the marker moves back to space 6 (cities is 0)"
+    assert lines(3, 0, "expert")[-2:] == ["  the marker moves to space 4", "  no step back in the Stone Age"]
+
+
+def test_epoch_command_says_when_the_row_is_not_known():
+    out = _run("epoch", "civ1981", "--set", "civilization=Crete", "--set", "ast_position=5", "--set", "cities=2")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == ("Archeological Succession Table: the epoch of your marker is not known: "
+                                          "the rulebook gives no row on Archeological Succession Table for Crete")
+
+
+def test_score_command_shows_the_space_and_its_points():
+    out = _run("score", "megaciv", "--set", "civilization=Hellas", "--set", "ast_position=10",
+               "--set", "cities=5", "--set", "sole_leader=false", "--set", "tokens=20")
+    assert out.exit_code == 0, out.output
+    assert "A.S.T. position: space 10, 50 points" in out.output.splitlines()
