@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from . import runtime
@@ -85,6 +84,8 @@ def _load(path: Path) -> "Rulebook":
         return Rulebook(_import(folder / "effects.py", key), files)
     except OSError:
         # an unwritable cache: compile into a private temporary folder instead
+        import tempfile  # only here: importing it costs start-up time on every question
+
         tmp = Path(tempfile.mkdtemp(prefix="civdsl-"))
         _write_cache(tmp, source, files)
         return Rulebook(_import(tmp / "effects.py", key), files)
