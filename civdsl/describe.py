@@ -37,7 +37,7 @@ def _noun_of(e: Expr) -> tuple[str, str] | None:
     return None
 
 
-def quantity(e: Expr):
+def amount(e: Expr):
     """A number: an int when the rulebook wrote one, else a phrases.Count in words."""
     if isinstance(e, Num):
         return e.value
@@ -46,12 +46,12 @@ def quantity(e: Expr):
         return Count(per=words)
     if isinstance(e, BinOp) and e.op == "*":
         for a, b in ((e.left, e.right), (e.right, e.left)):
-            inner = quantity(b)
+            inner = amount(b)
             if isinstance(a, Num) and isinstance(inner, Count) and inner.per and inner.cap is None:
                 return Count(rate=a.value * inner.rate, per=inner.per)
     if isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
         for a, b in ((e.args[0], e.args[1]), (e.args[1], e.args[0])):
-            inner = quantity(b)
+            inner = amount(b)
             if isinstance(a, Num) and isinstance(inner, Count) and inner.per:
                 if e.name == "min" and inner.cap is None:
                     return Count(rate=inner.rate, per=inner.per, cap=a.value, floor=inner.floor)
@@ -311,9 +311,15 @@ def condition(e: Expr) -> str:
     return _disjunction(_disjuncts(e))
 
 
+def quantity(e: Expr) -> str:
+    """What a number counts, as a label: "cities", "advances costing 100 or more", "3"."""
+    words = _noun_of(e)
+    return words[1] if words is not None else quantity_words(e)
+
+
 def quantity_text(e: Expr) -> str:
     """A number alone, in words ("3", "1 per city", "the smaller of ...")."""
-    q = quantity(e)
+    q = amount(e)
     return q.text() if isinstance(q, Count) else str(q)
 
 
@@ -345,7 +351,7 @@ def effect_call(kind_name: str, args: dict) -> str:
         elif isinstance(raw, Name) and p is not None and p.kind == "enum":
             plain[name] = raw.parts[0]
         else:
-            plain[name] = _all_of(quantity(raw), kind, name)
+            plain[name] = _all_of(amount(raw), kind, name)
     return effect_text(kind_name, plain)
 
 
@@ -378,7 +384,7 @@ def op(o: ModifierOp) -> str:
         if o.each:
             return f"may {replacement} per {words[0]} instead"
         return f"may {replacement} instead of the {words[1]}"
-    text = change(o.op, quantity(o.amount), words)
+    text = change(o.op, amount(o.amount), words)
     if o.per is not None:
         per = _noun_of(o.per)
         text += f" per {per[0]}" if per else f" for each of {quantity_words(o.per)}"
@@ -426,7 +432,7 @@ def secondary(cal: Calamity) -> str | None:
     elif _every_other(sec.count):
         text = f"every other player: {effects}"
     else:
-        q, when = quantity(sec.count), step(sec.count)
+        q, when = amount(sec.count), step(sec.count)
         if when is not None:
             n, situation = when
             text = f"with {situation}, {n} other {noun(n, ('player', 'players'))} each: {effects}"

@@ -195,7 +195,10 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),
     Fact("treasury", "int", "treasury tokens", words=("treasury token", "treasury tokens")),
     Fact("ships", "int", "ships on the board", words=("ship", "ships")),
-    Fact("ast_position", "int", "steps taken on the A.S.T.", words=("step on the A.S.T.", "steps on the A.S.T.")),
+    Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)",
+         words=("step on the A.S.T.", "steps on the A.S.T.")),
+    Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
+    Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
     Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
@@ -252,6 +255,7 @@ DERIVED_NAMES = {
     "credit_max_group": "the highest credit total of a single group",
     "credit_total": "all credit points held",
     "hand_value": "the set value of the commodity cards in hand",
+    "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
 }
 
 # How a chart counts each derived name, singular and plural (as Fact.words).
@@ -263,6 +267,7 @@ DERIVED_WORDS = {
     "credit_max_group": ("credit point in the best group", "credit points in the best group"),
     "credit_total": ("credit point", "credit points"),
     "hand_value": ("point of hand value", "points of hand value"),
+    "ast_points": ("A.S.T. point", "A.S.T. points"),
 }
 
 # Collections and item attributes that author invariants (assert) can read.
