@@ -19,7 +19,9 @@ from click.testing import CliRunner
 import civdsl
 from civdsl import runtime
 from civdsl.compiler import check_file
-from civdsl.simulate import (render_cardgame_reference, simulate, simulate_command, state_from_data, step_command)
+from civdsl.cli.cardgame import simulate as simulate_command
+from civdsl.cli.cardgame import step as step_command
+from civdsl.simulate import render_cardgame_reference, simulate, state_from_data
 from civdsl.state import StateError
 
 ROOT = Path(__file__).resolve().parent.parent
