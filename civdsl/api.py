@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import runtime
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import StateError, check_names, check_state
+from .state import StateError, check_ast_facts, check_names, check_state
 
 CACHE_FORMAT = "1"
 
@@ -184,6 +184,10 @@ class Rulebook:
         except StateError as exc:
             problems.append(str(exc))
             clean = {}
+        try:
+            check_ast_facts(clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST, source)
+        except StateError as exc:
+            problems.append(str(exc))
         try:
             check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
         except StateError as exc:

@@ -36,7 +36,7 @@ class Bound:
 
 # Largest values in the shipped rulebooks, for scale: cost 290, credit 20, supply 7, commodity
 # value 9 and count 12, printed set value 1,296 (9 x 12 x 12), deck size 60, track 0..20,
-# event die 6, card ranks 2..10, hand limit 10.
+# event die 6, card ranks 2..10, hand limit 10, A.S.T. 16 spaces and 18 civilizations.
 FIELDS: dict[str, Bound] = {
     "cost": Bound(0, 10_000, "a cost"),
     "credit": Bound(0, 10_000, "a credit"),
@@ -58,4 +58,7 @@ FIELDS: dict[str, Bound] = {
     "card value": Bound(-1_000_000, 1_000_000, "a card's value"),
     "card rank": Bound(0, 1_000, "a card rank"),
     "hand limit": Bound(1, 1_000, "a hand limit"),
+    "ast spaces": Bound(1, 1_000, "the number of spaces of an A.S.T. track"),
+    "ast space": Bound(0, 1_000, "an A.S.T. space"),
+    "ast rank": Bound(1, 1_000, "a place in the A.S.T. ranking"),
 }

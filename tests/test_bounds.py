@@ -44,6 +44,9 @@ SNIPPETS = {
     "card value": 'deck cards "Cards" {{ suit "Hearts" red rank "Ace" value {n} }}',
     "card rank": 'deck cards "Cards" {{ suit "Hearts" red ranks 2..{n} }}',
     "hand limit": 'deck cards "Cards" {{ suit "Hearts" red rank "Ace" value 1 hand limit {n} }}',
+    "ast spaces": 'ast basic "Basic" {{ spaces {n} epoch "Stone" {{ }} }}',
+    "ast space": 'civilization "Minoa" {{ ast basic at {n} }}',
+    "ast rank": 'civilization "Minoa" {{ rank {n} }}',
 }
 # held only at run time (how many dice a pool rolls is known only while playing)
 RUNTIME_ONLY = {"dice"}
