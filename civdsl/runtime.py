@@ -12,6 +12,8 @@ import math
 from operator import itemgetter
 from fractions import Fraction
 
+from .bounds import FIELDS
+
 
 class MissingFact(Exception):
     pass
@@ -864,6 +866,11 @@ class RoundState:
             self._fail(line, f"pool `{pool}` has {sides} sides")
         terms = [(label, self._whole(pool, n, line)) for label, n in terms]
         size = max(0, sum(n for _, n in terms))
+        # The pool's size and sides come from the state, known only now: held to the same bounds
+        # as numbers written in a rulebook, so that no state makes a roll allocate without end.
+        for field, value in (("dice", size), ("die sides", sides)):
+            if value not in FIELDS[field]:
+                self._fail(line, f"pool `{pool}`: {FIELDS[field].message(value)}")
         randint = self.rng.randint
         dice = [randint(1, sides) for _ in range(size)]
         success = spec["success"]
