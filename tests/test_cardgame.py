@@ -17,9 +17,12 @@ import yaml
 from click.testing import CliRunner
 
 import civdsl
-from civdsl import runtime
+from civdsl.rounds import runtime
 from civdsl.compiler import check_file
-from civdsl.simulate import (render_cardgame_reference, simulate, simulate_command, state_from_data, step_command)
+from civdsl.rounds.reference import render_round_reference as render_cardgame_reference
+from civdsl.rounds.simulate import simulate
+from civdsl.rounds.state import state_from_data
+from civdsl.simulate import simulate_command, step_command
 from civdsl.state import StateError
 
 ROOT = Path(__file__).resolve().parent.parent
