@@ -17,17 +17,10 @@ import tempfile
 from pathlib import Path
 
 from . import runtime
+from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .state import StateError, check_names, check_state
 
 CACHE_FORMAT = "1"
-
-
-class RulebookError(Exception):
-    """The rulebook could not be compiled; `diagnostics` holds the rendered report."""
-
-    def __init__(self, message: str, diagnostics=None):
-        super().__init__(message)
-        self.diagnostics = diagnostics
 
 
 def cache_dir() -> Path:

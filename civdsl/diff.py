@@ -14,12 +14,8 @@ Summaries and notes are prose: `--prose` lists their changes, otherwise they are
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any
-
-import click
 
 from . import describe
 from .expressions import quote, unparse
@@ -647,15 +643,17 @@ def _title(ed: Edition) -> str:
     return f"{ed.id} ({ed.name})"
 
 
+_ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "bold": "\x1b[1m", "reset": "\x1b[0m"}
+
+
 def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = False, prose: bool = False) -> str:
     def paint(text: str, op: str) -> str:
         if not color:
             return text
-        fg = {"added": "green", "removed": "red"}.get(op, "yellow")
-        return click.style(text, fg=fg)
+        return _ANSI[{"added": "green", "removed": "red"}.get(op, "yellow")] + text + _ANSI["reset"]
 
     head = f"{_title(a)} -> {_title(b)}"
-    lines = [click.style(head, bold=True) if color else head]
+    lines = [_ANSI["bold"] + head + _ANSI["reset"] if color else head]
     shown = [c for c in changes if prose or c.section != "prose"]
     if not shown:
         lines.append("no differences in the rules")
@@ -666,7 +664,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
         counts = _counts(section, key)
         label = f"{title}" + (f" ({counts})" if counts else "")
         lines.append("")
-        lines.append(click.style(label, bold=True) if color else label)
+        lines.append(_ANSI["bold"] + label + _ANSI["reset"] if color else label)
         for c in section:
             lines.append("  " + paint(c.text, c.op))
     hidden = [c for c in changes if c.section == "prose"]
@@ -714,25 +712,3 @@ def to_json(a: Edition, b: Edition, changes: list[Change]) -> dict:
         "changes": [asdict(c) for c in changes],
         "summary": summary,
     }
-
-
-@click.command("diff")
-@click.argument("a")
-@click.argument("b")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
-@click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
-def diff_command(a, b, fmt, prose):
-    """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
-
-    Compares the resolved rules (a house rule with everything it inherits): advances,
-    calamities and commodities field by field, constants, credit policy, vp tiers, A.S.T.
-    epochs and their requirements, score lines. Exit 0 whether or not they differ.
-    """
-    ea, eb = load_edition(a), load_edition(b)
-    changes = diff(ea, eb)
-    if fmt == "json":
-        click.echo(json.dumps(to_json(ea, eb, changes), indent=2, ensure_ascii=False, default=str))
-    elif fmt == "md":
-        click.echo(render_md(ea, eb, changes, prose=prose), nl=False)
-    else:
-        click.echo(render_text(ea, eb, changes, color=sys.stdout.isatty(), prose=prose))

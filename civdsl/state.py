@@ -13,14 +13,11 @@ from pathlib import Path
 
 from . import vocabulary as vocab
 from .diagnostics import did_you_mean
+from .errors import StateError  # re-exported: `civdsl.state.StateError`
 
 MAX_STATE_BYTES = 1_000_000
 MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest valid name)
 MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
-
-
-class StateError(Exception):
-    """A problem in a player state, already phrased for the user."""
 
 
 def _hint(name: str, candidates) -> str:
@@ -87,6 +84,17 @@ def parse_yaml(path: Path) -> dict:
     if not isinstance(data, dict):
         raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
     return data
+
+
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+    facts: dict = {}
+    if state_file:
+        facts.update(parse_yaml(Path(state_file)))
+    for item in sets:
+        key, value = parse_assignment(item)
+        facts[key] = value
+    return facts
 
 
 def parse_assignment(text: str) -> tuple[str, object]:

@@ -18,7 +18,7 @@ from civdsl import vocabulary as vocab
 from civdsl.build import EditionOutputs
 from civdsl.charts import derive, render_all, site_files
 from civdsl.charts import explorer as explorer_mod
-from civdsl.charts.command import chart as chart_command
+from civdsl.cli.charts import chart as chart_command
 from civdsl.charts.explorer import dot_quote
 from civdsl.charts.markdown import md_escape
 from civdsl.compiler import check_file

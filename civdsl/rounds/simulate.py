@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from .runtime import GameState, new_game, number, play_round, run_phase
+from .runtime import GameState, card_text, new_game, number, play_round, run_phase
 from .state import require_rounds
 
 
@@ -73,6 +73,30 @@ def step(module, state: GameState, phase: str | None, rng: random.Random):
     if phase is None:
         return play_round(module, state, rng)
     return run_phase(module, phase, state, rng)
+
+
+def render_step(module, new: GameState, before: dict, trace: list[dict], phase: str | None, seed: int) -> str:
+    """The text `civdsl step` prints: what was applied, the trace, the stats and what changed."""
+    what = f"phase {phase}" if phase else f"round {new.round}"
+    lines = [f"{module.EDITION['name']}: {what} (seed {seed})"]
+    lines.extend(trace_lines(module, trace))
+    lines.append("stats:")
+    width = max((len(n) for n in new.values), default=0)
+    for name, value in new.values.items():
+        old = before.get(name)
+        change = f"   (was {_num(old)})" if old != value else ""
+        stage = ""
+        if name in module.TRACKS:
+            label = next((lb for lo, hi, lb in module.TRACKS[name]["stages"] if lo <= value <= hi), None)
+            stage = f"  {label}" if label else ""
+        lines.append(f"  {name:<{width}}  {_num(value)}{stage}{change}")
+    if module.CARD_DECK is not None:
+        lines.append(f"hand ({len(new.hand)}): " + (", ".join(card_text(c) for c in new.hand) or "empty"))
+    if new.on:
+        lines.append("thresholds on: " + ", ".join(sorted(new.on)))
+    if new.ended:
+        lines.append(f"the game has ended: {new.ended}")
+    return "\n".join(lines)
 
 
 def run_seed(seed: int, run: int) -> random.Random:

@@ -1,0 +1,169 @@
+"""Answers for a player at the table: `resolve`, `cost`, `epoch`, `score` and `hand`. Each opens a
+compiled rulebook (from the cache when current, so the parser is never imported) and prints
+the engine's answer as text or JSON."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import emit_json as _emit_json
+from .common import facts as _facts
+from .common import open_rulebook as _open
+
+
+def _describe_effect(e: dict) -> str:
+    kind = e["kind"]
+    args = {k: v for k, v in e.items() if k != "kind"}
+    from ..phrases import effect_text
+
+    return effect_text(kind, args)
+
+
+@click.command()
+@click.argument("rulebook")
+@click.argument("calamity")
+@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True)
+@click.option("--holds", help='Advances held, comma-separated: "Pottery,Calendar".')
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML).")
+@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
+    """What CALAMITY does to a victim, after every modifier, with a trace."""
+    from ..state import split_names
+
+    rb = _open(rulebook)
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
+    data = r.to_dict()
+    if as_json:
+        _emit_json(data)
+        return
+    held = ", ".join(r.state.held) or "no advances"
+    click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
+               f"- {role} victim holding {held}")
+    if data.get("excluded"):
+        x = data["excluded"]
+        click.echo(f"  may not be chosen as a secondary victim: {x['why']}  [{x['path']}:{x['line']}]")
+    if data["cancelled"]:
+        why = data.get("cancel_reason", {})
+        click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
+    else:
+        for e in data["effects"]:
+            click.echo(f"  {_describe_effect(e)}")
+    for t in data["trace"]:
+        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<="}.get(t["op"], t["op"])
+        by = ", ".join(t["by"]) or "rule"
+        change = f"{t['kind']} {t['before']} -> {t['after']}" if t.get("param") else t["op"]
+        click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
+    if data.get("secondary") and not data["cancelled"]:
+        s = data["secondary"]
+        effects = "; ".join(_describe_effect(e) for e in s["effects"])
+        if s["share"] is not None:
+            click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
+        else:
+            click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
+    for o in data["options"]:
+        each = " for each" if o["each"] else ""
+        click.echo(f"  option ({', '.join(o['by'])}): {_describe_effect({'kind': o['kind'], **o['args']})} "
+                   f"instead of {o['instead_of'].replace('_', ' ')}{each}")
+    if data["missing_facts"]:
+        click.echo(f"  incomplete: the state does not give {', '.join(data['missing_facts'])} "
+                   f"(pass --set NAME=VALUE or a --state file)")
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("rulebook")
+@click.option("--holds", help="Advances held before this turn.")
+@click.option("--buy", required=True, help="Advances to buy this turn.")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False))
+@click.option("--set", "sets", multiple=True)
+@click.option("--json", "as_json", is_flag=True)
+def cost(rulebook, holds, buy, state_file, sets, as_json):
+    """Price of each advance to buy after credits, with a breakdown and the total."""
+    from ..state import split_names
+
+    rb = _open(rulebook)
+    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    if as_json:
+        _emit_json(data)
+        return
+    for row in data["items"]:
+        if row["price"] is None:
+            click.echo(f"{row['advance']}: price unknown ({row['note']})")
+            continue
+        click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
+        for c in row["credits"]:
+            click.echo(f"    -{c['amount']} {c['from']}")
+    total = data["total"] if data["total"] is not None else "unknown"
+    click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+
+
+@click.command()
+@click.argument("rulebook")
+@click.option("--ast", "track", help="A.S.T. track (default: every track).")
+@click.option("--holds")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False))
+@click.option("--set", "sets", multiple=True)
+@click.option("--json", "as_json", is_flag=True)
+def epoch(rulebook, track, holds, state_file, sets, as_json):
+    """Each epoch's requirements: met or not, and why."""
+    from ..state import split_names
+
+    rb = _open(rulebook)
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
+    if as_json:
+        _emit_json(data)
+        return
+    for t in data:
+        click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
+        for e in t["epochs"]:
+            click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
+            for r in e["requirements"]:
+                detail = "" if r["needs"] == "true" else f": {r['value']} (needs {r['needs']})"
+                click.echo(f"        {'ok ' if r['met'] else 'no '} {r['requirement']}{detail}")
+        if t["moves_backward"]:
+            click.echo("  the marker moves back a step")
+        if t["missing_facts"]:
+            click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+
+
+@click.command()
+@click.argument("rulebook")
+@click.option("--holds")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False))
+@click.option("--set", "sets", multiple=True)
+@click.option("--json", "as_json", is_flag=True)
+def score(rulebook, holds, state_file, sets, as_json):
+    """Victory points and tie-breakers for one player."""
+    from ..state import split_names
+
+    rb = _open(rulebook)
+    data = rb.score(split_names(holds), _facts(state_file, sets))
+    if as_json:
+        _emit_json(data)
+        return
+    for p in data["points"]:
+        click.echo(f"{p['label']}: {p['points']}")
+    click.echo(f"total: {data['total']}")
+    for t in data["tiebreaks"]:
+        click.echo(f"  tie-break {t['label']}: {t['value']}")
+    if data["missing_facts"]:
+        click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
+
+
+@click.command()
+@click.argument("rulebook")
+@click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def hand(rulebook, cards, as_json):
+    """The value of a hand of commodity cards: each set, worthless cards and the total."""
+    from ..planner import hand_report, parse_cards, render_hand
+
+    rb = _open(rulebook)
+    report = hand_report(rb.module, parse_cards(rb.module, cards))
+    if as_json:
+        _emit_json(report)
+    else:
+        click.echo(render_hand(report, rb.name))
