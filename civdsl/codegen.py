@@ -15,13 +15,13 @@ import hashlib
 from . import describe
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
-from .expressions import EvalError, PythonCompiler, evaluate, unparse
+from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
 from .syntax import BinOp, Bool, Call, Name, Neg, Not, Num
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -133,7 +133,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             w.line("    return [")
             for req in epoch.requirements:
                 for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req)},", req.span.line)
+                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span.line)
             w.line("    ]")
         back_fns = []
         for bi, (expr, span) in enumerate(track.backward):
@@ -144,13 +144,22 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             w.line(f"def {fn}(s: PlayerState) -> dict:", span.line)
             w.line(f"    # {comment_text(main_path)}:{span.line}")
             w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span.line)
-        tracks[track.id] = (track.name, epoch_fns, back_fns)
+        tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
     w.line("AST = {")
-    for tid, (tname, epoch_fns, back_fns) in tracks.items():
+    for tid, (track, epoch_fns, back_fns) in tracks.items():
         epochs_src = ", ".join(f"({n!r}, {fn})" for n, fn in epoch_fns)
-        w.line(f"    {tid!r}: {{'name': {tname!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}]}},")
+        except_ = [name for name, _ in track.backward_except]
+        w.line(f"    {tid!r}: {{'name': {track.name!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}], "
+               f"'backward_except': {except_!r}, 'spaces': {track.spaces!r}, 'step_points': {track.step_points!r}}},")
+    w.line("}")
+    # Each civilization's row on each track: the first space of every epoch after the first.
+    w.line("CIVILIZATIONS = {")
+    for civ in ed.civilizations.values():
+        rows = {t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": list(r.starts)}
+                for t, r in civ.rows.items() if t in ed.asts}
+        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span.line)
     w.line("}")
 
     w.line("")
@@ -160,6 +169,9 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
         for line in lines:
             w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span.line)
         w.line("]")
+    # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
+    ast_lines = [line.span.line for line in (ed.score.points if ed.score else []) if _reads_ast(line.expr)]
+    w.line(f"SCORE_AST = {tuple(ast_lines)!r}")
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
@@ -223,13 +235,39 @@ def _conjuncts(expr) -> list:
     return [expr]
 
 
-def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None) -> str:
+def _reads_ast(expr) -> bool:
+    return any(isinstance(n, Name) and n.dotted in ("ast_points", "ast_position") for n in walk(expr))
+
+
+def _disjuncts(expr) -> list:
+    if isinstance(expr, BinOp) and expr.op == "or":
+        return _disjuncts(expr.left) + _disjuncts(expr.right)
+    return [expr]
+
+
+def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
     line = line if line is not None else req.span.line
     text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
+    step = ", each_step=True" if each_step else ""
+    alternatives = _disjuncts(expr)
+    if len(alternatives) > 1:
+        # "A or B and C": every part is evaluated, so the answer shows the player's count in each
+        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line) for c in _conjuncts(alt)) + "]"
+                          for alt in alternatives)
+        return f"_rt.requirement_any({text!r}, [{parts}], {line!r}{step})"
     if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
         return (f"_rt.requirement({text!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
+                f"{compiler.compile(expr.right)}, {line!r}{step})")
+    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r}{step})"
+
+
+def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
+    """One part of an "or" requirement, named by what it counts ("cities"), since the whole
+    requirement carries the rulebook's words."""
+    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+        return (f"_rt.requirement({describe.quantity(expr.left)!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
                 f"{compiler.compile(expr.right)}, {line!r})")
-    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r})"
+    return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:

@@ -136,6 +136,8 @@ class Requirement:
     expr: Expr
     why: str | None
     span: Span
+    # also needed for every step inside the epoch, not only to enter it (`require ... each step`)
+    each_step: bool = False
 
 
 @dataclass
@@ -153,6 +155,35 @@ class AstTrack:
     backward: list[tuple[Expr, Span]]
     notes: list[str]
     span: Span
+    spaces: int | None = None  # spaces after the start arrow (space 0); the last is the finish
+    step_points: int | None = None  # points each step taken is worth (`points N per step`)
+    backward_except: list[tuple[str, Span]] = field(default_factory=list)  # epochs that never step back
+
+
+@dataclass
+class AstRow:
+    """One civilization's row on one A.S.T. track: the first space of every epoch after the first
+    (the first epoch runs from space 1, the arrow being space 0)."""
+
+    track: str
+    track_span: Span
+    spaces: int | None  # None: the track's `spaces`
+    starts: list[int]
+    span: Span
+
+
+@dataclass
+class Civilization:
+    """A civilization (Mega Civilization) or nation (the older editions): the player's row on
+    each A.S.T. track, its A.S.T. ranking and its trade block."""
+
+    name: str
+    span: Span
+    rank: int | None = None
+    block: str | None = None
+    rows: dict[str, AstRow] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    field_spans: dict[str, Span] = field(default_factory=dict)
 
 
 @dataclass
@@ -260,6 +291,7 @@ class Edition:
     advances: dict[str, Advance] = field(default_factory=dict)
     calamities: dict[str, Calamity] = field(default_factory=dict)
     asts: dict[str, AstTrack] = field(default_factory=dict)
+    civilizations: dict[str, Civilization] = field(default_factory=dict)
     score: Score | None = None
     commodities: dict[str, Commodity] = field(default_factory=dict)
     set_value: Expr | None = None

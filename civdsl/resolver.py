@@ -15,14 +15,14 @@ from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Ability, Advance, AstTrack, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
+from .model import (Ability, Advance, AstRow, AstTrack, Civilization, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
                     EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option, Requirement, Score,
                     ScoreLine, Secondary, SpecificCredit, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
 _SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "beneficiary", "primary", "secondary",
-           "value", "count", "block", "printed"}
+           "value", "count", "block", "printed", "rank"}
 
 
 class _NotConstant(EvalError):
@@ -164,12 +164,39 @@ class _Applier(RoundsApplier):
                                      item=name, notes=[f"first declared at {names[name]}"])
                     continue
                 names[name] = f.span
-                track.epochs.append(Epoch(name, [Requirement(e, why, s) for e, why, s in reqs], f.span))
+                track.epochs.append(Epoch(name, [Requirement(e, why, s, each) for e, why, s, each in reqs], f.span))
             elif f.key == "backward":
-                track.backward.append((f.value, f.span))
+                expr, except_ = f.value
+                track.backward.append((expr, f.span))
+                track.backward_except.extend(except_)
+            elif f.key in ("spaces", "step_points"):
+                if getattr(track, f.key) is not None:
+                    self.diags.error("CIV021", f"`{f.key.replace('_', ' ')}` given twice for track `{item.name}`",
+                                     f.span, item=item.name)
+                setattr(track, f.key, f.value)
             elif f.key == "note":
                 track.notes.append(f.value)
         self.ed.asts[item.name] = track
+
+    def _item_civilization(self, item: Item) -> None:
+        if not self._once("civilization", item.name, item.span, f"civilization `{item.name}`"):
+            return
+        civ = Civilization(item.name, item.span)
+        for f in item.fields:
+            if f.key == "row":
+                track, track_span, spaces, starts = f.value
+                if track in civ.rows:
+                    self.diags.error("CIV021", f"a row on track `{track}` given twice for `{item.name}`", f.span,
+                                     item=item.name, notes=[f"first given at {civ.rows[track].span}"])
+                    continue
+                civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
+            elif f.key == "note":
+                civ.notes.append(f.value)
+            elif f.key in ("rank", "block"):
+                self._field_once(civ, f, item.name)
+                setattr(civ, f.key, f.value)
+        # a house rule that redeclares a civilization replaces it whole, like an advance
+        self.ed.civilizations[item.name] = civ
 
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:

@@ -126,6 +126,9 @@ class PlayerState:
             return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
         if name == "hand_value":
             return hand_value(self.module, self.facts.get("commodities", {}))["total"]
+        if name == "ast_points":
+            standing = ast_standing(self.module, self)
+            return standing["points"] if standing else 0
         raise KeyError(name)
 
 
@@ -364,14 +367,24 @@ def hand_value(module, cards: dict) -> dict:
 
 # --- epochs and score -----------------------------------------------------------------------
 
-def requirement(text: str, left, op: str, right, line: int) -> dict:
+def requirement(text: str, left, op: str, right, line: int, each_step: bool = False) -> dict:
     met = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
            ">": left > right, ">=": left >= right}[op]
-    return {"requirement": text, "met": bool(met), "value": number(left), "needs": f"{op} {number(right)}", "line": line}
+    return {"requirement": text, "met": bool(met), "value": number(left), "needs": f"{op} {number(right)}", "line": line,
+            "each_step": each_step}
 
 
-def requirement_bool(text: str, value, line: int) -> dict:
-    return {"requirement": text, "met": bool(value), "value": bool(value), "needs": "true", "line": line}
+def requirement_bool(text: str, value, line: int, each_step: bool = False) -> dict:
+    return {"requirement": text, "met": bool(value), "value": bool(value), "needs": "true", "line": line,
+            "each_step": each_step}
+
+
+def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:
+    """A requirement met by any one of its alternatives (each a list of parts that must all hold);
+    every part keeps the player's own count, so a met "or" still shows what was counted."""
+    met = any(all(p["met"] for p in alt) for alt in alternatives)
+    return {"requirement": text, "met": met, "value": None, "needs": "any", "line": line, "each_step": each_step,
+            "alternatives": alternatives}
 
 
 def epochs(module, track: str, state: PlayerState) -> dict:
@@ -387,13 +400,120 @@ def epochs(module, track: str, state: PlayerState) -> dict:
             reached = name
         out.append({"epoch": name, "met": met, "requirements": reqs})
     backward = [b(state) for b in t["backward"]]
-    return {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-            "moves_backward": any(b["met"] for b in backward), "backward_rules": backward,
-            "missing_facts": list(state.missing)}
+    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
+              "moves_backward": any(b["met"] for b in backward), "backward_rules": backward}
+    if "ast_position" in state.facts or "civilization" in state.facts:
+        result["marker"] = marker(module, track, state, out, backward)
+        result["moves_backward"] = result["marker"]["move"] == "back"
+    result["missing_facts"] = list(state.missing)
+    return result
+
+
+# --- the player's marker: position -> epoch on the player's own row ---------------------------
+
+class AstRowUnknown(Exception):
+    """The epoch of a position cannot be told: no row for the civilization, or rows disagree."""
+
+
+def ast_rows(module, track: str, civilization: str | None) -> list[dict]:
+    """The rows a marker may be on: the civilization's own, or without one every declared row.
+    Raises AstRowUnknown when there is none."""
+    t = module.AST[track]
+    civs = getattr(module, "CIVILIZATIONS", {})
+    if civilization is not None:
+        row = civs.get(civilization, {}).get("rows", {}).get(track)
+        if row is None:
+            raise AstRowUnknown(f"the rulebook gives no row on {t['name']} for {civilization}")
+        return [row]
+    rows = [c["rows"][track] for c in civs.values() if track in c["rows"]]
+    if not rows:
+        raise AstRowUnknown(f"the rulebook gives no civilization's row on {t['name']}")
+    return rows
+
+
+def epoch_index(row: dict, position: int) -> int:
+    """The epoch (0 = the first) of a space; the start arrow (space 0) is in the first epoch."""
+    index = 0
+    for i, start in enumerate(row["starts"]):
+        if position >= start:
+            index = i + 1
+    return index
+
+
+def _agreed(values: set, what: str) -> int:
+    if len(values) > 1:
+        raise AstRowUnknown(f"{what} differs by civilization: give `civilization`")
+    return next(iter(values))
+
+
+def marker(module, track: str, state: PlayerState, epochs_out: list, backward: list) -> dict:
+    """Where the marker is, what moving one space forward needs, and whether it moves at all.
+    Without a civilization the answer stands only where every row agrees."""
+    t = module.AST[track]
+    names = [name for name, _ in t["epochs"]]
+    civ = state.facts.get("civilization")
+    position = state.fact("ast_position")
+    out = {"civilization": civ, "space": position, "epoch": None, "next_space": None, "next_epoch": None,
+           "needs": [], "meets": None, "move": None, "finish": None, "row": None, "unknown": None}
+    try:
+        rows = ast_rows(module, track, civ)
+        finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
+        if position > finish:
+            raise AstRowUnknown(f"space {position} is beyond the finish of {t['name']} (space {finish})")
+        here = _agreed({epoch_index(r, position) for r in rows}, f"the epoch of space {position}")
+        there = None
+        if position < finish:
+            there = _agreed({epoch_index(r, position + 1) for r in rows}, f"the epoch of space {position + 1}")
+    except AstRowUnknown as exc:
+        out["unknown"] = str(exc)
+        return out
+    if len(rows) == 1:
+        out["row"] = {"spaces": rows[0]["spaces"], "starts": dict(zip(names[1:], rows[0]["starts"]))}
+    out["finish"] = finish
+    out["epoch"] = names[here]
+    exempt = names[here] in t["backward_except"]
+    out["backward_exempt"] = exempt
+    if any(b["met"] for b in backward) and not exempt and position > 0:
+        out["move"] = "back"
+        out["back_to"] = position - 1
+        out["back_rules"] = [b for b in backward if b["met"]]
+    if there is None:
+        out["move"] = out["move"] or "finished"
+        return out
+    out["next_space"], out["next_epoch"] = position + 1, names[there]
+    reqs = epochs_out[there]["requirements"]
+    # entering an epoch needs all its requirements; a step inside one only those marked `each step`
+    out["needs"] = reqs if there != here else [r for r in reqs if r.get("each_step")]
+    out["meets"] = all(r["met"] for r in out["needs"])
+    if out["move"] is None:
+        out["move"] = "forward" if out["meets"] else "stays"
+    return out
+
+
+def ast_standing(module, state: PlayerState) -> dict | None:
+    """The marker's space and the points it is worth, on the track the state names (or the only one,
+    or any when every track values a step alike)."""
+    tracks = list(module.AST)
+    chosen = state.facts.get("ast_track")
+    if chosen is None:
+        values = {module.AST[t]["step_points"] for t in tracks}
+        if len(tracks) == 1 or len(values) == 1:
+            chosen = tracks[0] if tracks else None
+    if chosen is None:
+        state.fact("ast_track")  # recorded as missing
+        return None
+    points = module.AST[chosen]["step_points"]
+    if points is None:
+        return None
+    position = state.fact("ast_position")
+    return {"track": chosen, "space": position, "points": position * points, "per_step": points}
 
 
 def score(module, state: PlayerState) -> dict:
     points = [{"label": label, "points": number(fn(state)), "line": line} for label, fn, line in module.SCORE_POINTS]
+    for p in points:
+        if p["line"] in getattr(module, "SCORE_AST", ()):
+            p["ast_space"] = state.fact("ast_position")
     ties = [{"label": label, "value": number(fn(state)), "line": line} for label, fn, line in module.SCORE_TIEBREAKS]
     return {"points": points, "total": sum(p["points"] for p in points), "tiebreaks": ties,
             "missing_facts": list(state.missing)}

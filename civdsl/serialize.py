@@ -74,9 +74,14 @@ def to_data(ed: Edition) -> dict:
         } for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
         "asts": [{"id": t.id, "name": t.name, "epochs": [{
-            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line}
-                                             for r in e.requirements]} for e in t.epochs],
-            "backward": [unparse(b) for b, _ in t.backward], "notes": t.notes} for t in ed.asts.values()],
+            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line,
+                                              "each_step": r.each_step} for r in e.requirements]} for e in t.epochs],
+            "backward": [unparse(b) for b, _ in t.backward], "backward_except": [n for n, _ in t.backward_except],
+            "spaces": t.spaces, "step_points": t.step_points, "notes": t.notes} for t in ed.asts.values()],
+        "civilizations": [{"name": c.name, "rank": c.rank, "block": c.block,
+                           "rows": {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
+                                        "starts": r.starts} for k, r in c.rows.items() if k in ed.asts},
+                           "notes": c.notes} for c in ed.civilizations.values()],
         "score": None if ed.score is None else {
             "points": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.points],
             "tiebreaks": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.tiebreaks]},

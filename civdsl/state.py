@@ -175,6 +175,32 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     return clean
 
 
+def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
+    """`civilization` and `ast_track` must be the rulebook's names, and the marker must be on the
+    player's row (the finish being its last space)."""
+    problems = []
+    civ, track = facts.get("civilization"), facts.get("ast_track")
+    if civ is not None and civ not in civilizations:
+        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
+        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+    if track is not None and track not in tracks:
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    position = facts.get("ast_position")
+    if position is not None and not problems:
+        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+            t = max(ends, key=ends.get)
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                            f"`{t}` (space {ends[t]})")
+        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+        if not rows and declared and position > max(declared):
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                            f"(space {max(declared)})")
+    if problems:
+        raise StateError("\n".join(problems))
+
+
 def check_names(names: list[str], valid, what: str, option: str) -> None:
     unknown = [n for n in names if n not in valid]
     bad = [f"{option}: unknown {what} `{_short(n)}`{_hint(n, valid)}" for n in unknown[:MAX_PROBLEMS]]

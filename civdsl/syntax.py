@@ -503,12 +503,52 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def requirement(self, meta, c):
-        why = self._string(c[2]) if len(c) > 2 and c[2] is not None else None
-        return (c[1], why, self._span(meta))
+        strings = self._tokens(c[2:], "STRING")
+        why = self._string(strings[0]) if strings else None
+        each_step = any(x is True for x in c[2:])
+        return (c[1], why, self._span(meta), each_step)
+
+    def each_step(self, c):
+        return True
 
     @v_args(meta=True)
     def ast_backward(self, meta, c):
-        return self._field("backward", c[2], meta)
+        except_ = c[3] if len(c) > 3 and c[3] is not None else []
+        return self._field("backward", (c[2], except_), meta)
+
+    def backward_except(self, c):
+        return [(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")]
+
+    @v_args(meta=True)
+    def ast_spaces(self, meta, c):
+        return self._field("spaces", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def ast_step_points(self, meta, c):
+        return self._field("step_points", self._int(c[1]), meta)
+
+    # --- civilizations and their A.S.T. rows
+    @v_args(meta=True)
+    def civilization_decl(self, meta, c):
+        return self._block_item("civilization", c, meta)
+
+    @v_args(meta=True)
+    def civ_rank(self, meta, c):
+        return self._field("rank", self._int(c[1]), meta)
+
+    @v_args(meta=True)
+    def civ_block(self, meta, c):
+        return self._field("block", c[1].value, meta)
+
+    @v_args(meta=True)
+    def civ_row(self, meta, c):
+        track = self._tokens(c, "NAME")[0]
+        spaces = None
+        if self._tokens(c, "SPACES"):
+            spaces = self._int(c[3])
+        at = next(i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "AT")
+        starts = [self._int(t) for t in self._tokens(c[at:], "INT")]
+        return self._field("row", (track.value, span_of(self.file, track), spaces, starts), meta)
 
     @v_args(meta=True)
     def score_decl(self, meta, c):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocabulary as vocab
-from .diagnostics import Diagnostics, suggestion
+from .diagnostics import Diagnostics, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .rounds import checks as rounds_checks
@@ -318,6 +318,57 @@ class _Validator:
                     check(req.expr, self.scope, self.d, epoch.name)
             for expr, _ in track.backward:
                 check(expr, self.scope, self.d, track.id)
+            names = [e.name for e in track.epochs]
+            for name, span in track.backward_except:
+                if name not in names:
+                    best = did_you_mean(name, names)
+                    self.d.error("CIV093", f"`except` names `{name}`, which is no epoch of track `{track.id}`", span,
+                                 item=track.id, help=f"did you mean `{best}`?" if best else
+                                 f"the epochs of `{track.id}`: {', '.join(names)}")
+        self._civilizations()
+
+    def _civilizations(self) -> None:
+        """Each row must fit its track: one first space per epoch after the first, rising, on the track."""
+        ranks: dict[int, str] = {}
+        for civ in self.ed.civilizations.values():
+            if civ.rank is not None:
+                if civ.rank in ranks:
+                    self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
+                                 f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
+                ranks.setdefault(civ.rank, civ.name)
+            for row in civ.rows.values():
+                track = self.ed.asts.get(row.track)
+                if track is None:
+                    best = did_you_mean(row.track, self.ed.asts)
+                    self.d.error("CIV091", f"`{civ.name}` has a row on `{row.track}`, which is no A.S.T. track",
+                                 row.track_span, item=civ.name,
+                                 help=f"did you mean `{best}`?" if best else
+                                 f"declared tracks: {', '.join(self.ed.asts) or 'none'}")
+                    continue
+                self._row(civ, row, track)
+
+    def _row(self, civ, row, track) -> None:
+        spaces = row.spaces if row.spaces is not None else track.spaces
+        where = f"`{civ.name}` on `{track.id}`"
+        if spaces is None:
+            self.d.error("CIV092", f"{where}: the number of spaces is not known", row.span, item=civ.name,
+                         help=f"write `spaces N` in the row or in track `{track.id}`")
+            return
+        want = len(track.epochs) - 1
+        if len(row.starts) != want:
+            self.d.error("CIV092", f"{where}: {len(row.starts)} first space{'' if len(row.starts) == 1 else 's'} given, but the track has {want} epochs "
+                         f"after the first", row.span, item=civ.name,
+                         help="give the first space of each epoch after the first, in order: "
+                              + ", ".join(e.name for e in track.epochs[1:]))
+            return
+        previous = 1  # the first epoch starts on space 1 (space 0 is the start arrow)
+        for start, epoch in zip(row.starts, track.epochs[1:]):
+            if start <= previous or start > spaces:
+                self.d.error("CIV092", f"{where}: `{epoch.name}` starts on space {start}; each epoch must start after "
+                             f"the one before it (from space 2) and on the track (spaces 1-{spaces})", row.span,
+                             item=civ.name)
+                return
+            previous = start
 
     def _score(self) -> None:
         if self.ed.score:

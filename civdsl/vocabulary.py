@@ -156,7 +156,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("tokens_in_stock", "int", "tokens in stock"),
     Fact("treasury", "int", "treasury tokens"),
     Fact("ships", "int", "ships on the board"),
-    Fact("ast_position", "int", "steps taken on the A.S.T."),
+    Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)"),
+    Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
+    Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
     Fact("players", "int", "players in the game", minimum=1),
     Fact("commodities", "map", "commodity cards in hand, by name"),
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
@@ -207,6 +209,7 @@ DERIVED_NAMES = {
     "credit_max_group": "the highest credit total of a single group",
     "credit_total": "all credit points held",
     "hand_value": "the set value of the commodity cards in hand",
+    "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
 }
 
 # Collections and item attributes that author invariants (assert) can read.

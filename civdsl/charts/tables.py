@@ -309,7 +309,32 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
             row = [cell()] + row
         table.rows.append(Row(row, head=True))
     notes = [(t.name, n) for t in tracks for n in t.notes]
-    return Chart("epochs", "Epochs (A.S.T.)", [table], notes=notes)
+    notes += [(c.name, n) for c in ed.civilizations.values() for n in c.notes]
+    return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
+
+
+def _civilization_rows(ed: Edition, tracks: list) -> Table:
+    """Each civilization's own row: the space on which each epoch after the first begins."""
+    cols = [Column("Rank", 0.4, numeric=True), Column("Civilization", 1.4), Column("Block", 0.6)]
+    cols += [Column(f"{t.name}: {e.name}", 0.6, numeric=True) for t in tracks for e in t.epochs[1:]]
+    cols += [Column(f"{t.name}: finish", 0.6, numeric=True) for t in tracks]
+    table = Table("epoch-rows", "Rows by civilization", cols, [],
+                  intro=["The first space of each epoch on each civilization's own row (the start arrow is "
+                         "space 0; the first epoch runs from space 1); the finish is the last space. A blank "
+                         "means the rulebook gives no row for that civilization."],
+                  empty="the rulebook declares no civilizations")
+    civs = sorted(ed.civilizations.values(), key=lambda c: (c.rank is None, c.rank or 0, c.name))
+    for civ in civs:
+        row = [number(civ.rank) if civ.rank is not None else cell(), cell(civ.name), cell(civ.block or "")]
+        for t in tracks:
+            r = civ.rows.get(t.id)
+            row += [number(s) for s in r.starts] if r and len(r.starts) == len(t.epochs) - 1 else \
+                [cell() for _ in t.epochs[1:]]
+        for t in tracks:
+            r = civ.rows.get(t.id)
+            row.append(number(r.spaces if r.spaces is not None else t.spaces) if r else cell())
+        table.rows.append(Row(row))
+    return table
 
 
 # --- commodities -----------------------------------------------------------------------------

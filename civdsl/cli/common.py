@@ -4,7 +4,6 @@ the functions that need them."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -36,4 +35,6 @@ def facts(state_file: str | None, sets: tuple[str, ...]) -> dict:
 
 
 def emit_json(data) -> None:
+    import json
+
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -5,6 +5,7 @@ this package, never the parser, YAML or jsonschema (tests/test_layering.py check
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -31,9 +32,28 @@ COMMANDS = {
 }
 
 
+def _help_width() -> int:
+    """click's own rule for the width of help (terminal columns, at most 80, less 2), found without
+    `shutil`, whose import (with its compression modules) would cost `civdsl --help` a tenth."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, 80) - 2, 50)
+
+
 class LazyGroup(click.Group):
     """Finds commands in COMMANDS, importing their module on first use, and turns user mistakes
     raised anywhere in a command into a one-line error (or the rendered diagnostics), exit 1."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        extra.setdefault("terminal_width", _help_width())
+        return super().make_context(info_name, args, parent, **extra)
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))

@@ -108,7 +108,11 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
 @click.option("--set", "sets", multiple=True)
 @click.option("--json", "as_json", is_flag=True)
 def epoch(rulebook, track, holds, state_file, sets, as_json):
-    """Each epoch's requirements: met or not, and why."""
+    """Where your marker is and what the next space needs; or each epoch's requirements.
+
+    With `civilization` and `ast_position` in the state, the answer is for your own row: the
+    space and epoch you are on, what moving one space forward needs with your count for every
+    requirement, and whether the marker moves forward, stays or moves back."""
     from ..state import split_names
 
     rb = _open(rulebook)
@@ -117,16 +121,64 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
         _emit_json(data)
         return
     for t in data:
-        click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
-        for e in t["epochs"]:
-            click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
-            for r in e["requirements"]:
-                detail = "" if r["needs"] == "true" else f": {r['value']} (needs {r['needs']})"
-                click.echo(f"        {'ok ' if r['met'] else 'no '} {r['requirement']}{detail}")
-        if t["moves_backward"]:
-            click.echo("  the marker moves back a step")
+        m = t.get("marker")
+        if m is not None and m["epoch"] is not None:
+            _marker(t, m)
+        else:
+            if m is not None:
+                click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
+            click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
+            for e in t["epochs"]:
+                click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
+                for r in e["requirements"]:
+                    click.echo(f"        {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+            if t["moves_backward"]:
+                click.echo("  the marker moves back a step")
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+
+
+def _count(r: dict) -> str:
+    if r["needs"] == "true":
+        return f"{r['requirement']} {'yes' if r['value'] else 'no'}"
+    return f"{r['requirement']} {r['value']} (needs {r['needs']})"
+
+
+def _requirement(r: dict) -> str:
+    """A requirement with the player's count; an "or" shows the count of every alternative."""
+    if "alternatives" in r:
+        alts = [" and ".join(_count(p) for p in alt) for alt in r["alternatives"]]
+        return f"{r['requirement']}: either " + ", or ".join(alts)
+    if r["needs"] == "true":
+        return f"{r['requirement']}: {'yes' if r['value'] else 'no'}"
+    return f"{r['requirement']}: {r['value']} (needs {r['needs']})"
+
+
+def _marker(t: dict, m: dict) -> None:
+    who = f" ({m['civilization']})" if m["civilization"] else ""
+    click.echo(f"{t['name']}{who}")
+    here = f"your marker is on space {m['space']} ({m['epoch']})"
+    if m["next_space"] is None:
+        click.echo(f"  {here}: the finish")
+    else:
+        click.echo(f"  {here}; to move to space {m['next_space']} ({m['next_epoch']}) you need:")
+        for r in m["needs"]:
+            click.echo(f"    {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+        if not m["needs"]:
+            click.echo("    nothing")
+        if m["meets"]:
+            click.echo("  you meet it")
+        else:
+            click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
+    if m["move"] == "back":
+        why = "; ".join(r["requirement"] for r in m["back_rules"])
+        click.echo(f"  the marker moves back to space {m['back_to']} ({why})")
+    elif m["move"] == "forward":
+        click.echo(f"  the marker moves to space {m['next_space']}")
+    elif m["move"] == "stays":
+        click.echo(f"  the marker stays on space {m['space']}")
+    if m.get("backward_exempt") and any(b["met"] for b in t["backward_rules"]):
+        click.echo(f"  no step back in the {m['epoch']}")
 
 
 @click.command()
@@ -145,7 +197,10 @@ def score(rulebook, holds, state_file, sets, as_json):
         _emit_json(data)
         return
     for p in data["points"]:
-        click.echo(f"{p['label']}: {p['points']}")
+        if "ast_space" in p:  # the marker's space and what it is worth
+            click.echo(f"{p['label']}: space {p['ast_space']}, {p['points']} points")
+        else:
+            click.echo(f"{p['label']}: {p['points']}")
     click.echo(f"total: {data['total']}")
     for t in data["tiebreaks"]:
         click.echo(f"  tie-break {t['label']}: {t['value']}")
