@@ -1,8 +1,9 @@
 """Pass 2: Lark parse tree -> civdsl syntax tree (plain dataclasses with source spans).
 
 The transformer only reshapes; it checks nothing but what it must decode (string escapes,
-over-long numbers), and records those problems instead of raising, so that every later check
-still runs and all errors come out in one report.
+over-long numbers, numbers outside their field's bound in `bounds.FIELDS`, colours), and
+records those problems instead of raising, so that every later check still runs and all errors
+come out in one report.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Union
 
 from lark import Token, Transformer, Tree, v_args
 
+from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_of
 from .parser import MAX_DIGITS
 from .rounds.syntax import RoundsToSyntax
@@ -164,7 +166,17 @@ class RulebookAst:
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
+# A high surrogate escape followed by a low one is one character written JSON-style
+# (`\ud83d\ude00` is U+1F600); matched first so that the pair combines.
+_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|.)", re.S)
+_COLOR_RE = re.compile(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?")
+
+
+class _Located(int):
+    """An integer literal that remembers where it was written (from `signed_int`), so that the
+    item it belongs to can check it against its field's bound at its own position."""
+
+    span: Span
 
 
 class _ToSyntax(RoundsToSyntax, Transformer):
@@ -186,20 +198,56 @@ class _ToSyntax(RoundsToSyntax, Transformer):
             esc = m.group(1)
             if esc in _ESCAPES:
                 return _ESCAPES[esc]
+            if esc.startswith("u") and len(esc) == 11:  # a surrogate pair
+                high, low = int(esc[1:5], 16), int(esc[7:], 16)
+                return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
             if esc.startswith("u") and len(esc) == 5:
-                return chr(int(esc[1:], 16))
+                code = int(esc[1:], 16)
+                if 0xD800 <= code <= 0xDFFF:
+                    # a lone surrogate is no character: no file, terminal or page can hold it
+                    at = span_of(self.file, tok)
+                    start = at.column + 1 + m.start()  # strings are on one line
+                    self.diags.error("CIV110", f"`\\{esc}` is half of a surrogate pair, not a character",
+                                     Span(at.path, at.line, start, start + len(m.group())),
+                                     help="write the character itself, or both halves of the pair "
+                                          "(`\\ud83d\\ude00`), or its code point as UTF-8 text")
+                    return "\ufffd"
+                return chr(code)
             self.diags.error("CIV009", f"unknown escape `\\{esc}` in a string", span_of(self.file, tok),
                              help='write `\\\\` for a backslash; known escapes are \\" \\\\ \\n \\t \\r \\0 \\uXXXX')
             return esc
 
         return _ESCAPE_RE.sub(unescape, raw)
 
-    def _int(self, tok: Token) -> int:
+    def _int(self, tok: Token, field: str | None = None) -> int:
+        """A number token; with `field`, held to that field's bound (reported at the number, and
+        the nearest allowed value kept, so no later pass works in proportion to a huge value)."""
         if len(tok.value) > MAX_DIGITS:
             self.diags.error("CIV005", f"the number has {len(tok.value)} digits; at most {MAX_DIGITS} are allowed",
                              span_of(self.file, tok))
-            return 0
-        return int(tok.value)
+            return FIELDS[field].clamp(0) if field else 0
+        value = int(tok.value)
+        return self._bounded(value, span_of(self.file, tok), field) if field else value
+
+    def _bounded(self, value: int, span: Span, field: str) -> int:
+        bound = FIELDS[field]
+        if value in bound:
+            return int(value)
+        self.diags.error(bound.code, bound.message(value), span)
+        return bound.clamp(value)
+
+    def _located(self, value, field: str) -> int:
+        """A `signed_int` checked against `field`."""
+        return self._bounded(value, value.span, field) if isinstance(value, _Located) else value
+
+    def _color(self, tok: Token) -> str:
+        value = self._string(tok)
+        if _COLOR_RE.fullmatch(value):
+            return value
+        shown = value.encode("unicode_escape").decode("ascii")[:40]
+        self.diags.error("CIV111", f"`{shown}` is not a colour", span_of(self.file, tok),
+                         help="write a colour as `#rgb` or `#rrggbb` in hexadecimal, e.g. `#2e7d32`")
+        return "#000000"
 
     @staticmethod
     def _tokens(children, *types):
@@ -256,7 +304,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                     value={"name": self._string(children[2]), **attrs})
 
     def group_color(self, children):
-        return ("color", self._string(children[1]))
+        return ("color", self._color(children[1]))
 
     def group_symbol(self, children):
         return ("symbol", self._string(children[1]))
@@ -273,11 +321,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def tier_below(self, meta, children):
-        return (self._int(children[1]), self._int(children[3]), self._span(meta))
+        return (self._int(children[1], "cost"), self._int(children[3], "vp"), self._span(meta))
 
     @v_args(meta=True)
     def tier_else(self, meta, children):
-        return (None, self._int(children[2]), self._span(meta))
+        return (None, self._int(children[2], "vp"), self._span(meta))
 
     @v_args(meta=True)
     def table_decl(self, meta, children):
@@ -288,14 +336,15 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def band(self, meta, children):
-        ints = [c for c in children if isinstance(c, int)]
+        ints = [self._located(c, "table band") for c in children if isinstance(c, int)]
         low = ints[0]
         high = ints[1] if len(ints) > 1 else None
         return (low, high, children[-1], self._span(meta))
 
     def signed_int(self, children):
-        value = self._int(children[-1])
-        return -value if len(children) > 1 else value
+        value = _Located(-self._int(children[-1]) if len(children) > 1 else self._int(children[-1]))
+        value.span = span_of(self.file, children[0] if len(children) > 1 else children[-1])
+        return value
 
     @v_args(meta=True)
     def option_decl(self, meta, children):
@@ -329,7 +378,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def adv_cost(self, meta, c):
-        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1]), meta)
+        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1], "cost"), meta)
 
     @v_args(meta=True)
     def adv_groups(self, meta, c):
@@ -337,17 +386,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def adv_vp(self, meta, c):
-        return self._field("vp", self._int(c[1]), meta)
+        return self._field("vp", self._int(c[1], "vp"), meta)
 
     @v_args(meta=True)
     def adv_credits(self, meta, c):
         names = self._tokens(c, "NAME")
         amounts = self._tokens(c, "INT")
-        return self._field("credits", [(n.value, self._int(a), span_of(self.file, n)) for n, a in zip(names, amounts)], meta)
+        return self._field("credits", [(n.value, self._int(a, "credit"), span_of(self.file, n)) for n, a in zip(names, amounts)], meta)
 
     @v_args(meta=True)
     def adv_specific(self, meta, c):
-        return self._field("credit", (self._string(c[1]), self._int(c[2]), span_of(self.file, c[1])), meta)
+        return self._field("credit", (self._string(c[1]), self._int(c[2], "credit"), span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
     def adv_requires(self, meta, c):
@@ -355,7 +404,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def adv_supply(self, meta, c):
-        return self._field("supply", self._int(c[1]), meta)
+        return self._field("supply", self._int(c[1], "supply"), meta)
 
     @v_args(meta=True)
     def adv_ability(self, meta, c):
@@ -375,7 +424,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def cal_stack(self, meta, c):
-        return self._field("stack", self._int(c[1]), meta)
+        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def cal_class(self, meta, c):
@@ -432,7 +481,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return ("role", c[1].value)
 
     def priority(self, c):
-        return ("priority", self._int(c[1]))
+        return ("priority", self._int(c[1], "priority"))
 
     def effect_block(self, c):
         return [x for x in c if not isinstance(x, Token)]
@@ -521,11 +570,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def ast_spaces(self, meta, c):
-        return self._field("spaces", self._int(c[1]), meta)
+        return self._field("spaces", self._int(c[1], "ast spaces"), meta)
 
     @v_args(meta=True)
     def ast_step_points(self, meta, c):
-        return self._field("step_points", self._int(c[1]), meta)
+        return self._field("step_points", self._int(c[1], "vp"), meta)
 
     # --- civilizations and their A.S.T. rows
     @v_args(meta=True)
@@ -534,7 +583,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def civ_rank(self, meta, c):
-        return self._field("rank", self._int(c[1]), meta)
+        return self._field("rank", self._int(c[1], "ast rank"), meta)
 
     @v_args(meta=True)
     def civ_block(self, meta, c):
@@ -545,9 +594,9 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         track = self._tokens(c, "NAME")[0]
         spaces = None
         if self._tokens(c, "SPACES"):
-            spaces = self._int(c[3])
+            spaces = self._int(c[3], "ast spaces")
         at = next(i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "AT")
-        starts = [self._int(t) for t in self._tokens(c[at:], "INT")]
+        starts = [self._int(t, "ast space") for t in self._tokens(c[at:], "INT")]
         return self._field("row", (track.value, span_of(self.file, track), spaces, starts), meta)
 
     @v_args(meta=True)
@@ -565,15 +614,15 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     # --- commodities
     @v_args(meta=True)
     def com_value(self, meta, c):
-        return self._field("value", self._int(c[1]), meta)
+        return self._field("value", self._int(c[1], "commodity value"), meta)
 
     @v_args(meta=True)
     def com_count(self, meta, c):
-        return self._field("count", self._int(c[1]), meta)
+        return self._field("count", self._int(c[1], "commodity count"), meta)
 
     @v_args(meta=True)
     def com_stack(self, meta, c):
-        return self._field("stack", self._int(c[1]), meta)
+        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def com_block(self, meta, c):
@@ -581,7 +630,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def com_printed(self, meta, c):
-        return self._field("printed", [self._int(t) for t in self._tokens(c, "INT")], meta)
+        return self._field("printed", [self._int(t, "printed value") for t in self._tokens(c, "INT")], meta)
 
     @v_args(meta=True)
     def set_value(self, meta, c):
@@ -590,7 +639,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def deck_decl(self, meta, c):
         ints = self._tokens(c, "INT")
-        return Item("deck", None, self._span(meta), value=(self._int(ints[0]), self._int(ints[1])))
+        return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
 
     # --- checks and edits
     @v_args(meta=True)

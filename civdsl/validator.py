@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocabulary as vocab
+from .bounds import FIELDS
 from .diagnostics import Diagnostics, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .rounds import checks as rounds_checks
 from .syntax import Call, Name, Neg, Num, Str
 
-STACKS = range(1, 10)
+STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
 
 

@@ -284,22 +284,25 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV073", f"event table `{table.id}` rolls a die of {table.die} sides", table.span,
                          item=table.id)
             return
-        covered: dict[int, object] = {}
+        # Rows are compared as ranges, never face by face: the work grows with the rows written,
+        # not with the size of the die.
+        covered: list = []  # rows accepted so far
         for row in table.rows:
             if row.high < row.low or row.low < 1 or row.high > table.die:
                 self.d.error("CIV073", f"row {row.low}..{row.high} of `{table.id}` is not a range of faces of a "
                                        f"{table.die}-sided die", row.span, item=table.id)
             else:
-                twice = [face for face in range(row.low, row.high + 1) if face in covered]
-                if twice:
-                    self.d.error("CIV073", f"face {twice[0]} of `{table.id}` is in two rows", row.span, item=table.id,
-                                 notes=[f"also in the row at {covered[twice[0]].span}"])
-                for face in range(row.low, row.high + 1):
-                    covered.setdefault(face, row)
+                clash = [(max(row.low, other.low), other) for other in covered
+                         if other.low <= row.high and row.low <= other.high]
+                if clash:
+                    face, other = min(clash, key=lambda c: c[0])
+                    self.d.error("CIV073", f"face {face} of `{table.id}` is in two rows", row.span, item=table.id,
+                                 notes=[f"also in the row at {other.span}"])
+                covered.append(row)
             self._block(row.body, {}, table.id)
-        missing = [f for f in range(1, table.die + 1) if f not in covered]
-        if missing and len(missing) < table.die + 1:
-            faces = ", ".join(map(str, missing[:10]))
+        missing = _uncovered(1, table.die, [(r.low, r.high) for r in covered], limit=10)
+        if missing:
+            faces = ", ".join(map(str, missing))
             self.d.error("CIV073", f"no row of `{table.id}` covers face{'s' if len(missing) > 1 else ''} {faces}",
                          table.span, item=table.id, help="give every face of the die a row (an empty `{ }` for no effect)")
 
@@ -554,3 +557,20 @@ class RoundChecker(StatementVisitor):
     def _value_kind_of_band(self, expr) -> str:
         value = self._fold(expr)
         return _value_kind(value) if value is not None else "any"
+
+
+def _uncovered(low: int, high: int, ranges: list[tuple[int, int]], limit: int) -> list[int]:
+    """The first `limit` numbers of low..high that no range covers, in order (ranges may overlap)."""
+    out: list[int] = []
+    nxt = low
+    for a, b in sorted(ranges):
+        while nxt < a and nxt <= high and len(out) < limit:
+            out.append(nxt)
+            nxt += 1
+        if len(out) >= limit:
+            return out
+        nxt = max(nxt, b + 1)
+    while nxt <= high and len(out) < limit:
+        out.append(nxt)
+        nxt += 1
+    return out

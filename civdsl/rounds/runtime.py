@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..bounds import FIELDS
 # lookup and number are re-exported: scripts and tests of round rules read them here too
 from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number  # noqa: F401
 
@@ -354,6 +355,11 @@ class RoundState:
             self._fail(line, f"pool `{pool}` has {sides} sides")
         terms = [(label, self._whole(pool, n, line)) for label, n in terms]
         size = max(0, sum(n for _, n in terms))
+        # The pool's size and sides come from the state, known only now: held to the same bounds
+        # as numbers written in a rulebook, so that no state makes a roll allocate without end.
+        for field, value in (("dice", size), ("die sides", sides)):
+            if value not in FIELDS[field]:
+                self._fail(line, f"pool `{pool}`: {FIELDS[field].message(value)}")
         randint = self.rng.randint
         dice = [randint(1, sides) for _ in range(size)]
         success = spec["success"]

@@ -8,7 +8,7 @@ statement: every later stage (checks, code generation, the printed reference) ha
 node type in its own `visit_<Node>` method, and a test fails if one of them lacks a handler.
 
 `RoundsToSyntax` is mixed into the main transformer (`civdsl.syntax._ToSyntax`), whose helpers
-(`_string`, `_int`, `_tokens`, `_field`, `_item`, `_fields`, `_span`) it uses: it imports
+(`_string`, `_int`, `_located`, `_tokens`, `_field`, `_item`, `_fields`, `_span`) it uses: it imports
 nothing from the main passes.
 """
 
@@ -171,7 +171,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def stat_bounds(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "stat bound") for x in c if isinstance(x, int) and not isinstance(x, Token)]
         return self._field("bounds", (ints[0], ints[1] if len(ints) > 1 else None), meta)
 
     @v_args(meta=True)
@@ -218,7 +218,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def pool_success(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "die face") for x in c if isinstance(x, int) and not isinstance(x, Token)]
         return self._field("success", (ints[0], ints[1] if len(ints) > 1 else None), meta)
 
     @v_args(meta=True)
@@ -227,33 +227,33 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def track_start(self, meta, c):
-        return self._field("start", c[1], meta)
+        return self._field("start", self._located(c[1], "track position"), meta)
 
     @v_args(meta=True)
     def track_bounds(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
         return self._field("bounds", (ints[0], ints[1]), meta)
 
     @v_args(meta=True)
     def track_stage(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
         return self._field("stage", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c)), meta)
 
     @v_args(meta=True)
     def track_at(self, meta, c):
         body = next((x for x in c if isinstance(x, list)), None)
-        return self._field("at", (c[1], self._title(c), body), meta)
+        return self._field("at", (self._located(c[1], "track position"), self._title(c), body), meta)
 
     @v_args(meta=True)
     def event_table_decl(self, meta, c):
         die_tok = self._tokens(c, "INT")[0]
         return self._item("event_table", c[1].value, meta, self._fields(c),
-                          {"title": self._string(c[2]), "die": self._int(die_tok),
+                          {"title": self._string(c[2]), "die": self._int(die_tok, "die sides"),
                            "name_span": span_of(self.file, c[1])})
 
     @v_args(meta=True)
     def event_row(self, meta, c):
-        ints = [self._int(t) for t in self._tokens(c, "INT")]
+        ints = [self._int(t, "die face") for t in self._tokens(c, "INT")]
         body = next(x for x in c if isinstance(x, list))
         return self._field("row", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c), body), meta)
 
@@ -267,16 +267,16 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def deck_rank(self, meta, c):
-        return self._field("rank", (self._string(c[1]), self._int(c[3])), meta)
+        return self._field("rank", (self._string(c[1]), self._int(c[3], "card value")), meta)
 
     @v_args(meta=True)
     def deck_ranks(self, meta, c):
-        ints = [self._int(t) for t in self._tokens(c, "INT")]
+        ints = [self._int(t, "card rank") for t in self._tokens(c, "INT")]
         return self._field("ranks", (ints[0], ints[1]), meta)
 
     @v_args(meta=True)
     def deck_hand_limit(self, meta, c):
-        return self._field("hand_limit", self._int(c[2]), meta)
+        return self._field("hand_limit", self._int(c[2], "hand limit"), meta)
 
     @v_args(meta=True)
     def phase_decl(self, meta, c):
