@@ -69,10 +69,9 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
         for t in chart.tables:
             if t.csv and f"charts/{t.slug}.csv" in files:
                 extra.append(f"[{md_escape(t.slug)}.csv]({href(t.slug + '.csv')})")
-        if kind == "explorer":
-            for rel in ("explorer.svg", "explorer.dot"):
-                if f"charts/{rel}" in files:
-                    extra.append(f"[{rel}]({rel})")
+        if kind == "explorer" and "charts/explorer.dot" in files:
+            # listed whether or not Graphviz drew the SVG here: the README never depends on it
+            extra += ["[explorer.svg](explorer.svg) (drawn where Graphviz is installed)", "[explorer.dot](explorer.dot)"]
         out.append(f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else ""))
     out += ["- [the compiled model as YAML](model.yaml); as JSON: [../model.json](../model.json)", ""]
     return "\n".join(out)
