@@ -17,6 +17,7 @@ from lark import Token, Transformer, Tree, v_args
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_of
 from .parser import MAX_DIGITS
+from .rounds.syntax import RoundsToSyntax
 
 # --- expressions --------------------------------------------------------------------
 
@@ -164,27 +165,6 @@ class RulebookAst:
     items: list[Item]
 
 
-@dataclass
-class Stmt:
-    """One statement of a round block (phase, setup, threshold, track mark, event row).
-
-    `op` is the statement keyword: set add let if instead roll move reset shuffle draw discard
-    rule note. `target` is the name written (set/add/let/move/reset) or bound (roll x = ...);
-    `source` is what a roll rolls; `body`/`otherwise` are nested statements; `text` is a rule's
-    label or a note."""
-
-    op: str
-    span: Span
-    target: str | None = None
-    target_span: Span | None = None
-    expr: Expr | None = None
-    body: list = field(default_factory=list)
-    otherwise: list = field(default_factory=list)
-    text: str | None = None
-    source: str | None = None
-    source_span: Span | None = None
-
-
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 # A high surrogate escape followed by a low one is one character written JSON-style
 # (`\ud83d\ude00` is U+1F600); matched first so that the pair combines.
@@ -199,7 +179,9 @@ class _Located(int):
     span: Span
 
 
-class _ToSyntax(Transformer):
+class _ToSyntax(RoundsToSyntax, Transformer):
+    """The whole language's transformer: the main rules here, the round rules' in the mixin."""
+
     def __init__(self, path: str, diags: Diagnostics):
         super().__init__(visit_tokens=False)
         self.file = path
@@ -270,6 +252,13 @@ class _ToSyntax(Transformer):
     @staticmethod
     def _tokens(children, *types):
         return [c for c in children if isinstance(c, Token) and c.type in types]
+
+    @staticmethod
+    def _fields(children) -> list[Field]:
+        return [c for c in children if isinstance(c, Field)]
+
+    def _item(self, kind: str, name: str | None, meta, fields: list[Field], value: Any = None) -> Item:
+        return Item(kind, name, self._span(meta), fields, value)
 
     # --- file
     @v_args(meta=True)
@@ -783,209 +772,6 @@ class _ToSyntax(Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
-
-    # --- round rules: stats, flags, choices, thresholds, pools, tracks, event tables, decks, phases
-    def _title(self, c) -> str:
-        return self._string(self._tokens(c, "STRING")[0])
-
-    @v_args(meta=True)
-    def stat_decl(self, meta, c):
-        return Item("stat", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def stat_initial(self, meta, c):
-        return self._field("initial", c[1], meta)
-
-    @v_args(meta=True)
-    def stat_bounds(self, meta, c):
-        ints = [self._located(x, "stat bound") for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("bounds", (ints[0], ints[1] if len(ints) > 1 else None), meta)
-
-    @v_args(meta=True)
-    def flag_decl(self, meta, c):
-        state = self._tokens(c, "ON", "OFF")
-        return Item("flag", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "on": bool(state) and state[0].type == "ON",
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def choice_decl(self, meta, c):
-        return Item("choice", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "default": c[4], "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def threshold_decl(self, meta, c):
-        body = next((x for x in c[5:] if isinstance(x, list)), None)
-        return Item("threshold", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "when": c[4], "body": body,
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def end_decl(self, meta, c):
-        return Item("end", None, self._span(meta), value=(c[2], self._string(c[3])))
-
-    @v_args(meta=True)
-    def pool_decl(self, meta, c):
-        return Item("pool", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def pool_sides(self, meta, c):
-        return self._field("sides", c[1], meta)
-
-    @v_args(meta=True)
-    def pool_base(self, meta, c):
-        return self._field("base", c[1], meta)
-
-    @v_args(meta=True)
-    def pool_add(self, meta, c):
-        amount = c[1]
-        condition = c[3] if len(c) > 3 and isinstance(c[2], Token) and c[2].type == "WHEN" else None
-        label = self._tokens(c, "STRING")
-        return self._field("add", (amount, condition, self._string(label[0]) if label else None), meta)
-
-    @v_args(meta=True)
-    def pool_success(self, meta, c):
-        ints = [self._located(x, "die face") for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("success", (ints[0], ints[1] if len(ints) > 1 else None), meta)
-
-    @v_args(meta=True)
-    def track_decl(self, meta, c):
-        return Item("track", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def track_start(self, meta, c):
-        return self._field("start", self._located(c[1], "track position"), meta)
-
-    @v_args(meta=True)
-    def track_bounds(self, meta, c):
-        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("bounds", (ints[0], ints[1]), meta)
-
-    @v_args(meta=True)
-    def track_stage(self, meta, c):
-        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("stage", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c)), meta)
-
-    @v_args(meta=True)
-    def track_at(self, meta, c):
-        body = next((x for x in c if isinstance(x, list)), None)
-        return self._field("at", (self._located(c[1], "track position"), self._title(c), body), meta)
-
-    @v_args(meta=True)
-    def event_table_decl(self, meta, c):
-        rows = [x for x in c if isinstance(x, Field)]
-        die_tok = self._tokens(c, "INT")[0]
-        return Item("event_table", c[1].value, self._span(meta), rows,
-                    value={"title": self._string(c[2]), "die": self._int(die_tok, "die sides"),
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def event_row(self, meta, c):
-        ints = [self._int(t, "die face") for t in self._tokens(c, "INT")]
-        body = next(x for x in c if isinstance(x, list))
-        return self._field("row", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c), body), meta)
-
-    @v_args(meta=True)
-    def card_deck(self, meta, c):
-        return Item("card_deck", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def deck_suit(self, meta, c):
-        return self._field("suit", (self._string(c[1]), c[2].value, span_of(self.file, c[2])), meta)
-
-    @v_args(meta=True)
-    def deck_rank(self, meta, c):
-        return self._field("rank", (self._string(c[1]), self._int(c[3], "card value")), meta)
-
-    @v_args(meta=True)
-    def deck_ranks(self, meta, c):
-        ints = [self._int(t, "card rank") for t in self._tokens(c, "INT")]
-        return self._field("ranks", (ints[0], ints[1]), meta)
-
-    @v_args(meta=True)
-    def deck_hand_limit(self, meta, c):
-        return self._field("hand_limit", self._int(c[2], "hand limit"), meta)
-
-    @v_args(meta=True)
-    def phase_decl(self, meta, c):
-        return Item("phase", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "body": c[3], "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def setup_decl(self, meta, c):
-        return Item("setup", None, self._span(meta), value={"body": c[1]})
-
-    def phase_block(self, c):
-        out = []
-        for x in c:
-            if isinstance(x, Token):
-                continue
-            if isinstance(x, Field):  # a `note` inside a block
-                x = Stmt("note", x.span, text=x.value)
-            out.append(x)
-        return out
-
-    def _stmt(self, op, meta, **kw):
-        return Stmt(op, self._span(meta), **kw)
-
-    @v_args(meta=True)
-    def ps_set(self, meta, c):
-        return self._stmt("set", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[3])
-
-    @v_args(meta=True)
-    def ps_add(self, meta, c):
-        return self._stmt("add", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[2])
-
-    @v_args(meta=True)
-    def ps_let(self, meta, c):
-        return self._stmt("let", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[3])
-
-    @v_args(meta=True)
-    def ps_if(self, meta, c):
-        otherwise = []
-        if len(c) > 3:
-            other = c[4]
-            otherwise = other if isinstance(other, list) else [other]
-        return self._stmt("if", meta, expr=c[1], body=c[2], otherwise=otherwise)
-
-    @v_args(meta=True)
-    def ps_instead(self, meta, c):
-        return self._stmt("instead", meta, expr=c[2], body=c[3])
-
-    @v_args(meta=True)
-    def ps_roll(self, meta, c):
-        if len(c) > 2:
-            return self._stmt("roll", meta, target=c[1].value, target_span=span_of(self.file, c[1]),
-                              source=c[3].value, source_span=span_of(self.file, c[3]))
-        return self._stmt("roll", meta, source=c[1].value, source_span=span_of(self.file, c[1]))
-
-    @v_args(meta=True)
-    def ps_move(self, meta, c):
-        return self._stmt("move", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[2])
-
-    @v_args(meta=True)
-    def ps_reset(self, meta, c):
-        return self._stmt("reset", meta, target=c[1].value, target_span=span_of(self.file, c[1]))
-
-    @v_args(meta=True)
-    def ps_shuffle(self, meta, c):
-        return self._stmt("shuffle", meta)
-
-    @v_args(meta=True)
-    def ps_draw(self, meta, c):
-        return self._stmt("draw", meta, expr=c[1])
-
-    @v_args(meta=True)
-    def ps_discard(self, meta, c):
-        return self._stmt("discard", meta, expr=c[2])
-
-    @v_args(meta=True)
-    def ps_rule(self, meta, c):
-        return self._stmt("rule", meta, text=self._string(c[1]), body=c[2])
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:

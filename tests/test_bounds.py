@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import civdsl
-from civdsl import runtime
+from civdsl.rounds import runtime
 from civdsl.bounds import FIELDS
 from civdsl.compiler import check_file
-from civdsl.simulate import state_from_data
+from civdsl.rounds.state import state_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, str(ROOT / "cli.py")]
