@@ -245,6 +245,15 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         raise located(exc, module) from exc
 
 
+def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
+    """A generated module's LINES: `"12:40 15:41"` -> ((12, 40), (15, 41)), generated line first."""
+    out = []
+    for pair in pairs.split():
+        generated, rule = pair.split(":")
+        out.append((int(generated), int(rule)))
+    return tuple(out)
+
+
 def source_of(module, generated_line: int) -> tuple[str, int, int, int | None] | None:
     """The rulebook file, line, column and end column of the rule whose code is at this line of
     a generated module (the last rule line at or before it), from its source map (`LINES`,
@@ -260,8 +269,19 @@ def source_of(module, generated_line: int) -> tuple[str, int, int, int | None] |
     sources = getattr(module, "LINE_SOURCES", None)
     if sources is None:  # a module built before the map recorded files
         return module.SOURCE_PATH, line, 1, None
-    file_index, column, end = sources[index]
+    file_index, column, end = source_entries(sources)[index]
     return module.LINE_FILES[file_index], line, column, end
+
+
+def source_entries(sources: str) -> list[tuple[int, int, int | None]]:
+    """A generated module's LINE_SOURCES, parallel to LINES: `"0:3:14 1:5:-"` -> (index in
+    LINE_FILES, column, end column or None). Kept a string (read only when an error is located),
+    so that compiling the module stays cheap."""
+    out = []
+    for entry in sources.split():
+        file_index, column, end = entry.split(":")
+        out.append((int(file_index), int(column), None if end == "-" else int(end)))
+    return out
 
 
 _REASONS = {ZeroDivisionError: "a division by zero"}

@@ -14,6 +14,7 @@ import pytest
 import civdsl
 from civdsl.errors import RulebookRuntimeError
 from civdsl.rounds import runtime as rounds_runtime
+from civdsl.runtime import source_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,8 +57,9 @@ def test_an_inherited_rule_that_divides_by_zero_names_the_base_file_and_line(hou
 
 def test_the_source_map_records_the_file_of_every_rule_line(house):
     module = civdsl.load(house).module
-    assert len(module.LINE_SOURCES) == len(module.LINES)
-    files = {Path(module.LINE_FILES[f]).name for f, _column, _end in module.LINE_SOURCES}
+    sources = source_entries(module.LINE_SOURCES)
+    assert len(sources) == len(module.LINES)
+    files = {Path(module.LINE_FILES[f]).name for f, _column, _end in sources}
     assert files == {"base.civ"}  # the house rule states no rule of its own
     assert [Path(p).name for p in module.LINE_FILES] == ["base.civ", "house.civ"]
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ..bounds import FIELDS
 # lookup and number are re-exported: scripts and tests of round rules read them here too
-from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number, source_of  # noqa: F401
+from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number, source_entries, source_of  # noqa: F401
 
 
 class GameState:
@@ -241,8 +241,8 @@ class RoundState:
                     return where[0], where[2], where[3]
                 break
             frame = frame.f_back
-        files = {self.m.LINE_FILES[s[0]] for (_, rl), s in zip(self.m.LINES, getattr(self.m, "LINE_SOURCES", ()))
-                 if rl == line}
+        sources = source_entries(getattr(self.m, "LINE_SOURCES", ""))
+        files = {self.m.LINE_FILES[s[0]] for (_, rl), s in zip(self.m.LINES, sources) if rl == line}
         return (files.pop() if len(files) == 1 else self.m.SOURCE_PATH), None, None
 
     # --- changing values
