@@ -145,6 +145,17 @@ _ALL = [
          "table lists them, top to bottom; two civilizations cannot share a place.",
          'civilization "Minoa" { rank 1 }  civilization "Saba" { rank 1 }',
          'civilization "Minoa" { rank 1 }  civilization "Saba" { rank 2 }'),
+    Code("CIV110", "lone surrogate in a string escape", "`\\uD800` to `\\uDFFF` are halves of a UTF-16 surrogate "
+         "pair, not characters. A high half followed by a low half (`\\ud83d\\ude00`, as JSON writes an emoji) is "
+         "the one character they encode; either half alone cannot be printed, saved or shown, so it is an error.",
+         'summary "smile \\ud83d"', 'summary "smile \\ud83d\\ude00"'),
+    Code("CIV111", "not a colour", "A group's `color` is a hexadecimal colour, `#rgb` or `#rrggbb`, so that every "
+         "chart can use it as it is.", 'group arts "Arts" color "blue"', 'group arts "Arts" color "#1565c0"'),
+    Code("CIV112", "number out of range", "Every number a rulebook writes has a range that fits its meaning (a die "
+         "has 1 to 1,000 sides, a commodity 0 to 1,000 cards, a cost 0 to 10,000 ...), so that no check, chart or "
+         "game grows with a mistyped or hostile number. `docs/security.md` lists every range.",
+         'event_table weather "Weather" die 999999999 { 1..6: "Rain" { } }',
+         'event_table weather "Weather" die 6 { 1..6: "Rain" { } }'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -69,8 +69,12 @@ def parse_yaml(path: Path) -> dict:
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
+    from . import safeyaml
+
     try:
-        data = yaml.safe_load(text)
+        data = safeyaml.load(text)
+    except safeyaml.YAMLLimitError as exc:
+        raise StateError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

@@ -17,11 +17,13 @@ import yaml
 from click.testing import CliRunner
 
 import civdsl
-from civdsl import runtime
+from civdsl.rounds import runtime
 from civdsl.compiler import check_file
 from civdsl.cli.cardgame import simulate as simulate_command
 from civdsl.cli.cardgame import step as step_command
-from civdsl.simulate import render_cardgame_reference, simulate, state_from_data
+from civdsl.rounds.reference import render_round_reference as render_cardgame_reference
+from civdsl.rounds.simulate import simulate
+from civdsl.rounds.state import state_from_data
 from civdsl.state import StateError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -193,7 +193,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
 
     def matrix(slug, title, targets, with_groups, listed=True):
-        cols = [Column("Held \u2193 / buying \u2192", 2.6)]
+        cols = [Column("Held \u2193, buying \u2192", 2.6)]
         if with_groups:
             cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
         cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in targets]
@@ -242,7 +242,9 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
             if i < len(ch) - 1:
                 parts.append(f" \u2192{amt}\u2192 ")
         amounts = [amt for _, amt in ch[:-1]]
-        total = " + ".join(str(x) for x in amounts) + (f" = {sum(amounts)}" if len(amounts) > 1 else "")
+        # in words, not arithmetic: "45 (20 and 25)"
+        parts_text = ", ".join(str(x) for x in amounts[:-1]) + f" and {amounts[-1]}" if len(amounts) > 1 else ""
+        total = f"{sum(amounts)} ({parts_text})" if parts_text else str(sum(amounts))
         chain_table.rows.append(Row([cell(*parts), cell(total, value=sum(amounts))]))
     tables.append(chain_table)
     return Chart("credits", "Credits", tables)
@@ -272,7 +274,7 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
     return Chart("explorer", "Strategy explorer", [t, edges], links=links,
-                 intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."])
+                 intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 
 # --- epochs --------------------------------------------------------------------------------
@@ -303,7 +305,7 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
             row = [_mark(status)] + row
         table.rows.append(Row(row, mark=status, head=True))
     if any(t.backward for t in tracks):
-        row = [cell("back")] + [lines(*[("moves back a step when ", describe.condition(b)) for b, _ in t.backward])
+        row = [cell("back")] + [lines(*[("moves back a step with ", describe.condition(b)) for b, _ in t.backward])
                                 if t.backward else cell("never moves back") for t in tracks]
         if marks is not None:
             row = [cell()] + row
@@ -403,7 +405,7 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
                                lines(*[f for f, _, _ in fields]), lines(*[b for _, b, _ in fields]),
                                lines(*[h for _, _, h in fields])], mark=ch.status))
     counts = {s: sum(1 for c in diff.changes if c.status == s) for s in ("added", "changed", "removed")}
-    intro = [f"House rule {ed.name} ({ed.id}) against its base {base.name} ({base.id}): "
+    intro = [f"House rule {ed.name} against its base {base.name}: "
              f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} removed. "
              "The other charts of this edition mark the same rows."]
     return Chart("house-summary", "House-rule summary", [table], intro=intro)

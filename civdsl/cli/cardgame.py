@@ -1,4 +1,4 @@
-"""The card-and-dice game's round rules at play: `step` and `simulate` (civdsl.simulate plays them)."""
+"""Round rules at play: `step` and `simulate` (civdsl.rounds plays them; this module reads options and prints)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .common import open_rulebook
 
 
 def _open_module(rulebook: str):
-    from ..simulate import require_rounds
+    from ..rounds.state import require_rounds
 
     module = open_rulebook(rulebook).module
     require_rounds(module)
@@ -34,9 +34,10 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     stats and the trace of every rule that fired."""
     import random
 
-    from .. import runtime
-    from ..simulate import _hint, assignments, phase_ids, render_step, state_from_data
-    from ..simulate import step as play
+    from ..rounds import runtime
+    from ..rounds.simulate import render_step
+    from ..rounds.simulate import step as play
+    from ..rounds.state import assignments, hint, phase_ids, state_from_data
     from ..state import StateError, parse_yaml
 
     module = _open_module(rulebook)
@@ -53,7 +54,7 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
         state.settled = False
     state.choices.update(choices)
     if phase is not None and phase != "setup" and phase not in phase_ids(module):
-        raise StateError(f"--phase: unknown phase `{phase}`{_hint(phase, phase_ids(module))}; "
+        raise StateError(f"--phase: unknown phase `{phase}`{hint(phase, phase_ids(module))}; "
                          f"phases: {', '.join(phase_ids(module))}")
     if phase == "setup" and module.SETUP is None:
         raise StateError("--phase setup: this edition has no setup")
@@ -85,9 +86,11 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
 def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     """Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often
     each threshold, flag, track mark and game end happens by each round."""
-    from .. import runtime
-    from ..simulate import assignments, render_report, write_plot
-    from ..simulate import simulate as play_games
+    from ..rounds import runtime
+    from ..rounds.event_plot import write_plot
+    from ..rounds.simulate import render_report
+    from ..rounds.simulate import simulate as play_games
+    from ..rounds.state import assignments
     from ..state import StateError
 
     module = _open_module(rulebook)

@@ -41,7 +41,7 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         return
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
-               f"- {role} victim holding {held}")
+               f"\u2014 {role} victim holding {held}")
     if data.get("excluded"):
         x = data["excluded"]
         click.echo(f"  may not be chosen as a secondary victim: {x['why']}  [{x['path']}:{x['line']}]")
@@ -49,27 +49,35 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         why = data.get("cancel_reason", {})
         click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
     else:
-        for e in data["effects"]:
-            click.echo(f"  {_describe_effect(e)}")
+        # an effect brought down to zero is no clause (the trace shows what prevented it)
+        for text in filter(None, (_describe_effect(e) for e in data["effects"])):
+            click.echo(f"  {text}")
     for t in data["trace"]:
         sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<="}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         change = f"{t['kind']} {t['before']} -> {t['after']}" if t.get("param") else t["op"]
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
-    if data.get("secondary") and not data["cancelled"]:
-        s = data["secondary"]
-        effects = "; ".join(_describe_effect(e) for e in s["effects"])
+    s = data.get("secondary")
+    effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
+    if s and effects and s["count"] != 0 and not data["cancelled"]:
         if s["share"] is not None:
             click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
         else:
             click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
     for o in data["options"]:
-        each = " for each" if o["each"] else ""
-        click.echo(f"  option ({', '.join(o['by'])}): {_describe_effect({'kind': o['kind'], **o['args']})} "
-                   f"instead of {o['instead_of'].replace('_', ' ')}{each}")
+        from .. import vocabulary
+
+        kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
+        words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
+        instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
+        by = f" ({', '.join(o['by'])})" if o["by"] else ""
+        click.echo(f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}")
     if data["missing_facts"]:
-        click.echo(f"  incomplete: the state does not give {', '.join(data['missing_facts'])} "
-                   f"(pass --set NAME=VALUE or a --state file)")
+        from ..phrases import name_words
+
+        said = ", ".join(name_words(f) for f in data["missing_facts"])
+        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"])
+        click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
 
