@@ -328,8 +328,9 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
         rows.append(row)
     if single_use:
         rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
-    _same_turn_abilities(module, rows)
-    for row in rows:  # an advance a held or bought card acquires automatically costs nothing
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    for row in rows:
         for source in holds + [b for b in buys if b != row["advance"]]:
             for args in ability(module, source, "acquire_all"):
                 adv = module.ADVANCES[row["advance"]]
@@ -337,6 +338,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
                         and adv["cost"] < args["cost_below"]):
                     row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
                     row["price"] = 0
+    _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
