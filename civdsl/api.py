@@ -32,11 +32,11 @@ def cache_dir() -> Path:
 def locate(name: str) -> Path:
     from .resources import shipped_rulebooks
 
+    from .resources import rulebook_argument
+
     shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    if path.is_file():
+    path = rulebook_argument(name)
+    if name in shipped or path.is_file():
         return path
     from .diagnostics import did_you_mean
 

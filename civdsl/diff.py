@@ -676,8 +676,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
 
 
 def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = False) -> str:
-    def esc(t: str) -> str:
-        return t.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    from .escape import markdown as esc
 
     lines = [f"# {esc(a.name)} → {esc(b.name)}", "", f"`{a.id}` compared with `{b.id}`.", ""]
     shown = [c for c in changes if prose or c.section != "prose"]

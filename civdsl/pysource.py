@@ -17,9 +17,13 @@ def slug(text: str, limit: int = 40) -> str:
     return s[:limit] or "item"
 
 
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
+
+
 def comment_text(text: str) -> str:
-    """Text safe to put after `#`: printable ASCII only."""
-    return "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+    """Text safe to put after `#`: printable ASCII only (one regex pass: a per-character loop
+    here was a tenth of code generation)."""
+    return _NOT_PRINTABLE_ASCII.sub("?", text)
 
 
 def doc_text(text: str) -> str:

@@ -249,6 +249,15 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         raise located(exc, module) from exc
 
 
+def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
+    """A generated module's LINES: `"12:40 15:41"` -> ((12, 40), (15, 41)), generated line first."""
+    out = []
+    for pair in pairs.split():
+        generated, rule = pair.split(":")
+        out.append((int(generated), int(rule)))
+    return tuple(out)
+
+
 def located(exc: Exception, module) -> RulebookRuntimeError:
     """Re-state an error from generated code at the rulebook line that produced it."""
     tb = exc.__traceback__

@@ -430,18 +430,19 @@ class _Validator:
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
                             advances=self.ed.advances, commodities=self.ed.commodities, groups=self.ed.groups,
                             player=False, model=True)
+        evaluator = ModelEvaluator(self.ed)
         for a in self.ed.asserts:
             before = len(self.d.errors)
             check(a.expr, model_scope, self.d, a.message)
             if len(self.d.errors) > before:
                 continue
             try:
-                ok = ModelEvaluator(self.ed).evaluate(a.expr)
+                ok = evaluator.evaluate(a.expr)
             except EvalError as exc:
                 self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
                 continue
             if ok is not True:
-                detail = ModelEvaluator(self.ed).explain(a.expr)
+                detail = evaluator.explain(a.expr)
                 hint = None
                 if self.ed.bases and a.span.path != self.ed.files[-1]:
                     hint = (f"a house rule may depart from its base: acknowledge it with "
@@ -472,8 +473,18 @@ class ModelEvaluator:
 
     def __init__(self, ed: Edition):
         self.ed = ed
+        # the views of the model's collections, made once: an assert such as
+        # `all(advances, cost >= sum(advances, ...))` reads them once per item
+        self._views: dict[str, list[dict]] = {}
 
     def collection(self, name: str, context: dict | None) -> list[dict]:
+        if name == "specific_credits" and context is not None and "specific_credits" in context:
+            return context["specific_credits"]
+        if name not in self._views:
+            self._views[name] = self._collection(name)
+        return self._views[name]
+
+    def _collection(self, name: str) -> list[dict]:
         if name == "advances":
             return [self.advance_view(a) for a in self.ed.advances.values()]
         if name == "calamities":
@@ -483,8 +494,6 @@ class ModelEvaluator:
             return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
                     for c in self.ed.commodities.values()]
         if name == "specific_credits":
-            if context is not None and "specific_credits" in context:
-                return context["specific_credits"]
             return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
         raise KeyError(name)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from civdsl import runtime
 from civdsl.codegen import generate
 from civdsl.compiler import check_file
 from civdsl.resources import shipped_rulebooks
@@ -43,7 +44,7 @@ def test_generation_is_deterministic():
 
 def test_line_map_points_rules_at_rulebook_lines():
     src = _module_source(FIXTURES / "semantics.civ")
-    lines = ast.literal_eval(src.split("LINES = ", 1)[1].split("\n", 1)[0])
+    lines = runtime.line_map(ast.literal_eval(src.split("LINES = _rt.line_map(", 1)[1].split("\n", 1)[0][:-1]))
     python_lines = src.split("\n")
     # the line generated for the Alpha modifier maps to rulebook line 28
     mapped = [rl for pl, rl in lines if "'Alpha' in held" in python_lines[pl - 1]]

@@ -8,8 +8,8 @@ prints read. Every piece of rulebook text goes through html.escape.
 
 from __future__ import annotations
 
-import html
 
+from .. import escape
 from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
                     Strong, Table, ink)
 from .markdown import href
@@ -75,8 +75,7 @@ tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-ch
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+esc = escape.html  # the one HTML escaping of the project (civdsl/escape.py)
 
 
 def chip_html(c: Chip) -> str:
