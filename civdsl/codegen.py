@@ -78,6 +78,9 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"SOURCE_PATH = {main_path!r}")
     w.line(f"SOURCES = {source_hashes(files)!r}")
     w.line(f"CREDIT_POLICY = {ed.credit_policy!r}")
+    w.line(f"CREDIT_VARIANTS = {tuple(ed.credit_variants)!r}")
+    w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
+    w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     city = consts.get("city_points", 5)
     token = consts.get("token_points", 1)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
@@ -178,6 +181,15 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
         w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span)
     w.line("}")
 
+    # the credit tokens every player starts with: points per group, read from the state
+    sc = ed.start_credits
+    w.line("")
+    if sc is None:
+        w.line("START_CREDITS = None")
+    else:
+        unless = f"lambda s: {compiler.compile(sc.unless)}" if sc.unless is not None else "None"
+        w.line(f"START_CREDITS = {{'amount': lambda s: {compiler.compile(sc.amount)}, 'unless': {unless}, "
+               f"'once': {sc.once!r}, 'doc': {sc.doc!r}, 'line': {sc.span.line!r}}}", sc.span.line)
     w.line("")
     for attr, lines in (("SCORE_POINTS", ed.score.points if ed.score else []),
                         ("SCORE_TIEBREAKS", ed.score.tiebreaks if ed.score else [])):
