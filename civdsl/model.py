@@ -272,6 +272,17 @@ class Deck:
 
 
 @dataclass
+class StartCredits:
+    """Credit points of every group each player starts with (`start credits EXPR [unless COND] [once]`)."""
+
+    amount: Expr
+    unless: Expr | None
+    once: bool  # single-use: a state lists the groups whose start credit is spent (`start_credits_used`)
+    doc: str | None
+    span: Span
+
+
+@dataclass
 class Edition:
     id: str
     name: str
@@ -286,6 +297,9 @@ class Edition:
     options: dict[str, Option] = field(default_factory=dict)
     credit_policy: str | None = None
     credit_policy_span: Span | None = None
+    credit_variants: list[str] = field(default_factory=list)  # vocabulary.CREDIT_VARIANTS switched on
+    scenarios: dict[str, tuple[str | None, Span]] = field(default_factory=dict)  # name -> (doc, span)
+    start_credits: StartCredits | None = None
     vp_tiers: list[tuple[int | None, int]] = field(default_factory=list)
     vp_tiers_span: Span | None = None
     advances: dict[str, Advance] = field(default_factory=dict)

@@ -15,9 +15,9 @@ from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Ability, Advance, AstRow, AstTrack, Civilization, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
-                    EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option, Requirement, Score,
-                    ScoreLine, Secondary, SpecificCredit, Table)
+from .model import (Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+                    Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
+                    Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
@@ -107,6 +107,23 @@ class _Applier(RoundsApplier):
         if self._once("policy", "credit", item.span, "the credit policy"):
             self.ed.credit_policy = item.name
             self.ed.credit_policy_span = item.span
+            self.ed.credit_variants = []  # a redeclared policy replaces the base's variants too
+            for f in item.fields:
+                if f.value not in vocab.CREDIT_VARIANTS:
+                    self.diags.error("CIV019", f"unknown credit policy variant `{f.value}`", f.span,
+                                     help=suggestion(f.value, vocab.CREDIT_VARIANTS)
+                                     or f"variants: {', '.join(vocab.CREDIT_VARIANTS)}")
+                elif f.value not in self.ed.credit_variants:
+                    self.ed.credit_variants.append(f.value)
+
+    def _item_scenario(self, item: Item) -> None:
+        if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
+            self.ed.scenarios[item.name] = (item.value, item.span)
+
+    def _item_start_credits(self, item: Item) -> None:
+        if self._once("start_credits", "", item.span, "`start credits`"):
+            v = item.value
+            self.ed.start_credits = StartCredits(v["amount"], v["unless"], v["once"], v["doc"], item.span)
 
     def _item_vp_tiers(self, item: Item) -> None:
         if self._once("tiers", "vp", item.span, "vp tiers"):

@@ -57,6 +57,12 @@ def to_data(ed: Edition) -> dict:
         "id": ed.id, "name": ed.name, "language": ed.language, "source": ed.source,
         "files": ed.files, "bases": ed.bases,
         "credit_policy": ed.credit_policy,
+        "credit_variants": list(ed.credit_variants),
+        "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
+        "start_credits": None if ed.start_credits is None else {
+            "amount": unparse(ed.start_credits.amount),
+            "unless": None if ed.start_credits.unless is None else unparse(ed.start_credits.unless),
+            "once": ed.start_credits.once, "doc": ed.start_credits.doc},
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
         "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],

@@ -327,6 +327,11 @@ class _Validator:
                                  item=track.id, help=f"did you mean `{best}`?" if best else
                                  f"the epochs of `{track.id}`: {', '.join(names)}")
         self._civilizations()
+        sc = self.ed.start_credits
+        if sc is not None:
+            check(sc.amount, self.scope, self.d, "start credits")
+            if sc.unless is not None:
+                check(sc.unless, self.scope, self.d, "start credits")
 
     def _civilizations(self) -> None:
         """Each row must fit its track: one first space per epoch after the first, rising, on the track."""

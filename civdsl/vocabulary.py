@@ -146,6 +146,10 @@ _ABILITIES = [
          "Credit tokens allocated freely at purchase."),
     Kind("free_advance", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
          "a free {group} advance costing under {cost_below} on purchase", "Read by the credit engine: a free advance.", main=None),
+    Kind("acquire_all", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
+         "its holder acquires every {group} advance costing under {cost_below}, at no cost",
+         "Read by the credit engine: every advance of the group under the cost bound is acquired at once, "
+         "for nothing, while this card is held.", main=None),
     Kind("trade_card_purchase", (Param("stack", "int", required=True), Param("price", "int", required=True)),
          "buy extra stack-{stack} trade cards for {price} treasury", "Extra trade-card purchases.", main="price"),
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
@@ -168,6 +172,7 @@ class Fact:
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
     minimum: int | None = 0
+    default: object = None  # the value an absent fact has (None: absent facts are missing, never guessed)
     # how a chart counts it, singular and plural ("city touched by a volcano", ...); a
     # condition says "no city touched by a volcano", "at least 2 cities touched by a volcano"
     words: tuple[str, str] | None = None
@@ -198,6 +203,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)",
          words=("step on the A.S.T.", "steps on the A.S.T.")),
     Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
+    Fact("scenario", "str", "the scenario played, as the rulebook's `scenario` declarations name it (absent: the full game)",
+         default=""),
+    Fact("start_credits_used", "list", "groups whose single-use start credit is already spent (rulebooks with `start credits ... once`)"),
     Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
     Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
@@ -284,6 +292,12 @@ CREDIT_POLICIES = {
                   "price never below zero",
     "per_card": "each held card credits a purchase at most once, the larger of its group credit and its "
                 "special credit; dual-group cards credit both groups",
+}
+
+# Variants a rulebook may switch on after its policy: `credit policy best_group single_use`.
+CREDIT_VARIANTS = {
+    "single_use": "each held card's credit (and each free credit token) counts toward only one advance "
+                  "bought in a turn: the strict reading some player tools offer",
 }
 
 BENEFICIARIES = {

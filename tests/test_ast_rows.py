@@ -194,7 +194,7 @@ def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_fall
 
     assert lines(1, 1) != lines(14, 1)
     assert lines(5, 1)[-2:] == ["  you lack 2 cities", "  the marker stays on space 5"]
-    assert lines(7, 0, "expert")[-1] == "  the marker moves back to space 6 (cities is 0)"
+    assert lines(7, 0, "expert")[-1] == "  the marker moves back to space 6 (no city)"
     assert lines(3, 0, "expert")[-2:] == ["  the marker moves to space 4", "  no step back in the Stone Age"]
 
 

@@ -104,8 +104,21 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
         click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
         for c in row["credits"]:
             click.echo(f"    -{c['amount']} {c['from']}")
+    for row in data["acquired"]:
+        click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
     total = data["total"] if data["total"] is not None else "unknown"
-    click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+    policy = ", ".join([data["policy"]] + data["variants"])
+    click.echo(f"total: {total}  (credit policy: {policy}; treasury counts {data['treasury_value']} per token)")
+    sc = data["start_credits"]
+    if sc and sc["per_group"]:
+        used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
+        click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
+    for note in data["notes"]:
+        click.echo(f"note: {note}")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
+        sys.exit(1)
 
 
 @click.command()
@@ -224,8 +237,14 @@ def hand(rulebook, cards, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total."""
     from ..planner import hand_report, parse_cards, render_hand
 
+    from ..state import StateError, hand_limits
+
     rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
+    parsed = parse_cards(rb.module, cards)
+    impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
+    if impossible:
+        raise StateError("\n".join(impossible))
+    report = hand_report(rb.module, parsed)
     if as_json:
         _emit_json(report)
     else:
