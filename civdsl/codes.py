@@ -156,6 +156,11 @@ _ALL = [
          "game grows with a mistyped or hostile number. `docs/security.md` lists every range.",
          'event_table weather "Weather" die 999999999 { 1..6: "Rain" { } }',
          'event_table weather "Weather" die 6 { 1..6: "Rain" { } }'),
+    Code("CIV130", "a rule failed while running", "A rule raised an error when a command ran it on a player's "
+         "state: a division by zero, a table with no band for the value, a value of the wrong kind. The "
+         "diagnostic points at the rule itself, in the file that states it: for a rule a house rule inherits, "
+         "the base's file. Check the values the command was given (`--set`, `--state`), or guard the rule.",
+         'primary { damage(12 // cities) }', 'primary { if cities > 0 { damage(12 // cities) } }'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -12,13 +12,13 @@ import math
 from operator import itemgetter
 from fractions import Fraction
 
+from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
+
 
 class MissingFact(Exception):
     pass
 
 
-class RulebookRuntimeError(Exception):
-    """An error raised while running a rule, located at the rulebook line that states it."""
 
 
 def this_module(name: str):
@@ -258,8 +258,41 @@ def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def source_of(module, generated_line: int) -> tuple[str, int, int, int | None] | None:
+    """The rulebook file, line, column and end column of the rule whose code is at this line of
+    a generated module (the last rule line at or before it), from its source map (`LINES`,
+    `LINE_FILES`, `LINE_SOURCES`), or None when no rule's code comes before it."""
+    found = None
+    for index, (pl, rl) in enumerate(module.LINES):
+        if pl > generated_line:
+            break
+        found = (index, rl)
+    if found is None:
+        return None
+    index, line = found
+    sources = getattr(module, "LINE_SOURCES", None)
+    if sources is None:  # a module built before the map recorded files
+        return module.SOURCE_PATH, line, 1, None
+    file_index, column, end = source_entries(sources)[index]
+    return module.LINE_FILES[file_index], line, column, end
+
+
+def source_entries(sources: str) -> list[tuple[int, int, int | None]]:
+    """A generated module's LINE_SOURCES, parallel to LINES: `"0:3:14 1:5:-"` -> (index in
+    LINE_FILES, column, end column or None). Kept a string (read only when an error is located),
+    so that compiling the module stays cheap."""
+    out = []
+    for entry in sources.split():
+        file_index, column, end = entry.split(":")
+        out.append((int(file_index), int(column), None if end == "-" else int(end)))
+    return out
+
+
+_REASONS = {ZeroDivisionError: "a division by zero"}
+
+
 def located(exc: Exception, module) -> RulebookRuntimeError:
-    """Re-state an error from generated code at the rulebook line that produced it."""
+    """Re-state an error from generated code at the rulebook file and line that produced it."""
     tb = exc.__traceback__
     line = None
     filename = getattr(module, "__file__", None)
@@ -267,12 +300,14 @@ def located(exc: Exception, module) -> RulebookRuntimeError:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
-    where = module.SOURCE_PATH
-    if line is not None:
-        mapped = [rl for pl, rl in module.LINES if pl <= line]
-        if mapped:
-            where = f"{module.SOURCE_PATH}:{mapped[-1]}"
-    return RulebookRuntimeError(f"{where}: {type(exc).__name__}: {exc}")
+    where = source_of(module, line) if line is not None else None
+    reason = _REASONS.get(type(exc), f"{type(exc).__name__}: {exc}")
+    if where is None:
+        return RulebookRuntimeError(f"{module.SOURCE_PATH}: {type(exc).__name__}: {exc}", module.SOURCE_PATH,
+                                    reason=reason)
+    path, rule_line, column, end = where
+    return RulebookRuntimeError(f"{path}:{rule_line}: {type(exc).__name__}: {exc}", path, rule_line, column, reason,
+                                end)
 
 
 # --- credits and prices -------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import describe
 from .. import vocabulary as vocab
 from ..expressions import PythonCompiler, unparse, walk
+from ..diagnostics import Span
 from ..model import Edition
 from ..pysource import Writer, comment_text, slug
 from ..syntax import BinOp, Call, Name
@@ -95,14 +96,14 @@ class _Block(StatementVisitor):
         for s in chain:
             var = self.fresh("c")
             conds.append((var, s))
-            w.line(f"{indent}{var} = bool({c.compile(s.expr)})", s.span.line)
+            w.line(f"{indent}{var} = bool({c.compile(s.expr)})", s.span)
         for k in range(len(conds) - 1, -1, -1):
             var, s = conds[k]
             keyword = "if" if k == len(conds) - 1 else "elif"
-            w.line(f"{indent}{keyword} {var}:", s.span.line)
+            w.line(f"{indent}{keyword} {var}:", s.span)
             if k > 0:
                 earlier = ", ".join(f"({e.span.line!r}, {v})" for v, e in conds[:k])
-                w.line(f"{indent}    s.instead({s.span.line!r}, [l for l, held in ({earlier},) if held])", s.span.line)
+                w.line(f"{indent}    s.instead({s.span.line!r}, [l for l, held in ({earlier},) if held])", s.span)
             self.body(s.body, indent + "    ")
 
     def stmt(self, s, indent: str) -> None:
@@ -112,22 +113,21 @@ class _Block(StatementVisitor):
         pass  # a reading: no code
 
     def _change(self, s, indent: str) -> None:
-        line = s.span.line
-        self.w.line(f"{indent}s.{s.keyword}({s.target!r}, {self.c.compile(s.expr)}, {line!r})", line)
+        self.w.line(f"{indent}s.{s.keyword}({s.target!r}, {self.c.compile(s.expr)}, {s.span.line!r})", s.span)
 
     visit_SetStmt = visit_AddStmt = visit_MoveStmt = _change
 
     def visit_ResetStmt(self, s: ResetStmt, indent: str) -> None:
-        self.w.line(f"{indent}s.reset({s.target!r}, {s.span.line!r})", s.span.line)
+        self.w.line(f"{indent}s.reset({s.target!r}, {s.span.line!r})", s.span)
 
     def visit_LetStmt(self, s: LetStmt, indent: str) -> None:
         value = self.c.compile(s.expr)
         var = self.fresh("l", s.target)
         self.c.locals[s.target] = var
-        self.w.line(f"{indent}{var} = {value}", s.span.line)
+        self.w.line(f"{indent}{var} = {value}", s.span)
 
     def visit_IfStmt(self, s: IfStmt, indent: str) -> None:
-        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span.line)
+        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span)
         self.body(s.body, indent + "    ")
         if s.otherwise:
             self.w.line(f"{indent}else:")
@@ -135,14 +135,13 @@ class _Block(StatementVisitor):
 
     def visit_InsteadStmt(self, s: InsteadStmt, indent: str) -> None:
         # reached only for an `instead if` that follows no plain `if` (the checks report it)
-        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span.line)
+        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span)
         self.body(s.body, indent + "    ")
 
     def visit_RuleStmt(self, s: RuleStmt, indent: str) -> None:
-        line = s.span.line
-        self.w.line(f"{indent}s.rules.append({s.text!r})", line)
+        self.w.line(f"{indent}s.rules.append({s.text!r})", s.span)
         self.body(s.body, indent)
-        self.w.line(f"{indent}s.rules.pop()", line)
+        self.w.line(f"{indent}s.rules.pop()", s.span)
 
     def visit_RollStmt(self, s: RollStmt, indent: str) -> None:
         line = s.span.line
@@ -151,28 +150,28 @@ class _Block(StatementVisitor):
         if s.target is not None:
             var = self.fresh("r", s.target)
             self.c.locals[s.target] = var
-            self.w.line(f"{indent}{var} = {call}", line)
+            self.w.line(f"{indent}{var} = {call}", s.span)
         else:
-            self.w.line(f"{indent}{call}", line)
+            self.w.line(f"{indent}{call}", s.span)
 
     def visit_ShuffleStmt(self, s: ShuffleStmt, indent: str) -> None:
-        self.w.line(f"{indent}s.shuffle({s.span.line!r})", s.span.line)
+        self.w.line(f"{indent}s.shuffle({s.span.line!r})", s.span)
 
     def visit_DrawStmt(self, s: DrawStmt, indent: str) -> None:
-        self.w.line(f"{indent}s.draw({self.c.compile(s.expr)}, {s.span.line!r})", s.span.line)
+        self.w.line(f"{indent}s.draw({self.c.compile(s.expr)}, {s.span.line!r})", s.span)
 
     def visit_DiscardStmt(self, s: DiscardStmt, indent: str) -> None:
-        self.w.line(f"{indent}s.discard_to({self.c.compile(s.expr)}, {s.span.line!r})", s.span.line)
+        self.w.line(f"{indent}s.discard_to({self.c.compile(s.expr)}, {s.span.line!r})", s.span)
 
 
-def _function(w: Writer, c: _RoundCompiler, name: str, params: str, doc: str, line: int, stmts: list,
+def _function(w: Writer, c: _RoundCompiler, name: str, params: str, doc: str, at: Span, stmts: list,
               wrap: str | None = None) -> None:
     """A function whose body is a block of statements; `wrap` names a phase (state in, state out)."""
     w.line("")
     w.line("")
-    w.line(f"def {name}({params}):", line)
+    w.line(f"def {name}({params}):", at)
     w.line(f"    {doc!r}")
-    w.line(f"    # {comment_text(w.source_path)}:{line}")
+    w.line(f"    # {comment_text(at.path)}:{at.line}")
     c.locals = {}
     if wrap is not None:
         w.line(f"    s = _rr.RoundState(_MODULE, state, rng, {wrap!r})")
@@ -203,18 +202,17 @@ def _names_read(ed: Edition, expr, seen: set | None = None) -> set[str]:
 def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
     """The round part of an edition's generated module (after its main part)."""
     c = _RoundCompiler(consts, options, ed)
-    path = comment_text(w.source_path)
     w.line("")
     w.line("")
     w.line("# --- round rules ---------------------------------------------------------------------")
     w.line("STATS = {")
     for st in ed.stats.values():
         data = {"name": st.name, "initial": st.initial_value, "low": st.low, "high": st.high, "line": st.span.line}
-        w.line(f"    {st.id!r}: {data!r},", st.span.line)
+        w.line(f"    {st.id!r}: {data!r},", st.span)
     w.line("}")
     w.line("FLAGS = {")
     for fl in ed.flags.values():
-        w.line(f"    {fl.id!r}: {{'name': {fl.name!r}, 'initial': {fl.on!r}, 'line': {fl.span.line!r}}},", fl.span.line)
+        w.line(f"    {fl.id!r}: {{'name': {fl.name!r}, 'initial': {fl.on!r}, 'line': {fl.span.line!r}}},", fl.span)
     w.line("}")
 
     deck = next(iter(ed.card_decks.values()), None)
@@ -223,7 +221,7 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
         data = {"id": deck.id, "name": deck.name, "suits": tuple((s.name, s.color) for s in deck.suits),
                 "ranks": tuple((r.name, r.value) for r in deck.ranks), "hand_limit": deck.hand_limit,
                 "line": deck.span.line}
-        w.line(f"CARD_DECK = {data!r}", deck.span.line)
+        w.line(f"CARD_DECK = {data!r}", deck.span)
         w.line(f"CARDS = {cards!r}")
     else:
         w.line("CARD_DECK = None")
@@ -237,22 +235,22 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
         c.locals = {}
         w.line("")
         w.line("")
-        w.line(f"def {fn}(s):", ch.span.line)
+        w.line(f"def {fn}(s):", ch.span)
         w.line(f"    {('Default policy for the choice: ' + ch.name)!r}")
-        w.line(f"    return {c.compile(ch.default)}  # {path}:{ch.span.line}", ch.span.line)
+        w.line(f"    return {c.compile(ch.default)}  # {comment_text(ch.span.path)}:{ch.span.line}", ch.span)
     threshold_fns = {}
     for i, th in enumerate(ed.thresholds.values()):
         fn = f"threshold_{i}_{slug(th.id)}"
         c.locals = {}
         w.line("")
         w.line("")
-        w.line(f"def {fn}(s):", th.span.line)
+        w.line(f"def {fn}(s):", th.span)
         w.line(f"    {th.name!r}")
-        w.line(f"    return bool({c.compile(th.condition)})  # {path}:{th.span.line}", th.span.line)
+        w.line(f"    return bool({c.compile(th.condition)})  # {comment_text(th.span.path)}:{th.span.line}", th.span)
         body = None
         if th.body:
             body = f"{fn}_on"
-            _function(w, c, body, "s", f"When {th.name} switches on", th.span.line, th.body)
+            _function(w, c, body, "s", f"When {th.name} switches on", th.span, th.body)
         threshold_fns[th.id] = (fn, body)
 
     pool_fns = {}
@@ -262,19 +260,19 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
         c.locals = {}
         w.line("")
         w.line("")
-        w.line(f"def {fn}(s):", pool.span.line)
+        w.line(f"def {fn}(s):", pool.span)
         w.line(f"    {('Sides and dice of ' + pool.name)!r}")
         base = c.compile(pool.base) if pool.base is not None else "0"
-        w.line(f"    terms = [('base', {base})]", pool.span.line)
+        w.line(f"    terms = [('base', {base})]", pool.span)
         for term in pool.terms:
             label = term.label or (describe.condition(term.condition) if term.condition is not None else unparse(term.amount))
             if term.condition is not None:
-                w.line(f"    if {c.compile(term.condition)}:", term.span.line)
-                w.line(f"        terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
+                w.line(f"    if {c.compile(term.condition)}:", term.span)
+                w.line(f"        terms.append(({label!r}, {c.compile(term.amount)}))", term.span)
             else:
-                w.line(f"    terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
+                w.line(f"    terms.append(({label!r}, {c.compile(term.amount)}))", term.span)
         sides = c.compile(pool.sides) if pool.sides is not None else "6"
-        w.line(f"    return {sides}, terms", pool.span.line)
+        w.line(f"    return {sides}, terms", pool.span)
 
     track_marks = {}
     for i, track in enumerate(ed.tracks.values()):
@@ -283,7 +281,7 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
             fn = None
             if mark.body:
                 fn = f"track_{i}_{slug(track.id)}_at_{mark.position if mark.position >= 0 else 'm' + str(-mark.position)}"
-                _function(w, c, fn, "s", f"{track.name}: {mark.label}", mark.span.line, mark.body)
+                _function(w, c, fn, "s", f"{track.name}: {mark.label}", mark.span, mark.body)
             marks[mark.position] = (mark.label, fn, mark.span.line)
         track_marks[track.id] = marks
 
@@ -292,7 +290,7 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
         rows = []
         for j, row in enumerate(table.rows):
             fn = f"event_{i}_{j}_{slug(row.label)}"
-            _function(w, c, fn, "s", f"{table.name}, {row.low}..{row.high}: {row.label}", row.span.line, row.body)
+            _function(w, c, fn, "s", f"{table.name}, {row.low}..{row.high}: {row.label}", row.span, row.body)
             rows.append((row.low, row.high, row.label, fn, row.span.line))
         event_fns[table.id] = rows
 
@@ -302,20 +300,20 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
         c.locals = {}
         w.line("")
         w.line("")
-        w.line(f"def {fn}(s):", end.span.line)
-        w.line(f"    return bool({c.compile(end.condition)})  # {path}:{end.span.line}", end.span.line)
+        w.line(f"def {fn}(s):", end.span)
+        w.line(f"    return bool({c.compile(end.condition)})  # {comment_text(end.span.path)}:{end.span.line}", end.span)
         end_fns.append((fn, end.text, end.span.line))
 
     setup_fn = None
     if ed.setup is not None:
         setup_fn = "phase_setup"
-        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", ed.setup.span.line,
+        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", ed.setup.span,
                   ed.setup.body, wrap="setup")
     phase_fns = []
     for i, phase in enumerate(ed.phases.values()):
         fn = f"phase_{i}_{slug(phase.id)}"
         phase_fns.append((phase.id, phase.name, fn))
-        _function(w, c, fn, "state, rng", f"{phase.name}: maps a state to (next state, trace)", phase.span.line,
+        _function(w, c, fn, "state, rng", f"{phase.name}: maps a state to (next state, trace)", phase.span,
                   phase.body, wrap=phase.id)
 
     w.line("")
