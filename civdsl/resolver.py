@@ -120,6 +120,10 @@ class _Applier(RoundsApplier):
         if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
             self.ed.scenarios[item.name] = (item.value, item.span)
 
+    def _item_ability(self, item: Item) -> None:
+        call, doc = item.value
+        self.ed.abilities.append((self._ability(call, self.ed.id), doc))
+
     def _item_start_credits(self, item: Item) -> None:
         if self._once("start_credits", "", item.span, "`start credits`"):
             v = item.value
@@ -138,6 +142,10 @@ class _Applier(RoundsApplier):
     def _item_option(self, item: Item) -> None:
         if self._once("option", item.name, item.span, f"option `{item.name}`"):
             self.ed.options[item.name] = Option(item.name, item.value["doc"], item.value["on"], item.span)
+
+    def _item_set_value_off_block(self, item: Item) -> None:
+        if self._once("set_value_off_block", "", item.span, "set_value off_block"):
+            self.ed.set_value_off_block = (item.value[0], item.value[1], item.span)
 
     def _item_set_value(self, item: Item) -> None:
         if self._once("set_value", "", item.span, "set_value"):
