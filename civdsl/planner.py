@@ -436,7 +436,12 @@ class PurchaseProblem:
 
         # prices before same-turn abilities: runtime.prices on every candidate that carries no
         # same-turn ability (those rows are untouched by it), and on each one that does, alone
-        special_turn = [n for n in cands if any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
+        # under the strict `single_use` credit variant advances bought together share the credits,
+        # so no price is known alone: every set is priced by runtime.prices (each advance's price
+        # alone stays a lower bound, since together it can only get fewer credits)
+        self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+        special_turn = [n for n in cands if self.single_use
+                        or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
         plain = [n for n in cands if n not in special_turn]
         self.base: dict[str, Any] = {}
         if plain:
@@ -473,6 +478,8 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         runtime.prices applies them (rulebook order; the dearest eligible other advance)."""
         names = sorted(names, key=self.order.get)
+        if self.single_use:
+            return runtime.prices(self.module, self.holds, names, self.extra)["total"]
         if not any(n in self.same_turn for n in names):
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]

@@ -1,12 +1,16 @@
 """Purchases: start credits, Anatomy as data, legality in `cost`, impossible hands and the strict
 single-use credit variant. Each test reads like the rule it checks."""
 
+import itertools
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import civdsl
+from civdsl import runtime
 from civdsl.cli import main
 from civdsl.planner import plan
 from civdsl.state import StateError
@@ -221,3 +225,25 @@ def test_trade_cards_bought_for_treasury():
     assert rb.trade_cards([4], [], {})["illegal"][0]["why"].startswith("no rule sells cards from stack 4")
     out = _run("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
     assert out.exit_code == 1 and "illegal purchase: 36 treasury needed, 20 held" in out.stderr
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_the_planner_under_strict_credits_matches_brute_force(data):
+    """With credits shared between the advances bought together, the best plan's victory points
+    equal the best over every affordable subset priced by the engine."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    module = strict.module
+    names = sorted(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=6))
+    rest = [n for n in names if n not in holds]
+    among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
+    treasury = data.draw(st.integers(0, 400))
+    report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    best = 0
+    for r in range(len(among) + 1):
+        for subset in itertools.combinations(among, r):
+            total = runtime.prices(module, holds, list(subset), {})["total"]
+            if total <= treasury:
+                best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
+    assert report["plans"][0]["objective"] == best
