@@ -182,6 +182,8 @@ class Civilization:
     rank: int | None = None
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
+    summary: str | None = None
+    aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
 

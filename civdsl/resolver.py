@@ -217,7 +217,9 @@ class _Applier(RoundsApplier):
                 civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
             elif f.key == "note":
                 civ.notes.append(f.value)
-            elif f.key in ("rank", "block"):
+            elif f.key == "aka":
+                civ.aka.append(f.value)
+            elif f.key in ("rank", "block", "summary"):
                 self._field_once(civ, f, item.name)
                 setattr(civ, f.key, f.value)
         # a house rule that redeclares a civilization replaces it whole, like an advance
