@@ -179,7 +179,7 @@ def test_advance_columns(civ1981_files, mini_files):
     mysticism = table["Mysticism"]
     assert mysticism["Cost"] == "30"
     assert mysticism["Groups"] == "Arts, Sciences"
-    assert mysticism["Group credits"] == "Arts 5, Sciences 20"
+    assert (mysticism["Arts"], mysticism["Sciences"], mysticism["Crafts"]) == ("5", "20", "")  # a column per group
     assert mysticism["Specific credits"].splitlines() == ["\u2192 Law 5", "\u2192 Philosophy 20"]
     assert table["Cloth Making"]["Abilities"] == describe.ability("ship_range", {"delta": 1})
     assert table["Democracy"]["Requires"] == "Law"
@@ -271,9 +271,30 @@ def test_html_does_not_depend_on_graphviz(mini, monkeypatch):
     present, _ = render_all(mini)
     monkeypatch.setattr(explorer_mod.shutil, "which", lambda name: None)
     absent, _ = render_all(mini)
+    assert set(present) - set(absent) == {"charts/explorer.svg"}
     for name in absent:
-        if name != "charts/README.md":
-            assert absent[name] == present[name], name
+        assert absent[name] == present[name], name
+
+
+@pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")
+def test_build_check_passes_without_graphviz(tmp_path):
+    """A build made where `dot` exists is up to date for `build --check` where it does not."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "generated"
+    cli = [sys.executable, "-m", "civdsl.cli"]
+    made = subprocess.run(cli + ["build", "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (out / "civ1981" / "charts" / "explorer.svg").is_file()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    checked = subprocess.run(cli + ["build", "--check", "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                             env=env)
+    assert "graphviz `dot` not found" in checked.stderr
+    assert checked.returncode == 0, checked.stderr
 
 
 # --- epochs and commodities ---------------------------------------------------------------------
@@ -828,3 +849,32 @@ def test_entities_in_names_make_well_formed_svg_and_dot(tmp_path):
 
     ET.fromstring(re.sub(r"<!DOCTYPE[^>]*>", "", svg))
     assert "A&amp;nbsp;B" in svg
+
+
+def test_round_reference_is_plain_words():
+    """The card-and-dice game's round reference: every line in words (no names of the rulebook
+    source, operators, backticks or <br>), reachable from the index, its chart page and the
+    command."""
+    from civdsl.build import EditionOutputs
+    from civdsl.cli import main
+    from civdsl.rounds.reference import render_round_reference
+
+    ed = load(ROOT / "rulebooks" / "cardgame.civ")
+    md = render_round_reference(ed)["reference.md"]
+    plain = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)  # Markdown escapes back to text
+    problems = []
+    for line in plain.splitlines():
+        text = re.sub(r"^\s*(?:- |#+ |\|)", "", line).replace("|", " ").replace("**", "").replace("*", "")
+        text = text.replace("\\+", "+")
+        if set(text.strip()) <= set("-| "):
+            continue  # a table's rule line
+        problems += [(line, p) for p in prose_problems(text)]
+    assert problems == []
+    files, _ = render_all(ed)
+    assert "charts/reference.md" in files and "charts/reference.html" in files
+    assert 'href="reference.html"' in files["charts/cardgame.html"]
+    assert "reference.html" in files["charts/README.md"]
+    index = site_files([EditionOutputs(ed.id, ed, files)])["index.html"]
+    assert 'href="cardgame/charts/reference.html"' in index
+    res = CliRunner().invoke(main, ["chart", "cardgame"])
+    assert res.exit_code == 0 and "round reference" in res.output and "The round" in res.output
