@@ -7,6 +7,7 @@ rulebooks folder: absolute paths, `..` escapes, symlinks leading out and URLs ar
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -27,6 +28,11 @@ class LoadedFile:
     display: str
     text: str
     ast: syntax.RulebookAst
+    # sha256 of the exact bytes the text was decoded from (what the compile cache is keyed by)
+    digest: str = ""
+    # the path as reached, before symlinks are followed: as given for the first file, as written
+    # after `extends` for a base. The cache re-reads this path, so a re-pointed link is noticed.
+    named: Path | None = None
 
 
 def display_path(path: Path) -> str:
@@ -49,6 +55,12 @@ def display_path(path: Path) -> str:
 
 
 def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
+    found = read_source_digest(path, display, diags)
+    return found[0] if found else None
+
+
+def read_source_digest(path: Path, display: str, diags: Diagnostics) -> tuple[str, str] | None:
+    """The normalised text of a rulebook file and the sha256 of the bytes it came from (one read)."""
     try:
         # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
         # regular file, and never read more than the limit (a huge file or /dev/zero)
@@ -85,7 +97,7 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
         diags.error("CIV004", "the file contains a NUL character", Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
         return None
     diags.add_source(display, text)
-    return text
+    return text, hashlib.sha256(data).hexdigest()
 
 
 # Syntax trees of files that parsed cleanly, by (display path, text): a build of house rules
@@ -96,9 +108,10 @@ _PARSED_LIMIT = 64
 
 def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
     display = display or display_path(path)
-    text = read_source(path, display, diags)
-    if text is None:
+    found = read_source_digest(path, display, diags)
+    if found is None:
         return None
+    text, digest = found
     ast = _PARSED.get((display, text))
     if ast is None:
         before = len(diags.items)
@@ -117,13 +130,14 @@ def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> Lo
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
-    return LoadedFile(path, display, text, ast)
+    return LoadedFile(path, display, text, ast, digest, path)
 
 
 def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     """The file and its bases, base first. Empty when the first file cannot be read."""
     chain: list[LoadedFile] = []
     seen: list[Path] = []
+    named = [path]  # each file's path as reached (see LoadedFile.named)
     current = path
     while True:
         try:
@@ -149,6 +163,9 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
         if base is None:
             break
         current = base
+        named.append(loaded.path.parent / loaded.ast.extends if loaded.ast.extends_is_path else base)
+    for loaded, as_named in zip(chain, named):
+        loaded.named = as_named
     chain.reverse()
     return chain
 
