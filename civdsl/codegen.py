@@ -57,7 +57,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     options = {k: o.on for k, o in ed.options.items()}
     compiler = PythonCompiler(consts, options, set(ed.tables))
     compiler.const_exprs = {k: c.expr for k, c in ed.consts.items() if c.value is None}
-    w = Writer(ed.files[-1])
+    w = Writer(ed.files[-1], ed.files)
     main_path = ed.files[-1]
 
     w.line(f'"""Compiled rules of {doc_text(ed.name)} (edition `{doc_text(ed.id)}`).')
@@ -78,6 +78,10 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"SOURCE_PATH = {main_path!r}")
     w.line(f"SOURCES = {source_hashes(files)!r}")
     w.line(f"CREDIT_POLICY = {ed.credit_policy!r}")
+    w.line(f"CREDIT_VARIANTS = {tuple(ed.credit_variants)!r}")
+    w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
+    w.line(f"ABILITIES = {tuple((ab.kind, dict(ab.args), doc) for ab, doc in ed.abilities)!r}")
+    w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     city = consts.get("city_points", 5)
     token = consts.get("token_points", 1)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
@@ -110,9 +114,22 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line("def set_value(n: int, face: int):")
     w.line('    """The value of n identical commodity cards of this face value."""')
     if ed.set_value is not None:
-        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", ed.set_value and _line_of(ed.set_value))
+        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
+    w.line("")
+    w.line("")
+    if ed.set_value_off_block is None:
+        w.line("OFF_BLOCK = None")
+    else:
+        expr, when, span = ed.set_value_off_block
+        w.line("def set_value_off_block(n: int, face: int):", span.line)
+        w.line('    """The value of n identical cards redeemed outside their native trade block."""')
+        w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+        w.line("")
+        w.line("")
+        cond = f"lambda s: {compiler.compile(when)}" if when is not None else "None"
+        w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {cond}, 'line': {span.line!r}}}", span.line)
 
     names: dict[str, str] = {}
     compiler.held = "held"  # calamity functions keep the held advances in a local
@@ -143,13 +160,13 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
             epoch_fns.append((epoch.name, fn))
             w.line("")
             w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span.line)
+            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
             w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
             w.line(f"    # {comment_text(main_path)}:{epoch.span.line}")
             w.line("    return [")
             for req in epoch.requirements:
                 for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span.line)
+                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
             w.line("    ]")
         back_fns = []
         for bi, (expr, span) in enumerate(track.backward):
@@ -157,9 +174,9 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
             back_fns.append(fn)
             w.line("")
             w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> dict:", span.line)
+            w.line(f"def {fn}(s: PlayerState) -> dict:", span)
             w.line(f"    # {comment_text(main_path)}:{span.line}")
-            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span.line)
+            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
         tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
@@ -175,15 +192,24 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     for civ in ed.civilizations.values():
         rows = {t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": list(r.starts)}
                 for t, r in civ.rows.items() if t in ed.asts}
-        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span.line)
+        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span)
     w.line("}")
 
+    # the credit tokens every player starts with: points per group, read from the state
+    sc = ed.start_credits
+    w.line("")
+    if sc is None:
+        w.line("START_CREDITS = None")
+    else:
+        unless = f"lambda s: {compiler.compile(sc.unless)}" if sc.unless is not None else "None"
+        w.line(f"START_CREDITS = {{'amount': lambda s: {compiler.compile(sc.amount)}, 'unless': {unless}, "
+               f"'once': {sc.once!r}, 'doc': {sc.doc!r}, 'line': {sc.span.line!r}}}", sc.span.line)
     w.line("")
     for attr, lines in (("SCORE_POINTS", ed.score.points if ed.score else []),
                         ("SCORE_TIEBREAKS", ed.score.tiebreaks if ed.score else [])):
         w.line(f"{attr} = [")
         for line in lines:
-            w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span.line)
+            w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span)
         w.line("]")
     # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
     ast_lines = [line.span.line for line in (ed.score.points if ed.score else []) if _reads_ast(line.expr)]
@@ -191,16 +217,10 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
-    # a string of `generated:rulebook` pairs, read at import: as a tuple literal this one line
-    # took a sixth of the time compile() spends on the whole module
-    pairs = " ".join(f"{generated}:{rule}" for generated, rule in w.map)
-    w.line(f"LINES = _rt.line_map({pairs!r})")
+    for line in w.source_map():
+        w.line(line)
     w.line("# fmt: on")
     return "\n".join(w.lines) + "\n"
-
-
-def _line_of(expr) -> int | None:
-    return getattr(getattr(expr, "span", None), "line", None)
 
 
 def _const_value(consts: dict, options: dict, expr, table: str = ""):
@@ -292,22 +312,21 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
     each role, so that no rule is interpreted at run time."""
-    path = comment_text(w.source_path)
     w.line("")
     w.line("")
-    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span.line)
+    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span)
     doc = f"{cal.name} (stack {cal.stack}, {cal.klass}). {describe.calamity(cal)}"
     mods = [describe.modifier(m) for m in cal.modifiers]
     if mods:
         doc += " Modifiers: " + "; ".join(mods) + "."
     w.line(f"    {doc!r}")
-    w.line(f"    # {path}:{cal.span.line}")
+    w.line(f"    # {comment_text(cal.span.path)}:{cal.span.line}")
     w.line("    held = s.held_set")
     w.line("    if role == 'primary':")
     for expr, span in cal.cancel:
-        w.line(f"        if {c.compile(expr)}:  # {path}:{span.line}", span.line)
+        w.line(f"        if {c.compile(expr)}:  # {comment_text(span.path)}:{span.line}", span)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
-               f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span.line)
+               f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
     _role_body(w, c, cal, "primary", cal.primary)
     if cal.secondary:
         _role_body(w, c, cal, "secondary", cal.secondary.effects)
@@ -335,14 +354,13 @@ class _EffectVar:
 
 
 def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
-    path = comment_text(w.source_path)
     indent = "        "
     if role == "secondary":
         w.line("    else:")
         for ex in cal.exclusions:
             if ex.condition is not None:
                 w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
-                       f"if {c.compile(ex.condition)} else None", ex.span.line)
+                       f"if {c.compile(ex.condition)} else None", ex.span)
                 break
         else:
             w.line("        excluded = None")
@@ -357,7 +375,7 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         count = c.compile(sec.count) if sec.count is not None else "None"
         share = c.compile(sec.share) if sec.share is not None else "None"
         flat = ", ".join(f"({e.kind!r}, {_call_args(c, e.call)})" for e in sec.effects if isinstance(e, Effect))
-        w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span.line)
+        w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span)
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
     has_trace = any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
     has_options = any(o.op == "option" for _, m in mods for o in m.ops)
@@ -370,14 +388,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     conds = {j: f"({c.compile(m.condition)})" if j in inline else f"m{j}" for j, m in mods}
     for j, m in mods:
         if j not in inline:
-            w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {path}:{m.span.line}", m.span.line)
+            w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
     for j, m in mods:
         for o in m.ops:
             if o.op == "cancel":
-                w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
+                w.line(f"{indent}if m{j}:  # {comment_text(o.span.path)}:{o.span.line}", o.span)
                 by = ", ".join(m.advances) or "a modifier"
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
-                       f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span.line)
+                       f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
     ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
     ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
     ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
@@ -391,9 +409,9 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                     continue
                 active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
                 rep = o.replacement
-                w.line(f"{indent}if m{j} and ({active}):  # {path}:{o.span.line}", o.span.line)
+                w.line(f"{indent}if m{j} and ({active}):  # {comment_text(o.span.path)}:{o.span.line}", o.span)
                 w.line(f"{indent}    options.append(({o.kind!r}, {rep.name!r}, {_call_args(c, rep)}, {o.each!r}, "
-                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span.line)
+                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
     immune = "False"
     if has_immune:
         immune = " or ".join(f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops))
@@ -444,10 +462,9 @@ def _collect(effects: list, conditional: bool, out: list) -> None:
 
 
 def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
-    path = comment_text(w.source_path)
     for e in effects:
         if isinstance(e, EffectBranch):
-            w.line(f"{indent}if {c.compile(e.condition)}:  # {path}:{e.span.line}", e.span.line)
+            w.line(f"{indent}if {c.compile(e.condition)}:  # {comment_text(e.span.path)}:{e.span.line}", e.span)
             _emit_branch(w, c, e.then, indent + "    ", variables)
             w.line(f"{indent}else:")
             _emit_branch(w, c, e.otherwise, indent + "    ", variables)
@@ -463,7 +480,7 @@ def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, vari
                     code = "True"
                 else:
                     code = repr(p.default)
-                w.line(f"{indent}{v.var(p.name)} = {code}  # {path}:{e.span.line}", e.span.line)
+                w.line(f"{indent}{v.var(p.name)} = {code}  # {comment_text(e.span.path)}:{e.span.line}", e.span)
             if v.kind.main is None:
                 w.line(f"{indent}{v.flag} = True")
 
@@ -476,7 +493,6 @@ def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, varia
 
 
 def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
-    path = comment_text(w.source_path)
     targets = [v for v in variables if v.effect.kind == o.kind]
     if not targets:
         return  # the validator warned (CIV036): the calamity never causes this effect
@@ -490,9 +506,9 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         if o.per is not None:
             value = f"({value}) * ({c.compile(o.per)})"
     by = tuple(m.advances)
-    w.line(f"{indent}if {cond}:  # {path}:{o.span.line}", o.span.line)
+    w.line(f"{indent}if {cond}:  # {comment_text(o.span.path)}:{o.span.line}", o.span)
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
-        w.line(f"{indent}    v = {value}", o.span.line)
+        w.line(f"{indent}    v = {value}", o.span)
         value = "v"
     keyword = "if"
     for t in targets:
@@ -506,8 +522,8 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
                "cap": f"min({var}, {value})"}[o.op]
         w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}, "
-               f"{o.span.path!r}))", o.span.line)
-        w.line(f"{inner}{var} = {new}", o.span.line)
+               f"{o.span.path!r}))", o.span)
+        w.line(f"{inner}{var} = {new}", o.span)
         if not (t.conditional or len(targets) > 1):
             break
 

@@ -54,13 +54,37 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
-    found = read_source_digest(path, display, diags)
-    return found[0] if found else None
+def read_source(path: Path, display: str, diags: Diagnostics, within: "Within | None" = None) -> str | None:
+    data = read_bytes(path, display, diags, within)
+    return None if data is None else decode_source(data, display, diags)
 
 
-def read_source_digest(path: Path, display: str, diags: Diagnostics) -> tuple[str, str] | None:
-    """The normalised text of a rulebook file and the sha256 of the bytes it came from (one read)."""
+@dataclass
+class Within:
+    """Where a base named by `extends` must lie, checked again on the file actually opened: a
+    name checked and then opened can be swapped for a symlink in between."""
+    roots: list[Path]
+    target: str
+    span: Span
+
+
+def _opened_path(fd: int, path: Path) -> Path:
+    """The real path of an open file: exact where the system says it (/proc on Linux), else the
+    path resolved again and compared with the open file's identity."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        real = Path(os.path.realpath(path))
+        opened, named = os.fstat(fd), os.stat(real)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise OSError(f"{path} changed while it was being opened") from None
+        return real
+
+
+def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | None = None) -> bytes | None:
+    """The bytes of a rulebook, read once through one open file: what was checked (a regular
+    file, not too big, inside its allowed roots) is what is read, even if the name is swapped
+    for a symlink meanwhile."""
     try:
         # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
         # regular file, and never read more than the limit (a huge file or /dev/zero)
@@ -68,6 +92,10 @@ def read_source_digest(path: Path, display: str, diags: Diagnostics) -> tuple[st
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 diags.error("CIV004", f"cannot read {display}: not a regular file")
+                return None
+            if within is not None and not any(inside(_opened_path(fh.fileno(), path), r) for r in within.roots):
+                diags.error("CIV006", f"`{within.target}` leads outside this rulebook's folder", within.span,
+                            notes=["the path changed between checking it and opening it"])
                 return None
             data = fh.read(parser.MAX_BYTES + 1)
     except FileNotFoundError:
@@ -80,6 +108,11 @@ def read_source_digest(path: Path, display: str, diags: Diagnostics) -> tuple[st
         diags.error("CIV005", f"{display} is more than {parser.MAX_BYTES:,} bytes long; the limit is {parser.MAX_BYTES:,}",
                     Span(display, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return None
+    return data
+
+
+def decode_source(data: bytes, display: str, diags: Diagnostics) -> str | None:
+    """Bytes read by `read_bytes` as normalised text, or None with a located CIV004."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -97,7 +130,7 @@ def read_source_digest(path: Path, display: str, diags: Diagnostics) -> tuple[st
         diags.error("CIV004", "the file contains a NUL character", Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
         return None
     diags.add_source(display, text)
-    return text, hashlib.sha256(data).hexdigest()
+    return text
 
 
 # Syntax trees of files that parsed cleanly, by (display path, text): a build of house rules
@@ -106,12 +139,13 @@ _PARSED: dict[tuple[str, str], syntax.RulebookAst] = {}
 _PARSED_LIMIT = 64
 
 
-def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
+def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
+               within: Within | None = None) -> LoadedFile | None:
     display = display or display_path(path)
-    found = read_source_digest(path, display, diags)
-    if found is None:
+    data = read_bytes(path, display, diags, within)
+    text = None if data is None else decode_source(data, display, diags)
+    if text is None:
         return None
-    text, digest = found
     ast = _PARSED.get((display, text))
     if ast is None:
         before = len(diags.items)
@@ -130,7 +164,7 @@ def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> Lo
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
-    return LoadedFile(path, display, text, ast, digest, path)
+    return LoadedFile(path, display, text, ast, hashlib.sha256(data).hexdigest(), path)
 
 
 def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
@@ -139,6 +173,7 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     seen: list[Path] = []
     named = [path]  # each file's path as reached (see LoadedFile.named)
     current = path
+    within: Within | None = None
     while True:
         try:
             resolved = current.resolve()
@@ -150,7 +185,7 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
             diags.error("CIV008", f"extends cycle: {names}", first.ast.extends_span)
             break
         seen.append(resolved)
-        loaded = parse_file(current, diags)
+        loaded = parse_file(current, diags, within=within)
         if loaded is None:
             break
         chain.append(loaded)
@@ -163,6 +198,10 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
         if base is None:
             break
         current = base
+        within = None
+        if loaded.ast.extends_is_path:
+            within = Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
+                            loaded.ast.extends_span)
         named.append(loaded.path.parent / loaded.ast.extends if loaded.ast.extends_is_path else base)
     for loaded, as_named in zip(chain, named):
         loaded.named = as_named
@@ -230,8 +269,7 @@ def inside(path: Path, root: Path) -> bool:
 
 def find_rulebook(name: str) -> Path | None:
     """An edition id of a shipped rulebook, or a path to a file."""
-    shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    return path if path.exists() else None
+    from .resources import rulebook_argument
+
+    path = rulebook_argument(name)
+    return path if name in shipped_rulebooks() or path.exists() else None

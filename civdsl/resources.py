@@ -50,5 +50,14 @@ def shipped_rulebooks() -> dict[str, Path]:
     return {p.stem: p for p in sorted(root.glob("*.civ"))}
 
 
+def rulebook_argument(name: str) -> Path:
+    """What a rulebook named on the command line (or to the API) means, the same for every
+    command: a shipped edition id is the shipped rulebook even when the current folder holds a
+    file of that name (a predictable answer whatever folder a command runs in); anything else is
+    a path, so a local file named like an id is reached as `./megaciv`."""
+    shipped = shipped_rulebooks()
+    return shipped[name] if name in shipped else Path(name)
+
+
 def shipped_house_rules() -> list[Path]:
     return sorted((rulebooks_dir() / "house").glob("*.civ"))

@@ -12,13 +12,13 @@ import math
 from operator import itemgetter
 from fractions import Fraction
 
+from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
+
 
 class MissingFact(Exception):
     pass
 
 
-class RulebookRuntimeError(Exception):
-    """An error raised while running a rule, located at the rulebook line that states it."""
 
 
 def this_module(name: str):
@@ -79,6 +79,7 @@ class PlayerState:
         self.held_set = frozenset(holds)
         self.facts = dict(facts or {})
         self.missing: list[str] = []
+        self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
 
     def holds(self, name: str) -> bool:
         return name in self.held_set
@@ -88,6 +89,9 @@ class PlayerState:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
             return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+        defaults = getattr(self.module, "FACT_DEFAULTS", {})
+        if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
+            return defaults[name]
         if name not in self.missing:
             self.missing.append(name)
         return 0
@@ -254,8 +258,41 @@ def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def source_of(module, generated_line: int) -> tuple[str, int, int, int | None] | None:
+    """The rulebook file, line, column and end column of the rule whose code is at this line of
+    a generated module (the last rule line at or before it), from its source map (`LINES`,
+    `LINE_FILES`, `LINE_SOURCES`), or None when no rule's code comes before it."""
+    found = None
+    for index, (pl, rl) in enumerate(module.LINES):
+        if pl > generated_line:
+            break
+        found = (index, rl)
+    if found is None:
+        return None
+    index, line = found
+    sources = getattr(module, "LINE_SOURCES", None)
+    if sources is None:  # a module built before the map recorded files
+        return module.SOURCE_PATH, line, 1, None
+    file_index, column, end = source_entries(sources)[index]
+    return module.LINE_FILES[file_index], line, column, end
+
+
+def source_entries(sources: str) -> list[tuple[int, int, int | None]]:
+    """A generated module's LINE_SOURCES, parallel to LINES: `"0:3:14 1:5:-"` -> (index in
+    LINE_FILES, column, end column or None). Kept a string (read only when an error is located),
+    so that compiling the module stays cheap."""
+    out = []
+    for entry in sources.split():
+        file_index, column, end = entry.split(":")
+        out.append((int(file_index), int(column), None if end == "-" else int(end)))
+    return out
+
+
+_REASONS = {ZeroDivisionError: "a division by zero"}
+
+
 def located(exc: Exception, module) -> RulebookRuntimeError:
-    """Re-state an error from generated code at the rulebook line that produced it."""
+    """Re-state an error from generated code at the rulebook file and line that produced it."""
     tb = exc.__traceback__
     line = None
     filename = getattr(module, "__file__", None)
@@ -263,12 +300,14 @@ def located(exc: Exception, module) -> RulebookRuntimeError:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
-    where = module.SOURCE_PATH
-    if line is not None:
-        mapped = [rl for pl, rl in module.LINES if pl <= line]
-        if mapped:
-            where = f"{module.SOURCE_PATH}:{mapped[-1]}"
-    return RulebookRuntimeError(f"{where}: {type(exc).__name__}: {exc}")
+    where = source_of(module, line) if line is not None else None
+    reason = _REASONS.get(type(exc), f"{type(exc).__name__}: {exc}")
+    if where is None:
+        return RulebookRuntimeError(f"{module.SOURCE_PATH}: {type(exc).__name__}: {exc}", module.SOURCE_PATH,
+                                    reason=reason)
+    path, rule_line, column, end = where
+    return RulebookRuntimeError(f"{path}:{rule_line}: {type(exc).__name__}: {exc}", path, rule_line, column, reason,
+                                end)
 
 
 # --- credits and prices -------------------------------------------------------------------
@@ -298,7 +337,8 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     holds = list(holds)
     rows = []
     credits = group_credits(module, holds, extra_credits) if policy == "best_group" else None
-    for name in buys:
+    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+    for name in ([] if single_use else buys):
         adv = module.ADVANCES[name]
         row = {"advance": name, "printed": adv["cost"], "credits": [], "price": None}
         if adv["cost"] is None:
@@ -330,6 +370,18 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
             raise ValueError(f"unknown credit policy {policy!r}")
         row["price"] = adv["cost"] - sum(c["amount"] for c in row["credits"])
         rows.append(row)
+    if single_use:
+        rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    for row in rows:
+        for source in holds + [b for b in buys if b != row["advance"]]:
+            for args in ability(module, source, "acquire_all"):
+                adv = module.ADVANCES[row["advance"]]
+                if (row["price"] and args["group"] in adv["groups"] and adv["cost"] is not None
+                        and adv["cost"] < args["cost_below"]):
+                    row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                    row["price"] = 0
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:
@@ -338,11 +390,156 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     treasury_value = max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
     return {
         "policy": policy,
+        "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
+        "acquired": acquired_with(module, holds, buys),
         "total": sum(known) if len(known) == len(rows) else None,
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": treasury_value,
     }
+
+
+def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]:
+    """The strict reading (variant `single_use`): each held card's credit, and each group's free
+    credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
+    advance its credit in the group the advance is discounted by (one group per advance, the
+    better choice tried for each dual-group advance) plus its specific credit; under `per_card`
+    the larger of the two. Each credit goes where it saves most, the largest saving first; a
+    credit larger than what is left of a price saves only the rest."""
+    sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
+    sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
+    priced = [b for b in buys if module.ADVANCES[b]["cost"] is not None]
+    choices = [module.ADVANCES[b]["groups"] or ("",) for b in priced]
+    best = None
+    for combo in _group_choices(choices):
+        group_of = dict(zip(priced, combo))
+        left = {b: module.ADVANCES[b]["cost"] for b in priced}
+        given: dict[str, list] = {b: [] for b in priced}
+        unused = list(range(len(sources)))
+        while unused:
+            pick = None
+            for i in unused:
+                name, gcred, spec = sources[i]
+                for b in priced:
+                    if left[b] <= 0:
+                        continue
+                    if module.CREDIT_POLICY == "per_card":
+                        value = max(max([gcred.get(g, 0) for g in module.ADVANCES[b]["groups"]] or [0]), spec.get(b, 0))
+                    else:
+                        value = gcred.get(group_of[b], 0) + spec.get(b, 0)
+                    saving = min(value, left[b])
+                    if saving > 0 and (pick is None or saving > pick[0]):
+                        pick = (saving, i, b)
+            if pick is None:
+                break
+            saving, i, b = pick
+            left[b] -= saving
+            given[b].append({"from": f"{sources[i][0]} (single use)", "amount": saving})
+            unused.remove(i)
+        total = sum(module.ADVANCES[b]["cost"] - left[b] for b in priced)
+        if best is None or total > best[0]:
+            best = (total, given)
+    rows = []
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if adv["cost"] is None:
+            rows.append({"advance": name, "printed": None, "credits": [], "price": None,
+                         "note": "the printed cost is unknown in this rulebook"})
+            continue
+        credits = best[1][name] if best else []
+        rows.append({"advance": name, "printed": adv["cost"], "credits": credits,
+                     "price": adv["cost"] - sum(c["amount"] for c in credits)})
+    return rows
+
+
+def _group_choices(choices: list) -> list[tuple]:
+    """Every way to pick one group per advance (dual-group advances give two), at most 64."""
+    combos = [()]
+    for options in choices:
+        combos = [c + (g,) for c in combos for g in options][:64]
+    return combos
+
+
+def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
+    """Trade cards bought for treasury, one row per card asked for: the cheapest offer among the
+    rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
+    A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
+    treasury than the state holds makes the purchase illegal."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    rows, illegal = [], []
+    for stack in stacks:
+        best = min(offers.get(stack, []), default=None)
+        if best is None:
+            sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
+            illegal.append({"stack": stack, "why": f"no rule sells cards from stack {stack} to this player "
+                                                   f"(stacks on sale: {sellers})"})
+            rows.append({"stack": stack, "price": None, "from": None})
+        else:
+            rows.append({"stack": stack, "price": best[0], "from": best[1]})
+    for cards, doc in limits:
+        if len(stacks) > cards:
+            illegal.append({"stack": None, "why": f"{len(stacks)} trade cards, but at most {cards} may be bought a "
+                                                  f"turn ({doc})"})
+    known = [r["price"] for r in rows if r["price"] is not None]
+    total = sum(known) if len(known) == len(rows) else None
+    if treasury is not None and total is not None and total > treasury:
+        illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
+    return {"items": rows, "total": total, "illegal": illegal,
+            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def purchase_problems(module, holds, buys) -> list[dict]:
+    """Why a purchase is not allowed, advance by advance: the checks `plan` applies to its
+    candidates. Prerequisites must be held before this turn: all advances of a turn are bought
+    together (1981 17.10), so one bought alongside does not count; a `card_limit` constant caps
+    the advances held."""
+    held = set(holds)
+    out, seen = [], set()
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if name in held:
+            out.append({"advance": name, "why": "already held"})
+        elif name in seen:
+            out.append({"advance": name, "why": "named twice: one copy of each advance"})
+        else:
+            missing = [r for r in adv["requires"] if r not in held]
+            if missing:
+                alongside = [r for r in missing if r in buys]
+                why = f"needs {', '.join(missing)} held before this turn"
+                if alongside:
+                    why += " (bought in the same turn does not count)"
+                out.append({"advance": name, "why": why})
+        seen.add(name)
+    limit = module.CONSTS.get("card_limit")
+    if limit is not None and len(held | seen) > limit:
+        out.append({"advance": None, "why": f"{len(held | seen)} advances held after the purchase, but the card "
+                                            f"limit is {limit}"})
+    return out
+
+
+def acquired_with(module, holds, buys) -> list[dict]:
+    """Advances gained at no cost by buying an advance with `acquire_all` (the Expansion Project's
+    Anatomy, 33.0681): every one of its group under its cost bound that the player lacks."""
+    owned = set(holds) | set(buys)
+    out = []
+    for source in buys:  # a held source acquired its cards already; a state lacking them prices them at 0
+        for args in ability(module, source, "acquire_all"):
+            for name, adv in module.ADVANCES.items():
+                if (name not in owned and args["group"] in adv["groups"] and adv["cost"] is not None
+                        and adv["cost"] < args["cost_below"]):
+                    owned.add(name)
+                    out.append({"advance": name, "printed": adv["cost"], "price": 0,
+                                "credits": [{"from": f"{source} (acquired automatically)", "amount": adv["cost"]}]})
+    return out
 
 
 def _same_turn_abilities(module, rows: list[dict]) -> None:
@@ -364,14 +561,135 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
                 target["price"] = 0
 
 
+def start_credits(module, state: PlayerState) -> dict | None:
+    """The credit points of each group the player started with, from the rulebook's `start credits`
+    (e.g. Mega Civilization's table by number of players, none in The Short Game). Facts it needs
+    and lacks are listed under `missing` (not in the state's own list: a calamity never needs them)."""
+    sc = getattr(module, "START_CREDITS", None)
+    if sc is None:
+        return None
+    probe = PlayerState(module, state.held, state.facts)
+    amount, waived, problem = None, False, None
+    try:
+        waived = sc["unless"] is not None and bool(sc["unless"](probe))
+        amount = 0 if waived else number(sc["amount"](probe))
+    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
+        problem = str(exc)
+    if probe.missing or problem:
+        amount = None
+    used = [g for g in state.facts.get("start_credits_used") or []]
+    groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
+    return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
+            "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
+            "line": sc["line"]}
+
+
+def apply_start_credits(module, state: PlayerState) -> None:
+    """Start credit tokens are credit tokens the player holds: they join the freely allocated
+    `credits`, so prices, plans and the credit tie-breakers all count them."""
+    info = start_credits(module, state)
+    state.start_credits = info
+    if info and info["groups"]:
+        credits = dict(state.facts.get("credits") or {})
+        for g, amount in info["groups"].items():
+            if amount:
+                credits[g] = credits.get(g, 0) + amount
+        state.facts["credits"] = credits
+
+
 # --- commodities --------------------------------------------------------------------------
 
-def hand_value(module, cards: dict) -> dict:
+def player_block(module, state: PlayerState) -> str | None:
+    """The player's trade block: the `block` fact, else its civilization's."""
+    if state.facts.get("block"):
+        return state.facts["block"]
+    civ = getattr(module, "CIVILIZATIONS", {}).get(state.facts.get("civilization"))
+    return civ["block"] if civ else None
+
+
+def off_block(module, name: str, state: PlayerState | None):
+    """Whether a set of this commodity, redeemed by this player, is outside its native block:
+    True, False, or None when the answer needs a fact the state lacks (then `state.missing` says
+    which). Only a block some civilization belongs to is a trade block: a commodity of another
+    block (shared) is native everywhere."""
+    ob = getattr(module, "OFF_BLOCK", None)
+    block = module.COMMODITIES[name]["block"]
+    blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
+    if ob is None or state is None or block not in blocks:
+        return False
+    if ob["when"] is not None:
+        probe = PlayerState(module, state.held, state.facts)
+        applies = ob["when"](probe)
+        if probe.missing:
+            state.missing.extend(m for m in probe.missing if m not in state.missing)
+            return None
+        if not applies:
+            return False
+    mine = player_block(module, state)
+    if mine is None:
+        if "block" not in state.missing:
+            state.missing.append("block")
+        return None
+    return mine != block
+
+
+def hand_value(module, cards: dict, state: PlayerState | None = None) -> dict:
+    """Each set's value. With a player's state, a set redeemed outside its native trade block is
+    worth the rulebook's `set_value off_block` (the Expansion Project's 28.53-28.54)."""
     sets = []
     for name, n in sorted(cards.items()):
         face = module.COMMODITIES[name]["value"]
-        sets.append({"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0})
-    return {"sets": sets, "total": sum(s["value"] for s in sets)}
+        row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
+        outside = off_block(module, name, state) if n else False
+        if outside:
+            row["value"] = number(module.OFF_BLOCK["value"](n, face))
+            row["off_block"] = True
+        elif outside is None:
+            row["off_block"] = None  # not known: the state lacks a fact (see `missing_facts`)
+        sets.append(row)
+    out = {"sets": sets, "total": sum(s["value"] for s in sets)}
+    if state is not None:
+        _held_card_abilities(module, sets, state, out)
+        out["missing_facts"] = list(state.missing)
+    return out
+
+
+def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> None:
+    """What the player's advances let a hand do: turn cards into treasury (`card_treasury`,
+    Trade Routes) and complete one incomplete set with a card of at least the same face value
+    (`substitute_card`, Mega Civilization's Trade Empire)."""
+    for name in state.held:
+        for args in ability(module, name, "card_treasury"):
+            for row in sets:
+                row["treasury"] = args["rate"] * row["face"] * row["cards"]
+                row["treasury_from"] = name
+        for args in ability(module, name, "substitute_card"):
+            best = _best_substitution(module, sets)
+            if best is not None:
+                best["from"] = name
+                out["substitution"] = best
+
+
+def _best_substitution(module, sets: list) -> dict | None:
+    """The one substitute card that adds most to the hand: a card of commodity Y (face at least
+    X's) counted as one more card of an incomplete set of X."""
+    value = {r["commodity"]: r["value"] for r in sets}
+    best = None
+    for x in sets:
+        limit = module.COMMODITIES[x["commodity"]]["count"]
+        if x["face"] <= 0 or (limit and x["cards"] >= limit):
+            continue  # a complete set needs no substitute
+        grown = number(module.set_value(x["cards"] + 1, x["face"]))
+        for y in sets:
+            if y is x or y["face"] < x["face"] or y["cards"] < 1:
+                continue
+            shrunk = number(module.set_value(y["cards"] - 1, y["face"])) if y["cards"] > 1 else 0
+            gain = grown - value[x["commodity"]] + shrunk - value[y["commodity"]]
+            key = (gain, x["commodity"], y["commodity"])
+            if gain > 0 and (best is None or key > best[0]):
+                best = (key, {"set": x["commodity"], "substitute": y["commodity"], "gain": gain,
+                              "value": grown})
+    return best[1] if best else None
 
 
 # --- epochs and score -----------------------------------------------------------------------

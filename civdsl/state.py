@@ -157,9 +157,10 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 problems.append(f"{source}: `{key}` must be a list of names")
                 continue
+            valid, what = (groups, "group") if key == "start_credits_used" else (advances, "advance")
             for name in value:
-                if name not in advances:
-                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{hint(name, advances)}")
+                if name not in valid:
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name)}`{hint(name, valid)}")
         elif fact.type == "map":
             valid = commodities if key == "commodities" else groups
             if not isinstance(value, dict):
@@ -203,6 +204,41 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
                             f"(space {max(declared)})")
     if problems:
         raise StateError("\n".join(problems))
+
+
+def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
+    """The scenario must be one the rulebook declares; spent start credits need single-use ones;
+    no hand holds more cards of a commodity than the edition's deck has."""
+    problems = []
+    scenarios = getattr(module, "SCENARIOS", ())
+    scenario = facts.get("scenario")
+    if scenario is not None and scenario not in scenarios:
+        known = _hint(scenario, scenarios) or (f"; scenarios: {', '.join(scenarios)}" if scenarios
+                                               else "; the rulebook declares none")
+        problems.append(f"{source}: `scenario` names unknown scenario `{_short(scenario)}`{known}")
+    blocks = sorted({c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]})
+    block = facts.get("block")
+    if block is not None and block not in blocks:
+        known = _hint(block, blocks) or (f"; blocks: {', '.join(blocks)}" if blocks else "; the rulebook declares none")
+        problems.append(f"{source}: `block` names unknown trade block `{_short(block)}`{known}")
+    sc = getattr(module, "START_CREDITS", None)
+    if facts.get("start_credits_used") and not (sc and sc["once"]):
+        problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "
+                        + ("kept all game (not single-use)" if sc else "not declared"))
+    problems += hand_limits(facts.get("commodities") or {}, module.COMMODITIES, f"{source}: `commodities`")
+    if problems:
+        raise StateError("\n".join(problems))
+
+
+def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:
+    """A hand cannot hold more cards of a commodity than the deck has (`count`; 0 means the
+    rulebook gives no number, and then nothing is checked)."""
+    out = []
+    for name, n in cards.items():
+        limit = (commodities.get(name) or {}).get("count")
+        if limit and isinstance(n, int) and n > limit:
+            out.append(f"{where}: {n} {name} cards, but the deck holds {limit}")
+    return out
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:

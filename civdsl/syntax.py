@@ -331,7 +331,28 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def credit_policy(self, meta, children):
         tok = children[2]
-        return Item("credit_policy", tok.value, self._span(meta), value=span_of(self.file, tok))
+        variants = [Field("variant", t.value, span_of(self.file, t)) for t in self._tokens(children[3:], "NAME")]
+        return Item("credit_policy", tok.value, self._span(meta), variants, value=span_of(self.file, tok))
+
+    @v_args(meta=True)
+    def scenario_decl(self, meta, c):
+        strings = self._tokens(c, "STRING")
+        return Item("scenario", self._string(strings[0]), self._span(meta),
+                    value=self._string(strings[1]) if len(strings) > 1 else None)
+
+    @v_args(meta=True)
+    def edition_ability(self, meta, c):
+        doc = self._tokens(c, "STRING")
+        return Item("ability", None, self._span(meta), value=(c[1], self._string(doc[0]) if doc else None))
+
+    @v_args(meta=True)
+    def start_credits_decl(self, meta, c):
+        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        unless = exprs[1] if len(exprs) > 1 else None
+        doc = self._tokens(c, "STRING")
+        return Item("start_credits", None, self._span(meta),
+                    value={"amount": exprs[0], "unless": unless, "once": bool(self._tokens(c, "ONCE")),
+                           "doc": self._string(doc[-1]) if doc else None})
 
     @v_args(meta=True)
     def vp_tiers(self, meta, children):
@@ -654,6 +675,12 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def set_value(self, meta, c):
         return Item("set_value", None, self._span(meta), value=c[1])
+
+    @v_args(meta=True)
+    def set_value_off_block(self, meta, c):
+        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        return Item("set_value_off_block", None, self._span(meta),
+                    value=(exprs[0], exprs[1] if len(exprs) > 1 else None))
 
     @v_args(meta=True)
     def deck_decl(self, meta, c):

@@ -146,8 +146,24 @@ _ABILITIES = [
          "Credit tokens allocated freely at purchase."),
     Kind("free_advance", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
          "a free {group} advance costing under {cost_below} on purchase", "Read by the credit engine: a free advance.", main=None),
+    Kind("acquire_all", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
+         "its holder acquires every {group} advance costing under {cost_below}, at no cost",
+         "Read by the credit engine: every advance of the group under the cost bound is acquired at once, "
+         "for nothing, while this card is held.", main=None),
     Kind("trade_card_purchase", (Param("stack", "int", required=True), Param("price", "int", required=True)),
-         "buy extra stack-{stack} trade cards for {price} treasury", "Extra trade-card purchases.", main="price"),
+         "buy extra stack-{stack} trade cards for {price} treasury",
+         "Read by `civdsl cost --trade-cards`: extra trade cards bought from a stack for treasury, per card.",
+         main="price"),
+    Kind("card_treasury", (Param("rate", "int", required=True),),
+         "turn commodity cards into {rate} treasury per face-value point",
+         "Read by `civdsl hand`: each card may become treasury tokens, rate times its face value.", main="rate"),
+    Kind("substitute_card", (),
+         "once a turn, one commodity card of at least the same face value completes an incomplete set",
+         "Read by `civdsl hand`: the best single substitution is shown with what it adds.", main=None),
+    Kind("trade_card_purchase_limit", (Param("cards", "int", required=True),),
+         "at most {cards} trade cards bought a turn",
+         "Read by `civdsl cost --trade-cards`: the most trade cards bought in one turn, whatever the advances held.",
+         main="cards"),
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
     Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
     Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
@@ -168,6 +184,7 @@ class Fact:
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
     minimum: int | None = 0
+    default: object = None  # the value an absent fact has (None: absent facts are missing, never guessed)
     # how a chart counts it, singular and plural ("city touched by a volcano", ...); a
     # condition says "no city touched by a volcano", "at least 2 cities touched by a volcano"
     words: tuple[str, str] | None = None
@@ -198,6 +215,10 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)",
          words=("step on the A.S.T.", "steps on the A.S.T.")),
     Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
+    Fact("scenario", "str", "the scenario played, as the rulebook's `scenario` declarations name it (absent: the full game)",
+         default=""),
+    Fact("start_credits_used", "list", "groups whose single-use start credit is already spent (rulebooks with `start credits ... once`)"),
+    Fact("block", "str", "the player's trade block (e.g. west or east); from `civilization` when not given"),
     Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
     Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
@@ -284,6 +305,12 @@ CREDIT_POLICIES = {
                   "price never below zero",
     "per_card": "each held card credits a purchase at most once, the larger of its group credit and its "
                 "special credit; dual-group cards credit both groups",
+}
+
+# Variants a rulebook may switch on after its policy: `credit policy best_group single_use`.
+CREDIT_VARIANTS = {
+    "single_use": "each held card's credit (and each free credit token) counts toward only one advance "
+                  "bought in a turn: the strict reading some player tools offer",
 }
 
 BENEFICIARIES = {

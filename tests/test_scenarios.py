@@ -55,6 +55,12 @@ def test_scenario(rulebook, sc):
         assert prices == expect["prices"]
         if "total" in expect:
             assert result["total"] == expect["total"]
+        # legality as `plan` applies it: a scenario names what is illegal, or none is
+        assert [p["advance"] for p in result["illegal"]] == expect.get("illegal", [])
+        if "acquired" in expect:  # advances gained with the purchase at no cost
+            assert [r["advance"] for r in result["acquired"]] == expect["acquired"]
+        if "start_credits" in expect:  # credit points of every group the player started with
+            assert result["start_credits"]["per_group"] == expect["start_credits"]
     elif "epoch" in sc:
         e = sc["epoch"]
         [track] = rb.epochs(e["ast"], e.get("holds") or [], e.get("state") or {})

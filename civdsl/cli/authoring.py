@@ -21,10 +21,9 @@ def _default_paths() -> list[Path]:
 def _paths(paths: tuple[str, ...]) -> list[Path]:
     if not paths:
         return _default_paths()
-    from ..resources import shipped_rulebooks
+    from ..resources import rulebook_argument
 
-    shipped = shipped_rulebooks()
-    return [shipped[p] if p in shipped and not Path(p).exists() else Path(p) for p in paths]
+    return [rulebook_argument(p) for p in paths]
 
 
 @click.command()

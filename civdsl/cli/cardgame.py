@@ -59,10 +59,7 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     if phase == "setup" and module.SETUP is None:
         raise StateError("--phase setup: this edition has no setup")
     before = dict(state.values)
-    try:
-        new, trace = play(module, state, phase, rng)
-    except runtime.RulebookRuntimeError as exc:
-        raise StateError(str(exc)) from None
+    new, trace = play(module, state, phase, rng)  # a rule's runtime error becomes a diagnostic (cli/main.py)
     if save:
         import yaml
 
@@ -86,20 +83,15 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
 def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     """Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often
     each threshold, flag, track mark and game end happens by each round."""
-    from ..rounds import runtime
     from ..rounds.event_plot import write_plot
     from ..rounds.simulate import render_report
     from ..rounds.simulate import simulate as play_games
     from ..rounds.state import assignments
-    from ..state import StateError
 
     module = _open_module(rulebook)
     stats, choices = assignments(module, sets, chooses)
     with click.progressbar(length=runs, label="simulating", file=sys.stderr) as bar:
-        try:
-            result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
-        except runtime.RulebookRuntimeError as exc:
-            raise StateError(str(exc)) from None
+        result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
     if plot:
         write_plot(result, Path(plot))
     if as_json:

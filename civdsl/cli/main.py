@@ -65,12 +65,17 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
     def invoke(self, ctx):
-        from ..errors import RulebookError, StateError
+        from ..errors import RulebookError, RulebookRuntimeError, StateError
 
         try:
             return super().invoke(ctx)
         except StateError as exc:
             click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        except RulebookRuntimeError as exc:
+            from ..diagnostics import runtime_error
+
+            click.echo(runtime_error(exc).render(color=sys.stderr.isatty()), err=True)
             sys.exit(1)
         except RulebookError as exc:
             if exc.diagnostics is not None:

@@ -84,15 +84,23 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
 @click.command()
 @click.argument("rulebook")
 @click.option("--holds", help="Advances held before this turn.")
-@click.option("--buy", required=True, help="Advances to buy this turn.")
+@click.option("--buy", help="Advances to buy this turn.")
+@click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
 @click.option("--state", "state_file", type=click.Path(dir_okay=False))
 @click.option("--set", "sets", multiple=True)
 @click.option("--json", "as_json", is_flag=True)
-def cost(rulebook, holds, buy, state_file, sets, as_json):
-    """Price of each advance to buy after credits, with a breakdown and the total."""
-    from ..state import split_names
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
+    """Price of each advance to buy after credits, with a breakdown and the total; or, with
+    --trade-cards, the treasury price of trade cards bought from the stacks."""
+    from ..state import StateError, split_names
 
+    if not buy and not trade_cards:
+        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
     rb = _open(rulebook)
+    if trade_cards:
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets), as_json)
+        if not buy:
+            return
     data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
     if as_json:
         _emit_json(data)
@@ -104,8 +112,52 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
         click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
         for c in row["credits"]:
             click.echo(f"    -{c['amount']} {c['from']}")
+    for row in data["acquired"]:
+        click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
     total = data["total"] if data["total"] is not None else "unknown"
-    click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+    policy = ", ".join([data["policy"]] + data["variants"])
+    click.echo(f"total: {total}  (credit policy: {policy}; treasury counts {data['treasury_value']} per token)")
+    sc = data["start_credits"]
+    if sc and sc["per_group"]:
+        used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
+        click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
+    for note in data["notes"]:
+        click.echo(f"note: {note}")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
+        sys.exit(1)
+
+
+def _stacks(text: str) -> list[int]:
+    """ "9x2, 3" -> [9, 9, 3]"""
+    from ..state import StateError, split_names
+
+    out = []
+    for part in split_names(text):
+        stack, _, n = part.replace(" ", "").partition("x")
+        if not stack.isdigit() or (n and not n.isdigit()) or len(stack) > 3 or len(n) > 3:
+            raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
+        out += [int(stack)] * (int(n) if n else 1)
+    return out
+
+
+def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
+    from ..state import split_names
+
+    data = rb.trade_cards(_stacks(text), split_names(holds), facts)
+    if as_json:
+        _emit_json(data)
+    else:
+        for row in data["items"]:
+            if row["price"] is not None:
+                click.echo(f"trade card from stack {row['stack']}: {row['price']} treasury  ({row['from']})")
+        total = data["total"] if data["total"] is not None else "unknown"
+        click.echo(f"total: {total} treasury")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['why']}", err=True)
+        sys.exit(1)
 
 
 @click.command()
@@ -219,14 +271,38 @@ def score(rulebook, holds, state_file, sets, as_json):
 @click.command()
 @click.argument("rulebook")
 @click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
+@click.option("--holds", help="Advances held (Trade Routes, Trade Empire, ...).")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False),
+              help="Player state (YAML): players, civilization or block for the trade-block bonus.")
+@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hand(rulebook, cards, as_json):
-    """The value of a hand of commodity cards: each set, worthless cards and the total."""
+def hand(rulebook, cards, holds, state_file, sets, as_json):
+    """The value of a hand of commodity cards: each set, worthless cards and the total; with a
+    state, what the player's block and advances make of it."""
     from ..planner import hand_report, parse_cards, render_hand
+    from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
+    parsed = parse_cards(rb.module, cards)
+    impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
+    if impossible:
+        raise StateError("\n".join(impossible))
+    player = None
+    if holds or state_file or sets:
+        player = rb.state(split_names(holds), _facts(state_file, sets))
+    report = hand_report(rb.module, parsed, player)
     if as_json:
         _emit_json(report)
-    else:
-        click.echo(render_hand(report, rb.name))
+        return
+    click.echo(render_hand(report, rb.name))
+    for row in report["sets"]:
+        if "treasury" in row:
+            click.echo(f"  as treasury ({row['treasury_from']}): {row['commodity']} x{row['cards']} -> "
+                       f"{row['treasury']} tokens")
+    sub = report.get("substitution")
+    if sub:
+        click.echo(f"  {sub['from']}: one {sub['substitute']} card completes {sub['set']} "
+                   f"(set worth {sub['value']}; the hand gains {sub['gain']})")
+    if report.get("missing_facts"):
+        click.echo(f"incomplete: the state does not give {', '.join(report['missing_facts'])} "
+                   f"(a set redeemed outside its trade block may be worth more)")
