@@ -284,3 +284,21 @@ def test_a_changed_file_in_the_chain_is_checked_again(tmp_path, fresh_cache):
     broken = book.read_text().replace('advance "Pottery" {', 'advance "Pottery" {{', 1)
     book.write_text(broken, encoding="utf-8")
     assert not compiler.check_file(book, reuse=True).ok
+
+
+def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monkeypatch):
+    from click.testing import CliRunner
+
+    from civdsl.cli import main
+
+    house = rulebooks_dir() / "house" / "gentle.civ"
+    first = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
+    assert first.exit_code == 0, first.output
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(parser, "parse", no_parsing)
+    second = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
+    assert second.exit_code == 0, second.output
+    assert second.output == first.output
