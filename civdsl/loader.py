@@ -50,7 +50,7 @@ def display_path(path: Path) -> str:
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
         return str(resolved.relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError):  # OSError: the current folder was deleted
         return str(path)
 
 

@@ -287,7 +287,9 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
     # both links always: the page must not depend on whether Graphviz was there to draw the SVG
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
-    return Chart("explorer", "Strategy explorer", [t, edges], links=links,
+    from .figure import explorer_svg
+
+    return Chart("explorer", "Strategy explorer", [t, edges], links=links, figure=explorer_svg(ed, marks),
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 
