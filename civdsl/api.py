@@ -13,21 +13,13 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from . import runtime
-from .state import StateError, check_names, check_state
+from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
+from .state import StateError, check_ast_facts, check_names, check_purchase_facts, check_state, hand_limits
 
 CACHE_FORMAT = "1"
-
-
-class RulebookError(Exception):
-    """The rulebook could not be compiled; `diagnostics` holds the rendered report."""
-
-    def __init__(self, message: str, diagnostics=None):
-        super().__init__(message)
-        self.diagnostics = diagnostics
 
 
 def cache_dir() -> Path:
@@ -40,11 +32,11 @@ def cache_dir() -> Path:
 def locate(name: str) -> Path:
     from .resources import shipped_rulebooks
 
+    from .resources import rulebook_argument
+
     shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    if path.is_file():
+    path = rulebook_argument(name)
+    if name in shipped or path.is_file():
         return path
     from .diagnostics import did_you_mean
 
@@ -92,6 +84,8 @@ def _load(path: Path) -> "Rulebook":
         return Rulebook(_import(folder / "effects.py", key), files)
     except OSError:
         # an unwritable cache: compile into a private temporary folder instead
+        import tempfile  # only here: importing it costs start-up time on every question
+
         tmp = Path(tempfile.mkdtemp(prefix="civdsl-"))
         _write_cache(tmp, source, files)
         return Rulebook(_import(tmp / "effects.py", key), files)
@@ -191,13 +185,23 @@ class Rulebook:
             problems.append(str(exc))
             clean = {}
         try:
+            check_ast_facts(clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST, source)
+        except StateError as exc:
+            problems.append(str(exc))
+        try:
+            check_purchase_facts(clean, self.module, source)
+        except StateError as exc:
+            problems.append(str(exc))
+        try:
             check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
         except StateError as exc:
             problems.append(str(exc))
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
-        return runtime.PlayerState(self.module, held, clean)
+        st = runtime.PlayerState(self.module, held, clean)
+        runtime.apply_start_credits(self.module, st)
+        return st
 
     def calamity_name(self, name: str) -> str:
         if name in self.module.CALAMITIES:
@@ -220,7 +224,26 @@ class Rulebook:
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
-        return runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
+        result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
+        result["start_credits"] = st.start_credits
+        notes = []
+        if any(a["supply"] for a in self.module.ADVANCES.values()):
+            notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
+                         "other players hold")
+        sc = st.start_credits
+        if sc is not None and sc["per_group"] is None:
+            need = ", ".join(f"`{m}`" for m in sc["missing"])
+            notes.append(f"start credits are not counted: they depend on {need}" if need else
+                         f"start credits are not counted: {sc['problem']}")
+        result["notes"] = notes
+        return result
+
+    def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
+        """The treasury price of trade cards bought from the stacks named (one entry per card)."""
+        st = self.state(holds, state)
+        return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
@@ -235,6 +258,15 @@ class Rulebook:
     def score(self, holds=(), state: dict | None = None) -> dict:
         return runtime.score(self.module, self.state(holds, state))
 
-    def hand(self, cards: dict) -> dict:
+    def hand(self, cards: dict, state: dict | None = None) -> dict:
+        """Each set's value; with a state (players, civilization or block, holds), the trade-block
+        bonus and what Trade Routes and Trade Empire make of the hand."""
         check_names(list(cards), self.module.COMMODITIES, "commodity", "--cards")
-        return runtime.hand_value(self.module, cards)
+        impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
+        if impossible:
+            raise StateError("\n".join(impossible))
+        player = None
+        if state is not None:
+            facts = dict(state)
+            player = self.state(facts.pop("holds", []), facts)
+        return runtime.hand_value(self.module, cards, player)

@@ -7,8 +7,6 @@ message`, the source line as written, a caret under the span, then notes and hel
 
 from __future__ import annotations
 
-import difflib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,6 +100,8 @@ class Diagnostics:
         return "\n".join(parts)
 
     def to_json(self) -> str:
+        import json
+
         return json.dumps([d.to_json() for d in self.sorted()], indent=2, ensure_ascii=False)
 
 
@@ -159,6 +159,38 @@ def _is_format_char(code: int) -> bool:
     return code in (0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF) or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069
 
 
+def runtime_error(exc) -> "Diagnostics":
+    """An error raised by a rule at run time (an `errors.RulebookRuntimeError`) as a diagnostic
+    (CIV130) at the rule's own file, line and column, with its source line when the file can be
+    read: for a rule inherited from a base, the base's file."""
+    diags = Diagnostics()
+    span = Span(exc.path, exc.line, exc.column or 1, exc.end_column) if exc.path and exc.line else None
+    if span is not None:
+        text = _read_source(span.path)
+        if text is not None:
+            diags.add_source(span.path, text)
+    diags.error("CIV130", f"this rule failed while running: {exc.reason}", span,
+                notes=["the values it read came from the player state given to the command"],
+                help="give the facts it reads values the rule can work with, or guard the rule with a condition")
+    return diags
+
+
+def _read_source(path: str) -> str | None:
+    """The text of a rulebook named as in generated code: a path, or `rulebooks/...` for a
+    shipped rulebook wherever the package is installed."""
+    from .resources import rulebooks_dir
+
+    candidates = [Path(path)]
+    if path.startswith("rulebooks/"):
+        candidates.append(rulebooks_dir() / path[len("rulebooks/"):])
+    for candidate in candidates:
+        try:
+            return candidate.read_text(encoding="utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     """The closest candidate to `name`, for a `help:` line, or None."""
     cands = list(candidates)
@@ -167,6 +199,8 @@ def did_you_mean(name: str, candidates) -> str | None:
     lowered = {c.lower(): c for c in cands}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    import difflib  # imported on first use: a question that goes well never needs it
+
     match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
 

@@ -14,16 +14,13 @@ Summaries and notes are prose: `--prose` lists their changes, otherwise they are
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any
-
-import click
 
 from . import describe
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
+from .rounds import diff as rounds_diff
 
 SECTIONS = [
     ("edition", "Edition"),
@@ -186,6 +183,7 @@ class Differ:
                 self.add(kind, "added", n, None, None, n, f"+ {n}: {summary(new[n])}")
         self.decks()
         self.asts()
+        self.civilizations()
         self.score()
         self.asserts()
         self.errata()
@@ -215,6 +213,14 @@ class Differ:
         sa, sb = _u(a.set_value), _u(b.set_value)
         if sa != sb:
             self.add("rules", "changed", None, "set_value", sa, sb, f"set_value {sa or 'none'} -> {sb or 'none'}")
+        if a.credit_variants != b.credit_variants:
+            self.add("rules", "changed", None, "credit variants", a.credit_variants, b.credit_variants,
+                     f"credit policy variants {', '.join(a.credit_variants) or 'none'} -> "
+                     f"{', '.join(b.credit_variants) or 'none'}")
+        ca, cb = (None if x.start_credits is None else (_u(x.start_credits.amount), _u(x.start_credits.unless),
+                                                          x.start_credits.once) for x in (a, b))
+        if ca != cb:
+            self.add("rules", "changed", None, "start credits", ca, cb, f"start credits {_start(ca)} -> {_start(cb)}")
 
     def consts(self):
         a, b = self.a.consts, self.b.consts
@@ -451,6 +457,29 @@ class Differ:
                 self.add("decks", op, f"stack {s}", "size", x, y, text)
 
     # --- A.S.T.
+    def civilizations(self):
+        """Civilizations added or removed, and each one's rank, block and rows."""
+        a, b = self.a.civilizations, self.b.civilizations
+        for k in a:
+            if k not in b:
+                self.add("ast", "removed", k, None, k, None, f"- civilization {quote(k)}")
+        for k, c in b.items():
+            if k not in a:
+                self.add("ast", "added", k, None, None, k, f"+ civilization {quote(k)}")
+                continue
+            old = a[k]
+            for attr in ("rank", "block"):
+                if getattr(old, attr) != getattr(c, attr):
+                    self.add("ast", "changed", k, attr, getattr(old, attr), getattr(c, attr),
+                             f"civilization {quote(k)}: {attr} {getattr(old, attr)} -> {getattr(c, attr)}")
+            rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
+            rows_b = {t: (r.spaces, r.starts) for t, r in c.rows.items()}
+            for t in sorted(set(rows_a) | set(rows_b)):
+                if rows_a.get(t) != rows_b.get(t):
+                    show = lambda r: "no row" if r is None else ", ".join(map(str, r[1]))  # noqa: E731
+                    self.add("ast", "changed", k, f"row {t}", rows_a.get(t), rows_b.get(t),
+                             f"civilization {quote(k)}: row on {t} {show(rows_a.get(t))} -> {show(rows_b.get(t))}")
+
     def asts(self):
         a, b = self.a.asts, self.b.asts
         for k in a:
@@ -561,44 +590,7 @@ class Differ:
             self.add("errata", "added", None, None, None, x, f"+ errata {x}")
 
     def rounds(self):
-        """Round rules (stats, flags, phases, ...): compared generically through their JSON model,
-        item by item (matched by id), so that every kind of declaration is covered."""
-        from .serialize import to_data
-
-        try:
-            old = to_data(self.a).get("rounds") or {}
-            new = to_data(self.b).get("rounds") or {}
-        except Exception:  # the model serializer is another module's: never let it break a diff
-            return
-        for kind in list(dict.fromkeys(list(old) + list(new))):
-            before, after = old.get(kind), new.get(kind)
-            if isinstance(before, list) or isinstance(after, list):
-                before, after = before or [], after or []
-            x, y = _keyed(before), _keyed(after)
-            label = kind[:-1] if kind.endswith("s") else kind
-            if x is None or y is None:
-                if _strip_lines(before) != _strip_lines(after):
-                    op = "added" if not before else "removed" if not after else "changed"
-                    sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
-                    self.add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
-                continue
-            for k in x:
-                if k not in y:
-                    self.add("rounds", "removed", k, None, k, None, f"- {label} {k}")
-            for k, item in y.items():
-                if k not in x:
-                    self.add("rounds", "added", k, None, None, k, f"+ {label} {k}")
-                    continue
-                for field in dict.fromkeys(list(x[k]) + list(item)):
-                    if field in ("line", "path"):
-                        continue
-                    u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
-                    if u == v:
-                        continue
-                    if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
-                    else:
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
+        rounds_diff.changes(self.a, self.b, self.add)
 
     def edition_notes(self):
         gone, come = _diff_lists([t for t, _ in self.a.notes], [t for t, _ in self.b.notes])
@@ -608,36 +600,15 @@ class Differ:
             self.add("prose", "added", None, "note", None, x, f"+ note {quote(x)}")
 
 
-def _keyed(items) -> dict | None:
-    if not isinstance(items, list):
-        return None
-    out = {}
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            return None
-        key = item.get("id", item.get("name", f"#{i + 1}"))
-        out[str(key)] = item
-    return out
-
-
-def _strip_lines(data):
-    if isinstance(data, dict):
-        return {k: _strip_lines(v) for k, v in data.items() if k not in ("line", "path")}
-    if isinstance(data, list):
-        return [_strip_lines(x) for x in data]
-    return data
-
-
-def _plain(v) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return str(v)
-
-
 def _q(v) -> str:
     return "none" if v is None else quote(str(v))
+
+
+def _start(c) -> str:
+    if c is None:
+        return "none"
+    amount, unless, once = c
+    return amount + (f" unless {unless}" if unless else "") + (" once" if once else "")
 
 
 def _tiers(tiers) -> str:
@@ -711,15 +682,17 @@ def _title(ed: Edition) -> str:
     return f"{ed.id} ({ed.name})"
 
 
+_ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "bold": "\x1b[1m", "reset": "\x1b[0m"}
+
+
 def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = False, prose: bool = False) -> str:
     def paint(text: str, op: str) -> str:
         if not color:
             return text
-        fg = {"added": "green", "removed": "red"}.get(op, "yellow")
-        return click.style(text, fg=fg)
+        return _ANSI[{"added": "green", "removed": "red"}.get(op, "yellow")] + text + _ANSI["reset"]
 
     head = f"{_title(a)} -> {_title(b)}"
-    lines = [click.style(head, bold=True) if color else head]
+    lines = [_ANSI["bold"] + head + _ANSI["reset"] if color else head]
     shown = [c for c in changes if prose or c.section != "prose"]
     if not shown:
         lines.append("no differences in the rules")
@@ -730,7 +703,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
         counts = _counts(section, key)
         label = f"{title}" + (f" ({counts})" if counts else "")
         lines.append("")
-        lines.append(click.style(label, bold=True) if color else label)
+        lines.append(_ANSI["bold"] + label + _ANSI["reset"] if color else label)
         for c in section:
             lines.append("  " + paint(c.text, c.op))
     hidden = [c for c in changes if c.section == "prose"]
@@ -742,8 +715,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
 
 
 def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = False) -> str:
-    def esc(t: str) -> str:
-        return t.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    from .escape import markdown as esc
 
     lines = [f"# {esc(a.name)} → {esc(b.name)}", "", f"`{a.id}` compared with `{b.id}`.", ""]
     shown = [c for c in changes if prose or c.section != "prose"]
@@ -778,25 +750,3 @@ def to_json(a: Edition, b: Edition, changes: list[Change]) -> dict:
         "changes": [asdict(c) for c in changes],
         "summary": summary,
     }
-
-
-@click.command("diff")
-@click.argument("a")
-@click.argument("b")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
-@click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
-def diff_command(a, b, fmt, prose):
-    """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
-
-    Compares the resolved rules (a house rule with everything it inherits): advances,
-    calamities and commodities field by field, constants, credit policy, vp tiers, A.S.T.
-    epochs and their requirements, score lines. Exit 0 whether or not they differ.
-    """
-    ea, eb = load_edition(a), load_edition(b)
-    changes = diff(ea, eb)
-    if fmt == "json":
-        click.echo(json.dumps(to_json(ea, eb, changes), indent=2, ensure_ascii=False, default=str))
-    elif fmt == "md":
-        click.echo(render_md(ea, eb, changes, prose=prose), nl=False)
-    else:
-        click.echo(render_text(ea, eb, changes, color=sys.stdout.isatty(), prose=prose))

@@ -46,12 +46,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-import click
-
 from . import runtime
 from .state import StateError, check_names, split_names
 
-SAME_TURN_ABILITIES = ("discount", "free_advance")
+SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
 
 # --- objectives ---------------------------------------------------------------------------
@@ -214,7 +212,7 @@ class PaymentTable:
     covers the rest, in whole tokens, never more than needed.
     """
 
-    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int):
+    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
@@ -223,7 +221,9 @@ class PaymentTable:
         self.values = []
         for name, n in zip(self.names, self.counts):
             face = module.COMMODITIES[name]["value"]
-            self.values.append([0] + [runtime.number(module.set_value(k, face)) for k in range(1, n + 1)])
+            # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+            value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
+            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, n + 1)])
         self.total_cards = sum(self.counts)
         self.hand_value = sum(v[-1] for v in self.values)
         states: dict[tuple, tuple] = {(0, 0): (0, ())}
@@ -308,9 +308,10 @@ class PaymentTable:
                        treasury_left=self.treasury - t)
 
 
-def hand_report(module, cards: dict[str, int]) -> dict:
-    """Each set's value (set_value of its cards), zero-value cards, and the total."""
-    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k})
+def hand_report(module, cards: dict[str, int], state=None) -> dict:
+    """Each set's value (set_value of its cards; outside its trade block, given a state, the
+    off-block value), zero-value cards, and the total."""
+    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
@@ -435,7 +436,12 @@ class PurchaseProblem:
 
         # prices before same-turn abilities: runtime.prices on every candidate that carries no
         # same-turn ability (those rows are untouched by it), and on each one that does, alone
-        special_turn = [n for n in cands if any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
+        # under the strict `single_use` credit variant advances bought together share the credits,
+        # so no price is known alone: every set is priced by runtime.prices (each advance's price
+        # alone stays a lower bound, since together it can only get fewer credits)
+        self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+        special_turn = [n for n in cands if self.single_use
+                        or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
         plain = [n for n in cands if n not in special_turn]
         self.base: dict[str, Any] = {}
         if plain:
@@ -448,6 +454,8 @@ class PurchaseProblem:
         self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
         self.frees = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "free_advance")]
                       for n in special_turn}
+        self.alls = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "acquire_all")]
+                     for n in special_turn}
 
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
         self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
@@ -458,7 +466,8 @@ class PurchaseProblem:
         if payments is not None and key in payments:
             self.payments = payments[key]
         else:
-            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value)
+            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value,
+                                         runtime.PlayerState(module, self.holds, facts))
             if payments is not None:
                 payments[key] = self.payments
         self._prepare()
@@ -469,10 +478,17 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         runtime.prices applies them (rulebook order; the dearest eligible other advance)."""
         names = sorted(names, key=self.order.get)
+        if self.single_use:
+            return runtime.prices(self.module, self.holds, names, self.extra)["total"]
         if not any(n in self.same_turn for n in names):
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]
         groups = self.module.ADVANCES
+        for name in names:  # acquired automatically with another advance bought (runtime.prices: first)
+            for group, below in self.alls.get(name, ()):
+                for r in rows:
+                    if r[0] != name and group in groups[r[0]]["groups"] and groups[r[0]]["cost"] < below:
+                        r[1] = 0
         for row in rows:
             name = row[0]
             for amount in self.discounts.get(name, ()):
@@ -528,6 +544,9 @@ class PurchaseProblem:
             eligible = [self.base[c] for c in self.candidates if c != name
                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
             total += max(eligible, default=0)
+        for group, below in self.alls.get(name, ()):  # every eligible one becomes free
+            total += sum(self.base[c] for c in self.candidates if c != name
+                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below)
         return total
 
     def _prepare(self) -> None:
@@ -824,7 +843,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
     shown = max(int(top), 5 if explain else 1)
     choices = problem.search(top=shown)
-    hand = hand_report(module, problem.cards)
+    hand = hand_report(module, problem.cards, runtime.PlayerState(module, held, facts))
     report: dict = {
         "rulebook": rulebook.id,
         "edition": rulebook.name,
@@ -1277,62 +1296,7 @@ def render_hand(report: dict, name: str) -> str:
     lines = [f"{name}: hand of {report['cards']} commodity card{'s' if report['cards'] != 1 else ''}"]
     for s in report["sets"]:
         note = "  (worth nothing)" if s["zero_value"] else ""
+        note += "  (outside its trade block)" if s.get("off_block") else ""
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)
-
-
-# --- commands -------------------------------------------------------------------------------
-
-def _emit_json(data) -> None:
-    import json
-
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-
-
-@click.command("plan")
-@click.argument("rulebook")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML): holds, credits, "
-              "commodities, treasury, players.")
-@click.option("--holds", help="Advances held before this turn (added to the state's).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--objective", "objective_spec", help="vp (default where advances have VP), points (printed cost), "
-              "cards, or an expression per advance such as \"vp * 100 + cost\".")
-@click.option("--want", help="Advances the plan must buy, comma-separated.")
-@click.option("--avoid", help="Advances the plan must not buy, comma-separated.")
-@click.option("--top", type=click.IntRange(1, 100), default=1, show_default=True, help="List the K best plans.")
-@click.option("--explain", is_flag=True, help="Show why the plan beats the next best ones.")
-@click.option("--horizon", type=click.IntRange(1, 2), default=1, show_default=True,
-              help="2 adds a look-ahead to next turn (an estimate: the hand is assumed unchanged).")
-@click.option("--hand-limit", "hand_limit", type=click.IntRange(0, None),
-              help="Base hand limit, instead of the rulebook's (advances' abilities still apply).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def plan_command(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit,
-                 as_json):
-    """The advances to buy this turn that maximise an objective, their prices and the payment."""
-    from .cli import _facts, _open
-
-    rb = _open(rulebook)
-    facts = _facts(state_file, sets)
-    report = plan(rb, facts, holds=split_names(holds), objective_spec=objective_spec, want=split_names(want),
-                  avoid=split_names(avoid), top=top, explain=explain, horizon=horizon, hand_limit=hand_limit)
-    if as_json:
-        _emit_json(report)
-    else:
-        click.echo(render(report))
-
-
-@click.command("hand")
-@click.argument("rulebook")
-@click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hand_command(rulebook, cards, as_json):
-    """The value of a hand of commodity cards: each set, worthless cards and the total."""
-    from .cli import _open
-
-    rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
-    if as_json:
-        _emit_json(report)
-    else:
-        click.echo(render_hand(report, rb.name))

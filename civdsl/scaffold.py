@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
-
-import click
 
 from .expressions import quote, unparse
 from .loader import inside
@@ -42,7 +39,7 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
     from .resources import rulebooks_dir, shipped_rulebooks
 
     shipped = shipped_rulebooks()
-    if base in shipped and not Path(base).exists():
+    if base in shipped:  # an id is the shipped rulebook, as for every command (resources.rulebook_argument)
         return base
     if base_path.resolve().parent == rulebooks_dir().resolve() and base_path.stem in shipped:
         return base_path.stem
@@ -142,6 +139,7 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
              f"# {cal.name} in {ed.id}: {describe.calamity(cal)}"]
     code = [f"change calamity {quote(cal.name)} {{"]
     effect = cal.primary[0] if cal.primary else None
+    summary = None
     if isinstance(effect, Effect):
         call = effect.call
         args = [unparse(x) for x in call.args]
@@ -149,6 +147,11 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
             args[0] = str(call.args[0].value - 2)
             text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
             code.append(f"  primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
+            # a changed effect needs its own summary: the base's describes the old one (CIV132)
+            args_now = dict(effect.args)
+            args_now[next(iter(args_now))] = call.args[0].value - 2
+            words = describe.effect_call(call.name, args_now)
+            summary = f"  summary {quote(f'As in {ed.id}, but the primary victim must {words}.')}"
     target = cal.modifiers[0] if cal.modifiers else None
     if target is not None:
         role = f" for {target.role}" if target.role != "any" else ""
@@ -157,6 +160,8 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
     adv = _pick(ed.advances, ["Medicine", "Agriculture", "Pottery"])
     if kind is not None and adv is not None:
         code.append(f"  when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
+    if summary:
+        code.append(summary)
     code.append("}")
     return title, code
 
@@ -204,36 +209,3 @@ def _trial(lines: list[str], out: Path) -> list[tuple[str, str]] | None:
     if checked.edition is None or any(d.code not in ERRATA_CODES or not d.item for d in errors):
         return None
     return list(dict.fromkeys((d.code, d.item) for d in errors))
-
-
-@click.command("new")
-@click.argument("name")
-@click.option("--from", "base", default="megaciv", show_default=True,
-              help="The rulebook to extend: a shipped edition id or a path.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
-@click.option("--title", help="Display name (default: derived from NAME and the base).")
-def new_command(name, base, output, title):
-    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
-    from .build import atomic_write
-
-    out = Path(output) if output else Path(f"{name}.civ")
-    try:
-        check_name(name)
-        if out.exists():
-            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
-        if not out.parent.exists():
-            raise ScaffoldError(f"folder {out.parent} does not exist")
-        text = skeleton(name, base, out, title)
-    except ScaffoldError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    # never overwrite: create the file exclusively, then fill it atomically
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        click.echo(f"error: {out} already exists; not overwriting it", err=True)
-        sys.exit(1)
-    os.close(fd)
-    atomic_write(out, text)
-    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
-    click.echo(f"next: edit it, then `civdsl check {out}`")
