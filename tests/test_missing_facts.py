@@ -6,6 +6,7 @@ names the fact, never cancels a calamity on its account and never shows a negati
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -60,3 +61,38 @@ def test_an_empty_state_never_cancels_a_calamity(edition):
     for calamity in rb.calamities:
         out = rb.resolve(calamity, "primary", [], {}).to_dict()
         assert out["cancelled"] is False, (calamity, out.get("cancel_reason"))
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from civdsl.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("question, complete", [
+    (["resolve", "megaciv", "Piracy"], ["--set", "coastal_cities=0"]),
+    (["score", "megaciv"], ["--set", "cities=2", "--set", "ast_position=3", "--set", "sole_leader=false",
+                            "--set", "tokens=9"]),
+    (["epoch", "megaciv", "--ast", "basic"], ["--set", "cities=2"]),
+])
+@pytest.mark.parametrize("fmt", [[], ["--json"]])
+def test_every_question_exits_1_in_every_format_when_a_fact_is_missing(question, complete, fmt):
+    incomplete = _cli(*question, *fmt)
+    assert incomplete.exit_code == 1, incomplete.output
+    if fmt:
+        data = json.loads(incomplete.output)
+        data = data[0] if isinstance(data, list) else data
+        assert data["complete"] is False and data["missing_facts"]
+    else:
+        assert "incomplete: the state does not" in incomplete.output
+    done = _cli(*question, *complete, *fmt)
+    assert done.exit_code == 0, done.output
+
+
+def test_resolve_text_shows_what_is_undecided_and_never_calls_it_cancelled():
+    out = _cli("resolve", "megaciv", "Piracy").output
+    assert "cancelled" not in out.split("undecided")[0]
+    assert "undecided: whether the calamity is cancelled depends on coastal_cities" in out
+    assert "--set coastal_cities=N" in out
