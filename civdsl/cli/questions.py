@@ -33,7 +33,10 @@ def _exit_if_incomplete(data) -> None:
 
 def _undecided(data: dict) -> None:
     for u in data.get("undecided", ()):
-        click.echo(f"  undecided: {u['what']} depends on {', '.join(u['depends_on'])}  [{u['path']}:{u['line']}]")
+        from ..phrases import name_words
+
+        said = ", ".join(name_words(f) for f in u["depends_on"])  # the facts' words, as the charts say them
+        click.echo(f"  undecided: {u['what']} depends on the {said}  [{u['path']}:{u['line']}]")
 
 
 @click.command()
