@@ -16,11 +16,11 @@ from .common import open_rulebook as _open
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
-    from ..phrases import effect_text
+    from ..phrases import effect_text, name_words
 
     text = effect_text(kind, args)
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on {', '.join(e['depends_on'])}, not given)"
+        text += f" (? depends on the {', '.join(name_words(f) for f in e['depends_on'])}, not given)"
     return text
 
 
