@@ -70,9 +70,9 @@ def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
     for o in data["options"]:
         out["options"][o["id"]] = {"on": o["on"]}
     rules = out["rules"]
-    rules["credit policy"] = {"value": data["credit_policy"]}
-    rules["credit policy variants"] = {"value": ", ".join(v.replace("_", " ") for v in data.get("credit_variants") or [])
-                                       or None}
+    # the policy and its variants in words ("best group, single use"), compared together
+    policy = [data["credit_policy"] or "none", *data.get("credit_variants", [])]
+    rules["credit policy"] = {"value": ", ".join(p.replace("_", " ") for p in policy)}
     rules["start credits"] = {"value": data.get("start_credits")}
     rules["set value off block"] = {"value": data.get("set_value_off_block")}
     rules["abilities of every player"] = {"value": data.get("abilities") or None}

@@ -51,6 +51,12 @@ class LazyGroup(click.Group):
     """Finds commands in COMMANDS, importing their module on first use, and turns user mistakes
     raised anywhere in a command into a one-line error (or the rendered diagnostics), exit 1."""
 
+    def main(self, *args, **kwargs):
+        from .terminal import install
+
+        install()  # before arguments are parsed: a usage error echoes them
+        return super().main(*args, **kwargs)
+
     def make_context(self, info_name, args, parent=None, **extra):
         extra.setdefault("terminal_width", _help_width())
         return super().make_context(info_name, args, parent, **extra)
@@ -82,6 +88,11 @@ class LazyGroup(click.Group):
                 click.echo(exc.diagnostics.render(color=sys.stderr.isatty()), err=True)
             else:
                 click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        except OSError as exc:  # a file or folder named by the user: missing, unwritable, ...
+            from .common import os_error
+
+            click.echo(f"error: {os_error(exc)}", err=True)
             sys.exit(1)
 
 
