@@ -98,6 +98,12 @@ def test_civdsls_own_colours_still_reach_a_terminal():
     assert b"\x1b[1;31merror[CIV010]" in out
 
 
+def test_progress_bars_still_draw_on_a_terminal():
+    """A progress bar is civdsl's own drawing (no data): it keeps its carriage return."""
+    out = on_a_terminal("simulate", "cardgame", "--runs", "20", "--rounds", "3")
+    assert b"\r\x1b[?25lsimulating" in out
+
+
 def test_state_text_and_file_names_in_a_pipe(tmp_path):
     state = tmp_path / "s.yaml"
     state.write_text('holds: ["Pottery\\e]0;pwned\\a"]\n')
