@@ -37,7 +37,8 @@ def check(paths, fmt, schema, verbose):
     from ..diagnostics import Diagnostics
 
     diags = Diagnostics()
-    checked = [check_file(p, diags) for p in _paths(paths)]
+    # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
+    checked = [check_file(p, diags, reuse=True) for p in _paths(paths)]
     if schema:
         from ..schemas import validate_model
 
