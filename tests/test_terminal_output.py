@@ -119,7 +119,7 @@ def test_state_text_and_file_names_in_a_pipe(tmp_path):
 def test_json_output_stays_valid_with_the_same_values(hostile_book):
     proc = subprocess.run(CLI + ["resolve", str(hostile_book), f"Flood{CLEAR}{TITLE}{C1_CSI}", "--json"],
                           capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode in (0, 1) and proc.stdout, proc.stderr  # 1: the answer names a missing fact
     assert "\x9b" not in proc.stdout and ESC not in proc.stdout
     assert json.loads(proc.stdout)["calamity"] == f"Flood{CLEAR}{TITLE}{C1_CSI}"
 
