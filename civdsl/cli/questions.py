@@ -72,12 +72,18 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
+        from .. import vocabulary
+        from ..phrases import name_words
+
+        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        change = f"{t['kind']} {before} -> {after}" if t.get("param") else t["op"]
+        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+        what = words[1] if words else str(t["kind"]).replace("_", " ")
+        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
         if t.get("depends_on"):
-            change += f" (depends on {', '.join(t['depends_on'])})"
+            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
     _undecided(data)
     s = data.get("secondary")
