@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .common import HOLDS_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
@@ -21,14 +22,14 @@ def _describe_effect(e: dict) -> str:
     return effect_text(kind, args)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.argument("calamity")
-@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True)
-@click.option("--holds", help='Advances held, comma-separated: "Pottery,Calendar".')
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True,
+              help="The victim asked about: the primary victim or a secondary one.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
@@ -37,8 +38,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
     r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
     data = r.to_dict()
     if as_json:
-        _emit_json(data)
-        return
+        _emit_json(data, rb.id)
+        sys.exit(1 if data["missing_facts"] else 0)
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
                f"- {role} victim holding {held}")
@@ -73,22 +74,22 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         sys.exit(1)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--holds", help="Advances held before this turn.")
-@click.option("--buy", required=True, help="Advances to buy this turn.")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--holds", help="Advances held before this turn, comma-separated (added to the state's).")
+@click.option("--buy", required=True, help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def cost(rulebook, holds, buy, state_file, sets, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total."""
     from ..state import split_names
 
     rb = _open(rulebook)
     data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    incomplete = data["total"] is None  # a price the rules leave unknown: exit 1, as missing facts do
     if as_json:
-        _emit_json(data)
-        return
+        _emit_json(data, rb.id)
+        sys.exit(1 if incomplete else 0)
     for row in data["items"]:
         if row["price"] is None:
             click.echo(f"{row['advance']}: price unknown ({row['note']})")
@@ -98,24 +99,30 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
             click.echo(f"    -{c['amount']} {c['from']}")
     total = data["total"] if data["total"] is not None else "unknown"
     click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+    sys.exit(1 if incomplete else 0)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--ast", "track", help="A.S.T. track (default: every track).")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--ast", "track", is_flag=False, flag_value="", metavar="TRACK",
+              help="Show one A.S.T. track (default: every track); `--ast` with no name lists the rulebook's tracks.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def epoch(rulebook, track, holds, state_file, sets, as_json):
     """Each epoch's requirements: met or not, and why."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
-    if as_json:
-        _emit_json(data)
+    if track == "":  # `--ast` with no name
+        _list_tracks(rb, as_json)
         return
+    _check_track(rb, track)
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
+    incomplete = any(t["missing_facts"] for t in data)
+    if as_json:
+        _emit_json({"tracks": data}, rb.id)
+        sys.exit(1 if incomplete else 0)
     for t in data:
         click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
         for e in t["epochs"]:
@@ -127,14 +134,40 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
             click.echo("  the marker moves back a step")
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+    sys.exit(1 if incomplete else 0)
 
 
-@click.command()
+def _list_tracks(rb, as_json: bool) -> None:
+    tracks = [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]
+    if as_json:
+        _emit_json({"tracks": tracks}, rb.id)
+        return
+    if not tracks:
+        click.echo(f"{rb.name} has no A.S.T. track")
+    width = max((len(t["id"]) for t in tracks), default=0)
+    for t in tracks:
+        click.echo(f"{t['id']:<{width}}  {t['name']}")
+
+
+def _check_track(rb, track: str | None) -> None:
+    """An unknown track names the closest and every valid one."""
+    if track is None or track in rb.module.AST:
+        return
+    from ..diagnostics import did_you_mean
+    from ..errors import StateError
+
+    valid = list(rb.module.AST)
+    best = did_you_mean(track, valid)
+    hint = f" (did you mean `{best}`?)" if best and best != track else ""
+    listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
+    raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
+
+
+@command()
 @click.argument("rulebook")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def score(rulebook, holds, state_file, sets, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
@@ -142,8 +175,8 @@ def score(rulebook, holds, state_file, sets, as_json):
     rb = _open(rulebook)
     data = rb.score(split_names(holds), _facts(state_file, sets))
     if as_json:
-        _emit_json(data)
-        return
+        _emit_json(data, rb.id)
+        sys.exit(1 if data["missing_facts"] else 0)
     for p in data["points"]:
         click.echo(f"{p['label']}: {p['points']}")
     click.echo(f"total: {data['total']}")
@@ -151,12 +184,12 @@ def score(rulebook, holds, state_file, sets, as_json):
         click.echo(f"  tie-break {t['label']}: {t['value']}")
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
+        sys.exit(1)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def hand(rulebook, cards, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total."""
     from ..planner import hand_report, parse_cards, render_hand
@@ -164,6 +197,6 @@ def hand(rulebook, cards, as_json):
     rb = _open(rulebook)
     report = hand_report(rb.module, parse_cards(rb.module, cards))
     if as_json:
-        _emit_json(report)
+        _emit_json(report, rb.id)
     else:
         click.echo(render_hand(report, rb.name))
