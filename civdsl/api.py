@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import runtime
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import StateError, check_names, check_state
+from .state import StateError, check_ast_facts, check_names, check_purchase_facts, check_state, hand_limits
 
 CACHE_FORMAT = "1"
 
@@ -32,11 +32,11 @@ def cache_dir() -> Path:
 def locate(name: str) -> Path:
     from .resources import shipped_rulebooks
 
+    from .resources import rulebook_argument
+
     shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    if path.is_file():
+    path = rulebook_argument(name)
+    if name in shipped or path.is_file():
         return path
     from .diagnostics import did_you_mean
 
@@ -185,13 +185,23 @@ class Rulebook:
             problems.append(str(exc))
             clean = {}
         try:
+            check_ast_facts(clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST, source)
+        except StateError as exc:
+            problems.append(str(exc))
+        try:
+            check_purchase_facts(clean, self.module, source)
+        except StateError as exc:
+            problems.append(str(exc))
+        try:
             check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
         except StateError as exc:
             problems.append(str(exc))
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
-        return runtime.PlayerState(self.module, held, clean)
+        st = runtime.PlayerState(self.module, held, clean)
+        runtime.apply_start_credits(self.module, st)
+        return st
 
     def calamity_name(self, name: str) -> str:
         if name in self.module.CALAMITIES:
@@ -214,7 +224,21 @@ class Rulebook:
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
-        return runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
+        result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
+        result["start_credits"] = st.start_credits
+        notes = []
+        if any(a["supply"] for a in self.module.ADVANCES.values()):
+            notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
+                         "other players hold")
+        sc = st.start_credits
+        if sc is not None and sc["per_group"] is None:
+            need = ", ".join(f"`{m}`" for m in sc["missing"])
+            notes.append(f"start credits are not counted: they depend on {need}" if need else
+                         f"start credits are not counted: {sc['problem']}")
+        result["notes"] = notes
+        return result
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
@@ -231,4 +255,7 @@ class Rulebook:
 
     def hand(self, cards: dict) -> dict:
         check_names(list(cards), self.module.COMMODITIES, "commodity", "--cards")
+        impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
+        if impossible:
+            raise StateError("\n".join(impossible))
         return runtime.hand_value(self.module, cards)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostics
+from .gcpause import paused
 from .loader import LoadedFile, load_chain
 from .model import Edition
 from .resolver import resolve
@@ -24,7 +25,11 @@ class Checked:
 
 
 def check_file(path: Path, diags: Diagnostics | None = None) -> Checked:
-    diags = diags or Diagnostics()
+    with paused():
+        return _check_file(path, diags or Diagnostics())
+
+
+def _check_file(path: Path, diags: Diagnostics) -> Checked:
     chain = load_chain(Path(path), diags)
     if not chain or diags.has_errors and len(chain) == 0:
         return Checked(None, diags, chain)

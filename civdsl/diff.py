@@ -20,6 +20,7 @@ from typing import Any
 from . import describe
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
+from .rounds import diff as rounds_diff
 
 SECTIONS = [
     ("edition", "Edition"),
@@ -557,44 +558,7 @@ class Differ:
             self.add("errata", "added", None, None, None, x, f"+ errata {x}")
 
     def rounds(self):
-        """Round rules (stats, flags, phases, ...): compared generically through their JSON model,
-        item by item (matched by id), so that every kind of declaration is covered."""
-        from .serialize import to_data
-
-        try:
-            old = to_data(self.a).get("rounds") or {}
-            new = to_data(self.b).get("rounds") or {}
-        except Exception:  # the model serializer is another module's: never let it break a diff
-            return
-        for kind in list(dict.fromkeys(list(old) + list(new))):
-            before, after = old.get(kind), new.get(kind)
-            if isinstance(before, list) or isinstance(after, list):
-                before, after = before or [], after or []
-            x, y = _keyed(before), _keyed(after)
-            label = kind[:-1] if kind.endswith("s") else kind
-            if x is None or y is None:
-                if _strip_lines(before) != _strip_lines(after):
-                    op = "added" if not before else "removed" if not after else "changed"
-                    sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
-                    self.add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
-                continue
-            for k in x:
-                if k not in y:
-                    self.add("rounds", "removed", k, None, k, None, f"- {label} {k}")
-            for k, item in y.items():
-                if k not in x:
-                    self.add("rounds", "added", k, None, None, k, f"+ {label} {k}")
-                    continue
-                for field in dict.fromkeys(list(x[k]) + list(item)):
-                    if field in ("line", "path"):
-                        continue
-                    u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
-                    if u == v:
-                        continue
-                    if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
-                    else:
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
+        rounds_diff.changes(self.a, self.b, self.add)
 
     def edition_notes(self):
         gone, come = _diff_lists([t for t, _ in self.a.notes], [t for t, _ in self.b.notes])
@@ -602,34 +566,6 @@ class Differ:
             self.add("prose", "removed", None, "note", x, None, f"- note {quote(x)}")
         for x in come:
             self.add("prose", "added", None, "note", None, x, f"+ note {quote(x)}")
-
-
-def _keyed(items) -> dict | None:
-    if not isinstance(items, list):
-        return None
-    out = {}
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            return None
-        key = item.get("id", item.get("name", f"#{i + 1}"))
-        out[str(key)] = item
-    return out
-
-
-def _strip_lines(data):
-    if isinstance(data, dict):
-        return {k: _strip_lines(v) for k, v in data.items() if k not in ("line", "path")}
-    if isinstance(data, list):
-        return [_strip_lines(x) for x in data]
-    return data
-
-
-def _plain(v) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return str(v)
 
 
 def _q(v) -> str:
@@ -740,8 +676,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
 
 
 def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = False) -> str:
-    def esc(t: str) -> str:
-        return t.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    from .escape import markdown as esc
 
     lines = [f"# {esc(a.name)} → {esc(b.name)}", "", f"`{a.id}` compared with `{b.id}`.", ""]
     shown = [c for c in changes if prose or c.section != "prose"]

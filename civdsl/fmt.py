@@ -465,16 +465,15 @@ class Result:
 
 
 def format_file(path: Path) -> Result:
-    from .loader import display_path, read_source
+    from .loader import decode_source, display_path, read_bytes
 
     display = display_path(path)
     diags = Diagnostics()
-    raw = None
-    try:
-        raw = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    text = read_source(path, display, diags)
+    # read once, with the compiler's limits (a regular file, never past the size limit, never
+    # blocking on a FIFO): the text formatted is the text compared
+    data = read_bytes(path, display, diags)
+    text = None if data is None else decode_source(data, display, diags)
+    raw = data.decode("utf-8") if text is not None else None
     if text is None:
         return Result(path, error=FormatError(f"cannot read {display}", diags))
     try:

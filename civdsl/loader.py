@@ -48,7 +48,37 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
+def read_source(path: Path, display: str, diags: Diagnostics, within: "Within | None" = None) -> str | None:
+    data = read_bytes(path, display, diags, within)
+    return None if data is None else decode_source(data, display, diags)
+
+
+@dataclass
+class Within:
+    """Where a base named by `extends` must lie, checked again on the file actually opened: a
+    name checked and then opened can be swapped for a symlink in between."""
+    roots: list[Path]
+    target: str
+    span: Span
+
+
+def _opened_path(fd: int, path: Path) -> Path:
+    """The real path of an open file: exact where the system says it (/proc on Linux), else the
+    path resolved again and compared with the open file's identity."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        real = Path(os.path.realpath(path))
+        opened, named = os.fstat(fd), os.stat(real)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise OSError(f"{path} changed while it was being opened") from None
+        return real
+
+
+def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | None = None) -> bytes | None:
+    """The bytes of a rulebook, read once through one open file: what was checked (a regular
+    file, not too big, inside its allowed roots) is what is read, even if the name is swapped
+    for a symlink meanwhile."""
     try:
         # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
         # regular file, and never read more than the limit (a huge file or /dev/zero)
@@ -56,6 +86,10 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 diags.error("CIV004", f"cannot read {display}: not a regular file")
+                return None
+            if within is not None and not any(inside(_opened_path(fh.fileno(), path), r) for r in within.roots):
+                diags.error("CIV006", f"`{within.target}` leads outside this rulebook's folder", within.span,
+                            notes=["the path changed between checking it and opening it"])
                 return None
             data = fh.read(parser.MAX_BYTES + 1)
     except FileNotFoundError:
@@ -68,6 +102,11 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
         diags.error("CIV005", f"{display} is more than {parser.MAX_BYTES:,} bytes long; the limit is {parser.MAX_BYTES:,}",
                     Span(display, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return None
+    return data
+
+
+def decode_source(data: bytes, display: str, diags: Diagnostics) -> str | None:
+    """Bytes read by `read_bytes` as normalised text, or None with a located CIV004."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -94,9 +133,10 @@ _PARSED: dict[tuple[str, str], syntax.RulebookAst] = {}
 _PARSED_LIMIT = 64
 
 
-def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
+def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
+               within: Within | None = None) -> LoadedFile | None:
     display = display or display_path(path)
-    text = read_source(path, display, diags)
+    text = read_source(path, display, diags, within)
     if text is None:
         return None
     ast = _PARSED.get((display, text))
@@ -125,6 +165,7 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     chain: list[LoadedFile] = []
     seen: list[Path] = []
     current = path
+    within: Within | None = None
     while True:
         try:
             resolved = current.resolve()
@@ -136,7 +177,7 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
             diags.error("CIV008", f"extends cycle: {names}", first.ast.extends_span)
             break
         seen.append(resolved)
-        loaded = parse_file(current, diags)
+        loaded = parse_file(current, diags, within=within)
         if loaded is None:
             break
         chain.append(loaded)
@@ -149,6 +190,10 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
         if base is None:
             break
         current = base
+        within = None
+        if loaded.ast.extends_is_path:
+            within = Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
+                            loaded.ast.extends_span)
     chain.reverse()
     return chain
 
@@ -213,8 +258,7 @@ def inside(path: Path, root: Path) -> bool:
 
 def find_rulebook(name: str) -> Path | None:
     """An edition id of a shipped rulebook, or a path to a file."""
-    shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    return path if path.exists() else None
+    from .resources import rulebook_argument
+
+    path = rulebook_argument(name)
+    return path if name in shipped_rulebooks() or path.exists() else None

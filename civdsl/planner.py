@@ -49,7 +49,7 @@ from typing import Any, Iterable
 from . import runtime
 from .state import StateError, check_names, split_names
 
-SAME_TURN_ABILITIES = ("discount", "free_advance")
+SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
 
 # --- objectives ---------------------------------------------------------------------------
@@ -446,6 +446,8 @@ class PurchaseProblem:
         self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
         self.frees = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "free_advance")]
                       for n in special_turn}
+        self.alls = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "acquire_all")]
+                     for n in special_turn}
 
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
         self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
@@ -471,6 +473,11 @@ class PurchaseProblem:
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]
         groups = self.module.ADVANCES
+        for name in names:  # acquired automatically with another advance bought (runtime.prices: first)
+            for group, below in self.alls.get(name, ()):
+                for r in rows:
+                    if r[0] != name and group in groups[r[0]]["groups"] and groups[r[0]]["cost"] < below:
+                        r[1] = 0
         for row in rows:
             name = row[0]
             for amount in self.discounts.get(name, ()):
@@ -526,6 +533,9 @@ class PurchaseProblem:
             eligible = [self.base[c] for c in self.candidates if c != name
                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
             total += max(eligible, default=0)
+        for group, below in self.alls.get(name, ()):  # every eligible one becomes free
+            total += sum(self.base[c] for c in self.candidates if c != name
+                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below)
         return total
 
     def _prepare(self) -> None:

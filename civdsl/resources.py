@@ -29,9 +29,16 @@ def grammar_path() -> Path:
     return _folder("grammar") / "civdsl.lark"
 
 
+def grammar_parts() -> list[Path]:
+    """The grammar's files: the main language, then each sub-language composed into it with
+    `%extend` (today the round rules of civdsl/rounds/)."""
+    return [grammar_path(), Path(__file__).resolve().parent / "rounds" / "grammar.lark"]
+
+
 @functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
-    return grammar_path().read_text(encoding="utf-8")
+    """The whole grammar: the parts joined in order (a part may extend rules of an earlier one)."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in grammar_parts())
 
 
 def schemas_dir() -> Path:
@@ -131,12 +138,10 @@ def rulebook_paths(paths: tuple[str, ...] | list[str]) -> list[Path]:
     shipped = shipped_rulebooks()
     out: list[Path] = []
     for p in paths:
-        if p in shipped and not Path(p).exists():
-            out.append(shipped[p])
-        elif Path(p).is_dir():
+        if p not in shipped and Path(p).is_dir():
             out.extend(sorted(Path(p).rglob("*.civ")))
         else:
-            out.append(Path(p))
+            out.append(rulebook_argument(p))
     return out
 
 
@@ -144,6 +149,15 @@ def shipped_rulebooks() -> dict[str, Path]:
     """Edition id -> path of every shipped rulebook (the file stem is its id)."""
     root = rulebooks_dir()
     return {p.stem: p for p in sorted(root.glob("*.civ"))}
+
+
+def rulebook_argument(name: str) -> Path:
+    """What a rulebook named on the command line (or to the API) means, the same for every
+    command: a shipped edition id is the shipped rulebook even when the current folder holds a
+    file of that name (a predictable answer whatever folder a command runs in); anything else is
+    a path, so a local file named like an id is reached as `./megaciv`."""
+    shipped = shipped_rulebooks()
+    return shipped[name] if name in shipped else Path(name)
 
 
 def shipped_house_rules() -> list[Path]:

@@ -39,7 +39,7 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
     from .resources import rulebooks_dir, shipped_rulebooks
 
     shipped = shipped_rulebooks()
-    if base in shipped and not Path(base).exists():
+    if base in shipped:  # an id is the shipped rulebook, as for every command (resources.rulebook_argument)
         return base
     if base_path.resolve().parent == rulebooks_dir().resolve() and base_path.stem in shipped:
         return base_path.stem

@@ -69,8 +69,12 @@ def parse_yaml(path: Path) -> dict:
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
+    from . import safeyaml
+
     try:
-        data = yaml.safe_load(text)
+        data = safeyaml.load(text)
+    except safeyaml.YAMLLimitError as exc:
+        raise StateError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -163,9 +167,10 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 problems.append(f"{source}: `{key}` must be a list of names")
                 continue
+            valid, what = (groups, "group") if key == "start_credits_used" else (advances, "advance")
             for name in value:
-                if name not in advances:
-                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{hint(name, advances)}")
+                if name not in valid:
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name)}`{hint(name, valid)}")
         elif fact.type == "map":
             valid = commodities if key == "commodities" else groups
             if not isinstance(value, dict):
@@ -183,6 +188,62 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     if problems:
         raise StateError("\n".join(_first(problems)))
     return clean
+
+
+def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
+    """`civilization` and `ast_track` must be the rulebook's names, and the marker must be on the
+    player's row (the finish being its last space)."""
+    problems = []
+    civ, track = facts.get("civilization"), facts.get("ast_track")
+    if civ is not None and civ not in civilizations:
+        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
+        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+    if track is not None and track not in tracks:
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    position = facts.get("ast_position")
+    if position is not None and not problems:
+        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+            t = max(ends, key=ends.get)
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                            f"`{t}` (space {ends[t]})")
+        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+        if not rows and declared and position > max(declared):
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                            f"(space {max(declared)})")
+    if problems:
+        raise StateError("\n".join(problems))
+
+
+def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
+    """The scenario must be one the rulebook declares; spent start credits need single-use ones;
+    no hand holds more cards of a commodity than the edition's deck has."""
+    problems = []
+    scenarios = getattr(module, "SCENARIOS", ())
+    scenario = facts.get("scenario")
+    if scenario is not None and scenario not in scenarios:
+        known = _hint(scenario, scenarios) or (f"; scenarios: {', '.join(scenarios)}" if scenarios
+                                               else "; the rulebook declares none")
+        problems.append(f"{source}: `scenario` names unknown scenario `{_short(scenario)}`{known}")
+    sc = getattr(module, "START_CREDITS", None)
+    if facts.get("start_credits_used") and not (sc and sc["once"]):
+        problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "
+                        + ("kept all game (not single-use)" if sc else "not declared"))
+    problems += hand_limits(facts.get("commodities") or {}, module.COMMODITIES, f"{source}: `commodities`")
+    if problems:
+        raise StateError("\n".join(problems))
+
+
+def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:
+    """A hand cannot hold more cards of a commodity than the deck has (`count`; 0 means the
+    rulebook gives no number, and then nothing is checked)."""
+    out = []
+    for name, n in cards.items():
+        limit = (commodities.get(name) or {}).get("count")
+        if limit and isinstance(n, int) and n > limit:
+            out.append(f"{where}: {n} {name} cards, but the deck holds {limit}")
+    return out
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:

@@ -283,3 +283,42 @@ def _expected_pages(name: str, path: Path) -> tuple[int, int]:
     rows = html.count("<tr")
     # every chart starts a page; long tables run on, about 12 rows of chart to a page at worst
     return sections + forced, sections + forced + math.ceil(rows / 12)
+
+
+PHONE = """
+const out = {page: document.documentElement.scrollWidth, narrow: []};
+for (const t of document.querySelectorAll('table:not(.matrix)')) {
+  for (const c of t.querySelectorAll('td, th')) {
+    const r = c.getBoundingClientRect();
+    if (c.textContent.trim() && r.width > 0 && r.width < arguments[0])
+      out.narrow.push((t.dataset.slug || '') + ': ' + c.textContent.trim().slice(0, 30) + ' (' + Math.round(r.width) + 'px)');
+  }
+}
+for (const t of document.querySelectorAll('table.matrix')) {
+  if (t.getBoundingClientRect().width > window.innerWidth + 1) out.narrow.push('matrix wider than the screen');
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("name", _page_names())
+def test_phone_width_reflows_tables_into_cards(driver, site, name, tmp_path):
+    """At 400 px the tables become cards: every cell of text is nearly the screen's width, so no
+    word is broken letter by letter, and nothing makes the page scroll sideways."""
+    out, pages = site
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _open(driver, pages[name])
+        result = driver.execute_script(PHONE, 300)
+        assert result["page"] <= 401, f"{name}: the page scrolls sideways ({result['page']} px)"
+        assert result["narrow"] == [], f"{name}: cells too narrow at 400 px: {result['narrow'][:5]}"
+        shot = tmp_path / f"{name}-phone.png"
+        assert driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 5_000
+        if os.environ.get("CIVDSL_SCREENSHOTS"):
+            keep = Path(os.environ["CIVDSL_SCREENSHOTS"])
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, keep / shot.name)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

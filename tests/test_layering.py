@@ -47,7 +47,7 @@ ENGINE_FILES = sorted(p for p in PACKAGE.rglob("*.py") if "cli" not in p.relativ
 
 def test_the_walk_sees_the_engines():
     names = {_module_name(p) for p in ENGINE_FILES}
-    assert {"civdsl.planner", "civdsl.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
+    assert {"civdsl.planner", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
     assert "civdsl.cli.main" not in names
 
 

@@ -33,13 +33,15 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 def _example_commands() -> list[str]:
     """Every `civdsl ...` line of a plain code block (not the walkthrough's `$ ` transcripts,
     which tests/test_walkthrough.py runs), with optional [...] parts dropped; synopses that
-    list alternatives (`a|b`) are left out."""
+    list alternatives (`a|b`) are left out. A comment saying `(exit 1)` is kept: the exit code
+    the example shows."""
     commands = []
     for info, body in _blocks(README):
         if info:
             continue
         for line in body.splitlines():
-            line = line.split("  #")[0].strip()
+            line, _, comment = line.partition("  #")
+            line = line.strip() + ("  # (exit 1)" if "(exit 1)" in comment else "")
             line = re.sub(r"\s*\[[^\]]*\]", "", line)
             if not line.startswith("civdsl ") or "|" in line or "..." in line:
                 continue
@@ -68,9 +70,11 @@ def test_the_examples_are_found():
 
 @pytest.mark.parametrize("command", _example_commands())
 def test_every_example_command_runs_as_written(command):
+    command, _, comment = command.partition("  #")
     args = shlex.split(command)[1:]
     proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, f"{command}\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}"
+    expected = 1 if "(exit 1)" in comment else 0
+    assert proc.returncode == expected, f"{command}\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr
 
 

@@ -131,7 +131,7 @@ def comparison(editions: list) -> list[Chart]:
                     names.append(n)
             cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in present]
             rows = _attr_rows(editions, g, attrs)
-            tables.append(Table(f"{kind}-{names[0]}", " = ".join(names), cols, rows))
+            tables.append(Table(f"{kind}-{names[0]}", ", also called ".join(names), cols, rows))
         chart = Chart(f"compare-{kind}", title, tables, intro=[
             f"An item appears here when two or more editions have it under the same name or one lists the "
             f"other's name as also-known-as. {DIFFERS} marks the lines that differ."])
@@ -162,11 +162,14 @@ def index_html(results) -> str:
         ed = r.edition
         files = r.files or {}
         links = []
-        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/house-summary.html", "house-rule summary"),
+        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/reference.html", "round reference"),
+                          ("charts/house-summary.html", "house-rule summary"),
                           ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
                           ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),
                           ("charts/model.yaml", "model (YAML)")):
-            if rel in files:
+            # the SVG is linked wherever its DOT source is, so the page never depends on
+            # whether Graphviz drew it on the machine that built it
+            if rel in files or (rel.endswith(".svg") and rel[:-4] + ".dot" in files):
                 links.append(Link(text, f"{r.id}/{rel}"))
         link_parts: list = []
         for k, link in enumerate(links):

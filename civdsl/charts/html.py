@@ -8,8 +8,8 @@ prints read. Every piece of rulebook text goes through html.escape.
 
 from __future__ import annotations
 
-import html
 
+from .. import escape
 from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
                     Strong, Table, ink)
 from .markdown import href
@@ -55,6 +55,26 @@ tr.m-added > *, tr.m-changed > * { background: #fff3c4; }
 tr.m-removed > * { background: #eee; text-decoration: line-through; }
 tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-child { border-left: 3px solid #333; }
 .key { border: 1px solid #bbb; padding: 2mm 3mm; margin: 2mm 0; }
+/* phone width: a table becomes a pile of cards, one a row, each cell under its column's name,
+   so no word is broken letter by letter; the credits matrix scrolls sideways instead */
+@media screen and (max-width: 640px) {
+  html { font-size: 14px; }
+  body { padding: 3mm; }
+  table:not(.matrix), table:not(.matrix) > tbody, table:not(.matrix) > tbody > tr,
+  table:not(.matrix) > tbody > tr > th, table:not(.matrix) > tbody > tr > td { display: block; width: auto; }
+  table:not(.matrix) > thead, table:not(.matrix) > colgroup { display: none; }
+  table:not(.matrix) > tbody > tr { border: 1px solid #9a9a9a; border-radius: 4px; margin: 0 0 3mm; }
+  table:not(.matrix) > tbody > tr > th, table:not(.matrix) > tbody > tr > td {
+    border: none; border-top: 1px solid #e2e2e2; text-align: left; overflow-wrap: break-word; word-break: normal;
+    hyphens: manual; padding: 3px 6px; }
+  table:not(.matrix) > tbody > tr > :first-child { border-top: none; }
+  table:not(.matrix) > tbody > tr > td:empty { display: none; }
+  table:not(.matrix) td[data-label]::before, table:not(.matrix) th[data-label]::before {
+    content: attr(data-label); display: block; font-size: .8em; font-weight: bold; color: #555; }
+  table.matrix { display: block; overflow-x: auto; table-layout: auto; width: auto; }
+  table.matrix th, table.matrix td { overflow-wrap: normal; word-break: normal; min-width: 2em; }
+  table.matrix tbody th { min-width: 10em; }
+}
 @media print {
   html { font-size: 7.5pt; }
   body { max-width: none; padding: 0; }
@@ -75,8 +95,7 @@ tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-ch
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+esc = escape.html  # the one HTML escaping of the project (civdsl/escape.py)
 
 
 def chip_html(c: Chip) -> str:
@@ -141,7 +160,9 @@ def table_html(t: Table, with_title: bool = True) -> str:
                 classes.append("self")
             scope = ' scope="row"' if tag == "th" else ""
             cattr = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<{tag}{scope}{cattr}>{cell_html(c)}</{tag}>")
+            # the column's name, shown above the cell where a phone lays rows out as cards
+            label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
+            cells.append(f"<{tag}{scope}{cattr}{label}>{cell_html(c)}</{tag}>")
         out.append(f"<tr{attr}>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)

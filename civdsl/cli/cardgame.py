@@ -1,4 +1,4 @@
-"""The card-and-dice game's round rules at play: `step` and `simulate` (civdsl.simulate plays them)."""
+"""Round rules at play: `step` and `simulate` (civdsl.rounds plays them; this module reads options and prints)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .common import command, emit_json, open_rulebook
 
 
 def _open_module(rulebook: str):
-    from ..simulate import require_rounds
+    from ..rounds.state import require_rounds
 
     module = open_rulebook(rulebook).module
     require_rounds(module)
@@ -32,9 +32,10 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     stats and the trace of every rule that fired."""
     import random
 
-    from .. import runtime
-    from ..simulate import _hint, assignments, phase_ids, render_step, state_from_data
-    from ..simulate import step as play
+    from ..rounds import runtime
+    from ..rounds.simulate import render_step
+    from ..rounds.simulate import step as play
+    from ..rounds.state import assignments, hint, phase_ids, state_from_data
     from ..state import StateError, parse_yaml
 
     module = _open_module(rulebook)
@@ -51,15 +52,12 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
         state.settled = False
     state.choices.update(choices)
     if phase is not None and phase != "setup" and phase not in phase_ids(module):
-        raise StateError(f"--phase: unknown phase `{phase}`{_hint(phase, phase_ids(module))}; "
+        raise StateError(f"--phase: unknown phase `{phase}`{hint(phase, phase_ids(module))}; "
                          f"phases: {', '.join(phase_ids(module))}")
     if phase == "setup" and module.SETUP is None:
         raise StateError("--phase setup: this edition has no setup")
     before = dict(state.values)
-    try:
-        new, trace = play(module, state, phase, rng)
-    except runtime.RulebookRuntimeError as exc:
-        raise StateError(str(exc)) from None
+    new, trace = play(module, state, phase, rng)  # a rule's runtime error becomes a diagnostic (cli/main.py)
     if save:
         import yaml
 
@@ -82,18 +80,15 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
 def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     """Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often
     each threshold, flag, track mark and game end happens by each round."""
-    from .. import runtime
-    from ..simulate import assignments, render_report, write_plot
-    from ..simulate import simulate as play_games
-    from ..state import StateError
+    from ..rounds.event_plot import write_plot
+    from ..rounds.simulate import render_report
+    from ..rounds.simulate import simulate as play_games
+    from ..rounds.state import assignments
 
     module = _open_module(rulebook)
     stats, choices = assignments(module, sets, chooses)
     with click.progressbar(length=runs, label="simulating", file=sys.stderr) as bar:
-        try:
-            result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
-        except runtime.RulebookRuntimeError as exc:
-            raise StateError(str(exc)) from None
+        result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
     if plot:
         write_plot(result, Path(plot))
     if as_json:

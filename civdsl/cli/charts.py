@@ -12,7 +12,19 @@ import click
 from .common import command, emit_json
 from .common import fail as _fail
 
-KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities", "all")
+KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
+
+
+def _kinds(ctx, param, value: str) -> str:
+    """--kind: one kind, or several separated by commas (a cheat sheet: "calamities,epochs")."""
+    parts = [k.strip() for k in value.split(",") if k.strip()]
+    bad = [k for k in parts if k not in KINDS]
+    if not parts or bad:
+        raise click.BadParameter(f"{', '.join(bad) or 'nothing'} is not a chart; choose from {', '.join(KINDS)}, "
+                                 "or several separated by commas")
+    if "all" in parts and len(parts) > 1:
+        raise click.BadParameter("`all` already holds every chart")
+    return ",".join(dict.fromkeys(parts))
 FORMATS = ("md", "html", "csv", "json", "yaml", "svg", "dot")
 
 # The part of the compiled model (serialize.to_data) each kind shows in JSON and YAML.
@@ -57,7 +69,8 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     if fmt in ("json", "yaml"):
         data = to_data(edition)
         if kind != "all":
-            data = {k: data[k] for k in MODEL_KEYS[kind]}
+            keys = [key for k in kind.split(",") for key in MODEL_KEYS.get(k, ("id", "name"))]
+            data = {k: data[k] for k in dict.fromkeys(keys)}
         text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
         return {f"{kind}.{fmt}": text}, []
     marks = compute(base, edition).marks("advances") if base is not None else None
@@ -68,14 +81,30 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
         if svg is None:
             raise click.ClickException(problem)
         return {"explorer.svg": svg}, []
-    charts, diff = charts_for(edition, base)
-    chosen = list(charts.values()) if kind == "all" else [charts[kind]]
-    if diff is not None and kind == "all":
+    from ..charts.mdhtml import to_html
+    from ..rounds.reference import render_round_reference
+
+    kinds = kind.split(",")
+    # `all` is every chart the edition has items for; a chart asked for by name is drawn even when empty
+    charts, diff = charts_for(edition, base, only_content=kinds == ["all"])
+    missing = [k for k in kinds if k not in ("all", "reference") and k not in charts]
+    if missing:
+        raise click.ClickException(f"{edition.name} has no {', '.join(missing)} chart")
+    chosen = list(charts.values()) if kinds == ["all"] else [charts[k] for k in kinds if k in charts]
+    if diff is not None and kinds == ["all"]:
         chosen = [house_chart(edition, base, diff)] + chosen
+    # the round reference of an edition with round rules: part of `all`, or asked for by name
+    reference = render_round_reference(edition).get("reference.md") if "all" in kinds or "reference" in kinds else None
+    if "reference" in kinds and reference is None:
+        raise click.ClickException(f"{edition.name} declares no round rules: it has no round reference")
     if fmt == "md":
-        return {f"{kind}.md": "\n".join(md_chart(c, edition.name) for c in chosen)}, []
+        parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
+        return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}, []
     if fmt == "html":
-        return {f"{kind}.html": edition_page(edition, chosen, chips_for(edition), house=diff is not None)}, []
+        if reference and not chosen:
+            return {f"{kind}.html": to_html(reference, f"{edition.name}: round reference")}, []
+        return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
+                                                               house=diff is not None)}, []
     # csv: every table of the chosen charts
     out = {}
     for c in chosen:
@@ -87,7 +116,8 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
 
 @command()
 @click.argument("rulebook")
-@click.option("--kind", type=click.Choice(KINDS), default="all", show_default=True, help="Which chart.")
+@click.option("--kind", default="all", show_default=True, callback=_kinds,
+              help=f"Which chart: {', '.join(KINDS)}; several separated by commas make a cheat sheet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True,
               help="The chart's notation (json and yaml give the part of the compiled model the chart shows).")
 @click.option("-o", "--output", "out", type=click.Path(), help="Write to this file (a folder for several CSV files).")

@@ -159,12 +159,17 @@ class Conventions:
     one JSON error object with the exit code of the table above; a closed pipe is quiet."""
 
     def invoke(self, ctx):
-        from ..errors import RulebookError, StateError
+        from ..errors import RulebookError, RulebookRuntimeError, StateError
 
         try:
             return super().invoke(ctx)
         except (UserError, StateError, RulebookError) as exc:
             sys.exit(report_error(ctx, exc))
+        except RulebookRuntimeError as exc:  # a rule failed while running: CIV130 at the rule's line
+            from ..diagnostics import runtime_error
+
+            sys.exit(report_error(ctx, RulebookError(f"a rule failed while running: {exc.reason}",
+                                                     runtime_error(exc))))
         except click.ClickException as exc:
             if ctx.params.get("as_json"):
                 sys.exit(report_error(ctx, exc))

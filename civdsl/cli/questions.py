@@ -42,7 +42,7 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         sys.exit(1 if data["missing_facts"] else 0)
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
-               f"- {role} victim holding {held}")
+               f"\u2014 {role} victim holding {held}")
     if data.get("excluded"):
         x = data["excluded"]
         click.echo(f"  may not be chosen as a secondary victim: {x['why']}  [{x['path']}:{x['line']}]")
@@ -50,27 +50,35 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         why = data.get("cancel_reason", {})
         click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
     else:
-        for e in data["effects"]:
-            click.echo(f"  {_describe_effect(e)}")
+        # an effect brought down to zero is no clause (the trace shows what prevented it)
+        for text in filter(None, (_describe_effect(e) for e in data["effects"])):
+            click.echo(f"  {text}")
     for t in data["trace"]:
         sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<="}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         change = f"{t['kind']} {t['before']} -> {t['after']}" if t.get("param") else t["op"]
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
-    if data.get("secondary") and not data["cancelled"]:
-        s = data["secondary"]
-        effects = "; ".join(_describe_effect(e) for e in s["effects"])
+    s = data.get("secondary")
+    effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
+    if s and effects and s["count"] != 0 and not data["cancelled"]:
         if s["share"] is not None:
             click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
         else:
             click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
     for o in data["options"]:
-        each = " for each" if o["each"] else ""
-        click.echo(f"  option ({', '.join(o['by'])}): {_describe_effect({'kind': o['kind'], **o['args']})} "
-                   f"instead of {o['instead_of'].replace('_', ' ')}{each}")
+        from .. import vocabulary
+
+        kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
+        words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
+        instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
+        by = f" ({', '.join(o['by'])})" if o["by"] else ""
+        click.echo(f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}")
     if data["missing_facts"]:
-        click.echo(f"  incomplete: the state does not give {', '.join(data['missing_facts'])} "
-                   f"(pass --set NAME=VALUE or a --state file)")
+        from ..phrases import name_words
+
+        said = ", ".join(name_words(f) for f in data["missing_facts"])
+        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"])
+        click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
 
@@ -86,7 +94,8 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
 
     rb = _open(rulebook)
     data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
-    incomplete = data["total"] is None  # a price the rules leave unknown: exit 1, as missing facts do
+    # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
+    incomplete = data["total"] is None or bool(data["illegal"])
     if as_json:
         _emit_json(data, rb.id)
         sys.exit(1 if incomplete else 0)
@@ -97,8 +106,21 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
         click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
         for c in row["credits"]:
             click.echo(f"    -{c['amount']} {c['from']}")
+    for row in data["acquired"]:
+        click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
     total = data["total"] if data["total"] is not None else "unknown"
-    click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+    policy = ", ".join([data["policy"]] + data["variants"])
+    click.echo(f"total: {total}  (credit policy: {policy}; treasury counts {data['treasury_value']} per token)")
+    sc = data["start_credits"]
+    if sc and sc["per_group"]:
+        used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
+        click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
+    for note in data["notes"]:
+        click.echo(f"note: {note}")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
+        sys.exit(1)
     sys.exit(1 if incomplete else 0)
 
 
@@ -110,7 +132,11 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def epoch(rulebook, track, holds, state_file, sets, as_json):
-    """Each epoch's requirements: met or not, and why."""
+    """Where your marker is and what the next space needs; or each epoch's requirements.
+
+    With `civilization` and `ast_position` in the state, the answer is for your own row: the
+    space and epoch you are on, what moving one space forward needs with your count for every
+    requirement, and whether the marker moves forward, stays or moves back."""
     from ..state import split_names
 
     rb = _open(rulebook)
@@ -124,14 +150,19 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
         _emit_json({"tracks": data}, rb.id)
         sys.exit(1 if incomplete else 0)
     for t in data:
-        click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
-        for e in t["epochs"]:
-            click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
-            for r in e["requirements"]:
-                detail = "" if r["needs"] == "true" else f": {r['value']} (needs {r['needs']})"
-                click.echo(f"        {'ok ' if r['met'] else 'no '} {r['requirement']}{detail}")
-        if t["moves_backward"]:
-            click.echo("  the marker moves back a step")
+        m = t.get("marker")
+        if m is not None and m["epoch"] is not None:
+            _marker(t, m)
+        else:
+            if m is not None:
+                click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
+            click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
+            for e in t["epochs"]:
+                click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
+                for r in e["requirements"]:
+                    click.echo(f"        {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+            if t["moves_backward"]:
+                click.echo("  the marker moves back a step")
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
     sys.exit(1 if incomplete else 0)
@@ -163,6 +194,49 @@ def _check_track(rb, track: str | None) -> None:
     raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
 
 
+def _count(r: dict) -> str:
+    if r["needs"] == "true":
+        return f"{r['requirement']} {'yes' if r['value'] else 'no'}"
+    return f"{r['requirement']} {r['value']} (needs {r['needs']})"
+
+
+def _requirement(r: dict) -> str:
+    """A requirement with the player's count; an "or" shows the count of every alternative."""
+    if "alternatives" in r:
+        alts = [" and ".join(_count(p) for p in alt) for alt in r["alternatives"]]
+        return f"{r['requirement']}: either " + ", or ".join(alts)
+    if r["needs"] == "true":
+        return f"{r['requirement']}: {'yes' if r['value'] else 'no'}"
+    return f"{r['requirement']}: {r['value']} (needs {r['needs']})"
+
+
+def _marker(t: dict, m: dict) -> None:
+    who = f" ({m['civilization']})" if m["civilization"] else ""
+    click.echo(f"{t['name']}{who}")
+    here = f"your marker is on space {m['space']} ({m['epoch']})"
+    if m["next_space"] is None:
+        click.echo(f"  {here}: the finish")
+    else:
+        click.echo(f"  {here}; to move to space {m['next_space']} ({m['next_epoch']}) you need:")
+        for r in m["needs"]:
+            click.echo(f"    {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+        if not m["needs"]:
+            click.echo("    nothing")
+        if m["meets"]:
+            click.echo("  you meet it")
+        else:
+            click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
+    if m["move"] == "back":
+        why = "; ".join(r["requirement"] for r in m["back_rules"])
+        click.echo(f"  the marker moves back to space {m['back_to']} ({why})")
+    elif m["move"] == "forward":
+        click.echo(f"  the marker moves to space {m['next_space']}")
+    elif m["move"] == "stays":
+        click.echo(f"  the marker stays on space {m['space']}")
+    if m.get("backward_exempt") and any(b["met"] for b in t["backward_rules"]):
+        click.echo(f"  no step back in the {m['epoch']}")
+
+
 @command()
 @click.argument("rulebook")
 @click.option("--holds", help=HOLDS_HELP)
@@ -178,7 +252,10 @@ def score(rulebook, holds, state_file, sets, as_json):
         _emit_json(data, rb.id)
         sys.exit(1 if data["missing_facts"] else 0)
     for p in data["points"]:
-        click.echo(f"{p['label']}: {p['points']}")
+        if "ast_space" in p:  # the marker's space and what it is worth
+            click.echo(f"{p['label']}: space {p['ast_space']}, {p['points']} points")
+        else:
+            click.echo(f"{p['label']}: {p['points']}")
     click.echo(f"total: {data['total']}")
     for t in data["tiebreaks"]:
         click.echo(f"  tie-break {t['label']}: {t['value']}")
@@ -194,8 +271,14 @@ def hand(rulebook, cards, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total."""
     from ..planner import hand_report, parse_cards, render_hand
 
+    from ..state import StateError, hand_limits
+
     rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
+    parsed = parse_cards(rb.module, cards)
+    impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
+    if impossible:
+        raise StateError("\n".join(impossible))
+    report = hand_report(rb.module, parsed)
     if as_json:
         _emit_json(report, rb.id)
     else:
