@@ -109,5 +109,5 @@ def test_installed_copy_never_rewrites_its_own_files(installed, tmp_path):
     assert proc.returncode == 1 and "no rulebooks in the current folder" in proc.stderr
     proc = subprocess.run([civdsl, "fmt", "megaciv"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert proc.returncode == 1 and "part of the installed civdsl package" in proc.stderr
-    proc = subprocess.run([civdsl, "fmt", "--check", "megaciv"], cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([civdsl, "fmt", "--diff", "megaciv"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr  # reading is fine

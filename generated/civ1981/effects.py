@@ -9,11 +9,14 @@ from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '29c5eadc9058e05b9348dcbb6774762fd8514df75bff8a2d329abb4c9c1f3ea7'}
+SOURCES = {'rulebooks/civ1981.civ': 'b4ebb6b0187c50e2e408fa275154d89a114db5f398e7e4a66b9a28ea25948f13'}
 CREDIT_POLICY = 'per_card'
+CREDIT_VARIANTS = ()
+SCENARIOS = ()
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'gold_card_price': 18, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16}
 GROUPS = {
@@ -37,8 +40,8 @@ ADVANCES = {
     'Architecture': {'cost': 80, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 15, 'Democracy': 15, 'Philosophy': 15, 'Literacy': 15}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 176},
     'Literacy': {'cost': 110, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 25, 'Democracy': 25, 'Philosophy': 25}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 188},
     'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': (), 'supply': 7, 'abilities': (), 'line': 200},
-    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 207},
-    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 215},
+    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 208},
+    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 216},
 }
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
@@ -65,216 +68,216 @@ def set_value(n: int, face: int):
 
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:228
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
+    # rulebooks/civ1981.civ:229
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1981.civ:233
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:233
+        if (s.fact('volcano_units') > 0):  # rulebooks/civ1981.civ:234
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:234
             e0_active = True
         else:
-            e1_amount = 1  # rulebooks/civ1981.civ:233
-            e1_area = 'any'  # rulebooks/civ1981.civ:233
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 235)
+            e1_amount = 1  # rulebooks/civ1981.civ:234
+            e1_area = 'any'  # rulebooks/civ1981.civ:234
+        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 236)
         trace = ()
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 233))
+            effects.append(('destroy_area_units', {'area': e0_area}, 234))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 233))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 234))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:235
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:235
+        e0_amount = 1  # rulebooks/civ1981.civ:236
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:236
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 235)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 236)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage. Modifiers: Pottery: 4 less damage per Grain cards held.'
-    # rulebooks/civ1981.civ:240
+    'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
+    # rulebooks/civ1981.civ:241
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:244
-        e0_area = 'any'  # rulebooks/civ1981.civ:244
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 245)
+        e0_amount = 9  # rulebooks/civ1981.civ:245
+        e0_area = 'any'  # rulebooks/civ1981.civ:245
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 246)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:246
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:247
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 246, 'rulebooks/civ1981.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 244)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 245)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:245
-        e0_area = 'any'  # rulebooks/civ1981.civ:245
+        e0_amount = 11  # rulebooks/civ1981.civ:246
+        e0_area = 'any'  # rulebooks/civ1981.civ:246
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:246
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:247
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 246, 'rulebooks/civ1981.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 245)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 246)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points at most 35. Modifiers: Democracy and not Philosophy (primary victim): faction split becomes 45; Philosophy (primary victim): faction split becomes 15; faction split by victim becomes 0.'
-    # rulebooks/civ1981.civ:251
+    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
+    # rulebooks/civ1981.civ:252
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') <= 35):  # rulebooks/civ1981.civ:256
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 256, 'cancelled: unit points at most 35', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:255
-        e0_by_victim = 15  # rulebooks/civ1981.civ:255
+        if (s.fact('unit_points') <= 35):  # rulebooks/civ1981.civ:257
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 257, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:256
+        e0_by_victim = 15  # rulebooks/civ1981.civ:256
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:258
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:257
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 257, 'rulebooks/civ1981.civ'))
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:259
+        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:258
+            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1981.civ:258
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 258, 'rulebooks/civ1981.civ'))
+        if m1:  # rulebooks/civ1981.civ:259
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1981.civ:258
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 258, 'rulebooks/civ1981.civ'))
+        if m1:  # rulebooks/civ1981.civ:259
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 255)]
+        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 256)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0. Modifiers: Engineering: at most 7 damage.'
-    # rulebooks/civ1981.civ:265
+    'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
+    # rulebooks/civ1981.civ:266
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1981.civ:271
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 271, 'cancelled: flood plain units is 0', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:269
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:269
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 270)
+        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1981.civ:272
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 272, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:270
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 271)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:272
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 272, 'rulebooks/civ1981.civ'))
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
             e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 269)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 270)]
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:270
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
+        e0_amount = 10  # rulebooks/civ1981.civ:271
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:271
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:272
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 272, 'rulebooks/civ1981.civ'))
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
             e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 270)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 271)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): damage becomes 11; Medicine (secondary victim): at most 5 damage.'
-    # rulebooks/civ1981.civ:279
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
+    # rulebooks/civ1981.civ:280
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:283
-        e0_area = 'any'  # rulebooks/civ1981.civ:283
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 284)
+        e0_amount = 16  # rulebooks/civ1981.civ:284
+        e0_area = 'any'  # rulebooks/civ1981.civ:284
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 285)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:286
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 286, 'rulebooks/civ1981.civ'))
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:287
+            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 283)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 284)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:284
-        e0_area = 'any'  # rulebooks/civ1981.civ:284
+        e0_amount = 10  # rulebooks/civ1981.civ:285
+        e0_area = 'any'  # rulebooks/civ1981.civ:285
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:287
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 287, 'rulebooks/civ1981.civ'))
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:288
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 288, 'rulebooks/civ1981.civ'))
             e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 285)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law and not Democracy (primary victim): reduce all but cities becomes 5; Democracy (primary victim): reduce all but cities becomes 6.'
-    # rulebooks/civ1981.civ:292
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
+    # rulebooks/civ1981.civ:293
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:296
+        e0_amount = 4  # rulebooks/civ1981.civ:297
         trace = []
-        if ((('Law' in held) and (not ('Democracy' in held)))):  # rulebooks/civ1981.civ:297
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 297, 'rulebooks/civ1981.civ'))
+        if ((('Law' in held) and (not ('Democracy' in held)))):  # rulebooks/civ1981.civ:298
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:298
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 298, 'rulebooks/civ1981.civ'))
+        if (('Democracy' in held)):  # rulebooks/civ1981.civ:299
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 296)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 297)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities. Modifiers: Law and not Philosophy (primary victim): reduce cities becomes 3; Philosophy (primary victim): reduce cities becomes 2; Law and not Philosophy (secondary victim): at most 1 reduce cities; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:302
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
+    # rulebooks/civ1981.civ:303
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:306
-        e0_area = 'any'  # rulebooks/civ1981.civ:306
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 307)
+        e0_amount = 4  # rulebooks/civ1981.civ:307
+        e0_area = 'any'  # rulebooks/civ1981.civ:307
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 308)
         trace = []
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:308
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 308, 'rulebooks/civ1981.civ'))
+        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:309
+            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:309
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 309, 'rulebooks/civ1981.civ'))
+        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:310
+            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 306)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 307)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:307
-        e0_area = 'any'  # rulebooks/civ1981.civ:307
+        e0_amount = 2  # rulebooks/civ1981.civ:308
+        e0_area = 'any'  # rulebooks/civ1981.civ:308
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:311
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:310
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law', 'Philosophy'), 310, 'rulebooks/civ1981.civ'))
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
+        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:311
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
             e0_amount = min(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 307)]
+        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 308)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). Destroy min(trader_ships, coastal_cities) cities from coastal areas.'
-    # rulebooks/civ1981.civ:316
+    "Piracy (stack 9, major tradable). Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."
+    # rulebooks/civ1981.civ:317
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:320
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:320
+        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:321
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:321
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 320)]
+        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 321)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
 
 CALAMITIES = {
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 228, 'summary': 'If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 240, 'summary': 'Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 251, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points at most 35.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 265, 'summary': 'Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 279, 'summary': 'Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader).'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 292, 'summary': 'Reduce all cities but 4.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 302, 'summary': 'Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 316, 'summary': 'Destroy min(trader_ships, coastal_cities) cities from coastal areas.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 229, 'summary': 'With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
+    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 241, 'summary': 'Take 9 damage. Other players share 20 among them, each at most: take 11 damage.'},
+    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 252, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.'},
+    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 266, 'summary': 'Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 280, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 293, 'summary': 'Reduce all cities but 4.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 303, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 317, 'summary': "Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."},
 }
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
@@ -290,59 +293,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:327
+    # rulebooks/civ1981.civ:329
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:328
+    # rulebooks/civ1981.civ:330
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 328),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 330),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:329
+    # rulebooks/civ1981.civ:331
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 330),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 332),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:332
+    # rulebooks/civ1981.civ:334
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 332),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 334),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:333
+    # rulebooks/civ1981.civ:335
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 334),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 336),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:336
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 336)
+    # rulebooks/civ1981.civ:338
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 338)
 
 
 AST = {
-    'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0]},
+    'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
+}
+CIVILIZATIONS = {
+    'Africa': {'rank': 1, 'block': None, 'rows': {}},
+    'Italy': {'rank': 2, 'block': None, 'rows': {}},
+    'Illyria': {'rank': None, 'block': None, 'rows': {}},
+    'Thrace': {'rank': None, 'block': None, 'rows': {}},
+    'Crete': {'rank': None, 'block': None, 'rows': {}},
+    'Asia': {'rank': None, 'block': None, 'rows': {}},
+    'Assyria': {'rank': None, 'block': None, 'rows': {}},
+    'Babylon': {'rank': 8, 'block': None, 'rows': {}},
+    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
 }
 
+START_CREDITS = None
+
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 344),
-    ('Trade cards', lambda s: s.derived('hand_value'), 345),
-    ('Treasury', lambda s: s.fact('treasury'), 346),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 360),
+    ('Trade cards', lambda s: s.derived('hand_value'), 361),
+    ('Treasury', lambda s: s.fact('treasury'), 362),
 ]
 SCORE_TIEBREAKS = [
 ]
+SCORE_AST = ()
 
-LINES = ((64, 372), (67, 228), (74, 233), (75, 233), (78, 233), (79, 233), (80, 235), (90, 235), (91, 235), (97, 240), (102, 244), (103, 244), (104, 245), (106, 246), (107, 246), (108, 246), (109, 246), (114, 245), (115, 245), (117, 246), (118, 246), (119, 246), (120, 246), (125, 251), (130, 256), (131, 256), (132, 255), (133, 255), (135, 258), (136, 257), (137, 257), (138, 257), (139, 258), (140, 258), (141, 258), (142, 258), (143, 258), (144, 258), (151, 265), (156, 271), (157, 271), (158, 269), (159, 269), (160, 270), (162, 272), (163, 272), (164, 272), (169, 270), (170, 270), (172, 272), (173, 272), (174, 272), (179, 279), (184, 283), (185, 283), (186, 284), (188, 286), (189, 286), (190, 286), (195, 284), (196, 284), (198, 287), (199, 287), (200, 287), (205, 292), (210, 296), (212, 297), (213, 297), (214, 297), (215, 298), (216, 298), (217, 298), (224, 302), (229, 306), (230, 306), (231, 307), (233, 308), (234, 308), (235, 308), (236, 309), (237, 309), (238, 309), (243, 307), (244, 307), (246, 311), (247, 310), (248, 310), (249, 310), (255, 316), (260, 320), (261, 320), (291, 327), (298, 328), (302, 328), (306, 329), (310, 330), (314, 332), (318, 332), (322, 333), (326, 334), (330, 336), (332, 336), (340, 344), (341, 345), (342, 346))
+LINES = _rt.line_map('67:388 70:229 77:234 78:234 81:234 82:234 83:236 93:236 94:236 100:241 105:245 106:245 107:246 109:247 110:247 111:247 112:247 117:246 118:246 120:247 121:247 122:247 123:247 128:252 133:257 134:257 135:256 136:256 138:259 139:258 140:258 141:258 142:259 143:259 144:259 145:259 146:259 147:259 154:266 159:272 160:272 161:270 162:270 163:271 165:273 166:273 167:273 172:271 173:271 175:273 176:273 177:273 182:280 187:284 188:284 189:285 191:287 192:287 193:287 198:285 199:285 201:288 202:288 203:288 208:293 213:297 215:298 216:298 217:298 218:299 219:299 220:299 227:303 232:307 233:307 234:308 236:309 237:309 238:309 239:310 240:310 241:310 246:308 247:308 249:312 250:311 251:311 252:311 258:317 263:321 264:321 294:329 301:330 305:330 309:331 313:332 317:334 321:334 325:335 329:336 333:338 335:338 342:346 343:347 344:348 345:349 346:350 347:351 348:352 349:353 350:354 356:360 357:361 358:362')
+LINE_FILES = ('rulebooks/civ1981.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:76 0:13:76 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
 # fmt: on

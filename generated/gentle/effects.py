@@ -9,11 +9,14 @@ from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle', 'name': 'Gentler calamities (Mega Civilization house rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/gentle.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'e40f540cc08f12ba5fc7acec8fdfe0d7cc60e052f76a0d5c94340e1e523d15c0', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
+SOURCES = {'rulebooks/megaciv.civ': '879e0bbbd3162b1dbf843728ca2b076a278c84ea255c07837af41c7a729b7e09', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
 CREDIT_POLICY = 'best_group'
+CREDIT_VARIANTS = ()
+SCENARIOS = ('The Short Game', 'The First Game')
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'stack9_purchase_price': 15, 'calamity_limit': 3, 'major_calamity_limit': 2}
 GROUPS = {
@@ -137,12 +140,12 @@ def set_value(n: int, face: int):
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:456
+    # rulebooks/megaciv.civ:456
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:459
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:459
-        e1_amount = 5  # rulebooks/house/gentle.civ:459
+        e0_amount = 2  # rulebooks/megaciv.civ:459
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:459
+        e1_amount = 5  # rulebooks/megaciv.civ:459
         trace = ()
         effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 459), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 459)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
@@ -152,10 +155,10 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/house/gentle.civ:462
+    # rulebooks/megaciv.civ:462
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/house/gentle.civ:465
+        e0_amount = 10  # rulebooks/megaciv.civ:465
         trace = ()
         effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 465)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
@@ -165,12 +168,12 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:468
+    # rulebooks/megaciv.civ:468
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:471
-        e0_area = 'any'  # rulebooks/house/gentle.civ:471
-        e1_amount = 5  # rulebooks/house/gentle.civ:471
+        e0_amount = 1  # rulebooks/megaciv.civ:471
+        e0_area = 'any'  # rulebooks/megaciv.civ:471
+        e1_amount = 5  # rulebooks/megaciv.civ:471
         trace = ()
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 471), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 471)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
@@ -179,16 +182,16 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
-    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: always: may pay 10 treasury instead of destroy cities.'
-    # rulebooks/house/gentle.civ:474
+    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
+    # rulebooks/megaciv.civ:474
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:477
-        e0_area = 'any'  # rulebooks/house/gentle.civ:477
+        e0_amount = 1  # rulebooks/megaciv.civ:477
+        e0_area = 'any'  # rulebooks/megaciv.civ:477
         trace = ()
         options = []
-        m0 = True  # rulebooks/house/gentle.civ:478
-        if m0 and (True):  # rulebooks/house/gentle.civ:478
+        m0 = True  # rulebooks/megaciv.civ:478
+        if m0 and (True):  # rulebooks/megaciv.civ:478
             options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 478, 'rulebooks/megaciv.civ'))
         effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 477)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
@@ -198,11 +201,11 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/house/gentle.civ:481
+    # rulebooks/megaciv.civ:481
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/house/gentle.civ:484
-        e0_area = 'any'  # rulebooks/house/gentle.civ:484
+        e0_amount = 5  # rulebooks/megaciv.civ:484
+        e0_area = 'any'  # rulebooks/megaciv.civ:484
         trace = ()
         effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 484)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
@@ -212,11 +215,11 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/house/gentle.civ:487
+    # rulebooks/megaciv.civ:487
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:490
-        e0_area = 'any'  # rulebooks/house/gentle.civ:490
+        e0_amount = 1  # rulebooks/megaciv.civ:490
+        e0_area = 'any'  # rulebooks/megaciv.civ:490
         trace = ()
         effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 490)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
@@ -225,15 +228,15 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
-    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: always: may pay 4 treasury instead of discard cards for each one.'
-    # rulebooks/house/gentle.civ:493
+    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
+    # rulebooks/megaciv.civ:493
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:496
+        e0_amount = 2  # rulebooks/megaciv.civ:496
         trace = ()
         options = []
-        m0 = True  # rulebooks/house/gentle.civ:497
-        if m0 and (True):  # rulebooks/house/gentle.civ:497
+        m0 = True  # rulebooks/megaciv.civ:497
+        if m0 and (True):  # rulebooks/megaciv.civ:497
             options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 497, 'rulebooks/megaciv.civ'))
         effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 496)]
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
@@ -243,12 +246,12 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:501
+    # rulebooks/megaciv.civ:501
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:504
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:504
-        e1_amount = 5  # rulebooks/house/gentle.civ:504
+        e0_amount = 1  # rulebooks/megaciv.civ:504
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:504
+        e1_amount = 5  # rulebooks/megaciv.civ:504
         trace = ()
         effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 504), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 504)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -257,29 +260,29 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area. Modifiers: Engineering and volcano cities is 0 (primary victim): 1 less destroy cities; 1 more reduce cities.'
-    # rulebooks/house/gentle.civ:510
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
+    # rulebooks/megaciv.civ:510
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/house/gentle.civ:515
-            e0_area = 'volcano'  # rulebooks/house/gentle.civ:516
+        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:515
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:516
             e0_active = True
         else:
-            e1_amount = 1  # rulebooks/house/gentle.civ:518
-            e1_area = 'any'  # rulebooks/house/gentle.civ:518
-            e2_amount = 0  # rulebooks/house/gentle.civ:519
-            e2_area = 'any'  # rulebooks/house/gentle.civ:519
+            e1_amount = 1  # rulebooks/megaciv.civ:518
+            e1_area = 'any'  # rulebooks/megaciv.civ:518
+            e2_amount = 0  # rulebooks/megaciv.civ:519
+            e2_area = 'any'  # rulebooks/megaciv.civ:519
         assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 522)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/house/gentle.civ:523
-        if m0:  # rulebooks/house/gentle.civ:524
+        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:523
+        if m0:  # rulebooks/megaciv.civ:524
             if e1_amount is not None:
                 trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 524, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/house/gentle.civ:525
+        if m0:  # rulebooks/megaciv.civ:525
             if e2_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 525, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
@@ -293,21 +296,21 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/house/gentle.civ:522
-        e0_area = 'adjacent'  # rulebooks/house/gentle.civ:522
+        e0_amount = 1  # rulebooks/megaciv.civ:522
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:522
         trace = ()
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 522)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more annex cities.'
-    # rulebooks/house/gentle.civ:532
+    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
+    # rulebooks/megaciv.civ:532
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:536
+        e0_amount = 1  # rulebooks/megaciv.civ:536
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/house/gentle.civ:537
+        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:537
             trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 537, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
         effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 536)]
@@ -317,18 +320,18 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more damage; Calendar: 5 less damage; Pottery: 8 less damage.'
-    # rulebooks/house/gentle.civ:541
+    'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Calendar: 5 fewer points of damage; Pottery: 8 fewer points of damage.'
+    # rulebooks/megaciv.civ:541
     held = s.held_set
     if role == 'primary':
         e0_amount = 8  # rulebooks/house/gentle.civ:11
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/house/gentle.civ:547
+        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:547
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 547, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:549
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
@@ -341,7 +344,7 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
         trace = []
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:549
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
@@ -352,19 +355,19 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
-    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 less city support rate; Enlightenment: 1 less city support rate; Mining: 1 more city support rate.'
-    # rulebooks/house/gentle.civ:554
+    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
+    # rulebooks/megaciv.civ:554
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:558
+        e0_amount = 2  # rulebooks/megaciv.civ:558
         trace = []
-        if (('Mythology' in held)):  # rulebooks/house/gentle.civ:559
+        if (('Mythology' in held)):  # rulebooks/megaciv.civ:559
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 559, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:560
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:560
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/house/gentle.civ:561
+        if (('Mining' in held)):  # rulebooks/megaciv.civ:561
             trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 561, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
         effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 558)]
@@ -374,18 +377,18 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 4, major nontradable). If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain. Modifiers: Engineering: 10 less damage.'
-    # rulebooks/house/gentle.civ:566
+    'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
+    # rulebooks/megaciv.civ:566
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/house/gentle.civ:571
-            e0_amount = 15  # rulebooks/house/gentle.civ:571
-            e0_area = 'flood_plain'  # rulebooks/house/gentle.civ:571
+        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:571
+            e0_amount = 15  # rulebooks/megaciv.civ:571
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:571
         else:
-            e1_amount = 5  # rulebooks/house/gentle.civ:571
-            e1_area = 'coastal'  # rulebooks/house/gentle.civ:571
+            e1_amount = 5  # rulebooks/megaciv.civ:571
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:571
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 573)
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
@@ -403,8 +406,8 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/house/gentle.civ:573
-        e0_area = 'flood_plain'  # rulebooks/house/gentle.civ:573
+        e0_amount = 5  # rulebooks/megaciv.civ:573
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
@@ -414,23 +417,23 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
-    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 less reduce cities; Deism: 1 less reduce cities; Enlightenment: 1 less reduce cities; Universal Doctrine: 1 more reduce cities.'
-    # rulebooks/house/gentle.civ:579
+    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
+    # rulebooks/megaciv.civ:579
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/house/gentle.civ:583
-        e0_area = 'any'  # rulebooks/house/gentle.civ:583
+        e0_amount = 3  # rulebooks/megaciv.civ:583
+        e0_area = 'any'  # rulebooks/megaciv.civ:583
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/house/gentle.civ:584
+        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:584
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 584, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/house/gentle.civ:585
+        if (('Deism' in held)):  # rulebooks/megaciv.civ:585
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 585, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:586
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:586
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 586, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/house/gentle.civ:587
+        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:587
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 587, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 583)]
@@ -440,25 +443,25 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more annex all but unit points; Drama and Poetry: 5 more annex all but unit points; Democracy: 10 more annex all but unit points; Philosophy: 5 less annex all but unit points; Military: 5 less annex all but unit points.'
-    # rulebooks/house/gentle.civ:590
+    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
+    # rulebooks/megaciv.civ:590
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/house/gentle.civ:594
+        e0_amount = 35  # rulebooks/megaciv.civ:594
         trace = []
-        if (('Music' in held)):  # rulebooks/house/gentle.civ:595
+        if (('Music' in held)):  # rulebooks/megaciv.civ:595
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 595, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/house/gentle.civ:596
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:596
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 596, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/house/gentle.civ:597
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:597
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 597, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:598
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:598
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 598, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/house/gentle.civ:599
+        if (('Military' in held)):  # rulebooks/megaciv.civ:599
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 599, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 594)]
@@ -468,19 +471,19 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
-    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 less barbarian tokens.'
-    # rulebooks/house/gentle.civ:604
+    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
+    # rulebooks/megaciv.civ:604
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/house/gentle.civ:608
+        e0_amount = 15  # rulebooks/megaciv.civ:608
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/house/gentle.civ:609
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:609
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 609, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/house/gentle.civ:610
+        if (('Politics' in held)):  # rulebooks/megaciv.civ:610
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 610, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/house/gentle.civ:611
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:611
             trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 611, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
@@ -490,39 +493,39 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0. Modifiers: Trade Empire: 1 more reduce cities; Masonry: 1 less reduce cities; Calendar: 2 less reduce cities.'
-    # rulebooks/house/gentle.civ:616
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
+    # rulebooks/megaciv.civ:616
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/house/gentle.civ:622
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 622, 'cancelled: cities adjacent open sea is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/house/gentle.civ:620
-        e0_area = 'open_sea'  # rulebooks/house/gentle.civ:620
+        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:622
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 622, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:620
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:620
         assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 621)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:623
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/house/gentle.civ:624
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:625
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/house/gentle.civ:621
-        e0_area = 'open_sea'  # rulebooks/house/gentle.civ:621
+        e0_amount = 2  # rulebooks/megaciv.civ:621
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:621
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:623
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/house/gentle.civ:624
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:625
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 621)]
@@ -530,21 +533,21 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 less damage; Roadbuilding (primary victim): 5 more damage; Trade Empire (primary victim): 5 more damage; Anatomy (secondary victim): 5 less damage; Medicine: 8 less damage.'
-    # rulebooks/house/gentle.civ:630
+    'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
+    # rulebooks/megaciv.civ:630
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
         assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 635)
         trace = []
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:638
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:638
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 638, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/house/gentle.civ:639
+        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:639
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 639, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:640
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:640
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 640, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
@@ -554,10 +557,10 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/house/gentle.civ:635
-        e0_area = 'any'  # rulebooks/house/gentle.civ:635
+        e0_amount = 10  # rulebooks/megaciv.civ:635
+        e0_area = 'any'  # rulebooks/megaciv.civ:635
         trace = []
-        if (('Anatomy' in held)):  # rulebooks/house/gentle.civ:641
+        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:641
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 641, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
@@ -568,22 +571,22 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
-    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 less annex unit points; Law: 5 less annex unit points; Monarchy: 5 more annex unit points; Provincial Empire: 5 more annex unit points.'
-    # rulebooks/house/gentle.civ:644
+    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
+    # rulebooks/megaciv.civ:644
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/house/gentle.civ:648
+        e0_amount = 15  # rulebooks/megaciv.civ:648
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/house/gentle.civ:649
+        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:649
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 649, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:650
+        if (('Law' in held)):  # rulebooks/megaciv.civ:650
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 650, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/house/gentle.civ:651
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:651
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 651, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/house/gentle.civ:652
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:652
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 652, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
         effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 648)]
@@ -593,28 +596,28 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more reduce all but cities; Drama and Poetry: 1 more reduce all but cities; Law: 1 more reduce all but cities; Democracy: 1 more reduce all but cities; Advanced Military: 1 less reduce all but cities; Naval Warfare: 1 less reduce all but cities.'
-    # rulebooks/house/gentle.civ:656
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
+    # rulebooks/megaciv.civ:656
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/house/gentle.civ:660
+        e0_amount = 3  # rulebooks/megaciv.civ:660
         trace = []
-        if (('Music' in held)):  # rulebooks/house/gentle.civ:661
+        if (('Music' in held)):  # rulebooks/megaciv.civ:661
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 661, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/house/gentle.civ:662
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:662
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 662, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:663
+        if (('Law' in held)):  # rulebooks/megaciv.civ:663
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 663, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/house/gentle.civ:664
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:664
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 664, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/house/gentle.civ:665
+        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:665
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 665, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/house/gentle.civ:666
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:666
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 666, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
         effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 660)]
@@ -624,19 +627,19 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
-    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 less discard face value; Coinage: 5 more discard face value; Wonder of the World: 5 more discard face value.'
-    # rulebooks/house/gentle.civ:670
+    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
+    # rulebooks/megaciv.civ:670
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/house/gentle.civ:674
+        e0_amount = 10  # rulebooks/megaciv.civ:674
         trace = []
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:675
+        if (('Law' in held)):  # rulebooks/megaciv.civ:675
             trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 675, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/house/gentle.civ:676
+        if (('Coinage' in held)):  # rulebooks/megaciv.civ:676
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 676, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/house/gentle.civ:677
+        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:677
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 677, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
         effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 674)]
@@ -646,69 +649,69 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0. Modifiers: Philosophy: 2 less reduce cities; Theology: 3 less reduce cities; Monotheism: 1 more reduce cities; Theocracy: may discard 2 commodity cards instead of reduce cities.'
-    # rulebooks/house/gentle.civ:680
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
+    # rulebooks/megaciv.civ:680
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/house/gentle.civ:688
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 688, 'cancelled: cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/house/gentle.civ:684
-        e0_area = 'any'  # rulebooks/house/gentle.civ:684
+        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:688
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 688, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:684
+        e0_area = 'any'  # rulebooks/megaciv.civ:684
         assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 685)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/house/gentle.civ:692
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:689
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/house/gentle.civ:690
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/house/gentle.civ:691
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/house/gentle.civ:692
+        if m3 and (True):  # rulebooks/megaciv.civ:692
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 684)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (687, 'not a player with cities is 0', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
-        e0_amount = 1  # rulebooks/house/gentle.civ:685
-        e0_area = 'any'  # rulebooks/house/gentle.civ:685
+        excluded = (687, 'not a player with no city', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
+        e0_amount = 1  # rulebooks/megaciv.civ:685
+        e0_area = 'any'  # rulebooks/megaciv.civ:685
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/house/gentle.civ:692
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:689
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/house/gentle.civ:690
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/house/gentle.civ:691
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/house/gentle.civ:692
+        if m3 and (True):  # rulebooks/megaciv.civ:692
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 685)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T.. Modifiers: Fundamentalism: 1 more ast back; Library: 1 less ast back; Enlightenment: may destroy 2 cities instead of ast back for each one.'
-    # rulebooks/house/gentle.civ:697
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
+    # rulebooks/megaciv.civ:697
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:701
+        e0_amount = 1  # rulebooks/megaciv.civ:701
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/house/gentle.civ:704
-        if (('Fundamentalism' in held)):  # rulebooks/house/gentle.civ:702
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:704
+        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:702
             trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 702, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/house/gentle.civ:703
+        if (('Library' in held)):  # rulebooks/megaciv.civ:703
             trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 703, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/house/gentle.civ:704
+        if m2 and (True):  # rulebooks/megaciv.civ:704
             options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 704, 'rulebooks/megaciv.civ'))
         effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 701)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
@@ -717,28 +720,28 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). 2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0. Modifiers: Cartography (primary victim): 1 more pirate cities; Naval Warfare (primary victim): 1 less pirate cities.'
-    # rulebooks/house/gentle.civ:709
+    'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
+    # rulebooks/megaciv.civ:709
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/house/gentle.civ:718
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 718, 'cancelled: coastal cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/house/gentle.civ:713
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:713
+        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:718
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 718, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:713
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:713
         assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 714)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/house/gentle.civ:719
+        if (('Cartography' in held)):  # rulebooks/megaciv.civ:719
             trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 719, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/house/gentle.civ:720
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:720
             trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 720, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
         effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 713)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = (716, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
-        e0_amount = 1  # rulebooks/house/gentle.civ:714
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:714
+        e0_amount = 1  # rulebooks/megaciv.civ:714
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:714
         trace = ()
         effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 714)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
@@ -753,22 +756,22 @@ CALAMITIES = {
     'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 487, 'summary': 'Destroy 1 city.'},
     'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 493, 'summary': 'Discard 2 commodity cards.'},
     'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 501, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 510, 'summary': 'If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 510, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
     'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 532, 'summary': 'The beneficiary annexes 1 city.'},
     'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 8 damage. 3 other players each: take 4 damage.'},
     'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 554, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
-    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 566, 'summary': 'If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain.'},
+    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 566, 'summary': 'With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.'},
     'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 579, 'summary': 'Reduce 3 cities.'},
     'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 590, 'summary': 'The beneficiary annexes all but 35 unit points.'},
     'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 604, 'summary': '15 barbarian tokens attack a city.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 616, 'summary': 'Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0.'},
+    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 616, 'summary': 'Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea.'},
     'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 630, 'summary': 'Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).'},
     'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 644, 'summary': 'The beneficiary annexes 15 unit points.'},
     'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 656, 'summary': 'Reduce all cities but 3.'},
     'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 680, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 697, 'summary': 'Move back 1 step on the A.S.T..'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 709, 'summary': '2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 680, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.'},
+    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 697, 'summary': 'Move back 1 step on the A.S.T.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 709, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.'},
 }
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -800,134 +803,159 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:729
+    # rulebooks/house/gentle.civ:732
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:730
+    # rulebooks/house/gentle.civ:733
     return [
-        _rt.requirement_bool('2 cities', ((s.fact('cities') >= 2) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 1))), 731),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 734)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 734), _rt.requirement('cities', s.fact('cities'), '>=', 1, 734)]], 734, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:733
+    # rulebooks/house/gentle.civ:736
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 734),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 735),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 737)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 737), _rt.requirement('cities', s.fact('cities'), '>=', 2, 737)]], 737, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 738, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:737
+    # rulebooks/house/gentle.civ:740
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 738),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 739),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 741)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 741), _rt.requirement('cities', s.fact('cities'), '>=', 2, 741)]], 741, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 742, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:741
+    # rulebooks/house/gentle.civ:744
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 742),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 743),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 3, 745)]], 745, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 746, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:745
+    # rulebooks/house/gentle.civ:748
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 746),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 747),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 749)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 749), _rt.requirement('cities', s.fact('cities'), '>=', 4, 749)]], 749, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 750, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:753
+    # rulebooks/house/gentle.civ:759
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:754
+    # rulebooks/house/gentle.civ:760
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 755),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 761)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 761), _rt.requirement('cities', s.fact('cities'), '>=', 2, 761)]], 761, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:757
+    # rulebooks/house/gentle.civ:763
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 758),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 759),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 764)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 764), _rt.requirement('cities', s.fact('cities'), '>=', 2, 764)]], 764, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 765, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:761
+    # rulebooks/house/gentle.civ:767
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 762),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 763),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 768)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 768), _rt.requirement('cities', s.fact('cities'), '>=', 3, 768)]], 768, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 769, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:765
+    # rulebooks/house/gentle.civ:771
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 766),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 767),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 768),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 4, 772)]], 772, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 773, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 774, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:770
+    # rulebooks/house/gentle.civ:776
     return [
-        _rt.requirement_bool('6 cities', ((s.fact('cities') >= 6) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 5))), 771),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 772),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 773),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 5, 777)]], 777, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 778, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 779, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/gentle.civ:775
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 775)
+    # rulebooks/house/gentle.civ:781
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 781)
 
 
 AST = {
-    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': []},
-    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0]},
+    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': [], 'backward_except': [], 'spaces': 15, 'step_points': 5},
+    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
+}
+CIVILIZATIONS = {
+    'Minoa': {'rank': 1, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Saba': {'rank': 2, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Assyria': {'rank': 3, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Maurya': {'rank': 4, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Celt': {'rank': 5, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Babylon': {'rank': 6, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Carthage': {'rank': 7, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Dravidia': {'rank': 8, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hatti': {'rank': 9, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Kushan': {'rank': 10, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Rome': {'rank': 11, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Persia': {'rank': 12, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Iberia': {'rank': 13, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Nubia': {'rank': 14, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hellas': {'rank': 15, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Indus': {'rank': 16, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Egypt': {'rank': 17, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 905}
+
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 782),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 783),
-    ('A.S.T. position', lambda s: (s.fact('ast_position') * 5), 784),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 785),
+    ('Cities in play', lambda s: s.fact('cities'), 910),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 911),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 912),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 913),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 786),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 787),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 788),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 789),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 790),
-    ('All credit points', lambda s: s.derived('credit_total'), 791),
-    ('Cities on the board', lambda s: s.fact('cities'), 792),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 793),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 914),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 915),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 916),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 917),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 918),
+    ('All credit points', lambda s: s.derived('credit_total'), 919),
+    ('Cities on the board', lambda s: s.fact('cities'), 920),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 921),
 ]
+SCORE_AST = (912,)
 
-LINES = ((135, 858), (138, 456), (143, 459), (144, 459), (145, 459), (153, 462), (158, 465), (166, 468), (171, 471), (172, 471), (173, 471), (181, 474), (186, 477), (187, 477), (190, 478), (191, 478), (192, 478), (199, 481), (204, 484), (205, 484), (213, 487), (218, 490), (219, 490), (227, 493), (232, 496), (235, 497), (236, 497), (237, 497), (244, 501), (249, 504), (250, 504), (251, 504), (259, 510), (267, 515), (268, 516), (271, 518), (272, 518), (273, 519), (274, 519), (275, 522), (277, 523), (278, 524), (280, 524), (281, 524), (282, 525), (284, 525), (285, 525), (296, 522), (297, 522), (303, 532), (308, 536), (310, 537), (311, 537), (312, 537), (319, 541), (324, 11), (325, 11), (326, 12), (328, 547), (329, 547), (330, 547), (331, 549), (332, 549), (333, 549), (334, 14), (335, 14), (336, 14), (341, 12), (342, 12), (344, 549), (345, 549), (346, 549), (347, 14), (348, 14), (349, 14), (354, 554), (359, 558), (361, 559), (362, 559), (363, 559), (364, 560), (365, 560), (366, 560), (367, 561), (368, 561), (369, 561), (376, 566), (383, 571), (384, 571), (385, 571), (387, 571), (388, 571), (389, 573), (391, 25), (393, 25), (394, 25), (396, 25), (397, 25), (406, 573), (407, 573), (409, 25), (410, 25), (411, 25), (416, 579), (421, 583), (422, 583), (424, 584), (425, 584), (426, 584), (427, 585), (428, 585), (429, 585), (430, 586), (431, 586), (432, 586), (433, 587), (434, 587), (435, 587), (442, 590), (447, 594), (449, 595), (450, 595), (451, 595), (452, 596), (453, 596), (454, 596), (455, 597), (456, 597), (457, 597), (458, 598), (459, 598), (460, 598), (461, 599), (462, 599), (463, 599), (470, 604), (475, 608), (477, 609), (478, 609), (479, 609), (480, 610), (481, 610), (482, 610), (483, 611), (484, 611), (485, 611), (492, 616), (497, 622), (498, 622), (499, 620), (500, 620), (501, 621), (503, 623), (504, 623), (505, 623), (506, 624), (507, 624), (508, 624), (509, 625), (510, 625), (511, 625), (516, 621), (517, 621), (519, 623), (520, 623), (521, 623), (522, 624), (523, 624), (524, 624), (525, 625), (526, 625), (527, 625), (532, 630), (537, 18), (538, 18), (539, 635), (541, 638), (542, 638), (543, 638), (544, 639), (545, 639), (546, 639), (547, 640), (548, 640), (549, 640), (550, 20), (551, 20), (552, 20), (557, 635), (558, 635), (560, 641), (561, 641), (562, 641), (563, 20), (564, 20), (565, 20), (570, 644), (575, 648), (577, 649), (578, 649), (579, 649), (580, 650), (581, 650), (582, 650), (583, 651), (584, 651), (585, 651), (586, 652), (587, 652), (588, 652), (595, 656), (600, 660), (602, 661), (603, 661), (604, 661), (605, 662), (606, 662), (607, 662), (608, 663), (609, 663), (610, 663), (611, 664), (612, 664), (613, 664), (614, 665), (615, 665), (616, 665), (617, 666), (618, 666), (619, 666), (626, 670), (631, 674), (633, 675), (634, 675), (635, 675), (636, 676), (637, 676), (638, 676), (639, 677), (640, 677), (641, 677), (648, 680), (653, 688), (654, 688), (655, 684), (656, 684), (657, 685), (660, 692), (661, 689), (662, 689), (663, 689), (664, 690), (665, 690), (666, 690), (667, 691), (668, 691), (669, 691), (670, 692), (671, 692), (675, 687), (676, 685), (677, 685), (680, 692), (681, 689), (682, 689), (683, 689), (684, 690), (685, 690), (686, 690), (687, 691), (688, 691), (689, 691), (690, 692), (691, 692), (696, 697), (701, 701), (704, 704), (705, 702), (706, 702), (707, 702), (708, 703), (709, 703), (710, 703), (711, 704), (712, 704), (719, 709), (724, 718), (725, 718), (726, 713), (727, 713), (728, 714), (730, 719), (731, 719), (732, 719), (733, 720), (734, 720), (735, 720), (739, 716), (740, 714), (741, 714), (801, 729), (808, 730), (812, 731), (816, 733), (820, 734), (821, 735), (825, 737), (829, 738), (830, 739), (834, 741), (838, 742), (839, 743), (843, 745), (847, 746), (848, 747), (852, 753), (859, 754), (863, 755), (867, 757), (871, 758), (872, 759), (876, 761), (880, 762), (881, 763), (885, 765), (889, 766), (890, 767), (891, 768), (895, 770), (899, 771), (900, 772), (901, 773), (905, 775), (907, 775), (916, 782), (917, 783), (918, 784), (919, 785), (922, 786), (923, 787), (924, 788), (925, 789), (926, 790), (927, 791), (928, 792), (929, 793))
+LINES = _rt.line_map('138:986 141:456 146:459 147:459 148:459 156:462 161:465 169:468 174:471 175:471 176:471 184:474 189:477 190:477 193:478 194:478 195:478 202:481 207:484 208:484 216:487 221:490 222:490 230:493 235:496 238:497 239:497 240:497 247:501 252:504 253:504 254:504 262:510 270:515 271:516 274:518 275:518 276:519 277:519 278:522 280:523 281:524 283:524 284:524 285:525 287:525 288:525 299:522 300:522 306:532 311:536 313:537 314:537 315:537 322:541 327:11 328:11 329:12 331:547 332:547 333:547 334:549 335:549 336:549 337:14 338:14 339:14 344:12 345:12 347:549 348:549 349:549 350:14 351:14 352:14 357:554 362:558 364:559 365:559 366:559 367:560 368:560 369:560 370:561 371:561 372:561 379:566 386:571 387:571 388:571 390:571 391:571 392:573 394:25 396:25 397:25 399:25 400:25 409:573 410:573 412:25 413:25 414:25 419:579 424:583 425:583 427:584 428:584 429:584 430:585 431:585 432:585 433:586 434:586 435:586 436:587 437:587 438:587 445:590 450:594 452:595 453:595 454:595 455:596 456:596 457:596 458:597 459:597 460:597 461:598 462:598 463:598 464:599 465:599 466:599 473:604 478:608 480:609 481:609 482:609 483:610 484:610 485:610 486:611 487:611 488:611 495:616 500:622 501:622 502:620 503:620 504:621 506:623 507:623 508:623 509:624 510:624 511:624 512:625 513:625 514:625 519:621 520:621 522:623 523:623 524:623 525:624 526:624 527:624 528:625 529:625 530:625 535:630 540:18 541:18 542:635 544:638 545:638 546:638 547:639 548:639 549:639 550:640 551:640 552:640 553:20 554:20 555:20 560:635 561:635 563:641 564:641 565:641 566:20 567:20 568:20 573:644 578:648 580:649 581:649 582:649 583:650 584:650 585:650 586:651 587:651 588:651 589:652 590:652 591:652 598:656 603:660 605:661 606:661 607:661 608:662 609:662 610:662 611:663 612:663 613:663 614:664 615:664 616:664 617:665 618:665 619:665 620:666 621:666 622:666 629:670 634:674 636:675 637:675 638:675 639:676 640:676 641:676 642:677 643:677 644:677 651:680 656:688 657:688 658:684 659:684 660:685 663:692 664:689 665:689 666:689 667:690 668:690 669:690 670:691 671:691 672:691 673:692 674:692 678:687 679:685 680:685 683:692 684:689 685:689 686:689 687:690 688:690 689:690 690:691 691:691 692:691 693:692 694:692 699:697 704:701 707:704 708:702 709:702 710:702 711:703 712:703 713:703 714:704 715:704 722:709 727:718 728:718 729:713 730:713 731:714 733:719 734:719 735:719 736:720 737:720 738:720 742:716 743:714 744:714 804:732 811:733 815:734 819:736 823:737 824:738 828:740 832:741 833:742 837:744 841:745 842:746 846:748 850:749 851:750 855:759 862:760 866:761 870:763 874:764 875:765 879:767 883:768 884:769 888:771 892:772 893:773 894:774 898:776 902:777 903:778 904:779 908:781 910:781 918:792 919:798 920:804 921:810 922:816 923:822 924:828 925:834 926:840 927:846 928:852 929:858 930:864 931:870 932:876 933:882 934:888 935:894 938:905 941:910 942:911 943:912 944:913 947:914 948:915 949:916 950:917 951:918 952:919 953:920 954:921')
+LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ')
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
