@@ -240,6 +240,11 @@ class Rulebook:
         result["notes"] = notes
         return result
 
+    def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
+        """The treasury price of trade cards bought from the stacks named (one entry per card)."""
+        st = self.state(holds, state)
+        return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
+
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
         for t in tracks:
@@ -253,9 +258,15 @@ class Rulebook:
     def score(self, holds=(), state: dict | None = None) -> dict:
         return runtime.score(self.module, self.state(holds, state))
 
-    def hand(self, cards: dict) -> dict:
+    def hand(self, cards: dict, state: dict | None = None) -> dict:
+        """Each set's value; with a state (players, civilization or block, holds), the trade-block
+        bonus and what Trade Routes and Trade Empire make of the hand."""
         check_names(list(cards), self.module.COMMODITIES, "commodity", "--cards")
         impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
         if impossible:
             raise StateError("\n".join(impossible))
-        return runtime.hand_value(self.module, cards)
+        player = None
+        if state is not None:
+            facts = dict(state)
+            player = self.state(facts.pop("holds", []), facts)
+        return runtime.hand_value(self.module, cards, player)

@@ -80,6 +80,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"CREDIT_POLICY = {ed.credit_policy!r}")
     w.line(f"CREDIT_VARIANTS = {tuple(ed.credit_variants)!r}")
     w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
+    w.line(f"ABILITIES = {tuple((ab.kind, dict(ab.args), doc) for ab, doc in ed.abilities)!r}")
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     city = consts.get("city_points", 5)
     token = consts.get("token_points", 1)
@@ -116,6 +117,19 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
         w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
+    w.line("")
+    w.line("")
+    if ed.set_value_off_block is None:
+        w.line("OFF_BLOCK = None")
+    else:
+        expr, when, span = ed.set_value_off_block
+        w.line("def set_value_off_block(n: int, face: int):", span.line)
+        w.line('    """The value of n identical cards redeemed outside their native trade block."""')
+        w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+        w.line("")
+        w.line("")
+        cond = f"lambda s: {compiler.compile(when)}" if when is not None else "None"
+        w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {cond}, 'line': {span.line!r}}}", span.line)
 
     names: dict[str, str] = {}
     compiler.held = "held"  # calamity functions keep the held advances in a local

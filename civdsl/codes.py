@@ -161,6 +161,18 @@ _ALL = [
          "diagnostic points at the rule itself, in the file that states it: for a rule a house rule inherits, "
          "the base's file. Check the values the command was given (`--set`, `--state`), or guard the rule.",
          'primary { damage(12 // cities) }', 'primary { if cities > 0 { damage(12 // cities) } }'),
+    Code("CIV131", "a house rule's modifier stacks on the base's", "A `change` adds a modifier with exactly the "
+         "condition and role of one the base calamity already has. Both apply, one after the other, which is "
+         "rarely what a house rule means: to replace the base's modifier, `drop` it first; if both are meant to "
+         "apply, drop it and write one modifier with the operations of both, so a reader sees them together.",
+         'change calamity "Famine" { when holds("Pottery") { prevent damage 4 per cards("Grain") } }',
+         'change calamity "Famine" { drop when holds("Pottery")  when holds("Pottery") { prevent damage 8 } }'),
+    Code("CIV132", "a change keeps a summary that may be wrong", "A `change` alters what an advance or calamity does "
+         "(its abilities, or its primary or secondary effects) but gives no `summary`, so the base's summary, "
+         "written for the old rule, is kept and shown in charts and `explain`. Give the changed item a summary "
+         "that says what it now does.",
+         'change advance "Cloth Making" { ability ship_range(2) }',
+         'change advance "Cloth Making" { ability ship_range(2)  summary "Ships move two more areas." }'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

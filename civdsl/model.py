@@ -182,6 +182,8 @@ class Civilization:
     rank: int | None = None
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
+    summary: str | None = None
+    aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
 
@@ -300,6 +302,7 @@ class Edition:
     credit_variants: list[str] = field(default_factory=list)  # vocabulary.CREDIT_VARIANTS switched on
     scenarios: dict[str, tuple[str | None, Span]] = field(default_factory=dict)  # name -> (doc, span)
     start_credits: StartCredits | None = None
+    abilities: list[tuple[Ability, str | None]] = field(default_factory=list)  # every player's, with a doc
     vp_tiers: list[tuple[int | None, int]] = field(default_factory=list)
     vp_tiers_span: Span | None = None
     advances: dict[str, Advance] = field(default_factory=dict)
@@ -309,6 +312,8 @@ class Edition:
     score: Score | None = None
     commodities: dict[str, Commodity] = field(default_factory=dict)
     set_value: Expr | None = None
+    # `set_value off_block EXPR [when COND]`: a set redeemed outside its native trade block
+    set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
     errata: list[Errata] = field(default_factory=list)

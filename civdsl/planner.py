@@ -212,7 +212,7 @@ class PaymentTable:
     covers the rest, in whole tokens, never more than needed.
     """
 
-    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int):
+    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
@@ -221,7 +221,9 @@ class PaymentTable:
         self.values = []
         for name, n in zip(self.names, self.counts):
             face = module.COMMODITIES[name]["value"]
-            self.values.append([0] + [runtime.number(module.set_value(k, face)) for k in range(1, n + 1)])
+            # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+            value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
+            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, n + 1)])
         self.total_cards = sum(self.counts)
         self.hand_value = sum(v[-1] for v in self.values)
         states: dict[tuple, tuple] = {(0, 0): (0, ())}
@@ -306,9 +308,10 @@ class PaymentTable:
                        treasury_left=self.treasury - t)
 
 
-def hand_report(module, cards: dict[str, int]) -> dict:
-    """Each set's value (set_value of its cards), zero-value cards, and the total."""
-    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k})
+def hand_report(module, cards: dict[str, int], state=None) -> dict:
+    """Each set's value (set_value of its cards; outside its trade block, given a state, the
+    off-block value), zero-value cards, and the total."""
+    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
@@ -433,7 +436,12 @@ class PurchaseProblem:
 
         # prices before same-turn abilities: runtime.prices on every candidate that carries no
         # same-turn ability (those rows are untouched by it), and on each one that does, alone
-        special_turn = [n for n in cands if any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
+        # under the strict `single_use` credit variant advances bought together share the credits,
+        # so no price is known alone: every set is priced by runtime.prices (each advance's price
+        # alone stays a lower bound, since together it can only get fewer credits)
+        self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+        special_turn = [n for n in cands if self.single_use
+                        or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
         plain = [n for n in cands if n not in special_turn]
         self.base: dict[str, Any] = {}
         if plain:
@@ -458,7 +466,8 @@ class PurchaseProblem:
         if payments is not None and key in payments:
             self.payments = payments[key]
         else:
-            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value)
+            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value,
+                                         runtime.PlayerState(module, self.holds, facts))
             if payments is not None:
                 payments[key] = self.payments
         self._prepare()
@@ -469,6 +478,8 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         runtime.prices applies them (rulebook order; the dearest eligible other advance)."""
         names = sorted(names, key=self.order.get)
+        if self.single_use:
+            return runtime.prices(self.module, self.holds, names, self.extra)["total"]
         if not any(n in self.same_turn for n in names):
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]
@@ -832,7 +843,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
     shown = max(int(top), 5 if explain else 1)
     choices = problem.search(top=shown)
-    hand = hand_report(module, problem.cards)
+    hand = hand_report(module, problem.cards, runtime.PlayerState(module, held, facts))
     report: dict = {
         "rulebook": rulebook.id,
         "edition": rulebook.name,
@@ -1285,6 +1296,7 @@ def render_hand(report: dict, name: str) -> str:
     lines = [f"{name}: hand of {report['cards']} commodity card{'s' if report['cards'] != 1 else ''}"]
     for s in report["sets"]:
         note = "  (worth nothing)" if s["zero_value"] else ""
+        note += "  (outside its trade block)" if s.get("off_block") else ""
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)

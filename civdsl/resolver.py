@@ -12,7 +12,7 @@ import copy
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, advances_named, evaluate
+from .expressions import EvalError, advances_named, evaluate, unparse
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
 from .model import (Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
@@ -120,6 +120,10 @@ class _Applier(RoundsApplier):
         if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
             self.ed.scenarios[item.name] = (item.value, item.span)
 
+    def _item_ability(self, item: Item) -> None:
+        call, doc = item.value
+        self.ed.abilities.append((self._ability(call, self.ed.id), doc))
+
     def _item_start_credits(self, item: Item) -> None:
         if self._once("start_credits", "", item.span, "`start credits`"):
             v = item.value
@@ -138,6 +142,10 @@ class _Applier(RoundsApplier):
     def _item_option(self, item: Item) -> None:
         if self._once("option", item.name, item.span, f"option `{item.name}`"):
             self.ed.options[item.name] = Option(item.name, item.value["doc"], item.value["on"], item.span)
+
+    def _item_set_value_off_block(self, item: Item) -> None:
+        if self._once("set_value_off_block", "", item.span, "set_value off_block"):
+            self.ed.set_value_off_block = (item.value[0], item.value[1], item.span)
 
     def _item_set_value(self, item: Item) -> None:
         if self._once("set_value", "", item.span, "set_value"):
@@ -209,7 +217,9 @@ class _Applier(RoundsApplier):
                 civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
             elif f.key == "note":
                 civ.notes.append(f.value)
-            elif f.key in ("rank", "block"):
+            elif f.key == "aka":
+                civ.aka.append(f.value)
+            elif f.key in ("rank", "block", "summary"):
                 self._field_once(civ, f, item.name)
                 setattr(civ, f.key, f.value)
         # a house rule that redeclares a civilization replaces it whole, like an advance
@@ -263,6 +273,7 @@ class _Applier(RoundsApplier):
         if isinstance(getattr(target, "credits", None), dict):
             target.credits = dict(target.credits)
         target.field_spans = dict(target.field_spans)
+        base = coll[item.name]
         if item.value == "advance":
             # a field given in a change replaces the base's list of that kind, not adds to it
             for attr, key in (("credits", "credits"), ("specific", "credit"), ("abilities", "ability"),
@@ -272,9 +283,40 @@ class _Applier(RoundsApplier):
             self._advance_fields(target, item.fields)
         elif item.value == "calamity":
             self._calamity_fields(target, item.fields)
+            self._stacked_modifiers(base, target)
         else:
             self._commodity_fields(target, item.fields)
+        self._stale_summary(item, base, target)
         coll[item.name] = target
+
+    def _stacked_modifiers(self, base: Calamity, changed: Calamity) -> None:
+        """A modifier a change adds with exactly the condition and role of one the base keeps
+        applies on top of it (both fire): usually a house rule meant to replace the base's."""
+        kept = [m for m in changed.modifiers if any(m is b for b in base.modifiers)]
+        added = [m for m in changed.modifiers if not any(m is b for b in base.modifiers)]
+        for new in added:
+            text = unparse(new.condition)
+            same = next((b for b in kept if b.role == new.role and unparse(b.condition) == text), None)
+            if same is not None:
+                role = "" if new.role == "any" else f" for {new.role}"
+                self.diags.warning("CIV131", f"`{changed.name}` already has a modifier `when {text}`{role}: "
+                                             "both will apply", new.span, item=changed.name,
+                                   notes=[f"the base's modifier is at {same.span}"],
+                                   help=f"to replace it, `drop when {text}` first in this change; to apply "
+                                        "both, drop it and write one modifier with the operations of both")
+
+    def _stale_summary(self, item: Item, base, changed) -> None:
+        """A change that alters what an item does (its effects or abilities) but keeps the base's
+        `summary` leaves a summary that may now describe the old rule."""
+        if getattr(base, "summary", None) is None or any(f.key == "summary" for f in item.fields):
+            return
+        altered = [f for f in item.fields if f.key in _WHAT_IT_DOES.get(item.value, ())]
+        if not altered or _what_it_does(base) == _what_it_does(changed):
+            return
+        self.diags.warning("CIV132", f"this change alters what {item.value} `{item.name}` does but keeps the base's "
+                                     "summary, which may now be wrong", altered[0].span, item=item.name,
+                           notes=[f"the base's summary: \"{base.summary}\""],
+                           help="give the changed item its own `summary \"...\"` in this change")
 
     def _require_extension(self, item: Item, verb: str) -> bool:
         if not self.is_extension:
@@ -390,6 +432,33 @@ class _Applier(RoundsApplier):
             elif f.key == "note":
                 com.notes.append(f.value)
         com.__dict__.pop("_seen_fields", None)
+
+
+# fields of a `change` that alter what an item does (its effects or abilities)
+_WHAT_IT_DOES = {"advance": ("ability",), "calamity": ("primary", "secondary")}
+
+
+def _what_it_does(obj) -> list[str]:
+    """An item's effects and abilities as text, to tell whether a change altered them."""
+    out = [unparse(a.call) for a in getattr(obj, "abilities", [])]
+    out += _effect_texts(getattr(obj, "primary", []))
+    secondary = getattr(obj, "secondary", None)
+    if secondary is not None:
+        out.append(f"secondary {unparse(secondary.count) if secondary.count is not None else ''} "
+                   f"{unparse(secondary.share) if secondary.share is not None else ''}")
+        out += _effect_texts(secondary.effects)
+    return out
+
+
+def _effect_texts(effects: list) -> list[str]:
+    out = []
+    for e in effects:
+        if isinstance(e, EffectBranch):
+            out.append(f"if {unparse(e.condition)}")
+            out += _effect_texts(e.then) + ["else"] + _effect_texts(e.otherwise)
+        else:
+            out.append(unparse(e.call))
+    return out
 
 
 def _literal(e):

@@ -460,6 +460,43 @@ def _group_choices(choices: list) -> list[tuple]:
     return combos
 
 
+def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
+    """Trade cards bought for treasury, one row per card asked for: the cheapest offer among the
+    rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
+    A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
+    treasury than the state holds makes the purchase illegal."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    rows, illegal = [], []
+    for stack in stacks:
+        best = min(offers.get(stack, []), default=None)
+        if best is None:
+            sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
+            illegal.append({"stack": stack, "why": f"no rule sells cards from stack {stack} to this player "
+                                                   f"(stacks on sale: {sellers})"})
+            rows.append({"stack": stack, "price": None, "from": None})
+        else:
+            rows.append({"stack": stack, "price": best[0], "from": best[1]})
+    for cards, doc in limits:
+        if len(stacks) > cards:
+            illegal.append({"stack": None, "why": f"{len(stacks)} trade cards, but at most {cards} may be bought a "
+                                                  f"turn ({doc})"})
+    known = [r["price"] for r in rows if r["price"] is not None]
+    total = sum(known) if len(known) == len(rows) else None
+    if treasury is not None and total is not None and total > treasury:
+        illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
+    return {"items": rows, "total": total, "illegal": illegal,
+            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
 def purchase_problems(module, holds, buys) -> list[dict]:
     """Why a purchase is not allowed, advance by advance: the checks `plan` applies to its
     candidates. Prerequisites must be held before this turn: all advances of a turn are bought
@@ -562,12 +599,97 @@ def apply_start_credits(module, state: PlayerState) -> None:
 
 # --- commodities --------------------------------------------------------------------------
 
-def hand_value(module, cards: dict) -> dict:
+def player_block(module, state: PlayerState) -> str | None:
+    """The player's trade block: the `block` fact, else its civilization's."""
+    if state.facts.get("block"):
+        return state.facts["block"]
+    civ = getattr(module, "CIVILIZATIONS", {}).get(state.facts.get("civilization"))
+    return civ["block"] if civ else None
+
+
+def off_block(module, name: str, state: PlayerState | None):
+    """Whether a set of this commodity, redeemed by this player, is outside its native block:
+    True, False, or None when the answer needs a fact the state lacks (then `state.missing` says
+    which). Only a block some civilization belongs to is a trade block: a commodity of another
+    block (shared) is native everywhere."""
+    ob = getattr(module, "OFF_BLOCK", None)
+    block = module.COMMODITIES[name]["block"]
+    blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
+    if ob is None or state is None or block not in blocks:
+        return False
+    if ob["when"] is not None:
+        probe = PlayerState(module, state.held, state.facts)
+        applies = ob["when"](probe)
+        if probe.missing:
+            state.missing.extend(m for m in probe.missing if m not in state.missing)
+            return None
+        if not applies:
+            return False
+    mine = player_block(module, state)
+    if mine is None:
+        if "block" not in state.missing:
+            state.missing.append("block")
+        return None
+    return mine != block
+
+
+def hand_value(module, cards: dict, state: PlayerState | None = None) -> dict:
+    """Each set's value. With a player's state, a set redeemed outside its native trade block is
+    worth the rulebook's `set_value off_block` (the Expansion Project's 28.53-28.54)."""
     sets = []
     for name, n in sorted(cards.items()):
         face = module.COMMODITIES[name]["value"]
-        sets.append({"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0})
-    return {"sets": sets, "total": sum(s["value"] for s in sets)}
+        row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
+        outside = off_block(module, name, state) if n else False
+        if outside:
+            row["value"] = number(module.OFF_BLOCK["value"](n, face))
+            row["off_block"] = True
+        elif outside is None:
+            row["off_block"] = None  # not known: the state lacks a fact (see `missing_facts`)
+        sets.append(row)
+    out = {"sets": sets, "total": sum(s["value"] for s in sets)}
+    if state is not None:
+        _held_card_abilities(module, sets, state, out)
+        out["missing_facts"] = list(state.missing)
+    return out
+
+
+def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> None:
+    """What the player's advances let a hand do: turn cards into treasury (`card_treasury`,
+    Trade Routes) and complete one incomplete set with a card of at least the same face value
+    (`substitute_card`, Mega Civilization's Trade Empire)."""
+    for name in state.held:
+        for args in ability(module, name, "card_treasury"):
+            for row in sets:
+                row["treasury"] = args["rate"] * row["face"] * row["cards"]
+                row["treasury_from"] = name
+        for args in ability(module, name, "substitute_card"):
+            best = _best_substitution(module, sets)
+            if best is not None:
+                best["from"] = name
+                out["substitution"] = best
+
+
+def _best_substitution(module, sets: list) -> dict | None:
+    """The one substitute card that adds most to the hand: a card of commodity Y (face at least
+    X's) counted as one more card of an incomplete set of X."""
+    value = {r["commodity"]: r["value"] for r in sets}
+    best = None
+    for x in sets:
+        limit = module.COMMODITIES[x["commodity"]]["count"]
+        if x["face"] <= 0 or (limit and x["cards"] >= limit):
+            continue  # a complete set needs no substitute
+        grown = number(module.set_value(x["cards"] + 1, x["face"]))
+        for y in sets:
+            if y is x or y["face"] < x["face"] or y["cards"] < 1:
+                continue
+            shrunk = number(module.set_value(y["cards"] - 1, y["face"])) if y["cards"] > 1 else 0
+            gain = grown - value[x["commodity"]] + shrunk - value[y["commodity"]]
+            key = (gain, x["commodity"], y["commodity"])
+            if gain > 0 and (best is None or key > best[0]):
+                best = (key, {"set": x["commodity"], "substitute": y["commodity"], "gain": gain,
+                              "value": grown})
+    return best[1] if best else None
 
 
 # --- epochs and score -----------------------------------------------------------------------

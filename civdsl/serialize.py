@@ -94,6 +94,10 @@ def to_data(ed: Edition) -> dict:
         "commodities": [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
                          "printed": c.printed, "aka": c.aka, "notes": c.notes} for c in ed.commodities.values()],
         "set_value": unparse(ed.set_value) if ed.set_value is not None else None,
+        "set_value_off_block": None if ed.set_value_off_block is None else {
+            "value": unparse(ed.set_value_off_block[0]),
+            "when": None if ed.set_value_off_block[1] is None else unparse(ed.set_value_off_block[1])},
+        "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],

@@ -226,6 +226,11 @@ def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
         known = _hint(scenario, scenarios) or (f"; scenarios: {', '.join(scenarios)}" if scenarios
                                                else "; the rulebook declares none")
         problems.append(f"{source}: `scenario` names unknown scenario `{_short(scenario)}`{known}")
+    blocks = sorted({c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]})
+    block = facts.get("block")
+    if block is not None and block not in blocks:
+        known = _hint(block, blocks) or (f"; blocks: {', '.join(blocks)}" if blocks else "; the rulebook declares none")
+        problems.append(f"{source}: `block` names unknown trade block `{_short(block)}`{known}")
     sc = getattr(module, "START_CREDITS", None)
     if facts.get("start_credits_used") and not (sc and sc["once"]):
         problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "

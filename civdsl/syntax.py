@@ -341,6 +341,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                     value=self._string(strings[1]) if len(strings) > 1 else None)
 
     @v_args(meta=True)
+    def edition_ability(self, meta, c):
+        doc = self._tokens(c, "STRING")
+        return Item("ability", None, self._span(meta), value=(c[1], self._string(doc[0]) if doc else None))
+
+    @v_args(meta=True)
     def start_credits_decl(self, meta, c):
         exprs = [x for x in c[2:] if not isinstance(x, Token)]
         unless = exprs[1] if len(exprs) > 1 else None
@@ -670,6 +675,12 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def set_value(self, meta, c):
         return Item("set_value", None, self._span(meta), value=c[1])
+
+    @v_args(meta=True)
+    def set_value_off_block(self, meta, c):
+        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        return Item("set_value_off_block", None, self._span(meta),
+                    value=(exprs[0], exprs[1] if len(exprs) > 1 else None))
 
     @v_args(meta=True)
     def deck_decl(self, meta, c):

@@ -327,6 +327,8 @@ class _Validator:
                                  item=track.id, help=f"did you mean `{best}`?" if best else
                                  f"the epochs of `{track.id}`: {', '.join(names)}")
         self._civilizations()
+        for ability, _ in self.ed.abilities:
+            self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", self.ed.id, literal_only=True)
         sc = self.ed.start_credits
         if sc is not None:
             check(sc.amount, self.scope, self.d, "start credits")
@@ -385,6 +387,11 @@ class _Validator:
     def _commodities(self) -> None:
         if self.ed.set_value is not None:
             check(self.ed.set_value, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+        if self.ed.set_value_off_block is not None:
+            expr, when, _ = self.ed.set_value_off_block
+            check(expr, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            if when is not None:
+                check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
             for key in ("value", "count"):
                 if getattr(com, key) is None:

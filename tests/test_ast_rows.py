@@ -210,3 +210,19 @@ def test_score_command_shows_the_space_and_its_points():
                "--set", "cities=5", "--set", "sole_leader=false", "--set", "tokens=20")
     assert out.exit_code == 0, out.output
     assert "A.S.T. position: space 10, 50 points" in out.output.splitlines()
+
+
+def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
+    out = _run("explain", "megaciv", "Minoa")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert "A.S.T. ranking 1, block west" in lines
+    assert "  Stone Age: spaces 1-5" in lines and "  Late Iron Age: spaces 15-16" in lines
+
+
+def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
+    path = tmp_path / "rows.civ"
+    path.write_text(HOUSE, encoding="utf-8")
+    out = _run("diff", "expansion", str(path))
+    assert out.exit_code == 0, out.output
+    assert '  civilization "Crete": row on standard no row -> 3, 6, 9, 12' in out.output.splitlines()

@@ -1,12 +1,16 @@
 """Purchases: start credits, Anatomy as data, legality in `cost`, impossible hands and the strict
 single-use credit variant. Each test reads like the rule it checks."""
 
+import itertools
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import civdsl
+from civdsl import runtime
 from civdsl.cli import main
 from civdsl.planner import plan
 from civdsl.state import StateError
@@ -143,3 +147,103 @@ def test_strict_credits_count_a_start_token_once(mega):
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     result = strict.cost([], ["Pottery", "Masonry"], {"players": 5})  # one crafts token of 10
     assert sorted(r["price"] for r in result["items"]) == [50, 60]
+
+
+# --- trade blocks: a set redeemed outside its native block (Expansion 28.53-28.54) -----------------
+
+@pytest.fixture(scope="module")
+def expansion():
+    return civdsl.load("expansion")
+
+
+def _oil(rb, **facts):
+    return rb.hand({"Oil": 3}, facts)["sets"][0]["value"]
+
+
+def test_28_53_three_oil_redeemed_by_an_eastern_player_are_worth_48(expansion):
+    assert _oil(expansion, players=14, civilization="Arabia") == 48  # 3 x 3 x 4 + 3 x 4
+    assert _oil(expansion, players=14, civilization="Crete") == 36  # the western player: native
+    assert _oil(expansion, players=14, block="east") == 48
+    assert _oil(expansion, players=9, civilization="Arabia") == 36  # one trade block below 12 players
+
+
+def test_28_54_shared_commodities_get_no_bonus(expansion):
+    assert expansion.hand({"Bone": 2}, {"players": 17, "civilization": "Arabia"})["sets"][0]["value"] == 4
+
+
+def test_the_block_bonus_needs_the_players_block_and_says_so(expansion):
+    report = expansion.hand({"Oil": 3}, {"players": 14})
+    assert report["sets"][0]["value"] == 36 and report["sets"][0]["off_block"] is None
+    assert report["missing_facts"] == ["block"]
+    with pytest.raises(StateError, match="unknown trade block `eats` \\(did you mean `east`\\?\\)"):
+        expansion.hand({"Oil": 3}, {"players": 14, "block": "eats"})
+
+
+def test_the_planner_pays_with_the_off_block_value(expansion):
+    state = {"players": 14, "commodities": {"Oil": 3}, "treasury": 2}
+    east = plan(expansion, {**state, "civilization": "Arabia"}, among=["Cloth Making"])["plans"][0]
+    west = plan(expansion, {**state, "civilization": "Crete"}, among=["Cloth Making"])["plans"][0]
+    assert east["buy"] == ["Cloth Making"] and east["payment"]["card_value"] == 48
+    assert west["buy"] == []
+
+
+def test_scoring_counts_sets_at_their_native_value(expansion):
+    # 36.1 values the sets held at the end; they are not redeemed (the rulebook's reading)
+    result = expansion.score([], {"players": 14, "civilization": "Arabia", "commodities": {"Oil": 3},
+                                  "cities": 0, "treasury": 0, "ast_position": 0})
+    assert {p["label"]: p["points"] for p in result["points"]}["Commodity card sets"] == 36
+
+
+# --- Trade Routes and Trade Empire in a hand ---------------------------------------------------------
+
+def test_trade_routes_shows_each_set_as_treasury(mega):
+    out = _run("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
+    assert out.exit_code == 0, out.output
+    assert "  as treasury (Trade Routes): Salt x2 -> 12 tokens" in out.stdout.splitlines()
+
+
+def test_trade_empire_completes_one_incomplete_set(mega):
+    report = mega.hand({"Salt": 2, "Oil": 1, "Grain": 1}, {"holds": ["Trade Empire"]})
+    assert report["substitution"] == {"set": "Salt", "substitute": "Oil", "gain": 11, "value": 27,
+                                      "from": "Trade Empire"}
+    # a card of lower face value may not stand in
+    assert "substitution" not in mega.hand({"Grain": 2, "Salt": 1}, {"holds": ["Trade Empire"]})
+
+
+# --- trade cards bought for treasury -----------------------------------------------------------------
+
+def test_trade_cards_bought_for_treasury():
+    assert _run("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
+    rb = civdsl.load("expansion")
+    result = rb.trade_cards([3, 9], ["Rhetoric"], {"treasury": 30})
+    assert [(r["stack"], r["price"], r["from"]) for r in result["items"]] == [
+        (3, 9, "Rhetoric"), (9, 18, "27.52: any player may buy stack-9 trade cards, no advance needed")]
+    assert result["total"] == 27 and result["illegal"] == []
+    assert [p["why"] for p in rb.trade_cards([9, 9, 9], [], {})["illegal"]] == [
+        "3 trade cards, but at most 2 may be bought a turn (27.51: never more than 2 trade cards bought a turn, "
+        "whatever the advances held)"]
+    assert rb.trade_cards([4], [], {})["illegal"][0]["why"].startswith("no rule sells cards from stack 4")
+    out = _run("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
+    assert out.exit_code == 1 and "illegal purchase: 36 treasury needed, 20 held" in out.stderr
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_the_planner_under_strict_credits_matches_brute_force(data):
+    """With credits shared between the advances bought together, the best plan's victory points
+    equal the best over every affordable subset priced by the engine."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    module = strict.module
+    names = sorted(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=6))
+    rest = [n for n in names if n not in holds]
+    among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
+    treasury = data.draw(st.integers(0, 400))
+    report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    best = 0
+    for r in range(len(among) + 1):
+        for subset in itertools.combinations(among, r):
+            total = runtime.prices(module, holds, list(subset), {})["total"]
+            if total <= treasury:
+                best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
+    assert report["plans"][0]["objective"] == best

@@ -69,7 +69,9 @@ def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
     for o in data["options"]:
         out["options"][o["id"]] = {"on": o["on"]}
     rules = out["rules"]
-    rules["credit policy"] = {"value": data["credit_policy"]}
+    # the policy and its variants in words ("best group, single use"), compared together
+    policy = [data["credit_policy"] or "none", *data.get("credit_variants", [])]
+    rules["credit policy"] = {"value": ", ".join(p.replace("_", " ") for p in policy)}
     rules["VP tiers"] = {"value": data["vp_tiers"]}
     rules["set value"] = {"value": data["set_value"]}
     rules["score"] = {"value": data["score"]}

@@ -41,6 +41,11 @@ th.v span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: n
 th.v .chip { padding: 2px 1px; }
 table.matrix td { text-align: center; padding: 1px 0; }
 table.matrix td.self { color: #777; }
+/* row guides: every other row shaded and a firmer rule every fifth, so a row can be followed
+   across the whole matrix (kept in print) */
+table.matrix tbody tr:nth-child(even) > * { background: #eef1f5; -webkit-print-color-adjust: exact;
+  print-color-adjust: exact; }
+table.matrix tbody tr:nth-child(5n) > * { border-bottom: 2px solid #555; }
 thead { display: table-header-group; }
 tr { break-inside: avoid; }
 .chip { display: inline-block; border: 1px solid #333; border-radius: 3px; padding: 0 3px; margin: 1px 2px 1px 0;
@@ -78,8 +83,11 @@ tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-ch
 @media print {
   html { font-size: 7.5pt; }
   body { max-width: none; padding: 0; }
-  section { margin-top: 0; break-before: page; }
-  header + section { break-before: auto; }
+  /* charts follow each other on the page (a chart forced onto a page of its own left pages
+     mostly blank); a heading stays with what follows it and a row never splits */
+  section { margin-top: 5mm; break-before: auto; }
+  h2 { break-after: avoid; break-inside: avoid; }
+  p.muted, .key { break-inside: avoid; }
   h2 { break-after: avoid; }
   h3 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }

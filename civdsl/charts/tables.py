@@ -7,7 +7,6 @@ apart as quotations.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from .. import describe
 from .. import vocabulary as vocab
@@ -134,17 +133,20 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     has_req = any(a.requires for a in ed.advances.values())
     has_supply = any(a.supply is not None for a in ed.advances.values())
     has_vp = any(a.vp is not None for a in ed.advances.values())
-    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.0)]
+    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.2)]
     if has_vp:
         cols.append(Column("VP", 0.35, numeric=True))
-    cols += [Column("Group credits", 1.5), Column("Specific credits", 1.5), Column("Abilities", 1.5),
-             Column("Calamities it changes", 3.0)]
+    # group credits one column per colour, as the printed advance sheets give them
+    group_cols = list(chips.values())
+    cols += [Column(g.name, 0.42, numeric=True, vertical=True, chip=g) for g in group_cols]
+    cols += [Column("Specific credits", 1.5), Column("Abilities", 1.5), Column("Calamities it changes", 2.8)]
     if has_req:
         cols.append(Column("Requires", 0.9))
     if has_supply:
         cols.append(Column("Cards", 0.65, numeric=True))
     t = Table("advances", "Advances", cols, [], intro=[
-        "Sorted by cost. Group credits count towards any advance of that group; specific credits towards "
+        "Sorted by cost. Group credits (a column per group) count towards any advance of that group; "
+        "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
         "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."])
     for n in order:
@@ -152,14 +154,14 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
         name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
         name.value = a.name
         groups = joined([chips[g] for g in a.groups if g in chips])
-        credits = joined([replace(chips[g], amount=v) for g, v in a.credits.items() if g in chips])
         specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
         abilities = lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])
         cal = lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(n, [])])
         row = [name, number(a.cost) if a.cost_known else cell("unknown"), groups]
         if has_vp:
             row.append(number(a.vp))
-        row += [credits, specific, abilities, cal]
+        row += [number(a.credits[g.id]) if a.credits.get(g.id) else cell() for g in group_cols]
+        row += [specific, abilities, cal]
         if has_req:
             row.append(cell(", ".join(a.requires)))
         if has_supply:

@@ -85,14 +85,22 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
 @command()
 @click.argument("rulebook")
 @click.option("--holds", help="Advances held before this turn, comma-separated (added to the state's).")
-@click.option("--buy", required=True, help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
+@click.option("--buy", help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
+@click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def cost(rulebook, holds, buy, state_file, sets, as_json):
-    """Price of each advance to buy after credits, with a breakdown and the total."""
-    from ..state import split_names
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
+    """Price of each advance to buy after credits, with a breakdown and the total; or, with
+    --trade-cards, the treasury price of trade cards bought from the stacks."""
+    from ..state import StateError, split_names
 
+    if not buy and not trade_cards:
+        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
     rb = _open(rulebook)
+    if trade_cards:
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets), as_json)
+        if not buy:
+            return
     data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
     # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
     incomplete = data["total"] is None or bool(data["illegal"])
@@ -122,6 +130,37 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
             click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
         sys.exit(1)
     sys.exit(1 if incomplete else 0)
+
+
+def _stacks(text: str) -> list[int]:
+    """ "9x2, 3" -> [9, 9, 3]"""
+    from ..state import StateError, split_names
+
+    out = []
+    for part in split_names(text):
+        stack, _, n = part.replace(" ", "").partition("x")
+        if not stack.isdigit() or (n and not n.isdigit()) or len(stack) > 3 or len(n) > 3:
+            raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
+        out += [int(stack)] * (int(n) if n else 1)
+    return out
+
+
+def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
+    from ..state import split_names
+
+    data = rb.trade_cards(_stacks(text), split_names(holds), facts)
+    if as_json:
+        _emit_json(data, rb.id)
+    else:
+        for row in data["items"]:
+            if row["price"] is not None:
+                click.echo(f"trade card from stack {row['stack']}: {row['price']} treasury  ({row['from']})")
+        total = data["total"] if data["total"] is not None else "unknown"
+        click.echo(f"total: {total} treasury")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['why']}", err=True)
+        sys.exit(1)
 
 
 @command()
@@ -267,19 +306,39 @@ def score(rulebook, holds, state_file, sets, as_json):
 @command()
 @click.argument("rulebook")
 @click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
-def hand(rulebook, cards, as_json):
-    """The value of a hand of commodity cards: each set, worthless cards and the total."""
+@click.option("--holds", help="Advances held (Trade Routes, Trade Empire, ...).")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False),
+              help="Player state (YAML): players, civilization or block for the trade-block bonus.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+def hand(rulebook, cards, holds, state_file, sets, as_json):
+    """The value of a hand of commodity cards: each set, worthless cards and the total; with a
+    state, what the player's block and advances make of it."""
     from ..planner import hand_report, parse_cards, render_hand
-
-    from ..state import StateError, hand_limits
+    from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
     parsed = parse_cards(rb.module, cards)
     impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
     if impossible:
         raise StateError("\n".join(impossible))
-    report = hand_report(rb.module, parsed)
+    player = None
+    if holds or state_file or sets:
+        player = rb.state(split_names(holds), _facts(state_file, sets))
+    report = hand_report(rb.module, parsed, player)
+    incomplete = bool(report.get("missing_facts"))
     if as_json:
         _emit_json(report, rb.id)
-    else:
-        click.echo(render_hand(report, rb.name))
+        sys.exit(1 if incomplete else 0)
+    click.echo(render_hand(report, rb.name))
+    for row in report["sets"]:
+        if "treasury" in row:
+            click.echo(f"  as treasury ({row['treasury_from']}): {row['commodity']} x{row['cards']} -> "
+                       f"{row['treasury']} tokens")
+    sub = report.get("substitution")
+    if sub:
+        click.echo(f"  {sub['from']}: one {sub['substitute']} card completes {sub['set']} "
+                   f"(set worth {sub['value']}; the hand gains {sub['gain']})")
+    if report.get("missing_facts"):
+        click.echo(f"incomplete: the state does not give {', '.join(report['missing_facts'])} "
+                   f"(a set redeemed outside its trade block may be worth more)")
+    sys.exit(1 if incomplete else 0)

@@ -31,6 +31,15 @@ def _join_numbers(a: str, b: str) -> str:
     return a if _NUMBER_RANK[a] >= _NUMBER_RANK[b] else b
 
 
+def _join_all(kinds: list[str]) -> str:
+    """The kind of a value computed from values of these kinds (a real beats a fraction beats a
+    whole number)."""
+    out = kinds[0]
+    for k in kinds[1:]:
+        out = _join_numbers(out, k)
+    return out
+
+
 def _value_kind(value) -> str:
     if isinstance(value, bool):
         return "bool"
@@ -498,36 +507,9 @@ class RoundChecker(StatementVisitor):
 
     def _call_kind(self, e: Call, env: dict, item: str) -> str | None:
         if e.name in self.ed.tables:
-            if len(e.args) != 1 or e.kwargs:
-                self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
-            for a in e.args:
-                self._number(a, env, item, whole=False, what="a table's argument")
-            kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
-            numbers = [k for k in kinds if k in _NUMBER_RANK]
-            if numbers and len(numbers) == len(kinds):
-                out = numbers[0]
-                for k in numbers[1:]:
-                    out = _join_numbers(out, k)
-                return out
-            return "any"
+            return self._table_call(e, env, item)
         if e.name in _MATH_ARITY:
-            if len(e.args) != _MATH_ARITY[e.name] or e.kwargs:
-                n = _MATH_ARITY[e.name]
-                self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
-                             e.span, item=item)
-            kinds = [self._numeric(a, env, item) for a in e.args]
-            if any(k is None for k in kinds):
-                return None
-            if "any" in kinds:
-                return "int" if e.name in ("floor", "ceil") else "any"
-            if e.name in ("floor", "ceil"):
-                return "int"
-            if e.name == "sqrt":
-                return "real"
-            out = kinds[0] if kinds else "int"
-            for k in kinds[1:]:
-                out = _join_numbers(out, k)
-            return out
+            return self._math_call(e, env, item)
         fn = vocab.ROUND_FUNCTIONS.get(e.name)
         if fn is None:
             known = sorted(_MATH_ARITY) + sorted(vocab.ROUND_FUNCTIONS) + sorted(self.ed.tables)
@@ -536,6 +518,40 @@ class RoundChecker(StatementVisitor):
                        f"round rules cannot use it") if other else f"unknown function `{e.name}`"
             self.d.error("CIV014", message, e.span, item=item, help=suggestion(e.name, known))
             return None
+        return self._hand_call(e, fn, item)
+
+    def _table_call(self, e: Call, env: dict, item: str) -> str:
+        """`table(x)`: the kind of value its bands hold."""
+        if len(e.args) != 1 or e.kwargs:
+            self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
+        for a in e.args:
+            self._number(a, env, item, whole=False, what="a table's argument")
+        kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
+        numbers = [k for k in kinds if k in _NUMBER_RANK]
+        if not numbers or len(numbers) != len(kinds):
+            return "any"
+        return _join_all(numbers)
+
+    def _math_call(self, e: Call, env: dict, item: str) -> str | None:
+        """floor, ceil, sqrt, abs, min, max: whole numbers stay whole except through sqrt."""
+        n = _MATH_ARITY[e.name]
+        if len(e.args) != n or e.kwargs:
+            self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
+                         e.span, item=item)
+        kinds = [self._numeric(a, env, item) for a in e.args]
+        if any(k is None for k in kinds):
+            return None
+        if e.name in ("floor", "ceil"):
+            return "int"
+        if "any" in kinds:
+            return "any"
+        if e.name == "sqrt":
+            return "real"
+        return _join_all(kinds) if kinds else "int"
+
+    def _hand_call(self, e: Call, fn, item: str) -> str:
+        """A function of the hand (`hand_value(color=red)`, ...): a whole number; its colour must
+        be one of the deck's."""
         if e.args:
             self.d.error("CIV014", f"`{e.name}` takes no positional arguments", e.span, item=item,
                          help="name the colour: `hand_value(color=red)`" if fn.kwargs else None)
