@@ -12,13 +12,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '6976cfc475e998862040dfa9072f45c52a3696e3422c41898c4e7bdba3368ddb'}
+SOURCES = {'rulebooks/expansion.civ': '2ac35f031828711f7f8f2605303b83ca493de8d553978fe35a72c2aaacceba7f'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
+ABILITIES = (('trade_card_purchase_limit', {'cards': 2}, '27.51: never more than 2 trade cards bought a turn, whatever the advances held'), ('trade_card_purchase', {'stack': 9, 'price': 18}, '27.52: any player may buy stack-9 trade cards, no advance needed'))
 FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_card_purchases_max': 2, 'stack9_card_price': 18, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50}
+CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '■'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '●'},
@@ -27,57 +28,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 82},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 90},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 97},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 105},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 113},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': 1}),), 'line': 122},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}),), 'line': 131},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('treasury_value', {'value': 2}), ('trade_card_purchase', {'stack': 6, 'price': 13})), 'line': 139},
-    'Trade Empire': {'cost': 270, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 147},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 156},
-    'Wonder of the World': {'cost': 280, 'groups': ('crafts', 'arts'), 'vp': None, 'credits': {'crafts': 5, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 167},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': None, 'credits': {'crafts': 5, 'religion': 5}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 176},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': None, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 185},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 192},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 201},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 210},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 7}), ('trade_card_purchase', {'stack': 7, 'price': 15})), 'line': 217},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 226},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 50}),), 'line': 233},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('acquire_all', {'group': 'sciences', 'cost_below': 100}),), 'line': 240},
-    'Mathematics': {'cost': 240, 'groups': ('sciences', 'arts'), 'vp': None, 'credits': {'crafts': 10, 'sciences': 10, 'arts': 10, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 249},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': None, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 5}),), 'line': 256},
-    'Philosophy': {'cost': 240, 'groups': ('sciences', 'religion'), 'vp': None, 'credits': {'sciences': 5, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 265},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 273},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 280},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 287},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 294},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'sciences': 5}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 302},
-    'Diplomacy': {'cost': 180, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 310},
-    'Politics': {'cost': 220, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 318},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 325},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 334},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': None, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 342},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 350},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 358},
-    'Military': {'cost': 150, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 366},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 374},
-    'Naval Warfare': {'cost': 180, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 381},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 389},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_build_tokens', {'delta': 1}),), 'line': 396},
-    'Advanced Military': {'cost': 260, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 404},
-    'Provincial Empire': {'cost': 270, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 411},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': None, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 419},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 428},
-    'Deism': {'cost': 80, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 435},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 442},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 450},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 457},
-    'Monotheism': {'cost': 230, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 465},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 472},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': -1}),), 'line': 479},
+    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 80},
+    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 88},
+    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 95},
+    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 103},
+    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 111},
+    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': 1}), ('card_treasury', {'rate': 2})), 'line': 120},
+    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}),), 'line': 130},
+    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('treasury_value', {'value': 2}), ('trade_card_purchase', {'stack': 6, 'price': 13})), 'line': 138},
+    'Trade Empire': {'cost': 270, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 146},
+    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 155},
+    'Wonder of the World': {'cost': 280, 'groups': ('crafts', 'arts'), 'vp': None, 'credits': {'crafts': 5, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 166},
+    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': None, 'credits': {'crafts': 5, 'religion': 5}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 175},
+    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': None, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 184},
+    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 191},
+    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 200},
+    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 209},
+    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 7}), ('trade_card_purchase', {'stack': 7, 'price': 15})), 'line': 216},
+    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 225},
+    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 50}),), 'line': 232},
+    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('acquire_all', {'group': 'sciences', 'cost_below': 100}),), 'line': 239},
+    'Mathematics': {'cost': 240, 'groups': ('sciences', 'arts'), 'vp': None, 'credits': {'crafts': 10, 'sciences': 10, 'arts': 10, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 248},
+    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': None, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 5}),), 'line': 255},
+    'Philosophy': {'cost': 240, 'groups': ('sciences', 'religion'), 'vp': None, 'credits': {'sciences': 5, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 264},
+    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 272},
+    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 279},
+    'Music': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 286},
+    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 293},
+    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'sciences': 5}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 301},
+    'Diplomacy': {'cost': 180, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 309},
+    'Politics': {'cost': 220, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 317},
+    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 324},
+    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 333},
+    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': None, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 341},
+    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 349},
+    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 357},
+    'Military': {'cost': 150, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 365},
+    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 373},
+    'Naval Warfare': {'cost': 180, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 380},
+    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 388},
+    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_build_tokens', {'delta': 1}),), 'line': 395},
+    'Advanced Military': {'cost': 260, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
+    'Provincial Empire': {'cost': 270, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
+    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': None, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 418},
+    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 427},
+    'Deism': {'cost': 80, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 434},
+    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 441},
+    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 449},
+    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 456},
+    'Monotheism': {'cost': 230, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 464},
+    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 471},
+    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': -1}),), 'line': 478},
 }
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
@@ -130,7 +131,6 @@ TABLES = {
     'trade_blocks': ((5, 11, 1), (12, 18, 2)),
     'commodity_kinds_in_play': ((5, 7, 18), (8, 11, 27), (12, 15, 36), (16, 18, 45)),
     'calamity_cards_in_play': ((5, 7, 16), (8, 11, 24), (12, 15, 32), (16, 18, 48)),
-    'off_block_bonus': ((5, 11, 0), (12, 18, 1)),
 }
 
 
@@ -139,87 +139,95 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+def set_value_off_block(n: int, face: int):
+    """The value of n identical cards redeemed outside their native trade block."""
+    return (((n * n) * face) + (n * face))
+
+
+OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') >= 12), 'line': 52}
+
+
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:494
+    # rulebooks/expansion.civ:493
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/expansion.civ:499
-            e0_area = 'volcano'  # rulebooks/expansion.civ:500
+        if (s.fact('volcano_cities') > 0):  # rulebooks/expansion.civ:498
+            e0_area = 'volcano'  # rulebooks/expansion.civ:499
             e0_active = True
         else:
-            e1_amount = 1  # rulebooks/expansion.civ:502
-            e1_area = 'any'  # rulebooks/expansion.civ:502
-            e2_amount = 0  # rulebooks/expansion.civ:503
-            e2_area = 'any'  # rulebooks/expansion.civ:503
-        e3_amount = 0  # rulebooks/expansion.civ:505
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:505
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 507)
+            e1_amount = 1  # rulebooks/expansion.civ:501
+            e1_area = 'any'  # rulebooks/expansion.civ:501
+            e2_amount = 0  # rulebooks/expansion.civ:502
+            e2_area = 'any'  # rulebooks/expansion.civ:502
+        e3_amount = 0  # rulebooks/expansion.civ:504
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:504
+        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 506)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:509
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:508
-            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 508, 'rulebooks/expansion.civ'))
+        m1 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:508
+        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:507
+            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
             e3_amount = e3_amount + 4
-        if m1:  # rulebooks/expansion.civ:511
-            if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 511, 'rulebooks/expansion.civ'))
-                e2_amount = e2_amount + 1
         if m1:  # rulebooks/expansion.civ:510
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                e2_amount = e2_amount + 1
+        if m1:  # rulebooks/expansion.civ:509
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 509, 'rulebooks/expansion.civ'))
                 e1_amount = 0
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 500))
+            effects.append(('destroy_area_units', {'area': e0_area}, 499))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 502))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 501))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 503))
-        effects.append(('damage', {'amount': (e3_amount if e3_amount > 0 else 0), 'area': e3_area}, 505))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 502))
+        effects.append(('damage', {'amount': (e3_amount if e3_amount > 0 else 0), 'area': e3_area}, 504))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:507
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:507
-        e1_amount = 0  # rulebooks/expansion.civ:507
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:507
+        e0_amount = 1  # rulebooks/expansion.civ:506
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:506
+        e1_amount = 0  # rulebooks/expansion.civ:506
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:506
         trace = []
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:508
-            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 508, 'rulebooks/expansion.civ'))
+        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:507
+            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 507), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 507)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 506), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 506)]
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:521
+    # rulebooks/expansion.civ:520
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:526
-            e0_amount = 1  # rulebooks/expansion.civ:526
+        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:525
+            e0_amount = 1  # rulebooks/expansion.civ:525
         else:
-            e1_amount = 1  # rulebooks/expansion.civ:526
-            e1_area = 'any'  # rulebooks/expansion.civ:526
+            e1_amount = 1  # rulebooks/expansion.civ:525
+            e1_area = 'any'  # rulebooks/expansion.civ:525
         trace = []
-        if ((('Diplomacy' in held) and (s.fact('traded_by') != ''))):  # rulebooks/expansion.civ:528
+        if ((('Diplomacy' in held) and (s.fact('traded_by') != ''))):  # rulebooks/expansion.civ:527
             if e0_amount is not None:
-                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
                 e0_amount = e0_amount + 1
-        if ((('Diplomacy' in held) and (s.fact('traded_by') == ''))):  # rulebooks/expansion.civ:529
+        if ((('Diplomacy' in held) and (s.fact('traded_by') == ''))):  # rulebooks/expansion.civ:528
             if e1_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 529, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
                 e1_amount = e1_amount + 1
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0)}, 526))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0)}, 525))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 526))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 525))
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -227,12 +235,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:534
+    # rulebooks/expansion.civ:533
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:538
+        e0_amount = 10  # rulebooks/expansion.civ:537
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 538)]
+        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 537)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -240,54 +248,54 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:542
+    # rulebooks/expansion.civ:541
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:546
-        e0_area = 'any'  # rulebooks/expansion.civ:546
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 547)
+        e0_amount = 10  # rulebooks/expansion.civ:545
+        e0_area = 'any'  # rulebooks/expansion.civ:545
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 546)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 548, 'rulebooks/expansion.civ'))
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:547
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 546)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 545)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:547
-        e0_area = 'any'  # rulebooks/expansion.civ:547
+        e0_amount = 8  # rulebooks/expansion.civ:546
+        e0_area = 'any'  # rulebooks/expansion.civ:546
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 548, 'rulebooks/expansion.civ'))
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:547
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/expansion.civ'))
+        if (('Calendar' in held)):  # rulebooks/expansion.civ:548
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 548, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 547)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 546)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:554
+    # rulebooks/expansion.civ:553
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:558
-        e0_area = 'any'  # rulebooks/expansion.civ:558
+        e0_amount = 3  # rulebooks/expansion.civ:557
+        e0_area = 'any'  # rulebooks/expansion.civ:557
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/expansion.civ:559
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 559, 'rulebooks/expansion.civ'))
+        if (('Mysticism' in held)):  # rulebooks/expansion.civ:558
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/expansion.civ:560
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 560, 'rulebooks/expansion.civ'))
+        if (('Deism' in held)):  # rulebooks/expansion.civ:559
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 559, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:561
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 561, 'rulebooks/expansion.civ'))
+        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:560
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:562
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 562, 'rulebooks/expansion.civ'))
+        if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:561
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 558)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 557)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -295,13 +303,13 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:565
+    # rulebooks/expansion.civ:564
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:569
-        e1_amount = 5  # rulebooks/expansion.civ:569
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:568
+        e1_amount = 5  # rulebooks/expansion.civ:568
         trace = ()
-        effects = [('lose_ships', {'amount': (e0_amount if e0_amount > 0 else 0)}, 569), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 569)]
+        effects = [('lose_ships', {'amount': (e0_amount if e0_amount > 0 else 0)}, 568), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 568)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -309,70 +317,70 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:573
+    # rulebooks/expansion.civ:572
     held = s.held_set
     if role == 'primary':
-        if (('Philosophy' in held) and (s.fact('unit_points') <= 15)):  # rulebooks/expansion.civ:579
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 579, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if ((not ('Philosophy' in held)) and (s.fact('unit_points') <= 35)):  # rulebooks/expansion.civ:580
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 580, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Music' in held)):  # rulebooks/expansion.civ:581
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:582
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Democracy' in held)):  # rulebooks/expansion.civ:583
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:584
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Music' in held)):  # rulebooks/expansion.civ:585
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:586
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if (((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 55)) and ('Democracy' in held)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:587
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:577
-        e0_by_victim = 15  # rulebooks/expansion.civ:577
-        e1_amount = 0  # rulebooks/expansion.civ:577
-        e1_area = 'any'  # rulebooks/expansion.civ:577
+        if (('Philosophy' in held) and (s.fact('unit_points') <= 15)):  # rulebooks/expansion.civ:578
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 578, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if ((not ('Philosophy' in held)) and (s.fact('unit_points') <= 35)):  # rulebooks/expansion.civ:579
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 579, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Music' in held)):  # rulebooks/expansion.civ:580
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 580, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:581
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Democracy' in held)):  # rulebooks/expansion.civ:582
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:583
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Music' in held)):  # rulebooks/expansion.civ:584
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:585
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if (((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 55)) and ('Democracy' in held)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:586
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:576
+        e0_by_victim = 15  # rulebooks/expansion.civ:576
+        e1_amount = 0  # rulebooks/expansion.civ:576
+        e1_area = 'any'  # rulebooks/expansion.civ:576
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:588
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:589
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:590
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:591
-        if m0:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 588, 'rulebooks/expansion.civ'))
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:587
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:588
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:589
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:590
+        if m0:  # rulebooks/expansion.civ:587
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m0:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 588, 'rulebooks/expansion.civ'))
+        if m0:  # rulebooks/expansion.civ:587
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m1:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 589, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:588
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m1:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 589, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:588
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m2:  # rulebooks/expansion.civ:590
-            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 590, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:589
+            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 10
-        if m2:  # rulebooks/expansion.civ:590
-            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 590, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:589
+            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 10
-        if (('Military' in held)):  # rulebooks/expansion.civ:595
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 595, 'rulebooks/expansion.civ'))
+        if (('Military' in held)):  # rulebooks/expansion.civ:594
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 594, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:596
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 596, 'rulebooks/expansion.civ'))
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:595
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:597
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 597, 'rulebooks/expansion.civ'))
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:596
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if m3:  # rulebooks/expansion.civ:592
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:591
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
             e0_amount = 15
-        if m3:  # rulebooks/expansion.civ:593
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 593, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:592
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 577), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 577)]
+        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 576), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 576)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -380,24 +388,24 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:605
+    # rulebooks/expansion.civ:604
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:609
+        e0_amount = 15  # rulebooks/expansion.civ:608
         trace = []
-        if (('Theocracy' in held)):  # rulebooks/expansion.civ:610
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 610, 'rulebooks/expansion.civ'))
+        if (('Theocracy' in held)):  # rulebooks/expansion.civ:609
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mining' in held)):  # rulebooks/expansion.civ:611
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 611, 'rulebooks/expansion.civ'))
+        if (('Mining' in held)):  # rulebooks/expansion.civ:610
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 610, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mythology' in held)):  # rulebooks/expansion.civ:612
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 612, 'rulebooks/expansion.civ'))
+        if (('Mythology' in held)):  # rulebooks/expansion.civ:611
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 611, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:613
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 613, 'rulebooks/expansion.civ'))
+        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:612
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if e0_amount > 0 else 0)}, 609)]
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -405,17 +413,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:617
+    # rulebooks/expansion.civ:616
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:621
-        e0_area = 'any'  # rulebooks/expansion.civ:621
+        e0_amount = 1  # rulebooks/expansion.civ:620
+        e0_area = 'any'  # rulebooks/expansion.civ:620
         trace = ()
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:622
-        if m0 and (True):  # rulebooks/expansion.civ:622
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 622, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 621)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:621
+        if m0 and (True):  # rulebooks/expansion.civ:621
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 621, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -423,76 +431,76 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:626
+    # rulebooks/expansion.civ:625
     held = s.held_set
     if role == 'primary':
-        if ((s.fact('flood_plain_units') == 0) and (s.fact('coastal_cities') == 0)):  # rulebooks/expansion.civ:639
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 639, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if ((s.fact('flood_plain_units') == 0) and (s.fact('coastal_cities') == 0)):  # rulebooks/expansion.civ:638
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 638, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/expansion.civ:631
-            e0_amount = _rt.min(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:632
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:632
+        if (s.fact('flood_plain_units') > 0):  # rulebooks/expansion.civ:630
+            e0_amount = _rt.min(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:631
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:631
         else:
-            e1_amount = 1  # rulebooks/expansion.civ:634
-            e1_area = 'coastal'  # rulebooks/expansion.civ:634
-            e2_amount = 0  # rulebooks/expansion.civ:635
-            e2_area = 'coastal'  # rulebooks/expansion.civ:635
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 638)
+            e1_amount = 1  # rulebooks/expansion.civ:633
+            e1_area = 'coastal'  # rulebooks/expansion.civ:633
+            e2_amount = 0  # rulebooks/expansion.civ:634
+            e2_area = 'coastal'  # rulebooks/expansion.civ:634
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 637)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:641
-        if m1:  # rulebooks/expansion.civ:643
-            if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 643, 'rulebooks/expansion.civ'))
-                e2_amount = e2_amount + 1
+        m1 = (('Engineering' in held) and (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:640
         if m1:  # rulebooks/expansion.civ:642
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                e2_amount = e2_amount + 1
+        if m1:  # rulebooks/expansion.civ:641
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 641, 'rulebooks/expansion.civ'))
                 e1_amount = 0
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:640
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:639
             if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 640, 'rulebooks/expansion.civ'))
+                trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
                 e0_amount = min(e0_amount, 7)
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 632))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 631))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 634))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 633))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 635))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 634))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:638
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:638
+        e0_amount = 10  # rulebooks/expansion.civ:637
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:637
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:640
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 640, 'rulebooks/expansion.civ'))
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:639
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
             e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 638)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:650
+    # rulebooks/expansion.civ:649
     held = s.held_set
     if role == 'primary':
-        if (s.fact('edge_units') == 0):  # rulebooks/expansion.civ:655
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 655, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:654
+        if (s.fact('edge_units') == 0):  # rulebooks/expansion.civ:654
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 654, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:653
         trace = []
-        if (('Politics' in held)):  # rulebooks/expansion.civ:656
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 656, 'rulebooks/expansion.civ'))
+        if (('Politics' in held)):  # rulebooks/expansion.civ:655
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 655, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:657
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 657, 'rulebooks/expansion.civ'))
+        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:656
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:658
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 658, 'rulebooks/expansion.civ'))
+        if (('Monarchy' in held)):  # rulebooks/expansion.civ:657
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 654)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 653)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -500,14 +508,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:663
+    # rulebooks/expansion.civ:662
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:667
-        e0_area = 'any'  # rulebooks/expansion.civ:667
-        e1_amount = 5  # rulebooks/expansion.civ:667
+        e0_amount = 1  # rulebooks/expansion.civ:666
+        e0_area = 'any'  # rulebooks/expansion.civ:666
+        e1_amount = 5  # rulebooks/expansion.civ:666
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 667), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 667)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 666), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 666)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -515,106 +523,106 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:671
+    # rulebooks/expansion.civ:670
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:675
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:675
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:675
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 676)
+        e0_amount = 3  # rulebooks/expansion.civ:674
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:674
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:674
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 675)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:678
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 677, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
+        if (('Masonry' in held)):  # rulebooks/expansion.civ:676
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:678
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 678, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:677
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:678
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 678, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:677
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:679
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 679, 'rulebooks/expansion.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:678
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 675)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 674), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 674)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:676
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:676
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:676
+        e0_amount = 2  # rulebooks/expansion.civ:675
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:675
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:675
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:678
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 677, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
+        if (('Masonry' in held)):  # rulebooks/expansion.civ:676
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:678
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 678, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:677
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:678
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 678, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:677
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:679
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 679, 'rulebooks/expansion.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:678
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 676), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 676)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 675)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:684
+    # rulebooks/expansion.civ:683
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:688
-        e0_area = 'any'  # rulebooks/expansion.civ:688
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 689)
+        e0_amount = 16  # rulebooks/expansion.civ:687
+        e0_area = 'any'  # rulebooks/expansion.civ:687
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 688)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:691
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 691, 'rulebooks/expansion.civ'))
+        if (('Medicine' in held)):  # rulebooks/expansion.civ:690
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 690, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:692
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 692, 'rulebooks/expansion.civ'))
+        if (('Anatomy' in held)):  # rulebooks/expansion.civ:691
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 695, 'rulebooks/expansion.civ'))
+        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:694
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:696
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 696, 'rulebooks/expansion.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:695
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 688)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:689
-        e0_area = 'any'  # rulebooks/expansion.civ:689
+        e0_amount = 10  # rulebooks/expansion.civ:688
+        e0_area = 'any'  # rulebooks/expansion.civ:688
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:693
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 693, 'rulebooks/expansion.civ'))
+        if (('Medicine' in held)):  # rulebooks/expansion.civ:692
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 692, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:694
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 694, 'rulebooks/expansion.civ'))
+        if (('Anatomy' in held)):  # rulebooks/expansion.civ:693
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 695, 'rulebooks/expansion.civ'))
+        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:694
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:696
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 696, 'rulebooks/expansion.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:695
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 689)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 688)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:700
+    # rulebooks/expansion.civ:699
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:704
-        e0_area = 'coastal'  # rulebooks/expansion.civ:704
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:704
+        e0_amount = 5  # rulebooks/expansion.civ:703
+        e0_area = 'coastal'  # rulebooks/expansion.civ:703
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:703
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 704), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 704)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 703), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -622,18 +630,18 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:709
+    # rulebooks/expansion.civ:708
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:713
+        e0_amount = 10  # rulebooks/expansion.civ:712
         trace = []
-        if (('Coinage' in held)):  # rulebooks/expansion.civ:714
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 714, 'rulebooks/expansion.civ'))
+        if (('Coinage' in held)):  # rulebooks/expansion.civ:713
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 713, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Law' in held)):  # rulebooks/expansion.civ:715
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 715, 'rulebooks/expansion.civ'))
+        if (('Law' in held)):  # rulebooks/expansion.civ:714
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 714, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 713)]
+        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 712)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -641,36 +649,36 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:719
+    # rulebooks/expansion.civ:718
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:723
+        e0_amount = 3  # rulebooks/expansion.civ:722
         trace = []
-        if (('Music' in held)):  # rulebooks/expansion.civ:724
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 724, 'rulebooks/expansion.civ'))
+        if (('Music' in held)):  # rulebooks/expansion.civ:723
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 723, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:725
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 725, 'rulebooks/expansion.civ'))
+        if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:724
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/expansion.civ:726
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 726, 'rulebooks/expansion.civ'))
+        if (('Law' in held)):  # rulebooks/expansion.civ:725
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 725, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/expansion.civ:727
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 727, 'rulebooks/expansion.civ'))
+        if (('Democracy' in held)):  # rulebooks/expansion.civ:726
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 726, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Military' in held)):  # rulebooks/expansion.civ:728
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 728, 'rulebooks/expansion.civ'))
+        if (('Military' in held)):  # rulebooks/expansion.civ:727
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 727, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:729
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 729, 'rulebooks/expansion.civ'))
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:728
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:730
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 730, 'rulebooks/expansion.civ'))
+        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:729
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:731
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 731, 'rulebooks/expansion.civ'))
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:730
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 723)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 722)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -678,13 +686,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:735
+    # rulebooks/expansion.civ:734
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:739
-        e0_area = 'any'  # rulebooks/expansion.civ:739
+        e0_amount = 5  # rulebooks/expansion.civ:738
+        e0_area = 'any'  # rulebooks/expansion.civ:738
         trace = ()
-        effects = [('lose_tokens', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 739)]
+        effects = [('lose_tokens', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 738)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -692,21 +700,21 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:745
+    # rulebooks/expansion.civ:744
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:749
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:748
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/expansion.civ:750
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 750, 'rulebooks/expansion.civ'))
+        if (('Sculpture' in held)):  # rulebooks/expansion.civ:749
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:751
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 751, 'rulebooks/expansion.civ'))
+        if (('Monarchy' in held)):  # rulebooks/expansion.civ:750
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:752
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 752, 'rulebooks/expansion.civ'))
+        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:751
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 749)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 748)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -714,56 +722,56 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of the cities reduced; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:757
+    # rulebooks/expansion.civ:756
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:761
-        e0_area = 'any'  # rulebooks/expansion.civ:761
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 762)
+        e0_amount = 4  # rulebooks/expansion.civ:760
+        e0_area = 'any'  # rulebooks/expansion.civ:760
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 761)
         trace = []
         options = []
-        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:764
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 765, 'rulebooks/expansion.civ'))
+        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:763
+        if (('Philosophy' in held)):  # rulebooks/expansion.civ:764
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:766
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 766, 'rulebooks/expansion.civ'))
+        if (('Theology' in held)):  # rulebooks/expansion.civ:765
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/expansion.civ:767
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 767, 'rulebooks/expansion.civ'))
+        if (('Monotheism' in held)):  # rulebooks/expansion.civ:766
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if m0 and (True):  # rulebooks/expansion.civ:764
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 764, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 761)]
+        if m0 and (True):  # rulebooks/expansion.civ:763
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 763, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 760)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:762
-        e0_area = 'any'  # rulebooks/expansion.civ:762
+        e0_amount = 2  # rulebooks/expansion.civ:761
+        e0_area = 'any'  # rulebooks/expansion.civ:761
         trace = []
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 765, 'rulebooks/expansion.civ'))
+        if (('Philosophy' in held)):  # rulebooks/expansion.civ:764
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:766
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 766, 'rulebooks/expansion.civ'))
+        if (('Theology' in held)):  # rulebooks/expansion.civ:765
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 762)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 761)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:772
+    # rulebooks/expansion.civ:771
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:776
-        e0_area = 'any'  # rulebooks/expansion.civ:776
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:775
+        e0_area = 'any'  # rulebooks/expansion.civ:775
         trace = ()
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:777
-        if m0 and (True):  # rulebooks/expansion.civ:777
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 777, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 776)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:776
+        if m0 and (True):  # rulebooks/expansion.civ:776
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 776, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 775)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -771,20 +779,20 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:781
+    # rulebooks/expansion.civ:780
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/expansion.civ:786
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 786, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:785
+        if (s.fact('cities') == 0):  # rulebooks/expansion.civ:785
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 785, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:784
         trace = []
-        if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:787
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 787, 'rulebooks/expansion.civ'))
+        if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:786
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/expansion.civ:788
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 788, 'rulebooks/expansion.civ'))
+        if (('Library' in held)):  # rulebooks/expansion.civ:787
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 787, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 785)]
+        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 784)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -792,78 +800,78 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:792
+    # rulebooks/expansion.civ:791
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:796
-        e0_area = 'coastal'  # rulebooks/expansion.civ:796
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 797)
+        e0_amount = 2  # rulebooks/expansion.civ:795
+        e0_area = 'coastal'  # rulebooks/expansion.civ:795
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 796)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:799
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 799, 'rulebooks/expansion.civ'))
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:798
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 796)]
+        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 795)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:797
-        e0_area = 'coastal'  # rulebooks/expansion.civ:797
+        e0_amount = 1  # rulebooks/expansion.civ:796
+        e0_area = 'coastal'  # rulebooks/expansion.civ:796
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:799
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 799, 'rulebooks/expansion.civ'))
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:798
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 797)]
+        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 796)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:803
+    # rulebooks/expansion.civ:802
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:808
-            e0_amount = 1  # rulebooks/expansion.civ:808
-            e0_to = 'trader'  # rulebooks/expansion.civ:808
+        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:807
+            e0_amount = 1  # rulebooks/expansion.civ:807
+            e0_to = 'trader'  # rulebooks/expansion.civ:807
         else:
-            e1_amount = 1  # rulebooks/expansion.civ:808
+            e1_amount = 1  # rulebooks/expansion.civ:807
         trace = ()
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'to': e0_to}, 808))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'to': e0_to}, 807))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0)}, 808))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0)}, 807))
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
 
 
 CALAMITIES = {
-    'Volcano/Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 494, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 521, 'summary': 'With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city.'},
-    'Squandered Wealth': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 534, 'summary': 'Lose 10 treasury.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 542, 'summary': 'Take 10 damage. Other players share 20 among them, each at most: take 8 damage.'},
-    'Superstition': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 554, 'summary': 'Reduce 3 cities.'},
-    'Tempest': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 565, 'summary': 'Lose all your ships; lose 5 treasury.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 573, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.'},
-    'Slave Revolt': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 605, 'summary': '15 of your tokens may not support cities; reduce unsupported cities.'},
-    'City in Flames': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 617, 'summary': 'Destroy 1 city.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 626, 'summary': 'With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 650, 'summary': '15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.'},
-    'City Riots': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 663, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 671, 'summary': 'Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 684, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
-    'Coastal Migration': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 700, 'summary': 'Take 5 damage from coastal areas; lose all your ships.'},
-    'Corruption': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 709, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 719, 'summary': 'Reduce all cities but 3.'},
-    'Tribal Conflict': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 735, 'summary': 'Lose 5 tokens.'},
-    'Tyranny': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 745, 'summary': 'The beneficiary annexes 2 unit points per city.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 757, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).'},
-    'Minor Uprising': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 772, 'summary': 'Take 1 damage per city.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 781, 'summary': 'Move back 1 step on the A.S.T. Cancelled for a victim with no city.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'none', 'line': 792, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).'},
-    'Banditry': {'stack': 9, 'class': 'minor', 'beneficiary': 'trader', 'line': 803, 'summary': 'With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'},
+    'Volcano/Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 493, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.'},
+    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 520, 'summary': 'With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city.'},
+    'Squandered Wealth': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 533, 'summary': 'Lose 10 treasury.'},
+    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 10 damage. Other players share 20 among them, each at most: take 8 damage.'},
+    'Superstition': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 553, 'summary': 'Reduce 3 cities.'},
+    'Tempest': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 564, 'summary': 'Lose all your ships; lose 5 treasury.'},
+    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 572, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.'},
+    'Slave Revolt': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 604, 'summary': '15 of your tokens may not support cities; reduce unsupported cities.'},
+    'City in Flames': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 616, 'summary': 'Destroy 1 city.'},
+    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 625, 'summary': 'With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.'},
+    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 649, 'summary': '15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.'},
+    'City Riots': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 662, 'summary': 'Reduce 1 city; lose 5 treasury.'},
+    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 683, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
+    'Coastal Migration': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 699, 'summary': 'Take 5 damage from coastal areas; lose all your ships.'},
+    'Corruption': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 708, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 718, 'summary': 'Reduce all cities but 3.'},
+    'Tribal Conflict': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 734, 'summary': 'Lose 5 tokens.'},
+    'Tyranny': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 744, 'summary': 'The beneficiary annexes 2 unit points per city.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 756, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).'},
+    'Minor Uprising': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 771, 'summary': 'Take 1 damage per city.'},
+    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 780, 'summary': 'Move back 1 step on the A.S.T. Cancelled for a victim with no city.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'none', 'line': 791, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).'},
+    'Banditry': {'stack': 9, 'class': 'minor', 'beneficiary': 'trader', 'line': 802, 'summary': 'With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'},
 }
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
@@ -895,49 +903,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:819
+    # rulebooks/expansion.civ:818
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:820
+    # rulebooks/expansion.civ:819
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 821, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 820, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:823
+    # rulebooks/expansion.civ:822
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 824, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 825),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 823, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 824),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:827
+    # rulebooks/expansion.civ:826
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 828, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 829),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 827, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 828),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:831
+    # rulebooks/expansion.civ:830
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 832, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 833),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 831, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 832),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:835
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 835)
+    # rulebooks/expansion.civ:834
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 834)
 
 
 AST = {
@@ -967,18 +975,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 872),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 873),
-    ('Treasury', lambda s: s.fact('treasury'), 874),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 875),
-    ('Cities', lambda s: (s.fact('cities') * 50), 876),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min(_rt.min(_rt.min(_rt.min(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 877),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 871),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 872),
+    ('Treasury', lambda s: s.fact('treasury'), 873),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 874),
+    ('Cities', lambda s: (s.fact('cities') * 50), 875),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min(_rt.min(_rt.min(_rt.min(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 876),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (875,)
+SCORE_AST = (874,)
 
-LINES = _rt.line_map('139:940 142:494 150:499 151:500 154:502 155:502 156:503 157:503 158:505 159:505 160:507 162:509 163:508 164:508 165:508 166:511 168:511 169:511 170:510 172:510 173:510 185:507 186:507 187:507 188:507 190:508 191:508 192:508 197:521 204:526 205:526 207:526 208:526 210:528 212:528 213:528 214:529 216:529 217:529 228:534 233:538 241:542 246:546 247:546 248:547 250:548 251:548 252:548 257:547 258:547 260:548 261:548 262:548 263:549 264:549 265:549 270:554 275:558 276:558 278:559 279:559 280:559 281:560 282:560 283:560 284:561 285:561 286:561 287:562 288:562 289:562 296:565 301:569 302:569 310:573 315:579 316:579 317:580 318:580 319:581 320:581 321:582 322:582 323:583 324:583 325:584 326:584 327:585 328:585 329:586 330:586 331:587 332:587 333:577 334:577 335:577 336:577 338:588 339:589 340:590 341:591 342:588 343:588 344:588 345:588 346:588 347:588 348:589 349:589 350:589 351:589 352:589 353:589 354:590 355:590 356:590 357:590 358:590 359:590 360:595 361:595 362:595 363:596 364:596 365:596 366:597 367:597 368:597 369:592 370:592 371:592 372:593 373:593 374:593 381:605 386:609 388:610 389:610 390:610 391:611 392:611 393:611 394:612 395:612 396:612 397:613 398:613 399:613 406:617 411:621 412:621 415:622 416:622 417:622 424:626 429:639 430:639 434:631 435:632 436:632 438:634 439:634 440:635 441:635 442:638 444:641 445:643 447:643 448:643 449:642 451:642 452:642 453:640 455:640 456:640 467:638 468:638 470:640 471:640 472:640 477:650 482:655 483:655 484:654 486:656 487:656 488:656 489:657 490:657 491:657 492:658 493:658 494:658 501:663 506:667 507:667 508:667 516:671 521:675 522:675 523:675 524:676 526:678 527:677 528:677 529:677 530:678 531:678 532:678 533:678 534:678 535:678 536:679 537:679 538:679 543:676 544:676 545:676 547:678 548:677 549:677 550:677 551:678 552:678 553:678 554:678 555:678 556:678 557:679 558:679 559:679 564:684 569:688 570:688 571:689 573:691 574:691 575:691 576:692 577:692 578:692 579:695 580:695 581:695 582:696 583:696 584:696 589:689 590:689 592:693 593:693 594:693 595:694 596:694 597:694 598:695 599:695 600:695 601:696 602:696 603:696 608:700 613:704 614:704 615:704 623:709 628:713 630:714 631:714 632:714 633:715 634:715 635:715 642:719 647:723 649:724 650:724 651:724 652:725 653:725 654:725 655:726 656:726 657:726 658:727 659:727 660:727 661:728 662:728 663:728 664:729 665:729 666:729 667:730 668:730 669:730 670:731 671:731 672:731 679:735 684:739 685:739 693:745 698:749 700:750 701:750 702:750 703:751 704:751 705:751 706:752 707:752 708:752 715:757 720:761 721:761 722:762 725:764 726:765 727:765 728:765 729:766 730:766 731:766 732:767 733:767 734:767 735:764 736:764 741:762 742:762 744:765 745:765 746:765 747:766 748:766 749:766 754:772 759:776 760:776 763:777 764:777 765:777 772:781 777:786 778:786 779:785 781:787 782:787 783:787 784:788 785:788 786:788 793:792 798:796 799:796 800:797 802:799 803:799 804:799 809:797 810:797 812:799 813:799 814:799 819:803 826:808 827:808 828:808 830:808 896:819 903:820 907:821 911:823 915:824 916:825 920:827 924:828 925:829 929:831 933:832 934:833 938:835 940:835 947:847 948:848 949:849 950:850 951:851 952:852 953:853 954:854 955:855 956:856 957:857 958:858 959:859 960:860 961:861 962:862 963:863 964:864 970:872 971:873 972:874 973:875 974:876 975:877')
+LINES = _rt.line_map('139:939 142:52 144:52 147:52 150:493 158:498 159:499 162:501 163:501 164:502 165:502 166:504 167:504 168:506 170:508 171:507 172:507 173:507 174:510 176:510 177:510 178:509 180:509 181:509 193:506 194:506 195:506 196:506 198:507 199:507 200:507 205:520 212:525 213:525 215:525 216:525 218:527 220:527 221:527 222:528 224:528 225:528 236:533 241:537 249:541 254:545 255:545 256:546 258:547 259:547 260:547 265:546 266:546 268:547 269:547 270:547 271:548 272:548 273:548 278:553 283:557 284:557 286:558 287:558 288:558 289:559 290:559 291:559 292:560 293:560 294:560 295:561 296:561 297:561 304:564 309:568 310:568 318:572 323:578 324:578 325:579 326:579 327:580 328:580 329:581 330:581 331:582 332:582 333:583 334:583 335:584 336:584 337:585 338:585 339:586 340:586 341:576 342:576 343:576 344:576 346:587 347:588 348:589 349:590 350:587 351:587 352:587 353:587 354:587 355:587 356:588 357:588 358:588 359:588 360:588 361:588 362:589 363:589 364:589 365:589 366:589 367:589 368:594 369:594 370:594 371:595 372:595 373:595 374:596 375:596 376:596 377:591 378:591 379:591 380:592 381:592 382:592 389:604 394:608 396:609 397:609 398:609 399:610 400:610 401:610 402:611 403:611 404:611 405:612 406:612 407:612 414:616 419:620 420:620 423:621 424:621 425:621 432:625 437:638 438:638 442:630 443:631 444:631 446:633 447:633 448:634 449:634 450:637 452:640 453:642 455:642 456:642 457:641 459:641 460:641 461:639 463:639 464:639 475:637 476:637 478:639 479:639 480:639 485:649 490:654 491:654 492:653 494:655 495:655 496:655 497:656 498:656 499:656 500:657 501:657 502:657 509:662 514:666 515:666 516:666 524:670 529:674 530:674 531:674 532:675 534:677 535:676 536:676 537:676 538:677 539:677 540:677 541:677 542:677 543:677 544:678 545:678 546:678 551:675 552:675 553:675 555:677 556:676 557:676 558:676 559:677 560:677 561:677 562:677 563:677 564:677 565:678 566:678 567:678 572:683 577:687 578:687 579:688 581:690 582:690 583:690 584:691 585:691 586:691 587:694 588:694 589:694 590:695 591:695 592:695 597:688 598:688 600:692 601:692 602:692 603:693 604:693 605:693 606:694 607:694 608:694 609:695 610:695 611:695 616:699 621:703 622:703 623:703 631:708 636:712 638:713 639:713 640:713 641:714 642:714 643:714 650:718 655:722 657:723 658:723 659:723 660:724 661:724 662:724 663:725 664:725 665:725 666:726 667:726 668:726 669:727 670:727 671:727 672:728 673:728 674:728 675:729 676:729 677:729 678:730 679:730 680:730 687:734 692:738 693:738 701:744 706:748 708:749 709:749 710:749 711:750 712:750 713:750 714:751 715:751 716:751 723:756 728:760 729:760 730:761 733:763 734:764 735:764 736:764 737:765 738:765 739:765 740:766 741:766 742:766 743:763 744:763 749:761 750:761 752:764 753:764 754:764 755:765 756:765 757:765 762:771 767:775 768:775 771:776 772:776 773:776 780:780 785:785 786:785 787:784 789:786 790:786 791:786 792:787 793:787 794:787 801:791 806:795 807:795 808:796 810:798 811:798 812:798 817:796 818:796 820:798 821:798 822:798 827:802 834:807 835:807 836:807 838:807 904:818 911:819 915:820 919:822 923:823 924:824 928:826 932:827 933:828 937:830 941:831 942:832 946:834 948:834 955:846 956:847 957:848 958:849 959:850 960:851 961:852 962:853 963:854 964:855 965:856 966:857 967:858 968:859 969:860 970:861 971:862 972:863 978:871 979:872 980:873 981:874 982:875 983:876')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

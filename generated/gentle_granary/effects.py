@@ -12,13 +12,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': '879e0bbbd3162b1dbf843728ca2b076a278c84ea255c07837af41c7a729b7e09', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
+SOURCES = {'rulebooks/megaciv.civ': 'b78e9c29243452227ebf586c21beb2555ee565be73afd35aa5920a74e2a0c3a5', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
 FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'stack9_purchase_price': 15, 'calamity_limit': 3, 'major_calamity_limit': 2}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -60,24 +61,24 @@ ADVANCES = {
     'Military': {'cost': 170, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 294},
     'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 303},
     'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': 3, 'credits': {'crafts': 10, 'religion': 10}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 310},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 319},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 327},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 334},
-    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 342},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 349},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 358},
-    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 368},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 376},
-    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 383},
-    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 390},
-    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 397},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
-    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
-    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 417},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 425},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 433},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 440},
-    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 448},
+    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('card_treasury', {'rate': 2}),), 'line': 319},
+    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 328},
+    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 335},
+    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 343},
+    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 350},
+    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 359},
+    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 369},
+    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 377},
+    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 384},
+    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 391},
+    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 398},
+    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 404},
+    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 411},
+    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('substitute_card', {}),), 'line': 418},
+    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 427},
+    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 435},
+    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 442},
+    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 450},
 }
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
@@ -138,16 +139,19 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:456
+    # rulebooks/megaciv.civ:458
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:459
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:459
-        e1_amount = 5  # rulebooks/megaciv.civ:459
+        e0_amount = 2  # rulebooks/megaciv.civ:461
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:461
+        e1_amount = 5  # rulebooks/megaciv.civ:461
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 459), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 459)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 461)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -155,12 +159,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:462
+    # rulebooks/megaciv.civ:464
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:465
+        e0_amount = 10  # rulebooks/megaciv.civ:467
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 465)]
+        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 467)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -168,14 +172,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:468
+    # rulebooks/megaciv.civ:470
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:471
-        e0_area = 'any'  # rulebooks/megaciv.civ:471
-        e1_amount = 5  # rulebooks/megaciv.civ:471
+        e0_amount = 1  # rulebooks/megaciv.civ:473
+        e0_area = 'any'  # rulebooks/megaciv.civ:473
+        e1_amount = 5  # rulebooks/megaciv.civ:473
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 471), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 471)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 473)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -183,17 +187,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:474
+    # rulebooks/megaciv.civ:476
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:477
-        e0_area = 'any'  # rulebooks/megaciv.civ:477
+        e0_amount = 1  # rulebooks/megaciv.civ:479
+        e0_area = 'any'  # rulebooks/megaciv.civ:479
         trace = ()
         options = []
-        m0 = True  # rulebooks/megaciv.civ:478
-        if m0 and (True):  # rulebooks/megaciv.civ:478
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 478, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 477)]
+        m0 = True  # rulebooks/megaciv.civ:480
+        if m0 and (True):  # rulebooks/megaciv.civ:480
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 480, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 479)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -201,13 +205,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:481
+    # rulebooks/megaciv.civ:483
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:484
-        e0_area = 'any'  # rulebooks/megaciv.civ:484
+        e0_amount = 5  # rulebooks/megaciv.civ:486
+        e0_area = 'any'  # rulebooks/megaciv.civ:486
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 484)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 486)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -215,13 +219,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:487
+    # rulebooks/megaciv.civ:489
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:490
-        e0_area = 'any'  # rulebooks/megaciv.civ:490
+        e0_amount = 1  # rulebooks/megaciv.civ:492
+        e0_area = 'any'  # rulebooks/megaciv.civ:492
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 490)]
+        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 492)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -229,16 +233,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:493
+    # rulebooks/megaciv.civ:495
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:496
+        e0_amount = 2  # rulebooks/megaciv.civ:498
         trace = ()
         options = []
-        m0 = True  # rulebooks/megaciv.civ:497
-        if m0 and (True):  # rulebooks/megaciv.civ:497
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 497, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 496)]
+        m0 = True  # rulebooks/megaciv.civ:499
+        if m0 and (True):  # rulebooks/megaciv.civ:499
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 499, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 498)]
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -246,14 +250,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:501
+    # rulebooks/megaciv.civ:503
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:504
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:504
-        e1_amount = 5  # rulebooks/megaciv.civ:504
+        e0_amount = 1  # rulebooks/megaciv.civ:506
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:506
+        e1_amount = 5  # rulebooks/megaciv.civ:506
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 504), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 504)]
+        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 506)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -261,59 +265,59 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:510
+    # rulebooks/megaciv.civ:512
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:515
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:516
+        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:517
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:518
             e0_active = True
         else:
-            e1_amount = 1  # rulebooks/megaciv.civ:518
-            e1_area = 'any'  # rulebooks/megaciv.civ:518
-            e2_amount = 0  # rulebooks/megaciv.civ:519
-            e2_area = 'any'  # rulebooks/megaciv.civ:519
-        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 522)
+            e1_amount = 1  # rulebooks/megaciv.civ:520
+            e1_area = 'any'  # rulebooks/megaciv.civ:520
+            e2_amount = 0  # rulebooks/megaciv.civ:521
+            e2_area = 'any'  # rulebooks/megaciv.civ:521
+        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:523
-        if m0:  # rulebooks/megaciv.civ:524
+        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
+        if m0:  # rulebooks/megaciv.civ:526
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 524, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/megaciv.civ:525
+        if m0:  # rulebooks/megaciv.civ:527
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 525, 'rulebooks/megaciv.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 516))
+            effects.append(('destroy_area_units', {'area': e0_area}, 518))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 518))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 520))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 519))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 521))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:522
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:522
+        e0_amount = 1  # rulebooks/megaciv.civ:524
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:524
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 522)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 524)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
-    # rulebooks/megaciv.civ:532
+    # rulebooks/megaciv.civ:534
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:536
+        e0_amount = 1  # rulebooks/megaciv.civ:538
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:537
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 537, 'rulebooks/megaciv.civ'))
+        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:539
+            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 536)]
+        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 538)]
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -321,18 +325,18 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Calendar: 5 fewer points of damage; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/megaciv.civ:541
+    # rulebooks/megaciv.civ:543
     held = s.held_set
     if role == 'primary':
         e0_amount = 8  # rulebooks/house/gentle.civ:11
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:547
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 547, 'rulebooks/megaciv.civ'))
+        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:549
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
@@ -345,8 +349,8 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
         trace = []
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
@@ -358,21 +362,21 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:554
+    # rulebooks/megaciv.civ:556
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:558
+        e0_amount = 2  # rulebooks/megaciv.civ:560
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:559
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 559, 'rulebooks/megaciv.civ'))
+        if (('Mythology' in held)):  # rulebooks/megaciv.civ:561
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:560
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/megaciv.civ'))
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:562
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:561
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 561, 'rulebooks/megaciv.civ'))
+        if (('Mining' in held)):  # rulebooks/megaciv.civ:563
+            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 563, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 558)]
+        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 560)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -380,18 +384,18 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
-    # rulebooks/megaciv.civ:566
+    # rulebooks/megaciv.civ:568
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:571
-            e0_amount = 15  # rulebooks/megaciv.civ:571
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:571
+        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:573
+            e0_amount = 15  # rulebooks/megaciv.civ:573
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
         else:
-            e1_amount = 5  # rulebooks/megaciv.civ:571
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:571
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 573)
+            e1_amount = 5  # rulebooks/megaciv.civ:573
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:573
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 575)
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
@@ -402,43 +406,43 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = e1_amount - 10
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 571))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 573))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 571))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 573))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:573
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
+        e0_amount = 5  # rulebooks/megaciv.civ:575
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:575
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 10
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 573)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 575)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:579
+    # rulebooks/megaciv.civ:581
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:583
-        e0_area = 'any'  # rulebooks/megaciv.civ:583
+        e0_amount = 3  # rulebooks/megaciv.civ:585
+        e0_area = 'any'  # rulebooks/megaciv.civ:585
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:584
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 584, 'rulebooks/megaciv.civ'))
+        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:586
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:585
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 585, 'rulebooks/megaciv.civ'))
+        if (('Deism' in held)):  # rulebooks/megaciv.civ:587
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 587, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:586
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 586, 'rulebooks/megaciv.civ'))
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:588
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:587
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 587, 'rulebooks/megaciv.civ'))
+        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:589
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 583)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 585)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -446,27 +450,27 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:590
+    # rulebooks/megaciv.civ:592
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:594
+        e0_amount = 35  # rulebooks/megaciv.civ:596
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:595
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 595, 'rulebooks/megaciv.civ'))
+        if (('Music' in held)):  # rulebooks/megaciv.civ:597
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 597, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:596
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 596, 'rulebooks/megaciv.civ'))
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:598
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:597
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 597, 'rulebooks/megaciv.civ'))
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:599
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:598
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 598, 'rulebooks/megaciv.civ'))
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:600
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/megaciv.civ:599
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 599, 'rulebooks/megaciv.civ'))
+        if (('Military' in held)):  # rulebooks/megaciv.civ:601
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 601, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 594)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 596)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -474,21 +478,21 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:604
+    # rulebooks/megaciv.civ:606
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:608
+        e0_amount = 15  # rulebooks/megaciv.civ:610
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:609
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 609, 'rulebooks/megaciv.civ'))
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:611
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:610
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 610, 'rulebooks/megaciv.civ'))
+        if (('Politics' in held)):  # rulebooks/megaciv.civ:612
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 612, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:611
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 611, 'rulebooks/megaciv.civ'))
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:613
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 610)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -496,61 +500,61 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:616
+    # rulebooks/megaciv.civ:618
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:622
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 622, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:620
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:620
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 621)
+        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:624
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 624, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:622
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:622
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 623)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 622)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:621
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:621
+        e0_amount = 2  # rulebooks/megaciv.civ:623
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:623
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 621)]
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 623)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:630
+    # rulebooks/megaciv.civ:632
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 635)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 637)
         trace = []
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:638
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 638, 'rulebooks/megaciv.civ'))
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:640
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:639
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 639, 'rulebooks/megaciv.civ'))
+        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:641
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:640
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 640, 'rulebooks/megaciv.civ'))
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:642
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
@@ -559,39 +563,39 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:635
-        e0_area = 'any'  # rulebooks/megaciv.civ:635
+        e0_amount = 10  # rulebooks/megaciv.civ:637
+        e0_area = 'any'  # rulebooks/megaciv.civ:637
         trace = []
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:641
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 641, 'rulebooks/megaciv.civ'))
+        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:643
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 635)]
+        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:644
+    # rulebooks/megaciv.civ:646
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:648
+        e0_amount = 15  # rulebooks/megaciv.civ:650
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:649
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 649, 'rulebooks/megaciv.civ'))
+        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:651
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/megaciv.civ:650
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 650, 'rulebooks/megaciv.civ'))
+        if (('Law' in held)):  # rulebooks/megaciv.civ:652
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 652, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:651
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 651, 'rulebooks/megaciv.civ'))
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:653
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:652
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 652, 'rulebooks/megaciv.civ'))
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:654
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 648)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 650)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -599,30 +603,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:656
+    # rulebooks/megaciv.civ:658
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:660
+        e0_amount = 3  # rulebooks/megaciv.civ:662
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:661
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 661, 'rulebooks/megaciv.civ'))
+        if (('Music' in held)):  # rulebooks/megaciv.civ:663
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 663, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:662
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 662, 'rulebooks/megaciv.civ'))
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:664
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/megaciv.civ:663
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 663, 'rulebooks/megaciv.civ'))
+        if (('Law' in held)):  # rulebooks/megaciv.civ:665
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 665, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:664
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 664, 'rulebooks/megaciv.civ'))
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:666
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:665
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 665, 'rulebooks/megaciv.civ'))
+        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:667
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:666
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 666, 'rulebooks/megaciv.civ'))
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:668
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 660)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 662)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -630,21 +634,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:670
+    # rulebooks/megaciv.civ:672
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:674
+        e0_amount = 10  # rulebooks/megaciv.civ:676
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:675
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 675, 'rulebooks/megaciv.civ'))
+        if (('Law' in held)):  # rulebooks/megaciv.civ:677
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 677, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:676
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 676, 'rulebooks/megaciv.civ'))
+        if (('Coinage' in held)):  # rulebooks/megaciv.civ:678
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:677
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 677, 'rulebooks/megaciv.civ'))
+        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:679
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 674)]
+        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 676)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -652,70 +656,70 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:680
+    # rulebooks/megaciv.civ:682
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:688
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 688, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:684
-        e0_area = 'any'  # rulebooks/megaciv.civ:684
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 685)
+        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:690
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 690, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:686
+        e0_area = 'any'  # rulebooks/megaciv.civ:686
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 687)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 684)]
+        if m3 and (True):  # rulebooks/megaciv.civ:694
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 686)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (687, 'not a player with no city', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
-        e0_amount = 1  # rulebooks/megaciv.civ:685
-        e0_area = 'any'  # rulebooks/megaciv.civ:685
+        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
+        e0_amount = 1  # rulebooks/megaciv.civ:687
+        e0_area = 'any'  # rulebooks/megaciv.civ:687
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 685)]
+        if m3 and (True):  # rulebooks/megaciv.civ:694
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:697
+    # rulebooks/megaciv.civ:699
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:701
+        e0_amount = 1  # rulebooks/megaciv.civ:703
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:704
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:702
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 702, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:706
+        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:704
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/megaciv.civ:703
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 703, 'rulebooks/megaciv.civ'))
+        if (('Library' in held)):  # rulebooks/megaciv.civ:705
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 705, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/megaciv.civ:704
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 704, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 701)]
+        if m2 and (True):  # rulebooks/megaciv.civ:706
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 706, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -723,57 +727,57 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:709
+    # rulebooks/megaciv.civ:711
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:718
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 718, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:713
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:713
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 714)
+        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:720
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 720, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:715
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:715
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 716)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:719
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 719, 'rulebooks/megaciv.civ'))
+        if (('Cartography' in held)):  # rulebooks/megaciv.civ:721
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:720
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 720, 'rulebooks/megaciv.civ'))
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:722
+            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 713)]
+        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 715)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (716, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
-        e0_amount = 1  # rulebooks/megaciv.civ:714
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:714
+        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
+        e0_amount = 1  # rulebooks/megaciv.civ:716
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:716
         trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 714)]
+        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 716)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 CALAMITIES = {
-    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 456, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
-    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 462, 'summary': 'Lose 10 treasury.'},
-    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 468, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 474, 'summary': 'Destroy 1 city.'},
-    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 481, 'summary': 'Take 5 damage.'},
-    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 487, 'summary': 'Destroy 1 city.'},
-    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 493, 'summary': 'Discard 2 commodity cards.'},
-    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 501, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 510, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 532, 'summary': 'The beneficiary annexes 1 city.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 8 damage. 3 other players each: take 4 damage.'},
-    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 554, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
-    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 566, 'summary': 'With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.'},
-    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 579, 'summary': 'Reduce 3 cities.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 590, 'summary': 'The beneficiary annexes all but 35 unit points.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 604, 'summary': '15 barbarian tokens attack a city.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 616, 'summary': 'Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 630, 'summary': 'Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).'},
-    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 644, 'summary': 'The beneficiary annexes 15 unit points.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 656, 'summary': 'Reduce all cities but 3.'},
-    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 680, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 697, 'summary': 'Move back 1 step on the A.S.T.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 709, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.'},
+    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 458, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
+    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 464, 'summary': 'Lose 10 treasury.'},
+    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 470, 'summary': 'Reduce 1 city; lose 5 treasury.'},
+    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 476, 'summary': 'Destroy 1 city.'},
+    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 483, 'summary': 'Take 5 damage.'},
+    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 489, 'summary': 'Destroy 1 city.'},
+    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 495, 'summary': 'Discard 2 commodity cards.'},
+    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 503, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 512, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
+    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 534, 'summary': 'The beneficiary annexes 1 city.'},
+    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 543, 'summary': 'Take 8 damage. 3 other players each: take 4 damage.'},
+    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 556, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
+    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 568, 'summary': 'With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.'},
+    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 581, 'summary': 'Reduce 3 cities.'},
+    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 592, 'summary': 'The beneficiary annexes all but 35 unit points.'},
+    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 606, 'summary': '15 barbarian tokens attack a city.'},
+    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 618, 'summary': 'Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 632, 'summary': 'Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).'},
+    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 646, 'summary': 'The beneficiary annexes 15 unit points.'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 658, 'summary': 'Reduce all cities but 3.'},
+    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 672, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 682, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.'},
+    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 699, 'summary': 'Move back 1 step on the A.S.T.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 711, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.'},
 }
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -805,111 +809,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:732
+    # rulebooks/house/gentle_granary.civ:734
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:733
+    # rulebooks/house/gentle_granary.civ:735
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 734)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 734), _rt.requirement('cities', s.fact('cities'), '>=', 1, 734)]], 734, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 736)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 736), _rt.requirement('cities', s.fact('cities'), '>=', 1, 736)]], 736, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:736
+    # rulebooks/house/gentle_granary.civ:738
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 737)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 737), _rt.requirement('cities', s.fact('cities'), '>=', 2, 737)]], 737, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 738, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 739)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 739), _rt.requirement('cities', s.fact('cities'), '>=', 2, 739)]], 739, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 740, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:740
+    # rulebooks/house/gentle_granary.civ:742
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 741)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 741), _rt.requirement('cities', s.fact('cities'), '>=', 2, 741)]], 741, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 742, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 2, 743)]], 743, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 744, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:744
+    # rulebooks/house/gentle_granary.civ:746
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 3, 745)]], 745, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 746, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 3, 747)]], 747, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 748, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:748
+    # rulebooks/house/gentle_granary.civ:750
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 749)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 749), _rt.requirement('cities', s.fact('cities'), '>=', 4, 749)]], 749, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 750, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 751)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 751), _rt.requirement('cities', s.fact('cities'), '>=', 4, 751)]], 751, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 752, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:759
+    # rulebooks/house/gentle_granary.civ:761
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:760
+    # rulebooks/house/gentle_granary.civ:762
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 761)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 761), _rt.requirement('cities', s.fact('cities'), '>=', 2, 761)]], 761, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 763)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 763), _rt.requirement('cities', s.fact('cities'), '>=', 2, 763)]], 763, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:763
+    # rulebooks/house/gentle_granary.civ:765
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 764)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 764), _rt.requirement('cities', s.fact('cities'), '>=', 2, 764)]], 764, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 765, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 766)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 766), _rt.requirement('cities', s.fact('cities'), '>=', 2, 766)]], 766, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 767, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:767
+    # rulebooks/house/gentle_granary.civ:769
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 768)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 768), _rt.requirement('cities', s.fact('cities'), '>=', 3, 768)]], 768, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 769, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 3, 770)]], 770, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 771, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:771
+    # rulebooks/house/gentle_granary.civ:773
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 4, 772)]], 772, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 773, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 774, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 4, 774)]], 774, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 775, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 776, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:776
+    # rulebooks/house/gentle_granary.civ:778
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 5, 777)]], 777, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 778, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 779, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 5, 779)]], 779, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 780, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 781, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/gentle_granary.civ:781
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 781)
+    # rulebooks/house/gentle_granary.civ:783
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 783)
 
 
 AST = {
@@ -937,27 +941,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 905}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 925}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 910),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 911),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 912),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 913),
+    ('Cities in play', lambda s: s.fact('cities'), 930),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 931),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 932),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 933),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 914),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 915),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 916),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 917),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 918),
-    ('All credit points', lambda s: s.derived('credit_total'), 919),
-    ('Cities on the board', lambda s: s.fact('cities'), 920),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 921),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 934),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 935),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 936),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 937),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 938),
+    ('All credit points', lambda s: s.derived('credit_total'), 939),
+    ('Cities on the board', lambda s: s.fact('cities'), 940),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 941),
 ]
-SCORE_AST = (912,)
+SCORE_AST = (932,)
 
-LINES = _rt.line_map('138:986 141:456 146:459 147:459 148:459 156:462 161:465 169:468 174:471 175:471 176:471 184:474 189:477 190:477 193:478 194:478 195:478 202:481 207:484 208:484 216:487 221:490 222:490 230:493 235:496 238:497 239:497 240:497 247:501 252:504 253:504 254:504 262:510 270:515 271:516 274:518 275:518 276:519 277:519 278:522 280:523 281:524 283:524 284:524 285:525 287:525 288:525 299:522 300:522 306:532 311:536 313:537 314:537 315:537 322:541 327:11 328:11 329:12 331:547 332:547 333:547 334:549 335:549 336:549 337:10 338:10 339:10 340:10 345:12 346:12 348:549 349:549 350:549 351:10 352:10 353:10 354:10 359:554 364:558 366:559 367:559 368:559 369:560 370:560 371:560 372:561 373:561 374:561 381:566 388:571 389:571 390:571 392:571 393:571 394:573 396:25 398:25 399:25 401:25 402:25 411:573 412:573 414:25 415:25 416:25 421:579 426:583 427:583 429:584 430:584 431:584 432:585 433:585 434:585 435:586 436:586 437:586 438:587 439:587 440:587 447:590 452:594 454:595 455:595 456:595 457:596 458:596 459:596 460:597 461:597 462:597 463:598 464:598 465:598 466:599 467:599 468:599 475:604 480:608 482:609 483:609 484:609 485:610 486:610 487:610 488:611 489:611 490:611 497:616 502:622 503:622 504:620 505:620 506:621 508:623 509:623 510:623 511:624 512:624 513:624 514:625 515:625 516:625 521:621 522:621 524:623 525:623 526:623 527:624 528:624 529:624 530:625 531:625 532:625 537:630 542:18 543:18 544:635 546:638 547:638 548:638 549:639 550:639 551:639 552:640 553:640 554:640 555:20 556:20 557:20 562:635 563:635 565:641 566:641 567:641 568:20 569:20 570:20 575:644 580:648 582:649 583:649 584:649 585:650 586:650 587:650 588:651 589:651 590:651 591:652 592:652 593:652 600:656 605:660 607:661 608:661 609:661 610:662 611:662 612:662 613:663 614:663 615:663 616:664 617:664 618:664 619:665 620:665 621:665 622:666 623:666 624:666 631:670 636:674 638:675 639:675 640:675 641:676 642:676 643:676 644:677 645:677 646:677 653:680 658:688 659:688 660:684 661:684 662:685 665:692 666:689 667:689 668:689 669:690 670:690 671:690 672:691 673:691 674:691 675:692 676:692 680:687 681:685 682:685 685:692 686:689 687:689 688:689 689:690 690:690 691:690 692:691 693:691 694:691 695:692 696:692 701:697 706:701 709:704 710:702 711:702 712:702 713:703 714:703 715:703 716:704 717:704 724:709 729:718 730:718 731:713 732:713 733:714 735:719 736:719 737:719 738:720 739:720 740:720 744:716 745:714 746:714 806:732 813:733 817:734 821:736 825:737 826:738 830:740 834:741 835:742 839:744 843:745 844:746 848:748 852:749 853:750 857:759 864:760 868:761 872:763 876:764 877:765 881:767 885:768 886:769 890:771 894:772 895:773 896:774 900:776 904:777 905:778 906:779 910:781 912:781 920:792 921:798 922:804 923:810 924:816 925:822 926:828 927:834 928:840 929:846 930:852 931:858 932:864 933:870 934:876 935:882 936:888 937:894 940:905 943:910 944:911 945:912 946:913 949:914 950:915 951:916 952:917 953:918 954:919 955:920 956:921')
+LINES = _rt.line_map('139:1006 145:458 150:461 151:461 152:461 160:464 165:467 173:470 178:473 179:473 180:473 188:476 193:479 194:479 197:480 198:480 199:480 206:483 211:486 212:486 220:489 225:492 226:492 234:495 239:498 242:499 243:499 244:499 251:503 256:506 257:506 258:506 266:512 274:517 275:518 278:520 279:520 280:521 281:521 282:524 284:525 285:526 287:526 288:526 289:527 291:527 292:527 303:524 304:524 310:534 315:538 317:539 318:539 319:539 326:543 331:11 332:11 333:12 335:549 336:549 337:549 338:551 339:551 340:551 341:10 342:10 343:10 344:10 349:12 350:12 352:551 353:551 354:551 355:10 356:10 357:10 358:10 363:556 368:560 370:561 371:561 372:561 373:562 374:562 375:562 376:563 377:563 378:563 385:568 392:573 393:573 394:573 396:573 397:573 398:575 400:25 402:25 403:25 405:25 406:25 415:575 416:575 418:25 419:25 420:25 425:581 430:585 431:585 433:586 434:586 435:586 436:587 437:587 438:587 439:588 440:588 441:588 442:589 443:589 444:589 451:592 456:596 458:597 459:597 460:597 461:598 462:598 463:598 464:599 465:599 466:599 467:600 468:600 469:600 470:601 471:601 472:601 479:606 484:610 486:611 487:611 488:611 489:612 490:612 491:612 492:613 493:613 494:613 501:618 506:624 507:624 508:622 509:622 510:623 512:625 513:625 514:625 515:626 516:626 517:626 518:627 519:627 520:627 525:623 526:623 528:625 529:625 530:625 531:626 532:626 533:626 534:627 535:627 536:627 541:632 546:18 547:18 548:637 550:640 551:640 552:640 553:641 554:641 555:641 556:642 557:642 558:642 559:20 560:20 561:20 566:637 567:637 569:643 570:643 571:643 572:20 573:20 574:20 579:646 584:650 586:651 587:651 588:651 589:652 590:652 591:652 592:653 593:653 594:653 595:654 596:654 597:654 604:658 609:662 611:663 612:663 613:663 614:664 615:664 616:664 617:665 618:665 619:665 620:666 621:666 622:666 623:667 624:667 625:667 626:668 627:668 628:668 635:672 640:676 642:677 643:677 644:677 645:678 646:678 647:678 648:679 649:679 650:679 657:682 662:690 663:690 664:686 665:686 666:687 669:694 670:691 671:691 672:691 673:692 674:692 675:692 676:693 677:693 678:693 679:694 680:694 684:689 685:687 686:687 689:694 690:691 691:691 692:691 693:692 694:692 695:692 696:693 697:693 698:693 699:694 700:694 705:699 710:703 713:706 714:704 715:704 716:704 717:705 718:705 719:705 720:706 721:706 728:711 733:720 734:720 735:715 736:715 737:716 739:721 740:721 741:721 742:722 743:722 744:722 748:718 749:716 750:716 810:734 817:735 821:736 825:738 829:739 830:740 834:742 838:743 839:744 843:746 847:747 848:748 852:750 856:751 857:752 861:761 868:762 872:763 876:765 880:766 881:767 885:769 889:770 890:771 894:773 898:774 899:775 900:776 904:778 908:779 909:780 910:781 914:783 916:783 924:794 925:801 926:808 927:815 928:822 929:829 930:836 931:843 932:850 933:857 934:864 935:871 936:878 937:885 938:892 939:899 940:906 941:913 944:925 947:930 948:931 949:932 950:933 953:934 954:935 955:936 956:937 957:938 958:939 959:940 960:941')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ', 'rulebooks/house/gentle_granary.civ')
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
