@@ -100,14 +100,14 @@ def _base_of(checked: Checked) -> Checked | None:
     """For a house rule, its nearest base (charts mark what the house rule changes)."""
     if len(checked.chain) < 2:
         return None
-    return check_file(checked.chain[-2].path)
+    return check_file(checked.chain[-2].path, reuse=True)
 
 
 def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[EditionOutputs] | None:
     results = []
     ids: dict[str, Path] = {}
     for path in paths:
-        checked = check_file(path, diags)
+        checked = check_file(path, diags, reuse=True)
         if progress:
             progress(path)
         if not checked.ok:

@@ -72,6 +72,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
         w.line(rounds_codegen.RUNTIME_IMPORT)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
+    w.line("_U = _rt.Unknown  # a value depending on a fact the user did not give")
     w.line("_MODULE = _rt.this_module(__name__)")
     w.line(f"GENERATOR_VERSION = {GENERATOR_VERSION!r}")
     w.line(f"EDITION = {{'id': {ed.id!r}, 'name': {ed.name!r}, 'language': {ed.language!r}, 'bases': {tuple(ed.bases)!r}}}")
@@ -262,7 +263,8 @@ def _set_value_expr(expr, consts: dict | None = None) -> str:
     if isinstance(expr, BinOp) and expr.op in ("+", "-", "*", "and", "or") + _COMPARE_OPS:
         return f"({sub(expr.left)} {expr.op} {sub(expr.right)})"
     if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        return f"_rt.{expr.name}({', '.join(sub(a) for a in expr.args)})"
+        name = {"min": "min_", "max": "max_"}.get(expr.name, expr.name)
+        return f"_rt.{name}({', '.join(sub(a) for a in expr.args)})"
     raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
 
 
@@ -324,7 +326,8 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
     w.line("    held = s.held_set")
     w.line("    if role == 'primary':")
     for expr, span in cal.cancel:
-        w.line(f"        if {c.compile(expr)}:  # {comment_text(span.path)}:{span.line}", span)
+        w.line(f"        if s.decide({c.compile(expr)}, {span.line!r}, {span.path!r}, "
+               f"'whether the calamity is cancelled'):  # {comment_text(span.path)}:{span.line}", span)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
                f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
     _role_body(w, c, cal, "primary", cal.primary)
@@ -360,7 +363,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         for ex in cal.exclusions:
             if ex.condition is not None:
                 w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
-                       f"if {c.compile(ex.condition)} else None", ex.span)
+                       f"if s.decide({c.compile(ex.condition)}, {ex.span.line!r}, {ex.span.path!r}, "
+                       f"'whether the victim may be chosen') else None", ex.span)
                 break
         else:
             w.line("        excluded = None")
@@ -392,8 +396,10 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     for j, m in mods:
         for o in m.ops:
             if o.op == "cancel":
-                w.line(f"{indent}if m{j}:  # {comment_text(o.span.path)}:{o.span.line}", o.span)
                 by = ", ".join(m.advances) or "a modifier"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
+                       f"{('whether ' + by + ' cancels the calamity')!r}):  # {comment_text(o.span.path)}:{o.span.line}",
+                       o.span)
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
                        f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
     ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
@@ -409,12 +415,15 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                     continue
                 active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
                 rep = o.replacement
-                w.line(f"{indent}if m{j} and ({active}):  # {comment_text(o.span.path)}:{o.span.line}", o.span)
+                what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}) and ({active}):  "
+                       f"# {comment_text(o.span.path)}:{o.span.line}", o.span)
                 w.line(f"{indent}    options.append(({o.kind!r}, {rep.name!r}, {_call_args(c, rep)}, {o.each!r}, "
                        f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
     immune = "False"
     if has_immune:
-        immune = " or ".join(f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops))
+        flags = [f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops)]
+        immune = flags[0] if len(flags) == 1 else f"_rt.or_({flags[0]}, {', '.join('lambda: ' + f for f in flags[1:])})"
         w.line(f"{indent}immune = {immune}")
         immune = "immune"
     items = []
@@ -423,10 +432,11 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         for p in v.kind.params:
             value = v.var(p.name)
             if p.name == v.kind.main:
-                # never below zero (inline: this is the hot path of every resolution)
-                clamped = (f"({value} if {value} is None or {value} > 0 else 0)" if v.conditional
-                           else f"({value} if {value} > 0 else 0)")
-                value = f"0 if {immune} else {clamped}" if has_immune else clamped
+                # never below zero (inline: this is the hot path of every resolution); an
+                # unknown amount stays unknown
+                clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
+                           if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
+                value = f"_rt.unless_immune(immune, {clamped})" if has_immune else clamped
             args.append(f"{p.name!r}: {value}")
         items.append((v, f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
     if any(v.conditional for v in variables):
@@ -464,10 +474,25 @@ def _collect(effects: list, conditional: bool, out: list) -> None:
 def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
     for e in effects:
         if isinstance(e, EffectBranch):
-            w.line(f"{indent}if {c.compile(e.condition)}:  # {comment_text(e.span.path)}:{e.span.line}", e.span)
-            _emit_branch(w, c, e.then, indent + "    ", variables)
-            w.line(f"{indent}else:")
-            _emit_branch(w, c, e.otherwise, indent + "    ", variables)
+            then_vars = [next(variables) for _ in range(_count_effects(e.then))]
+            else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+            b = f"b{len(w.lines)}"
+            where = f"{comment_text(e.span.path)}:{e.span.line}"
+            w.line(f"{indent}{b} = {c.compile(e.condition)}  # {where}", e.span)
+            # a branch on a missing fact: neither branch's effects apply, but both are evaluated
+            # (each emitted once) so that the answer names every fact it needs
+            w.line(f"{indent}u{b} = type({b}) is _U")
+            w.line(f"{indent}if u{b}:", e.span)
+            w.line(f"{indent}    s.undecided.append(({e.span.line!r}, {e.span.path!r}, 'which effects apply', "
+                   f"{b}.facts))", e.span)
+            w.line(f"{indent}if u{b} or {b}:")
+            _emit_branch(w, c, e.then, indent + "    ", iter(then_vars))
+            w.line(f"{indent}if u{b} or not {b}:")
+            _emit_branch(w, c, e.otherwise, indent + "    ", iter(else_vars))
+            if then_vars or else_vars:
+                w.line(f"{indent}if u{b}:")
+                for v in then_vars + else_vars:
+                    w.line(f"{indent}    {v.flag} = None")
         else:
             v = next(variables)
             given = dict(zip([p.name for p in v.kind.params], e.call.args))
@@ -483,6 +508,11 @@ def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, vari
                 w.line(f"{indent}{v.var(p.name)} = {code}  # {comment_text(e.span.path)}:{e.span.line}", e.span)
             if v.kind.main is None:
                 w.line(f"{indent}{v.flag} = True")
+
+
+def _count_effects(effects: list) -> int:
+    return sum(_count_effects(e.then) + _count_effects(e.otherwise) if isinstance(e, EffectBranch) else 1
+               for e in effects)
 
 
 def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
@@ -506,7 +536,31 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         if o.per is not None:
             value = f"({value}) * ({c.compile(o.per)})"
     by = tuple(m.advances)
-    w.line(f"{indent}if {cond}:  # {comment_text(o.span.path)}:{o.span.line}", o.span)
+    where = f"{comment_text(o.span.path)}:{o.span.line}"
+    if not cond.startswith("m"):  # an inline condition: evaluated once here
+        w.line(f"{indent}c = {cond}  # {where}", o.span)
+        cond = "c"
+    # a modifier whose condition depends on a missing fact leaves the amount unknown
+    w.line(f"{indent}if type({cond}) is _U:", o.span)
+    what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
+    w.line(f"{indent}    s.undecided.append(({o.span.line!r}, {o.span.path!r}, {what!r}, {cond}.facts))", o.span)
+    w.line(f"{indent}    v = {value}", o.span)
+    keyword = "if"
+    for t in targets:
+        var = t.var(param)
+        inner = indent + "    "
+        if t.conditional or len(targets) > 1:
+            test = f"{t.flag} is not None" if t.conditional else "True"
+            w.line(f"{inner}{keyword} {test}:")
+            inner += "    "
+            keyword = "elif"
+        w.line(f"{inner}u = _rt.unknown_of({cond}, {var}, v)", o.span)
+        w.line(f"{inner}trace.append(('undecided', {o.kind!r}, {param!r}, v, {var}, u, {by!r}, {o.span.line!r}, "
+               f"{o.span.path!r}))", o.span)
+        w.line(f"{inner}{var} = u", o.span)
+        if not (t.conditional or len(targets) > 1):
+            break
+    w.line(f"{indent}elif {cond}:  # {where}", o.span)
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
         w.line(f"{indent}    v = {value}", o.span)
         value = "v"
@@ -520,7 +574,7 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
             inner += "    "
             keyword = "elif"
         new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
-               "cap": f"min({var}, {value})"}[o.op]
+               "cap": f"_rt.min_({var}, {value})"}[o.op]
         w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}, "
                f"{o.span.path!r}))", o.span)
         w.line(f"{inner}{var} = {new}", o.span)

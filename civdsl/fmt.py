@@ -107,13 +107,11 @@ _SINK = _Sink()
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> lark.Lark:
-    from .resources import grammar_text
+    from .parser import build_lark
 
-    # cache=True: Lark keeps the analysed grammar in the temp folder (keyed by the grammar's
-    # hash), which takes seconds off every start
-    return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
-                     maybe_placeholders=True, keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK},
-                     cache=True)
+    # the compiler's grammar with every token kept (the formatter rewrites them) and the
+    # comments collected; built, and cached, the one way the grammar always is
+    return build_lark(keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK})
 
 
 def _parse(text: str) -> tuple[lark.Tree, list[lark.Token]]:

@@ -7,6 +7,7 @@ rulebooks folder: absolute paths, `..` escapes, symlinks leading out and URLs ar
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -27,6 +28,11 @@ class LoadedFile:
     display: str
     text: str
     ast: syntax.RulebookAst
+    # sha256 of the exact bytes the text was decoded from (what the compile cache is keyed by)
+    digest: str = ""
+    # the path as reached, before symlinks are followed: as given for the first file, as written
+    # after `extends` for a base. The cache re-reads this path, so a re-pointed link is noticed.
+    named: Path | None = None
 
 
 def display_path(path: Path) -> str:
@@ -44,7 +50,7 @@ def display_path(path: Path) -> str:
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
         return str(resolved.relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError):  # OSError: the current folder was deleted
         return str(path)
 
 
@@ -136,7 +142,8 @@ _PARSED_LIMIT = 64
 def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
                within: Within | None = None) -> LoadedFile | None:
     display = display or display_path(path)
-    text = read_source(path, display, diags, within)
+    data = read_bytes(path, display, diags, within)
+    text = None if data is None else decode_source(data, display, diags)
     if text is None:
         return None
     ast = _PARSED.get((display, text))
@@ -157,13 +164,14 @@ def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
-    return LoadedFile(path, display, text, ast)
+    return LoadedFile(path, display, text, ast, hashlib.sha256(data).hexdigest(), path)
 
 
 def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     """The file and its bases, base first. Empty when the first file cannot be read."""
     chain: list[LoadedFile] = []
     seen: list[Path] = []
+    named = [path]  # each file's path as reached (see LoadedFile.named)
     current = path
     within: Within | None = None
     while True:
@@ -194,6 +202,9 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
         if loaded.ast.extends_is_path:
             within = Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
                             loaded.ast.extends_span)
+        named.append(loaded.path.parent / loaded.ast.extends if loaded.ast.extends_is_path else base)
+    for loaded, as_named in zip(chain, named):
+        loaded.named = as_named
     chain.reverse()
     return chain
 

@@ -7,11 +7,15 @@ deep nesting, enormous numbers) gets a diagnostic instead of a hang or a Recursi
 from __future__ import annotations
 
 import functools
+import hashlib
+import io
 import re
+import sys
 
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from . import cache
 from .diagnostics import Diagnostics, Span
 from .resources import grammar_text
 
@@ -46,31 +50,49 @@ LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    options = LARK_OPTIONS
-    cache = _grammar_cache_file()
-    if cache is not None:
+    return build_lark()
+
+
+# Options Lark takes when loading an analysed grammar (not kept in the pickle: callbacks and the
+# like are objects of this process).
+_LOAD_OPTIONS = frozenset({"postlex", "transformer", "lexer_callbacks", "use_bytes", "debug", "g_regex_flags",
+                           "regex", "propagate_positions", "tree_class", "_plugins"})
+
+
+def grammar_cache_name(**extra) -> str:
+    """The cache file name of the grammar analysed with LARK_OPTIONS plus `extra`."""
+    options = {**LARK_OPTIONS, **extra}
+    shaping = sorted((k, repr(v)) for k, v in options.items() if k not in _LOAD_OPTIONS)
+    key = hashlib.sha256(f"{lark.__version__}|{sys.version_info[:2]}|{shaping}|{grammar_text()}"
+                         .encode()).hexdigest()[:24]
+    return f"grammar-{key}.lark"
+
+
+def build_lark(**extra) -> lark.Lark:
+    """The one place the grammar becomes a Lark parser: LARK_OPTIONS plus `extra` (the formatter
+    keeps every token and collects comments).
+
+    Analysing the grammar takes seconds, so the result is kept in the user's own cache folder
+    (civdsl/cache.py: never a shared temporary folder, never a folder or file another user could
+    have written, because the kept form is a pickle), keyed by the grammar, the options that
+    shape the tables, Lark's version and Python's."""
+    options = {**LARK_OPTIONS, **extra}
+    name = grammar_cache_name(**extra)
+    kept = cache.read(name)
+    if kept is not None:
         try:
-            return lark.Lark(grammar_text(), cache=str(cache), **options)
-        except (OSError, EOFError, ValueError, TypeError, AttributeError):
-            pass  # an unreadable or foreign cache file: analyse the grammar afresh
-    return lark.Lark(grammar_text(), **options)
-
-
-def _grammar_cache_file():
-    """Analysing the grammar takes seconds; Lark can keep the result. The cache lives in the
-    user's own civdsl cache folder (never a shared temp folder: Lark's cache is a pickle), keyed by
-    the grammar's and Lark's versions."""
-    import hashlib
-
-    from .api import cache_dir
-
-    folder = cache_dir()
+            loaded = lark.Lark.__new__(lark.Lark)
+            return loaded._load(io.BytesIO(kept), **{k: v for k, v in options.items() if k in _LOAD_OPTIONS})
+        except Exception:  # a damaged or foreign file: analyse the grammar afresh
+            pass
+    built = lark.Lark(grammar_text(), **options)
+    buffer = io.BytesIO()
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    key = hashlib.sha256(f"{lark.__version__}|{grammar_text()}".encode()).hexdigest()[:20]
-    return folder / f"grammar-{key}.lark-cache"
+        built.save(buffer, _LOAD_OPTIONS)
+    except Exception:  # nothing to keep; the parser itself is fine
+        return built
+    cache.write(name, buffer.getvalue())
+    return built
 
 
 def keywords() -> list[str]:

@@ -29,11 +29,63 @@ def this_module(name: str):
 
 # --- arithmetic helpers used by compiled expressions -----------------------------------------
 
+class Unknown:
+    """A value the answer cannot know because it depends on facts the user did not give.
+
+    A missing fact is never read as 0 (that could cancel a calamity or make a negative count):
+    it reads as an Unknown naming the fact, and everything computed from it is Unknown too,
+    naming every fact it depends on. An Unknown has no truth value: each place where a rule
+    decides (a cancel condition, a modifier, a branch) asks `PlayerState.decide`, which records
+    the decision as undecided instead of guessing either way.
+    """
+
+    __slots__ = ("facts",)
+
+    def __init__(self, facts: tuple[str, ...]):
+        self.facts = facts
+
+    def __repr__(self) -> str:
+        return f"unknown({', '.join(self.facts)})"
+
+    def __bool__(self):
+        raise TypeError(f"a rule decided on an unknown value (it needs {', '.join(self.facts)})")
+
+    def _join(self, *others) -> "Unknown":
+        return unknown_of(self, *others)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _join
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _join
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _join  # type: ignore[assignment]
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        return self
+
+    __pos__ = __abs__ = __floor__ = __ceil__ = __neg__
+
+
+def unknown_of(*values) -> Unknown:
+    """The Unknown that depends on every fact any of `values` depends on (in first-seen order)."""
+    facts: list[str] = []
+    for v in values:
+        if v.__class__ is Unknown:
+            facts.extend(f for f in v.facts if f not in facts)
+    return Unknown(tuple(facts))
+
+
+def known(v) -> bool:
+    return v.__class__ is not Unknown
+
+
 def div(a, b):
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
     return Fraction(a) / Fraction(b)
 
 
 def floordiv(a, b):
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
     return math.floor(Fraction(a) / Fraction(b))
 
 
@@ -46,15 +98,61 @@ def ceil(x):
 
 
 def sqrt(x):
-    return math.sqrt(x)
+    return x if x.__class__ is Unknown else math.sqrt(x)
 
 
-min = min  # noqa: A001 - re-exported under the rulebook's name
-max = max  # noqa: A001
-abs = abs  # noqa: A001
+def min_(a, b):
+    """The rulebook's `min` (two values; unknown if either is)."""
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
+    return b if b < a else a
+
+
+def max_(a, b):
+    """The rulebook's `max`."""
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
+    return b if b > a else a
+
+
+abs = abs  # noqa: A001 - re-exported under the rulebook's name; Unknown answers abs() itself
+
+
+# Kleene's three-valued logic for `and`, `or` and `not`: a known answer wherever the known part
+# decides it ("false and unknown" is false), unknown otherwise. The right side is a thunk so that
+# it is evaluated only when Python's own short-circuit would evaluate it, or when the left side
+# is unknown (then its facts are needed too).
+
+def not_(x):
+    return x if x.__class__ is Unknown else not x
+
+
+def and_(a, *rights):
+    """`a and r1 and r2 ...` (a chain is one call: deep nesting would strain Python's parser)."""
+    unknown = None
+    for right in (None, *rights):
+        v = a if right is None else right()
+        if v.__class__ is Unknown:
+            unknown = v if unknown is None else unknown_of(unknown, v)
+        elif not v:
+            return v
+    return unknown if unknown is not None else v
+
+
+def or_(a, *rights):
+    unknown = None
+    for right in (None, *rights):
+        v = a if right is None else right()
+        if v.__class__ is Unknown:
+            unknown = v if unknown is None else unknown_of(unknown, v)
+        elif v:
+            return v
+    return unknown if unknown is not None else v
 
 
 def lookup(bands, x):
+    if x.__class__ is Unknown:
+        return x
     for low, high, value in bands:
         if x >= low and (high is None or x <= high):
             return value
@@ -62,9 +160,11 @@ def lookup(bands, x):
 
 
 def number(v):
-    """Integral Fractions print as integers."""
+    """Integral Fractions print as integers; an unknown value prints as None (null in JSON)."""
     if isinstance(v, Fraction) and v.denominator == 1:
         return int(v)
+    if v.__class__ is Unknown:
+        return None
     return v
 
 
@@ -80,9 +180,21 @@ class PlayerState:
         self.facts = dict(facts or {})
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
+        # decisions a rule could not take because they depend on missing facts:
+        # (rulebook line, path, what was left undecided, the facts it needs)
+        self.undecided: list[tuple] = []
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
 
     def holds(self, name: str) -> bool:
         return name in self.held_set
+
+    def _missing(self, name: str) -> Unknown:
+        if name not in self.missing:
+            self.missing.append(name)
+        return Unknown((name,))
 
     def fact(self, name: str):
         if name in self.facts:
@@ -92,12 +204,20 @@ class PlayerState:
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
-        if name not in self.missing:
-            self.missing.append(name)
-        return 0
+        return self._missing(name)
 
-    def cards(self, name: str) -> int:
-        return int(self.facts.get("commodities", {}).get(name, 0))
+    def decide(self, value, line: int, path: str, what: str) -> bool:
+        """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""
+        if value.__class__ is Unknown:
+            self.undecided.append((line, path, what, value.facts))
+            return False
+        return bool(value)
+
+    def cards(self, name: str):
+        hand = self.facts.get("commodities")
+        if hand is None:
+            return self._missing("commodities")
+        return int(hand.get(name, 0))
 
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
         n = 0
@@ -129,7 +249,9 @@ class PlayerState:
             credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
             return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
         if name == "hand_value":
-            return hand_value(self.module, self.facts.get("commodities", {}))["total"]
+            if "commodities" not in self.facts:
+                return self._missing("commodities")
+            return hand_value(self.module, self.facts["commodities"])["total"]
         if name == "ast_points":
             standing = ast_standing(self.module, self)
             return standing["points"] if standing else 0
@@ -193,9 +315,15 @@ class Resolution(tuple):
 
     @property
     def trace(self) -> list[dict]:
-        return [{"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
-                 "after": number(after), "by": list(by), "path": path, "line": line}
-                for op, kind, param, value, before, after, by, line, path in self._trace]
+        out = []
+        for op, kind, param, value, before, after, by, line, path in self._trace:
+            entry = {"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
+                     "after": number(after), "by": list(by), "path": path, "line": line}
+            needs = unknown_of(value, before, after).facts
+            if needs:
+                entry["depends_on"] = list(needs)
+            out.append(entry)
+        return out
 
     @property
     def options(self) -> list[dict]:
@@ -208,16 +336,23 @@ class Resolution(tuple):
                 return args.get("amount", True)
         return None
 
+    @property
+    def complete(self) -> bool:
+        """False when the answer depends on a fact the user did not give (see `missing_facts`)."""
+        return self.state.complete
+
     def to_dict(self) -> dict:
         out = {
             "calamity": self.calamity,
             "role": self.role,
+            "complete": self.state.complete,
             "cancelled": self.is_cancelled,
-            "immune": self.immune,
-            "effects": [{"kind": kind, **{k: number(v) for k, v in args.items()}} for kind, args, _ in self._effects],
+            "immune": number(self.immune),
+            "effects": [effect_dict(kind, args) for kind, args, _ in self._effects],
             "trace": self.trace,
             "options": self.options,
             "missing_facts": list(self.state.missing),
+            "undecided": undecided(self.state),
         }
         if self.cancel_reason:
             line, why, where = self.cancel_reason
@@ -228,8 +363,35 @@ class Resolution(tuple):
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
-                                "effects": [{"kind": k, **{a: number(v) for a, v in args.items()}} for k, args in effects]}
+                                "effects": [effect_dict(k, args) for k, args in effects]}
+            needs = unknown_of(count, share).facts
+            if needs:
+                out["secondary"]["depends_on"] = list(needs)
         return out
+
+
+def effect_dict(kind: str, args: dict) -> dict:
+    """An effect as data; a parameter that depends on missing facts is null, and `depends_on`
+    names those facts."""
+    out = {"kind": kind, **{k: number(v) for k, v in args.items()}}
+    needs = unknown_of(*args.values()).facts
+    if needs:
+        out["depends_on"] = list(needs)
+    return out
+
+
+def undecided(state: "PlayerState") -> list[dict]:
+    return [{"line": line, "path": path, "what": what, "depends_on": list(facts)}
+            for line, path, what, facts in state.undecided]
+
+
+def unless_immune(immune, value):
+    """An effect's amount for a victim who may be immune (an unknown immunity: an unknown amount)."""
+    if value is None or immune is False:
+        return value
+    if immune.__class__ is Unknown:
+        return unknown_of(immune, value)
+    return 0 if immune else value
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str, path: str) -> Resolution:
@@ -238,7 +400,9 @@ def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, w
 
 def clamp(value):
     """Effects never go below zero (prevention cannot make a victim gain anything)."""
-    return 0 if value is not None and not isinstance(value, bool) and value < 0 else value
+    if value is None or isinstance(value, bool) or value.__class__ is Unknown:
+        return value
+    return 0 if value < 0 else value
 
 
 def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
@@ -694,45 +858,78 @@ def _best_substitution(module, sets: list) -> dict | None:
 
 # --- epochs and score -----------------------------------------------------------------------
 
+_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _met(value):
+    """True, False, or None when the requirement depends on a missing fact."""
+    return None if value.__class__ is Unknown else bool(value)
+
+
 def requirement(text: str, left, op: str, right, line: int, each_step: bool = False) -> dict:
-    met = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
-           ">": left > right, ">=": left >= right}[op]
-    return {"requirement": text, "met": bool(met), "value": number(left), "needs": f"{op} {number(right)}", "line": line,
-            "each_step": each_step}
+    out = {"requirement": text, "met": _met(_COMPARE[op](left, right)), "value": number(left),
+           "needs": f"{op} {number(right)}", "line": line, "each_step": each_step}
+    needs = unknown_of(left, right).facts
+    if needs:
+        out["depends_on"] = list(needs)
+    return out
 
 
 def requirement_bool(text: str, value, line: int, each_step: bool = False) -> dict:
-    return {"requirement": text, "met": bool(value), "value": bool(value), "needs": "true", "line": line,
-            "each_step": each_step}
+    out = {"requirement": text, "met": _met(value), "value": _met(value), "needs": "true", "line": line,
+           "each_step": each_step}
+    if value.__class__ is Unknown:
+        out["depends_on"] = list(value.facts)
+    return out
+
+
+def all_met(values) -> bool | None:
+    """Three-valued `all`: False if any is False, else None if any is unknown, else True."""
+    values = list(values)
+    if any(v is False for v in values):
+        return False
+    return None if any(v is None for v in values) else True
+
+
+def any_met(values) -> bool | None:
+    """Three-valued `any`: True if any is True, else None if any is unknown, else False."""
+    values = list(values)
+    if any(v is True for v in values):
+        return True
+    return None if any(v is None for v in values) else False
 
 
 def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:
     """A requirement met by any one of its alternatives (each a list of parts that must all hold);
     every part keeps the player's own count, so a met "or" still shows what was counted."""
-    met = any(all(p["met"] for p in alt) for alt in alternatives)
+    met = any_met(all_met(p["met"] for p in alt) for alt in alternatives)
     return {"requirement": text, "met": met, "value": None, "needs": "any", "line": line, "each_step": each_step,
             "alternatives": alternatives}
 
 
 def epochs(module, track: str, state: PlayerState) -> dict:
+    """Each epoch's requirements; `reached` is the last epoch surely reached. An epoch whose
+    requirements depend on missing facts is neither met nor failed (`met` is None)."""
     t = module.AST[track]
     out = []
     reached = None
     still = True
     for name, fn in t["epochs"]:
         reqs = fn(state)
-        met = all(r["met"] for r in reqs)
-        still = still and met
+        met = all_met(r["met"] for r in reqs)
+        still = still and met is True
         if still:
             reached = name
         out.append({"epoch": name, "met": met, "requirements": reqs})
     backward = [b(state) for b in t["backward"]]
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-              "moves_backward": any(b["met"] for b in backward), "backward_rules": backward}
+              "moves_backward": any_met(b["met"] for b in backward), "backward_rules": backward}
     if "ast_position" in state.facts or "civilization" in state.facts:
         result["marker"] = marker(module, track, state, out, backward)
         result["moves_backward"] = result["marker"]["move"] == "back"
     result["missing_facts"] = list(state.missing)
+    result["complete"] = state.complete
     return result
 
 
@@ -780,8 +977,11 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     names = [name for name, _ in t["epochs"]]
     civ = state.facts.get("civilization")
     position = state.fact("ast_position")
-    out = {"civilization": civ, "space": position, "epoch": None, "next_space": None, "next_epoch": None,
+    out = {"civilization": civ, "space": number(position), "epoch": None, "next_space": None, "next_epoch": None,
            "needs": [], "meets": None, "move": None, "finish": None, "row": None, "unknown": None}
+    if position.__class__ is Unknown:
+        out["unknown"] = "the state does not give ast_position"
+        return out
     try:
         rows = ast_rows(module, track, civ)
         finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
@@ -800,7 +1000,10 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     out["epoch"] = names[here]
     exempt = names[here] in t["backward_except"]
     out["backward_exempt"] = exempt
-    if any(b["met"] for b in backward) and not exempt and position > 0:
+    back = any_met(b["met"] for b in backward)
+    if back is None and not exempt and position > 0:
+        out["move"] = "unknown"
+    if back is True and not exempt and position > 0:
         out["move"] = "back"
         out["back_to"] = position - 1
         out["back_rules"] = [b for b in backward if b["met"]]
@@ -811,9 +1014,9 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     reqs = epochs_out[there]["requirements"]
     # entering an epoch needs all its requirements; a step inside one only those marked `each step`
     out["needs"] = reqs if there != here else [r for r in reqs if r.get("each_step")]
-    out["meets"] = all(r["met"] for r in out["needs"])
+    out["meets"] = all_met(r["met"] for r in out["needs"])
     if out["move"] is None:
-        out["move"] = "forward" if out["meets"] else "stays"
+        out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]
     return out
 
 
@@ -840,7 +1043,10 @@ def score(module, state: PlayerState) -> dict:
     points = [{"label": label, "points": number(fn(state)), "line": line} for label, fn, line in module.SCORE_POINTS]
     for p in points:
         if p["line"] in getattr(module, "SCORE_AST", ()):
-            p["ast_space"] = state.fact("ast_position")
+            p["ast_space"] = number(state.fact("ast_position"))
     ties = [{"label": label, "value": number(fn(state)), "line": line} for label, fn, line in module.SCORE_TIEBREAKS]
-    return {"points": points, "total": sum(p["points"] for p in points), "tiebreaks": ties,
+    # a line that depends on a missing fact is null, and so is the total
+    known_points = [p["points"] for p in points if p["points"] is not None]
+    total = sum(known_points) if len(known_points) == len(points) else None
+    return {"complete": state.complete, "points": points, "total": total, "tiebreaks": ties,
             "missing_facts": list(state.missing)}

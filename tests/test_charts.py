@@ -269,6 +269,10 @@ def test_missing_dot_is_reported_once_and_dot_kept(mini, monkeypatch):
 
 def test_html_does_not_depend_on_graphviz(mini, monkeypatch):
     present, _ = render_all(mini)
+    # the explorer is drawn inline in the printable page, by civdsl itself
+    page = present["charts/mini.html"]
+    assert page.count('<svg class="explorer"') == 1 and "<img" not in page
+    assert page.count("marker-end=") == sum(len(a.specific) for a in mini.advances.values())
     monkeypatch.setattr(explorer_mod.shutil, "which", lambda name: None)
     absent, _ = render_all(mini)
     assert set(present) - set(absent) == {"charts/explorer.svg"}
@@ -836,6 +840,12 @@ def test_entities_in_names_make_well_formed_svg_and_dot(tmp_path):
                     'advance "A&nbsp;B" { cost 60 groups crafts credit "C&bogus;D" 10 }\n'
                     'advance "C&bogus;D" { cost 70 groups crafts }\n', encoding="utf-8")
     ed = load(path)
+    import xml.etree.ElementTree as ET
+
+    from civdsl.charts.figure import explorer_svg
+
+    figure = ET.fromstring(explorer_svg(ed))  # the inline figure of the printable page: well-formed XML
+    assert "A&nbsp;B" in "".join(figure.itertext())
     dot = explorer_mod.to_dot(ed)
     assert "&nbsp;" not in dot.replace("&amp;nbsp;", "")
     if not HAVE_DOT:
@@ -845,7 +855,6 @@ def test_entities_in_names_make_well_formed_svg_and_dot(tmp_path):
     # every entity in the SVG is one XML knows without a DTD
     bad = [m for m in re.findall(r"&[^;\s]*;?", svg) if not re.fullmatch(r"&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);", m)]
     assert bad == []
-    import xml.etree.ElementTree as ET
 
     ET.fromstring(re.sub(r"<!DOCTYPE[^>]*>", "", svg))
     assert "A&amp;nbsp;B" in svg

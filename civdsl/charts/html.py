@@ -60,6 +60,8 @@ tr.m-added > *, tr.m-changed > * { background: #fff3c4; }
 tr.m-removed > * { background: #eee; text-decoration: line-through; }
 tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-child { border-left: 3px solid #333; }
 .key { border: 1px solid #bbb; padding: 2mm 3mm; margin: 2mm 0; }
+figure { margin: 2mm 0; }
+svg.explorer { display: block; width: 100%%; height: auto; max-height: 160mm; font-family: inherit; }
 /* phone width: a table becomes a pile of cards, one a row, each cell under its column's name,
    so no word is broken letter by letter; the credits matrix scrolls sideways instead */
 @media screen and (max-width: 640px) {
@@ -87,13 +89,13 @@ tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-ch
      mostly blank); a heading stays with what follows it and a row never splits */
   section { margin-top: 5mm; break-before: auto; }
   h2 { break-after: avoid; break-inside: avoid; }
-  p.muted, .key { break-inside: avoid; }
+  p.muted, .key, figure, div.keep { break-inside: avoid; }
   h2 { break-after: avoid; }
   h3 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
   th, td { padding: 1px 3px; }
   table { line-height: 1.2; }
-  h3.new-page { break-before: page; }
+  h3.new-page { break-before: auto; }
   table.matrix { font-size: 6.3pt; line-height: 1.05; }
   table.matrix td, table.matrix tbody th { padding: 0 2px; }
   th.v span { max-height: 26mm; }
@@ -181,11 +183,17 @@ def _head_index(t: Table) -> int:
 
 
 def chart_html(chart: Chart) -> str:
-    out = [f'<section id="{esc(chart.id)}">', f"<h2>{esc(chart.title)}</h2>"]
+    out = [f'<section id="{esc(chart.id)}">']
+    head = [f"<h2>{esc(chart.title)}</h2>"]
     for p in chart.intro:
-        out.append(f"<p>{esc(p)}</p>")
+        head.append(f"<p>{esc(p)}</p>")
     if chart.links:
-        out.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+        head.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+    if chart.figure:
+        # the heading goes to the page the figure is printed on
+        out.append('<div class="keep">' + "\n".join(head) + f"\n<figure>{chart.figure}</figure></div>")
+    else:
+        out += head
     for t in chart.tables:
         if t.listed:
             out.append(table_html(t, with_title=len([x for x in chart.tables if x.listed]) > 1 or t.title != chart.title))

@@ -194,38 +194,50 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
              + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
 
-    def matrix(slug, title, targets, with_groups, listed=True):
+    # Every cell is worked out once: the full matrix (for CSV) and its printed parts share their
+    # rows, and the cells that say nothing are one shared object, so that the chart's time and
+    # memory follow the cells that say something (the matrix grows with the square of the
+    # number of advances; building it twice, and an object per empty cell, made it dominate
+    # large builds).
+    empty = cell(numeric=True)
+    itself = cell("\u2014", numeric=True, value="")
+    width = len(groups)
+    rows: list[tuple[list, object]] = []
+    for hn in order:
+        held = ed.advances[hn]
+        row = [cell(Strong(hn), _mark_suffix(marks, hn))]
+        row += [number(held.credits[g.id]) if held.credits.get(g.id) else empty for g in groups]
+        for tname in order:
+            if tname == hn:
+                row.append(itself)
+                continue
+            cc = derive.card_credit(ed, held, ed.advances[tname])
+            if not cc.amount:
+                row.append(empty)
+            elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
+                row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
+            else:
+                row.append(number(cc.amount))
+        rows.append((row, marks.get(hn) if marks else None))
+
+    def matrix(slug, title, start, stop, with_groups, listed=True):
+        """The columns of advances order[start:stop] (and the group columns if asked)."""
         cols = [Column("Held \u2193, buying \u2192", 2.6)]
         if with_groups:
             cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
-        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in targets]
+        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in order[start:stop]]
         table = Table(slug, title, cols, [], matrix=True)
         table.listed = listed
-        for hn in order:
-            held = ed.advances[hn]
-            label = cell(Strong(hn), _mark_suffix(marks, hn))
-            row = [label]
-            if with_groups:
-                row += [number(held.credits[g.id]) if held.credits.get(g.id) else cell() for g in groups]
-            for tname in targets:
-                if tname == hn:
-                    row.append(cell("\u2014", numeric=True, value=""))
-                    continue
-                cc = derive.card_credit(ed, held, ed.advances[tname])
-                if not cc.amount:
-                    row.append(cell(numeric=True))
-                elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
-                    row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
-                else:
-                    row.append(number(cc.amount))
-            table.rows.append(Row(row, mark=marks.get(hn) if marks else None, head=True))
+        for row, mark in rows:
+            cells = row[:1] + (row[1:1 + width] if with_groups else []) + row[1 + width + start:1 + width + stop]
+            table.rows.append(Row(cells, mark=mark, head=True))
         return table
 
-    tables = [matrix("credits", "Credits matrix", order, True, listed=False)]
-    chunks = [order[i:i + MATRIX_CHUNK] for i in range(0, len(order), MATRIX_CHUNK)] or [[]]
-    for i, chunk in enumerate(chunks):
-        title = "Credits matrix" if len(chunks) == 1 else f"Credits matrix, part {i + 1} of {len(chunks)}"
-        t = matrix(f"credits-{i + 1}", title, chunk, i == 0)
+    tables = [matrix("credits", "Credits matrix", 0, len(order), True, listed=False)]
+    starts = list(range(0, len(order), MATRIX_CHUNK)) or [0]
+    for i, start in enumerate(starts):
+        title = "Credits matrix" if len(starts) == 1 else f"Credits matrix, part {i + 1} of {len(starts)}"
+        t = matrix(f"credits-{i + 1}", title, start, start + MATRIX_CHUNK, i == 0)
         t.csv = False
         t.new_page = i > 0
         if i == 0:
@@ -275,7 +287,9 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
     # both links always: the page must not depend on whether Graphviz was there to draw the SVG
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
-    return Chart("explorer", "Strategy explorer", [t, edges], links=links,
+    from .figure import explorer_svg
+
+    return Chart("explorer", "Strategy explorer", [t, edges], links=links, figure=explorer_svg(ed, marks),
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 

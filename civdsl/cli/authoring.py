@@ -48,7 +48,8 @@ def check(paths, schema, verbose, as_json):
 
     diags = Diagnostics()
     targets = rulebook_paths(paths)
-    checked = [check_file(p, diags) for p in targets]
+    # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
+    checked = [check_file(p, diags, reuse=True) for p in targets]
     if schema:
         from ..schemas import validate_model
 

@@ -61,7 +61,9 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     if save:
         import yaml
 
-        Path(save).write_text(yaml.safe_dump(new.to_dict(), sort_keys=False, allow_unicode=True), encoding="utf-8")
+        from .common import write_output
+
+        write_output(save, yaml.safe_dump(new.to_dict(), sort_keys=False, allow_unicode=True))
     if as_json:
         emit_json({"phase": phase or "round", "seed": seed, "state": new.to_dict(), "trace": trace},
                   module.EDITION["id"])
@@ -85,6 +87,13 @@ def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     from ..rounds.simulate import simulate as play_games
     from ..rounds.state import assignments
 
+    if plot and not Path(plot).absolute().parent.is_dir():  # say so before playing the games
+        from .common import fail
+
+        fail(f"error: cannot write {plot}: no folder {Path(plot).parent}")
+    from ..rounds.simulate import check_size
+
+    check_size(rounds, runs)
     module = _open_module(rulebook)
     stats, choices = assignments(module, sets, chooses)
     with click.progressbar(length=runs, label="simulating", file=sys.stderr) as bar:

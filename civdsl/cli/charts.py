@@ -183,8 +183,11 @@ def _primary_csv(kind: str, files: dict) -> str | None:
 
 
 def _write(path: Path, content) -> None:
-    from ..build import atomic_write
+    from .common import os_error, write_output
 
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, content)
+    try:
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+    write_output(path, content)

@@ -177,6 +177,8 @@ class Conventions:
         except BrokenPipeError:  # caught here: click's own handler would exit 1
             _quiet_closed_pipe()
             sys.exit(EXIT_OK)
+        except OSError as exc:  # a file or folder named by the user: missing, unwritable, ...
+            sys.exit(report_error(ctx, UserError(os_error(exc))))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         raw = list(sys.argv[1:] if args is None else args)
@@ -230,6 +232,34 @@ def command(name: str | None = None, *, json_mode: bool = True, **attrs):
 
 
 # --- what commands share --------------------------------------------------------------------
+
+def os_error(exc: OSError) -> str:
+    """A failed file operation in one line: the file, the reason, and, when the current folder
+    has been deleted (every relative path then fails), that."""
+    import os
+
+    what = f"{exc.filename}: " if exc.filename else ""
+    text = f"{what}{exc.strerror or exc}"
+    try:
+        os.getcwd()
+    except OSError:
+        text += " (the current folder no longer exists; cd to one that does)"
+    return text
+
+
+def write_output(path, content: str | bytes) -> None:
+    """Write a file the user asked for (--save, --plot, -o): whole or not at all, with the
+    user's umask, and a missing folder or a refused write as a one-line error, exit 1."""
+    from pathlib import Path
+
+    from ..build import atomic_write
+
+    path = Path(path)
+    try:
+        atomic_write(path, content)
+    except OSError as exc:
+        fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+
 
 def open_rulebook(rulebook: str):
     """The compiled rulebook (an edition id or a path); a compile error propagates as RulebookError

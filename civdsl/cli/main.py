@@ -53,6 +53,12 @@ class LazyGroup(Conventions, click.Group):
     """Finds commands in COMMANDS, importing their module on first use; Conventions answers
     usage errors (exit 2) and errors outside any one command."""
 
+    def main(self, *args, **kwargs):
+        from .terminal import install
+
+        install()  # before arguments are parsed: a usage error echoes them
+        return super().main(*args, **kwargs)
+
     def make_context(self, info_name, args, parent=None, **extra):
         extra.setdefault("terminal_width", _help_width())
         return super().make_context(info_name, args, parent, **extra)

@@ -65,6 +65,6 @@ def state_after(given: dict, more_holds: list[str], best: dict) -> dict:
 def _write_state(path: Path, data: dict) -> None:
     import yaml
 
-    from ..build import atomic_write
+    from .common import write_output
 
-    atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    write_output(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

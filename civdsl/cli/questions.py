@@ -16,10 +16,25 @@ from .common import open_rulebook as _open
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: v for k, v in e.items() if k != "kind"}
+    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
     from ..phrases import effect_text
 
-    return effect_text(kind, args)
+    text = effect_text(kind, args)
+    if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
+        text += f" (? depends on {', '.join(e['depends_on'])}, not given)"
+    return text
+
+
+def _exit_if_incomplete(data) -> None:
+    """An answer that depends on a fact the user did not give exits 1, in text and JSON alike."""
+    answers = data if isinstance(data, list) else [data]
+    if any(a.get("missing_facts") for a in answers):
+        sys.exit(1)
+
+
+def _undecided(data: dict) -> None:
+    for u in data.get("undecided", ()):
+        click.echo(f"  undecided: {u['what']} depends on {', '.join(u['depends_on'])}  [{u['path']}:{u['line']}]")
 
 
 @command()
@@ -39,7 +54,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
     data = r.to_dict()
     if as_json:
         _emit_json(data, rb.id)
-        sys.exit(1 if data["missing_facts"] else 0)
+        _exit_if_incomplete(data)
+        return
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
                f"\u2014 {role} victim holding {held}")
@@ -54,10 +70,14 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<="}.get(t["op"], t["op"])
+        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
-        change = f"{t['kind']} {t['before']} -> {t['after']}" if t.get("param") else t["op"]
+        before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
+        change = f"{t['kind']} {before} -> {after}" if t.get("param") else t["op"]
+        if t.get("depends_on"):
+            change += f" (depends on {', '.join(t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
+    _undecided(data)
     s = data.get("secondary")
     effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
     if s and effects and s["count"] != 0 and not data["cancelled"]:
@@ -77,7 +97,11 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         from ..phrases import name_words
 
         said = ", ".join(name_words(f) for f in data["missing_facts"])
-        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"])
+        from .. import vocabulary
+
+        # a number can be given with --set; a hand of cards only in a state file
+        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"]
+                        if getattr(vocabulary.FACTS.get(f), "type", "int") == "int") or "the facts"
         click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
@@ -197,14 +221,16 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
                 click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
             click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
             for e in t["epochs"]:
-                click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
+                click.echo(f"  [{_mark(e['met'], 'x', ' ')}] {e['epoch']}")
                 for r in e["requirements"]:
-                    click.echo(f"        {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+                    click.echo(f"        {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
             if t["moves_backward"]:
                 click.echo("  the marker moves back a step")
+            elif t["moves_backward"] is None:
+                click.echo("  whether the marker moves back is not known")
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
-    sys.exit(1 if incomplete else 0)
+    _exit_if_incomplete(data)
 
 
 def _list_tracks(rb, as_json: bool) -> None:
@@ -233,10 +259,28 @@ def _check_track(rb, track: str | None) -> None:
     raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
 
 
+def _known(value) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def _mark(met, yes: str, no: str) -> str:
+    """A requirement's box: met, not met, or unknown (it needs a fact not given)."""
+    return "?" + " " * (len(yes) - 1) if met is None else (yes if met else no)
+
+
 def _count(r: dict) -> str:
     if r["needs"] == "true":
-        return f"{r['requirement']} {'yes' if r['value'] else 'no'}"
-    return f"{r['requirement']} {r['value']} (needs {r['needs']})"
+        return f"{r['requirement']} {_yes(r['value'])}"
+    return f"{r['requirement']} {_value(r['value'])} (needs {r['needs']})"
+
+
+def _yes(value) -> str:
+    return "?" if value is None else ("yes" if value else "no")
+
+
+def _value(value) -> str:
+    """A count, or `?` when it depends on a fact not given."""
+    return "?" if value is None else str(value)
 
 
 def _requirement(r: dict) -> str:
@@ -245,8 +289,8 @@ def _requirement(r: dict) -> str:
         alts = [" and ".join(_count(p) for p in alt) for alt in r["alternatives"]]
         return f"{r['requirement']}: either " + ", or ".join(alts)
     if r["needs"] == "true":
-        return f"{r['requirement']}: {'yes' if r['value'] else 'no'}"
-    return f"{r['requirement']}: {r['value']} (needs {r['needs']})"
+        return f"{r['requirement']}: {_yes(r['value'])}"
+    return f"{r['requirement']}: {_value(r['value'])} (needs {r['needs']})"
 
 
 def _marker(t: dict, m: dict) -> None:
@@ -258,11 +302,13 @@ def _marker(t: dict, m: dict) -> None:
     else:
         click.echo(f"  {here}; to move to space {m['next_space']} ({m['next_epoch']}) you need:")
         for r in m["needs"]:
-            click.echo(f"    {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+            click.echo(f"    {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
         if not m["needs"]:
             click.echo("    nothing")
         if m["meets"]:
             click.echo("  you meet it")
+        elif m["meets"] is None:
+            click.echo("  whether you meet it depends on facts not given")
         else:
             click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
     if m["move"] == "back":
@@ -289,18 +335,19 @@ def score(rulebook, holds, state_file, sets, as_json):
     data = rb.score(split_names(holds), _facts(state_file, sets))
     if as_json:
         _emit_json(data, rb.id)
-        sys.exit(1 if data["missing_facts"] else 0)
+        _exit_if_incomplete(data)
+        return
     for p in data["points"]:
         if "ast_space" in p:  # the marker's space and what it is worth
-            click.echo(f"{p['label']}: space {p['ast_space']}, {p['points']} points")
+            click.echo(f"{p['label']}: space {_known(p['ast_space'])}, {_known(p['points'])} points")
         else:
-            click.echo(f"{p['label']}: {p['points']}")
-    click.echo(f"total: {data['total']}")
+            click.echo(f"{p['label']}: {_known(p['points'])}")
+    click.echo(f"total: {data['total'] if data['total'] is not None else 'unknown'}")
     for t in data["tiebreaks"]:
-        click.echo(f"  tie-break {t['label']}: {t['value']}")
+        click.echo(f"  tie-break {t['label']}: {t['value'] if t['value'] is not None else 'unknown'}")
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
-        sys.exit(1)
+    _exit_if_incomplete(data)
 
 
 @command()
@@ -325,10 +372,10 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     if holds or state_file or sets:
         player = rb.state(split_names(holds), _facts(state_file, sets))
     report = hand_report(rb.module, parsed, player)
-    incomplete = bool(report.get("missing_facts"))
     if as_json:
         _emit_json(report, rb.id)
-        sys.exit(1 if incomplete else 0)
+        _exit_if_incomplete(report)
+        return
     click.echo(render_hand(report, rb.name))
     for row in report["sets"]:
         if "treasury" in row:
@@ -341,4 +388,4 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     if report.get("missing_facts"):
         click.echo(f"incomplete: the state does not give {', '.join(report['missing_facts'])} "
                    f"(a set redeemed outside its trade block may be worth more)")
-    sys.exit(1 if incomplete else 0)
+    _exit_if_incomplete(report)

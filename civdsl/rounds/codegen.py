@@ -32,6 +32,13 @@ class _RoundCompiler(PythonCompiler):
         self.ed = ed
         self.locals: dict[str, str] = {}
 
+    # round rules read no player facts, so no value is ever unknown: plain Python logic
+    def _not(self, operand: str) -> str:
+        return f"(not {operand})"
+
+    def _logic(self, op: str, operands: list[str]) -> str:
+        return f"({f' {op} '.join(operands)})"
+
     def compile(self, e) -> str:
         if isinstance(e, Name):
             head = e.parts[0]

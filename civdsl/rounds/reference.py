@@ -261,16 +261,31 @@ def render_round_reference(edition) -> dict[str, str]:
         out += [f"Source: {md(ed.source)}", ""]
     out += ["Each phase lists what happens, in order. Names are the rulebook's own; “Reading” marks how an "
             "unclear rule is read. A stat always holds a whole number.", ""]
+    for section in _SECTIONS:
+        section(ed, w, out)
+    return {"reference.md": "\n".join(out).rstrip("\n") + "\n"}
+
+
+def _section_phases(ed, w: Words, out: list[str]) -> None:
+    """The round: each phase's statements, in order."""
     if ed.phases:
         out += ["## The round", ""]
         for i, phase in enumerate(ed.phases.values(), 1):
             out += [f"### {i}. {md(phase.name)}", ""]
             _Statements(out, w).block(phase.body, "")
             out.append("")
+
+
+def _section_setup(ed, w: Words, out: list[str]) -> None:
+    """The statements that start a game."""
     if ed.setup is not None:
         out += ["## Setup", ""]
         _Statements(out, w).block(ed.setup.body, "")
         out.append("")
+
+
+def _section_stats(ed, w: Words, out: list[str]) -> None:
+    """Each stat and flag: where it starts and its range."""
     if ed.stats or ed.flags:
         out += ["## Stats", "", "| stat | starts at | range |", "|---|---|---|"]
         for st in ed.stats.values():
@@ -278,12 +293,20 @@ def render_round_reference(edition) -> dict[str, str]:
         for fl in ed.flags.values():
             out.append(f"| {md(fl.name)} | {'yes' if fl.on else 'no'} | yes or no |")
         out.append("")
+
+
+def _section_numbers(ed, w: Words, out: list[str]) -> None:
+    """The constants, by value."""
     if ed.consts:
         out += ["## Numbers", "", "| number | meaning |", "|---|---|"]
         for c in ed.consts.values():
             value = number(c.value) if c.value is not None else w.expr(c.expr)
             out.append(f"| {md(value)} | {md(c.doc or c.id.replace('_', ' '))} |")
         out.append("")
+
+
+def _section_tables(ed, w: Words, out: list[str]) -> None:
+    """Each table's bands."""
     if ed.tables:
         out += ["## Tables", ""]
         for t in ed.tables.values():
@@ -292,12 +315,20 @@ def render_round_reference(edition) -> dict[str, str]:
                 rng = f"{b.low}+" if b.high is None else f"{b.low}" if b.high == b.low else f"{b.low}\u2013{b.high}"
                 out.append(f"| {rng} | {md(w.expr(b.value))} |")
             out.append("")
+
+
+def _section_thresholds(ed, w: Words, out: list[str]) -> None:
+    """Each threshold: when it is on, and what it does when it switches on."""
     if ed.thresholds:
         out += ["## Thresholds", "", "| threshold | on while | when it switches on |", "|---|---|---|"]
         for th in ed.thresholds.values():
             effects = _clauses(w, th.body) if th.body else ""
             out.append(f"| {md(th.name)} | {md(w.expr(th.condition))} | {_cell(effects) or DASH} |")
         out.append("")
+
+
+def _section_pools(ed, w: Words, out: list[str]) -> None:
+    """Each dice pool: sides, dice and result, then its readings."""
     if ed.pools:
         out += ["## Dice pools", "", "| pool | sides | dice | result |", "|---|---|---|---|"]
         for p in ed.pools.values():
@@ -317,6 +348,10 @@ def render_round_reference(edition) -> dict[str, str]:
                 out.append(f"- *Reading ({md(p.name)}):* {md(n)}")
         if any(p.notes for p in ed.pools.values()):
             out.append("")
+
+
+def _section_tracks(ed, w: Words, out: list[str]) -> None:
+    """Each track: positions, stages, marks and readings."""
     if ed.tracks:
         out += ["## Tracks", ""]
         for t in ed.tracks.values():
@@ -330,6 +365,10 @@ def render_round_reference(edition) -> dict[str, str]:
             for n in t.notes:
                 out.append(f"- *Reading:* {md(n)}")
             out.append("")
+
+
+def _section_event_tables(ed, w: Words, out: list[str]) -> None:
+    """Each event table's rows."""
     if ed.event_tables:
         out += ["## Event tables", ""]
         for t in ed.event_tables.values():
@@ -340,6 +379,10 @@ def render_round_reference(edition) -> dict[str, str]:
             out.append("")
             for n in t.notes:
                 out.append(f"- *Reading:* {md(n)}")
+
+
+def _section_cards(ed, w: Words, out: list[str]) -> None:
+    """The deck of cards: suits, ranks, hand limit, readings."""
     for deck in ed.card_decks.values():
         out += [f"## Cards: {md(deck.name)}", ""]
         suits = ", ".join(f"{md(s.name)} ({md(s.color)})" for s in deck.suits)
@@ -352,19 +395,36 @@ def render_round_reference(edition) -> dict[str, str]:
         for n in deck.notes:
             out.append(f"- *Reading:* {md(n)}")
         out.append("")
+
+
+def _section_choices(ed, w: Words, out: list[str]) -> None:
+    """Each choice, and what simulations choose."""
     if ed.choices:
         out += ["## Choices (and what simulations choose)", "", "| choice | simulations choose |", "|---|---|"]
         for ch in ed.choices.values():
             out.append(f"| {md(ch.name)} | {md(w.expr(ch.default))} |")
         out.append("")
+
+
+def _section_ends(ed, w: Words, out: list[str]) -> None:
+    """What ends the game."""
     if ed.ends:
         out += ["## End of the game", ""]
         for end in ed.ends:
             out.append(f"- When {md(w.expr(end.condition))}: {md(end.text)}")
         out.append("")
+
+
+def _section_readings(ed, w: Words, out: list[str]) -> None:
+    """The edition's readings (its top-level notes)."""
     readings = [text for text, _ in ed.notes]
     if readings:
         out += ["## Readings", ""]
         out += [f"- {md(text)}" for text in readings]
         out.append("")
-    return {"reference.md": "\n".join(out).rstrip("\n") + "\n"}
+
+
+# the reference's sections, in the order they are printed
+_SECTIONS = (_section_phases, _section_setup, _section_stats, _section_numbers, _section_tables, _section_thresholds,
+             _section_pools, _section_tracks, _section_event_tables, _section_cards, _section_choices, _section_ends,
+             _section_readings)

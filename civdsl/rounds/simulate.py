@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from ..errors import StateError
 from .runtime import GameState, card_text, new_game, number, play_round, run_phase
 from .state import require_rounds
 
@@ -106,11 +107,24 @@ def run_seed(seed: int, run: int) -> random.Random:
     return random.Random(f"civdsl-simulate:{seed}:{run}")
 
 
+# Rounds one simulation may play (games x rounds per game). The card game plays about 15,000
+# rounds a second on one core of the test machine, so this is at most about six minutes; the
+# options alone (10,000 rounds, 1,000,000 games) would allow 10^10 rounds, about a week.
+MAX_ROUNDS_PLAYED = 5_000_000
+
+
+def check_size(rounds: int, runs: int) -> None:
+    if rounds * runs > MAX_ROUNDS_PLAYED:
+        raise StateError(f"--rounds {rounds:,} x --runs {runs:,} is {rounds * runs:,} rounds; one simulation plays "
+                         f"at most {MAX_ROUNDS_PLAYED:,}")
+
+
 def simulate(module, rounds: int, runs: int, seed: int, stats: dict | None = None, choices: dict | None = None,
              progress=None) -> dict:
     """Play `runs` games of at most `rounds` rounds each from a fresh setup; for every event (a
     threshold or flag switching on, a track mark reached, the game ending) count in how many games
     it happened by each round, and summarise each stat at the end."""
+    check_size(rounds, runs)
     require_rounds(module)
     labels = event_labels(module)
     events: dict[str, list[int | None]] = {key: [] for key in labels}
