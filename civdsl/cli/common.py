@@ -51,7 +51,10 @@ def fail(message: str):
 # --- colour -------------------------------------------------------------------------------
 
 def _set_color(ctx, _param, value):
+    from .terminal import ask_for_styles
+
     ctx.meta["civdsl.color"] = value
+    ask_for_styles(value == "always")
     return value
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
@@ -78,26 +79,33 @@ def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1980.civ:222
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:222
+        ub81 = type(b81) is _U
+        if ub81:
+            s.undecided.append((222, 'rulebooks/civ1980.civ', 'which effects apply', b81.facts))
+        if ub81 or b81:
             e0_area = 'volcano'  # rulebooks/civ1980.civ:222
             e0_active = True
-        else:
+        if ub81 or not b81:
             e1_amount = 1  # rulebooks/civ1980.civ:222
             e1_area = 'any'  # rulebooks/civ1980.civ:222
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 224)
+        if ub81:
+            e0_active = None
+            e1_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 224)
         trace = ()
         effects = []
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 222))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 222))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 222))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 1  # rulebooks/civ1980.civ:224
         e0_area = 'adjacent'  # rulebooks/civ1980.civ:224
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 224)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 224)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -106,26 +114,40 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1980.civ:229
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1980.civ:235
+        if s.decide((s.fact('flood_plain_units') == 0), 235, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:235
             return _rt.cancelled(_MODULE, 'Flood', role, s, 235, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
         e0_amount = 17  # rulebooks/civ1980.civ:233
         e0_area = 'flood_plain'  # rulebooks/civ1980.civ:233
         assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 234)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:236
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 233)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:236
+        if type(c) is _U:
+            s.undecided.append((236, 'rulebooks/civ1980.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:236
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 233)]
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:234
         e0_area = 'flood_plain'  # rulebooks/civ1980.civ:234
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:236
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 234)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:236
+        if type(c) is _U:
+            s.undecided.append((236, 'rulebooks/civ1980.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:236
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 234)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -138,22 +160,36 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:247
         assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 248)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:249
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:249
+        if type(c) is _U:
+            s.undecided.append((249, 'rulebooks/civ1980.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:249
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 247)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 247)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 11  # rulebooks/civ1980.civ:248
         e0_area = 'any'  # rulebooks/civ1980.civ:248
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:249
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:249
+        if type(c) is _U:
+            s.undecided.append((249, 'rulebooks/civ1980.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:249
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 248)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 248)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -162,22 +198,41 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1980.civ:254
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') < 35):  # rulebooks/civ1980.civ:259
+        if s.decide((s.fact('unit_points') < 35), 259, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:259
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 259, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
         e0_amount = 35  # rulebooks/civ1980.civ:258
         e0_by_victim = 15  # rulebooks/civ1980.civ:258
         trace = []
         m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:261
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1980.civ:260
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:260
+        if type(c) is _U:
+            s.undecided.append((260, 'rulebooks/civ1980.civ', 'whether Democracy, Philosophy changes faction split', c.facts))
+            v = 45
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy', 'Philosophy'), 260, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:260
             trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 260, 'rulebooks/civ1980.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1980.civ:261
+        if type(m1) is _U:
+            s.undecided.append((261, 'rulebooks/civ1980.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 15
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/civ1980.civ:261
             trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1980.civ:261
+        if type(m1) is _U:
+            s.undecided.append((261, 'rulebooks/civ1980.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 0
+            u = _rt.unknown_of(m1, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
+            e0_by_victim = u
+        elif m1:  # rulebooks/civ1980.civ:261
             trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 258)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 258)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -192,20 +247,34 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:272
         assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 273)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:275
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:275
+        if type(c) is _U:
+            s.undecided.append((275, 'rulebooks/civ1980.civ', 'whether Medicine changes damage', c.facts))
+            v = 11
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 275, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:275
             trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 275, 'rulebooks/civ1980.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 272)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 272)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:273
         e0_area = 'any'  # rulebooks/civ1980.civ:273
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:276
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 276, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 273)]
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:276
+        if type(c) is _U:
+            s.undecided.append((276, 'rulebooks/civ1980.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 276, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:276
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 276, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 5)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 273)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -216,13 +285,27 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 4  # rulebooks/civ1980.civ:285
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:286
+        c = (('Law' in held))  # rulebooks/civ1980.civ:286
+        if type(c) is _U:
+            s.undecided.append((286, 'rulebooks/civ1980.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 286, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:286
             trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 286, 'rulebooks/civ1980.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:287
+        c = (('Democracy' in held))  # rulebooks/civ1980.civ:287
+        if type(c) is _U:
+            s.undecided.append((287, 'rulebooks/civ1980.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 6
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 287, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:287
             trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 287, 'rulebooks/civ1980.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 285)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 285)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -237,13 +320,27 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:296
         assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 297)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:298
+        c = (('Law' in held))  # rulebooks/civ1980.civ:298
+        if type(c) is _U:
+            s.undecided.append((298, 'rulebooks/civ1980.civ', 'whether Law changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law',), 298, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:298
             trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 298, 'rulebooks/civ1980.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:299
+        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:299
+        if type(c) is _U:
+            s.undecided.append((299, 'rulebooks/civ1980.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 299, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:299
             trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 299, 'rulebooks/civ1980.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 296)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 296)]
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
@@ -251,11 +348,18 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:297
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:301
-        if (('Law' in held)):  # rulebooks/civ1980.civ:300
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law',), 300, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 1)
+        c = (('Law' in held))  # rulebooks/civ1980.civ:300
+        if type(c) is _U:
+            s.undecided.append((300, 'rulebooks/civ1980.civ', 'whether Law changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law',), 300, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:300
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law',), 300, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 297)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 297)]
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
@@ -264,10 +368,10 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1980.civ:307
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1980.civ:311
+        e0_amount = _rt.min_(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1980.civ:311
         e0_area = 'coastal'  # rulebooks/civ1980.civ:311
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 311)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 311)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
@@ -365,7 +469,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('68:366 74:217 81:222 82:222 85:222 86:222 87:224 97:224 98:224 104:229 109:235 110:235 111:233 112:233 113:234 115:236 116:236 117:236 122:234 123:234 125:236 126:236 127:236 132:243 137:247 138:247 139:248 141:249 142:249 143:249 144:249 149:248 150:248 152:249 153:249 154:249 155:249 160:254 165:259 166:259 167:258 168:258 170:261 171:260 172:260 173:260 174:261 175:261 176:261 177:261 178:261 179:261 186:268 191:272 192:272 193:273 195:275 196:275 197:275 202:273 203:273 205:276 206:276 207:276 212:281 217:285 219:286 220:286 221:286 222:287 223:287 224:287 231:292 236:296 237:296 238:297 240:298 241:298 242:298 243:299 244:299 245:299 250:297 251:297 253:301 254:300 255:300 256:300 262:307 267:311 268:311 298:319 305:320 309:320 313:321 317:322 321:324 325:324 329:325 333:325 337:326 339:326 346:333 347:334 348:335 349:336 350:337 351:338 352:339 353:340 354:341 360:346 361:347 362:348')
+LINES = _rt.line_map('69:366 75:217 82:222 84:222 85:222 87:222 90:222 91:222 95:224 105:224 106:224 112:229 117:235 118:235 119:233 120:233 121:234 123:236 124:236 125:236 126:236 127:236 128:236 129:236 130:236 131:236 132:236 137:234 138:234 140:236 141:236 142:236 143:236 144:236 145:236 146:236 147:236 148:236 149:236 154:243 159:247 160:247 161:248 163:249 164:249 165:249 166:249 167:249 168:249 169:249 170:249 171:249 172:249 173:249 178:248 179:248 181:249 182:249 183:249 184:249 185:249 186:249 187:249 188:249 189:249 190:249 191:249 196:254 201:259 202:259 203:258 204:258 206:261 207:260 208:260 209:260 210:260 211:260 212:260 213:260 214:260 215:260 216:260 217:261 218:261 219:261 220:261 221:261 222:261 223:261 224:261 225:261 226:261 227:261 228:261 229:261 230:261 231:261 232:261 233:261 234:261 241:268 246:272 247:272 248:273 250:275 251:275 252:275 253:275 254:275 255:275 256:275 257:275 258:275 259:275 264:273 265:273 267:276 268:276 269:276 270:276 271:276 272:276 273:276 274:276 275:276 276:276 281:281 286:285 288:286 289:286 290:286 291:286 292:286 293:286 294:286 295:286 296:286 297:286 298:287 299:287 300:287 301:287 302:287 303:287 304:287 305:287 306:287 307:287 314:292 319:296 320:296 321:297 323:298 324:298 325:298 326:298 327:298 328:298 329:298 330:298 331:298 332:298 333:299 334:299 335:299 336:299 337:299 338:299 339:299 340:299 341:299 342:299 347:297 348:297 350:301 351:300 352:300 353:300 354:300 355:300 356:300 357:300 358:300 359:300 360:300 366:307 371:311 372:311 402:319 409:320 413:320 417:321 421:322 425:324 429:324 433:325 437:325 441:326 443:326 450:333 451:334 452:335 453:336 454:337 455:338 456:339 457:340 458:341 464:346 465:347 466:348')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:76 0:13:76 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:1:- 0:13:76 0:13:76 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -8,6 +8,7 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
@@ -78,26 +79,33 @@ def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1981.civ:234
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:234
+        ub81 = type(b81) is _U
+        if ub81:
+            s.undecided.append((234, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
+        if ub81 or b81:
             e0_area = 'volcano'  # rulebooks/civ1981.civ:234
             e0_active = True
-        else:
+        if ub81 or not b81:
             e1_amount = 1  # rulebooks/civ1981.civ:234
             e1_area = 'any'  # rulebooks/civ1981.civ:234
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 236)
+        if ub81:
+            e0_active = None
+            e1_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 236)
         trace = ()
         effects = []
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 234))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 234))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 234))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 1  # rulebooks/civ1981.civ:236
         e0_area = 'adjacent'  # rulebooks/civ1981.civ:236
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 236)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 236)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -110,22 +118,36 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:245
         assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 246)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:247
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
+        if type(c) is _U:
+            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:247
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 245)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 245)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 11  # rulebooks/civ1981.civ:246
         e0_area = 'any'  # rulebooks/civ1981.civ:246
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:247
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
+        if type(c) is _U:
+            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:247
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 246)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 246)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -134,22 +156,41 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1981.civ:252
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') <= 35):  # rulebooks/civ1981.civ:257
+        if s.decide((s.fact('unit_points') <= 35), 257, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:257
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 257, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
         e0_amount = 35  # rulebooks/civ1981.civ:256
         e0_by_victim = 15  # rulebooks/civ1981.civ:256
         trace = []
         m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:259
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:258
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:258
+        if type(c) is _U:
+            s.undecided.append((258, 'rulebooks/civ1981.civ', 'whether Democracy, Philosophy changes faction split', c.facts))
+            v = 45
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:258
             trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1981.civ:259
+        if type(m1) is _U:
+            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 15
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/civ1981.civ:259
             trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1981.civ:259
+        if type(m1) is _U:
+            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 0
+            u = _rt.unknown_of(m1, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+            e0_by_victim = u
+        elif m1:  # rulebooks/civ1981.civ:259
             trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 256)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 256)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -160,26 +201,40 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1981.civ:266
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1981.civ:272
+        if s.decide((s.fact('flood_plain_units') == 0), 272, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:272
             return _rt.cancelled(_MODULE, 'Flood', role, s, 272, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
         e0_amount = 17  # rulebooks/civ1981.civ:270
         e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
         assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 271)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:273
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 270)]
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
+        if type(c) is _U:
+            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 270)]
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/civ1981.civ:271
         e0_area = 'flood_plain'  # rulebooks/civ1981.civ:271
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:273
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 271)]
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
+        if type(c) is _U:
+            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 271)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -192,20 +247,34 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:284
         assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 285)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:287
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:287
+        if type(c) is _U:
+            s.undecided.append((287, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
+            v = 11
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:287
             trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 284)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/civ1981.civ:285
         e0_area = 'any'  # rulebooks/civ1981.civ:285
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:288
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 288, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 285)]
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:288
+        if type(c) is _U:
+            s.undecided.append((288, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 288, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:288
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 288, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 5)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 285)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -216,13 +285,27 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 4  # rulebooks/civ1981.civ:297
         trace = []
-        if ((('Law' in held) and (not ('Democracy' in held)))):  # rulebooks/civ1981.civ:298
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:298
+        if type(c) is _U:
+            s.undecided.append((298, 'rulebooks/civ1981.civ', 'whether Democracy, Law changes reduce all but cities', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:298
             trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:299
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:299
+        if type(c) is _U:
+            s.undecided.append((299, 'rulebooks/civ1981.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 6
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:299
             trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 297)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 297)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -237,13 +320,27 @@ def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:307
         assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 308)
         trace = []
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:309
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:309
+        if type(c) is _U:
+            s.undecided.append((309, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:309
             trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:310
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:310
+        if type(c) is _U:
+            s.undecided.append((310, 'rulebooks/civ1981.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:310
             trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 307)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 307)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
@@ -251,11 +348,18 @@ def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:308
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:311
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 1)
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:311
+        if type(c) is _U:
+            s.undecided.append((311, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:311
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 308)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 308)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
@@ -264,10 +368,10 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/civ1981.civ:317
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:321
+        e0_amount = _rt.min_(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:321
         e0_area = 'coastal'  # rulebooks/civ1981.civ:321
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 321)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 321)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
@@ -365,7 +469,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('68:388 74:229 81:234 82:234 85:234 86:234 87:236 97:236 98:236 104:241 109:245 110:245 111:246 113:247 114:247 115:247 116:247 121:246 122:246 124:247 125:247 126:247 127:247 132:252 137:257 138:257 139:256 140:256 142:259 143:258 144:258 145:258 146:259 147:259 148:259 149:259 150:259 151:259 158:266 163:272 164:272 165:270 166:270 167:271 169:273 170:273 171:273 176:271 177:271 179:273 180:273 181:273 186:280 191:284 192:284 193:285 195:287 196:287 197:287 202:285 203:285 205:288 206:288 207:288 212:293 217:297 219:298 220:298 221:298 222:299 223:299 224:299 231:303 236:307 237:307 238:308 240:309 241:309 242:309 243:310 244:310 245:310 250:308 251:308 253:312 254:311 255:311 256:311 262:317 267:321 268:321 298:329 305:330 309:330 313:331 317:332 321:334 325:334 329:335 333:336 337:338 339:338 346:346 347:347 348:348 349:349 350:350 351:351 352:352 353:353 354:354 360:360 361:361 362:362')
+LINES = _rt.line_map('69:388 75:229 82:234 84:234 85:234 87:234 90:234 91:234 95:236 105:236 106:236 112:241 117:245 118:245 119:246 121:247 122:247 123:247 124:247 125:247 126:247 127:247 128:247 129:247 130:247 131:247 136:246 137:246 139:247 140:247 141:247 142:247 143:247 144:247 145:247 146:247 147:247 148:247 149:247 154:252 159:257 160:257 161:256 162:256 164:259 165:258 166:258 167:258 168:258 169:258 170:258 171:258 172:258 173:258 174:258 175:259 176:259 177:259 178:259 179:259 180:259 181:259 182:259 183:259 184:259 185:259 186:259 187:259 188:259 189:259 190:259 191:259 192:259 199:266 204:272 205:272 206:270 207:270 208:271 210:273 211:273 212:273 213:273 214:273 215:273 216:273 217:273 218:273 219:273 224:271 225:271 227:273 228:273 229:273 230:273 231:273 232:273 233:273 234:273 235:273 236:273 241:280 246:284 247:284 248:285 250:287 251:287 252:287 253:287 254:287 255:287 256:287 257:287 258:287 259:287 264:285 265:285 267:288 268:288 269:288 270:288 271:288 272:288 273:288 274:288 275:288 276:288 281:293 286:297 288:298 289:298 290:298 291:298 292:298 293:298 294:298 295:298 296:298 297:298 298:299 299:299 300:299 301:299 302:299 303:299 304:299 305:299 306:299 307:299 314:303 319:307 320:307 321:308 323:309 324:309 325:309 326:309 327:309 328:309 329:309 330:309 331:309 332:309 333:310 334:310 335:310 336:310 337:310 338:310 339:310 340:310 341:310 342:310 347:308 348:308 350:312 351:311 352:311 353:311 354:311 355:311 356:311 357:311 358:311 359:311 360:311 366:317 371:321 372:321 402:329 409:330 413:330 417:331 421:332 425:334 429:334 433:335 437:336 441:338 443:338 450:346 451:347 452:348 453:349 454:350 455:351 456:352 457:353 458:354 464:360 465:361 466:362')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:76 0:13:76 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:1:- 0:13:76 0:13:76 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
 # fmt: on

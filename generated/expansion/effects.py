@@ -8,6 +8,7 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
@@ -155,27 +156,56 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/expansion.civ:498
+        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:498
+        ub158 = type(b158) is _U
+        if ub158:
+            s.undecided.append((498, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
+        if ub158 or b158:
             e0_area = 'volcano'  # rulebooks/expansion.civ:499
             e0_active = True
-        else:
+        if ub158 or not b158:
             e1_amount = 1  # rulebooks/expansion.civ:501
             e1_area = 'any'  # rulebooks/expansion.civ:501
             e2_amount = 0  # rulebooks/expansion.civ:502
             e2_area = 'any'  # rulebooks/expansion.civ:502
+        if ub158:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
         e3_amount = 0  # rulebooks/expansion.civ:504
         e3_area = 'adjacent'  # rulebooks/expansion.civ:504
         assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 506)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:508
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:507
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:508
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
+        if type(c) is _U:
+            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
+            v = 4
+            u = _rt.unknown_of(c, e3_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e3_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+            e3_amount = u
+        elif c:  # rulebooks/expansion.civ:507
             trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
             e3_amount = e3_amount + 4
-        if m1:  # rulebooks/expansion.civ:510
+        if type(m1) is _U:
+            s.undecided.append((510, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            v = 1
+            if e2_amount is not None:
+                u = _rt.unknown_of(m1, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                e2_amount = u
+        elif m1:  # rulebooks/expansion.civ:510
             if e2_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 510, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
-        if m1:  # rulebooks/expansion.civ:509
+        if type(m1) is _U:
+            s.undecided.append((509, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            v = 0
+            if e1_amount is not None:
+                u = _rt.unknown_of(m1, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 509, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:509
             if e1_amount is not None:
                 trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 509, 'rulebooks/expansion.civ'))
                 e1_amount = 0
@@ -183,10 +213,10 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 499))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 501))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 501))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 502))
-        effects.append(('damage', {'amount': (e3_amount if e3_amount > 0 else 0), 'area': e3_area}, 504))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 502))
+        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 504))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
@@ -195,10 +225,17 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         e1_amount = 0  # rulebooks/expansion.civ:506
         e1_area = 'adjacent'  # rulebooks/expansion.civ:506
         trace = []
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:507
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
+        if type(c) is _U:
+            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
+            v = 4
+            u = _rt.unknown_of(c, e1_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif c:  # rulebooks/expansion.civ:507
             trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 506), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 506)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 506)]
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -209,25 +246,48 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:525
+        b248 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:525
+        ub248 = type(b248) is _U
+        if ub248:
+            s.undecided.append((525, 'rulebooks/expansion.civ', 'which effects apply', b248.facts))
+        if ub248 or b248:
             e0_amount = 1  # rulebooks/expansion.civ:525
-        else:
+        if ub248 or not b248:
             e1_amount = 1  # rulebooks/expansion.civ:525
             e1_area = 'any'  # rulebooks/expansion.civ:525
+        if ub248:
+            e0_amount = None
+            e1_amount = None
         trace = []
-        if ((('Diplomacy' in held) and (s.fact('traded_by') != ''))):  # rulebooks/expansion.civ:527
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:527
+        if type(c) is _U:
+            s.undecided.append((527, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            v = 1
+            if e0_amount is not None:
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
+                e0_amount = u
+        elif c:  # rulebooks/expansion.civ:527
             if e0_amount is not None:
                 trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
                 e0_amount = e0_amount + 1
-        if ((('Diplomacy' in held) and (s.fact('traded_by') == ''))):  # rulebooks/expansion.civ:528
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:528
+        if type(c) is _U:
+            s.undecided.append((528, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            v = 1
+            if e1_amount is not None:
+                u = _rt.unknown_of(c, e1_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif c:  # rulebooks/expansion.civ:528
             if e1_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
                 e1_amount = e1_amount + 1
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0)}, 525))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 525))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 525))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 525))
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -240,7 +300,7 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/expansion.civ:537
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 537)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 537)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -255,23 +315,44 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/expansion.civ:545
         assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 546)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:547
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
+        if type(c) is _U:
+            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:547
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 545)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 545)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 8  # rulebooks/expansion.civ:546
         e0_area = 'any'  # rulebooks/expansion.civ:546
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:547
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
+        if type(c) is _U:
+            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:547
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:548
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:548
+        if type(c) is _U:
+            s.undecided.append((548, 'rulebooks/expansion.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 548, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:548
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 548, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 546)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 546)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -283,19 +364,47 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
         e0_amount = 3  # rulebooks/expansion.civ:557
         e0_area = 'any'  # rulebooks/expansion.civ:557
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/expansion.civ:558
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:558
+        if type(c) is _U:
+            s.undecided.append((558, 'rulebooks/expansion.civ', 'whether Mysticism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:558
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/expansion.civ:559
+        c = (('Deism' in held))  # rulebooks/expansion.civ:559
+        if type(c) is _U:
+            s.undecided.append((559, 'rulebooks/expansion.civ', 'whether Deism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 559, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:559
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 559, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:560
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:560
+        if type(c) is _U:
+            s.undecided.append((560, 'rulebooks/expansion.civ', 'whether Enlightenment changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:560
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:561
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:561
+        if type(c) is _U:
+            s.undecided.append((561, 'rulebooks/expansion.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:561
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 557)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 557)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -309,7 +418,7 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
         e0_amount = s.fact('ships')  # rulebooks/expansion.civ:568
         e1_amount = 5  # rulebooks/expansion.civ:568
         trace = ()
-        effects = [('lose_ships', {'amount': (e0_amount if e0_amount > 0 else 0)}, 568), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 568)]
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 568), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 568)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -320,23 +429,23 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     # rulebooks/expansion.civ:572
     held = s.held_set
     if role == 'primary':
-        if (('Philosophy' in held) and (s.fact('unit_points') <= 15)):  # rulebooks/expansion.civ:578
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 578, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:578
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 578, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if ((not ('Philosophy' in held)) and (s.fact('unit_points') <= 35)):  # rulebooks/expansion.civ:579
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 579, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:579
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 579, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Music' in held)):  # rulebooks/expansion.civ:580
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 580, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:580
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 580, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:581
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 581, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:581
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Democracy' in held)):  # rulebooks/expansion.civ:582
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 582, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:582
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:583
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 583, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:583
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Music' in held)):  # rulebooks/expansion.civ:584
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 584, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:584
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:585
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if (((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 55)) and ('Democracy' in held)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:586
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
             return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
         e0_amount = 35  # rulebooks/expansion.civ:576
         e0_by_victim = 15  # rulebooks/expansion.civ:576
@@ -347,40 +456,109 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
         m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:588
         m2 = ('Democracy' in held)  # rulebooks/expansion.civ:589
         m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:590
-        if m0:  # rulebooks/expansion.civ:587
+        if type(m0) is _U:
+            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
+            v = 5
+            u = _rt.unknown_of(m0, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Music',), 587, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m0:  # rulebooks/expansion.civ:587
             trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m0:  # rulebooks/expansion.civ:587
+        if type(m0) is _U:
+            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
+            v = 5
+            u = _rt.unknown_of(m0, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Music',), 587, 'rulebooks/expansion.civ'))
+            e0_by_victim = u
+        elif m0:  # rulebooks/expansion.civ:587
             trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m1:  # rulebooks/expansion.civ:588
+        if type(m1) is _U:
+            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
+            v = 5
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/expansion.civ:588
             trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m1:  # rulebooks/expansion.civ:588
+        if type(m1) is _U:
+            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
+            v = 5
+            u = _rt.unknown_of(m1, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+            e0_by_victim = u
+        elif m1:  # rulebooks/expansion.civ:588
             trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m2:  # rulebooks/expansion.civ:589
+        if type(m2) is _U:
+            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
+            v = 10
+            u = _rt.unknown_of(m2, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m2:  # rulebooks/expansion.civ:589
             trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 10
-        if m2:  # rulebooks/expansion.civ:589
+        if type(m2) is _U:
+            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
+            v = 10
+            u = _rt.unknown_of(m2, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+            e0_by_victim = u
+        elif m2:  # rulebooks/expansion.civ:589
             trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 10
-        if (('Military' in held)):  # rulebooks/expansion.civ:594
+        c = (('Military' in held))  # rulebooks/expansion.civ:594
+        if type(c) is _U:
+            s.undecided.append((594, 'rulebooks/expansion.civ', 'whether Military changes damage', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e1_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Military',), 594, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif c:  # rulebooks/expansion.civ:594
             trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 594, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:595
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:595
+        if type(c) is _U:
+            s.undecided.append((595, 'rulebooks/expansion.civ', 'whether Naval Warfare changes damage', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e1_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif c:  # rulebooks/expansion.civ:595
             trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:596
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:596
+        if type(c) is _U:
+            s.undecided.append((596, 'rulebooks/expansion.civ', 'whether Advanced Military changes damage', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e1_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif c:  # rulebooks/expansion.civ:596
             trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if m3:  # rulebooks/expansion.civ:591
+        if type(m3) is _U:
+            s.undecided.append((591, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
+            v = 15
+            u = _rt.unknown_of(m3, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m3:  # rulebooks/expansion.civ:591
             trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
             e0_amount = 15
-        if m3:  # rulebooks/expansion.civ:592
+        if type(m3) is _U:
+            s.undecided.append((592, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
+            v = 0
+            u = _rt.unknown_of(m3, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
+            e0_by_victim = u
+        elif m3:  # rulebooks/expansion.civ:592
             trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 576), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 576)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 576), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 576)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -393,19 +571,47 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 15  # rulebooks/expansion.civ:608
         trace = []
-        if (('Theocracy' in held)):  # rulebooks/expansion.civ:609
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:609
+        if type(c) is _U:
+            s.undecided.append((609, 'rulebooks/expansion.civ', 'whether Theocracy changes support tokens withheld', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:609
             trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mining' in held)):  # rulebooks/expansion.civ:610
+        c = (('Mining' in held))  # rulebooks/expansion.civ:610
+        if type(c) is _U:
+            s.undecided.append((610, 'rulebooks/expansion.civ', 'whether Mining changes support tokens withheld', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mining',), 610, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:610
             trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 610, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mythology' in held)):  # rulebooks/expansion.civ:611
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:611
+        if type(c) is _U:
+            s.undecided.append((611, 'rulebooks/expansion.civ', 'whether Mythology changes support tokens withheld', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mythology',), 611, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:611
             trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 611, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:612
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:612
+        if type(c) is _U:
+            s.undecided.append((612, 'rulebooks/expansion.civ', 'whether Enlightenment changes support tokens withheld', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:612
             trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 608)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -421,9 +627,9 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:621
-        if m0 and (True):  # rulebooks/expansion.civ:621
+        if s.decide(m0, 621, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:621
             options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 621, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 620)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -434,51 +640,88 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     # rulebooks/expansion.civ:625
     held = s.held_set
     if role == 'primary':
-        if ((s.fact('flood_plain_units') == 0) and (s.fact('coastal_cities') == 0)):  # rulebooks/expansion.civ:638
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 638, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:638
             return _rt.cancelled(_MODULE, 'Flood', role, s, 638, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/expansion.civ:630
-            e0_amount = _rt.min(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:631
+        b647 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:630
+        ub647 = type(b647) is _U
+        if ub647:
+            s.undecided.append((630, 'rulebooks/expansion.civ', 'which effects apply', b647.facts))
+        if ub647 or b647:
+            e0_amount = _rt.min_(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:631
             e0_area = 'flood_plain'  # rulebooks/expansion.civ:631
-        else:
+        if ub647 or not b647:
             e1_amount = 1  # rulebooks/expansion.civ:633
             e1_area = 'coastal'  # rulebooks/expansion.civ:633
             e2_amount = 0  # rulebooks/expansion.civ:634
             e2_area = 'coastal'  # rulebooks/expansion.civ:634
+        if ub647:
+            e0_amount = None
+            e1_amount = None
+            e2_amount = None
         assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 637)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:640
-        if m1:  # rulebooks/expansion.civ:642
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:640
+        if type(m1) is _U:
+            s.undecided.append((642, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            v = 1
+            if e2_amount is not None:
+                u = _rt.unknown_of(m1, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                e2_amount = u
+        elif m1:  # rulebooks/expansion.civ:642
             if e2_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 642, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
-        if m1:  # rulebooks/expansion.civ:641
+        if type(m1) is _U:
+            s.undecided.append((641, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            v = 0
+            if e1_amount is not None:
+                u = _rt.unknown_of(m1, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 641, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:641
             if e1_amount is not None:
                 trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 641, 'rulebooks/expansion.civ'))
                 e1_amount = 0
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:639
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
+        if type(c) is _U:
+            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
             if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
-                e0_amount = min(e0_amount, 7)
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
+                e0_amount = u
+        elif c:  # rulebooks/expansion.civ:639
+            if e0_amount is not None:
+                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+                e0_amount = _rt.min_(e0_amount, 7)
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 631))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 631))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 633))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 633))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 634))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 634))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/expansion.civ:637
         e0_area = 'flood_plain'  # rulebooks/expansion.civ:637
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:639
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
+        if type(c) is _U:
+            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:639
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -487,20 +730,41 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     # rulebooks/expansion.civ:649
     held = s.held_set
     if role == 'primary':
-        if (s.fact('edge_units') == 0):  # rulebooks/expansion.civ:654
+        if s.decide((s.fact('edge_units') == 0), 654, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:654
             return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 654, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
         e0_amount = 15  # rulebooks/expansion.civ:653
         trace = []
-        if (('Politics' in held)):  # rulebooks/expansion.civ:655
+        c = (('Politics' in held))  # rulebooks/expansion.civ:655
+        if type(c) is _U:
+            s.undecided.append((655, 'rulebooks/expansion.civ', 'whether Politics changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 655, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:655
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 655, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:656
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:656
+        if type(c) is _U:
+            s.undecided.append((656, 'rulebooks/expansion.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:656
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:657
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:657
+        if type(c) is _U:
+            s.undecided.append((657, 'rulebooks/expansion.civ', 'whether Monarchy changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:657
             trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 653)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 653)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -515,7 +779,7 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/expansion.civ:666
         e1_amount = 5  # rulebooks/expansion.civ:666
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 666), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 666)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 666), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 666)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -532,19 +796,45 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
         assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 675)
         trace = []
         m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:676
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
+        if type(c) is _U:
+            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:676
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:677
+        if type(m1) is _U:
+            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
+            v = 2
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/expansion.civ:677
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:677
+        if type(m1) is _U:
+            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
+            v = 2
+            u = _rt.unknown_of(m1, e1_amount, v)
+            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:677
             trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:678
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
+        if type(c) is _U:
+            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:678
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 674), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 674)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 674), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 674)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
@@ -553,19 +843,45 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
         e1_amount = s.fact('ships')  # rulebooks/expansion.civ:675
         trace = []
         m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:676
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
+        if type(c) is _U:
+            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:676
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:677
+        if type(m1) is _U:
+            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
+            v = 2
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/expansion.civ:677
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:677
+        if type(m1) is _U:
+            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
+            v = 2
+            u = _rt.unknown_of(m1, e1_amount, v)
+            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+            e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:677
             trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:678
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
+        if type(c) is _U:
+            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:678
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 675)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 675)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -578,38 +894,94 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/expansion.civ:687
         assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 688)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:690
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:690
+        if type(c) is _U:
+            s.undecided.append((690, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 690, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:690
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 690, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:691
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:691
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:694
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
+        if type(c) is _U:
+            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:694
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:695
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
+        if type(c) is _U:
+            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:695
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/expansion.civ:688
         e0_area = 'any'  # rulebooks/expansion.civ:688
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:692
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 692, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:692
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 692, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:693
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:693
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:694
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
+        if type(c) is _U:
+            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:694
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:695
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
+        if type(c) is _U:
+            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:695
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 688)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 688)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -622,7 +994,7 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/expansion.civ:703
         e1_amount = s.fact('ships')  # rulebooks/expansion.civ:703
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 703), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 703)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 703), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -635,13 +1007,27 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/expansion.civ:712
         trace = []
-        if (('Coinage' in held)):  # rulebooks/expansion.civ:713
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:713
+        if type(c) is _U:
+            s.undecided.append((713, 'rulebooks/expansion.civ', 'whether Coinage changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 713, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:713
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 713, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Law' in held)):  # rulebooks/expansion.civ:714
+        c = (('Law' in held))  # rulebooks/expansion.civ:714
+        if type(c) is _U:
+            s.undecided.append((714, 'rulebooks/expansion.civ', 'whether Law changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 714, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:714
             trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 714, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 712)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -654,31 +1040,87 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 3  # rulebooks/expansion.civ:722
         trace = []
-        if (('Music' in held)):  # rulebooks/expansion.civ:723
+        c = (('Music' in held))  # rulebooks/expansion.civ:723
+        if type(c) is _U:
+            s.undecided.append((723, 'rulebooks/expansion.civ', 'whether Music changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 723, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:723
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 723, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:724
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:724
+        if type(c) is _U:
+            s.undecided.append((724, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:724
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/expansion.civ:725
+        c = (('Law' in held))  # rulebooks/expansion.civ:725
+        if type(c) is _U:
+            s.undecided.append((725, 'rulebooks/expansion.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 725, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:725
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 725, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/expansion.civ:726
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:726
+        if type(c) is _U:
+            s.undecided.append((726, 'rulebooks/expansion.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 726, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:726
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 726, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Military' in held)):  # rulebooks/expansion.civ:727
+        c = (('Military' in held))  # rulebooks/expansion.civ:727
+        if type(c) is _U:
+            s.undecided.append((727, 'rulebooks/expansion.civ', 'whether Military changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Military',), 727, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:727
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 727, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:728
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:728
+        if type(c) is _U:
+            s.undecided.append((728, 'rulebooks/expansion.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:728
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:729
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:729
+        if type(c) is _U:
+            s.undecided.append((729, 'rulebooks/expansion.civ', 'whether Roadbuilding changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:729
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:730
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:730
+        if type(c) is _U:
+            s.undecided.append((730, 'rulebooks/expansion.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:730
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 722)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 722)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -692,7 +1134,7 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
         e0_amount = 5  # rulebooks/expansion.civ:738
         e0_area = 'any'  # rulebooks/expansion.civ:738
         trace = ()
-        effects = [('lose_tokens', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 738)]
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 738)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -705,16 +1147,37 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:748
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/expansion.civ:749
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:749
+        if type(c) is _U:
+            s.undecided.append((749, 'rulebooks/expansion.civ', 'whether Sculpture changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:749
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:750
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:750
+        if type(c) is _U:
+            s.undecided.append((750, 'rulebooks/expansion.civ', 'whether Monarchy changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:750
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:751
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:751
+        if type(c) is _U:
+            s.undecided.append((751, 'rulebooks/expansion.civ', 'whether Provincial Empire changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:751
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 748)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 748)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -731,31 +1194,66 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         trace = []
         options = []
         m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:763
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:764
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
+        if type(c) is _U:
+            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:764
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:765
+        c = (('Theology' in held))  # rulebooks/expansion.civ:765
+        if type(c) is _U:
+            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:765
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/expansion.civ:766
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:766
+        if type(c) is _U:
+            s.undecided.append((766, 'rulebooks/expansion.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:766
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if m0 and (True):  # rulebooks/expansion.civ:763
+        if s.decide(m0, 763, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:763
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 763, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 760)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 760)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
         e0_amount = 2  # rulebooks/expansion.civ:761
         e0_area = 'any'  # rulebooks/expansion.civ:761
         trace = []
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:764
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
+        if type(c) is _U:
+            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:764
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:765
+        c = (('Theology' in held))  # rulebooks/expansion.civ:765
+        if type(c) is _U:
+            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:765
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 761)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 761)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -769,9 +1267,9 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:776
-        if m0 and (True):  # rulebooks/expansion.civ:776
+        if s.decide(m0, 776, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:776
             options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 776, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 775)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 775)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -782,17 +1280,31 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     # rulebooks/expansion.civ:780
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/expansion.civ:785
+        if s.decide((s.fact('cities') == 0), 785, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:785
             return _rt.cancelled(_MODULE, 'Regression', role, s, 785, 'cancelled: no city', 'rulebooks/expansion.civ')
         e0_amount = 1  # rulebooks/expansion.civ:784
         trace = []
-        if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:786
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:786
+        if type(c) is _U:
+            s.undecided.append((786, 'rulebooks/expansion.civ', 'whether Fundamentalism changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:786
             trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/expansion.civ:787
+        c = (('Library' in held))  # rulebooks/expansion.civ:787
+        if type(c) is _U:
+            s.undecided.append((787, 'rulebooks/expansion.civ', 'whether Library changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 787, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:787
             trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 787, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 784)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 784)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -807,20 +1319,34 @@ def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/expansion.civ:795
         assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 796)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:798
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
+        if type(c) is _U:
+            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:798
             trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 795)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 795)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 1  # rulebooks/expansion.civ:796
         e0_area = 'coastal'  # rulebooks/expansion.civ:796
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:798
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
+        if type(c) is _U:
+            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/expansion.civ:798
             trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 796)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 796)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -831,17 +1357,24 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:807
+        b1359 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:807
+        ub1359 = type(b1359) is _U
+        if ub1359:
+            s.undecided.append((807, 'rulebooks/expansion.civ', 'which effects apply', b1359.facts))
+        if ub1359 or b1359:
             e0_amount = 1  # rulebooks/expansion.civ:807
             e0_to = 'trader'  # rulebooks/expansion.civ:807
-        else:
+        if ub1359 or not b1359:
             e1_amount = 1  # rulebooks/expansion.civ:807
+        if ub1359:
+            e0_amount = None
+            e1_amount = None
         trace = ()
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'to': e0_to}, 807))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 807))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0)}, 807))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 807))
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -980,13 +1513,13 @@ SCORE_POINTS = [
     ('Treasury', lambda s: s.fact('treasury'), 873),
     ('A.S.T. position', lambda s: s.derived('ast_points'), 874),
     ('Cities', lambda s: (s.fact('cities') * 50), 875),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min(_rt.min(_rt.min(_rt.min(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 876),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 876),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (874,)
 
-LINES = _rt.line_map('139:939 142:52 144:52 147:52 150:493 158:498 159:499 162:501 163:501 164:502 165:502 166:504 167:504 168:506 170:508 171:507 172:507 173:507 174:510 176:510 177:510 178:509 180:509 181:509 193:506 194:506 195:506 196:506 198:507 199:507 200:507 205:520 212:525 213:525 215:525 216:525 218:527 220:527 221:527 222:528 224:528 225:528 236:533 241:537 249:541 254:545 255:545 256:546 258:547 259:547 260:547 265:546 266:546 268:547 269:547 270:547 271:548 272:548 273:548 278:553 283:557 284:557 286:558 287:558 288:558 289:559 290:559 291:559 292:560 293:560 294:560 295:561 296:561 297:561 304:564 309:568 310:568 318:572 323:578 324:578 325:579 326:579 327:580 328:580 329:581 330:581 331:582 332:582 333:583 334:583 335:584 336:584 337:585 338:585 339:586 340:586 341:576 342:576 343:576 344:576 346:587 347:588 348:589 349:590 350:587 351:587 352:587 353:587 354:587 355:587 356:588 357:588 358:588 359:588 360:588 361:588 362:589 363:589 364:589 365:589 366:589 367:589 368:594 369:594 370:594 371:595 372:595 373:595 374:596 375:596 376:596 377:591 378:591 379:591 380:592 381:592 382:592 389:604 394:608 396:609 397:609 398:609 399:610 400:610 401:610 402:611 403:611 404:611 405:612 406:612 407:612 414:616 419:620 420:620 423:621 424:621 425:621 432:625 437:638 438:638 442:630 443:631 444:631 446:633 447:633 448:634 449:634 450:637 452:640 453:642 455:642 456:642 457:641 459:641 460:641 461:639 463:639 464:639 475:637 476:637 478:639 479:639 480:639 485:649 490:654 491:654 492:653 494:655 495:655 496:655 497:656 498:656 499:656 500:657 501:657 502:657 509:662 514:666 515:666 516:666 524:670 529:674 530:674 531:674 532:675 534:677 535:676 536:676 537:676 538:677 539:677 540:677 541:677 542:677 543:677 544:678 545:678 546:678 551:675 552:675 553:675 555:677 556:676 557:676 558:676 559:677 560:677 561:677 562:677 563:677 564:677 565:678 566:678 567:678 572:683 577:687 578:687 579:688 581:690 582:690 583:690 584:691 585:691 586:691 587:694 588:694 589:694 590:695 591:695 592:695 597:688 598:688 600:692 601:692 602:692 603:693 604:693 605:693 606:694 607:694 608:694 609:695 610:695 611:695 616:699 621:703 622:703 623:703 631:708 636:712 638:713 639:713 640:713 641:714 642:714 643:714 650:718 655:722 657:723 658:723 659:723 660:724 661:724 662:724 663:725 664:725 665:725 666:726 667:726 668:726 669:727 670:727 671:727 672:728 673:728 674:728 675:729 676:729 677:729 678:730 679:730 680:730 687:734 692:738 693:738 701:744 706:748 708:749 709:749 710:749 711:750 712:750 713:750 714:751 715:751 716:751 723:756 728:760 729:760 730:761 733:763 734:764 735:764 736:764 737:765 738:765 739:765 740:766 741:766 742:766 743:763 744:763 749:761 750:761 752:764 753:764 754:764 755:765 756:765 757:765 762:771 767:775 768:775 771:776 772:776 773:776 780:780 785:785 786:785 787:784 789:786 790:786 791:786 792:787 793:787 794:787 801:791 806:795 807:795 808:796 810:798 811:798 812:798 817:796 818:796 820:798 821:798 822:798 827:802 834:807 835:807 836:807 838:807 904:818 911:819 915:820 919:822 923:823 924:824 928:826 932:827 933:828 937:830 941:831 942:832 946:834 948:834 955:846 956:847 957:848 958:849 959:850 960:851 961:852 962:853 963:854 964:855 965:856 966:857 967:858 968:859 969:860 970:861 971:862 972:863 978:871 979:872 980:873 981:874 982:875 983:876')
+LINES = _rt.line_map('140:939 143:52 145:52 148:52 151:493 159:498 161:498 162:498 164:499 167:501 168:501 169:502 170:502 175:504 176:504 177:506 179:508 180:507 181:507 182:507 183:507 184:507 185:507 186:507 187:507 188:507 189:507 190:510 191:510 192:510 194:510 195:510 196:510 197:510 199:510 200:510 201:509 202:509 203:509 205:509 206:509 207:509 208:509 210:509 211:509 223:506 224:506 225:506 226:506 228:507 229:507 230:507 231:507 232:507 233:507 234:507 235:507 236:507 237:507 242:520 249:525 251:525 252:525 254:525 256:525 257:525 262:527 263:527 264:527 265:527 267:527 268:527 269:527 270:527 272:527 273:527 274:528 275:528 276:528 277:528 279:528 280:528 281:528 282:528 284:528 285:528 296:533 301:537 309:541 314:545 315:545 316:546 318:547 319:547 320:547 321:547 322:547 323:547 324:547 325:547 326:547 327:547 332:546 333:546 335:547 336:547 337:547 338:547 339:547 340:547 341:547 342:547 343:547 344:547 345:548 346:548 347:548 348:548 349:548 350:548 351:548 352:548 353:548 354:548 359:553 364:557 365:557 367:558 368:558 369:558 370:558 371:558 372:558 373:558 374:558 375:558 376:558 377:559 378:559 379:559 380:559 381:559 382:559 383:559 384:559 385:559 386:559 387:560 388:560 389:560 390:560 391:560 392:560 393:560 394:560 395:560 396:560 397:561 398:561 399:561 400:561 401:561 402:561 403:561 404:561 405:561 406:561 413:564 418:568 419:568 427:572 432:578 433:578 434:579 435:579 436:580 437:580 438:581 439:581 440:582 441:582 442:583 443:583 444:584 445:584 446:585 447:585 448:586 449:586 450:576 451:576 452:576 453:576 455:587 456:588 457:589 458:590 459:587 460:587 461:587 462:587 463:587 464:587 465:587 466:587 467:587 468:587 469:587 470:587 471:587 472:587 473:587 474:587 475:587 476:587 477:588 478:588 479:588 480:588 481:588 482:588 483:588 484:588 485:588 486:588 487:588 488:588 489:588 490:588 491:588 492:588 493:588 494:588 495:589 496:589 497:589 498:589 499:589 500:589 501:589 502:589 503:589 504:589 505:589 506:589 507:589 508:589 509:589 510:589 511:589 512:589 513:594 514:594 515:594 516:594 517:594 518:594 519:594 520:594 521:594 522:594 523:595 524:595 525:595 526:595 527:595 528:595 529:595 530:595 531:595 532:595 533:596 534:596 535:596 536:596 537:596 538:596 539:596 540:596 541:596 542:596 543:591 544:591 545:591 546:591 547:591 548:591 549:591 550:591 551:591 552:592 553:592 554:592 555:592 556:592 557:592 558:592 559:592 560:592 567:604 572:608 574:609 575:609 576:609 577:609 578:609 579:609 580:609 581:609 582:609 583:609 584:610 585:610 586:610 587:610 588:610 589:610 590:610 591:610 592:610 593:610 594:611 595:611 596:611 597:611 598:611 599:611 600:611 601:611 602:611 603:611 604:612 605:612 606:612 607:612 608:612 609:612 610:612 611:612 612:612 613:612 620:616 625:620 626:620 629:621 630:621 631:621 638:625 643:638 644:638 648:630 650:630 651:630 653:631 654:631 656:633 657:633 658:634 659:634 664:637 666:640 667:642 668:642 669:642 671:642 672:642 673:642 674:642 676:642 677:642 678:641 679:641 680:641 682:641 683:641 684:641 685:641 687:641 688:641 689:639 690:639 691:639 692:639 694:639 695:639 696:639 697:639 699:639 700:639 711:637 712:637 714:639 715:639 716:639 717:639 718:639 719:639 720:639 721:639 722:639 723:639 728:649 733:654 734:654 735:653 737:655 738:655 739:655 740:655 741:655 742:655 743:655 744:655 745:655 746:655 747:656 748:656 749:656 750:656 751:656 752:656 753:656 754:656 755:656 756:656 757:657 758:657 759:657 760:657 761:657 762:657 763:657 764:657 765:657 766:657 773:662 778:666 779:666 780:666 788:670 793:674 794:674 795:674 796:675 798:677 799:676 800:676 801:676 802:676 803:676 804:676 805:676 806:676 807:676 808:676 809:677 810:677 811:677 812:677 813:677 814:677 815:677 816:677 817:677 818:677 819:677 820:677 821:677 822:677 823:677 824:677 825:677 826:677 827:678 828:678 829:678 830:678 831:678 832:678 833:678 834:678 835:678 836:678 841:675 842:675 843:675 845:677 846:676 847:676 848:676 849:676 850:676 851:676 852:676 853:676 854:676 855:676 856:677 857:677 858:677 859:677 860:677 861:677 862:677 863:677 864:677 865:677 866:677 867:677 868:677 869:677 870:677 871:677 872:677 873:677 874:678 875:678 876:678 877:678 878:678 879:678 880:678 881:678 882:678 883:678 888:683 893:687 894:687 895:688 897:690 898:690 899:690 900:690 901:690 902:690 903:690 904:690 905:690 906:690 907:691 908:691 909:691 910:691 911:691 912:691 913:691 914:691 915:691 916:691 917:694 918:694 919:694 920:694 921:694 922:694 923:694 924:694 925:694 926:694 927:695 928:695 929:695 930:695 931:695 932:695 933:695 934:695 935:695 936:695 941:688 942:688 944:692 945:692 946:692 947:692 948:692 949:692 950:692 951:692 952:692 953:692 954:693 955:693 956:693 957:693 958:693 959:693 960:693 961:693 962:693 963:693 964:694 965:694 966:694 967:694 968:694 969:694 970:694 971:694 972:694 973:694 974:695 975:695 976:695 977:695 978:695 979:695 980:695 981:695 982:695 983:695 988:699 993:703 994:703 995:703 1003:708 1008:712 1010:713 1011:713 1012:713 1013:713 1014:713 1015:713 1016:713 1017:713 1018:713 1019:713 1020:714 1021:714 1022:714 1023:714 1024:714 1025:714 1026:714 1027:714 1028:714 1029:714 1036:718 1041:722 1043:723 1044:723 1045:723 1046:723 1047:723 1048:723 1049:723 1050:723 1051:723 1052:723 1053:724 1054:724 1055:724 1056:724 1057:724 1058:724 1059:724 1060:724 1061:724 1062:724 1063:725 1064:725 1065:725 1066:725 1067:725 1068:725 1069:725 1070:725 1071:725 1072:725 1073:726 1074:726 1075:726 1076:726 1077:726 1078:726 1079:726 1080:726 1081:726 1082:726 1083:727 1084:727 1085:727 1086:727 1087:727 1088:727 1089:727 1090:727 1091:727 1092:727 1093:728 1094:728 1095:728 1096:728 1097:728 1098:728 1099:728 1100:728 1101:728 1102:728 1103:729 1104:729 1105:729 1106:729 1107:729 1108:729 1109:729 1110:729 1111:729 1112:729 1113:730 1114:730 1115:730 1116:730 1117:730 1118:730 1119:730 1120:730 1121:730 1122:730 1129:734 1134:738 1135:738 1143:744 1148:748 1150:749 1151:749 1152:749 1153:749 1154:749 1155:749 1156:749 1157:749 1158:749 1159:749 1160:750 1161:750 1162:750 1163:750 1164:750 1165:750 1166:750 1167:750 1168:750 1169:750 1170:751 1171:751 1172:751 1173:751 1174:751 1175:751 1176:751 1177:751 1178:751 1179:751 1186:756 1191:760 1192:760 1193:761 1196:763 1197:764 1198:764 1199:764 1200:764 1201:764 1202:764 1203:764 1204:764 1205:764 1206:764 1207:765 1208:765 1209:765 1210:765 1211:765 1212:765 1213:765 1214:765 1215:765 1216:765 1217:766 1218:766 1219:766 1220:766 1221:766 1222:766 1223:766 1224:766 1225:766 1226:766 1227:763 1228:763 1233:761 1234:761 1236:764 1237:764 1238:764 1239:764 1240:764 1241:764 1242:764 1243:764 1244:764 1245:764 1246:765 1247:765 1248:765 1249:765 1250:765 1251:765 1252:765 1253:765 1254:765 1255:765 1260:771 1265:775 1266:775 1269:776 1270:776 1271:776 1278:780 1283:785 1284:785 1285:784 1287:786 1288:786 1289:786 1290:786 1291:786 1292:786 1293:786 1294:786 1295:786 1296:786 1297:787 1298:787 1299:787 1300:787 1301:787 1302:787 1303:787 1304:787 1305:787 1306:787 1313:791 1318:795 1319:795 1320:796 1322:798 1323:798 1324:798 1325:798 1326:798 1327:798 1328:798 1329:798 1330:798 1331:798 1336:796 1337:796 1339:798 1340:798 1341:798 1342:798 1343:798 1344:798 1345:798 1346:798 1347:798 1348:798 1353:802 1360:807 1362:807 1363:807 1365:807 1366:807 1368:807 1437:818 1444:819 1448:820 1452:822 1456:823 1457:824 1461:826 1465:827 1466:828 1470:830 1474:831 1475:832 1479:834 1481:834 1488:846 1489:847 1490:848 1491:849 1492:850 1493:851 1494:852 1495:853 1496:854 1497:855 1498:856 1499:857 1500:858 1501:859 1502:860 1503:861 1504:862 1505:863 1511:871 1512:872 1513:873 1514:874 1515:875 1516:876')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

@@ -8,6 +8,7 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
@@ -151,7 +152,7 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/megaciv.civ:461
         e1_amount = 5  # rulebooks/megaciv.civ:461
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 461)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 461)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -164,7 +165,7 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/megaciv.civ:467
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 467)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 467)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -179,7 +180,7 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/megaciv.civ:473
         e1_amount = 5  # rulebooks/megaciv.civ:473
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 473)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 473)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -195,9 +196,9 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = True  # rulebooks/megaciv.civ:480
-        if m0 and (True):  # rulebooks/megaciv.civ:480
+        if s.decide(m0, 480, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:480
             options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 480, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 479)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -211,7 +212,7 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
         e0_amount = 5  # rulebooks/megaciv.civ:486
         e0_area = 'any'  # rulebooks/megaciv.civ:486
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 486)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -225,7 +226,7 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
         e0_amount = 1  # rulebooks/megaciv.civ:492
         e0_area = 'any'  # rulebooks/megaciv.civ:492
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 492)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -240,9 +241,9 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = True  # rulebooks/megaciv.civ:499
-        if m0 and (True):  # rulebooks/megaciv.civ:499
+        if s.decide(m0, 499, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:499
             options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 499, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 498)]
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 498)]
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -257,7 +258,7 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/megaciv.civ:506
         e1_amount = 5  # rulebooks/megaciv.civ:506
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 506)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 506)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -271,22 +272,44 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:517
+        b274 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:517
+        ub274 = type(b274) is _U
+        if ub274:
+            s.undecided.append((517, 'rulebooks/megaciv.civ', 'which effects apply', b274.facts))
+        if ub274 or b274:
             e0_area = 'volcano'  # rulebooks/megaciv.civ:518
             e0_active = True
-        else:
+        if ub274 or not b274:
             e1_amount = 1  # rulebooks/megaciv.civ:520
             e1_area = 'any'  # rulebooks/megaciv.civ:520
             e2_amount = 0  # rulebooks/megaciv.civ:521
             e2_area = 'any'  # rulebooks/megaciv.civ:521
-        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
+        if ub274:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
-        if m0:  # rulebooks/megaciv.civ:526
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
+        if type(m0) is _U:
+            s.undecided.append((526, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            v = 1
+            if e1_amount is not None:
+                u = _rt.unknown_of(m0, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
+                e1_amount = u
+        elif m0:  # rulebooks/megaciv.civ:526
             if e1_amount is not None:
                 trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/megaciv.civ:527
+        if type(m0) is _U:
+            s.undecided.append((527, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            v = 1
+            if e2_amount is not None:
+                u = _rt.unknown_of(m0, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
+                e2_amount = u
+        elif m0:  # rulebooks/megaciv.civ:527
             if e2_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
@@ -294,16 +317,16 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 518))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 520))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 520))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 521))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 521))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 1  # rulebooks/megaciv.civ:524
         e0_area = 'adjacent'  # rulebooks/megaciv.civ:524
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 524)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 524)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -314,10 +337,17 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 1  # rulebooks/megaciv.civ:538
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:539
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:539
+        if type(c) is _U:
+            s.undecided.append((539, 'rulebooks/megaciv.civ', 'whether Diplomacy changes annex cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:539
             trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 538)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 538)]
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -332,31 +362,66 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:549
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:549
+        if type(c) is _U:
+            s.undecided.append((549, 'rulebooks/megaciv.civ', 'whether Agriculture changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:549
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
+        c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
+        if type(c) is _U:
+            s.undecided.append((10, 'rulebooks/house/gentle_granary.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 11)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 11)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
         trace = []
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
+        c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
+        if type(c) is _U:
+            s.undecided.append((10, 'rulebooks/house/gentle_granary.civ', 'whether Pottery changes damage', c.facts))
+            v = (4) * (s.cards('Grain'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
             trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 12)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 12)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -367,16 +432,37 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 2  # rulebooks/megaciv.civ:560
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:561
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:561
+        if type(c) is _U:
+            s.undecided.append((561, 'rulebooks/megaciv.civ', 'whether Mythology changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:561
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:562
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:562
+        if type(c) is _U:
+            s.undecided.append((562, 'rulebooks/megaciv.civ', 'whether Enlightenment changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:562
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:563
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:563
+        if type(c) is _U:
+            s.undecided.append((563, 'rulebooks/megaciv.civ', 'whether Mining changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mining',), 563, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:563
             trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 563, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 560)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 560)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -389,15 +475,34 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:573
+        b477 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:573
+        ub477 = type(b477) is _U
+        if ub477:
+            s.undecided.append((573, 'rulebooks/megaciv.civ', 'which effects apply', b477.facts))
+        if ub477 or b477:
             e0_amount = 15  # rulebooks/megaciv.civ:573
             e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
-        else:
+        if ub477 or not b477:
             e1_amount = 5  # rulebooks/megaciv.civ:573
             e1_area = 'coastal'  # rulebooks/megaciv.civ:573
+        if ub477:
+            e0_amount = None
+            e1_amount = None
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 575)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
+        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
+        if type(c) is _U:
+            s.undecided.append((25, 'rulebooks/house/gentle.civ', 'whether Engineering changes damage', c.facts))
+            v = 10
+            if e0_amount is not None:
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+                e0_amount = u
+            elif e1_amount is not None:
+                u = _rt.unknown_of(c, e1_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+                e1_amount = u
+        elif c:  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
                 trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
                 e0_amount = e0_amount - 10
@@ -406,19 +511,26 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = e1_amount - 10
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 573))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 573))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 573))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 573))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 5  # rulebooks/megaciv.civ:575
         e0_area = 'flood_plain'  # rulebooks/megaciv.civ:575
         trace = []
-        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
+        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
+        if type(c) is _U:
+            s.undecided.append((25, 'rulebooks/house/gentle.civ', 'whether Engineering changes damage', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:25
             trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 10
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 575)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -430,19 +542,47 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
         e0_amount = 3  # rulebooks/megaciv.civ:585
         e0_area = 'any'  # rulebooks/megaciv.civ:585
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:586
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:586
+        if type(c) is _U:
+            s.undecided.append((586, 'rulebooks/megaciv.civ', 'whether Mysticism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:586
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:587
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:587
+        if type(c) is _U:
+            s.undecided.append((587, 'rulebooks/megaciv.civ', 'whether Deism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 587, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:587
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 587, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:588
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:588
+        if type(c) is _U:
+            s.undecided.append((588, 'rulebooks/megaciv.civ', 'whether Enlightenment changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:588
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:589
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:589
+        if type(c) is _U:
+            s.undecided.append((589, 'rulebooks/megaciv.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:589
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 585)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 585)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -455,22 +595,57 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 35  # rulebooks/megaciv.civ:596
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:597
+        c = (('Music' in held))  # rulebooks/megaciv.civ:597
+        if type(c) is _U:
+            s.undecided.append((597, 'rulebooks/megaciv.civ', 'whether Music changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Music',), 597, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:597
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 597, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:598
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:598
+        if type(c) is _U:
+            s.undecided.append((598, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:598
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:599
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:599
+        if type(c) is _U:
+            s.undecided.append((599, 'rulebooks/megaciv.civ', 'whether Democracy changes annex all but unit points', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:599
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:600
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:600
+        if type(c) is _U:
+            s.undecided.append((600, 'rulebooks/megaciv.civ', 'whether Philosophy changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:600
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/megaciv.civ:601
+        c = (('Military' in held))  # rulebooks/megaciv.civ:601
+        if type(c) is _U:
+            s.undecided.append((601, 'rulebooks/megaciv.civ', 'whether Military changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Military',), 601, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:601
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 601, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 596)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 596)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -483,16 +658,37 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 15  # rulebooks/megaciv.civ:610
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:611
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:611
+        if type(c) is _U:
+            s.undecided.append((611, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:611
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:612
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:612
+        if type(c) is _U:
+            s.undecided.append((612, 'rulebooks/megaciv.civ', 'whether Politics changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 612, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:612
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 612, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:613
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:613
+        if type(c) is _U:
+            s.undecided.append((613, 'rulebooks/megaciv.civ', 'whether Monarchy changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:613
             trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 610)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 610)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -503,38 +699,80 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:618
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:624
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 624, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:624
             return _rt.cancelled(_MODULE, 'Cyclone', role, s, 624, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
         e0_amount = 3  # rulebooks/megaciv.civ:622
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:622
         assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 623)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 622)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 622)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 2  # rulebooks/megaciv.civ:623
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:623
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 623)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 623)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -547,32 +785,74 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
         assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 637)
         trace = []
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:640
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:640
+        if type(c) is _U:
+            s.undecided.append((640, 'rulebooks/megaciv.civ', 'whether Enlightenment changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:640
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:641
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:641
+        if type(c) is _U:
+            s.undecided.append((641, 'rulebooks/megaciv.civ', 'whether Roadbuilding changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:641
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:642
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:642
+        if type(c) is _U:
+            s.undecided.append((642, 'rulebooks/megaciv.civ', 'whether Trade Empire changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:642
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
+        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
+        if type(c) is _U:
+            s.undecided.append((20, 'rulebooks/house/gentle.civ', 'whether Medicine changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 18)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 18)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/megaciv.civ:637
         e0_area = 'any'  # rulebooks/megaciv.civ:637
         trace = []
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:643
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:643
+        if type(c) is _U:
+            s.undecided.append((643, 'rulebooks/megaciv.civ', 'whether Anatomy changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:643
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
+        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
+        if type(c) is _U:
+            s.undecided.append((20, 'rulebooks/house/gentle.civ', 'whether Medicine changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -583,19 +863,47 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 15  # rulebooks/megaciv.civ:650
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:651
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:651
+        if type(c) is _U:
+            s.undecided.append((651, 'rulebooks/megaciv.civ', 'whether Sculpture changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:651
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/megaciv.civ:652
+        c = (('Law' in held))  # rulebooks/megaciv.civ:652
+        if type(c) is _U:
+            s.undecided.append((652, 'rulebooks/megaciv.civ', 'whether Law changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Law',), 652, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:652
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 652, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:653
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:653
+        if type(c) is _U:
+            s.undecided.append((653, 'rulebooks/megaciv.civ', 'whether Monarchy changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:653
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:654
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:654
+        if type(c) is _U:
+            s.undecided.append((654, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:654
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 650)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 650)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -608,25 +916,67 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 3  # rulebooks/megaciv.civ:662
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:663
+        c = (('Music' in held))  # rulebooks/megaciv.civ:663
+        if type(c) is _U:
+            s.undecided.append((663, 'rulebooks/megaciv.civ', 'whether Music changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 663, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:663
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 663, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:664
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:664
+        if type(c) is _U:
+            s.undecided.append((664, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:664
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/megaciv.civ:665
+        c = (('Law' in held))  # rulebooks/megaciv.civ:665
+        if type(c) is _U:
+            s.undecided.append((665, 'rulebooks/megaciv.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 665, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:665
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 665, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:666
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:666
+        if type(c) is _U:
+            s.undecided.append((666, 'rulebooks/megaciv.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:666
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:667
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:667
+        if type(c) is _U:
+            s.undecided.append((667, 'rulebooks/megaciv.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:667
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:668
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:668
+        if type(c) is _U:
+            s.undecided.append((668, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:668
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 662)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -639,16 +989,37 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/megaciv.civ:676
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:677
+        c = (('Law' in held))  # rulebooks/megaciv.civ:677
+        if type(c) is _U:
+            s.undecided.append((677, 'rulebooks/megaciv.civ', 'whether Law changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 677, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:677
             trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 677, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:678
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:678
+        if type(c) is _U:
+            s.undecided.append((678, 'rulebooks/megaciv.civ', 'whether Coinage changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:678
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:679
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:679
+        if type(c) is _U:
+            s.undecided.append((679, 'rulebooks/megaciv.civ', 'whether Wonder of the World changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:679
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 676)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 676)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -659,7 +1030,7 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:682
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:690
+        if s.decide((s.fact('cities') == 0), 690, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:690
             return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 690, 'cancelled: no city', 'rulebooks/megaciv.civ')
         e0_amount = 4  # rulebooks/megaciv.civ:686
         e0_area = 'any'  # rulebooks/megaciv.civ:686
@@ -667,38 +1038,80 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:694
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 686)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 686)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
+        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 689, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:687
         e0_area = 'any'  # rulebooks/megaciv.civ:687
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:694
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
@@ -711,15 +1124,29 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
         trace = []
         options = []
         m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:706
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:704
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:704
+        if type(c) is _U:
+            s.undecided.append((704, 'rulebooks/megaciv.civ', 'whether Fundamentalism changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:704
             trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/megaciv.civ:705
+        c = (('Library' in held))  # rulebooks/megaciv.civ:705
+        if type(c) is _U:
+            s.undecided.append((705, 'rulebooks/megaciv.civ', 'whether Library changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 705, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:705
             trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 705, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/megaciv.civ:706
+        if s.decide(m2, 706, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:706
             options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 706, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 703)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -730,26 +1157,40 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:711
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:720
+        if s.decide((s.fact('coastal_cities') == 0), 720, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:720
             return _rt.cancelled(_MODULE, 'Piracy', role, s, 720, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
         e0_amount = 2  # rulebooks/megaciv.civ:715
         e0_area = 'coastal'  # rulebooks/megaciv.civ:715
         assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 716)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:721
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:721
+        if type(c) is _U:
+            s.undecided.append((721, 'rulebooks/megaciv.civ', 'whether Cartography changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:721
             trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:722
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:722
+        if type(c) is _U:
+            s.undecided.append((722, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:722
             trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 715)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 715)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
+        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 718, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:716
         e0_area = 'coastal'  # rulebooks/megaciv.civ:716
         trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 716)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -961,7 +1402,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (932,)
 
-LINES = _rt.line_map('139:1006 145:458 150:461 151:461 152:461 160:464 165:467 173:470 178:473 179:473 180:473 188:476 193:479 194:479 197:480 198:480 199:480 206:483 211:486 212:486 220:489 225:492 226:492 234:495 239:498 242:499 243:499 244:499 251:503 256:506 257:506 258:506 266:512 274:517 275:518 278:520 279:520 280:521 281:521 282:524 284:525 285:526 287:526 288:526 289:527 291:527 292:527 303:524 304:524 310:534 315:538 317:539 318:539 319:539 326:543 331:11 332:11 333:12 335:549 336:549 337:549 338:551 339:551 340:551 341:10 342:10 343:10 344:10 349:12 350:12 352:551 353:551 354:551 355:10 356:10 357:10 358:10 363:556 368:560 370:561 371:561 372:561 373:562 374:562 375:562 376:563 377:563 378:563 385:568 392:573 393:573 394:573 396:573 397:573 398:575 400:25 402:25 403:25 405:25 406:25 415:575 416:575 418:25 419:25 420:25 425:581 430:585 431:585 433:586 434:586 435:586 436:587 437:587 438:587 439:588 440:588 441:588 442:589 443:589 444:589 451:592 456:596 458:597 459:597 460:597 461:598 462:598 463:598 464:599 465:599 466:599 467:600 468:600 469:600 470:601 471:601 472:601 479:606 484:610 486:611 487:611 488:611 489:612 490:612 491:612 492:613 493:613 494:613 501:618 506:624 507:624 508:622 509:622 510:623 512:625 513:625 514:625 515:626 516:626 517:626 518:627 519:627 520:627 525:623 526:623 528:625 529:625 530:625 531:626 532:626 533:626 534:627 535:627 536:627 541:632 546:18 547:18 548:637 550:640 551:640 552:640 553:641 554:641 555:641 556:642 557:642 558:642 559:20 560:20 561:20 566:637 567:637 569:643 570:643 571:643 572:20 573:20 574:20 579:646 584:650 586:651 587:651 588:651 589:652 590:652 591:652 592:653 593:653 594:653 595:654 596:654 597:654 604:658 609:662 611:663 612:663 613:663 614:664 615:664 616:664 617:665 618:665 619:665 620:666 621:666 622:666 623:667 624:667 625:667 626:668 627:668 628:668 635:672 640:676 642:677 643:677 644:677 645:678 646:678 647:678 648:679 649:679 650:679 657:682 662:690 663:690 664:686 665:686 666:687 669:694 670:691 671:691 672:691 673:692 674:692 675:692 676:693 677:693 678:693 679:694 680:694 684:689 685:687 686:687 689:694 690:691 691:691 692:691 693:692 694:692 695:692 696:693 697:693 698:693 699:694 700:694 705:699 710:703 713:706 714:704 715:704 716:704 717:705 718:705 719:705 720:706 721:706 728:711 733:720 734:720 735:715 736:715 737:716 739:721 740:721 741:721 742:722 743:722 744:722 748:718 749:716 750:716 810:734 817:735 821:736 825:738 829:739 830:740 834:742 838:743 839:744 843:746 847:747 848:748 852:750 856:751 857:752 861:761 868:762 872:763 876:765 880:766 881:767 885:769 889:770 890:771 894:773 898:774 899:775 900:776 904:778 908:779 909:780 910:781 914:783 916:783 924:794 925:801 926:808 927:815 928:822 929:829 930:836 931:843 932:850 933:857 934:864 935:871 936:878 937:885 938:892 939:899 940:906 941:913 944:925 947:930 948:931 949:932 950:933 953:934 954:935 955:936 956:937 957:938 958:939 959:940 960:941')
+LINES = _rt.line_map('140:1006 146:458 151:461 152:461 153:461 161:464 166:467 174:470 179:473 180:473 181:473 189:476 194:479 195:479 198:480 199:480 200:480 207:483 212:486 213:486 221:489 226:492 227:492 235:495 240:498 243:499 244:499 245:499 252:503 257:506 258:506 259:506 267:512 275:517 277:517 278:517 280:518 283:520 284:520 285:521 286:521 291:524 293:525 294:526 295:526 296:526 298:526 299:526 300:526 301:526 303:526 304:526 305:527 306:527 307:527 309:527 310:527 311:527 312:527 314:527 315:527 326:524 327:524 333:534 338:538 340:539 341:539 342:539 343:539 344:539 345:539 346:539 347:539 348:539 349:539 356:543 361:11 362:11 363:12 365:549 366:549 367:549 368:549 369:549 370:549 371:549 372:549 373:549 374:549 375:551 376:551 377:551 378:551 379:551 380:551 381:551 382:551 383:551 384:551 385:10 386:10 387:10 388:10 389:10 390:10 391:10 392:10 393:10 394:10 395:10 400:12 401:12 403:551 404:551 405:551 406:551 407:551 408:551 409:551 410:551 411:551 412:551 413:10 414:10 415:10 416:10 417:10 418:10 419:10 420:10 421:10 422:10 423:10 428:556 433:560 435:561 436:561 437:561 438:561 439:561 440:561 441:561 442:561 443:561 444:561 445:562 446:562 447:562 448:562 449:562 450:562 451:562 452:562 453:562 454:562 455:563 456:563 457:563 458:563 459:563 460:563 461:563 462:563 463:563 464:563 471:568 478:573 480:573 481:573 483:573 484:573 486:573 487:573 491:575 493:25 494:25 495:25 496:25 498:25 499:25 500:25 502:25 503:25 504:25 505:25 507:25 508:25 510:25 511:25 520:575 521:575 523:25 524:25 525:25 526:25 527:25 528:25 529:25 530:25 531:25 532:25 537:581 542:585 543:585 545:586 546:586 547:586 548:586 549:586 550:586 551:586 552:586 553:586 554:586 555:587 556:587 557:587 558:587 559:587 560:587 561:587 562:587 563:587 564:587 565:588 566:588 567:588 568:588 569:588 570:588 571:588 572:588 573:588 574:588 575:589 576:589 577:589 578:589 579:589 580:589 581:589 582:589 583:589 584:589 591:592 596:596 598:597 599:597 600:597 601:597 602:597 603:597 604:597 605:597 606:597 607:597 608:598 609:598 610:598 611:598 612:598 613:598 614:598 615:598 616:598 617:598 618:599 619:599 620:599 621:599 622:599 623:599 624:599 625:599 626:599 627:599 628:600 629:600 630:600 631:600 632:600 633:600 634:600 635:600 636:600 637:600 638:601 639:601 640:601 641:601 642:601 643:601 644:601 645:601 646:601 647:601 654:606 659:610 661:611 662:611 663:611 664:611 665:611 666:611 667:611 668:611 669:611 670:611 671:612 672:612 673:612 674:612 675:612 676:612 677:612 678:612 679:612 680:612 681:613 682:613 683:613 684:613 685:613 686:613 687:613 688:613 689:613 690:613 697:618 702:624 703:624 704:622 705:622 706:623 708:625 709:625 710:625 711:625 712:625 713:625 714:625 715:625 716:625 717:625 718:626 719:626 720:626 721:626 722:626 723:626 724:626 725:626 726:626 727:626 728:627 729:627 730:627 731:627 732:627 733:627 734:627 735:627 736:627 737:627 742:623 743:623 745:625 746:625 747:625 748:625 749:625 750:625 751:625 752:625 753:625 754:625 755:626 756:626 757:626 758:626 759:626 760:626 761:626 762:626 763:626 764:626 765:627 766:627 767:627 768:627 769:627 770:627 771:627 772:627 773:627 774:627 779:632 784:18 785:18 786:637 788:640 789:640 790:640 791:640 792:640 793:640 794:640 795:640 796:640 797:640 798:641 799:641 800:641 801:641 802:641 803:641 804:641 805:641 806:641 807:641 808:642 809:642 810:642 811:642 812:642 813:642 814:642 815:642 816:642 817:642 818:20 819:20 820:20 821:20 822:20 823:20 824:20 825:20 826:20 827:20 832:637 833:637 835:643 836:643 837:643 838:643 839:643 840:643 841:643 842:643 843:643 844:643 845:20 846:20 847:20 848:20 849:20 850:20 851:20 852:20 853:20 854:20 859:646 864:650 866:651 867:651 868:651 869:651 870:651 871:651 872:651 873:651 874:651 875:651 876:652 877:652 878:652 879:652 880:652 881:652 882:652 883:652 884:652 885:652 886:653 887:653 888:653 889:653 890:653 891:653 892:653 893:653 894:653 895:653 896:654 897:654 898:654 899:654 900:654 901:654 902:654 903:654 904:654 905:654 912:658 917:662 919:663 920:663 921:663 922:663 923:663 924:663 925:663 926:663 927:663 928:663 929:664 930:664 931:664 932:664 933:664 934:664 935:664 936:664 937:664 938:664 939:665 940:665 941:665 942:665 943:665 944:665 945:665 946:665 947:665 948:665 949:666 950:666 951:666 952:666 953:666 954:666 955:666 956:666 957:666 958:666 959:667 960:667 961:667 962:667 963:667 964:667 965:667 966:667 967:667 968:667 969:668 970:668 971:668 972:668 973:668 974:668 975:668 976:668 977:668 978:668 985:672 990:676 992:677 993:677 994:677 995:677 996:677 997:677 998:677 999:677 1000:677 1001:677 1002:678 1003:678 1004:678 1005:678 1006:678 1007:678 1008:678 1009:678 1010:678 1011:678 1012:679 1013:679 1014:679 1015:679 1016:679 1017:679 1018:679 1019:679 1020:679 1021:679 1028:682 1033:690 1034:690 1035:686 1036:686 1037:687 1040:694 1041:691 1042:691 1043:691 1044:691 1045:691 1046:691 1047:691 1048:691 1049:691 1050:691 1051:692 1052:692 1053:692 1054:692 1055:692 1056:692 1057:692 1058:692 1059:692 1060:692 1061:693 1062:693 1063:693 1064:693 1065:693 1066:693 1067:693 1068:693 1069:693 1070:693 1071:694 1072:694 1076:689 1077:687 1078:687 1081:694 1082:691 1083:691 1084:691 1085:691 1086:691 1087:691 1088:691 1089:691 1090:691 1091:691 1092:692 1093:692 1094:692 1095:692 1096:692 1097:692 1098:692 1099:692 1100:692 1101:692 1102:693 1103:693 1104:693 1105:693 1106:693 1107:693 1108:693 1109:693 1110:693 1111:693 1112:694 1113:694 1118:699 1123:703 1126:706 1127:704 1128:704 1129:704 1130:704 1131:704 1132:704 1133:704 1134:704 1135:704 1136:704 1137:705 1138:705 1139:705 1140:705 1141:705 1142:705 1143:705 1144:705 1145:705 1146:705 1147:706 1148:706 1155:711 1160:720 1161:720 1162:715 1163:715 1164:716 1166:721 1167:721 1168:721 1169:721 1170:721 1171:721 1172:721 1173:721 1174:721 1175:721 1176:722 1177:722 1178:722 1179:722 1180:722 1181:722 1182:722 1183:722 1184:722 1185:722 1189:718 1190:716 1191:716 1251:734 1258:735 1262:736 1266:738 1270:739 1271:740 1275:742 1279:743 1280:744 1284:746 1288:747 1289:748 1293:750 1297:751 1298:752 1302:761 1309:762 1313:763 1317:765 1321:766 1322:767 1326:769 1330:770 1331:771 1335:773 1339:774 1340:775 1341:776 1345:778 1349:779 1350:780 1351:781 1355:783 1357:783 1365:794 1366:801 1367:808 1368:815 1369:822 1370:829 1371:836 1372:843 1373:850 1374:857 1375:864 1376:871 1377:878 1378:885 1379:892 1380:899 1381:906 1382:913 1385:925 1388:930 1389:931 1390:932 1391:933 1394:934 1395:935 1396:936 1397:937 1398:938 1399:939 1400:940 1401:941')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ', 'rulebooks/house/gentle_granary.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on

@@ -8,6 +8,7 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'strict_credits', 'name': 'Strict credits (Mega Civilization, each credit used once a turn)', 'language': 1, 'bases': ('megaciv',)}
@@ -151,7 +152,7 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/megaciv.civ:461
         e1_amount = 5  # rulebooks/megaciv.civ:461
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 461)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 461)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -164,7 +165,7 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/megaciv.civ:467
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 467)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 467)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -179,7 +180,7 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/megaciv.civ:473
         e1_amount = 5  # rulebooks/megaciv.civ:473
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 473)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 473)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -195,9 +196,9 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = True  # rulebooks/megaciv.civ:480
-        if m0 and (True):  # rulebooks/megaciv.civ:480
+        if s.decide(m0, 480, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:480
             options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 480, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 479)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -211,7 +212,7 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
         e0_amount = 5  # rulebooks/megaciv.civ:486
         e0_area = 'any'  # rulebooks/megaciv.civ:486
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 486)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -225,7 +226,7 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
         e0_amount = 1  # rulebooks/megaciv.civ:492
         e0_area = 'any'  # rulebooks/megaciv.civ:492
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 492)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -240,9 +241,9 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
         trace = ()
         options = []
         m0 = True  # rulebooks/megaciv.civ:499
-        if m0 and (True):  # rulebooks/megaciv.civ:499
+        if s.decide(m0, 499, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:499
             options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 499, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 498)]
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 498)]
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -257,7 +258,7 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/megaciv.civ:506
         e1_amount = 5  # rulebooks/megaciv.civ:506
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 506)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 506)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -271,22 +272,44 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:517
+        b274 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:517
+        ub274 = type(b274) is _U
+        if ub274:
+            s.undecided.append((517, 'rulebooks/megaciv.civ', 'which effects apply', b274.facts))
+        if ub274 or b274:
             e0_area = 'volcano'  # rulebooks/megaciv.civ:518
             e0_active = True
-        else:
+        if ub274 or not b274:
             e1_amount = 1  # rulebooks/megaciv.civ:520
             e1_area = 'any'  # rulebooks/megaciv.civ:520
             e2_amount = 0  # rulebooks/megaciv.civ:521
             e2_area = 'any'  # rulebooks/megaciv.civ:521
-        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
+        if ub274:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
-        if m0:  # rulebooks/megaciv.civ:526
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
+        if type(m0) is _U:
+            s.undecided.append((526, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            v = 1
+            if e1_amount is not None:
+                u = _rt.unknown_of(m0, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
+                e1_amount = u
+        elif m0:  # rulebooks/megaciv.civ:526
             if e1_amount is not None:
                 trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/megaciv.civ:527
+        if type(m0) is _U:
+            s.undecided.append((527, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            v = 1
+            if e2_amount is not None:
+                u = _rt.unknown_of(m0, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
+                e2_amount = u
+        elif m0:  # rulebooks/megaciv.civ:527
             if e2_amount is not None:
                 trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
@@ -294,16 +317,16 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 518))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 520))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 520))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 521))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 521))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 1  # rulebooks/megaciv.civ:524
         e0_area = 'adjacent'  # rulebooks/megaciv.civ:524
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 524)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 524)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -314,10 +337,17 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 1  # rulebooks/megaciv.civ:538
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:539
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:539
+        if type(c) is _U:
+            s.undecided.append((539, 'rulebooks/megaciv.civ', 'whether Diplomacy changes annex cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:539
             trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 538)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 538)]
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -332,29 +362,64 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/megaciv.civ:547
         assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 548)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:549
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:549
+        if type(c) is _U:
+            s.undecided.append((549, 'rulebooks/megaciv.civ', 'whether Agriculture changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:549
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:550
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:550
+        if type(c) is _U:
+            s.undecided.append((550, 'rulebooks/megaciv.civ', 'whether Pottery changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:550
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 547)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 547)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 5  # rulebooks/megaciv.civ:548
         e0_area = 'any'  # rulebooks/megaciv.civ:548
         trace = []
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:550
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:550
+        if type(c) is _U:
+            s.undecided.append((550, 'rulebooks/megaciv.civ', 'whether Pottery changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:550
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:551
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 548)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 548)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -365,16 +430,37 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 2  # rulebooks/megaciv.civ:560
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:561
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:561
+        if type(c) is _U:
+            s.undecided.append((561, 'rulebooks/megaciv.civ', 'whether Mythology changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:561
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:562
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:562
+        if type(c) is _U:
+            s.undecided.append((562, 'rulebooks/megaciv.civ', 'whether Enlightenment changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:562
             trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:563
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:563
+        if type(c) is _U:
+            s.undecided.append((563, 'rulebooks/megaciv.civ', 'whether Mining changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mining',), 563, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:563
             trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 563, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 560)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 560)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -387,15 +473,34 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:573
+        b475 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:573
+        ub475 = type(b475) is _U
+        if ub475:
+            s.undecided.append((573, 'rulebooks/megaciv.civ', 'which effects apply', b475.facts))
+        if ub475 or b475:
             e0_amount = 15  # rulebooks/megaciv.civ:573
             e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
-        else:
+        if ub475 or not b475:
             e1_amount = 5  # rulebooks/megaciv.civ:573
             e1_area = 'coastal'  # rulebooks/megaciv.civ:573
+        if ub475:
+            e0_amount = None
+            e1_amount = None
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 575)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:576
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:576
+        if type(c) is _U:
+            s.undecided.append((576, 'rulebooks/megaciv.civ', 'whether Engineering changes damage', c.facts))
+            v = 5
+            if e0_amount is not None:
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+                e0_amount = u
+            elif e1_amount is not None:
+                u = _rt.unknown_of(c, e1_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+                e1_amount = u
+        elif c:  # rulebooks/megaciv.civ:576
             if e0_amount is not None:
                 trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
                 e0_amount = e0_amount - 5
@@ -404,19 +509,26 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = e1_amount - 5
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 573))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 573))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 573))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 573))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 5  # rulebooks/megaciv.civ:575
         e0_area = 'flood_plain'  # rulebooks/megaciv.civ:575
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:576
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:576
+        if type(c) is _U:
+            s.undecided.append((576, 'rulebooks/megaciv.civ', 'whether Engineering changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:576
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 575)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -428,19 +540,47 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
         e0_amount = 3  # rulebooks/megaciv.civ:585
         e0_area = 'any'  # rulebooks/megaciv.civ:585
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:586
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:586
+        if type(c) is _U:
+            s.undecided.append((586, 'rulebooks/megaciv.civ', 'whether Mysticism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:586
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:587
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:587
+        if type(c) is _U:
+            s.undecided.append((587, 'rulebooks/megaciv.civ', 'whether Deism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 587, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:587
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 587, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:588
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:588
+        if type(c) is _U:
+            s.undecided.append((588, 'rulebooks/megaciv.civ', 'whether Enlightenment changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:588
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:589
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:589
+        if type(c) is _U:
+            s.undecided.append((589, 'rulebooks/megaciv.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:589
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 585)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 585)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -453,22 +593,57 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 35  # rulebooks/megaciv.civ:596
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:597
+        c = (('Music' in held))  # rulebooks/megaciv.civ:597
+        if type(c) is _U:
+            s.undecided.append((597, 'rulebooks/megaciv.civ', 'whether Music changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Music',), 597, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:597
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 597, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:598
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:598
+        if type(c) is _U:
+            s.undecided.append((598, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:598
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:599
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:599
+        if type(c) is _U:
+            s.undecided.append((599, 'rulebooks/megaciv.civ', 'whether Democracy changes annex all but unit points', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:599
             trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:600
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:600
+        if type(c) is _U:
+            s.undecided.append((600, 'rulebooks/megaciv.civ', 'whether Philosophy changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:600
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/megaciv.civ:601
+        c = (('Military' in held))  # rulebooks/megaciv.civ:601
+        if type(c) is _U:
+            s.undecided.append((601, 'rulebooks/megaciv.civ', 'whether Military changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Military',), 601, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:601
             trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 601, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 596)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 596)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -481,16 +656,37 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 15  # rulebooks/megaciv.civ:610
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:611
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:611
+        if type(c) is _U:
+            s.undecided.append((611, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:611
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:612
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:612
+        if type(c) is _U:
+            s.undecided.append((612, 'rulebooks/megaciv.civ', 'whether Politics changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 612, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:612
             trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 612, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:613
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:613
+        if type(c) is _U:
+            s.undecided.append((613, 'rulebooks/megaciv.civ', 'whether Monarchy changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:613
             trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 610)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 610)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -501,38 +697,80 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:618
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:624
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 624, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:624
             return _rt.cancelled(_MODULE, 'Cyclone', role, s, 624, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
         e0_amount = 3  # rulebooks/megaciv.civ:622
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:622
         assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 623)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 622)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 622)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 2  # rulebooks/megaciv.civ:623
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:623
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:625
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:626
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
             trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:627
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 623)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 623)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -545,32 +783,74 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/megaciv.civ:636
         assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 637)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:639
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:639
+        if type(c) is _U:
+            s.undecided.append((639, 'rulebooks/megaciv.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:639
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:640
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:640
+        if type(c) is _U:
+            s.undecided.append((640, 'rulebooks/megaciv.civ', 'whether Enlightenment changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:640
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:641
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:641
+        if type(c) is _U:
+            s.undecided.append((641, 'rulebooks/megaciv.civ', 'whether Roadbuilding changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:641
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:642
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:642
+        if type(c) is _U:
+            s.undecided.append((642, 'rulebooks/megaciv.civ', 'whether Trade Empire changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:642
             trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 636)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 636)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 10  # rulebooks/megaciv.civ:637
         e0_area = 'any'  # rulebooks/megaciv.civ:637
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:639
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:639
+        if type(c) is _U:
+            s.undecided.append((639, 'rulebooks/megaciv.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:639
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:643
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:643
+        if type(c) is _U:
+            s.undecided.append((643, 'rulebooks/megaciv.civ', 'whether Anatomy changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:643
             trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -581,19 +861,47 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 15  # rulebooks/megaciv.civ:650
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:651
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:651
+        if type(c) is _U:
+            s.undecided.append((651, 'rulebooks/megaciv.civ', 'whether Sculpture changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:651
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/megaciv.civ:652
+        c = (('Law' in held))  # rulebooks/megaciv.civ:652
+        if type(c) is _U:
+            s.undecided.append((652, 'rulebooks/megaciv.civ', 'whether Law changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Law',), 652, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:652
             trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 652, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:653
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:653
+        if type(c) is _U:
+            s.undecided.append((653, 'rulebooks/megaciv.civ', 'whether Monarchy changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:653
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:654
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:654
+        if type(c) is _U:
+            s.undecided.append((654, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:654
             trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 650)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 650)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -606,25 +914,67 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 3  # rulebooks/megaciv.civ:662
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:663
+        c = (('Music' in held))  # rulebooks/megaciv.civ:663
+        if type(c) is _U:
+            s.undecided.append((663, 'rulebooks/megaciv.civ', 'whether Music changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 663, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:663
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 663, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:664
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:664
+        if type(c) is _U:
+            s.undecided.append((664, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:664
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/megaciv.civ:665
+        c = (('Law' in held))  # rulebooks/megaciv.civ:665
+        if type(c) is _U:
+            s.undecided.append((665, 'rulebooks/megaciv.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 665, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:665
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 665, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:666
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:666
+        if type(c) is _U:
+            s.undecided.append((666, 'rulebooks/megaciv.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:666
             trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:667
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:667
+        if type(c) is _U:
+            s.undecided.append((667, 'rulebooks/megaciv.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:667
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:668
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:668
+        if type(c) is _U:
+            s.undecided.append((668, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:668
             trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 662)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -637,16 +987,37 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 10  # rulebooks/megaciv.civ:676
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:677
+        c = (('Law' in held))  # rulebooks/megaciv.civ:677
+        if type(c) is _U:
+            s.undecided.append((677, 'rulebooks/megaciv.civ', 'whether Law changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 677, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:677
             trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 677, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:678
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:678
+        if type(c) is _U:
+            s.undecided.append((678, 'rulebooks/megaciv.civ', 'whether Coinage changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:678
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:679
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:679
+        if type(c) is _U:
+            s.undecided.append((679, 'rulebooks/megaciv.civ', 'whether Wonder of the World changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:679
             trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 676)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 676)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -657,7 +1028,7 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:682
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:690
+        if s.decide((s.fact('cities') == 0), 690, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:690
             return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 690, 'cancelled: no city', 'rulebooks/megaciv.civ')
         e0_amount = 4  # rulebooks/megaciv.civ:686
         e0_area = 'any'  # rulebooks/megaciv.civ:686
@@ -665,38 +1036,80 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:694
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 686)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 686)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
+        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 689, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:687
         e0_area = 'any'  # rulebooks/megaciv.civ:687
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:691
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
             trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:692
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
             trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:693
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
             trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:694
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
@@ -709,15 +1122,29 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
         trace = []
         options = []
         m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:706
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:704
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:704
+        if type(c) is _U:
+            s.undecided.append((704, 'rulebooks/megaciv.civ', 'whether Fundamentalism changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:704
             trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/megaciv.civ:705
+        c = (('Library' in held))  # rulebooks/megaciv.civ:705
+        if type(c) is _U:
+            s.undecided.append((705, 'rulebooks/megaciv.civ', 'whether Library changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 705, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:705
             trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 705, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/megaciv.civ:706
+        if s.decide(m2, 706, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:706
             options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 706, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 703)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -728,26 +1155,40 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     # rulebooks/megaciv.civ:711
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:720
+        if s.decide((s.fact('coastal_cities') == 0), 720, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:720
             return _rt.cancelled(_MODULE, 'Piracy', role, s, 720, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
         e0_amount = 2  # rulebooks/megaciv.civ:715
         e0_area = 'coastal'  # rulebooks/megaciv.civ:715
         assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 716)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:721
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:721
+        if type(c) is _U:
+            s.undecided.append((721, 'rulebooks/megaciv.civ', 'whether Cartography changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:721
             trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:722
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:722
+        if type(c) is _U:
+            s.undecided.append((722, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:722
             trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 715)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 715)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
+        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 718, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:716
         e0_area = 'coastal'  # rulebooks/megaciv.civ:716
         trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 716)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
@@ -959,7 +1400,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (932,)
 
-LINES = _rt.line_map('139:1006 145:458 150:461 151:461 152:461 160:464 165:467 173:470 178:473 179:473 180:473 188:476 193:479 194:479 197:480 198:480 199:480 206:483 211:486 212:486 220:489 225:492 226:492 234:495 239:498 242:499 243:499 244:499 251:503 256:506 257:506 258:506 266:512 274:517 275:518 278:520 279:520 280:521 281:521 282:524 284:525 285:526 287:526 288:526 289:527 291:527 292:527 303:524 304:524 310:534 315:538 317:539 318:539 319:539 326:543 331:547 332:547 333:548 335:549 336:549 337:549 338:550 339:550 340:550 341:551 342:551 343:551 348:548 349:548 351:550 352:550 353:550 354:551 355:551 356:551 361:556 366:560 368:561 369:561 370:561 371:562 372:562 373:562 374:563 375:563 376:563 383:568 390:573 391:573 392:573 394:573 395:573 396:575 398:576 400:576 401:576 403:576 404:576 413:575 414:575 416:576 417:576 418:576 423:581 428:585 429:585 431:586 432:586 433:586 434:587 435:587 436:587 437:588 438:588 439:588 440:589 441:589 442:589 449:592 454:596 456:597 457:597 458:597 459:598 460:598 461:598 462:599 463:599 464:599 465:600 466:600 467:600 468:601 469:601 470:601 477:606 482:610 484:611 485:611 486:611 487:612 488:612 489:612 490:613 491:613 492:613 499:618 504:624 505:624 506:622 507:622 508:623 510:625 511:625 512:625 513:626 514:626 515:626 516:627 517:627 518:627 523:623 524:623 526:625 527:625 528:625 529:626 530:626 531:626 532:627 533:627 534:627 539:632 544:636 545:636 546:637 548:639 549:639 550:639 551:640 552:640 553:640 554:641 555:641 556:641 557:642 558:642 559:642 564:637 565:637 567:639 568:639 569:639 570:643 571:643 572:643 577:646 582:650 584:651 585:651 586:651 587:652 588:652 589:652 590:653 591:653 592:653 593:654 594:654 595:654 602:658 607:662 609:663 610:663 611:663 612:664 613:664 614:664 615:665 616:665 617:665 618:666 619:666 620:666 621:667 622:667 623:667 624:668 625:668 626:668 633:672 638:676 640:677 641:677 642:677 643:678 644:678 645:678 646:679 647:679 648:679 655:682 660:690 661:690 662:686 663:686 664:687 667:694 668:691 669:691 670:691 671:692 672:692 673:692 674:693 675:693 676:693 677:694 678:694 682:689 683:687 684:687 687:694 688:691 689:691 690:691 691:692 692:692 693:692 694:693 695:693 696:693 697:694 698:694 703:699 708:703 711:706 712:704 713:704 714:704 715:705 716:705 717:705 718:706 719:706 726:711 731:720 732:720 733:715 734:715 735:716 737:721 738:721 739:721 740:722 741:722 742:722 746:718 747:716 748:716 808:734 815:735 819:736 823:738 827:739 828:740 832:742 836:743 837:744 841:746 845:747 846:748 850:750 854:751 855:752 859:761 866:762 870:763 874:765 878:766 879:767 883:769 887:770 888:771 892:773 896:774 897:775 898:776 902:778 906:779 907:780 908:781 912:783 914:783 922:794 923:801 924:808 925:815 926:822 927:829 928:836 929:843 930:850 931:857 932:864 933:871 934:878 935:885 936:892 937:899 938:906 939:913 942:925 945:930 946:931 947:932 948:933 951:934 952:935 953:936 954:937 955:938 956:939 957:940 958:941')
+LINES = _rt.line_map('140:1006 146:458 151:461 152:461 153:461 161:464 166:467 174:470 179:473 180:473 181:473 189:476 194:479 195:479 198:480 199:480 200:480 207:483 212:486 213:486 221:489 226:492 227:492 235:495 240:498 243:499 244:499 245:499 252:503 257:506 258:506 259:506 267:512 275:517 277:517 278:517 280:518 283:520 284:520 285:521 286:521 291:524 293:525 294:526 295:526 296:526 298:526 299:526 300:526 301:526 303:526 304:526 305:527 306:527 307:527 309:527 310:527 311:527 312:527 314:527 315:527 326:524 327:524 333:534 338:538 340:539 341:539 342:539 343:539 344:539 345:539 346:539 347:539 348:539 349:539 356:543 361:547 362:547 363:548 365:549 366:549 367:549 368:549 369:549 370:549 371:549 372:549 373:549 374:549 375:550 376:550 377:550 378:550 379:550 380:550 381:550 382:550 383:550 384:550 385:551 386:551 387:551 388:551 389:551 390:551 391:551 392:551 393:551 394:551 399:548 400:548 402:550 403:550 404:550 405:550 406:550 407:550 408:550 409:550 410:550 411:550 412:551 413:551 414:551 415:551 416:551 417:551 418:551 419:551 420:551 421:551 426:556 431:560 433:561 434:561 435:561 436:561 437:561 438:561 439:561 440:561 441:561 442:561 443:562 444:562 445:562 446:562 447:562 448:562 449:562 450:562 451:562 452:562 453:563 454:563 455:563 456:563 457:563 458:563 459:563 460:563 461:563 462:563 469:568 476:573 478:573 479:573 481:573 482:573 484:573 485:573 489:575 491:576 492:576 493:576 494:576 496:576 497:576 498:576 500:576 501:576 502:576 503:576 505:576 506:576 508:576 509:576 518:575 519:575 521:576 522:576 523:576 524:576 525:576 526:576 527:576 528:576 529:576 530:576 535:581 540:585 541:585 543:586 544:586 545:586 546:586 547:586 548:586 549:586 550:586 551:586 552:586 553:587 554:587 555:587 556:587 557:587 558:587 559:587 560:587 561:587 562:587 563:588 564:588 565:588 566:588 567:588 568:588 569:588 570:588 571:588 572:588 573:589 574:589 575:589 576:589 577:589 578:589 579:589 580:589 581:589 582:589 589:592 594:596 596:597 597:597 598:597 599:597 600:597 601:597 602:597 603:597 604:597 605:597 606:598 607:598 608:598 609:598 610:598 611:598 612:598 613:598 614:598 615:598 616:599 617:599 618:599 619:599 620:599 621:599 622:599 623:599 624:599 625:599 626:600 627:600 628:600 629:600 630:600 631:600 632:600 633:600 634:600 635:600 636:601 637:601 638:601 639:601 640:601 641:601 642:601 643:601 644:601 645:601 652:606 657:610 659:611 660:611 661:611 662:611 663:611 664:611 665:611 666:611 667:611 668:611 669:612 670:612 671:612 672:612 673:612 674:612 675:612 676:612 677:612 678:612 679:613 680:613 681:613 682:613 683:613 684:613 685:613 686:613 687:613 688:613 695:618 700:624 701:624 702:622 703:622 704:623 706:625 707:625 708:625 709:625 710:625 711:625 712:625 713:625 714:625 715:625 716:626 717:626 718:626 719:626 720:626 721:626 722:626 723:626 724:626 725:626 726:627 727:627 728:627 729:627 730:627 731:627 732:627 733:627 734:627 735:627 740:623 741:623 743:625 744:625 745:625 746:625 747:625 748:625 749:625 750:625 751:625 752:625 753:626 754:626 755:626 756:626 757:626 758:626 759:626 760:626 761:626 762:626 763:627 764:627 765:627 766:627 767:627 768:627 769:627 770:627 771:627 772:627 777:632 782:636 783:636 784:637 786:639 787:639 788:639 789:639 790:639 791:639 792:639 793:639 794:639 795:639 796:640 797:640 798:640 799:640 800:640 801:640 802:640 803:640 804:640 805:640 806:641 807:641 808:641 809:641 810:641 811:641 812:641 813:641 814:641 815:641 816:642 817:642 818:642 819:642 820:642 821:642 822:642 823:642 824:642 825:642 830:637 831:637 833:639 834:639 835:639 836:639 837:639 838:639 839:639 840:639 841:639 842:639 843:643 844:643 845:643 846:643 847:643 848:643 849:643 850:643 851:643 852:643 857:646 862:650 864:651 865:651 866:651 867:651 868:651 869:651 870:651 871:651 872:651 873:651 874:652 875:652 876:652 877:652 878:652 879:652 880:652 881:652 882:652 883:652 884:653 885:653 886:653 887:653 888:653 889:653 890:653 891:653 892:653 893:653 894:654 895:654 896:654 897:654 898:654 899:654 900:654 901:654 902:654 903:654 910:658 915:662 917:663 918:663 919:663 920:663 921:663 922:663 923:663 924:663 925:663 926:663 927:664 928:664 929:664 930:664 931:664 932:664 933:664 934:664 935:664 936:664 937:665 938:665 939:665 940:665 941:665 942:665 943:665 944:665 945:665 946:665 947:666 948:666 949:666 950:666 951:666 952:666 953:666 954:666 955:666 956:666 957:667 958:667 959:667 960:667 961:667 962:667 963:667 964:667 965:667 966:667 967:668 968:668 969:668 970:668 971:668 972:668 973:668 974:668 975:668 976:668 983:672 988:676 990:677 991:677 992:677 993:677 994:677 995:677 996:677 997:677 998:677 999:677 1000:678 1001:678 1002:678 1003:678 1004:678 1005:678 1006:678 1007:678 1008:678 1009:678 1010:679 1011:679 1012:679 1013:679 1014:679 1015:679 1016:679 1017:679 1018:679 1019:679 1026:682 1031:690 1032:690 1033:686 1034:686 1035:687 1038:694 1039:691 1040:691 1041:691 1042:691 1043:691 1044:691 1045:691 1046:691 1047:691 1048:691 1049:692 1050:692 1051:692 1052:692 1053:692 1054:692 1055:692 1056:692 1057:692 1058:692 1059:693 1060:693 1061:693 1062:693 1063:693 1064:693 1065:693 1066:693 1067:693 1068:693 1069:694 1070:694 1074:689 1075:687 1076:687 1079:694 1080:691 1081:691 1082:691 1083:691 1084:691 1085:691 1086:691 1087:691 1088:691 1089:691 1090:692 1091:692 1092:692 1093:692 1094:692 1095:692 1096:692 1097:692 1098:692 1099:692 1100:693 1101:693 1102:693 1103:693 1104:693 1105:693 1106:693 1107:693 1108:693 1109:693 1110:694 1111:694 1116:699 1121:703 1124:706 1125:704 1126:704 1127:704 1128:704 1129:704 1130:704 1131:704 1132:704 1133:704 1134:704 1135:705 1136:705 1137:705 1138:705 1139:705 1140:705 1141:705 1142:705 1143:705 1144:705 1145:706 1146:706 1153:711 1158:720 1159:720 1160:715 1161:715 1162:716 1164:721 1165:721 1166:721 1167:721 1168:721 1169:721 1170:721 1171:721 1172:721 1173:721 1174:722 1175:722 1176:722 1177:722 1178:722 1179:722 1180:722 1181:722 1182:722 1183:722 1187:718 1188:716 1189:716 1249:734 1256:735 1260:736 1264:738 1268:739 1269:740 1273:742 1277:743 1278:744 1282:746 1286:747 1287:748 1291:750 1295:751 1296:752 1300:761 1307:762 1311:763 1315:765 1319:766 1320:767 1324:769 1328:770 1329:771 1333:773 1337:774 1338:775 1339:776 1343:778 1347:779 1348:780 1349:781 1353:783 1355:783 1363:794 1364:801 1365:808 1366:815 1367:822 1368:829 1369:836 1370:843 1371:850 1372:857 1373:864 1374:871 1375:878 1376:885 1377:892 1378:899 1379:906 1380:913 1383:925 1386:930 1387:931 1388:932 1389:933 1392:934 1393:935 1394:936 1395:937 1396:938 1397:939 1398:940 1399:941')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/strict_credits.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
