@@ -52,7 +52,10 @@ def _own_rulebooks_dir() -> Path:
 def checkout_here(start: Path | None = None) -> Path | None:
     """The civdsl checkout the current folder lies in (a folder with rulebooks/ and a
     pyproject.toml naming the project civdsl), or None."""
-    here = (start or Path.cwd()).resolve()
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:  # the current folder was deleted: no checkout around it
+        return None
     for folder in (here, *here.parents):
         if (folder / "rulebooks").is_dir() and (folder / "pyproject.toml").is_file():
             try:
