@@ -93,7 +93,9 @@ def build(paths, out, check_only, as_json):
     diags = Diagnostics()
     targets = rulebook_paths(paths)
     show = sys.stderr.isatty() and len(targets) > 1 and not as_json
-    with click.progressbar(length=len(targets), label="compiling", file=sys.stderr) if show else _null() as bar:
+    from .terminal import unescaped
+
+    with click.progressbar(length=len(targets), label="compiling", file=unescaped(sys.stderr)) if show else _null() as bar:
         results = compile_all(targets, diags, progress=(lambda _p: bar.update(1)) if show else None)
     if results is None:
         if as_json:

@@ -32,13 +32,15 @@ def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, ex
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..planner import plan as make_plan
     from ..planner import render
+    from ..runtime import rules_of
     from ..state import split_names
 
     rb = open_rulebook(rulebook)
     given = facts(state_file, sets)
-    report = make_plan(rb, dict(given), holds=split_names(holds), objective_spec=objective_spec,
-                       want=split_names(want), avoid=split_names(avoid), top=top, explain=explain, horizon=horizon,
-                       hand_limit=hand_limit)
+    with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line
+        report = make_plan(rb, dict(given), holds=split_names(holds), objective_spec=objective_spec,
+                           want=split_names(want), avoid=split_names(avoid), top=top, explain=explain,
+                           horizon=horizon, hand_limit=hand_limit)
     if save:
         after = state_after(given, split_names(holds), report["plans"][0])
         _write_state(Path(save), after)

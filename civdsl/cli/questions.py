@@ -17,11 +17,11 @@ from .common import open_rulebook as _open
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
-    from ..phrases import effect_text
+    from ..phrases import effect_text, name_words
 
     text = effect_text(kind, args)
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on {', '.join(e['depends_on'])}, not given)"
+        text += f" (? depends on the {', '.join(name_words(f) for f in e['depends_on'])}, not given)"
     return text
 
 
@@ -34,7 +34,10 @@ def _exit_if_incomplete(data) -> None:
 
 def _undecided(data: dict) -> None:
     for u in data.get("undecided", ()):
-        click.echo(f"  undecided: {u['what']} depends on {', '.join(u['depends_on'])}  [{u['path']}:{u['line']}]")
+        from ..phrases import name_words
+
+        said = ", ".join(name_words(f) for f in u["depends_on"])  # the facts' words, as the charts say them
+        click.echo(f"  undecided: {u['what']} depends on the {said}  [{u['path']}:{u['line']}]")
 
 
 @command()
@@ -371,7 +374,10 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     player = None
     if holds or state_file or sets:
         player = rb.state(split_names(holds), _facts(state_file, sets))
-    report = hand_report(rb.module, parsed, player)
+    from ..runtime import rules_of
+
+    with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
+        report = hand_report(rb.module, parsed, player)
     if as_json:
         _emit_json(report, rb.id)
         _exit_if_incomplete(report)
