@@ -413,6 +413,30 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         raise located(exc, module) from exc
 
 
+def records(lines: tuple[str, ...]) -> dict:
+    """A generated module's data table: each line the JSON text of [name, data]; every JSON
+    array is read as a tuple (the tables hold tuples, never lists)."""
+    import json
+
+    out = {}
+    for line in lines:
+        key, data = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
+        out[key] = _tuples(data)
+    return out
+
+
+def _json_object(pairs: list) -> dict:
+    return {k: _tuples(v) for k, v in pairs}
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a value of a rulebook table")
+
+
 def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
     """A generated module's LINES: `"12:40 15:41"` -> ((12, 40), (15, 41)), generated line first."""
     out = []
