@@ -16,11 +16,11 @@ from .common import open_rulebook as _open
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
-    from ..phrases import effect_text
+    from ..phrases import effect_text, name_words
 
     text = effect_text(kind, args)
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on {', '.join(e['depends_on'])}, not given)"
+        text += f" (? depends on the {', '.join(name_words(f) for f in e['depends_on'])}, not given)"
     return text
 
 
@@ -33,7 +33,10 @@ def _exit_if_incomplete(data) -> None:
 
 def _undecided(data: dict) -> None:
     for u in data.get("undecided", ()):
-        click.echo(f"  undecided: {u['what']} depends on {', '.join(u['depends_on'])}  [{u['path']}:{u['line']}]")
+        from ..phrases import name_words
+
+        said = ", ".join(name_words(f) for f in u["depends_on"])  # the facts' words, as the charts say them
+        click.echo(f"  undecided: {u['what']} depends on the {said}  [{u['path']}:{u['line']}]")
 
 
 @click.command()
@@ -69,12 +72,18 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
+        from .. import vocabulary
+        from ..phrases import name_words
+
+        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        change = f"{t['kind']} {before} -> {after}" if t.get("param") else t["op"]
+        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+        what = words[1] if words else str(t["kind"]).replace("_", " ")
+        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
         if t.get("depends_on"):
-            change += f" (depends on {', '.join(t['depends_on'])})"
+            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
     _undecided(data)
     s = data.get("secondary")
@@ -340,7 +349,10 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     player = None
     if holds or state_file or sets:
         player = rb.state(split_names(holds), _facts(state_file, sets))
-    report = hand_report(rb.module, parsed, player)
+    from ..runtime import rules_of
+
+    with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
+        report = hand_report(rb.module, parsed, player)
     if as_json:
         _emit_json(report)
         _exit_if_incomplete(report)
