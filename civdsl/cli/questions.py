@@ -15,13 +15,37 @@ from .common import open_rulebook as _open
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
+    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on", "bound", "taken")}
     from ..phrases import effect_text
 
+    taken = e.get("taken")
+    if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
+        args["amount"] = taken
+        text = effect_text(kind, args)
+        return f"{text} (the rule demands {e['amount']}; you have only {taken})"
     text = effect_text(kind, args)
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on {', '.join(e['depends_on'])}, not given)"
+        text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
     return text
+
+
+def _facts_words(names) -> str:
+    """Facts in the words the vocabulary declares: "your coastal cities", "a card traded to the
+    victim or a card the victim drew"."""
+    from .. import vocabulary
+    from ..phrases import fact_words
+
+    out = []
+    for n in names:
+        fact = vocabulary.FACTS.get(n)
+        words = fact_words(n)
+        if words:
+            out.append(f"your {words[1]}")
+        elif fact is not None and fact.states:
+            out.append(f"{fact.states[0]} or {fact.states[1]}")
+        else:
+            out.append(f"your {n.replace('_', ' ')}")
+    return ", ".join(out)
 
 
 def _exit_if_incomplete(data) -> None:
@@ -33,7 +57,8 @@ def _exit_if_incomplete(data) -> None:
 
 def _undecided(data: dict) -> None:
     for u in data.get("undecided", ()):
-        click.echo(f"  undecided: {u['what']} depends on {', '.join(u['depends_on'])}  [{u['path']}:{u['line']}]")
+        click.echo(f"  undecided: {u['what']} depends on {_facts_words(u['depends_on'])}  "
+                   f"[{u['path']}:{u['line']}]")
 
 
 @click.command()
@@ -69,6 +94,11 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
+        if t["op"] == "bound":
+            held = (t["by"] or ["of it"])[0].replace("_", " ")
+            click.echo(f"    bound: you have {t['value']} {held}: {t['kind'].replace('_', ' ')} {t['before']} demanded, "
+                       f"{t['after']} taken  [{t['path']}:{t['line']}]")
+            continue
         sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
@@ -98,9 +128,10 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         said = ", ".join(name_words(f) for f in data["missing_facts"])
         from .. import vocabulary
 
-        # a number can be given with --set; a hand of cards only in a state file
-        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"]
-                        if getattr(vocabulary.FACTS.get(f), "type", "int") == "int") or "the facts"
+        # a number or a word can be given with --set; a hand of cards only in a state file
+        kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in data["missing_facts"]}
+        sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
+                        if t not in ("map", "list")) or "the hand of cards"
         click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
