@@ -2,12 +2,13 @@
 
     python benchmarks/synthetic.py 16 /tmp/synth16     # writes the chain, prints the main file
 
-Copy 1 is megaciv.civ itself, without its author invariants (they count its advances).
-Copies 2..N repeat its advances, calamities and commodities under new names
+The size is a multiple of megaciv.civ's size in bytes. Copy 1 is megaciv.civ itself, without
+its author invariants (they count its advances); copies 2, 3, ... (as many as the size needs)
+repeat its advances, calamities and commodities under new names
 ("Pottery 2"), every quoted reference inside a copied block renamed with it, so the copies
 credit, require and modify each other as the originals do. The rulebook limits (2 MB and
-250,000 tokens a file) allow about eight copies in one file, so larger sizes are a chain of
-files of at most eight copies each, every file extending the one before.
+250,000 tokens a file) allow about 60 copies in one file, so larger sizes are a chain of
+files of at most 32 copies each, every file extending the one before.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
 COPIED = ("advance", "calamity", "commodity")
-PER_FILE = 8
+PER_FILE = 32
 
 
 def _items(text: str) -> list[tuple[str, str]]:
@@ -65,27 +66,31 @@ def _copy(text: str, names: set[str], j: int) -> str:
     return re.sub(r'"([^"\\\n]+)"', lambda m: f'"{m.group(1)} {j}"' if m.group(1) in names else m.group(0), text)
 
 
-def generate(copies: int, folder: Path) -> Path:
-    """Write a rulebook chain `copies` times megaciv's size into `folder`; the main file's path."""
+def generate(times: float, folder: Path) -> Path:
+    """Write a rulebook chain `times` megaciv's size (in bytes) into `folder`; the main file's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    items = _items(MEGACIV.read_text(encoding="utf-8"))
+    source = MEGACIV.read_text(encoding="utf-8")
+    target = times * len(source.encode("utf-8"))
+    items = _items(source)
     names = _names(items)
     first = [text for word, text in items if word != "assert"]
     first[0] = first[0].replace("edition megaciv ", "edition synthetic_1 ", 1)
     body = [text for word, text in items if word in COPIED]
     files: list[Path] = []
+    written = 0
     j = 2
     chunk = "\n".join(first)
     in_file = 1
     while True:
-        while in_file < PER_FILE and j <= copies:
+        while in_file < PER_FILE and written + len(chunk.encode("utf-8")) < target:
             chunk += "\n\n" + "\n\n".join(_copy(t, names, j) for t in body)
             j += 1
             in_file += 1
         path = folder / f"synthetic_{len(files) + 1}.civ"
         path.write_text(chunk + "\n", encoding="utf-8")
+        written += len(chunk.encode("utf-8")) + 1
         files.append(path)
-        if j > copies:
+        if written >= target or in_file < PER_FILE:
             return path
         chunk = (f'language 1\nedition synthetic_{len(files) + 1} "Synthetic, file {len(files) + 1}" '
                  f'extends "{path.name}"\n')
@@ -93,4 +98,4 @@ def generate(copies: int, folder: Path) -> Path:
 
 
 if __name__ == "__main__":
-    print(generate(int(sys.argv[1]), Path(sys.argv[2])))
+    print(generate(float(sys.argv[1]), Path(sys.argv[2])))

@@ -238,7 +238,8 @@ class Rulebook:
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
-        result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        with runtime.rules_of(self.module):
+            result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
         # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
         result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
         result["start_credits"] = st.start_credits
@@ -257,7 +258,8 @@ class Rulebook:
     def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""
         st = self.state(holds, state)
-        return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
+        with runtime.rules_of(self.module):
+            return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
@@ -266,11 +268,15 @@ class Rulebook:
                 check_names([t], self.module.AST, "A.S.T. track", "--ast")
         out = []
         for t in tracks:
-            out.append(runtime.epochs(self.module, t, self.state(holds, state)))
+            st = self.state(holds, state)
+            with runtime.rules_of(self.module):
+                out.append(runtime.epochs(self.module, t, st))
         return out
 
     def score(self, holds=(), state: dict | None = None) -> dict:
-        return runtime.score(self.module, self.state(holds, state))
+        st = self.state(holds, state)
+        with runtime.rules_of(self.module):
+            return runtime.score(self.module, st)
 
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
@@ -283,4 +289,5 @@ class Rulebook:
         if state is not None:
             facts = dict(state)
             player = self.state(facts.pop("holds", []), facts)
-        return runtime.hand_value(self.module, cards, player)
+        with runtime.rules_of(self.module):
+            return runtime.hand_value(self.module, cards, player)

@@ -173,9 +173,9 @@ def chain_key(files: dict[str, str]) -> str:
     """The key of a result made from these files (path -> hash) by this compiler."""
     digest = hashlib.sha256(compiler_fingerprint().encode())
     for path, sha in sorted(files.items()):
-        digest.update(f"\0{path}\0{sha}".encode())
+        digest.update(f"\0{path}\0{sha}".encode("utf-8", "surrogatepass"))  # a file name need not be UTF-8
     return digest.hexdigest()[:32]
 
 
 def path_key(path: str | Path) -> str:
-    return hashlib.sha256(f"{FORMAT}|{os.path.abspath(path)}".encode()).hexdigest()[:24]
+    return hashlib.sha256(f"{FORMAT}|{os.path.abspath(path)}".encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -501,6 +501,31 @@ def source_entries(sources: str) -> list[tuple[int, int, int | None]]:
 _REASONS = {ZeroDivisionError: "a division by zero"}
 
 
+class rules_of:
+    """`with rules_of(module): ...` re-states an error that one of the module's rules raised (a
+    division by zero, a value outside every band of a table) at the rulebook file and line of
+    that rule; errors raised elsewhere pass unchanged."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or isinstance(exc, RulebookRuntimeError) or not isinstance(exc, _RULE_ERRORS):
+            return False
+        filename = getattr(self.module, "__file__", None)
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                raise located(exc, self.module) from exc
+            tb = tb.tb_next
+        return False
+
+
+_RULE_ERRORS = (ArithmeticError, TypeError, ValueError, KeyError, RecursionError)
+
+
 def located(exc: Exception, module) -> RulebookRuntimeError:
     """Re-state an error from generated code at the rulebook file and line that produced it."""
     tb = exc.__traceback__

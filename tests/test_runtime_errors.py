@@ -133,3 +133,35 @@ def test_a_rule_of_the_edition_itself_names_its_own_file(tmp_path):
         civdsl.load(tmp_path / "solo.civ").resolve("Quake", "primary", [], {"cities": 0})
     assert (Path(caught.value.path).name, caught.value.line) == ("solo.civ", 8)
     assert ": ZeroDivisionError" in str(caught.value)
+
+
+SCORE = """\
+language 1
+edition scored "A score line that divides by a fact"
+credit policy per_card
+
+score {
+  points "Cities per player" 12 // cities
+}
+"""
+
+
+def test_score_prints_a_diagnostic_for_a_failing_score_line(tmp_path):
+    (tmp_path / "scored.civ").write_text(SCORE, encoding="utf-8")
+    with pytest.raises(RulebookRuntimeError) as caught:
+        civdsl.load(tmp_path / "scored.civ").score([], {"cities": 0})
+    assert (Path(caught.value.path).name, caught.value.line, caught.value.column) == ("scored.civ", 6, 3)
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "score", "scored.civ", "--set", "cities=0"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.endswith("scored.civ:6:3: error[CIV130]: this rule failed while running: a division by zero")
+
+
+def test_errors_not_raised_by_a_rule_pass_unchanged(house):
+    from civdsl.runtime import rules_of
+
+    module = civdsl.load(house).module
+    with pytest.raises(KeyError):
+        with rules_of(module):
+            {}["not a rule"]

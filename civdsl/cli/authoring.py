@@ -71,7 +71,9 @@ def build(paths, out, check_only):
     diags = Diagnostics()
     targets = _paths(paths)
     show = sys.stderr.isatty() and len(targets) > 1
-    with click.progressbar(length=len(targets), label="compiling", file=sys.stderr) if show else _null() as bar:
+    from .terminal import unescaped
+
+    with click.progressbar(length=len(targets), label="compiling", file=unescaped(sys.stderr)) if show else _null() as bar:
         results = compile_all(targets, diags, progress=(lambda _p: bar.update(1)) if show else None)
     if results is None:
         click.echo(diags.render(color=sys.stderr.isatty()), err=True)

@@ -99,7 +99,9 @@ def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     check_size(rounds, runs)
     module = _open_module(rulebook)
     stats, choices = assignments(module, sets, chooses)
-    with click.progressbar(length=runs, label="simulating", file=sys.stderr) as bar:
+    from .terminal import unescaped
+
+    with click.progressbar(length=runs, label="simulating", file=unescaped(sys.stderr)) as bar:
         result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
     if plot:
         write_plot(result, Path(plot))

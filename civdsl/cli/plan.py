@@ -28,12 +28,14 @@ def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, ex
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..planner import plan as make_plan
     from ..planner import render
+    from ..runtime import rules_of
     from ..state import split_names
 
     rb = open_rulebook(rulebook)
-    report = make_plan(rb, facts(state_file, sets), holds=split_names(holds), objective_spec=objective_spec,
-                       want=split_names(want), avoid=split_names(avoid), top=top, explain=explain, horizon=horizon,
-                       hand_limit=hand_limit)
+    with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line
+        report = make_plan(rb, facts(state_file, sets), holds=split_names(holds), objective_spec=objective_spec,
+                           want=split_names(want), avoid=split_names(avoid), top=top, explain=explain,
+                           horizon=horizon, hand_limit=hand_limit)
     if as_json:
         emit_json(report)
     else:

@@ -371,7 +371,10 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     player = None
     if holds or state_file or sets:
         player = rb.state(split_names(holds), _facts(state_file, sets))
-    report = hand_report(rb.module, parsed, player)
+    from ..runtime import rules_of
+
+    with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
+        report = hand_report(rb.module, parsed, player)
     if as_json:
         _emit_json(report)
         _exit_if_incomplete(report)

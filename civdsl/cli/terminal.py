@@ -68,6 +68,12 @@ class EscapingStream:
         return getattr(self._stream, name)
 
 
+def unescaped(stream):
+    """The stream below the escaping, for civdsl's own drawing that holds no data: a progress
+    bar redraws its line with a carriage return and hides the cursor while it runs."""
+    return stream._stream if isinstance(stream, EscapingStream) else stream
+
+
 def install() -> None:
     """Escape everything printed to stdout and stderr from now on (idempotent)."""
     for name in ("stdout", "stderr"):
