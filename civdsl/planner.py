@@ -819,6 +819,20 @@ def _notes(problem: PurchaseProblem) -> list[str]:
     return notes
 
 
+def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
+    """What the plan could not count for want of a fact: start credits without the player count,
+    the trade-block value of a set without the player's block."""
+    notes = []
+    start = runtime.start_credits(module, runtime.PlayerState(module, held, facts))
+    if start is not None and start["per_group"] is None:
+        notes.append("start credits are not counted: they depend on "
+                     + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
+    if "block" in hand.get("missing_facts", ()):
+        notes.append("sets are valued in their native trade block: the state does not give `block` "
+                     "(or `civilization`)")
+    return notes
+
+
 def _facts(rb, state: dict | None, holds=()):
     st = rb.state(holds, dict(state or {}))
     return st.held, st.facts
@@ -864,7 +878,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "not_considered": problem.excluded,
         "candidates": len(problem.candidates),
         "sets_examined": problem.visited,
-        "notes": _notes(problem),
+        "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
     }
     if not choices:
         need = problem.exact_price(problem.want)

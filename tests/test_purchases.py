@@ -247,3 +247,10 @@ def test_the_planner_under_strict_credits_matches_brute_force(data):
             if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
                 best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
     assert report["plans"][0]["objective"] == best
+
+
+def test_plan_says_when_the_block_is_needed(expansion):
+    report = plan(expansion, {"players": 14, "commodities": {"Oil": 3}, "treasury": 2})
+    assert "sets are valued in their native trade block: the state does not give `block` (or `civilization`)" \
+        in report["notes"]
+    assert not any("block" in n for n in plan(expansion, {"players": 9, "commodities": {"Oil": 3}})["notes"])
