@@ -30,22 +30,10 @@ def _describe_effect(e: dict) -> str:
 
 
 def _facts_words(names) -> str:
-    """Facts in the words the vocabulary declares: "your coastal cities", "a card traded to the
-    victim or a card the victim drew"."""
-    from .. import vocabulary
-    from ..phrases import fact_words
+    """Facts in the words the vocabulary declares, as the charts say them."""
+    from ..phrases import name_words
 
-    out = []
-    for n in names:
-        fact = vocabulary.FACTS.get(n)
-        words = fact_words(n)
-        if words:
-            out.append(f"your {words[1]}")
-        elif fact is not None and fact.states:
-            out.append(f"{fact.states[0]} or {fact.states[1]}")
-        else:
-            out.append(f"your {n.replace('_', ' ')}")
-    return ", ".join(out)
+    return "the " + ", ".join(name_words(f) for f in names)
 
 
 def _exit_if_incomplete(data) -> None:
