@@ -82,17 +82,23 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        if t["op"] == "bound":
-            held = (t["by"] or ["of it"])[0].replace("_", " ")
-            click.echo(f"    bound: you have {t['value']} {held}: {t['kind'].replace('_', ' ')} {t['before']} demanded, "
-                       f"{t['after']} taken  [{t['path']}:{t['line']}]")
-            continue
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
+        from .. import vocabulary
+        from ..phrases import name_words
+
+        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        change = f"{t['kind']} {before} -> {after}" if t.get("param") else t["op"]
+        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+        what = words[1] if words else str(t["kind"]).replace("_", " ")
+        if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
+            held = name_words(t["by"][0]) if t["by"] else "of it"
+            click.echo(f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  "
+                       f"[{t['path']}:{t['line']}]")
+            continue
+        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
         if t.get("depends_on"):
-            change += f" (depends on {', '.join(t['depends_on'])})"
+            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
     _undecided(data)
     s = data.get("secondary")
