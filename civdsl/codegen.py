@@ -133,8 +133,12 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        _calamity(w, compiler, cal, fn)
+        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal))
     compiler.held = "s.held_set"
+    # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
+    w.line("")
+    w.line(f"BOUNDS = {vocab.BOUNDS!r}")
+    w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
 
     w.line("")
     w.line("")
@@ -302,7 +306,16 @@ def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
     return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
-def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
+class _AmountRules:
+    """The edition's `amounts` settings as they apply to one calamity (its exceptions first)."""
+
+    def __init__(self, ed: Edition, cal: Calamity):
+        self.bound = ed.amount_setting("bound", cal) == ("holdings",)
+        self.floor = ed.amount_setting("floor", cal) == ("zero",)
+        self.order = ed.amount_setting("order", cal)
+
+
+def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> None:
     """One function per calamity, in straight-line code: each effect parameter is a local
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
@@ -323,9 +336,9 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
                f"'whether the calamity is cancelled'):  # {comment_text(span.path)}:{span.line}", span)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
                f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
-    _role_body(w, c, cal, "primary", cal.primary)
+    _role_body(w, c, cal, "primary", cal.primary, rules)
     if cal.secondary:
-        _role_body(w, c, cal, "secondary", cal.secondary.effects)
+        _role_body(w, c, cal, "secondary", cal.secondary.effects, rules)
     else:
         w.line("    # only the primary victim suffers this calamity")
         w.line(f"    return Resolution((_MODULE, {cal.name!r}, role, s, [], None, (), (), False, None, None))")
@@ -349,7 +362,7 @@ class _EffectVar:
         return self.var(self.kind.main)
 
 
-def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
+def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules) -> None:
     indent = "        "
     if role == "secondary":
         w.line("    else:")
@@ -374,7 +387,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         flat = ", ".join(f"({e.kind!r}, {_call_args(c, e.call)})" for e in sec.effects if isinstance(e, Effect))
         w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span)
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-    has_trace = any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
+    bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
+    has_trace = bounded or any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
     has_options = any(o.op == "option" for _, m in mods for o in m.ops)
     has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
@@ -395,9 +409,13 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                        o.span)
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
                        f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
-    ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
-    ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
-    ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
+    # the modifier operations in the order the edition declares (`amounts { order ... }`)
+    stages = {
+        "add_prevent": [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")],
+        "set": sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority),
+        "cap": [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"],
+    }
+    ordered = [op for stage in rules.order for op in stages[stage]]
     for j, m, o in ordered:
         _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
@@ -427,8 +445,11 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
             if p.name == v.kind.main:
                 # never below zero (inline: this is the hot path of every resolution); an
                 # unknown amount stays unknown
-                clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
-                           if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
+                if not rules.floor:  # the edition declares no floor: the amount as computed
+                    clamped = value
+                else:
+                    clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
+                               if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
                 value = f"_rt.unless_immune(immune, {clamped})" if has_immune else clamped
             args.append(f"{p.name!r}: {value}")
         items.append((v, f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
@@ -442,6 +463,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                 w.line(f"{indent}effects.append({item})")
     else:
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
+    if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
+        w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
     extra = []
     if role == "primary" and cal.secondary:
         extra.append("assignment")
