@@ -341,3 +341,19 @@ def test_phone_width_reflows_tables_into_cards(driver, site, name, tmp_path):
             shutil.copy(shot, keep / shot.name)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("rulebook", [n for n in shipped_rulebooks() if n != "cardgame"])
+def test_cheat_sheet_fits_two_pages(driver, rulebook, tmp_path):
+    """The cheat sheet of docs/charts.md (`civdsl chart X --kind glance,epochs`) prints on one or
+    two pages, A4 and Letter."""
+    from civdsl.cli.charts import render_chart
+
+    checked = check_file(shipped_rulebooks()[rulebook])
+    files, _ = render_chart(checked.edition, None, "glance,epochs", "html")
+    (name, html), = files.items()
+    path = tmp_path / name
+    path.write_text(html, encoding="utf-8")
+    _open(driver, path)
+    for paper in PAPERS:
+        assert 1 <= _pdf_pages(driver, paper) <= 2, (rulebook, paper[0])

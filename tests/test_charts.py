@@ -722,7 +722,7 @@ def _chart_prose(chart) -> list[str]:
 
 def _shipped():
     from civdsl.charts.compare import comparison
-    from civdsl.charts.tables import house_chart
+    from civdsl.charts.tables import glance_chart, house_chart
     from civdsl.charts import charts_for
 
     paths = sorted((ROOT / "rulebooks").glob("**/*.civ"))
@@ -737,6 +737,7 @@ def _shipped():
     for path, ed, base in editions:
         by_kind, diff = charts_for(ed, base)
         charts += [(path.name, c) for c in by_kind.values()]
+        charts.append((path.name, glance_chart(ed)))
         if diff is not None:
             charts.append((path.name, house_chart(ed, base, diff)))
     charts += [("compare", c) for c in comparison([ed for p, ed, base in editions if base is None])]
@@ -775,8 +776,9 @@ def test_resolve_answers_in_plain_words():
                                            "--set", "tokens=10", "--set", "treasury=5"])
                 assert res.exit_code in (0, 1), res.output
                 for line in res.output.splitlines():
-                    if line.startswith("    ") or "--set" in line:
-                        continue  # the trace (with source lines) and the hint name what to type
+                    if "--set" in line:
+                        continue  # the hint names what to type
+                    line = re.sub(r"\s+\[[^\]]*:\d+\]$", "", line)  # the source line of a trace entry
                     assert prose_problems(line) == [], (path.name, name, role, line)
 
 
@@ -887,3 +889,23 @@ def test_round_reference_is_plain_words():
     assert 'href="cardgame/charts/reference.html"' in index
     res = CliRunner().invoke(main, ["chart", "cardgame"])
     assert res.exit_code == 0 and "round reference" in res.output and "The round" in res.output
+
+
+def test_compare_page_names_each_editions_groups_and_only_editions_compared():
+    from civdsl.charts.cells import chips_for
+    from civdsl.charts.compare import compare_files
+
+    editions, _ = _shipped()
+    bases = [ed for path, ed, base in editions if base is None]
+    files = compare_files(bases)
+    md, page = files["compare.md"], files["compare.html"]
+    compared = md.split("Editions compared: ", 1)[1].split(". House rules", 1)[0]
+    assert "card-and-dice" not in compared  # the card game shares no item with another edition
+    assert "Not compared" in md and "card-and-dice" in md.split("Not compared", 1)[1].splitlines()[0]
+    for ed in bases:
+        if ed.advances and ed.id != "cardgame":
+            chips = chips_for(ed)
+            line = next(x for x in md.splitlines() if x.startswith(f"- {md_escape(ed.name)}: "))
+            for c in chips.values():
+                assert md_escape(f"{c.symbol} {c.name}") in line
+            assert page.count(f'title="{list(chips.values())[0].name}"') >= 1

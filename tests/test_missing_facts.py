@@ -94,5 +94,5 @@ def test_every_question_exits_1_in_every_format_when_a_fact_is_missing(question,
 def test_resolve_text_shows_what_is_undecided_and_never_calls_it_cancelled():
     out = _cli("resolve", "megaciv", "Piracy").output
     assert "cancelled" not in out.split("undecided")[0]
-    assert "undecided: whether the calamity is cancelled depends on coastal_cities" in out
+    assert "undecided: whether the calamity is cancelled depends on the coastal cities" in out
     assert "--set coastal_cities=N" in out

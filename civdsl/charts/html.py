@@ -99,6 +99,8 @@ svg.explorer { display: block; width: 100%%; height: auto; max-height: 160mm; fo
   table.matrix { font-size: 6.3pt; line-height: 1.05; }
   table.matrix td, table.matrix tbody th { padding: 0 2px; }
   th.v span { max-height: 26mm; }
+  body.sheet { font-size: 6.6pt; }
+  body.sheet section { margin-top: 3mm; }
 }
 """ % {"width": PRINT_WIDTH_MM}
 
@@ -219,15 +221,17 @@ def key_html(chips, house: bool, signs: bool = True) -> str:
     return "\n".join(out)
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, body_class: str = "") -> str:
+    attr = f' class="{esc(body_class)}"' if body_class else ""
     return ("<!DOCTYPE html>\n"
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body{attr}>\n{body}\n</body>\n</html>\n")
 
 
-def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = "", links=()) -> str:
+def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = "", links=(), sheet: bool = False) -> str:
+    """Every chart of CHARTS on one printable page; SHEET prints it denser (a cheat sheet)."""
     nav = " ".join(f'<a href="#{esc(c.id)}">{esc(c.title)}</a>' for c in charts)
     head = [f"<header><h1>{esc(ed.name)}</h1>",
             f'<p class="muted">Quick-reference charts for edition <b>{esc(ed.id)}</b>, generated from the '
@@ -239,4 +243,5 @@ def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = ""
     if chips or house or ed.calamities:
         head.append(key_html(chips, house, signs=bool(ed.calamities)))
     head.append("</header>")
-    return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts))
+    return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts),
+                "sheet" if sheet else "")

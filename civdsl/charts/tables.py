@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import describe
 from .. import vocabulary as vocab
 from ..model import Edition
+from ..phrases import sentence
 from ..validator import set_value
 from . import derive
 from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row, Sign, Strong, Table, cell,
@@ -66,7 +67,8 @@ def calamity_order(ed: Edition) -> list[str]:
 # --- calamities -----------------------------------------------------------------------------
 
 
-def calamities_chart(ed: Edition, marks=None) -> Chart:
+def stack_grid(ed: Edition, marks=None) -> Table:
+    """Which calamity sits in each trade-card stack, by class."""
     order = calamity_order(ed)
     classes = [k for k in CLASS_ORDER if any(c.klass == k for c in ed.calamities.values())]
     if any(c.klass not in CLASS_ORDER for c in ed.calamities.values()):
@@ -85,6 +87,12 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
             row.append(lines(*[(n, _mark_suffix(marks, n)) for n in names]))
         grid.rows.append(Row(row, head=True))
 
+    return grid
+
+
+def calamities_chart(ed: Edition, marks=None) -> Chart:
+    order = calamity_order(ed)
+    grid = stack_grid(ed, marks)
     detail = Table(
         "calamities", "Calamities",
         _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
@@ -430,9 +438,24 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
 # --- all ----------------------------------------------------------------------------------
 
 
+def glance_chart(ed: Edition, marks=None) -> Chart:
+    """Calamities at a glance, for a cheat sheet: by stack and class, what each calamity does to
+    its victims in a line (the modifiers are on the full calamities chart)."""
+    brief = Table("calamities-brief", "What each calamity does",
+                  [Column("Stack", 0.45, numeric=True), Column("Calamity", 1.6), Column("Class", 0.9),
+                   Column("Effect", 6)], [],
+                  intro=["By stack, before any advance changes it; the calamities chart lists the modifiers."])
+    for n in calamity_order(ed):
+        c = ed.calamities[n]
+        text = " ".join(sentence(p) for p in (describe.effects(c.primary) or "no effect", describe.secondary(c)) if p)
+        brief.rows.append(Row([number(c.stack), cell(Strong(c.name)), cell(CLASS_TEXT.get(c.klass, str(c.klass))),
+                               cell(text)], head=True, mark=marks.get(n) if marks else None))
+    return Chart("glance", "Calamities at a glance", [brief])
+
+
 def has_content(ed: Edition, kind: str) -> bool:
     """Whether the edition declares anything this kind of chart shows."""
-    if kind == "calamities":
+    if kind in ("calamities", "glance"):
         return bool(ed.calamities)
     if kind in ("advances", "credits", "explorer"):
         return bool(ed.advances)

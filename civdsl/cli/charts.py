@@ -11,7 +11,7 @@ import click
 
 from .common import fail as _fail
 
-KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
+KINDS = ("calamities", "glance", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
 
 
 def _kinds(ctx, param, value: str) -> str:
@@ -34,6 +34,7 @@ MODEL_KEYS = {
     "explorer": ("id", "name", "groups", "vp_tiers", "advances"),
     "epochs": ("id", "name", "asts"),
     "commodities": ("id", "name", "commodities", "set_value", "decks"),
+    "glance": ("id", "name", "calamities"),
 }
 
 
@@ -91,6 +92,10 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     kinds = kind.split(",")
     # `all` is every chart the edition has items for; a chart asked for by name is drawn even when empty
     charts, diff = charts_for(edition, base, only_content=kinds == ["all"])
+    if "glance" in kinds:  # the cheat-sheet view of the calamities, never part of `all`
+        from ..charts.tables import glance_chart
+
+        charts["glance"] = glance_chart(edition, diff.marks("calamities") if diff is not None else None)
     missing = [k for k in kinds if k not in ("all", "reference") and k not in charts]
     if missing:
         raise click.ClickException(f"{edition.name} has no {', '.join(missing)} chart")
@@ -107,8 +112,9 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     if fmt == "html":
         if reference and not chosen:
             return {f"{kind}.html": to_html(reference, f"{edition.name}: round reference")}, []
+        # several kinds chosen by name make a cheat sheet: printed denser
         return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
-                                                               house=diff is not None)}, []
+                                                               house=diff is not None, sheet=len(kinds) > 1)}, []
     # csv: every table of the chosen charts
     out = {}
     for c in chosen:
