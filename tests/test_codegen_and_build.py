@@ -143,7 +143,7 @@ def test_cli_answers_in_text_and_json():
     proc = _cli("resolve", fixture, "Storm", "--holds", "Alpha,Beta", "--set", "cities=2", "--set", "treasury=0")
     assert proc.returncode == 0, proc.stderr
     # the damage prevented down to nothing is no clause; the trace says why
-    assert "take 0 damage" not in proc.stdout and "+5 Alpha: damage 10 -> 15" in proc.stdout
+    assert "take 0 damage" not in proc.stdout and "+5 Alpha: points of damage 10 \u2192 15" in proc.stdout
     assert "semantics.civ:28]" in proc.stdout
     data = json.loads(_cli("resolve", fixture, "Storm", "--role", "secondary", "--holds", "Beta", "--json",
                            "--set", "cities=1", "--set", "treasury=0").stdout)

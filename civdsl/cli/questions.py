@@ -15,13 +15,25 @@ from .common import open_rulebook as _open
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on")}
-    from ..phrases import effect_text, name_words
+    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on", "bound", "taken")}
+    from ..phrases import effect_text
 
+    taken = e.get("taken")
+    if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
+        args["amount"] = taken
+        text = effect_text(kind, args)
+        return f"{text} (the rule demands {e['amount']}; you have only {taken})"
     text = effect_text(kind, args)
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on the {', '.join(name_words(f) for f in e['depends_on'])}, not given)"
+        text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
     return text
+
+
+def _facts_words(names) -> str:
+    """Facts in the words the vocabulary declares, as the charts say them."""
+    from ..phrases import name_words
+
+    return "the " + ", ".join(name_words(f) for f in names)
 
 
 def _exit_if_incomplete(data) -> None:
@@ -33,10 +45,8 @@ def _exit_if_incomplete(data) -> None:
 
 def _undecided(data: dict) -> None:
     for u in data.get("undecided", ()):
-        from ..phrases import name_words
-
-        said = ", ".join(name_words(f) for f in u["depends_on"])  # the facts' words, as the charts say them
-        click.echo(f"  undecided: {u['what']} depends on the {said}  [{u['path']}:{u['line']}]")
+        click.echo(f"  undecided: {u['what']} depends on {_facts_words(u['depends_on'])}  "
+                   f"[{u['path']}:{u['line']}]")
 
 
 @click.command()
@@ -72,12 +82,23 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<=", "undecided": "?"}.get(t["op"], t["op"])
+        from .. import vocabulary
+        from ..phrases import name_words
+
+        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
         before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        change = f"{t['kind']} {before} -> {after}" if t.get("param") else t["op"]
+        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+        what = words[1] if words else str(t["kind"]).replace("_", " ")
+        if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
+            held = name_words(t["by"][0]) if t["by"] else "of it"
+            click.echo(f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  "
+                       f"[{t['path']}:{t['line']}]")
+            continue
+        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
         if t.get("depends_on"):
-            change += f" (depends on {', '.join(t['depends_on'])})"
+            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
     _undecided(data)
     s = data.get("secondary")
@@ -101,9 +122,10 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         said = ", ".join(name_words(f) for f in data["missing_facts"])
         from .. import vocabulary
 
-        # a number can be given with --set; a hand of cards only in a state file
-        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"]
-                        if getattr(vocabulary.FACTS.get(f), "type", "int") == "int") or "the facts"
+        # a number or a word can be given with --set; a hand of cards only in a state file
+        kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in data["missing_facts"]}
+        sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
+                        if t not in ("map", "list")) or "the hand of cards"
         click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
