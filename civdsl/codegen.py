@@ -11,6 +11,8 @@ can report an error at the rulebook line.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from types import CodeType
 
 from . import describe
@@ -91,20 +93,14 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    w.line("ADVANCES = {")
-    for a in ed.advances.values():
-        data = {
-            "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
-            "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-            "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
-            "line": a.span.line,
-        }
-        w.line(f"    {a.name!r}: {data!r},")
-    w.line("}")
-    w.line("COMMODITIES = {")
-    for c in ed.commodities.values():
-        w.line(f"    {c.name!r}: {{'value': {c.value!r}, 'count': {c.count!r}, 'stack': {c.stack!r}, 'block': {c.block!r}}},")
-    w.line("}")
+    _records(w, "ADVANCES", [(a.name, {
+        "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+        "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
+        "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
+        "line": a.span.line,
+    }) for a in ed.advances.values()])
+    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
+                                for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
         bands = tuple((b.low, b.high, _const_value(consts, options, b.value, t.id)) for b in t.bands)
@@ -137,17 +133,18 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        _calamity(w, compiler, cal, fn)
+        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal))
     compiler.held = "s.held_set"
+    # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
+    w.line("")
+    w.line(f"BOUNDS = {vocab.BOUNDS!r}")
+    w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
 
     w.line("")
     w.line("")
-    w.line("CALAMITIES = {")
-    for cal in ed.calamities.values():
-        data = {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary, "line": cal.span.line,
-                "summary": describe.calamity(cal)}
-        w.line(f"    {cal.name!r}: {data!r},")
-    w.line("}")
+    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+                                           "line": cal.span.line, "summary": describe.calamity(cal)})
+                               for cal in ed.calamities.values()])
     w.line("CALAMITY_FUNCTIONS = {")
     for name, fn in names.items():
         w.line(f"    {name!r}: {fn},")
@@ -309,7 +306,16 @@ def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
     return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
-def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
+class _AmountRules:
+    """The edition's `amounts` settings as they apply to one calamity (its exceptions first)."""
+
+    def __init__(self, ed: Edition, cal: Calamity):
+        self.bound = ed.amount_setting("bound", cal) == ("holdings",)
+        self.floor = ed.amount_setting("floor", cal) == ("zero",)
+        self.order = ed.amount_setting("order", cal)
+
+
+def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> None:
     """One function per calamity, in straight-line code: each effect parameter is a local
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
@@ -330,9 +336,9 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
                f"'whether the calamity is cancelled'):  # {comment_text(span.path)}:{span.line}", span)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
                f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
-    _role_body(w, c, cal, "primary", cal.primary)
+    _role_body(w, c, cal, "primary", cal.primary, rules)
     if cal.secondary:
-        _role_body(w, c, cal, "secondary", cal.secondary.effects)
+        _role_body(w, c, cal, "secondary", cal.secondary.effects, rules)
     else:
         w.line("    # only the primary victim suffers this calamity")
         w.line(f"    return Resolution((_MODULE, {cal.name!r}, role, s, [], None, (), (), False, None, None))")
@@ -356,7 +362,7 @@ class _EffectVar:
         return self.var(self.kind.main)
 
 
-def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
+def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules) -> None:
     indent = "        "
     if role == "secondary":
         w.line("    else:")
@@ -381,7 +387,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         flat = ", ".join(f"({e.kind!r}, {_call_args(c, e.call)})" for e in sec.effects if isinstance(e, Effect))
         w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span)
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-    has_trace = any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
+    bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
+    has_trace = bounded or any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
     has_options = any(o.op == "option" for _, m in mods for o in m.ops)
     has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
@@ -402,9 +409,13 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                        o.span)
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
                        f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
-    ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
-    ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
-    ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
+    # the modifier operations in the order the edition declares (`amounts { order ... }`)
+    stages = {
+        "add_prevent": [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")],
+        "set": sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority),
+        "cap": [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"],
+    }
+    ordered = [op for stage in rules.order for op in stages[stage]]
     for j, m, o in ordered:
         _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
@@ -434,8 +445,11 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
             if p.name == v.kind.main:
                 # never below zero (inline: this is the hot path of every resolution); an
                 # unknown amount stays unknown
-                clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
-                           if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
+                if not rules.floor:  # the edition declares no floor: the amount as computed
+                    clamped = value
+                else:
+                    clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
+                               if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
                 value = f"_rt.unless_immune(immune, {clamped})" if has_immune else clamped
             args.append(f"{p.name!r}: {value}")
         items.append((v, f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
@@ -449,6 +463,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                 w.line(f"{indent}effects.append({item})")
     else:
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
+    if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
+        w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
     extra = []
     if role == "primary" and cal.secondary:
         extra.append("assignment")
@@ -540,6 +556,12 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
     if not cond.startswith("m"):  # an inline condition: evaluated once here
         w.line(f"{indent}c = {cond}  # {where}", o.span)
         cond = "c"
+    if m.condition is not None and _never_unknown(c, m.condition):
+        # a condition on held advances, constants and options is a plain bool: the branch for an
+        # undecided condition could never run (and was a third of the module's compile time)
+        w.line(f"{indent}if {cond}:  # {where}", o.span)
+        _emit_decided(w, c, value, o, by, targets, param, indent)
+        return
     # a modifier whose condition depends on a missing fact leaves the amount unknown
     w.line(f"{indent}if type({cond}) is _U:", o.span)
     what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
@@ -561,6 +583,61 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         if not (t.conditional or len(targets) > 1):
             break
     w.line(f"{indent}elif {cond}:  # {where}", o.span)
+    _emit_decided(w, c, value, o, by, targets, param, indent)
+
+
+def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
+    """`NAME = {record name: data, ...}`, one record a line.
+
+    Written as JSON text in string literals, read at import by `runtime.records`: a dict display
+    per record made compile() spend a fifth of its time on these tables, a string costs it
+    nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
+    bool or None), the dict displays are written instead."""
+    if not all(type(key) is str and _json_exact(data) for key, data in records):
+        lines = None
+    else:
+        lines = [json.dumps([key, data], ensure_ascii=False) for key, data in records]
+    if lines is None:
+        w.line(f"{name} = {{")
+        for key, data in records:
+            w.line(f"    {key!r}: {data!r},")
+        w.line("}")
+        return
+    w.line(f"{name} = _rt.records((")
+    for line in lines:
+        w.line(f"    {line!r},")
+    w.line("))")
+
+
+def _json_exact(value) -> bool:
+    """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
+    same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is tuple:
+        return all(_json_exact(v) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
+
+
+def _never_unknown(c: PythonCompiler, expr) -> bool:
+    """`expr` reads no player fact (only held advances, folded constants and options), so its
+    value is never runtime.Unknown."""
+    for node in walk(expr):
+        if isinstance(node, Call) and node.name != "holds":
+            return False
+        if isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options:
+            return False
+    return True
+
+
+def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, targets: list, param: str,
+                  indent: str) -> None:
+    """The body of a modifier operation whose condition held: change each target, with a trace."""
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
         w.line(f"{indent}    v = {value}", o.span)
         value = "v"

@@ -126,6 +126,10 @@ _ALL = [
          "tables and options share one namespace, and a `let` or `roll x =` name must be new.",
          'stat food "Food" initial 0  flag food "Food shortage"',
          'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
+    Code("CIV080", "bad amounts setting", "`amounts { ... }` declares how effect amounts are limited and combined: "
+         "`bound holdings` (an amount never exceeds what the player has) or `bound none`; `floor zero` or `floor none`; "
+         "`order` listing add_prevent, set and cap, each once. A calamity may repeat a setting as its own exception.",
+         'amounts { bound everything }', 'amounts { bound holdings "chapter 8: a player loses what he has" }'),
     Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
          "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
          'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',

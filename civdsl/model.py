@@ -130,6 +130,8 @@ class Calamity:
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
+    amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def tradable(self) -> bool:
@@ -309,6 +311,18 @@ class Edition:
     credit_policy: str | None = None
     credit_policy_span: Span | None = None
     credit_variants: list[str] = field(default_factory=list)  # vocabulary.CREDIT_VARIANTS switched on
+    # how effect amounts combine and are limited: setting -> values (vocabulary.AMOUNT_SETTINGS;
+    # a setting not declared takes the language default)
+    amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    amounts_notes: list[tuple[str, str, Span]] = field(default_factory=list)  # (setting, why, span)
+
+    def amount_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
+        """An `amounts` setting for one calamity: its own exception, else the edition's, else the default."""
+        from .vocabulary import AMOUNT_SETTINGS
+
+        if calamity is not None and name in calamity.amounts:
+            return calamity.amounts[name]
+        return self.amounts.get(name, AMOUNT_SETTINGS[name][1])
     scenarios: dict[str, tuple[str | None, Span]] = field(default_factory=dict)  # name -> (doc, span)
     start_credits: StartCredits | None = None
     abilities: list[tuple[Ability, str | None]] = field(default_factory=list)  # every player's, with a doc

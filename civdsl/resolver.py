@@ -121,6 +121,40 @@ class _Applier(RoundsApplier):
                 elif f.value not in self.ed.credit_variants:
                     self.ed.credit_variants.append(f.value)
 
+    def _item_amounts(self, item: Item) -> None:
+        for setting in self._amount_settings(item.value):
+            name, values, doc, span = setting
+            if self._once("amounts", name, span, f"`amounts {name}`"):
+                self.ed.amounts[name] = values
+                if doc:  # the reading chosen, shown with the edition's other notes
+                    self.ed.amounts_notes.append((name, doc, span))
+                    self.ed.notes.append((doc, span))
+
+    def _amount_settings(self, fields: list) -> list:
+        """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
+        out = []
+        for name, values, doc, span, key_span, value_span in fields:
+            spec = vocab.AMOUNT_SETTINGS.get(name)
+            if spec is None:
+                self.diags.error("CIV080", f"unknown amounts setting `{name}`", key_span,
+                                 help=suggestion(name, vocab.AMOUNT_SETTINGS)
+                                 or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
+                continue
+            allowed = spec[0]
+            bad = [v for v in values if v not in allowed]
+            if bad:
+                self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
+                                 help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
+                continue
+            if name == "order" and sorted(values) != sorted(allowed):
+                self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
+                continue
+            if name != "order" and len(values) != 1:
+                self.diags.error("CIV080", f"`{name}` takes one value", value_span)
+                continue
+            out.append((name, tuple(values), doc, span))
+        return out
+
     def _item_scenario(self, item: Item) -> None:
         if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
             self.ed.scenarios[item.name] = (item.value, item.span)
@@ -403,6 +437,12 @@ class _Applier(RoundsApplier):
                 cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
             elif f.key == "cancel":
                 cal.cancel.append((f.value, f.span))
+            elif f.key == "amounts":
+                cal.amounts = dict(cal.amounts)
+                for name, values, doc, _span in self._amount_settings(f.value):
+                    cal.amounts[name] = values
+                    if doc:
+                        cal.notes.append(doc)
             elif f.key == "modifier":
                 m = f.value
                 cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,

@@ -206,6 +206,20 @@ class PlayerState:
             return defaults[name]
         return self._missing(name)
 
+    def holding(self, name: str):
+        """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
+        not say: a bound is applied only to a holding the user gave."""
+        if name in self.facts:
+            return self.facts[name]
+        if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+        hand = self.facts.get("commodities")
+        if hand is not None and name == "commodity_cards":
+            return sum(hand.values())
+        if hand is not None and name == "commodity_face_value":
+            return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
+        return None
+
     def decide(self, value, line: int, path: str, what: str) -> bool:
         """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""
         if value.__class__ is Unknown:
@@ -331,9 +345,18 @@ class Resolution(tuple):
                  "by": list(by), "path": path, "line": line} for instead, kind, args, each, by, line, path in self._options]
 
     def amount(self, kind: str):
+        """The amount the rule demands (see `taken` for what the player actually loses)."""
         for k, args, _line in self._effects:
             if k == kind:
                 return args.get("amount", True)
+        return None
+
+    def taken(self, kind: str):
+        """The amount actually taken: the demanded one, bounded by the player's holding where
+        the edition bounds amounts and the state gives the holding."""
+        for k, args, _line in self._effects:
+            if k == kind:
+                return args.get("taken", args.get("amount", True))
         return None
 
     @property
@@ -385,6 +408,29 @@ def undecided(state: "PlayerState") -> list[dict]:
             for line, path, what, facts in state.undecided]
 
 
+def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+    """Nothing beyond what the player has: each effect whose kind a holding bounds gets `bound`
+    (the fact) and, when the state gives it, `taken` = the smaller of the demanded amount and the
+    holding; the trace says when the bound applied. `amount` stays the amount the rule demands."""
+    for i, (kind, args, line) in enumerate(effects):
+        by_area = bounds.get(kind)
+        if not by_area:
+            continue
+        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        demanded = args.get("amount")
+        if fact is None or demanded is None or type(demanded) is Unknown:
+            continue
+        have = s.holding(fact)
+        new = dict(args)
+        new["bound"] = fact
+        if have is not None:
+            taken = demanded if demanded <= have else have
+            new["taken"] = taken
+            if taken < demanded:
+                trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
+        effects[i] = (kind, new, line)
+
+
 def unless_immune(immune, value):
     """An effect's amount for a victim who may be immune (an unknown immunity: an unknown amount)."""
     if value is None or immune is False:
@@ -411,6 +457,30 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         return fn(state, role)
     except (ArithmeticError, TypeError, ValueError, KeyError) as exc:
         raise located(exc, module) from exc
+
+
+def records(lines: tuple[str, ...]) -> dict:
+    """A generated module's data table: each line the JSON text of [name, data]; every JSON
+    array is read as a tuple (the tables hold tuples, never lists)."""
+    import json
+
+    out = {}
+    for line in lines:
+        key, data = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
+        out[key] = _tuples(data)
+    return out
+
+
+def _json_object(pairs: list) -> dict:
+    return {k: _tuples(v) for k, v in pairs}
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a value of a rulebook table")
 
 
 def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
@@ -563,14 +633,14 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
         rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
-    for row in rows:
-        for source in holds + [b for b in buys if b != row["advance"]]:
-            for args in ability(module, source, "acquire_all"):
-                adv = module.ADVANCES[row["advance"]]
-                if (row["price"] and args["group"] in adv["groups"] and adv["cost"] is not None
-                        and adv["cost"] < args["cost_below"]):
-                    row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
-                    row["price"] = 0
+    acquirers = [(source, args) for source in holds + list(buys) for args in ability(module, source, "acquire_all")]
+    for row in (rows if acquirers else ()):
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
+                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:

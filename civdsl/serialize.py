@@ -32,6 +32,7 @@ def _calamity(c: Calamity) -> dict:
         "exclusions": [{"role": x.role, "when": unparse(x.condition) if x.condition is not None else None,
                         "line": x.span.line} for x in c.exclusions],
         "cancel": [{"when": unparse(e), "line": s.line} for e, s in c.cancel],
+        "amounts": {k: list(v) for k, v in c.amounts.items()},  # this calamity's exceptions
         "modifiers": [{
             "when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
             "text": describe.modifier(m), "line": m.span.line,
@@ -51,6 +52,12 @@ def _calamity(c: Calamity) -> dict:
     return out
 
 
+def vocab_amount_settings():
+    from .vocabulary import AMOUNT_SETTINGS
+
+    return AMOUNT_SETTINGS
+
+
 def to_data(ed: Edition) -> dict:
     return {
         "format": "civdsl-model/1",
@@ -58,6 +65,8 @@ def to_data(ed: Edition) -> dict:
         "files": ed.files, "bases": ed.bases,
         "credit_policy": ed.credit_policy,
         "credit_variants": list(ed.credit_variants),
+        # how amounts are bounded and combined (undeclared settings: the language default)
+        "amounts": {k: list(ed.amount_setting(k)) for k in vocab_amount_settings()},
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
         "start_credits": None if ed.start_credits is None else {
             "amount": unparse(ed.start_credits.amount),

@@ -516,6 +516,23 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def exclude_when(self, meta, c):
         return ("when", c[1], self._span(meta))
 
+    # --- amounts { bound holdings  floor zero  order add_prevent, set, cap } (issue 13)
+    @v_args(meta=True)
+    def amounts_field(self, meta, c):
+        key = c[0]
+        values = [t for t in self._tokens(c[1:], "NAME")]
+        doc = self._tokens(c, "STRING")
+        return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
+                self._span(meta), span_of(self.file, key), span_of(self.file, values[0]))
+
+    @v_args(meta=True)
+    def amounts_decl(self, meta, c):
+        return Item("amounts", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+
+    @v_args(meta=True)
+    def cal_amounts(self, meta, c):
+        return self._field("amounts", [x for x in c if isinstance(x, tuple)], meta)
+
     @v_args(meta=True)
     def cal_cancel(self, meta, c):
         return self._field("cancel", c[2], meta)

@@ -170,6 +170,57 @@ _ABILITIES = [
 ]
 
 EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
+
+# Nothing beyond what the player has (issue 13; Mega Civilization chapter 8 "Insufficient units,
+# cities or treasury"): the player fact that bounds each effect kind's amount, by the effect's
+# area ("*": any other area). A rulebook that declares `amounts { bound holdings }` takes
+# min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
+# (an "all but N" keeps a number, barbarians and support rates take nothing from a holding).
+BOUNDS: dict[str, dict[str, str]] = {
+    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units"},
+    "destroy_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
+                       "open_sea": "cities_adjacent_open_sea"},
+    "reduce_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
+                      "open_sea": "cities_adjacent_open_sea"},
+    "annex_unit_points": {"*": "unit_points"},
+    "annex_cities": {"*": "cities"},
+    "pirate_cities": {"*": "cities", "coastal": "coastal_cities"},
+    "lose_treasury": {"*": "treasury"},
+    "discard_face_value": {"*": "commodity_face_value"},
+    "discard_cards": {"*": "commodity_cards"},
+    "give_cards": {"*": "commodity_cards"},
+    "lose_ships": {"*": "ships"},
+    "ast_back": {"*": "ast_position"},
+    "civil_war_faction": {"*": "unit_points"},
+    "faction_split": {"*": "unit_points"},
+    "lose_tokens": {"*": "tokens"},
+}
+
+# Holdings computed from the state for a bound: name -> (how a chart says it, what it needs).
+BOUND_HOLDINGS = {
+    "commodity_cards": ("the commodity cards in hand", "commodities"),
+    "commodity_face_value": ("the face value of the commodity cards in hand", "commodities"),
+}
+
+
+def bound_fact(kind: str, area: str | None = None) -> str | None:
+    """The player fact that bounds an effect of this kind in this area, or None."""
+    by_area = BOUNDS.get(kind)
+    if not by_area:
+        return None
+    return by_area.get(area or "any", by_area.get("*"))
+
+
+# `amounts { ... }`: how an edition combines and limits effect amounts (issue 13). Each setting,
+# its allowed values and the language's default when an edition does not declare it.
+AMOUNT_SETTINGS = {
+    "bound": (("holdings", "none"), ("none",),
+              "holdings: an amount never exceeds what the player has (see BOUNDS); none: amounts as computed"),
+    "floor": (("zero", "none"), ("zero",),
+              "zero: prevention never takes an amount below zero; none: no floor is applied"),
+    "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
+              "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+}
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").
