@@ -90,14 +90,24 @@ def parse_yaml(path: Path) -> dict:
     return data
 
 
-def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
-    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
+               options: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments; rule
+    switches (`options:` in the file, `--option NAME=on|off`) under "options"."""
     facts: dict = {}
     if state_file:
         facts.update(parse_yaml(Path(state_file)))
     for item in sets:
         key, value = parse_assignment(item)
         facts[key] = value
+    if options:
+        chosen = dict(facts.get("options") or {}) if isinstance(facts.get("options"), dict) else {}
+        for item in options:
+            name, sep, value = item.partition("=")
+            if not sep or value.strip().lower() not in ("on", "off"):
+                raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
+            chosen[name.strip()] = value.strip().lower() == "on"
+        facts["options"] = chosen
     return facts
 
 

@@ -11,6 +11,7 @@ import click
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
+from .common import option_switch as _option_switch
 
 
 def _describe_effect(e: dict) -> str:
@@ -57,12 +58,13 @@ def _undecided(data: dict) -> None:
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML).")
 @click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
+@_option_switch
+def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options))
     data = r.to_dict()
     if as_json:
         _emit_json(data)
@@ -138,7 +140,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
 @click.option("--state", "state_file", type=click.Path(dir_okay=False))
 @click.option("--set", "sets", multiple=True)
 @click.option("--json", "as_json", is_flag=True)
-def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
+@_option_switch
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks."""
     from ..state import StateError, split_names
@@ -147,10 +150,10 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
         raise StateError("give --buy ADVANCES or --trade-cards STACKS")
     rb = _open(rulebook)
     if trade_cards:
-        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets), as_json)
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
         if not buy:
             return
-    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets, options))
     if as_json:
         _emit_json(data)
         return
@@ -216,7 +219,8 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
 @click.option("--state", "state_file", type=click.Path(dir_okay=False))
 @click.option("--set", "sets", multiple=True)
 @click.option("--json", "as_json", is_flag=True)
-def epoch(rulebook, track, holds, state_file, sets, as_json):
+@_option_switch
+def epoch(rulebook, track, holds, state_file, sets, options, as_json):
     """Where your marker is and what the next space needs; or each epoch's requirements.
 
     With `civilization` and `ast_position` in the state, the answer is for your own row: the
@@ -225,7 +229,7 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets, options))
     if as_json:
         _emit_json(data)
         _exit_if_incomplete(data)
@@ -320,12 +324,13 @@ def _marker(t: dict, m: dict) -> None:
 @click.option("--state", "state_file", type=click.Path(dir_okay=False))
 @click.option("--set", "sets", multiple=True)
 @click.option("--json", "as_json", is_flag=True)
-def score(rulebook, holds, state_file, sets, as_json):
+@_option_switch
+def score(rulebook, holds, state_file, sets, options, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.score(split_names(holds), _facts(state_file, sets))
+    data = rb.score(split_names(holds), _facts(state_file, sets, options))
     if as_json:
         _emit_json(data)
         _exit_if_incomplete(data)
@@ -351,7 +356,8 @@ def score(rulebook, holds, state_file, sets, as_json):
               help="Player state (YAML): players, civilization or block for the trade-block bonus.")
 @click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hand(rulebook, cards, holds, state_file, sets, as_json):
+@_option_switch
+def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
     from ..planner import hand_report, parse_cards, render_hand
@@ -363,8 +369,8 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     if impossible:
         raise StateError("\n".join(impossible))
     player = None
-    if holds or state_file or sets:
-        player = rb.state(split_names(holds), _facts(state_file, sets))
+    if holds or state_file or sets or options:
+        player = rb.state(split_names(holds), _facts(state_file, sets, options))
     from ..runtime import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
