@@ -11,6 +11,8 @@ can report an error at the rulebook line.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from types import CodeType
 
 from . import describe
@@ -91,20 +93,14 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    w.line("ADVANCES = {")
-    for a in ed.advances.values():
-        data = {
-            "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
-            "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-            "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
-            "line": a.span.line,
-        }
-        w.line(f"    {a.name!r}: {data!r},")
-    w.line("}")
-    w.line("COMMODITIES = {")
-    for c in ed.commodities.values():
-        w.line(f"    {c.name!r}: {{'value': {c.value!r}, 'count': {c.count!r}, 'stack': {c.stack!r}, 'block': {c.block!r}}},")
-    w.line("}")
+    _records(w, "ADVANCES", [(a.name, {
+        "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+        "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
+        "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
+        "line": a.span.line,
+    }) for a in ed.advances.values()])
+    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
+                                for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
         bands = tuple((b.low, b.high, _const_value(consts, options, b.value, t.id)) for b in t.bands)
@@ -147,12 +143,9 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
 
     w.line("")
     w.line("")
-    w.line("CALAMITIES = {")
-    for cal in ed.calamities.values():
-        data = {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary, "line": cal.span.line,
-                "summary": describe.calamity(cal)}
-        w.line(f"    {cal.name!r}: {data!r},")
-    w.line("}")
+    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+                                           "line": cal.span.line, "summary": describe.calamity(cal)})
+                               for cal in ed.calamities.values()])
     w.line("CALAMITY_FUNCTIONS = {")
     for name, fn in names.items():
         w.line(f"    {name!r}: {fn},")
@@ -564,6 +557,12 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
     if not cond.startswith("m"):  # an inline condition: evaluated once here
         w.line(f"{indent}c = {cond}  # {where}", o.span)
         cond = "c"
+    if m.condition is not None and _never_unknown(c, m.condition):
+        # a condition on held advances, constants and options is a plain bool: the branch for an
+        # undecided condition could never run (and was a third of the module's compile time)
+        w.line(f"{indent}if {cond}:  # {where}", o.span)
+        _emit_decided(w, c, value, o, by, targets, param, indent)
+        return
     # a modifier whose condition depends on a missing fact leaves the amount unknown
     w.line(f"{indent}if type({cond}) is _U:", o.span)
     what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
@@ -585,6 +584,61 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         if not (t.conditional or len(targets) > 1):
             break
     w.line(f"{indent}elif {cond}:  # {where}", o.span)
+    _emit_decided(w, c, value, o, by, targets, param, indent)
+
+
+def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
+    """`NAME = {record name: data, ...}`, one record a line.
+
+    Written as JSON text in string literals, read at import by `runtime.records`: a dict display
+    per record made compile() spend a fifth of its time on these tables, a string costs it
+    nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
+    bool or None), the dict displays are written instead."""
+    if not all(type(key) is str and _json_exact(data) for key, data in records):
+        lines = None
+    else:
+        lines = [json.dumps([key, data], ensure_ascii=False) for key, data in records]
+    if lines is None:
+        w.line(f"{name} = {{")
+        for key, data in records:
+            w.line(f"    {key!r}: {data!r},")
+        w.line("}")
+        return
+    w.line(f"{name} = _rt.records((")
+    for line in lines:
+        w.line(f"    {line!r},")
+    w.line("))")
+
+
+def _json_exact(value) -> bool:
+    """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
+    same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is tuple:
+        return all(_json_exact(v) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
+
+
+def _never_unknown(c: PythonCompiler, expr) -> bool:
+    """`expr` reads no player fact (only held advances, folded constants and options), so its
+    value is never runtime.Unknown."""
+    for node in walk(expr):
+        if isinstance(node, Call) and node.name != "holds":
+            return False
+        if isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options:
+            return False
+    return True
+
+
+def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, targets: list, param: str,
+                  indent: str) -> None:
+    """The body of a modifier operation whose condition held: change each target, with a trace."""
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
         w.line(f"{indent}    v = {value}", o.span)
         value = "v"

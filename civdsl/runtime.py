@@ -465,6 +465,30 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         raise located(exc, module) from exc
 
 
+def records(lines: tuple[str, ...]) -> dict:
+    """A generated module's data table: each line the JSON text of [name, data]; every JSON
+    array is read as a tuple (the tables hold tuples, never lists)."""
+    import json
+
+    out = {}
+    for line in lines:
+        key, data = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
+        out[key] = _tuples(data)
+    return out
+
+
+def _json_object(pairs: list) -> dict:
+    return {k: _tuples(v) for k, v in pairs}
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a value of a rulebook table")
+
+
 def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
     """A generated module's LINES: `"12:40 15:41"` -> ((12, 40), (15, 41)), generated line first."""
     out = []
@@ -615,14 +639,14 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
         rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
-    for row in rows:
-        for source in holds + [b for b in buys if b != row["advance"]]:
-            for args in ability(module, source, "acquire_all"):
-                adv = module.ADVANCES[row["advance"]]
-                if (row["price"] and args["group"] in adv["groups"] and adv["cost"] is not None
-                        and adv["cost"] < args["cost_below"]):
-                    row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
-                    row["price"] = 0
+    acquirers = [(source, args) for source in holds + list(buys) for args in ability(module, source, "acquire_all")]
+    for row in (rows if acquirers else ()):
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
+                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:

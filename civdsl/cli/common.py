@@ -20,12 +20,13 @@ def os_error(exc: OSError) -> str:
     import os
 
     what = f"{exc.filename}: " if exc.filename else ""
-    text = f"{what}{exc.strerror or exc}"
     try:
         os.getcwd()
     except OSError:
-        text += " (the current folder no longer exists; cd to one that does)"
-    return text
+        if not exc.filename:  # a relative path failed before it was named
+            return "the current folder no longer exists; cd to one that does"
+        return f"{what}{exc.strerror or exc} (the current folder no longer exists; cd to one that does)"
+    return f"{what}{exc.strerror or exc}"
 
 
 def write_output(path, content: str | bytes) -> None:
