@@ -98,8 +98,10 @@ def test_calamity_modifiers_carry_card_and_sign(civ1981_files):
     table = {r["Calamity"]: r for r in rows(civ1981_files["charts/calamities.csv"])}
     assert set(table) == {"Volcanic Eruption or Earthquake", "Famine", "Civil War", "Flood", "Epidemic",
                           "Civil Disorder", "Iconoclasm and Heresy", "Piracy"}
-    assert table["Famine"]["Modifiers"] == "softens Pottery: 4 fewer points of damage per Grain card held"
-    assert table["Flood"]["Modifiers"] == "softens Engineering: at most 7 points of damage"
+    # the optional 24.1 floor (`option calamity_floor`) comes first in each calamity it softens
+    floor = "softens calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15"
+    assert table["Famine"]["Modifiers"].split("\n") == [floor, "softens Pottery: 4 fewer points of damage per Grain card held"]
+    assert table["Flood"]["Modifiers"].split("\n") == [floor, "softens Engineering: at most 7 points of damage"]
     civil_war = table["Civil War"]["Modifiers"].splitlines()
     assert civil_war[0] == "worsens Democracy without Philosophy (primary victim): exactly 45 unit points in the faction"
     assert civil_war[1].startswith("changes Philosophy (primary victim)")
