@@ -911,3 +911,23 @@ def test_compare_page_names_each_editions_groups_and_only_editions_compared():
             for c in chips.values():
                 assert md_escape(f"{c.symbol} {c.name}") in line
             assert page.count(f'title="{list(chips.values())[0].name}"') >= 1
+
+
+def test_turn_sequence_is_rulebook_data(tmp_path):
+    """`turn { step "..." "when" }` declares the sequence of play; the charts print it in order."""
+    from civdsl.charts.tables import turns_chart
+
+    mega = load(ROOT / "rulebooks" / "megaciv.civ")
+    assert [s.name for s in mega.turn][:3] == ["Tax collection", "Population expansion (and census)", "Movement"]
+    assert len(mega.turn) == 13 and mega.turn[-1].name == "A.S.T. alteration"
+    table = rows(render_all(mega)[0]["charts/turns.csv"])
+    assert [r["Step"] for r in table] == [s.name for s in mega.turn] and table[0]["#"] == "1"
+    path = tmp_path / "t.civ"
+    path.write_text('language 1\nedition t "T"\nturn { step "A" "first" step "B" }\n', encoding="utf-8")
+    ed = load(path)
+    chart = turns_chart(ed)
+    assert [r.cells[1].plain() for r in chart.tables[0].rows] == ["A", "B"]
+    assert chart.tables[0].rows[0].cells[2].plain() == "first"
+    twice = tmp_path / "twice.civ"
+    twice.write_text('language 1\nedition t "T"\nturn { step "A" }\nturn { step "B" }\n', encoding="utf-8")
+    assert not check_file(twice).ok
