@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '2ac35f031828711f7f8f2605303b83ca493de8d553978fe35a72c2aaacceba7f'}
+SOURCES = {'rulebooks/expansion.civ': '6e2254e2501c3d8c92172921b5ef7210777fe45bd7f7e05df795a2e80f1143bd'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -28,106 +28,106 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#D55E00', 'symbol': '⬢'},
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
-ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 80},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 88},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 95},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 103},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 111},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': 1}), ('card_treasury', {'rate': 2})), 'line': 120},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}),), 'line': 130},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('treasury_value', {'value': 2}), ('trade_card_purchase', {'stack': 6, 'price': 13})), 'line': 138},
-    'Trade Empire': {'cost': 270, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 146},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 155},
-    'Wonder of the World': {'cost': 280, 'groups': ('crafts', 'arts'), 'vp': None, 'credits': {'crafts': 5, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 166},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': None, 'credits': {'crafts': 5, 'religion': 5}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 175},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': None, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 184},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 191},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 200},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 209},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 7}), ('trade_card_purchase', {'stack': 7, 'price': 15})), 'line': 216},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 225},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 50}),), 'line': 232},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('acquire_all', {'group': 'sciences', 'cost_below': 100}),), 'line': 239},
-    'Mathematics': {'cost': 240, 'groups': ('sciences', 'arts'), 'vp': None, 'credits': {'crafts': 10, 'sciences': 10, 'arts': 10, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 248},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': None, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 5}),), 'line': 255},
-    'Philosophy': {'cost': 240, 'groups': ('sciences', 'religion'), 'vp': None, 'credits': {'sciences': 5, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 264},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 272},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 279},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 286},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 293},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'sciences': 5}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 301},
-    'Diplomacy': {'cost': 180, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 309},
-    'Politics': {'cost': 220, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 317},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 324},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 333},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': None, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 341},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 349},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 357},
-    'Military': {'cost': 150, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 365},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 373},
-    'Naval Warfare': {'cost': 180, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 380},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 388},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_build_tokens', {'delta': 1}),), 'line': 395},
-    'Advanced Military': {'cost': 260, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
-    'Provincial Empire': {'cost': 270, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': None, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 418},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 427},
-    'Deism': {'cost': 80, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 434},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 441},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 449},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 456},
-    'Monotheism': {'cost': 230, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 464},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 471},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': -1}),), 'line': 478},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Clay': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Flax': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': 'shared'},
-    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Papyrus': {'value': 2, 'count': 7, 'stack': 2, 'block': 'west'},
-    'Stone': {'value': 2, 'count': 7, 'stack': 2, 'block': 'east'},
-    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': 'shared'},
-    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west'},
-    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west'},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east'},
-    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east'},
-    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': 'shared'},
-    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west'},
-    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west'},
-    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east'},
-    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east'},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': 'shared'},
-    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west'},
-    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west'},
-    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east'},
-    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east'},
-    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': 'shared'},
-    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west'},
-    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west'},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east'},
-    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east'},
-    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': 'shared'},
-    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west'},
-    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west'},
-    'Spices': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east'},
-    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east'},
-    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': 'shared'},
-    'Gems': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west'},
-    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west'},
-    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east'},
-    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east'},
-    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': 'shared'},
-    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west'},
-    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west'},
-    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east'},
-    'Pearl': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east'},
-    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': 'shared'},
-}
+ADVANCES = _rt.records((
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 87}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 95}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 102}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 110}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 118}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 127}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 137}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 145}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 153}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 162}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 173}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 182}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 191}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 198}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 207}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 216}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 223}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 232}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 239}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 246}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 255}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 262}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 271}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 279}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 286}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 300}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 308}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 316}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 324}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 331}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 340}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 348}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 364}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 372}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 380}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 387}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 395}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 402}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 410}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 417}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 425}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 434}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 441}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 448}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 456}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 463}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 471}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 478}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 485}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Clay", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Flax", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": "shared"}]',
+    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Papyrus", {"value": 2, "count": 7, "stack": 2, "block": "west"}]',
+    '["Stone", {"value": 2, "count": 7, "stack": 2, "block": "east"}]',
+    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": "shared"}]',
+    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
+    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
+    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
+    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": "shared"}]',
+    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
+    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
+    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
+    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": "shared"}]',
+    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
+    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
+    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
+    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
+    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": "shared"}]',
+    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
+    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
+    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
+    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": "shared"}]',
+    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
+    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
+    '["Spices", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
+    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
+    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": "shared"}]',
+    '["Gems", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
+    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
+    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
+    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
+    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": "shared"}]',
+    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
+    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
+    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
+    '["Pearl", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
+    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": "shared"}]',
+))
 TABLES = {
     'trade_blocks': ((5, 11, 1), (12, 18, 2)),
     'commodity_kinds_in_play': ((5, 7, 18), (8, 11, 27), (12, 15, 36), (16, 18, 45)),
@@ -150,144 +150,135 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:493
+    # rulebooks/expansion.civ:500
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:498
+        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:505
         ub158 = type(b158) is _U
         if ub158:
-            s.undecided.append((498, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
+            s.undecided.append((505, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
         if ub158 or b158:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:499
+            e0_area = 'volcano'  # rulebooks/expansion.civ:506
             e0_active = True
         if ub158 or not b158:
-            e1_amount = 1  # rulebooks/expansion.civ:501
-            e1_area = 'any'  # rulebooks/expansion.civ:501
-            e2_amount = 0  # rulebooks/expansion.civ:502
-            e2_area = 'any'  # rulebooks/expansion.civ:502
+            e1_amount = 1  # rulebooks/expansion.civ:508
+            e1_area = 'any'  # rulebooks/expansion.civ:508
+            e2_amount = 0  # rulebooks/expansion.civ:509
+            e2_area = 'any'  # rulebooks/expansion.civ:509
         if ub158:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:504
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:504
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 506)
+        e3_amount = 0  # rulebooks/expansion.civ:511
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:511
+        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 513)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:508
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
-        if type(c) is _U:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
-            v = 4
-            u = _rt.unknown_of(c, e3_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e3_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
-            e3_amount = u
-        elif c:  # rulebooks/expansion.civ:507
-            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:515
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
+        if c:  # rulebooks/expansion.civ:514
+            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
             e3_amount = e3_amount + 4
         if type(m1) is _U:
-            s.undecided.append((510, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((517, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 517, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:510
+        elif m1:  # rulebooks/expansion.civ:517
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 517, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
         if type(m1) is _U:
-            s.undecided.append((509, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((516, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 509, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 516, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:509
+        elif m1:  # rulebooks/expansion.civ:516
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 509, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 516, 'rulebooks/expansion.civ'))
                 e1_amount = 0
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 499))
+            effects.append(('destroy_area_units', {'area': e0_area}, 506))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 501))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 508))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 502))
-        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 504))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 509))
+        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 511))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:506
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:506
-        e1_amount = 0  # rulebooks/expansion.civ:506
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:506
+        e0_amount = 1  # rulebooks/expansion.civ:513
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:513
+        e1_amount = 0  # rulebooks/expansion.civ:513
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:513
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
-        if type(c) is _U:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
-            v = 4
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:507
-            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
+        if c:  # rulebooks/expansion.civ:514
+            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 506)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 513)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:520
+    # rulebooks/expansion.civ:527
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b248 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:525
-        ub248 = type(b248) is _U
-        if ub248:
-            s.undecided.append((525, 'rulebooks/expansion.civ', 'which effects apply', b248.facts))
-        if ub248 or b248:
-            e0_amount = 1  # rulebooks/expansion.civ:525
-        if ub248 or not b248:
-            e1_amount = 1  # rulebooks/expansion.civ:525
-            e1_area = 'any'  # rulebooks/expansion.civ:525
-        if ub248:
+        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:532
+        ub238 = type(b238) is _U
+        if ub238:
+            s.undecided.append((532, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
+        if ub238 or b238:
+            e0_amount = 1  # rulebooks/expansion.civ:532
+        if ub238 or not b238:
+            e1_amount = 1  # rulebooks/expansion.civ:532
+            e1_area = 'any'  # rulebooks/expansion.civ:532
+        if ub238:
             e0_amount = None
             e1_amount = None
         trace = []
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:527
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:534
         if type(c) is _U:
-            s.undecided.append((527, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
             v = 1
             if e0_amount is not None:
                 u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif c:  # rulebooks/expansion.civ:527
+        elif c:  # rulebooks/expansion.civ:534
             if e0_amount is not None:
-                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
                 e0_amount = e0_amount + 1
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:528
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:535
         if type(c) is _U:
-            s.undecided.append((528, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((535, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(c, e1_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif c:  # rulebooks/expansion.civ:528
+        elif c:  # rulebooks/expansion.civ:535
             if e1_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
                 e1_amount = e1_amount + 1
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 525))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 532))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 525))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 532))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -295,12 +286,13 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:533
+    # rulebooks/expansion.civ:540
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:537
-        trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 537)]
+        e0_amount = 10  # rulebooks/expansion.civ:544
+        trace = []
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 544)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -308,103 +300,64 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:541
+    # rulebooks/expansion.civ:548
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:545
-        e0_area = 'any'  # rulebooks/expansion.civ:545
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 546)
+        e0_amount = 10  # rulebooks/expansion.civ:552
+        e0_area = 'any'  # rulebooks/expansion.civ:552
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 553)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
-        if type(c) is _U:
-            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:547
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
+        if c:  # rulebooks/expansion.civ:554
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 545)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 552)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:546
-        e0_area = 'any'  # rulebooks/expansion.civ:546
+        e0_amount = 8  # rulebooks/expansion.civ:553
+        e0_area = 'any'  # rulebooks/expansion.civ:553
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
-        if type(c) is _U:
-            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:547
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
+        if c:  # rulebooks/expansion.civ:554
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:548
-        if type(c) is _U:
-            s.undecided.append((548, 'rulebooks/expansion.civ', 'whether Calendar changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 548, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 548, 'rulebooks/expansion.civ'))
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:555
+        if c:  # rulebooks/expansion.civ:555
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 555, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 546)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 553)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:553
+    # rulebooks/expansion.civ:560
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:557
-        e0_area = 'any'  # rulebooks/expansion.civ:557
+        e0_amount = 3  # rulebooks/expansion.civ:564
+        e0_area = 'any'  # rulebooks/expansion.civ:564
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/expansion.civ:558
-        if type(c) is _U:
-            s.undecided.append((558, 'rulebooks/expansion.civ', 'whether Mysticism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:558
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:565
+        if c:  # rulebooks/expansion.civ:565
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 565, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Deism' in held))  # rulebooks/expansion.civ:559
-        if type(c) is _U:
-            s.undecided.append((559, 'rulebooks/expansion.civ', 'whether Deism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 559, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:559
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 559, 'rulebooks/expansion.civ'))
+        c = (('Deism' in held))  # rulebooks/expansion.civ:566
+        if c:  # rulebooks/expansion.civ:566
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 566, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:560
-        if type(c) is _U:
-            s.undecided.append((560, 'rulebooks/expansion.civ', 'whether Enlightenment changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:560
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:567
+        if c:  # rulebooks/expansion.civ:567
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 567, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:561
-        if type(c) is _U:
-            s.undecided.append((561, 'rulebooks/expansion.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:561
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:568
+        if c:  # rulebooks/expansion.civ:568
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 568, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 557)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 564)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -412,13 +365,14 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:564
+    # rulebooks/expansion.civ:571
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:568
-        e1_amount = 5  # rulebooks/expansion.civ:568
-        trace = ()
-        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 568), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 568)]
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:575
+        e1_amount = 5  # rulebooks/expansion.civ:575
+        trace = []
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 575), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 575)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -426,139 +380,74 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:572
+    # rulebooks/expansion.civ:579
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 578, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:578
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 578, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 579, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:579
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 579, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 580, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:580
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 580, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 581, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:581
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 582, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:582
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 583, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:583
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 584, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:584
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:576
-        e0_by_victim = 15  # rulebooks/expansion.civ:576
-        e1_amount = 0  # rulebooks/expansion.civ:576
-        e1_area = 'any'  # rulebooks/expansion.civ:576
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 593, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:593
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 593, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:583
+        e0_by_victim = 15  # rulebooks/expansion.civ:583
+        e1_amount = 0  # rulebooks/expansion.civ:583
+        e1_area = 'any'  # rulebooks/expansion.civ:583
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:587
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:588
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:589
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:590
-        if type(m0) is _U:
-            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
-            v = 5
-            u = _rt.unknown_of(m0, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Music',), 587, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:587
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:594
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:595
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:596
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:597
+        if m0:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if type(m0) is _U:
-            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
-            v = 5
-            u = _rt.unknown_of(m0, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Music',), 587, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m0:  # rulebooks/expansion.civ:587
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
+        if m0:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if type(m1) is _U:
-            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
-            v = 5
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if type(m1) is _U:
-            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
-            v = 5
-            u = _rt.unknown_of(m1, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m1:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if type(m2) is _U:
-            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
-            v = 10
-            u = _rt.unknown_of(m2, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m2:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:596
+            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 10
-        if type(m2) is _U:
-            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
-            v = 10
-            u = _rt.unknown_of(m2, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m2:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:596
+            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 10
-        c = (('Military' in held))  # rulebooks/expansion.civ:594
-        if type(c) is _U:
-            s.undecided.append((594, 'rulebooks/expansion.civ', 'whether Military changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Military',), 594, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:594
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 594, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:601
+        if c:  # rulebooks/expansion.civ:601
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 601, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:595
-        if type(c) is _U:
-            s.undecided.append((595, 'rulebooks/expansion.civ', 'whether Naval Warfare changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:595
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:602
+        if c:  # rulebooks/expansion.civ:602
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 602, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:596
-        if type(c) is _U:
-            s.undecided.append((596, 'rulebooks/expansion.civ', 'whether Advanced Military changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:596
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:603
+        if c:  # rulebooks/expansion.civ:603
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 603, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if type(m3) is _U:
-            s.undecided.append((591, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
-            v = 15
-            u = _rt.unknown_of(m3, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m3:  # rulebooks/expansion.civ:591
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:598
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 598, 'rulebooks/expansion.civ'))
             e0_amount = 15
-        if type(m3) is _U:
-            s.undecided.append((592, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
-            v = 0
-            u = _rt.unknown_of(m3, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m3:  # rulebooks/expansion.civ:592
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:599
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 599, 'rulebooks/expansion.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 576), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 576)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 583), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 583)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -566,52 +455,28 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:604
+    # rulebooks/expansion.civ:611
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:608
+        e0_amount = 15  # rulebooks/expansion.civ:615
         trace = []
-        c = (('Theocracy' in held))  # rulebooks/expansion.civ:609
-        if type(c) is _U:
-            s.undecided.append((609, 'rulebooks/expansion.civ', 'whether Theocracy changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:609
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:616
+        if c:  # rulebooks/expansion.civ:616
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 616, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Mining' in held))  # rulebooks/expansion.civ:610
-        if type(c) is _U:
-            s.undecided.append((610, 'rulebooks/expansion.civ', 'whether Mining changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mining',), 610, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:610
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 610, 'rulebooks/expansion.civ'))
+        c = (('Mining' in held))  # rulebooks/expansion.civ:617
+        if c:  # rulebooks/expansion.civ:617
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 617, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Mythology' in held))  # rulebooks/expansion.civ:611
-        if type(c) is _U:
-            s.undecided.append((611, 'rulebooks/expansion.civ', 'whether Mythology changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mythology',), 611, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:611
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 611, 'rulebooks/expansion.civ'))
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:618
+        if c:  # rulebooks/expansion.civ:618
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 618, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:612
-        if type(c) is _U:
-            s.undecided.append((612, 'rulebooks/expansion.civ', 'whether Enlightenment changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:612
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:619
+        if c:  # rulebooks/expansion.civ:619
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 619, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 608)]
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 615)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -619,152 +484,124 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:616
+    # rulebooks/expansion.civ:623
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:620
-        e0_area = 'any'  # rulebooks/expansion.civ:620
-        trace = ()
+        e0_amount = 1  # rulebooks/expansion.civ:627
+        e0_area = 'any'  # rulebooks/expansion.civ:627
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:621
-        if s.decide(m0, 621, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:621
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 621, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:628
+        if s.decide(m0, 628, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:628
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 628, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 627)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:625
+    'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
+    # rulebooks/expansion.civ:632
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 638, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:638
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 638, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 645, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:645
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 645, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b647 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:630
-        ub647 = type(b647) is _U
-        if ub647:
-            s.undecided.append((630, 'rulebooks/expansion.civ', 'which effects apply', b647.facts))
-        if ub647 or b647:
-            e0_amount = _rt.min_(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:631
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:631
-        if ub647 or not b647:
-            e1_amount = 1  # rulebooks/expansion.civ:633
-            e1_area = 'coastal'  # rulebooks/expansion.civ:633
-            e2_amount = 0  # rulebooks/expansion.civ:634
-            e2_area = 'coastal'  # rulebooks/expansion.civ:634
-        if ub647:
+        b513 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:637
+        ub513 = type(b513) is _U
+        if ub513:
+            s.undecided.append((637, 'rulebooks/expansion.civ', 'which effects apply', b513.facts))
+        if ub513 or b513:
+            e0_amount = 17  # rulebooks/expansion.civ:638
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:638
+        if ub513 or not b513:
+            e1_amount = 1  # rulebooks/expansion.civ:640
+            e1_area = 'coastal'  # rulebooks/expansion.civ:640
+            e2_amount = 0  # rulebooks/expansion.civ:641
+            e2_area = 'coastal'  # rulebooks/expansion.civ:641
+        if ub513:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 637)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 644)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:640
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:647
         if type(m1) is _U:
-            s.undecided.append((642, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((649, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 649, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:642
+        elif m1:  # rulebooks/expansion.civ:649
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 649, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
         if type(m1) is _U:
-            s.undecided.append((641, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((648, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 641, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 648, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:641
+        elif m1:  # rulebooks/expansion.civ:648
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 641, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 648, 'rulebooks/expansion.civ'))
                 e1_amount = 0
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
+        if c:  # rulebooks/expansion.civ:646
             if e0_amount is not None:
-                u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
-                e0_amount = u
-        elif c:  # rulebooks/expansion.civ:639
-            if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
                 e0_amount = _rt.min_(e0_amount, 7)
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 631))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 638))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 633))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 640))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 634))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 641))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:637
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:637
+        e0_amount = 10  # rulebooks/expansion.civ:644
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:644
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:639
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
+        if c:  # rulebooks/expansion.civ:646
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
             e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:649
+    # rulebooks/expansion.civ:656
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 654, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:654
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 654, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:653
+        if s.decide((s.fact('edge_units') == 0), 661, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:661
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 661, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:660
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:655
-        if type(c) is _U:
-            s.undecided.append((655, 'rulebooks/expansion.civ', 'whether Politics changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 655, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:655
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 655, 'rulebooks/expansion.civ'))
+        c = (('Politics' in held))  # rulebooks/expansion.civ:662
+        if c:  # rulebooks/expansion.civ:662
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 662, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:656
-        if type(c) is _U:
-            s.undecided.append((656, 'rulebooks/expansion.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:656
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:663
+        if c:  # rulebooks/expansion.civ:663
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 663, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:657
-        if type(c) is _U:
-            s.undecided.append((657, 'rulebooks/expansion.civ', 'whether Monarchy changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:657
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:664
+        if c:  # rulebooks/expansion.civ:664
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 664, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 653)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 660)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -772,14 +609,15 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:662
+    # rulebooks/expansion.civ:669
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:666
-        e0_area = 'any'  # rulebooks/expansion.civ:666
-        e1_amount = 5  # rulebooks/expansion.civ:666
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 666), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 666)]
+        e0_amount = 1  # rulebooks/expansion.civ:673
+        e0_area = 'any'  # rulebooks/expansion.civ:673
+        e1_amount = 5  # rulebooks/expansion.civ:673
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 673), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 673)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -787,214 +625,123 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:670
+    # rulebooks/expansion.civ:677
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:674
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:674
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:674
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 675)
+        e0_amount = 3  # rulebooks/expansion.civ:681
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:681
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:681
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 682)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
-        if type(c) is _U:
-            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:676
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
+        if c:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e1_amount, v)
-            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
-        if type(c) is _U:
-            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:678
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        if c:  # rulebooks/expansion.civ:685
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 674), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 674)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 681), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 681)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:675
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:675
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:675
+        e0_amount = 2  # rulebooks/expansion.civ:682
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:682
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:682
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
-        if type(c) is _U:
-            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:676
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
+        if c:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e1_amount, v)
-            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
-        if type(c) is _U:
-            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:678
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        if c:  # rulebooks/expansion.civ:685
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 675)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 682), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 682)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:683
+    # rulebooks/expansion.civ:690
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:687
-        e0_area = 'any'  # rulebooks/expansion.civ:687
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 688)
+        e0_amount = 16  # rulebooks/expansion.civ:694
+        e0_area = 'any'  # rulebooks/expansion.civ:694
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 695)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:690
-        if type(c) is _U:
-            s.undecided.append((690, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
-            v = 8
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 690, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:690
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 690, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:697
+        if c:  # rulebooks/expansion.civ:697
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 697, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:691
-        if type(c) is _U:
-            s.undecided.append((691, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
-            v = 8
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:691
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:698
+        if c:  # rulebooks/expansion.civ:698
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 698, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
-        if type(c) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:694
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
-        if type(c) is _U:
-            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:688
-        e0_area = 'any'  # rulebooks/expansion.civ:688
+        e0_amount = 10  # rulebooks/expansion.civ:695
+        e0_area = 'any'  # rulebooks/expansion.civ:695
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:692
-        if type(c) is _U:
-            s.undecided.append((692, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 692, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:692
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 692, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:699
+        if c:  # rulebooks/expansion.civ:699
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 699, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:693
-        if type(c) is _U:
-            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:693
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:700
+        if c:  # rulebooks/expansion.civ:700
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 700, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
-        if type(c) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:694
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
-        if type(c) is _U:
-            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 688)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:699
+    # rulebooks/expansion.civ:706
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:703
-        e0_area = 'coastal'  # rulebooks/expansion.civ:703
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:703
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 703), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 703)]
+        e0_amount = 5  # rulebooks/expansion.civ:710
+        e0_area = 'coastal'  # rulebooks/expansion.civ:710
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:710
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 710), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 710)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -1002,32 +749,21 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:708
+    # rulebooks/expansion.civ:715
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:712
+        e0_amount = 10  # rulebooks/expansion.civ:719
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:713
-        if type(c) is _U:
-            s.undecided.append((713, 'rulebooks/expansion.civ', 'whether Coinage changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 713, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:713
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 713, 'rulebooks/expansion.civ'))
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:720
+        if c:  # rulebooks/expansion.civ:720
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 720, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Law' in held))  # rulebooks/expansion.civ:714
-        if type(c) is _U:
-            s.undecided.append((714, 'rulebooks/expansion.civ', 'whether Law changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 714, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:714
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 714, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:721
+        if c:  # rulebooks/expansion.civ:721
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 721, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 719)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -1035,92 +771,44 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:718
+    # rulebooks/expansion.civ:725
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:722
+        e0_amount = 3  # rulebooks/expansion.civ:729
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:723
-        if type(c) is _U:
-            s.undecided.append((723, 'rulebooks/expansion.civ', 'whether Music changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 723, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:723
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 723, 'rulebooks/expansion.civ'))
+        c = (('Music' in held))  # rulebooks/expansion.civ:730
+        if c:  # rulebooks/expansion.civ:730
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 730, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:724
-        if type(c) is _U:
-            s.undecided.append((724, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:724
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:731
+        if c:  # rulebooks/expansion.civ:731
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 731, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Law' in held))  # rulebooks/expansion.civ:725
-        if type(c) is _U:
-            s.undecided.append((725, 'rulebooks/expansion.civ', 'whether Law changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 725, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:725
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 725, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:732
+        if c:  # rulebooks/expansion.civ:732
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 732, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:726
-        if type(c) is _U:
-            s.undecided.append((726, 'rulebooks/expansion.civ', 'whether Democracy changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 726, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:726
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 726, 'rulebooks/expansion.civ'))
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:733
+        if c:  # rulebooks/expansion.civ:733
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 733, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Military' in held))  # rulebooks/expansion.civ:727
-        if type(c) is _U:
-            s.undecided.append((727, 'rulebooks/expansion.civ', 'whether Military changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Military',), 727, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:727
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 727, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:734
+        if c:  # rulebooks/expansion.civ:734
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 734, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:728
-        if type(c) is _U:
-            s.undecided.append((728, 'rulebooks/expansion.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:728
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:735
+        if c:  # rulebooks/expansion.civ:735
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 735, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:729
-        if type(c) is _U:
-            s.undecided.append((729, 'rulebooks/expansion.civ', 'whether Roadbuilding changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:729
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:736
+        if c:  # rulebooks/expansion.civ:736
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 736, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:730
-        if type(c) is _U:
-            s.undecided.append((730, 'rulebooks/expansion.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:730
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:737
+        if c:  # rulebooks/expansion.civ:737
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 737, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 722)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 729)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -1128,13 +816,14 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:734
+    # rulebooks/expansion.civ:741
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:738
-        e0_area = 'any'  # rulebooks/expansion.civ:738
-        trace = ()
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 738)]
+        e0_amount = 5  # rulebooks/expansion.civ:745
+        e0_area = 'any'  # rulebooks/expansion.civ:745
+        trace = []
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 745)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -1142,42 +831,25 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:744
+    # rulebooks/expansion.civ:751
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:748
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:755
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:749
-        if type(c) is _U:
-            s.undecided.append((749, 'rulebooks/expansion.civ', 'whether Sculpture changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:749
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:756
+        if c:  # rulebooks/expansion.civ:756
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 756, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:750
-        if type(c) is _U:
-            s.undecided.append((750, 'rulebooks/expansion.civ', 'whether Monarchy changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:750
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:757
+        if c:  # rulebooks/expansion.civ:757
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 757, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:751
-        if type(c) is _U:
-            s.undecided.append((751, 'rulebooks/expansion.civ', 'whether Provincial Empire changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:751
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:758
+        if c:  # rulebooks/expansion.civ:758
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 758, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 748)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 755)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -1185,91 +857,64 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of the cities reduced; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:756
+    # rulebooks/expansion.civ:763
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:760
-        e0_area = 'any'  # rulebooks/expansion.civ:760
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 761)
+        e0_amount = 4  # rulebooks/expansion.civ:767
+        e0_area = 'any'  # rulebooks/expansion.civ:767
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 768)
         trace = []
         options = []
-        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:763
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
-        if type(c) is _U:
-            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:764
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:770
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:765
-        if type(c) is _U:
-            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:772
+        if c:  # rulebooks/expansion.civ:772
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:766
-        if type(c) is _U:
-            s.undecided.append((766, 'rulebooks/expansion.civ', 'whether Monotheism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:766
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:773
+        if c:  # rulebooks/expansion.civ:773
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 773, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m0, 763, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:763
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 763, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 760)]
+        if s.decide(m0, 770, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:770
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 770, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 767)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:761
-        e0_area = 'any'  # rulebooks/expansion.civ:761
+        e0_amount = 2  # rulebooks/expansion.civ:768
+        e0_area = 'any'  # rulebooks/expansion.civ:768
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
-        if type(c) is _U:
-            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:764
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:765
-        if type(c) is _U:
-            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:772
+        if c:  # rulebooks/expansion.civ:772
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 761)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 768)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:771
+    # rulebooks/expansion.civ:778
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:775
-        e0_area = 'any'  # rulebooks/expansion.civ:775
-        trace = ()
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:782
+        e0_area = 'any'  # rulebooks/expansion.civ:782
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:776
-        if s.decide(m0, 776, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:776
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 776, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 775)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:783
+        if s.decide(m0, 783, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:783
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 783, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 782)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -1277,34 +922,23 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:780
+    # rulebooks/expansion.civ:787
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 785, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:785
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 785, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:784
+        if s.decide((s.fact('cities') == 0), 792, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:792
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 792, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:791
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:786
-        if type(c) is _U:
-            s.undecided.append((786, 'rulebooks/expansion.civ', 'whether Fundamentalism changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:786
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:793
+        if c:  # rulebooks/expansion.civ:793
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 793, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Library' in held))  # rulebooks/expansion.civ:787
-        if type(c) is _U:
-            s.undecided.append((787, 'rulebooks/expansion.civ', 'whether Library changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 787, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:787
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 787, 'rulebooks/expansion.civ'))
+        c = (('Library' in held))  # rulebooks/expansion.civ:794
+        if c:  # rulebooks/expansion.civ:794
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 794, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 784)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 791)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -1312,100 +946,96 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:791
+    # rulebooks/expansion.civ:798
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:795
-        e0_area = 'coastal'  # rulebooks/expansion.civ:795
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 796)
+        e0_amount = 2  # rulebooks/expansion.civ:802
+        e0_area = 'coastal'  # rulebooks/expansion.civ:802
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 803)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
-        if type(c) is _U:
-            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:798
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
+        if c:  # rulebooks/expansion.civ:805
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 795)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 802)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:796
-        e0_area = 'coastal'  # rulebooks/expansion.civ:796
+        e0_amount = 1  # rulebooks/expansion.civ:803
+        e0_area = 'coastal'  # rulebooks/expansion.civ:803
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
-        if type(c) is _U:
-            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:798
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
+        if c:  # rulebooks/expansion.civ:805
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 796)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 803)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:802
+    # rulebooks/expansion.civ:809
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1359 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:807
-        ub1359 = type(b1359) is _U
-        if ub1359:
-            s.undecided.append((807, 'rulebooks/expansion.civ', 'which effects apply', b1359.facts))
-        if ub1359 or b1359:
-            e0_amount = 1  # rulebooks/expansion.civ:807
-            e0_to = 'trader'  # rulebooks/expansion.civ:807
-        if ub1359 or not b1359:
-            e1_amount = 1  # rulebooks/expansion.civ:807
-        if ub1359:
+        b983 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:814
+        ub983 = type(b983) is _U
+        if ub983:
+            s.undecided.append((814, 'rulebooks/expansion.civ', 'which effects apply', b983.facts))
+        if ub983 or b983:
+            e0_amount = 1  # rulebooks/expansion.civ:814
+            e0_to = 'trader'  # rulebooks/expansion.civ:814
+        if ub983 or not b983:
+            e1_amount = 1  # rulebooks/expansion.civ:814
+        if ub983:
             e0_amount = None
             e1_amount = None
-        trace = ()
+        trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 807))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 814))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 807))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 814))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
 
+ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Volcano/Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 493, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 520, 'summary': 'With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city.'},
-    'Squandered Wealth': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 533, 'summary': 'Lose 10 treasury.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 10 damage. Other players share 20 among them, each at most: take 8 damage.'},
-    'Superstition': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 553, 'summary': 'Reduce 3 cities.'},
-    'Tempest': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 564, 'summary': 'Lose all your ships; lose 5 treasury.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 572, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.'},
-    'Slave Revolt': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 604, 'summary': '15 of your tokens may not support cities; reduce unsupported cities.'},
-    'City in Flames': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 616, 'summary': 'Destroy 1 city.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 625, 'summary': 'With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 649, 'summary': '15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.'},
-    'City Riots': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 662, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 683, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
-    'Coastal Migration': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 699, 'summary': 'Take 5 damage from coastal areas; lose all your ships.'},
-    'Corruption': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 708, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 718, 'summary': 'Reduce all cities but 3.'},
-    'Tribal Conflict': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 734, 'summary': 'Lose 5 tokens.'},
-    'Tyranny': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 744, 'summary': 'The beneficiary annexes 2 unit points per city.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 756, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).'},
-    'Minor Uprising': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 771, 'summary': 'Take 1 damage per city.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 780, 'summary': 'Move back 1 step on the A.S.T. Cancelled for a victim with no city.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'none', 'line': 791, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).'},
-    'Banditry': {'stack': 9, 'class': 'minor', 'beneficiary': 'trader', 'line': 802, 'summary': 'With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 500, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 527, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 540, "summary": "Lose 10 treasury."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 548, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 560, "summary": "Reduce 3 cities."}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 571, "summary": "Lose all your ships; lose 5 treasury."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 579, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 611, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 623, "summary": "Destroy 1 city."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 632, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 656, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 669, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 677, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 690, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 706, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 715, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 725, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 741, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 751, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 763, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 778, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 787, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 798, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 809, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1436,49 +1066,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:818
+    # rulebooks/expansion.civ:825
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:819
+    # rulebooks/expansion.civ:826
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 820, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 827, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:822
+    # rulebooks/expansion.civ:829
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 823, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 824),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 830, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 831),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:826
+    # rulebooks/expansion.civ:833
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 827, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 828),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 834, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 835),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:830
+    # rulebooks/expansion.civ:837
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 831, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 832),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 838, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 839),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:834
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 834)
+    # rulebooks/expansion.civ:841
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 841)
 
 
 AST = {
@@ -1508,18 +1138,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 871),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 872),
-    ('Treasury', lambda s: s.fact('treasury'), 873),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 874),
-    ('Cities', lambda s: (s.fact('cities') * 50), 875),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 876),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 878),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 879),
+    ('Treasury', lambda s: s.fact('treasury'), 880),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 881),
+    ('Cities', lambda s: (s.fact('cities') * 50), 882),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 883),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (874,)
+SCORE_AST = (881,)
 
-LINES = _rt.line_map('140:939 143:52 145:52 148:52 151:493 159:498 161:498 162:498 164:499 167:501 168:501 169:502 170:502 175:504 176:504 177:506 179:508 180:507 181:507 182:507 183:507 184:507 185:507 186:507 187:507 188:507 189:507 190:510 191:510 192:510 194:510 195:510 196:510 197:510 199:510 200:510 201:509 202:509 203:509 205:509 206:509 207:509 208:509 210:509 211:509 223:506 224:506 225:506 226:506 228:507 229:507 230:507 231:507 232:507 233:507 234:507 235:507 236:507 237:507 242:520 249:525 251:525 252:525 254:525 256:525 257:525 262:527 263:527 264:527 265:527 267:527 268:527 269:527 270:527 272:527 273:527 274:528 275:528 276:528 277:528 279:528 280:528 281:528 282:528 284:528 285:528 296:533 301:537 309:541 314:545 315:545 316:546 318:547 319:547 320:547 321:547 322:547 323:547 324:547 325:547 326:547 327:547 332:546 333:546 335:547 336:547 337:547 338:547 339:547 340:547 341:547 342:547 343:547 344:547 345:548 346:548 347:548 348:548 349:548 350:548 351:548 352:548 353:548 354:548 359:553 364:557 365:557 367:558 368:558 369:558 370:558 371:558 372:558 373:558 374:558 375:558 376:558 377:559 378:559 379:559 380:559 381:559 382:559 383:559 384:559 385:559 386:559 387:560 388:560 389:560 390:560 391:560 392:560 393:560 394:560 395:560 396:560 397:561 398:561 399:561 400:561 401:561 402:561 403:561 404:561 405:561 406:561 413:564 418:568 419:568 427:572 432:578 433:578 434:579 435:579 436:580 437:580 438:581 439:581 440:582 441:582 442:583 443:583 444:584 445:584 446:585 447:585 448:586 449:586 450:576 451:576 452:576 453:576 455:587 456:588 457:589 458:590 459:587 460:587 461:587 462:587 463:587 464:587 465:587 466:587 467:587 468:587 469:587 470:587 471:587 472:587 473:587 474:587 475:587 476:587 477:588 478:588 479:588 480:588 481:588 482:588 483:588 484:588 485:588 486:588 487:588 488:588 489:588 490:588 491:588 492:588 493:588 494:588 495:589 496:589 497:589 498:589 499:589 500:589 501:589 502:589 503:589 504:589 505:589 506:589 507:589 508:589 509:589 510:589 511:589 512:589 513:594 514:594 515:594 516:594 517:594 518:594 519:594 520:594 521:594 522:594 523:595 524:595 525:595 526:595 527:595 528:595 529:595 530:595 531:595 532:595 533:596 534:596 535:596 536:596 537:596 538:596 539:596 540:596 541:596 542:596 543:591 544:591 545:591 546:591 547:591 548:591 549:591 550:591 551:591 552:592 553:592 554:592 555:592 556:592 557:592 558:592 559:592 560:592 567:604 572:608 574:609 575:609 576:609 577:609 578:609 579:609 580:609 581:609 582:609 583:609 584:610 585:610 586:610 587:610 588:610 589:610 590:610 591:610 592:610 593:610 594:611 595:611 596:611 597:611 598:611 599:611 600:611 601:611 602:611 603:611 604:612 605:612 606:612 607:612 608:612 609:612 610:612 611:612 612:612 613:612 620:616 625:620 626:620 629:621 630:621 631:621 638:625 643:638 644:638 648:630 650:630 651:630 653:631 654:631 656:633 657:633 658:634 659:634 664:637 666:640 667:642 668:642 669:642 671:642 672:642 673:642 674:642 676:642 677:642 678:641 679:641 680:641 682:641 683:641 684:641 685:641 687:641 688:641 689:639 690:639 691:639 692:639 694:639 695:639 696:639 697:639 699:639 700:639 711:637 712:637 714:639 715:639 716:639 717:639 718:639 719:639 720:639 721:639 722:639 723:639 728:649 733:654 734:654 735:653 737:655 738:655 739:655 740:655 741:655 742:655 743:655 744:655 745:655 746:655 747:656 748:656 749:656 750:656 751:656 752:656 753:656 754:656 755:656 756:656 757:657 758:657 759:657 760:657 761:657 762:657 763:657 764:657 765:657 766:657 773:662 778:666 779:666 780:666 788:670 793:674 794:674 795:674 796:675 798:677 799:676 800:676 801:676 802:676 803:676 804:676 805:676 806:676 807:676 808:676 809:677 810:677 811:677 812:677 813:677 814:677 815:677 816:677 817:677 818:677 819:677 820:677 821:677 822:677 823:677 824:677 825:677 826:677 827:678 828:678 829:678 830:678 831:678 832:678 833:678 834:678 835:678 836:678 841:675 842:675 843:675 845:677 846:676 847:676 848:676 849:676 850:676 851:676 852:676 853:676 854:676 855:676 856:677 857:677 858:677 859:677 860:677 861:677 862:677 863:677 864:677 865:677 866:677 867:677 868:677 869:677 870:677 871:677 872:677 873:677 874:678 875:678 876:678 877:678 878:678 879:678 880:678 881:678 882:678 883:678 888:683 893:687 894:687 895:688 897:690 898:690 899:690 900:690 901:690 902:690 903:690 904:690 905:690 906:690 907:691 908:691 909:691 910:691 911:691 912:691 913:691 914:691 915:691 916:691 917:694 918:694 919:694 920:694 921:694 922:694 923:694 924:694 925:694 926:694 927:695 928:695 929:695 930:695 931:695 932:695 933:695 934:695 935:695 936:695 941:688 942:688 944:692 945:692 946:692 947:692 948:692 949:692 950:692 951:692 952:692 953:692 954:693 955:693 956:693 957:693 958:693 959:693 960:693 961:693 962:693 963:693 964:694 965:694 966:694 967:694 968:694 969:694 970:694 971:694 972:694 973:694 974:695 975:695 976:695 977:695 978:695 979:695 980:695 981:695 982:695 983:695 988:699 993:703 994:703 995:703 1003:708 1008:712 1010:713 1011:713 1012:713 1013:713 1014:713 1015:713 1016:713 1017:713 1018:713 1019:713 1020:714 1021:714 1022:714 1023:714 1024:714 1025:714 1026:714 1027:714 1028:714 1029:714 1036:718 1041:722 1043:723 1044:723 1045:723 1046:723 1047:723 1048:723 1049:723 1050:723 1051:723 1052:723 1053:724 1054:724 1055:724 1056:724 1057:724 1058:724 1059:724 1060:724 1061:724 1062:724 1063:725 1064:725 1065:725 1066:725 1067:725 1068:725 1069:725 1070:725 1071:725 1072:725 1073:726 1074:726 1075:726 1076:726 1077:726 1078:726 1079:726 1080:726 1081:726 1082:726 1083:727 1084:727 1085:727 1086:727 1087:727 1088:727 1089:727 1090:727 1091:727 1092:727 1093:728 1094:728 1095:728 1096:728 1097:728 1098:728 1099:728 1100:728 1101:728 1102:728 1103:729 1104:729 1105:729 1106:729 1107:729 1108:729 1109:729 1110:729 1111:729 1112:729 1113:730 1114:730 1115:730 1116:730 1117:730 1118:730 1119:730 1120:730 1121:730 1122:730 1129:734 1134:738 1135:738 1143:744 1148:748 1150:749 1151:749 1152:749 1153:749 1154:749 1155:749 1156:749 1157:749 1158:749 1159:749 1160:750 1161:750 1162:750 1163:750 1164:750 1165:750 1166:750 1167:750 1168:750 1169:750 1170:751 1171:751 1172:751 1173:751 1174:751 1175:751 1176:751 1177:751 1178:751 1179:751 1186:756 1191:760 1192:760 1193:761 1196:763 1197:764 1198:764 1199:764 1200:764 1201:764 1202:764 1203:764 1204:764 1205:764 1206:764 1207:765 1208:765 1209:765 1210:765 1211:765 1212:765 1213:765 1214:765 1215:765 1216:765 1217:766 1218:766 1219:766 1220:766 1221:766 1222:766 1223:766 1224:766 1225:766 1226:766 1227:763 1228:763 1233:761 1234:761 1236:764 1237:764 1238:764 1239:764 1240:764 1241:764 1242:764 1243:764 1244:764 1245:764 1246:765 1247:765 1248:765 1249:765 1250:765 1251:765 1252:765 1253:765 1254:765 1255:765 1260:771 1265:775 1266:775 1269:776 1270:776 1271:776 1278:780 1283:785 1284:785 1285:784 1287:786 1288:786 1289:786 1290:786 1291:786 1292:786 1293:786 1294:786 1295:786 1296:786 1297:787 1298:787 1299:787 1300:787 1301:787 1302:787 1303:787 1304:787 1305:787 1306:787 1313:791 1318:795 1319:795 1320:796 1322:798 1323:798 1324:798 1325:798 1326:798 1327:798 1328:798 1329:798 1330:798 1331:798 1336:796 1337:796 1339:798 1340:798 1341:798 1342:798 1343:798 1344:798 1345:798 1346:798 1347:798 1348:798 1353:802 1360:807 1362:807 1363:807 1365:807 1366:807 1368:807 1437:818 1444:819 1448:820 1452:822 1456:823 1457:824 1461:826 1465:827 1466:828 1470:830 1474:831 1475:832 1479:834 1481:834 1488:846 1489:847 1490:848 1491:849 1492:850 1493:851 1494:852 1495:853 1496:854 1497:855 1498:856 1499:857 1500:858 1501:859 1502:860 1503:861 1504:862 1505:863 1511:871 1512:872 1513:873 1514:874 1515:875 1516:876')
+LINES = _rt.line_map('140:946 143:52 145:52 148:52 151:500 159:505 161:505 162:505 164:506 167:508 168:508 169:509 170:509 175:511 176:511 177:513 179:515 180:514 181:514 182:514 183:514 184:517 185:517 186:517 188:517 189:517 190:517 191:517 193:517 194:517 195:516 196:516 197:516 199:516 200:516 201:516 202:516 204:516 205:516 218:513 219:513 220:513 221:513 223:514 224:514 225:514 226:514 232:527 239:532 241:532 242:532 244:532 246:532 247:532 252:534 253:534 254:534 255:534 257:534 258:534 259:534 260:534 262:534 263:534 264:535 265:535 266:535 267:535 269:535 270:535 271:535 272:535 274:535 275:535 287:540 292:544 301:548 306:552 307:552 308:553 310:554 311:554 312:554 313:554 319:553 320:553 322:554 323:554 324:554 325:554 326:555 327:555 328:555 329:555 335:560 340:564 341:564 343:565 344:565 345:565 346:565 347:566 348:566 349:566 350:566 351:567 352:567 353:567 354:567 355:568 356:568 357:568 358:568 366:571 371:575 372:575 381:579 386:585 387:585 388:586 389:586 390:587 391:587 392:588 393:588 394:589 395:589 396:590 397:590 398:591 399:591 400:592 401:592 402:593 403:593 404:583 405:583 406:583 407:583 409:594 410:595 411:596 412:597 413:594 414:594 415:594 416:594 417:594 418:594 419:595 420:595 421:595 422:595 423:595 424:595 425:596 426:596 427:596 428:596 429:596 430:596 431:601 432:601 433:601 434:601 435:602 436:602 437:602 438:602 439:603 440:603 441:603 442:603 443:598 444:598 445:598 446:599 447:599 448:599 456:611 461:615 463:616 464:616 465:616 466:616 467:617 468:617 469:617 470:617 471:618 472:618 473:618 474:618 475:619 476:619 477:619 478:619 485:623 490:627 491:627 494:628 495:628 496:628 504:632 509:645 510:645 514:637 516:637 517:637 519:638 520:638 522:640 523:640 524:641 525:641 530:644 532:647 533:649 534:649 535:649 537:649 538:649 539:649 540:649 542:649 543:649 544:648 545:648 546:648 548:648 549:648 550:648 551:648 553:648 554:648 555:646 556:646 558:646 559:646 571:644 572:644 574:646 575:646 576:646 577:646 583:656 588:661 589:661 590:660 592:662 593:662 594:662 595:662 596:663 597:663 598:663 599:663 600:664 601:664 602:664 603:664 610:669 615:673 616:673 617:673 626:677 631:681 632:681 633:681 634:682 636:684 637:683 638:683 639:683 640:683 641:684 642:684 643:684 644:684 645:684 646:684 647:685 648:685 649:685 650:685 656:682 657:682 658:682 660:684 661:683 662:683 663:683 664:683 665:684 666:684 667:684 668:684 669:684 670:684 671:685 672:685 673:685 674:685 680:690 685:694 686:694 687:695 689:697 690:697 691:697 692:697 693:698 694:698 695:698 696:698 697:701 698:701 699:701 700:701 701:702 702:702 703:702 704:702 710:695 711:695 713:699 714:699 715:699 716:699 717:700 718:700 719:700 720:700 721:701 722:701 723:701 724:701 725:702 726:702 727:702 728:702 734:706 739:710 740:710 741:710 750:715 755:719 757:720 758:720 759:720 760:720 761:721 762:721 763:721 764:721 772:725 777:729 779:730 780:730 781:730 782:730 783:731 784:731 785:731 786:731 787:732 788:732 789:732 790:732 791:733 792:733 793:733 794:733 795:734 796:734 797:734 798:734 799:735 800:735 801:735 802:735 803:736 804:736 805:736 806:736 807:737 808:737 809:737 810:737 817:741 822:745 823:745 832:751 837:755 839:756 840:756 841:756 842:756 843:757 844:757 845:757 846:757 847:758 848:758 849:758 850:758 858:763 863:767 864:767 865:768 868:770 869:771 870:771 871:771 872:771 873:772 874:772 875:772 876:772 877:773 878:773 879:773 880:773 881:770 882:770 888:768 889:768 891:771 892:771 893:771 894:771 895:772 896:772 897:772 898:772 904:778 909:782 910:782 913:783 914:783 915:783 923:787 928:792 929:792 930:791 932:793 933:793 934:793 935:793 936:794 937:794 938:794 939:794 947:798 952:802 953:802 954:803 956:805 957:805 958:805 959:805 965:803 966:803 968:805 969:805 970:805 971:805 977:809 984:814 986:814 987:814 989:814 990:814 992:814 1067:825 1074:826 1078:827 1082:829 1086:830 1087:831 1091:833 1095:834 1096:835 1100:837 1104:838 1105:839 1109:841 1111:841 1118:853 1119:854 1120:855 1121:856 1122:857 1123:858 1124:859 1125:860 1126:861 1127:862 1128:863 1129:864 1130:865 1131:866 1132:867 1133:868 1134:869 1135:870 1141:878 1142:879 1143:880 1144:881 1145:882 1146:883')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on
