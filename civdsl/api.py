@@ -193,6 +193,11 @@ class Rulebook:
         from_state = facts.pop("holds", [])
         problems = []
         try:
+            options = self.options(facts.pop("options", None) or {}, source)
+        except StateError as exc:
+            problems.append(str(exc))
+            options = {}
+        try:
             clean = check_state({**facts, "holds": from_state} if from_state else facts, self.module.ADVANCES,
                                 self.module.COMMODITIES, self.module.GROUPS, source)
         except StateError as exc:
@@ -213,9 +218,35 @@ class Rulebook:
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
-        st = runtime.PlayerState(self.module, held, clean)
+        st = runtime.PlayerState(self.module, held, clean, options)
         runtime.apply_start_credits(self.module, st)
         return st
+
+    def options(self, given: dict, source: str = "state") -> dict:
+        """Rule switches set for one question: names the rulebook declares (`option NAME ...`),
+        each on or off (true/false)."""
+        declared = getattr(self.module, "OPTIONS", {})
+        if not isinstance(given, dict):
+            raise StateError(f"{source}: `options` must be a mapping of option: on/off")
+        out, bad = {}, []
+        for name, value in given.items():
+            if name not in declared:
+                from .diagnostics import did_you_mean
+
+                best = did_you_mean(str(name), declared)
+                known = f" (did you mean `{best}`?)" if best else (
+                    f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
+                bad.append(f"{source}: unknown option `{name}`{known}")
+                continue
+            if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
+                value = value.lower() in ("on", "true")
+            if not isinstance(value, bool):
+                bad.append(f"{source}: option `{name}` is on or off, not {value!r}")
+                continue
+            out[name] = value
+        if bad:
+            raise StateError("\n".join(bad))
+        return out
 
     def calamity_name(self, name: str) -> str:
         if name in self.module.CALAMITIES:

@@ -138,6 +138,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
     w.line("")
     w.line(f"BOUNDS = {vocab.BOUNDS!r}")
+    w.line(f"OPTIONS = {options!r}  # each rule switch's setting in the rulebook (PlayerState.option)")
     w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
 
     w.line("")

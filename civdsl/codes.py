@@ -144,6 +144,11 @@ _ALL = [
          "`bound holdings` (an amount never exceeds what the player has) or `bound none`; `floor zero` or `floor none`; "
          "`order` listing add_prevent, set and cap, each once. A calamity may repeat a setting as its own exception.",
          'amounts { bound everything }', 'amounts { bound holdings "chapter 8: a player loses what he has" }'),
+    Code("CIV081", "option no rule reads", "An `option` is a rule switch: `--option NAME=on|off` (or `options:` in a "
+         "state or table file) turns it on or off for one question. An option that no rule reads would switch nothing, "
+         "so it is a warning; read it in a condition, or acknowledge a deliberately inert option with `errata CIV081`.",
+         'option calamity_floor "24.1" off',
+         'option calamity_floor "24.1" off\ncalamity "Famine" { ... when calamity_floor { cap damage max(0, unit_points - 15) } }'),
     Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
          "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
          'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',

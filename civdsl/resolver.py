@@ -15,7 +15,7 @@ from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate, unparse
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -69,6 +69,11 @@ class _Applier(RoundsApplier):
     # --- edition-wide
     def _item_source(self, item: Item) -> None:
         self.ed.source = item.value
+
+    def _item_turn(self, item: Item) -> None:
+        if self._once("turn", "", item.span, "the sequence of play (`turn`)"):
+            self.ed.turn = [TurnStep(name, when, span) for name, when, span in item.value]
+            self.ed.turn_title = item.name
 
     def _item_note(self, item: Item) -> None:
         self.ed.notes.append((item.value, item.span))

@@ -173,10 +173,12 @@ def number(v):
 class PlayerState:
     """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
 
-    def __init__(self, module, holds=(), facts: dict | None = None):
+    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None):
         self.module = module
         self.held = tuple(holds)
         self.held_set = frozenset(holds)
+        # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
+        self.options = dict(options or {})
         self.facts = dict(facts or {})
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
@@ -219,6 +221,10 @@ class PlayerState:
         if hand is not None and name == "commodity_face_value":
             return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
         return None
+
+    def option(self, name: str) -> bool:
+        value = self.options.get(name)
+        return self.module.OPTIONS[name] if value is None else value
 
     def decide(self, value, line: int, path: str, what: str) -> bool:
         """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""

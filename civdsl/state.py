@@ -90,8 +90,10 @@ def parse_yaml(path: Path) -> dict:
     return data
 
 
-def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
-    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
+               options: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments; rule
+    switches (`options:` in the file, `--option NAME=on|off`) under "options"."""
     facts: dict = {}
     if state_file:
         facts.update(parse_yaml(Path(state_file)))
@@ -108,6 +110,14 @@ def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] 
         if not isinstance(current, dict):
             raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
         facts[head] = {**current, entry: value}
+    if options:
+        chosen = dict(facts.get("options") or {}) if isinstance(facts.get("options"), dict) else {}
+        for item in options:
+            name, sep, value = item.partition("=")
+            if not sep or value.strip().lower() not in ("on", "off"):
+                raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
+            chosen[name.strip()] = value.strip().lower() == "on"
+        facts["options"] = chosen
     return facts
 
 

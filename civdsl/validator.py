@@ -11,7 +11,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .bounds import FIELDS
-from .diagnostics import Diagnostics, did_you_mean, suggestion
+from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .rounds import checks as rounds_checks
@@ -50,6 +50,38 @@ class _Validator:
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
+        self._unread_options()
+
+    def _unread_options(self) -> None:
+        """An option no rule reads switches nothing: a warning (CIV081). Every expression of the
+        model is searched (calamities, epochs, score, constants, tables, round rules, ...), by
+        walking the model's objects rather than listing where expressions may stand, so that a
+        new construct cannot be forgotten here."""
+        if not self.ed.options:
+            return
+        read: set[str] = set()
+        seen: set[int] = set()
+        stack: list = [v for k, v in vars(self.ed).items() if k != "options"]
+        while stack:
+            x = stack.pop()
+            if x is None or isinstance(x, (str, int, float, bool, Span)) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            if isinstance(x, Name):
+                read.add(x.parts[0])
+            elif isinstance(x, dict):
+                stack.extend(x.values())
+            elif isinstance(x, (list, tuple, set, frozenset)):
+                stack.extend(x)
+            elif hasattr(x, "__dict__"):
+                stack.extend(vars(x).values())
+            elif hasattr(x, "__slots__"):
+                stack.extend(getattr(x, a, None) for a in x.__slots__)
+        for name, opt in self.ed.options.items():
+            if name not in read:
+                self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
+                               help="read it in a rule (`when " + name + " { ... }`, `if " + name + " { ... }`), "
+                                    "or remove it: switching it would change nothing")
 
     # --- edition-wide
     def _vp_tiers(self) -> None:
@@ -579,7 +611,8 @@ class ModelEvaluator:
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
         for d in diags.items[first:]:
-            if d.code == e.code and d.item == e.item and d.level == "error":
+            # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
+            if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
                 d.level = "note"
                 d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
                 d.help = None
