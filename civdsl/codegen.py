@@ -137,6 +137,11 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     compiler.held = "s.held_set"
     # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
     w.line("")
+    # every `aka` name of an item -> its own name: commands accept them (state.canonical_names)
+    aliases = {"advance": {a: x.name for x in ed.advances.values() for a in x.aka},
+               "calamity": {a: x.name for x in ed.calamities.values() for a in x.aka},
+               "commodity": {a: x.name for x in ed.commodities.values() for a in getattr(x, "aka", [])}}
+    w.line(f"ALIASES = {aliases!r}")
     w.line(f"BOUNDS = {vocab.BOUNDS!r}")
     w.line(f"OPTIONS = {options!r}  # each rule switch's setting in the rulebook (PlayerState.option)")
     w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")

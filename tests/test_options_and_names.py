@@ -56,3 +56,31 @@ def test_an_option_no_rule_reads_is_a_warning_unless_acknowledged():
     notes = [d for d in checked.diagnostics.items if d.code == "CIV081"]
     assert [(d.level, d.item) for d in notes] == [("note", "africa_iron_age_entry")]
     assert civdsl.load("civ1981").module.OPTIONS == {"calamity_floor": False, "africa_iron_age_entry": False}
+
+
+# --- names: every declared name, aka included, in any case --------------------------------------
+
+def test_a_calamity_by_its_aka_name_in_any_case():
+    rb = civdsl.load("civ1981")
+    assert rb.calamity_name("iconoclasm & heresy") == "Iconoclasm and Heresy"
+    assert rb.calamity_name("PIRACY") == "Piracy"
+    assert civdsl.load("expansion").calamity_name("volcanic eruption or earthquake") == \
+        civdsl.load("expansion").module.ALIASES["calamity"]["Volcanic Eruption or Earthquake"]
+
+
+def test_advances_and_commodities_by_aka_in_every_command():
+    out = _cli("cost", "civ1981", "--buy", "drama & poetry", "--holds", "MYSTICISM", "--json")
+    assert json.loads(out.output)["items"][0]["advance"] == "Drama and Poetry"
+    hand = json.loads(_cli("hand", "civ1981", "--cards", "spices x2", "--json").output)
+    assert [s["commodity"] for s in hand["sets"]] == ["Spice"]
+    state = civdsl.load("civ1981").state(["drama & poetry"], {"holds": ["pottery"], "commodities": {"SPICES": 2}})
+    assert state.held == ("Drama and Poetry", "Pottery") and state.facts["commodities"] == {"Spice": 2}
+
+
+def test_did_you_mean_considers_aka_names_and_whole_words():
+    volcano = _cli("resolve", "megaciv", "Volcano")
+    assert volcano.exit_code == 1 and "did you mean `Volcanic Eruption or Earthquake`?" in volcano.output
+    heresy = _cli("resolve", "civ1981", "Iconoclasm & Heresi")
+    assert "did you mean `Iconoclasm & Heresy`, that is `Iconoclasm and Heresy`?" in heresy.output
+    spice = _cli("hand", "civ1980", "--cards", "Spise x2")
+    assert spice.exit_code == 1 and "did you mean `Spice" in spice.output
