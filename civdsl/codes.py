@@ -196,6 +196,17 @@ _ALL = [
          "that says what it now does.",
          'change advance "Cloth Making" { ability ship_range(2) }',
          'change advance "Cloth Making" { ability ship_range(2)  summary "Ships move two more areas." }'),
+    Code("CIV133", "a name close to one the engine reads", "The engine reads a few constants and tables by their "
+         "name (`civdsl vocab` lists them: `card_limit`, `hand_limit`, `hand_limit_by_players`, `token_points`, "
+         "`city_points`). A constant or table whose name is close to one of them but not equal is almost always a "
+         "misspelling, and the engine would silently go on without it (no card limit, the default unit points). "
+         "Rename it; if the name is meant, acknowledge it with `errata CIV133`.",
+         'const card_limt = 11 "advances a player may hold"', 'const card_limit = 11 "advances a player may hold"'),
+    Code("CIV134", "a name the engine reads has the wrong kind or type", "A constant or table the engine reads by "
+         "name must be declared as what the engine reads (`const card_limit`, but `table hand_limit_by_players`) "
+         "and hold what it expects: a whole number at least the smallest that makes sense (a card limit of at "
+         "least 1), known before any player state (it may not read player facts or options).",
+         'const city_points = 5 / 2', 'const city_points = 5'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}
