@@ -479,22 +479,3 @@ def format_file(path: Path) -> Result:
     except FormatError as exc:
         return Result(path, error=exc)
     return Result(path, changed=new != raw, new_text=new, old_text=raw)
-
-
-def _expand(paths: tuple[str, ...]) -> list[Path]:
-    from .resources import shipped_house_rules, shipped_rulebooks
-
-    if not paths:
-        return list(shipped_rulebooks().values()) + shipped_house_rules()
-    from .resources import rulebook_argument
-
-    shipped = shipped_rulebooks()
-    out: list[Path] = []
-    for p in paths:
-        if p in shipped:
-            out.append(rulebook_argument(p))
-        elif Path(p).is_dir():
-            out.extend(sorted(Path(p).rglob("*.civ")))
-        else:
-            out.append(Path(p))
-    return out

@@ -633,14 +633,14 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
         rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
-    for row in rows:
-        for source in holds + [b for b in buys if b != row["advance"]]:
-            for args in ability(module, source, "acquire_all"):
-                adv = module.ADVANCES[row["advance"]]
-                if (row["price"] and args["group"] in adv["groups"] and adv["cost"] is not None
-                        and adv["cost"] < args["cost_below"]):
-                    row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
-                    row["price"] = 0
+    acquirers = [(source, args) for source in holds + list(buys) for args in ability(module, source, "acquire_all")]
+    for row in (rows if acquirers else ()):
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
+                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:

@@ -79,7 +79,7 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
         "# Written by `civdsl new`: the examples below are commented out. Uncomment one, edit it, then",
         f"#   civdsl check {out.as_posix()}  (is it right?)",
         f"#   civdsl diff {ed.id} {out.as_posix()}  (what does it change?)",
-        "# docs/house-rules.md walks through the whole process.",
+        "# civdsl's README (\"Write your own house rules\") walks through it; `civdsl explain CODE` helps.",
         "language 1",
         f"edition {name} {quote(display)} extends {extends}",
         f'source "house rule {name}, based on {ed.id}"',

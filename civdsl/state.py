@@ -97,7 +97,17 @@ def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] 
         facts.update(parse_yaml(Path(state_file)))
     for item in sets:
         key, value = parse_assignment(item)
-        facts[key] = value
+        head, dot, entry = key.partition(".")
+        if not dot:
+            facts[key] = value
+            continue
+        # `--set commodities.Grain=2`: one entry of a map fact, the rest of the map kept
+        if not head or not entry:
+            raise StateError(f"--set {item!r}: write NAME=VALUE, or NAME.KEY=VALUE for an entry of a map")
+        current = facts.get(head, {})
+        if not isinstance(current, dict):
+            raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
+        facts[head] = {**current, entry: value}
     return facts
 
 

@@ -86,11 +86,14 @@ def test_cli_check_exit_code_and_format(root):
 def test_cli_check_json_format(root):
     import json
 
-    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "--format", "json",
+    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "--json",
                            "tests/ui/CIV015_unknown_effect.civ"], cwd=root, capture_output=True, text=True)
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
-    assert data[0]["code"] == "CIV015" and data[0]["line"] == 6 and data[0]["level"] == "error"
+    assert data["command"] == "check" and data["rulebooks"] == ["tests/ui/CIV015_unknown_effect.civ"]
+    assert data["errors"] == 1
+    first = data["diagnostics"][0]
+    assert first["code"] == "CIV015" and first["line"] == 6 and first["level"] == "error"
 
 
 def test_explain_prints_wrong_and_right_examples(root):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from .common import command, emit_json
 from .common import fail as _fail
 
 KINDS = ("calamities", "glance", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
@@ -42,14 +43,9 @@ def _load(rulebook: str):
     from ..api import RulebookError, locate
     from ..compiler import check_file
 
-    try:
-        path = locate(rulebook)
-    except RulebookError as exc:
-        _fail(f"error: {exc}")
-    checked = check_file(path)
+    checked = check_file(locate(rulebook))
     if not checked.ok:
-        click.echo(checked.diagnostics.render(color=sys.stderr.isatty()), err=True)
-        sys.exit(1)
+        raise RulebookError(f"{rulebook} has errors", checked.diagnostics)
     base = None
     if len(checked.chain) >= 2:
         parent = check_file(checked.chain[-2].path)
@@ -124,18 +120,25 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     return out, []
 
 
-@click.command("chart")
+@command()
 @click.argument("rulebook")
 @click.option("--kind", default="all", show_default=True, callback=_kinds,
               help=f"Which chart: {', '.join(KINDS)}; several separated by commas make a cheat sheet.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True,
+              help="The chart's notation (json and yaml give the part of the compiled model the chart shows).")
 @click.option("-o", "--output", "out", type=click.Path(), help="Write to this file (a folder for several CSV files).")
-def chart(rulebook, kind, fmt, out):
-    """Quick-reference charts of RULEBOOK (an edition id or a .civ file)."""
+def chart(rulebook, kind, fmt, out, as_json):
+    """Quick-reference charts of RULEBOOK (an edition id or a .civ file).
+
+    With --json the answer is one object holding every file of the chart by name (written to
+    -o instead when given, and then listed)."""
     edition, base = _load(rulebook)
     files, messages = render_chart(edition, base, kind, fmt)
     for m in messages:
         click.echo(m, err=True)
+    if as_json:
+        _answer_json(edition.id, kind, fmt, files, out)
+        return
     if len(files) > 1 or (fmt == "csv" and kind == "all"):
         if not out:
             primary = _primary_csv(kind, files)
@@ -157,6 +160,24 @@ def chart(rulebook, kind, fmt, out):
         sys.stdout.buffer.write(content)
     else:
         click.echo(content, nl=False)
+
+
+def _answer_json(rulebook: str, kind: str, fmt: str, files: dict, out: str | None) -> None:
+    answer: dict = {"kind": kind, "format": fmt}
+    if out:
+        folder = Path(out) if len(files) > 1 else None
+        written = []
+        for name, content in files.items():
+            target = folder / name if folder else Path(out)
+            if folder:
+                folder.mkdir(parents=True, exist_ok=True)
+            _write(target, content)
+            written.append(str(target))
+        answer["written"] = written
+    else:
+        answer["files"] = {name: content.decode("utf-8") if isinstance(content, bytes) else content
+                           for name, content in files.items()}
+    emit_json(answer, rulebook)
 
 
 def _primary_csv(kind: str, files: dict) -> str | None:

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .common import HOLDS_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
@@ -49,14 +50,14 @@ def _undecided(data: dict) -> None:
                    f"[{u['path']}:{u['line']}]")
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.argument("calamity")
-@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True)
-@click.option("--holds", help='Advances held, comma-separated: "Pottery,Calendar".')
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True,
+              help="The victim asked about: the primary victim or a secondary one.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
@@ -65,7 +66,7 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
     r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
     data = r.to_dict()
     if as_json:
-        _emit_json(data)
+        _emit_json(data, rb.id)
         _exit_if_incomplete(data)
         return
     held = ", ".join(r.state.held) or "no advances"
@@ -130,14 +131,13 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         sys.exit(1)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--holds", help="Advances held before this turn.")
-@click.option("--buy", help="Advances to buy this turn.")
+@click.option("--holds", help="Advances held before this turn, comma-separated (added to the state's).")
+@click.option("--buy", help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
 @click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks."""
@@ -151,9 +151,11 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
         if not buy:
             return
     data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
+    incomplete = data["total"] is None or bool(data["illegal"])
     if as_json:
-        _emit_json(data)
-        return
+        _emit_json(data, rb.id)
+        sys.exit(1 if incomplete else 0)
     for row in data["items"]:
         if row["price"] is None:
             click.echo(f"{row['advance']}: price unknown ({row['note']})")
@@ -176,6 +178,7 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
         for p in data["illegal"]:
             click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
         sys.exit(1)
+    sys.exit(1 if incomplete else 0)
 
 
 def _stacks(text: str) -> list[int]:
@@ -196,7 +199,7 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
 
     data = rb.trade_cards(_stacks(text), split_names(holds), facts)
     if as_json:
-        _emit_json(data)
+        _emit_json(data, rb.id)
     else:
         for row in data["items"]:
             if row["price"] is not None:
@@ -209,13 +212,13 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
         sys.exit(1)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--ast", "track", help="A.S.T. track (default: every track).")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--ast", "track", is_flag=False, flag_value="", metavar="TRACK",
+              help="Show one A.S.T. track (default: every track); `--ast` with no name lists the rulebook's tracks.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def epoch(rulebook, track, holds, state_file, sets, as_json):
     """Where your marker is and what the next space needs; or each epoch's requirements.
 
@@ -225,11 +228,15 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
-    if as_json:
-        _emit_json(data)
-        _exit_if_incomplete(data)
+    if track == "":  # `--ast` with no name
+        _list_tracks(rb, as_json)
         return
+    _check_track(rb, track)
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
+    incomplete = any(t["missing_facts"] for t in data)
+    if as_json:
+        _emit_json({"tracks": data}, rb.id)
+        sys.exit(1 if incomplete else 0)
     for t in data:
         m = t.get("marker")
         if m is not None and m["epoch"] is not None:
@@ -249,6 +256,32 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
     _exit_if_incomplete(data)
+
+
+def _list_tracks(rb, as_json: bool) -> None:
+    tracks = [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]
+    if as_json:
+        _emit_json({"tracks": tracks}, rb.id)
+        return
+    if not tracks:
+        click.echo(f"{rb.name} has no A.S.T. track")
+    width = max((len(t["id"]) for t in tracks), default=0)
+    for t in tracks:
+        click.echo(f"{t['id']:<{width}}  {t['name']}")
+
+
+def _check_track(rb, track: str | None) -> None:
+    """An unknown track names the closest and every valid one."""
+    if track is None or track in rb.module.AST:
+        return
+    from ..diagnostics import did_you_mean
+    from ..errors import StateError
+
+    valid = list(rb.module.AST)
+    best = did_you_mean(track, valid)
+    hint = f" (did you mean `{best}`?)" if best and best != track else ""
+    listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
+    raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
 
 
 def _known(value) -> str:
@@ -314,12 +347,11 @@ def _marker(t: dict, m: dict) -> None:
         click.echo(f"  no step back in the {m['epoch']}")
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def score(rulebook, holds, state_file, sets, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
@@ -327,7 +359,7 @@ def score(rulebook, holds, state_file, sets, as_json):
     rb = _open(rulebook)
     data = rb.score(split_names(holds), _facts(state_file, sets))
     if as_json:
-        _emit_json(data)
+        _emit_json(data, rb.id)
         _exit_if_incomplete(data)
         return
     for p in data["points"]:
@@ -343,14 +375,13 @@ def score(rulebook, holds, state_file, sets, as_json):
     _exit_if_incomplete(data)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
 @click.option("--holds", help="Advances held (Trade Routes, Trade Empire, ...).")
 @click.option("--state", "state_file", type=click.Path(dir_okay=False),
               help="Player state (YAML): players, civilization or block for the trade-block bonus.")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 def hand(rulebook, cards, holds, state_file, sets, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
@@ -370,7 +401,7 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
         report = hand_report(rb.module, parsed, player)
     if as_json:
-        _emit_json(report)
+        _emit_json(report, rb.id)
         _exit_if_incomplete(report)
         return
     click.echo(render_hand(report, rb.name))

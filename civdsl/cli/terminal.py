@@ -45,6 +45,14 @@ def escape_controls(text: str, *, keep_styles: bool = False) -> str:
     return "".join(out)
 
 
+_STYLES_ASKED = False  # `--color always`: civdsl's own colours pass to a pipe or file too
+
+
+def ask_for_styles(asked: bool) -> None:
+    global _STYLES_ASKED
+    _STYLES_ASKED = asked
+
+
 class EscapingStream:
     """A text stream that escapes control characters in everything written to it."""
 
@@ -58,7 +66,7 @@ class EscapingStream:
     def write(self, text):
         if not isinstance(text, str):
             return self._stream.write(text)
-        return self._stream.write(escape_controls(text, keep_styles=self._tty))
+        return self._stream.write(escape_controls(text, keep_styles=self._tty or _STYLES_ASKED))
 
     def writelines(self, lines):
         for line in lines:

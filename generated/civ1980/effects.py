@@ -8,14 +8,19 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '43e6b367630651fea370c0618b6e743e346c4c83464240053f5c9efc530909ee'}
+SOURCES = {'rulebooks/civ1980.civ': '23a35e40864fb274705addd9cc40deb947de3ff064c691a2b0831976b80c2418'}
 CREDIT_POLICY = 'per_card'
+CREDIT_VARIANTS = ()
+SCENARIOS = ()
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '43.8: a Gold card (stack 9) for 18 treasury tokens'),)
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'gold_card_price': 18, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4}
+CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4}
 GROUPS = {
     'arts': {'name': 'Arts', 'color': '#1F5FBF', 'symbol': None},
     'crafts': {'name': 'Crafts', 'color': '#E67E22', 'symbol': None},
@@ -37,8 +42,8 @@ ADVANCES = {
     'Architecture': {'cost': 80, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 15, 'Democracy': 15, 'Philosophy': 15, 'Literacy': 15}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 165},
     'Literacy': {'cost': 110, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 25, 'Democracy': 25, 'Philosophy': 25}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 177},
     'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': (), 'supply': 7, 'abilities': (), 'line': 188},
-    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 195},
-    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 203},
+    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 196},
+    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 204},
 }
 COMMODITIES = {
     'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
@@ -64,217 +69,323 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:216
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
+    # rulebooks/civ1980.civ:217
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1980.civ:221
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:221
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:222
+        ub81 = type(b81) is _U
+        if ub81:
+            s.undecided.append((222, 'rulebooks/civ1980.civ', 'which effects apply', b81.facts))
+        if ub81 or b81:
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:222
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/civ1980.civ:221
-            e1_area = 'any'  # rulebooks/civ1980.civ:221
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 223)
+        if ub81 or not b81:
+            e1_amount = 1  # rulebooks/civ1980.civ:222
+            e1_area = 'any'  # rulebooks/civ1980.civ:222
+        if ub81:
+            e0_active = None
+            e1_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 224)
         trace = ()
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 221))
+            effects.append(('destroy_area_units', {'area': e0_area}, 222))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 221))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 222))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:223
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:223
+        e0_amount = 1  # rulebooks/civ1980.civ:224
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:224
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 223)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 224)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0. Modifiers: Engineering: at most 7 damage.'
-    # rulebooks/civ1980.civ:228
+    'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
+    # rulebooks/civ1980.civ:229
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1980.civ:234
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 234, 'cancelled: flood plain units is 0', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:232
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:232
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 233)
+        if s.decide((s.fact('flood_plain_units') == 0), 235, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:235
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 235, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:233
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:233
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 234)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:235
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 235, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 232)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:236
+        if type(c) is _U:
+            s.undecided.append((236, 'rulebooks/civ1980.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:236
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 233)]
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:233
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:233
+        e0_amount = 10  # rulebooks/civ1980.civ:234
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:234
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:235
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 235, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 233)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:236
+        if type(c) is _U:
+            s.undecided.append((236, 'rulebooks/civ1980.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:236
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 236, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 234)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 4, major nontradable). Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage. Modifiers: Pottery: 4 less damage per Grain cards held.'
-    # rulebooks/civ1980.civ:242
+    'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
+    # rulebooks/civ1980.civ:243
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:246
-        e0_area = 'any'  # rulebooks/civ1980.civ:246
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 247)
+        e0_amount = 9  # rulebooks/civ1980.civ:247
+        e0_area = 'any'  # rulebooks/civ1980.civ:247
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 248)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:248
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:249
+        if type(c) is _U:
+            s.undecided.append((249, 'rulebooks/civ1980.civ', 'whether Pottery changes damage', c.facts))
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 248, 'rulebooks/civ1980.civ'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:249
+            v = (4) * (s.cards('Grain'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 246)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 247)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:247
-        e0_area = 'any'  # rulebooks/civ1980.civ:247
+        e0_amount = 11  # rulebooks/civ1980.civ:248
+        e0_area = 'any'  # rulebooks/civ1980.civ:248
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:248
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:249
+        if type(c) is _U:
+            s.undecided.append((249, 'rulebooks/civ1980.civ', 'whether Pottery changes damage', c.facts))
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 248, 'rulebooks/civ1980.civ'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:249
+            v = (4) * (s.cards('Grain'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 249, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 247)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 248)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points below 35. Modifiers: Democracy and not Philosophy (primary victim): faction split becomes 45; Philosophy (primary victim): faction split becomes 15; faction split by victim becomes 0.'
-    # rulebooks/civ1980.civ:253
+    'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
+    # rulebooks/civ1980.civ:254
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') < 35):  # rulebooks/civ1980.civ:258
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 258, 'cancelled: unit points below 35', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:257
-        e0_by_victim = 15  # rulebooks/civ1980.civ:257
+        if s.decide((s.fact('unit_points') < 35), 259, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:259
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 259, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:258
+        e0_by_victim = 15  # rulebooks/civ1980.civ:258
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:260
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1980.civ:259
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 259, 'rulebooks/civ1980.civ'))
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:261
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:260
+        if type(c) is _U:
+            s.undecided.append((260, 'rulebooks/civ1980.civ', 'whether Democracy, Philosophy changes faction split', c.facts))
+            v = 45
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy', 'Philosophy'), 260, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:260
+            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 260, 'rulebooks/civ1980.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1980.civ:260
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 260, 'rulebooks/civ1980.civ'))
+        if type(m1) is _U:
+            s.undecided.append((261, 'rulebooks/civ1980.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 15
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/civ1980.civ:261
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1980.civ:260
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 260, 'rulebooks/civ1980.civ'))
+        if type(m1) is _U:
+            s.undecided.append((261, 'rulebooks/civ1980.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 0
+            u = _rt.unknown_of(m1, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
+            e0_by_victim = u
+        elif m1:  # rulebooks/civ1980.civ:261
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 261, 'rulebooks/civ1980.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 257)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 258)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): damage becomes 11; Medicine (secondary victim): at most 5 damage.'
-    # rulebooks/civ1980.civ:267
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
+    # rulebooks/civ1980.civ:268
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:271
-        e0_area = 'any'  # rulebooks/civ1980.civ:271
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 272)
+        e0_amount = 16  # rulebooks/civ1980.civ:272
+        e0_area = 'any'  # rulebooks/civ1980.civ:272
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 273)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:274
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 274, 'rulebooks/civ1980.civ'))
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:275
+        if type(c) is _U:
+            s.undecided.append((275, 'rulebooks/civ1980.civ', 'whether Medicine changes damage', c.facts))
+            v = 11
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 275, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:275
+            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 275, 'rulebooks/civ1980.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 271)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 272)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:272
-        e0_area = 'any'  # rulebooks/civ1980.civ:272
+        e0_amount = 10  # rulebooks/civ1980.civ:273
+        e0_area = 'any'  # rulebooks/civ1980.civ:273
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:275
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 275, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 272)]
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:276
+        if type(c) is _U:
+            s.undecided.append((276, 'rulebooks/civ1980.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 276, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:276
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 276, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 5)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 273)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): reduce all but cities becomes 5; Democracy (primary victim): reduce all but cities becomes 6.'
-    # rulebooks/civ1980.civ:280
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
+    # rulebooks/civ1980.civ:281
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:284
+        e0_amount = 4  # rulebooks/civ1980.civ:285
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:285
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 285, 'rulebooks/civ1980.civ'))
+        c = (('Law' in held))  # rulebooks/civ1980.civ:286
+        if type(c) is _U:
+            s.undecided.append((286, 'rulebooks/civ1980.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 286, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:286
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 286, 'rulebooks/civ1980.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:286
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 286, 'rulebooks/civ1980.civ'))
+        c = (('Democracy' in held))  # rulebooks/civ1980.civ:287
+        if type(c) is _U:
+            s.undecided.append((287, 'rulebooks/civ1980.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 6
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 287, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:287
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 287, 'rulebooks/civ1980.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 284)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 285)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities. Modifiers: Law (primary victim): reduce cities becomes 3; Philosophy (primary victim): reduce cities becomes 2; Law (secondary victim): at most 1 reduce cities; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:291
+    'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
+    # rulebooks/civ1980.civ:292
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:295
-        e0_area = 'any'  # rulebooks/civ1980.civ:295
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 296)
+        e0_amount = 4  # rulebooks/civ1980.civ:296
+        e0_area = 'any'  # rulebooks/civ1980.civ:296
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 297)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:297
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 297, 'rulebooks/civ1980.civ'))
+        c = (('Law' in held))  # rulebooks/civ1980.civ:298
+        if type(c) is _U:
+            s.undecided.append((298, 'rulebooks/civ1980.civ', 'whether Law changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law',), 298, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:298
+            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 298, 'rulebooks/civ1980.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:298
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 298, 'rulebooks/civ1980.civ'))
+        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:299
+        if type(c) is _U:
+            s.undecided.append((299, 'rulebooks/civ1980.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 299, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:299
+            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 299, 'rulebooks/civ1980.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 295)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 296)]
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:296
-        e0_area = 'any'  # rulebooks/civ1980.civ:296
+        e0_amount = 2  # rulebooks/civ1980.civ:297
+        e0_area = 'any'  # rulebooks/civ1980.civ:297
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:300
-        if (('Law' in held)):  # rulebooks/civ1980.civ:299
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law',), 299, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 1)
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:301
+        c = (('Law' in held))  # rulebooks/civ1980.civ:300
+        if type(c) is _U:
+            s.undecided.append((300, 'rulebooks/civ1980.civ', 'whether Law changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law',), 300, 'rulebooks/civ1980.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1980.civ:300
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law',), 300, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 296)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 297)]
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). Destroy min(trader_ships, coastal_cities) cities from coastal areas.'
-    # rulebooks/civ1980.civ:306
+    "Piracy (stack 9, major tradable). Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."
+    # rulebooks/civ1980.civ:307
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1980.civ:310
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:310
+        e0_amount = _rt.min_(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1980.civ:311
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:311
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 310)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 311)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
 
 CALAMITIES = {
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 216, 'summary': 'If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Flood': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 228, 'summary': 'Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0.'},
-    'Famine': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 242, 'summary': 'Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 253, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points below 35.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 267, 'summary': 'Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader).'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 280, 'summary': 'Reduce all cities but 4.'},
-    'Iconoclasm & Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 291, 'summary': 'Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 306, 'summary': 'Destroy min(trader_ships, coastal_cities) cities from coastal areas.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 217, 'summary': 'With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
+    'Flood': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 229, 'summary': 'Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.'},
+    'Famine': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 243, 'summary': 'Take 9 damage. Other players share 20 among them, each at most: take 11 damage.'},
+    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 254, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 268, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 281, 'summary': 'Reduce all cities but 4.'},
+    'Iconoclasm & Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 292, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 307, 'summary': "Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."},
 }
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
@@ -290,59 +401,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:317
+    # rulebooks/civ1980.civ:319
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:318
+    # rulebooks/civ1980.civ:320
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 318),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 320),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:319
+    # rulebooks/civ1980.civ:321
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 320),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 322),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:322
+    # rulebooks/civ1980.civ:324
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 322),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 324),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:323
+    # rulebooks/civ1980.civ:325
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 323),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 325),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:324
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 324)
+    # rulebooks/civ1980.civ:326
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 326)
 
 
 AST = {
-    'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0]},
+    'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0], 'backward_except': ['1st Epoch'], 'spaces': 16, 'step_points': None},
+}
+CIVILIZATIONS = {
+    'Africa': {'rank': 1, 'block': None, 'rows': {}},
+    'Asia': {'rank': None, 'block': None, 'rows': {}},
+    'Assyria': {'rank': None, 'block': None, 'rows': {}},
+    'Babylon': {'rank': None, 'block': None, 'rows': {}},
+    'Crete': {'rank': None, 'block': None, 'rows': {}},
+    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
+    'Illyria': {'rank': None, 'block': None, 'rows': {}},
+    'Italy': {'rank': None, 'block': None, 'rows': {}},
+    'Thrace': {'rank': None, 'block': None, 'rows': {}},
 }
 
+START_CREDITS = None
+
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 332),
-    ('Trade cards', lambda s: s.derived('hand_value'), 333),
-    ('Treasury', lambda s: s.fact('treasury'), 334),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 346),
+    ('Trade cards', lambda s: s.derived('hand_value'), 347),
+    ('Treasury', lambda s: s.fact('treasury'), 348),
 ]
 SCORE_TIEBREAKS = [
 ]
+SCORE_AST = ()
 
-LINES = ((64, 352), (67, 216), (74, 221), (75, 221), (78, 221), (79, 221), (80, 223), (90, 223), (91, 223), (97, 228), (102, 234), (103, 234), (104, 232), (105, 232), (106, 233), (108, 235), (109, 235), (110, 235), (115, 233), (116, 233), (118, 235), (119, 235), (120, 235), (125, 242), (130, 246), (131, 246), (132, 247), (134, 248), (135, 248), (136, 248), (137, 248), (142, 247), (143, 247), (145, 248), (146, 248), (147, 248), (148, 248), (153, 253), (158, 258), (159, 258), (160, 257), (161, 257), (163, 260), (164, 259), (165, 259), (166, 259), (167, 260), (168, 260), (169, 260), (170, 260), (171, 260), (172, 260), (179, 267), (184, 271), (185, 271), (186, 272), (188, 274), (189, 274), (190, 274), (195, 272), (196, 272), (198, 275), (199, 275), (200, 275), (205, 280), (210, 284), (212, 285), (213, 285), (214, 285), (215, 286), (216, 286), (217, 286), (224, 291), (229, 295), (230, 295), (231, 296), (233, 297), (234, 297), (235, 297), (236, 298), (237, 298), (238, 298), (243, 296), (244, 296), (246, 300), (247, 299), (248, 299), (249, 299), (255, 306), (260, 310), (261, 310), (291, 317), (298, 318), (302, 318), (306, 319), (310, 320), (314, 322), (318, 322), (322, 323), (326, 323), (330, 324), (332, 324), (340, 332), (341, 333), (342, 334))
+LINES = _rt.line_map('69:366 75:217 82:222 84:222 85:222 87:222 90:222 91:222 95:224 105:224 106:224 112:229 117:235 118:235 119:233 120:233 121:234 123:236 124:236 125:236 126:236 127:236 128:236 129:236 130:236 131:236 132:236 137:234 138:234 140:236 141:236 142:236 143:236 144:236 145:236 146:236 147:236 148:236 149:236 154:243 159:247 160:247 161:248 163:249 164:249 165:249 166:249 167:249 168:249 169:249 170:249 171:249 172:249 173:249 178:248 179:248 181:249 182:249 183:249 184:249 185:249 186:249 187:249 188:249 189:249 190:249 191:249 196:254 201:259 202:259 203:258 204:258 206:261 207:260 208:260 209:260 210:260 211:260 212:260 213:260 214:260 215:260 216:260 217:261 218:261 219:261 220:261 221:261 222:261 223:261 224:261 225:261 226:261 227:261 228:261 229:261 230:261 231:261 232:261 233:261 234:261 241:268 246:272 247:272 248:273 250:275 251:275 252:275 253:275 254:275 255:275 256:275 257:275 258:275 259:275 264:273 265:273 267:276 268:276 269:276 270:276 271:276 272:276 273:276 274:276 275:276 276:276 281:281 286:285 288:286 289:286 290:286 291:286 292:286 293:286 294:286 295:286 296:286 297:286 298:287 299:287 300:287 301:287 302:287 303:287 304:287 305:287 306:287 307:287 314:292 319:296 320:296 321:297 323:298 324:298 325:298 326:298 327:298 328:298 329:298 330:298 331:298 332:298 333:299 334:299 335:299 336:299 337:299 338:299 339:299 340:299 341:299 342:299 347:297 348:297 350:301 351:300 352:300 353:300 354:300 355:300 356:300 357:300 358:300 359:300 360:300 366:307 371:311 372:311 402:319 409:320 413:320 417:321 421:322 425:324 429:324 433:325 437:325 441:326 443:326 450:333 451:334 452:335 453:336 454:337 455:338 456:339 457:340 458:341 464:346 465:347 466:348')
+LINE_FILES = ('rulebooks/civ1980.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:1:- 0:13:76 0:13:76 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -8,14 +8,19 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '29c5eadc9058e05b9348dcbb6774762fd8514df75bff8a2d329abb4c9c1f3ea7'}
+SOURCES = {'rulebooks/civ1981.civ': '6a8f5d6d0ee1b6db28513f88230c43748ce68c3749882ffe332e7b02642a56c1'}
 CREDIT_POLICY = 'per_card'
+CREDIT_VARIANTS = ()
+SCENARIOS = ()
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '15.6: a gold trade card (stack 9; Piracy if drawn instead) for 18 treasury tokens'),)
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'gold_card_price': 18, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16}
+CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16}
 GROUPS = {
     'arts': {'name': 'Arts', 'color': '#1F5FBF', 'symbol': '▲'},
     'crafts': {'name': 'Crafts', 'color': '#E67E22', 'symbol': '■'},
@@ -37,8 +42,8 @@ ADVANCES = {
     'Architecture': {'cost': 80, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 15, 'Democracy': 15, 'Philosophy': 15, 'Literacy': 15}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 176},
     'Literacy': {'cost': 110, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 25, 'Democracy': 25, 'Philosophy': 25}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 188},
     'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': (), 'supply': 7, 'abilities': (), 'line': 200},
-    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 207},
-    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 215},
+    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 208},
+    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 216},
 }
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
@@ -64,217 +69,323 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:228
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
+    # rulebooks/civ1981.civ:229
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1981.civ:233
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:233
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:234
+        ub81 = type(b81) is _U
+        if ub81:
+            s.undecided.append((234, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
+        if ub81 or b81:
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:234
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/civ1981.civ:233
-            e1_area = 'any'  # rulebooks/civ1981.civ:233
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 235)
+        if ub81 or not b81:
+            e1_amount = 1  # rulebooks/civ1981.civ:234
+            e1_area = 'any'  # rulebooks/civ1981.civ:234
+        if ub81:
+            e0_active = None
+            e1_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 236)
         trace = ()
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 233))
+            effects.append(('destroy_area_units', {'area': e0_area}, 234))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 233))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 234))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:235
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:235
+        e0_amount = 1  # rulebooks/civ1981.civ:236
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:236
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 235)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 236)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage. Modifiers: Pottery: 4 less damage per Grain cards held.'
-    # rulebooks/civ1981.civ:240
+    'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
+    # rulebooks/civ1981.civ:241
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:244
-        e0_area = 'any'  # rulebooks/civ1981.civ:244
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 245)
+        e0_amount = 9  # rulebooks/civ1981.civ:245
+        e0_area = 'any'  # rulebooks/civ1981.civ:245
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 246)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:246
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
+        if type(c) is _U:
+            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 246, 'rulebooks/civ1981.civ'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:247
+            v = (4) * (s.cards('Grain'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 244)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 245)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:245
-        e0_area = 'any'  # rulebooks/civ1981.civ:245
+        e0_amount = 11  # rulebooks/civ1981.civ:246
+        e0_area = 'any'  # rulebooks/civ1981.civ:246
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:246
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
+        if type(c) is _U:
+            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 246, 'rulebooks/civ1981.civ'))
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:247
+            v = (4) * (s.cards('Grain'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 245)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 246)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points at most 35. Modifiers: Democracy and not Philosophy (primary victim): faction split becomes 45; Philosophy (primary victim): faction split becomes 15; faction split by victim becomes 0.'
-    # rulebooks/civ1981.civ:251
+    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
+    # rulebooks/civ1981.civ:252
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') <= 35):  # rulebooks/civ1981.civ:256
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 256, 'cancelled: unit points at most 35', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:255
-        e0_by_victim = 15  # rulebooks/civ1981.civ:255
+        if s.decide((s.fact('unit_points') <= 35), 257, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:257
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 257, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:256
+        e0_by_victim = 15  # rulebooks/civ1981.civ:256
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:258
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:257
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 257, 'rulebooks/civ1981.civ'))
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:259
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:258
+        if type(c) is _U:
+            s.undecided.append((258, 'rulebooks/civ1981.civ', 'whether Democracy, Philosophy changes faction split', c.facts))
+            v = 45
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:258
+            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1981.civ:258
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 258, 'rulebooks/civ1981.civ'))
+        if type(m1) is _U:
+            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 15
+            u = _rt.unknown_of(m1, e0_amount, v)
+            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif m1:  # rulebooks/civ1981.civ:259
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1981.civ:258
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 258, 'rulebooks/civ1981.civ'))
+        if type(m1) is _U:
+            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
+            v = 0
+            u = _rt.unknown_of(m1, e0_by_victim, v)
+            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+            e0_by_victim = u
+        elif m1:  # rulebooks/civ1981.civ:259
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 255)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 256)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0. Modifiers: Engineering: at most 7 damage.'
-    # rulebooks/civ1981.civ:265
+    'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
+    # rulebooks/civ1981.civ:266
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1981.civ:271
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 271, 'cancelled: flood plain units is 0', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:269
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:269
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 270)
+        if s.decide((s.fact('flood_plain_units') == 0), 272, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:272
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 272, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:270
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 271)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:272
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 272, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 269)]
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
+        if type(c) is _U:
+            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 270)]
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:270
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
+        e0_amount = 10  # rulebooks/civ1981.civ:271
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:271
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:272
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 272, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 270)]
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
+        if type(c) is _U:
+            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
+            v = 7
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:273
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 271)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): damage becomes 11; Medicine (secondary victim): at most 5 damage.'
-    # rulebooks/civ1981.civ:279
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
+    # rulebooks/civ1981.civ:280
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:283
-        e0_area = 'any'  # rulebooks/civ1981.civ:283
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 284)
+        e0_amount = 16  # rulebooks/civ1981.civ:284
+        e0_area = 'any'  # rulebooks/civ1981.civ:284
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 285)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:286
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 286, 'rulebooks/civ1981.civ'))
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:287
+        if type(c) is _U:
+            s.undecided.append((287, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
+            v = 11
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:287
+            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 283)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 284)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:284
-        e0_area = 'any'  # rulebooks/civ1981.civ:284
+        e0_amount = 10  # rulebooks/civ1981.civ:285
+        e0_area = 'any'  # rulebooks/civ1981.civ:285
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:287
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 287, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:288
+        if type(c) is _U:
+            s.undecided.append((288, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 288, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:288
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 288, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 5)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 285)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law and not Democracy (primary victim): reduce all but cities becomes 5; Democracy (primary victim): reduce all but cities becomes 6.'
-    # rulebooks/civ1981.civ:292
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
+    # rulebooks/civ1981.civ:293
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:296
+        e0_amount = 4  # rulebooks/civ1981.civ:297
         trace = []
-        if ((('Law' in held) and (not ('Democracy' in held)))):  # rulebooks/civ1981.civ:297
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 297, 'rulebooks/civ1981.civ'))
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:298
+        if type(c) is _U:
+            s.undecided.append((298, 'rulebooks/civ1981.civ', 'whether Democracy, Law changes reduce all but cities', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:298
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:298
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 298, 'rulebooks/civ1981.civ'))
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:299
+        if type(c) is _U:
+            s.undecided.append((299, 'rulebooks/civ1981.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 6
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:299
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 296)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 297)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities. Modifiers: Law and not Philosophy (primary victim): reduce cities becomes 3; Philosophy (primary victim): reduce cities becomes 2; Law and not Philosophy (secondary victim): at most 1 reduce cities; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:302
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
+    # rulebooks/civ1981.civ:303
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:306
-        e0_area = 'any'  # rulebooks/civ1981.civ:306
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 307)
+        e0_amount = 4  # rulebooks/civ1981.civ:307
+        e0_area = 'any'  # rulebooks/civ1981.civ:307
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 308)
         trace = []
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:308
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 308, 'rulebooks/civ1981.civ'))
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:309
+        if type(c) is _U:
+            s.undecided.append((309, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:309
+            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:309
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 309, 'rulebooks/civ1981.civ'))
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:310
+        if type(c) is _U:
+            s.undecided.append((310, 'rulebooks/civ1981.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:310
+            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 306)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 307)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:307
-        e0_area = 'any'  # rulebooks/civ1981.civ:307
+        e0_amount = 2  # rulebooks/civ1981.civ:308
+        e0_area = 'any'  # rulebooks/civ1981.civ:308
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:311
-        if ((('Law' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1981.civ:310
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law', 'Philosophy'), 310, 'rulebooks/civ1981.civ'))
-            e0_amount = min(e0_amount, 1)
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:311
+        if type(c) is _U:
+            s.undecided.append((311, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/civ1981.civ:311
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
+            e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 307)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 308)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). Destroy min(trader_ships, coastal_cities) cities from coastal areas.'
-    # rulebooks/civ1981.civ:316
+    "Piracy (stack 9, major tradable). Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."
+    # rulebooks/civ1981.civ:317
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:320
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:320
+        e0_amount = _rt.min_(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:321
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:321
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 320)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 321)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
 
 CALAMITIES = {
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 228, 'summary': 'If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 240, 'summary': 'Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 251, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points at most 35.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 265, 'summary': 'Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 279, 'summary': 'Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader).'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 292, 'summary': 'Reduce all cities but 4.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 302, 'summary': 'Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 316, 'summary': 'Destroy min(trader_ships, coastal_cities) cities from coastal areas.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 229, 'summary': 'With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
+    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 241, 'summary': 'Take 9 damage. Other players share 20 among them, each at most: take 11 damage.'},
+    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 252, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.'},
+    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 266, 'summary': 'Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 280, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 293, 'summary': 'Reduce all cities but 4.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 303, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 317, 'summary': "Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."},
 }
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
@@ -290,59 +401,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:327
+    # rulebooks/civ1981.civ:329
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:328
+    # rulebooks/civ1981.civ:330
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 328),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 330),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:329
+    # rulebooks/civ1981.civ:331
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 330),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 332),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:332
+    # rulebooks/civ1981.civ:334
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 332),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 334),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:333
+    # rulebooks/civ1981.civ:335
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 334),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 336),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:336
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 336)
+    # rulebooks/civ1981.civ:338
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 338)
 
 
 AST = {
-    'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0]},
+    'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
+}
+CIVILIZATIONS = {
+    'Africa': {'rank': 1, 'block': None, 'rows': {}},
+    'Italy': {'rank': 2, 'block': None, 'rows': {}},
+    'Illyria': {'rank': None, 'block': None, 'rows': {}},
+    'Thrace': {'rank': None, 'block': None, 'rows': {}},
+    'Crete': {'rank': None, 'block': None, 'rows': {}},
+    'Asia': {'rank': None, 'block': None, 'rows': {}},
+    'Assyria': {'rank': None, 'block': None, 'rows': {}},
+    'Babylon': {'rank': 8, 'block': None, 'rows': {}},
+    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
 }
 
+START_CREDITS = None
+
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 344),
-    ('Trade cards', lambda s: s.derived('hand_value'), 345),
-    ('Treasury', lambda s: s.fact('treasury'), 346),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 360),
+    ('Trade cards', lambda s: s.derived('hand_value'), 361),
+    ('Treasury', lambda s: s.fact('treasury'), 362),
 ]
 SCORE_TIEBREAKS = [
 ]
+SCORE_AST = ()
 
-LINES = ((64, 372), (67, 228), (74, 233), (75, 233), (78, 233), (79, 233), (80, 235), (90, 235), (91, 235), (97, 240), (102, 244), (103, 244), (104, 245), (106, 246), (107, 246), (108, 246), (109, 246), (114, 245), (115, 245), (117, 246), (118, 246), (119, 246), (120, 246), (125, 251), (130, 256), (131, 256), (132, 255), (133, 255), (135, 258), (136, 257), (137, 257), (138, 257), (139, 258), (140, 258), (141, 258), (142, 258), (143, 258), (144, 258), (151, 265), (156, 271), (157, 271), (158, 269), (159, 269), (160, 270), (162, 272), (163, 272), (164, 272), (169, 270), (170, 270), (172, 272), (173, 272), (174, 272), (179, 279), (184, 283), (185, 283), (186, 284), (188, 286), (189, 286), (190, 286), (195, 284), (196, 284), (198, 287), (199, 287), (200, 287), (205, 292), (210, 296), (212, 297), (213, 297), (214, 297), (215, 298), (216, 298), (217, 298), (224, 302), (229, 306), (230, 306), (231, 307), (233, 308), (234, 308), (235, 308), (236, 309), (237, 309), (238, 309), (243, 307), (244, 307), (246, 311), (247, 310), (248, 310), (249, 310), (255, 316), (260, 320), (261, 320), (291, 327), (298, 328), (302, 328), (306, 329), (310, 330), (314, 332), (318, 332), (322, 333), (326, 334), (330, 336), (332, 336), (340, 344), (341, 345), (342, 346))
+LINES = _rt.line_map('69:388 75:229 82:234 84:234 85:234 87:234 90:234 91:234 95:236 105:236 106:236 112:241 117:245 118:245 119:246 121:247 122:247 123:247 124:247 125:247 126:247 127:247 128:247 129:247 130:247 131:247 136:246 137:246 139:247 140:247 141:247 142:247 143:247 144:247 145:247 146:247 147:247 148:247 149:247 154:252 159:257 160:257 161:256 162:256 164:259 165:258 166:258 167:258 168:258 169:258 170:258 171:258 172:258 173:258 174:258 175:259 176:259 177:259 178:259 179:259 180:259 181:259 182:259 183:259 184:259 185:259 186:259 187:259 188:259 189:259 190:259 191:259 192:259 199:266 204:272 205:272 206:270 207:270 208:271 210:273 211:273 212:273 213:273 214:273 215:273 216:273 217:273 218:273 219:273 224:271 225:271 227:273 228:273 229:273 230:273 231:273 232:273 233:273 234:273 235:273 236:273 241:280 246:284 247:284 248:285 250:287 251:287 252:287 253:287 254:287 255:287 256:287 257:287 258:287 259:287 264:285 265:285 267:288 268:288 269:288 270:288 271:288 272:288 273:288 274:288 275:288 276:288 281:293 286:297 288:298 289:298 290:298 291:298 292:298 293:298 294:298 295:298 296:298 297:298 298:299 299:299 300:299 301:299 302:299 303:299 304:299 305:299 306:299 307:299 314:303 319:307 320:307 321:308 323:309 324:309 325:309 326:309 327:309 328:309 329:309 330:309 331:309 332:309 333:310 334:310 335:310 336:310 337:310 338:310 339:310 340:310 341:310 342:310 347:308 348:308 350:312 351:311 352:311 353:311 354:311 355:311 356:311 357:311 358:311 359:311 360:311 366:317 371:321 372:321 402:329 409:330 413:330 417:331 421:332 425:334 429:334 433:335 437:336 441:338 443:338 450:346 451:347 452:348 453:349 454:350 455:351 456:352 457:353 458:354 464:360 465:361 466:362')
+LINE_FILES = ('rulebooks/civ1981.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:1:- 0:13:76 0:13:76 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
 # fmt: on

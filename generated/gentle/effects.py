@@ -8,14 +8,19 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle', 'name': 'Gentler calamities (Mega Civilization house rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/gentle.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'e40f540cc08f12ba5fc7acec8fdfe0d7cc60e052f76a0d5c94340e1e523d15c0', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
+SOURCES = {'rulebooks/megaciv.civ': 'b78e9c29243452227ebf586c21beb2555ee565be73afd35aa5920a74e2a0c3a5', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
 CREDIT_POLICY = 'best_group'
+CREDIT_VARIANTS = ()
+SCENARIOS = ('The Short Game', 'The First Game')
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'stack9_purchase_price': 15, 'calamity_limit': 3, 'major_calamity_limit': 2}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -57,24 +62,24 @@ ADVANCES = {
     'Military': {'cost': 170, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 294},
     'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 303},
     'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': 3, 'credits': {'crafts': 10, 'religion': 10}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 310},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 319},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 327},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 334},
-    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 342},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 349},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 358},
-    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 368},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 376},
-    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 383},
-    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 390},
-    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 397},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
-    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
-    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 417},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 425},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 433},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 440},
-    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 448},
+    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('card_treasury', {'rate': 2}),), 'line': 319},
+    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 328},
+    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 335},
+    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 343},
+    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 350},
+    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 359},
+    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 369},
+    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 377},
+    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 384},
+    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 391},
+    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 398},
+    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 404},
+    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 411},
+    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('substitute_card', {}),), 'line': 418},
+    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 427},
+    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 435},
+    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 442},
+    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 450},
 }
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
@@ -135,16 +140,19 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:456
+    # rulebooks/megaciv.civ:458
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:459
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:459
-        e1_amount = 5  # rulebooks/house/gentle.civ:459
+        e0_amount = 2  # rulebooks/megaciv.civ:461
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:461
+        e1_amount = 5  # rulebooks/megaciv.civ:461
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 459), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 459)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 461)]
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -152,12 +160,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/house/gentle.civ:462
+    # rulebooks/megaciv.civ:464
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/house/gentle.civ:465
+        e0_amount = 10  # rulebooks/megaciv.civ:467
         trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 465)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 467)]
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -165,32 +173,32 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:468
+    # rulebooks/megaciv.civ:470
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:471
-        e0_area = 'any'  # rulebooks/house/gentle.civ:471
-        e1_amount = 5  # rulebooks/house/gentle.civ:471
+        e0_amount = 1  # rulebooks/megaciv.civ:473
+        e0_area = 'any'  # rulebooks/megaciv.civ:473
+        e1_amount = 5  # rulebooks/megaciv.civ:473
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 471), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 471)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 473)]
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
-    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: always: may pay 10 treasury instead of destroy cities.'
-    # rulebooks/house/gentle.civ:474
+    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
+    # rulebooks/megaciv.civ:476
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:477
-        e0_area = 'any'  # rulebooks/house/gentle.civ:477
+        e0_amount = 1  # rulebooks/megaciv.civ:479
+        e0_area = 'any'  # rulebooks/megaciv.civ:479
         trace = ()
         options = []
-        m0 = True  # rulebooks/house/gentle.civ:478
-        if m0 and (True):  # rulebooks/house/gentle.civ:478
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 478, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 477)]
+        m0 = True  # rulebooks/megaciv.civ:480
+        if s.decide(m0, 480, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:480
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 480, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479)]
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -198,13 +206,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/house/gentle.civ:481
+    # rulebooks/megaciv.civ:483
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/house/gentle.civ:484
-        e0_area = 'any'  # rulebooks/house/gentle.civ:484
+        e0_amount = 5  # rulebooks/megaciv.civ:486
+        e0_area = 'any'  # rulebooks/megaciv.civ:486
         trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 484)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -212,30 +220,30 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/house/gentle.civ:487
+    # rulebooks/megaciv.civ:489
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:490
-        e0_area = 'any'  # rulebooks/house/gentle.civ:490
+        e0_amount = 1  # rulebooks/megaciv.civ:492
+        e0_area = 'any'  # rulebooks/megaciv.civ:492
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 490)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
-    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: always: may pay 4 treasury instead of discard cards for each one.'
-    # rulebooks/house/gentle.civ:493
+    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
+    # rulebooks/megaciv.civ:495
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:496
+        e0_amount = 2  # rulebooks/megaciv.civ:498
         trace = ()
         options = []
-        m0 = True  # rulebooks/house/gentle.civ:497
-        if m0 and (True):  # rulebooks/house/gentle.civ:497
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 497, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 496)]
+        m0 = True  # rulebooks/megaciv.civ:499
+        if s.decide(m0, 499, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:499
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 499, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 498)]
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -243,152 +251,256 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/house/gentle.civ:501
+    # rulebooks/megaciv.civ:503
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:504
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:504
-        e1_amount = 5  # rulebooks/house/gentle.civ:504
+        e0_amount = 1  # rulebooks/megaciv.civ:506
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:506
+        e1_amount = 5  # rulebooks/megaciv.civ:506
         trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 504), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 504)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 506)]
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area. Modifiers: Engineering and volcano cities is 0 (primary victim): 1 less destroy cities; 1 more reduce cities.'
-    # rulebooks/house/gentle.civ:510
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
+    # rulebooks/megaciv.civ:512
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/house/gentle.civ:515
-            e0_area = 'volcano'  # rulebooks/house/gentle.civ:516
+        b274 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:517
+        ub274 = type(b274) is _U
+        if ub274:
+            s.undecided.append((517, 'rulebooks/megaciv.civ', 'which effects apply', b274.facts))
+        if ub274 or b274:
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:518
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/house/gentle.civ:518
-            e1_area = 'any'  # rulebooks/house/gentle.civ:518
-            e2_amount = 0  # rulebooks/house/gentle.civ:519
-            e2_area = 'any'  # rulebooks/house/gentle.civ:519
-        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 522)
+        if ub274 or not b274:
+            e1_amount = 1  # rulebooks/megaciv.civ:520
+            e1_area = 'any'  # rulebooks/megaciv.civ:520
+            e2_amount = 0  # rulebooks/megaciv.civ:521
+            e2_area = 'any'  # rulebooks/megaciv.civ:521
+        if ub274:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/house/gentle.civ:523
-        if m0:  # rulebooks/house/gentle.civ:524
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
+        if type(m0) is _U:
+            s.undecided.append((526, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            v = 1
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 524, 'rulebooks/megaciv.civ'))
+                u = _rt.unknown_of(m0, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
+                e1_amount = u
+        elif m0:  # rulebooks/megaciv.civ:526
+            if e1_amount is not None:
+                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/house/gentle.civ:525
+        if type(m0) is _U:
+            s.undecided.append((527, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            v = 1
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 525, 'rulebooks/megaciv.civ'))
+                u = _rt.unknown_of(m0, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
+                e2_amount = u
+        elif m0:  # rulebooks/megaciv.civ:527
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 516))
+            effects.append(('destroy_area_units', {'area': e0_area}, 518))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 518))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 520))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 519))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 521))
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/house/gentle.civ:522
-        e0_area = 'adjacent'  # rulebooks/house/gentle.civ:522
+        e0_amount = 1  # rulebooks/megaciv.civ:524
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:524
         trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 522)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 524)]
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more annex cities.'
-    # rulebooks/house/gentle.civ:532
+    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
+    # rulebooks/megaciv.civ:534
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:536
+        e0_amount = 1  # rulebooks/megaciv.civ:538
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/house/gentle.civ:537
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 537, 'rulebooks/megaciv.civ'))
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:539
+        if type(c) is _U:
+            s.undecided.append((539, 'rulebooks/megaciv.civ', 'whether Diplomacy changes annex cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:539
+            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 536)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 538)]
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more damage; Calendar: 5 less damage; Pottery: 8 less damage.'
-    # rulebooks/house/gentle.civ:541
+    'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Calendar: 5 fewer points of damage; Pottery: 8 fewer points of damage.'
+    # rulebooks/megaciv.civ:543
     held = s.held_set
     if role == 'primary':
         e0_amount = 8  # rulebooks/house/gentle.civ:11
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/house/gentle.civ:547
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 547, 'rulebooks/megaciv.civ'))
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:549
+        if type(c) is _U:
+            s.undecided.append((549, 'rulebooks/megaciv.civ', 'whether Agriculture changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:549
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
+        c = (('Pottery' in held))  # rulebooks/house/gentle.civ:14
+        if type(c) is _U:
+            s.undecided.append((14, 'rulebooks/house/gentle.civ', 'whether Pottery changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:14
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 11)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 11)]
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
         trace = []
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
+        if type(c) is _U:
+            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:551
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
+        c = (('Pottery' in held))  # rulebooks/house/gentle.civ:14
+        if type(c) is _U:
+            s.undecided.append((14, 'rulebooks/house/gentle.civ', 'whether Pottery changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:14
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 12)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 12)]
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
-    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 less city support rate; Enlightenment: 1 less city support rate; Mining: 1 more city support rate.'
-    # rulebooks/house/gentle.civ:554
+    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
+    # rulebooks/megaciv.civ:556
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/house/gentle.civ:558
+        e0_amount = 2  # rulebooks/megaciv.civ:560
         trace = []
-        if (('Mythology' in held)):  # rulebooks/house/gentle.civ:559
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 559, 'rulebooks/megaciv.civ'))
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:561
+        if type(c) is _U:
+            s.undecided.append((561, 'rulebooks/megaciv.civ', 'whether Mythology changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:561
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:560
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:562
+        if type(c) is _U:
+            s.undecided.append((562, 'rulebooks/megaciv.civ', 'whether Enlightenment changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:562
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/house/gentle.civ:561
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 561, 'rulebooks/megaciv.civ'))
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:563
+        if type(c) is _U:
+            s.undecided.append((563, 'rulebooks/megaciv.civ', 'whether Mining changes city support rate', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mining',), 563, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:563
+            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 563, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 558)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 560)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 4, major nontradable). If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain. Modifiers: Engineering: 10 less damage.'
-    # rulebooks/house/gentle.civ:566
+    'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
+    # rulebooks/megaciv.civ:568
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/house/gentle.civ:571
-            e0_amount = 15  # rulebooks/house/gentle.civ:571
-            e0_area = 'flood_plain'  # rulebooks/house/gentle.civ:571
-        else:
-            e1_amount = 5  # rulebooks/house/gentle.civ:571
-            e1_area = 'coastal'  # rulebooks/house/gentle.civ:571
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 573)
+        b475 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:573
+        ub475 = type(b475) is _U
+        if ub475:
+            s.undecided.append((573, 'rulebooks/megaciv.civ', 'which effects apply', b475.facts))
+        if ub475 or b475:
+            e0_amount = 15  # rulebooks/megaciv.civ:573
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
+        if ub475 or not b475:
+            e1_amount = 5  # rulebooks/megaciv.civ:573
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:573
+        if ub475:
+            e0_amount = None
+            e1_amount = None
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 575)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
+        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
+        if type(c) is _U:
+            s.undecided.append((25, 'rulebooks/house/gentle.civ', 'whether Engineering changes damage', c.facts))
+            v = 10
+            if e0_amount is not None:
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+                e0_amount = u
+            elif e1_amount is not None:
+                u = _rt.unknown_of(c, e1_amount, v)
+                trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+                e1_amount = u
+        elif c:  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
                 trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
                 e0_amount = e0_amount - 10
@@ -397,378 +509,714 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = e1_amount - 10
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 571))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 573))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 571))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 573))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/house/gentle.civ:573
-        e0_area = 'flood_plain'  # rulebooks/house/gentle.civ:573
+        e0_amount = 5  # rulebooks/megaciv.civ:575
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:575
         trace = []
-        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
+        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
+        if type(c) is _U:
+            s.undecided.append((25, 'rulebooks/house/gentle.civ', 'whether Engineering changes damage', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:25
             trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 10
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 573)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
-    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 less reduce cities; Deism: 1 less reduce cities; Enlightenment: 1 less reduce cities; Universal Doctrine: 1 more reduce cities.'
-    # rulebooks/house/gentle.civ:579
+    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
+    # rulebooks/megaciv.civ:581
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/house/gentle.civ:583
-        e0_area = 'any'  # rulebooks/house/gentle.civ:583
+        e0_amount = 3  # rulebooks/megaciv.civ:585
+        e0_area = 'any'  # rulebooks/megaciv.civ:585
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/house/gentle.civ:584
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 584, 'rulebooks/megaciv.civ'))
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:586
+        if type(c) is _U:
+            s.undecided.append((586, 'rulebooks/megaciv.civ', 'whether Mysticism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:586
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/house/gentle.civ:585
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 585, 'rulebooks/megaciv.civ'))
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:587
+        if type(c) is _U:
+            s.undecided.append((587, 'rulebooks/megaciv.civ', 'whether Deism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 587, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:587
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 587, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:586
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 586, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:588
+        if type(c) is _U:
+            s.undecided.append((588, 'rulebooks/megaciv.civ', 'whether Enlightenment changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:588
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/house/gentle.civ:587
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 587, 'rulebooks/megaciv.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:589
+        if type(c) is _U:
+            s.undecided.append((589, 'rulebooks/megaciv.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:589
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 583)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 585)]
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more annex all but unit points; Drama and Poetry: 5 more annex all but unit points; Democracy: 10 more annex all but unit points; Philosophy: 5 less annex all but unit points; Military: 5 less annex all but unit points.'
-    # rulebooks/house/gentle.civ:590
+    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
+    # rulebooks/megaciv.civ:592
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/house/gentle.civ:594
+        e0_amount = 35  # rulebooks/megaciv.civ:596
         trace = []
-        if (('Music' in held)):  # rulebooks/house/gentle.civ:595
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 595, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:597
+        if type(c) is _U:
+            s.undecided.append((597, 'rulebooks/megaciv.civ', 'whether Music changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Music',), 597, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:597
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 597, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/house/gentle.civ:596
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 596, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:598
+        if type(c) is _U:
+            s.undecided.append((598, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:598
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/house/gentle.civ:597
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 597, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:599
+        if type(c) is _U:
+            s.undecided.append((599, 'rulebooks/megaciv.civ', 'whether Democracy changes annex all but unit points', c.facts))
+            v = 10
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:599
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:598
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 598, 'rulebooks/megaciv.civ'))
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:600
+        if type(c) is _U:
+            s.undecided.append((600, 'rulebooks/megaciv.civ', 'whether Philosophy changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:600
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/house/gentle.civ:599
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 599, 'rulebooks/megaciv.civ'))
+        c = (('Military' in held))  # rulebooks/megaciv.civ:601
+        if type(c) is _U:
+            s.undecided.append((601, 'rulebooks/megaciv.civ', 'whether Military changes annex all but unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Military',), 601, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:601
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 601, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 594)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 596)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
-    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 less barbarian tokens.'
-    # rulebooks/house/gentle.civ:604
+    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
+    # rulebooks/megaciv.civ:606
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/house/gentle.civ:608
+        e0_amount = 15  # rulebooks/megaciv.civ:610
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/house/gentle.civ:609
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 609, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:611
+        if type(c) is _U:
+            s.undecided.append((611, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:611
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/house/gentle.civ:610
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 610, 'rulebooks/megaciv.civ'))
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:612
+        if type(c) is _U:
+            s.undecided.append((612, 'rulebooks/megaciv.civ', 'whether Politics changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 612, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:612
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 612, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/house/gentle.civ:611
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 611, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:613
+        if type(c) is _U:
+            s.undecided.append((613, 'rulebooks/megaciv.civ', 'whether Monarchy changes barbarian tokens', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:613
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 610)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0. Modifiers: Trade Empire: 1 more reduce cities; Masonry: 1 less reduce cities; Calendar: 2 less reduce cities.'
-    # rulebooks/house/gentle.civ:616
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
+    # rulebooks/megaciv.civ:618
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/house/gentle.civ:622
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 622, 'cancelled: cities adjacent open sea is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/house/gentle.civ:620
-        e0_area = 'open_sea'  # rulebooks/house/gentle.civ:620
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 621)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 624, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:624
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 624, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:622
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:622
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 623)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/house/gentle.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 622)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/house/gentle.civ:621
-        e0_area = 'open_sea'  # rulebooks/house/gentle.civ:621
+        e0_amount = 2  # rulebooks/megaciv.civ:623
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:623
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
+        if type(c) is _U:
+            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:625
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/house/gentle.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
+        if type(c) is _U:
+            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:626
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/house/gentle.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
+        if type(c) is _U:
+            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:627
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 621)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 623)]
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 less damage; Roadbuilding (primary victim): 5 more damage; Trade Empire (primary victim): 5 more damage; Anatomy (secondary victim): 5 less damage; Medicine: 8 less damage.'
-    # rulebooks/house/gentle.civ:630
+    'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
+    # rulebooks/megaciv.civ:632
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 635)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 637)
         trace = []
-        if (('Enlightenment' in held)):  # rulebooks/house/gentle.civ:638
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 638, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:640
+        if type(c) is _U:
+            s.undecided.append((640, 'rulebooks/megaciv.civ', 'whether Enlightenment changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:640
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/house/gentle.civ:639
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 639, 'rulebooks/megaciv.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:641
+        if type(c) is _U:
+            s.undecided.append((641, 'rulebooks/megaciv.civ', 'whether Roadbuilding changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:641
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/house/gentle.civ:640
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 640, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:642
+        if type(c) is _U:
+            s.undecided.append((642, 'rulebooks/megaciv.civ', 'whether Trade Empire changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:642
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
+        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
+        if type(c) is _U:
+            s.undecided.append((20, 'rulebooks/house/gentle.civ', 'whether Medicine changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 18)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 18)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/house/gentle.civ:635
-        e0_area = 'any'  # rulebooks/house/gentle.civ:635
+        e0_amount = 10  # rulebooks/megaciv.civ:637
+        e0_area = 'any'  # rulebooks/megaciv.civ:637
         trace = []
-        if (('Anatomy' in held)):  # rulebooks/house/gentle.civ:641
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 641, 'rulebooks/megaciv.civ'))
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:643
+        if type(c) is _U:
+            s.undecided.append((643, 'rulebooks/megaciv.civ', 'whether Anatomy changes damage', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:643
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
+        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
+        if type(c) is _U:
+            s.undecided.append((20, 'rulebooks/house/gentle.civ', 'whether Medicine changes damage', c.facts))
+            v = 8
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/house/gentle.civ:20
             trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
             e0_amount = e0_amount - 8
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 635)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
-    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 less annex unit points; Law: 5 less annex unit points; Monarchy: 5 more annex unit points; Provincial Empire: 5 more annex unit points.'
-    # rulebooks/house/gentle.civ:644
+    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
+    # rulebooks/megaciv.civ:646
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/house/gentle.civ:648
+        e0_amount = 15  # rulebooks/megaciv.civ:650
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/house/gentle.civ:649
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 649, 'rulebooks/megaciv.civ'))
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:651
+        if type(c) is _U:
+            s.undecided.append((651, 'rulebooks/megaciv.civ', 'whether Sculpture changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:651
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:650
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 650, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:652
+        if type(c) is _U:
+            s.undecided.append((652, 'rulebooks/megaciv.civ', 'whether Law changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Law',), 652, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:652
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 652, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/house/gentle.civ:651
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 651, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:653
+        if type(c) is _U:
+            s.undecided.append((653, 'rulebooks/megaciv.civ', 'whether Monarchy changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:653
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/house/gentle.civ:652
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 652, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:654
+        if type(c) is _U:
+            s.undecided.append((654, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes annex unit points', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:654
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 648)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 650)]
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more reduce all but cities; Drama and Poetry: 1 more reduce all but cities; Law: 1 more reduce all but cities; Democracy: 1 more reduce all but cities; Advanced Military: 1 less reduce all but cities; Naval Warfare: 1 less reduce all but cities.'
-    # rulebooks/house/gentle.civ:656
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
+    # rulebooks/megaciv.civ:658
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/house/gentle.civ:660
+        e0_amount = 3  # rulebooks/megaciv.civ:662
         trace = []
-        if (('Music' in held)):  # rulebooks/house/gentle.civ:661
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 661, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:663
+        if type(c) is _U:
+            s.undecided.append((663, 'rulebooks/megaciv.civ', 'whether Music changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 663, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:663
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 663, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/house/gentle.civ:662
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 662, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:664
+        if type(c) is _U:
+            s.undecided.append((664, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:664
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:663
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 663, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:665
+        if type(c) is _U:
+            s.undecided.append((665, 'rulebooks/megaciv.civ', 'whether Law changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 665, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:665
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 665, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/house/gentle.civ:664
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 664, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:666
+        if type(c) is _U:
+            s.undecided.append((666, 'rulebooks/megaciv.civ', 'whether Democracy changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:666
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/house/gentle.civ:665
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 665, 'rulebooks/megaciv.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:667
+        if type(c) is _U:
+            s.undecided.append((667, 'rulebooks/megaciv.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:667
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/house/gentle.civ:666
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 666, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:668
+        if type(c) is _U:
+            s.undecided.append((668, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:668
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 660)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
-    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 less discard face value; Coinage: 5 more discard face value; Wonder of the World: 5 more discard face value.'
-    # rulebooks/house/gentle.civ:670
+    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
+    # rulebooks/megaciv.civ:672
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/house/gentle.civ:674
+        e0_amount = 10  # rulebooks/megaciv.civ:676
         trace = []
-        if (('Law' in held)):  # rulebooks/house/gentle.civ:675
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 675, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:677
+        if type(c) is _U:
+            s.undecided.append((677, 'rulebooks/megaciv.civ', 'whether Law changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 677, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:677
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 677, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/house/gentle.civ:676
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 676, 'rulebooks/megaciv.civ'))
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:678
+        if type(c) is _U:
+            s.undecided.append((678, 'rulebooks/megaciv.civ', 'whether Coinage changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:678
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/house/gentle.civ:677
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 677, 'rulebooks/megaciv.civ'))
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:679
+        if type(c) is _U:
+            s.undecided.append((679, 'rulebooks/megaciv.civ', 'whether Wonder of the World changes discard face value', c.facts))
+            v = 5
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:679
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 674)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 676)]
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0. Modifiers: Philosophy: 2 less reduce cities; Theology: 3 less reduce cities; Monotheism: 1 more reduce cities; Theocracy: may discard 2 commodity cards instead of reduce cities.'
-    # rulebooks/house/gentle.civ:680
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
+    # rulebooks/megaciv.civ:682
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/house/gentle.civ:688
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 688, 'cancelled: cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/house/gentle.civ:684
-        e0_area = 'any'  # rulebooks/house/gentle.civ:684
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 685)
+        if s.decide((s.fact('cities') == 0), 690, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:690
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 690, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:686
+        e0_area = 'any'  # rulebooks/megaciv.civ:686
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 687)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/house/gentle.civ:692
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/house/gentle.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/house/gentle.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/house/gentle.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 684)]
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 686)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (687, 'not a player with cities is 0', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
-        e0_amount = 1  # rulebooks/house/gentle.civ:685
-        e0_area = 'any'  # rulebooks/house/gentle.civ:685
+        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 689, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:687
+        e0_area = 'any'  # rulebooks/megaciv.civ:687
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/house/gentle.civ:692
-        if (('Philosophy' in held)):  # rulebooks/house/gentle.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
+        if type(c) is _U:
+            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
+            v = 2
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:691
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/house/gentle.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
+        if type(c) is _U:
+            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
+            v = 3
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:692
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/house/gentle.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
+        if type(c) is _U:
+            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:693
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/house/gentle.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 685)]
+        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T.. Modifiers: Fundamentalism: 1 more ast back; Library: 1 less ast back; Enlightenment: may destroy 2 cities instead of ast back for each one.'
-    # rulebooks/house/gentle.civ:697
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
+    # rulebooks/megaciv.civ:699
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/house/gentle.civ:701
+        e0_amount = 1  # rulebooks/megaciv.civ:703
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/house/gentle.civ:704
-        if (('Fundamentalism' in held)):  # rulebooks/house/gentle.civ:702
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 702, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:706
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:704
+        if type(c) is _U:
+            s.undecided.append((704, 'rulebooks/megaciv.civ', 'whether Fundamentalism changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:704
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/house/gentle.civ:703
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 703, 'rulebooks/megaciv.civ'))
+        c = (('Library' in held))  # rulebooks/megaciv.civ:705
+        if type(c) is _U:
+            s.undecided.append((705, 'rulebooks/megaciv.civ', 'whether Library changes ast back', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 705, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:705
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 705, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/house/gentle.civ:704
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 704, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 701)]
+        if s.decide(m2, 706, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:706
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 706, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 703)]
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). 2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0. Modifiers: Cartography (primary victim): 1 more pirate cities; Naval Warfare (primary victim): 1 less pirate cities.'
-    # rulebooks/house/gentle.civ:709
+    'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
+    # rulebooks/megaciv.civ:711
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/house/gentle.civ:718
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 718, 'cancelled: coastal cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/house/gentle.civ:713
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:713
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 714)
+        if s.decide((s.fact('coastal_cities') == 0), 720, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:720
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 720, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:715
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:715
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 716)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/house/gentle.civ:719
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 719, 'rulebooks/megaciv.civ'))
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:721
+        if type(c) is _U:
+            s.undecided.append((721, 'rulebooks/megaciv.civ', 'whether Cartography changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:721
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/house/gentle.civ:720
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 720, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:722
+        if type(c) is _U:
+            s.undecided.append((722, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes pirate cities', c.facts))
+            v = 1
+            u = _rt.unknown_of(c, e0_amount, v)
+            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
+            e0_amount = u
+        elif c:  # rulebooks/megaciv.civ:722
+            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 713)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 715)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (716, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
-        e0_amount = 1  # rulebooks/house/gentle.civ:714
-        e0_area = 'coastal'  # rulebooks/house/gentle.civ:714
+        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 718, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:716
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:716
         trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 714)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716)]
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 CALAMITIES = {
-    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 456, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
-    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 462, 'summary': 'Lose 10 treasury.'},
-    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 468, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 474, 'summary': 'Destroy 1 city.'},
-    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 481, 'summary': 'Take 5 damage.'},
-    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 487, 'summary': 'Destroy 1 city.'},
-    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 493, 'summary': 'Discard 2 commodity cards.'},
-    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 501, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 510, 'summary': 'If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 532, 'summary': 'The beneficiary annexes 1 city.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 8 damage. 3 other players each: take 4 damage.'},
-    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 554, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
-    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 566, 'summary': 'If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain.'},
-    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 579, 'summary': 'Reduce 3 cities.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 590, 'summary': 'The beneficiary annexes all but 35 unit points.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 604, 'summary': '15 barbarian tokens attack a city.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 616, 'summary': 'Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 630, 'summary': 'Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).'},
-    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 644, 'summary': 'The beneficiary annexes 15 unit points.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 656, 'summary': 'Reduce all cities but 3.'},
-    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 680, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 697, 'summary': 'Move back 1 step on the A.S.T..'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 709, 'summary': '2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0.'},
+    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 458, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
+    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 464, 'summary': 'Lose 10 treasury.'},
+    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 470, 'summary': 'Reduce 1 city; lose 5 treasury.'},
+    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 476, 'summary': 'Destroy 1 city.'},
+    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 483, 'summary': 'Take 5 damage.'},
+    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 489, 'summary': 'Destroy 1 city.'},
+    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 495, 'summary': 'Discard 2 commodity cards.'},
+    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 503, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
+    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 512, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
+    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 534, 'summary': 'The beneficiary annexes 1 city.'},
+    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 543, 'summary': 'Take 8 damage. 3 other players each: take 4 damage.'},
+    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 556, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
+    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 568, 'summary': 'With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.'},
+    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 581, 'summary': 'Reduce 3 cities.'},
+    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 592, 'summary': 'The beneficiary annexes all but 35 unit points.'},
+    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 606, 'summary': '15 barbarian tokens attack a city.'},
+    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 618, 'summary': 'Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea.'},
+    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 632, 'summary': 'Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).'},
+    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 646, 'summary': 'The beneficiary annexes 15 unit points.'},
+    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 658, 'summary': 'Reduce all cities but 3.'},
+    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 672, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
+    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 682, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.'},
+    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 699, 'summary': 'Move back 1 step on the A.S.T.'},
+    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 711, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.'},
 }
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -800,134 +1248,159 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:729
+    # rulebooks/house/gentle.civ:734
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:730
+    # rulebooks/house/gentle.civ:735
     return [
-        _rt.requirement_bool('2 cities', ((s.fact('cities') >= 2) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 1))), 731),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 736)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 736), _rt.requirement('cities', s.fact('cities'), '>=', 1, 736)]], 736, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:733
+    # rulebooks/house/gentle.civ:738
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 734),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 735),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 739)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 739), _rt.requirement('cities', s.fact('cities'), '>=', 2, 739)]], 739, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 740, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:737
+    # rulebooks/house/gentle.civ:742
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 738),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 739),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 2, 743)]], 743, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 744, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:741
+    # rulebooks/house/gentle.civ:746
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 742),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 743),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 3, 747)]], 747, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 748, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:745
+    # rulebooks/house/gentle.civ:750
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 746),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 747),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 751)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 751), _rt.requirement('cities', s.fact('cities'), '>=', 4, 751)]], 751, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 752, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:753
+    # rulebooks/house/gentle.civ:761
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:754
+    # rulebooks/house/gentle.civ:762
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 755),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 763)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 763), _rt.requirement('cities', s.fact('cities'), '>=', 2, 763)]], 763, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:757
+    # rulebooks/house/gentle.civ:765
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 758),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 759),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 766)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 766), _rt.requirement('cities', s.fact('cities'), '>=', 2, 766)]], 766, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 767, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:761
+    # rulebooks/house/gentle.civ:769
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 762),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 763),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 3, 770)]], 770, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 771, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:765
+    # rulebooks/house/gentle.civ:773
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 766),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 767),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 768),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 4, 774)]], 774, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 775, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 776, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:770
+    # rulebooks/house/gentle.civ:778
     return [
-        _rt.requirement_bool('6 cities', ((s.fact('cities') >= 6) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 5))), 771),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 772),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 773),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 5, 779)]], 779, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 780, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 781, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/gentle.civ:775
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 775)
+    # rulebooks/house/gentle.civ:783
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 783)
 
 
 AST = {
-    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': []},
-    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0]},
+    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': [], 'backward_except': [], 'spaces': 15, 'step_points': 5},
+    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
+}
+CIVILIZATIONS = {
+    'Minoa': {'rank': 1, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Saba': {'rank': 2, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Assyria': {'rank': 3, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Maurya': {'rank': 4, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Celt': {'rank': 5, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Babylon': {'rank': 6, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Carthage': {'rank': 7, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Dravidia': {'rank': 8, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hatti': {'rank': 9, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Kushan': {'rank': 10, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Rome': {'rank': 11, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Persia': {'rank': 12, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Iberia': {'rank': 13, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Nubia': {'rank': 14, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hellas': {'rank': 15, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Indus': {'rank': 16, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Egypt': {'rank': 17, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 925}
+
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 782),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 783),
-    ('A.S.T. position', lambda s: (s.fact('ast_position') * 5), 784),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 785),
+    ('Cities in play', lambda s: s.fact('cities'), 930),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 931),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 932),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 933),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 786),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 787),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 788),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 789),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 790),
-    ('All credit points', lambda s: s.derived('credit_total'), 791),
-    ('Cities on the board', lambda s: s.fact('cities'), 792),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 793),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 934),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 935),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 936),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 937),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 938),
+    ('All credit points', lambda s: s.derived('credit_total'), 939),
+    ('Cities on the board', lambda s: s.fact('cities'), 940),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 941),
 ]
+SCORE_AST = (932,)
 
-LINES = ((135, 858), (138, 456), (143, 459), (144, 459), (145, 459), (153, 462), (158, 465), (166, 468), (171, 471), (172, 471), (173, 471), (181, 474), (186, 477), (187, 477), (190, 478), (191, 478), (192, 478), (199, 481), (204, 484), (205, 484), (213, 487), (218, 490), (219, 490), (227, 493), (232, 496), (235, 497), (236, 497), (237, 497), (244, 501), (249, 504), (250, 504), (251, 504), (259, 510), (267, 515), (268, 516), (271, 518), (272, 518), (273, 519), (274, 519), (275, 522), (277, 523), (278, 524), (280, 524), (281, 524), (282, 525), (284, 525), (285, 525), (296, 522), (297, 522), (303, 532), (308, 536), (310, 537), (311, 537), (312, 537), (319, 541), (324, 11), (325, 11), (326, 12), (328, 547), (329, 547), (330, 547), (331, 549), (332, 549), (333, 549), (334, 14), (335, 14), (336, 14), (341, 12), (342, 12), (344, 549), (345, 549), (346, 549), (347, 14), (348, 14), (349, 14), (354, 554), (359, 558), (361, 559), (362, 559), (363, 559), (364, 560), (365, 560), (366, 560), (367, 561), (368, 561), (369, 561), (376, 566), (383, 571), (384, 571), (385, 571), (387, 571), (388, 571), (389, 573), (391, 25), (393, 25), (394, 25), (396, 25), (397, 25), (406, 573), (407, 573), (409, 25), (410, 25), (411, 25), (416, 579), (421, 583), (422, 583), (424, 584), (425, 584), (426, 584), (427, 585), (428, 585), (429, 585), (430, 586), (431, 586), (432, 586), (433, 587), (434, 587), (435, 587), (442, 590), (447, 594), (449, 595), (450, 595), (451, 595), (452, 596), (453, 596), (454, 596), (455, 597), (456, 597), (457, 597), (458, 598), (459, 598), (460, 598), (461, 599), (462, 599), (463, 599), (470, 604), (475, 608), (477, 609), (478, 609), (479, 609), (480, 610), (481, 610), (482, 610), (483, 611), (484, 611), (485, 611), (492, 616), (497, 622), (498, 622), (499, 620), (500, 620), (501, 621), (503, 623), (504, 623), (505, 623), (506, 624), (507, 624), (508, 624), (509, 625), (510, 625), (511, 625), (516, 621), (517, 621), (519, 623), (520, 623), (521, 623), (522, 624), (523, 624), (524, 624), (525, 625), (526, 625), (527, 625), (532, 630), (537, 18), (538, 18), (539, 635), (541, 638), (542, 638), (543, 638), (544, 639), (545, 639), (546, 639), (547, 640), (548, 640), (549, 640), (550, 20), (551, 20), (552, 20), (557, 635), (558, 635), (560, 641), (561, 641), (562, 641), (563, 20), (564, 20), (565, 20), (570, 644), (575, 648), (577, 649), (578, 649), (579, 649), (580, 650), (581, 650), (582, 650), (583, 651), (584, 651), (585, 651), (586, 652), (587, 652), (588, 652), (595, 656), (600, 660), (602, 661), (603, 661), (604, 661), (605, 662), (606, 662), (607, 662), (608, 663), (609, 663), (610, 663), (611, 664), (612, 664), (613, 664), (614, 665), (615, 665), (616, 665), (617, 666), (618, 666), (619, 666), (626, 670), (631, 674), (633, 675), (634, 675), (635, 675), (636, 676), (637, 676), (638, 676), (639, 677), (640, 677), (641, 677), (648, 680), (653, 688), (654, 688), (655, 684), (656, 684), (657, 685), (660, 692), (661, 689), (662, 689), (663, 689), (664, 690), (665, 690), (666, 690), (667, 691), (668, 691), (669, 691), (670, 692), (671, 692), (675, 687), (676, 685), (677, 685), (680, 692), (681, 689), (682, 689), (683, 689), (684, 690), (685, 690), (686, 690), (687, 691), (688, 691), (689, 691), (690, 692), (691, 692), (696, 697), (701, 701), (704, 704), (705, 702), (706, 702), (707, 702), (708, 703), (709, 703), (710, 703), (711, 704), (712, 704), (719, 709), (724, 718), (725, 718), (726, 713), (727, 713), (728, 714), (730, 719), (731, 719), (732, 719), (733, 720), (734, 720), (735, 720), (739, 716), (740, 714), (741, 714), (801, 729), (808, 730), (812, 731), (816, 733), (820, 734), (821, 735), (825, 737), (829, 738), (830, 739), (834, 741), (838, 742), (839, 743), (843, 745), (847, 746), (848, 747), (852, 753), (859, 754), (863, 755), (867, 757), (871, 758), (872, 759), (876, 761), (880, 762), (881, 763), (885, 765), (889, 766), (890, 767), (891, 768), (895, 770), (899, 771), (900, 772), (901, 773), (905, 775), (907, 775), (916, 782), (917, 783), (918, 784), (919, 785), (922, 786), (923, 787), (924, 788), (925, 789), (926, 790), (927, 791), (928, 792), (929, 793))
+LINES = _rt.line_map('140:1006 146:458 151:461 152:461 153:461 161:464 166:467 174:470 179:473 180:473 181:473 189:476 194:479 195:479 198:480 199:480 200:480 207:483 212:486 213:486 221:489 226:492 227:492 235:495 240:498 243:499 244:499 245:499 252:503 257:506 258:506 259:506 267:512 275:517 277:517 278:517 280:518 283:520 284:520 285:521 286:521 291:524 293:525 294:526 295:526 296:526 298:526 299:526 300:526 301:526 303:526 304:526 305:527 306:527 307:527 309:527 310:527 311:527 312:527 314:527 315:527 326:524 327:524 333:534 338:538 340:539 341:539 342:539 343:539 344:539 345:539 346:539 347:539 348:539 349:539 356:543 361:11 362:11 363:12 365:549 366:549 367:549 368:549 369:549 370:549 371:549 372:549 373:549 374:549 375:551 376:551 377:551 378:551 379:551 380:551 381:551 382:551 383:551 384:551 385:14 386:14 387:14 388:14 389:14 390:14 391:14 392:14 393:14 394:14 399:12 400:12 402:551 403:551 404:551 405:551 406:551 407:551 408:551 409:551 410:551 411:551 412:14 413:14 414:14 415:14 416:14 417:14 418:14 419:14 420:14 421:14 426:556 431:560 433:561 434:561 435:561 436:561 437:561 438:561 439:561 440:561 441:561 442:561 443:562 444:562 445:562 446:562 447:562 448:562 449:562 450:562 451:562 452:562 453:563 454:563 455:563 456:563 457:563 458:563 459:563 460:563 461:563 462:563 469:568 476:573 478:573 479:573 481:573 482:573 484:573 485:573 489:575 491:25 492:25 493:25 494:25 496:25 497:25 498:25 500:25 501:25 502:25 503:25 505:25 506:25 508:25 509:25 518:575 519:575 521:25 522:25 523:25 524:25 525:25 526:25 527:25 528:25 529:25 530:25 535:581 540:585 541:585 543:586 544:586 545:586 546:586 547:586 548:586 549:586 550:586 551:586 552:586 553:587 554:587 555:587 556:587 557:587 558:587 559:587 560:587 561:587 562:587 563:588 564:588 565:588 566:588 567:588 568:588 569:588 570:588 571:588 572:588 573:589 574:589 575:589 576:589 577:589 578:589 579:589 580:589 581:589 582:589 589:592 594:596 596:597 597:597 598:597 599:597 600:597 601:597 602:597 603:597 604:597 605:597 606:598 607:598 608:598 609:598 610:598 611:598 612:598 613:598 614:598 615:598 616:599 617:599 618:599 619:599 620:599 621:599 622:599 623:599 624:599 625:599 626:600 627:600 628:600 629:600 630:600 631:600 632:600 633:600 634:600 635:600 636:601 637:601 638:601 639:601 640:601 641:601 642:601 643:601 644:601 645:601 652:606 657:610 659:611 660:611 661:611 662:611 663:611 664:611 665:611 666:611 667:611 668:611 669:612 670:612 671:612 672:612 673:612 674:612 675:612 676:612 677:612 678:612 679:613 680:613 681:613 682:613 683:613 684:613 685:613 686:613 687:613 688:613 695:618 700:624 701:624 702:622 703:622 704:623 706:625 707:625 708:625 709:625 710:625 711:625 712:625 713:625 714:625 715:625 716:626 717:626 718:626 719:626 720:626 721:626 722:626 723:626 724:626 725:626 726:627 727:627 728:627 729:627 730:627 731:627 732:627 733:627 734:627 735:627 740:623 741:623 743:625 744:625 745:625 746:625 747:625 748:625 749:625 750:625 751:625 752:625 753:626 754:626 755:626 756:626 757:626 758:626 759:626 760:626 761:626 762:626 763:627 764:627 765:627 766:627 767:627 768:627 769:627 770:627 771:627 772:627 777:632 782:18 783:18 784:637 786:640 787:640 788:640 789:640 790:640 791:640 792:640 793:640 794:640 795:640 796:641 797:641 798:641 799:641 800:641 801:641 802:641 803:641 804:641 805:641 806:642 807:642 808:642 809:642 810:642 811:642 812:642 813:642 814:642 815:642 816:20 817:20 818:20 819:20 820:20 821:20 822:20 823:20 824:20 825:20 830:637 831:637 833:643 834:643 835:643 836:643 837:643 838:643 839:643 840:643 841:643 842:643 843:20 844:20 845:20 846:20 847:20 848:20 849:20 850:20 851:20 852:20 857:646 862:650 864:651 865:651 866:651 867:651 868:651 869:651 870:651 871:651 872:651 873:651 874:652 875:652 876:652 877:652 878:652 879:652 880:652 881:652 882:652 883:652 884:653 885:653 886:653 887:653 888:653 889:653 890:653 891:653 892:653 893:653 894:654 895:654 896:654 897:654 898:654 899:654 900:654 901:654 902:654 903:654 910:658 915:662 917:663 918:663 919:663 920:663 921:663 922:663 923:663 924:663 925:663 926:663 927:664 928:664 929:664 930:664 931:664 932:664 933:664 934:664 935:664 936:664 937:665 938:665 939:665 940:665 941:665 942:665 943:665 944:665 945:665 946:665 947:666 948:666 949:666 950:666 951:666 952:666 953:666 954:666 955:666 956:666 957:667 958:667 959:667 960:667 961:667 962:667 963:667 964:667 965:667 966:667 967:668 968:668 969:668 970:668 971:668 972:668 973:668 974:668 975:668 976:668 983:672 988:676 990:677 991:677 992:677 993:677 994:677 995:677 996:677 997:677 998:677 999:677 1000:678 1001:678 1002:678 1003:678 1004:678 1005:678 1006:678 1007:678 1008:678 1009:678 1010:679 1011:679 1012:679 1013:679 1014:679 1015:679 1016:679 1017:679 1018:679 1019:679 1026:682 1031:690 1032:690 1033:686 1034:686 1035:687 1038:694 1039:691 1040:691 1041:691 1042:691 1043:691 1044:691 1045:691 1046:691 1047:691 1048:691 1049:692 1050:692 1051:692 1052:692 1053:692 1054:692 1055:692 1056:692 1057:692 1058:692 1059:693 1060:693 1061:693 1062:693 1063:693 1064:693 1065:693 1066:693 1067:693 1068:693 1069:694 1070:694 1074:689 1075:687 1076:687 1079:694 1080:691 1081:691 1082:691 1083:691 1084:691 1085:691 1086:691 1087:691 1088:691 1089:691 1090:692 1091:692 1092:692 1093:692 1094:692 1095:692 1096:692 1097:692 1098:692 1099:692 1100:693 1101:693 1102:693 1103:693 1104:693 1105:693 1106:693 1107:693 1108:693 1109:693 1110:694 1111:694 1116:699 1121:703 1124:706 1125:704 1126:704 1127:704 1128:704 1129:704 1130:704 1131:704 1132:704 1133:704 1134:704 1135:705 1136:705 1137:705 1138:705 1139:705 1140:705 1141:705 1142:705 1143:705 1144:705 1145:706 1146:706 1153:711 1158:720 1159:720 1160:715 1161:715 1162:716 1164:721 1165:721 1166:721 1167:721 1168:721 1169:721 1170:721 1171:721 1172:721 1173:721 1174:722 1175:722 1176:722 1177:722 1178:722 1179:722 1180:722 1181:722 1182:722 1183:722 1187:718 1188:716 1189:716 1249:734 1256:735 1260:736 1264:738 1268:739 1269:740 1273:742 1277:743 1278:744 1282:746 1286:747 1287:748 1291:750 1295:751 1296:752 1300:761 1307:762 1311:763 1315:765 1319:766 1320:767 1324:769 1328:770 1329:771 1333:773 1337:774 1338:775 1339:776 1343:778 1347:779 1348:780 1349:781 1353:783 1355:783 1363:794 1364:801 1365:808 1366:815 1367:822 1368:829 1369:836 1370:843 1371:850 1372:857 1373:864 1374:871 1375:878 1376:885 1377:892 1378:899 1379:906 1380:913 1383:925 1386:930 1387:931 1388:932 1389:933 1392:934 1393:935 1394:936 1395:937 1396:938 1397:939 1398:940 1399:941')
+LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ')
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
