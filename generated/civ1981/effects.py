@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '6a8f5d6d0ee1b6db28513f88230c43748ce68c3749882ffe332e7b02642a56c1'}
+SOURCES = {'rulebooks/civ1981.civ': '858de14ae5ac4f8a24a0b1bf666e674522f363f689d94435fea407faf407bea9'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -27,37 +27,37 @@ GROUPS = {
     'sciences': {'name': 'Sciences', 'color': '#2E8B57', 'symbol': '●'},
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
-ADVANCES = {
-    'Pottery': {'cost': 45, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 66},
-    'Cloth Making': {'cost': 45, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('ship_range', {'delta': 1}),), 'line': 75},
-    'Metalworking': {'cost': 80, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 85},
-    'Agriculture': {'cost': 110, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('population_limit', {'delta': 1}),), 'line': 94},
-    'Mysticism': {'cost': 30, 'groups': ('arts', 'sciences'), 'vp': None, 'credits': {'arts': 5, 'sciences': 20}, 'specific': {'Law': 5, 'Philosophy': 20}, 'requires': (), 'supply': 3, 'abilities': (), 'line': 104},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 115},
-    'Coinage': {'cost': 110, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 124},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 133},
-    'Engineering': {'cost': 140, 'groups': ('sciences', 'crafts'), 'vp': None, 'credits': {'sciences': 20, 'crafts': 10}, 'specific': {'Philosophy': 20, 'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('city_attack_tokens', {'delta': 1}),), 'line': 142},
-    'Drama and Poetry': {'cost': 60, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 5, 'Literacy': 20, 'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 153},
-    'Music': {'cost': 60, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 5, 'Philosophy': 30}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 166},
-    'Architecture': {'cost': 80, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 15, 'Democracy': 15, 'Philosophy': 15, 'Literacy': 15}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 176},
-    'Literacy': {'cost': 110, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 25, 'Democracy': 25, 'Philosophy': 25}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 188},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': (), 'supply': 7, 'abilities': (), 'line': 200},
-    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 208},
-    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 216},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
-    'Iron': {'value': 2, 'count': 5, 'stack': 2, 'block': None},
-    'Papyrus': {'value': 2, 'count': 5, 'stack': 2, 'block': None},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': None},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None},
-    'Cloth': {'value': 5, 'count': 7, 'stack': 5, 'block': None},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': None},
-    'Spice': {'value': 7, 'count': 5, 'stack': 7, 'block': None},
-    'Gems': {'value': 8, 'count': 4, 'stack': 8, 'block': None},
-    'Gold': {'value': 9, 'count': 3, 'stack': 9, 'block': None},
-}
+ADVANCES = _rt.records((
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 72}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 81}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 91}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 100}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 110}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 121}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 130}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 139}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 148}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 159}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 172}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 182}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 194}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 206}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 214}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 222}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null}]',
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null}]',
+    '["Iron", {"value": 2, "count": 5, "stack": 2, "block": null}]',
+    '["Papyrus", {"value": 2, "count": 5, "stack": 2, "block": null}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": null}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
+    '["Cloth", {"value": 5, "count": 7, "stack": 5, "block": null}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": null}]',
+    '["Spice", {"value": 7, "count": 5, "stack": 7, "block": null}]',
+    '["Gems", {"value": 8, "count": 4, "stack": 8, "block": null}]',
+    '["Gold", {"value": 9, "count": 3, "stack": 9, "block": null}]',
+))
 TABLES = {
     'tokens_by_players': ((2, 2, 55), (3, 3, 47), (4, 4, 55), (5, 5, 47), (6, 6, 55), (7, 7, 47)),
     'mysticism_cards_by_players': ((2, 3, 1), (4, 5, 2), (6, 7, 3)),
@@ -74,123 +74,98 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:229
+    # rulebooks/civ1981.civ:235
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:234
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:240
         ub81 = type(b81) is _U
         if ub81:
-            s.undecided.append((234, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
+            s.undecided.append((240, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
         if ub81 or b81:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:234
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:240
             e0_active = True
         if ub81 or not b81:
-            e1_amount = 1  # rulebooks/civ1981.civ:234
-            e1_area = 'any'  # rulebooks/civ1981.civ:234
+            e1_amount = 1  # rulebooks/civ1981.civ:240
+            e1_area = 'any'  # rulebooks/civ1981.civ:240
         if ub81:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 236)
-        trace = ()
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 242)
+        trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 234))
+            effects.append(('destroy_area_units', {'area': e0_area}, 240))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 234))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 240))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:236
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:236
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 236)]
+        e0_amount = 1  # rulebooks/civ1981.civ:242
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:242
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 242)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:241
+    # rulebooks/civ1981.civ:247
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:245
-        e0_area = 'any'  # rulebooks/civ1981.civ:245
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 246)
+        e0_amount = 9  # rulebooks/civ1981.civ:251
+        e0_area = 'any'  # rulebooks/civ1981.civ:251
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 252)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
-        if type(c) is _U:
-            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:253
+        if c:  # rulebooks/civ1981.civ:253
             v = (4) * (s.cards('Grain'))
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:247
-            v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 253, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 245)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 251)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:246
-        e0_area = 'any'  # rulebooks/civ1981.civ:246
+        e0_amount = 11  # rulebooks/civ1981.civ:252
+        e0_area = 'any'  # rulebooks/civ1981.civ:252
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:247
-        if type(c) is _U:
-            s.undecided.append((247, 'rulebooks/civ1981.civ', 'whether Pottery changes damage', c.facts))
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:253
+        if c:  # rulebooks/civ1981.civ:253
             v = (4) * (s.cards('Grain'))
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:247
-            v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 247, 'rulebooks/civ1981.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 253, 'rulebooks/civ1981.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 246)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 252)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:252
+    # rulebooks/civ1981.civ:258
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 257, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:257
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 257, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:256
-        e0_by_victim = 15  # rulebooks/civ1981.civ:256
+        if s.decide((s.fact('unit_points') <= 35), 263, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:263
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 263, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:262
+        e0_by_victim = 15  # rulebooks/civ1981.civ:262
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:259
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:258
-        if type(c) is _U:
-            s.undecided.append((258, 'rulebooks/civ1981.civ', 'whether Democracy, Philosophy changes faction split', c.facts))
-            v = 45
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:258
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 258, 'rulebooks/civ1981.civ'))
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:265
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:264
+        if c:  # rulebooks/civ1981.civ:264
+            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 264, 'rulebooks/civ1981.civ'))
             e0_amount = 45
-        if type(m1) is _U:
-            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
-            v = 15
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/civ1981.civ:259
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+        if m1:  # rulebooks/civ1981.civ:265
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 265, 'rulebooks/civ1981.civ'))
             e0_amount = 15
-        if type(m1) is _U:
-            s.undecided.append((259, 'rulebooks/civ1981.civ', 'whether Philosophy changes faction split', m1.facts))
-            v = 0
-            u = _rt.unknown_of(m1, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
-            e0_by_victim = u
-        elif m1:  # rulebooks/civ1981.civ:259
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 259, 'rulebooks/civ1981.civ'))
+        if m1:  # rulebooks/civ1981.civ:265
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 265, 'rulebooks/civ1981.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 256)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 262)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -198,114 +173,82 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:266
+    # rulebooks/civ1981.civ:272
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 272, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:272
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 272, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:270
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:270
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 271)
+        if s.decide((s.fact('flood_plain_units') == 0), 278, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:278
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 278, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:276
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:276
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 277)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
-        if type(c) is _U:
-            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:273
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:279
+        if c:  # rulebooks/civ1981.civ:279
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 279, 'rulebooks/civ1981.civ'))
             e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 270)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 276)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:271
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:271
+        e0_amount = 10  # rulebooks/civ1981.civ:277
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:277
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:273
-        if type(c) is _U:
-            s.undecided.append((273, 'rulebooks/civ1981.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 273, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:273
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 273, 'rulebooks/civ1981.civ'))
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:279
+        if c:  # rulebooks/civ1981.civ:279
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 279, 'rulebooks/civ1981.civ'))
             e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 271)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 277)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:280
+    # rulebooks/civ1981.civ:286
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:284
-        e0_area = 'any'  # rulebooks/civ1981.civ:284
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 285)
+        e0_amount = 16  # rulebooks/civ1981.civ:290
+        e0_area = 'any'  # rulebooks/civ1981.civ:290
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 291)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:287
-        if type(c) is _U:
-            s.undecided.append((287, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
-            v = 11
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:287
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 287, 'rulebooks/civ1981.civ'))
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:293
+        if c:  # rulebooks/civ1981.civ:293
+            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 293, 'rulebooks/civ1981.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 290)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:285
-        e0_area = 'any'  # rulebooks/civ1981.civ:285
+        e0_amount = 10  # rulebooks/civ1981.civ:291
+        e0_area = 'any'  # rulebooks/civ1981.civ:291
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:288
-        if type(c) is _U:
-            s.undecided.append((288, 'rulebooks/civ1981.civ', 'whether Medicine changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 288, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:288
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 288, 'rulebooks/civ1981.civ'))
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:294
+        if c:  # rulebooks/civ1981.civ:294
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 294, 'rulebooks/civ1981.civ'))
             e0_amount = _rt.min_(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 285)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 291)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:293
+    # rulebooks/civ1981.civ:299
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:297
+        e0_amount = 4  # rulebooks/civ1981.civ:303
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:298
-        if type(c) is _U:
-            s.undecided.append((298, 'rulebooks/civ1981.civ', 'whether Democracy, Law changes reduce all but cities', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:298
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 298, 'rulebooks/civ1981.civ'))
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:304
+        if c:  # rulebooks/civ1981.civ:304
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 304, 'rulebooks/civ1981.civ'))
             e0_amount = 5
-        c = (('Democracy' in held))  # rulebooks/civ1981.civ:299
-        if type(c) is _U:
-            s.undecided.append((299, 'rulebooks/civ1981.civ', 'whether Democracy changes reduce all but cities', c.facts))
-            v = 6
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:299
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 299, 'rulebooks/civ1981.civ'))
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:305
+        if c:  # rulebooks/civ1981.civ:305
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 305, 'rulebooks/civ1981.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 297)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 303)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -313,80 +256,68 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:303
+    # rulebooks/civ1981.civ:309
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:307
-        e0_area = 'any'  # rulebooks/civ1981.civ:307
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 308)
+        e0_amount = 4  # rulebooks/civ1981.civ:313
+        e0_area = 'any'  # rulebooks/civ1981.civ:313
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 314)
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:309
-        if type(c) is _U:
-            s.undecided.append((309, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:309
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 309, 'rulebooks/civ1981.civ'))
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:315
+        if c:  # rulebooks/civ1981.civ:315
+            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 315, 'rulebooks/civ1981.civ'))
             e0_amount = 3
-        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:310
-        if type(c) is _U:
-            s.undecided.append((310, 'rulebooks/civ1981.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 2
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:310
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 310, 'rulebooks/civ1981.civ'))
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:316
+        if c:  # rulebooks/civ1981.civ:316
+            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 316, 'rulebooks/civ1981.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 307)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 313)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:308
-        e0_area = 'any'  # rulebooks/civ1981.civ:308
+        e0_amount = 2  # rulebooks/civ1981.civ:314
+        e0_area = 'any'  # rulebooks/civ1981.civ:314
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:311
-        if type(c) is _U:
-            s.undecided.append((311, 'rulebooks/civ1981.civ', 'whether Law, Philosophy changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/civ1981.civ:311
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law', 'Philosophy'), 311, 'rulebooks/civ1981.civ'))
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:318
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:317
+        if c:  # rulebooks/civ1981.civ:317
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law', 'Philosophy'), 317, 'rulebooks/civ1981.civ'))
             e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 308)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 314)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
-    "Piracy (stack 9, major tradable). Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."
-    # rulebooks/civ1981.civ:317
+    "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
+    # rulebooks/civ1981.civ:323
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min_(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1981.civ:321
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:321
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 321)]
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:327
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:327
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 327)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 229, 'summary': 'With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 241, 'summary': 'Take 9 damage. Other players share 20 among them, each at most: take 11 damage.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 252, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 266, 'summary': 'Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 280, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 293, 'summary': 'Reduce all cities but 4.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 303, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 317, 'summary': "Destroy cities from coastal areas, as many as the smaller of the ships of the trader that can reach the victim's coastal cities and the coastal cities."},
-}
+
+CALAMITIES = _rt.records((
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 235, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 247, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 258, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 272, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 286, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 299, "summary": "Reduce all cities but 4."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 309, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 323, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -401,46 +332,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:329
+    # rulebooks/civ1981.civ:335
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:330
+    # rulebooks/civ1981.civ:336
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 330),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 336),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:331
+    # rulebooks/civ1981.civ:337
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 332),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 338),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:334
+    # rulebooks/civ1981.civ:340
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 334),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 340),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:335
+    # rulebooks/civ1981.civ:341
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 336),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 342),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:338
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 338)
+    # rulebooks/civ1981.civ:344
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 344)
 
 
 AST = {
@@ -461,15 +392,15 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 360),
-    ('Trade cards', lambda s: s.derived('hand_value'), 361),
-    ('Treasury', lambda s: s.fact('treasury'), 362),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 366),
+    ('Trade cards', lambda s: s.derived('hand_value'), 367),
+    ('Treasury', lambda s: s.fact('treasury'), 368),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:388 75:229 82:234 84:234 85:234 87:234 90:234 91:234 95:236 105:236 106:236 112:241 117:245 118:245 119:246 121:247 122:247 123:247 124:247 125:247 126:247 127:247 128:247 129:247 130:247 131:247 136:246 137:246 139:247 140:247 141:247 142:247 143:247 144:247 145:247 146:247 147:247 148:247 149:247 154:252 159:257 160:257 161:256 162:256 164:259 165:258 166:258 167:258 168:258 169:258 170:258 171:258 172:258 173:258 174:258 175:259 176:259 177:259 178:259 179:259 180:259 181:259 182:259 183:259 184:259 185:259 186:259 187:259 188:259 189:259 190:259 191:259 192:259 199:266 204:272 205:272 206:270 207:270 208:271 210:273 211:273 212:273 213:273 214:273 215:273 216:273 217:273 218:273 219:273 224:271 225:271 227:273 228:273 229:273 230:273 231:273 232:273 233:273 234:273 235:273 236:273 241:280 246:284 247:284 248:285 250:287 251:287 252:287 253:287 254:287 255:287 256:287 257:287 258:287 259:287 264:285 265:285 267:288 268:288 269:288 270:288 271:288 272:288 273:288 274:288 275:288 276:288 281:293 286:297 288:298 289:298 290:298 291:298 292:298 293:298 294:298 295:298 296:298 297:298 298:299 299:299 300:299 301:299 302:299 303:299 304:299 305:299 306:299 307:299 314:303 319:307 320:307 321:308 323:309 324:309 325:309 326:309 327:309 328:309 329:309 330:309 331:309 332:309 333:310 334:310 335:310 336:310 337:310 338:310 339:310 340:310 341:310 342:310 347:308 348:308 350:312 351:311 352:311 353:311 354:311 355:311 356:311 357:311 358:311 359:311 360:311 366:317 371:321 372:321 402:329 409:330 413:330 417:331 421:332 425:334 429:334 433:335 437:336 441:338 443:338 450:346 451:347 452:348 453:349 454:350 455:351 456:352 457:353 458:354 464:360 465:361 466:362')
+LINES = _rt.line_map('69:394 75:235 82:240 84:240 85:240 87:240 90:240 91:240 95:242 106:242 107:242 114:247 119:251 120:251 121:252 123:253 124:253 125:253 126:253 127:253 133:252 134:252 136:253 137:253 138:253 139:253 140:253 146:258 151:263 152:263 153:262 154:262 156:265 157:264 158:264 159:264 160:264 161:265 162:265 163:265 164:265 165:265 166:265 174:272 179:278 180:278 181:276 182:276 183:277 185:279 186:279 187:279 188:279 194:277 195:277 197:279 198:279 199:279 200:279 206:286 211:290 212:290 213:291 215:293 216:293 217:293 218:293 224:291 225:291 227:294 228:294 229:294 230:294 236:299 241:303 243:304 244:304 245:304 246:304 247:305 248:305 249:305 250:305 257:309 262:313 263:313 264:314 266:315 267:315 268:315 269:315 270:316 271:316 272:316 273:316 279:314 280:314 282:318 283:317 284:317 285:317 286:317 293:323 298:327 299:327 333:335 340:336 344:336 348:337 352:338 356:340 360:340 364:341 368:342 372:344 374:344 381:352 382:353 383:354 384:355 385:356 386:357 387:358 388:359 389:360 395:366 396:367 397:368')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:65:84 0:1:- 0:13:76 0:13:76 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '2ac35f031828711f7f8f2605303b83ca493de8d553978fe35a72c2aaacceba7f'}
+SOURCES = {'rulebooks/expansion.civ': '9fcb7e4565582b52edcea2e515e566d3768af0be55167ddffc1325928fbc9043'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -28,106 +28,106 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#D55E00', 'symbol': '⬢'},
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
-ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 80},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 88},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 95},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 103},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 111},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': 1}), ('card_treasury', {'rate': 2})), 'line': 120},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}),), 'line': 130},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('treasury_value', {'value': 2}), ('trade_card_purchase', {'stack': 6, 'price': 13})), 'line': 138},
-    'Trade Empire': {'cost': 270, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 146},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 155},
-    'Wonder of the World': {'cost': 280, 'groups': ('crafts', 'arts'), 'vp': None, 'credits': {'crafts': 5, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 166},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': None, 'credits': {'crafts': 5, 'religion': 5}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 175},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': None, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 184},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 191},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 200},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 209},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 7}), ('trade_card_purchase', {'stack': 7, 'price': 15})), 'line': 216},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 225},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 50}),), 'line': 232},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('acquire_all', {'group': 'sciences', 'cost_below': 100}),), 'line': 239},
-    'Mathematics': {'cost': 240, 'groups': ('sciences', 'arts'), 'vp': None, 'credits': {'crafts': 10, 'sciences': 10, 'arts': 10, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 248},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': None, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 5}),), 'line': 255},
-    'Philosophy': {'cost': 240, 'groups': ('sciences', 'religion'), 'vp': None, 'credits': {'sciences': 5, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 264},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 272},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 279},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 286},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 293},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'sciences': 5}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 301},
-    'Diplomacy': {'cost': 180, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 309},
-    'Politics': {'cost': 220, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 317},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 324},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 333},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': None, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 341},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 349},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 357},
-    'Military': {'cost': 150, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 365},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 373},
-    'Naval Warfare': {'cost': 180, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 380},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 388},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_build_tokens', {'delta': 1}),), 'line': 395},
-    'Advanced Military': {'cost': 260, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
-    'Provincial Empire': {'cost': 270, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': None, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 418},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 427},
-    'Deism': {'cost': 80, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 434},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 441},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 449},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 456},
-    'Monotheism': {'cost': 230, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 464},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 471},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': -1}),), 'line': 478},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Clay': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Flax': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': 'shared'},
-    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Papyrus': {'value': 2, 'count': 7, 'stack': 2, 'block': 'west'},
-    'Stone': {'value': 2, 'count': 7, 'stack': 2, 'block': 'east'},
-    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': 'shared'},
-    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west'},
-    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west'},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east'},
-    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east'},
-    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': 'shared'},
-    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west'},
-    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west'},
-    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east'},
-    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east'},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': 'shared'},
-    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west'},
-    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west'},
-    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east'},
-    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east'},
-    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': 'shared'},
-    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west'},
-    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west'},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east'},
-    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east'},
-    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': 'shared'},
-    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west'},
-    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west'},
-    'Spices': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east'},
-    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east'},
-    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': 'shared'},
-    'Gems': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west'},
-    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west'},
-    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east'},
-    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east'},
-    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': 'shared'},
-    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west'},
-    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west'},
-    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east'},
-    'Pearl': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east'},
-    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': 'shared'},
-}
+ADVANCES = _rt.records((
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 86}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 101}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 109}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 117}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 126}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 136}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 144}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 152}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 161}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 172}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 181}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 190}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 197}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 206}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 215}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 222}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 231}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 238}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 245}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 254}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 261}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 270}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 278}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 285}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 292}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 299}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 307}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 315}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 323}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 330}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 339}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 347}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 355}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 363}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 371}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 379}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 386}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 394}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 401}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 409}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 416}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 424}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 433}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 440}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 447}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 455}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 462}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 470}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 477}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 484}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Clay", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Flax", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": "shared"}]',
+    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Papyrus", {"value": 2, "count": 7, "stack": 2, "block": "west"}]',
+    '["Stone", {"value": 2, "count": 7, "stack": 2, "block": "east"}]',
+    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": "shared"}]',
+    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
+    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
+    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
+    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": "shared"}]',
+    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
+    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
+    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
+    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": "shared"}]',
+    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
+    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
+    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
+    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
+    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": "shared"}]',
+    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
+    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
+    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
+    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": "shared"}]',
+    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
+    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
+    '["Spices", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
+    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
+    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": "shared"}]',
+    '["Gems", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
+    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
+    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
+    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
+    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": "shared"}]',
+    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
+    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
+    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
+    '["Pearl", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
+    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": "shared"}]',
+))
 TABLES = {
     'trade_blocks': ((5, 11, 1), (12, 18, 2)),
     'commodity_kinds_in_play': ((5, 7, 18), (8, 11, 27), (12, 15, 36), (16, 18, 45)),
@@ -150,144 +150,135 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:493
+    # rulebooks/expansion.civ:499
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:498
+        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:504
         ub158 = type(b158) is _U
         if ub158:
-            s.undecided.append((498, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
+            s.undecided.append((504, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
         if ub158 or b158:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:499
+            e0_area = 'volcano'  # rulebooks/expansion.civ:505
             e0_active = True
         if ub158 or not b158:
-            e1_amount = 1  # rulebooks/expansion.civ:501
-            e1_area = 'any'  # rulebooks/expansion.civ:501
-            e2_amount = 0  # rulebooks/expansion.civ:502
-            e2_area = 'any'  # rulebooks/expansion.civ:502
+            e1_amount = 1  # rulebooks/expansion.civ:507
+            e1_area = 'any'  # rulebooks/expansion.civ:507
+            e2_amount = 0  # rulebooks/expansion.civ:508
+            e2_area = 'any'  # rulebooks/expansion.civ:508
         if ub158:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:504
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:504
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 506)
+        e3_amount = 0  # rulebooks/expansion.civ:510
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:510
+        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 512)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:508
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
-        if type(c) is _U:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
-            v = 4
-            u = _rt.unknown_of(c, e3_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e3_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
-            e3_amount = u
-        elif c:  # rulebooks/expansion.civ:507
-            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:514
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:513
+        if c:  # rulebooks/expansion.civ:513
+            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 513, 'rulebooks/expansion.civ'))
             e3_amount = e3_amount + 4
         if type(m1) is _U:
-            s.undecided.append((510, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((516, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 516, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:510
+        elif m1:  # rulebooks/expansion.civ:516
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 510, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 516, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
         if type(m1) is _U:
-            s.undecided.append((509, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((515, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 509, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 515, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:509
+        elif m1:  # rulebooks/expansion.civ:515
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 509, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 515, 'rulebooks/expansion.civ'))
                 e1_amount = 0
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 499))
+            effects.append(('destroy_area_units', {'area': e0_area}, 505))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 501))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 507))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 502))
-        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 504))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 508))
+        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 510))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:506
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:506
-        e1_amount = 0  # rulebooks/expansion.civ:506
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:506
+        e0_amount = 1  # rulebooks/expansion.civ:512
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:512
+        e1_amount = 0  # rulebooks/expansion.civ:512
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:512
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:507
-        if type(c) is _U:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'whether Engineering, Urbanism changes damage', c.facts))
-            v = 4
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:507
-            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 507, 'rulebooks/expansion.civ'))
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:513
+        if c:  # rulebooks/expansion.civ:513
+            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 513, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 506)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 512), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 512)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:520
+    # rulebooks/expansion.civ:526
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b248 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:525
-        ub248 = type(b248) is _U
-        if ub248:
-            s.undecided.append((525, 'rulebooks/expansion.civ', 'which effects apply', b248.facts))
-        if ub248 or b248:
-            e0_amount = 1  # rulebooks/expansion.civ:525
-        if ub248 or not b248:
-            e1_amount = 1  # rulebooks/expansion.civ:525
-            e1_area = 'any'  # rulebooks/expansion.civ:525
-        if ub248:
+        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:531
+        ub238 = type(b238) is _U
+        if ub238:
+            s.undecided.append((531, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
+        if ub238 or b238:
+            e0_amount = 1  # rulebooks/expansion.civ:531
+        if ub238 or not b238:
+            e1_amount = 1  # rulebooks/expansion.civ:531
+            e1_area = 'any'  # rulebooks/expansion.civ:531
+        if ub238:
             e0_amount = None
             e1_amount = None
         trace = []
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:527
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:533
         if type(c) is _U:
-            s.undecided.append((527, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            s.undecided.append((533, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
             v = 1
             if e0_amount is not None:
                 u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 533, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif c:  # rulebooks/expansion.civ:527
+        elif c:  # rulebooks/expansion.civ:533
             if e0_amount is not None:
-                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 527, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 533, 'rulebooks/expansion.civ'))
                 e0_amount = e0_amount + 1
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:528
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:534
         if type(c) is _U:
-            s.undecided.append((528, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(c, e1_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif c:  # rulebooks/expansion.civ:528
+        elif c:  # rulebooks/expansion.civ:534
             if e1_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 528, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
                 e1_amount = e1_amount + 1
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 525))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 531))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 525))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 531))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -295,12 +286,13 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:533
+    # rulebooks/expansion.civ:539
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:537
-        trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 537)]
+        e0_amount = 10  # rulebooks/expansion.civ:543
+        trace = []
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 543)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -308,103 +300,64 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:541
+    # rulebooks/expansion.civ:547
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:545
-        e0_area = 'any'  # rulebooks/expansion.civ:545
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 546)
+        e0_amount = 10  # rulebooks/expansion.civ:551
+        e0_area = 'any'  # rulebooks/expansion.civ:551
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 552)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
-        if type(c) is _U:
-            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:547
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:553
+        if c:  # rulebooks/expansion.civ:553
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 553, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 545)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 551)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:546
-        e0_area = 'any'  # rulebooks/expansion.civ:546
+        e0_amount = 8  # rulebooks/expansion.civ:552
+        e0_area = 'any'  # rulebooks/expansion.civ:552
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:547
-        if type(c) is _U:
-            s.undecided.append((547, 'rulebooks/expansion.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 547, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:547
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 547, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:553
+        if c:  # rulebooks/expansion.civ:553
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 553, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:548
-        if type(c) is _U:
-            s.undecided.append((548, 'rulebooks/expansion.civ', 'whether Calendar changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 548, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 548, 'rulebooks/expansion.civ'))
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:554
+        if c:  # rulebooks/expansion.civ:554
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 554, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 546)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 552)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:553
+    # rulebooks/expansion.civ:559
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:557
-        e0_area = 'any'  # rulebooks/expansion.civ:557
+        e0_amount = 3  # rulebooks/expansion.civ:563
+        e0_area = 'any'  # rulebooks/expansion.civ:563
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/expansion.civ:558
-        if type(c) is _U:
-            s.undecided.append((558, 'rulebooks/expansion.civ', 'whether Mysticism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:558
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 558, 'rulebooks/expansion.civ'))
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:564
+        if c:  # rulebooks/expansion.civ:564
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 564, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Deism' in held))  # rulebooks/expansion.civ:559
-        if type(c) is _U:
-            s.undecided.append((559, 'rulebooks/expansion.civ', 'whether Deism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 559, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:559
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 559, 'rulebooks/expansion.civ'))
+        c = (('Deism' in held))  # rulebooks/expansion.civ:565
+        if c:  # rulebooks/expansion.civ:565
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 565, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:560
-        if type(c) is _U:
-            s.undecided.append((560, 'rulebooks/expansion.civ', 'whether Enlightenment changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:560
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:566
+        if c:  # rulebooks/expansion.civ:566
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 566, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:561
-        if type(c) is _U:
-            s.undecided.append((561, 'rulebooks/expansion.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:561
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 561, 'rulebooks/expansion.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:567
+        if c:  # rulebooks/expansion.civ:567
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 567, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 557)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 563)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -412,13 +365,14 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:564
+    # rulebooks/expansion.civ:570
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:568
-        e1_amount = 5  # rulebooks/expansion.civ:568
-        trace = ()
-        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 568), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 568)]
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:574
+        e1_amount = 5  # rulebooks/expansion.civ:574
+        trace = []
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 574), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 574)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -426,139 +380,74 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:572
+    # rulebooks/expansion.civ:578
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 578, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:578
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 578, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 579, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:579
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 579, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 580, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:580
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 580, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 581, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:581
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 582, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:582
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 583, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:583
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 584, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:584
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:576
-        e0_by_victim = 15  # rulebooks/expansion.civ:576
-        e1_amount = 0  # rulebooks/expansion.civ:576
-        e1_area = 'any'  # rulebooks/expansion.civ:576
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 584, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:584
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:582
+        e0_by_victim = 15  # rulebooks/expansion.civ:582
+        e1_amount = 0  # rulebooks/expansion.civ:582
+        e1_area = 'any'  # rulebooks/expansion.civ:582
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:587
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:588
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:589
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:590
-        if type(m0) is _U:
-            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
-            v = 5
-            u = _rt.unknown_of(m0, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Music',), 587, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:587
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:593
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:594
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:595
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:596
+        if m0:  # rulebooks/expansion.civ:593
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 593, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if type(m0) is _U:
-            s.undecided.append((587, 'rulebooks/expansion.civ', 'whether Music changes faction split', m0.facts))
-            v = 5
-            u = _rt.unknown_of(m0, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Music',), 587, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m0:  # rulebooks/expansion.civ:587
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 587, 'rulebooks/expansion.civ'))
+        if m0:  # rulebooks/expansion.civ:593
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 593, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if type(m1) is _U:
-            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
-            v = 5
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 594, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if type(m1) is _U:
-            s.undecided.append((588, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes faction split', m1.facts))
-            v = 5
-            u = _rt.unknown_of(m1, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m1:  # rulebooks/expansion.civ:588
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 588, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 594, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if type(m2) is _U:
-            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
-            v = 10
-            u = _rt.unknown_of(m2, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m2:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 595, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 10
-        if type(m2) is _U:
-            s.undecided.append((589, 'rulebooks/expansion.civ', 'whether Democracy changes faction split', m2.facts))
-            v = 10
-            u = _rt.unknown_of(m2, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Democracy',), 589, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m2:  # rulebooks/expansion.civ:589
-            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 589, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 595, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 10
-        c = (('Military' in held))  # rulebooks/expansion.civ:594
-        if type(c) is _U:
-            s.undecided.append((594, 'rulebooks/expansion.civ', 'whether Military changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Military',), 594, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:594
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 594, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:600
+        if c:  # rulebooks/expansion.civ:600
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 600, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:595
-        if type(c) is _U:
-            s.undecided.append((595, 'rulebooks/expansion.civ', 'whether Naval Warfare changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:595
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 595, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:601
+        if c:  # rulebooks/expansion.civ:601
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 601, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:596
-        if type(c) is _U:
-            s.undecided.append((596, 'rulebooks/expansion.civ', 'whether Advanced Military changes damage', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e1_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif c:  # rulebooks/expansion.civ:596
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 596, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:602
+        if c:  # rulebooks/expansion.civ:602
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 602, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if type(m3) is _U:
-            s.undecided.append((591, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
-            v = 15
-            u = _rt.unknown_of(m3, e0_amount, v)
-            trace.append(('undecided', 'faction_split', 'amount', v, e0_amount, u, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m3:  # rulebooks/expansion.civ:591
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 591, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:597
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 597, 'rulebooks/expansion.civ'))
             e0_amount = 15
-        if type(m3) is _U:
-            s.undecided.append((592, 'rulebooks/expansion.civ', 'whether Philosophy changes faction split', m3.facts))
-            v = 0
-            u = _rt.unknown_of(m3, e0_by_victim, v)
-            trace.append(('undecided', 'faction_split', 'by_victim', v, e0_by_victim, u, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
-            e0_by_victim = u
-        elif m3:  # rulebooks/expansion.civ:592
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 592, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:598
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 598, 'rulebooks/expansion.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 576), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 576)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 582), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 582)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -566,52 +455,28 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:604
+    # rulebooks/expansion.civ:610
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:608
+        e0_amount = 15  # rulebooks/expansion.civ:614
         trace = []
-        c = (('Theocracy' in held))  # rulebooks/expansion.civ:609
-        if type(c) is _U:
-            s.undecided.append((609, 'rulebooks/expansion.civ', 'whether Theocracy changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:609
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 609, 'rulebooks/expansion.civ'))
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:615
+        if c:  # rulebooks/expansion.civ:615
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 615, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Mining' in held))  # rulebooks/expansion.civ:610
-        if type(c) is _U:
-            s.undecided.append((610, 'rulebooks/expansion.civ', 'whether Mining changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mining',), 610, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:610
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 610, 'rulebooks/expansion.civ'))
+        c = (('Mining' in held))  # rulebooks/expansion.civ:616
+        if c:  # rulebooks/expansion.civ:616
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 616, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Mythology' in held))  # rulebooks/expansion.civ:611
-        if type(c) is _U:
-            s.undecided.append((611, 'rulebooks/expansion.civ', 'whether Mythology changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Mythology',), 611, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:611
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 611, 'rulebooks/expansion.civ'))
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:617
+        if c:  # rulebooks/expansion.civ:617
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 617, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:612
-        if type(c) is _U:
-            s.undecided.append((612, 'rulebooks/expansion.civ', 'whether Enlightenment changes support tokens withheld', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'support_tokens_withheld', 'amount', v, e0_amount, u, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:612
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 612, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:618
+        if c:  # rulebooks/expansion.civ:618
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 618, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 608)]
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 614)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -619,152 +484,124 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:616
+    # rulebooks/expansion.civ:622
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:620
-        e0_area = 'any'  # rulebooks/expansion.civ:620
-        trace = ()
+        e0_amount = 1  # rulebooks/expansion.civ:626
+        e0_area = 'any'  # rulebooks/expansion.civ:626
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:621
-        if s.decide(m0, 621, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:621
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 621, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:627
+        if s.decide(m0, 627, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:627
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 627, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 626)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:625
+    'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
+    # rulebooks/expansion.civ:631
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 638, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:638
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 638, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 644, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:644
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 644, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b647 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:630
-        ub647 = type(b647) is _U
-        if ub647:
-            s.undecided.append((630, 'rulebooks/expansion.civ', 'which effects apply', b647.facts))
-        if ub647 or b647:
-            e0_amount = _rt.min_(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:631
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:631
-        if ub647 or not b647:
-            e1_amount = 1  # rulebooks/expansion.civ:633
-            e1_area = 'coastal'  # rulebooks/expansion.civ:633
-            e2_amount = 0  # rulebooks/expansion.civ:634
-            e2_area = 'coastal'  # rulebooks/expansion.civ:634
-        if ub647:
+        b513 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:636
+        ub513 = type(b513) is _U
+        if ub513:
+            s.undecided.append((636, 'rulebooks/expansion.civ', 'which effects apply', b513.facts))
+        if ub513 or b513:
+            e0_amount = 17  # rulebooks/expansion.civ:637
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:637
+        if ub513 or not b513:
+            e1_amount = 1  # rulebooks/expansion.civ:639
+            e1_area = 'coastal'  # rulebooks/expansion.civ:639
+            e2_amount = 0  # rulebooks/expansion.civ:640
+            e2_area = 'coastal'  # rulebooks/expansion.civ:640
+        if ub513:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 637)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 643)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:640
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:646
         if type(m1) is _U:
-            s.undecided.append((642, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((648, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 648, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:642
+        elif m1:  # rulebooks/expansion.civ:648
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 642, 'rulebooks/expansion.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 648, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
         if type(m1) is _U:
-            s.undecided.append((641, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((647, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 641, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 647, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:641
+        elif m1:  # rulebooks/expansion.civ:647
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 641, 'rulebooks/expansion.civ'))
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 647, 'rulebooks/expansion.civ'))
                 e1_amount = 0
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:645
+        if c:  # rulebooks/expansion.civ:645
             if e0_amount is not None:
-                u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
-                e0_amount = u
-        elif c:  # rulebooks/expansion.civ:639
-            if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 645, 'rulebooks/expansion.civ'))
                 e0_amount = _rt.min_(e0_amount, 7)
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 631))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 633))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 639))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 634))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 640))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:637
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:637
+        e0_amount = 10  # rulebooks/expansion.civ:643
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:643
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/expansion.civ', 'whether Engineering changes damage', c.facts))
-            v = 7
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 639, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:639
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 639, 'rulebooks/expansion.civ'))
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:645
+        if c:  # rulebooks/expansion.civ:645
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 645, 'rulebooks/expansion.civ'))
             e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:649
+    # rulebooks/expansion.civ:655
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 654, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:654
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 654, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:653
+        if s.decide((s.fact('edge_units') == 0), 660, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:660
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 660, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:659
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:655
-        if type(c) is _U:
-            s.undecided.append((655, 'rulebooks/expansion.civ', 'whether Politics changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 655, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:655
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 655, 'rulebooks/expansion.civ'))
+        c = (('Politics' in held))  # rulebooks/expansion.civ:661
+        if c:  # rulebooks/expansion.civ:661
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 661, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:656
-        if type(c) is _U:
-            s.undecided.append((656, 'rulebooks/expansion.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:656
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 656, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:662
+        if c:  # rulebooks/expansion.civ:662
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 662, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:657
-        if type(c) is _U:
-            s.undecided.append((657, 'rulebooks/expansion.civ', 'whether Monarchy changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:657
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 657, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:663
+        if c:  # rulebooks/expansion.civ:663
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 663, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 653)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 659)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -772,14 +609,15 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:662
+    # rulebooks/expansion.civ:668
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:666
-        e0_area = 'any'  # rulebooks/expansion.civ:666
-        e1_amount = 5  # rulebooks/expansion.civ:666
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 666), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 666)]
+        e0_amount = 1  # rulebooks/expansion.civ:672
+        e0_area = 'any'  # rulebooks/expansion.civ:672
+        e1_amount = 5  # rulebooks/expansion.civ:672
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 672), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 672)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -787,214 +625,123 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:670
+    # rulebooks/expansion.civ:676
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:674
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:674
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:674
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 675)
+        e0_amount = 3  # rulebooks/expansion.civ:680
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:680
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:680
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 681)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
-        if type(c) is _U:
-            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:676
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:683
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:682
+        if c:  # rulebooks/expansion.civ:682
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 682, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e1_amount, v)
-            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 683, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
-        if type(c) is _U:
-            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:678
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:684
+        if c:  # rulebooks/expansion.civ:684
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 674), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 674)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 680), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 680)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:675
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:675
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:675
+        e0_amount = 2  # rulebooks/expansion.civ:681
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:681
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:681
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:677
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:676
-        if type(c) is _U:
-            s.undecided.append((676, 'rulebooks/expansion.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 676, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:676
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 676, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:683
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:682
+        if c:  # rulebooks/expansion.civ:682
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 682, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes reduce cities', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if type(m1) is _U:
-            s.undecided.append((677, 'rulebooks/expansion.civ', 'whether Calendar changes lose ships', m1.facts))
-            v = 2
-            u = _rt.unknown_of(m1, e1_amount, v)
-            trace.append(('undecided', 'lose_ships', 'amount', v, e1_amount, u, ('Calendar',), 677, 'rulebooks/expansion.civ'))
-            e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:677
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 677, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 683, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:678
-        if type(c) is _U:
-            s.undecided.append((678, 'rulebooks/expansion.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:678
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 678, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:684
+        if c:  # rulebooks/expansion.civ:684
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 675)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 681), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 681)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:683
+    # rulebooks/expansion.civ:689
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:687
-        e0_area = 'any'  # rulebooks/expansion.civ:687
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 688)
+        e0_amount = 16  # rulebooks/expansion.civ:693
+        e0_area = 'any'  # rulebooks/expansion.civ:693
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 694)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:690
-        if type(c) is _U:
-            s.undecided.append((690, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
-            v = 8
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 690, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:690
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 690, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:696
+        if c:  # rulebooks/expansion.civ:696
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 696, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:691
-        if type(c) is _U:
-            s.undecided.append((691, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
-            v = 8
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:691
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 691, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:697
+        if c:  # rulebooks/expansion.civ:697
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 697, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
-        if type(c) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:694
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:700
+        if c:  # rulebooks/expansion.civ:700
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 700, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
-        if type(c) is _U:
-            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:688
-        e0_area = 'any'  # rulebooks/expansion.civ:688
+        e0_amount = 10  # rulebooks/expansion.civ:694
+        e0_area = 'any'  # rulebooks/expansion.civ:694
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:692
-        if type(c) is _U:
-            s.undecided.append((692, 'rulebooks/expansion.civ', 'whether Medicine changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 692, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:692
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 692, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:698
+        if c:  # rulebooks/expansion.civ:698
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 698, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:693
-        if type(c) is _U:
-            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Anatomy changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:693
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 693, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:699
+        if c:  # rulebooks/expansion.civ:699
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 699, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:694
-        if type(c) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Roadbuilding changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:694
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 694, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:700
+        if c:  # rulebooks/expansion.civ:700
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 700, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:695
-        if type(c) is _U:
-            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Trade Empire changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:695
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 695, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 688)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:699
+    # rulebooks/expansion.civ:705
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:703
-        e0_area = 'coastal'  # rulebooks/expansion.civ:703
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:703
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 703), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 703)]
+        e0_amount = 5  # rulebooks/expansion.civ:709
+        e0_area = 'coastal'  # rulebooks/expansion.civ:709
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:709
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 709), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 709)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -1002,32 +749,21 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:708
+    # rulebooks/expansion.civ:714
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:712
+        e0_amount = 10  # rulebooks/expansion.civ:718
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:713
-        if type(c) is _U:
-            s.undecided.append((713, 'rulebooks/expansion.civ', 'whether Coinage changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 713, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:713
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 713, 'rulebooks/expansion.civ'))
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:719
+        if c:  # rulebooks/expansion.civ:719
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 719, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Law' in held))  # rulebooks/expansion.civ:714
-        if type(c) is _U:
-            s.undecided.append((714, 'rulebooks/expansion.civ', 'whether Law changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 714, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:714
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 714, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:720
+        if c:  # rulebooks/expansion.civ:720
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 720, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 718)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -1035,92 +771,44 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:718
+    # rulebooks/expansion.civ:724
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:722
+        e0_amount = 3  # rulebooks/expansion.civ:728
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:723
-        if type(c) is _U:
-            s.undecided.append((723, 'rulebooks/expansion.civ', 'whether Music changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 723, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:723
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 723, 'rulebooks/expansion.civ'))
+        c = (('Music' in held))  # rulebooks/expansion.civ:729
+        if c:  # rulebooks/expansion.civ:729
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 729, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:724
-        if type(c) is _U:
-            s.undecided.append((724, 'rulebooks/expansion.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:724
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 724, 'rulebooks/expansion.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:730
+        if c:  # rulebooks/expansion.civ:730
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 730, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Law' in held))  # rulebooks/expansion.civ:725
-        if type(c) is _U:
-            s.undecided.append((725, 'rulebooks/expansion.civ', 'whether Law changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 725, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:725
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 725, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:731
+        if c:  # rulebooks/expansion.civ:731
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 731, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:726
-        if type(c) is _U:
-            s.undecided.append((726, 'rulebooks/expansion.civ', 'whether Democracy changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 726, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:726
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 726, 'rulebooks/expansion.civ'))
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:732
+        if c:  # rulebooks/expansion.civ:732
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 732, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Military' in held))  # rulebooks/expansion.civ:727
-        if type(c) is _U:
-            s.undecided.append((727, 'rulebooks/expansion.civ', 'whether Military changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Military',), 727, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:727
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 727, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:733
+        if c:  # rulebooks/expansion.civ:733
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 733, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:728
-        if type(c) is _U:
-            s.undecided.append((728, 'rulebooks/expansion.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:728
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:734
+        if c:  # rulebooks/expansion.civ:734
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 734, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:729
-        if type(c) is _U:
-            s.undecided.append((729, 'rulebooks/expansion.civ', 'whether Roadbuilding changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:729
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 729, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:735
+        if c:  # rulebooks/expansion.civ:735
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 735, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:730
-        if type(c) is _U:
-            s.undecided.append((730, 'rulebooks/expansion.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:730
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 730, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:736
+        if c:  # rulebooks/expansion.civ:736
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 736, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 722)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 728)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -1128,13 +816,14 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:734
+    # rulebooks/expansion.civ:740
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:738
-        e0_area = 'any'  # rulebooks/expansion.civ:738
-        trace = ()
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 738)]
+        e0_amount = 5  # rulebooks/expansion.civ:744
+        e0_area = 'any'  # rulebooks/expansion.civ:744
+        trace = []
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 744)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -1142,42 +831,25 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:744
+    # rulebooks/expansion.civ:750
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:748
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:754
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:749
-        if type(c) is _U:
-            s.undecided.append((749, 'rulebooks/expansion.civ', 'whether Sculpture changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:749
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 749, 'rulebooks/expansion.civ'))
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:755
+        if c:  # rulebooks/expansion.civ:755
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 755, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:750
-        if type(c) is _U:
-            s.undecided.append((750, 'rulebooks/expansion.civ', 'whether Monarchy changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:750
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 750, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:756
+        if c:  # rulebooks/expansion.civ:756
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 756, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:751
-        if type(c) is _U:
-            s.undecided.append((751, 'rulebooks/expansion.civ', 'whether Provincial Empire changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:751
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 751, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:757
+        if c:  # rulebooks/expansion.civ:757
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 757, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 748)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 754)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -1185,91 +857,64 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of the cities reduced; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:756
+    # rulebooks/expansion.civ:762
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:760
-        e0_area = 'any'  # rulebooks/expansion.civ:760
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 761)
+        e0_amount = 4  # rulebooks/expansion.civ:766
+        e0_area = 'any'  # rulebooks/expansion.civ:766
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 767)
         trace = []
         options = []
-        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:763
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
-        if type(c) is _U:
-            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:764
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:769
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:770
+        if c:  # rulebooks/expansion.civ:770
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 770, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:765
-        if type(c) is _U:
-            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:766
-        if type(c) is _U:
-            s.undecided.append((766, 'rulebooks/expansion.civ', 'whether Monotheism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:766
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 766, 'rulebooks/expansion.civ'))
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:772
+        if c:  # rulebooks/expansion.civ:772
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 772, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m0, 763, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:763
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 763, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 760)]
+        if s.decide(m0, 769, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:769
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 769, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 766)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:761
-        e0_area = 'any'  # rulebooks/expansion.civ:761
+        e0_amount = 2  # rulebooks/expansion.civ:767
+        e0_area = 'any'  # rulebooks/expansion.civ:767
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:764
-        if type(c) is _U:
-            s.undecided.append((764, 'rulebooks/expansion.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:764
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 764, 'rulebooks/expansion.civ'))
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:770
+        if c:  # rulebooks/expansion.civ:770
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 770, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:765
-        if type(c) is _U:
-            s.undecided.append((765, 'rulebooks/expansion.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 765, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:765
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 765, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 761)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 767)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:771
+    # rulebooks/expansion.civ:777
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:775
-        e0_area = 'any'  # rulebooks/expansion.civ:775
-        trace = ()
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:781
+        e0_area = 'any'  # rulebooks/expansion.civ:781
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:776
-        if s.decide(m0, 776, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:776
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 776, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 775)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:782
+        if s.decide(m0, 782, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:782
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 782, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 781)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -1277,34 +922,23 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:780
+    # rulebooks/expansion.civ:786
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 785, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:785
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 785, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:784
+        if s.decide((s.fact('cities') == 0), 791, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:791
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 791, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:790
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:786
-        if type(c) is _U:
-            s.undecided.append((786, 'rulebooks/expansion.civ', 'whether Fundamentalism changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:786
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 786, 'rulebooks/expansion.civ'))
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:792
+        if c:  # rulebooks/expansion.civ:792
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 792, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        c = (('Library' in held))  # rulebooks/expansion.civ:787
-        if type(c) is _U:
-            s.undecided.append((787, 'rulebooks/expansion.civ', 'whether Library changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 787, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:787
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 787, 'rulebooks/expansion.civ'))
+        c = (('Library' in held))  # rulebooks/expansion.civ:793
+        if c:  # rulebooks/expansion.civ:793
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 793, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 784)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 790)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -1312,100 +946,94 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:791
+    # rulebooks/expansion.civ:797
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:795
-        e0_area = 'coastal'  # rulebooks/expansion.civ:795
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 796)
+        e0_amount = 2  # rulebooks/expansion.civ:801
+        e0_area = 'coastal'  # rulebooks/expansion.civ:801
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 802)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
-        if type(c) is _U:
-            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:798
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:804
+        if c:  # rulebooks/expansion.civ:804
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 804, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 795)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 801)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:796
-        e0_area = 'coastal'  # rulebooks/expansion.civ:796
+        e0_amount = 1  # rulebooks/expansion.civ:802
+        e0_area = 'coastal'  # rulebooks/expansion.civ:802
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:798
-        if type(c) is _U:
-            s.undecided.append((798, 'rulebooks/expansion.civ', 'whether Cartography changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 798, 'rulebooks/expansion.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/expansion.civ:798
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 798, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:804
+        if c:  # rulebooks/expansion.civ:804
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 804, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 796)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 802)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:802
+    # rulebooks/expansion.civ:808
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1359 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:807
-        ub1359 = type(b1359) is _U
-        if ub1359:
-            s.undecided.append((807, 'rulebooks/expansion.civ', 'which effects apply', b1359.facts))
-        if ub1359 or b1359:
-            e0_amount = 1  # rulebooks/expansion.civ:807
-            e0_to = 'trader'  # rulebooks/expansion.civ:807
-        if ub1359 or not b1359:
-            e1_amount = 1  # rulebooks/expansion.civ:807
-        if ub1359:
+        b983 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:813
+        ub983 = type(b983) is _U
+        if ub983:
+            s.undecided.append((813, 'rulebooks/expansion.civ', 'which effects apply', b983.facts))
+        if ub983 or b983:
+            e0_amount = 1  # rulebooks/expansion.civ:813
+            e0_to = 'trader'  # rulebooks/expansion.civ:813
+        if ub983 or not b983:
+            e1_amount = 1  # rulebooks/expansion.civ:813
+        if ub983:
             e0_amount = None
             e1_amount = None
-        trace = ()
+        trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 807))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 813))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 807))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 813))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
 
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Volcano/Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 493, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 520, 'summary': 'With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city.'},
-    'Squandered Wealth': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 533, 'summary': 'Lose 10 treasury.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 10 damage. Other players share 20 among them, each at most: take 8 damage.'},
-    'Superstition': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 553, 'summary': 'Reduce 3 cities.'},
-    'Tempest': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 564, 'summary': 'Lose all your ships; lose 5 treasury.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 572, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.'},
-    'Slave Revolt': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 604, 'summary': '15 of your tokens may not support cities; reduce unsupported cities.'},
-    'City in Flames': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 616, 'summary': 'Destroy 1 city.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 625, 'summary': 'With at least 1 unit point on the flood plain: take 1 damage from the flood plain per unit point on the flood plain, at most 17; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 649, 'summary': '15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.'},
-    'City Riots': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 662, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 683, 'summary': 'Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).'},
-    'Coastal Migration': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 699, 'summary': 'Take 5 damage from coastal areas; lose all your ships.'},
-    'Corruption': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 708, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 718, 'summary': 'Reduce all cities but 3.'},
-    'Tribal Conflict': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 734, 'summary': 'Lose 5 tokens.'},
-    'Tyranny': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 744, 'summary': 'The beneficiary annexes 2 unit points per city.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 756, 'summary': 'Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).'},
-    'Minor Uprising': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 771, 'summary': 'Take 1 damage per city.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 780, 'summary': 'Move back 1 step on the A.S.T. Cancelled for a victim with no city.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'none', 'line': 791, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).'},
-    'Banditry': {'stack': 9, 'class': 'minor', 'beneficiary': 'trader', 'line': 802, 'summary': 'With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 499, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 526, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 539, "summary": "Lose 10 treasury."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 547, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 559, "summary": "Reduce 3 cities."}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 570, "summary": "Lose all your ships; lose 5 treasury."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 578, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 610, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 622, "summary": "Destroy 1 city."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 631, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 655, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 668, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 676, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 689, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 705, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 714, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 724, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 740, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 750, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 762, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 777, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 786, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 797, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 808, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1436,49 +1064,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:818
+    # rulebooks/expansion.civ:824
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:819
+    # rulebooks/expansion.civ:825
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 820, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 826, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:822
+    # rulebooks/expansion.civ:828
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 823, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 824),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 829, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 830),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:826
+    # rulebooks/expansion.civ:832
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 827, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 828),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 833, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 834),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:830
+    # rulebooks/expansion.civ:836
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 831, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 832),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 837, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 838),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:834
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 834)
+    # rulebooks/expansion.civ:840
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 840)
 
 
 AST = {
@@ -1508,18 +1136,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 871),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 872),
-    ('Treasury', lambda s: s.fact('treasury'), 873),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 874),
-    ('Cities', lambda s: (s.fact('cities') * 50), 875),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 876),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 877),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 878),
+    ('Treasury', lambda s: s.fact('treasury'), 879),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 880),
+    ('Cities', lambda s: (s.fact('cities') * 50), 881),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 882),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (874,)
+SCORE_AST = (880,)
 
-LINES = _rt.line_map('140:939 143:52 145:52 148:52 151:493 159:498 161:498 162:498 164:499 167:501 168:501 169:502 170:502 175:504 176:504 177:506 179:508 180:507 181:507 182:507 183:507 184:507 185:507 186:507 187:507 188:507 189:507 190:510 191:510 192:510 194:510 195:510 196:510 197:510 199:510 200:510 201:509 202:509 203:509 205:509 206:509 207:509 208:509 210:509 211:509 223:506 224:506 225:506 226:506 228:507 229:507 230:507 231:507 232:507 233:507 234:507 235:507 236:507 237:507 242:520 249:525 251:525 252:525 254:525 256:525 257:525 262:527 263:527 264:527 265:527 267:527 268:527 269:527 270:527 272:527 273:527 274:528 275:528 276:528 277:528 279:528 280:528 281:528 282:528 284:528 285:528 296:533 301:537 309:541 314:545 315:545 316:546 318:547 319:547 320:547 321:547 322:547 323:547 324:547 325:547 326:547 327:547 332:546 333:546 335:547 336:547 337:547 338:547 339:547 340:547 341:547 342:547 343:547 344:547 345:548 346:548 347:548 348:548 349:548 350:548 351:548 352:548 353:548 354:548 359:553 364:557 365:557 367:558 368:558 369:558 370:558 371:558 372:558 373:558 374:558 375:558 376:558 377:559 378:559 379:559 380:559 381:559 382:559 383:559 384:559 385:559 386:559 387:560 388:560 389:560 390:560 391:560 392:560 393:560 394:560 395:560 396:560 397:561 398:561 399:561 400:561 401:561 402:561 403:561 404:561 405:561 406:561 413:564 418:568 419:568 427:572 432:578 433:578 434:579 435:579 436:580 437:580 438:581 439:581 440:582 441:582 442:583 443:583 444:584 445:584 446:585 447:585 448:586 449:586 450:576 451:576 452:576 453:576 455:587 456:588 457:589 458:590 459:587 460:587 461:587 462:587 463:587 464:587 465:587 466:587 467:587 468:587 469:587 470:587 471:587 472:587 473:587 474:587 475:587 476:587 477:588 478:588 479:588 480:588 481:588 482:588 483:588 484:588 485:588 486:588 487:588 488:588 489:588 490:588 491:588 492:588 493:588 494:588 495:589 496:589 497:589 498:589 499:589 500:589 501:589 502:589 503:589 504:589 505:589 506:589 507:589 508:589 509:589 510:589 511:589 512:589 513:594 514:594 515:594 516:594 517:594 518:594 519:594 520:594 521:594 522:594 523:595 524:595 525:595 526:595 527:595 528:595 529:595 530:595 531:595 532:595 533:596 534:596 535:596 536:596 537:596 538:596 539:596 540:596 541:596 542:596 543:591 544:591 545:591 546:591 547:591 548:591 549:591 550:591 551:591 552:592 553:592 554:592 555:592 556:592 557:592 558:592 559:592 560:592 567:604 572:608 574:609 575:609 576:609 577:609 578:609 579:609 580:609 581:609 582:609 583:609 584:610 585:610 586:610 587:610 588:610 589:610 590:610 591:610 592:610 593:610 594:611 595:611 596:611 597:611 598:611 599:611 600:611 601:611 602:611 603:611 604:612 605:612 606:612 607:612 608:612 609:612 610:612 611:612 612:612 613:612 620:616 625:620 626:620 629:621 630:621 631:621 638:625 643:638 644:638 648:630 650:630 651:630 653:631 654:631 656:633 657:633 658:634 659:634 664:637 666:640 667:642 668:642 669:642 671:642 672:642 673:642 674:642 676:642 677:642 678:641 679:641 680:641 682:641 683:641 684:641 685:641 687:641 688:641 689:639 690:639 691:639 692:639 694:639 695:639 696:639 697:639 699:639 700:639 711:637 712:637 714:639 715:639 716:639 717:639 718:639 719:639 720:639 721:639 722:639 723:639 728:649 733:654 734:654 735:653 737:655 738:655 739:655 740:655 741:655 742:655 743:655 744:655 745:655 746:655 747:656 748:656 749:656 750:656 751:656 752:656 753:656 754:656 755:656 756:656 757:657 758:657 759:657 760:657 761:657 762:657 763:657 764:657 765:657 766:657 773:662 778:666 779:666 780:666 788:670 793:674 794:674 795:674 796:675 798:677 799:676 800:676 801:676 802:676 803:676 804:676 805:676 806:676 807:676 808:676 809:677 810:677 811:677 812:677 813:677 814:677 815:677 816:677 817:677 818:677 819:677 820:677 821:677 822:677 823:677 824:677 825:677 826:677 827:678 828:678 829:678 830:678 831:678 832:678 833:678 834:678 835:678 836:678 841:675 842:675 843:675 845:677 846:676 847:676 848:676 849:676 850:676 851:676 852:676 853:676 854:676 855:676 856:677 857:677 858:677 859:677 860:677 861:677 862:677 863:677 864:677 865:677 866:677 867:677 868:677 869:677 870:677 871:677 872:677 873:677 874:678 875:678 876:678 877:678 878:678 879:678 880:678 881:678 882:678 883:678 888:683 893:687 894:687 895:688 897:690 898:690 899:690 900:690 901:690 902:690 903:690 904:690 905:690 906:690 907:691 908:691 909:691 910:691 911:691 912:691 913:691 914:691 915:691 916:691 917:694 918:694 919:694 920:694 921:694 922:694 923:694 924:694 925:694 926:694 927:695 928:695 929:695 930:695 931:695 932:695 933:695 934:695 935:695 936:695 941:688 942:688 944:692 945:692 946:692 947:692 948:692 949:692 950:692 951:692 952:692 953:692 954:693 955:693 956:693 957:693 958:693 959:693 960:693 961:693 962:693 963:693 964:694 965:694 966:694 967:694 968:694 969:694 970:694 971:694 972:694 973:694 974:695 975:695 976:695 977:695 978:695 979:695 980:695 981:695 982:695 983:695 988:699 993:703 994:703 995:703 1003:708 1008:712 1010:713 1011:713 1012:713 1013:713 1014:713 1015:713 1016:713 1017:713 1018:713 1019:713 1020:714 1021:714 1022:714 1023:714 1024:714 1025:714 1026:714 1027:714 1028:714 1029:714 1036:718 1041:722 1043:723 1044:723 1045:723 1046:723 1047:723 1048:723 1049:723 1050:723 1051:723 1052:723 1053:724 1054:724 1055:724 1056:724 1057:724 1058:724 1059:724 1060:724 1061:724 1062:724 1063:725 1064:725 1065:725 1066:725 1067:725 1068:725 1069:725 1070:725 1071:725 1072:725 1073:726 1074:726 1075:726 1076:726 1077:726 1078:726 1079:726 1080:726 1081:726 1082:726 1083:727 1084:727 1085:727 1086:727 1087:727 1088:727 1089:727 1090:727 1091:727 1092:727 1093:728 1094:728 1095:728 1096:728 1097:728 1098:728 1099:728 1100:728 1101:728 1102:728 1103:729 1104:729 1105:729 1106:729 1107:729 1108:729 1109:729 1110:729 1111:729 1112:729 1113:730 1114:730 1115:730 1116:730 1117:730 1118:730 1119:730 1120:730 1121:730 1122:730 1129:734 1134:738 1135:738 1143:744 1148:748 1150:749 1151:749 1152:749 1153:749 1154:749 1155:749 1156:749 1157:749 1158:749 1159:749 1160:750 1161:750 1162:750 1163:750 1164:750 1165:750 1166:750 1167:750 1168:750 1169:750 1170:751 1171:751 1172:751 1173:751 1174:751 1175:751 1176:751 1177:751 1178:751 1179:751 1186:756 1191:760 1192:760 1193:761 1196:763 1197:764 1198:764 1199:764 1200:764 1201:764 1202:764 1203:764 1204:764 1205:764 1206:764 1207:765 1208:765 1209:765 1210:765 1211:765 1212:765 1213:765 1214:765 1215:765 1216:765 1217:766 1218:766 1219:766 1220:766 1221:766 1222:766 1223:766 1224:766 1225:766 1226:766 1227:763 1228:763 1233:761 1234:761 1236:764 1237:764 1238:764 1239:764 1240:764 1241:764 1242:764 1243:764 1244:764 1245:764 1246:765 1247:765 1248:765 1249:765 1250:765 1251:765 1252:765 1253:765 1254:765 1255:765 1260:771 1265:775 1266:775 1269:776 1270:776 1271:776 1278:780 1283:785 1284:785 1285:784 1287:786 1288:786 1289:786 1290:786 1291:786 1292:786 1293:786 1294:786 1295:786 1296:786 1297:787 1298:787 1299:787 1300:787 1301:787 1302:787 1303:787 1304:787 1305:787 1306:787 1313:791 1318:795 1319:795 1320:796 1322:798 1323:798 1324:798 1325:798 1326:798 1327:798 1328:798 1329:798 1330:798 1331:798 1336:796 1337:796 1339:798 1340:798 1341:798 1342:798 1343:798 1344:798 1345:798 1346:798 1347:798 1348:798 1353:802 1360:807 1362:807 1363:807 1365:807 1366:807 1368:807 1437:818 1444:819 1448:820 1452:822 1456:823 1457:824 1461:826 1465:827 1466:828 1470:830 1474:831 1475:832 1479:834 1481:834 1488:846 1489:847 1490:848 1491:849 1492:850 1493:851 1494:852 1495:853 1496:854 1497:855 1498:856 1499:857 1500:858 1501:859 1502:860 1503:861 1504:862 1505:863 1511:871 1512:872 1513:873 1514:874 1515:875 1516:876')
+LINES = _rt.line_map('140:945 143:52 145:52 148:52 151:499 159:504 161:504 162:504 164:505 167:507 168:507 169:508 170:508 175:510 176:510 177:512 179:514 180:513 181:513 182:513 183:513 184:516 185:516 186:516 188:516 189:516 190:516 191:516 193:516 194:516 195:515 196:515 197:515 199:515 200:515 201:515 202:515 204:515 205:515 218:512 219:512 220:512 221:512 223:513 224:513 225:513 226:513 232:526 239:531 241:531 242:531 244:531 246:531 247:531 252:533 253:533 254:533 255:533 257:533 258:533 259:533 260:533 262:533 263:533 264:534 265:534 266:534 267:534 269:534 270:534 271:534 272:534 274:534 275:534 287:539 292:543 301:547 306:551 307:551 308:552 310:553 311:553 312:553 313:553 319:552 320:552 322:553 323:553 324:553 325:553 326:554 327:554 328:554 329:554 335:559 340:563 341:563 343:564 344:564 345:564 346:564 347:565 348:565 349:565 350:565 351:566 352:566 353:566 354:566 355:567 356:567 357:567 358:567 366:570 371:574 372:574 381:578 386:584 387:584 388:585 389:585 390:586 391:586 392:587 393:587 394:588 395:588 396:589 397:589 398:590 399:590 400:591 401:591 402:592 403:592 404:582 405:582 406:582 407:582 409:593 410:594 411:595 412:596 413:593 414:593 415:593 416:593 417:593 418:593 419:594 420:594 421:594 422:594 423:594 424:594 425:595 426:595 427:595 428:595 429:595 430:595 431:600 432:600 433:600 434:600 435:601 436:601 437:601 438:601 439:602 440:602 441:602 442:602 443:597 444:597 445:597 446:598 447:598 448:598 456:610 461:614 463:615 464:615 465:615 466:615 467:616 468:616 469:616 470:616 471:617 472:617 473:617 474:617 475:618 476:618 477:618 478:618 485:622 490:626 491:626 494:627 495:627 496:627 504:631 509:644 510:644 514:636 516:636 517:636 519:637 520:637 522:639 523:639 524:640 525:640 530:643 532:646 533:648 534:648 535:648 537:648 538:648 539:648 540:648 542:648 543:648 544:647 545:647 546:647 548:647 549:647 550:647 551:647 553:647 554:647 555:645 556:645 558:645 559:645 571:643 572:643 574:645 575:645 576:645 577:645 583:655 588:660 589:660 590:659 592:661 593:661 594:661 595:661 596:662 597:662 598:662 599:662 600:663 601:663 602:663 603:663 610:668 615:672 616:672 617:672 626:676 631:680 632:680 633:680 634:681 636:683 637:682 638:682 639:682 640:682 641:683 642:683 643:683 644:683 645:683 646:683 647:684 648:684 649:684 650:684 656:681 657:681 658:681 660:683 661:682 662:682 663:682 664:682 665:683 666:683 667:683 668:683 669:683 670:683 671:684 672:684 673:684 674:684 680:689 685:693 686:693 687:694 689:696 690:696 691:696 692:696 693:697 694:697 695:697 696:697 697:700 698:700 699:700 700:700 701:701 702:701 703:701 704:701 710:694 711:694 713:698 714:698 715:698 716:698 717:699 718:699 719:699 720:699 721:700 722:700 723:700 724:700 725:701 726:701 727:701 728:701 734:705 739:709 740:709 741:709 750:714 755:718 757:719 758:719 759:719 760:719 761:720 762:720 763:720 764:720 772:724 777:728 779:729 780:729 781:729 782:729 783:730 784:730 785:730 786:730 787:731 788:731 789:731 790:731 791:732 792:732 793:732 794:732 795:733 796:733 797:733 798:733 799:734 800:734 801:734 802:734 803:735 804:735 805:735 806:735 807:736 808:736 809:736 810:736 817:740 822:744 823:744 832:750 837:754 839:755 840:755 841:755 842:755 843:756 844:756 845:756 846:756 847:757 848:757 849:757 850:757 858:762 863:766 864:766 865:767 868:769 869:770 870:770 871:770 872:770 873:771 874:771 875:771 876:771 877:772 878:772 879:772 880:772 881:769 882:769 888:767 889:767 891:770 892:770 893:770 894:770 895:771 896:771 897:771 898:771 904:777 909:781 910:781 913:782 914:782 915:782 923:786 928:791 929:791 930:790 932:792 933:792 934:792 935:792 936:793 937:793 938:793 939:793 947:797 952:801 953:801 954:802 956:804 957:804 958:804 959:804 965:802 966:802 968:804 969:804 970:804 971:804 977:808 984:813 986:813 987:813 989:813 990:813 992:813 1065:824 1072:825 1076:826 1080:828 1084:829 1085:830 1089:832 1093:833 1094:834 1098:836 1102:837 1103:838 1107:840 1109:840 1116:852 1117:853 1118:854 1119:855 1120:856 1121:857 1122:858 1123:859 1124:860 1125:861 1126:862 1127:863 1128:864 1129:865 1130:866 1131:867 1132:868 1133:869 1139:877 1140:878 1141:879 1142:880 1143:881 1144:882')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:59 0:7:59 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'b78e9c29243452227ebf586c21beb2555ee565be73afd35aa5920a74e2a0c3a5'}
+SOURCES = {'rulebooks/megaciv.civ': '5b58faef222d60069afa5bb15cfef59ce4ce7a04b0ca8d87044bede8d93d813b'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -28,107 +28,107 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#D55E00', 'symbol': '⌂'},
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
-ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 56},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': 1, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 65},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 72},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': 1, 'credits': {'sciences': 5, 'civics': 10}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 79},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': 1, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 87},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 94},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': 1, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 101},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': 1, 'credits': {'arts': 5, 'religion': 10}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 110},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 117},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': 1, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 124},
-    'Deism': {'cost': 70, 'groups': ('religion',), 'vp': 1, 'credits': {'crafts': 5, 'religion': 10}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 133},
-    'Astronavigation': {'cost': 80, 'groups': ('sciences',), 'vp': 1, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 140},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 148},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 155},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': 1, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 162},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': 1, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 169},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 179},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': 3, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 187},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 194},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': 3, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 203},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': 3, 'credits': {'sciences': 5, 'arts': 10}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 212},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': 3, 'credits': {'crafts': 5, 'sciences': 10}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 220},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': 3, 'credits': {'arts': 5, 'religion': 10}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 227},
-    'Law': {'cost': 150, 'groups': ('civics',), 'vp': 3, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 235},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 5}), ('trade_card_purchase', {'stack': 7, 'price': 13})), 'line': 242},
-    'Diplomacy': {'cost': 160, 'groups': ('arts',), 'vp': 3, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 252},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': 3, 'credits': {'crafts': 10, 'sciences': 10}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 260},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': 3, 'credits': {'crafts': 5, 'religion': 10}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 270},
-    'Naval Warfare': {'cost': 160, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (('ship_capacity', {'delta': 1}),), 'line': 277},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': 3, 'credits': {'civics': 5, 'religion': 10}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 286},
-    'Military': {'cost': 170, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 294},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 303},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': 3, 'credits': {'crafts': 10, 'religion': 10}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 310},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('card_treasury', {'rate': 2}),), 'line': 319},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 328},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 335},
-    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 343},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 350},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 359},
-    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 369},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 377},
-    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 384},
-    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 391},
-    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 398},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 404},
-    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 411},
-    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('substitute_card', {}),), 'line': 418},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 427},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 435},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 442},
-    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 450},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
-    'Flax': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east'},
-    'Clay': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
-    'Hides': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east'},
-    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': None},
-    'Papyri': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Stone': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': None},
-    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west'},
-    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east'},
-    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west'},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east'},
-    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': None},
-    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west'},
-    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east'},
-    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west'},
-    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east'},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None},
-    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west'},
-    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east'},
-    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west'},
-    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east'},
-    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': None},
-    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west'},
-    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east'},
-    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west'},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east'},
-    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': None},
-    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west'},
-    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east'},
-    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west'},
-    'Spice': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east'},
-    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': None},
-    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west'},
-    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east'},
-    'Gemstones': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west'},
-    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east'},
-    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': None},
-    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west'},
-    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east'},
-    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west'},
-    'Pearls': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east'},
-    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': None},
-    'Water': {'value': 0, 'count': 0, 'stack': None, 'block': None},
-}
+ADVANCES = _rt.records((
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 62}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 71}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 78}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 85}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 93}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 100}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 107}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 116}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 123}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 130}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 139}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 146}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 154}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 161}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 168}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 175}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 185}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 193}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 200}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 209}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 218}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 226}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 233}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 241}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 248}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 258}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 266}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 276}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 283}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 292}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 300}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 309}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 316}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 325}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 334}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 341}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 349}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 356}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 365}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 375}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 383}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 390}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 397}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 404}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 410}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 417}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 424}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 433}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 441}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 448}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 456}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
+    '["Flax", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
+    '["Clay", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
+    '["Hides", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
+    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": null}]',
+    '["Papyri", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Stone", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": null}]',
+    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
+    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
+    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
+    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": null}]',
+    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
+    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
+    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
+    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
+    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
+    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
+    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
+    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
+    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": null}]',
+    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
+    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
+    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
+    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": null}]',
+    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
+    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
+    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
+    '["Spice", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
+    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": null}]',
+    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
+    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
+    '["Gemstones", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
+    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
+    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": null}]',
+    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
+    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
+    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
+    '["Pearls", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
+    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": null}]',
+    '["Water", {"value": 0, "count": 0, "stack": null, "block": null}]',
+))
 TABLES = {
     'hand_limit_by_players': ((5, 11, 8), (12, 18, 9)),
     'start_credits_by_players': ((5, 5, 10), (6, 6, 5), (7, 11, 0), (12, 12, 5), (13, 18, 0)),
@@ -145,14 +145,15 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:458
+    # rulebooks/megaciv.civ:464
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:461
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:461
-        e1_amount = 5  # rulebooks/megaciv.civ:461
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 461), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 461)]
+        e0_amount = 2  # rulebooks/megaciv.civ:467
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:467
+        e1_amount = 5  # rulebooks/megaciv.civ:467
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 467), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 467)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -160,12 +161,13 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:464
+    # rulebooks/megaciv.civ:470
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:467
-        trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 467)]
+        e0_amount = 10  # rulebooks/megaciv.civ:473
+        trace = []
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 473)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -173,14 +175,15 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:470
+    # rulebooks/megaciv.civ:476
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:473
-        e0_area = 'any'  # rulebooks/megaciv.civ:473
-        e1_amount = 5  # rulebooks/megaciv.civ:473
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 473), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 473)]
+        e0_amount = 1  # rulebooks/megaciv.civ:479
+        e0_area = 'any'  # rulebooks/megaciv.civ:479
+        e1_amount = 5  # rulebooks/megaciv.civ:479
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 479)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
@@ -188,17 +191,18 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:476
+    # rulebooks/megaciv.civ:482
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:479
-        e0_area = 'any'  # rulebooks/megaciv.civ:479
-        trace = ()
+        e0_amount = 1  # rulebooks/megaciv.civ:485
+        e0_area = 'any'  # rulebooks/megaciv.civ:485
+        trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:480
-        if s.decide(m0, 480, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:480
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 480, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479)]
+        m0 = True  # rulebooks/megaciv.civ:486
+        if s.decide(m0, 486, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:486
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 486, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 485)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -206,13 +210,14 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:483
+    # rulebooks/megaciv.civ:489
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:486
-        e0_area = 'any'  # rulebooks/megaciv.civ:486
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
+        e0_amount = 5  # rulebooks/megaciv.civ:492
+        e0_area = 'any'  # rulebooks/megaciv.civ:492
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -220,13 +225,14 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:489
+    # rulebooks/megaciv.civ:495
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:492
-        e0_area = 'any'  # rulebooks/megaciv.civ:492
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
+        e0_amount = 1  # rulebooks/megaciv.civ:498
+        e0_area = 'any'  # rulebooks/megaciv.civ:498
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 498)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -234,16 +240,17 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:495
+    # rulebooks/megaciv.civ:501
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:498
-        trace = ()
+        e0_amount = 2  # rulebooks/megaciv.civ:504
+        trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:499
-        if s.decide(m0, 499, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:499
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 499, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 498)]
+        m0 = True  # rulebooks/megaciv.civ:505
+        if s.decide(m0, 505, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:505
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 505, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 504)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -251,14 +258,15 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:503
+    # rulebooks/megaciv.civ:509
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:506
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:506
-        e1_amount = 5  # rulebooks/megaciv.civ:506
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 506), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 506)]
+        e0_amount = 1  # rulebooks/megaciv.civ:512
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:512
+        e1_amount = 5  # rulebooks/megaciv.civ:512
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 512), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 512)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -266,88 +274,85 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:512
+    # rulebooks/megaciv.civ:518
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b274 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:517
-        ub274 = type(b274) is _U
-        if ub274:
-            s.undecided.append((517, 'rulebooks/megaciv.civ', 'which effects apply', b274.facts))
-        if ub274 or b274:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:518
+        b282 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:523
+        ub282 = type(b282) is _U
+        if ub282:
+            s.undecided.append((523, 'rulebooks/megaciv.civ', 'which effects apply', b282.facts))
+        if ub282 or b282:
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:524
             e0_active = True
-        if ub274 or not b274:
-            e1_amount = 1  # rulebooks/megaciv.civ:520
-            e1_area = 'any'  # rulebooks/megaciv.civ:520
-            e2_amount = 0  # rulebooks/megaciv.civ:521
-            e2_area = 'any'  # rulebooks/megaciv.civ:521
-        if ub274:
+        if ub282 or not b282:
+            e1_amount = 1  # rulebooks/megaciv.civ:526
+            e1_area = 'any'  # rulebooks/megaciv.civ:526
+            e2_amount = 0  # rulebooks/megaciv.civ:527
+            e2_area = 'any'  # rulebooks/megaciv.civ:527
+        if ub282:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 524)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 530)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:525
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:531
         if type(m0) is _U:
-            s.undecided.append((526, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((532, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 532, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:526
+        elif m0:  # rulebooks/megaciv.civ:532
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 526, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 532, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
         if type(m0) is _U:
-            s.undecided.append((527, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((533, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:527
+        elif m0:  # rulebooks/megaciv.civ:533
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 527, 'rulebooks/megaciv.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 518))
+            effects.append(('destroy_area_units', {'area': e0_area}, 524))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 520))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 526))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 521))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 527))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:524
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:524
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 524)]
+        e0_amount = 1  # rulebooks/megaciv.civ:530
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:530
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 530)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
-    # rulebooks/megaciv.civ:534
+    # rulebooks/megaciv.civ:540
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:538
+        e0_amount = 1  # rulebooks/megaciv.civ:544
         trace = []
-        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:539
-        if type(c) is _U:
-            s.undecided.append((539, 'rulebooks/megaciv.civ', 'whether Diplomacy changes annex cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:539
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 539, 'rulebooks/megaciv.civ'))
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:545
+        if c:  # rulebooks/megaciv.civ:545
+            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 545, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 538)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 544)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -355,112 +360,66 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:543
+    # rulebooks/megaciv.civ:549
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:547
-        e0_area = 'any'  # rulebooks/megaciv.civ:547
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 548)
+        e0_amount = 10  # rulebooks/megaciv.civ:553
+        e0_area = 'any'  # rulebooks/megaciv.civ:553
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 554)
         trace = []
-        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:549
-        if type(c) is _U:
-            s.undecided.append((549, 'rulebooks/megaciv.civ', 'whether Agriculture changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:549
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 549, 'rulebooks/megaciv.civ'))
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:555
+        if c:  # rulebooks/megaciv.civ:555
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 555, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:550
-        if type(c) is _U:
-            s.undecided.append((550, 'rulebooks/megaciv.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:550
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:556
+        if c:  # rulebooks/megaciv.civ:556
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 556, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
-        if type(c) is _U:
-            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:551
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:557
+        if c:  # rulebooks/megaciv.civ:557
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 547)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 553)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:548
-        e0_area = 'any'  # rulebooks/megaciv.civ:548
+        e0_amount = 5  # rulebooks/megaciv.civ:554
+        e0_area = 'any'  # rulebooks/megaciv.civ:554
         trace = []
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:550
-        if type(c) is _U:
-            s.undecided.append((550, 'rulebooks/megaciv.civ', 'whether Pottery changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:550
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/megaciv.civ'))
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:556
+        if c:  # rulebooks/megaciv.civ:556
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 556, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:551
-        if type(c) is _U:
-            s.undecided.append((551, 'rulebooks/megaciv.civ', 'whether Calendar changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:551
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:557
+        if c:  # rulebooks/megaciv.civ:557
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 548)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:556
+    # rulebooks/megaciv.civ:562
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:560
+        e0_amount = 2  # rulebooks/megaciv.civ:566
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:561
-        if type(c) is _U:
-            s.undecided.append((561, 'rulebooks/megaciv.civ', 'whether Mythology changes city support rate', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:561
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 561, 'rulebooks/megaciv.civ'))
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:567
+        if c:  # rulebooks/megaciv.civ:567
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 567, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:562
-        if type(c) is _U:
-            s.undecided.append((562, 'rulebooks/megaciv.civ', 'whether Enlightenment changes city support rate', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:562
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 562, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:568
+        if c:  # rulebooks/megaciv.civ:568
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 568, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:563
-        if type(c) is _U:
-            s.undecided.append((563, 'rulebooks/megaciv.civ', 'whether Mining changes city support rate', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'city_support_rate', 'amount', v, e0_amount, u, ('Mining',), 563, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:563
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 563, 'rulebooks/megaciv.civ'))
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:569
+        if c:  # rulebooks/megaciv.civ:569
+            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 569, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 560)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 566)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -468,119 +427,81 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:568
+    # rulebooks/megaciv.civ:574
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b475 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:573
-        ub475 = type(b475) is _U
-        if ub475:
-            s.undecided.append((573, 'rulebooks/megaciv.civ', 'which effects apply', b475.facts))
-        if ub475 or b475:
-            e0_amount = 15  # rulebooks/megaciv.civ:573
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
-        if ub475 or not b475:
-            e1_amount = 5  # rulebooks/megaciv.civ:573
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:573
-        if ub475:
+        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:579
+        ub434 = type(b434) is _U
+        if ub434:
+            s.undecided.append((579, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
+        if ub434 or b434:
+            e0_amount = 15  # rulebooks/megaciv.civ:579
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:579
+        if ub434 or not b434:
+            e1_amount = 5  # rulebooks/megaciv.civ:579
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:579
+        if ub434:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 575)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 581)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:576
-        if type(c) is _U:
-            s.undecided.append((576, 'rulebooks/megaciv.civ', 'whether Engineering changes damage', c.facts))
-            v = 5
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:582
+        if c:  # rulebooks/megaciv.civ:582
             if e0_amount is not None:
-                u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
-                e0_amount = u
-            elif e1_amount is not None:
-                u = _rt.unknown_of(c, e1_amount, v)
-                trace.append(('undecided', 'damage', 'amount', v, e1_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
-                e1_amount = u
-        elif c:  # rulebooks/megaciv.civ:576
-            if e0_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
                 e0_amount = e0_amount - 5
             elif e1_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 5
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 573))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 579))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 573))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 579))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:575
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:575
+        e0_amount = 5  # rulebooks/megaciv.civ:581
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:581
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:576
-        if type(c) is _U:
-            s.undecided.append((576, 'rulebooks/megaciv.civ', 'whether Engineering changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:576
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 576, 'rulebooks/megaciv.civ'))
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:582
+        if c:  # rulebooks/megaciv.civ:582
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 581)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:581
+    # rulebooks/megaciv.civ:587
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:585
-        e0_area = 'any'  # rulebooks/megaciv.civ:585
+        e0_amount = 3  # rulebooks/megaciv.civ:591
+        e0_area = 'any'  # rulebooks/megaciv.civ:591
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:586
-        if type(c) is _U:
-            s.undecided.append((586, 'rulebooks/megaciv.civ', 'whether Mysticism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:586
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 586, 'rulebooks/megaciv.civ'))
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:592
+        if c:  # rulebooks/megaciv.civ:592
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 592, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:587
-        if type(c) is _U:
-            s.undecided.append((587, 'rulebooks/megaciv.civ', 'whether Deism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Deism',), 587, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:587
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 587, 'rulebooks/megaciv.civ'))
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:593
+        if c:  # rulebooks/megaciv.civ:593
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 593, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:588
-        if type(c) is _U:
-            s.undecided.append((588, 'rulebooks/megaciv.civ', 'whether Enlightenment changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:588
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 588, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:594
+        if c:  # rulebooks/megaciv.civ:594
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 594, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:589
-        if type(c) is _U:
-            s.undecided.append((589, 'rulebooks/megaciv.civ', 'whether Universal Doctrine changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:589
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 589, 'rulebooks/megaciv.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:595
+        if c:  # rulebooks/megaciv.civ:595
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 595, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 585)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 591)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
@@ -588,62 +509,32 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:592
+    # rulebooks/megaciv.civ:598
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:596
+        e0_amount = 35  # rulebooks/megaciv.civ:602
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:597
-        if type(c) is _U:
-            s.undecided.append((597, 'rulebooks/megaciv.civ', 'whether Music changes annex all but unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Music',), 597, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:597
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 597, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:603
+        if c:  # rulebooks/megaciv.civ:603
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 603, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:598
-        if type(c) is _U:
-            s.undecided.append((598, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes annex all but unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:598
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 598, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:604
+        if c:  # rulebooks/megaciv.civ:604
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 604, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:599
-        if type(c) is _U:
-            s.undecided.append((599, 'rulebooks/megaciv.civ', 'whether Democracy changes annex all but unit points', c.facts))
-            v = 10
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:599
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 599, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:605
+        if c:  # rulebooks/megaciv.civ:605
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 605, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:600
-        if type(c) is _U:
-            s.undecided.append((600, 'rulebooks/megaciv.civ', 'whether Philosophy changes annex all but unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:600
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 600, 'rulebooks/megaciv.civ'))
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:606
+        if c:  # rulebooks/megaciv.civ:606
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 606, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Military' in held))  # rulebooks/megaciv.civ:601
-        if type(c) is _U:
-            s.undecided.append((601, 'rulebooks/megaciv.civ', 'whether Military changes annex all but unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_all_but_unit_points', 'amount', v, e0_amount, u, ('Military',), 601, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:601
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 601, 'rulebooks/megaciv.civ'))
+        c = (('Military' in held))  # rulebooks/megaciv.civ:607
+        if c:  # rulebooks/megaciv.civ:607
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 607, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 596)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 602)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -651,42 +542,24 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:606
+    # rulebooks/megaciv.civ:612
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:610
+        e0_amount = 15  # rulebooks/megaciv.civ:616
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:611
-        if type(c) is _U:
-            s.undecided.append((611, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:611
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 611, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:617
+        if c:  # rulebooks/megaciv.civ:617
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 617, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:612
-        if type(c) is _U:
-            s.undecided.append((612, 'rulebooks/megaciv.civ', 'whether Politics changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Politics',), 612, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:612
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 612, 'rulebooks/megaciv.civ'))
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:618
+        if c:  # rulebooks/megaciv.civ:618
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 618, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:613
-        if type(c) is _U:
-            s.undecided.append((613, 'rulebooks/megaciv.civ', 'whether Monarchy changes barbarian tokens', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'barbarian_tokens', 'amount', v, e0_amount, u, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:613
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 613, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:619
+        if c:  # rulebooks/megaciv.civ:619
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 619, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 610)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 616)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -694,214 +567,123 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:618
+    # rulebooks/megaciv.civ:624
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 624, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:624
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 624, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:622
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:622
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 623)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 630, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:630
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 630, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:628
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:628
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 629)
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
-        if type(c) is _U:
-            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:625
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:631
+        if c:  # rulebooks/megaciv.civ:631
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 631, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
-        if type(c) is _U:
-            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:626
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:632
+        if c:  # rulebooks/megaciv.civ:632
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 632, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
-        if type(c) is _U:
-            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
-            v = 2
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:627
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:633
+        if c:  # rulebooks/megaciv.civ:633
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 633, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 622)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 628)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:623
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:623
+        e0_amount = 2  # rulebooks/megaciv.civ:629
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:629
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:625
-        if type(c) is _U:
-            s.undecided.append((625, 'rulebooks/megaciv.civ', 'whether Trade Empire changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:625
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:631
+        if c:  # rulebooks/megaciv.civ:631
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 631, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:626
-        if type(c) is _U:
-            s.undecided.append((626, 'rulebooks/megaciv.civ', 'whether Masonry changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:626
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 626, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:632
+        if c:  # rulebooks/megaciv.civ:632
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 632, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:627
-        if type(c) is _U:
-            s.undecided.append((627, 'rulebooks/megaciv.civ', 'whether Calendar changes reduce cities', c.facts))
-            v = 2
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:627
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 627, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:633
+        if c:  # rulebooks/megaciv.civ:633
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 633, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 623)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:632
+    # rulebooks/megaciv.civ:638
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:636
-        e0_area = 'any'  # rulebooks/megaciv.civ:636
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 637)
+        e0_amount = 15  # rulebooks/megaciv.civ:642
+        e0_area = 'any'  # rulebooks/megaciv.civ:642
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 643)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/megaciv.civ', 'whether Medicine changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:639
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 645, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:640
-        if type(c) is _U:
-            s.undecided.append((640, 'rulebooks/megaciv.civ', 'whether Enlightenment changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:640
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 640, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 646, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:641
-        if type(c) is _U:
-            s.undecided.append((641, 'rulebooks/megaciv.civ', 'whether Roadbuilding changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:641
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 641, 'rulebooks/megaciv.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:647
+        if c:  # rulebooks/megaciv.civ:647
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 647, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:642
-        if type(c) is _U:
-            s.undecided.append((642, 'rulebooks/megaciv.civ', 'whether Trade Empire changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:642
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 642, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:648
+        if c:  # rulebooks/megaciv.civ:648
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 648, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 636)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 642)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:637
-        e0_area = 'any'  # rulebooks/megaciv.civ:637
+        e0_amount = 10  # rulebooks/megaciv.civ:643
+        e0_area = 'any'  # rulebooks/megaciv.civ:643
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:639
-        if type(c) is _U:
-            s.undecided.append((639, 'rulebooks/megaciv.civ', 'whether Medicine changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:639
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 639, 'rulebooks/megaciv.civ'))
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 645, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:643
-        if type(c) is _U:
-            s.undecided.append((643, 'rulebooks/megaciv.civ', 'whether Anatomy changes damage', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'damage', 'amount', v, e0_amount, u, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:643
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 643, 'rulebooks/megaciv.civ'))
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:649
+        if c:  # rulebooks/megaciv.civ:649
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 649, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 637)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:646
+    # rulebooks/megaciv.civ:652
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:650
+        e0_amount = 15  # rulebooks/megaciv.civ:656
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:651
-        if type(c) is _U:
-            s.undecided.append((651, 'rulebooks/megaciv.civ', 'whether Sculpture changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:651
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 651, 'rulebooks/megaciv.civ'))
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:657
+        if c:  # rulebooks/megaciv.civ:657
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 657, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Law' in held))  # rulebooks/megaciv.civ:652
-        if type(c) is _U:
-            s.undecided.append((652, 'rulebooks/megaciv.civ', 'whether Law changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Law',), 652, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:652
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 652, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:658
+        if c:  # rulebooks/megaciv.civ:658
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 658, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:653
-        if type(c) is _U:
-            s.undecided.append((653, 'rulebooks/megaciv.civ', 'whether Monarchy changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:653
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 653, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:659
+        if c:  # rulebooks/megaciv.civ:659
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 659, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:654
-        if type(c) is _U:
-            s.undecided.append((654, 'rulebooks/megaciv.civ', 'whether Provincial Empire changes annex unit points', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'annex_unit_points', 'amount', v, e0_amount, u, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:654
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 654, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:660
+        if c:  # rulebooks/megaciv.civ:660
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 660, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 650)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 656)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
@@ -909,72 +691,36 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:658
+    # rulebooks/megaciv.civ:664
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:662
+        e0_amount = 3  # rulebooks/megaciv.civ:668
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:663
-        if type(c) is _U:
-            s.undecided.append((663, 'rulebooks/megaciv.civ', 'whether Music changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Music',), 663, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:663
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 663, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:669
+        if c:  # rulebooks/megaciv.civ:669
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 669, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:664
-        if type(c) is _U:
-            s.undecided.append((664, 'rulebooks/megaciv.civ', 'whether Drama and Poetry changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:664
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 664, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:670
+        if c:  # rulebooks/megaciv.civ:670
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 670, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Law' in held))  # rulebooks/megaciv.civ:665
-        if type(c) is _U:
-            s.undecided.append((665, 'rulebooks/megaciv.civ', 'whether Law changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Law',), 665, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:665
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 665, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:671
+        if c:  # rulebooks/megaciv.civ:671
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 671, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:666
-        if type(c) is _U:
-            s.undecided.append((666, 'rulebooks/megaciv.civ', 'whether Democracy changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:666
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 666, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:672
+        if c:  # rulebooks/megaciv.civ:672
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 672, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:667
-        if type(c) is _U:
-            s.undecided.append((667, 'rulebooks/megaciv.civ', 'whether Advanced Military changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:667
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 667, 'rulebooks/megaciv.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:673
+        if c:  # rulebooks/megaciv.civ:673
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 673, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:668
-        if type(c) is _U:
-            s.undecided.append((668, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes reduce all but cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_all_but_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:668
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 668, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:674
+        if c:  # rulebooks/megaciv.civ:674
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 674, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 668)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -982,42 +728,25 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:672
+    # rulebooks/megaciv.civ:678
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:676
+        e0_amount = 10  # rulebooks/megaciv.civ:682
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:677
-        if type(c) is _U:
-            s.undecided.append((677, 'rulebooks/megaciv.civ', 'whether Law changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Law',), 677, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:677
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 677, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:683
+        if c:  # rulebooks/megaciv.civ:683
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 683, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:678
-        if type(c) is _U:
-            s.undecided.append((678, 'rulebooks/megaciv.civ', 'whether Coinage changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:678
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 678, 'rulebooks/megaciv.civ'))
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:684
+        if c:  # rulebooks/megaciv.civ:684
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 684, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:679
-        if type(c) is _U:
-            s.undecided.append((679, 'rulebooks/megaciv.civ', 'whether Wonder of the World changes discard face value', c.facts))
-            v = 5
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'discard_face_value', 'amount', v, e0_amount, u, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:679
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 679, 'rulebooks/megaciv.civ'))
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:685
+        if c:  # rulebooks/megaciv.civ:685
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 685, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 676)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 682)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -1025,126 +754,81 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:682
+    # rulebooks/megaciv.civ:688
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 690, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:690
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 690, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:686
-        e0_area = 'any'  # rulebooks/megaciv.civ:686
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 687)
+        if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:696
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 696, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:692
+        e0_area = 'any'  # rulebooks/megaciv.civ:692
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 693)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
-        if type(c) is _U:
-            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 2
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:691
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:700
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:697
+        if c:  # rulebooks/megaciv.civ:697
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 697, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
-        if type(c) is _U:
-            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:692
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 698, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
-        if type(c) is _U:
-            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:693
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:699
+        if c:  # rulebooks/megaciv.civ:699
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 699, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 686)]
+        if s.decide(m3, 700, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:700
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 700, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 692)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (689, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 689, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:687
-        e0_area = 'any'  # rulebooks/megaciv.civ:687
+        excluded = (695, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 695, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:693
+        e0_area = 'any'  # rulebooks/megaciv.civ:693
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:694
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:691
-        if type(c) is _U:
-            s.undecided.append((691, 'rulebooks/megaciv.civ', 'whether Philosophy changes reduce cities', c.facts))
-            v = 2
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:691
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 691, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:700
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:697
+        if c:  # rulebooks/megaciv.civ:697
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 697, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:692
-        if type(c) is _U:
-            s.undecided.append((692, 'rulebooks/megaciv.civ', 'whether Theology changes reduce cities', c.facts))
-            v = 3
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Theology',), 692, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:692
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 692, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 698, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:693
-        if type(c) is _U:
-            s.undecided.append((693, 'rulebooks/megaciv.civ', 'whether Monotheism changes reduce cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'reduce_cities', 'amount', v, e0_amount, u, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:693
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 693, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:699
+        if c:  # rulebooks/megaciv.civ:699
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 699, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m3, 694, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:694
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 694, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 687)]
+        if s.decide(m3, 700, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:700
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 700, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:699
+    # rulebooks/megaciv.civ:705
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:703
+        e0_amount = 1  # rulebooks/megaciv.civ:709
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:706
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:704
-        if type(c) is _U:
-            s.undecided.append((704, 'rulebooks/megaciv.civ', 'whether Fundamentalism changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:704
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 704, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:712
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:710
+        if c:  # rulebooks/megaciv.civ:710
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 710, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Library' in held))  # rulebooks/megaciv.civ:705
-        if type(c) is _U:
-            s.undecided.append((705, 'rulebooks/megaciv.civ', 'whether Library changes ast back', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'ast_back', 'amount', v, e0_amount, u, ('Library',), 705, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:705
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 705, 'rulebooks/megaciv.civ'))
+        c = (('Library' in held))  # rulebooks/megaciv.civ:711
+        if c:  # rulebooks/megaciv.civ:711
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 711, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if s.decide(m2, 706, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:706
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 706, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 703)]
+        if s.decide(m2, 712, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:712
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 712, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 709)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
@@ -1152,72 +836,65 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:711
+    # rulebooks/megaciv.civ:717
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 720, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:720
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 720, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:715
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:715
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 716)
+        if s.decide((s.fact('coastal_cities') == 0), 726, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:726
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 726, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:721
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:721
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 722)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:721
-        if type(c) is _U:
-            s.undecided.append((721, 'rulebooks/megaciv.civ', 'whether Cartography changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:721
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 721, 'rulebooks/megaciv.civ'))
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:727
+        if c:  # rulebooks/megaciv.civ:727
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 727, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:722
-        if type(c) is _U:
-            s.undecided.append((722, 'rulebooks/megaciv.civ', 'whether Naval Warfare changes pirate cities', c.facts))
-            v = 1
-            u = _rt.unknown_of(c, e0_amount, v)
-            trace.append(('undecided', 'pirate_cities', 'amount', v, e0_amount, u, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
-            e0_amount = u
-        elif c:  # rulebooks/megaciv.civ:722
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 722, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:728
+        if c:  # rulebooks/megaciv.civ:728
+            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 715)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 721)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (718, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 718, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:716
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:716
-        trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716)]
+        excluded = (724, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 724, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:722
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:722
+        trace = []
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 458, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
-    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 464, 'summary': 'Lose 10 treasury.'},
-    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 470, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 476, 'summary': 'Destroy 1 city.'},
-    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 483, 'summary': 'Take 5 damage.'},
-    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 489, 'summary': 'Destroy 1 city.'},
-    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 495, 'summary': 'Discard 2 commodity cards.'},
-    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 503, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 512, 'summary': 'With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 534, 'summary': 'The beneficiary annexes 1 city.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 543, 'summary': 'Take 10 damage. 3 other players each: take 5 damage.'},
-    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 556, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
-    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 568, 'summary': 'With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.'},
-    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 581, 'summary': 'Reduce 3 cities.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 592, 'summary': 'The beneficiary annexes all but 35 unit points.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 606, 'summary': '15 barbarian tokens attack a city.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 618, 'summary': 'Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 632, 'summary': 'Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).'},
-    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 646, 'summary': 'The beneficiary annexes 15 unit points.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 658, 'summary': 'Reduce all cities but 3.'},
-    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 672, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 682, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 699, 'summary': 'Move back 1 step on the A.S.T.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 711, 'summary': '2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 464, "summary": "Take 2 damage from coastal areas; lose 5 treasury."}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 470, "summary": "Lose 10 treasury."}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 476, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 482, "summary": "Destroy 1 city."}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 489, "summary": "Take 5 damage."}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 495, "summary": "Destroy 1 city."}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 501, "summary": "Discard 2 commodity cards."}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 509, "summary": "Destroy 1 city from coastal areas; lose 5 treasury."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 518, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 540, "summary": "The beneficiary annexes 1 city."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 549, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 562, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 574, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 587, "summary": "Reduce 3 cities."}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 598, "summary": "The beneficiary annexes all but 35 unit points."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 612, "summary": "15 barbarian tokens attack a city."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 624, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 638, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 652, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 664, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 678, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 688, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 705, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 717, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -1248,111 +925,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:734
+    # rulebooks/megaciv.civ:740
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:735
+    # rulebooks/megaciv.civ:741
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 736)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 736), _rt.requirement('cities', s.fact('cities'), '>=', 1, 736)]], 736, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 742)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 742), _rt.requirement('cities', s.fact('cities'), '>=', 1, 742)]], 742, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:738
+    # rulebooks/megaciv.civ:744
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 739)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 739), _rt.requirement('cities', s.fact('cities'), '>=', 2, 739)]], 739, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 740, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 2, 745)]], 745, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 746, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:742
+    # rulebooks/megaciv.civ:748
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 2, 743)]], 743, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 744, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 749)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 749), _rt.requirement('cities', s.fact('cities'), '>=', 2, 749)]], 749, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 750, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:746
+    # rulebooks/megaciv.civ:752
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 3, 747)]], 747, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 748, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 753)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 753), _rt.requirement('cities', s.fact('cities'), '>=', 3, 753)]], 753, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 754, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:750
+    # rulebooks/megaciv.civ:756
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 751)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 751), _rt.requirement('cities', s.fact('cities'), '>=', 4, 751)]], 751, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 752, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 757)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 757), _rt.requirement('cities', s.fact('cities'), '>=', 4, 757)]], 757, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 758, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:761
+    # rulebooks/megaciv.civ:767
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:762
+    # rulebooks/megaciv.civ:768
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 763)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 763), _rt.requirement('cities', s.fact('cities'), '>=', 2, 763)]], 763, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 769)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 769), _rt.requirement('cities', s.fact('cities'), '>=', 2, 769)]], 769, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:765
+    # rulebooks/megaciv.civ:771
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 766)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 766), _rt.requirement('cities', s.fact('cities'), '>=', 2, 766)]], 766, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 767, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 2, 772)]], 772, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 773, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:769
+    # rulebooks/megaciv.civ:775
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 3, 770)]], 770, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 771, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 776)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 776), _rt.requirement('cities', s.fact('cities'), '>=', 3, 776)]], 776, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 777, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:773
+    # rulebooks/megaciv.civ:779
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 4, 774)]], 774, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 775, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 776, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 780)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 780), _rt.requirement('cities', s.fact('cities'), '>=', 4, 780)]], 780, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 781, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 782, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:778
+    # rulebooks/megaciv.civ:784
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 5, 779)]], 779, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 780, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 781, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 785)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 785), _rt.requirement('cities', s.fact('cities'), '>=', 5, 785)]], 785, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 786, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 787, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:783
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 783)
+    # rulebooks/megaciv.civ:789
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 789)
 
 
 AST = {
@@ -1380,27 +1057,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 925}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 931}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 930),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 931),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 932),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 933),
+    ('Cities in play', lambda s: s.fact('cities'), 936),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 937),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 938),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 939),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 934),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 935),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 936),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 937),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 938),
-    ('All credit points', lambda s: s.derived('credit_total'), 939),
-    ('Cities on the board', lambda s: s.fact('cities'), 940),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 941),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 940),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 941),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 942),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 943),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 944),
+    ('All credit points', lambda s: s.derived('credit_total'), 945),
+    ('Cities on the board', lambda s: s.fact('cities'), 946),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 947),
 ]
-SCORE_AST = (932,)
+SCORE_AST = (938,)
 
-LINES = _rt.line_map('140:1006 146:458 151:461 152:461 153:461 161:464 166:467 174:470 179:473 180:473 181:473 189:476 194:479 195:479 198:480 199:480 200:480 207:483 212:486 213:486 221:489 226:492 227:492 235:495 240:498 243:499 244:499 245:499 252:503 257:506 258:506 259:506 267:512 275:517 277:517 278:517 280:518 283:520 284:520 285:521 286:521 291:524 293:525 294:526 295:526 296:526 298:526 299:526 300:526 301:526 303:526 304:526 305:527 306:527 307:527 309:527 310:527 311:527 312:527 314:527 315:527 326:524 327:524 333:534 338:538 340:539 341:539 342:539 343:539 344:539 345:539 346:539 347:539 348:539 349:539 356:543 361:547 362:547 363:548 365:549 366:549 367:549 368:549 369:549 370:549 371:549 372:549 373:549 374:549 375:550 376:550 377:550 378:550 379:550 380:550 381:550 382:550 383:550 384:550 385:551 386:551 387:551 388:551 389:551 390:551 391:551 392:551 393:551 394:551 399:548 400:548 402:550 403:550 404:550 405:550 406:550 407:550 408:550 409:550 410:550 411:550 412:551 413:551 414:551 415:551 416:551 417:551 418:551 419:551 420:551 421:551 426:556 431:560 433:561 434:561 435:561 436:561 437:561 438:561 439:561 440:561 441:561 442:561 443:562 444:562 445:562 446:562 447:562 448:562 449:562 450:562 451:562 452:562 453:563 454:563 455:563 456:563 457:563 458:563 459:563 460:563 461:563 462:563 469:568 476:573 478:573 479:573 481:573 482:573 484:573 485:573 489:575 491:576 492:576 493:576 494:576 496:576 497:576 498:576 500:576 501:576 502:576 503:576 505:576 506:576 508:576 509:576 518:575 519:575 521:576 522:576 523:576 524:576 525:576 526:576 527:576 528:576 529:576 530:576 535:581 540:585 541:585 543:586 544:586 545:586 546:586 547:586 548:586 549:586 550:586 551:586 552:586 553:587 554:587 555:587 556:587 557:587 558:587 559:587 560:587 561:587 562:587 563:588 564:588 565:588 566:588 567:588 568:588 569:588 570:588 571:588 572:588 573:589 574:589 575:589 576:589 577:589 578:589 579:589 580:589 581:589 582:589 589:592 594:596 596:597 597:597 598:597 599:597 600:597 601:597 602:597 603:597 604:597 605:597 606:598 607:598 608:598 609:598 610:598 611:598 612:598 613:598 614:598 615:598 616:599 617:599 618:599 619:599 620:599 621:599 622:599 623:599 624:599 625:599 626:600 627:600 628:600 629:600 630:600 631:600 632:600 633:600 634:600 635:600 636:601 637:601 638:601 639:601 640:601 641:601 642:601 643:601 644:601 645:601 652:606 657:610 659:611 660:611 661:611 662:611 663:611 664:611 665:611 666:611 667:611 668:611 669:612 670:612 671:612 672:612 673:612 674:612 675:612 676:612 677:612 678:612 679:613 680:613 681:613 682:613 683:613 684:613 685:613 686:613 687:613 688:613 695:618 700:624 701:624 702:622 703:622 704:623 706:625 707:625 708:625 709:625 710:625 711:625 712:625 713:625 714:625 715:625 716:626 717:626 718:626 719:626 720:626 721:626 722:626 723:626 724:626 725:626 726:627 727:627 728:627 729:627 730:627 731:627 732:627 733:627 734:627 735:627 740:623 741:623 743:625 744:625 745:625 746:625 747:625 748:625 749:625 750:625 751:625 752:625 753:626 754:626 755:626 756:626 757:626 758:626 759:626 760:626 761:626 762:626 763:627 764:627 765:627 766:627 767:627 768:627 769:627 770:627 771:627 772:627 777:632 782:636 783:636 784:637 786:639 787:639 788:639 789:639 790:639 791:639 792:639 793:639 794:639 795:639 796:640 797:640 798:640 799:640 800:640 801:640 802:640 803:640 804:640 805:640 806:641 807:641 808:641 809:641 810:641 811:641 812:641 813:641 814:641 815:641 816:642 817:642 818:642 819:642 820:642 821:642 822:642 823:642 824:642 825:642 830:637 831:637 833:639 834:639 835:639 836:639 837:639 838:639 839:639 840:639 841:639 842:639 843:643 844:643 845:643 846:643 847:643 848:643 849:643 850:643 851:643 852:643 857:646 862:650 864:651 865:651 866:651 867:651 868:651 869:651 870:651 871:651 872:651 873:651 874:652 875:652 876:652 877:652 878:652 879:652 880:652 881:652 882:652 883:652 884:653 885:653 886:653 887:653 888:653 889:653 890:653 891:653 892:653 893:653 894:654 895:654 896:654 897:654 898:654 899:654 900:654 901:654 902:654 903:654 910:658 915:662 917:663 918:663 919:663 920:663 921:663 922:663 923:663 924:663 925:663 926:663 927:664 928:664 929:664 930:664 931:664 932:664 933:664 934:664 935:664 936:664 937:665 938:665 939:665 940:665 941:665 942:665 943:665 944:665 945:665 946:665 947:666 948:666 949:666 950:666 951:666 952:666 953:666 954:666 955:666 956:666 957:667 958:667 959:667 960:667 961:667 962:667 963:667 964:667 965:667 966:667 967:668 968:668 969:668 970:668 971:668 972:668 973:668 974:668 975:668 976:668 983:672 988:676 990:677 991:677 992:677 993:677 994:677 995:677 996:677 997:677 998:677 999:677 1000:678 1001:678 1002:678 1003:678 1004:678 1005:678 1006:678 1007:678 1008:678 1009:678 1010:679 1011:679 1012:679 1013:679 1014:679 1015:679 1016:679 1017:679 1018:679 1019:679 1026:682 1031:690 1032:690 1033:686 1034:686 1035:687 1038:694 1039:691 1040:691 1041:691 1042:691 1043:691 1044:691 1045:691 1046:691 1047:691 1048:691 1049:692 1050:692 1051:692 1052:692 1053:692 1054:692 1055:692 1056:692 1057:692 1058:692 1059:693 1060:693 1061:693 1062:693 1063:693 1064:693 1065:693 1066:693 1067:693 1068:693 1069:694 1070:694 1074:689 1075:687 1076:687 1079:694 1080:691 1081:691 1082:691 1083:691 1084:691 1085:691 1086:691 1087:691 1088:691 1089:691 1090:692 1091:692 1092:692 1093:692 1094:692 1095:692 1096:692 1097:692 1098:692 1099:692 1100:693 1101:693 1102:693 1103:693 1104:693 1105:693 1106:693 1107:693 1108:693 1109:693 1110:694 1111:694 1116:699 1121:703 1124:706 1125:704 1126:704 1127:704 1128:704 1129:704 1130:704 1131:704 1132:704 1133:704 1134:704 1135:705 1136:705 1137:705 1138:705 1139:705 1140:705 1141:705 1142:705 1143:705 1144:705 1145:706 1146:706 1153:711 1158:720 1159:720 1160:715 1161:715 1162:716 1164:721 1165:721 1166:721 1167:721 1168:721 1169:721 1170:721 1171:721 1172:721 1173:721 1174:722 1175:722 1176:722 1177:722 1178:722 1179:722 1180:722 1181:722 1182:722 1183:722 1187:718 1188:716 1189:716 1249:734 1256:735 1260:736 1264:738 1268:739 1269:740 1273:742 1277:743 1278:744 1282:746 1286:747 1287:748 1291:750 1295:751 1296:752 1300:761 1307:762 1311:763 1315:765 1319:766 1320:767 1324:769 1328:770 1329:771 1333:773 1337:774 1338:775 1339:776 1343:778 1347:779 1348:780 1349:781 1353:783 1355:783 1363:794 1364:801 1365:808 1366:815 1367:822 1368:829 1369:836 1370:843 1371:850 1372:857 1373:864 1374:871 1375:878 1376:885 1377:892 1378:899 1379:906 1380:913 1383:925 1386:930 1387:931 1388:932 1389:933 1392:934 1393:935 1394:936 1395:937 1396:938 1397:939 1398:940 1399:941')
+LINES = _rt.line_map('140:1012 146:464 151:467 152:467 153:467 162:470 167:473 176:476 181:479 182:479 183:479 192:482 197:485 198:485 201:486 202:486 203:486 211:489 216:492 217:492 226:495 231:498 232:498 241:501 246:504 249:505 250:505 251:505 259:509 264:512 265:512 266:512 275:518 283:523 285:523 286:523 288:524 291:526 292:526 293:527 294:527 299:530 301:531 302:532 303:532 304:532 306:532 307:532 308:532 309:532 311:532 312:532 313:533 314:533 315:533 317:533 318:533 319:533 320:533 322:533 323:533 335:530 336:530 343:540 348:544 350:545 351:545 352:545 353:545 361:549 366:553 367:553 368:554 370:555 371:555 372:555 373:555 374:556 375:556 376:556 377:556 378:557 379:557 380:557 381:557 387:554 388:554 390:556 391:556 392:556 393:556 394:557 395:557 396:557 397:557 403:562 408:566 410:567 411:567 412:567 413:567 414:568 415:568 416:568 417:568 418:569 419:569 420:569 421:569 428:574 435:579 437:579 438:579 440:579 441:579 443:579 444:579 448:581 450:582 451:582 453:582 454:582 456:582 457:582 467:581 468:581 470:582 471:582 472:582 473:582 479:587 484:591 485:591 487:592 488:592 489:592 490:592 491:593 492:593 493:593 494:593 495:594 496:594 497:594 498:594 499:595 500:595 501:595 502:595 510:598 515:602 517:603 518:603 519:603 520:603 521:604 522:604 523:604 524:604 525:605 526:605 527:605 528:605 529:606 530:606 531:606 532:606 533:607 534:607 535:607 536:607 543:612 548:616 550:617 551:617 552:617 553:617 554:618 555:618 556:618 557:618 558:619 559:619 560:619 561:619 568:624 573:630 574:630 575:628 576:628 577:629 579:631 580:631 581:631 582:631 583:632 584:632 585:632 586:632 587:633 588:633 589:633 590:633 596:629 597:629 599:631 600:631 601:631 602:631 603:632 604:632 605:632 606:632 607:633 608:633 609:633 610:633 616:638 621:642 622:642 623:643 625:645 626:645 627:645 628:645 629:646 630:646 631:646 632:646 633:647 634:647 635:647 636:647 637:648 638:648 639:648 640:648 646:643 647:643 649:645 650:645 651:645 652:645 653:649 654:649 655:649 656:649 662:652 667:656 669:657 670:657 671:657 672:657 673:658 674:658 675:658 676:658 677:659 678:659 679:659 680:659 681:660 682:660 683:660 684:660 692:664 697:668 699:669 700:669 701:669 702:669 703:670 704:670 705:670 706:670 707:671 708:671 709:671 710:671 711:672 712:672 713:672 714:672 715:673 716:673 717:673 718:673 719:674 720:674 721:674 722:674 729:678 734:682 736:683 737:683 738:683 739:683 740:684 741:684 742:684 743:684 744:685 745:685 746:685 747:685 755:688 760:696 761:696 762:692 763:692 764:693 767:700 768:697 769:697 770:697 771:697 772:698 773:698 774:698 775:698 776:699 777:699 778:699 779:699 780:700 781:700 786:695 787:693 788:693 791:700 792:697 793:697 794:697 795:697 796:698 797:698 798:698 799:698 800:699 801:699 802:699 803:699 804:700 805:700 811:705 816:709 819:712 820:710 821:710 822:710 823:710 824:711 825:711 826:711 827:711 828:712 829:712 837:717 842:726 843:726 844:721 845:721 846:722 848:727 849:727 850:727 851:727 852:728 853:728 854:728 855:728 860:724 861:722 862:722 926:740 933:741 937:742 941:744 945:745 946:746 950:748 954:749 955:750 959:752 963:753 964:754 968:756 972:757 973:758 977:767 984:768 988:769 992:771 996:772 997:773 1001:775 1005:776 1006:777 1010:779 1014:780 1015:781 1016:782 1020:784 1024:785 1025:786 1026:787 1030:789 1032:789 1040:800 1041:807 1042:814 1043:821 1044:828 1045:835 1046:842 1047:849 1048:856 1049:863 1050:870 1051:877 1052:884 1053:891 1054:898 1055:905 1056:912 1057:919 1060:931 1063:936 1064:937 1065:938 1066:939 1069:940 1070:941 1071:942 1072:943 1073:944 1074:945 1075:946 1076:947')
 LINE_FILES = ('rulebooks/megaciv.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
