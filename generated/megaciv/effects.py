@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': '5b58faef222d60069afa5bb15cfef59ce4ce7a04b0ca8d87044bede8d93d813b'}
+SOURCES = {'rulebooks/megaciv.civ': '17f800ee4265744d2d698ff88b80b10a34d44a9c296f022f47119424e39bcbae'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -29,57 +29,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 62}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 71}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 78}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 85}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 93}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 100}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 107}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 116}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 123}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 130}]',
-    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 139}]',
-    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 146}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 154}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 161}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 168}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 175}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 185}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 193}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 200}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 209}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 218}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 226}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 233}]',
-    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 241}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 248}]',
-    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 258}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 266}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 276}]',
-    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 283}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 292}]',
-    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 300}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 309}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 316}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 325}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 334}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 341}]',
-    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 349}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 356}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 365}]',
-    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 375}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 383}]',
-    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 390}]',
-    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 397}]',
-    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 404}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 410}]',
-    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 417}]',
-    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 424}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 433}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 441}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 448}]',
-    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 456}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 63}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 72}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 79}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 86}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 101}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 108}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 117}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 124}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 131}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 140}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 147}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 155}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 162}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 169}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 176}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 186}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 194}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 201}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 210}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 219}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 227}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 234}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 242}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 249}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 259}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 267}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 277}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 284}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 301}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 310}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 317}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 326}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 342}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 357}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 366}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 376}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 391}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 398}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 405}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 411}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 418}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 425}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 434}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 442}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 449}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 457}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
@@ -145,14 +145,14 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:464
+    # rulebooks/megaciv.civ:465
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:467
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:467
-        e1_amount = 5  # rulebooks/megaciv.civ:467
+        e0_amount = 2  # rulebooks/megaciv.civ:468
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:468
+        e1_amount = 5  # rulebooks/megaciv.civ:468
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 467), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 467)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 468), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 468)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -161,12 +161,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:470
+    # rulebooks/megaciv.civ:471
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:473
+        e0_amount = 10  # rulebooks/megaciv.civ:474
         trace = []
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 473)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 474)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -175,14 +175,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:476
+    # rulebooks/megaciv.civ:477
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:479
-        e0_area = 'any'  # rulebooks/megaciv.civ:479
-        e1_amount = 5  # rulebooks/megaciv.civ:479
+        e0_amount = 1  # rulebooks/megaciv.civ:480
+        e0_area = 'any'  # rulebooks/megaciv.civ:480
+        e1_amount = 5  # rulebooks/megaciv.civ:480
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 479), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 479)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 480), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 480)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -191,17 +191,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:482
+    # rulebooks/megaciv.civ:483
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:485
-        e0_area = 'any'  # rulebooks/megaciv.civ:485
+        e0_amount = 1  # rulebooks/megaciv.civ:486
+        e0_area = 'any'  # rulebooks/megaciv.civ:486
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:486
-        if s.decide(m0, 486, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:486
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 486, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 485)]
+        m0 = True  # rulebooks/megaciv.civ:487
+        if s.decide(m0, 487, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:487
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 487, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -210,13 +210,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:489
+    # rulebooks/megaciv.civ:490
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:492
-        e0_area = 'any'  # rulebooks/megaciv.civ:492
+        e0_amount = 5  # rulebooks/megaciv.civ:493
+        e0_area = 'any'  # rulebooks/megaciv.civ:493
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 492)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 493)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -225,13 +225,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:495
+    # rulebooks/megaciv.civ:496
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:498
-        e0_area = 'any'  # rulebooks/megaciv.civ:498
+        e0_amount = 1  # rulebooks/megaciv.civ:499
+        e0_area = 'any'  # rulebooks/megaciv.civ:499
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 498)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 499)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -240,16 +240,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:501
+    # rulebooks/megaciv.civ:502
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:504
+        e0_amount = 2  # rulebooks/megaciv.civ:505
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:505
-        if s.decide(m0, 505, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:505
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 505, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 504)]
+        m0 = True  # rulebooks/megaciv.civ:506
+        if s.decide(m0, 506, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:506
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 506, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 505)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -258,14 +258,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:509
+    # rulebooks/megaciv.civ:510
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:512
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:512
-        e1_amount = 5  # rulebooks/megaciv.civ:512
+        e0_amount = 1  # rulebooks/megaciv.civ:513
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:513
+        e1_amount = 5  # rulebooks/megaciv.civ:513
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 512), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 512)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 513)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -274,84 +274,84 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:518
+    # rulebooks/megaciv.civ:519
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b282 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:523
+        b282 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:524
         ub282 = type(b282) is _U
         if ub282:
-            s.undecided.append((523, 'rulebooks/megaciv.civ', 'which effects apply', b282.facts))
+            s.undecided.append((524, 'rulebooks/megaciv.civ', 'which effects apply', b282.facts))
         if ub282 or b282:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:524
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:525
             e0_active = True
         if ub282 or not b282:
-            e1_amount = 1  # rulebooks/megaciv.civ:526
-            e1_area = 'any'  # rulebooks/megaciv.civ:526
-            e2_amount = 0  # rulebooks/megaciv.civ:527
-            e2_area = 'any'  # rulebooks/megaciv.civ:527
+            e1_amount = 1  # rulebooks/megaciv.civ:527
+            e1_area = 'any'  # rulebooks/megaciv.civ:527
+            e2_amount = 0  # rulebooks/megaciv.civ:528
+            e2_area = 'any'  # rulebooks/megaciv.civ:528
         if ub282:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 530)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 531)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:531
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:532
         if type(m0) is _U:
-            s.undecided.append((532, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((533, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 532, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:532
+        elif m0:  # rulebooks/megaciv.civ:533
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 532, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
         if type(m0) is _U:
-            s.undecided.append((533, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((534, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:533
+        elif m0:  # rulebooks/megaciv.civ:534
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 524))
+            effects.append(('destroy_area_units', {'area': e0_area}, 525))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 526))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 527))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 527))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 528))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:530
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:530
+        e0_amount = 1  # rulebooks/megaciv.civ:531
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:531
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 530)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 531)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
-    # rulebooks/megaciv.civ:540
+    # rulebooks/megaciv.civ:541
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:544
+        e0_amount = 1  # rulebooks/megaciv.civ:545
         trace = []
-        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:545
-        if c:  # rulebooks/megaciv.civ:545
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 545, 'rulebooks/megaciv.civ'))
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:546
+        if c:  # rulebooks/megaciv.civ:546
+            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 546, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 544)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 545)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -360,66 +360,66 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:549
+    # rulebooks/megaciv.civ:550
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:553
-        e0_area = 'any'  # rulebooks/megaciv.civ:553
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 554)
+        e0_amount = 10  # rulebooks/megaciv.civ:554
+        e0_area = 'any'  # rulebooks/megaciv.civ:554
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 555)
         trace = []
-        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:555
-        if c:  # rulebooks/megaciv.civ:555
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 555, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:556
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:556
         if c:  # rulebooks/megaciv.civ:556
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 556, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:557
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 556, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
         if c:  # rulebooks/megaciv.civ:557
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 557, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 553)]
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
+        if c:  # rulebooks/megaciv.civ:558
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:554
-        e0_area = 'any'  # rulebooks/megaciv.civ:554
+        e0_amount = 5  # rulebooks/megaciv.civ:555
+        e0_area = 'any'  # rulebooks/megaciv.civ:555
         trace = []
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:556
-        if c:  # rulebooks/megaciv.civ:556
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 556, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:557
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
         if c:  # rulebooks/megaciv.civ:557
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 557, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
+        if c:  # rulebooks/megaciv.civ:558
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 555)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:562
+    # rulebooks/megaciv.civ:563
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:566
+        e0_amount = 2  # rulebooks/megaciv.civ:567
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:567
-        if c:  # rulebooks/megaciv.civ:567
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 567, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:568
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:568
         if c:  # rulebooks/megaciv.civ:568
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 568, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 568, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:569
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:569
         if c:  # rulebooks/megaciv.civ:569
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 569, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 569, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 1
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:570
+        if c:  # rulebooks/megaciv.civ:570
+            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 570, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 566)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -427,80 +427,80 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:574
+    # rulebooks/megaciv.civ:575
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:579
+        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
         ub434 = type(b434) is _U
         if ub434:
-            s.undecided.append((579, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
+            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
         if ub434 or b434:
-            e0_amount = 15  # rulebooks/megaciv.civ:579
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:579
+            e0_amount = 15  # rulebooks/megaciv.civ:580
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:580
         if ub434 or not b434:
-            e1_amount = 5  # rulebooks/megaciv.civ:579
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:579
+            e1_amount = 5  # rulebooks/megaciv.civ:580
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:580
         if ub434:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 581)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 582)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:582
-        if c:  # rulebooks/megaciv.civ:582
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
+        if c:  # rulebooks/megaciv.civ:583
             if e0_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
                 e0_amount = e0_amount - 5
             elif e1_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 5
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 579))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 580))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 579))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 580))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:581
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:581
+        e0_amount = 5  # rulebooks/megaciv.civ:582
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:582
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:582
-        if c:  # rulebooks/megaciv.civ:582
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 582, 'rulebooks/megaciv.civ'))
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
+        if c:  # rulebooks/megaciv.civ:583
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 581)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 582)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:587
+    # rulebooks/megaciv.civ:588
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:591
-        e0_area = 'any'  # rulebooks/megaciv.civ:591
+        e0_amount = 3  # rulebooks/megaciv.civ:592
+        e0_area = 'any'  # rulebooks/megaciv.civ:592
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:592
-        if c:  # rulebooks/megaciv.civ:592
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 592, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:593
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:593
         if c:  # rulebooks/megaciv.civ:593
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 593, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 593, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:594
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:594
         if c:  # rulebooks/megaciv.civ:594
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 594, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 594, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:595
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:595
         if c:  # rulebooks/megaciv.civ:595
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 595, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 595, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 1
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:596
+        if c:  # rulebooks/megaciv.civ:596
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 591)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -509,32 +509,32 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:598
+    # rulebooks/megaciv.civ:599
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:602
+        e0_amount = 35  # rulebooks/megaciv.civ:603
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:603
-        if c:  # rulebooks/megaciv.civ:603
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 603, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:604
+        c = (('Music' in held))  # rulebooks/megaciv.civ:604
         if c:  # rulebooks/megaciv.civ:604
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 604, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 604, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:605
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:605
         if c:  # rulebooks/megaciv.civ:605
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 605, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 10
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:606
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:606
         if c:  # rulebooks/megaciv.civ:606
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 606, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Military' in held))  # rulebooks/megaciv.civ:607
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 606, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 10
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:607
         if c:  # rulebooks/megaciv.civ:607
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 607, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 607, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 602)]
+        c = (('Military' in held))  # rulebooks/megaciv.civ:608
+        if c:  # rulebooks/megaciv.civ:608
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 608, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 603)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -542,24 +542,24 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:612
+    # rulebooks/megaciv.civ:613
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:616
+        e0_amount = 15  # rulebooks/megaciv.civ:617
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:617
-        if c:  # rulebooks/megaciv.civ:617
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 617, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:618
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:618
         if c:  # rulebooks/megaciv.civ:618
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 618, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:619
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:619
         if c:  # rulebooks/megaciv.civ:619
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 619, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 619, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:620
+        if c:  # rulebooks/megaciv.civ:620
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 620, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 616)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -567,122 +567,122 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:624
+    # rulebooks/megaciv.civ:625
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 630, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:630
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 630, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:628
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:628
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 629)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 631, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:631
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 631, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:629
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:629
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 630)
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:631
-        if c:  # rulebooks/megaciv.civ:631
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 631, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:632
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:633
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 1
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 633, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 1
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+        if c:  # rulebooks/megaciv.civ:634
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 628)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:629
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:629
+        e0_amount = 2  # rulebooks/megaciv.civ:630
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:631
-        if c:  # rulebooks/megaciv.civ:631
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 631, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:632
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:633
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 1
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 633, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 1
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+        if c:  # rulebooks/megaciv.civ:634
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:638
+    # rulebooks/megaciv.civ:639
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:642
-        e0_area = 'any'  # rulebooks/megaciv.civ:642
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 643)
+        e0_amount = 15  # rulebooks/megaciv.civ:643
+        e0_area = 'any'  # rulebooks/megaciv.civ:643
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 644)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 645, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:646
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
         if c:  # rulebooks/megaciv.civ:646
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 646, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 646, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:647
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:647
         if c:  # rulebooks/megaciv.civ:647
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 647, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:648
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 647, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:648
         if c:  # rulebooks/megaciv.civ:648
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 648, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 642)]
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:649
+        if c:  # rulebooks/megaciv.civ:649
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 649, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:643
-        e0_area = 'any'  # rulebooks/megaciv.civ:643
+        e0_amount = 10  # rulebooks/megaciv.civ:644
+        e0_area = 'any'  # rulebooks/megaciv.civ:644
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 645, 'rulebooks/megaciv.civ'))
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 646, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:649
-        if c:  # rulebooks/megaciv.civ:649
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 649, 'rulebooks/megaciv.civ'))
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:650
+        if c:  # rulebooks/megaciv.civ:650
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 650, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:652
+    # rulebooks/megaciv.civ:653
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:656
+        e0_amount = 15  # rulebooks/megaciv.civ:657
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:657
-        if c:  # rulebooks/megaciv.civ:657
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 657, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Law' in held))  # rulebooks/megaciv.civ:658
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:658
         if c:  # rulebooks/megaciv.civ:658
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 658, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 658, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:659
+        c = (('Law' in held))  # rulebooks/megaciv.civ:659
         if c:  # rulebooks/megaciv.civ:659
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 659, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:660
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 659, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:660
         if c:  # rulebooks/megaciv.civ:660
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 660, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 660, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 656)]
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:661
+        if c:  # rulebooks/megaciv.civ:661
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 657)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -691,36 +691,36 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:664
+    # rulebooks/megaciv.civ:665
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:668
+        e0_amount = 3  # rulebooks/megaciv.civ:669
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:669
-        if c:  # rulebooks/megaciv.civ:669
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 669, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:670
+        c = (('Music' in held))  # rulebooks/megaciv.civ:670
         if c:  # rulebooks/megaciv.civ:670
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 670, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 670, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Law' in held))  # rulebooks/megaciv.civ:671
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:671
         if c:  # rulebooks/megaciv.civ:671
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 671, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:672
+        c = (('Law' in held))  # rulebooks/megaciv.civ:672
         if c:  # rulebooks/megaciv.civ:672
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 672, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 672, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:673
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:673
         if c:  # rulebooks/megaciv.civ:673
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 673, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:674
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 673, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 1
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 674, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 674, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 668)]
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:675
+        if c:  # rulebooks/megaciv.civ:675
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 1
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -728,24 +728,24 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:678
+    # rulebooks/megaciv.civ:679
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:682
+        e0_amount = 10  # rulebooks/megaciv.civ:683
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:683
-        if c:  # rulebooks/megaciv.civ:683
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 683, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:684
+        c = (('Law' in held))  # rulebooks/megaciv.civ:684
         if c:  # rulebooks/megaciv.civ:684
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 684, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:685
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 684, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 5
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:685
         if c:  # rulebooks/megaciv.civ:685
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 685, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 685, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 682)]
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:686
+        if c:  # rulebooks/megaciv.civ:686
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 5
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 683)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -754,80 +754,80 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:688
+    # rulebooks/megaciv.civ:689
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:696
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 696, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:692
-        e0_area = 'any'  # rulebooks/megaciv.civ:692
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 693)
+        if s.decide((s.fact('cities') == 0), 697, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:697
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 697, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:693
+        e0_area = 'any'  # rulebooks/megaciv.civ:693
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 694)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:700
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:697
-        if c:  # rulebooks/megaciv.civ:697
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 697, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:698
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:699
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 2
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 699, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 3
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        if c:  # rulebooks/megaciv.civ:700
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m3, 700, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:700
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 700, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 692)]
+        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (695, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 695, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:693
-        e0_area = 'any'  # rulebooks/megaciv.civ:693
+        excluded = (696, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:694
+        e0_area = 'any'  # rulebooks/megaciv.civ:694
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:700
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:697
-        if c:  # rulebooks/megaciv.civ:697
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 697, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:698
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:699
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 2
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 699, 'rulebooks/megaciv.civ'))
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount - 3
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        if c:  # rulebooks/megaciv.civ:700
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if s.decide(m3, 700, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:700
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 700, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
+        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:705
+    # rulebooks/megaciv.civ:706
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:709
+        e0_amount = 1  # rulebooks/megaciv.civ:710
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:712
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:710
-        if c:  # rulebooks/megaciv.civ:710
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 710, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Library' in held))  # rulebooks/megaciv.civ:711
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:713
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:711
         if c:  # rulebooks/megaciv.civ:711
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 711, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 1
+        c = (('Library' in held))  # rulebooks/megaciv.civ:712
+        if c:  # rulebooks/megaciv.civ:712
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 712, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if s.decide(m2, 712, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:712
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 712, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 709)]
+        if s.decide(m2, 713, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:713
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 713, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 710)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -836,64 +836,66 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:717
+    # rulebooks/megaciv.civ:718
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 726, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:726
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 726, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:721
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:721
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 722)
+        if s.decide((s.fact('coastal_cities') == 0), 727, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:727
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 727, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:722
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:722
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 723)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:727
-        if c:  # rulebooks/megaciv.civ:727
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 727, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:728
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:728
         if c:  # rulebooks/megaciv.civ:728
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 728, 'rulebooks/megaciv.civ'))
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 728, 'rulebooks/megaciv.civ'))
+            e0_amount = e0_amount + 1
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:729
+        if c:  # rulebooks/megaciv.civ:729
+            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 721)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (724, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 724, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:722
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:722
+        excluded = (725, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 725, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:723
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:723
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
+ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 464, "summary": "Take 2 damage from coastal areas; lose 5 treasury."}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 470, "summary": "Lose 10 treasury."}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 476, "summary": "Reduce 1 city; lose 5 treasury."}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 482, "summary": "Destroy 1 city."}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 489, "summary": "Take 5 damage."}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 495, "summary": "Destroy 1 city."}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 501, "summary": "Discard 2 commodity cards."}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 509, "summary": "Destroy 1 city from coastal areas; lose 5 treasury."}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 518, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 540, "summary": "The beneficiary annexes 1 city."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 549, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 562, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 574, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 587, "summary": "Reduce 3 cities."}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 598, "summary": "The beneficiary annexes all but 35 unit points."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 612, "summary": "15 barbarian tokens attack a city."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 624, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 638, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 652, "summary": "The beneficiary annexes 15 unit points."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 664, "summary": "Reduce all cities but 3."}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 678, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 688, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 705, "summary": "Move back 1 step on the A.S.T."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 717, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 465, "summary": "Take 2 damage from coastal areas; lose 5 treasury."}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 471, "summary": "Lose 10 treasury."}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 477, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 483, "summary": "Destroy 1 city."}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 490, "summary": "Take 5 damage."}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 496, "summary": "Destroy 1 city."}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 502, "summary": "Discard 2 commodity cards."}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 510, "summary": "Destroy 1 city from coastal areas; lose 5 treasury."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes 1 city."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 563, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 575, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 588, "summary": "Reduce 3 cities."}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 599, "summary": "The beneficiary annexes all but 35 unit points."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 613, "summary": "15 barbarian tokens attack a city."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 625, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 639, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 653, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 665, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 689, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 706, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 718, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -925,111 +927,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:740
+    # rulebooks/megaciv.civ:741
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:741
+    # rulebooks/megaciv.civ:742
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 742)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 742), _rt.requirement('cities', s.fact('cities'), '>=', 1, 742)]], 742, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 1, 743)]], 743, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:744
+    # rulebooks/megaciv.civ:745
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 2, 745)]], 745, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 746, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 746)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 746), _rt.requirement('cities', s.fact('cities'), '>=', 2, 746)]], 746, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 747, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:748
+    # rulebooks/megaciv.civ:749
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 749)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 749), _rt.requirement('cities', s.fact('cities'), '>=', 2, 749)]], 749, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 750, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 751, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:752
+    # rulebooks/megaciv.civ:753
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 753)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 753), _rt.requirement('cities', s.fact('cities'), '>=', 3, 753)]], 753, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 754, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 3, 754)]], 754, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 755, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:756
+    # rulebooks/megaciv.civ:757
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 757)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 757), _rt.requirement('cities', s.fact('cities'), '>=', 4, 757)]], 757, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 758, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 4, 758)]], 758, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 759, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:767
+    # rulebooks/megaciv.civ:768
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:768
+    # rulebooks/megaciv.civ:769
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 769)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 769), _rt.requirement('cities', s.fact('cities'), '>=', 2, 769)]], 769, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 2, 770)]], 770, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:771
+    # rulebooks/megaciv.civ:772
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 2, 772)]], 772, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 773, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 2, 773)]], 773, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 774, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:775
+    # rulebooks/megaciv.civ:776
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 776)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 776), _rt.requirement('cities', s.fact('cities'), '>=', 3, 776)]], 776, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 777, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 3, 777)]], 777, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 778, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:779
+    # rulebooks/megaciv.civ:780
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 780)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 780), _rt.requirement('cities', s.fact('cities'), '>=', 4, 780)]], 780, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 781, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 782, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 4, 781)]], 781, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 782, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 783, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:784
+    # rulebooks/megaciv.civ:785
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 785)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 785), _rt.requirement('cities', s.fact('cities'), '>=', 5, 785)]], 785, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 786, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 787, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 786)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 786), _rt.requirement('cities', s.fact('cities'), '>=', 5, 786)]], 786, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 787, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 788, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:789
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 789)
+    # rulebooks/megaciv.civ:790
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 790)
 
 
 AST = {
@@ -1057,27 +1059,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 931}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 932}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 936),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 937),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 938),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 939),
+    ('Cities in play', lambda s: s.fact('cities'), 937),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 938),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 939),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 940),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 940),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 941),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 942),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 943),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 944),
-    ('All credit points', lambda s: s.derived('credit_total'), 945),
-    ('Cities on the board', lambda s: s.fact('cities'), 946),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 947),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 941),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 942),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 943),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 944),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 945),
+    ('All credit points', lambda s: s.derived('credit_total'), 946),
+    ('Cities on the board', lambda s: s.fact('cities'), 947),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 948),
 ]
-SCORE_AST = (938,)
+SCORE_AST = (939,)
 
-LINES = _rt.line_map('140:1012 146:464 151:467 152:467 153:467 162:470 167:473 176:476 181:479 182:479 183:479 192:482 197:485 198:485 201:486 202:486 203:486 211:489 216:492 217:492 226:495 231:498 232:498 241:501 246:504 249:505 250:505 251:505 259:509 264:512 265:512 266:512 275:518 283:523 285:523 286:523 288:524 291:526 292:526 293:527 294:527 299:530 301:531 302:532 303:532 304:532 306:532 307:532 308:532 309:532 311:532 312:532 313:533 314:533 315:533 317:533 318:533 319:533 320:533 322:533 323:533 335:530 336:530 343:540 348:544 350:545 351:545 352:545 353:545 361:549 366:553 367:553 368:554 370:555 371:555 372:555 373:555 374:556 375:556 376:556 377:556 378:557 379:557 380:557 381:557 387:554 388:554 390:556 391:556 392:556 393:556 394:557 395:557 396:557 397:557 403:562 408:566 410:567 411:567 412:567 413:567 414:568 415:568 416:568 417:568 418:569 419:569 420:569 421:569 428:574 435:579 437:579 438:579 440:579 441:579 443:579 444:579 448:581 450:582 451:582 453:582 454:582 456:582 457:582 467:581 468:581 470:582 471:582 472:582 473:582 479:587 484:591 485:591 487:592 488:592 489:592 490:592 491:593 492:593 493:593 494:593 495:594 496:594 497:594 498:594 499:595 500:595 501:595 502:595 510:598 515:602 517:603 518:603 519:603 520:603 521:604 522:604 523:604 524:604 525:605 526:605 527:605 528:605 529:606 530:606 531:606 532:606 533:607 534:607 535:607 536:607 543:612 548:616 550:617 551:617 552:617 553:617 554:618 555:618 556:618 557:618 558:619 559:619 560:619 561:619 568:624 573:630 574:630 575:628 576:628 577:629 579:631 580:631 581:631 582:631 583:632 584:632 585:632 586:632 587:633 588:633 589:633 590:633 596:629 597:629 599:631 600:631 601:631 602:631 603:632 604:632 605:632 606:632 607:633 608:633 609:633 610:633 616:638 621:642 622:642 623:643 625:645 626:645 627:645 628:645 629:646 630:646 631:646 632:646 633:647 634:647 635:647 636:647 637:648 638:648 639:648 640:648 646:643 647:643 649:645 650:645 651:645 652:645 653:649 654:649 655:649 656:649 662:652 667:656 669:657 670:657 671:657 672:657 673:658 674:658 675:658 676:658 677:659 678:659 679:659 680:659 681:660 682:660 683:660 684:660 692:664 697:668 699:669 700:669 701:669 702:669 703:670 704:670 705:670 706:670 707:671 708:671 709:671 710:671 711:672 712:672 713:672 714:672 715:673 716:673 717:673 718:673 719:674 720:674 721:674 722:674 729:678 734:682 736:683 737:683 738:683 739:683 740:684 741:684 742:684 743:684 744:685 745:685 746:685 747:685 755:688 760:696 761:696 762:692 763:692 764:693 767:700 768:697 769:697 770:697 771:697 772:698 773:698 774:698 775:698 776:699 777:699 778:699 779:699 780:700 781:700 786:695 787:693 788:693 791:700 792:697 793:697 794:697 795:697 796:698 797:698 798:698 799:698 800:699 801:699 802:699 803:699 804:700 805:700 811:705 816:709 819:712 820:710 821:710 822:710 823:710 824:711 825:711 826:711 827:711 828:712 829:712 837:717 842:726 843:726 844:721 845:721 846:722 848:727 849:727 850:727 851:727 852:728 853:728 854:728 855:728 860:724 861:722 862:722 926:740 933:741 937:742 941:744 945:745 946:746 950:748 954:749 955:750 959:752 963:753 964:754 968:756 972:757 973:758 977:767 984:768 988:769 992:771 996:772 997:773 1001:775 1005:776 1006:777 1010:779 1014:780 1015:781 1016:782 1020:784 1024:785 1025:786 1026:787 1030:789 1032:789 1040:800 1041:807 1042:814 1043:821 1044:828 1045:835 1046:842 1047:849 1048:856 1049:863 1050:870 1051:877 1052:884 1053:891 1054:898 1055:905 1056:912 1057:919 1060:931 1063:936 1064:937 1065:938 1066:939 1069:940 1070:941 1071:942 1072:943 1073:944 1074:945 1075:946 1076:947')
+LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:533 313:534 314:534 315:534 317:534 318:534 319:534 320:534 322:534 323:534 335:531 336:531 343:541 348:545 350:546 351:546 352:546 353:546 361:550 366:554 367:554 368:555 370:556 371:556 372:556 373:556 374:557 375:557 376:557 377:557 378:558 379:558 380:558 381:558 387:555 388:555 390:557 391:557 392:557 393:557 394:558 395:558 396:558 397:558 403:563 408:567 410:568 411:568 412:568 413:568 414:569 415:569 416:569 417:569 418:570 419:570 420:570 421:570 428:575 435:580 437:580 438:580 440:580 441:580 443:580 444:580 448:582 450:583 451:583 453:583 454:583 456:583 457:583 467:582 468:582 470:583 471:583 472:583 473:583 479:588 484:592 485:592 487:593 488:593 489:593 490:593 491:594 492:594 493:594 494:594 495:595 496:595 497:595 498:595 499:596 500:596 501:596 502:596 510:599 515:603 517:604 518:604 519:604 520:604 521:605 522:605 523:605 524:605 525:606 526:606 527:606 528:606 529:607 530:607 531:607 532:607 533:608 534:608 535:608 536:608 543:613 548:617 550:618 551:618 552:618 553:618 554:619 555:619 556:619 557:619 558:620 559:620 560:620 561:620 568:625 573:631 574:631 575:629 576:629 577:630 579:632 580:632 581:632 582:632 583:633 584:633 585:633 586:633 587:634 588:634 589:634 590:634 596:630 597:630 599:632 600:632 601:632 602:632 603:633 604:633 605:633 606:633 607:634 608:634 609:634 610:634 616:639 621:643 622:643 623:644 625:646 626:646 627:646 628:646 629:647 630:647 631:647 632:647 633:648 634:648 635:648 636:648 637:649 638:649 639:649 640:649 646:644 647:644 649:646 650:646 651:646 652:646 653:650 654:650 655:650 656:650 662:653 667:657 669:658 670:658 671:658 672:658 673:659 674:659 675:659 676:659 677:660 678:660 679:660 680:660 681:661 682:661 683:661 684:661 692:665 697:669 699:670 700:670 701:670 702:670 703:671 704:671 705:671 706:671 707:672 708:672 709:672 710:672 711:673 712:673 713:673 714:673 715:674 716:674 717:674 718:674 719:675 720:675 721:675 722:675 729:679 734:683 736:684 737:684 738:684 739:684 740:685 741:685 742:685 743:685 744:686 745:686 746:686 747:686 755:689 760:697 761:697 762:693 763:693 764:694 767:701 768:698 769:698 770:698 771:698 772:699 773:699 774:699 775:699 776:700 777:700 778:700 779:700 780:701 781:701 786:696 787:694 788:694 791:701 792:698 793:698 794:698 795:698 796:699 797:699 798:699 799:699 800:700 801:700 802:700 803:700 804:701 805:701 811:706 816:710 819:713 820:711 821:711 822:711 823:711 824:712 825:712 826:712 827:712 828:713 829:713 837:718 842:727 843:727 844:722 845:722 846:723 848:728 849:728 850:728 851:728 852:729 853:729 854:729 855:729 860:725 861:723 862:723 928:741 935:742 939:743 943:745 947:746 948:747 952:749 956:750 957:751 961:753 965:754 966:755 970:757 974:758 975:759 979:768 986:769 990:770 994:772 998:773 999:774 1003:776 1007:777 1008:778 1012:780 1016:781 1017:782 1018:783 1022:785 1026:786 1027:787 1028:788 1032:790 1034:790 1042:801 1043:808 1044:815 1045:822 1046:829 1047:836 1048:843 1049:850 1050:857 1051:864 1052:871 1053:878 1054:885 1055:892 1056:899 1057:906 1058:913 1059:920 1062:932 1065:937 1066:938 1067:939 1068:940 1071:941 1072:942 1073:943 1074:944 1075:945 1076:946 1077:947 1078:948')
 LINE_FILES = ('rulebooks/megaciv.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
