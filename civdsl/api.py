@@ -18,7 +18,8 @@ from pathlib import Path
 
 from . import cache, runtime
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import StateError, check_ast_facts, check_names, check_purchase_facts, check_state, hand_limits
+from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
+                    hand_limits)
 
 
 def cache_dir() -> Path:
@@ -192,6 +193,28 @@ class Rulebook:
         facts = dict(facts or {})
         from_state = facts.pop("holds", [])
         problems = []
+        # any name the rulebook declares for an item, `aka` included, in any case: its own name
+        try:
+            holds = canonical_names(self.module, "advance", list(holds), "--holds")
+        except StateError as exc:
+            problems.append(str(exc))
+            holds = []
+        # (an unknown name in the state is left for check_state, which names the closest)
+        if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
+            from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
+        hand = facts.get("commodities")
+        if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
+            names = canonical_names(self.module, "commodity", list(hand), "commodities", strict=False)
+            merged: dict = {}
+            for own, n in zip(names, hand.values()):
+                both = own in merged and isinstance(n, int) and isinstance(merged[own], int)
+                merged[own] = merged[own] + n if both else n
+            facts["commodities"] = merged
+        try:
+            options = self.options(facts.pop("options", None) or {}, source)
+        except StateError as exc:
+            problems.append(str(exc))
+            options = {}
         try:
             clean = check_state({**facts, "holds": from_state} if from_state else facts, self.module.ADVANCES,
                                 self.module.COMMODITIES, self.module.GROUPS, source)
@@ -206,25 +229,46 @@ class Rulebook:
             check_purchase_facts(clean, self.module, source)
         except StateError as exc:
             problems.append(str(exc))
-        try:
-            check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
-        except StateError as exc:
-            problems.append(str(exc))
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
-        st = runtime.PlayerState(self.module, held, clean)
+        st = runtime.PlayerState(self.module, held, clean, options)
         runtime.apply_start_credits(self.module, st)
         return st
 
+    def options(self, given: dict, source: str = "state") -> dict:
+        """Rule switches set for one question: names the rulebook declares (`option NAME ...`),
+        each on or off (true/false)."""
+        declared = getattr(self.module, "OPTIONS", {})
+        if not isinstance(given, dict):
+            raise StateError(f"{source}: `options` must be a mapping of option: on/off")
+        out, bad = {}, []
+        for name, value in given.items():
+            if name not in declared:
+                from .diagnostics import did_you_mean
+
+                best = did_you_mean(str(name), declared)
+                known = f" (did you mean `{best}`?)" if best else (
+                    f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
+                bad.append(f"{source}: unknown option `{name}`{known}")
+                continue
+            if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
+                value = value.lower() in ("on", "true")
+            if not isinstance(value, bool):
+                bad.append(f"{source}: option `{name}` is on or off, not {value!r}")
+                continue
+            out[name] = value
+        if bad:
+            raise StateError("\n".join(bad))
+        return out
+
     def calamity_name(self, name: str) -> str:
-        if name in self.module.CALAMITIES:
-            return name
-        lowered = {n.lower(): n for n in self.module.CALAMITIES}
-        if name.lower() in lowered:
-            return lowered[name.lower()]
-        check_names([name], self.module.CALAMITIES, "calamity", "calamity")
-        return name
+        """A calamity by any name the rulebook declares for it (`aka` included), in any case."""
+        return canonical_names(self.module, "calamity", [name], "calamity")[0]
+
+    def item_names(self, kind: str, names, option: str) -> list[str]:
+        """Advances, calamities or commodities by any declared name (`aka` included), in any case."""
+        return canonical_names(self.module, kind, list(names), option)
 
     def resolve(self, calamity: str, role: str = "primary", holds=(), state: dict | None = None) -> runtime.Resolution:
         if role not in ("primary", "secondary"):
@@ -234,7 +278,7 @@ class Rulebook:
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)
-        check_names(list(buy), self.module.ADVANCES, "advance", "--buy")
+        buy = canonical_names(self.module, "advance", list(buy), "--buy")
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
@@ -281,7 +325,11 @@ class Rulebook:
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
         bonus and what Trade Routes and Trade Empire make of the hand."""
-        check_names(list(cards), self.module.COMMODITIES, "commodity", "--cards")
+        names = canonical_names(self.module, "commodity", list(cards), "--cards")
+        merged: dict = {}
+        for own, n in zip(names, cards.values()):
+            merged[own] = merged.get(own, 0) + n
+        cards = merged
         impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
         if impossible:
             raise StateError("\n".join(impossible))

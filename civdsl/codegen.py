@@ -85,8 +85,8 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
     w.line(f"ABILITIES = {tuple((ab.kind, dict(ab.args), doc) for ab, doc in ed.abilities)!r}")
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
-    city = consts.get("city_points", 5)
-    token = consts.get("token_points", 1)
+    city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
+    token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
     w.line(f"CONSTS = {consts!r}")
     w.line("GROUPS = {")
@@ -137,7 +137,13 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     compiler.held = "s.held_set"
     # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
     w.line("")
+    # every `aka` name of an item -> its own name: commands accept them (state.canonical_names)
+    aliases = {"advance": {a: x.name for x in ed.advances.values() for a in x.aka},
+               "calamity": {a: x.name for x in ed.calamities.values() for a in x.aka},
+               "commodity": {a: x.name for x in ed.commodities.values() for a in getattr(x, "aka", [])}}
+    w.line(f"ALIASES = {aliases!r}")
     w.line(f"BOUNDS = {vocab.BOUNDS!r}")
+    w.line(f"OPTIONS = {options!r}  # each rule switch's setting in the rulebook (PlayerState.option)")
     w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
 
     w.line("")

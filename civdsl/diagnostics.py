@@ -205,6 +205,23 @@ def did_you_mean(name: str, candidates) -> str | None:
     return lowered[match[0]] if match else None
 
 
+def did_you_mean_words(name: str, candidates) -> str | None:
+    """The closest candidate, comparing `name` with whole names first and then with each word of
+    a name ("Volcano" finds "Volcanic Eruption or Earthquake"), or None."""
+    best = did_you_mean(name, candidates)
+    if best is not None:
+        return best
+    import difflib
+
+    words: dict[str, str] = {}
+    for c in candidates:
+        for word in c.lower().split():
+            if len(word) > 2:  # "or", "of" match everything
+                words.setdefault(word, c)
+    match = difflib.get_close_matches(name.lower(), list(words), n=1, cutoff=0.6)
+    return words[match[0]] if match else None
+
+
 def suggestion(name: str, candidates) -> str | None:
     best = did_you_mean(name, candidates)
     return f"did you mean `{best}`?" if best else None

@@ -355,6 +355,9 @@ class PythonCompiler:
         # constants that read the player's state cannot be folded: their expression is
         # compiled in place wherever they are used
         self.const_exprs: dict[str, Expr] = {}
+        # options are read from the state at run time (PlayerState.option), so a question may
+        # switch them; round rules fold them to the rulebook's setting
+        self.runtime_options = True
         self._expanding: set[str] = set()
 
     def compile(self, e: Expr) -> str:
@@ -379,7 +382,8 @@ class PythonCompiler:
                 finally:
                     self._expanding.discard(head)
             if head in self.options:
-                return repr(self.options[head])
+                # a rule switch: the player's choice (`--option`) or the rulebook's setting
+                return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
             if head in vocab.DERIVED_NAMES:
                 return f"s.derived({head!r})"
             return f"s.fact({head!r})"

@@ -106,6 +106,15 @@ class Modifier:
 
 
 @dataclass
+class TurnStep:
+    """One step of the sequence of play: its name and, as printed, when or in which order."""
+
+    name: str
+    when: str | None
+    span: Span
+
+
+@dataclass
 class Calamity:
     name: str
     span: Span
@@ -332,6 +341,8 @@ class Edition:
     asserts: list[Assertion] = field(default_factory=list)
     errata: list[Errata] = field(default_factory=list)
     notes: list[tuple[str, Span]] = field(default_factory=list)
+    turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)
+    turn_title: str | None = None
     # round rules (games played in rounds of phases over declared stats); empty for the others
     stats: dict[str, "Stat"] = field(default_factory=dict)
     flags: dict[str, "Flag"] = field(default_factory=dict)

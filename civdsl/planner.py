@@ -47,7 +47,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
-from .state import StateError, check_names, split_names
+from .state import StateError, canonical_names, split_names
 
 SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
@@ -167,13 +167,12 @@ _CARD_RE = re.compile(r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s
 def parse_cards(module, text: str | None) -> dict[str, int]:
     """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
     cards: dict[str, int] = {}
-    lowered = {c.lower(): c for c in module.COMMODITIES}
     for part in split_names(text):
         m = _CARD_RE.match(part)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
-        name = lowered.get(name.lower(), name)
-        check_names([name], module.COMMODITIES, "commodity", "--cards")
+        # any declared name, `aka` included, in any case
+        name = canonical_names(module, "commodity", [name], "--cards")[0]
         cards[name] = cards.get(name, 0) + count
     return cards
 
@@ -397,10 +396,10 @@ class PurchaseProblem:
         self.extra = dict(facts.get("credits") or {})
         advances = module.ADVANCES
         self.order = {n: i for i, n in enumerate(advances)}
-        check_names(list(want), advances, "advance", "--want")
-        check_names(list(avoid), advances, "advance", "--avoid")
+        want = canonical_names(module, "advance", list(want), "--want")
+        avoid = canonical_names(module, "advance", list(avoid), "--avoid")
         if among is not None:
-            check_names(list(among), advances, "advance", "among")
+            among = canonical_names(module, "advance", list(among), "among")
         avoid = set(avoid)
         self.excluded: list[dict] = []
         cands: list[str] = []

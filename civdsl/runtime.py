@@ -173,10 +173,12 @@ def number(v):
 class PlayerState:
     """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
 
-    def __init__(self, module, holds=(), facts: dict | None = None):
+    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None):
         self.module = module
         self.held = tuple(holds)
         self.held_set = frozenset(holds)
+        # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
+        self.options = dict(options or {})
         self.facts = dict(facts or {})
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
@@ -200,11 +202,17 @@ class PlayerState:
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
-            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+            return self._unit_points()
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
         return self._missing(name)
+
+    def _unit_points(self):
+        """`unit_points` derived from tokens and cities, each counted as the rulebook's
+        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES)."""
+        points = self.module.UNIT_POINTS
+        return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
 
     def holding(self, name: str):
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
@@ -212,13 +220,17 @@ class PlayerState:
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
-            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+            return self._unit_points()
         hand = self.facts.get("commodities")
         if hand is not None and name == "commodity_cards":
             return sum(hand.values())
         if hand is not None and name == "commodity_face_value":
             return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
         return None
+
+    def option(self, name: str) -> bool:
+        value = self.options.get(name)
+        return self.module.OPTIONS[name] if value is None else value
 
     def decide(self, value, line: int, path: str, what: str) -> bool:
         """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""

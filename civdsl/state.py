@@ -90,8 +90,10 @@ def parse_yaml(path: Path) -> dict:
     return data
 
 
-def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
-    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
+               options: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments; rule
+    switches (`options:` in the file, `--option NAME=on|off`) under "options"."""
     facts: dict = {}
     if state_file:
         facts.update(parse_yaml(Path(state_file)))
@@ -108,6 +110,14 @@ def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] 
         if not isinstance(current, dict):
             raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
         facts[head] = {**current, entry: value}
+    if options:
+        chosen = dict(facts.get("options") or {}) if isinstance(facts.get("options"), dict) else {}
+        for item in options:
+            name, sep, value = item.partition("=")
+            if not sep or value.strip().lower() not in ("on", "off"):
+                raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
+            chosen[name.strip()] = value.strip().lower() == "on"
+        facts["options"] = chosen
     return facts
 
 
@@ -248,6 +258,59 @@ def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:
         limit = (commodities.get(name) or {}).get("count")
         if limit and isinstance(n, int) and n > limit:
             out.append(f"{where}: {n} {name} cards, but the deck holds {limit}")
+    return out
+
+
+# The collections whose items a command may name, and what one is called.
+ITEM_TABLES = {"advance": "ADVANCES", "calamity": "CALAMITIES", "commodity": "COMMODITIES"}
+
+
+def item_names(module, kind: str) -> dict[str, str]:
+    """Every name the rulebook declares for an item of this kind, its `aka` names included,
+    casefolded -> the item's own name (computed once per compiled module)."""
+    cache = module.__dict__.setdefault("_ITEM_NAMES", {})
+    table = cache.get(kind)
+    if table is None:
+        table = {}
+        for alias, name in getattr(module, "ALIASES", {}).get(kind, {}).items():
+            table.setdefault(alias.casefold(), name)
+        for name in getattr(module, ITEM_TABLES[kind]):
+            table[name.casefold()] = name  # an item's own name wins over another's aka
+        cache[kind] = table
+    return table
+
+
+def canonical_names(module, kind: str, names, option: str, strict: bool = True) -> list[str]:
+    """The items named, by their own names: any declared name or `aka`, in any case. An unknown
+    name is an error naming the closest name (aka names and single words considered); with
+    strict=False it is kept as given, for the state check to report."""
+    table = item_names(module, kind)
+    valid = getattr(module, ITEM_TABLES[kind])
+    out, bad = [], []
+    for n in names:
+        if n in valid:
+            out.append(n)
+            continue
+        found = table.get(n.casefold()) if isinstance(n, str) else None
+        if found is None:
+            bad.append(n)
+            out.append(n)
+        else:
+            out.append(found)
+    if bad and strict:
+        from .diagnostics import did_you_mean_words
+
+        known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
+        problems = []
+        for n in bad[:MAX_PROBLEMS]:
+            hint = ""
+            if isinstance(n, str) and len(n) <= 200:
+                best = did_you_mean_words(n, known)
+                if best is not None:
+                    own = table.get(best.casefold(), best)
+                    hint = f" (did you mean `{best}`?)" if own == best else f" (did you mean `{best}`, that is `{own}`?)"
+            problems.append(f"{option}: unknown {kind} `{_short(n)}`{hint}")
+        raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
     return out
 
 

@@ -393,6 +393,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Item("option", children[1].value, self._span(meta),
                     value={"doc": self._string(doc[0]) if doc else None, "on": state})
 
+    @v_args(meta=True)
+    def turn_decl(self, meta, c):
+        title = [self._string(t) for t in c if isinstance(t, Token) and t.type == "STRING"]
+        steps = [x for x in c if isinstance(x, tuple)]
+        return Item("turn", title[0] if title else None, self._span(meta), value=steps)
+
+    @v_args(meta=True)
+    def turn_step(self, meta, c):
+        texts = self._tokens(c, "STRING")
+        return (self._string(texts[0]), self._string(texts[1]) if len(texts) > 1 else None, self._span(meta))
+
     # --- items with blocks
     @v_args(meta=True)
     def advance(self, meta, children):

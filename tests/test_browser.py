@@ -357,3 +357,19 @@ def test_cheat_sheet_fits_two_pages(driver, rulebook, tmp_path):
     _open(driver, path)
     for paper in PAPERS:
         assert 1 <= _pdf_pages(driver, paper) <= 2, (rulebook, paper[0])
+
+
+@pytest.mark.parametrize("rulebook", [n for n in shipped_rulebooks() if n != "cardgame"])
+def test_turn_sequence_fits_one_page(driver, rulebook, tmp_path):
+    """Each edition's sequence of play (`civdsl chart X --kind turns`) prints on one page."""
+    from civdsl.cli.charts import render_chart
+
+    checked = check_file(shipped_rulebooks()[rulebook])
+    assert checked.edition.turn, f"{rulebook} declares no sequence of play"
+    files, _ = render_chart(checked.edition, None, "turns", "html")
+    (name, html), = files.items()
+    path = tmp_path / name
+    path.write_text(html, encoding="utf-8")
+    _open(driver, path)
+    for paper in PAPERS:
+        assert _pdf_pages(driver, paper) == 1, (rulebook, paper[0])

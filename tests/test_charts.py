@@ -98,8 +98,10 @@ def test_calamity_modifiers_carry_card_and_sign(civ1981_files):
     table = {r["Calamity"]: r for r in rows(civ1981_files["charts/calamities.csv"])}
     assert set(table) == {"Volcanic Eruption or Earthquake", "Famine", "Civil War", "Flood", "Epidemic",
                           "Civil Disorder", "Iconoclasm and Heresy", "Piracy"}
-    assert table["Famine"]["Modifiers"] == "softens Pottery: 4 fewer points of damage per Grain card held"
-    assert table["Flood"]["Modifiers"] == "softens Engineering: at most 7 points of damage"
+    # the optional 24.1 floor (`option calamity_floor`) comes first in each calamity it softens
+    floor = "softens calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15"
+    assert table["Famine"]["Modifiers"].split("\n") == [floor, "softens Pottery: 4 fewer points of damage per Grain card held"]
+    assert table["Flood"]["Modifiers"].split("\n") == [floor, "softens Engineering: at most 7 points of damage"]
     civil_war = table["Civil War"]["Modifiers"].splitlines()
     assert civil_war[0] == "worsens Democracy without Philosophy (primary victim): exactly 45 unit points in the faction"
     assert civil_war[1].startswith("changes Philosophy (primary victim)")
@@ -909,3 +911,23 @@ def test_compare_page_names_each_editions_groups_and_only_editions_compared():
             for c in chips.values():
                 assert md_escape(f"{c.symbol} {c.name}") in line
             assert page.count(f'title="{list(chips.values())[0].name}"') >= 1
+
+
+def test_turn_sequence_is_rulebook_data(tmp_path):
+    """`turn { step "..." "when" }` declares the sequence of play; the charts print it in order."""
+    from civdsl.charts.tables import turns_chart
+
+    mega = load(ROOT / "rulebooks" / "megaciv.civ")
+    assert [s.name for s in mega.turn][:3] == ["Tax collection", "Population expansion (and census)", "Movement"]
+    assert len(mega.turn) == 13 and mega.turn[-1].name == "A.S.T. alteration"
+    table = rows(render_all(mega)[0]["charts/turns.csv"])
+    assert [r["Step"] for r in table] == [s.name for s in mega.turn] and table[0]["#"] == "1"
+    path = tmp_path / "t.civ"
+    path.write_text('language 1\nedition t "T"\nturn { step "A" "first" step "B" }\n', encoding="utf-8")
+    ed = load(path)
+    chart = turns_chart(ed)
+    assert [r.cells[1].plain() for r in chart.tables[0].rows] == ["A", "B"]
+    assert chart.tables[0].rows[0].cells[2].plain() == "first"
+    twice = tmp_path / "twice.civ"
+    twice.write_text('language 1\nedition t "T"\nturn { step "A" }\nturn { step "B" }\n', encoding="utf-8")
+    assert not check_file(twice).ok

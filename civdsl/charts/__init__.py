@@ -22,7 +22,7 @@ from .markdown import csv_table, href, legend_md, md_chart, md_escape
 
 __all__ = ["render_all", "site_files", "charts_for", "model_yaml"]
 
-CHART_TITLES = {"calamities": "Calamities", "advances": "Advances", "credits": "Credits matrix and chains",
+CHART_TITLES = {"turns": "Turn sequence", "calamities": "Calamities", "advances": "Advances", "credits": "Credits matrix and chains",
                 "explorer": "Strategy explorer", "epochs": "Epochs (A.S.T.)", "commodities": "Commodities"}
 
 

@@ -18,7 +18,7 @@ from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row
                     chips_for, joined, lines, number)
 from .diff import CATEGORY_TITLES, Diff
 
-KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities")
+KINDS = ("turns", "calamities", "advances", "credits", "explorer", "epochs", "commodities")
 CLASS_ORDER = ("minor", "major tradable", "major nontradable")
 CLASS_TEXT = {"minor": "minor", "major tradable": "major, tradable", "major nontradable": "major, not tradable",
               None: "unclassified"}
@@ -438,6 +438,16 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
 # --- all ----------------------------------------------------------------------------------
 
 
+def turns_chart(ed: Edition, marks=None) -> Chart:
+    """The sequence of play on one page, as the rulebook declares it (`turn { step ... }`)."""
+    t = Table("turns", ed.turn_title or "Sequence of play",
+              [Column("#", 0.3, numeric=True), Column("Step", 3), Column("When, and in which order", 4)], [],
+              intro=["Each turn, in this order; a step with nothing to do is skipped."])
+    for i, step in enumerate(ed.turn, 1):
+        t.rows.append(Row([number(i), cell(Strong(step.name)), cell(step.when or "")], head=True))
+    return Chart("turns", "Turn sequence", [t])
+
+
 def glance_chart(ed: Edition, marks=None) -> Chart:
     """Calamities at a glance, for a cheat sheet: by stack and class, what each calamity does to
     its victims in a line (the modifiers are on the full calamities chart)."""
@@ -457,6 +467,8 @@ def has_content(ed: Edition, kind: str) -> bool:
     """Whether the edition declares anything this kind of chart shows."""
     if kind in ("calamities", "glance"):
         return bool(ed.calamities)
+    if kind == "turns":
+        return bool(ed.turn)
     if kind in ("advances", "credits", "explorer"):
         return bool(ed.advances)
     if kind == "epochs":
@@ -479,6 +491,7 @@ def build(ed: Edition, diff: Diff | None = None, only_content: bool = False) -> 
         full = build(ed, diff)
         return {k: c for k, c in full.items() if has_content(ed, k)}
     return {
+        "turns": turns_chart(ed),
         "calamities": calamities_chart(ed, marks("calamities")),
         "advances": advances_chart(ed, marks("advances")),
         "credits": credits_chart(ed, marks("advances")),

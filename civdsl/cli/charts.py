@@ -12,7 +12,7 @@ import click
 from .common import command, emit_json
 from .common import fail as _fail
 
-KINDS = ("calamities", "glance", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
+KINDS = ("turns", "calamities", "glance", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
 
 
 def _kinds(ctx, param, value: str) -> str:
@@ -36,6 +36,7 @@ MODEL_KEYS = {
     "epochs": ("id", "name", "asts"),
     "commodities": ("id", "name", "commodities", "set_value", "decks"),
     "glance": ("id", "name", "calamities"),
+    "turns": ("id", "name"),
 }
 
 

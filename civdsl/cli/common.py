@@ -273,10 +273,15 @@ def open_rulebook(rulebook: str):
     return load(rulebook)
 
 
-def facts(state_file: str | None, sets: tuple[str, ...]) -> dict:
+def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = ()) -> dict:
     from ..state import facts_from
 
-    return facts_from(state_file, sets)
+    return facts_from(state_file, sets, options)
+
+
+# `--option NAME=on|off` on every question command: a rule switch the rulebook declares
+option_switch = click.option("--option", "options", multiple=True, metavar="NAME=on|off",
+                             help="Switch a rule option the rulebook declares (repeatable).")
 
 
 STATE_HELP = "Player state (YAML): holds, commodities, treasury, players and other facts (see `civdsl vocab`)."

@@ -12,6 +12,7 @@ from .common import HOLDS_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
+from .common import option_switch as _option_switch
 
 
 def _describe_effect(e: dict) -> str:
@@ -58,12 +59,13 @@ def _undecided(data: dict) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
+@_option_switch
+def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options))
     data = r.to_dict()
     if as_json:
         _emit_json(data, rb.id)
@@ -138,7 +140,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
 @click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
+@_option_switch
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks."""
     from ..state import StateError, split_names
@@ -147,10 +150,10 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, as_json):
         raise StateError("give --buy ADVANCES or --trade-cards STACKS")
     rb = _open(rulebook)
     if trade_cards:
-        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets), as_json)
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
         if not buy:
             return
-    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets, options))
     # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
     incomplete = data["total"] is None or bool(data["illegal"])
     if as_json:
@@ -219,7 +222,8 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def epoch(rulebook, track, holds, state_file, sets, as_json):
+@_option_switch
+def epoch(rulebook, track, holds, state_file, sets, options, as_json):
     """Where your marker is and what the next space needs; or each epoch's requirements.
 
     With `civilization` and `ast_position` in the state, the answer is for your own row: the
@@ -232,7 +236,7 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
         _list_tracks(rb, as_json)
         return
     _check_track(rb, track)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets, options))
     incomplete = any(t["missing_facts"] for t in data)
     if as_json:
         _emit_json({"tracks": data}, rb.id)
@@ -352,12 +356,13 @@ def _marker(t: dict, m: dict) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def score(rulebook, holds, state_file, sets, as_json):
+@_option_switch
+def score(rulebook, holds, state_file, sets, options, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.score(split_names(holds), _facts(state_file, sets))
+    data = rb.score(split_names(holds), _facts(state_file, sets, options))
     if as_json:
         _emit_json(data, rb.id)
         _exit_if_incomplete(data)
@@ -382,7 +387,8 @@ def score(rulebook, holds, state_file, sets, as_json):
 @click.option("--state", "state_file", type=click.Path(dir_okay=False),
               help="Player state (YAML): players, civilization or block for the trade-block bonus.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
-def hand(rulebook, cards, holds, state_file, sets, as_json):
+@_option_switch
+def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
     from ..planner import hand_report, parse_cards, render_hand
@@ -394,8 +400,8 @@ def hand(rulebook, cards, holds, state_file, sets, as_json):
     if impossible:
         raise StateError("\n".join(impossible))
     player = None
-    if holds or state_file or sets:
-        player = rb.state(split_names(holds), _facts(state_file, sets))
+    if holds or state_file or sets or options:
+        player = rb.state(split_names(holds), _facts(state_file, sets, options))
     from ..runtime import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line

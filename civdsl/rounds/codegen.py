@@ -31,6 +31,7 @@ class _RoundCompiler(PythonCompiler):
         super().__init__(consts, options, set(ed.tables))
         self.ed = ed
         self.locals: dict[str, str] = {}
+        self.runtime_options = False  # a round state has no player's options: the rulebook's setting
 
     # round rules read no player facts, so no value is ever unknown: plain Python logic
     def _not(self, operand: str) -> str:
