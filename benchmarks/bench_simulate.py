@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import civdsl  # noqa: E402
-from civdsl import runtime  # noqa: E402
-from civdsl.simulate import run_seed, simulate  # noqa: E402
+from civdsl.rounds import runtime  # noqa: E402
+from civdsl.rounds.simulate import run_seed, simulate  # noqa: E402
 
 
 def cpu_reference() -> float:

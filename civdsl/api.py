@@ -13,21 +13,13 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from . import runtime
-from .state import StateError, check_names, check_state
+from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
+from .state import StateError, check_ast_facts, check_names, check_state
 
 CACHE_FORMAT = "1"
-
-
-class RulebookError(Exception):
-    """The rulebook could not be compiled; `diagnostics` holds the rendered report."""
-
-    def __init__(self, message: str, diagnostics=None):
-        super().__init__(message)
-        self.diagnostics = diagnostics
 
 
 def cache_dir() -> Path:
@@ -92,6 +84,8 @@ def _load(path: Path) -> "Rulebook":
         return Rulebook(_import(folder / "effects.py", key), files)
     except OSError:
         # an unwritable cache: compile into a private temporary folder instead
+        import tempfile  # only here: importing it costs start-up time on every question
+
         tmp = Path(tempfile.mkdtemp(prefix="civdsl-"))
         _write_cache(tmp, source, files)
         return Rulebook(_import(tmp / "effects.py", key), files)
@@ -190,6 +184,10 @@ class Rulebook:
         except StateError as exc:
             problems.append(str(exc))
             clean = {}
+        try:
+            check_ast_facts(clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST, source)
+        except StateError as exc:
+            problems.append(str(exc))
         try:
             check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
         except StateError as exc:

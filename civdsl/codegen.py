@@ -11,82 +11,18 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import math
-import re
-from fractions import Fraction
 
 from . import describe
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
-from .expressions import EvalError, PythonCompiler, evaluate, unparse
+from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
+from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
+from .rounds import codegen as rounds_codegen
 from .syntax import BinOp, Bool, Call, Name, Neg, Not, Num
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
-
-
-def slug(text: str, limit: int = 40) -> str:
-    s = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-    return s[:limit] or "item"
-
-
-def comment_text(text: str) -> str:
-    """Text safe to put after `#`: printable ASCII only."""
-    return "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
-
-
-def doc_text(text: str) -> str:
-    """Text safe inside a triple-quoted docstring: printable ASCII, with `\\` and `"` escaped
-    (so a name cannot close the docstring, nor start an escape such as `\\N{...}`)."""
-    return comment_text(text).replace("\\", "\\\\").replace('"', '\\"')
-
-
-class CodegenError(ValueError):
-    """A rule the validator accepted but that cannot be compiled; reported as a diagnostic."""
-
-    def __init__(self, code: str, message: str, span=None):
-        super().__init__(message)
-        self.code = code
-        self.span = span
-
-
-class _Fraction(Fraction):
-    """An exact fraction whose repr() is Python source for it."""
-
-    def __repr__(self) -> str:
-        return f"_rt.div({self.numerator!r}, {self.denominator!r})"
-
-
-class _Float(float):
-    """A non-finite float whose repr() is Python source for it (`inf` alone is not)."""
-
-    def __repr__(self) -> str:
-        return f"float({float.__repr__(self)!r})"
-
-
-def literal(value):
-    """`value` (a folded constant) in a form whose repr() is valid Python source for it."""
-    if isinstance(value, Fraction) and not isinstance(value, _Fraction):
-        return int(value) if value.denominator == 1 else _Fraction(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return _Float(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3000:
-        # repr() of an int refuses more than 4300 digits, and nothing on a game board needs it
-        raise CodegenError("CIV043", f"the constant {value.bit_length()} bits long is too large to compile")
-    return value
-
-
-class _Writer:
-    def __init__(self, source_path: str):
-        self.lines: list[str] = []
-        self.map: list[tuple[int, int]] = []
-        self.source_path = source_path
-
-    def line(self, text: str = "", rule_line: int | None = None) -> None:
-        self.lines.append(text)
-        if rule_line is not None:
-            self.map.append((len(self.lines), rule_line))
 
 
 def source_hashes(files: dict[str, str]) -> dict[str, str]:
@@ -105,7 +41,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     options = {k: o.on for k, o in ed.options.items()}
     compiler = PythonCompiler(consts, options, set(ed.tables))
     compiler.const_exprs = {k: c.expr for k, c in ed.consts.items() if c.value is None}
-    w = _Writer(ed.files[-1])
+    w = Writer(ed.files[-1])
     main_path = ed.files[-1]
 
     w.line(f'"""Compiled rules of {doc_text(ed.name)} (edition `{doc_text(ed.id)}`).')
@@ -116,6 +52,8 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     w.line("from __future__ import annotations")
     w.line("")
     w.line("from civdsl import runtime as _rt")
+    if ed.has_rounds:
+        w.line(rounds_codegen.RUNTIME_IMPORT)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
     w.line("_MODULE = _rt.this_module(__name__)")
@@ -195,7 +133,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             w.line("    return [")
             for req in epoch.requirements:
                 for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req)},", req.span.line)
+                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span.line)
             w.line("    ]")
         back_fns = []
         for bi, (expr, span) in enumerate(track.backward):
@@ -206,13 +144,22 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             w.line(f"def {fn}(s: PlayerState) -> dict:", span.line)
             w.line(f"    # {comment_text(main_path)}:{span.line}")
             w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span.line)
-        tracks[track.id] = (track.name, epoch_fns, back_fns)
+        tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
     w.line("AST = {")
-    for tid, (tname, epoch_fns, back_fns) in tracks.items():
+    for tid, (track, epoch_fns, back_fns) in tracks.items():
         epochs_src = ", ".join(f"({n!r}, {fn})" for n, fn in epoch_fns)
-        w.line(f"    {tid!r}: {{'name': {tname!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}]}},")
+        except_ = [name for name, _ in track.backward_except]
+        w.line(f"    {tid!r}: {{'name': {track.name!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}], "
+               f"'backward_except': {except_!r}, 'spaces': {track.spaces!r}, 'step_points': {track.step_points!r}}},")
+    w.line("}")
+    # Each civilization's row on each track: the first space of every epoch after the first.
+    w.line("CIVILIZATIONS = {")
+    for civ in ed.civilizations.values():
+        rows = {t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": list(r.starts)}
+                for t, r in civ.rows.items() if t in ed.asts}
+        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span.line)
     w.line("}")
 
     w.line("")
@@ -222,8 +169,11 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
         for line in lines:
             w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span.line)
         w.line("]")
+    # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
+    ast_lines = [line.span.line for line in (ed.score.points if ed.score else []) if _reads_ast(line.expr)]
+    w.line(f"SCORE_AST = {tuple(ast_lines)!r}")
     if ed.has_rounds:
-        _rounds(w, consts, options, ed)
+        rounds_codegen.emit(w, consts, options, ed)
     w.line("")
     w.line(f"LINES = {tuple(w.map)!r}")
     w.line("# fmt: on")
@@ -285,16 +235,42 @@ def _conjuncts(expr) -> list:
     return [expr]
 
 
-def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None) -> str:
+def _reads_ast(expr) -> bool:
+    return any(isinstance(n, Name) and n.dotted in ("ast_points", "ast_position") for n in walk(expr))
+
+
+def _disjuncts(expr) -> list:
+    if isinstance(expr, BinOp) and expr.op == "or":
+        return _disjuncts(expr.left) + _disjuncts(expr.right)
+    return [expr]
+
+
+def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
     line = line if line is not None else req.span.line
     text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
+    step = ", each_step=True" if each_step else ""
+    alternatives = _disjuncts(expr)
+    if len(alternatives) > 1:
+        # "A or B and C": every part is evaluated, so the answer shows the player's count in each
+        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line) for c in _conjuncts(alt)) + "]"
+                          for alt in alternatives)
+        return f"_rt.requirement_any({text!r}, [{parts}], {line!r}{step})"
     if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
         return (f"_rt.requirement({text!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
+                f"{compiler.compile(expr.right)}, {line!r}{step})")
+    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r}{step})"
+
+
+def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
+    """One part of an "or" requirement, named by what it counts ("cities"), since the whole
+    requirement carries the rulebook's words."""
+    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+        return (f"_rt.requirement({describe.quantity(expr.left)!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
                 f"{compiler.compile(expr.right)}, {line!r})")
-    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r})"
+    return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
-def _calamity(w: _Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
+def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
     """One function per calamity, in straight-line code: each effect parameter is a local
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
@@ -341,7 +317,7 @@ class _EffectVar:
         return self.var(self.kind.main)
 
 
-def _role_body(w: _Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
+def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
     path = comment_text(w.source_path)
     indent = "        "
     if role == "secondary":
@@ -450,7 +426,7 @@ def _collect(effects: list, conditional: bool, out: list) -> None:
             out.append(_EffectVar(len(out), e, conditional))
 
 
-def _emit_effects(w: _Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
+def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
     path = comment_text(w.source_path)
     for e in effects:
         if isinstance(e, EffectBranch):
@@ -475,14 +451,14 @@ def _emit_effects(w: _Writer, c: PythonCompiler, effects: list, indent: str, var
                 w.line(f"{indent}{v.flag} = True")
 
 
-def _emit_branch(w: _Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
+def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
     if not effects:
         w.line(f"{indent}pass")
         return
     _emit_effects(w, c, effects, indent, variables)
 
 
-def _emit_op(w: _Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
+def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
     path = comment_text(w.source_path)
     targets = [v for v in variables if v.effect.kind == o.kind]
     if not targets:
@@ -531,341 +507,6 @@ def _call_args(c: PythonCompiler, call) -> str:
         elif p.default is not None:
             parts.append(f"{p.name!r}: {p.default!r}")
     return "{" + ", ".join(parts) + "}"
-
-
-# --- round rules: stats, phases, dice, tracks and cards ----------------------------------------
-# Emitted only for editions that declare them. Every identifier below is a fixed prefix, a
-# counter and an ASCII slug; every rulebook value is written with repr().
-
-
-class _RoundCompiler(PythonCompiler):
-    """Compiles round expressions over `s` (a runtime.RoundState): stats, flags and tracks are
-    `s.v[...]`, thresholds and choices are computed on reading, `let`/`roll` names are locals."""
-
-    def __init__(self, consts, options, ed: Edition):
-        super().__init__(consts, options, set(ed.tables))
-        self.ed = ed
-        self.locals: dict[str, str] = {}
-
-    def compile(self, e) -> str:
-        from .syntax import Call
-
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.locals:
-                return self.locals[head]
-            if head in self.ed.stats or head in self.ed.flags or head in self.ed.tracks:
-                return f"s.v[{head!r}]"
-            if head in self.ed.thresholds:
-                return f"s.threshold({head!r})"
-            if head in self.ed.choices:
-                return f"s.choice({head!r})"
-            return super().compile(e)
-        if isinstance(e, BinOp) and e.op == "//":
-            return f"_rt.round_floordiv({self.compile(e.left)}, {self.compile(e.right)})"
-        if isinstance(e, BinOp) and e.op == "/":
-            return f"_rt.round_div({self.compile(e.left)}, {self.compile(e.right)})"
-        if isinstance(e, Call) and e.name in vocab.ROUND_FUNCTIONS and e.name not in self.tables:
-            color = e.kwargs.get("color")
-            if e.name == "hand_limit":
-                return "s.hand_limit()"
-            word = repr(color.parts[0]) if isinstance(color, Name) else "None"
-            return f"s.{e.name}({word})"
-        return super().compile(e)
-
-
-class _Block:
-    """Emits the statements of one Python function body, with fresh local names."""
-
-    def __init__(self, w: _Writer, c: _RoundCompiler):
-        self.w = w
-        self.c = c
-        self.counter = 0
-
-    def fresh(self, prefix: str, name: str = "") -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}_{slug(name, 24)}" if name else f"{prefix}{self.counter}"
-
-    def body(self, stmts: list, indent: str) -> None:
-        saved = dict(self.c.locals)
-        before = len(self.w.lines)
-        i = 0
-        while i < len(stmts):
-            s = stmts[i]
-            if s.op == "if" and not s.otherwise and i + 1 < len(stmts) and stmts[i + 1].op == "instead":
-                j = i + 1
-                while j < len(stmts) and stmts[j].op == "instead":
-                    j += 1
-                self.chain(stmts[i:j], indent)
-                i = j
-                continue
-            self.stmt(s, indent)
-            i += 1
-        if len(self.w.lines) == before:
-            self.w.line(f"{indent}pass")
-        self.c.locals = saved
-
-    def chain(self, chain: list, indent: str) -> None:
-        """`if A {..} instead if B {..}`: the last rule whose condition holds replaces the others."""
-        w, c = self.w, self.c
-        conds = []
-        for s in chain:
-            var = self.fresh("c")
-            conds.append((var, s))
-            w.line(f"{indent}{var} = bool({c.compile(s.expr)})", s.span.line)
-        for k in range(len(conds) - 1, -1, -1):
-            var, s = conds[k]
-            keyword = "if" if k == len(conds) - 1 else "elif"
-            w.line(f"{indent}{keyword} {var}:", s.span.line)
-            if k > 0:
-                earlier = ", ".join(f"({e.span.line!r}, {v})" for v, e in conds[:k])
-                w.line(f"{indent}    s.instead({s.span.line!r}, [l for l, held in ({earlier},) if held])", s.span.line)
-            self.body(s.body, indent + "    ")
-
-    def stmt(self, s, indent: str) -> None:
-        w, c = self.w, self.c
-        line = s.span.line
-        op = s.op
-        if op == "note":
-            return
-        if op in ("set", "add", "move"):
-            w.line(f"{indent}s.{op}({s.target!r}, {c.compile(s.expr)}, {line!r})", line)
-        elif op == "reset":
-            w.line(f"{indent}s.reset({s.target!r}, {line!r})", line)
-        elif op == "let":
-            value = c.compile(s.expr)
-            var = self.fresh("l", s.target)
-            c.locals[s.target] = var
-            w.line(f"{indent}{var} = {value}", line)
-        elif op in ("if", "instead"):
-            w.line(f"{indent}if {c.compile(s.expr)}:", line)
-            self.body(s.body, indent + "    ")
-            if s.otherwise:
-                w.line(f"{indent}else:")
-                self.body(s.otherwise, indent + "    ")
-        elif op == "rule":
-            w.line(f"{indent}s.rules.append({s.text!r})", line)
-            self.body(s.body, indent)
-            w.line(f"{indent}s.rules.pop()", line)
-        elif op == "roll":
-            call = (f"s.roll({s.source!r}, {line!r})" if s.source in c.ed.pools
-                    else f"s.roll_table({s.source!r}, {line!r})")
-            if s.target is not None:
-                var = self.fresh("r", s.target)
-                c.locals[s.target] = var
-                w.line(f"{indent}{var} = {call}", line)
-            else:
-                w.line(f"{indent}{call}", line)
-        elif op == "shuffle":
-            w.line(f"{indent}s.shuffle({line!r})", line)
-        elif op == "draw":
-            w.line(f"{indent}s.draw({c.compile(s.expr)}, {line!r})", line)
-        elif op == "discard":
-            w.line(f"{indent}s.discard_to({c.compile(s.expr)}, {line!r})", line)
-        else:  # pragma: no cover - the grammar has no other statement
-            raise ValueError(f"unknown statement {op}")
-
-
-def _function(w: _Writer, c: _RoundCompiler, name: str, params: str, doc: str, line: int, stmts: list,
-              wrap: str | None = None) -> None:
-    """A function whose body is a block of statements; `wrap` names a phase (state in, state out)."""
-    w.line("")
-    w.line("")
-    w.line(f"def {name}({params}):", line)
-    w.line(f"    {doc!r}")
-    w.line(f"    # {comment_text(w.source_path)}:{line}")
-    c.locals = {}
-    if wrap is not None:
-        w.line(f"    s = _rt.RoundState(_MODULE, state, rng, {wrap!r})")
-    _Block(w, c).body(stmts, "    ")
-    if wrap is not None:
-        w.line("    return s.finish()")
-
-
-def _names_read(ed: Edition, expr, seen: set | None = None) -> set[str]:
-    """Values a computed name depends on: stats, flags, tracks, and '@hand' for the cards."""
-    from .expressions import walk
-    from .syntax import Call
-
-    seen = set() if seen is None else seen
-    out: set[str] = set()
-    for node in walk(expr):
-        if isinstance(node, Name):
-            head = node.parts[0]
-            if head in ed.thresholds or head in ed.choices:
-                if head not in seen:
-                    seen.add(head)
-                    inner = ed.thresholds[head].condition if head in ed.thresholds else ed.choices[head].default
-                    out |= _names_read(ed, inner, seen)
-            elif head in ed.stats or head in ed.flags or head in ed.tracks:
-                out.add(head)
-        elif isinstance(node, Call) and node.name in vocab.ROUND_FUNCTIONS:
-            out.add("@hand")
-    return out
-
-
-def _rounds(w: _Writer, consts: dict, options: dict, ed: Edition) -> None:
-    c = _RoundCompiler(consts, options, ed)
-    path = comment_text(w.source_path)
-    w.line("")
-    w.line("")
-    w.line("# --- round rules ---------------------------------------------------------------------")
-    w.line("STATS = {")
-    for st in ed.stats.values():
-        data = {"name": st.name, "initial": st.initial_value, "low": st.low, "high": st.high, "line": st.span.line}
-        w.line(f"    {st.id!r}: {data!r},", st.span.line)
-    w.line("}")
-    w.line("FLAGS = {")
-    for fl in ed.flags.values():
-        w.line(f"    {fl.id!r}: {{'name': {fl.name!r}, 'initial': {fl.on!r}, 'line': {fl.span.line!r}}},", fl.span.line)
-    w.line("}")
-
-    deck = next(iter(ed.card_decks.values()), None)
-    if deck is not None:
-        cards = {(r.name, s.name): (r.value, s.color) for s in deck.suits for r in deck.ranks}
-        data = {"id": deck.id, "name": deck.name, "suits": tuple((s.name, s.color) for s in deck.suits),
-                "ranks": tuple((r.name, r.value) for r in deck.ranks), "hand_limit": deck.hand_limit,
-                "line": deck.span.line}
-        w.line(f"CARD_DECK = {data!r}", deck.span.line)
-        w.line(f"CARDS = {cards!r}")
-    else:
-        w.line("CARD_DECK = None")
-        w.line("CARDS = {}")
-
-    # choices and thresholds: computed when read
-    choice_fns = {}
-    for i, ch in enumerate(ed.choices.values()):
-        fn = f"choice_{i}_{slug(ch.id)}"
-        choice_fns[ch.id] = fn
-        c.locals = {}
-        w.line("")
-        w.line("")
-        w.line(f"def {fn}(s):", ch.span.line)
-        w.line(f"    {('Default policy for the choice: ' + ch.name)!r}")
-        w.line(f"    return {c.compile(ch.default)}  # {path}:{ch.span.line}", ch.span.line)
-    threshold_fns = {}
-    for i, th in enumerate(ed.thresholds.values()):
-        fn = f"threshold_{i}_{slug(th.id)}"
-        c.locals = {}
-        w.line("")
-        w.line("")
-        w.line(f"def {fn}(s):", th.span.line)
-        w.line(f"    {th.name!r}")
-        w.line(f"    return bool({c.compile(th.condition)})  # {path}:{th.span.line}", th.span.line)
-        body = None
-        if th.body:
-            body = f"{fn}_on"
-            _function(w, c, body, "s", f"When {th.name} switches on", th.span.line, th.body)
-        threshold_fns[th.id] = (fn, body)
-
-    pool_fns = {}
-    for i, pool in enumerate(ed.pools.values()):
-        fn = f"pool_{i}_{slug(pool.id)}"
-        pool_fns[pool.id] = fn
-        c.locals = {}
-        w.line("")
-        w.line("")
-        w.line(f"def {fn}(s):", pool.span.line)
-        w.line(f"    {('Sides and dice of ' + pool.name)!r}")
-        base = c.compile(pool.base) if pool.base is not None else "0"
-        w.line(f"    terms = [('base', {base})]", pool.span.line)
-        for term in pool.terms:
-            label = term.label or (describe_condition(term.condition) if term.condition is not None else unparse(term.amount))
-            if term.condition is not None:
-                w.line(f"    if {c.compile(term.condition)}:", term.span.line)
-                w.line(f"        terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
-            else:
-                w.line(f"    terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
-        sides = c.compile(pool.sides) if pool.sides is not None else "6"
-        w.line(f"    return {sides}, terms", pool.span.line)
-
-    track_marks = {}
-    for i, track in enumerate(ed.tracks.values()):
-        marks = {}
-        for mark in track.marks:
-            fn = None
-            if mark.body:
-                fn = f"track_{i}_{slug(track.id)}_at_{mark.position if mark.position >= 0 else 'm' + str(-mark.position)}"
-                _function(w, c, fn, "s", f"{track.name}: {mark.label}", mark.span.line, mark.body)
-            marks[mark.position] = (mark.label, fn, mark.span.line)
-        track_marks[track.id] = marks
-
-    event_fns = {}
-    for i, table in enumerate(ed.event_tables.values()):
-        rows = []
-        for j, row in enumerate(table.rows):
-            fn = f"event_{i}_{j}_{slug(row.label)}"
-            _function(w, c, fn, "s", f"{table.name}, {row.low}..{row.high}: {row.label}", row.span.line, row.body)
-            rows.append((row.low, row.high, row.label, fn, row.span.line))
-        event_fns[table.id] = rows
-
-    end_fns = []
-    for i, end in enumerate(ed.ends):
-        fn = f"end_{i}"
-        c.locals = {}
-        w.line("")
-        w.line("")
-        w.line(f"def {fn}(s):", end.span.line)
-        w.line(f"    return bool({c.compile(end.condition)})  # {path}:{end.span.line}", end.span.line)
-        end_fns.append((fn, end.text, end.span.line))
-
-    setup_fn = None
-    if ed.setup is not None:
-        setup_fn = "phase_setup"
-        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", ed.setup.span.line,
-                  ed.setup.body, wrap="setup")
-    phase_fns = []
-    for i, phase in enumerate(ed.phases.values()):
-        fn = f"phase_{i}_{slug(phase.id)}"
-        phase_fns.append((phase.id, phase.name, fn))
-        _function(w, c, fn, "state, rng", f"{phase.name}: maps a state to (next state, trace)", phase.span.line,
-                  phase.body, wrap=phase.id)
-
-    w.line("")
-    w.line("")
-    w.line("CHOICES = {")
-    for ch in ed.choices.values():
-        w.line(f"    {ch.id!r}: {{'name': {ch.name!r}, 'default': {choice_fns[ch.id]}, 'line': {ch.span.line!r}}},")
-    w.line("}")
-    w.line("THRESHOLDS = {")
-    for th in ed.thresholds.values():
-        test, body = threshold_fns[th.id]
-        w.line(f"    {th.id!r}: {{'name': {th.name!r}, 'test': {test}, 'body': {body or 'None'}, "
-               f"'line': {th.span.line!r}}},")
-    w.line("}")
-    watch: dict[str, list[str]] = {}
-    for th in ed.thresholds.values():
-        for name in sorted(_names_read(ed, th.condition)):
-            watch.setdefault(name, []).append(th.id)
-    w.line(f"THRESHOLD_WATCH = {({k: tuple(v) for k, v in sorted(watch.items())})!r}")
-    w.line("POOLS = {")
-    for pool in ed.pools.values():
-        success = None
-        if pool.success is not None:
-            success = pool.success
-        w.line(f"    {pool.id!r}: {{'name': {pool.name!r}, 'dice': {pool_fns[pool.id]}, 'success': {success!r}, "
-               f"'line': {pool.span.line!r}}},")
-    w.line("}")
-    w.line("TRACKS = {")
-    for track in ed.tracks.values():
-        stages = tuple((s.low, s.high, s.name) for s in track.stages)
-        marks = ", ".join(f"{pos!r}: ({label!r}, {fn or 'None'}, {ln!r})"
-                          for pos, (label, fn, ln) in track_marks[track.id].items())
-        w.line(f"    {track.id!r}: {{'name': {track.name!r}, 'start': {track.start!r}, 'low': {track.low!r}, "
-               f"'high': {track.high!r}, 'stages': {stages!r}, 'marks': {{{marks}}}, 'line': {track.span.line!r}}},")
-    w.line("}")
-    w.line("EVENT_TABLES = {")
-    for table in ed.event_tables.values():
-        rows = "".join(f"({lo!r}, {hi!r}, {label!r}, {fn}, {ln!r}), " for lo, hi, label, fn, ln in event_fns[table.id])
-        w.line(f"    {table.id!r}: {{'name': {table.name!r}, 'die': {table.die!r}, 'rows': ({rows}), "
-               f"'line': {table.span.line!r}}},")
-    w.line("}")
-    w.line(f"ENDS = ({''.join(f'({fn}, {text!r}, {ln!r}), ' for fn, text, ln in end_fns)})")
-    w.line(f"SETUP = {setup_fn or 'None'}")
-    w.line("PHASES = (")
-    for pid, name, fn in phase_fns:
-        w.line(f"    ({pid!r}, {name!r}, {fn}),")
-    w.line(")")
 
 
 def describe_condition(expr) -> str:

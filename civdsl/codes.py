@@ -126,6 +126,36 @@ _ALL = [
          "tables and options share one namespace, and a `let` or `roll x =` name must be new.",
          'stat food "Food" initial 0  flag food "Food shortage"',
          'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
+    Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
+         "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
+         'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',
+         'civilization "Minoa" { ast basic at 6, 9, 11, 14, 15 }'),
+    Code("CIV092", "A.S.T. row does not fit its track", "A civilization's row gives the first space of each epoch "
+         "after the first, in order: one number per epoch after the first, each larger than the one before (the first "
+         "epoch runs from space 1; space 0 is the start arrow), none beyond the last space. The number of spaces "
+         "comes from the row (`spaces N`) or from the track.",
+         'ast basic "Basic" { spaces 15  epoch "Stone Age" { }  epoch "Bronze Age" { } }\n'
+         '    civilization "Minoa" { ast basic at 6, 9 }',
+         'ast basic "Basic" { spaces 15  epoch "Stone Age" { }  epoch "Bronze Age" { } }\n'
+         '    civilization "Minoa" { ast basic at 6 }'),
+    Code("CIV093", "`except` names no epoch of the track", "`backward when COND except \"Epoch\"` exempts markers in "
+         "the named epochs from stepping back; each name must be an epoch of the same track.",
+         'backward when cities == 0 except "Stone"', 'backward when cities == 0 except "Stone Age"'),
+    Code("CIV094", "A.S.T. ranking given twice", "The A.S.T. ranking (`rank N`) orders the civilizations as the "
+         "table lists them, top to bottom; two civilizations cannot share a place.",
+         'civilization "Minoa" { rank 1 }  civilization "Saba" { rank 1 }',
+         'civilization "Minoa" { rank 1 }  civilization "Saba" { rank 2 }'),
+    Code("CIV110", "lone surrogate in a string escape", "`\\uD800` to `\\uDFFF` are halves of a UTF-16 surrogate "
+         "pair, not characters. A high half followed by a low half (`\\ud83d\\ude00`, as JSON writes an emoji) is "
+         "the one character they encode; either half alone cannot be printed, saved or shown, so it is an error.",
+         'summary "smile \\ud83d"', 'summary "smile \\ud83d\\ude00"'),
+    Code("CIV111", "not a colour", "A group's `color` is a hexadecimal colour, `#rgb` or `#rrggbb`, so that every "
+         "chart can use it as it is.", 'group arts "Arts" color "blue"', 'group arts "Arts" color "#1565c0"'),
+    Code("CIV112", "number out of range", "Every number a rulebook writes has a range that fits its meaning (a die "
+         "has 1 to 1,000 sides, a commodity 0 to 1,000 cards, a cost 0 to 10,000 ...), so that no check, chart or "
+         "game grows with a mistyped or hostile number. `docs/security.md` lists every range.",
+         'event_table weather "Weather" die 999999999 { 1..6: "Rain" { } }',
+         'event_table weather "Weather" die 6 { 1..6: "Rain" { } }'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -2,62 +2,342 @@
 English phrase generated from structure (never copied from a rulebook's prose).
 
 Each node type has a renderer here; tests check that every vocabulary entry and every
-modifier operation has one, so a chart can never print a class name instead of a rule.
+modifier operation has one, so a chart can never print a class name instead of a rule. The
+words (nouns with their plurals, templates) are declared in the vocabulary; the grammar that
+puts them together is in phrases.py. A number that depends on the situation is said in words
+("1 point of damage per city", "at least 2 cities, 1 with Wonder of the World"), never as an
+expression; a clause whose number is zero disappears.
 """
 
 from __future__ import annotations
 
 from . import vocabulary as vocab
-from .phrases import effect_text
-from .expressions import unparse
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
-from .syntax import BinOp, Bool, Call, Expr, Name, Not, Num, Str
+from .phrases import Count, change, effect_text, fact_words, noun, sentence
+from .syntax import BinOp, Bool, Call, Expr, Name, Neg, Not, Num, Str
 
-def condition(e: Expr) -> str:
-    """A condition in words: holds("Law") and not holds("Democracy") -> 'Law and not Democracy'."""
-    if isinstance(e, Call) and e.name == "holds" and e.args and isinstance(e.args[0], Str):
-        return e.args[0].value
+_COMPARE = {"==": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least"}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+_COUNT_FILTERS = {"cost_at_least": "costing {} or more", "cost_below": "costing under {}",
+                  "vp": "worth {} VP", "group": "of group {}"}
+
+# --- numbers ------------------------------------------------------------------------------
+
+
+def _noun_of(e: Expr) -> tuple[str, str] | None:
+    """What one unit of a countable expression is: a fact's noun, "Grain card held", ..."""
+    if isinstance(e, Name) and len(e.parts) == 1:
+        return fact_words(e.parts[0])
     if isinstance(e, Call) and e.name == "cards" and e.args and isinstance(e.args[0], Str):
-        return f"{e.args[0].value} cards held"
+        return (f"{e.args[0].value} card held", f"{e.args[0].value} cards held")
+    if isinstance(e, Call) and e.name == "count_advances":
+        bits = " and ".join(_COUNT_FILTERS[k].format(quantity_words(v)) for k, v in e.kwargs.items()
+                            if k in _COUNT_FILTERS)
+        return ("advance " + bits if bits else "advance", "advances " + bits if bits else "advances")
+    return None
+
+
+def amount(e: Expr):
+    """A number: an int when the rulebook wrote one, else a phrases.Count in words."""
+    if isinstance(e, Num):
+        return e.value
+    words = _noun_of(e)
+    if words is not None:
+        return Count(per=words)
+    if isinstance(e, BinOp) and e.op == "*":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            inner = amount(b)
+            if isinstance(a, Num) and isinstance(inner, Count) and inner.per and inner.cap is None:
+                return Count(rate=a.value * inner.rate, per=inner.per)
+    if isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
+        for a, b in ((e.args[0], e.args[1]), (e.args[1], e.args[0])):
+            inner = amount(b)
+            if isinstance(a, Num) and isinstance(inner, Count) and inner.per:
+                if e.name == "min" and inner.cap is None:
+                    return Count(rate=inner.rate, per=inner.per, cap=a.value, floor=inner.floor)
+                if e.name == "max" and inner.floor is None:
+                    return Count(rate=inner.rate, per=inner.per, cap=inner.cap, floor=a.value)
+    return Count(words=quantity_words(e))
+
+
+def quantity_words(e: Expr) -> str:
+    """Any number as a noun phrase, operators said in words."""
+    if isinstance(e, Num):
+        return str(e.value)
+    if isinstance(e, Str):
+        return f"“{e.value}”"
+    words = _noun_of(e)
+    if words is not None:
+        return f"the {words[1]}"
+    if isinstance(e, Name):
+        return e.dotted.replace("_", " ").replace(".", " ")
+    if isinstance(e, Neg):
+        return f"minus {quantity_words(e.operand)}"
+    if isinstance(e, BinOp):
+        left, right = quantity_words(e.left), quantity_words(e.right)
+        if e.op == "*" and isinstance(e.left, Num):
+            return {1: right, 2: f"twice {right}"}.get(e.left.value, f"{e.left.value} times {right}")
+        said = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "//": "divided by", "%": "modulo"}
+        text = f"{left} {said.get(e.op, e.op)} {right}"
+        return text + ", rounded down" if e.op == "//" else text
+    if isinstance(e, Call) and len(e.args) == 2 and e.name in ("min", "max"):
+        which = "smaller" if e.name == "min" else "larger"
+        return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
+    if isinstance(e, Call) and len(e.args) == 1:
+        inner = quantity_words(e.args[0])
+        return {"floor": f"{inner}, rounded down", "ceil": f"{inner}, rounded up",
+                "sqrt": f"the square root of {inner}", "abs": f"the size of {inner}"}.get(e.name, inner)
+    return condition(e)
+
+
+def _evaluate(e: Expr, name: str, x: int):
+    """The value of an expression of one fact NAME at X, for the few operators a count uses."""
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Name):
+        return x if e.dotted == name else None
+    if isinstance(e, Neg):
+        v = _evaluate(e.operand, name, x)
+        return None if v is None else -v
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        a, b = _evaluate(e.left, name, x), _evaluate(e.right, name, x)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    if isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
+        a, b = (_evaluate(arg, name, x) for arg in e.args)
+        if a is None or b is None:
+            return None
+        return min(a, b) if e.name == "min" else max(a, b)
+    return None
+
+
+def _names(e) -> set[str]:
+    if isinstance(e, Name):
+        return {e.dotted}
+    out: set[str] = set()
+    for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None),
+                  *getattr(e, "args", ())):
+        if child is not None and hasattr(child, "span"):
+            out |= _names(child)
+    return out
+
+
+def step(e: Expr) -> tuple[int, str] | None:
+    """A number that is N in one situation and 0 otherwise ("1 - min(volcano_cities, 1)"):
+    (N, the situation in words), read by evaluating it for 0 to 40 of its one fact."""
+    names = _names(e)
+    if isinstance(e, Num) or len(names) != 1:
+        return None
+    name = names.pop()
+    words = fact_words(name)
+    values = [_evaluate(e, name, x) for x in range(41)]
+    if words is None or None in values or len(set(values)) != 2 or 0 not in values:
+        return None
+    cut = next(i for i in range(1, 41) if values[i] != values[i - 1])
+    if any(values[i] != values[cut] for i in range(cut, 41)):
+        return None
+    if values[0] != 0:
+        when = f"no {words[0]}" if cut == 1 else f"fewer than {cut} {words[1]}"
+        return values[0], when
+    return values[cut], f"at least {cut} {noun(cut, words)}"
+
+
+# --- conditions ---------------------------------------------------------------------------
+
+
+def _disjuncts(e: Expr) -> list[list[Expr]]:
+    if isinstance(e, BinOp) and e.op == "or":
+        return _disjuncts(e.left) + _disjuncts(e.right)
+    return [_conjuncts(e)]
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _held(e: Expr) -> tuple[str, bool] | None:
+    """(advance, held?) for holds("X") and not holds("X")."""
+    if isinstance(e, Call) and e.name == "holds" and e.args and isinstance(e.args[0], Str):
+        return e.args[0].value, True
+    if isinstance(e, Not):
+        inner = _held(e.operand)
+        if inner is not None:
+            return inner[0], not inner[1]
+    return None
+
+
+def _comparison(e: Expr) -> tuple[tuple[str, str], str, int] | None:
+    """(noun, operator, number) for a countable expression compared with a number."""
+    if not isinstance(e, BinOp) or e.op not in _FLIP:
+        return None
+    left, op, right = e.left, e.op, e.right
+    if isinstance(left, Num) and not isinstance(right, Num):
+        left, op, right = right, _FLIP[op], left
+    words = _noun_of(left)
+    if words is None or not isinstance(right, Num):
+        return None
+    return words, op, right.value
+
+
+def _amount_phrase(op: str, n: int, words: tuple[str, str]) -> str:
+    if op == ">=":
+        return f"at least {n} {noun(n, words)}"
+    if op == ">":
+        return f"at least 1 {words[0]}" if n == 0 else f"more than {n} {words[1]}"
+    if op == "<=":
+        return f"no {words[0]}" if n == 0 else f"at most {n} {noun(n, words)}"
+    if op == "<":
+        return f"no {words[0]}" if n == 1 else f"fewer than {n} {words[1]}"
+    if op == "==":
+        return f"no {words[0]}" if n == 0 else f"exactly {n} {noun(n, words)}"
+    return f"at least 1 {words[0]}" if n == 0 else f"other than {n} {words[1]}"
+
+
+def _literal(e: Expr) -> str:
+    """One condition that is not an and/or."""
+    cmp = _comparison(e)
+    if cmp is not None:
+        words, op, n = cmp
+        return _amount_phrase(op, n, words)
     if isinstance(e, Bool):
         return "always" if e.value else "never"
+    fact = _state_fact(e)
+    if fact is not None:
+        return fact
+    if isinstance(e, Call) and e.name == "holds" and e.args and isinstance(e.args[0], Str):
+        return e.args[0].value
     if isinstance(e, Not):
         return f"not {condition(e.operand)}"
+    if isinstance(e, BinOp) and e.op in _COMPARE:
+        return f"{quantity_words(e.left)} {_COMPARE[e.op]} {quantity_words(e.right)}"
     if isinstance(e, BinOp) and e.op in ("and", "or"):
-        return f"{condition(e.left)} {e.op} {condition(e.right)}"
-    if isinstance(e, BinOp):
-        return f"{quantity(e.left)} {_COMPARE.get(e.op, e.op)} {quantity(e.right)}"
-    if isinstance(e, Name):
-        return e.dotted.replace("_", " ")
-    return unparse(e)
+        return condition(e)
+    return quantity_words(e)
 
 
-_COMPARE = {"==": "is", "!=": "is not", "<": "below", "<=": "at most", ">": "above", ">=": "at least"}
+def _state_fact(e: Expr) -> str | None:
+    """A yes/no or text fact in its declared words: traded_by != "" -> "a card traded to the victim"."""
+    negated = False
+    if isinstance(e, Not):
+        e, negated = e.operand, True
+    if isinstance(e, Name) and len(e.parts) == 1:
+        fact, holds = vocab.FACTS.get(e.parts[0]), True
+    elif isinstance(e, BinOp) and e.op in ("==", "!=") and isinstance(e.left, Name) and isinstance(e.right, Str) \
+            and e.right.value == "":
+        fact, holds = vocab.FACTS.get(e.left.dotted), e.op == "!="
+    else:
+        return None
+    if fact is None or fact.states is None:
+        return None
+    return fact.states[0] if holds != negated else fact.states[1]
+
+
+def _names_list(names: list[str], word: str) -> str:
+    """"A and B"; with a serial comma when a name holds the word itself ("Music, and Drama and Poetry")."""
+    if len(names) < 2:
+        return "".join(names)
+    if any(f" {word} " in n for n in names):
+        return ", ".join(names[:-1]) + f", {word} " + names[-1]
+    return ", ".join(names[:-1]) + f" {word} " + names[-1]
+
+
+def _advances_text(held: list[tuple[str, bool]]) -> str:
+    having = [n for n, h in held if h]
+    lacking = [n for n, h in held if not h]
+    text = _names_list(having, "and")
+    if lacking:
+        text += (" " if text else "") + "without " + _names_list(lacking, "or")
+    return text
+
+
+def _conjunction(lits: list[Expr]) -> str:
+    held = [h for h in (_held(x) for x in lits) if h is not None]
+    rest = [_literal(x) for x in lits if _held(x) is None]
+    parts = [_advances_text(held)] if held else []
+    return " and ".join(parts + rest)
+
+
+def _compact(ds: list[list[Expr]]) -> str | None:
+    """Alternatives that differ in one threshold: "at least 2 cities, 1 with Wonder of the World"."""
+    rows = []
+    for d in ds:
+        cmps = [x for x in d if _held(x) is None]
+        if len(cmps) != 1 or _comparison(cmps[0]) is None:
+            return None
+        rows.append((_comparison(cmps[0]), [_held(x) for x in d if _held(x) is not None]))
+    if len({(words, op) for (words, op, _), _ in rows}) != 1 or len(rows) < 2:
+        return None
+    out = []
+    for i, ((words, op, n), held) in enumerate(rows):
+        text = _amount_phrase(op, n, words) if i == 0 else str(n)
+        if held:
+            adv = _advances_text(held)
+            text += f" {adv}" if adv.startswith("without") else f" with {adv}"
+        out.append(text)
+    return ", ".join(out)
+
+
+def _disjunction(ds: list[list[Expr]]) -> str:
+    if len(ds) == 1:
+        return _conjunction(ds[0])
+    # group the alternatives around the advance most of them name: "without Philosophy: ..."
+    counts: dict[tuple[str, bool], int] = {}
+    for d in ds:
+        for h in {_held(x) for x in d} - {None}:
+            counts[h] = counts.get(h, 0) + 1
+    key, n = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
+    if n < 2:
+        return _compact(ds) or "; or ".join(_conjunction(d) for d in ds)
+    has_key = [key in {_held(x) for x in d} for d in ds]
+    inside = [[x for x in d if _held(x) != key] for d, k in zip(ds, has_key) if k]
+    outside = [d for d, k in zip(ds, has_key) if not k]
+    label = ("with " if key[1] else "without ") + key[0]
+    # one level of grouping only: a nested group would read as a sibling of its parent
+    flat = _compact(inside) or ", or ".join(_conjunction(d) for d in inside)
+    group = label if any(not d for d in inside) else f"{label}: {flat}"
+    if not outside:
+        return group
+    rest = _compact(outside) or "; or ".join(_conjunction(d) for d in outside)
+    pieces = sorted([(has_key.index(True), group), (has_key.index(False), rest)])
+    return "; or ".join(text for _, text in pieces)
+
+
+def condition(e: Expr) -> str:
+    """A condition in words: holds("Law") and not holds("Democracy") -> 'Law without Democracy';
+    cities >= 2 or holds("X") and cities >= 1 -> 'at least 2 cities, 1 with X'."""
+    return _disjunction(_disjuncts(e))
 
 
 def quantity(e: Expr) -> str:
-    if isinstance(e, Num):
-        return str(e.value)
-    if isinstance(e, Name):
-        return e.dotted.replace("_", " ")
-    if isinstance(e, Call) and e.name == "cards" and e.args and isinstance(e.args[0], Str):
-        return f"{e.args[0].value} cards held"
-    if isinstance(e, Call) and e.name == "count_advances":
-        bits = []
-        for key, value in e.kwargs.items():
-            bits.append({"cost_at_least": "costing {} or more", "cost_below": "costing under {}",
-                         "vp": "worth {} VP", "group": "of group {}"}[key].format(quantity(value)))
-        return "advances " + " and ".join(bits) if bits else "advances"
-    return unparse(e)
+    """What a number counts, as a label: "cities", "advances costing 100 or more", "3"."""
+    words = _noun_of(e)
+    return words[1] if words is not None else quantity_words(e)
+
+
+def quantity_text(e: Expr) -> str:
+    """A number alone, in words ("3", "1 per city", "the smaller of ...")."""
+    q = amount(e)
+    return q.text() if isinstance(q, Count) else str(q)
+
+
+# --- effects, modifiers -------------------------------------------------------------------
 
 
 def effect(e: Effect | EffectBranch) -> str:
+    """An effect in words; "" when it does nothing (a zero amount)."""
     if isinstance(e, EffectBranch):
-        then = "; ".join(effect(x) for x in e.then)
-        other = "; ".join(effect(x) for x in e.otherwise)
-        text = f"if {condition(e.condition)}: {then}"
+        then = _effects(e.then) or "nothing happens"
+        other = _effects(e.otherwise)
+        text = f"with {condition(e.condition)}: {then}"
         return f"{text}; otherwise {other}" if other else text
     return effect_call(e.kind, e.args)
+
+
+def _effects(items) -> str:
+    return "; ".join(t for t in (effect(x) for x in items) if t)
 
 
 def effect_call(kind_name: str, args: dict) -> str:
@@ -66,34 +346,49 @@ def effect_call(kind_name: str, args: dict) -> str:
     plain = {}
     for name, raw in args.items():
         p = kind.param(name) if kind else None
-        if hasattr(raw, "span"):
-            plain[name] = raw.parts[0] if isinstance(raw, Name) and p is not None and p.kind == "enum" else quantity(raw)
-        else:
+        if not hasattr(raw, "span"):
             plain[name] = raw
+        elif isinstance(raw, Name) and p is not None and p.kind == "enum":
+            plain[name] = raw.parts[0]
+        else:
+            plain[name] = _all_of(amount(raw), kind, name)
     return effect_text(kind_name, plain)
 
 
+def _all_of(q, kind, param: str):
+    """1 per ship as the number of ships lost is "all your ships"."""
+    own = kind.noun(param) if kind else None
+    if isinstance(q, Count) and q.per and q.rate == 1 and q.cap is None and q.floor is None and own \
+            and own[0].split()[0] == q.per[0].split()[0]:
+        return Count(all_of=q.per)
+    return q
+
+
+def _op_words(o: ModifierOp) -> tuple[str, str]:
+    kind = vocab.EFFECT_KINDS.get(o.kind or "")
+    words = kind.noun(o.param) if kind else None
+    if words is None:
+        what = " ".join(x for x in (o.kind, o.param) if x).replace("_", " ")
+        words = (what, what)
+    return words
+
+
 def op(o: ModifierOp) -> str:
-    what = (o.kind or "").replace("_", " ")
     if o.op == "immune":
         return "suffers nothing"
     if o.op == "cancel":
         return "the calamity is cancelled"
+    words = _op_words(o)
     if o.op == "option":
-        each = " for each one" if o.each else ""
-        return f"may {effect_call(o.replacement.name, _args(o.replacement))} instead of {what}{each}"
-    amount = quantity(o.amount)
-    per = f" per {quantity(o.per)}" if o.per is not None else ""
-    target = f"{what} {o.param.replace('_', ' ')}" if o.param else what
-    if o.op == "add":
-        return f"{amount} more {target}{per}"
-    if o.op == "prevent":
-        return f"{amount} less {target}{per}"
-    if o.op == "set":
-        return f"{target} becomes {amount}"
-    if o.op == "cap":
-        return f"at most {amount} {target}"
-    raise ValueError(o.op)
+        replacement = effect_call(o.replacement.name, _args(o.replacement))
+        if o.each:
+            return f"may {replacement} per {words[0]} instead"
+        return f"may {replacement} instead of the {words[1]}"
+    text = change(o.op, amount(o.amount), words)
+    if o.per is not None:
+        per = _noun_of(o.per)
+        text += f" per {per[0]}" if per else f" for each of {quantity_words(o.per)}"
+    return text
 
 
 def _args(call: Call) -> dict:
@@ -108,7 +403,8 @@ ROLE_TEXT = {"any": "", "primary": " (primary victim)", "secondary": " (secondar
 
 
 def modifier(m: Modifier) -> str:
-    return f"{condition(m.condition)}{ROLE_TEXT[m.role]}: {'; '.join(op(o) for o in m.ops)}"
+    who = "every victim" if isinstance(m.condition, Bool) and m.condition.value else condition(m.condition)
+    return f"{who}{ROLE_TEXT[m.role]}: {'; '.join(op(o) for o in m.ops)}"
 
 
 def exclusion(x: Exclusion) -> str:
@@ -117,30 +413,53 @@ def exclusion(x: Exclusion) -> str:
     return f"not a player with {condition(x.condition)}"
 
 
+def _every_other(e: Expr) -> bool:
+    """players - 1: every player but the victim."""
+    return (isinstance(e, BinOp) and e.op == "-" and isinstance(e.left, Name) and e.left.dotted == "players"
+            and isinstance(e.right, Num) and e.right.value == 1)
+
+
 def secondary(cal: Calamity) -> str | None:
+    """The secondary victims in words; None when there are none (a count of 0, no effect)."""
     sec = cal.secondary
     if sec is None:
         return None
-    effects = "; ".join(effect(e) for e in sec.effects)
+    effects = _effects(sec.effects)
+    if not effects:
+        return None
     if sec.share is not None:
-        text = f"shares {quantity(sec.share)} in total among other players, each at most: {effects}"
+        text = f"other players share {quantity_text(sec.share)} among them, each at most: {effects}"
+    elif _every_other(sec.count):
+        text = f"every other player: {effects}"
     else:
-        n = quantity(sec.count)
-        text = f"{n} other player{'s' if n != '1' else ''} each: {effects}"
+        q, when = amount(sec.count), step(sec.count)
+        if when is not None:
+            n, situation = when
+            text = f"with {situation}, {n} other {noun(n, ('player', 'players'))} each: {effects}"
+        elif isinstance(q, Count) and q.per and q.rate == 1 and q.cap is None:
+            text = f"each of the {q.per[1]}: {effects}"
+        elif isinstance(q, Count):
+            text = f"other players, as many as {q.text()}, each: {effects}"
+        elif q == 0:
+            return None
+        else:
+            text = f"{q} other {noun(q, ('player', 'players'))} each: {effects}"
     if cal.exclusions:
         text += f" ({', '.join(exclusion(x) for x in cal.exclusions)})"
     return text
 
 
+def cancelled(cal: Calamity) -> str | None:
+    if not cal.cancel:
+        return None
+    # several `cancel when` lines are one disjunction: grouped together ("without Philosophy: ...")
+    return "cancelled for a victim with " + _disjunction([d for c, _ in cal.cancel for d in _disjuncts(c)])
+
+
 def calamity(cal: Calamity) -> str:
-    """One sentence for the whole calamity, for charts and docstrings."""
-    parts = ["; ".join(effect(e) for e in cal.primary) or "no effect"]
-    sec = secondary(cal)
-    if sec:
-        parts.append(sec)
-    if cal.cancel:
-        parts.append("cancelled if " + " or ".join(condition(c) for c, _ in cal.cancel))
-    return ". ".join(p[0].upper() + p[1:] for p in parts if p) + "."
+    """The whole calamity in a few sentences, for charts and docstrings."""
+    parts = [_effects(cal.primary) or "no effect", secondary(cal), cancelled(cal)]
+    return " ".join(sentence(p) for p in parts if p)
 
 
 def ability(kind_name: str, args: dict) -> str:
@@ -151,7 +470,7 @@ def ability(kind_name: str, args: dict) -> str:
     try:
         return kind.text.format(**values)
     except (ValueError, TypeError, KeyError):
-        return kind_name.replace("_", " ") + " " + ", ".join(f"{k}={v}" for k, v in args.items())
+        return kind_name.replace("_", " ") + ": " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in args.items())
 
 
 def beneficiary(name: str) -> str:

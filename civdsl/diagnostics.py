@@ -7,8 +7,6 @@ message`, the source line as written, a caret under the span, then notes and hel
 
 from __future__ import annotations
 
-import difflib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,6 +100,8 @@ class Diagnostics:
         return "\n".join(parts)
 
     def to_json(self) -> str:
+        import json
+
         return json.dumps([d.to_json() for d in self.sorted()], indent=2, ensure_ascii=False)
 
 
@@ -167,6 +167,8 @@ def did_you_mean(name: str, candidates) -> str | None:
     lowered = {c.lower(): c for c in cands}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    import difflib  # imported on first use: a question that goes well never needs it
+
     match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
 

@@ -14,16 +14,13 @@ Summaries and notes are prose: `--prose` lists their changes, otherwise they are
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any
-
-import click
 
 from . import describe
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
+from .rounds import diff as rounds_diff
 
 SECTIONS = [
     ("edition", "Edition"),
@@ -561,44 +558,7 @@ class Differ:
             self.add("errata", "added", None, None, None, x, f"+ errata {x}")
 
     def rounds(self):
-        """Round rules (stats, flags, phases, ...): compared generically through their JSON model,
-        item by item (matched by id), so that every kind of declaration is covered."""
-        from .serialize import to_data
-
-        try:
-            old = to_data(self.a).get("rounds") or {}
-            new = to_data(self.b).get("rounds") or {}
-        except Exception:  # the model serializer is another module's: never let it break a diff
-            return
-        for kind in list(dict.fromkeys(list(old) + list(new))):
-            before, after = old.get(kind), new.get(kind)
-            if isinstance(before, list) or isinstance(after, list):
-                before, after = before or [], after or []
-            x, y = _keyed(before), _keyed(after)
-            label = kind[:-1] if kind.endswith("s") else kind
-            if x is None or y is None:
-                if _strip_lines(before) != _strip_lines(after):
-                    op = "added" if not before else "removed" if not after else "changed"
-                    sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
-                    self.add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
-                continue
-            for k in x:
-                if k not in y:
-                    self.add("rounds", "removed", k, None, k, None, f"- {label} {k}")
-            for k, item in y.items():
-                if k not in x:
-                    self.add("rounds", "added", k, None, None, k, f"+ {label} {k}")
-                    continue
-                for field in dict.fromkeys(list(x[k]) + list(item)):
-                    if field in ("line", "path"):
-                        continue
-                    u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
-                    if u == v:
-                        continue
-                    if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
-                    else:
-                        self.add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
+        rounds_diff.changes(self.a, self.b, self.add)
 
     def edition_notes(self):
         gone, come = _diff_lists([t for t, _ in self.a.notes], [t for t, _ in self.b.notes])
@@ -606,34 +566,6 @@ class Differ:
             self.add("prose", "removed", None, "note", x, None, f"- note {quote(x)}")
         for x in come:
             self.add("prose", "added", None, "note", None, x, f"+ note {quote(x)}")
-
-
-def _keyed(items) -> dict | None:
-    if not isinstance(items, list):
-        return None
-    out = {}
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            return None
-        key = item.get("id", item.get("name", f"#{i + 1}"))
-        out[str(key)] = item
-    return out
-
-
-def _strip_lines(data):
-    if isinstance(data, dict):
-        return {k: _strip_lines(v) for k, v in data.items() if k not in ("line", "path")}
-    if isinstance(data, list):
-        return [_strip_lines(x) for x in data]
-    return data
-
-
-def _plain(v) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return str(v)
 
 
 def _q(v) -> str:
@@ -711,15 +643,17 @@ def _title(ed: Edition) -> str:
     return f"{ed.id} ({ed.name})"
 
 
+_ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "bold": "\x1b[1m", "reset": "\x1b[0m"}
+
+
 def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = False, prose: bool = False) -> str:
     def paint(text: str, op: str) -> str:
         if not color:
             return text
-        fg = {"added": "green", "removed": "red"}.get(op, "yellow")
-        return click.style(text, fg=fg)
+        return _ANSI[{"added": "green", "removed": "red"}.get(op, "yellow")] + text + _ANSI["reset"]
 
     head = f"{_title(a)} -> {_title(b)}"
-    lines = [click.style(head, bold=True) if color else head]
+    lines = [_ANSI["bold"] + head + _ANSI["reset"] if color else head]
     shown = [c for c in changes if prose or c.section != "prose"]
     if not shown:
         lines.append("no differences in the rules")
@@ -730,7 +664,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
         counts = _counts(section, key)
         label = f"{title}" + (f" ({counts})" if counts else "")
         lines.append("")
-        lines.append(click.style(label, bold=True) if color else label)
+        lines.append(_ANSI["bold"] + label + _ANSI["reset"] if color else label)
         for c in section:
             lines.append("  " + paint(c.text, c.op))
     hidden = [c for c in changes if c.section == "prose"]
@@ -778,25 +712,3 @@ def to_json(a: Edition, b: Edition, changes: list[Change]) -> dict:
         "changes": [asdict(c) for c in changes],
         "summary": summary,
     }
-
-
-@click.command("diff")
-@click.argument("a")
-@click.argument("b")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
-@click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
-def diff_command(a, b, fmt, prose):
-    """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
-
-    Compares the resolved rules (a house rule with everything it inherits): advances,
-    calamities and commodities field by field, constants, credit policy, vp tiers, A.S.T.
-    epochs and their requirements, score lines. Exit 0 whether or not they differ.
-    """
-    ea, eb = load_edition(a), load_edition(b)
-    changes = diff(ea, eb)
-    if fmt == "json":
-        click.echo(json.dumps(to_json(ea, eb, changes), indent=2, ensure_ascii=False, default=str))
-    elif fmt == "md":
-        click.echo(render_md(ea, eb, changes, prose=prose), nl=False)
-    else:
-        click.echo(render_text(ea, eb, changes, color=sys.stdout.isatty(), prose=prose))

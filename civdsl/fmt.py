@@ -25,13 +25,10 @@ and the same comments in the same order, or nothing is written.
 
 from __future__ import annotations
 
-import difflib
 import functools
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
 import lark
 
 from . import parser
@@ -502,54 +499,3 @@ def _expand(paths: tuple[str, ...]) -> list[Path]:
         else:
             out.append(Path(p))
     return out
-
-
-@click.command("fmt")
-@click.argument("paths", nargs=-1)
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 listing files that would change.")
-@click.option("--diff", "show_diff", is_flag=True, help="Show what would change as a unified diff (writes nothing).")
-def fmt_command(paths, check_only, show_diff):
-    """Rewrite rulebooks (default: every shipped one) in the canonical layout.
-
-    PATHS are files, folders (every .civ inside) or shipped edition ids. Comments are kept;
-    files with syntax errors are reported and never rewritten.
-    """
-    from .build import atomic_write
-    from .loader import display_path
-
-    failed = False
-    changed = []
-    unchanged = 0
-    for path in _expand(paths):
-        res = format_file(path)
-        name = display_path(path)
-        if res.error is not None:
-            failed = True
-            if res.error.diagnostics is not None and res.error.diagnostics.items:
-                click.echo(res.error.diagnostics.render(color=sys.stderr.isatty()), err=True)
-            else:
-                click.echo(f"error: {res.error}", err=True)
-            click.echo(f"{name}: not formatted", err=True)
-            continue
-        if not res.changed:
-            unchanged += 1
-            continue
-        changed.append(name)
-        if show_diff:
-            click.echo("".join(difflib.unified_diff((res.old_text or "").splitlines(True), res.new_text.splitlines(True),
-                                                    f"{name}", f"{name} (formatted)")), nl=False)
-        if check_only:
-            click.echo(f"would reformat {name}")
-        elif not show_diff:
-            atomic_write(path, res.new_text)
-            click.echo(f"formatted {name}")
-    if check_only or show_diff:
-        if changed:
-            click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} would be reformatted, "
-                       f"{unchanged} already formatted", err=True)
-        elif not failed:
-            click.echo(f"{unchanged} file{'s' if unchanged != 1 else ''} already formatted")
-        sys.exit(1 if (changed and check_only) or failed else 0)
-    if not failed:
-        click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} formatted, {unchanged} unchanged")
-    sys.exit(1 if failed else 0)

@@ -31,15 +31,12 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
-
-import click
 
 from . import describe, loader, parser, syntax
 from . import vocabulary as vocab
@@ -1649,7 +1646,7 @@ def build_server():
     return server
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Build the Lark parser and the keyword tables before the first document arrives."""
     try:
         keyword_set()
@@ -1658,30 +1655,5 @@ def _warm_up() -> None:
         pass
 
 
-@click.command("lsp")
-@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default; editors pass it).")
-@click.option("--tcp", "tcp", metavar="HOST:PORT", help="Listen on a TCP port instead (for debugging).")
-@click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log here.")
-def lsp_command(stdio, tcp, log_file):
-    """Run the civdsl language server (Language Server Protocol over stdio) for editors."""
-    try:
-        import pygls  # noqa: F401
-        import lsprotocol  # noqa: F401
-    except ImportError:
-        click.echo("error: `civdsl lsp` needs pygls: pip install 'pygls>=2'", err=True)
-        sys.exit(1)
-    if log_file:
-        logging.basicConfig(filename=log_file, level=logging.INFO)
-    warm = threading.Thread(target=_warm_up, daemon=True)
-    warm.start()
-    server = build_server()
-    warm.join()
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-
-
 __all__ = ["Engine", "Analysis", "IncrementalParser", "tokenize", "hover_text", "completions", "outline",
-           "definitions", "references", "target_at", "build_server", "lsp_command", "format_document"]
+           "definitions", "references", "target_at", "build_server", "format_document", "warm_up"]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Span
+from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Phase, Pool, Stat,  # noqa: F401
+                           Threshold, Track)
 from .syntax import Call, Expr, Op
 
 
@@ -134,6 +136,8 @@ class Requirement:
     expr: Expr
     why: str | None
     span: Span
+    # also needed for every step inside the epoch, not only to enter it (`require ... each step`)
+    each_step: bool = False
 
 
 @dataclass
@@ -151,6 +155,35 @@ class AstTrack:
     backward: list[tuple[Expr, Span]]
     notes: list[str]
     span: Span
+    spaces: int | None = None  # spaces after the start arrow (space 0); the last is the finish
+    step_points: int | None = None  # points each step taken is worth (`points N per step`)
+    backward_except: list[tuple[str, Span]] = field(default_factory=list)  # epochs that never step back
+
+
+@dataclass
+class AstRow:
+    """One civilization's row on one A.S.T. track: the first space of every epoch after the first
+    (the first epoch runs from space 1, the arrow being space 0)."""
+
+    track: str
+    track_span: Span
+    spaces: int | None  # None: the track's `spaces`
+    starts: list[int]
+    span: Span
+
+
+@dataclass
+class Civilization:
+    """A civilization (Mega Civilization) or nation (the older editions): the player's row on
+    each A.S.T. track, its A.S.T. ranking and its trade block."""
+
+    name: str
+    span: Span
+    rank: int | None = None
+    block: str | None = None
+    rows: dict[str, AstRow] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    field_spans: dict[str, Span] = field(default_factory=dict)
 
 
 @dataclass
@@ -258,6 +291,7 @@ class Edition:
     advances: dict[str, Advance] = field(default_factory=dict)
     calamities: dict[str, Calamity] = field(default_factory=dict)
     asts: dict[str, AstTrack] = field(default_factory=dict)
+    civilizations: dict[str, Civilization] = field(default_factory=dict)
     score: Score | None = None
     commodities: dict[str, Commodity] = field(default_factory=dict)
     set_value: Expr | None = None
@@ -292,181 +326,3 @@ class Edition:
             if below is None or cost < below:
                 return vp
         return None
-
-
-# --- round rules ------------------------------------------------------------------------------
-# Statements stay syntax nodes (`syntax.Stmt`), like expressions: they are already structure.
-
-
-@dataclass
-class Stat:
-    """A whole-number quantity of one player's state (`stat food "Food" initial 0 bounds 0..`)."""
-
-    id: str
-    name: str
-    span: Span
-    initial: Expr | None = None
-    initial_value: int = 0  # folded by the resolver (initial values are constant expressions)
-    low: int | None = None
-    high: int | None = None
-    field_spans: dict[str, Span] = field(default_factory=dict)
-
-
-@dataclass
-class Flag:
-    id: str
-    name: str
-    on: bool
-    span: Span
-
-
-@dataclass
-class Choice:
-    """A player's decision that rules read; `default` is the policy used when no one decides."""
-
-    id: str
-    name: str
-    default: Expr
-    span: Span
-
-
-@dataclass
-class Threshold:
-    """A named condition (reads as true/false); `body` runs each time it switches on."""
-
-    id: str
-    name: str
-    condition: Expr
-    body: list | None
-    span: Span
-
-
-@dataclass
-class PoolTerm:
-    amount: Expr
-    condition: Expr | None
-    label: str | None
-    span: Span
-
-
-@dataclass
-class Pool:
-    """A dice pool: `sides`, a size of `base` plus the `add` terms whose condition holds; the
-    result is the total of the dice, or with `success lo..hi` the number of dice in that range."""
-
-    id: str
-    name: str
-    span: Span
-    sides: Expr | None = None
-    base: Expr | None = None
-    terms: list[PoolTerm] = field(default_factory=list)
-    success: tuple[int, int | None] | None = None
-    notes: list[str] = field(default_factory=list)
-    field_spans: dict[str, Span] = field(default_factory=dict)
-
-
-@dataclass
-class TrackStage:
-    low: int
-    high: int
-    name: str
-    span: Span
-
-
-@dataclass
-class TrackMark:
-    """`at N "label" { ... }`: what happens when the marker arrives at position N."""
-
-    position: int
-    label: str
-    body: list | None
-    span: Span
-
-
-@dataclass
-class Track:
-    id: str
-    name: str
-    span: Span
-    start: int = 0
-    low: int | None = None
-    high: int | None = None
-    stages: list[TrackStage] = field(default_factory=list)
-    marks: list[TrackMark] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    field_spans: dict[str, Span] = field(default_factory=dict)
-
-    def stage(self, position: int) -> str | None:
-        return next((s.name for s in self.stages if s.low <= position <= s.high), None)
-
-
-@dataclass
-class EventRow:
-    low: int
-    high: int
-    label: str
-    body: list
-    span: Span
-
-
-@dataclass
-class EventTable:
-    """A single-die table: roll one die of `die` sides and apply the row it names."""
-
-    id: str
-    name: str
-    die: int
-    rows: list[EventRow]
-    span: Span
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CardSuit:
-    name: str
-    color: str
-    span: Span
-
-
-@dataclass
-class CardRank:
-    name: str
-    value: int
-    span: Span
-
-
-@dataclass
-class CardDeck:
-    """A deck of playing cards: every rank in every suit once; a card is worth its rank's value."""
-
-    id: str
-    name: str
-    span: Span
-    suits: list[CardSuit] = field(default_factory=list)
-    ranks: list[CardRank] = field(default_factory=list)
-    hand_limit: int | None = None
-    notes: list[str] = field(default_factory=list)
-    field_spans: dict[str, Span] = field(default_factory=dict)
-
-    @property
-    def colors(self) -> list[str]:
-        out: list[str] = []
-        for s in self.suits:
-            if s.color not in out:
-                out.append(s.color)
-        return out
-
-
-@dataclass
-class Phase:
-    id: str
-    name: str
-    body: list
-    span: Span
-
-
-@dataclass
-class EndCondition:
-    condition: Expr
-    text: str
-    span: Span

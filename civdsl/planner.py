@@ -46,8 +46,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-import click
-
 from . import runtime
 from .state import StateError, check_names, split_names
 
@@ -1390,59 +1388,3 @@ def render_hand(report: dict, name: str) -> str:
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)
-
-
-# --- commands -------------------------------------------------------------------------------
-
-def _emit_json(data) -> None:
-    import json
-
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-
-
-@click.command("plan")
-@click.argument("rulebook")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML): holds, credits, "
-              "commodities, treasury, players.")
-@click.option("--holds", help="Advances held before this turn (added to the state's).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--objective", "objective_spec", help="vp (default where advances have VP), points (printed cost), "
-              "cards, or an expression per advance such as \"vp * 100 + cost\".")
-@click.option("--want", help="Advances the plan must buy, comma-separated.")
-@click.option("--avoid", help="Advances the plan must not buy, comma-separated.")
-@click.option("--top", type=click.IntRange(1, 100), default=1, show_default=True, help="List the K best plans.")
-@click.option("--explain", is_flag=True, help="Show why the plan beats the next best ones.")
-@click.option("--horizon", type=click.IntRange(1, 2), default=1, show_default=True,
-              help="2 adds a look-ahead to next turn (an estimate: the hand is assumed unchanged).")
-@click.option("--hand-limit", "hand_limit", type=click.IntRange(0, None),
-              help="Base hand limit, instead of the rulebook's (advances' abilities still apply).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def plan_command(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit,
-                 as_json):
-    """The advances to buy this turn that maximise an objective, their prices and the payment."""
-    from .cli import _facts, _open
-
-    rb = _open(rulebook)
-    facts = _facts(state_file, sets)
-    report = plan(rb, facts, holds=split_names(holds), objective_spec=objective_spec, want=split_names(want),
-                  avoid=split_names(avoid), top=top, explain=explain, horizon=horizon, hand_limit=hand_limit)
-    if as_json:
-        _emit_json(report)
-    else:
-        click.echo(render(report))
-
-
-@click.command("hand")
-@click.argument("rulebook")
-@click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hand_command(rulebook, cards, as_json):
-    """The value of a hand of commodity cards: each set, worthless cards and the total."""
-    from .cli import _open
-
-    rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
-    if as_json:
-        _emit_json(report)
-    else:
-        click.echo(render_hand(report, rb.name))

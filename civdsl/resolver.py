@@ -14,16 +14,15 @@ from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate
 from .loader import LoadedFile
-from .model import (Ability, Advance, AstTrack, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
+from .rounds.resolve import RoundsApplier
+from .model import (Ability, Advance, AstRow, AstTrack, Civilization, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
                     EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option, Requirement, Score,
                     ScoreLine, Secondary, SpecificCredit, Table)
-from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Phase, Pool,
-                    PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
 _SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "beneficiary", "primary", "secondary",
-           "value", "count", "block", "printed"}
+           "value", "count", "block", "printed", "rank"}
 
 
 class _NotConstant(EvalError):
@@ -45,7 +44,9 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
     return edition
 
 
-class _Applier:
+class _Applier(RoundsApplier):
+    """Applies one file's items (`_item_<kind>`); round-rule items are applied by the mixin."""
+
     def __init__(self, edition: Edition, diags: Diagnostics, is_extension: bool):
         self.ed = edition
         self.diags = diags
@@ -163,12 +164,39 @@ class _Applier:
                                      item=name, notes=[f"first declared at {names[name]}"])
                     continue
                 names[name] = f.span
-                track.epochs.append(Epoch(name, [Requirement(e, why, s) for e, why, s in reqs], f.span))
+                track.epochs.append(Epoch(name, [Requirement(e, why, s, each) for e, why, s, each in reqs], f.span))
             elif f.key == "backward":
-                track.backward.append((f.value, f.span))
+                expr, except_ = f.value
+                track.backward.append((expr, f.span))
+                track.backward_except.extend(except_)
+            elif f.key in ("spaces", "step_points"):
+                if getattr(track, f.key) is not None:
+                    self.diags.error("CIV021", f"`{f.key.replace('_', ' ')}` given twice for track `{item.name}`",
+                                     f.span, item=item.name)
+                setattr(track, f.key, f.value)
             elif f.key == "note":
                 track.notes.append(f.value)
         self.ed.asts[item.name] = track
+
+    def _item_civilization(self, item: Item) -> None:
+        if not self._once("civilization", item.name, item.span, f"civilization `{item.name}`"):
+            return
+        civ = Civilization(item.name, item.span)
+        for f in item.fields:
+            if f.key == "row":
+                track, track_span, spaces, starts = f.value
+                if track in civ.rows:
+                    self.diags.error("CIV021", f"a row on track `{track}` given twice for `{item.name}`", f.span,
+                                     item=item.name, notes=[f"first given at {civ.rows[track].span}"])
+                    continue
+                civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
+            elif f.key == "note":
+                civ.notes.append(f.value)
+            elif f.key in ("rank", "block"):
+                self._field_once(civ, f, item.name)
+                setattr(civ, f.key, f.value)
+        # a house rule that redeclares a civilization replaces it whole, like an advance
+        self.ed.civilizations[item.name] = civ
 
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:
@@ -345,127 +373,6 @@ class _Applier:
             elif f.key == "note":
                 com.notes.append(f.value)
         com.__dict__.pop("_seen_fields", None)
-
-    # --- round rules: stats, flags, choices, thresholds, pools, tracks, event tables, decks, phases
-    def _round_field_once(self, obj, f: Field, name: str, single: tuple[str, ...]) -> None:
-        if f.key in single and f.key in obj.field_spans:
-            self.diags.error("CIV021", f"`{f.key}` given twice for `{name}`", f.span, item=name,
-                             notes=[f"first given at {obj.field_spans[f.key]}"])
-        obj.field_spans[f.key] = f.span
-
-    def _fold(self, expr):
-        """The value of a constant expression, or None when it reads something else."""
-        try:
-            return evaluate(expr, self._const_lookup)
-        except EvalError:
-            return None
-
-    def _item_stat(self, item: Item) -> None:
-        if not self._once("stat", item.name, item.span, f"stat `{item.name}`"):
-            return
-        stat = Stat(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(stat, f, item.name, ("initial", "bounds"))
-            if f.key == "initial":
-                stat.initial = f.value
-                value = self._fold(f.value)
-                stat.initial_value = value if value is not None else 0
-            elif f.key == "bounds":
-                stat.low, stat.high = f.value
-        self.ed.stats[item.name] = stat
-
-    def _item_flag(self, item: Item) -> None:
-        if self._once("flag", item.name, item.span, f"flag `{item.name}`"):
-            self.ed.flags[item.name] = Flag(item.name, item.value["title"], item.value["on"], item.span)
-
-    def _item_choice(self, item: Item) -> None:
-        if self._once("choice", item.name, item.span, f"choice `{item.name}`"):
-            self.ed.choices[item.name] = Choice(item.name, item.value["title"], item.value["default"], item.span)
-
-    def _item_threshold(self, item: Item) -> None:
-        if self._once("threshold", item.name, item.span, f"threshold `{item.name}`"):
-            v = item.value
-            self.ed.thresholds[item.name] = Threshold(item.name, v["title"], v["when"], v["body"], item.span)
-
-    def _item_end(self, item: Item) -> None:
-        expr, text = item.value
-        self.ed.ends.append(EndCondition(expr, text, item.span))
-
-    def _item_pool(self, item: Item) -> None:
-        if not self._once("pool", item.name, item.span, f"dice pool `{item.name}`"):
-            return
-        pool = Pool(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(pool, f, item.name, ("sides", "base", "success"))
-            if f.key in ("sides", "base", "success"):
-                setattr(pool, f.key, f.value)
-            elif f.key == "add":
-                amount, condition, label = f.value
-                pool.terms.append(PoolTerm(amount, condition, label, f.span))
-            elif f.key == "note":
-                pool.notes.append(f.value)
-        self.ed.pools[item.name] = pool
-
-    def _item_track(self, item: Item) -> None:
-        if not self._once("track", item.name, item.span, f"track `{item.name}`"):
-            return
-        track = Track(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(track, f, item.name, ("start", "bounds"))
-            if f.key == "start":
-                track.start = f.value
-            elif f.key == "bounds":
-                track.low, track.high = f.value
-            elif f.key == "stage":
-                low, high, name = f.value
-                track.stages.append(TrackStage(low, high, name, f.span))
-            elif f.key == "at":
-                position, label, body = f.value
-                track.marks.append(TrackMark(position, label, body, f.span))
-            elif f.key == "note":
-                track.notes.append(f.value)
-        self.ed.tracks[item.name] = track
-
-    def _item_event_table(self, item: Item) -> None:
-        if not self._once("event_table", item.name, item.span, f"event table `{item.name}`"):
-            return
-        rows, notes = [], []
-        for f in item.fields:
-            if f.key == "row":
-                low, high, label, body = f.value
-                rows.append(EventRow(low, high, label, body, f.span))
-        self.ed.event_tables[item.name] = EventTable(item.name, item.value["title"], item.value["die"], rows,
-                                                     item.span, notes)
-
-    def _item_card_deck(self, item: Item) -> None:
-        if not self._once("card_deck", item.name, item.span, f"deck `{item.name}`"):
-            return
-        deck = CardDeck(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(deck, f, item.name, ("hand_limit",))
-            if f.key == "suit":
-                name, color, span = f.value
-                deck.suits.append(CardSuit(name, color, f.span))
-            elif f.key == "rank":
-                name, value = f.value
-                deck.ranks.append(CardRank(name, value, f.span))
-            elif f.key == "ranks":
-                low, high = f.value
-                for n in range(low, min(high, low + 100) + 1):  # a number card is worth its number
-                    deck.ranks.append(CardRank(str(n), n, f.span))
-            elif f.key == "hand_limit":
-                deck.hand_limit = f.value
-            elif f.key == "note":
-                deck.notes.append(f.value)
-        self.ed.card_decks[item.name] = deck
-
-    def _item_phase(self, item: Item) -> None:
-        if self._once("phase", item.name, item.span, f"phase `{item.name}`"):
-            self.ed.phases[item.name] = Phase(item.name, item.value["title"], item.value["body"], item.span)
-
-    def _item_setup(self, item: Item) -> None:
-        if self._once("setup", "", item.span, "setup"):
-            self.ed.setup = Phase("setup", "Setup", item.value["body"], item.span)
 
 
 def _literal(e):

@@ -24,9 +24,16 @@ def grammar_path() -> Path:
     return _folder("grammar") / "civdsl.lark"
 
 
+def grammar_parts() -> list[Path]:
+    """The grammar's files: the main language, then each sub-language composed into it with
+    `%extend` (today the round rules of civdsl/rounds/)."""
+    return [grammar_path(), Path(__file__).resolve().parent / "rounds" / "grammar.lark"]
+
+
 @functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
-    return grammar_path().read_text(encoding="utf-8")
+    """The whole grammar: the parts joined in order (a part may extend rules of an earlier one)."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in grammar_parts())
 
 
 def schemas_dir() -> Path:

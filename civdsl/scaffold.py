@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
-
-import click
 
 from .expressions import quote, unparse
 from .loader import inside
@@ -204,36 +201,3 @@ def _trial(lines: list[str], out: Path) -> list[tuple[str, str]] | None:
     if checked.edition is None or any(d.code not in ERRATA_CODES or not d.item for d in errors):
         return None
     return list(dict.fromkeys((d.code, d.item) for d in errors))
-
-
-@click.command("new")
-@click.argument("name")
-@click.option("--from", "base", default="megaciv", show_default=True,
-              help="The rulebook to extend: a shipped edition id or a path.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
-@click.option("--title", help="Display name (default: derived from NAME and the base).")
-def new_command(name, base, output, title):
-    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
-    from .build import atomic_write
-
-    out = Path(output) if output else Path(f"{name}.civ")
-    try:
-        check_name(name)
-        if out.exists():
-            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
-        if not out.parent.exists():
-            raise ScaffoldError(f"folder {out.parent} does not exist")
-        text = skeleton(name, base, out, title)
-    except ScaffoldError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    # never overwrite: create the file exclusively, then fill it atomically
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        click.echo(f"error: {out} already exists; not overwriting it", err=True)
-        sys.exit(1)
-    os.close(fd)
-    atomic_write(out, text)
-    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
-    click.echo(f"next: edit it, then `civdsl check {out}`")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import describe
 from .expressions import unparse
 from .model import Calamity, Edition, EffectBranch
+from .rounds import serialize as rounds_serialize
 
 
 def _where(span) -> dict:
@@ -73,9 +74,14 @@ def to_data(ed: Edition) -> dict:
         } for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
         "asts": [{"id": t.id, "name": t.name, "epochs": [{
-            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line}
-                                             for r in e.requirements]} for e in t.epochs],
-            "backward": [unparse(b) for b, _ in t.backward], "notes": t.notes} for t in ed.asts.values()],
+            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line,
+                                              "each_step": r.each_step} for r in e.requirements]} for e in t.epochs],
+            "backward": [unparse(b) for b, _ in t.backward], "backward_except": [n for n, _ in t.backward_except],
+            "spaces": t.spaces, "step_points": t.step_points, "notes": t.notes} for t in ed.asts.values()],
+        "civilizations": [{"name": c.name, "rank": c.rank, "block": c.block,
+                           "rows": {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
+                                        "starts": r.starts} for k, r in c.rows.items() if k in ed.asts},
+                           "notes": c.notes} for c in ed.civilizations.values()],
         "score": None if ed.score is None else {
             "points": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.points],
             "tiebreaks": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.tiebreaks]},
@@ -86,59 +92,5 @@ def to_data(ed: Edition) -> dict:
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],
         "notes": [text for text, _ in ed.notes],
-        **({"rounds": _rounds(ed)} if ed.has_rounds else {}),
-    }
-
-
-# --- round rules (present only for editions that declare them) ----------------------------------
-
-def _stmts(stmts) -> list:
-    out = []
-    for s in stmts or []:
-        d = {"op": s.op, "line": s.span.line}
-        if s.target is not None:
-            d["target"] = s.target
-        if s.source is not None:
-            d["source"] = s.source
-        if s.expr is not None:
-            d["expr"] = unparse(s.expr)
-        if s.text is not None:
-            d["text"] = s.text
-        if s.body:
-            d["body"] = _stmts(s.body)
-        if s.otherwise:
-            d["else"] = _stmts(s.otherwise)
-        out.append(d)
-    return out
-
-
-def _rounds(ed: Edition) -> dict:
-    text = lambda e: unparse(e) if e is not None else None  # noqa: E731
-    return {
-        "stats": [{"id": s.id, "name": s.name, "initial": s.initial_value, "low": s.low, "high": s.high,
-                   "line": s.span.line} for s in ed.stats.values()],
-        "flags": [{"id": f.id, "name": f.name, "initial": f.on, "line": f.span.line} for f in ed.flags.values()],
-        "choices": [{"id": c.id, "name": c.name, "default": unparse(c.default), "line": c.span.line}
-                    for c in ed.choices.values()],
-        "thresholds": [{"id": t.id, "name": t.name, "when": unparse(t.condition), "effects": _stmts(t.body),
-                        "line": t.span.line} for t in ed.thresholds.values()],
-        "pools": [{"id": p.id, "name": p.name, "sides": text(p.sides), "base": text(p.base),
-                   "terms": [{"amount": unparse(x.amount), "when": text(x.condition), "label": x.label}
-                             for x in p.terms],
-                   "success": list(p.success) if p.success is not None else None, "notes": p.notes,
-                   "line": p.span.line} for p in ed.pools.values()],
-        "tracks": [{"id": t.id, "name": t.name, "start": t.start, "low": t.low, "high": t.high,
-                    "stages": [{"low": s.low, "high": s.high, "name": s.name} for s in t.stages],
-                    "marks": [{"position": m.position, "label": m.label, "effects": _stmts(m.body)} for m in t.marks],
-                    "notes": t.notes, "line": t.span.line} for t in ed.tracks.values()],
-        "event_tables": [{"id": t.id, "name": t.name, "die": t.die,
-                          "rows": [{"low": r.low, "high": r.high, "label": r.label, "effects": _stmts(r.body)}
-                                   for r in t.rows], "line": t.span.line} for t in ed.event_tables.values()],
-        "decks": [{"id": d.id, "name": d.name, "suits": [{"name": s.name, "color": s.color} for s in d.suits],
-                   "ranks": [{"name": r.name, "value": r.value} for r in d.ranks], "hand_limit": d.hand_limit,
-                   "notes": d.notes, "line": d.span.line} for d in ed.card_decks.values()],
-        "setup": _stmts(ed.setup.body) if ed.setup is not None else None,
-        "phases": [{"id": p.id, "name": p.name, "statements": _stmts(p.body), "line": p.span.line}
-                   for p in ed.phases.values()],
-        "ends": [{"when": unparse(e.condition), "text": e.text, "line": e.span.line} for e in ed.ends],
+        **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
     }

@@ -13,14 +13,11 @@ from pathlib import Path
 
 from . import vocabulary as vocab
 from .diagnostics import did_you_mean
+from .errors import StateError  # re-exported: `civdsl.state.StateError`
 
 MAX_STATE_BYTES = 1_000_000
 MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest valid name)
 MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
-
-
-class StateError(Exception):
-    """A problem in a player state, already phrased for the user."""
 
 
 def _hint(name: str, candidates) -> str:
@@ -72,8 +69,12 @@ def parse_yaml(path: Path) -> dict:
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
+    from . import safeyaml
+
     try:
-        data = yaml.safe_load(text)
+        data = safeyaml.load(text)
+    except safeyaml.YAMLLimitError as exc:
+        raise StateError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -87,6 +88,17 @@ def parse_yaml(path: Path) -> dict:
     if not isinstance(data, dict):
         raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
     return data
+
+
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+    facts: dict = {}
+    if state_file:
+        facts.update(parse_yaml(Path(state_file)))
+    for item in sets:
+        key, value = parse_assignment(item)
+        facts[key] = value
+    return facts
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
@@ -165,6 +177,32 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     if problems:
         raise StateError("\n".join(_first(problems)))
     return clean
+
+
+def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
+    """`civilization` and `ast_track` must be the rulebook's names, and the marker must be on the
+    player's row (the finish being its last space)."""
+    problems = []
+    civ, track = facts.get("civilization"), facts.get("ast_track")
+    if civ is not None and civ not in civilizations:
+        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
+        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+    if track is not None and track not in tracks:
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    position = facts.get("ast_position")
+    if position is not None and not problems:
+        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+            t = max(ends, key=ends.get)
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                            f"`{t}` (space {ends[t]})")
+        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+        if not rows and declared and position > max(declared):
+            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                            f"(space {max(declared)})")
+    if problems:
+        raise StateError("\n".join(problems))
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:

@@ -1,8 +1,9 @@
 """Pass 2: Lark parse tree -> civdsl syntax tree (plain dataclasses with source spans).
 
 The transformer only reshapes; it checks nothing but what it must decode (string escapes,
-over-long numbers), and records those problems instead of raising, so that every later check
-still runs and all errors come out in one report.
+over-long numbers, numbers outside their field's bound in `bounds.FIELDS`, colours), and
+records those problems instead of raising, so that every later check still runs and all errors
+come out in one report.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from typing import Any, Union
 
 from lark import Token, Transformer, Tree, v_args
 
+from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_of
 from .parser import MAX_DIGITS
+from .rounds.syntax import RoundsToSyntax
 
 # --- expressions --------------------------------------------------------------------
 
@@ -162,32 +165,23 @@ class RulebookAst:
     items: list[Item]
 
 
-@dataclass
-class Stmt:
-    """One statement of a round block (phase, setup, threshold, track mark, event row).
-
-    `op` is the statement keyword: set add let if instead roll move reset shuffle draw discard
-    rule note. `target` is the name written (set/add/let/move/reset) or bound (roll x = ...);
-    `source` is what a roll rolls; `body`/`otherwise` are nested statements; `text` is a rule's
-    label or a note."""
-
-    op: str
-    span: Span
-    target: str | None = None
-    target_span: Span | None = None
-    expr: Expr | None = None
-    body: list = field(default_factory=list)
-    otherwise: list = field(default_factory=list)
-    text: str | None = None
-    source: str | None = None
-    source_span: Span | None = None
-
-
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
+# A high surrogate escape followed by a low one is one character written JSON-style
+# (`\ud83d\ude00` is U+1F600); matched first so that the pair combines.
+_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|.)", re.S)
+_COLOR_RE = re.compile(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?")
 
 
-class _ToSyntax(Transformer):
+class _Located(int):
+    """An integer literal that remembers where it was written (from `signed_int`), so that the
+    item it belongs to can check it against its field's bound at its own position."""
+
+    span: Span
+
+
+class _ToSyntax(RoundsToSyntax, Transformer):
+    """The whole language's transformer: the main rules here, the round rules' in the mixin."""
+
     def __init__(self, path: str, diags: Diagnostics):
         super().__init__(visit_tokens=False)
         self.file = path
@@ -204,24 +198,67 @@ class _ToSyntax(Transformer):
             esc = m.group(1)
             if esc in _ESCAPES:
                 return _ESCAPES[esc]
+            if esc.startswith("u") and len(esc) == 11:  # a surrogate pair
+                high, low = int(esc[1:5], 16), int(esc[7:], 16)
+                return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
             if esc.startswith("u") and len(esc) == 5:
-                return chr(int(esc[1:], 16))
+                code = int(esc[1:], 16)
+                if 0xD800 <= code <= 0xDFFF:
+                    # a lone surrogate is no character: no file, terminal or page can hold it
+                    at = span_of(self.file, tok)
+                    start = at.column + 1 + m.start()  # strings are on one line
+                    self.diags.error("CIV110", f"`\\{esc}` is half of a surrogate pair, not a character",
+                                     Span(at.path, at.line, start, start + len(m.group())),
+                                     help="write the character itself, or both halves of the pair "
+                                          "(`\\ud83d\\ude00`), or its code point as UTF-8 text")
+                    return "\ufffd"
+                return chr(code)
             self.diags.error("CIV009", f"unknown escape `\\{esc}` in a string", span_of(self.file, tok),
                              help='write `\\\\` for a backslash; known escapes are \\" \\\\ \\n \\t \\r \\0 \\uXXXX')
             return esc
 
         return _ESCAPE_RE.sub(unescape, raw)
 
-    def _int(self, tok: Token) -> int:
+    def _int(self, tok: Token, field: str | None = None) -> int:
+        """A number token; with `field`, held to that field's bound (reported at the number, and
+        the nearest allowed value kept, so no later pass works in proportion to a huge value)."""
         if len(tok.value) > MAX_DIGITS:
             self.diags.error("CIV005", f"the number has {len(tok.value)} digits; at most {MAX_DIGITS} are allowed",
                              span_of(self.file, tok))
-            return 0
-        return int(tok.value)
+            return FIELDS[field].clamp(0) if field else 0
+        value = int(tok.value)
+        return self._bounded(value, span_of(self.file, tok), field) if field else value
+
+    def _bounded(self, value: int, span: Span, field: str) -> int:
+        bound = FIELDS[field]
+        if value in bound:
+            return int(value)
+        self.diags.error(bound.code, bound.message(value), span)
+        return bound.clamp(value)
+
+    def _located(self, value, field: str) -> int:
+        """A `signed_int` checked against `field`."""
+        return self._bounded(value, value.span, field) if isinstance(value, _Located) else value
+
+    def _color(self, tok: Token) -> str:
+        value = self._string(tok)
+        if _COLOR_RE.fullmatch(value):
+            return value
+        shown = value.encode("unicode_escape").decode("ascii")[:40]
+        self.diags.error("CIV111", f"`{shown}` is not a colour", span_of(self.file, tok),
+                         help="write a colour as `#rgb` or `#rrggbb` in hexadecimal, e.g. `#2e7d32`")
+        return "#000000"
 
     @staticmethod
     def _tokens(children, *types):
         return [c for c in children if isinstance(c, Token) and c.type in types]
+
+    @staticmethod
+    def _fields(children) -> list[Field]:
+        return [c for c in children if isinstance(c, Field)]
+
+    def _item(self, kind: str, name: str | None, meta, fields: list[Field], value: Any = None) -> Item:
+        return Item(kind, name, self._span(meta), fields, value)
 
     # --- file
     @v_args(meta=True)
@@ -267,7 +304,7 @@ class _ToSyntax(Transformer):
                     value={"name": self._string(children[2]), **attrs})
 
     def group_color(self, children):
-        return ("color", self._string(children[1]))
+        return ("color", self._color(children[1]))
 
     def group_symbol(self, children):
         return ("symbol", self._string(children[1]))
@@ -284,11 +321,11 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def tier_below(self, meta, children):
-        return (self._int(children[1]), self._int(children[3]), self._span(meta))
+        return (self._int(children[1], "cost"), self._int(children[3], "vp"), self._span(meta))
 
     @v_args(meta=True)
     def tier_else(self, meta, children):
-        return (None, self._int(children[2]), self._span(meta))
+        return (None, self._int(children[2], "vp"), self._span(meta))
 
     @v_args(meta=True)
     def table_decl(self, meta, children):
@@ -299,14 +336,15 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def band(self, meta, children):
-        ints = [c for c in children if isinstance(c, int)]
+        ints = [self._located(c, "table band") for c in children if isinstance(c, int)]
         low = ints[0]
         high = ints[1] if len(ints) > 1 else None
         return (low, high, children[-1], self._span(meta))
 
     def signed_int(self, children):
-        value = self._int(children[-1])
-        return -value if len(children) > 1 else value
+        value = _Located(-self._int(children[-1]) if len(children) > 1 else self._int(children[-1]))
+        value.span = span_of(self.file, children[0] if len(children) > 1 else children[-1])
+        return value
 
     @v_args(meta=True)
     def option_decl(self, meta, children):
@@ -340,7 +378,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def adv_cost(self, meta, c):
-        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1]), meta)
+        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1], "cost"), meta)
 
     @v_args(meta=True)
     def adv_groups(self, meta, c):
@@ -348,17 +386,17 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def adv_vp(self, meta, c):
-        return self._field("vp", self._int(c[1]), meta)
+        return self._field("vp", self._int(c[1], "vp"), meta)
 
     @v_args(meta=True)
     def adv_credits(self, meta, c):
         names = self._tokens(c, "NAME")
         amounts = self._tokens(c, "INT")
-        return self._field("credits", [(n.value, self._int(a), span_of(self.file, n)) for n, a in zip(names, amounts)], meta)
+        return self._field("credits", [(n.value, self._int(a, "credit"), span_of(self.file, n)) for n, a in zip(names, amounts)], meta)
 
     @v_args(meta=True)
     def adv_specific(self, meta, c):
-        return self._field("credit", (self._string(c[1]), self._int(c[2]), span_of(self.file, c[1])), meta)
+        return self._field("credit", (self._string(c[1]), self._int(c[2], "credit"), span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
     def adv_requires(self, meta, c):
@@ -366,7 +404,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def adv_supply(self, meta, c):
-        return self._field("supply", self._int(c[1]), meta)
+        return self._field("supply", self._int(c[1], "supply"), meta)
 
     @v_args(meta=True)
     def adv_ability(self, meta, c):
@@ -386,7 +424,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def cal_stack(self, meta, c):
-        return self._field("stack", self._int(c[1]), meta)
+        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def cal_class(self, meta, c):
@@ -443,7 +481,7 @@ class _ToSyntax(Transformer):
         return ("role", c[1].value)
 
     def priority(self, c):
-        return ("priority", self._int(c[1]))
+        return ("priority", self._int(c[1], "priority"))
 
     def effect_block(self, c):
         return [x for x in c if not isinstance(x, Token)]
@@ -514,12 +552,52 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def requirement(self, meta, c):
-        why = self._string(c[2]) if len(c) > 2 and c[2] is not None else None
-        return (c[1], why, self._span(meta))
+        strings = self._tokens(c[2:], "STRING")
+        why = self._string(strings[0]) if strings else None
+        each_step = any(x is True for x in c[2:])
+        return (c[1], why, self._span(meta), each_step)
+
+    def each_step(self, c):
+        return True
 
     @v_args(meta=True)
     def ast_backward(self, meta, c):
-        return self._field("backward", c[2], meta)
+        except_ = c[3] if len(c) > 3 and c[3] is not None else []
+        return self._field("backward", (c[2], except_), meta)
+
+    def backward_except(self, c):
+        return [(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")]
+
+    @v_args(meta=True)
+    def ast_spaces(self, meta, c):
+        return self._field("spaces", self._int(c[1], "ast spaces"), meta)
+
+    @v_args(meta=True)
+    def ast_step_points(self, meta, c):
+        return self._field("step_points", self._int(c[1], "vp"), meta)
+
+    # --- civilizations and their A.S.T. rows
+    @v_args(meta=True)
+    def civilization_decl(self, meta, c):
+        return self._block_item("civilization", c, meta)
+
+    @v_args(meta=True)
+    def civ_rank(self, meta, c):
+        return self._field("rank", self._int(c[1], "ast rank"), meta)
+
+    @v_args(meta=True)
+    def civ_block(self, meta, c):
+        return self._field("block", c[1].value, meta)
+
+    @v_args(meta=True)
+    def civ_row(self, meta, c):
+        track = self._tokens(c, "NAME")[0]
+        spaces = None
+        if self._tokens(c, "SPACES"):
+            spaces = self._int(c[3], "ast spaces")
+        at = next(i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "AT")
+        starts = [self._int(t, "ast space") for t in self._tokens(c[at:], "INT")]
+        return self._field("row", (track.value, span_of(self.file, track), spaces, starts), meta)
 
     @v_args(meta=True)
     def score_decl(self, meta, c):
@@ -536,15 +614,15 @@ class _ToSyntax(Transformer):
     # --- commodities
     @v_args(meta=True)
     def com_value(self, meta, c):
-        return self._field("value", self._int(c[1]), meta)
+        return self._field("value", self._int(c[1], "commodity value"), meta)
 
     @v_args(meta=True)
     def com_count(self, meta, c):
-        return self._field("count", self._int(c[1]), meta)
+        return self._field("count", self._int(c[1], "commodity count"), meta)
 
     @v_args(meta=True)
     def com_stack(self, meta, c):
-        return self._field("stack", self._int(c[1]), meta)
+        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def com_block(self, meta, c):
@@ -552,7 +630,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def com_printed(self, meta, c):
-        return self._field("printed", [self._int(t) for t in self._tokens(c, "INT")], meta)
+        return self._field("printed", [self._int(t, "printed value") for t in self._tokens(c, "INT")], meta)
 
     @v_args(meta=True)
     def set_value(self, meta, c):
@@ -561,7 +639,7 @@ class _ToSyntax(Transformer):
     @v_args(meta=True)
     def deck_decl(self, meta, c):
         ints = self._tokens(c, "INT")
-        return Item("deck", None, self._span(meta), value=(self._int(ints[0]), self._int(ints[1])))
+        return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
 
     # --- checks and edits
     @v_args(meta=True)
@@ -694,209 +772,6 @@ class _ToSyntax(Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
-
-    # --- round rules: stats, flags, choices, thresholds, pools, tracks, event tables, decks, phases
-    def _title(self, c) -> str:
-        return self._string(self._tokens(c, "STRING")[0])
-
-    @v_args(meta=True)
-    def stat_decl(self, meta, c):
-        return Item("stat", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def stat_initial(self, meta, c):
-        return self._field("initial", c[1], meta)
-
-    @v_args(meta=True)
-    def stat_bounds(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("bounds", (ints[0], ints[1] if len(ints) > 1 else None), meta)
-
-    @v_args(meta=True)
-    def flag_decl(self, meta, c):
-        state = self._tokens(c, "ON", "OFF")
-        return Item("flag", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "on": bool(state) and state[0].type == "ON",
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def choice_decl(self, meta, c):
-        return Item("choice", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "default": c[4], "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def threshold_decl(self, meta, c):
-        body = next((x for x in c[5:] if isinstance(x, list)), None)
-        return Item("threshold", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "when": c[4], "body": body,
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def end_decl(self, meta, c):
-        return Item("end", None, self._span(meta), value=(c[2], self._string(c[3])))
-
-    @v_args(meta=True)
-    def pool_decl(self, meta, c):
-        return Item("pool", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def pool_sides(self, meta, c):
-        return self._field("sides", c[1], meta)
-
-    @v_args(meta=True)
-    def pool_base(self, meta, c):
-        return self._field("base", c[1], meta)
-
-    @v_args(meta=True)
-    def pool_add(self, meta, c):
-        amount = c[1]
-        condition = c[3] if len(c) > 3 and isinstance(c[2], Token) and c[2].type == "WHEN" else None
-        label = self._tokens(c, "STRING")
-        return self._field("add", (amount, condition, self._string(label[0]) if label else None), meta)
-
-    @v_args(meta=True)
-    def pool_success(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("success", (ints[0], ints[1] if len(ints) > 1 else None), meta)
-
-    @v_args(meta=True)
-    def track_decl(self, meta, c):
-        return Item("track", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def track_start(self, meta, c):
-        return self._field("start", c[1], meta)
-
-    @v_args(meta=True)
-    def track_bounds(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("bounds", (ints[0], ints[1]), meta)
-
-    @v_args(meta=True)
-    def track_stage(self, meta, c):
-        ints = [x for x in c if isinstance(x, int) and not isinstance(x, Token)]
-        return self._field("stage", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c)), meta)
-
-    @v_args(meta=True)
-    def track_at(self, meta, c):
-        body = next((x for x in c if isinstance(x, list)), None)
-        return self._field("at", (c[1], self._title(c), body), meta)
-
-    @v_args(meta=True)
-    def event_table_decl(self, meta, c):
-        rows = [x for x in c if isinstance(x, Field)]
-        die_tok = self._tokens(c, "INT")[0]
-        return Item("event_table", c[1].value, self._span(meta), rows,
-                    value={"title": self._string(c[2]), "die": self._int(die_tok),
-                           "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def event_row(self, meta, c):
-        ints = [self._int(t) for t in self._tokens(c, "INT")]
-        body = next(x for x in c if isinstance(x, list))
-        return self._field("row", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c), body), meta)
-
-    @v_args(meta=True)
-    def card_deck(self, meta, c):
-        return Item("card_deck", c[1].value, self._span(meta), [x for x in c if isinstance(x, Field)],
-                    value={"title": self._string(c[2]), "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def deck_suit(self, meta, c):
-        return self._field("suit", (self._string(c[1]), c[2].value, span_of(self.file, c[2])), meta)
-
-    @v_args(meta=True)
-    def deck_rank(self, meta, c):
-        return self._field("rank", (self._string(c[1]), self._int(c[3])), meta)
-
-    @v_args(meta=True)
-    def deck_ranks(self, meta, c):
-        ints = [self._int(t) for t in self._tokens(c, "INT")]
-        return self._field("ranks", (ints[0], ints[1]), meta)
-
-    @v_args(meta=True)
-    def deck_hand_limit(self, meta, c):
-        return self._field("hand_limit", self._int(c[2]), meta)
-
-    @v_args(meta=True)
-    def phase_decl(self, meta, c):
-        return Item("phase", c[1].value, self._span(meta),
-                    value={"title": self._string(c[2]), "body": c[3], "name_span": span_of(self.file, c[1])})
-
-    @v_args(meta=True)
-    def setup_decl(self, meta, c):
-        return Item("setup", None, self._span(meta), value={"body": c[1]})
-
-    def phase_block(self, c):
-        out = []
-        for x in c:
-            if isinstance(x, Token):
-                continue
-            if isinstance(x, Field):  # a `note` inside a block
-                x = Stmt("note", x.span, text=x.value)
-            out.append(x)
-        return out
-
-    def _stmt(self, op, meta, **kw):
-        return Stmt(op, self._span(meta), **kw)
-
-    @v_args(meta=True)
-    def ps_set(self, meta, c):
-        return self._stmt("set", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[3])
-
-    @v_args(meta=True)
-    def ps_add(self, meta, c):
-        return self._stmt("add", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[2])
-
-    @v_args(meta=True)
-    def ps_let(self, meta, c):
-        return self._stmt("let", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[3])
-
-    @v_args(meta=True)
-    def ps_if(self, meta, c):
-        otherwise = []
-        if len(c) > 3:
-            other = c[4]
-            otherwise = other if isinstance(other, list) else [other]
-        return self._stmt("if", meta, expr=c[1], body=c[2], otherwise=otherwise)
-
-    @v_args(meta=True)
-    def ps_instead(self, meta, c):
-        return self._stmt("instead", meta, expr=c[2], body=c[3])
-
-    @v_args(meta=True)
-    def ps_roll(self, meta, c):
-        if len(c) > 2:
-            return self._stmt("roll", meta, target=c[1].value, target_span=span_of(self.file, c[1]),
-                              source=c[3].value, source_span=span_of(self.file, c[3]))
-        return self._stmt("roll", meta, source=c[1].value, source_span=span_of(self.file, c[1]))
-
-    @v_args(meta=True)
-    def ps_move(self, meta, c):
-        return self._stmt("move", meta, target=c[1].value, target_span=span_of(self.file, c[1]), expr=c[2])
-
-    @v_args(meta=True)
-    def ps_reset(self, meta, c):
-        return self._stmt("reset", meta, target=c[1].value, target_span=span_of(self.file, c[1]))
-
-    @v_args(meta=True)
-    def ps_shuffle(self, meta, c):
-        return self._stmt("shuffle", meta)
-
-    @v_args(meta=True)
-    def ps_draw(self, meta, c):
-        return self._stmt("draw", meta, expr=c[1])
-
-    @v_args(meta=True)
-    def ps_discard(self, meta, c):
-        return self._stmt("discard", meta, expr=c[2])
-
-    @v_args(meta=True)
-    def ps_rule(self, meta, c):
-        return self._stmt("rule", meta, text=self._string(c[1]), body=c[2])
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:

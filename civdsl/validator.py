@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocabulary as vocab
-from .diagnostics import Diagnostics, Span, suggestion
+from .bounds import FIELDS
+from .diagnostics import Diagnostics, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
+from .rounds import checks as rounds_checks
 from .syntax import Call, Name, Neg, Num, Str
 
-STACKS = range(1, 10)
+STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
 
 
@@ -47,7 +49,7 @@ class _Validator:
         self._decks()
         self._asserts()
         if self.ed.has_rounds:
-            _RoundChecker(self.ed, self.d).run()
+            rounds_checks.check(self.ed, self.d)
 
     # --- edition-wide
     def _vp_tiers(self) -> None:
@@ -317,6 +319,57 @@ class _Validator:
                     check(req.expr, self.scope, self.d, epoch.name)
             for expr, _ in track.backward:
                 check(expr, self.scope, self.d, track.id)
+            names = [e.name for e in track.epochs]
+            for name, span in track.backward_except:
+                if name not in names:
+                    best = did_you_mean(name, names)
+                    self.d.error("CIV093", f"`except` names `{name}`, which is no epoch of track `{track.id}`", span,
+                                 item=track.id, help=f"did you mean `{best}`?" if best else
+                                 f"the epochs of `{track.id}`: {', '.join(names)}")
+        self._civilizations()
+
+    def _civilizations(self) -> None:
+        """Each row must fit its track: one first space per epoch after the first, rising, on the track."""
+        ranks: dict[int, str] = {}
+        for civ in self.ed.civilizations.values():
+            if civ.rank is not None:
+                if civ.rank in ranks:
+                    self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
+                                 f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
+                ranks.setdefault(civ.rank, civ.name)
+            for row in civ.rows.values():
+                track = self.ed.asts.get(row.track)
+                if track is None:
+                    best = did_you_mean(row.track, self.ed.asts)
+                    self.d.error("CIV091", f"`{civ.name}` has a row on `{row.track}`, which is no A.S.T. track",
+                                 row.track_span, item=civ.name,
+                                 help=f"did you mean `{best}`?" if best else
+                                 f"declared tracks: {', '.join(self.ed.asts) or 'none'}")
+                    continue
+                self._row(civ, row, track)
+
+    def _row(self, civ, row, track) -> None:
+        spaces = row.spaces if row.spaces is not None else track.spaces
+        where = f"`{civ.name}` on `{track.id}`"
+        if spaces is None:
+            self.d.error("CIV092", f"{where}: the number of spaces is not known", row.span, item=civ.name,
+                         help=f"write `spaces N` in the row or in track `{track.id}`")
+            return
+        want = len(track.epochs) - 1
+        if len(row.starts) != want:
+            self.d.error("CIV092", f"{where}: {len(row.starts)} first space{'' if len(row.starts) == 1 else 's'} given, but the track has {want} epochs "
+                         f"after the first", row.span, item=civ.name,
+                         help="give the first space of each epoch after the first, in order: "
+                              + ", ".join(e.name for e in track.epochs[1:]))
+            return
+        previous = 1  # the first epoch starts on space 1 (space 0 is the start arrow)
+        for start, epoch in zip(row.starts, track.epochs[1:]):
+            if start <= previous or start > spaces:
+                self.d.error("CIV092", f"{where}: `{epoch.name}` starts on space {start}; each epoch must start after "
+                             f"the one before it (from space 2) and on the track (spaces 1-{spaces})", row.span,
+                             item=civ.name)
+                return
+            previous = start
 
     def _score(self) -> None:
         if self.ed.score:
@@ -513,523 +566,3 @@ def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
         if not e.used:
             diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
                           help="remove it, or check the item name and code")
-
-
-# --- round rules: stats, phases, dice, tracks and cards ---------------------------------------
-
-_NUMBER_RANK = {"int": 0, "rational": 1, "real": 2}
-_KIND_WORDS = {"int": "a whole number", "rational": "an exact fraction", "real": "a real number",
-               "bool": "true/false", "text": "text"}
-_MATH_ARITY = {"floor": 1, "ceil": 1, "sqrt": 1, "abs": 1, "min": 2, "max": 2}
-
-
-def _join_numbers(a: str, b: str) -> str:
-    return a if _NUMBER_RANK[a] >= _NUMBER_RANK[b] else b
-
-
-def _value_kind(value) -> str:
-    from fractions import Fraction
-
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, Fraction):
-        return "int" if value.denominator == 1 else "rational"
-    if isinstance(value, float):
-        return "real"
-    if isinstance(value, str):
-        return "text"
-    return "any"
-
-
-class _RoundChecker:
-    """Checks round rules: one namespace of readable names, statement targets, the kinds of
-    values (whole numbers, fractions, reals, true/false), and the shape of tracks, pools, event
-    tables and decks. Codes CIV070-CIV074."""
-
-    def __init__(self, ed: Edition, diags: Diagnostics):
-        self.ed = ed
-        self.d = diags
-        self.kinds: dict[str, str] = {}  # readable name -> what it is
-        self._choice_kinds: dict[str, str] = {}
-        self._resolving: list[str] = []
-
-    # --- names
-    def run(self) -> None:
-        self._namespace()
-        for stat in self.ed.stats.values():
-            self._stat(stat)
-        for track in self.ed.tracks.values():
-            self._track(track)
-        if len(self.ed.card_decks) > 1:
-            extra = list(self.ed.card_decks.values())[1]
-            self.d.error("CIV073", "an edition has at most one deck of playing cards", extra.span, item=extra.id,
-                         help="hand functions and `draw` read the one deck")
-        for deck in self.ed.card_decks.values():
-            self._deck(deck)
-        for choice in self.ed.choices.values():
-            self._choice_kind(choice.id)
-        self._dependency_cycles()
-        for th in self.ed.thresholds.values():
-            self._condition(th.condition, {}, th.id)
-            if th.body:
-                self._block(th.body, {}, th.id)
-        for pool in self.ed.pools.values():
-            self._pool(pool)
-        for table in self.ed.event_tables.values():
-            self._event_table(table)
-        for end in self.ed.ends:
-            self._condition(end.condition, {}, "end")
-        if self.ed.setup is not None:
-            self._block(self.ed.setup.body, {}, "setup")
-        for phase in self.ed.phases.values():
-            self._block(phase.body, {}, phase.id)
-
-    def _namespace(self) -> None:
-        groups = [("constant", self.ed.consts), ("option", self.ed.options), ("table", self.ed.tables),
-                  ("stat", self.ed.stats), ("flag", self.ed.flags), ("track", self.ed.tracks),
-                  ("threshold", self.ed.thresholds), ("choice", self.ed.choices), ("dice pool", self.ed.pools),
-                  ("event table", self.ed.event_tables)]
-        spans: dict[str, Span] = {}
-        for kind, items in groups:
-            for name, obj in items.items():
-                if name in self.kinds:
-                    self.d.error("CIV074", f"`{name}` is both a {self.kinds[name]} and a {kind}", obj.span, item=name,
-                                 notes=[f"the {self.kinds[name]} is declared at {spans[name]}"],
-                                 help="stats, flags, tracks, thresholds, choices, pools, event tables, constants, "
-                                      "tables and options share one namespace: rename one")
-                    continue
-                self.kinds[name] = kind
-                spans[name] = obj.span
-
-    def _name_kind(self, name: str, env: dict, span: Span, item: str) -> str | None:
-        """The value kind a bare name reads, or None after reporting it."""
-        if name in env:
-            return env[name]
-        kind = self.kinds.get(name)
-        if kind in ("stat", "track"):
-            return "int"
-        if kind in ("flag", "threshold", "option"):
-            return "bool"
-        if kind == "choice":
-            return self._choice_kind(name)
-        if kind == "constant":
-            const = self.ed.consts[name]
-            if const.value is None:
-                self.d.error("CIV013", f"constant `{name}` reads player facts; round rules cannot use it", span, item=item)
-                return None
-            return _value_kind(const.value)
-        if kind in ("table", "dice pool", "event table"):
-            how = "call it: `{0}(x)`" if kind == "table" else "roll it: `roll x = {0}`"
-            self.d.error("CIV072", f"`{name}` is a {kind}, not a value", span, item=item, help=how.format(name))
-            return None
-        candidates = list(env) + [n for n, k in self.kinds.items() if k not in ("dice pool", "event table")]
-        self.d.error("CIV013", f"unknown name `{name}`", span, item=item,
-                     help=suggestion(name, candidates) or "round rules read stats, flags, tracks, thresholds, choices, "
-                                                          "constants and options")
-        return None
-
-    def _choice_kind(self, name: str) -> str | None:
-        if name in self._choice_kinds:
-            return self._choice_kinds[name]
-        if name in self._resolving:
-            return "any"  # a cycle: reported by _dependency_cycles
-        self._resolving.append(name)
-        choice = self.ed.choices[name]
-        kind = self._expr(choice.default, {}, name) or "any"
-        self._resolving.pop()
-        self._choice_kinds[name] = kind
-        return kind
-
-    def _dependency_cycles(self) -> None:
-        """Thresholds and choices are computed on reading: one that reads itself never ends."""
-        from .expressions import walk
-
-        computed = {**self.ed.thresholds, **self.ed.choices}
-
-        def reads(name: str) -> list[str]:
-            obj = computed[name]
-            expr = obj.condition if name in self.ed.thresholds else obj.default
-            out = []
-            for node in walk(expr):
-                if isinstance(node, Name) and node.parts[0] in computed and node.parts[0] not in out:
-                    out.append(node.parts[0])
-            return out
-
-        state: dict[str, int] = {}
-        for start in computed:
-            if start in state:
-                continue
-            stack = [(start, [start])]
-            while stack:
-                name, path = stack.pop()
-                state[name] = 1
-                for nxt in reads(name):
-                    if nxt in path:
-                        cycle = path[path.index(nxt):] + [nxt]
-                        self.d.error("CIV073", f"`{nxt}` depends on itself: {' -> '.join(cycle)}", computed[nxt].span,
-                                     item=nxt, help="a threshold or choice may not read itself, directly or through others")
-                        continue
-                    if nxt not in state:
-                        stack.append((nxt, path + [nxt]))
-
-    # --- declarations
-    def _stat(self, stat) -> None:
-        if stat.low is not None and stat.high is not None and stat.high < stat.low:
-            self.d.error("CIV073", f"bounds {stat.low}..{stat.high} of stat `{stat.id}` are empty",
-                         stat.field_spans.get("bounds", stat.span), item=stat.id)
-        if stat.initial is None:
-            return
-        kind = self._expr(stat.initial, {}, stat.id)
-        if kind is None:
-            return
-        try:
-            value = evaluate(stat.initial, lambda n: self._const(n))
-        except EvalError as exc:
-            self.d.error("CIV073", f"the initial value of stat `{stat.id}` must be a constant: {exc}",
-                         stat.field_spans.get("initial", stat.span), item=stat.id)
-            return
-        if _value_kind(value) != "int":
-            self.d.error("CIV071", f"stat `{stat.id}` holds a whole number; its initial value is "
-                                   f"{_KIND_WORDS.get(_value_kind(value), 'not a number')}",
-                         stat.field_spans.get("initial", stat.span), item=stat.id, help="round it with floor() or ceil()")
-            return
-        if (stat.low is not None and value < stat.low) or (stat.high is not None and value > stat.high):
-            self.d.error("CIV073", f"the initial value {value} of stat `{stat.id}` is outside its bounds",
-                         stat.field_spans.get("initial", stat.span), item=stat.id)
-
-    def _const(self, name: Name):
-        const = self.ed.consts.get(name.parts[0])
-        if const is not None and const.value is not None:
-            return const.value
-        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
-
-    def _track(self, track) -> None:
-        if track.low is None or track.high is None:
-            self.d.error("CIV022", f"track `{track.id}` has no bounds", track.span, item=track.id,
-                         help="add `bounds LOW..HIGH`")
-            return
-        if track.high < track.low:
-            self.d.error("CIV073", f"bounds {track.low}..{track.high} of track `{track.id}` are empty",
-                         track.field_spans.get("bounds", track.span), item=track.id)
-            return
-        inside = range(track.low, track.high + 1)
-        if track.start not in inside:
-            self.d.error("CIV073", f"track `{track.id}` starts at {track.start}, outside {track.low}..{track.high}",
-                         track.field_spans.get("start", track.span), item=track.id)
-        previous = None
-        for stage in sorted(track.stages, key=lambda s: s.low):
-            if stage.high < stage.low or stage.low not in inside or stage.high not in inside:
-                self.d.error("CIV073", f"stage `{stage.name}` ({stage.low}..{stage.high}) is not a range of positions "
-                                       f"of track `{track.id}` ({track.low}..{track.high})", stage.span, item=track.id)
-            elif previous is not None and previous.high >= stage.low:
-                self.d.error("CIV073", f"stages `{previous.name}` and `{stage.name}` of track `{track.id}` overlap",
-                             stage.span, item=track.id)
-            previous = stage
-        seen: dict[int, Span] = {}
-        for mark in track.marks:
-            if mark.position not in inside:
-                self.d.error("CIV073", f"position {mark.position} is not on track `{track.id}` "
-                                       f"({track.low}..{track.high})", mark.span, item=track.id)
-            elif mark.position in seen:
-                self.d.error("CIV073", f"position {mark.position} of track `{track.id}` is marked twice", mark.span,
-                             item=track.id, notes=[f"first marked at {seen[mark.position]}"])
-            seen.setdefault(mark.position, mark.span)
-            if mark.body:
-                self._block(mark.body, {}, track.id)
-
-    def _deck(self, deck) -> None:
-        if not deck.suits or not deck.ranks:
-            self.d.error("CIV022", f"deck `{deck.id}` needs at least one `suit` and one `rank`", deck.span, item=deck.id)
-        for what, entries in (("suit", deck.suits), ("rank", deck.ranks)):
-            seen: dict[str, Span] = {}
-            for entry in entries:
-                if entry.name in seen:
-                    self.d.error("CIV073", f"{what} `{entry.name}` of deck `{deck.id}` is declared twice", entry.span,
-                                 item=deck.id, notes=[f"first declared at {seen[entry.name]}"])
-                seen.setdefault(entry.name, entry.span)
-        if deck.hand_limit is not None and deck.hand_limit < 1:
-            self.d.error("CIV073", "a hand limit must be at least 1", deck.field_spans.get("hand_limit", deck.span),
-                         item=deck.id)
-
-    def _pool(self, pool) -> None:
-        if pool.sides is None:
-            self.d.error("CIV022", f"dice pool `{pool.id}` has no `sides`", pool.span, item=pool.id,
-                         help="add `sides 6`")
-        else:
-            self._number(pool.sides, {}, pool.id, whole=True, what="the number of sides")
-        if pool.base is not None:
-            self._number(pool.base, {}, pool.id, whole=True, what="the number of dice")
-        for term in pool.terms:
-            self._number(term.amount, {}, pool.id, whole=True, what="the number of dice")
-            if term.condition is not None:
-                self._condition(term.condition, {}, pool.id)
-        if pool.success is not None:
-            low, high = pool.success
-            sides = self._fold(pool.sides) if pool.sides is not None else None
-            top = high if high is not None else sides
-            if low < 1 or (top is not None and top < low) or (isinstance(sides, int) and top is not None and top > sides):
-                self.d.error("CIV073", f"success {low}..{high if high is not None else ''} is not a range of faces "
-                                       f"of pool `{pool.id}`", pool.field_spans.get("success", pool.span), item=pool.id)
-
-    def _fold(self, expr):
-        try:
-            return evaluate(expr, lambda n: self._const(n))
-        except EvalError:
-            return None
-
-    def _event_table(self, table) -> None:
-        if table.die < 1:
-            self.d.error("CIV073", f"event table `{table.id}` rolls a die of {table.die} sides", table.span,
-                         item=table.id)
-            return
-        covered: dict[int, object] = {}
-        for row in table.rows:
-            if row.high < row.low or row.low < 1 or row.high > table.die:
-                self.d.error("CIV073", f"row {row.low}..{row.high} of `{table.id}` is not a range of faces of a "
-                                       f"{table.die}-sided die", row.span, item=table.id)
-            else:
-                twice = [face for face in range(row.low, row.high + 1) if face in covered]
-                if twice:
-                    self.d.error("CIV073", f"face {twice[0]} of `{table.id}` is in two rows", row.span, item=table.id,
-                                 notes=[f"also in the row at {covered[twice[0]].span}"])
-                for face in range(row.low, row.high + 1):
-                    covered.setdefault(face, row)
-            self._block(row.body, {}, table.id)
-        missing = [f for f in range(1, table.die + 1) if f not in covered]
-        if missing and len(missing) < table.die + 1:
-            faces = ", ".join(map(str, missing[:10]))
-            self.d.error("CIV073", f"no row of `{table.id}` covers face{'s' if len(missing) > 1 else ''} {faces}",
-                         table.span, item=table.id, help="give every face of the die a row (an empty `{ }` for no effect)")
-
-    # --- statements
-    def _block(self, stmts: list, env: dict, item: str) -> None:
-        env = dict(env)
-        previous = None
-        for s in stmts:
-            self._stmt(s, env, item, previous)
-            previous = s
-
-    def _stmt(self, s, env: dict, item: str, previous) -> None:
-        op = s.op
-        if op == "note":
-            return
-        if op == "set":
-            kind = self._target(s, env, item, ("stat", "flag", "track"))
-            if kind == "flag":
-                self._condition(s.expr, env, item)
-            elif kind is not None:
-                self._number(s.expr, env, item, whole=True, what=f"the value of {kind} `{s.target}`")
-            else:
-                self._expr(s.expr, env, item)
-        elif op == "add":
-            kind = self._target(s, env, item, ("stat",))
-            self._number(s.expr, env, item, whole=kind is not None, what=f"the amount added to `{s.target}`")
-        elif op == "move":
-            self._target(s, env, item, ("track",))
-            self._number(s.expr, env, item, whole=True, what="the number of steps")
-        elif op == "reset":
-            self._target(s, env, item, ("track", "stat", "flag"))
-        elif op == "let":
-            kind = self._expr(s.expr, env, item)
-            self._bind(s.target, s.target_span or s.span, env, item, kind or "any")
-        elif op in ("if", "instead"):
-            if op == "instead" and (previous is None or previous.op not in ("if", "instead")
-                                    or (previous.op == "if" and previous.otherwise)):
-                self.d.error("CIV070", "`instead if` must follow an `if` (or another `instead if`) in the same block",
-                             s.span, item=item, help="write the rule it replaces first: `if A { ... } instead if B { ... }`")
-            self._condition(s.expr, env, item)
-            self._block(s.body, env, item)
-            if s.otherwise:
-                self._block(s.otherwise, env, item)
-        elif op == "rule":
-            self._block(s.body, env, item)
-        elif op == "roll":
-            self._roll(s, env, item)
-        elif op in ("shuffle", "draw", "discard"):
-            if not self.ed.card_decks:
-                self.d.error("CIV072", f"`{op}` needs a deck of cards, and the edition declares none", s.span, item=item,
-                             help='declare one: `deck ID "Name" { suit "Hearts" red ... }`')
-            if s.expr is not None:
-                self._number(s.expr, env, item, whole=True, what="the number of cards")
-
-    def _target(self, s, env: dict, item: str, allowed: tuple[str, ...]) -> str | None:
-        name = s.target
-        span = s.target_span or s.span
-        kind = "local name" if name in env else self.kinds.get(name)
-        if kind in allowed:
-            return kind
-        verb = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}[s.op]
-        wanted = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
-        if kind is None:
-            candidates = [n for n, k in self.kinds.items() if k in allowed]
-            self.d.error("CIV072", f"there is no {wanted} `{name}` to {verb}", span, item=item,
-                         help=suggestion(name, candidates) or f"declare it: `{allowed[0]} {name} \"...\"`")
-        else:
-            hint = {"track": "move a track with `move`", "local name": "a `let` name is fixed; use a stat"}.get(kind)
-            self.d.error("CIV072", f"`{name}` is a {kind}; `{s.op}` works on a {wanted}", span, item=item, help=hint)
-        return None
-
-    def _bind(self, name: str, span: Span, env: dict, item: str, kind: str) -> None:
-        if name in self.kinds or name in env:
-            what = self.kinds.get(name) or "local name"
-            self.d.error("CIV074", f"`{name}` is already a {what}; a local name must be new", span, item=item)
-        env[name] = kind
-
-    def _roll(self, s, env: dict, item: str) -> None:
-        source = s.source
-        span = s.source_span or s.span
-        if source in self.ed.pools:
-            if s.target is None:
-                self.d.error("CIV072", f"rolling pool `{source}` needs a name for the result", s.span, item=item,
-                             help=f"write `roll result = {source}`")
-        elif source not in self.ed.event_tables:
-            what = self.kinds.get(source)
-            candidates = list(self.ed.pools) + list(self.ed.event_tables)
-            message = (f"`{source}` is a {what}, not a dice pool or event table" if what
-                       else f"there is no dice pool or event table `{source}`")
-            self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
-        if s.target is not None:
-            self._bind(s.target, s.target_span or s.span, env, item, "int")
-
-    # --- expressions
-    def _condition(self, e, env: dict, item: str) -> None:
-        kind = self._expr(e, env, item)
-        if kind is not None and kind not in ("bool", "any"):
-            self.d.error("CIV071", f"a condition must be true/false; this is {_KIND_WORDS[kind]}", e.span, item=item,
-                         help="compare it: `x > 0`")
-
-    def _number(self, e, env: dict, item: str, whole: bool, what: str) -> None:
-        kind = self._expr(e, env, item)
-        if kind in (None, "any"):
-            return
-        if kind in ("bool", "text"):
-            self.d.error("CIV071", f"{what} must be a number; this is {_KIND_WORDS[kind]}", e.span, item=item)
-        elif whole and kind != "int":
-            how = "exact division `/` can leave a fraction: use `//` or floor()" if kind == "rational" else \
-                "sqrt gives a real number: round it with floor() or ceil()"
-            self.d.error("CIV071", f"{what} must be a whole number; this is {_KIND_WORDS[kind]}", e.span, item=item,
-                         help=how)
-
-    def _numeric(self, e, env: dict, item: str) -> str | None:
-        kind = self._expr(e, env, item)
-        if kind in ("bool", "text"):
-            self.d.error("CIV071", f"expected a number, got {_KIND_WORDS[kind]}", e.span, item=item)
-            return None
-        return kind
-
-    def _expr(self, e, env: dict, item: str) -> str | None:
-        from .syntax import BinOp, Bool, Neg, Not, Unknown, Where
-
-        if isinstance(e, Num):
-            return "int"
-        if isinstance(e, Str):
-            return "text"
-        if isinstance(e, Bool):
-            return "bool"
-        if isinstance(e, Unknown):
-            self.d.error("CIV071", "`unknown` has no value in round rules", e.span, item=item)
-            return None
-        if isinstance(e, Name):
-            if len(e.parts) > 1:
-                self.d.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
-                             help="round rules read plain names (stats, flags, tracks, ...)")
-                return None
-            return self._name_kind(e.parts[0], env, e.span, item)
-        if isinstance(e, Not):
-            self._condition(e.operand, env, item)
-            return "bool"
-        if isinstance(e, Neg):
-            return self._numeric(e.operand, env, item)
-        if isinstance(e, BinOp):
-            if e.op in ("and", "or"):
-                self._condition(e.left, env, item)
-                self._condition(e.right, env, item)
-                return "bool"
-            if e.op in ("==", "!="):
-                a, b = self._expr(e.left, env, item), self._expr(e.right, env, item)
-                if a and b and "any" not in (a, b) and (a in _NUMBER_RANK) != (b in _NUMBER_RANK):
-                    self.d.error("CIV071", f"`{e.op}` compares {_KIND_WORDS[a]} with {_KIND_WORDS[b]}", e.span, item=item)
-                return "bool"
-            a, b = self._numeric(e.left, env, item), self._numeric(e.right, env, item)
-            if e.op in ("<", "<=", ">", ">="):
-                return "bool"
-            if a is None or b is None:
-                return None
-            if "any" in (a, b):
-                return "any"
-            if e.op == "//":
-                return "int"
-            joined = _join_numbers(a, b)
-            if e.op == "/":
-                return _join_numbers(joined, "rational")
-            return joined
-        if isinstance(e, Call):
-            return self._call_kind(e, env, item)
-        if isinstance(e, Where):
-            self.d.error("CIV014", "`where` filters only work in asserts", e.span, item=item)
-            return None
-        return None
-
-    def _call_kind(self, e: Call, env: dict, item: str) -> str | None:
-        if e.name in self.ed.tables:
-            if len(e.args) != 1 or e.kwargs:
-                self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
-            for a in e.args:
-                self._number(a, env, item, whole=False, what="a table's argument")
-            kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
-            numbers = [k for k in kinds if k in _NUMBER_RANK]
-            if numbers and len(numbers) == len(kinds):
-                out = numbers[0]
-                for k in numbers[1:]:
-                    out = _join_numbers(out, k)
-                return out
-            return "any"
-        if e.name in _MATH_ARITY:
-            if len(e.args) != _MATH_ARITY[e.name] or e.kwargs:
-                n = _MATH_ARITY[e.name]
-                self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
-                             e.span, item=item)
-            kinds = [self._numeric(a, env, item) for a in e.args]
-            if any(k is None for k in kinds):
-                return None
-            if "any" in kinds:
-                return "int" if e.name in ("floor", "ceil") else "any"
-            if e.name in ("floor", "ceil"):
-                return "int"
-            if e.name == "sqrt":
-                return "real"
-            out = kinds[0] if kinds else "int"
-            for k in kinds[1:]:
-                out = _join_numbers(out, k)
-            return out
-        fn = vocab.ROUND_FUNCTIONS.get(e.name)
-        if fn is None:
-            known = sorted(_MATH_ARITY) + sorted(vocab.ROUND_FUNCTIONS) + sorted(self.ed.tables)
-            other = vocab.FUNCTIONS.get(e.name)
-            message = (f"`{e.name}` reads {'a player of the map game' if other.scope == 'player' else 'the rulebook'}; "
-                       f"round rules cannot use it") if other else f"unknown function `{e.name}`"
-            self.d.error("CIV014", message, e.span, item=item, help=suggestion(e.name, known))
-            return None
-        if e.args:
-            self.d.error("CIV014", f"`{e.name}` takes no positional arguments", e.span, item=item,
-                         help="name the colour: `hand_value(color=red)`" if fn.kwargs else None)
-        if not self.ed.card_decks:
-            self.d.error("CIV072", f"`{e.name}` reads the hand, and the edition declares no deck of cards", e.span,
-                         item=item)
-            return "int"
-        colors = [c for deck in self.ed.card_decks.values() for c in deck.colors]
-        for key, value in e.kwargs.items():
-            span = e.kwarg_spans.get(key, e.span)
-            if key not in fn.kwargs:
-                self.d.error("CIV014", f"`{e.name}` has no parameter `{key}`", span, item=item,
-                             help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
-            elif not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in colors):
-                self.d.error("CIV072", f"unknown colour `{unparse(value)}`", value.span, item=item,
-                             help=suggestion(unparse(value), colors) or f"colours of the deck: {', '.join(colors)}")
-        return "int"
-
-    def _value_kind_of_band(self, expr) -> str:
-        value = self._fold(expr)
-        return _value_kind(value) if value is not None else "any"

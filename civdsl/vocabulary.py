@@ -32,6 +32,13 @@ class Kind:
     doc: str
     # the parameter that modifiers (add/prevent/set/cap) change when they name only the kind
     main: str | None = "amount"
+    # what one unit of each counted parameter is, singular and plural, in the words a modifier
+    # uses: "1 more city reduced", "5 fewer points of damage" (phrases.py builds the sentences)
+    nouns: tuple[tuple[str, str, str], ...] = ()
+
+    def noun(self, param: str | None) -> tuple[str, str] | None:
+        name = param or self.main
+        return next(((one, many) for p, one, many in self.nouns if p == name), None)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -51,54 +58,75 @@ def _area(doc: str = "which areas the units come from") -> Param:
 
 _EFFECTS = [
     Kind("damage", (_amount("unit points removed"), _area()),
-         "take {amount} damage{area_text}", "Remove units worth this many unit points (token 1, city 5)."),
+         "take {amount} damage{area_text}", "Remove units worth this many unit points (token 1, city 5).",
+         nouns=(("amount", "point of damage", "points of damage"),)),
     Kind("destroy_cities", (_amount("cities"), _area()),
-         "destroy {amount} {cities}{area_text}", "Remove cities without replacing them by tokens."),
+         "destroy {amount} {cities}{area_text}", "Remove cities without replacing them by tokens.",
+         nouns=(("amount", "city destroyed", "cities destroyed"),)),
     Kind("destroy_area_units", (_area("the areas whose units are all destroyed"),),
          "destroy every unit in the {area} areas", "Destroy all units, whoever owns them, in the areas named.", main=None),
     Kind("reduce_cities", (_amount("cities"), _area()),
-         "reduce {amount} {cities}{area_text}", "Replace cities by tokens up to the population limit."),
+         "reduce {amount} {cities}{area_text}", "Replace cities by tokens up to the population limit.",
+         nouns=(("amount", "city reduced", "cities reduced"),)),
     Kind("reduce_all_but_cities", (_amount("cities kept"),),
-         "reduce all cities but {amount}", "Reduce every city except this many."),
+         "reduce all cities but {amount}", "Reduce every city except this many.",
+         nouns=(("amount", "city kept", "cities kept"),)),
     Kind("annex_unit_points", (_amount("unit points"),),
-         "the beneficiary annexes {amount} unit points", "The beneficiary replaces the victim's units with its own."),
+         "the beneficiary annexes {amount} {unit_points}", "The beneficiary replaces the victim's units with its own.",
+         nouns=(("amount", "unit point annexed", "unit points annexed"),)),
     Kind("annex_all_but_unit_points", (_amount("unit points kept"),),
-         "the beneficiary annexes all but {amount} unit points", "All the victim's unit points above this many change hands."),
+         "the beneficiary annexes all but {amount} {unit_points}", "All the victim's unit points above this many change hands.",
+         nouns=(("amount", "unit point kept", "unit points kept"),)),
     Kind("annex_cities", (_amount("cities"),),
-         "the beneficiary annexes {amount} {cities}", "The beneficiary replaces cities with its own."),
+         "the beneficiary annexes {amount} {cities}", "The beneficiary replaces cities with its own.",
+         nouns=(("amount", "city annexed", "cities annexed"),)),
     Kind("pirate_cities", (_amount("cities"), _area()),
-         "{amount} {cities}{area_text} become pirate cities", "Cities are replaced by pirate cities."),
+         "{amount} {cities}{area_text} {turn} pirate", "Cities are replaced by pirate cities.",
+         nouns=(("amount", "pirate city", "pirate cities"),)),
     Kind("barbarian_tokens", (_amount("barbarian tokens"),),
-         "{amount} barbarian tokens attack a city", "Barbarian tokens attack one of the victim's cities."),
+         "{amount} barbarian {tokens} attack a city", "Barbarian tokens attack one of the victim's cities.",
+         nouns=(("amount", "barbarian token", "barbarian tokens"),)),
     Kind("lose_treasury", (_amount("treasury tokens"),),
-         "lose {amount} treasury", "Return treasury tokens to stock (all of them if fewer are held)."),
+         "lose {amount} treasury", "Return treasury tokens to stock (all of them if fewer are held).",
+         nouns=(("amount", "treasury token lost", "treasury tokens lost"),)),
     Kind("pay_treasury", (_amount("treasury tokens"),),
-         "pay {amount} treasury", "Voluntarily return exactly this much treasury (only as a replacement option)."),
+         "pay {amount} treasury", "Voluntarily return exactly this much treasury (only as a replacement option).",
+         nouns=(("amount", "treasury token paid", "treasury tokens paid"),)),
     Kind("discard_face_value", (_amount("face value points"),),
-         "discard commodity cards worth at least {amount} in face value", "Discard cards by face value, not set value."),
+         "discard commodity cards worth at least {amount} in face value", "Discard cards by face value, not set value.",
+         nouns=(("amount", "point of face value to discard", "points of face value to discard"),)),
     Kind("discard_cards", (_amount("cards"),),
-         "discard {amount} commodity {cards}", "Discard commodity cards of the victim's choice."),
+         "discard {amount} commodity {cards}", "Discard commodity cards of the victim's choice.",
+         nouns=(("amount", "card discarded", "cards discarded"),)),
     Kind("give_cards", (_amount("cards"), Param("to", "enum", choices=("beneficiary", "trader", "others"), default="beneficiary")),
-         "give {amount} commodity {cards} to the {to}", "Hand commodity cards to another player."),
+         "give {amount} commodity {cards} to the {to}", "Hand commodity cards to another player.",
+         nouns=(("amount", "card given", "cards given"),)),
     Kind("lose_ships", (_amount("ships"),),
-         "lose {amount} {ships}", "Remove ships from the board."),
+         "lose {amount} {ships}", "Remove ships from the board.",
+         nouns=(("amount", "ship lost", "ships lost"),)),
     Kind("ast_back", (_amount("steps"),),
-         "move back {amount} {steps} on the A.S.T.", "The succession marker moves backward."),
+         "move back {amount} {steps} on the A.S.T.", "The succession marker moves backward.",
+         nouns=(("amount", "step back on the A.S.T.", "steps back on the A.S.T."),)),
     Kind("city_support_rate", (_amount("tokens per city added to the support rate"),),
-         "city support rises by {amount} per city; reduce unsupported cities", "A temporary rise of the city support rate."),
+         "city support rises by {amount} per city; reduce unsupported cities", "A temporary rise of the city support rate.",
+         nouns=(("amount", "token of city support per city", "tokens of city support per city"),)),
     Kind("civil_war_faction", (_amount("unit points in the breakaway faction"),
                                Param("chooser", "enum", choices=CHOOSERS, default="victim", doc="who picks the faction's units")),
-         "a faction of {amount} unit points, chosen by the {chooser}, breaks away", "Part of the civilization goes to another player."),
+         "a faction of {amount} unit points, chosen by the {chooser}, breaks away", "Part of the civilization goes to another player.",
+         nouns=(("amount", "unit point in the faction", "unit points in the faction"),)),
     Kind("lose_tokens", (_amount("tokens"), _area()),
-         "lose {amount} {tokens}{area_text}", "Tokens (not cities) return to stock."),
+         "lose {amount} {tokens}{area_text}", "Tokens (not cities) return to stock.",
+         nouns=(("amount", "token lost", "tokens lost"),)),
     Kind("cancelled", (), "the calamity has no effect", "Reported when a cancel condition holds.", main=None),
     Kind("faction_split", (_amount("unit points in the breakaway faction"),
                            Param("by_victim", "int", default=0, doc="how many of them the victim picks; the beneficiary picks the rest")),
          "a faction of {amount} unit points breaks away, {by_victim} of them picked by the victim and the rest by the beneficiary",
-         "Civil war in two factions: the victim keeps the faction of its choice and the beneficiary annexes the other."),
+         "Civil war in two factions: the victim keeps the faction of its choice and the beneficiary annexes the other.",
+         nouns=(("amount", "unit point in the faction", "unit points in the faction"), ("by_victim", "unit point the victim picks", "unit points the victim picks"),)),
     Kind("support_tokens_withheld", (_amount("tokens that may not count as city support"),),
          "{amount} of your {tokens} may not support cities; reduce unsupported cities",
-         "Tokens stay on the board but do not count towards city support while the calamity is resolved."),
+         "Tokens stay on the board but do not count towards city support while the calamity is resolved.",
+         nouns=(("amount", "token withheld from city support", "tokens withheld from city support"),)),
 ]
 
 _ABILITIES = [
@@ -130,7 +158,8 @@ ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").
 PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("ship", "ships"),
-           "steps": ("step", "steps"), "tokens": ("token", "tokens")}
+           "steps": ("step", "steps"), "tokens": ("token", "tokens"), "unit_points": ("unit point", "unit points"),
+           "turn": ("turns", "turn")}
 
 
 @dataclass(frozen=True)
@@ -139,33 +168,52 @@ class Fact:
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
     minimum: int | None = 0
+    # how a chart counts it, singular and plural ("city touched by a volcano", ...); a
+    # condition says "no city touched by a volcano", "at least 2 cities touched by a volcano"
+    words: tuple[str, str] | None = None
+    # for a yes/no or text fact: how a condition says it holds (true / not empty) and not
+    states: tuple[str, str] | None = None
 
 
 # The player's situation: the facts a calamity, an epoch or a score can read.
 FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("holds", "list", "civilization advances held before this turn's purchases"),
-    Fact("cities", "int", "cities on the board"),
-    Fact("coastal_cities", "int", "cities in coastal areas"),
-    Fact("cities_adjacent_open_sea", "int", "cities in areas directly adjacent to an open sea area"),
-    Fact("volcano_cities", "int", "cities in areas touched by a volcano"),
-    Fact("flood_plain_units", "int", "unit points on the flood plain worst hit"),
-    Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area"),
-    Fact("tokens", "int", "tokens on the board"),
-    Fact("unit_points", "int", "unit points on the board (token 1, city 5); derived when not given"),
-    Fact("cities_in_stock", "int", "cities in stock"),
-    Fact("tokens_in_stock", "int", "tokens in stock"),
-    Fact("treasury", "int", "treasury tokens"),
-    Fact("ships", "int", "ships on the board"),
-    Fact("ast_position", "int", "steps taken on the A.S.T."),
-    Fact("players", "int", "players in the game", minimum=1),
+    Fact("cities", "int", "cities on the board", words=("city", "cities")),
+    Fact("coastal_cities", "int", "cities in coastal areas", words=("coastal city", "coastal cities")),
+    Fact("cities_adjacent_open_sea", "int", "cities in areas directly adjacent to an open sea area",
+         words=("city beside an open sea", "cities beside an open sea")),
+    Fact("volcano_cities", "int", "cities in areas touched by a volcano",
+         words=("city touched by a volcano", "cities touched by a volcano")),
+    Fact("flood_plain_units", "int", "unit points on the flood plain worst hit",
+         words=("unit point on the flood plain", "unit points on the flood plain")),
+    Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area",
+         words=("unit point by the map edge or an empty area", "unit points by the map edge or an empty area")),
+    Fact("tokens", "int", "tokens on the board", words=("token", "tokens")),
+    Fact("unit_points", "int", "unit points on the board (token 1, city 5); derived when not given",
+         words=("unit point", "unit points")),
+    Fact("cities_in_stock", "int", "cities in stock", words=("city in stock", "cities in stock")),
+    Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),
+    Fact("treasury", "int", "treasury tokens", words=("treasury token", "treasury tokens")),
+    Fact("ships", "int", "ships on the board", words=("ship", "ships")),
+    Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)",
+         words=("step on the A.S.T.", "steps on the A.S.T.")),
+    Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
+    Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
+    Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
-    Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn"),
-    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)"),
-    Fact("volcano_units", "int", "unit points in areas touched by a volcano"),
-    Fact("trader_ships", "int", "ships of the player who traded the calamity that can reach the victim's coastal cities"),
-    Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)"),
-    Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes"),
+    Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
+         states=("a card traded to the victim", "a card the victim drew")),
+    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)",
+         states=("the lead alone in the last epoch", "no lead alone in the last epoch")),
+    Fact("volcano_units", "int", "unit points in areas touched by a volcano",
+         words=("unit point touched by a volcano", "unit points touched by a volcano")),
+    Fact("trader_ships", "int", "ships of the player who traded the calamity that can reach the victim's coastal cities",
+         words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
+    Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
+         words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
+         words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
 
 # Facts computed from others when absent: name -> the facts it needs.
@@ -207,6 +255,19 @@ DERIVED_NAMES = {
     "credit_max_group": "the highest credit total of a single group",
     "credit_total": "all credit points held",
     "hand_value": "the set value of the commodity cards in hand",
+    "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
+}
+
+# How a chart counts each derived name, singular and plural (as Fact.words).
+DERIVED_WORDS = {
+    "advances": ("advance", "advances"),
+    "advance_vp": ("victory point in advances", "victory points in advances"),
+    "advance_points": ("point of advance cost", "points of advance cost"),
+    "groups_held": ("group held", "groups held"),
+    "credit_max_group": ("credit point in the best group", "credit points in the best group"),
+    "credit_total": ("credit point", "credit points"),
+    "hand_value": ("point of hand value", "points of hand value"),
+    "ast_points": ("A.S.T. point", "A.S.T. points"),
 }
 
 # Collections and item attributes that author invariants (assert) can read.

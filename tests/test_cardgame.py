@@ -17,9 +17,13 @@ import yaml
 from click.testing import CliRunner
 
 import civdsl
-from civdsl import runtime
+from civdsl.rounds import runtime
 from civdsl.compiler import check_file
-from civdsl.simulate import (render_cardgame_reference, simulate, simulate_command, state_from_data, step_command)
+from civdsl.cli.cardgame import simulate as simulate_command
+from civdsl.cli.cardgame import step as step_command
+from civdsl.rounds.reference import render_round_reference as render_cardgame_reference
+from civdsl.rounds.simulate import simulate
+from civdsl.rounds.state import state_from_data
 from civdsl.state import StateError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,6 +133,48 @@ def test_occupation_force_leaves_military_and_adds_unrest(m):
     assert new["unrest"] == 10
 
 
+def notes_of(rule_label):
+    """The `note`s written inside the rule with this label (the rulebook's readings)."""
+    ed = check_file(RULEBOOK).edition
+    found = []
+
+    def walk(stmts, inside):
+        for s in stmts or []:
+            if s.keyword == "note" and inside:
+                found.append(s.text)
+            walk(getattr(s, "body", None), inside or (s.keyword == "rule" and s.text == rule_label))
+            walk(getattr(s, "otherwise", None), inside)
+
+    for phase in ed.phases.values():
+        walk(phase.body, False)
+    return found
+
+
+def test_a_force_below_the_minimum_occupation_cannot_occupy(m):
+    # "Minimum occupation: 10 military value": a force of 9 cannot hold the occupation; at upkeep it
+    # ends, so no military is kept out and no occupation unrest follows
+    st = make(m, hand=["10 of Hearts", "K of Spades", "7 of Clubs"], occupations=1, food=100,
+              choices={"occupation_troops": 9})
+    new, trace = run(m, "upkeep", st)
+    assert new["occupations"] == 0 and new["military"] == 17
+    assert entries(trace, "set", name="occupations")[0]["rule"].startswith("Minimum occupation")
+    new, _ = run(m, "internal_pressure", new)
+    assert new["unrest"] == 0
+    assert any("a smaller force cannot occupy" in text for text, _ in check_file(RULEBOOK).edition.notes)
+
+
+def test_an_occupation_force_above_the_minimum_keeps_more_military_out(m):
+    # two occupations of 12 each: 17 + 10 (K, 10 of clubs) = 27 military in hand - 24 = 3
+    st = make(m, hand=["K of Spades", "7 of Clubs", "10 of Clubs"], occupations=2, food=100,
+              choices={"occupation_troops": 12})
+    new, _ = run(m, "upkeep", st)
+    assert new["occupations"] == 2 and new["military"] == 3
+    # exactly the minimum occupies
+    st = make(m, hand=["K of Spades"], occupations=1, food=100, choices={"occupation_troops": 10})
+    new, _ = run(m, "upkeep", st)
+    assert new["occupations"] == 1 and new["military"] == 0
+
+
 def test_setup_shuffles_and_deals_four_cards(m):
     a, trace = runtime.new_game(m, random.Random(3))
     b, _ = runtime.new_game(m, random.Random(3))
@@ -161,6 +207,14 @@ def test_population_formula_exact_division(m):
     # nothing at all: 0 x 0 / (0 + 1) = 0
     new, _ = run(m, "upkeep", make(m))
     assert new["population"] == 0
+
+
+def test_population_formula_divides_exactly_even_by_tens_of_morale(m):
+    # luxury 5, food 10 (no farm): morale 15, so the divisor is 15 / 10 + 1 = 2.5 (not 2):
+    # 5 x sqrt(10) / 2.5 = 6.32 -> 6; dividing morale by 10 rounded down would give 7
+    new, _ = run(m, "upkeep", make(m, luxury=5, food=10))
+    assert (new["morale"], new["population"]) == (15, 6)
+    assert any("divides exactly" in n for n in notes_of("Population calculation"))
 
 
 def test_drought_halves_production_and_plague_lowers_next_morale(m):
@@ -309,6 +363,34 @@ def test_rebellion_stage_one_loses_an_action_and_stage_two_forbids_buying(m):
     st = make(m, hand=["A of Hearts"], rebellion_active=True, rebellion_stage=2, economy=10, emergency_cards=0)
     new, _ = run(m, "state_actions", st)
     assert new["actions"] == 2 and new["farms"] == 0 and new["economy"] == 10
+
+
+def test_in_the_round_a_rebellion_begins_both_action_penalties_stack(m):
+    # unrest 92 and no red card: phase 2 adds 10 (economic collapse pressure) -> 102, the rebellion
+    # begins at once (stage 1, Civil Disorder); phase 3: 2 actions - 1 (30+ unrest) - 1 (stage 1) = 0
+    st = make(m, hand=["K of Spades"], unrest=92, food=100, emergency_cards=0)
+    new, trace = run(m, "internal_pressure", st)
+    assert new["unrest"] == 102 and new["rebellion_active"] is True and new["rebellion_stage"] == 1
+    new, trace = run(m, "state_actions", new)
+    assert new["actions"] == 0
+    penalties = [e for e in entries(trace, "add", name="actions") if e["rule"] == "State actions available"]
+    assert [e["by"] for e in penalties] == [-1, -1]
+    assert any("penalties stack" in n for n in notes_of("State actions available"))
+
+
+def test_siege_pressure_and_economic_collapse_both_apply_in_one_round(m):
+    # under siege (war track 3), no red card, no emergency card left: phase 2 adds 8 (siege) and 10
+    # (no red card); phase 3's economic collapse adds 20 more: 38 in one round
+    st = make(m, hand=["K of Spades"], at_war=True, war_track=3, food=100, emergency_cards=0,
+              choices={"act_domestic": False, "act_economic": False, "act_military": False})
+    new, trace = run(m, "internal_pressure", st)
+    assert new["unrest"] == 18
+    assert {e["rule"] for e in entries(trace, "add", name="unrest")} == {"Siege pressure",
+                                                                       "Economic collapse pressure"}
+    new, trace = run(m, "state_actions", new)
+    assert new["unrest"] == 38
+    assert [e["rule"] for e in entries(trace, "add", name="unrest")] == ["Economic collapse"]
+    assert any("takes both in one round" in n for n in notes_of("Siege pressure"))
 
 
 def test_emergency_action_in_a_rebellion(m):

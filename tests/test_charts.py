@@ -18,7 +18,7 @@ from civdsl import vocabulary as vocab
 from civdsl.build import EditionOutputs
 from civdsl.charts import derive, render_all, site_files
 from civdsl.charts import explorer as explorer_mod
-from civdsl.charts.command import chart as chart_command
+from civdsl.cli.charts import chart as chart_command
 from civdsl.charts.explorer import dot_quote
 from civdsl.charts.markdown import md_escape
 from civdsl.compiler import check_file
@@ -98,21 +98,21 @@ def test_calamity_modifiers_carry_card_and_sign(civ1981_files):
     table = {r["Calamity"]: r for r in rows(civ1981_files["charts/calamities.csv"])}
     assert set(table) == {"Volcanic Eruption or Earthquake", "Famine", "Civil War", "Flood", "Epidemic",
                           "Civil Disorder", "Iconoclasm and Heresy", "Piracy"}
-    assert table["Famine"]["Modifiers"] == "softens Pottery: 4 less damage per Grain cards held"
-    assert table["Flood"]["Modifiers"] == "softens Engineering: at most 7 damage"
+    assert table["Famine"]["Modifiers"] == "softens Pottery: 4 fewer points of damage per Grain card held"
+    assert table["Flood"]["Modifiers"] == "softens Engineering: at most 7 points of damage"
     civil_war = table["Civil War"]["Modifiers"].splitlines()
-    assert civil_war[0] == "worsens Democracy and not Philosophy (primary victim): faction split becomes 45"
+    assert civil_war[0] == "worsens Democracy without Philosophy (primary victim): exactly 45 unit points in the faction"
     assert civil_war[1].startswith("changes Philosophy (primary victim)")
     assert table["Piracy"]["Beneficiary"] == describe.beneficiary("trader")
     assert table["Epidemic"]["Class"] == "major, tradable"
     # the one sentence carries the secondary victims and the cancel condition
-    assert "Shares 25 in total among other players" in table["Epidemic"]["Effect"]
+    assert "Other players share 25 among them" in table["Epidemic"]["Effect"]
     assert "(not the trader)" in table["Epidemic"]["Effect"]
-    assert "Cancelled if unit points at most 35" in table["Civil War"]["Effect"]
+    assert "Cancelled for a victim with at most 35 unit points" in table["Civil War"]["Effect"]
     # in Markdown the sign is a glyph: + worse, − (minus sign) better
     md = civ1981_files["charts/calamities.md"]
-    assert "**\u2212** Pottery: 4 less damage per Grain cards held" in md
-    assert "**+** Democracy and not Philosophy (primary victim): faction split becomes 45" in md
+    assert "**\u2212** Pottery: 4 fewer points of damage per Grain card held" in md
+    assert "**+** Democracy without Philosophy (primary victim): exactly 45 unit points in the faction" in md
 
 
 def test_calamities_ordered_by_stack_and_class(mini_files, civ1981_files):
@@ -151,22 +151,22 @@ def test_kept_amounts_read_the_other_way(tmp_path):
 def test_advance_calamity_interactions_are_derived(civ1981_files, mini_files):
     table = {r["Advance"]: r for r in rows(civ1981_files["charts/advances.csv"])}
     assert table["Medicine"]["Calamities it changes"].splitlines() == [
-        "softens Epidemic: damage becomes 11 (primary victim)",
-        "softens Epidemic: at most 5 damage (secondary victim)"]
-    assert table["Engineering"]["Calamities it changes"] == "softens Flood: at most 7 damage"
+        "softens Epidemic: exactly 11 points of damage (primary victim)",
+        "softens Epidemic: at most 5 points of damage (secondary victim)"]
+    assert table["Engineering"]["Calamities it changes"] == "softens Flood: at most 7 points of damage"
     assert table["Law"]["Calamities it changes"].splitlines() == [
-        "softens Civil Disorder: Law and not Democracy (primary victim): reduce all but cities becomes 5",
-        "softens Iconoclasm and Heresy: Law and not Philosophy (primary victim): reduce cities becomes 3",
-        "softens Iconoclasm and Heresy: Law and not Philosophy (secondary victim): at most 1 reduce cities"]
-    # Democracy is named in "Law and not Democracy", but negated: that line is not Democracy's
+        "softens Civil Disorder: Law without Democracy (primary victim): exactly 5 cities kept",
+        "softens Iconoclasm and Heresy: Law without Philosophy (primary victim): exactly 3 cities reduced",
+        "softens Iconoclasm and Heresy: Law without Philosophy (secondary victim): at most 1 city reduced"]
+    # Democracy is named in "Law without Democracy", but negated: that line is not Democracy's
     assert not any("Law and not" in x for x in table["Democracy"]["Calamities it changes"].splitlines())
     assert table["Cloth Making"]["Calamities it changes"] == ""
     mini_table = {r["Advance"]: r for r in rows(mini_files["charts/advances.csv"])}
-    assert mini_table["Agriculture"]["Calamities it changes"] == "worsens Famine: 5 more damage"
+    assert mini_table["Agriculture"]["Calamities it changes"] == "worsens Famine: 5 more points of damage"
     assert mini_table["Drama and Poetry"]["Calamities it changes"] == ""
     assert mini_table["Law"]["Calamities it changes"].splitlines() == [
-        "softens Famine: Law and not Drama and Poetry (secondary victim): at most 3 damage",
-        "gives a choice Flood: may lose 10 treasury instead of damage for each one"]
+        "softens Famine: Law without Drama and Poetry (secondary victim): at most 3 points of damage",
+        "gives a choice Flood: may lose 10 treasury per point of damage instead"]
     flat = rows(mini_files["charts/advance-calamities.csv"])
     assert {(r["Advance"], r["Calamity"], r["Direction"]) for r in flat} == {
         ("Pottery", "Famine", "softens"), ("Agriculture", "Famine", "worsens"),
@@ -196,7 +196,7 @@ def test_advance_columns(civ1981_files, mini_files):
 
 
 def test_credits_matrix_per_card(civ1981_files):
-    matrix = {r["Held \u2193 / buying \u2192"]: r for r in rows(civ1981_files["charts/credits.csv"])}
+    matrix = {r["Held \u2193, buying \u2192"]: r for r in rows(civ1981_files["charts/credits.csv"])}
     assert matrix["Drama and Poetry"]["Literacy"] == "20"  # special 20 beats the Arts credit 5 (17.12)
     assert matrix["Drama and Poetry"]["Music"] == "5"  # Arts group credit
     assert matrix["Drama and Poetry"]["Drama and Poetry"] == ""  # the card itself
@@ -210,7 +210,7 @@ def test_credits_matrix_per_card(civ1981_files):
 
 
 def test_credits_matrix_best_group(mini, mini_files):
-    matrix = {r["Held \u2193 / buying \u2192"]: r for r in rows(mini_files["charts/credits.csv"])}
+    matrix = {r["Held \u2193, buying \u2192"]: r for r in rows(mini_files["charts/credits.csv"])}
     assert matrix["Pottery"]["Agriculture"] == "20"  # crafts 10 + specific 10
     assert matrix["Pottery"]["Law"] == "5"  # Law is civics/arts: the better group, arts 5
     assert matrix["Agriculture"]["Law"] == "20"  # specific only
@@ -284,8 +284,8 @@ def test_epochs_side_by_side(mini_files):
     assert list(table[0]) == ["Step", "Basic A.S.T."]
     assert table[0]["Basic A.S.T."].splitlines() == ["Stone Age", "no requirement"]
     assert table[1]["Basic A.S.T."].splitlines() == [
-        "Bronze Age", "\u2022 cities at least 2", "\u2022 advances costing 100 or more at least 1"]
-    assert table[2] == {"Step": "back", "Basic A.S.T.": "moves back a step when cities is 0"}
+        "Bronze Age", "\u2022 at least 2 cities", "\u2022 at least 1 advance costing 100 or more"]
+    assert table[2] == {"Step": "back", "Basic A.S.T.": "moves back a step with no city"}
 
 
 def test_epochs_several_tracks(tmp_path):
@@ -297,7 +297,7 @@ def test_epochs_several_tracks(tmp_path):
     files, _ = render_all(load(path))
     table = rows(files["charts/epochs.csv"])
     assert list(table[0]) == ["Step", "Basic A.S.T.", "Expert A.S.T."]
-    assert table[1]["Expert A.S.T."].splitlines() == ["Bronze Age", "\u2022 advance vp at least 5"]
+    assert table[1]["Expert A.S.T."].splitlines() == ["Bronze Age", "\u2022 at least 5 victory points in advances"]
     assert table[2]["Basic A.S.T."] == "" and table[2]["Expert A.S.T."].startswith("Iron Age")
 
 
@@ -326,7 +326,7 @@ def hostile(tmp_path_factory):
     src = MINI.read_text()
     src = src.replace('"Drama and Poetry"', '"<script>alert(1)</script>"').replace('calamity "Flood"', 'calamity "a|b"')
     src = src.replace('summary "Crops fail."', 'summary "Crops *fail* | <b>x</b>\\nnext \\"q\\" \\\\N & =cmd"')
-    src = src.replace('group arts "Arts" color "#56B4E9"', 'group arts "Arts</td>" color "red;x"')
+    src = src.replace('group arts "Arts" color "#56B4E9"', 'group arts "Arts</td>" color "#56B4E9"')
     path = tmp_path_factory.mktemp("hostile") / "hostile.civ"
     path.write_text(src)
     ed = load(path)
@@ -341,7 +341,6 @@ def test_html_escapes_rulebook_text(hostile):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert "Arts&lt;/td&gt;" in page
-    assert "red;x" not in page  # a colour that is not #rgb/#rrggbb is replaced, never pasted into CSS
     assert "a|b" in page  # harmless in HTML
 
 
@@ -480,7 +479,7 @@ def test_compare_links_by_name_and_aka_only(tmp_path):
     assert set(site) == {"index.html", "compare.md", "compare.html"}
     md = site["compare.md"]
     titles = re.findall(r"^### (.+)$", md, flags=re.M)
-    assert "Drama and Poetry = Drama &amp; Poetry" in titles  # Markdown text: & as an entity
+    assert "Drama and Poetry, also called Drama &amp; Poetry" in titles  # Markdown text: & as an entity
     assert "Pottery" in titles and "Famine" in titles and "Law" in titles
     assert not any("Agricultur" in t for t in titles)  # a near-miss name is never matched
     pottery = md.split("### Pottery", 1)[1].split("###", 1)[0]
@@ -646,3 +645,111 @@ def test_exact_fractions_in_yaml(tmp_path):
     consts = {c["id"]: c for c in yaml.safe_load(files["charts/model.yaml"])["consts"]}
     assert consts["hand_limit"]["value"] == "17/2"
     assert consts["token_points"]["value"] == 1
+
+
+# --- plain words: every chart of every shipped rulebook -------------------------------------
+
+# A variable name, an operator between spaces or a function call, or doubled punctuation.
+IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+OPERATOR = re.compile(r"(?:^|\s)(?:[-+*/%<>]|==|!=|<=|>=|//)(?=\s|$)|\b[a-z_]+\(|[=!<>]=|`|<br>")
+DOUBLED = re.compile(r"\.\.(?!\.)|,,|;;|::|[,;:]\.|\.[,;]|\s[,;.:]")
+# the key of modifier signs names the glyphs themselves
+SIGN_KEY = re.compile(r"[+\u2212\u00b1\u21c4] (?:worse|better|mixed|a choice)|\([+\u2212\u00b1\u21c4]\)")
+
+
+def _spaced_names() -> re.Pattern:
+    """Vocabulary names with spaces for underscores ("ast back", "volcano cities"): what a
+    chart printed when a name had no words. Names that are also ordinary words of a template
+    or a declared noun are left out."""
+    words = " ".join([k.text for k in vocab.EFFECT_KINDS.values()]
+                     + [w for k in vocab.EFFECT_KINDS.values() for n in k.nouns for w in n[1:]]
+                     + [w for f in vocab.FACTS.values() for w in (f.words or ()) + (f.states or ())]
+                     + [w for ws in vocab.DERIVED_WORDS.values() for w in ws])
+    names = [n.replace("_", " ") for n in [*vocab.EFFECT_KINDS, *vocab.FACTS, *vocab.DERIVED_WORDS]
+             + [p.name for k in vocab.EFFECT_KINDS.values() for p in k.params] if "_" in n]
+    names = [n for n in names if n not in words]
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+
+
+SPACED = _spaced_names()
+
+
+def prose_problems(text: str) -> list[str]:
+    text = SIGN_KEY.sub("sign", text)
+    return [m.group(0) for rx in (IDENTIFIER, OPERATOR, DOUBLED, SPACED) for m in rx.finditer(text)]
+
+
+def _chart_prose(chart) -> list[str]:
+    """Every text the charts generate (rulebook summaries and notes, shown as quotations, and
+    names, which are the rulebook's own, stand in as neutral words)."""
+    from civdsl.charts.cells import Gap, Quote
+
+    texts = list(chart.intro) + [t for _, t in chart.notes if False]
+    for t in chart.tables:
+        texts += [t.title, *t.intro, *(c.name for c in t.columns)]
+        for r in t.rows:
+            for c in r.cells:
+                for line in c.lines:
+                    texts.append("".join(p if isinstance(p, str) else "" if isinstance(p, Quote)
+                                         else ", " if isinstance(p, Gap) else "Name" for p in line))
+    return texts
+
+
+def _shipped():
+    from civdsl.charts.compare import comparison
+    from civdsl.charts.tables import house_chart
+    from civdsl.charts import charts_for
+
+    paths = sorted((ROOT / "rulebooks").glob("**/*.civ"))
+    assert any("house" in p.parts for p in paths)
+    editions = []
+    for path in paths:
+        checked = check_file(path)
+        assert checked.ok, checked.diagnostics.render()
+        base = check_file(checked.chain[-2].path).edition if len(checked.chain) >= 2 else None
+        editions.append((path, checked.edition, base))
+    charts = []
+    for path, ed, base in editions:
+        by_kind, diff = charts_for(ed, base)
+        charts += [(path.name, c) for c in by_kind.values()]
+        if diff is not None:
+            charts.append((path.name, house_chart(ed, base, diff)))
+    charts += [("compare", c) for c in comparison([ed for p, ed, base in editions if base is None])]
+    return editions, charts
+
+
+def test_prose_check_catches_code():
+    # the test can fail: each of the phrases the charts used to print is caught
+    for bad in ("1 - min(volcano_cities, 1) other players", "take min(17, flood_plain_units) damage",
+                "Move back 1 step on the A.S.T..", "1 more ast back", "2 * cities", "`x`", "a<br>b"):
+        assert prose_problems(bad), bad
+    assert prose_problems("Take 10 damage. 3 other players each: take 5 damage.") == []
+
+
+def test_every_chart_is_plain_words():
+    editions, charts = _shipped()
+    problems = [(where, chart.title, text, prose_problems(text))
+                for where, chart in charts for text in _chart_prose(chart) if prose_problems(text)]
+    assert problems == []
+    for path, ed, base in editions:
+        for cal in ed.calamities.values():
+            text = describe.calamity(cal)
+            assert prose_problems(text) == [], (path.name, cal.name, text)
+            assert " 0 " not in f" {text} ", (path.name, cal.name, text)  # a zero clause disappears
+
+
+def test_resolve_answers_in_plain_words():
+    from civdsl.cli import main
+
+    runner = CliRunner()
+    editions, _ = _shipped()
+    for path, ed, base in editions:
+        for name in ed.calamities:
+            for role in ("primary", "secondary"):
+                res = runner.invoke(main, ["resolve", str(path), name, "--role", role, "--set", "cities=3",
+                                           "--set", "tokens=10", "--set", "treasury=5"])
+                assert res.exit_code in (0, 1), res.output
+                for line in res.output.splitlines():
+                    if line.startswith("    ") or "--set" in line:
+                        continue  # the trace (with source lines) and the hint name what to type
+                    assert prose_problems(line) == [], (path.name, name, role, line)

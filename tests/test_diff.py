@@ -115,9 +115,9 @@ def test_field_by_field(pair):
         'Agriculture: + requires "Pottery"',
         "+ Anatomy: cost 270; crafts",
         "Famine: primary damage 10 -> 8",
-        "Famine: modifier Pottery: 5 less damage -> 8 less damage",
-        "Famine: - modifier Agriculture (primary victim): 5 more damage",
-        "Epidemic: + modifier Anatomy (secondary victim): 5 less damage",
+        "Famine: modifier Pottery: 5 fewer points of damage -> 8 fewer points of damage",
+        "Famine: - modifier Agriculture (primary victim): 5 more points of damage",
+        "Epidemic: + modifier Anatomy (secondary victim): 5 fewer points of damage",
         "Grain: count 8 -> 9",
         'basic / Bronze Age: - require cities >= 2 "two cities"',
         'basic / Bronze Age: + require cities >= 3 "three cities"',
@@ -159,7 +159,7 @@ def test_house_rule_against_its_base():
     texts = _texts("megaciv", str(HOUSE / "gentle.civ"))
     assert "Famine: primary damage 10 -> 8" in texts
     assert "Famine: secondary damage 5 -> 4" in texts
-    assert "Famine: modifier Pottery: 5 less damage -> 8 less damage" in texts
+    assert "Famine: modifier Pottery: 5 fewer points of damage -> 8 fewer points of damage" in texts
     assert "Epidemic: primary damage 15 -> 12" in texts
     assert "extends nothing -> megaciv" in texts
     # nothing it does not touch
@@ -169,7 +169,7 @@ def test_house_rule_against_its_base():
 def test_house_on_house_and_mixed_arguments():
     texts = _texts(str(HOUSE / "gentle.civ"), str(HOUSE / "gentle_granary.civ"))
     assert "Pottery: cost 60 -> 50" in texts
-    assert "Famine: modifier Pottery: 8 less damage -> 4 less damage per Grain cards held" in texts
+    assert "Famine: modifier Pottery: 8 fewer points of damage -> 4 fewer points of damage per Grain card held" in texts
     assert not any(t.startswith("Epidemic") for t in texts)
 
 

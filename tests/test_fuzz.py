@@ -4,10 +4,12 @@
   calamities with effects and modifiers, epochs, scoring; names drawn from all of Unicode)
   check without errors, compile to Python that CPython accepts, and keep every name exactly.
 - Shipped rulebooks mutated at random (characters or lines deleted, inserted, duplicated or
-  swapped) give either a clean check or diagnostics located inside the file, never an
-  exception; whatever still checks cleanly also compiles.
-- Player states (random mappings, random YAML text) are either accepted or refused with a
-  StateError; an accepted state can be used to answer questions.
+  swapped; numbers set at and just beyond their declared bounds) give either a clean check or
+  diagnostics located inside the file, never an exception; whatever still checks cleanly also
+  compiles.
+- Player states (random mappings, random YAML text, YAML built from anchors and aliases up to a
+  "billion laughs" or a cycle) are either accepted or refused with a StateError; an accepted
+  state is small and can be used to answer questions.
 
 Bounded for CI: the number of examples per test is CIVDSL_FUZZ_EXAMPLES (default 25; the whole
 file stays well under a minute). Run longer locally, e.g. `CIVDSL_FUZZ_EXAMPLES=2000 pytest
@@ -28,7 +30,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from civdsl import parser
+from civdsl import parser, safeyaml
+from civdsl.bounds import FIELDS
 from civdsl import vocabulary as vocab
 from civdsl.codegen import generate
 from civdsl.compiler import check_file
@@ -111,7 +114,7 @@ def rulebooks(draw):
     for g in groups:
         attrs = ""
         if draw(st.booleans()):
-            attrs += f" color {quote(draw(st.text(max_size=8)))}"
+            attrs += f" color {quote(draw(st.from_regex(r'#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?', fullmatch=True)))}"
         if draw(st.booleans()):
             attrs += f" symbol {quote(draw(st.text(max_size=3)))}"
         out.append(f"group {g} {quote(draw(names))}{attrs}")
@@ -211,6 +214,7 @@ def test_generated_valid_rulebooks_check_and_compile(case):
 
 # --- mutated rulebooks ---------------------------------------------------------------------------
 
+LIMIT_NUMBERS = sorted({str(v) for b in FIELDS.values() for v in (b.low - 1, b.low, b.high, b.high + 1) if v >= 0})
 SEEDS = {p.name: p.read_text(encoding="utf-8") for p in
          [ROOT / "tests" / "fixtures" / "mini.civ", rulebooks_dir() / "civ1980.civ", rulebooks_dir() / "civ1981.civ",
           *sorted((rulebooks_dir() / "house").glob("*.civ"))]}
@@ -218,7 +222,8 @@ SPICE = ['"', "\\", "{", "}", "(", ")", "#", "\n", "\r", "\t", "\u2028", "\u202e
          "not ", " and ", "-", "//", "999999999999", "extends", "../", "\\u12", "é", "🏛", "CIV040"]
 SAME_KIND = [  # (a token pattern, hostile values of that kind)
     (r'"(?:[^"\\\n]|\\.)*"', ['""', '"\\u2028"', '"x\\"); import os #"', '"\\"\\"\\""']),
-    (r"\b\d+\b", ["0", "999999999", "1000000000"]),
+    # numbers at and just beyond every declared bound (civdsl/bounds.py), and beyond any digit limit
+    (r"\b\d+\b", ["0", "999999999", "1000000000"] + LIMIT_NUMBERS),
     (r"\b[a-z_][a-z_0-9]*\b", ["cities", "_rt", "s", "role", "none", "any", "__import__"]),
 ]
 insert_text = st.one_of(st.sampled_from(SPICE), st.text(max_size=5), st.text(string.printable, max_size=8))
@@ -351,6 +356,39 @@ def test_random_yaml_is_a_mapping_or_a_state_error(text):
         assert str(exc).startswith(str(path))
         return
     assert isinstance(data, dict)
+
+
+@st.composite
+def alias_yaml(draw):
+    """A state file built from anchors and aliases: nested repeats (up to a "billion laughs"),
+    aliases of scalars, mappings and lists, and sometimes a value that contains itself."""
+    width, depth = draw(st.integers(1, 12)), draw(st.integers(1, 9))
+    leaf = draw(st.sampled_from(['["lol"]', "1", "Pottery", "{Grain: 2}", "[Pottery, Law]"]))
+    lines = [f"a0: &a0 {leaf}"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, depth + 1)]
+    key = draw(st.sampled_from(sorted(vocab.FACTS)))
+    lines.append(f"{key}: *a{draw(st.integers(0, depth))}")
+    if draw(st.booleans()):
+        lines.append("loop: &loop [x, *loop]")
+    return "\n".join(lines) + "\n"
+
+
+@FUZZ
+@given(alias_yaml())
+def test_alias_states_are_refused_or_small(rulebook, text):
+    path = write("aliases.yaml", text)
+    try:
+        data = parse_yaml(path)
+    except StateError as exc:
+        assert str(exc).startswith(str(path))
+        return
+    # accepted: the value is small whatever its aliases, and checking it is an answer or a message
+    assert safeyaml.measure(__import__("yaml").compose(text)) <= safeyaml.MAX_NODES
+    module = rulebook.module
+    try:
+        check_state(data, module.ADVANCES, module.COMMODITIES, module.GROUPS)
+    except StateError as exc:
+        assert str(exc).strip()
 
 
 def test_the_fuzz_settings_are_bounded():

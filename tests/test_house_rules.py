@@ -117,23 +117,23 @@ def test_explain_item_follows_the_chain():
     assert "megaciv.civ:" in text and "defined: calamity \"Famine\" (in base megaciv)" in text
     assert "gentle.civ:" in text and "changed: primary, secondary, drop, when (in base gentle)" in text
     assert "gentle_granary.civ:" in text and "drops the modifier `when holds(\"Pottery\")`" in text
-    assert "Pottery: 4 less damage per Grain cards held" in text
+    assert "Pottery: 4 fewer points of damage per Grain card held" in text
     assert "take 8 damage" in text
     text = explain_item(str(GENTLE_GRANARY), "pottery")
     assert text.startswith("Pottery: advance in gentle_granary")
     assert "cost 50, 1 VP" in text
     assert "changed: cost, summary (in gentle_granary)" in text
-    assert "Famine: Pottery: 4 less damage per Grain cards held" in text
+    assert "Famine: Pottery: 4 fewer points of damage per Grain card held" in text
     assert "10 towards Agriculture" in text
 
 
 def test_explain_item_megaciv():
     text = explain_item("megaciv", "Anatomy")
-    assert "Epidemic: Anatomy (secondary victim): 5 less damage" in text
+    assert "Epidemic: Anatomy (secondary victim): 5 fewer points of damage" in text
     assert "20 from Medicine (specific)" in text
     assert "free" in text.lower()  # its ability, in words
     text = explain_item("megaciv", "Epidemic")
-    assert "Anatomy (secondary victim): 5 less damage" in text
+    assert "Anatomy (secondary victim): 5 fewer points of damage" in text
     assert "Advances it mentions: Anatomy, Enlightenment, Medicine, Roadbuilding, Trade Empire" in text
     text = explain_item("civ1981", "Drama & Poetry")  # an aka
     assert text.startswith("Drama and Poetry: advance in civ1981")

@@ -11,11 +11,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _dependency_dirs() -> list[str]:
+    """The site folders this interpreter takes civdsl's dependencies from (a venv's or the system's)."""
+    return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
+    # A venv of its own that sees the running interpreter's dependencies through a .pth file:
+    # `system_site_packages=True` would mean the *base* interpreter's, which inside a venv lacks
+    # them. Path lines of a .pth add folders without running their .pth files, so an editable
+    # install of the checkout is not seen: only the copy pip installs below is.
     env_dir = tmp_path_factory.mktemp("venv")
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    (Path(own) / "civdsl_test_dependencies.pth").write_text("\n".join(_dependency_dirs()) + "\n")
     proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
                            str(ROOT)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -25,6 +37,9 @@ def installed(tmp_path_factory):
 
 def test_installed_command_finds_grammar_schemas_and_rulebooks(installed, tmp_path):
     civdsl = str(installed / "civdsl")
+    where = subprocess.run([str(installed / "python"), "-c", "import civdsl; print(civdsl.__file__)"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert where.returncode == 0 and str(ROOT) not in where.stdout, where.stdout + where.stderr
     check = subprocess.run([civdsl, "check", "--schema"], cwd=tmp_path, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     assert "rulebooks checked" in check.stdout

@@ -130,7 +130,7 @@ def test_epochs_report_each_requirement(rb):
     assert track["reached"] == "Second"
     second = track["epochs"][1]["requirements"]
     assert [(r["requirement"], r["met"], r["value"]) for r in second] == [
-        ("cities at least 2", True, 2), ("advances costing 100 or more at least 1", True, 1)]
+        ("at least 2 cities", True, 2), ("at least 1 advance costing 100 or more", True, 1)]
     [track] = rb.epochs("track", [], {"cities": 0})
     assert track["moves_backward"] is True
 

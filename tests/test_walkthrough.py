@@ -137,7 +137,7 @@ def _chart_available() -> bool:
     return main.get_command(click.Context(main), "chart") is not None
 
 
-@pytest.mark.skipif(not _chart_available(), reason="`civdsl chart` is not available yet (civdsl.charts.command): "
+@pytest.mark.skipif(not _chart_available(), reason="`civdsl chart` is not available yet (civdsl.cli.charts): "
                                                    "the walkthrough's chart step is not run")
 def test_walkthrough_chart(checkout):
     if not (checkout / HOUSE_FILE).is_file():

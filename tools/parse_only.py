@@ -4,8 +4,10 @@ from pathlib import Path
 
 import lark
 
-GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "civdsl.lark"
-parser = lark.Lark(GRAMMAR.read_text(), parser="lalr", strict=True, propagate_positions=True)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from civdsl.resources import grammar_text  # noqa: E402  (the main grammar with its composed parts)
+
+parser = lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True)
 for name in sys.argv[1:]:
     try:
         parser.parse(Path(name).read_text(encoding="utf-8"))

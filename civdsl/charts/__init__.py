@@ -98,9 +98,9 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
             messages.append(problem)
     files["charts/model.yaml"] = model_yaml(to_data(edition))
     # editions with round rules (stats, phases, dice) get their own printable reference
-    from ..simulate import render_cardgame_reference
+    from ..rounds.reference import render_round_reference
 
-    for name, text in render_cardgame_reference(edition).items():
+    for name, text in render_round_reference(edition).items():
         files[f"charts/{name}"] = text
         if name.endswith(".md"):
             from .mdhtml import to_html

@@ -131,7 +131,7 @@ def comparison(editions: list) -> list[Chart]:
                     names.append(n)
             cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in present]
             rows = _attr_rows(editions, g, attrs)
-            tables.append(Table(f"{kind}-{names[0]}", " = ".join(names), cols, rows))
+            tables.append(Table(f"{kind}-{names[0]}", ", also called ".join(names), cols, rows))
         chart = Chart(f"compare-{kind}", title, tables, intro=[
             f"An item appears here when two or more editions have it under the same name or one lists the "
             f"other's name as also-known-as. {DIFFERS} marks the lines that differ."])

@@ -96,7 +96,10 @@ def _words(value) -> str:
             return str(value["expr"])
         return ", ".join(f"{k} {_words(v)}" for k, v in value.items() if v not in (None, [], {}))
     if isinstance(value, list):
-        return "; ".join(_words(v) for v in value) if value else "none"
+        # sentences (notes) follow each other; phrases are separated by semicolons
+        texts = [_words(v) for v in value]
+        return "".join(t + ("" if i == len(texts) - 1 else " " if t.endswith(".") else "; ")
+                       for i, t in enumerate(texts)) if texts else "none"
     return str(value)
 
 

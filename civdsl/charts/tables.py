@@ -193,7 +193,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
 
     def matrix(slug, title, targets, with_groups, listed=True):
-        cols = [Column("Held \u2193 / buying \u2192", 2.6)]
+        cols = [Column("Held \u2193, buying \u2192", 2.6)]
         if with_groups:
             cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
         cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in targets]
@@ -242,7 +242,9 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
             if i < len(ch) - 1:
                 parts.append(f" \u2192{amt}\u2192 ")
         amounts = [amt for _, amt in ch[:-1]]
-        total = " + ".join(str(x) for x in amounts) + (f" = {sum(amounts)}" if len(amounts) > 1 else "")
+        # in words, not arithmetic: "45 (20 and 25)"
+        parts_text = ", ".join(str(x) for x in amounts[:-1]) + f" and {amounts[-1]}" if len(amounts) > 1 else ""
+        total = f"{sum(amounts)} ({parts_text})" if parts_text else str(sum(amounts))
         chain_table.rows.append(Row([cell(*parts), cell(total, value=sum(amounts))]))
     tables.append(chain_table)
     return Chart("credits", "Credits", tables)
@@ -272,7 +274,7 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
     return Chart("explorer", "Strategy explorer", [t, edges], links=links,
-                 intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."])
+                 intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 
 # --- epochs --------------------------------------------------------------------------------
@@ -303,13 +305,38 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
             row = [_mark(status)] + row
         table.rows.append(Row(row, mark=status, head=True))
     if any(t.backward for t in tracks):
-        row = [cell("back")] + [lines(*[("moves back a step when ", describe.condition(b)) for b, _ in t.backward])
+        row = [cell("back")] + [lines(*[("moves back a step with ", describe.condition(b)) for b, _ in t.backward])
                                 if t.backward else cell("never moves back") for t in tracks]
         if marks is not None:
             row = [cell()] + row
         table.rows.append(Row(row, head=True))
     notes = [(t.name, n) for t in tracks for n in t.notes]
-    return Chart("epochs", "Epochs (A.S.T.)", [table], notes=notes)
+    notes += [(c.name, n) for c in ed.civilizations.values() for n in c.notes]
+    return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
+
+
+def _civilization_rows(ed: Edition, tracks: list) -> Table:
+    """Each civilization's own row: the space on which each epoch after the first begins."""
+    cols = [Column("Rank", 0.4, numeric=True), Column("Civilization", 1.4), Column("Block", 0.6)]
+    cols += [Column(f"{t.name}: {e.name}", 0.6, numeric=True) for t in tracks for e in t.epochs[1:]]
+    cols += [Column(f"{t.name}: finish", 0.6, numeric=True) for t in tracks]
+    table = Table("epoch-rows", "Rows by civilization", cols, [],
+                  intro=["The first space of each epoch on each civilization's own row (the start arrow is "
+                         "space 0; the first epoch runs from space 1); the finish is the last space. A blank "
+                         "means the rulebook gives no row for that civilization."],
+                  empty="the rulebook declares no civilizations")
+    civs = sorted(ed.civilizations.values(), key=lambda c: (c.rank is None, c.rank or 0, c.name))
+    for civ in civs:
+        row = [number(civ.rank) if civ.rank is not None else cell(), cell(civ.name), cell(civ.block or "")]
+        for t in tracks:
+            r = civ.rows.get(t.id)
+            row += [number(s) for s in r.starts] if r and len(r.starts) == len(t.epochs) - 1 else \
+                [cell() for _ in t.epochs[1:]]
+        for t in tracks:
+            r = civ.rows.get(t.id)
+            row.append(number(r.spaces if r.spaces is not None else t.spaces) if r else cell())
+        table.rows.append(Row(row))
+    return table
 
 
 # --- commodities -----------------------------------------------------------------------------
@@ -378,7 +405,7 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
                                lines(*[f for f, _, _ in fields]), lines(*[b for _, b, _ in fields]),
                                lines(*[h for _, _, h in fields])], mark=ch.status))
     counts = {s: sum(1 for c in diff.changes if c.status == s) for s in ("added", "changed", "removed")}
-    intro = [f"House rule {ed.name} ({ed.id}) against its base {base.name} ({base.id}): "
+    intro = [f"House rule {ed.name} against its base {base.name}: "
              f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} removed. "
              "The other charts of this edition mark the same rows."]
     return Chart("house-summary", "House-rule summary", [table], intro=intro)

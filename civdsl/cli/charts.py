@@ -1,4 +1,5 @@
-"""`civdsl chart`: one chart of one rulebook, in one format, to stdout or a file."""
+"""`civdsl chart`: one chart of one rulebook, in one format, to stdout or a file (the charts are
+drawn by civdsl.charts)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import sys
 from pathlib import Path
 
 import click
+
+from .common import fail as _fail
 
 KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities", "all")
 FORMATS = ("md", "html", "csv", "json", "yaml", "svg", "dot")
@@ -20,11 +23,6 @@ MODEL_KEYS = {
     "epochs": ("id", "name", "asts"),
     "commodities": ("id", "name", "commodities", "set_value", "decks"),
 }
-
-
-def _fail(message: str):
-    click.echo(message, err=True)
-    sys.exit(1)
 
 
 def _load(rulebook: str):
@@ -50,13 +48,13 @@ def _load(rulebook: str):
 def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | bytes], list[str]]:
     """{file name: content} for one kind in one format (several files only for CSV of `all`)."""
     from ..serialize import to_data
-    from . import charts_for, model_yaml
-    from .cells import chips_for
-    from .diff import compute
-    from .explorer import to_dot, to_svg
-    from .html import edition_page
-    from .markdown import csv_table, md_chart
-    from .tables import house_chart
+    from ..charts import charts_for, model_yaml
+    from ..charts.cells import chips_for
+    from ..charts.diff import compute
+    from ..charts.explorer import to_dot, to_svg
+    from ..charts.html import edition_page
+    from ..charts.markdown import csv_table, md_chart
+    from ..charts.tables import house_chart
 
     if fmt in ("svg", "dot") and kind != "explorer":
         raise click.UsageError(f"--format {fmt} draws the strategy explorer: use --kind explorer")

@@ -1,0 +1,90 @@
+"""The `civdsl` group. Each command is imported only when it is run or listed for help, and the
+command modules import the engines only inside their commands: `civdsl --help` loads click and
+this package, never the parser, YAML or jsonschema (tests/test_layering.py checks it)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+# name -> (module, attribute). A new command: its function in one of the modules, one line here.
+COMMANDS = {
+    "resolve": ("civdsl.cli.questions", "resolve"),
+    "cost": ("civdsl.cli.questions", "cost"),
+    "epoch": ("civdsl.cli.questions", "epoch"),
+    "score": ("civdsl.cli.questions", "score"),
+    "hand": ("civdsl.cli.questions", "hand"),
+    "plan": ("civdsl.cli.plan", "plan"),
+    "check": ("civdsl.cli.authoring", "check"),
+    "build": ("civdsl.cli.authoring", "build"),
+    "fmt": ("civdsl.cli.authoring", "fmt"),
+    "new": ("civdsl.cli.authoring", "new"),
+    "diff": ("civdsl.cli.authoring", "diff"),
+    "explain": ("civdsl.cli.authoring", "explain"),
+    "vocab": ("civdsl.cli.authoring", "vocab"),
+    "chart": ("civdsl.cli.charts", "chart"),
+    "step": ("civdsl.cli.cardgame", "step"),
+    "simulate": ("civdsl.cli.cardgame", "simulate"),
+    "lsp": ("civdsl.cli.lsp", "lsp"),
+}
+
+
+def _help_width() -> int:
+    """click's own rule for the width of help (terminal columns, at most 80, less 2), found without
+    `shutil`, whose import (with its compression modules) would cost `civdsl --help` a tenth."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, 80) - 2, 50)
+
+
+class LazyGroup(click.Group):
+    """Finds commands in COMMANDS, importing their module on first use, and turns user mistakes
+    raised anywhere in a command into a one-line error (or the rendered diagnostics), exit 1."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        extra.setdefault("terminal_width", _help_width())
+        return super().make_context(info_name, args, parent, **extra)
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx, name):
+        if name in COMMANDS and name not in self.commands:
+            module, attr = COMMANDS[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        from ..errors import RulebookError, StateError
+
+        try:
+            return super().invoke(ctx)
+        except StateError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        except RulebookError as exc:
+            if exc.diagnostics is not None:
+                click.echo(exc.diagnostics.render(color=sys.stderr.isatty()), err=True)
+            else:
+                click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="civdsl")
+def main():
+    """civdsl: rules of the Civilization board-game family as data, compiled and checked."""
+
+
+if __name__ == "__main__":
+    main()

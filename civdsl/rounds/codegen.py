@@ -1,0 +1,365 @@
+"""Round rules, pass 5: the Python they compile to, appended to the edition's generated module.
+
+Every identifier below is a fixed prefix, a counter and an ASCII slug; every rulebook value is
+written with repr(). Phase functions map (GameState, random.Random) to (next GameState, trace)
+through `civdsl.rounds.runtime` (imported by the generated module as `_rr`). Each statement type
+has its `visit_<Node>` in `_Block`.
+"""
+
+from __future__ import annotations
+
+from .. import describe
+from .. import vocabulary as vocab
+from ..expressions import PythonCompiler, unparse, walk
+from ..model import Edition
+from ..pysource import Writer, comment_text, slug
+from ..syntax import BinOp, Call, Name
+from .syntax import (DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, NoteStmt, ResetStmt, RollStmt, RuleStmt,
+                     ShuffleStmt, StatementVisitor)
+
+# the generated module's name for the round runtime
+RUNTIME_IMPORT = "from civdsl.rounds import runtime as _rr"
+
+
+
+class _RoundCompiler(PythonCompiler):
+    """Compiles round expressions over `s` (a rounds.runtime.RoundState): stats, flags and tracks are
+    `s.v[...]`, thresholds and choices are computed on reading, `let`/`roll` names are locals."""
+
+    def __init__(self, consts, options, ed: Edition):
+        super().__init__(consts, options, set(ed.tables))
+        self.ed = ed
+        self.locals: dict[str, str] = {}
+
+    def compile(self, e) -> str:
+        if isinstance(e, Name):
+            head = e.parts[0]
+            if head in self.locals:
+                return self.locals[head]
+            if head in self.ed.stats or head in self.ed.flags or head in self.ed.tracks:
+                return f"s.v[{head!r}]"
+            if head in self.ed.thresholds:
+                return f"s.threshold({head!r})"
+            if head in self.ed.choices:
+                return f"s.choice({head!r})"
+            return super().compile(e)
+        if isinstance(e, BinOp) and e.op == "//":
+            return f"_rr.round_floordiv({self.compile(e.left)}, {self.compile(e.right)})"
+        if isinstance(e, BinOp) and e.op == "/":
+            return f"_rr.round_div({self.compile(e.left)}, {self.compile(e.right)})"
+        if isinstance(e, Call) and e.name in vocab.ROUND_FUNCTIONS and e.name not in self.tables:
+            color = e.kwargs.get("color")
+            if e.name == "hand_limit":
+                return "s.hand_limit()"
+            word = repr(color.parts[0]) if isinstance(color, Name) else "None"
+            return f"s.{e.name}({word})"
+        return super().compile(e)
+
+
+class _Block(StatementVisitor):
+    """Emits the statements of one Python function body, with fresh local names."""
+
+    def __init__(self, w: Writer, c: _RoundCompiler):
+        self.w = w
+        self.c = c
+        self.counter = 0
+
+    def fresh(self, prefix: str, name: str = "") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}_{slug(name, 24)}" if name else f"{prefix}{self.counter}"
+
+    def body(self, stmts: list, indent: str) -> None:
+        saved = dict(self.c.locals)
+        before = len(self.w.lines)
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if (isinstance(s, IfStmt) and not s.otherwise and i + 1 < len(stmts)
+                    and isinstance(stmts[i + 1], InsteadStmt)):
+                j = i + 1
+                while j < len(stmts) and isinstance(stmts[j], InsteadStmt):
+                    j += 1
+                self.chain(stmts[i:j], indent)
+                i = j
+                continue
+            self.stmt(s, indent)
+            i += 1
+        if len(self.w.lines) == before:
+            self.w.line(f"{indent}pass")
+        self.c.locals = saved
+
+    def chain(self, chain: list, indent: str) -> None:
+        """`if A {..} instead if B {..}`: the last rule whose condition holds replaces the others."""
+        w, c = self.w, self.c
+        conds = []
+        for s in chain:
+            var = self.fresh("c")
+            conds.append((var, s))
+            w.line(f"{indent}{var} = bool({c.compile(s.expr)})", s.span.line)
+        for k in range(len(conds) - 1, -1, -1):
+            var, s = conds[k]
+            keyword = "if" if k == len(conds) - 1 else "elif"
+            w.line(f"{indent}{keyword} {var}:", s.span.line)
+            if k > 0:
+                earlier = ", ".join(f"({e.span.line!r}, {v})" for v, e in conds[:k])
+                w.line(f"{indent}    s.instead({s.span.line!r}, [l for l, held in ({earlier},) if held])", s.span.line)
+            self.body(s.body, indent + "    ")
+
+    def stmt(self, s, indent: str) -> None:
+        self.visit(s, indent)
+
+    def visit_NoteStmt(self, s: NoteStmt, indent: str) -> None:
+        pass  # a reading: no code
+
+    def _change(self, s, indent: str) -> None:
+        line = s.span.line
+        self.w.line(f"{indent}s.{s.keyword}({s.target!r}, {self.c.compile(s.expr)}, {line!r})", line)
+
+    visit_SetStmt = visit_AddStmt = visit_MoveStmt = _change
+
+    def visit_ResetStmt(self, s: ResetStmt, indent: str) -> None:
+        self.w.line(f"{indent}s.reset({s.target!r}, {s.span.line!r})", s.span.line)
+
+    def visit_LetStmt(self, s: LetStmt, indent: str) -> None:
+        value = self.c.compile(s.expr)
+        var = self.fresh("l", s.target)
+        self.c.locals[s.target] = var
+        self.w.line(f"{indent}{var} = {value}", s.span.line)
+
+    def visit_IfStmt(self, s: IfStmt, indent: str) -> None:
+        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span.line)
+        self.body(s.body, indent + "    ")
+        if s.otherwise:
+            self.w.line(f"{indent}else:")
+            self.body(s.otherwise, indent + "    ")
+
+    def visit_InsteadStmt(self, s: InsteadStmt, indent: str) -> None:
+        # reached only for an `instead if` that follows no plain `if` (the checks report it)
+        self.w.line(f"{indent}if {self.c.compile(s.expr)}:", s.span.line)
+        self.body(s.body, indent + "    ")
+
+    def visit_RuleStmt(self, s: RuleStmt, indent: str) -> None:
+        line = s.span.line
+        self.w.line(f"{indent}s.rules.append({s.text!r})", line)
+        self.body(s.body, indent)
+        self.w.line(f"{indent}s.rules.pop()", line)
+
+    def visit_RollStmt(self, s: RollStmt, indent: str) -> None:
+        line = s.span.line
+        call = (f"s.roll({s.source!r}, {line!r})" if s.source in self.c.ed.pools
+                else f"s.roll_table({s.source!r}, {line!r})")
+        if s.target is not None:
+            var = self.fresh("r", s.target)
+            self.c.locals[s.target] = var
+            self.w.line(f"{indent}{var} = {call}", line)
+        else:
+            self.w.line(f"{indent}{call}", line)
+
+    def visit_ShuffleStmt(self, s: ShuffleStmt, indent: str) -> None:
+        self.w.line(f"{indent}s.shuffle({s.span.line!r})", s.span.line)
+
+    def visit_DrawStmt(self, s: DrawStmt, indent: str) -> None:
+        self.w.line(f"{indent}s.draw({self.c.compile(s.expr)}, {s.span.line!r})", s.span.line)
+
+    def visit_DiscardStmt(self, s: DiscardStmt, indent: str) -> None:
+        self.w.line(f"{indent}s.discard_to({self.c.compile(s.expr)}, {s.span.line!r})", s.span.line)
+
+
+def _function(w: Writer, c: _RoundCompiler, name: str, params: str, doc: str, line: int, stmts: list,
+              wrap: str | None = None) -> None:
+    """A function whose body is a block of statements; `wrap` names a phase (state in, state out)."""
+    w.line("")
+    w.line("")
+    w.line(f"def {name}({params}):", line)
+    w.line(f"    {doc!r}")
+    w.line(f"    # {comment_text(w.source_path)}:{line}")
+    c.locals = {}
+    if wrap is not None:
+        w.line(f"    s = _rr.RoundState(_MODULE, state, rng, {wrap!r})")
+    _Block(w, c).body(stmts, "    ")
+    if wrap is not None:
+        w.line("    return s.finish()")
+
+
+def _names_read(ed: Edition, expr, seen: set | None = None) -> set[str]:
+    """Values a computed name depends on: stats, flags, tracks, and '@hand' for the cards."""
+    seen = set() if seen is None else seen
+    out: set[str] = set()
+    for node in walk(expr):
+        if isinstance(node, Name):
+            head = node.parts[0]
+            if head in ed.thresholds or head in ed.choices:
+                if head not in seen:
+                    seen.add(head)
+                    inner = ed.thresholds[head].condition if head in ed.thresholds else ed.choices[head].default
+                    out |= _names_read(ed, inner, seen)
+            elif head in ed.stats or head in ed.flags or head in ed.tracks:
+                out.add(head)
+        elif isinstance(node, Call) and node.name in vocab.ROUND_FUNCTIONS:
+            out.add("@hand")
+    return out
+
+
+def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
+    """The round part of an edition's generated module (after its main part)."""
+    c = _RoundCompiler(consts, options, ed)
+    path = comment_text(w.source_path)
+    w.line("")
+    w.line("")
+    w.line("# --- round rules ---------------------------------------------------------------------")
+    w.line("STATS = {")
+    for st in ed.stats.values():
+        data = {"name": st.name, "initial": st.initial_value, "low": st.low, "high": st.high, "line": st.span.line}
+        w.line(f"    {st.id!r}: {data!r},", st.span.line)
+    w.line("}")
+    w.line("FLAGS = {")
+    for fl in ed.flags.values():
+        w.line(f"    {fl.id!r}: {{'name': {fl.name!r}, 'initial': {fl.on!r}, 'line': {fl.span.line!r}}},", fl.span.line)
+    w.line("}")
+
+    deck = next(iter(ed.card_decks.values()), None)
+    if deck is not None:
+        cards = {(r.name, s.name): (r.value, s.color) for s in deck.suits for r in deck.ranks}
+        data = {"id": deck.id, "name": deck.name, "suits": tuple((s.name, s.color) for s in deck.suits),
+                "ranks": tuple((r.name, r.value) for r in deck.ranks), "hand_limit": deck.hand_limit,
+                "line": deck.span.line}
+        w.line(f"CARD_DECK = {data!r}", deck.span.line)
+        w.line(f"CARDS = {cards!r}")
+    else:
+        w.line("CARD_DECK = None")
+        w.line("CARDS = {}")
+
+    # choices and thresholds: computed when read
+    choice_fns = {}
+    for i, ch in enumerate(ed.choices.values()):
+        fn = f"choice_{i}_{slug(ch.id)}"
+        choice_fns[ch.id] = fn
+        c.locals = {}
+        w.line("")
+        w.line("")
+        w.line(f"def {fn}(s):", ch.span.line)
+        w.line(f"    {('Default policy for the choice: ' + ch.name)!r}")
+        w.line(f"    return {c.compile(ch.default)}  # {path}:{ch.span.line}", ch.span.line)
+    threshold_fns = {}
+    for i, th in enumerate(ed.thresholds.values()):
+        fn = f"threshold_{i}_{slug(th.id)}"
+        c.locals = {}
+        w.line("")
+        w.line("")
+        w.line(f"def {fn}(s):", th.span.line)
+        w.line(f"    {th.name!r}")
+        w.line(f"    return bool({c.compile(th.condition)})  # {path}:{th.span.line}", th.span.line)
+        body = None
+        if th.body:
+            body = f"{fn}_on"
+            _function(w, c, body, "s", f"When {th.name} switches on", th.span.line, th.body)
+        threshold_fns[th.id] = (fn, body)
+
+    pool_fns = {}
+    for i, pool in enumerate(ed.pools.values()):
+        fn = f"pool_{i}_{slug(pool.id)}"
+        pool_fns[pool.id] = fn
+        c.locals = {}
+        w.line("")
+        w.line("")
+        w.line(f"def {fn}(s):", pool.span.line)
+        w.line(f"    {('Sides and dice of ' + pool.name)!r}")
+        base = c.compile(pool.base) if pool.base is not None else "0"
+        w.line(f"    terms = [('base', {base})]", pool.span.line)
+        for term in pool.terms:
+            label = term.label or (describe.condition(term.condition) if term.condition is not None else unparse(term.amount))
+            if term.condition is not None:
+                w.line(f"    if {c.compile(term.condition)}:", term.span.line)
+                w.line(f"        terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
+            else:
+                w.line(f"    terms.append(({label!r}, {c.compile(term.amount)}))", term.span.line)
+        sides = c.compile(pool.sides) if pool.sides is not None else "6"
+        w.line(f"    return {sides}, terms", pool.span.line)
+
+    track_marks = {}
+    for i, track in enumerate(ed.tracks.values()):
+        marks = {}
+        for mark in track.marks:
+            fn = None
+            if mark.body:
+                fn = f"track_{i}_{slug(track.id)}_at_{mark.position if mark.position >= 0 else 'm' + str(-mark.position)}"
+                _function(w, c, fn, "s", f"{track.name}: {mark.label}", mark.span.line, mark.body)
+            marks[mark.position] = (mark.label, fn, mark.span.line)
+        track_marks[track.id] = marks
+
+    event_fns = {}
+    for i, table in enumerate(ed.event_tables.values()):
+        rows = []
+        for j, row in enumerate(table.rows):
+            fn = f"event_{i}_{j}_{slug(row.label)}"
+            _function(w, c, fn, "s", f"{table.name}, {row.low}..{row.high}: {row.label}", row.span.line, row.body)
+            rows.append((row.low, row.high, row.label, fn, row.span.line))
+        event_fns[table.id] = rows
+
+    end_fns = []
+    for i, end in enumerate(ed.ends):
+        fn = f"end_{i}"
+        c.locals = {}
+        w.line("")
+        w.line("")
+        w.line(f"def {fn}(s):", end.span.line)
+        w.line(f"    return bool({c.compile(end.condition)})  # {path}:{end.span.line}", end.span.line)
+        end_fns.append((fn, end.text, end.span.line))
+
+    setup_fn = None
+    if ed.setup is not None:
+        setup_fn = "phase_setup"
+        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", ed.setup.span.line,
+                  ed.setup.body, wrap="setup")
+    phase_fns = []
+    for i, phase in enumerate(ed.phases.values()):
+        fn = f"phase_{i}_{slug(phase.id)}"
+        phase_fns.append((phase.id, phase.name, fn))
+        _function(w, c, fn, "state, rng", f"{phase.name}: maps a state to (next state, trace)", phase.span.line,
+                  phase.body, wrap=phase.id)
+
+    w.line("")
+    w.line("")
+    w.line("CHOICES = {")
+    for ch in ed.choices.values():
+        w.line(f"    {ch.id!r}: {{'name': {ch.name!r}, 'default': {choice_fns[ch.id]}, 'line': {ch.span.line!r}}},")
+    w.line("}")
+    w.line("THRESHOLDS = {")
+    for th in ed.thresholds.values():
+        test, body = threshold_fns[th.id]
+        w.line(f"    {th.id!r}: {{'name': {th.name!r}, 'test': {test}, 'body': {body or 'None'}, "
+               f"'line': {th.span.line!r}}},")
+    w.line("}")
+    watch: dict[str, list[str]] = {}
+    for th in ed.thresholds.values():
+        for name in sorted(_names_read(ed, th.condition)):
+            watch.setdefault(name, []).append(th.id)
+    w.line(f"THRESHOLD_WATCH = {({k: tuple(v) for k, v in sorted(watch.items())})!r}")
+    w.line("POOLS = {")
+    for pool in ed.pools.values():
+        success = None
+        if pool.success is not None:
+            success = pool.success
+        w.line(f"    {pool.id!r}: {{'name': {pool.name!r}, 'dice': {pool_fns[pool.id]}, 'success': {success!r}, "
+               f"'line': {pool.span.line!r}}},")
+    w.line("}")
+    w.line("TRACKS = {")
+    for track in ed.tracks.values():
+        stages = tuple((s.low, s.high, s.name) for s in track.stages)
+        marks = ", ".join(f"{pos!r}: ({label!r}, {fn or 'None'}, {ln!r})"
+                          for pos, (label, fn, ln) in track_marks[track.id].items())
+        w.line(f"    {track.id!r}: {{'name': {track.name!r}, 'start': {track.start!r}, 'low': {track.low!r}, "
+               f"'high': {track.high!r}, 'stages': {stages!r}, 'marks': {{{marks}}}, 'line': {track.span.line!r}}},")
+    w.line("}")
+    w.line("EVENT_TABLES = {")
+    for table in ed.event_tables.values():
+        rows = "".join(f"({lo!r}, {hi!r}, {label!r}, {fn}, {ln!r}), " for lo, hi, label, fn, ln in event_fns[table.id])
+        w.line(f"    {table.id!r}: {{'name': {table.name!r}, 'die': {table.die!r}, 'rows': ({rows}), "
+               f"'line': {table.span.line!r}}},")
+    w.line("}")
+    w.line(f"ENDS = ({''.join(f'({fn}, {text!r}, {ln!r}), ' for fn, text, ln in end_fns)})")
+    w.line(f"SETUP = {setup_fn or 'None'}")
+    w.line("PHASES = (")
+    for pid, name, fn in phase_fns:
+        w.line(f"    ({pid!r}, {name!r}, {fn}),")
+    w.line(")")

@@ -1,0 +1,135 @@
+"""Round rules, pass 3: their declarations -> the model's round fields.
+
+`RoundsApplier` is mixed into the resolver's applier (`civdsl.resolver._Applier`): it handles the
+items `_item_stat`, `_item_pool`, ... and uses the applier's `ed`, `diags`, `_once` (a second
+declaration in one file is an error) and `_const_lookup` (constants fold into initial values).
+"""
+
+from __future__ import annotations
+
+from ..expressions import EvalError, evaluate
+from ..syntax import Field, Item
+from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Phase, Pool,
+                    PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage)
+
+
+class RoundsApplier:
+    def _round_field_once(self, obj, f: Field, name: str, single: tuple[str, ...]) -> None:
+        if f.key in single and f.key in obj.field_spans:
+            self.diags.error("CIV021", f"`{f.key}` given twice for `{name}`", f.span, item=name,
+                             notes=[f"first given at {obj.field_spans[f.key]}"])
+        obj.field_spans[f.key] = f.span
+
+    def _fold(self, expr):
+        """The value of a constant expression, or None when it reads something else."""
+        try:
+            return evaluate(expr, self._const_lookup)
+        except EvalError:
+            return None
+
+    def _item_stat(self, item: Item) -> None:
+        if not self._once("stat", item.name, item.span, f"stat `{item.name}`"):
+            return
+        stat = Stat(item.name, item.value["title"], item.span)
+        for f in item.fields:
+            self._round_field_once(stat, f, item.name, ("initial", "bounds"))
+            if f.key == "initial":
+                stat.initial = f.value
+                value = self._fold(f.value)
+                stat.initial_value = value if value is not None else 0
+            elif f.key == "bounds":
+                stat.low, stat.high = f.value
+        self.ed.stats[item.name] = stat
+
+    def _item_flag(self, item: Item) -> None:
+        if self._once("flag", item.name, item.span, f"flag `{item.name}`"):
+            self.ed.flags[item.name] = Flag(item.name, item.value["title"], item.value["on"], item.span)
+
+    def _item_choice(self, item: Item) -> None:
+        if self._once("choice", item.name, item.span, f"choice `{item.name}`"):
+            self.ed.choices[item.name] = Choice(item.name, item.value["title"], item.value["default"], item.span)
+
+    def _item_threshold(self, item: Item) -> None:
+        if self._once("threshold", item.name, item.span, f"threshold `{item.name}`"):
+            v = item.value
+            self.ed.thresholds[item.name] = Threshold(item.name, v["title"], v["when"], v["body"], item.span)
+
+    def _item_end(self, item: Item) -> None:
+        expr, text = item.value
+        self.ed.ends.append(EndCondition(expr, text, item.span))
+
+    def _item_pool(self, item: Item) -> None:
+        if not self._once("pool", item.name, item.span, f"dice pool `{item.name}`"):
+            return
+        pool = Pool(item.name, item.value["title"], item.span)
+        for f in item.fields:
+            self._round_field_once(pool, f, item.name, ("sides", "base", "success"))
+            if f.key in ("sides", "base", "success"):
+                setattr(pool, f.key, f.value)
+            elif f.key == "add":
+                amount, condition, label = f.value
+                pool.terms.append(PoolTerm(amount, condition, label, f.span))
+            elif f.key == "note":
+                pool.notes.append(f.value)
+        self.ed.pools[item.name] = pool
+
+    def _item_track(self, item: Item) -> None:
+        if not self._once("track", item.name, item.span, f"track `{item.name}`"):
+            return
+        track = Track(item.name, item.value["title"], item.span)
+        for f in item.fields:
+            self._round_field_once(track, f, item.name, ("start", "bounds"))
+            if f.key == "start":
+                track.start = f.value
+            elif f.key == "bounds":
+                track.low, track.high = f.value
+            elif f.key == "stage":
+                low, high, name = f.value
+                track.stages.append(TrackStage(low, high, name, f.span))
+            elif f.key == "at":
+                position, label, body = f.value
+                track.marks.append(TrackMark(position, label, body, f.span))
+            elif f.key == "note":
+                track.notes.append(f.value)
+        self.ed.tracks[item.name] = track
+
+    def _item_event_table(self, item: Item) -> None:
+        if not self._once("event_table", item.name, item.span, f"event table `{item.name}`"):
+            return
+        rows, notes = [], []
+        for f in item.fields:
+            if f.key == "row":
+                low, high, label, body = f.value
+                rows.append(EventRow(low, high, label, body, f.span))
+        self.ed.event_tables[item.name] = EventTable(item.name, item.value["title"], item.value["die"], rows,
+                                                     item.span, notes)
+
+    def _item_card_deck(self, item: Item) -> None:
+        if not self._once("card_deck", item.name, item.span, f"deck `{item.name}`"):
+            return
+        deck = CardDeck(item.name, item.value["title"], item.span)
+        for f in item.fields:
+            self._round_field_once(deck, f, item.name, ("hand_limit",))
+            if f.key == "suit":
+                name, color, span = f.value
+                deck.suits.append(CardSuit(name, color, f.span))
+            elif f.key == "rank":
+                name, value = f.value
+                deck.ranks.append(CardRank(name, value, f.span))
+            elif f.key == "ranks":
+                low, high = f.value
+                for n in range(low, min(high, low + 100) + 1):  # a number card is worth its number
+                    deck.ranks.append(CardRank(str(n), n, f.span))
+            elif f.key == "hand_limit":
+                deck.hand_limit = f.value
+            elif f.key == "note":
+                deck.notes.append(f.value)
+        self.ed.card_decks[item.name] = deck
+
+    def _item_phase(self, item: Item) -> None:
+        if self._once("phase", item.name, item.span, f"phase `{item.name}`"):
+            self.ed.phases[item.name] = Phase(item.name, item.value["title"], item.value["body"], item.span)
+
+    def _item_setup(self, item: Item) -> None:
+        if self._once("setup", "", item.span, "setup"):
+            self.ed.setup = Phase("setup", "Setup", item.value["body"], item.span)

@@ -1,0 +1,57 @@
+"""Round rules as JSON-ready data: the `rounds` part of the model (see civdsl/serialize.py)."""
+
+from __future__ import annotations
+
+from ..expressions import unparse
+from ..model import Edition
+
+
+def _stmts(stmts) -> list:
+    """Statements as data: the keyword, the line, and whichever parts the statement has."""
+    out = []
+    for s in stmts or []:
+        d = {"op": s.keyword, "line": s.span.line}
+        for key, attr, convert in _PARTS:
+            value = getattr(s, attr, None)
+            if value is not None and value != []:
+                d[key] = convert(value)
+        out.append(d)
+    return out
+
+
+# key in the JSON model, the statement's attribute, how it is written (in this order)
+_PARTS = (("target", "target", str), ("source", "source", str), ("expr", "expr", unparse), ("text", "text", str),
+          ("body", "body", _stmts), ("else", "otherwise", _stmts))
+
+
+def to_data(ed: Edition) -> dict:
+    """The `rounds` part of the JSON model (schemas/model.schema.json)."""
+    text = lambda e: unparse(e) if e is not None else None  # noqa: E731
+    return {
+        "stats": [{"id": s.id, "name": s.name, "initial": s.initial_value, "low": s.low, "high": s.high,
+                   "line": s.span.line} for s in ed.stats.values()],
+        "flags": [{"id": f.id, "name": f.name, "initial": f.on, "line": f.span.line} for f in ed.flags.values()],
+        "choices": [{"id": c.id, "name": c.name, "default": unparse(c.default), "line": c.span.line}
+                    for c in ed.choices.values()],
+        "thresholds": [{"id": t.id, "name": t.name, "when": unparse(t.condition), "effects": _stmts(t.body),
+                        "line": t.span.line} for t in ed.thresholds.values()],
+        "pools": [{"id": p.id, "name": p.name, "sides": text(p.sides), "base": text(p.base),
+                   "terms": [{"amount": unparse(x.amount), "when": text(x.condition), "label": x.label}
+                             for x in p.terms],
+                   "success": list(p.success) if p.success is not None else None, "notes": p.notes,
+                   "line": p.span.line} for p in ed.pools.values()],
+        "tracks": [{"id": t.id, "name": t.name, "start": t.start, "low": t.low, "high": t.high,
+                    "stages": [{"low": s.low, "high": s.high, "name": s.name} for s in t.stages],
+                    "marks": [{"position": m.position, "label": m.label, "effects": _stmts(m.body)} for m in t.marks],
+                    "notes": t.notes, "line": t.span.line} for t in ed.tracks.values()],
+        "event_tables": [{"id": t.id, "name": t.name, "die": t.die,
+                          "rows": [{"low": r.low, "high": r.high, "label": r.label, "effects": _stmts(r.body)}
+                                   for r in t.rows], "line": t.span.line} for t in ed.event_tables.values()],
+        "decks": [{"id": d.id, "name": d.name, "suits": [{"name": s.name, "color": s.color} for s in d.suits],
+                   "ranks": [{"name": r.name, "value": r.value} for r in d.ranks], "hand_limit": d.hand_limit,
+                   "notes": d.notes, "line": d.span.line} for d in ed.card_decks.values()],
+        "setup": _stmts(ed.setup.body) if ed.setup is not None else None,
+        "phases": [{"id": p.id, "name": p.name, "statements": _stmts(p.body), "line": p.span.line}
+                   for p in ed.phases.values()],
+        "ends": [{"when": unparse(e.condition), "text": e.text, "line": e.span.line} for e in ed.ends],
+    }

@@ -1,0 +1,152 @@
+"""Round rules, state loading: a state file's data (YAML: round, stats, hand, deck, discard,
+thresholds_on, choices, ended) -> a `GameState`, checked against the edition's generated module,
+and `--set` / `--choose` assignments of the command line. Every problem is a `StateError`
+naming where it is, with a did-you-mean for a misspelt name.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..diagnostics import did_you_mean
+from ..state import StateError, parse_assignment
+from .runtime import GameState, card_text, new_state
+
+
+STATE_KEYS = ("round", "stats", "hand", "deck", "discard", "thresholds_on", "choices", "ended")
+
+
+def hint(name: str, candidates) -> str:
+    best = did_you_mean(str(name), candidates)
+    return f" (did you mean `{best}`?)" if best else ""
+
+
+def require_rounds(module) -> None:
+    if not hasattr(module, "PHASES") or not module.PHASES:
+        raise StateError(f"edition `{module.EDITION['id']}` declares no phases: it is not played in rounds")
+
+
+def _parse_card(module, text, where: str):
+    if not isinstance(text, str) or " of " not in text:
+        raise StateError(f"{where}: a card is written `RANK of SUIT` (e.g. `10 of Hearts`), not {text!r}")
+    rank, suit = text.rsplit(" of ", 1)
+    card = (rank.strip(), suit.strip())
+    if card not in module.CARDS:
+        ranks = [r for r, _ in module.CARD_DECK["ranks"]] if module.CARD_DECK else []
+        suits = [s for s, _ in module.CARD_DECK["suits"]] if module.CARD_DECK else []
+        if card[0] not in ranks:
+            raise StateError(f"{where}: unknown rank `{card[0]}`{hint(card[0], ranks)}")
+        raise StateError(f"{where}: unknown suit `{card[1]}`{hint(card[1], suits)}")
+    return card
+
+
+def _value(module, name: str, value, where: str):
+    if name in module.FLAGS:
+        if not isinstance(value, bool):
+            raise StateError(f"{where}: `{name}` is a flag: true or false, not {value!r}")
+        return value
+    spec = module.STATS.get(name) or module.TRACKS.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StateError(f"{where}: `{name}` must be a whole number, not {value!r}")
+    if spec["low"] is not None and value < spec["low"] or spec["high"] is not None and value > spec["high"]:
+        low = "" if spec["low"] is None else spec["low"]
+        high = "" if spec["high"] is None else spec["high"]
+        raise StateError(f"{where}: `{name}` = {value} is outside its bounds {low}..{high}")
+    return value
+
+
+def state_from_data(module, data: dict, rng: random.Random, source: str = "state") -> GameState:
+    """A GameState from a state file's mapping; values not given keep their initial value, and
+    cards not in the hand or discard pile form the draw pile, shuffled with `rng`."""
+    require_rounds(module)
+    if not isinstance(data, dict):
+        raise StateError(f"{source}: a state is a mapping (round, stats, hand, ...)")
+    for key in data:
+        if key not in STATE_KEYS:
+            raise StateError(f"{source}: unknown key `{key}`{hint(key, STATE_KEYS)}; "
+                             f"a state has {', '.join(STATE_KEYS)}")
+    state = new_state(module)
+    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
+    stats = data.get("stats") or {}
+    if not isinstance(stats, dict):
+        raise StateError(f"{source}: `stats` is a mapping of name: value")
+    for name, value in stats.items():
+        if name not in names:
+            raise StateError(f"{source}: `stats` names unknown `{name}`{hint(name, names)}")
+        state.values[name] = _value(module, name, value, f"{source}: stats.{name}")
+    piles = {}
+    seen: dict = {}
+    for pile in ("hand", "deck", "discard"):
+        if pile not in data or data[pile] is None:
+            continue
+        if not isinstance(data[pile], list):
+            raise StateError(f"{source}: `{pile}` is a list of cards")
+        if data[pile] and module.CARD_DECK is None:
+            raise StateError(f"{source}: `{pile}`: edition `{module.EDITION['id']}` has no cards")
+        cards = []
+        for i, text in enumerate(data[pile]):
+            card = _parse_card(module, text, f"{source}: {pile}[{i}]")
+            if card in seen:
+                raise StateError(f"{source}: {card_text(card)} is in `{seen[card]}` and `{pile}`: "
+                                 f"each card exists once")
+            seen[card] = pile
+            cards.append(card)
+        piles[pile] = cards
+    state.hand = piles.get("hand", [])
+    state.discard = piles.get("discard", [])
+    if "deck" in piles:
+        state.deck = piles["deck"]
+    else:
+        state.deck = [c for c in state.deck if c not in seen]
+        rng.shuffle(state.deck)
+    limit = module.CARD_DECK["hand_limit"] if module.CARD_DECK else None
+    if limit is not None and len(state.hand) > limit:
+        raise StateError(f"{source}: `hand` holds {len(state.hand)} cards; the hand limit is {limit}")
+    on = data.get("thresholds_on") or []
+    if not isinstance(on, list):
+        raise StateError(f"{source}: `thresholds_on` is a list of threshold names")
+    for name in on:
+        if name not in module.THRESHOLDS:
+            raise StateError(f"{source}: unknown threshold `{name}`{hint(name, module.THRESHOLDS)}")
+    state.on = set(on)
+    state.choices = check_choices(module, data.get("choices") or {}, f"{source}: choices")
+    rnd = data.get("round", 0)
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 0:
+        raise StateError(f"{source}: `round` must be a whole number of at least 0")
+    state.round = rnd
+    ended = data.get("ended")
+    if ended is not None and not isinstance(ended, str):
+        raise StateError(f"{source}: `ended` is text (why the game ended) or absent")
+    state.ended = ended
+    return state
+
+
+def check_choices(module, choices, where: str) -> dict:
+    if not isinstance(choices, dict):
+        raise StateError(f"{where}: a mapping of choice: value")
+    out = {}
+    for name, value in choices.items():
+        if name not in module.CHOICES:
+            raise StateError(f"{where}: unknown choice `{name}`{hint(name, module.CHOICES)}")
+        if not isinstance(value, (bool, int)):
+            raise StateError(f"{where}: `{name}` must be a whole number or true/false, not {value!r}")
+        out[name] = value
+    return out
+
+
+def assignments(module, sets: tuple[str, ...], chooses: tuple[str, ...]) -> tuple[dict, dict]:
+    stats, choices = {}, {}
+    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
+    for item in sets:
+        key, value = parse_assignment(item)
+        if key not in names:
+            raise StateError(f"--set: unknown stat, flag or track `{key}`{hint(key, names)}")
+        stats[key] = _value(module, key, value, f"--set {item}")
+    for item in chooses:
+        key, value = parse_assignment(item)
+        choices.update(check_choices(module, {key: value}, "--choose"))
+    return stats, choices
+
+
+def phase_ids(module) -> list[str]:
+    return [pid for pid, _, _ in module.PHASES]

@@ -1,0 +1,85 @@
+"""The one way civdsl reads YAML: PyYAML's safe loader, held to a size after aliases expand.
+
+A YAML alias (`*a`) repeats what an anchor (`&a`) names without copying it in the file, so a
+9 KB "billion laughs" file describes a value of 10^9 elements: loading it is cheap (PyYAML
+shares the repeated objects), but the first pass that walks the value (checking a state,
+copying it, printing it) runs out of memory. So the node graph is measured before anything is
+built: the number of aliases, and the number of nodes the value would have if every alias were
+written out, each with a limit far above any real file's, and a cycle (`&a [*a]`) is refused.
+The measure is iterative and visits each distinct node once, so it costs no more than the file.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+# A hand-written state file needs no aliases; a generated one may share a few lists.
+MAX_ALIASES = 1_000
+# Elements of the value with every alias expanded: a state file of 1 MB (the size limit) written
+# without aliases has at most about 500,000 scalars, so this refuses only what aliases inflate.
+MAX_NODES = 1_000_000
+
+_Loader = yaml.SafeLoader  # what yaml.safe_load uses; the C loader caps nesting with another message
+
+
+class YAMLLimitError(ValueError):
+    """The document expands beyond the limits above; the message says which."""
+
+
+def load(text: str):
+    """Like `yaml.safe_load(text)`, but refusing documents that expand beyond the limits.
+
+    Raises yaml.YAMLError for malformed YAML and YAMLLimitError for a document too big."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        measure(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def measure(root: yaml.Node) -> int:
+    """The number of nodes of `root` with every alias expanded; raises YAMLLimitError when
+    that, or the number of aliases, is over its limit, or when an alias contains itself."""
+    size: dict[int, int] = {}  # node id -> expanded size, once finished
+    open_: set[int] = set()  # nodes whose children are being measured (a cycle revisits one)
+    aliases = 0
+    seen: set[int] = {id(root)}  # nodes met so far: meeting one again is an alias
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            total = 1 + sum(size[id(c)] for c in _children(node))
+            if total > MAX_NODES:
+                raise YAMLLimitError(f"the document would expand to more than {MAX_NODES:,} values "
+                                     f"(aliases repeat what an anchor names)")
+            size[key] = total
+            open_.discard(key)
+            continue
+        if key in size:
+            continue
+        open_.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            ckey = id(child)
+            if ckey in open_:
+                raise YAMLLimitError("an alias refers to a value that contains it")
+            if ckey in seen:
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise YAMLLimitError(f"the document uses more than {MAX_ALIASES:,} aliases")
+            seen.add(ckey)
+            stack.append((child, False))
+    return size[id(root)]
+
+
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []

@@ -1,0 +1,97 @@
+"""The command line sits on top: engines never import it, and start-up loads only what a
+command uses. Checked from the code's own imports (every `import`, including those inside
+functions) and from `sys.modules` after running a command, never by timing."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "civdsl"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module the file imports, anywhere in it, as absolute names."""
+    name = _module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            out.add(prefix)
+            out.update(f"{prefix}.{a.name}" for a in node.names)
+    return out
+
+
+ENGINE_FILES = sorted(p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts)
+
+
+def test_the_walk_sees_the_engines():
+    names = {_module_name(p) for p in ENGINE_FILES}
+    assert {"civdsl.planner", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
+    assert "civdsl.cli.main" not in names
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_engines_never_import_the_command_line(path):
+    bad = sorted(m for m in _imports(path) if m == "civdsl.cli" or m.startswith("civdsl.cli.") or m == "click"
+                 or m.startswith("click."))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}: commands belong in civdsl/cli/"
+
+
+def test_the_import_walk_resolves_relative_imports():
+    imports = _imports(PACKAGE / "cli" / "questions.py")
+    assert "civdsl.cli.common" in imports and "civdsl.state" in imports
+
+
+HEAVY = ("lark", "yaml", "jsonschema", "pygls", "lsprotocol")
+
+
+def _modules_after(args: list[str], env_extra: dict | None = None) -> tuple[int, set[str]]:
+    code = ("import json, sys\nfrom civdsl.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code or 0\nelse:\n    code = 0\n"
+            "sys.stderr.write('\\nMODULES ' + json.dumps([code, sorted(sys.modules)]) + '\\n')\n")
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True)
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("MODULES ")][-1]
+    code, modules = json.loads(line[len("MODULES "):])
+    return code, set(modules)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["resolve", "--help"], ["plan", "--help"]],
+                         ids=" ".join)
+def test_help_loads_no_engine(args):
+    code, modules = _modules_after(args)
+    assert code == 0
+    assert not [m for m in HEAVY if m in modules]
+    engines = sorted(m for m in modules if m.startswith("civdsl.") and not m.startswith("civdsl.cli")
+                     and m != "civdsl.errors")
+    assert not engines, f"`civdsl {' '.join(args)}` imported {engines}"
+
+
+@pytest.mark.parametrize("args", [["resolve", "megaciv", "Famine"], ["cost", "megaciv", "--buy", "Pottery"],
+                                  ["epoch", "megaciv"], ["score", "megaciv"]], ids=lambda a: a[0])
+def test_questions_from_a_current_cache_load_no_parser(args):
+    _modules_after(args)  # fills the compiled-module cache if needed
+    code, modules = _modules_after(args)
+    assert code in (0, 1)
+    assert not [m for m in ("lark", "yaml", "jsonschema", "pygls") if m in modules]
+    assert "civdsl.parser" not in modules and "civdsl.validator" not in modules
