@@ -67,9 +67,13 @@ class SameTurnMachine:
         self.most = [a[2] if a[1] == "discount" else max([base[n] for n in a[3]] or [0]) for a in abilities]
         self._steps: dict = {}
         self._ends: dict = {}
+        self._most: dict = {}
 
     def most_off(self, state) -> Any:
-        return sum(m for m, o in zip(self.most, state[0]) if o)
+        got = self._most.get(state)
+        if got is None:
+            got = self._most[state] = sum(m for m, o in zip(self.most, state[0]) if o)
+        return got
 
     @staticmethod
     def _effect(kind: str, amount, price):
@@ -192,25 +196,42 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     with the fractional-knapsack bound of the advances still to visit are dropped (a cut that
     never loses a set that ranks, and keeps the tables small when many sets tie).
     """
+    if floor is None and any(c.links for c in cands):
+        # A first pass without the specific-credit links (so without signatures: credit is then
+        # wrong, objective and price are not) finds the objective the `top` best sets reach:
+        # the floor below which the second pass drops entries.
+        plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
+        first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
+                       max_new=max_new, spent=spent, limit0=limit0, top=top)
+        if len(first) == top:
+            floor = first[-1][0][0]
     by_name = {c.name: c for c in cands}
     plain = [c for c in cands if c.name not in same_turn]
     special = [n for n in same_turn if n in by_name]
     forced_special = [n for n in special if n in forced]
     free_special = [n for n in special if n not in forced]
     best: list[tuple] = []  # min-heap of the top keys
+    size = max([c.rank for c in cands], default=0) + 1
     for r in range(len(free_special) + 1):
         for extra in combinations(free_special, r):
             T = sorted(forced_special + list(extra), key=lambda n: by_name[n].rank)
             if max_new is not None and len(T) > max_new:
                 continue
             items = plain + [by_name[n] for n in T]
-            _run(items, forced | set(T), machine_for(tuple(T)), budget, max_new, spent, limit0, top, best, floor)
+            _run(items, forced | set(T), machine_for(tuple(T)), budget, max_new, spent, limit0, top, best, floor, size)
     out = sorted(best, reverse=True)
-    return [(key, names, price, paid, limit) for key, _, names, price, paid, limit in out]
+    # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
+    # tuple of -positions the rest of the planner compares
+    ranks = {c.rank: c.name for c in cands}
+    found = []
+    for key, _, mask, price, paid, limit in out:
+        chosen = [r for r in range(size) if mask >> (size - 1 - r) & 1]
+        found.append((key[:4] + (tuple(-r for r in chosen),), [ranks[r] for r in chosen], price, paid, limit))
+    return found
 
 
 def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
-         floor=None):
+         floor, size: int):
     # dearest first (by base price, then name: the runtime's order of preference) when a
     # same-turn ability is bought; otherwise in an order that keeps few advances with links to
     # later ones open (the signature): the specific-credit links of the shipped rulebooks form
@@ -221,16 +242,27 @@ def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_n
     n = len(items)
     pos = {c.name: i for i, c in enumerate(items)}
     last_link = {}
-    ahead = []  # per position: for each advance, the credit its links to later positions can take off
     for c in items:
         later = [pos[o] for o in c.links if o in pos]
         last_link[c.name] = max(later, default=-1)
-    for i in range(n):
-        ahead.append({c.name: sum(v for o, v in c.links.items() if o in pos and pos[o] > i) for c in items})
+    by_name = {c.name: c for c in items}
+
+    class Ahead(dict):
+        """For an advance, the credit its links to advances after position i can take off."""
+
+        def __init__(self, i):
+            super().__init__()
+            self.i = i
+
+        def __missing__(self, name):
+            got = self[name] = sum(v for o, v in by_name[name].links.items() if o in pos and pos[o] > self.i)
+            return got
 
     # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
-    # entry: (objective, credit, -advances, tuple of -rulebook positions, names)
-    layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, (), ())]}}
+    # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
+    # each advance bought: between sets of the same size the larger mask holds the advance
+    # that comes first in the rulebook among those not in both, as the ranking prefers.
+    layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
     for i, c in enumerate(items):
         new: dict = {}
         must = c.name in forced
@@ -250,17 +282,16 @@ def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_n
             if sig2:
                 sig2 = frozenset(a for a in sig2 if last_link[a] > i)
             target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
-            o, r, name = c.objective, -c.rank, c.name
+            o, bit = c.objective, 1 << (size - 1 - c.rank)
             for price, entries in cells.items():
                 p2 = price + dprice
                 if p2 - off > budget:
                     continue
-                moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, tuple(sorted(e[3] + (r,), reverse=True)), e[4] + (name,))
-                         for e in entries]
+                moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
                 _merge(target, p2, moved, top)
         if floor is not None:
             _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
-        layer = _prune_signatures(new, ahead[i], top) if any(k[3] for k in new) else new
+        layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
 
     for (ms, hd, cnt, sig), cells in layer.items():
         end = machine.finish(ms)
@@ -272,7 +303,7 @@ def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_n
                 continue
             for e in entries:
                 key = (e[0], -paid, e[1], e[2], e[3])
-                entry = (key, id(e), e[4], total, paid, limit)
+                entry = (key, id(e), e[3], total, paid, limit)
                 if len(best) < top:
                     heapq.heappush(best, entry)
                 elif key > best[0][0]:
@@ -296,20 +327,35 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
         for key in keys:
             for price, entries in layer[key].items():
                 prices.setdefault(price, []).extend((e, key[3]) for e in entries)
+        totals = {key[3]: sum(ahead[x] for x in key[3]) for key in keys}
         for price, pool in prices.items():
             if len(pool) <= top:
                 continue
+            pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
             doomed = set()
-            for e2, sig2 in pool:
-                beaten = 0
-                for e1, sig1 in pool:
-                    if e1 is e2:
-                        continue
-                    if e1[0] > e2[0] or (e1[0] == e2[0] and e1[1] - sum(ahead.get(a, 0) for a in sig1 - sig2) > e2[1]):
+            margin: dict = {}
+            start = 0  # where the block of entries with this objective starts
+            for i, (e2, sig2) in enumerate(pool):
+                if e2[0] != pool[start][0][0]:
+                    start = i
+                if start >= top:
+                    doomed.add(id(e2))  # `top` entries with a higher objective
+                    continue
+                beaten = start
+                for e1, sig1 in pool[start:]:
+                    if e1[0] != e2[0] or e1[1] <= e2[1]:
+                        break  # sorted by credit: no later one has more
+                    if e1[1] - totals[sig1] > e2[1]:
                         beaten += 1
-                        if beaten >= top:
-                            doomed.add(id(e2))
-                            break
+                    else:
+                        m = margin.get((sig1, sig2))
+                        if m is None:
+                            m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
+                        if e1[1] - m > e2[1]:
+                            beaten += 1
+                    if beaten >= top:
+                        doomed.add(id(e2))
+                        break
             if doomed:
                 for key in keys:
                     entries = layer[key].get(price)

@@ -420,7 +420,7 @@ class PurchaseProblem:
 
     # Sets the branch and bound may visit before the search hands over to the dynamic programme
     # (0: always the dynamic programme). Most states finish in a few dozen.
-    bb_cap = 2000
+    bb_cap = 500
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None):
@@ -719,7 +719,9 @@ class PurchaseProblem:
         if self.bb_cap:
             quick, floor = self._branch_and_bound(top, self.bb_cap)
             if quick is not None:
+                self.method = "branch and bound"
                 return quick
+        self.method = "dynamic programme"
         found = plan_search.search(
             self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
             same_turn=sorted(self.same_turn, key=self.order.get), budget=self.budget_max, max_new=self.max_new,
@@ -953,6 +955,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "not_considered": problem.excluded,
         "candidates": len(problem.candidates),
         "sets_examined": problem.visited,
+        "search": problem.method,
         "notes": _notes(problem),
     }
     if not choices:
@@ -999,7 +1002,15 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
             continue
         entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
                  "price": problem.base[name]}
-        got = problem.with_want(name).search(top=1) if problem.max_new is None or len(problem.want) < problem.max_new else []
+        # the first of the ranked plans that includes it is the best purchase with it (every
+        # plan ranked above that one is listed and leaves it out): no search needed then
+        listed = next((c for c in choices if name in c.buys), None)
+        if listed is not None:
+            got = [listed]
+        elif problem.max_new is None or len(problem.want) < problem.max_new:
+            got = problem.with_want(name).search(top=1)
+        else:
+            got = []
         if not got:
             if problem.eff[name] > problem.budget_max:
                 entry["why_not"] = f"costs {problem.base[name]} after credits; the budget is {budget}"
