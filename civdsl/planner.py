@@ -420,7 +420,7 @@ class PurchaseProblem:
 
     # Sets the branch and bound may visit before the search hands over to the dynamic programme
     # (0: always the dynamic programme). Most states finish in a few dozen.
-    bb_cap = 500
+    bb_cap = 3000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None):
