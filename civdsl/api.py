@@ -1,42 +1,41 @@
 """The Python API: `civdsl.load("megaciv" or path)` -> a compiled rulebook that answers questions.
 
-Compiled modules are cached by the hashes of every file in the extends chain (and the
-generator version), like Jinja's bytecode cache. When the cache is current, loading reads and
-hashes the source files and imports the module: the parser, the validator and jsonschema are
-never imported.
+Compiled modules are cached by the hashes of every file in the extends chain and of every
+source file of the compiler, like Jinja's bytecode cache (see civdsl/cache.py). When the cache
+is current, loading reads and hashes the source files and runs the cached bytecode: the parser,
+the validator and jsonschema are never imported.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
+import marshal
 import os
+import re
 import sys
+import types
 from pathlib import Path
 
-from . import runtime
+from . import cache, runtime
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import StateError, check_ast_facts, check_names, check_state
-
-CACHE_FORMAT = "1"
+from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
+                    hand_limits)
 
 
 def cache_dir() -> Path:
-    if os.environ.get("CIVDSL_CACHE"):
-        return Path(os.environ["CIVDSL_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "civdsl"
+    from .cache import cache_dir as folder
+
+    return folder()
 
 
 def locate(name: str) -> Path:
     from .resources import shipped_rulebooks
 
+    from .resources import rulebook_argument
+
     shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    if path.is_file():
+    path = rulebook_argument(name)
+    if name in shipped or path.is_file():
         return path
     from .diagnostics import did_you_mean
 
@@ -48,10 +47,10 @@ def locate(name: str) -> Path:
 def _digest(paths: list[str]) -> dict[str, str] | None:
     out = {}
     for p in paths:
-        try:
-            out[p] = hashlib.sha256(Path(p).read_bytes()).hexdigest()
-        except OSError:
+        digest = cache.file_digest(p)
+        if digest is None:
             return None
+        out[p] = digest
     return out
 
 
@@ -68,75 +67,91 @@ def load(name: str | os.PathLike) -> "Rulebook":
     return rulebook
 
 
+# The bytecode cache's own header: Python's magic number (bytecode of another Python version is
+# never loaded) and the cache key the code was compiled under.
+_BYTECODE_TAG = b"civdsl-bytecode\0"
+
+
 def _load(path: Path) -> "Rulebook":
-    key = hashlib.sha256(f"{CACHE_FORMAT}|{sys.version_info[:2]}|{path}".encode()).hexdigest()[:24]
-    folder = cache_dir() / key
-    manifest = folder / "manifest.json"
+    """The compiled module of `path`, from the cache when every file of its chain has the same
+    bytes and the compiler is the same, else compiled now (and kept when the cache is usable).
+
+    The module's file name holds the key (a hash of the chain's bytes and of the compiler), so a
+    name never stands for two contents; its bytecode is kept explicitly beside it, under the same
+    key, whatever PYTHONDONTWRITEBYTECODE says, and imported without Python's own .pyc logic
+    (which trusts a file's size and modification time)."""
+    manifest_name = f"module-{cache.path_key(path)}.json"
+    manifest = cache.read_json(manifest_name)
+    if isinstance(manifest, dict) and isinstance(manifest.get("files"), dict):
+        files = manifest["files"]
+        key = cache.chain_key(files)
+        if manifest.get("key") == key and cache.unchanged(files):
+            code = _cached_bytecode(key)
+            if code is not None:
+                return Rulebook(_module(code, key, _cache_file(key, ".py")), files)
+    key, source, code, files = compile_source(path)
+    where = _cache_file(key, ".py")
+    if cache.write(f"module-{key}.py", source.encode("utf-8")) is not None:
+        cache.write(f"module-{key}.bytecode", _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
+                    + marshal.dumps(code))
+        old = manifest.get("key") if isinstance(manifest, dict) else None
+        cache.write_json(manifest_name, {"files": files, "key": key})
+        if isinstance(old, str) and old != key and re.fullmatch(r"[0-9a-f]{32}", old):
+            cache.remove(f"module-{old}.py")
+            cache.remove(f"module-{old}.bytecode")
+    return Rulebook(_module(code, key, where), files)
+
+
+def _cache_file(key: str, suffix: str) -> str:
+    """Where the module of `key` is (or would be) kept: its name in tracebacks and in `located`."""
+    return str(cache.cache_dir() / f"module-{key}{suffix}")
+
+
+def _cached_bytecode(key: str):
+    data = cache.read(f"module-{key}.bytecode")
+    head = _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
+    if data is None or not data.startswith(head):
+        return None
     try:
-        recorded = json.loads(manifest.read_text())
-        if recorded.get("generator") == _generator_version() and _digest(list(recorded["files"])) == recorded["files"]:
-            return Rulebook(_import(folder / "effects.py", key), recorded["files"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    source, files = compile_source(path)
-    try:
-        _write_cache(folder, source, files)
-        return Rulebook(_import(folder / "effects.py", key), files)
-    except OSError:
-        # an unwritable cache: compile into a private temporary folder instead
-        import tempfile  # only here: importing it costs start-up time on every question
-
-        tmp = Path(tempfile.mkdtemp(prefix="civdsl-"))
-        _write_cache(tmp, source, files)
-        return Rulebook(_import(tmp / "effects.py", key), files)
+        return marshal.loads(data[len(head):])
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
-_FINGERPRINT: str | None = None
-# The modules whose code decides what a compiled rulebook does: a change to any of them makes
-# every cached module stale.
-_COMPILER_MODULES = ("codegen.py", "runtime.py", "expressions.py", "describe.py", "vocabulary.py",
-                     "resolver.py", "syntax.py", "validator.py")
+def compile_source(path: Path):
+    """Check and compile: (cache key, module source, its bytecode, {file: hash of the bytes compiled})."""
+    from .codegen import CodegenError, generate_module
+    from .compiler import chain_files, check_file
 
-
-def _generator_version() -> str:
-    """A fingerprint of the compiler's own code (read, not imported: the fast path stays fast)."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        here = Path(__file__).resolve().parent
-        digest = hashlib.sha256()
-        for name in _COMPILER_MODULES:
-            try:
-                digest.update((here / name).read_bytes())
-            except OSError:
-                digest.update(name.encode())
-        _FINGERPRINT = digest.hexdigest()[:16]
-    return _FINGERPRINT
-
-
-def compile_source(path: Path) -> tuple[str, dict[str, str]]:
-    """Check and compile; returns the module source and {absolute path: hash} of its files."""
-    from .codegen import CodegenError, generate
-    from .compiler import check_file
-
-    checked = check_file(path)
+    checked = check_file(path, reuse=True)
     if not checked.ok:
         raise RulebookError(f"{path} has errors", checked.diagnostics)
     texts = {f.display: f.text for f in checked.chain}
+    files = chain_files(checked.chain)
+    key = cache.chain_key(files)
     try:
-        source = generate(checked.edition, texts)
+        source, code = generate_module(checked.edition, texts, _cache_file(key, ".py"))
     except CodegenError as exc:  # a rule the validator let through but Python cannot hold
         checked.diagnostics.error(exc.code, str(exc), exc.span or checked.edition.span)
         raise RulebookError(f"{path} has errors", checked.diagnostics) from None
-    files = _digest([str(f.path.resolve()) for f in checked.chain]) or {}
-    return source, files
+    return key, source, code, files
 
 
-def _write_cache(folder: Path, source: str, files: dict[str, str]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    from .build import atomic_write
-
-    atomic_write(folder / "effects.py", source)
-    atomic_write(folder / "manifest.json", json.dumps({"generator": _generator_version(), "files": files}, indent=1))
+def _module(code, key: str, filename: str):
+    """A module made by running compiled rules (its name unique per content, like its file)."""
+    name = f"civdsl_compiled_{key}"
+    known = sys.modules.get(name)
+    if known is not None and getattr(known, "__file__", None) == filename:
+        return known
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def _import(path: Path, key: str):
@@ -178,6 +193,28 @@ class Rulebook:
         facts = dict(facts or {})
         from_state = facts.pop("holds", [])
         problems = []
+        # any name the rulebook declares for an item, `aka` included, in any case: its own name
+        try:
+            holds = canonical_names(self.module, "advance", list(holds), "--holds")
+        except StateError as exc:
+            problems.append(str(exc))
+            holds = []
+        # (an unknown name in the state is left for check_state, which names the closest)
+        if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
+            from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
+        hand = facts.get("commodities")
+        if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
+            names = canonical_names(self.module, "commodity", list(hand), "commodities", strict=False)
+            merged: dict = {}
+            for own, n in zip(names, hand.values()):
+                both = own in merged and isinstance(n, int) and isinstance(merged[own], int)
+                merged[own] = merged[own] + n if both else n
+            facts["commodities"] = merged
+        try:
+            options = self.options(facts.pop("options", None) or {}, source)
+        except StateError as exc:
+            problems.append(str(exc))
+            options = {}
         try:
             clean = check_state({**facts, "holds": from_state} if from_state else facts, self.module.ADVANCES,
                                 self.module.COMMODITIES, self.module.GROUPS, source)
@@ -189,22 +226,49 @@ class Rulebook:
         except StateError as exc:
             problems.append(str(exc))
         try:
-            check_names(list(holds), self.module.ADVANCES, "advance", "--holds")
+            check_purchase_facts(clean, self.module, source)
         except StateError as exc:
             problems.append(str(exc))
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
-        return runtime.PlayerState(self.module, held, clean)
+        st = runtime.PlayerState(self.module, held, clean, options)
+        runtime.apply_start_credits(self.module, st)
+        return st
+
+    def options(self, given: dict, source: str = "state") -> dict:
+        """Rule switches set for one question: names the rulebook declares (`option NAME ...`),
+        each on or off (true/false)."""
+        declared = getattr(self.module, "OPTIONS", {})
+        if not isinstance(given, dict):
+            raise StateError(f"{source}: `options` must be a mapping of option: on/off")
+        out, bad = {}, []
+        for name, value in given.items():
+            if name not in declared:
+                from .diagnostics import did_you_mean
+
+                best = did_you_mean(str(name), declared)
+                known = f" (did you mean `{best}`?)" if best else (
+                    f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
+                bad.append(f"{source}: unknown option `{name}`{known}")
+                continue
+            if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
+                value = value.lower() in ("on", "true")
+            if not isinstance(value, bool):
+                bad.append(f"{source}: option `{name}` is on or off, not {value!r}")
+                continue
+            out[name] = value
+        if bad:
+            raise StateError("\n".join(bad))
+        return out
 
     def calamity_name(self, name: str) -> str:
-        if name in self.module.CALAMITIES:
-            return name
-        lowered = {n.lower(): n for n in self.module.CALAMITIES}
-        if name.lower() in lowered:
-            return lowered[name.lower()]
-        check_names([name], self.module.CALAMITIES, "calamity", "calamity")
-        return name
+        """A calamity by any name the rulebook declares for it (`aka` included), in any case."""
+        return canonical_names(self.module, "calamity", [name], "calamity")[0]
+
+    def item_names(self, kind: str, names, option: str) -> list[str]:
+        """Advances, calamities or commodities by any declared name (`aka` included), in any case."""
+        return canonical_names(self.module, kind, list(names), option)
 
     def resolve(self, calamity: str, role: str = "primary", holds=(), state: dict | None = None) -> runtime.Resolution:
         if role not in ("primary", "secondary"):
@@ -214,11 +278,32 @@ class Rulebook:
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)
-        check_names(list(buy), self.module.ADVANCES, "advance", "--buy")
+        buy = canonical_names(self.module, "advance", list(buy), "--buy")
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
-        return runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        with runtime.rules_of(self.module):
+            result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
+        result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
+        result["start_credits"] = st.start_credits
+        notes = []
+        if any(a["supply"] for a in self.module.ADVANCES.values()):
+            notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
+                         "other players hold")
+        sc = st.start_credits
+        if sc is not None and sc["per_group"] is None:
+            need = ", ".join(f"`{m}`" for m in sc["missing"])
+            notes.append(f"start credits are not counted: they depend on {need}" if need else
+                         f"start credits are not counted: {sc['problem']}")
+        result["notes"] = notes
+        return result
+
+    def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
+        """The treasury price of trade cards bought from the stacks named (one entry per card)."""
+        st = self.state(holds, state)
+        with runtime.rules_of(self.module):
+            return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
@@ -227,12 +312,30 @@ class Rulebook:
                 check_names([t], self.module.AST, "A.S.T. track", "--ast")
         out = []
         for t in tracks:
-            out.append(runtime.epochs(self.module, t, self.state(holds, state)))
+            st = self.state(holds, state)
+            with runtime.rules_of(self.module):
+                out.append(runtime.epochs(self.module, t, st))
         return out
 
     def score(self, holds=(), state: dict | None = None) -> dict:
-        return runtime.score(self.module, self.state(holds, state))
+        st = self.state(holds, state)
+        with runtime.rules_of(self.module):
+            return runtime.score(self.module, st)
 
-    def hand(self, cards: dict) -> dict:
-        check_names(list(cards), self.module.COMMODITIES, "commodity", "--cards")
-        return runtime.hand_value(self.module, cards)
+    def hand(self, cards: dict, state: dict | None = None) -> dict:
+        """Each set's value; with a state (players, civilization or block, holds), the trade-block
+        bonus and what Trade Routes and Trade Empire make of the hand."""
+        names = canonical_names(self.module, "commodity", list(cards), "--cards")
+        merged: dict = {}
+        for own, n in zip(names, cards.values()):
+            merged[own] = merged.get(own, 0) + n
+        cards = merged
+        impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
+        if impossible:
+            raise StateError("\n".join(impossible))
+        player = None
+        if state is not None:
+            facts = dict(state)
+            player = self.state(facts.pop("holds", []), facts)
+        with runtime.rules_of(self.module):
+            return runtime.hand_value(self.module, cards, player)

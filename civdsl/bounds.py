@@ -55,7 +55,7 @@ FIELDS: dict[str, Bound] = {
     "die sides": Bound(1, 1_000, "the number of sides of a die"),
     "die face": Bound(1, 1_000, "a die face"),
     "dice": Bound(0, 1_000, "the number of dice rolled at once"),
-    "card value": Bound(-1_000_000, 1_000_000, "a card's value"),
+    "card value": Bound(0, 1_000_000, "a card's value"),
     "card rank": Bound(0, 1_000, "a card rank"),
     "hand limit": Bound(1, 1_000, "a hand limit"),
     "ast spaces": Bound(1, 1_000, "the number of spaces of an A.S.T. track"),

@@ -2,17 +2,21 @@
 
 Safety by construction: every value that comes from a rulebook is emitted with `repr()` (or as
 an int), every identifier in the output is made here from a fixed prefix, a counter and an
-ASCII slug, and comments carry only sanitised text. The result is checked with `ast.parse`
-before it is written. Each rule's function records which rulebook line it came from (`LINES`),
-so that `runtime.located` can report an error at the rulebook line.
+ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
+before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
+rule's function records which rulebook line it came from (`LINES`), so that `runtime.located`
+can report an error at the rulebook line.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
+import json
+import math
+from types import CodeType
 
 from . import describe
+from .gcpause import paused
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
 from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
@@ -31,6 +35,20 @@ def source_hashes(files: dict[str, str]) -> dict[str, str]:
 
 def generate(ed: Edition, files: dict[str, str]) -> str:
     """The Python module for `ed`; `files` maps each file of its extends chain to its text."""
+    return generate_module(ed, files)[0]
+
+
+def generate_module(ed: Edition, files: dict[str, str], filename: str = "effects.py") -> tuple[str, CodeType]:
+    """The module's source and its bytecode, compiled as the file `filename`."""
+    with paused():
+        source = _module_source(ed, files)
+        # compile() checks the module (a generator bug must never write an unparsable module)
+        # and yields the bytecode in one step; a separate ast.parse cost more than this
+        code = compile(source, filename, "exec", dont_inherit=True)
+    return source, code
+
+
+def _module_source(ed: Edition, files: dict[str, str]) -> str:
     consts = {}
     for k, c in ed.consts.items():
         if c.value is not None:
@@ -41,7 +59,7 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     options = {k: o.on for k, o in ed.options.items()}
     compiler = PythonCompiler(consts, options, set(ed.tables))
     compiler.const_exprs = {k: c.expr for k, c in ed.consts.items() if c.value is None}
-    w = Writer(ed.files[-1])
+    w = Writer(ed.files[-1], ed.files)
     main_path = ed.files[-1]
 
     w.line(f'"""Compiled rules of {doc_text(ed.name)} (edition `{doc_text(ed.id)}`).')
@@ -56,34 +74,33 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
         w.line(rounds_codegen.RUNTIME_IMPORT)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
+    w.line("_U = _rt.Unknown  # a value depending on a fact the user did not give")
     w.line("_MODULE = _rt.this_module(__name__)")
     w.line(f"GENERATOR_VERSION = {GENERATOR_VERSION!r}")
     w.line(f"EDITION = {{'id': {ed.id!r}, 'name': {ed.name!r}, 'language': {ed.language!r}, 'bases': {tuple(ed.bases)!r}}}")
     w.line(f"SOURCE_PATH = {main_path!r}")
     w.line(f"SOURCES = {source_hashes(files)!r}")
     w.line(f"CREDIT_POLICY = {ed.credit_policy!r}")
-    city = consts.get("city_points", 5)
-    token = consts.get("token_points", 1)
+    w.line(f"CREDIT_VARIANTS = {tuple(ed.credit_variants)!r}")
+    w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
+    w.line(f"ABILITIES = {tuple((ab.kind, dict(ab.args), doc) for ab, doc in ed.abilities)!r}")
+    w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
+    city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
+    token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
     w.line(f"CONSTS = {consts!r}")
     w.line("GROUPS = {")
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    w.line("ADVANCES = {")
-    for a in ed.advances.values():
-        data = {
-            "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
-            "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-            "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
-            "line": a.span.line,
-        }
-        w.line(f"    {a.name!r}: {data!r},")
-    w.line("}")
-    w.line("COMMODITIES = {")
-    for c in ed.commodities.values():
-        w.line(f"    {c.name!r}: {{'value': {c.value!r}, 'count': {c.count!r}, 'stack': {c.stack!r}, 'block': {c.block!r}}},")
-    w.line("}")
+    _records(w, "ADVANCES", [(a.name, {
+        "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+        "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
+        "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
+        "line": a.span.line,
+    }) for a in ed.advances.values()])
+    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
+                                for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
         bands = tuple((b.low, b.high, _const_value(consts, options, b.value, t.id)) for b in t.bands)
@@ -94,26 +111,46 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     w.line("def set_value(n: int, face: int):")
     w.line('    """The value of n identical commodity cards of this face value."""')
     if ed.set_value is not None:
-        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", ed.set_value and _line_of(ed.set_value))
+        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
+    w.line("")
+    w.line("")
+    if ed.set_value_off_block is None:
+        w.line("OFF_BLOCK = None")
+    else:
+        expr, when, span = ed.set_value_off_block
+        w.line("def set_value_off_block(n: int, face: int):", span.line)
+        w.line('    """The value of n identical cards redeemed outside their native trade block."""')
+        w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+        w.line("")
+        w.line("")
+        cond = f"lambda s: {compiler.compile(when)}" if when is not None else "None"
+        w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {cond}, 'line': {span.line!r}}}", span.line)
 
     names: dict[str, str] = {}
     compiler.held = "held"  # calamity functions keep the held advances in a local
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        _calamity(w, compiler, cal, fn)
+        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal))
     compiler.held = "s.held_set"
+    # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
+    w.line("")
+    # every `aka` name of an item -> its own name: commands accept them (state.canonical_names)
+    aliases = {"advance": {a: x.name for x in ed.advances.values() for a in x.aka},
+               "calamity": {a: x.name for x in ed.calamities.values() for a in x.aka},
+               "commodity": {a: x.name for x in ed.commodities.values() for a in getattr(x, "aka", [])}}
+    w.line(f"ALIASES = {aliases!r}")
+    w.line(f"BOUNDS = {vocab.BOUNDS!r}")
+    w.line(f"OPTIONS = {options!r}  # each rule switch's setting in the rulebook (PlayerState.option)")
+    w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
 
     w.line("")
     w.line("")
-    w.line("CALAMITIES = {")
-    for cal in ed.calamities.values():
-        data = {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary, "line": cal.span.line,
-                "summary": describe.calamity(cal)}
-        w.line(f"    {cal.name!r}: {data!r},")
-    w.line("}")
+    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+                                           "line": cal.span.line, "summary": describe.calamity(cal)})
+                               for cal in ed.calamities.values()])
     w.line("CALAMITY_FUNCTIONS = {")
     for name, fn in names.items():
         w.line(f"    {name!r}: {fn},")
@@ -127,13 +164,13 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             epoch_fns.append((epoch.name, fn))
             w.line("")
             w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span.line)
+            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
             w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
             w.line(f"    # {comment_text(main_path)}:{epoch.span.line}")
             w.line("    return [")
             for req in epoch.requirements:
                 for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span.line)
+                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
             w.line("    ]")
         back_fns = []
         for bi, (expr, span) in enumerate(track.backward):
@@ -141,9 +178,9 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
             back_fns.append(fn)
             w.line("")
             w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> dict:", span.line)
+            w.line(f"def {fn}(s: PlayerState) -> dict:", span)
             w.line(f"    # {comment_text(main_path)}:{span.line}")
-            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span.line)
+            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
         tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
@@ -159,15 +196,24 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     for civ in ed.civilizations.values():
         rows = {t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": list(r.starts)}
                 for t, r in civ.rows.items() if t in ed.asts}
-        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span.line)
+        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span)
     w.line("}")
 
+    # the credit tokens every player starts with: points per group, read from the state
+    sc = ed.start_credits
+    w.line("")
+    if sc is None:
+        w.line("START_CREDITS = None")
+    else:
+        unless = f"lambda s: {compiler.compile(sc.unless)}" if sc.unless is not None else "None"
+        w.line(f"START_CREDITS = {{'amount': lambda s: {compiler.compile(sc.amount)}, 'unless': {unless}, "
+               f"'once': {sc.once!r}, 'doc': {sc.doc!r}, 'line': {sc.span.line!r}}}", sc.span.line)
     w.line("")
     for attr, lines in (("SCORE_POINTS", ed.score.points if ed.score else []),
                         ("SCORE_TIEBREAKS", ed.score.tiebreaks if ed.score else [])):
         w.line(f"{attr} = [")
         for line in lines:
-            w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span.line)
+            w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span)
         w.line("]")
     # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
     ast_lines = [line.span.line for line in (ed.score.points if ed.score else []) if _reads_ast(line.expr)]
@@ -175,15 +221,10 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
-    w.line(f"LINES = {tuple(w.map)!r}")
+    for line in w.source_map():
+        w.line(line)
     w.line("# fmt: on")
-    source = "\n".join(w.lines) + "\n"
-    ast.parse(source)  # a generator bug must never write an unparsable module
-    return source
-
-
-def _line_of(expr) -> int | None:
-    return getattr(getattr(expr, "span", None), "line", None)
+    return "\n".join(w.lines) + "\n"
 
 
 def _const_value(consts: dict, options: dict, expr, table: str = ""):
@@ -225,7 +266,8 @@ def _set_value_expr(expr, consts: dict | None = None) -> str:
     if isinstance(expr, BinOp) and expr.op in ("+", "-", "*", "and", "or") + _COMPARE_OPS:
         return f"({sub(expr.left)} {expr.op} {sub(expr.right)})"
     if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        return f"_rt.{expr.name}({', '.join(sub(a) for a in expr.args)})"
+        name = {"min": "min_", "max": "max_"}.get(expr.name, expr.name)
+        return f"_rt.{name}({', '.join(sub(a) for a in expr.args)})"
     raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
 
 
@@ -270,30 +312,39 @@ def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
     return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
 
 
-def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str) -> None:
+class _AmountRules:
+    """The edition's `amounts` settings as they apply to one calamity (its exceptions first)."""
+
+    def __init__(self, ed: Edition, cal: Calamity):
+        self.bound = ed.amount_setting("bound", cal) == ("holdings",)
+        self.floor = ed.amount_setting("floor", cal) == ("zero",)
+        self.order = ed.amount_setting("order", cal)
+
+
+def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> None:
     """One function per calamity, in straight-line code: each effect parameter is a local
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
     each role, so that no rule is interpreted at run time."""
-    path = comment_text(w.source_path)
     w.line("")
     w.line("")
-    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span.line)
+    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span)
     doc = f"{cal.name} (stack {cal.stack}, {cal.klass}). {describe.calamity(cal)}"
     mods = [describe.modifier(m) for m in cal.modifiers]
     if mods:
         doc += " Modifiers: " + "; ".join(mods) + "."
     w.line(f"    {doc!r}")
-    w.line(f"    # {path}:{cal.span.line}")
+    w.line(f"    # {comment_text(cal.span.path)}:{cal.span.line}")
     w.line("    held = s.held_set")
     w.line("    if role == 'primary':")
     for expr, span in cal.cancel:
-        w.line(f"        if {c.compile(expr)}:  # {path}:{span.line}", span.line)
+        w.line(f"        if s.decide({c.compile(expr)}, {span.line!r}, {span.path!r}, "
+               f"'whether the calamity is cancelled'):  # {comment_text(span.path)}:{span.line}", span)
         w.line(f"            return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {span.line!r}, "
-               f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span.line)
-    _role_body(w, c, cal, "primary", cal.primary)
+               f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
+    _role_body(w, c, cal, "primary", cal.primary, rules)
     if cal.secondary:
-        _role_body(w, c, cal, "secondary", cal.secondary.effects)
+        _role_body(w, c, cal, "secondary", cal.secondary.effects, rules)
     else:
         w.line("    # only the primary victim suffers this calamity")
         w.line(f"    return Resolution((_MODULE, {cal.name!r}, role, s, [], None, (), (), False, None, None))")
@@ -317,15 +368,15 @@ class _EffectVar:
         return self.var(self.kind.main)
 
 
-def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list) -> None:
-    path = comment_text(w.source_path)
+def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules) -> None:
     indent = "        "
     if role == "secondary":
         w.line("    else:")
         for ex in cal.exclusions:
             if ex.condition is not None:
                 w.line(f"        excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
-                       f"if {c.compile(ex.condition)} else None", ex.span.line)
+                       f"if s.decide({c.compile(ex.condition)}, {ex.span.line!r}, {ex.span.path!r}, "
+                       f"'whether the victim may be chosen') else None", ex.span)
                 break
         else:
             w.line("        excluded = None")
@@ -340,9 +391,10 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         count = c.compile(sec.count) if sec.count is not None else "None"
         share = c.compile(sec.share) if sec.share is not None else "None"
         flat = ", ".join(f"({e.kind!r}, {_call_args(c, e.call)})" for e in sec.effects if isinstance(e, Effect))
-        w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span.line)
+        w.line(f"{indent}assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span)
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-    has_trace = any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
+    bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
+    has_trace = bounded or any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
     has_options = any(o.op == "option" for _, m in mods for o in m.ops)
     has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
@@ -353,17 +405,23 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     conds = {j: f"({c.compile(m.condition)})" if j in inline else f"m{j}" for j, m in mods}
     for j, m in mods:
         if j not in inline:
-            w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {path}:{m.span.line}", m.span.line)
+            w.line(f"{indent}m{j} = {c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
     for j, m in mods:
         for o in m.ops:
             if o.op == "cancel":
-                w.line(f"{indent}if m{j}:  # {path}:{o.span.line}", o.span.line)
                 by = ", ".join(m.advances) or "a modifier"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
+                       f"{('whether ' + by + ' cancels the calamity')!r}):  # {comment_text(o.span.path)}:{o.span.line}",
+                       o.span)
                 w.line(f"{indent}    return _rt.cancelled(_MODULE, {cal.name!r}, role, s, {o.span.line!r}, "
-                       f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span.line)
-    ordered = [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")]
-    ordered += sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority)
-    ordered += [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"]
+                       f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
+    # the modifier operations in the order the edition declares (`amounts { order ... }`)
+    stages = {
+        "add_prevent": [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")],
+        "set": sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority),
+        "cap": [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"],
+    }
+    ordered = [op for stage in rules.order for op in stages[stage]]
     for j, m, o in ordered:
         _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
@@ -374,12 +432,15 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                     continue
                 active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
                 rep = o.replacement
-                w.line(f"{indent}if m{j} and ({active}):  # {path}:{o.span.line}", o.span.line)
+                what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}) and ({active}):  "
+                       f"# {comment_text(o.span.path)}:{o.span.line}", o.span)
                 w.line(f"{indent}    options.append(({o.kind!r}, {rep.name!r}, {_call_args(c, rep)}, {o.each!r}, "
-                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span.line)
+                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
     immune = "False"
     if has_immune:
-        immune = " or ".join(f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops))
+        flags = [f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops)]
+        immune = flags[0] if len(flags) == 1 else f"_rt.or_({flags[0]}, {', '.join('lambda: ' + f for f in flags[1:])})"
         w.line(f"{indent}immune = {immune}")
         immune = "immune"
     items = []
@@ -388,10 +449,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         for p in v.kind.params:
             value = v.var(p.name)
             if p.name == v.kind.main:
-                # never below zero (inline: this is the hot path of every resolution)
-                clamped = (f"({value} if {value} is None or {value} > 0 else 0)" if v.conditional
-                           else f"({value} if {value} > 0 else 0)")
-                value = f"0 if {immune} else {clamped}" if has_immune else clamped
+                # never below zero (inline: this is the hot path of every resolution); an
+                # unknown amount stays unknown
+                if not rules.floor:  # the edition declares no floor: the amount as computed
+                    clamped = value
+                else:
+                    clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
+                               if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
+                value = f"_rt.unless_immune(immune, {clamped})" if has_immune else clamped
             args.append(f"{p.name!r}: {value}")
         items.append((v, f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
     if any(v.conditional for v in variables):
@@ -404,6 +469,8 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                 w.line(f"{indent}effects.append({item})")
     else:
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
+    if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
+        w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
     extra = []
     if role == "primary" and cal.secondary:
         extra.append("assignment")
@@ -427,13 +494,27 @@ def _collect(effects: list, conditional: bool, out: list) -> None:
 
 
 def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
-    path = comment_text(w.source_path)
     for e in effects:
         if isinstance(e, EffectBranch):
-            w.line(f"{indent}if {c.compile(e.condition)}:  # {path}:{e.span.line}", e.span.line)
-            _emit_branch(w, c, e.then, indent + "    ", variables)
-            w.line(f"{indent}else:")
-            _emit_branch(w, c, e.otherwise, indent + "    ", variables)
+            then_vars = [next(variables) for _ in range(_count_effects(e.then))]
+            else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+            b = f"b{len(w.lines)}"
+            where = f"{comment_text(e.span.path)}:{e.span.line}"
+            w.line(f"{indent}{b} = {c.compile(e.condition)}  # {where}", e.span)
+            # a branch on a missing fact: neither branch's effects apply, but both are evaluated
+            # (each emitted once) so that the answer names every fact it needs
+            w.line(f"{indent}u{b} = type({b}) is _U")
+            w.line(f"{indent}if u{b}:", e.span)
+            w.line(f"{indent}    s.undecided.append(({e.span.line!r}, {e.span.path!r}, 'which effects apply', "
+                   f"{b}.facts))", e.span)
+            w.line(f"{indent}if u{b} or {b}:")
+            _emit_branch(w, c, e.then, indent + "    ", iter(then_vars))
+            w.line(f"{indent}if u{b} or not {b}:")
+            _emit_branch(w, c, e.otherwise, indent + "    ", iter(else_vars))
+            if then_vars or else_vars:
+                w.line(f"{indent}if u{b}:")
+                for v in then_vars + else_vars:
+                    w.line(f"{indent}    {v.flag} = None")
         else:
             v = next(variables)
             given = dict(zip([p.name for p in v.kind.params], e.call.args))
@@ -446,9 +527,14 @@ def _emit_effects(w: Writer, c: PythonCompiler, effects: list, indent: str, vari
                     code = "True"
                 else:
                     code = repr(p.default)
-                w.line(f"{indent}{v.var(p.name)} = {code}  # {path}:{e.span.line}", e.span.line)
+                w.line(f"{indent}{v.var(p.name)} = {code}  # {comment_text(e.span.path)}:{e.span.line}", e.span)
             if v.kind.main is None:
                 w.line(f"{indent}{v.flag} = True")
+
+
+def _count_effects(effects: list) -> int:
+    return sum(_count_effects(e.then) + _count_effects(e.otherwise) if isinstance(e, EffectBranch) else 1
+               for e in effects)
 
 
 def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, variables) -> None:
@@ -459,7 +545,6 @@ def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, varia
 
 
 def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
-    path = comment_text(w.source_path)
     targets = [v for v in variables if v.effect.kind == o.kind]
     if not targets:
         return  # the validator warned (CIV036): the calamity never causes this effect
@@ -473,9 +558,94 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         if o.per is not None:
             value = f"({value}) * ({c.compile(o.per)})"
     by = tuple(m.advances)
-    w.line(f"{indent}if {cond}:  # {path}:{o.span.line}", o.span.line)
+    where = f"{comment_text(o.span.path)}:{o.span.line}"
+    if not cond.startswith("m"):  # an inline condition: evaluated once here
+        w.line(f"{indent}c = {cond}  # {where}", o.span)
+        cond = "c"
+    if m.condition is not None and _never_unknown(c, m.condition):
+        # a condition on held advances, constants and options is a plain bool: the branch for an
+        # undecided condition could never run (and was a third of the module's compile time)
+        w.line(f"{indent}if {cond}:  # {where}", o.span)
+        _emit_decided(w, c, value, o, by, targets, param, indent)
+        return
+    # a modifier whose condition depends on a missing fact leaves the amount unknown
+    w.line(f"{indent}if type({cond}) is _U:", o.span)
+    what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
+    w.line(f"{indent}    s.undecided.append(({o.span.line!r}, {o.span.path!r}, {what!r}, {cond}.facts))", o.span)
+    w.line(f"{indent}    v = {value}", o.span)
+    keyword = "if"
+    for t in targets:
+        var = t.var(param)
+        inner = indent + "    "
+        if t.conditional or len(targets) > 1:
+            test = f"{t.flag} is not None" if t.conditional else "True"
+            w.line(f"{inner}{keyword} {test}:")
+            inner += "    "
+            keyword = "elif"
+        w.line(f"{inner}u = _rt.unknown_of({cond}, {var}, v)", o.span)
+        w.line(f"{inner}trace.append(('undecided', {o.kind!r}, {param!r}, v, {var}, u, {by!r}, {o.span.line!r}, "
+               f"{o.span.path!r}))", o.span)
+        w.line(f"{inner}{var} = u", o.span)
+        if not (t.conditional or len(targets) > 1):
+            break
+    w.line(f"{indent}elif {cond}:  # {where}", o.span)
+    _emit_decided(w, c, value, o, by, targets, param, indent)
+
+
+def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
+    """`NAME = {record name: data, ...}`, one record a line.
+
+    Written as JSON text in string literals, read at import by `runtime.records`: a dict display
+    per record made compile() spend a fifth of its time on these tables, a string costs it
+    nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
+    bool or None), the dict displays are written instead."""
+    if not all(type(key) is str and _json_exact(data) for key, data in records):
+        lines = None
+    else:
+        lines = [json.dumps([key, data], ensure_ascii=False) for key, data in records]
+    if lines is None:
+        w.line(f"{name} = {{")
+        for key, data in records:
+            w.line(f"    {key!r}: {data!r},")
+        w.line("}")
+        return
+    w.line(f"{name} = _rt.records((")
+    for line in lines:
+        w.line(f"    {line!r},")
+    w.line("))")
+
+
+def _json_exact(value) -> bool:
+    """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
+    same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is tuple:
+        return all(_json_exact(v) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
+
+
+def _never_unknown(c: PythonCompiler, expr) -> bool:
+    """`expr` reads no player fact (only held advances, folded constants and options), so its
+    value is never runtime.Unknown."""
+    for node in walk(expr):
+        if isinstance(node, Call) and node.name != "holds":
+            return False
+        if isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options:
+            return False
+    return True
+
+
+def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, targets: list, param: str,
+                  indent: str) -> None:
+    """The body of a modifier operation whose condition held: change each target, with a trace."""
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
-        w.line(f"{indent}    v = {value}", o.span.line)
+        w.line(f"{indent}    v = {value}", o.span)
         value = "v"
     keyword = "if"
     for t in targets:
@@ -487,10 +657,10 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
             inner += "    "
             keyword = "elif"
         new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
-               "cap": f"min({var}, {value})"}[o.op]
+               "cap": f"_rt.min_({var}, {value})"}[o.op]
         w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}, "
-               f"{o.span.path!r}))", o.span.line)
-        w.line(f"{inner}{var} = {new}", o.span.line)
+               f"{o.span.path!r}))", o.span)
+        w.line(f"{inner}{var} = {new}", o.span)
         if not (t.conditional or len(targets) > 1):
             break
 

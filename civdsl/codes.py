@@ -126,6 +126,15 @@ _ALL = [
          "tables and options share one namespace, and a `let` or `roll x =` name must be new.",
          'stat food "Food" initial 0  flag food "Food shortage"',
          'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
+    Code("CIV080", "bad amounts setting", "`amounts { ... }` declares how effect amounts are limited and combined: "
+         "`bound holdings` (an amount never exceeds what the player has) or `bound none`; `floor zero` or `floor none`; "
+         "`order` listing add_prevent, set and cap, each once. A calamity may repeat a setting as its own exception.",
+         'amounts { bound everything }', 'amounts { bound holdings "chapter 8: a player loses what he has" }'),
+    Code("CIV081", "option no rule reads", "An `option` is a rule switch: `--option NAME=on|off` (or `options:` in a "
+         "state or table file) turns it on or off for one question. An option that no rule reads would switch nothing, "
+         "so it is a warning; read it in a condition, or acknowledge a deliberately inert option with `errata CIV081`.",
+         'option calamity_floor "24.1" off',
+         'option calamity_floor "24.1" off\ncalamity "Famine" { ... when calamity_floor { cap damage max(0, unit_points - 15) } }'),
     Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
          "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
          'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',
@@ -156,6 +165,34 @@ _ALL = [
          "game grows with a mistyped or hostile number. `docs/security.md` lists every range.",
          'event_table weather "Weather" die 999999999 { 1..6: "Rain" { } }',
          'event_table weather "Weather" die 6 { 1..6: "Rain" { } }'),
+    Code("CIV130", "a rule failed while running", "A rule raised an error when a command ran it on a player's "
+         "state: a division by zero, a table with no band for the value, a value of the wrong kind. The "
+         "diagnostic points at the rule itself, in the file that states it: for a rule a house rule inherits, "
+         "the base's file. Check the values the command was given (`--set`, `--state`), or guard the rule.",
+         'primary { damage(12 // cities) }', 'primary { if cities > 0 { damage(12 // cities) } }'),
+    Code("CIV131", "a house rule's modifier stacks on the base's", "A `change` adds a modifier with exactly the "
+         "condition and role of one the base calamity already has. Both apply, one after the other, which is "
+         "rarely what a house rule means: to replace the base's modifier, `drop` it first; if both are meant to "
+         "apply, drop it and write one modifier with the operations of both, so a reader sees them together.",
+         'change calamity "Famine" { when holds("Pottery") { prevent damage 4 per cards("Grain") } }',
+         'change calamity "Famine" { drop when holds("Pottery")  when holds("Pottery") { prevent damage 8 } }'),
+    Code("CIV132", "a change keeps a summary that may be wrong", "A `change` alters what an advance or calamity does "
+         "(its abilities, or its primary or secondary effects) but gives no `summary`, so the base's summary, "
+         "written for the old rule, is kept and shown in charts and `explain`. Give the changed item a summary "
+         "that says what it now does.",
+         'change advance "Cloth Making" { ability ship_range(2) }',
+         'change advance "Cloth Making" { ability ship_range(2)  summary "Ships move two more areas." }'),
+    Code("CIV133", "a name close to one the engine reads", "The engine reads a few constants and tables by their "
+         "name (`civdsl vocab` lists them: `card_limit`, `hand_limit`, `hand_limit_by_players`, `token_points`, "
+         "`city_points`). A constant or table whose name is close to one of them but not equal is almost always a "
+         "misspelling, and the engine would silently go on without it (no card limit, the default unit points). "
+         "Rename it; if the name is meant, acknowledge it with `errata CIV133`.",
+         'const card_limt = 11 "advances a player may hold"', 'const card_limit = 11 "advances a player may hold"'),
+    Code("CIV134", "a name the engine reads has the wrong kind or type", "A constant or table the engine reads by "
+         "name must be declared as what the engine reads (`const card_limit`, but `table hand_limit_by_players`) "
+         "and hold what it expects: a whole number at least the smallest that makes sense (a card limit of at "
+         "least 1), known before any player state (it may not read player facts or options).",
+         'const city_points = 5 / 2', 'const city_points = 5'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -336,8 +336,12 @@ def effect(e: Effect | EffectBranch) -> str:
     return effect_call(e.kind, e.args)
 
 
-def _effects(items) -> str:
+def effects(items) -> str:
+    """Several effects in words, the ones that do nothing left out."""
     return "; ".join(t for t in (effect(x) for x in items) if t)
+
+
+_effects = effects
 
 
 def effect_call(kind_name: str, args: dict) -> str:

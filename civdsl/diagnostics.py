@@ -159,6 +159,38 @@ def _is_format_char(code: int) -> bool:
     return code in (0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF) or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069
 
 
+def runtime_error(exc) -> "Diagnostics":
+    """An error raised by a rule at run time (an `errors.RulebookRuntimeError`) as a diagnostic
+    (CIV130) at the rule's own file, line and column, with its source line when the file can be
+    read: for a rule inherited from a base, the base's file."""
+    diags = Diagnostics()
+    span = Span(exc.path, exc.line, exc.column or 1, exc.end_column) if exc.path and exc.line else None
+    if span is not None:
+        text = _read_source(span.path)
+        if text is not None:
+            diags.add_source(span.path, text)
+    diags.error("CIV130", f"this rule failed while running: {exc.reason}", span,
+                notes=["the values it read came from the player state given to the command"],
+                help="give the facts it reads values the rule can work with, or guard the rule with a condition")
+    return diags
+
+
+def _read_source(path: str) -> str | None:
+    """The text of a rulebook named as in generated code: a path, or `rulebooks/...` for a
+    shipped rulebook wherever the package is installed."""
+    from .resources import rulebooks_dir
+
+    candidates = [Path(path)]
+    if path.startswith("rulebooks/"):
+        candidates.append(rulebooks_dir() / path[len("rulebooks/"):])
+    for candidate in candidates:
+        try:
+            return candidate.read_text(encoding="utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     """The closest candidate to `name`, for a `help:` line, or None."""
     cands = list(candidates)
@@ -171,6 +203,23 @@ def did_you_mean(name: str, candidates) -> str | None:
 
     match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
+
+
+def did_you_mean_words(name: str, candidates) -> str | None:
+    """The closest candidate, comparing `name` with whole names first and then with each word of
+    a name ("Volcano" finds "Volcanic Eruption or Earthquake"), or None."""
+    best = did_you_mean(name, candidates)
+    if best is not None:
+        return best
+    import difflib
+
+    words: dict[str, str] = {}
+    for c in candidates:
+        for word in c.lower().split():
+            if len(word) > 2:  # "or", "of" match everything
+                words.setdefault(word, c)
+    match = difflib.get_close_matches(name.lower(), list(words), n=1, cutoff=0.6)
+    return words[match[0]] if match else None
 
 
 def suggestion(name: str, candidates) -> str | None:

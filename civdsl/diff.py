@@ -183,6 +183,7 @@ class Differ:
                 self.add(kind, "added", n, None, None, n, f"+ {n}: {summary(new[n])}")
         self.decks()
         self.asts()
+        self.civilizations()
         self.score()
         self.asserts()
         self.errata()
@@ -212,6 +213,14 @@ class Differ:
         sa, sb = _u(a.set_value), _u(b.set_value)
         if sa != sb:
             self.add("rules", "changed", None, "set_value", sa, sb, f"set_value {sa or 'none'} -> {sb or 'none'}")
+        if a.credit_variants != b.credit_variants:
+            self.add("rules", "changed", None, "credit variants", a.credit_variants, b.credit_variants,
+                     f"credit policy variants {', '.join(a.credit_variants) or 'none'} -> "
+                     f"{', '.join(b.credit_variants) or 'none'}")
+        ca, cb = (None if x.start_credits is None else (_u(x.start_credits.amount), _u(x.start_credits.unless),
+                                                          x.start_credits.once) for x in (a, b))
+        if ca != cb:
+            self.add("rules", "changed", None, "start credits", ca, cb, f"start credits {_start(ca)} -> {_start(cb)}")
 
     def consts(self):
         a, b = self.a.consts, self.b.consts
@@ -448,6 +457,29 @@ class Differ:
                 self.add("decks", op, f"stack {s}", "size", x, y, text)
 
     # --- A.S.T.
+    def civilizations(self):
+        """Civilizations added or removed, and each one's rank, block and rows."""
+        a, b = self.a.civilizations, self.b.civilizations
+        for k in a:
+            if k not in b:
+                self.add("ast", "removed", k, None, k, None, f"- civilization {quote(k)}")
+        for k, c in b.items():
+            if k not in a:
+                self.add("ast", "added", k, None, None, k, f"+ civilization {quote(k)}")
+                continue
+            old = a[k]
+            for attr in ("rank", "block"):
+                if getattr(old, attr) != getattr(c, attr):
+                    self.add("ast", "changed", k, attr, getattr(old, attr), getattr(c, attr),
+                             f"civilization {quote(k)}: {attr} {getattr(old, attr)} -> {getattr(c, attr)}")
+            rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
+            rows_b = {t: (r.spaces, r.starts) for t, r in c.rows.items()}
+            for t in sorted(set(rows_a) | set(rows_b)):
+                if rows_a.get(t) != rows_b.get(t):
+                    show = lambda r: "no row" if r is None else ", ".join(map(str, r[1]))  # noqa: E731
+                    self.add("ast", "changed", k, f"row {t}", rows_a.get(t), rows_b.get(t),
+                             f"civilization {quote(k)}: row on {t} {show(rows_a.get(t))} -> {show(rows_b.get(t))}")
+
     def asts(self):
         a, b = self.a.asts, self.b.asts
         for k in a:
@@ -572,6 +604,13 @@ def _q(v) -> str:
     return "none" if v is None else quote(str(v))
 
 
+def _start(c) -> str:
+    if c is None:
+        return "none"
+    amount, unless, once = c
+    return amount + (f" unless {unless}" if unless else "") + (" once" if once else "")
+
+
 def _tiers(tiers) -> str:
     if not tiers:
         return "none"
@@ -676,8 +715,7 @@ def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = 
 
 
 def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = False) -> str:
-    def esc(t: str) -> str:
-        return t.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    from .escape import markdown as esc
 
     lines = [f"# {esc(a.name)} → {esc(b.name)}", "", f"`{a.id}` compared with `{b.id}`.", ""]
     shown = [c for c in changes if prose or c.section != "prose"]

@@ -1,4 +1,4 @@
-"""The two user-facing error types, in a module that imports nothing, so that the command line
+"""The user-facing error types, in a module that imports nothing, so that the command line
 can catch them without importing the engines that raise them."""
 
 from __future__ import annotations
@@ -14,3 +14,19 @@ class RulebookError(Exception):
 
 class StateError(Exception):
     """A problem in a player state, already phrased for the user."""
+
+
+class RulebookRuntimeError(Exception):
+    """An error raised while running a rule, located at the rulebook file, line and column of the
+    rule that raised it (an inherited rule is located in its base file). `reason` says what went
+    wrong in words; str() is `path:line: reason` for logs and tests."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None, column: int | None = None,
+                 reason: str | None = None, end_column: int | None = None):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.reason = reason or message
+

@@ -327,6 +327,19 @@ MATH = {
 }
 
 
+def _chain(e: Expr, op: str) -> list[Expr]:
+    """The operands of a chain `a op b op c` (left-associated), in order, iteratively."""
+    out: list[Expr] = []
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, BinOp) and node.op == op:
+            stack.extend([node.right, node.left])
+        else:
+            out.append(node)
+    return out
+
+
 # --- compilation to Python source -----------------------------------------------------------
 
 
@@ -342,6 +355,9 @@ class PythonCompiler:
         # constants that read the player's state cannot be folded: their expression is
         # compiled in place wherever they are used
         self.const_exprs: dict[str, Expr] = {}
+        # options are read from the state at run time (PlayerState.option), so a question may
+        # switch them; round rules fold them to the rulebook's setting
+        self.runtime_options = True
         self._expanding: set[str] = set()
 
     def compile(self, e: Expr) -> str:
@@ -366,14 +382,17 @@ class PythonCompiler:
                 finally:
                     self._expanding.discard(head)
             if head in self.options:
-                return repr(self.options[head])
+                # a rule switch: the player's choice (`--option`) or the rulebook's setting
+                return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
             if head in vocab.DERIVED_NAMES:
                 return f"s.derived({head!r})"
             return f"s.fact({head!r})"
         if isinstance(e, Not):
-            return f"(not {self.compile(e.operand)})"
+            return self._not(self.compile(e.operand))
         if isinstance(e, Neg):
             return f"(-{self.compile(e.operand)})"
+        if isinstance(e, BinOp) and e.op in ("and", "or"):
+            return self._logic(e.op, [self.compile(x) for x in _chain(e, e.op)])
         if isinstance(e, BinOp):
             left, right = self.compile(e.left), self.compile(e.right)
             if e.op == "/":
@@ -385,13 +404,22 @@ class PythonCompiler:
             return self._call(e)
         raise TypeError(type(e))
 
+    # A player's facts may be unknown (runtime.Unknown): `and`, `or` and `not` follow Kleene's
+    # three-valued logic there, keeping Python's short-circuit for known values.
+    def _not(self, operand: str) -> str:
+        return f"_rt.not_({operand})"
+
+    def _logic(self, op: str, operands: list[str]) -> str:
+        return f"_rt.{op}_({operands[0]}, {', '.join('lambda: ' + x for x in operands[1:])})"
+
     def _call(self, e: Call) -> str:
         args = [self.compile(a) for a in e.args]
         if e.name in self.tables:
             return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"
         fn = vocab.FUNCTIONS[e.name]
         if fn.scope == "math":
-            return f"_rt.{e.name}({', '.join(args)})"
+            name = {"min": "min_", "max": "max_"}.get(e.name, e.name)  # the runtime's, which know Unknown
+            return f"_rt.{name}({', '.join(args)})"
         if e.name == "holds":
             return f"({args[0]} in {self.held})"
         # keyword names come from the vocabulary (checked), values are compiled expressions

@@ -107,13 +107,11 @@ _SINK = _Sink()
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> lark.Lark:
-    from .resources import grammar_text
+    from .parser import build_lark
 
-    # cache=True: Lark keeps the analysed grammar in the temp folder (keyed by the grammar's
-    # hash), which takes seconds off every start
-    return lark.Lark(grammar_text(), parser="lalr", strict=True, propagate_positions=True,
-                     maybe_placeholders=True, keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK},
-                     cache=True)
+    # the compiler's grammar with every token kept (the formatter rewrites them) and the
+    # comments collected; built, and cached, the one way the grammar always is
+    return build_lark(keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK})
 
 
 def _parse(text: str) -> tuple[lark.Tree, list[lark.Token]]:
@@ -465,16 +463,15 @@ class Result:
 
 
 def format_file(path: Path) -> Result:
-    from .loader import display_path, read_source
+    from .loader import decode_source, display_path, read_bytes
 
     display = display_path(path)
     diags = Diagnostics()
-    raw = None
-    try:
-        raw = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    text = read_source(path, display, diags)
+    # read once, with the compiler's limits (a regular file, never past the size limit, never
+    # blocking on a FIFO): the text formatted is the text compared
+    data = read_bytes(path, display, diags)
+    text = None if data is None else decode_source(data, display, diags)
+    raw = data.decode("utf-8") if text is not None else None
     if text is None:
         return Result(path, error=FormatError(f"cannot read {display}", diags))
     try:
@@ -482,20 +479,3 @@ def format_file(path: Path) -> Result:
     except FormatError as exc:
         return Result(path, error=exc)
     return Result(path, changed=new != raw, new_text=new, old_text=raw)
-
-
-def _expand(paths: tuple[str, ...]) -> list[Path]:
-    from .resources import shipped_house_rules, shipped_rulebooks
-
-    if not paths:
-        return list(shipped_rulebooks().values()) + shipped_house_rules()
-    shipped = shipped_rulebooks()
-    out: list[Path] = []
-    for p in paths:
-        if p in shipped and not Path(p).exists():
-            out.append(shipped[p])
-        elif Path(p).is_dir():
-            out.extend(sorted(Path(p).rglob("*.civ")))
-        else:
-            out.append(Path(p))
-    return out

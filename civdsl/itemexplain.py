@@ -31,7 +31,8 @@ def _load(rulebook: str):
 
 def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
     """(kind, name, the name asked for when it was an `aka`)."""
-    pools = (("advance", ed.advances), ("calamity", ed.calamities), ("commodity", ed.commodities))
+    pools = (("advance", ed.advances), ("calamity", ed.calamities), ("commodity", ed.commodities),
+             ("civilization", ed.civilizations))
     for kind, pool in pools:
         if item in pool:
             return kind, item, None
@@ -46,10 +47,10 @@ def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
                 return kind, name, item
     from .diagnostics import did_you_mean
 
-    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities)
+    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities) + list(ed.civilizations)
     best = did_you_mean(item, names)
     hint = f" (did you mean `{best}`?)" if best else ""
-    raise StateError(f"{ed.id} has no advance, calamity or commodity `{item}`{hint}")
+    raise StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
 
 
 def _history(checked, kind: str, name: str, aka: list[str]) -> list[str]:
@@ -96,7 +97,8 @@ def explain_item(rulebook: str, item: str) -> str:
     checked = _load(rulebook)
     ed = checked.edition
     kind, name, asked = _find(ed, item)
-    obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities}[kind][name]
+    obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities,
+           "civilization": ed.civilizations}[kind][name]
     title = f"{name}: {kind} in {ed.id} ({ed.name})"
     lines = [title, "=" * len(title)]
     if asked:
@@ -105,6 +107,8 @@ def explain_item(rulebook: str, item: str) -> str:
         lines += _advance(ed, obj)
     elif kind == "calamity":
         lines += _calamity(ed, obj)
+    elif kind == "civilization":
+        lines += _civilization(ed, obj)
     else:
         lines += _commodity(ed, obj)
     lines += ["", "Source lines (the extends chain, base first):"]
@@ -238,4 +242,29 @@ def _commodity(ed: Edition, com: Commodity) -> list[str]:
     out += [f"  {c}: {describe.modifier(m)}  {_where(m.span)}" for c, m in uses] or ["  none"]
     if com.notes:
         out += ["", "Notes:"] + [f"  {n}" for n in com.notes]
+    return out
+
+
+def _civilization(ed: Edition, civ) -> list[str]:
+    """Its ranking, block and its row on each A.S.T. track: the spaces each epoch covers."""
+    bits = [f"A.S.T. ranking {civ.rank}" if civ.rank is not None else "A.S.T. ranking not given"]
+    if civ.block:
+        bits.append(f"block {civ.block}")
+    out = [", ".join(bits), f"defined at {_where(civ.span)}"]
+    if civ.summary:
+        out.append(f"summary: {civ.summary}")
+    for track in ed.asts.values():
+        row = civ.rows.get(track.id)
+        if row is None:
+            out += ["", f"{track.name}: no row (the epoch of a position is not known)"]
+            continue
+        spaces = row.spaces if row.spaces is not None else track.spaces
+        firsts = [1] + list(row.starts)
+        out += ["", f"{track.name} ({spaces} spaces after the start arrow):"]
+        for i, epoch in enumerate(track.epochs):
+            last = firsts[i + 1] - 1 if i + 1 < len(firsts) else spaces
+            span = f"space {firsts[i]}" if last == firsts[i] else f"spaces {firsts[i]}-{last}"
+            out.append(f"  {epoch.name}: {span}")
+    if civ.notes:
+        out += ["", "Notes:"] + [f"  {n}" for n in civ.notes]
     return out

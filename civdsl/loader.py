@@ -7,6 +7,7 @@ rulebooks folder: absolute paths, `..` escapes, symlinks leading out and URLs ar
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -27,6 +28,11 @@ class LoadedFile:
     display: str
     text: str
     ast: syntax.RulebookAst
+    # sha256 of the exact bytes the text was decoded from (what the compile cache is keyed by)
+    digest: str = ""
+    # the path as reached, before symlinks are followed: as given for the first file, as written
+    # after `extends` for a base. The cache re-reads this path, so a re-pointed link is noticed.
+    named: Path | None = None
 
 
 def display_path(path: Path) -> str:
@@ -44,11 +50,41 @@ def display_path(path: Path) -> str:
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
         return str(resolved.relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError):  # OSError: the current folder was deleted
         return str(path)
 
 
-def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
+def read_source(path: Path, display: str, diags: Diagnostics, within: "Within | None" = None) -> str | None:
+    data = read_bytes(path, display, diags, within)
+    return None if data is None else decode_source(data, display, diags)
+
+
+@dataclass
+class Within:
+    """Where a base named by `extends` must lie, checked again on the file actually opened: a
+    name checked and then opened can be swapped for a symlink in between."""
+    roots: list[Path]
+    target: str
+    span: Span
+
+
+def _opened_path(fd: int, path: Path) -> Path:
+    """The real path of an open file: exact where the system says it (/proc on Linux), else the
+    path resolved again and compared with the open file's identity."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        real = Path(os.path.realpath(path))
+        opened, named = os.fstat(fd), os.stat(real)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise OSError(f"{path} changed while it was being opened") from None
+        return real
+
+
+def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | None = None) -> bytes | None:
+    """The bytes of a rulebook, read once through one open file: what was checked (a regular
+    file, not too big, inside its allowed roots) is what is read, even if the name is swapped
+    for a symlink meanwhile."""
     try:
         # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
         # regular file, and never read more than the limit (a huge file or /dev/zero)
@@ -56,6 +92,10 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 diags.error("CIV004", f"cannot read {display}: not a regular file")
+                return None
+            if within is not None and not any(inside(_opened_path(fh.fileno(), path), r) for r in within.roots):
+                diags.error("CIV006", f"`{within.target}` leads outside this rulebook's folder", within.span,
+                            notes=["the path changed between checking it and opening it"])
                 return None
             data = fh.read(parser.MAX_BYTES + 1)
     except FileNotFoundError:
@@ -68,6 +108,11 @@ def read_source(path: Path, display: str, diags: Diagnostics) -> str | None:
         diags.error("CIV005", f"{display} is more than {parser.MAX_BYTES:,} bytes long; the limit is {parser.MAX_BYTES:,}",
                     Span(display, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return None
+    return data
+
+
+def decode_source(data: bytes, display: str, diags: Diagnostics) -> str | None:
+    """Bytes read by `read_bytes` as normalised text, or None with a located CIV004."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -94,9 +139,11 @@ _PARSED: dict[tuple[str, str], syntax.RulebookAst] = {}
 _PARSED_LIMIT = 64
 
 
-def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> LoadedFile | None:
+def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
+               within: Within | None = None) -> LoadedFile | None:
     display = display or display_path(path)
-    text = read_source(path, display, diags)
+    data = read_bytes(path, display, diags, within)
+    text = None if data is None else decode_source(data, display, diags)
     if text is None:
         return None
     ast = _PARSED.get((display, text))
@@ -117,14 +164,16 @@ def parse_file(path: Path, diags: Diagnostics, display: str | None = None) -> Lo
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
-    return LoadedFile(path, display, text, ast)
+    return LoadedFile(path, display, text, ast, hashlib.sha256(data).hexdigest(), path)
 
 
 def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     """The file and its bases, base first. Empty when the first file cannot be read."""
     chain: list[LoadedFile] = []
     seen: list[Path] = []
+    named = [path]  # each file's path as reached (see LoadedFile.named)
     current = path
+    within: Within | None = None
     while True:
         try:
             resolved = current.resolve()
@@ -136,7 +185,7 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
             diags.error("CIV008", f"extends cycle: {names}", first.ast.extends_span)
             break
         seen.append(resolved)
-        loaded = parse_file(current, diags)
+        loaded = parse_file(current, diags, within=within)
         if loaded is None:
             break
         chain.append(loaded)
@@ -149,6 +198,13 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
         if base is None:
             break
         current = base
+        within = None
+        if loaded.ast.extends_is_path:
+            within = Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
+                            loaded.ast.extends_span)
+        named.append(loaded.path.parent / loaded.ast.extends if loaded.ast.extends_is_path else base)
+    for loaded, as_named in zip(chain, named):
+        loaded.named = as_named
     chain.reverse()
     return chain
 
@@ -213,8 +269,7 @@ def inside(path: Path, root: Path) -> bool:
 
 def find_rulebook(name: str) -> Path | None:
     """An edition id of a shipped rulebook, or a path to a file."""
-    shipped = shipped_rulebooks()
-    if name in shipped:
-        return shipped[name]
-    path = Path(name)
-    return path if path.exists() else None
+    from .resources import rulebook_argument
+
+    path = rulebook_argument(name)
+    return path if name in shipped_rulebooks() or path.exists() else None

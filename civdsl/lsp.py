@@ -29,8 +29,10 @@ exactly as `check` reports them. The chain's bases are parsed once per change on
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ from . import describe, loader, parser, syntax
 from . import vocabulary as vocab
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
+from .gcpause import paused
 from .loader import LoadedFile, display_path
 from .resolver import resolve
 from .validator import validate
@@ -639,6 +642,9 @@ def uri_to_path(uri: str) -> Path | None:
     if parsed.scheme != "file":
         return None
     path = unquote(parsed.path)
+    if "\0" in path or "\0" in parsed.netloc:
+        # no file can have this name (the system refuses it): analyse the buffer as an untitled one
+        return None
     if re.match(r"^/[A-Za-z]:", path):  # file:///c:/x on Windows
         path = path[1:]
     if parsed.netloc and parsed.netloc != "localhost":
@@ -657,7 +663,7 @@ class Engine:
     # --- documents
     def open(self, uri: str, text: str, version: int | None = None) -> Document:
         path = uri_to_path(uri)
-        display = display_path(path) if path is not None else (urlparse(uri).path or uri)
+        display = display_path(path) if path is not None else (urlparse(uri).path or uri).replace("\0", "\\0")
         doc = Document(uri, path, display, text, version)
         self.documents[uri] = doc
         return doc
@@ -682,7 +688,7 @@ class Engine:
 
     # --- analysis
     def analyse(self, doc: Document) -> Analysis:
-        with self.lock:
+        with self.lock, paused():  # see gcpause: the collector finds nothing here but costs time
             started = time.perf_counter()
             diags = Diagnostics()
             raw = doc.text
@@ -837,7 +843,12 @@ def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, 
         path = Path(d.span.path)
         if not path.is_absolute():
             path = Path.cwd() / path
-        out.setdefault(path.resolve().as_uri(), []).append((d, None, path))
+        try:
+            uri = path.resolve().as_uri()
+        except (OSError, RuntimeError, ValueError):  # not a usable file name: shown on the buffer
+            out[analysis.uri].append((d, analysis.doc, None))
+            continue
+        out.setdefault(uri, []).append((d, None, path))
     return out
 
 
@@ -1405,6 +1416,82 @@ def _from_units(info: FileInfo, line: int, character: int, units: Callable[[str]
     return info.offset(line, col)
 
 
+# Seconds without an edit before a changed document is analysed.
+EDIT_DEBOUNCE = 0.1
+# A message longer than this is not one an editor sends (a rulebook is at most 2 MB, 12 MB as
+# JSON-escaped UTF-16 at worst): its header is dropped like a malformed one.
+MAX_MESSAGE = 64 * 1024 * 1024
+_CONTENT_LENGTH = re.compile(rb"content-length:[ \t]*(\d{1,12})[ \t]*\r?\n\Z", re.IGNORECASE)
+
+
+async def read_messages(stop_event, reader, protocol, on_error=None) -> None:
+    """pygls's message loop, made to survive malformed framing.
+
+    pygls reads header lines until an empty one and then a body of Content-Length bytes. A
+    header block without Content-Length made it skip the empty line and read the body and every
+    later message as header lines, so that no request was ever answered again (`exit`
+    included). Here such a message is dropped: its body (which cannot be delimited) runs into
+    the next message's header line, and a line that *ends* with a Content-Length header starts
+    a new message, so the stream is back in step at the next message. A body that is not JSON,
+    or not a message, is logged and dropped as pygls does."""
+    length = None
+    while not stop_event.is_set():
+        line = await reader.readline()
+        if not line:
+            break
+        header = _CONTENT_LENGTH.search(line)
+        if header is not None:
+            length = int(header.group(1))
+            if length > MAX_MESSAGE:
+                log.warning("dropped a message announcing %d bytes", length)
+                length = None
+            continue
+        if line.strip():
+            continue  # another header (Content-Type), or what is left of a dropped message
+        if length is None:
+            log.warning("dropped a message without Content-Length")
+            continue
+        body = await reader.readexactly(length)
+        length = None
+        if not body:
+            break
+        try:
+            message = json.loads(body, object_hook=protocol.structure_message)
+            protocol.handle_message(message)
+        except Exception as exc:
+            log.exception("dropped a message that could not be handled")
+            if on_error is not None:
+                on_error(exc, None)
+
+
+def _framing_tolerant(server_class):
+    """`server_class` whose stdio loop is `read_messages` (pygls 2; pygls 1 keeps its own)."""
+    try:
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+    except ImportError:
+        return server_class
+
+    class Server(server_class):
+        def start_io(self, stdin=None, stdout=None):
+            import asyncio
+            import threading
+
+            self._stop_event = threading.Event()
+            reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+            self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+            try:
+                asyncio.run(read_messages(self._stop_event, reader, self.protocol,
+                                          lambda exc, _kind: log.error("%s", exc)))
+            except BrokenPipeError:
+                log.error("the connection to the editor is lost: shutting down")
+            except (KeyboardInterrupt, SystemExit):
+                pass
+            finally:
+                self.shutdown()
+
+    return Server
+
+
 def build_server():
     """The pygls LanguageServer with every feature registered."""
     from lsprotocol import types as T
@@ -1421,10 +1508,12 @@ def build_server():
     except Exception:
         server_version = "0"
 
-    server = LanguageServer("civdsl", server_version, text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+    server = _framing_tolerant(LanguageServer)("civdsl", server_version,
+                                               text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
     engine = Engine()
     server.civdsl_engine = engine  # type: ignore[attr-defined]
     pending: set[str] = set()
+    timers: dict[str, Any] = {}
 
     def units() -> Callable[[str], int]:
         try:
@@ -1490,21 +1579,34 @@ def build_server():
                 publish(stale, [])
         doc.published = published
 
-    def flush() -> None:
-        while pending:
-            run(pending.pop())
+    def flush(uri: str) -> None:
+        timers.pop(uri, None)
+        if uri in pending:
+            pending.discard(uri)
+            run(uri)
 
-    def schedule(uri: str) -> None:
+    def schedule(uri: str, delay: float = EDIT_DEBOUNCE) -> None:
+        """Analyse `uri` once no edit has come for `delay` seconds: a burst of edits (typing,
+        a paste, a find-and-replace) is analysed once, at its end, instead of edit by edit while
+        the edits wait. A request about the document analyses it at once (see `current`)."""
         pending.add(uri)
         try:
             import asyncio
 
-            asyncio.get_running_loop().call_soon(flush)
+            loop = asyncio.get_running_loop()
         except RuntimeError:
-            flush()
+            flush(uri)
+            return
+        earlier = timers.pop(uri, None)
+        if earlier is not None:
+            earlier.cancel()
+        timers[uri] = loop.call_later(delay, flush, uri)
 
     def current(uri: str) -> Analysis | None:
         if uri in pending:
+            earlier = timers.pop(uri, None)
+            if earlier is not None:
+                earlier.cancel()
             pending.discard(uri)
             run(uri)
         return engine.current(uri)
@@ -1515,7 +1617,7 @@ def build_server():
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: T.DidOpenTextDocumentParams):
         engine.open(params.text_document.uri, params.text_document.text, params.text_document.version)
-        schedule(params.text_document.uri)
+        schedule(params.text_document.uri, 0)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: T.DidChangeTextDocumentParams):
@@ -1527,7 +1629,7 @@ def build_server():
     def did_save(params: T.DidSaveTextDocumentParams):
         engine.invalidate_disk()  # a base may have changed: check every open rulebook again
         for uri in list(engine.documents):
-            schedule(uri)
+            schedule(uri, 0)
 
     @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(params: T.DidChangeWatchedFilesParams):

@@ -106,6 +106,15 @@ class Modifier:
 
 
 @dataclass
+class TurnStep:
+    """One step of the sequence of play: its name and, as printed, when or in which order."""
+
+    name: str
+    when: str | None
+    span: Span
+
+
+@dataclass
 class Calamity:
     name: str
     span: Span
@@ -121,6 +130,8 @@ class Calamity:
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
+    amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def tradable(self) -> bool:
@@ -182,6 +193,8 @@ class Civilization:
     rank: int | None = None
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
+    summary: str | None = None
+    aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
 
@@ -272,6 +285,17 @@ class Deck:
 
 
 @dataclass
+class StartCredits:
+    """Credit points of every group each player starts with (`start credits EXPR [unless COND] [once]`)."""
+
+    amount: Expr
+    unless: Expr | None
+    once: bool  # single-use: a state lists the groups whose start credit is spent (`start_credits_used`)
+    doc: str | None
+    span: Span
+
+
+@dataclass
 class Edition:
     id: str
     name: str
@@ -286,6 +310,22 @@ class Edition:
     options: dict[str, Option] = field(default_factory=dict)
     credit_policy: str | None = None
     credit_policy_span: Span | None = None
+    credit_variants: list[str] = field(default_factory=list)  # vocabulary.CREDIT_VARIANTS switched on
+    # how effect amounts combine and are limited: setting -> values (vocabulary.AMOUNT_SETTINGS;
+    # a setting not declared takes the language default)
+    amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    amounts_notes: list[tuple[str, str, Span]] = field(default_factory=list)  # (setting, why, span)
+
+    def amount_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
+        """An `amounts` setting for one calamity: its own exception, else the edition's, else the default."""
+        from .vocabulary import AMOUNT_SETTINGS
+
+        if calamity is not None and name in calamity.amounts:
+            return calamity.amounts[name]
+        return self.amounts.get(name, AMOUNT_SETTINGS[name][1])
+    scenarios: dict[str, tuple[str | None, Span]] = field(default_factory=dict)  # name -> (doc, span)
+    start_credits: StartCredits | None = None
+    abilities: list[tuple[Ability, str | None]] = field(default_factory=list)  # every player's, with a doc
     vp_tiers: list[tuple[int | None, int]] = field(default_factory=list)
     vp_tiers_span: Span | None = None
     advances: dict[str, Advance] = field(default_factory=dict)
@@ -295,10 +335,14 @@ class Edition:
     score: Score | None = None
     commodities: dict[str, Commodity] = field(default_factory=dict)
     set_value: Expr | None = None
+    # `set_value off_block EXPR [when COND]`: a set redeemed outside its native trade block
+    set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
     errata: list[Errata] = field(default_factory=list)
     notes: list[tuple[str, Span]] = field(default_factory=list)
+    turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)
+    turn_title: str | None = None
     # round rules (games played in rounds of phases over declared stats); empty for the others
     stats: dict[str, "Stat"] = field(default_factory=dict)
     flags: dict[str, "Flag"] = field(default_factory=dict)

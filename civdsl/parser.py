@@ -7,11 +7,15 @@ deep nesting, enormous numbers) gets a diagnostic instead of a hang or a Recursi
 from __future__ import annotations
 
 import functools
+import hashlib
+import io
 import re
+import sys
 
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from . import cache
 from .diagnostics import Diagnostics, Span
 from .resources import grammar_text
 
@@ -40,33 +44,55 @@ _TERMINAL_WORDS = {
 }
 
 
+# The options every Lark construction of the grammar uses (the benchmark builds a bare parser with them).
+LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    options = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
-    cache = _grammar_cache_file()
-    if cache is not None:
+    return build_lark()
+
+
+# Options Lark takes when loading an analysed grammar (not kept in the pickle: callbacks and the
+# like are objects of this process).
+_LOAD_OPTIONS = frozenset({"postlex", "transformer", "lexer_callbacks", "use_bytes", "debug", "g_regex_flags",
+                           "regex", "propagate_positions", "tree_class", "_plugins"})
+
+
+def grammar_cache_name(**extra) -> str:
+    """The cache file name of the grammar analysed with LARK_OPTIONS plus `extra`."""
+    options = {**LARK_OPTIONS, **extra}
+    shaping = sorted((k, repr(v)) for k, v in options.items() if k not in _LOAD_OPTIONS)
+    key = hashlib.sha256(f"{lark.__version__}|{sys.version_info[:2]}|{shaping}|{grammar_text()}"
+                         .encode()).hexdigest()[:24]
+    return f"grammar-{key}.lark"
+
+
+def build_lark(**extra) -> lark.Lark:
+    """The one place the grammar becomes a Lark parser: LARK_OPTIONS plus `extra` (the formatter
+    keeps every token and collects comments).
+
+    Analysing the grammar takes seconds, so the result is kept in the user's own cache folder
+    (civdsl/cache.py: never a shared temporary folder, never a folder or file another user could
+    have written, because the kept form is a pickle), keyed by the grammar, the options that
+    shape the tables, Lark's version and Python's."""
+    options = {**LARK_OPTIONS, **extra}
+    name = grammar_cache_name(**extra)
+    kept = cache.read(name)
+    if kept is not None:
         try:
-            return lark.Lark(grammar_text(), cache=str(cache), **options)
-        except (OSError, EOFError, ValueError, TypeError, AttributeError):
-            pass  # an unreadable or foreign cache file: analyse the grammar afresh
-    return lark.Lark(grammar_text(), **options)
-
-
-def _grammar_cache_file():
-    """Analysing the grammar takes seconds; Lark can keep the result. The cache lives in the
-    user's own civdsl cache folder (never a shared temp folder: Lark's cache is a pickle), keyed by
-    the grammar's and Lark's versions."""
-    import hashlib
-
-    from .api import cache_dir
-
-    folder = cache_dir()
+            loaded = lark.Lark.__new__(lark.Lark)
+            return loaded._load(io.BytesIO(kept), **{k: v for k, v in options.items() if k in _LOAD_OPTIONS})
+        except Exception:  # a damaged or foreign file: analyse the grammar afresh
+            pass
+    built = lark.Lark(grammar_text(), **options)
+    buffer = io.BytesIO()
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    key = hashlib.sha256(f"{lark.__version__}|{grammar_text()}".encode()).hexdigest()[:20]
-    return folder / f"grammar-{key}.lark-cache"
+        built.save(buffer, _LOAD_OPTIONS)
+    except Exception:  # nothing to keep; the parser itself is fine
+        return built
+    cache.write(name, buffer.getvalue())
+    return built
 
 
 def keywords() -> list[str]:
@@ -91,53 +117,56 @@ def normalise(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+# What the bracket count must skip: strings (ended by `"` or, unterminated, by the line's end) and
+# comments. Only these and the brackets are matched, so the scan runs in the regex engine.
+_BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[(){}]')
+
+
 def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
     if len(text) > MAX_BYTES:
         diags.error("CIV005", f"the file is {len(text):,} characters long; the limit is {MAX_BYTES:,}",
                     Span(path, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return False
+    # the first line longer than the limit (its number, length, and the offset where it ends)
+    long_line = None
+    if len(text) > MAX_LINE:
+        offset = 0
+        for number, line in enumerate(text.split("\n"), 1):
+            if len(line) > MAX_LINE:
+                long_line = (number, len(line), offset + len(line))
+                break
+            offset += len(line) + 1
+    # the first bracket nested too deep, unless a long line ends before it (the error met first)
     depth = 0
-    line, col = 1, 0
-    in_string = in_comment = False
-    prev = ""
-    for ch in text:
-        col += 1
-        if ch == "\n":
-            if col - 1 > MAX_LINE:
-                diags.error("CIV005", f"line {line} is {col - 1:,} characters long; the limit is {MAX_LINE:,}",
-                            Span(path, line, 1))
-                return False
-            line, col, in_comment, in_string = line + 1, 0, False, False
-        elif in_comment:
-            pass
-        elif in_string:
-            if ch == '"' and prev != "\\":
-                in_string = False
-        elif ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_string = True
-        elif ch in "({":
+    for m in _BRACKET_SCAN.finditer(text, 0, long_line[2] if long_line else len(text)):
+        ch = m.group()
+        if ch == "(" or ch == "{":
             depth += 1
             if depth > MAX_NESTING:
-                diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep", Span(path, line, col))
-                return False
-        elif ch in ")}":
-            depth = max(0, depth - 1)
-        prev = "" if (prev == "\\" and ch == "\\") else ch
-    if col > MAX_LINE:
-        diags.error("CIV005", f"line {line} is {col:,} characters long; the limit is {MAX_LINE:,}", Span(path, line, 1))
-        return False
-    tokens = 0
-    for m in _TOKEN.finditer(text):
-        if m.group()[0] != "#":
-            tokens += 1
-            if tokens > MAX_TOKENS:
                 before = text[: m.start()]
-                diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
-                            Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")),
-                            help="split the rulebook, or extend a base rulebook instead of copying it")
+                diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep",
+                            Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")))
                 return False
+        elif ch == ")" or ch == "}":
+            depth = max(0, depth - 1)
+    if long_line is not None:
+        number, length, _ = long_line
+        diags.error("CIV005", f"line {number} is {length:,} characters long; the limit is {MAX_LINE:,}",
+                    Span(path, number, 1))
+        return False
+    # comments do not count as tokens; only a file whose matches (comments included) pass the
+    # limit needs the exact count
+    if len(_TOKEN.findall(text)) > MAX_TOKENS:
+        tokens = 0
+        for m in _TOKEN.finditer(text):
+            if m.group()[0] != "#":
+                tokens += 1
+                if tokens > MAX_TOKENS:
+                    before = text[: m.start()]
+                    diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
+                                Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")),
+                                help="split the rulebook, or extend a base rulebook instead of copying it")
+                    return False
     return True
 
 
@@ -176,7 +205,48 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
 _CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
 
 
+class _TooDeep(Exception):
+    pass
+
+
+def _depth(node: lark.Tree, level: int) -> int:
+    """The node's depth, counted as described at MAX_DEPTH; raises _TooDeep past MAX_DEPTH.
+
+    Recursive, and so about seven times faster than the exact search below, but only to a
+    bounded level: a node's depth is at least the height of its tree, so a tree higher than
+    MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
+    if level > MAX_DEPTH:
+        raise _TooDeep
+    children = node.children
+    if node.data in _CHAINS and len(children) > 1:
+        k = (len(children) + 1) // 2
+        d = 0
+        for i, c in enumerate(children[0::2]):
+            if isinstance(c, lark.Tree):
+                d = max(d, (k - 1 if i == 0 else k - i) + _depth(c, level + 1))
+            else:
+                d = max(d, k - 1 if i == 0 else k - i)
+    else:
+        d = 0
+        for c in children:
+            if isinstance(c, lark.Tree):
+                d = max(d, _depth(c, level + 1))
+        d += 1
+    if d > MAX_DEPTH:
+        raise _TooDeep
+    return d
+
+
 def _too_deep(tree: lark.Tree) -> lark.Tree | None:
+    """The first node (innermost first) nested deeper than MAX_DEPTH, or None."""
+    try:
+        _depth(tree, 0)
+        return None
+    except _TooDeep:
+        return _first_too_deep(tree)
+
+
+def _first_too_deep(tree: lark.Tree) -> lark.Tree | None:
     """The first node (innermost first) nested deeper than MAX_DEPTH, or None. Iterative."""
     depth: dict[int, int] = {}
     stack: list[tuple[lark.Tree, bool]] = [(tree, False)]

@@ -218,7 +218,13 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
             if max_new is not None and len(T) > max_new:
                 continue
             items = plain + [by_name[n] for n in T]
-            _run(items, forced | set(T), machine_for(tuple(T)), budget, max_new, spent, limit0, top, best, floor, size)
+            machine = machine_for(tuple(T))
+            # the prices in this purchase before the abilities that pick one advance (an advance
+            # acquired automatically with one of T costs nothing)
+            items = [c if machine.base[c.name] == c.base else
+                     Candidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)
+                     for c in items]
+            _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size)
     out = sorted(best, reverse=True)
     # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
     # tuple of -positions the rest of the planner compares

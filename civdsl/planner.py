@@ -47,9 +47,9 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
-from .state import StateError, check_names, split_names
+from .state import StateError, canonical_names, split_names
 
-SAME_TURN_ABILITIES = ("discount", "free_advance")
+SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
 
 # --- objectives ---------------------------------------------------------------------------
@@ -167,13 +167,12 @@ _CARD_RE = re.compile(r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s
 def parse_cards(module, text: str | None) -> dict[str, int]:
     """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
     cards: dict[str, int] = {}
-    lowered = {c.lower(): c for c in module.COMMODITIES}
     for part in split_names(text):
         m = _CARD_RE.match(part)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
-        name = lowered.get(name.lower(), name)
-        check_names([name], module.COMMODITIES, "commodity", "--cards")
+        # any declared name, `aka` included, in any case
+        name = canonical_names(module, "commodity", [name], "--cards")[0]
         cards[name] = cards.get(name, 0) + count
     return cards
 
@@ -216,7 +215,7 @@ class PaymentTable:
     whole tokens, never more than needed.
     """
 
-    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int):
+    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
@@ -225,7 +224,9 @@ class PaymentTable:
         self.values = []
         for name, n in zip(self.names, self.counts):
             face = module.COMMODITIES[name]["value"]
-            self.values.append([0] + [runtime.number(module.set_value(k, face)) for k in range(1, n + 1)])
+            # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+            value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
+            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, n + 1)])
         self.total_cards = sum(self.counts)
         self.hand_value = sum(v[-1] for v in self.values)
         self._levels: dict[int, list] = {}
@@ -341,9 +342,10 @@ class PaymentTable:
         return tuple(reversed(ks))
 
 
-def hand_report(module, cards: dict[str, int]) -> dict:
-    """Each set's value (set_value of its cards), zero-value cards, and the total."""
-    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k})
+def hand_report(module, cards: dict[str, int], state=None) -> dict:
+    """Each set's value (set_value of its cards; outside its trade block, given a state, the
+    off-block value), zero-value cards, and the total."""
+    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
@@ -433,10 +435,10 @@ class PurchaseProblem:
         self.extra = dict(facts.get("credits") or {})
         advances = module.ADVANCES
         self.order = {n: i for i, n in enumerate(advances)}
-        check_names(list(want), advances, "advance", "--want")
-        check_names(list(avoid), advances, "advance", "--avoid")
+        want = canonical_names(module, "advance", list(want), "--want")
+        avoid = canonical_names(module, "advance", list(avoid), "--avoid")
         if among is not None:
-            check_names(list(among), advances, "advance", "among")
+            among = canonical_names(module, "advance", list(among), "among")
         avoid = set(avoid)
         self.excluded: list[dict] = []
         cands: list[str] = []
@@ -472,7 +474,12 @@ class PurchaseProblem:
 
         # prices before same-turn abilities: runtime.prices on every candidate that carries no
         # same-turn ability (those rows are untouched by it), and on each one that does, alone
-        special_turn = [n for n in cands if any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
+        # under the strict `single_use` credit variant advances bought together share the credits,
+        # so no price is known alone: every set is priced by runtime.prices (each advance's price
+        # alone stays a lower bound, since together it can only get fewer credits)
+        self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+        special_turn = [n for n in cands if self.single_use
+                        or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
         plain = [n for n in cands if n not in special_turn]
         self.base: dict[str, Any] = {}
         if plain:
@@ -485,6 +492,8 @@ class PurchaseProblem:
         self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
         self.frees = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "free_advance")]
                       for n in special_turn}
+        self.alls = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "acquire_all")]
+                     for n in special_turn}
 
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
         self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
@@ -495,7 +504,8 @@ class PurchaseProblem:
         if payments is not None and key in payments:
             self.payments = payments[key]
         else:
-            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value)
+            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value,
+                                         runtime.PlayerState(module, self.holds, facts))
             if payments is not None:
                 payments[key] = self.payments
         self._prepare()
@@ -506,10 +516,17 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         runtime.prices applies them (rulebook order; the dearest eligible other advance)."""
         names = sorted(names, key=self.order.get)
+        if self.single_use:
+            return runtime.prices(self.module, self.holds, names, self.extra)["total"]
         if not any(n in self.same_turn for n in names):
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]
         groups = self.module.ADVANCES
+        for name in names:  # acquired automatically with another advance bought (runtime.prices: first)
+            for group, below in self.alls.get(name, ()):
+                for r in rows:
+                    if r[0] != name and group in groups[r[0]]["groups"] and groups[r[0]]["cost"] < below:
+                        r[1] = 0
         for row in rows:
             name = row[0]
             for amount in self.discounts.get(name, ()):
@@ -565,6 +582,9 @@ class PurchaseProblem:
             eligible = [self.base[c] for c in self.candidates if c != name
                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
             total += max(eligible, default=0)
+        for group, below in self.alls.get(name, ()):  # every eligible one becomes free
+            total += sum(self.base[c] for c in self.candidates if c != name
+                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below)
         return total
 
     def _prepare(self) -> None:
@@ -715,6 +735,12 @@ class PurchaseProblem:
         from . import plan_search
 
         top = max(1, int(top))
+        if self.single_use:
+            # under the strict single-use credit variant advances bought together share the
+            # credits, so prices do not add up: the branch and bound, uncapped, prices every set
+            # it keeps with runtime.prices (its worst case is exponential; see docs/planner.md)
+            self.method = "branch and bound"
+            return self._branch_and_bound(top, None)[0]
         floor = None
         if self.bb_cap:
             quick, floor = self._branch_and_bound(top, self.bb_cap)
@@ -759,12 +785,21 @@ class PurchaseProblem:
 
     def machine_for(self, bought: tuple):
         """runtime.prices' same-turn rule for a purchase that includes exactly the same-turn
-        advances `bought` (rulebook order): a discount lands on any other advance, a free
-        advance on one of its group below its cost limit."""
+        advances `bought` (rulebook order): advances they acquire automatically cost nothing
+        (its `base`), then a discount lands on any other advance, a free advance on one of its
+        group below its cost limit."""
         from .plan_search import SameTurnMachine
 
         advances = self.module.ADVANCES
         pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
+        # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
+        # applies it first, so the other abilities never land on it
+        base = dict(self.base)
+        for card in bought:
+            for group, below in self.alls.get(card, ()):
+                for n in pool:
+                    if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below:
+                        base[n] = 0
         abilities = []
         for card in bought:
             for amount in self.discounts.get(card, ()):
@@ -772,9 +807,9 @@ class PurchaseProblem:
             for group, below in self.frees.get(card, ()):
                 abilities.append((card, "free_advance", None, frozenset(
                     n for n in pool if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below)))
-        return SameTurnMachine(abilities, self.base)
+        return SameTurnMachine(abilities, base)
 
-    def _branch_and_bound(self, top: int, cap: int) -> tuple[list[Choice] | None, Any]:
+    def _branch_and_bound(self, top: int, cap: int | None) -> tuple[list[Choice] | None, Any]:
         """The `top` best sets by depth-first branch and bound (see docs/planner.md), or None
         once it has visited more than `cap` sets (dense states with many ties are left to the
         dynamic programme, whose work is bounded), with the objective the `top` best sets found
@@ -786,7 +821,7 @@ class PurchaseProblem:
 
         def visit(names, sumb, same, hdelta, objective):
             counter[0] += 1
-            if counter[0] > cap:
+            if cap is not None and counter[0] > cap:
                 raise _SearchStopped
             got = self._price_and_spent(names, sumb, same, hdelta)
             if got is None:
@@ -910,6 +945,20 @@ def _notes(problem: PurchaseProblem) -> list[str]:
     return notes
 
 
+def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
+    """What the plan could not count for want of a fact: start credits without the player count,
+    the trade-block value of a set without the player's block."""
+    notes = []
+    start = runtime.start_credits(module, runtime.PlayerState(module, held, facts))
+    if start is not None and start["per_group"] is None:
+        notes.append("start credits are not counted: they depend on "
+                     + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
+    if "block" in hand.get("missing_facts", ()):
+        notes.append("sets are valued in their native trade block: the state does not give `block` "
+                     "(or `civilization`)")
+    return notes
+
+
 def _facts(rb, state: dict | None, holds=()):
     st = rb.state(holds, dict(state or {}))
     return st.held, st.facts
@@ -934,7 +983,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
     shown = max(int(top), 5 if explain else 1)
     choices = problem.search(top=shown)
-    hand = hand_report(module, problem.cards)
+    hand = hand_report(module, problem.cards, runtime.PlayerState(module, held, facts))
     report: dict = {
         "rulebook": rulebook.id,
         "edition": rulebook.name,
@@ -956,7 +1005,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "candidates": len(problem.candidates),
         "sets_examined": problem.visited,
         "search": problem.method,
-        "notes": _notes(problem),
+        "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
     }
     if not choices:
         need = problem.exact_price(problem.want)
@@ -1396,6 +1445,7 @@ def render_hand(report: dict, name: str) -> str:
     lines = [f"{name}: hand of {report['cards']} commodity card{'s' if report['cards'] != 1 else ''}"]
     for s in report["sets"]:
         note = "  (worth nothing)" if s["zero_value"] else ""
+        note += "  (outside its trade block)" if s.get("off_block") else ""
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)

@@ -12,12 +12,12 @@ import copy
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, advances_named, evaluate
+from .expressions import EvalError, advances_named, evaluate, unparse
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Ability, Advance, AstRow, AstTrack, Civilization, Assertion, Band, Calamity, Commodity, Const, Deck, Edition, Effect,
-                    EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option, Requirement, Score,
-                    ScoreLine, Secondary, SpecificCredit, Table)
+from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+                    Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
+                    Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
@@ -70,6 +70,11 @@ class _Applier(RoundsApplier):
     def _item_source(self, item: Item) -> None:
         self.ed.source = item.value
 
+    def _item_turn(self, item: Item) -> None:
+        if self._once("turn", "", item.span, "the sequence of play (`turn`)"):
+            self.ed.turn = [TurnStep(name, when, span) for name, when, span in item.value]
+            self.ed.turn_title = item.name
+
     def _item_note(self, item: Item) -> None:
         self.ed.notes.append((item.value, item.span))
 
@@ -107,6 +112,61 @@ class _Applier(RoundsApplier):
         if self._once("policy", "credit", item.span, "the credit policy"):
             self.ed.credit_policy = item.name
             self.ed.credit_policy_span = item.span
+            self.ed.credit_variants = []  # a redeclared policy replaces the base's variants too
+            for f in item.fields:
+                if f.value not in vocab.CREDIT_VARIANTS:
+                    self.diags.error("CIV019", f"unknown credit policy variant `{f.value}`", f.span,
+                                     help=suggestion(f.value, vocab.CREDIT_VARIANTS)
+                                     or f"variants: {', '.join(vocab.CREDIT_VARIANTS)}")
+                elif f.value not in self.ed.credit_variants:
+                    self.ed.credit_variants.append(f.value)
+
+    def _item_amounts(self, item: Item) -> None:
+        for setting in self._amount_settings(item.value):
+            name, values, doc, span = setting
+            if self._once("amounts", name, span, f"`amounts {name}`"):
+                self.ed.amounts[name] = values
+                if doc:  # the reading chosen, shown with the edition's other notes
+                    self.ed.amounts_notes.append((name, doc, span))
+                    self.ed.notes.append((doc, span))
+
+    def _amount_settings(self, fields: list) -> list:
+        """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
+        out = []
+        for name, values, doc, span, key_span, value_span in fields:
+            spec = vocab.AMOUNT_SETTINGS.get(name)
+            if spec is None:
+                self.diags.error("CIV080", f"unknown amounts setting `{name}`", key_span,
+                                 help=suggestion(name, vocab.AMOUNT_SETTINGS)
+                                 or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
+                continue
+            allowed = spec[0]
+            bad = [v for v in values if v not in allowed]
+            if bad:
+                self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
+                                 help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
+                continue
+            if name == "order" and sorted(values) != sorted(allowed):
+                self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
+                continue
+            if name != "order" and len(values) != 1:
+                self.diags.error("CIV080", f"`{name}` takes one value", value_span)
+                continue
+            out.append((name, tuple(values), doc, span))
+        return out
+
+    def _item_scenario(self, item: Item) -> None:
+        if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
+            self.ed.scenarios[item.name] = (item.value, item.span)
+
+    def _item_ability(self, item: Item) -> None:
+        call, doc = item.value
+        self.ed.abilities.append((self._ability(call, self.ed.id), doc))
+
+    def _item_start_credits(self, item: Item) -> None:
+        if self._once("start_credits", "", item.span, "`start credits`"):
+            v = item.value
+            self.ed.start_credits = StartCredits(v["amount"], v["unless"], v["once"], v["doc"], item.span)
 
     def _item_vp_tiers(self, item: Item) -> None:
         if self._once("tiers", "vp", item.span, "vp tiers"):
@@ -121,6 +181,10 @@ class _Applier(RoundsApplier):
     def _item_option(self, item: Item) -> None:
         if self._once("option", item.name, item.span, f"option `{item.name}`"):
             self.ed.options[item.name] = Option(item.name, item.value["doc"], item.value["on"], item.span)
+
+    def _item_set_value_off_block(self, item: Item) -> None:
+        if self._once("set_value_off_block", "", item.span, "set_value off_block"):
+            self.ed.set_value_off_block = (item.value[0], item.value[1], item.span)
 
     def _item_set_value(self, item: Item) -> None:
         if self._once("set_value", "", item.span, "set_value"):
@@ -192,7 +256,9 @@ class _Applier(RoundsApplier):
                 civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
             elif f.key == "note":
                 civ.notes.append(f.value)
-            elif f.key in ("rank", "block"):
+            elif f.key == "aka":
+                civ.aka.append(f.value)
+            elif f.key in ("rank", "block", "summary"):
                 self._field_once(civ, f, item.name)
                 setattr(civ, f.key, f.value)
         # a house rule that redeclares a civilization replaces it whole, like an advance
@@ -246,6 +312,7 @@ class _Applier(RoundsApplier):
         if isinstance(getattr(target, "credits", None), dict):
             target.credits = dict(target.credits)
         target.field_spans = dict(target.field_spans)
+        base = coll[item.name]
         if item.value == "advance":
             # a field given in a change replaces the base's list of that kind, not adds to it
             for attr, key in (("credits", "credits"), ("specific", "credit"), ("abilities", "ability"),
@@ -255,9 +322,40 @@ class _Applier(RoundsApplier):
             self._advance_fields(target, item.fields)
         elif item.value == "calamity":
             self._calamity_fields(target, item.fields)
+            self._stacked_modifiers(base, target)
         else:
             self._commodity_fields(target, item.fields)
+        self._stale_summary(item, base, target)
         coll[item.name] = target
+
+    def _stacked_modifiers(self, base: Calamity, changed: Calamity) -> None:
+        """A modifier a change adds with exactly the condition and role of one the base keeps
+        applies on top of it (both fire): usually a house rule meant to replace the base's."""
+        kept = [m for m in changed.modifiers if any(m is b for b in base.modifiers)]
+        added = [m for m in changed.modifiers if not any(m is b for b in base.modifiers)]
+        for new in added:
+            text = unparse(new.condition)
+            same = next((b for b in kept if b.role == new.role and unparse(b.condition) == text), None)
+            if same is not None:
+                role = "" if new.role == "any" else f" for {new.role}"
+                self.diags.warning("CIV131", f"`{changed.name}` already has a modifier `when {text}`{role}: "
+                                             "both will apply", new.span, item=changed.name,
+                                   notes=[f"the base's modifier is at {same.span}"],
+                                   help=f"to replace it, `drop when {text}` first in this change; to apply "
+                                        "both, drop it and write one modifier with the operations of both")
+
+    def _stale_summary(self, item: Item, base, changed) -> None:
+        """A change that alters what an item does (its effects or abilities) but keeps the base's
+        `summary` leaves a summary that may now describe the old rule."""
+        if getattr(base, "summary", None) is None or any(f.key == "summary" for f in item.fields):
+            return
+        altered = [f for f in item.fields if f.key in _WHAT_IT_DOES.get(item.value, ())]
+        if not altered or _what_it_does(base) == _what_it_does(changed):
+            return
+        self.diags.warning("CIV132", f"this change alters what {item.value} `{item.name}` does but keeps the base's "
+                                     "summary, which may now be wrong", altered[0].span, item=item.name,
+                           notes=[f"the base's summary: \"{base.summary}\""],
+                           help="give the changed item its own `summary \"...\"` in this change")
 
     def _require_extension(self, item: Item, verb: str) -> bool:
         if not self.is_extension:
@@ -339,6 +437,12 @@ class _Applier(RoundsApplier):
                 cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
             elif f.key == "cancel":
                 cal.cancel.append((f.value, f.span))
+            elif f.key == "amounts":
+                cal.amounts = dict(cal.amounts)
+                for name, values, doc, _span in self._amount_settings(f.value):
+                    cal.amounts[name] = values
+                    if doc:
+                        cal.notes.append(doc)
             elif f.key == "modifier":
                 m = f.value
                 cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
@@ -373,6 +477,33 @@ class _Applier(RoundsApplier):
             elif f.key == "note":
                 com.notes.append(f.value)
         com.__dict__.pop("_seen_fields", None)
+
+
+# fields of a `change` that alter what an item does (its effects or abilities)
+_WHAT_IT_DOES = {"advance": ("ability",), "calamity": ("primary", "secondary")}
+
+
+def _what_it_does(obj) -> list[str]:
+    """An item's effects and abilities as text, to tell whether a change altered them."""
+    out = [unparse(a.call) for a in getattr(obj, "abilities", [])]
+    out += _effect_texts(getattr(obj, "primary", []))
+    secondary = getattr(obj, "secondary", None)
+    if secondary is not None:
+        out.append(f"secondary {unparse(secondary.count) if secondary.count is not None else ''} "
+                   f"{unparse(secondary.share) if secondary.share is not None else ''}")
+        out += _effect_texts(secondary.effects)
+    return out
+
+
+def _effect_texts(effects: list) -> list[str]:
+    out = []
+    for e in effects:
+        if isinstance(e, EffectBranch):
+            out.append(f"if {unparse(e.condition)}")
+            out += _effect_texts(e.then) + ["else"] + _effect_texts(e.otherwise)
+        else:
+            out.append(unparse(e.call))
+    return out
 
 
 def _literal(e):

@@ -12,13 +12,13 @@ import math
 from operator import itemgetter
 from fractions import Fraction
 
+from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
+
 
 class MissingFact(Exception):
     pass
 
 
-class RulebookRuntimeError(Exception):
-    """An error raised while running a rule, located at the rulebook line that states it."""
 
 
 def this_module(name: str):
@@ -29,11 +29,63 @@ def this_module(name: str):
 
 # --- arithmetic helpers used by compiled expressions -----------------------------------------
 
+class Unknown:
+    """A value the answer cannot know because it depends on facts the user did not give.
+
+    A missing fact is never read as 0 (that could cancel a calamity or make a negative count):
+    it reads as an Unknown naming the fact, and everything computed from it is Unknown too,
+    naming every fact it depends on. An Unknown has no truth value: each place where a rule
+    decides (a cancel condition, a modifier, a branch) asks `PlayerState.decide`, which records
+    the decision as undecided instead of guessing either way.
+    """
+
+    __slots__ = ("facts",)
+
+    def __init__(self, facts: tuple[str, ...]):
+        self.facts = facts
+
+    def __repr__(self) -> str:
+        return f"unknown({', '.join(self.facts)})"
+
+    def __bool__(self):
+        raise TypeError(f"a rule decided on an unknown value (it needs {', '.join(self.facts)})")
+
+    def _join(self, *others) -> "Unknown":
+        return unknown_of(self, *others)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _join
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _join
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _join  # type: ignore[assignment]
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        return self
+
+    __pos__ = __abs__ = __floor__ = __ceil__ = __neg__
+
+
+def unknown_of(*values) -> Unknown:
+    """The Unknown that depends on every fact any of `values` depends on (in first-seen order)."""
+    facts: list[str] = []
+    for v in values:
+        if v.__class__ is Unknown:
+            facts.extend(f for f in v.facts if f not in facts)
+    return Unknown(tuple(facts))
+
+
+def known(v) -> bool:
+    return v.__class__ is not Unknown
+
+
 def div(a, b):
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
     return Fraction(a) / Fraction(b)
 
 
 def floordiv(a, b):
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
     return math.floor(Fraction(a) / Fraction(b))
 
 
@@ -46,15 +98,61 @@ def ceil(x):
 
 
 def sqrt(x):
-    return math.sqrt(x)
+    return x if x.__class__ is Unknown else math.sqrt(x)
 
 
-min = min  # noqa: A001 - re-exported under the rulebook's name
-max = max  # noqa: A001
-abs = abs  # noqa: A001
+def min_(a, b):
+    """The rulebook's `min` (two values; unknown if either is)."""
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
+    return b if b < a else a
+
+
+def max_(a, b):
+    """The rulebook's `max`."""
+    if a.__class__ is Unknown or b.__class__ is Unknown:
+        return unknown_of(a, b)
+    return b if b > a else a
+
+
+abs = abs  # noqa: A001 - re-exported under the rulebook's name; Unknown answers abs() itself
+
+
+# Kleene's three-valued logic for `and`, `or` and `not`: a known answer wherever the known part
+# decides it ("false and unknown" is false), unknown otherwise. The right side is a thunk so that
+# it is evaluated only when Python's own short-circuit would evaluate it, or when the left side
+# is unknown (then its facts are needed too).
+
+def not_(x):
+    return x if x.__class__ is Unknown else not x
+
+
+def and_(a, *rights):
+    """`a and r1 and r2 ...` (a chain is one call: deep nesting would strain Python's parser)."""
+    unknown = None
+    for right in (None, *rights):
+        v = a if right is None else right()
+        if v.__class__ is Unknown:
+            unknown = v if unknown is None else unknown_of(unknown, v)
+        elif not v:
+            return v
+    return unknown if unknown is not None else v
+
+
+def or_(a, *rights):
+    unknown = None
+    for right in (None, *rights):
+        v = a if right is None else right()
+        if v.__class__ is Unknown:
+            unknown = v if unknown is None else unknown_of(unknown, v)
+        elif v:
+            return v
+    return unknown if unknown is not None else v
 
 
 def lookup(bands, x):
+    if x.__class__ is Unknown:
+        return x
     for low, high, value in bands:
         if x >= low and (high is None or x <= high):
             return value
@@ -62,9 +160,11 @@ def lookup(bands, x):
 
 
 def number(v):
-    """Integral Fractions print as integers."""
+    """Integral Fractions print as integers; an unknown value prints as None (null in JSON)."""
     if isinstance(v, Fraction) and v.denominator == 1:
         return int(v)
+    if v.__class__ is Unknown:
+        return None
     return v
 
 
@@ -73,27 +173,77 @@ def number(v):
 class PlayerState:
     """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
 
-    def __init__(self, module, holds=(), facts: dict | None = None):
+    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None):
         self.module = module
         self.held = tuple(holds)
         self.held_set = frozenset(holds)
+        # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
+        self.options = dict(options or {})
         self.facts = dict(facts or {})
         self.missing: list[str] = []
+        self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
+        # decisions a rule could not take because they depend on missing facts:
+        # (rulebook line, path, what was left undecided, the facts it needs)
+        self.undecided: list[tuple] = []
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
 
     def holds(self, name: str) -> bool:
         return name in self.held_set
+
+    def _missing(self, name: str) -> Unknown:
+        if name not in self.missing:
+            self.missing.append(name)
+        return Unknown((name,))
 
     def fact(self, name: str):
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
-            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
-        if name not in self.missing:
-            self.missing.append(name)
-        return 0
+            return self._unit_points()
+        defaults = getattr(self.module, "FACT_DEFAULTS", {})
+        if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
+            return defaults[name]
+        return self._missing(name)
 
-    def cards(self, name: str) -> int:
-        return int(self.facts.get("commodities", {}).get(name, 0))
+    def _unit_points(self):
+        """`unit_points` derived from tokens and cities, each counted as the rulebook's
+        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES)."""
+        points = self.module.UNIT_POINTS
+        return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
+
+    def holding(self, name: str):
+        """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
+        not say: a bound is applied only to a holding the user gave."""
+        if name in self.facts:
+            return self.facts[name]
+        if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+            return self._unit_points()
+        hand = self.facts.get("commodities")
+        if hand is not None and name == "commodity_cards":
+            return sum(hand.values())
+        if hand is not None and name == "commodity_face_value":
+            return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
+        return None
+
+    def option(self, name: str) -> bool:
+        value = self.options.get(name)
+        return self.module.OPTIONS[name] if value is None else value
+
+    def decide(self, value, line: int, path: str, what: str) -> bool:
+        """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""
+        if value.__class__ is Unknown:
+            self.undecided.append((line, path, what, value.facts))
+            return False
+        return bool(value)
+
+    def cards(self, name: str):
+        hand = self.facts.get("commodities")
+        if hand is None:
+            return self._missing("commodities")
+        return int(hand.get(name, 0))
 
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
         n = 0
@@ -125,7 +275,9 @@ class PlayerState:
             credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
             return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
         if name == "hand_value":
-            return hand_value(self.module, self.facts.get("commodities", {}))["total"]
+            if "commodities" not in self.facts:
+                return self._missing("commodities")
+            return hand_value(self.module, self.facts["commodities"])["total"]
         if name == "ast_points":
             standing = ast_standing(self.module, self)
             return standing["points"] if standing else 0
@@ -189,9 +341,15 @@ class Resolution(tuple):
 
     @property
     def trace(self) -> list[dict]:
-        return [{"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
-                 "after": number(after), "by": list(by), "path": path, "line": line}
-                for op, kind, param, value, before, after, by, line, path in self._trace]
+        out = []
+        for op, kind, param, value, before, after, by, line, path in self._trace:
+            entry = {"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
+                     "after": number(after), "by": list(by), "path": path, "line": line}
+            needs = unknown_of(value, before, after).facts
+            if needs:
+                entry["depends_on"] = list(needs)
+            out.append(entry)
+        return out
 
     @property
     def options(self) -> list[dict]:
@@ -199,21 +357,37 @@ class Resolution(tuple):
                  "by": list(by), "path": path, "line": line} for instead, kind, args, each, by, line, path in self._options]
 
     def amount(self, kind: str):
+        """The amount the rule demands (see `taken` for what the player actually loses)."""
         for k, args, _line in self._effects:
             if k == kind:
                 return args.get("amount", True)
         return None
 
+    def taken(self, kind: str):
+        """The amount actually taken: the demanded one, bounded by the player's holding where
+        the edition bounds amounts and the state gives the holding."""
+        for k, args, _line in self._effects:
+            if k == kind:
+                return args.get("taken", args.get("amount", True))
+        return None
+
+    @property
+    def complete(self) -> bool:
+        """False when the answer depends on a fact the user did not give (see `missing_facts`)."""
+        return self.state.complete
+
     def to_dict(self) -> dict:
         out = {
             "calamity": self.calamity,
             "role": self.role,
+            "complete": self.state.complete,
             "cancelled": self.is_cancelled,
-            "immune": self.immune,
-            "effects": [{"kind": kind, **{k: number(v) for k, v in args.items()}} for kind, args, _ in self._effects],
+            "immune": number(self.immune),
+            "effects": [effect_dict(kind, args) for kind, args, _ in self._effects],
             "trace": self.trace,
             "options": self.options,
             "missing_facts": list(self.state.missing),
+            "undecided": undecided(self.state),
         }
         if self.cancel_reason:
             line, why, where = self.cancel_reason
@@ -224,8 +398,58 @@ class Resolution(tuple):
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
-                                "effects": [{"kind": k, **{a: number(v) for a, v in args.items()}} for k, args in effects]}
+                                "effects": [effect_dict(k, args) for k, args in effects]}
+            needs = unknown_of(count, share).facts
+            if needs:
+                out["secondary"]["depends_on"] = list(needs)
         return out
+
+
+def effect_dict(kind: str, args: dict) -> dict:
+    """An effect as data; a parameter that depends on missing facts is null, and `depends_on`
+    names those facts."""
+    out = {"kind": kind, **{k: number(v) for k, v in args.items()}}
+    needs = unknown_of(*args.values()).facts
+    if needs:
+        out["depends_on"] = list(needs)
+    return out
+
+
+def undecided(state: "PlayerState") -> list[dict]:
+    return [{"line": line, "path": path, "what": what, "depends_on": list(facts)}
+            for line, path, what, facts in state.undecided]
+
+
+def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+    """Nothing beyond what the player has: each effect whose kind a holding bounds gets `bound`
+    (the fact) and, when the state gives it, `taken` = the smaller of the demanded amount and the
+    holding; the trace says when the bound applied. `amount` stays the amount the rule demands."""
+    for i, (kind, args, line) in enumerate(effects):
+        by_area = bounds.get(kind)
+        if not by_area:
+            continue
+        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        demanded = args.get("amount")
+        if fact is None or demanded is None or type(demanded) is Unknown:
+            continue
+        have = s.holding(fact)
+        new = dict(args)
+        new["bound"] = fact
+        if have is not None:
+            taken = demanded if demanded <= have else have
+            new["taken"] = taken
+            if taken < demanded:
+                trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
+        effects[i] = (kind, new, line)
+
+
+def unless_immune(immune, value):
+    """An effect's amount for a victim who may be immune (an unknown immunity: an unknown amount)."""
+    if value is None or immune is False:
+        return value
+    if immune.__class__ is Unknown:
+        return unknown_of(immune, value)
+    return 0 if immune else value
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str, path: str) -> Resolution:
@@ -234,7 +458,9 @@ def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, w
 
 def clamp(value):
     """Effects never go below zero (prevention cannot make a victim gain anything)."""
-    return 0 if value is not None and not isinstance(value, bool) and value < 0 else value
+    if value is None or isinstance(value, bool) or value.__class__ is Unknown:
+        return value
+    return 0 if value < 0 else value
 
 
 def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
@@ -245,8 +471,99 @@ def resolve(module, calamity: str, role: str, state: PlayerState) -> Resolution:
         raise located(exc, module) from exc
 
 
+def records(lines: tuple[str, ...]) -> dict:
+    """A generated module's data table: each line the JSON text of [name, data]; every JSON
+    array is read as a tuple (the tables hold tuples, never lists)."""
+    import json
+
+    out = {}
+    for line in lines:
+        key, data = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
+        out[key] = _tuples(data)
+    return out
+
+
+def _json_object(pairs: list) -> dict:
+    return {k: _tuples(v) for k, v in pairs}
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a value of a rulebook table")
+
+
+def line_map(pairs: str) -> tuple[tuple[int, int], ...]:
+    """A generated module's LINES: `"12:40 15:41"` -> ((12, 40), (15, 41)), generated line first."""
+    out = []
+    for pair in pairs.split():
+        generated, rule = pair.split(":")
+        out.append((int(generated), int(rule)))
+    return tuple(out)
+
+
+def source_of(module, generated_line: int) -> tuple[str, int, int, int | None] | None:
+    """The rulebook file, line, column and end column of the rule whose code is at this line of
+    a generated module (the last rule line at or before it), from its source map (`LINES`,
+    `LINE_FILES`, `LINE_SOURCES`), or None when no rule's code comes before it."""
+    found = None
+    for index, (pl, rl) in enumerate(module.LINES):
+        if pl > generated_line:
+            break
+        found = (index, rl)
+    if found is None:
+        return None
+    index, line = found
+    sources = getattr(module, "LINE_SOURCES", None)
+    if sources is None:  # a module built before the map recorded files
+        return module.SOURCE_PATH, line, 1, None
+    file_index, column, end = source_entries(sources)[index]
+    return module.LINE_FILES[file_index], line, column, end
+
+
+def source_entries(sources: str) -> list[tuple[int, int, int | None]]:
+    """A generated module's LINE_SOURCES, parallel to LINES: `"0:3:14 1:5:-"` -> (index in
+    LINE_FILES, column, end column or None). Kept a string (read only when an error is located),
+    so that compiling the module stays cheap."""
+    out = []
+    for entry in sources.split():
+        file_index, column, end = entry.split(":")
+        out.append((int(file_index), int(column), None if end == "-" else int(end)))
+    return out
+
+
+_REASONS = {ZeroDivisionError: "a division by zero"}
+
+
+class rules_of:
+    """`with rules_of(module): ...` re-states an error that one of the module's rules raised (a
+    division by zero, a value outside every band of a table) at the rulebook file and line of
+    that rule; errors raised elsewhere pass unchanged."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or isinstance(exc, RulebookRuntimeError) or not isinstance(exc, _RULE_ERRORS):
+            return False
+        filename = getattr(self.module, "__file__", None)
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                raise located(exc, self.module) from exc
+            tb = tb.tb_next
+        return False
+
+
+_RULE_ERRORS = (ArithmeticError, TypeError, ValueError, KeyError, RecursionError)
+
+
 def located(exc: Exception, module) -> RulebookRuntimeError:
-    """Re-state an error from generated code at the rulebook line that produced it."""
+    """Re-state an error from generated code at the rulebook file and line that produced it."""
     tb = exc.__traceback__
     line = None
     filename = getattr(module, "__file__", None)
@@ -254,12 +571,14 @@ def located(exc: Exception, module) -> RulebookRuntimeError:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
-    where = module.SOURCE_PATH
-    if line is not None:
-        mapped = [rl for pl, rl in module.LINES if pl <= line]
-        if mapped:
-            where = f"{module.SOURCE_PATH}:{mapped[-1]}"
-    return RulebookRuntimeError(f"{where}: {type(exc).__name__}: {exc}")
+    where = source_of(module, line) if line is not None else None
+    reason = _REASONS.get(type(exc), f"{type(exc).__name__}: {exc}")
+    if where is None:
+        return RulebookRuntimeError(f"{module.SOURCE_PATH}: {type(exc).__name__}: {exc}", module.SOURCE_PATH,
+                                    reason=reason)
+    path, rule_line, column, end = where
+    return RulebookRuntimeError(f"{path}:{rule_line}: {type(exc).__name__}: {exc}", path, rule_line, column, reason,
+                                end)
 
 
 # --- credits and prices -------------------------------------------------------------------
@@ -289,7 +608,8 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     holds = list(holds)
     rows = []
     credits = group_credits(module, holds, extra_credits) if policy == "best_group" else None
-    for name in buys:
+    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+    for name in ([] if single_use else buys):
         adv = module.ADVANCES[name]
         row = {"advance": name, "printed": adv["cost"], "credits": [], "price": None}
         if adv["cost"] is None:
@@ -321,6 +641,18 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
             raise ValueError(f"unknown credit policy {policy!r}")
         row["price"] = adv["cost"] - sum(c["amount"] for c in row["credits"])
         rows.append(row)
+    if single_use:
+        rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    acquirers = [(source, args) for source in holds + list(buys) for args in ability(module, source, "acquire_all")]
+    for row in (rows if acquirers else ()):
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
+                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:
@@ -329,11 +661,156 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     treasury_value = max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
     return {
         "policy": policy,
+        "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
+        "acquired": acquired_with(module, holds, buys),
         "total": sum(known) if len(known) == len(rows) else None,
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": treasury_value,
     }
+
+
+def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]:
+    """The strict reading (variant `single_use`): each held card's credit, and each group's free
+    credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
+    advance its credit in the group the advance is discounted by (one group per advance, the
+    better choice tried for each dual-group advance) plus its specific credit; under `per_card`
+    the larger of the two. Each credit goes where it saves most, the largest saving first; a
+    credit larger than what is left of a price saves only the rest."""
+    sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
+    sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
+    priced = [b for b in buys if module.ADVANCES[b]["cost"] is not None]
+    choices = [module.ADVANCES[b]["groups"] or ("",) for b in priced]
+    best = None
+    for combo in _group_choices(choices):
+        group_of = dict(zip(priced, combo))
+        left = {b: module.ADVANCES[b]["cost"] for b in priced}
+        given: dict[str, list] = {b: [] for b in priced}
+        unused = list(range(len(sources)))
+        while unused:
+            pick = None
+            for i in unused:
+                name, gcred, spec = sources[i]
+                for b in priced:
+                    if left[b] <= 0:
+                        continue
+                    if module.CREDIT_POLICY == "per_card":
+                        value = max(max([gcred.get(g, 0) for g in module.ADVANCES[b]["groups"]] or [0]), spec.get(b, 0))
+                    else:
+                        value = gcred.get(group_of[b], 0) + spec.get(b, 0)
+                    saving = min(value, left[b])
+                    if saving > 0 and (pick is None or saving > pick[0]):
+                        pick = (saving, i, b)
+            if pick is None:
+                break
+            saving, i, b = pick
+            left[b] -= saving
+            given[b].append({"from": f"{sources[i][0]} (single use)", "amount": saving})
+            unused.remove(i)
+        total = sum(module.ADVANCES[b]["cost"] - left[b] for b in priced)
+        if best is None or total > best[0]:
+            best = (total, given)
+    rows = []
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if adv["cost"] is None:
+            rows.append({"advance": name, "printed": None, "credits": [], "price": None,
+                         "note": "the printed cost is unknown in this rulebook"})
+            continue
+        credits = best[1][name] if best else []
+        rows.append({"advance": name, "printed": adv["cost"], "credits": credits,
+                     "price": adv["cost"] - sum(c["amount"] for c in credits)})
+    return rows
+
+
+def _group_choices(choices: list) -> list[tuple]:
+    """Every way to pick one group per advance (dual-group advances give two), at most 64."""
+    combos = [()]
+    for options in choices:
+        combos = [c + (g,) for c in combos for g in options][:64]
+    return combos
+
+
+def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
+    """Trade cards bought for treasury, one row per card asked for: the cheapest offer among the
+    rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
+    A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
+    treasury than the state holds makes the purchase illegal."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    rows, illegal = [], []
+    for stack in stacks:
+        best = min(offers.get(stack, []), default=None)
+        if best is None:
+            sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
+            illegal.append({"stack": stack, "why": f"no rule sells cards from stack {stack} to this player "
+                                                   f"(stacks on sale: {sellers})"})
+            rows.append({"stack": stack, "price": None, "from": None})
+        else:
+            rows.append({"stack": stack, "price": best[0], "from": best[1]})
+    for cards, doc in limits:
+        if len(stacks) > cards:
+            illegal.append({"stack": None, "why": f"{len(stacks)} trade cards, but at most {cards} may be bought a "
+                                                  f"turn ({doc})"})
+    known = [r["price"] for r in rows if r["price"] is not None]
+    total = sum(known) if len(known) == len(rows) else None
+    if treasury is not None and total is not None and total > treasury:
+        illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
+    return {"items": rows, "total": total, "illegal": illegal,
+            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def purchase_problems(module, holds, buys) -> list[dict]:
+    """Why a purchase is not allowed, advance by advance: the checks `plan` applies to its
+    candidates. Prerequisites must be held before this turn: all advances of a turn are bought
+    together (1981 17.10), so one bought alongside does not count; a `card_limit` constant caps
+    the advances held."""
+    held = set(holds)
+    out, seen = [], set()
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if name in held:
+            out.append({"advance": name, "why": "already held"})
+        elif name in seen:
+            out.append({"advance": name, "why": "named twice: one copy of each advance"})
+        else:
+            missing = [r for r in adv["requires"] if r not in held]
+            if missing:
+                alongside = [r for r in missing if r in buys]
+                why = f"needs {', '.join(missing)} held before this turn"
+                if alongside:
+                    why += " (bought in the same turn does not count)"
+                out.append({"advance": name, "why": why})
+        seen.add(name)
+    limit = module.CONSTS.get("card_limit")
+    if limit is not None and len(held | seen) > limit:
+        out.append({"advance": None, "why": f"{len(held | seen)} advances held after the purchase, but the card "
+                                            f"limit is {limit}"})
+    return out
+
+
+def acquired_with(module, holds, buys) -> list[dict]:
+    """Advances gained at no cost by buying an advance with `acquire_all` (the Expansion Project's
+    Anatomy, 33.0681): every one of its group under its cost bound that the player lacks."""
+    owned = set(holds) | set(buys)
+    out = []
+    for source in buys:  # a held source acquired its cards already; a state lacking them prices them at 0
+        for args in ability(module, source, "acquire_all"):
+            for name, adv in module.ADVANCES.items():
+                if (name not in owned and args["group"] in adv["groups"] and adv["cost"] is not None
+                        and adv["cost"] < args["cost_below"]):
+                    owned.add(name)
+                    out.append({"advance": name, "printed": adv["cost"], "price": 0,
+                                "credits": [{"from": f"{source} (acquired automatically)", "amount": adv["cost"]}]})
+    return out
 
 
 def _same_turn_abilities(module, rows: list[dict]) -> None:
@@ -355,57 +832,211 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
                 target["price"] = 0
 
 
+def start_credits(module, state: PlayerState) -> dict | None:
+    """The credit points of each group the player started with, from the rulebook's `start credits`
+    (e.g. Mega Civilization's table by number of players, none in The Short Game). Facts it needs
+    and lacks are listed under `missing` (not in the state's own list: a calamity never needs them)."""
+    sc = getattr(module, "START_CREDITS", None)
+    if sc is None:
+        return None
+    probe = PlayerState(module, state.held, state.facts)
+    amount, waived, problem = None, False, None
+    try:
+        waived = sc["unless"] is not None and bool(sc["unless"](probe))
+        amount = 0 if waived else number(sc["amount"](probe))
+    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
+        problem = str(exc)
+    if probe.missing or problem:
+        amount = None
+    used = [g for g in state.facts.get("start_credits_used") or []]
+    groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
+    return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
+            "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
+            "line": sc["line"]}
+
+
+def apply_start_credits(module, state: PlayerState) -> None:
+    """Start credit tokens are credit tokens the player holds: they join the freely allocated
+    `credits`, so prices, plans and the credit tie-breakers all count them."""
+    info = start_credits(module, state)
+    state.start_credits = info
+    if info and info["groups"]:
+        credits = dict(state.facts.get("credits") or {})
+        for g, amount in info["groups"].items():
+            if amount:
+                credits[g] = credits.get(g, 0) + amount
+        state.facts["credits"] = credits
+
+
 # --- commodities --------------------------------------------------------------------------
 
-def hand_value(module, cards: dict) -> dict:
+def player_block(module, state: PlayerState) -> str | None:
+    """The player's trade block: the `block` fact, else its civilization's."""
+    if state.facts.get("block"):
+        return state.facts["block"]
+    civ = getattr(module, "CIVILIZATIONS", {}).get(state.facts.get("civilization"))
+    return civ["block"] if civ else None
+
+
+def off_block(module, name: str, state: PlayerState | None):
+    """Whether a set of this commodity, redeemed by this player, is outside its native block:
+    True, False, or None when the answer needs a fact the state lacks (then `state.missing` says
+    which). Only a block some civilization belongs to is a trade block: a commodity of another
+    block (shared) is native everywhere."""
+    ob = getattr(module, "OFF_BLOCK", None)
+    block = module.COMMODITIES[name]["block"]
+    blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
+    if ob is None or state is None or block not in blocks:
+        return False
+    if ob["when"] is not None:
+        probe = PlayerState(module, state.held, state.facts)
+        applies = ob["when"](probe)
+        if probe.missing:
+            state.missing.extend(m for m in probe.missing if m not in state.missing)
+            return None
+        if not applies:
+            return False
+    mine = player_block(module, state)
+    if mine is None:
+        if "block" not in state.missing:
+            state.missing.append("block")
+        return None
+    return mine != block
+
+
+def hand_value(module, cards: dict, state: PlayerState | None = None) -> dict:
+    """Each set's value. With a player's state, a set redeemed outside its native trade block is
+    worth the rulebook's `set_value off_block` (the Expansion Project's 28.53-28.54)."""
     sets = []
     for name, n in sorted(cards.items()):
         face = module.COMMODITIES[name]["value"]
-        sets.append({"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0})
-    return {"sets": sets, "total": sum(s["value"] for s in sets)}
+        row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
+        outside = off_block(module, name, state) if n else False
+        if outside:
+            row["value"] = number(module.OFF_BLOCK["value"](n, face))
+            row["off_block"] = True
+        elif outside is None:
+            row["off_block"] = None  # not known: the state lacks a fact (see `missing_facts`)
+        sets.append(row)
+    out = {"sets": sets, "total": sum(s["value"] for s in sets)}
+    if state is not None:
+        _held_card_abilities(module, sets, state, out)
+        out["missing_facts"] = list(state.missing)
+    return out
+
+
+def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> None:
+    """What the player's advances let a hand do: turn cards into treasury (`card_treasury`,
+    Trade Routes) and complete one incomplete set with a card of at least the same face value
+    (`substitute_card`, Mega Civilization's Trade Empire)."""
+    for name in state.held:
+        for args in ability(module, name, "card_treasury"):
+            for row in sets:
+                row["treasury"] = args["rate"] * row["face"] * row["cards"]
+                row["treasury_from"] = name
+        for args in ability(module, name, "substitute_card"):
+            best = _best_substitution(module, sets)
+            if best is not None:
+                best["from"] = name
+                out["substitution"] = best
+
+
+def _best_substitution(module, sets: list) -> dict | None:
+    """The one substitute card that adds most to the hand: a card of commodity Y (face at least
+    X's) counted as one more card of an incomplete set of X."""
+    value = {r["commodity"]: r["value"] for r in sets}
+    best = None
+    for x in sets:
+        limit = module.COMMODITIES[x["commodity"]]["count"]
+        if x["face"] <= 0 or (limit and x["cards"] >= limit):
+            continue  # a complete set needs no substitute
+        grown = number(module.set_value(x["cards"] + 1, x["face"]))
+        for y in sets:
+            if y is x or y["face"] < x["face"] or y["cards"] < 1:
+                continue
+            shrunk = number(module.set_value(y["cards"] - 1, y["face"])) if y["cards"] > 1 else 0
+            gain = grown - value[x["commodity"]] + shrunk - value[y["commodity"]]
+            key = (gain, x["commodity"], y["commodity"])
+            if gain > 0 and (best is None or key > best[0]):
+                best = (key, {"set": x["commodity"], "substitute": y["commodity"], "gain": gain,
+                              "value": grown})
+    return best[1] if best else None
 
 
 # --- epochs and score -----------------------------------------------------------------------
 
+_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _met(value):
+    """True, False, or None when the requirement depends on a missing fact."""
+    return None if value.__class__ is Unknown else bool(value)
+
+
 def requirement(text: str, left, op: str, right, line: int, each_step: bool = False) -> dict:
-    met = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
-           ">": left > right, ">=": left >= right}[op]
-    return {"requirement": text, "met": bool(met), "value": number(left), "needs": f"{op} {number(right)}", "line": line,
-            "each_step": each_step}
+    out = {"requirement": text, "met": _met(_COMPARE[op](left, right)), "value": number(left),
+           "needs": f"{op} {number(right)}", "line": line, "each_step": each_step}
+    needs = unknown_of(left, right).facts
+    if needs:
+        out["depends_on"] = list(needs)
+    return out
 
 
 def requirement_bool(text: str, value, line: int, each_step: bool = False) -> dict:
-    return {"requirement": text, "met": bool(value), "value": bool(value), "needs": "true", "line": line,
-            "each_step": each_step}
+    out = {"requirement": text, "met": _met(value), "value": _met(value), "needs": "true", "line": line,
+           "each_step": each_step}
+    if value.__class__ is Unknown:
+        out["depends_on"] = list(value.facts)
+    return out
+
+
+def all_met(values) -> bool | None:
+    """Three-valued `all`: False if any is False, else None if any is unknown, else True."""
+    values = list(values)
+    if any(v is False for v in values):
+        return False
+    return None if any(v is None for v in values) else True
+
+
+def any_met(values) -> bool | None:
+    """Three-valued `any`: True if any is True, else None if any is unknown, else False."""
+    values = list(values)
+    if any(v is True for v in values):
+        return True
+    return None if any(v is None for v in values) else False
 
 
 def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:
     """A requirement met by any one of its alternatives (each a list of parts that must all hold);
     every part keeps the player's own count, so a met "or" still shows what was counted."""
-    met = any(all(p["met"] for p in alt) for alt in alternatives)
+    met = any_met(all_met(p["met"] for p in alt) for alt in alternatives)
     return {"requirement": text, "met": met, "value": None, "needs": "any", "line": line, "each_step": each_step,
             "alternatives": alternatives}
 
 
 def epochs(module, track: str, state: PlayerState) -> dict:
+    """Each epoch's requirements; `reached` is the last epoch surely reached. An epoch whose
+    requirements depend on missing facts is neither met nor failed (`met` is None)."""
     t = module.AST[track]
     out = []
     reached = None
     still = True
     for name, fn in t["epochs"]:
         reqs = fn(state)
-        met = all(r["met"] for r in reqs)
-        still = still and met
+        met = all_met(r["met"] for r in reqs)
+        still = still and met is True
         if still:
             reached = name
         out.append({"epoch": name, "met": met, "requirements": reqs})
     backward = [b(state) for b in t["backward"]]
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-              "moves_backward": any(b["met"] for b in backward), "backward_rules": backward}
+              "moves_backward": any_met(b["met"] for b in backward), "backward_rules": backward}
     if "ast_position" in state.facts or "civilization" in state.facts:
         result["marker"] = marker(module, track, state, out, backward)
         result["moves_backward"] = result["marker"]["move"] == "back"
     result["missing_facts"] = list(state.missing)
+    result["complete"] = state.complete
     return result
 
 
@@ -453,8 +1084,11 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     names = [name for name, _ in t["epochs"]]
     civ = state.facts.get("civilization")
     position = state.fact("ast_position")
-    out = {"civilization": civ, "space": position, "epoch": None, "next_space": None, "next_epoch": None,
+    out = {"civilization": civ, "space": number(position), "epoch": None, "next_space": None, "next_epoch": None,
            "needs": [], "meets": None, "move": None, "finish": None, "row": None, "unknown": None}
+    if position.__class__ is Unknown:
+        out["unknown"] = "the state does not give ast_position"
+        return out
     try:
         rows = ast_rows(module, track, civ)
         finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
@@ -473,7 +1107,10 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     out["epoch"] = names[here]
     exempt = names[here] in t["backward_except"]
     out["backward_exempt"] = exempt
-    if any(b["met"] for b in backward) and not exempt and position > 0:
+    back = any_met(b["met"] for b in backward)
+    if back is None and not exempt and position > 0:
+        out["move"] = "unknown"
+    if back is True and not exempt and position > 0:
         out["move"] = "back"
         out["back_to"] = position - 1
         out["back_rules"] = [b for b in backward if b["met"]]
@@ -484,9 +1121,9 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     reqs = epochs_out[there]["requirements"]
     # entering an epoch needs all its requirements; a step inside one only those marked `each step`
     out["needs"] = reqs if there != here else [r for r in reqs if r.get("each_step")]
-    out["meets"] = all(r["met"] for r in out["needs"])
+    out["meets"] = all_met(r["met"] for r in out["needs"])
     if out["move"] is None:
-        out["move"] = "forward" if out["meets"] else "stays"
+        out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]
     return out
 
 
@@ -513,7 +1150,10 @@ def score(module, state: PlayerState) -> dict:
     points = [{"label": label, "points": number(fn(state)), "line": line} for label, fn, line in module.SCORE_POINTS]
     for p in points:
         if p["line"] in getattr(module, "SCORE_AST", ()):
-            p["ast_space"] = state.fact("ast_position")
+            p["ast_space"] = number(state.fact("ast_position"))
     ties = [{"label": label, "value": number(fn(state)), "line": line} for label, fn, line in module.SCORE_TIEBREAKS]
-    return {"points": points, "total": sum(p["points"] for p in points), "tiebreaks": ties,
+    # a line that depends on a missing fact is null, and so is the total
+    known_points = [p["points"] for p in points if p["points"] is not None]
+    total = sum(known_points) if len(known_points) == len(points) else None
+    return {"complete": state.complete, "points": points, "total": total, "tiebreaks": ties,
             "missing_facts": list(state.missing)}

@@ -39,7 +39,7 @@ def _extends_clause(base: str, base_path: Path, out: Path) -> str:
     from .resources import rulebooks_dir, shipped_rulebooks
 
     shipped = shipped_rulebooks()
-    if base in shipped and not Path(base).exists():
+    if base in shipped:  # an id is the shipped rulebook, as for every command (resources.rulebook_argument)
         return base
     if base_path.resolve().parent == rulebooks_dir().resolve() and base_path.stem in shipped:
         return base_path.stem
@@ -79,7 +79,7 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
         "# Written by `civdsl new`: the examples below are commented out. Uncomment one, edit it, then",
         f"#   civdsl check {out.as_posix()}  (is it right?)",
         f"#   civdsl diff {ed.id} {out.as_posix()}  (what does it change?)",
-        "# docs/house-rules.md walks through the whole process.",
+        "# civdsl's README (\"Write your own house rules\") walks through it; `civdsl explain CODE` helps.",
         "language 1",
         f"edition {name} {quote(display)} extends {extends}",
         f'source "house rule {name}, based on {ed.id}"',
@@ -139,6 +139,7 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
              f"# {cal.name} in {ed.id}: {describe.calamity(cal)}"]
     code = [f"change calamity {quote(cal.name)} {{"]
     effect = cal.primary[0] if cal.primary else None
+    summary = None
     if isinstance(effect, Effect):
         call = effect.call
         args = [unparse(x) for x in call.args]
@@ -146,6 +147,11 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
             args[0] = str(call.args[0].value - 2)
             text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
             code.append(f"  primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
+            # a changed effect needs its own summary: the base's describes the old one (CIV132)
+            args_now = dict(effect.args)
+            args_now[next(iter(args_now))] = call.args[0].value - 2
+            words = describe.effect_call(call.name, args_now)
+            summary = f"  summary {quote(f'As in {ed.id}, but the primary victim must {words}.')}"
     target = cal.modifiers[0] if cal.modifiers else None
     if target is not None:
         role = f" for {target.role}" if target.role != "any" else ""
@@ -154,6 +160,8 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
     adv = _pick(ed.advances, ["Medicine", "Agriculture", "Pottery"])
     if kind is not None and adv is not None:
         code.append(f"  when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
+    if summary:
+        code.append(summary)
     code.append("}")
     return title, code
 

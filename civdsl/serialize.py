@@ -32,6 +32,7 @@ def _calamity(c: Calamity) -> dict:
         "exclusions": [{"role": x.role, "when": unparse(x.condition) if x.condition is not None else None,
                         "line": x.span.line} for x in c.exclusions],
         "cancel": [{"when": unparse(e), "line": s.line} for e, s in c.cancel],
+        "amounts": {k: list(v) for k, v in c.amounts.items()},  # this calamity's exceptions
         "modifiers": [{
             "when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
             "text": describe.modifier(m), "line": m.span.line,
@@ -51,12 +52,26 @@ def _calamity(c: Calamity) -> dict:
     return out
 
 
+def vocab_amount_settings():
+    from .vocabulary import AMOUNT_SETTINGS
+
+    return AMOUNT_SETTINGS
+
+
 def to_data(ed: Edition) -> dict:
     return {
         "format": "civdsl-model/1",
         "id": ed.id, "name": ed.name, "language": ed.language, "source": ed.source,
         "files": ed.files, "bases": ed.bases,
         "credit_policy": ed.credit_policy,
+        "credit_variants": list(ed.credit_variants),
+        # how amounts are bounded and combined (undeclared settings: the language default)
+        "amounts": {k: list(ed.amount_setting(k)) for k in vocab_amount_settings()},
+        "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
+        "start_credits": None if ed.start_credits is None else {
+            "amount": unparse(ed.start_credits.amount),
+            "unless": None if ed.start_credits.unless is None else unparse(ed.start_credits.unless),
+            "once": ed.start_credits.once, "doc": ed.start_credits.doc},
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
         "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
@@ -88,6 +103,10 @@ def to_data(ed: Edition) -> dict:
         "commodities": [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
                          "printed": c.printed, "aka": c.aka, "notes": c.notes} for c in ed.commodities.values()],
         "set_value": unparse(ed.set_value) if ed.set_value is not None else None,
+        "set_value_off_block": None if ed.set_value_off_block is None else {
+            "value": unparse(ed.set_value_off_block[0]),
+            "when": None if ed.set_value_off_block[1] is None else unparse(ed.set_value_off_block[1])},
+        "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],

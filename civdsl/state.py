@@ -90,14 +90,34 @@ def parse_yaml(path: Path) -> dict:
     return data
 
 
-def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = ()) -> dict:
-    """The facts of a state file (if any) overridden by `--set key=value` assignments."""
+def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
+               options: tuple[str, ...] | list[str] = ()) -> dict:
+    """The facts of a state file (if any) overridden by `--set key=value` assignments; rule
+    switches (`options:` in the file, `--option NAME=on|off`) under "options"."""
     facts: dict = {}
     if state_file:
         facts.update(parse_yaml(Path(state_file)))
     for item in sets:
         key, value = parse_assignment(item)
-        facts[key] = value
+        head, dot, entry = key.partition(".")
+        if not dot:
+            facts[key] = value
+            continue
+        # `--set commodities.Grain=2`: one entry of a map fact, the rest of the map kept
+        if not head or not entry:
+            raise StateError(f"--set {item!r}: write NAME=VALUE, or NAME.KEY=VALUE for an entry of a map")
+        current = facts.get(head, {})
+        if not isinstance(current, dict):
+            raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
+        facts[head] = {**current, entry: value}
+    if options:
+        chosen = dict(facts.get("options") or {}) if isinstance(facts.get("options"), dict) else {}
+        for item in options:
+            name, sep, value = item.partition("=")
+            if not sep or value.strip().lower() not in ("on", "off"):
+                raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
+            chosen[name.strip()] = value.strip().lower() == "on"
+        facts["options"] = chosen
     return facts
 
 
@@ -157,9 +177,10 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 problems.append(f"{source}: `{key}` must be a list of names")
                 continue
+            valid, what = (groups, "group") if key == "start_credits_used" else (advances, "advance")
             for name in value:
-                if name not in advances:
-                    problems.append(f"{source}: `{key}` names unknown advance `{_short(name)}`{hint(name, advances)}")
+                if name not in valid:
+                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name)}`{hint(name, valid)}")
         elif fact.type == "map":
             valid = commodities if key == "commodities" else groups
             if not isinstance(value, dict):
@@ -203,6 +224,94 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
                             f"(space {max(declared)})")
     if problems:
         raise StateError("\n".join(problems))
+
+
+def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
+    """The scenario must be one the rulebook declares; spent start credits need single-use ones;
+    no hand holds more cards of a commodity than the edition's deck has."""
+    problems = []
+    scenarios = getattr(module, "SCENARIOS", ())
+    scenario = facts.get("scenario")
+    if scenario is not None and scenario not in scenarios:
+        known = _hint(scenario, scenarios) or (f"; scenarios: {', '.join(scenarios)}" if scenarios
+                                               else "; the rulebook declares none")
+        problems.append(f"{source}: `scenario` names unknown scenario `{_short(scenario)}`{known}")
+    blocks = sorted({c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]})
+    block = facts.get("block")
+    if block is not None and block not in blocks:
+        known = _hint(block, blocks) or (f"; blocks: {', '.join(blocks)}" if blocks else "; the rulebook declares none")
+        problems.append(f"{source}: `block` names unknown trade block `{_short(block)}`{known}")
+    sc = getattr(module, "START_CREDITS", None)
+    if facts.get("start_credits_used") and not (sc and sc["once"]):
+        problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "
+                        + ("kept all game (not single-use)" if sc else "not declared"))
+    problems += hand_limits(facts.get("commodities") or {}, module.COMMODITIES, f"{source}: `commodities`")
+    if problems:
+        raise StateError("\n".join(problems))
+
+
+def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:
+    """A hand cannot hold more cards of a commodity than the deck has (`count`; 0 means the
+    rulebook gives no number, and then nothing is checked)."""
+    out = []
+    for name, n in cards.items():
+        limit = (commodities.get(name) or {}).get("count")
+        if limit and isinstance(n, int) and n > limit:
+            out.append(f"{where}: {n} {name} cards, but the deck holds {limit}")
+    return out
+
+
+# The collections whose items a command may name, and what one is called.
+ITEM_TABLES = {"advance": "ADVANCES", "calamity": "CALAMITIES", "commodity": "COMMODITIES"}
+
+
+def item_names(module, kind: str) -> dict[str, str]:
+    """Every name the rulebook declares for an item of this kind, its `aka` names included,
+    casefolded -> the item's own name (computed once per compiled module)."""
+    cache = module.__dict__.setdefault("_ITEM_NAMES", {})
+    table = cache.get(kind)
+    if table is None:
+        table = {}
+        for alias, name in getattr(module, "ALIASES", {}).get(kind, {}).items():
+            table.setdefault(alias.casefold(), name)
+        for name in getattr(module, ITEM_TABLES[kind]):
+            table[name.casefold()] = name  # an item's own name wins over another's aka
+        cache[kind] = table
+    return table
+
+
+def canonical_names(module, kind: str, names, option: str, strict: bool = True) -> list[str]:
+    """The items named, by their own names: any declared name or `aka`, in any case. An unknown
+    name is an error naming the closest name (aka names and single words considered); with
+    strict=False it is kept as given, for the state check to report."""
+    table = item_names(module, kind)
+    valid = getattr(module, ITEM_TABLES[kind])
+    out, bad = [], []
+    for n in names:
+        if n in valid:
+            out.append(n)
+            continue
+        found = table.get(n.casefold()) if isinstance(n, str) else None
+        if found is None:
+            bad.append(n)
+            out.append(n)
+        else:
+            out.append(found)
+    if bad and strict:
+        from .diagnostics import did_you_mean_words
+
+        known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
+        problems = []
+        for n in bad[:MAX_PROBLEMS]:
+            hint = ""
+            if isinstance(n, str) and len(n) <= 200:
+                best = did_you_mean_words(n, known)
+                if best is not None:
+                    own = table.get(best.casefold(), best)
+                    hint = f" (did you mean `{best}`?)" if own == best else f" (did you mean `{best}`, that is `{own}`?)"
+            problems.append(f"{option}: unknown {kind} `{_short(n)}`{hint}")
+        raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
+    return out
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:

@@ -8,11 +8,14 @@ come out in one report.
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import GrammarError, VisitError
 
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_of
@@ -187,6 +190,22 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         self.file = path
         self.diags = diags
 
+    def _call_userfunc(self, tree, new_children=None):
+        # Lark's own dispatch makes a fresh `v_args` wrapper (with functools.update_wrapper) for
+        # every node it visits, a fifth of this pass: each rule's function is looked up once
+        # (_RULE_FUNCTIONS) and called the way Lark would call it, errors wrapped the same way.
+        entry = _RULE_FUNCTIONS.get(tree.data)
+        if entry is None:
+            return super()._call_userfunc(tree, new_children)
+        children = new_children if new_children is not None else tree.children
+        func, with_meta = entry
+        try:
+            return func(self, tree.meta, children) if with_meta else func(self, children)
+        except GrammarError:
+            raise
+        except Exception as exc:
+            raise VisitError(tree.data, tree, exc) from exc
+
     # --- helpers
     def _span(self, meta) -> Span:
         return span_of(self.file, meta)
@@ -312,7 +331,28 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def credit_policy(self, meta, children):
         tok = children[2]
-        return Item("credit_policy", tok.value, self._span(meta), value=span_of(self.file, tok))
+        variants = [Field("variant", t.value, span_of(self.file, t)) for t in self._tokens(children[3:], "NAME")]
+        return Item("credit_policy", tok.value, self._span(meta), variants, value=span_of(self.file, tok))
+
+    @v_args(meta=True)
+    def scenario_decl(self, meta, c):
+        strings = self._tokens(c, "STRING")
+        return Item("scenario", self._string(strings[0]), self._span(meta),
+                    value=self._string(strings[1]) if len(strings) > 1 else None)
+
+    @v_args(meta=True)
+    def edition_ability(self, meta, c):
+        doc = self._tokens(c, "STRING")
+        return Item("ability", None, self._span(meta), value=(c[1], self._string(doc[0]) if doc else None))
+
+    @v_args(meta=True)
+    def start_credits_decl(self, meta, c):
+        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        unless = exprs[1] if len(exprs) > 1 else None
+        doc = self._tokens(c, "STRING")
+        return Item("start_credits", None, self._span(meta),
+                    value={"amount": exprs[0], "unless": unless, "once": bool(self._tokens(c, "ONCE")),
+                           "doc": self._string(doc[-1]) if doc else None})
 
     @v_args(meta=True)
     def vp_tiers(self, meta, children):
@@ -352,6 +392,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         state = self._tokens(children, "ON", "OFF")[0].type == "ON"
         return Item("option", children[1].value, self._span(meta),
                     value={"doc": self._string(doc[0]) if doc else None, "on": state})
+
+    @v_args(meta=True)
+    def turn_decl(self, meta, c):
+        title = [self._string(t) for t in c if isinstance(t, Token) and t.type == "STRING"]
+        steps = [x for x in c if isinstance(x, tuple)]
+        return Item("turn", title[0] if title else None, self._span(meta), value=steps)
+
+    @v_args(meta=True)
+    def turn_step(self, meta, c):
+        texts = self._tokens(c, "STRING")
+        return (self._string(texts[0]), self._string(texts[1]) if len(texts) > 1 else None, self._span(meta))
 
     # --- items with blocks
     @v_args(meta=True)
@@ -464,6 +515,23 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def exclude_when(self, meta, c):
         return ("when", c[1], self._span(meta))
+
+    # --- amounts { bound holdings  floor zero  order add_prevent, set, cap } (issue 13)
+    @v_args(meta=True)
+    def amounts_field(self, meta, c):
+        key = c[0]
+        values = [t for t in self._tokens(c[1:], "NAME")]
+        doc = self._tokens(c, "STRING")
+        return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
+                self._span(meta), span_of(self.file, key), span_of(self.file, values[0]))
+
+    @v_args(meta=True)
+    def amounts_decl(self, meta, c):
+        return Item("amounts", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+
+    @v_args(meta=True)
+    def cal_amounts(self, meta, c):
+        return self._field("amounts", [x for x in c if isinstance(x, tuple)], meta)
 
     @v_args(meta=True)
     def cal_cancel(self, meta, c):
@@ -637,6 +705,12 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Item("set_value", None, self._span(meta), value=c[1])
 
     @v_args(meta=True)
+    def set_value_off_block(self, meta, c):
+        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        return Item("set_value_off_block", None, self._span(meta),
+                    value=(exprs[0], exprs[1] if len(exprs) > 1 else None))
+
+    @v_args(meta=True)
     def deck_decl(self, meta, c):
         ints = self._tokens(c, "INT")
         return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
@@ -772,6 +846,30 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
+
+
+def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
+    """Rule name -> (function, takes meta) for every rule callback of `cls`. Empty (Lark's own,
+    slower dispatch is used) if this Lark version keeps `v_args` differently."""
+    try:
+        from lark.visitors import _vargs_meta, _VArgsWrapper
+    except ImportError:
+        return {}
+    table: dict[str, tuple[Callable, bool]] = {}
+    for name in dir(cls):
+        if name.startswith("_") or name == "transform":
+            continue
+        attr = inspect.getattr_static(cls, name)
+        if isinstance(attr, _VArgsWrapper):
+            if attr.visit_wrapper is not _vargs_meta or not inspect.isfunction(attr.base_func):
+                return {}
+            table[name] = (attr.base_func, True)
+        elif inspect.isfunction(attr):
+            table[name] = (attr, False)
+    return table
+
+
+_RULE_FUNCTIONS = _rule_functions(_ToSyntax)
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:

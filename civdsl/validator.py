@@ -11,7 +11,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .bounds import FIELDS
-from .diagnostics import Diagnostics, did_you_mean, suggestion
+from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .rounds import checks as rounds_checks
@@ -38,6 +38,7 @@ class _Validator:
     def run(self) -> None:
         self._vp_tiers()
         self._consts_tables()
+        self._engine_names()
         for adv in self.ed.advances.values():
             self._advance(adv)
         self._prerequisite_cycles()
@@ -50,6 +51,38 @@ class _Validator:
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
+        self._unread_options()
+
+    def _unread_options(self) -> None:
+        """An option no rule reads switches nothing: a warning (CIV081). Every expression of the
+        model is searched (calamities, epochs, score, constants, tables, round rules, ...), by
+        walking the model's objects rather than listing where expressions may stand, so that a
+        new construct cannot be forgotten here."""
+        if not self.ed.options:
+            return
+        read: set[str] = set()
+        seen: set[int] = set()
+        stack: list = [v for k, v in vars(self.ed).items() if k != "options"]
+        while stack:
+            x = stack.pop()
+            if x is None or isinstance(x, (str, int, float, bool, Span)) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            if isinstance(x, Name):
+                read.add(x.parts[0])
+            elif isinstance(x, dict):
+                stack.extend(x.values())
+            elif isinstance(x, (list, tuple, set, frozenset)):
+                stack.extend(x)
+            elif hasattr(x, "__dict__"):
+                stack.extend(vars(x).values())
+            elif hasattr(x, "__slots__"):
+                stack.extend(getattr(x, a, None) for a in x.__slots__)
+        for name, opt in self.ed.options.items():
+            if name not in read:
+                self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
+                               help="read it in a rule (`when " + name + " { ... }`, `if " + name + " { ... }`), "
+                                    "or remove it: switching it would change nothing")
 
     # --- edition-wide
     def _vp_tiers(self) -> None:
@@ -80,6 +113,61 @@ class _Validator:
                 if previous is not None and (previous.high is None or previous.high >= band.low):
                     self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
                 previous = band
+
+    # a near miss of a name the engine reads: closer than this difflib ratio (so `card_limt` and
+    # `hand_limits` are caught, but `epidemic_city_points`, a rulebook's own name, is not)
+    NEAR_MISS = 0.85
+
+    def _engine_names(self) -> None:
+        """Constants and tables the engine reads by name (vocabulary.ENGINE_NAMES) are checked like
+        facts: declared as the right kind with the right type (CIV134); a name close to one but
+        not equal would be silently ignored, so it is a warning with did-you-mean (CIV133)."""
+        import difflib
+
+        declared = [("const", c.id, c.span) for c in self.ed.consts.values()]
+        declared += [("table", t.id, t.span) for t in self.ed.tables.values()]
+        for kind, name, span in declared:
+            if name in vocab.ENGINE_NAMES:
+                self._engine_name(vocab.ENGINE_NAMES[name], kind, span)
+                continue
+            near = difflib.get_close_matches(name, list(vocab.ENGINE_NAMES), n=1, cutoff=self.NEAR_MISS)
+            if near:
+                e = vocab.ENGINE_NAMES[near[0]]
+                self.d.warning("CIV133", f"{'constant' if kind == 'const' else 'table'} `{name}` is not read by the "
+                               f"engine, but `{e.name}` is", span, item=name,
+                               notes=[f"the engine reads `{e.name}`: {e.doc}"], help=f"did you mean `{e.name}`?")
+
+    def _engine_name(self, e: vocab.EngineName, kind: str, span: Span) -> None:
+        wanted = "a whole number" + (f" of at least {e.minimum}" if e.minimum else " (0 or more)")
+        if kind != e.declared_as:
+            self.d.error("CIV134", f"the engine reads `{e.name}` as a {'constant' if e.declared_as == 'const' else 'table'}, "
+                         f"not a {'constant' if kind == 'const' else 'table'}", span, item=e.name,
+                         help=f"declare it with `{e.declared_as} {e.name}`: {e.doc}")
+            return
+        if kind == "const":
+            const = self.ed.consts[e.name]
+            values = [(const.value, const.span)] if const.value is not None else [(None, const.span)]
+        else:
+            values = []
+            for band in self.ed.tables[e.name].bands:
+                try:
+                    values.append((evaluate(band.value, self._const_value), band.span))
+                except EvalError:
+                    pass  # reported by _table_value (CIV043)
+        for value, where in values:
+            if value is None:
+                self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
+                             "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value < e.minimum:
+                what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
+                self.d.error("CIV134", f"{what} must be {wanted}, not {value}", where, item=e.name,
+                             help=e.doc)
+
+    def _const_value(self, name: Name):
+        const = self.ed.consts.get(name.parts[0])
+        if const is not None and const.value is not None and len(name.parts) == 1:
+            return const.value
+        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
 
     def _table_value(self, table: str, expr) -> None:
         """Table values are data in the compiled module: they must fold to a number now."""
@@ -327,6 +415,13 @@ class _Validator:
                                  item=track.id, help=f"did you mean `{best}`?" if best else
                                  f"the epochs of `{track.id}`: {', '.join(names)}")
         self._civilizations()
+        for ability, _ in self.ed.abilities:
+            self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", self.ed.id, literal_only=True)
+        sc = self.ed.start_credits
+        if sc is not None:
+            check(sc.amount, self.scope, self.d, "start credits")
+            if sc.unless is not None:
+                check(sc.unless, self.scope, self.d, "start credits")
 
     def _civilizations(self) -> None:
         """Each row must fit its track: one first space per epoch after the first, rising, on the track."""
@@ -380,6 +475,11 @@ class _Validator:
     def _commodities(self) -> None:
         if self.ed.set_value is not None:
             check(self.ed.set_value, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+        if self.ed.set_value_off_block is not None:
+            expr, when, _ = self.ed.set_value_off_block
+            check(expr, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            if when is not None:
+                check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
             for key in ("value", "count"):
                 if getattr(com, key) is None:
@@ -425,18 +525,19 @@ class _Validator:
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
                             advances=self.ed.advances, commodities=self.ed.commodities, groups=self.ed.groups,
                             player=False, model=True)
+        evaluator = ModelEvaluator(self.ed)
         for a in self.ed.asserts:
             before = len(self.d.errors)
             check(a.expr, model_scope, self.d, a.message)
             if len(self.d.errors) > before:
                 continue
             try:
-                ok = ModelEvaluator(self.ed).evaluate(a.expr)
+                ok = evaluator.evaluate(a.expr)
             except EvalError as exc:
                 self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
                 continue
             if ok is not True:
-                detail = ModelEvaluator(self.ed).explain(a.expr)
+                detail = evaluator.explain(a.expr)
                 hint = None
                 if self.ed.bases and a.span.path != self.ed.files[-1]:
                     hint = (f"a house rule may depart from its base: acknowledge it with "
@@ -467,8 +568,18 @@ class ModelEvaluator:
 
     def __init__(self, ed: Edition):
         self.ed = ed
+        # the views of the model's collections, made once: an assert such as
+        # `all(advances, cost >= sum(advances, ...))` reads them once per item
+        self._views: dict[str, list[dict]] = {}
 
     def collection(self, name: str, context: dict | None) -> list[dict]:
+        if name == "specific_credits" and context is not None and "specific_credits" in context:
+            return context["specific_credits"]
+        if name not in self._views:
+            self._views[name] = self._collection(name)
+        return self._views[name]
+
+    def _collection(self, name: str) -> list[dict]:
         if name == "advances":
             return [self.advance_view(a) for a in self.ed.advances.values()]
         if name == "calamities":
@@ -478,8 +589,6 @@ class ModelEvaluator:
             return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
                     for c in self.ed.commodities.values()]
         if name == "specific_credits":
-            if context is not None and "specific_credits" in context:
-                return context["specific_credits"]
             return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
         raise KeyError(name)
 
@@ -558,7 +667,8 @@ class ModelEvaluator:
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
         for d in diags.items[first:]:
-            if d.code == e.code and d.item == e.item and d.level == "error":
+            # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
+            if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
                 d.level = "note"
                 d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
                 d.help = None

@@ -146,14 +146,81 @@ _ABILITIES = [
          "Credit tokens allocated freely at purchase."),
     Kind("free_advance", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
          "a free {group} advance costing under {cost_below} on purchase", "Read by the credit engine: a free advance.", main=None),
+    Kind("acquire_all", (Param("group", "str", required=True), Param("cost_below", "int", required=True)),
+         "its holder acquires every {group} advance costing under {cost_below}, at no cost",
+         "Read by the credit engine: every advance of the group under the cost bound is acquired at once, "
+         "for nothing, while this card is held.", main=None),
     Kind("trade_card_purchase", (Param("stack", "int", required=True), Param("price", "int", required=True)),
-         "buy extra stack-{stack} trade cards for {price} treasury", "Extra trade-card purchases.", main="price"),
+         "buy extra stack-{stack} trade cards for {price} treasury",
+         "Read by `civdsl cost --trade-cards`: extra trade cards bought from a stack for treasury, per card.",
+         main="price"),
+    Kind("card_treasury", (Param("rate", "int", required=True),),
+         "turn commodity cards into {rate} treasury per face-value point",
+         "Read by `civdsl hand`: each card may become treasury tokens, rate times its face value.", main="rate"),
+    Kind("substitute_card", (),
+         "once a turn, one commodity card of at least the same face value completes an incomplete set",
+         "Read by `civdsl hand`: the best single substitution is shown with what it adds.", main=None),
+    Kind("trade_card_purchase_limit", (Param("cards", "int", required=True),),
+         "at most {cards} trade cards bought a turn",
+         "Read by `civdsl cost --trade-cards`: the most trade cards bought in one turn, whatever the advances held.",
+         main="cards"),
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
     Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
     Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
 ]
 
 EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
+
+# Nothing beyond what the player has (issue 13; Mega Civilization chapter 8 "Insufficient units,
+# cities or treasury"): the player fact that bounds each effect kind's amount, by the effect's
+# area ("*": any other area). A rulebook that declares `amounts { bound holdings }` takes
+# min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
+# (an "all but N" keeps a number, barbarians and support rates take nothing from a holding).
+BOUNDS: dict[str, dict[str, str]] = {
+    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units"},
+    "destroy_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
+                       "open_sea": "cities_adjacent_open_sea"},
+    "reduce_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
+                      "open_sea": "cities_adjacent_open_sea"},
+    "annex_unit_points": {"*": "unit_points"},
+    "annex_cities": {"*": "cities"},
+    "pirate_cities": {"*": "cities", "coastal": "coastal_cities"},
+    "lose_treasury": {"*": "treasury"},
+    "discard_face_value": {"*": "commodity_face_value"},
+    "discard_cards": {"*": "commodity_cards"},
+    "give_cards": {"*": "commodity_cards"},
+    "lose_ships": {"*": "ships"},
+    "ast_back": {"*": "ast_position"},
+    "civil_war_faction": {"*": "unit_points"},
+    "faction_split": {"*": "unit_points"},
+    "lose_tokens": {"*": "tokens"},
+}
+
+# Holdings computed from the state for a bound: name -> (how a chart says it, what it needs).
+BOUND_HOLDINGS = {
+    "commodity_cards": ("the commodity cards in hand", "commodities"),
+    "commodity_face_value": ("the face value of the commodity cards in hand", "commodities"),
+}
+
+
+def bound_fact(kind: str, area: str | None = None) -> str | None:
+    """The player fact that bounds an effect of this kind in this area, or None."""
+    by_area = BOUNDS.get(kind)
+    if not by_area:
+        return None
+    return by_area.get(area or "any", by_area.get("*"))
+
+
+# `amounts { ... }`: how an edition combines and limits effect amounts (issue 13). Each setting,
+# its allowed values and the language's default when an edition does not declare it.
+AMOUNT_SETTINGS = {
+    "bound": (("holdings", "none"), ("none",),
+              "holdings: an amount never exceeds what the player has (see BOUNDS); none: amounts as computed"),
+    "floor": (("zero", "none"), ("zero",),
+              "zero: prevention never takes an amount below zero; none: no floor is applied"),
+    "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
+              "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+}
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").
@@ -168,6 +235,7 @@ class Fact:
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
     minimum: int | None = 0
+    default: object = None  # the value an absent fact has (None: absent facts are missing, never guessed)
     # how a chart counts it, singular and plural ("city touched by a volcano", ...); a
     # condition says "no city touched by a volcano", "at least 2 cities touched by a volcano"
     words: tuple[str, str] | None = None
@@ -189,7 +257,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area",
          words=("unit point by the map edge or an empty area", "unit points by the map edge or an empty area")),
     Fact("tokens", "int", "tokens on the board", words=("token", "tokens")),
-    Fact("unit_points", "int", "unit points on the board (token 1, city 5); derived when not given",
+    Fact("unit_points", "int", "unit points on the board; when not given, derived as tokens x token_points + "
+         "cities x city_points (constants, default 1 and 5)",
          words=("unit point", "unit points")),
     Fact("cities_in_stock", "int", "cities in stock", words=("city in stock", "cities in stock")),
     Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),
@@ -197,15 +266,23 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("ships", "int", "ships on the board", words=("ship", "ships")),
     Fact("ast_position", "int", "the space the succession marker is on: steps taken on the A.S.T. (0 = the start arrow)",
          words=("step on the A.S.T.", "steps on the A.S.T.")),
-    Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it"),
-    Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several"),
+    Fact("civilization", "str", "the player's civilization or nation, as the rulebook's `civilization` declarations name it",
+         words=("civilization", "civilization")),
+    Fact("scenario", "str", "the scenario played, as the rulebook's `scenario` declarations name it (absent: the full game)",
+         default=""),
+    Fact("start_credits_used", "list", "groups whose single-use start credit is already spent (rulebooks with `start credits ... once`)"),
+    Fact("block", "str", "the player's trade block (e.g. west or east); from `civilization` when not given"),
+    Fact("ast_track", "str", "the A.S.T. track the game uses (e.g. basic or expert), where the rulebook has several",
+         words=("A.S.T. track in play", "A.S.T. track in play")),
     Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
-         states=("a card traded to the victim", "a card the victim drew")),
+         states=("a card traded to the victim", "a card the victim drew"),
+         words=("player who traded the card", "player who traded the card")),
     Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)",
-         states=("the lead alone in the last epoch", "no lead alone in the last epoch")),
+         states=("the lead alone in the last epoch", "no lead alone in the last epoch"),
+         words=("lead alone in the last epoch", "lead alone in the last epoch")),
     Fact("volcano_units", "int", "unit points in areas touched by a volcano",
          words=("unit point touched by a volcano", "unit points touched by a volcano")),
     Fact("trader_ships", "int", "ships of the player who traded the calamity that can reach the victim's coastal cities",
@@ -215,6 +292,42 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
+
+@dataclass(frozen=True)
+class EngineName:
+    """A constant (or table) the engine reads from a rulebook by its name: the validator checks
+    that a rulebook declares it with the right kind and type, and warns on a near miss
+    (`const card_limt = 3`), since a misspelt one would be silently ignored."""
+
+    name: str
+    declared_as: str  # "const" or "table" (a table's bands are looked up by a number)
+    type: str  # "int": a whole number (a table: every band's value)
+    default: object  # what the engine uses when the rulebook declares none (None: no such rule)
+    doc: str
+    minimum: int = 0
+
+
+ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
+    EngineName("card_limit", "const", "int", None, "the most civilization advances a player may hold: `cost` and "
+               "the planner refuse a purchase that would exceed it (absent: no limit)", minimum=1),
+    EngineName("hand_limit", "const", "int", None, "commodity cards a player may keep at the end of a turn: the "
+               "planner's hand limit when there is no `hand_limit_by_players` table"),
+    EngineName("hand_limit_by_players", "table", "int", None, "the hand limit by the number of players (the "
+               "`players` fact): the planner reads it before `hand_limit`"),
+    EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
+               "tokens x token_points + cities x city_points"),
+    EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+]}
+
+
+def engine_names_markdown() -> str:
+    """ENGINE_NAMES as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| name | declared as | type | default | meaning |", "|---|---|---|---|---|"]
+    for e in ENGINE_NAMES.values():
+        kind = "a whole number" + (f" >= {e.minimum}" if e.minimum else " >= 0")
+        rows.append(f"| `{e.name}` | `{e.declared_as}` | {kind} | {'none' if e.default is None else e.default} | {e.doc} |")
+    return "\n".join(rows) + "\n"
+
 
 # Facts computed from others when absent: name -> the facts it needs.
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
@@ -284,6 +397,12 @@ CREDIT_POLICIES = {
                   "price never below zero",
     "per_card": "each held card credits a purchase at most once, the larger of its group credit and its "
                 "special credit; dual-group cards credit both groups",
+}
+
+# Variants a rulebook may switch on after its policy: `credit policy best_group single_use`.
+CREDIT_VARIANTS = {
+    "single_use": "each held card's credit (and each free credit token) counts toward only one advance "
+                  "bought in a turn: the strict reading some player tools offer",
 }
 
 BENEFICIARIES = {

@@ -194,7 +194,7 @@ def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_fall
 
     assert lines(1, 1) != lines(14, 1)
     assert lines(5, 1)[-2:] == ["  you lack 2 cities", "  the marker stays on space 5"]
-    assert lines(7, 0, "expert")[-1] == "  the marker moves back to space 6 (cities is 0)"
+    assert lines(7, 0, "expert")[-1] == "  the marker moves back to space 6 (no city)"
     assert lines(3, 0, "expert")[-2:] == ["  the marker moves to space 4", "  no step back in the Stone Age"]
 
 
@@ -210,3 +210,19 @@ def test_score_command_shows_the_space_and_its_points():
                "--set", "cities=5", "--set", "sole_leader=false", "--set", "tokens=20")
     assert out.exit_code == 0, out.output
     assert "A.S.T. position: space 10, 50 points" in out.output.splitlines()
+
+
+def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
+    out = _run("explain", "megaciv", "Minoa")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert "A.S.T. ranking 1, block west" in lines
+    assert "  Stone Age: spaces 1-5" in lines and "  Late Iron Age: spaces 15-16" in lines
+
+
+def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
+    path = tmp_path / "rows.civ"
+    path.write_text(HOUSE, encoding="utf-8")
+    out = _run("diff", "expansion", str(path))
+    assert out.exit_code == 0, out.output
+    assert '  civilization "Crete": row on standard no row -> 3, 6, 9, 12' in out.output.splitlines()

@@ -46,7 +46,7 @@ def snapshot(folder: Path) -> dict:
     if not folder.exists():
         return {}
     return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(folder.rglob("*")) if p.name != build.LOCK_NAME}
+            for p in sorted(folder.rglob("*")) if p.name != build.MANIFEST_NAME}
 
 
 def expected_tree(version: str) -> dict:
@@ -159,13 +159,27 @@ def test_hard_crash_at_any_step_leaves_complete_folders_and_the_next_build_repai
 
 def test_recovery_restores_a_folder_moved_aside(previous):
     """A build killed between moving the old folder aside and moving the new one in."""
-    aside = previous / ".beta.old-abc123"
-    aside.mkdir()
-    os.replace(previous / "beta", aside / "x")
-    (previous / ".alpha.staging-xyz").mkdir()
-    (previous / ".index.html.12345.tmp").write_text("half")
+    work = previous / build.WORK_NAME
+    (work / "old").mkdir(parents=True)
+    (work / build._MARKER).write_text("")
+    os.replace(previous / "beta", work / "old" / "beta")
+    (work / "new" / "alpha").mkdir(parents=True)
+    (work / "top.12345.tmp").write_text("half")
     build.write([], previous)
     assert snapshot(previous) == expected_tree("old")
+
+
+def test_a_users_dot_files_that_look_like_staging_are_never_touched(previous):
+    """Only civdsl's own work folder is cleaned up: a user's files named like an older
+    civdsl's staging patterns stay (issue 17)."""
+    mine = {".notes.old-1": "dir", ".x.staging-2": "dir", ".draft.tmp": "file", "alpha.tmp": "file"}
+    for name, kind in mine.items():
+        (previous / name).mkdir() if kind == "dir" else (previous / name).write_text("keep")
+    (previous / ".notes.old-1" / "x").mkdir()
+    build.write(*outputs("new")[:1], previous, top=outputs("new")[1])
+    for name, kind in mine.items():
+        assert (previous / name).is_dir() if kind == "dir" else (previous / name).read_text() == "keep"
+    assert (previous / ".notes.old-1" / "x").is_dir()
 
 
 # --- the command line ---------------------------------------------------------------------------

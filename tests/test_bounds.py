@@ -158,3 +158,18 @@ def test_the_tool_reads_yaml_through_one_loader():
         if path.name != "safeyaml.py" and re.search(r"(?<![\w.])yaml\.(safe_load|load|full_load|unsafe_load|compose)\b", text):
             offenders.append(path.name)
     assert not offenders
+
+
+def test_docs_state_every_bound():
+    """docs/security.md lists each range of the table, and the YAML and simulate limits."""
+    from civdsl.rounds.simulate import MAX_ROUNDS_PLAYED
+    from civdsl.safeyaml import MAX_ALIASES, MAX_NODES
+
+    doc = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    for field, bound in FIELDS.items():
+        if field in RUNTIME_ONLY:
+            assert f"{bound.low:,} to {bound.high:,} dice" in doc
+        else:
+            assert f"| {bound.low:,} to {bound.high:,} | {bound.code} |" in doc, field
+    for value in (MAX_ALIASES, MAX_NODES, MAX_ROUNDS_PLAYED):
+        assert f"| {value:,} |" in doc

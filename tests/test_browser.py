@@ -37,6 +37,16 @@ PX_PER_MM = 96 / 25.4
 PRINT_WIDTH_PX = PRINT_WIDTH_MM * PX_PER_MM
 # (name, width cm, height cm) of the paper, portrait; printed landscape
 PAPERS = (("A4", 21.0, 29.7), ("Letter", 21.59, 27.94))
+PAGE_HEIGHT_PX = (210 - 2 * 10) * PX_PER_MM  # A4 landscape less the page margins (the shorter of A4 and Letter)
+
+ROW_GUIDES = """
+const t = document.querySelector('table.matrix');
+if (!t) return 'none';
+const rows = t.querySelectorAll('tbody tr');
+if (rows.length < 2) return 'none';
+const a = getComputedStyle(rows[0].children[1]).backgroundColor, b = getComputedStyle(rows[1].children[1]).backgroundColor;
+return a !== b ? 'shaded' : 'plain';
+"""
 SECTIONS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities")
 
 
@@ -238,12 +248,21 @@ def test_page_in_browser(driver, site, name, tmp_path):
                            {"width": math.floor(PRINT_WIDTH_PX), "height": 800, "deviceScaleFactor": 1, "mobile": False})
     try:
         _check_widths(driver, f"{name} (print)")
+        printed_height = driver.execute_script("return document.documentElement.scrollHeight")
+        guides = driver.execute_script(ROW_GUIDES)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
     # printing: the expected number of pages, landscape on A4 (and on Letter where the count is exact)
     low, high = _expected_pages(name, path)
+    # no mostly blank pages: charts follow each other, so the pages are about the height of the
+    # content laid out at the printable width, plus one for each forced break (the credits matrix)
+    if low != high:
+        forced = path.read_text(encoding="utf-8").count('class="new-page"')
+        high = min(high, math.ceil(printed_height / PAGE_HEIGHT_PX) + forced + 1)
+    # the credits matrix has row guides: neighbouring rows differ in shade
+    assert guides in ("none", "shaded"), f"{name}: credits matrix rows without guides"
     papers = PAPERS if low == high else PAPERS[:1]
     counts = {paper[0]: _pdf_pages(driver, paper) for paper in papers}
     for paper, n in counts.items():
@@ -272,14 +291,85 @@ def _expected_pages(name: str, path: Path) -> tuple[int, int]:
     if name == "cardgame-reference":
         return 2, 30  # a long reference of formulas and tables: more than one page, never a runaway
     if name == "fixture-mini":
-        return len(SECTIONS), len(SECTIONS)  # each chart on a page of its own
+        return 3, 3  # the six small charts follow each other on three pages
     if name == "fixture-house":
-        return len(SECTIONS) + 1, len(SECTIONS) + 1  # and the summary first
+        return 4, 4  # the summary first, then the same charts
     if name.endswith("-house-summary"):
         return 1, 2  # a shipped house rule's one-page summary (two for a very long one)
     html = path.read_text(encoding="utf-8")
     sections = html.count("<section ")
     forced = html.count('class="new-page"')
     rows = html.count("<tr")
-    # every chart starts a page; long tables run on, about 12 rows of chart to a page at worst
-    return sections + forced, sections + forced + math.ceil(rows / 12)
+    # charts follow each other; long tables run on, about 12 rows of chart to a page at worst
+    return 1, sections + forced + math.ceil(rows / 12)
+
+
+PHONE = """
+const out = {page: document.documentElement.scrollWidth, narrow: []};
+for (const t of document.querySelectorAll('table:not(.matrix)')) {
+  for (const c of t.querySelectorAll('td, th')) {
+    const r = c.getBoundingClientRect();
+    if (c.textContent.trim() && r.width > 0 && r.width < arguments[0])
+      out.narrow.push((t.dataset.slug || '') + ': ' + c.textContent.trim().slice(0, 30) + ' (' + Math.round(r.width) + 'px)');
+  }
+}
+for (const t of document.querySelectorAll('table.matrix')) {
+  if (t.getBoundingClientRect().width > window.innerWidth + 1) out.narrow.push('matrix wider than the screen');
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("name", _page_names())
+def test_phone_width_reflows_tables_into_cards(driver, site, name, tmp_path):
+    """At 400 px the tables become cards: every cell of text is nearly the screen's width, so no
+    word is broken letter by letter, and nothing makes the page scroll sideways."""
+    out, pages = site
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _open(driver, pages[name])
+        result = driver.execute_script(PHONE, 300)
+        assert result["page"] <= 401, f"{name}: the page scrolls sideways ({result['page']} px)"
+        assert result["narrow"] == [], f"{name}: cells too narrow at 400 px: {result['narrow'][:5]}"
+        shot = tmp_path / f"{name}-phone.png"
+        assert driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 5_000
+        if os.environ.get("CIVDSL_SCREENSHOTS"):
+            keep = Path(os.environ["CIVDSL_SCREENSHOTS"])
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, keep / shot.name)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("rulebook", [n for n in shipped_rulebooks() if n != "cardgame"])
+def test_cheat_sheet_fits_two_pages(driver, rulebook, tmp_path):
+    """The cheat sheet of docs/charts.md (`civdsl chart X --kind glance,epochs`) prints on one or
+    two pages, A4 and Letter."""
+    from civdsl.cli.charts import render_chart
+
+    checked = check_file(shipped_rulebooks()[rulebook])
+    files, _ = render_chart(checked.edition, None, "glance,epochs", "html")
+    (name, html), = files.items()
+    path = tmp_path / name
+    path.write_text(html, encoding="utf-8")
+    _open(driver, path)
+    for paper in PAPERS:
+        assert 1 <= _pdf_pages(driver, paper) <= 2, (rulebook, paper[0])
+
+
+@pytest.mark.parametrize("rulebook", [n for n in shipped_rulebooks() if n != "cardgame"])
+def test_turn_sequence_fits_one_page(driver, rulebook, tmp_path):
+    """Each edition's sequence of play (`civdsl chart X --kind turns`) prints on one page."""
+    from civdsl.cli.charts import render_chart
+
+    checked = check_file(shipped_rulebooks()[rulebook])
+    assert checked.edition.turn, f"{rulebook} declares no sequence of play"
+    files, _ = render_chart(checked.edition, None, "turns", "html")
+    (name, html), = files.items()
+    path = tmp_path / name
+    path.write_text(html, encoding="utf-8")
+    _open(driver, path)
+    for paper in PAPERS:
+        assert _pdf_pages(driver, paper) == 1, (rulebook, paper[0])

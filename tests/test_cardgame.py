@@ -689,11 +689,15 @@ def test_reference_chart():
     ed = check_file(RULEBOOK).edition
     files = render_cardgame_reference(ed)
     md = files["reference.md"]
-    for needle in ("population = floor(luxury * sqrt(food) / (morale / 10 + 1)) + military", "| 30–49 | 2 |",
-                   "| 100+ | 10 |", "instead, if `food < population * 4`", "Rebellion dice", "Government dice",
-                   "Capital Threatened", "Drought: halve farm production", "| K | 10 |", "Hand limit: 10 cards.",
-                   "unrest >= 100"):
+    # in words for a player: names the rulebook declares, constants by value, no code
+    for needle in ("Population becomes the whole part of (luxury × the square root of food ÷ (morale ÷ 10 plus 1)) "
+                   "plus military", "| 30–49 | 2 |", "| 100+ | 10 |",
+                   "Instead, if food is below population × 4: \\+10 civil unrest", "Rebellion dice",
+                   "Government dice", "Capital Threatened", "Drought: halve farm production", "| K | 10 |",
+                   "Hand limit: 10 cards.", "civil unrest is at least 100"):
         assert needle in md, needle
+    for code in ("`", "<br>", "unrest >= 100", "food_at_start", "⟨"):
+        assert code not in md, code
     assert render_cardgame_reference(check_file(ROOT / "rulebooks" / "megaciv.civ").edition) == {}
 
 

@@ -98,8 +98,10 @@ def test_calamity_modifiers_carry_card_and_sign(civ1981_files):
     table = {r["Calamity"]: r for r in rows(civ1981_files["charts/calamities.csv"])}
     assert set(table) == {"Volcanic Eruption or Earthquake", "Famine", "Civil War", "Flood", "Epidemic",
                           "Civil Disorder", "Iconoclasm and Heresy", "Piracy"}
-    assert table["Famine"]["Modifiers"] == "softens Pottery: 4 fewer points of damage per Grain card held"
-    assert table["Flood"]["Modifiers"] == "softens Engineering: at most 7 points of damage"
+    # the optional 24.1 floor (`option calamity_floor`) comes first in each calamity it softens
+    floor = "softens calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15"
+    assert table["Famine"]["Modifiers"].split("\n") == [floor, "softens Pottery: 4 fewer points of damage per Grain card held"]
+    assert table["Flood"]["Modifiers"].split("\n") == [floor, "softens Engineering: at most 7 points of damage"]
     civil_war = table["Civil War"]["Modifiers"].splitlines()
     assert civil_war[0] == "worsens Democracy without Philosophy (primary victim): exactly 45 unit points in the faction"
     assert civil_war[1].startswith("changes Philosophy (primary victim)")
@@ -179,7 +181,7 @@ def test_advance_columns(civ1981_files, mini_files):
     mysticism = table["Mysticism"]
     assert mysticism["Cost"] == "30"
     assert mysticism["Groups"] == "Arts, Sciences"
-    assert mysticism["Group credits"] == "Arts 5, Sciences 20"
+    assert (mysticism["Arts"], mysticism["Sciences"], mysticism["Crafts"]) == ("5", "20", "")  # a column per group
     assert mysticism["Specific credits"].splitlines() == ["\u2192 Law 5", "\u2192 Philosophy 20"]
     assert table["Cloth Making"]["Abilities"] == describe.ability("ship_range", {"delta": 1})
     assert table["Democracy"]["Requires"] == "Law"
@@ -269,11 +271,36 @@ def test_missing_dot_is_reported_once_and_dot_kept(mini, monkeypatch):
 
 def test_html_does_not_depend_on_graphviz(mini, monkeypatch):
     present, _ = render_all(mini)
+    # the explorer is drawn inline in the printable page, by civdsl itself
+    page = present["charts/mini.html"]
+    assert page.count('<svg class="explorer"') == 1 and "<img" not in page
+    assert page.count("marker-end=") == sum(len(a.specific) for a in mini.advances.values())
     monkeypatch.setattr(explorer_mod.shutil, "which", lambda name: None)
     absent, _ = render_all(mini)
+    assert set(present) - set(absent) == {"charts/explorer.svg"}
     for name in absent:
-        if name != "charts/README.md":
-            assert absent[name] == present[name], name
+        assert absent[name] == present[name], name
+
+
+@pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")
+def test_build_check_passes_without_graphviz(tmp_path):
+    """A build made where `dot` exists is up to date for `build --check` where it does not."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "generated"
+    cli = [sys.executable, "-m", "civdsl.cli"]
+    made = subprocess.run(cli + ["build", "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (out / "civ1981" / "charts" / "explorer.svg").is_file()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    checked = subprocess.run(cli + ["build", "--check", "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                             env=env)
+    assert "graphviz `dot` not found" in checked.stderr
+    assert checked.returncode == 0, checked.stderr
 
 
 # --- epochs and commodities ---------------------------------------------------------------------
@@ -350,10 +377,10 @@ def test_markdown_escapes_rulebook_text(hostile):
     assert "a\\|b" in md
     assert "<script" not in files["charts/advances.md"]
     assert "&lt;script&gt;alert\\(1\\)" not in files["charts/advances.md"]  # parentheses need no escape
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in files["charts/advances.md"]
+    assert "&lt;script>alert(1)&lt;/script>" in files["charts/advances.md"]
     famine = next(line for line in md.splitlines() if "**Famine**" in line)
     # the summary's pipe is escaped, its line break made a space, its emphasis neutralised
-    assert "\\| &lt;b&gt;x&lt;/b&gt; next" in famine and "\\*fail\\*" in famine
+    assert "\\| &lt;b>x&lt;/b> next" in famine and "\\*fail\\*" in famine
     # every row of a table still has as many cells as its header
     for block in re.split(r"\n(?!\|)", md):
         widths = {len(re.split(r"(?<!\\)\|", line)) for line in block.splitlines() if line.startswith("|")}
@@ -697,7 +724,7 @@ def _chart_prose(chart) -> list[str]:
 
 def _shipped():
     from civdsl.charts.compare import comparison
-    from civdsl.charts.tables import house_chart
+    from civdsl.charts.tables import glance_chart, house_chart
     from civdsl.charts import charts_for
 
     paths = sorted((ROOT / "rulebooks").glob("**/*.civ"))
@@ -712,6 +739,7 @@ def _shipped():
     for path, ed, base in editions:
         by_kind, diff = charts_for(ed, base)
         charts += [(path.name, c) for c in by_kind.values()]
+        charts.append((path.name, glance_chart(ed)))
         if diff is not None:
             charts.append((path.name, house_chart(ed, base, diff)))
     charts += [("compare", c) for c in comparison([ed for p, ed, base in editions if base is None])]
@@ -750,6 +778,156 @@ def test_resolve_answers_in_plain_words():
                                            "--set", "tokens=10", "--set", "treasury=5"])
                 assert res.exit_code in (0, 1), res.output
                 for line in res.output.splitlines():
-                    if line.startswith("    ") or "--set" in line:
-                        continue  # the trace (with source lines) and the hint name what to type
+                    if "--set" in line:
+                        continue  # the hint names what to type
+                    line = re.sub(r"\s+\[[^\]]*:\d+\]$", "", line)  # the source line of a trace entry
                     assert prose_problems(line) == [], (path.name, name, role, line)
+
+
+# --- escaping per format (issue 17): one function per format, in civdsl/escape.py ---------------
+
+HOSTILE_NAME = "# Boom <img src=x onerror=alert(1)> A&nbsp;B &bogus; \\r"
+
+
+def _hostile_pair(tmp_path):
+    from civdsl.diff import load_edition
+
+    a = tmp_path / "a.civ"
+    a.write_text('language 1\nedition a "A"\ngroup crafts "Crafts"\ncredit policy best_group\n'
+                 'advance "Pottery" { cost 60 groups crafts }\n', encoding="utf-8")
+    b = tmp_path / "b.civ"
+    b.write_text('language 1\nedition b "B <b>bold</b>"\ngroup crafts "Crafts"\ncredit policy best_group\n'
+                 'advance "Pottery" { cost 60 groups crafts }\n'
+                 'advance "# Heading <script>x</script>" { cost 70 groups crafts summary "line\\n# two" }\n',
+                 encoding="utf-8")
+    return load_edition(str(a)), load_edition(str(b))
+
+
+def test_diff_markdown_escapes_rulebook_text(tmp_path):
+    from civdsl.diff import diff, render_md
+
+    a, b = _hostile_pair(tmp_path)
+    md = render_md(a, b, diff(a, b), prose=True)
+    assert "<b>" not in md and "<script>" not in md and "&lt;script>" in md
+    # no rulebook text starts a heading or a list of its own
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert all(not line.lstrip("# ").startswith("Heading") for line in headings), headings
+    assert "\\# Heading" in md
+
+
+def test_markdown_escape_makes_block_markers_literal():
+    from civdsl import escape
+
+    assert escape.markdown("# x") == "\\# x"
+    assert escape.markdown("- x") == "\\- x" and escape.markdown("1. x") == "1\\. x"
+    assert escape.markdown("a\rb\u2028c") == "a b c"
+    assert escape.markdown("<b>&amp;") == "&lt;b>&amp;amp;"
+
+
+def test_csv_bare_carriage_return_stays_in_its_cell():
+    from civdsl.charts.cells import Column, Row, Table, cell
+    from civdsl.charts.markdown import csv_table
+
+    t = Table("t", "T", [Column("Name"), Column("Cost")],
+              [Row([cell("Grain\r=HYPERLINK(\"x\")"), cell(3)]), Row([cell("\r=cmd()"), cell(4)])])
+    text = csv_table(t)
+    parsed = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(parsed) == 3 and [r[1] for r in parsed[1:]] == ["3", "4"]
+    assert parsed[1][0] == 'Grain\n=HYPERLINK("x")'
+    assert parsed[2][0].startswith("'")  # the formula guard sees the line break
+
+
+def test_entities_in_names_make_well_formed_svg_and_dot(tmp_path):
+    path = tmp_path / "ent.civ"
+    path.write_text('language 1\nedition ent "Ent &nbsp; &bogus;"\n'
+                    'group crafts "Cr&nbsp;afts" symbol "&#x41;"\ncredit policy best_group\n'
+                    'advance "A&nbsp;B" { cost 60 groups crafts credit "C&bogus;D" 10 }\n'
+                    'advance "C&bogus;D" { cost 70 groups crafts }\n', encoding="utf-8")
+    ed = load(path)
+    import xml.etree.ElementTree as ET
+
+    from civdsl.charts.figure import explorer_svg
+
+    figure = ET.fromstring(explorer_svg(ed))  # the inline figure of the printable page: well-formed XML
+    assert "A&nbsp;B" in "".join(figure.itertext())
+    dot = explorer_mod.to_dot(ed)
+    assert "&nbsp;" not in dot.replace("&amp;nbsp;", "")
+    if not HAVE_DOT:
+        pytest.skip("graphviz `dot` is not installed")
+    svg, problem = explorer_mod.to_svg(dot)
+    assert problem is None
+    # every entity in the SVG is one XML knows without a DTD
+    bad = [m for m in re.findall(r"&[^;\s]*;?", svg) if not re.fullmatch(r"&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);", m)]
+    assert bad == []
+
+    ET.fromstring(re.sub(r"<!DOCTYPE[^>]*>", "", svg))
+    assert "A&amp;nbsp;B" in svg
+
+
+def test_round_reference_is_plain_words():
+    """The card-and-dice game's round reference: every line in words (no names of the rulebook
+    source, operators, backticks or <br>), reachable from the index, its chart page and the
+    command."""
+    from civdsl.build import EditionOutputs
+    from civdsl.cli import main
+    from civdsl.rounds.reference import render_round_reference
+
+    ed = load(ROOT / "rulebooks" / "cardgame.civ")
+    md = render_round_reference(ed)["reference.md"]
+    plain = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)  # Markdown escapes back to text
+    problems = []
+    for line in plain.splitlines():
+        text = re.sub(r"^\s*(?:- |#+ |\|)", "", line).replace("|", " ").replace("**", "").replace("*", "")
+        text = text.replace("\\+", "+")
+        if set(text.strip()) <= set("-| "):
+            continue  # a table's rule line
+        problems += [(line, p) for p in prose_problems(text)]
+    assert problems == []
+    files, _ = render_all(ed)
+    assert "charts/reference.md" in files and "charts/reference.html" in files
+    assert 'href="reference.html"' in files["charts/cardgame.html"]
+    assert "reference.html" in files["charts/README.md"]
+    index = site_files([EditionOutputs(ed.id, ed, files)])["index.html"]
+    assert 'href="cardgame/charts/reference.html"' in index
+    res = CliRunner().invoke(main, ["chart", "cardgame"])
+    assert res.exit_code == 0 and "round reference" in res.output and "The round" in res.output
+
+
+def test_compare_page_names_each_editions_groups_and_only_editions_compared():
+    from civdsl.charts.cells import chips_for
+    from civdsl.charts.compare import compare_files
+
+    editions, _ = _shipped()
+    bases = [ed for path, ed, base in editions if base is None]
+    files = compare_files(bases)
+    md, page = files["compare.md"], files["compare.html"]
+    compared = md.split("Editions compared: ", 1)[1].split(". House rules", 1)[0]
+    assert "card-and-dice" not in compared  # the card game shares no item with another edition
+    assert "Not compared" in md and "card-and-dice" in md.split("Not compared", 1)[1].splitlines()[0]
+    for ed in bases:
+        if ed.advances and ed.id != "cardgame":
+            chips = chips_for(ed)
+            line = next(x for x in md.splitlines() if x.startswith(f"- {md_escape(ed.name)}: "))
+            for c in chips.values():
+                assert md_escape(f"{c.symbol} {c.name}") in line
+            assert page.count(f'title="{list(chips.values())[0].name}"') >= 1
+
+
+def test_turn_sequence_is_rulebook_data(tmp_path):
+    """`turn { step "..." "when" }` declares the sequence of play; the charts print it in order."""
+    from civdsl.charts.tables import turns_chart
+
+    mega = load(ROOT / "rulebooks" / "megaciv.civ")
+    assert [s.name for s in mega.turn][:3] == ["Tax collection", "Population expansion (and census)", "Movement"]
+    assert len(mega.turn) == 13 and mega.turn[-1].name == "A.S.T. alteration"
+    table = rows(render_all(mega)[0]["charts/turns.csv"])
+    assert [r["Step"] for r in table] == [s.name for s in mega.turn] and table[0]["#"] == "1"
+    path = tmp_path / "t.civ"
+    path.write_text('language 1\nedition t "T"\nturn { step "A" "first" step "B" }\n', encoding="utf-8")
+    ed = load(path)
+    chart = turns_chart(ed)
+    assert [r.cells[1].plain() for r in chart.tables[0].rows] == ["A", "B"]
+    assert chart.tables[0].rows[0].cells[2].plain() == "first"
+    twice = tmp_path / "twice.civ"
+    twice.write_text('language 1\nedition t "T"\nturn { step "A" }\nturn { step "B" }\n', encoding="utf-8")
+    assert not check_file(twice).ok

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from civdsl import runtime
 from civdsl.codegen import generate
 from civdsl.compiler import check_file
 from civdsl.resources import shipped_rulebooks
@@ -43,7 +44,7 @@ def test_generation_is_deterministic():
 
 def test_line_map_points_rules_at_rulebook_lines():
     src = _module_source(FIXTURES / "semantics.civ")
-    lines = ast.literal_eval(src.split("LINES = ", 1)[1].split("\n", 1)[0])
+    lines = runtime.line_map(ast.literal_eval(src.split("LINES = _rt.line_map(", 1)[1].split("\n", 1)[0][:-1]))
     python_lines = src.split("\n")
     # the line generated for the Alpha modifier maps to rulebook line 28
     mapped = [rl for pl, rl in lines if "'Alpha' in held" in python_lines[pl - 1]]
@@ -142,7 +143,7 @@ def test_cli_answers_in_text_and_json():
     proc = _cli("resolve", fixture, "Storm", "--holds", "Alpha,Beta", "--set", "cities=2", "--set", "treasury=0")
     assert proc.returncode == 0, proc.stderr
     # the damage prevented down to nothing is no clause; the trace says why
-    assert "take 0 damage" not in proc.stdout and "+5 Alpha: damage 10 -> 15" in proc.stdout
+    assert "take 0 damage" not in proc.stdout and "+5 Alpha: points of damage 10 \u2192 15" in proc.stdout
     assert "semantics.civ:28]" in proc.stdout
     data = json.loads(_cli("resolve", fixture, "Storm", "--role", "secondary", "--holds", "Beta", "--json",
                            "--set", "cities=1", "--set", "treasury=0").stdout)

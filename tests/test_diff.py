@@ -184,8 +184,9 @@ def test_text_md_and_json_output(pair):
     assert res.exit_code == 0
     assert res.output.startswith("# Base → Next")
     assert "## Calamities" in res.output and "- Famine: primary damage 10 -> 8" in res.output
-    res = runner.invoke(main, ["diff", str(pair[0]), str(pair[1]), "--format", "json"])
+    res = runner.invoke(main, ["diff", str(pair[0]), str(pair[1]), "--json"])
     data = json.loads(res.output)
+    assert data["command"] == "diff" and data["rulebooks"] == ["base", "next"]
     assert data["format"] == "civdsl-diff/1"
     assert data["from"]["id"] == "base" and data["to"]["id"] == "next"
     famine = [c for c in data["changes"] if c["item"] == "Famine" and c["field"] == "primary damage.amount"]

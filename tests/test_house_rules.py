@@ -143,7 +143,7 @@ def test_explain_item_megaciv():
 def test_explain_item_did_you_mean():
     with pytest.raises(StateError, match=r"did you mean `Pottery`"):
         explain_item("megaciv", "Potery")
-    with pytest.raises(StateError, match=r"no advance, calamity or commodity `Zzyzx`"):
+    with pytest.raises(StateError, match=r"no advance, calamity, commodity or civilization `Zzyzx`"):
         explain_item("megaciv", "Zzyzx")
 
 

@@ -59,3 +59,55 @@ def test_installed_build_matches_the_committed_effects_modules(installed, tmp_pa
                            cwd=ROOT, capture_output=True, text=True)
     assert fresh.returncode == 0, fresh.stderr
     assert (tmp_path / "gen" / "megaciv" / "effects.py").read_bytes() == (tmp_path / "gen2" / "megaciv" / "effects.py").read_bytes()
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A copy of this checkout's rulebooks, grammar and pyproject.toml: a checkout to stand in."""
+    import shutil
+
+    co = tmp_path / "checkout"
+    shutil.copytree(ROOT / "rulebooks", co / "rulebooks")
+    shutil.copytree(ROOT / "grammar", co / "grammar")
+    shutil.copy(ROOT / "pyproject.toml", co / "pyproject.toml")
+    return co
+
+
+def test_installed_copy_inside_a_checkout_reads_the_checkout_and_warns(installed, tmp_path):
+    import json
+    import re
+
+    civdsl = str(installed / "civdsl")
+    co = _checkout(tmp_path)
+    env = {"CIVDSL_CACHE": str(tmp_path / "c"), "PATH": "/usr/bin:/bin"}
+    ask = [civdsl, "resolve", "megaciv", "Famine", "--holds", "Agriculture"]
+    # the checkout's rulebooks are the installed ones: nothing to warn about
+    same = subprocess.run(ask, cwd=co, capture_output=True, text=True, env=env)
+    assert same.returncode == 0 and "warning" not in same.stderr, same.stderr
+    line = int(re.search(r"megaciv\.civ:(\d+)\]", same.stdout).group(1))
+    # edit the checkout: a line on top of megaciv.civ, a new house rule
+    mega = co / "rulebooks" / "megaciv.civ"
+    mega.write_text("# edited in the checkout\n" + mega.read_text(encoding="utf-8"), encoding="utf-8")
+    (co / "rulebooks" / "house" / "added_here.civ").write_text(
+        (ROOT / "rulebooks" / "house" / "gentle.civ").read_text(encoding="utf-8").replace("gentle", "added_here"),
+        encoding="utf-8")
+    edited = subprocess.run(ask, cwd=co / "rulebooks" / "house", capture_output=True, text=True, env=env)
+    assert edited.returncode == 0, edited.stderr
+    assert f"megaciv.civ:{line + 1}]" in edited.stdout  # the answer comes from the edited file
+    assert "warning: civdsl runs from an installed copy" in edited.stderr
+    assert "rulebooks/megaciv.civ" in edited.stderr and "pip install -e" in edited.stderr
+    # check with no paths in the checkout takes its rulebooks, house rules included
+    proc = subprocess.run([civdsl, "check", "--json"], cwd=co, capture_output=True, text=True, env=env)
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stderr
+    assert "rulebooks/house/added_here.civ" in data["rulebooks"] and "rulebooks/megaciv.civ" in data["rulebooks"]
+
+
+def test_installed_copy_never_rewrites_its_own_files(installed, tmp_path):
+    civdsl = str(installed / "civdsl")
+    env = {"CIVDSL_CACHE": str(tmp_path / "c"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([civdsl, "fmt"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and "no rulebooks in the current folder" in proc.stderr
+    proc = subprocess.run([civdsl, "fmt", "megaciv"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and "part of the installed civdsl package" in proc.stderr
+    proc = subprocess.run([civdsl, "fmt", "--diff", "megaciv"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr  # reading is fine

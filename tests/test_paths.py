@@ -187,7 +187,7 @@ def test_cli_build_writes_only_inside_the_output_folder(tmp_path):
     assert sorted(p.name for p in parent.iterdir()) == ["neighbour.txt", "out"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["parent"]
     names = {p.name for p in (parent / "out").iterdir()}
-    assert names == {"mini", build.LOCK_NAME}, names  # no staging or old folders left behind
+    assert names == {"mini", build.MANIFEST_NAME}, names  # no staging, old folders or lock file left behind
 
 
 @pytest.mark.parametrize("edition_id", ["../evil", "/tmp/evil", "a/../../evil", "..", ".", "", "a\0b", "x:y"])
@@ -211,27 +211,30 @@ def test_write_refuses_file_paths_that_leave_the_edition(tmp_path, rel):
     assert not (out / "e").exists()
 
 
-def test_a_planted_symlink_is_replaced_not_written_through(tmp_path):
+def test_a_planted_symlink_is_refused_not_written_through(tmp_path):
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "effects.py").write_text("original")
     out = tmp_path / "out"
     out.mkdir()
     (out / "mini").symlink_to(victim, target_is_directory=True)
-    build.write([EditionOutputs("mini", files={"effects.py": "new = 1\n"})], out)
+    with pytest.raises(BuildError, match="refusing to overwrite .*mini is not a folder civdsl wrote"):
+        build.write([EditionOutputs("mini", files={"effects.py": "new = 1\n"})], out)
     assert (victim / "effects.py").read_text() == "original"
-    assert not (out / "mini").is_symlink() and (out / "mini" / "effects.py").read_text() == "new = 1\n"
+    assert (out / "mini").is_symlink()
 
 
-def test_a_planted_lock_symlink_is_not_followed(tmp_path):
-    victim = tmp_path / "victim.txt"
-    victim.write_text("precious")
+@pytest.mark.parametrize("name", [build.WORK_NAME, build.MANIFEST_NAME])
+def test_a_planted_symlink_at_civdsls_own_names_is_not_followed(tmp_path, name):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / build._MARKER).write_text("planted")
     out = tmp_path / "out"
     out.mkdir()
-    (out / build.LOCK_NAME).symlink_to(victim)
+    (out / name).symlink_to(victim, target_is_directory=True)
     with pytest.raises(BuildError):
         build.write([EditionOutputs("e", files={"effects.py": "x = 1\n"})], out)
-    assert victim.read_text() == "precious"
+    assert sorted(p.name for p in victim.iterdir()) == [build._MARKER]
 
 
 def test_top_level_files_are_not_written_through_symlinked_folders(tmp_path):

@@ -174,6 +174,8 @@ def random_instance(data, module, max_candidates=8):
     among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=max_candidates), label="among")
     commodities = list(module.COMMODITIES)
     cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 4), max_size=3), label="cards")
+    # never more cards of a commodity than its deck holds (such a hand is an error)
+    cards = {n: min(k, module.COMMODITIES[n]["count"] or k) for n, k in cards.items()}
     state = {"holds": holds, "commodities": cards, "treasury": data.draw(st.integers(0, 40), label="treasury")}
     if "hand_limit_by_players" in module.TABLES:
         state["players"] = data.draw(st.integers(5, 18), label="players")
@@ -313,7 +315,7 @@ def scenario(rid, starts):
 def test_megaciv_phase_12_examples(books, starts):
     s = scenario("megaciv", starts)
     rb = books["megaciv"]
-    state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 8}, "treasury": 40, "players": 6}
+    state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 8}, "treasury": 40, "players": 7}  # 7 players: no start credits
     got = planner.plan(rb, state, want=s["cost"]["buy"], among=s["cost"]["buy"])["plans"][0]
     prices = {row["advance"]: row["price"] for row in got["items"]}
     for name, price in s["expect"]["prices"].items():
@@ -322,7 +324,7 @@ def test_megaciv_phase_12_examples(books, starts):
 
 def test_megaciv_example_1_with_exactly_its_price_buys_drama_and_poetry_and_mysticism(books):
     # Music held; Drama and Poetry 70 and Mysticism 40 make 110, paid exactly by 5 Grain + 10 treasury
-    state = {"holds": ["Music"], "commodities": {"Grain": 5}, "treasury": 10, "players": 6}
+    state = {"holds": ["Music"], "commodities": {"Grain": 5}, "treasury": 10, "players": 7}
     p = planner.plan(books["megaciv"], state, want=["Drama and Poetry", "Mysticism"])["plans"][0]
     assert p["total"] == 110
     assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["treasury"] == 10
@@ -331,7 +333,7 @@ def test_megaciv_example_1_with_exactly_its_price_buys_drama_and_poetry_and_myst
 
 def test_megaciv_example_3_planner_prefers_agriculture_for_100(books):
     # Pottery held: Agriculture (3 VP) costs 100; five Grain pay 100 exactly; two 1-VP cards give less
-    state = {"holds": ["Pottery"], "commodities": {"Grain": 5}, "treasury": 0, "players": 6}
+    state = {"holds": ["Pottery"], "commodities": {"Grain": 5}, "treasury": 0, "players": 7}
     p = planner.plan(books["megaciv"], state)["plans"][0]
     assert p["buy"] == ["Agriculture"] and p["total"] == 100 and p["objective"] == 3
     assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["overpayment"] == 0
@@ -339,7 +341,7 @@ def test_megaciv_example_3_planner_prefers_agriculture_for_100(books):
 
 
 def test_megaciv_example_2_masonry_and_pottery_make_agriculture_90(books):
-    state = {"holds": ["Pottery", "Masonry"], "commodities": {"Grain": 4, "Salt": 2}, "treasury": 14, "players": 6}
+    state = {"holds": ["Pottery", "Masonry"], "commodities": {"Grain": 4, "Salt": 2}, "treasury": 14, "players": 7}
     p = planner.plan(books["megaciv"], state, want=["Agriculture"])["plans"][0]
     row = next(r for r in p["items"] if r["advance"] == "Agriculture")
     assert row["price"] == 90
@@ -370,7 +372,7 @@ def test_civ1981_17_5_music_example(books):
 
 def test_library_discount_lets_two_advances_fit(books):
     # Democracy 220 and Library 220 cost 440; Library takes 40 off Democracy: 400 exactly
-    state = {"holds": [], "commodities": {"Grain": 5}, "treasury": 300, "players": 6}
+    state = {"holds": [], "commodities": {"Grain": 5}, "treasury": 300, "players": 7}
     rb = books["megaciv"]
     p = planner.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
     assert p["buy"] == ["Democracy", "Library"] and p["total"] == 400 and p["objective"] == 12
@@ -383,23 +385,23 @@ def test_library_discount_lets_two_advances_fit(books):
 
 def test_anatomy_brings_a_cheap_sciences_advance_free(books):
     # Anatomy 270 + Astronavigation free: 270 buys 6 + 1 VP
-    state = {"holds": [], "commodities": {}, "treasury": 270, "players": 6}
+    state = {"holds": [], "commodities": {}, "treasury": 270, "players": 7}
     p = planner.plan(books["megaciv"], state, among=["Anatomy", "Astronavigation", "Mysticism"])["plans"][0]
     assert p["buy"] == ["Astronavigation", "Anatomy"] and p["total"] == 270 and p["objective"] == 7
     astro = next(r for r in p["items"] if r["advance"] == "Astronavigation")
     assert astro["price"] == 0
 
 
-def test_anatomy_free_advance_in_the_expansion(books):
+def test_anatomy_acquires_every_cheap_science_card_in_the_expansion(books):
     state = {"holds": [], "commodities": {}, "treasury": 270}
     p = planner.plan(books["expansion"], state, among=["Anatomy", "Astronomy", "Coinage"])["plans"][0]
-    # points: Anatomy 270 and the dearer of Astronomy (80) / Coinage (90) free
-    assert p["buy"] == ["Coinage", "Anatomy"] and p["total"] == 270 and p["objective"] == 360
+    # 33.0681: Anatomy 270 brings Astronomy (80) and Coinage (90) along, both free: 440 points for 270
+    assert p["buy"] == ["Astronomy", "Coinage", "Anatomy"] and p["total"] == 270 and p["objective"] == 440
 
 
 def test_mining_treasury_counts_double_and_overpays_by_at_most_one(books):
     rb = books["megaciv"]
-    held = {"holds": ["Mining"], "commodities": {}, "treasury": 30, "players": 6}
+    held = {"holds": ["Mining"], "commodities": {}, "treasury": 30, "players": 7}
     # Mysticism costs 50: 25 tokens; Sculpture 50 too
     p = planner.plan(rb, held, among=["Mysticism"])["plans"][0]
     assert p["buy"] == ["Mysticism"] and p["payment"]["treasury"] == 25 and p["payment"]["overpayment"] == 0
@@ -413,14 +415,14 @@ def test_mining_treasury_counts_double_and_overpays_by_at_most_one(books):
 
 def test_mining_bought_this_turn_does_not_double_this_turns_treasury(books):
     # without Mining held 230 treasury pays only Mining itself (230), not Mining + Mysticism (280)
-    state = {"holds": [], "commodities": {}, "treasury": 230, "players": 6}
+    state = {"holds": [], "commodities": {}, "treasury": 230, "players": 7}
     p = planner.plan(books["megaciv"], state, among=["Mining", "Mysticism"])["plans"][0]
     assert p["buy"] == ["Mining"]
 
 
 def test_roadbuilding_bought_raises_the_hand_limit_after_the_phase(books):
     # 9 cards, limit 8: buying Roadbuilding (hand limit +1) lets all nine be kept when treasury pays
-    state = {"holds": [], "commodities": {"Ochre": 9}, "treasury": 220, "players": 6}
+    state = {"holds": [], "commodities": {"Ochre": 9}, "treasury": 220, "players": 7}
     p = planner.plan(books["megaciv"], state, want=["Roadbuilding"], among=["Roadbuilding"])["plans"][0]
     assert p["hand_limit"] == 9 and p["payment"]["cards"] == {} and p["payment"]["treasury"] == 220
     # without it, one card must go: the plan that buys nothing still turns in (discards) one Ochre
@@ -552,13 +554,13 @@ def test_megaciv_needs_players_for_the_hand_limit(books):
 
 def test_unaffordable_want_is_an_error(books):
     with pytest.raises(StateError, match="pay at most 10"):
-        planner.plan(books["megaciv"], {"treasury": 10, "players": 6}, want=["Democracy"])
+        planner.plan(books["megaciv"], {"treasury": 10, "players": 7}, want=["Democracy"])
 
 
 # --- explain, top, horizon ---------------------------------------------------------------------
 
 def test_explain_names_the_criterion_that_separates_plans(books):
-    state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 6}
+    state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 7}
     report = planner.plan(books["megaciv"], state, explain=True)
     ex = report["explain"]
     assert ex["runners_up"] and all(r["why_not"] for r in ex["runners_up"])
@@ -571,7 +573,7 @@ def test_explain_names_the_criterion_that_separates_plans(books):
 
 
 def test_two_turns_is_labelled_an_estimate_and_uses_this_turns_credits(books):
-    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 56, "players": 6}
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 56, "players": 7}
     report = planner.plan(books["megaciv"], state, among=["Pottery", "Agriculture", "Cloth Making"], horizon=2)
     hz = report["horizon"]
     assert hz["estimate"] is True and "same as now" in hz["assumes"]
@@ -583,7 +585,7 @@ def test_two_turns_is_labelled_an_estimate_and_uses_this_turns_credits(books):
 
 def test_two_turns_stops_early_on_a_work_limit_and_says_so(books):
     rb = books["megaciv"]
-    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 6}
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
     ps = rb.state((), state)
     problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
     problem.search()
@@ -616,7 +618,7 @@ def test_hand_unknown_commodity_suggests_a_name(books):
 def test_cli_plan_and_hand(tmp_path):
     state = tmp_path / "state.yaml"
     state.write_text(yaml.safe_dump({"holds": ["Music"], "commodities": {"Grain": 5, "Papyri": 2},
-                                     "treasury": 10, "players": 6}))
+                                     "treasury": 10, "players": 7}))
     runner = CliRunner()
     out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--top", "2", "--explain"])
     assert out.exit_code == 0, out.output
@@ -704,7 +706,7 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
     bought = tuple(n for n in sorted(problem.same_turn, key=problem.order.get) if n in buys)
     machine = problem.machine_for(bought)
     ms, price = machine.start, 0
-    for name in sorted(buys, key=lambda n: (problem.base[n], n), reverse=True):
+    for name in sorted(buys, key=lambda n: (machine.base[n], n), reverse=True):
         ms, delta = machine.step(ms, name)
         price += delta
     price += machine.finish(ms)

@@ -94,6 +94,65 @@ def test_missing_facts_are_reported_not_guessed(rb):
     assert r.state.missing == ["volcano_cities", "cities"]
 
 
+def test_a_branch_on_a_missing_fact_applies_neither_branch_but_names_every_fact_it_needs(rb):
+    data = rb.resolve("Quake", "primary", [], {}).to_dict()
+    assert data["complete"] is False and data["effects"] == []
+    assert data["missing_facts"] == ["volcano_cities", "cities"]
+    assert data["undecided"] == [{"line": 42, "path": "tests/fixtures/semantics.civ", "what": "which effects apply",
+                                  "depends_on": ["volcano_cities"]}]
+
+
+def test_an_amount_computed_from_a_missing_fact_is_unknown_never_zero(rb):
+    data = rb.resolve("Quake", "primary", [], {"volcano_cities": 0}).to_dict()
+    assert data["effects"] == [{"kind": "destroy_cities", "amount": 1, "area": "any"},
+                               {"kind": "reduce_cities", "amount": None, "area": "adjacent", "depends_on": ["cities"]}]
+    assert data["missing_facts"] == ["cities"]
+
+
+def test_a_missing_fact_never_cancels_a_calamity(rb):
+    # `cancel when cities == 0` and `when treasury >= 100 { cancel }`: neither fact given
+    data = rb.resolve("Storm", "primary", [], {}).to_dict()
+    assert data["cancelled"] is False and data["complete"] is False
+    assert data["missing_facts"] == ["cities", "treasury"]
+    assert [u["what"] for u in data["undecided"]] == ["whether the calamity is cancelled",
+                                                      "whether a modifier cancels the calamity"]
+    assert {e["kind"]: e["amount"] for e in data["effects"]} == {"damage": 10, "lose_treasury": 4}
+    given = rb.resolve("Storm", "primary", [], {"cities": 0, "treasury": 0}).to_dict()
+    assert given["cancelled"] is True and given["complete"] is True
+
+
+def test_a_modifier_reading_a_missing_fact_leaves_the_amount_unknown_never_negative(rb):
+    # Alpha: +5 damage, then 2 less per Grain card; the hand is not given
+    data = rb.resolve("Storm", "secondary", ["Alpha"], {"cities": 3, "treasury": 0}).to_dict()
+    damage = data["effects"][0]
+    assert damage["kind"] == "damage" and damage["amount"] is None and damage["depends_on"] == ["commodities"]
+    assert data["missing_facts"] == ["commodities"]
+    assert data["trace"][-1]["op"] == "prevent" and data["trace"][-1]["after"] is None
+    empty = rb.resolve("Storm", "secondary", ["Alpha"], {"cities": 3, "treasury": 0, "commodities": {}}).to_dict()
+    assert empty["effects"][0]["amount"] == 11 and empty["complete"] is True
+
+
+def test_an_unknown_condition_of_a_modifier_makes_the_amount_unknown(tmp_path):
+    path = tmp_path / "u.civ"
+    path.write_text(FIXTURE.read_text(encoding="utf-8").replace(
+        'when holds("Epsilon") { cap damage 4 }', 'when cities > 3 { cap damage 4 }'), encoding="utf-8")
+    rb2 = civdsl.load(path)
+    data = rb2.resolve("Storm", "primary", [], {"treasury": 0}).to_dict()
+    assert data["effects"][0]["amount"] is None and data["effects"][0]["depends_on"] == ["cities"]
+    assert any(t["op"] == "undecided" and t["kind"] == "damage" for t in data["trace"])
+    assert rb2.resolve("Storm", "primary", [], {"treasury": 0, "cities": 5}).to_dict()["effects"][0]["amount"] == 4
+
+
+def test_epochs_and_score_on_missing_facts_are_incomplete_not_zero(rb):
+    [track] = rb.epochs(None, ["Gamma"], {})
+    assert track["complete"] is False and track["reached"] == "First"
+    assert track["epochs"][1]["met"] is None and track["moves_backward"] is None
+    score = rb.score(["Gamma"], {})
+    assert score["total"] is None and score["complete"] is False
+    assert score["points"][0]["points"] is None and score["points"][1]["points"] == 3
+    assert score["missing_facts"] == ["cities", "treasury"]
+
+
 def test_runtime_error_points_at_rulebook_line(rb):
     # the table has no band for a negative number of cities: the error names the rulebook line
     with pytest.raises(civdsl.StateError):

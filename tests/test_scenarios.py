@@ -22,6 +22,11 @@ def _scenarios():
 
 
 def _effects(effects: list[dict]) -> dict:
+    """Each effect's amount actually taken (bounded by the victim's holding where the edition says so)."""
+    return {e["kind"]: e.get("taken", e.get("amount", True)) for e in effects if e["kind"] != "cancelled"}
+
+
+def _demanded(effects: list[dict]) -> dict:
     return {e["kind"]: e.get("amount", True) for e in effects if e["kind"] != "cancelled"}
 
 
@@ -39,6 +44,10 @@ def test_scenario(rulebook, sc):
         assert not data["missing_facts"], f"state lacks {data['missing_facts']}"
         if "effects" in expect:
             assert _effects(data["effects"]) == _expected_effects(expect["effects"])
+        if "demanded" in expect:  # what the rule demands before the bound by the victim's holdings
+            assert _demanded(data["effects"]) == expect["demanded"]
+        if "bounded" in expect:  # the trace says when the bound applied, and by which fact
+            assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:
             assert data["cancelled"] is expect["cancelled"]
         if "secondary" in expect:
@@ -55,6 +64,12 @@ def test_scenario(rulebook, sc):
         assert prices == expect["prices"]
         if "total" in expect:
             assert result["total"] == expect["total"]
+        # legality as `plan` applies it: a scenario names what is illegal, or none is
+        assert [p["advance"] for p in result["illegal"]] == expect.get("illegal", [])
+        if "acquired" in expect:  # advances gained with the purchase at no cost
+            assert [r["advance"] for r in result["acquired"]] == expect["acquired"]
+        if "start_credits" in expect:  # credit points of every group the player started with
+            assert result["start_credits"]["per_group"] == expect["start_credits"]
     elif "epoch" in sc:
         e = sc["epoch"]
         [track] = rb.epochs(e["ast"], e.get("holds") or [], e.get("state") or {})

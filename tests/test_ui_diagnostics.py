@@ -19,6 +19,17 @@ CASES = sorted(UI.glob("*.civ"))
 
 
 def _report(name: str) -> str:
+    """What civdsl reports for the case: `civdsl check`'s report, or, for a case with a sibling
+    `.args` file (a diagnostic only a command meets, such as a rule failing while it runs), what
+    that command prints on stderr."""
+    args = Path(name).with_suffix(".args")
+    if args.exists():
+        import shlex
+
+        proc = subprocess.run([sys.executable, str(UI.parent.parent / "cli.py"), *shlex.split(args.read_text())],
+                              capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc.stderr
     checked = check_file(Path(name))
     return checked.diagnostics.render(color=False) + "\n"
 
@@ -36,9 +47,10 @@ def test_ui_case(case, monkeypatch):
     if code in CODES:
         # the case is about this code: it must be reported, at a position inside the file
         assert re.search(rf"\b(error|warning|note)\[{code}\]", actual), actual
-        lines = len(case.read_bytes().splitlines())
-        for m in re.finditer(r"^[^\s:]+\.civ:(\d+):(\d+): ", actual, re.M):
-            assert 1 <= int(m.group(1)) <= max(lines, 1)
+        for m in re.finditer(r"^([^\s:]+\.civ):(\d+):(\d+): ", actual, re.M):
+            named = UI / m.group(1) if (UI / m.group(1)).exists() else case  # a base the case extends
+            lines = len(named.read_bytes().splitlines())
+            assert 1 <= int(m.group(2)) <= max(lines, 1)
 
 
 def test_every_code_has_a_ui_case():
@@ -74,11 +86,14 @@ def test_cli_check_exit_code_and_format(root):
 def test_cli_check_json_format(root):
     import json
 
-    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "--format", "json",
+    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "--json",
                            "tests/ui/CIV015_unknown_effect.civ"], cwd=root, capture_output=True, text=True)
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
-    assert data[0]["code"] == "CIV015" and data[0]["line"] == 6 and data[0]["level"] == "error"
+    assert data["command"] == "check" and data["rulebooks"] == ["tests/ui/CIV015_unknown_effect.civ"]
+    assert data["errors"] == 1
+    first = data["diagnostics"][0]
+    assert first["code"] == "CIV015" and first["line"] == 6 and first["level"] == "error"
 
 
 def test_explain_prints_wrong_and_right_examples(root):

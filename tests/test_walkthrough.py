@@ -148,3 +148,14 @@ def test_walkthrough_chart(checkout):
         assert res.returncode == 0, f"$ {command}\n{res.stdout}"
         for excerpt in CHART_EXCERPTS:
             assert excerpt in res.stdout, res.stdout
+
+
+def test_the_skeleton_shown_is_the_one_new_writes(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"The top of the new file:\n\n```civ\n(.*?)```", readme, re.S).group(1)
+    from civdsl.scaffold import skeleton
+
+    text = skeleton("kind_famine", "megaciv", Path(HOUSE_FILE))
+    header = shown.split("language 1")[0]
+    assert header in text, "the README shows a skeleton header `civdsl new` no longer writes"

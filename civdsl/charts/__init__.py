@@ -14,7 +14,7 @@ import yaml
 from ..model import Edition
 from ..serialize import to_data
 from . import tables
-from .cells import chips_for
+from .cells import Link, chips_for
 from .diff import Diff, compute
 from .explorer import to_dot, to_svg
 from .html import edition_page
@@ -22,7 +22,7 @@ from .markdown import csv_table, href, legend_md, md_chart, md_escape
 
 __all__ = ["render_all", "site_files", "charts_for", "model_yaml"]
 
-CHART_TITLES = {"calamities": "Calamities", "advances": "Advances", "credits": "Credits matrix and chains",
+CHART_TITLES = {"turns": "Turn sequence", "calamities": "Calamities", "advances": "Advances", "credits": "Credits matrix and chains",
                 "explorer": "Strategy explorer", "epochs": "Epochs (A.S.T.)", "commodities": "Commodities"}
 
 
@@ -69,11 +69,12 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
         for t in chart.tables:
             if t.csv and f"charts/{t.slug}.csv" in files:
                 extra.append(f"[{md_escape(t.slug)}.csv]({href(t.slug + '.csv')})")
-        if kind == "explorer":
-            for rel in ("explorer.svg", "explorer.dot"):
-                if f"charts/{rel}" in files:
-                    extra.append(f"[{rel}]({rel})")
+        if kind == "explorer" and "charts/explorer.dot" in files:
+            # listed whether or not Graphviz drew the SVG here: the README never depends on it
+            extra += ["[explorer.svg](explorer.svg) (drawn where Graphviz is installed)", "[explorer.dot](explorer.dot)"]
         out.append(f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else ""))
+    if "charts/reference.md" in files:
+        out.append("- [the round reference](reference.md) (printable: [reference.html](reference.html))")
     out += ["- [the compiled model as YAML](model.yaml); as JSON: [../model.json](../model.json)", ""]
     return "\n".join(out)
 
@@ -118,8 +119,9 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
                                                           subtitle=f"A house rule on {base.name}.")
         page_charts = [house] + page_charts
         subtitle = f"A house rule on {base.name}: marked rows differ from it."
+    links = [Link("the round reference", "reference.html")] if "charts/reference.html" in files else []
     files[f"charts/{edition.id}.html"] = edition_page(edition, page_charts, chips, house=diff is not None,
-                                                      subtitle=subtitle)
+                                                      subtitle=subtitle, links=links)
     files["charts/README.md"] = _readme(edition, charts, diff, base, files)
     return dict(sorted(files.items())), messages
 

@@ -162,6 +162,7 @@ class Chart:
     intro: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (what it is about, rulebook note)
     links: list[Link] = field(default_factory=list)
+    figure: str = ""  # an inline SVG drawn by civdsl (charts/figure.py), already escaped
 
 
 MARK_TEXT = {"added": "added", "changed": "changed", "removed": "removed"}

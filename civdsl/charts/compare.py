@@ -13,7 +13,7 @@ from dataclasses import replace
 from .. import describe
 from . import derive
 from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, joined, lines, number
-from .html import chart_html, esc, page, table_html
+from .html import chart_html, chip_html, esc, page, table_html
 from .markdown import md_chart, md_escape
 from .tables import CLASS_TEXT, advance_order, calamity_order
 
@@ -141,13 +141,32 @@ def comparison(editions: list) -> list[Chart]:
 
 def compare_files(editions: list) -> dict[str, str]:
     charts = comparison(editions)
-    names = ", ".join(f"{ed.name} ({ed.id})" for ed in editions)
+    # only editions that share an item with another are compared (the card game shares none)
+    shared = {i for kind in ("calamities", "advances") for g in linked(editions, kind) for i, _ in g}
+    compared = [ed for i, ed in enumerate(editions) if i in shared]
+    left_out = [ed for i, ed in enumerate(editions) if i not in shared]
+    names = ", ".join(f"{ed.name} ({ed.id})" for ed in compared) or "none"
     intro = f"Editions compared: {names}. House rules are compared with their base on their own summary page."
+    if left_out:
+        intro += (" Not compared, having no calamity or advance in common with another edition: "
+                  + ", ".join(ed.name for ed in left_out) + ".")
+    # a symbol may stand for different groups in different editions: each edition's key by name
+    keys = [(ed, list(chips_for(ed).values())) for ed in compared]
+    keys = [(ed, chips) for ed, chips in keys if chips]
     md = ["# Editions compared", "", md_escape(intro), ""]
+    if keys:
+        md += ["Groups of each edition:", ""]
+        md += [f"- {md_escape(ed.name)}: " + ", ".join(md_escape(f"{c.symbol} {c.name}") for c in chips)
+               for ed, chips in keys] + [""]
     for c in charts:
         md.append(md_chart(c, "all editions", level=2))
     body = [f"<header><h1>Editions compared</h1><p>{esc(intro)}</p>",
-            '<p class="links"><a href="index.html">all editions</a></p></header>']
+            '<p class="links"><a href="index.html">all editions</a></p>']
+    if keys:
+        body.append('<div class="key"><p><b>Groups of each edition</b> (a badge always names its group):</p>'
+                    + "".join(f"<p>{esc(ed.name)}: {' '.join(chip_html(c) for c in chips)}</p>" for ed, chips in keys)
+                    + "</div>")
+    body.append("</header>")
     body += [chart_html(c) for c in charts]
     return {"compare.md": "\n".join(md).rstrip("\n") + "\n",
             "compare.html": page("Editions compared", "\n".join(body))}
@@ -162,11 +181,14 @@ def index_html(results) -> str:
         ed = r.edition
         files = r.files or {}
         links = []
-        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/house-summary.html", "house-rule summary"),
+        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/reference.html", "round reference"),
+                          ("charts/house-summary.html", "house-rule summary"),
                           ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
                           ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),
                           ("charts/model.yaml", "model (YAML)")):
-            if rel in files:
+            # the SVG is linked wherever its DOT source is, so the page never depends on
+            # whether Graphviz drew it on the machine that built it
+            if rel in files or (rel.endswith(".svg") and rel[:-4] + ".dot" in files):
                 links.append(Link(text, f"{r.id}/{rel}"))
         link_parts: list = []
         for k, link in enumerate(links):

@@ -56,7 +56,8 @@ def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
         out["commodities"][c["name"]] = c
     for t in data["asts"]:
         out["tracks"][t["name"]] = {"epochs": [e["name"] for e in t["epochs"]], "backward": t["backward"],
-                                    "notes": t["notes"]}
+                                    "backward_except": t.get("backward_except"), "spaces": t.get("spaces"),
+                                    "step_points": t.get("step_points"), "notes": t["notes"]}
         for e in t["epochs"]:
             out["epochs"][f"{t['name']} / {e['name']}"] = e
     # constants, tables and options are compared by what they are worth, not by their doc strings
@@ -69,7 +70,12 @@ def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
     for o in data["options"]:
         out["options"][o["id"]] = {"on": o["on"]}
     rules = out["rules"]
-    rules["credit policy"] = {"value": data["credit_policy"]}
+    # the policy and its variants in words ("best group, single use"), compared together
+    policy = [data["credit_policy"] or "none", *data.get("credit_variants", [])]
+    rules["credit policy"] = {"value": ", ".join(p.replace("_", " ") for p in policy)}
+    rules["start credits"] = {"value": data.get("start_credits")}
+    rules["set value off block"] = {"value": data.get("set_value_off_block")}
+    rules["abilities of every player"] = {"value": data.get("abilities") or None}
     rules["VP tiers"] = {"value": data["vp_tiers"]}
     rules["set value"] = {"value": data["set_value"]}
     rules["score"] = {"value": data["score"]}

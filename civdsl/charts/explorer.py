@@ -7,11 +7,11 @@ name and cost. Names go into DOT as escaped quoted strings (ids) and escaped HTM
 
 from __future__ import annotations
 
-import html
 import re
 import shutil
 import subprocess
 
+from .. import escape
 from ..model import Edition
 from . import derive
 from .cells import MARK_GLYPH, chips_for, ink
@@ -20,11 +20,8 @@ DOT_MISSING = ("graphviz `dot` not found: SVGs skipped, DOT kept; install with a
                "(or brew install graphviz)")
 
 
-def dot_quote(text: str) -> str:
-    """A DOT double-quoted string: backslashes and quotes escaped, line breaks as \\n."""
-    text = str(text).replace("\\", "\\\\").replace('"', '\\"')
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return f'"{text}"'
+# the one DOT escaping of the project (civdsl/escape.py)
+dot_quote = escape.dot_string
 
 
 def node_id(name: str) -> str:
@@ -32,9 +29,7 @@ def node_id(name: str) -> str:
     return dot_quote("a:" + name)
 
 
-def _h(text) -> str:
-    """Text inside a DOT HTML-like label (XML rules: escape & < > and quotes)."""
-    return html.escape(str(text), quote=True)
+_h = escape.dot_html
 
 
 def node_label(ed: Edition, name: str, chips, mark: str | None = None) -> str:

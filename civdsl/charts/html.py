@@ -8,8 +8,8 @@ prints read. Every piece of rulebook text goes through html.escape.
 
 from __future__ import annotations
 
-import html
 
+from .. import escape
 from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
                     Strong, Table, ink)
 from .markdown import href
@@ -41,6 +41,11 @@ th.v span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: n
 th.v .chip { padding: 2px 1px; }
 table.matrix td { text-align: center; padding: 1px 0; }
 table.matrix td.self { color: #777; }
+/* row guides: every other row shaded and a firmer rule every fifth, so a row can be followed
+   across the whole matrix (kept in print) */
+table.matrix tbody tr:nth-child(even) > * { background: #eef1f5; -webkit-print-color-adjust: exact;
+  print-color-adjust: exact; }
+table.matrix tbody tr:nth-child(5n) > * { border-bottom: 2px solid #555; }
 thead { display: table-header-group; }
 tr { break-inside: avoid; }
 .chip { display: inline-block; border: 1px solid #333; border-radius: 3px; padding: 0 3px; margin: 1px 2px 1px 0;
@@ -55,28 +60,54 @@ tr.m-added > *, tr.m-changed > * { background: #fff3c4; }
 tr.m-removed > * { background: #eee; text-decoration: line-through; }
 tr.m-added > :first-child, tr.m-changed > :first-child, tr.m-removed > :first-child { border-left: 3px solid #333; }
 .key { border: 1px solid #bbb; padding: 2mm 3mm; margin: 2mm 0; }
+figure { margin: 2mm 0; }
+svg.explorer { display: block; width: 100%%; height: auto; max-height: 160mm; font-family: inherit; }
+/* phone width: a table becomes a pile of cards, one a row, each cell under its column's name,
+   so no word is broken letter by letter; the credits matrix scrolls sideways instead */
+@media screen and (max-width: 640px) {
+  html { font-size: 14px; }
+  body { padding: 3mm; }
+  table:not(.matrix), table:not(.matrix) > tbody, table:not(.matrix) > tbody > tr,
+  table:not(.matrix) > tbody > tr > th, table:not(.matrix) > tbody > tr > td { display: block; width: auto; }
+  table:not(.matrix) > thead, table:not(.matrix) > colgroup { display: none; }
+  table:not(.matrix) > tbody > tr { border: 1px solid #9a9a9a; border-radius: 4px; margin: 0 0 3mm; }
+  table:not(.matrix) > tbody > tr > th, table:not(.matrix) > tbody > tr > td {
+    border: none; border-top: 1px solid #e2e2e2; text-align: left; overflow-wrap: break-word; word-break: normal;
+    hyphens: manual; padding: 3px 6px; }
+  table:not(.matrix) > tbody > tr > :first-child { border-top: none; }
+  table:not(.matrix) > tbody > tr > td:empty { display: none; }
+  table:not(.matrix) td[data-label]::before, table:not(.matrix) th[data-label]::before {
+    content: attr(data-label); display: block; font-size: .8em; font-weight: bold; color: #555; }
+  table.matrix { display: block; overflow-x: auto; table-layout: auto; width: auto; }
+  table.matrix th, table.matrix td { overflow-wrap: normal; word-break: normal; min-width: 2em; }
+  table.matrix tbody th { min-width: 10em; }
+}
 @media print {
   html { font-size: 7.5pt; }
   body { max-width: none; padding: 0; }
-  section { margin-top: 0; break-before: page; }
-  header + section { break-before: auto; }
+  /* charts follow each other on the page (a chart forced onto a page of its own left pages
+     mostly blank); a heading stays with what follows it and a row never splits */
+  section { margin-top: 5mm; break-before: auto; }
+  h2 { break-after: avoid; break-inside: avoid; }
+  p.muted, .key, figure, div.keep { break-inside: avoid; }
   h2 { break-after: avoid; }
   h3 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
   th, td { padding: 1px 3px; }
   table { line-height: 1.2; }
-  h3.new-page { break-before: page; }
+  h3.new-page { break-before: auto; }
   table.matrix { font-size: 6.3pt; line-height: 1.05; }
   table.matrix td, table.matrix tbody th { padding: 0 2px; }
   th.v span { max-height: 26mm; }
+  body.sheet { font-size: 6.6pt; }
+  body.sheet section { margin-top: 3mm; }
 }
 """ % {"width": PRINT_WIDTH_MM}
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+esc = escape.html  # the one HTML escaping of the project (civdsl/escape.py)
 
 
 def chip_html(c: Chip) -> str:
@@ -141,7 +172,9 @@ def table_html(t: Table, with_title: bool = True) -> str:
                 classes.append("self")
             scope = ' scope="row"' if tag == "th" else ""
             cattr = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<{tag}{scope}{cattr}>{cell_html(c)}</{tag}>")
+            # the column's name, shown above the cell where a phone lays rows out as cards
+            label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
+            cells.append(f"<{tag}{scope}{cattr}{label}>{cell_html(c)}</{tag}>")
         out.append(f"<tr{attr}>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
@@ -152,11 +185,17 @@ def _head_index(t: Table) -> int:
 
 
 def chart_html(chart: Chart) -> str:
-    out = [f'<section id="{esc(chart.id)}">', f"<h2>{esc(chart.title)}</h2>"]
+    out = [f'<section id="{esc(chart.id)}">']
+    head = [f"<h2>{esc(chart.title)}</h2>"]
     for p in chart.intro:
-        out.append(f"<p>{esc(p)}</p>")
+        head.append(f"<p>{esc(p)}</p>")
     if chart.links:
-        out.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+        head.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+    if chart.figure:
+        # the heading goes to the page the figure is printed on
+        out.append('<div class="keep">' + "\n".join(head) + f"\n<figure>{chart.figure}</figure></div>")
+    else:
+        out += head
     for t in chart.tables:
         if t.listed:
             out.append(table_html(t, with_title=len([x for x in chart.tables if x.listed]) > 1 or t.title != chart.title))
@@ -182,15 +221,17 @@ def key_html(chips, house: bool, signs: bool = True) -> str:
     return "\n".join(out)
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, body_class: str = "") -> str:
+    attr = f' class="{esc(body_class)}"' if body_class else ""
     return ("<!DOCTYPE html>\n"
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body{attr}>\n{body}\n</body>\n</html>\n")
 
 
-def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = "", links=()) -> str:
+def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = "", links=(), sheet: bool = False) -> str:
+    """Every chart of CHARTS on one printable page; SHEET prints it denser (a cheat sheet)."""
     nav = " ".join(f'<a href="#{esc(c.id)}">{esc(c.title)}</a>' for c in charts)
     head = [f"<header><h1>{esc(ed.name)}</h1>",
             f'<p class="muted">Quick-reference charts for edition <b>{esc(ed.id)}</b>, generated from the '
@@ -202,4 +243,5 @@ def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = ""
     if chips or house or ed.calamities:
         head.append(key_html(chips, house, signs=bool(ed.calamities)))
     head.append("</header>")
-    return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts))
+    return page(f"{ed.name}: quick reference", "\n".join(head) + "\n" + "\n".join(chart_html(c) for c in charts),
+                "sheet" if sheet else "")

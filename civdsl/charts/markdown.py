@@ -8,21 +8,14 @@ module; a text cell that a spreadsheet would run as a formula gets a leading apo
 from __future__ import annotations
 
 import csv
-import html
 import io
-import re
 from urllib.parse import quote
 
+from .. import escape
 from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, Table
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
-
-
-def md_escape(text: str) -> str:
-    """Inline Markdown text that renders as itself, in a table cell or a paragraph."""
-    text = html.escape(str(text), quote=False)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"\s*[\r\n]+\s*", " ", text)
+# the one Markdown escaping of the project (civdsl/escape.py)
+md_escape = escape.markdown
 
 
 def href(target: str) -> str:
@@ -36,7 +29,7 @@ def md_part(p) -> str:
         amount = f" {p.amount}" if p.amount is not None else ""
         return md_escape(f"{p.symbol} {p.name}{amount}")
     if isinstance(p, Sign):
-        return f"**{md_escape(SIGN_GLYPH[p.direction])}**"
+        return f"**{SIGN_GLYPH[p.direction]}**"  # our own glyph, not rulebook text
     if isinstance(p, Strong):
         return f"**{md_escape(p.text.strip())}**" if p.text.strip() else ""
     if isinstance(p, Quote):
@@ -108,16 +101,10 @@ def legend_md(chips, signs: bool = True) -> str:
 
 # --- CSV ----------------------------------------------------------------------------------
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
 def _csv_value(c: Cell):
     if c.value is not None and not isinstance(c.value, str):
         return c.value
-    text = c.plain("\n") if c.value is None else c.value
-    if text.startswith(_FORMULA) and not re.fullmatch(r"[-+]?\d+(\.\d+)?", text):
-        text = "'" + text
-    return text
+    return escape.csv_text(c.plain("\n") if c.value is None else c.value)
 
 
 def csv_table(t: Table) -> str:
@@ -130,5 +117,4 @@ def csv_table(t: Table) -> str:
 
 
 def _csv_header(col) -> str:
-    text = col.name
-    return "'" + text if text.startswith(_FORMULA) else text
+    return escape.csv_text(col.name)

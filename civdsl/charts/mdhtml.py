@@ -4,25 +4,32 @@ renderer: it only has to read what we emit, and it escapes all text."""
 
 from __future__ import annotations
 
+import html
 import re
 
 from .html import esc, page
 
-_INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*")
+_INLINE = re.compile(r"`([^`]+)`|\*\*((?:\\.|[^*\\])+)\*\*|\*((?:\\.|[^*\\])+)\*")
+_BACKSLASH = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _text(md: str) -> str:
+    """Markdown text (as civdsl/escape.py writes it) back to plain text, then escaped for HTML."""
+    return esc(html.unescape(_BACKSLASH.sub(r"\1", md)))
 
 
 def inline(text: str) -> str:
     out, last = [], 0
     for m in _INLINE.finditer(text):
-        out.append(esc(text[last:m.start()]))
+        out.append(_text(text[last:m.start()]))
         if m.group(1) is not None:
             out.append(f"<code>{esc(m.group(1))}</code>")
         elif m.group(2) is not None:
-            out.append(f"<strong>{esc(m.group(2))}</strong>")
+            out.append(f"<strong>{_text(m.group(2))}</strong>")
         else:
-            out.append(f"<em>{esc(m.group(3))}</em>")
+            out.append(f"<em>{_text(m.group(3))}</em>")
         last = m.end()
-    out.append(esc(text[last:]))
+    out.append(_text(text[last:]))
     return "".join(out)
 
 
@@ -60,7 +67,9 @@ def to_html(markdown: str, title: str) -> str:
                 rows.append([c.strip() for c in lines[i].strip("|").split("|")])
                 i += 1
             body.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead><tbody>")
-            body += ["<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows]
+            # each cell carries its column's name, shown above it where a phone lays rows out as cards
+            body += ["<tr>" + "".join(f'<td data-label="{esc(h)}">{inline(c)}</td>' for h, c in zip(head, r)) + "</tr>"
+                     for r in rows]
             body.append("</tbody></table>")
             continue
         elif line.startswith("#"):

@@ -7,18 +7,18 @@ apart as quotations.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from .. import describe
 from .. import vocabulary as vocab
 from ..model import Edition
+from ..phrases import sentence
 from ..validator import set_value
 from . import derive
 from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row, Sign, Strong, Table, cell,
                     chips_for, joined, lines, number)
 from .diff import CATEGORY_TITLES, Diff
 
-KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities")
+KINDS = ("turns", "calamities", "advances", "credits", "explorer", "epochs", "commodities")
 CLASS_ORDER = ("minor", "major tradable", "major nontradable")
 CLASS_TEXT = {"minor": "minor", "major tradable": "major, tradable", "major nontradable": "major, not tradable",
               None: "unclassified"}
@@ -67,7 +67,8 @@ def calamity_order(ed: Edition) -> list[str]:
 # --- calamities -----------------------------------------------------------------------------
 
 
-def calamities_chart(ed: Edition, marks=None) -> Chart:
+def stack_grid(ed: Edition, marks=None) -> Table:
+    """Which calamity sits in each trade-card stack, by class."""
     order = calamity_order(ed)
     classes = [k for k in CLASS_ORDER if any(c.klass == k for c in ed.calamities.values())]
     if any(c.klass not in CLASS_ORDER for c in ed.calamities.values()):
@@ -86,6 +87,12 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
             row.append(lines(*[(n, _mark_suffix(marks, n)) for n in names]))
         grid.rows.append(Row(row, head=True))
 
+    return grid
+
+
+def calamities_chart(ed: Edition, marks=None) -> Chart:
+    order = calamity_order(ed)
+    grid = stack_grid(ed, marks)
     detail = Table(
         "calamities", "Calamities",
         _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
@@ -134,17 +141,20 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     has_req = any(a.requires for a in ed.advances.values())
     has_supply = any(a.supply is not None for a in ed.advances.values())
     has_vp = any(a.vp is not None for a in ed.advances.values())
-    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.0)]
+    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.2)]
     if has_vp:
         cols.append(Column("VP", 0.35, numeric=True))
-    cols += [Column("Group credits", 1.5), Column("Specific credits", 1.5), Column("Abilities", 1.5),
-             Column("Calamities it changes", 3.0)]
+    # group credits one column per colour, as the printed advance sheets give them
+    group_cols = list(chips.values())
+    cols += [Column(g.name, 0.42, numeric=True, vertical=True, chip=g) for g in group_cols]
+    cols += [Column("Specific credits", 1.5), Column("Abilities", 1.5), Column("Calamities it changes", 2.8)]
     if has_req:
         cols.append(Column("Requires", 0.9))
     if has_supply:
         cols.append(Column("Cards", 0.65, numeric=True))
     t = Table("advances", "Advances", cols, [], intro=[
-        "Sorted by cost. Group credits count towards any advance of that group; specific credits towards "
+        "Sorted by cost. Group credits (a column per group) count towards any advance of that group; "
+        "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
         "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."])
     for n in order:
@@ -152,14 +162,14 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
         name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
         name.value = a.name
         groups = joined([chips[g] for g in a.groups if g in chips])
-        credits = joined([replace(chips[g], amount=v) for g, v in a.credits.items() if g in chips])
         specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
         abilities = lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])
         cal = lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(n, [])])
         row = [name, number(a.cost) if a.cost_known else cell("unknown"), groups]
         if has_vp:
             row.append(number(a.vp))
-        row += [credits, specific, abilities, cal]
+        row += [number(a.credits[g.id]) if a.credits.get(g.id) else cell() for g in group_cols]
+        row += [specific, abilities, cal]
         if has_req:
             row.append(cell(", ".join(a.requires)))
         if has_supply:
@@ -192,38 +202,50 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
              + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
              "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
 
-    def matrix(slug, title, targets, with_groups, listed=True):
+    # Every cell is worked out once: the full matrix (for CSV) and its printed parts share their
+    # rows, and the cells that say nothing are one shared object, so that the chart's time and
+    # memory follow the cells that say something (the matrix grows with the square of the
+    # number of advances; building it twice, and an object per empty cell, made it dominate
+    # large builds).
+    empty = cell(numeric=True)
+    itself = cell("\u2014", numeric=True, value="")
+    width = len(groups)
+    rows: list[tuple[list, object]] = []
+    for hn in order:
+        held = ed.advances[hn]
+        row = [cell(Strong(hn), _mark_suffix(marks, hn))]
+        row += [number(held.credits[g.id]) if held.credits.get(g.id) else empty for g in groups]
+        for tname in order:
+            if tname == hn:
+                row.append(itself)
+                continue
+            cc = derive.card_credit(ed, held, ed.advances[tname])
+            if not cc.amount:
+                row.append(empty)
+            elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
+                row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
+            else:
+                row.append(number(cc.amount))
+        rows.append((row, marks.get(hn) if marks else None))
+
+    def matrix(slug, title, start, stop, with_groups, listed=True):
+        """The columns of advances order[start:stop] (and the group columns if asked)."""
         cols = [Column("Held \u2193, buying \u2192", 2.6)]
         if with_groups:
             cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
-        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in targets]
+        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in order[start:stop]]
         table = Table(slug, title, cols, [], matrix=True)
         table.listed = listed
-        for hn in order:
-            held = ed.advances[hn]
-            label = cell(Strong(hn), _mark_suffix(marks, hn))
-            row = [label]
-            if with_groups:
-                row += [number(held.credits[g.id]) if held.credits.get(g.id) else cell() for g in groups]
-            for tname in targets:
-                if tname == hn:
-                    row.append(cell("\u2014", numeric=True, value=""))
-                    continue
-                cc = derive.card_credit(ed, held, ed.advances[tname])
-                if not cc.amount:
-                    row.append(cell(numeric=True))
-                elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
-                    row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
-                else:
-                    row.append(number(cc.amount))
-            table.rows.append(Row(row, mark=marks.get(hn) if marks else None, head=True))
+        for row, mark in rows:
+            cells = row[:1] + (row[1:1 + width] if with_groups else []) + row[1 + width + start:1 + width + stop]
+            table.rows.append(Row(cells, mark=mark, head=True))
         return table
 
-    tables = [matrix("credits", "Credits matrix", order, True, listed=False)]
-    chunks = [order[i:i + MATRIX_CHUNK] for i in range(0, len(order), MATRIX_CHUNK)] or [[]]
-    for i, chunk in enumerate(chunks):
-        title = "Credits matrix" if len(chunks) == 1 else f"Credits matrix, part {i + 1} of {len(chunks)}"
-        t = matrix(f"credits-{i + 1}", title, chunk, i == 0)
+    tables = [matrix("credits", "Credits matrix", 0, len(order), True, listed=False)]
+    starts = list(range(0, len(order), MATRIX_CHUNK)) or [0]
+    for i, start in enumerate(starts):
+        title = "Credits matrix" if len(starts) == 1 else f"Credits matrix, part {i + 1} of {len(starts)}"
+        t = matrix(f"credits-{i + 1}", title, start, start + MATRIX_CHUNK, i == 0)
         t.csv = False
         t.new_page = i > 0
         if i == 0:
@@ -273,7 +295,9 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
     # both links always: the page must not depend on whether Graphviz was there to draw the SVG
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
-    return Chart("explorer", "Strategy explorer", [t, edges], links=links,
+    from .figure import explorer_svg
+
+    return Chart("explorer", "Strategy explorer", [t, edges], links=links, figure=explorer_svg(ed, marks),
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 
@@ -414,10 +438,37 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
 # --- all ----------------------------------------------------------------------------------
 
 
+def turns_chart(ed: Edition, marks=None) -> Chart:
+    """The sequence of play on one page, as the rulebook declares it (`turn { step ... }`)."""
+    t = Table("turns", ed.turn_title or "Sequence of play",
+              [Column("#", 0.3, numeric=True), Column("Step", 3), Column("When, and in which order", 4)], [],
+              intro=["Each turn, in this order; a step with nothing to do is skipped."])
+    for i, step in enumerate(ed.turn, 1):
+        t.rows.append(Row([number(i), cell(Strong(step.name)), cell(step.when or "")], head=True))
+    return Chart("turns", "Turn sequence", [t])
+
+
+def glance_chart(ed: Edition, marks=None) -> Chart:
+    """Calamities at a glance, for a cheat sheet: by stack and class, what each calamity does to
+    its victims in a line (the modifiers are on the full calamities chart)."""
+    brief = Table("calamities-brief", "What each calamity does",
+                  [Column("Stack", 0.45, numeric=True), Column("Calamity", 1.6), Column("Class", 0.9),
+                   Column("Effect", 6)], [],
+                  intro=["By stack, before any advance changes it; the calamities chart lists the modifiers."])
+    for n in calamity_order(ed):
+        c = ed.calamities[n]
+        text = " ".join(sentence(p) for p in (describe.effects(c.primary) or "no effect", describe.secondary(c)) if p)
+        brief.rows.append(Row([number(c.stack), cell(Strong(c.name)), cell(CLASS_TEXT.get(c.klass, str(c.klass))),
+                               cell(text)], head=True, mark=marks.get(n) if marks else None))
+    return Chart("glance", "Calamities at a glance", [brief])
+
+
 def has_content(ed: Edition, kind: str) -> bool:
     """Whether the edition declares anything this kind of chart shows."""
-    if kind == "calamities":
+    if kind in ("calamities", "glance"):
         return bool(ed.calamities)
+    if kind == "turns":
+        return bool(ed.turn)
     if kind in ("advances", "credits", "explorer"):
         return bool(ed.advances)
     if kind == "epochs":
@@ -440,6 +491,7 @@ def build(ed: Edition, diff: Diff | None = None, only_content: bool = False) -> 
         full = build(ed, diff)
         return {k: c for k, c in full.items() if has_content(ed, k)}
     return {
+        "turns": turns_chart(ed),
         "calamities": calamities_chart(ed, marks("calamities")),
         "advances": advances_chart(ed, marks("advances")),
         "credits": credits_chart(ed, marks("advances")),

@@ -1,44 +1,55 @@
-"""Writing and publishing rulebooks: `check`, `build`, `fmt`, `new`, `diff`, `explain`, `vocab`."""
+"""Writing and publishing rulebooks: `check`, `build`, `fmt`, `new`, `diff`, `explain`, `vocab`.
+
+With no PATHS, check, build and fmt act on the rulebooks of the current folder (rulebooks/ and
+rulebooks/house/, or *.civ and house/), else check and build take the shipped ones; nothing
+ever writes into an installed civdsl package (resources.rulebook_paths)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from .common import emit_json as _emit_json
-from .common import fail as _fail
+from .common import UserError, command, echo, emit_json, fail, use_color
 
 
-def _default_paths() -> list[Path]:
-    from ..resources import shipped_house_rules, shipped_rulebooks
+def _display(path: Path) -> str:
+    from ..loader import display_path
 
-    return list(shipped_rulebooks().values()) + shipped_house_rules()
-
-
-def _paths(paths: tuple[str, ...]) -> list[Path]:
-    if not paths:
-        return _default_paths()
-    from ..resources import shipped_rulebooks
-
-    shipped = shipped_rulebooks()
-    return [shipped[p] if p in shipped and not Path(p).exists() else Path(p) for p in paths]
+    return display_path(path)
 
 
-@click.command()
+def _inside_installed_package(path: Path) -> bool:
+    from ..resources import installed_package_dir
+
+    package = installed_package_dir()
+    if package is None:
+        return False
+    try:
+        Path(path).resolve().relative_to(package)
+        return True
+    except ValueError:
+        return False
+
+
+@command()
 @click.argument("paths", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Diagnostics as text or JSON.")
 @click.option("--schema", is_flag=True, help="Also validate the compiled model against schemas/model.schema.json.")
 @click.option("-v", "--verbose", is_flag=True, help="Also show notes (e.g. diagnostics acknowledged by errata).")
-def check(paths, fmt, schema, verbose):
-    """Check rulebooks (default: every shipped rulebook) and report every problem."""
+def check(paths, schema, verbose, as_json):
+    """Check rulebooks and report every problem.
+
+    PATHS are files, folders or shipped edition ids; with none, the rulebooks of the current
+    folder (rulebooks/ and rulebooks/house/ included), else every shipped rulebook."""
     from ..compiler import check_file
     from ..diagnostics import Diagnostics
+    from ..resources import rulebook_paths
 
     diags = Diagnostics()
-    checked = [check_file(p, diags) for p in _paths(paths)]
+    targets = rulebook_paths(paths)
+    # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
+    checked = [check_file(p, diags, reuse=True) for p in targets]
     if schema:
         from ..schemas import validate_model
 
@@ -46,44 +57,62 @@ def check(paths, fmt, schema, verbose):
             if c.ok:
                 for problem in validate_model(c.edition):
                     diags.error("CIV090", f"model does not match the schema: {problem}", c.edition.span)
-    if fmt == "json":
-        click.echo(diags.to_json())
+    if as_json:
+        items = diags.sorted()
+        emit_json({"checked": len(checked), "errors": sum(d.level == "error" for d in items),
+                   "warnings": sum(d.level == "warning" for d in items),
+                   "diagnostics": [d.to_json() for d in items]}, rulebooks=[_display(p) for p in targets])
     else:
-        report = diags.render(color=sys.stdout.isatty(), notes=verbose)
+        report = diags.render(color=use_color(err=diags.has_errors), notes=verbose)
         if report:
-            click.echo(report, err=diags.has_errors)
+            echo(report, err=diags.has_errors)
         if not diags.has_errors:
             click.echo(f"ok: {len(checked)} rulebook{'s' if len(checked) != 1 else ''} checked")
     sys.exit(1 if diags.has_errors else 0)
 
 
-@click.command()
+@command()
 @click.argument("paths", nargs=-1)
 @click.option("-o", "--output", "out", type=click.Path(file_okay=False), default="generated", show_default=True,
-              help="Output folder.")
-@click.option("--check", "check_only", is_flag=True, help="Exit 1 if the output folder differs from a fresh build.")
-def build(paths, out, check_only):
-    """Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts)."""
+              help="Output folder (relative to the current folder).")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the output folder differs from a "
+              "fresh build.")
+def build(paths, out, check_only, as_json):
+    """Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts).
+
+    PATHS as for `check`; a build of no PATHS also writes the index and the cross-edition pages."""
     from ..build import compare, compile_all, write
     from ..charts import site_files
     from ..diagnostics import Diagnostics
+    from ..errors import RulebookError
+    from ..resources import rulebook_paths
 
+    out_dir = Path(out)
+    if not check_only and _inside_installed_package(out_dir):
+        fail(f"{out_dir} is inside the installed civdsl package: build into a folder of your own (-o DIR)")
     diags = Diagnostics()
-    targets = _paths(paths)
-    show = sys.stderr.isatty() and len(targets) > 1
-    with click.progressbar(length=len(targets), label="compiling", file=sys.stderr) if show else _null() as bar:
+    targets = rulebook_paths(paths)
+    show = sys.stderr.isatty() and len(targets) > 1 and not as_json
+    from .terminal import unescaped
+
+    with click.progressbar(length=len(targets), label="compiling", file=unescaped(sys.stderr)) if show else _null() as bar:
         results = compile_all(targets, diags, progress=(lambda _p: bar.update(1)) if show else None)
     if results is None:
-        click.echo(diags.render(color=sys.stderr.isatty()), err=True)
+        if as_json:
+            raise RulebookError("build stopped: nothing was written", diags)
+        echo(diags.render(color=use_color(err=True)), err=True)
         click.echo("build stopped: nothing was written", err=True)
         sys.exit(1)
-    out_dir = Path(out)
     # the index and cross-edition pages describe every rulebook: only a full build writes them
     top = site_files(results) if not paths else None
     for message in sorted({m for r in results for m in r.messages}):
         click.echo(message, err=True)
+    ids = [r.id for r in results]
     if check_only:
         problems = compare(results, out_dir, top)
+        if as_json:
+            emit_json({"output": str(out_dir), "up_to_date": not problems, "problems": problems}, rulebooks=ids)
+            sys.exit(1 if problems else 0)
         if problems:
             click.echo("\n".join(problems), err=True)
             click.echo(f"{out_dir} is out of date: run `civdsl build`", err=True)
@@ -92,6 +121,9 @@ def build(paths, out, check_only):
         return
     write(results, out_dir, top)
     files = sum(len(r.files) for r in results)
+    if as_json:
+        emit_json({"output": str(out_dir), "files": files}, rulebooks=ids)
+        return
     click.echo(f"built {len(results)} rulebook{'s' if len(results) != 1 else ''} into {out_dir} ({files} files)")
 
 
@@ -106,11 +138,159 @@ class _null:
         pass
 
 
+@command()
+@click.argument("paths", nargs=-1)
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 listing files that would change.")
+@click.option("--diff", "show_diff", is_flag=True, help="Show what would change as a unified diff (writes nothing).")
+def fmt(paths, check_only, show_diff, as_json):
+    """Rewrite rulebooks in the canonical layout.
+
+    PATHS are files, folders (every .civ inside) or shipped edition ids; with none, the
+    rulebooks of the current folder (rulebooks/ and rulebooks/house/ included). Comments are
+    kept; files with syntax errors are reported and never rewritten, and nothing inside an
+    installed civdsl package is ever rewritten."""
+    import difflib
+
+    from ..build import atomic_write
+    from ..fmt import format_file
+    from ..resources import local_rulebooks, rulebook_paths
+
+    if not paths and local_rulebooks() is None:
+        fail("no rulebooks in the current folder (rulebooks/*.civ, or *.civ): give the files or folders to format")
+    writes = not (check_only or show_diff)
+    targets = rulebook_paths(paths)
+    if writes:
+        locked = [_display(p) for p in targets if _inside_installed_package(p)]
+        if locked:
+            fail(f"{', '.join(locked)}: part of the installed civdsl package, never rewritten (copy the file "
+                 f"to change it, or use --diff)")
+    failed: list[dict] = []
+    changed: list[str] = []
+    diffs: dict[str, str] = {}
+    unchanged = 0
+    for path in targets:
+        res = format_file(path)
+        name = _display(path)
+        if res.error is not None:
+            diagnostics = res.error.diagnostics if res.error.diagnostics is not None and res.error.diagnostics.items \
+                else None
+            failed.append({"path": name, "message": str(res.error),
+                           "diagnostics": [d.to_json() for d in diagnostics.sorted()] if diagnostics else []})
+            if not as_json:
+                if diagnostics is not None:
+                    echo(diagnostics.render(color=use_color(err=True)), err=True)
+                else:
+                    click.echo(f"error: {res.error}", err=True)
+                click.echo(f"{name}: not formatted", err=True)
+            continue
+        if not res.changed:
+            unchanged += 1
+            continue
+        changed.append(name)
+        if show_diff:
+            diffs[name] = "".join(difflib.unified_diff((res.old_text or "").splitlines(True),
+                                                       res.new_text.splitlines(True), f"{name}", f"{name} (formatted)"))
+            if not as_json:
+                click.echo(diffs[name], nl=False)
+        if check_only:
+            if not as_json:
+                click.echo(f"would reformat {name}")
+        elif writes:
+            atomic_write(path, res.new_text)
+            if not as_json:
+                click.echo(f"formatted {name}")
+    code = 1 if failed or (changed and check_only) else 0
+    if as_json:
+        answer = {"changed": changed, "unchanged": unchanged, "failed": failed, "written": writes}
+        if show_diff:
+            answer["diffs"] = diffs
+        emit_json(answer, rulebooks=[_display(p) for p in targets])
+        sys.exit(code)
+    if not writes:
+        if changed:
+            click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} would be reformatted, "
+                       f"{unchanged} already formatted", err=True)
+        elif not failed:
+            click.echo(f"{unchanged} file{'s' if unchanged != 1 else ''} already formatted")
+        sys.exit(code)
+    if not failed:
+        click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} formatted, {unchanged} unchanged")
+    sys.exit(code)
 
 
-@click.command()
+@command()
+@click.argument("name")
+@click.option("--from", "base", default="megaciv", show_default=True,
+              help="The rulebook to extend: a shipped edition id or a path.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
+@click.option("--title", help="Display name (default: derived from NAME and the base).")
+def new(name, base, output, title, as_json):
+    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
+    import os
+
+    from ..build import atomic_write
+    from ..scaffold import ScaffoldError, check_name, skeleton
+
+    out = Path(output) if output else Path(f"{name}.civ")
+    try:
+        check_name(name)
+        if out.exists():
+            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
+        if not out.parent.exists():
+            raise ScaffoldError(f"folder {out.parent} does not exist")
+        if _inside_installed_package(out):
+            raise ScaffoldError(f"{out} is inside the installed civdsl package: write it into a folder of your own")
+        text = skeleton(name, base, out, title)
+    except ScaffoldError as exc:
+        raise UserError(str(exc)) from None
+    # never overwrite: create the file exclusively, then fill it atomically
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise UserError(f"{out} already exists; not overwriting it") from None
+    os.close(fd)
+    atomic_write(out, text)
+    if as_json:
+        emit_json({"path": str(out), "extends": base}, name)
+        return
+    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
+    click.echo(f"next: edit it, then `civdsl check {out}`")
+
+
+@command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--format", "fmt", type=click.Choice(["text", "md"]), default="text", show_default=True,
+              help="Text for a terminal, or Markdown for a web page or a pull request (--json for data).")
+@click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
+@click.option("--exit-code", "exit_code", is_flag=True,
+              help="Exit 1 when the rules differ (as `git diff --exit-code`); prose counts only with --prose.")
+def diff(a, b, fmt, prose, exit_code, as_json):
+    """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
+
+    Compares the resolved rules (a house rule with everything it inherits): advances,
+    calamities and commodities field by field, constants, credit policy, vp tiers, A.S.T.
+    epochs and their requirements, score lines. Exit 0 whether or not they differ, unless
+    --exit-code.
+    """
+    from ..diff import diff as compute_diff
+    from ..diff import load_edition, render_md, render_text, to_json
+
+    ea, eb = load_edition(a), load_edition(b)
+    changes = compute_diff(ea, eb)
+    differ = any(prose or c.section != "prose" for c in changes)
+    if as_json:
+        emit_json(to_json(ea, eb, changes), rulebooks=[ea.id, eb.id])
+    elif fmt == "md":
+        click.echo(render_md(ea, eb, changes, prose=prose), nl=False)
+    else:
+        echo(render_text(ea, eb, changes, color=use_color(), prose=prose))
+    sys.exit(1 if exit_code and differ else 0)
+
+
+@command()
 @click.argument("words", nargs=-1, required=True, metavar="CODE | RULEBOOK ITEM")
-def explain(words):
+def explain(words, as_json):
     """Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one
     advance or calamity (civdsl explain megaciv Pottery)."""
     if len(words) == 1:
@@ -118,29 +298,38 @@ def explain(words):
 
         text = explain_code(words[0])
         if text is None:
-            _fail(f"error: no diagnostic code {words[0]!r} (codes look like CIV012; for an item: civdsl explain RULEBOOK ITEM)")
+            fail(f"no diagnostic code {words[0]!r} (codes look like CIV012; for an item: civdsl explain RULEBOOK ITEM)")
+        if as_json:
+            emit_json({"code": words[0].upper(), "text": text}, None)
+            return
         click.echo(text)
         return
     if len(words) != 2:
-        _fail("error: give a code (civdsl explain CIV012) or a rulebook and an item (civdsl explain megaciv Famine)")
+        raise click.UsageError("give a code (civdsl explain CIV012) or a rulebook and an item "
+                               "(civdsl explain megaciv Famine)")
     from ..itemexplain import explain_item
 
-    click.echo(explain_item(words[0], words[1]))
+    text = explain_item(words[0], words[1])
+    if as_json:
+        emit_json({"item": words[1], "text": text}, words[0])
+        return
+    click.echo(text)
 
 
-@click.command()
-@click.option("--json", "as_json", is_flag=True)
+@command()
 def vocab(as_json):
     """The language's vocabulary: effect kinds, abilities, player facts and functions."""
     from .. import vocabulary as v
 
     if as_json:
-        _emit_json({
+        emit_json({
             "effects": {k.name: {"params": [p.__dict__ for p in k.params], "doc": k.doc} for k in v.EFFECT_KINDS.values()},
             "abilities": {k.name: {"params": [p.__dict__ for p in k.params], "doc": k.doc} for k in v.ABILITY_KINDS.values()},
             "facts": {f.name: {"type": f.type, "doc": f.doc} for f in v.FACTS.values()},
             "functions": {f.name: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc} for f in v.FUNCTIONS.values()},
-        })
+            "engine_names": {e.name: {"declared_as": e.declared_as, "type": e.type, "default": e.default,
+                                      "minimum": e.minimum, "doc": e.doc} for e in v.ENGINE_NAMES.values()},
+        }, None)
         return
     for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
         click.echo(f"{title}:")
@@ -156,118 +345,7 @@ def vocab(as_json):
     click.echo("Functions:")
     for f in v.FUNCTIONS.values():
         click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
-
-
-@click.command()
-@click.argument("paths", nargs=-1)
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 listing files that would change.")
-@click.option("--diff", "show_diff", is_flag=True, help="Show what would change as a unified diff (writes nothing).")
-def fmt(paths, check_only, show_diff):
-    """Rewrite rulebooks (default: every shipped one) in the canonical layout.
-
-    PATHS are files, folders (every .civ inside) or shipped edition ids. Comments are kept;
-    files with syntax errors are reported and never rewritten.
-    """
-    import difflib
-
-    from ..build import atomic_write
-    from ..fmt import _expand, format_file
-    from ..loader import display_path
-
-    failed = False
-    changed = []
-    unchanged = 0
-    for path in _expand(paths):
-        res = format_file(path)
-        name = display_path(path)
-        if res.error is not None:
-            failed = True
-            if res.error.diagnostics is not None and res.error.diagnostics.items:
-                click.echo(res.error.diagnostics.render(color=sys.stderr.isatty()), err=True)
-            else:
-                click.echo(f"error: {res.error}", err=True)
-            click.echo(f"{name}: not formatted", err=True)
-            continue
-        if not res.changed:
-            unchanged += 1
-            continue
-        changed.append(name)
-        if show_diff:
-            click.echo("".join(difflib.unified_diff((res.old_text or "").splitlines(True), res.new_text.splitlines(True),
-                                                    f"{name}", f"{name} (formatted)")), nl=False)
-        if check_only:
-            click.echo(f"would reformat {name}")
-        elif not show_diff:
-            atomic_write(path, res.new_text)
-            click.echo(f"formatted {name}")
-    if check_only or show_diff:
-        if changed:
-            click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} would be reformatted, "
-                       f"{unchanged} already formatted", err=True)
-        elif not failed:
-            click.echo(f"{unchanged} file{'s' if unchanged != 1 else ''} already formatted")
-        sys.exit(1 if (changed and check_only) or failed else 0)
-    if not failed:
-        click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} formatted, {unchanged} unchanged")
-    sys.exit(1 if failed else 0)
-
-
-@click.command()
-@click.argument("name")
-@click.option("--from", "base", default="megaciv", show_default=True,
-              help="The rulebook to extend: a shipped edition id or a path.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
-@click.option("--title", help="Display name (default: derived from NAME and the base).")
-def new(name, base, output, title):
-    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
-    import os
-
-    from ..build import atomic_write
-    from ..scaffold import ScaffoldError, check_name, skeleton
-
-    out = Path(output) if output else Path(f"{name}.civ")
-    try:
-        check_name(name)
-        if out.exists():
-            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
-        if not out.parent.exists():
-            raise ScaffoldError(f"folder {out.parent} does not exist")
-        text = skeleton(name, base, out, title)
-    except ScaffoldError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    # never overwrite: create the file exclusively, then fill it atomically
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        click.echo(f"error: {out} already exists; not overwriting it", err=True)
-        sys.exit(1)
-    os.close(fd)
-    atomic_write(out, text)
-    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
-    click.echo(f"next: edit it, then `civdsl check {out}`")
-
-
-@click.command()
-@click.argument("a")
-@click.argument("b")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
-@click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
-def diff(a, b, fmt, prose):
-    """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
-
-    Compares the resolved rules (a house rule with everything it inherits): advances,
-    calamities and commodities field by field, constants, credit policy, vp tiers, A.S.T.
-    epochs and their requirements, score lines. Exit 0 whether or not they differ.
-    """
-    from ..diff import diff as compute_diff
-    from ..diff import load_edition, render_md, render_text, to_json
-
-    ea, eb = load_edition(a), load_edition(b)
-    changes = compute_diff(ea, eb)
-    if fmt == "json":
-        click.echo(json.dumps(to_json(ea, eb, changes), indent=2, ensure_ascii=False, default=str))
-    elif fmt == "md":
-        click.echo(render_md(ea, eb, changes, prose=prose), nl=False)
-    else:
-        click.echo(render_text(ea, eb, changes, color=sys.stdout.isatty(), prose=prose))
+    click.echo("Constants and tables the engine reads by name:")
+    for e in v.ENGINE_NAMES.values():
+        default = "" if e.default is None else f", default {e.default}"
+        click.echo(f"  {e.declared_as} {e.name} ({e.type} >= {e.minimum}{default}): {e.doc}")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from .common import open_rulebook
+from .common import command, emit_json, open_rulebook
 
 
 def _open_module(rulebook: str):
@@ -19,7 +18,7 @@ def _open_module(rulebook: str):
     return module
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--state", "state_file", type=click.Path(dir_okay=False),
               help="State (YAML: round, stats, hand, deck, discard, thresholds_on, choices). Default: a new game.")
@@ -28,7 +27,6 @@ def _open_module(rulebook: str):
 @click.option("--set", "sets", multiple=True, help="A stat, flag or track value, name=value (repeatable).")
 @click.option("--choose", "chooses", multiple=True, help="A player's choice, name=value (repeatable).")
 @click.option("--save", type=click.Path(dir_okay=False), help="Write the new state to this YAML file.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     """Apply one phase (or one whole round) of RULEBOOK's round rules to a state; print the new
     stats and the trace of every rule that fired."""
@@ -59,22 +57,21 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     if phase == "setup" and module.SETUP is None:
         raise StateError("--phase setup: this edition has no setup")
     before = dict(state.values)
-    try:
-        new, trace = play(module, state, phase, rng)
-    except runtime.RulebookRuntimeError as exc:
-        raise StateError(str(exc)) from None
+    new, trace = play(module, state, phase, rng)  # a rule's runtime error becomes a diagnostic (cli/main.py)
     if save:
         import yaml
 
-        Path(save).write_text(yaml.safe_dump(new.to_dict(), sort_keys=False, allow_unicode=True), encoding="utf-8")
+        from .common import write_output
+
+        write_output(save, yaml.safe_dump(new.to_dict(), sort_keys=False, allow_unicode=True))
     if as_json:
-        click.echo(json.dumps({"phase": phase or "round", "seed": seed, "state": new.to_dict(), "trace": trace},
-                              indent=2, ensure_ascii=False, default=str))
+        emit_json({"phase": phase or "round", "seed": seed, "state": new.to_dict(), "trace": trace},
+                  module.EDITION["id"])
         return
     click.echo(render_step(module, new, before, trace, phase, seed))
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--rounds", type=click.IntRange(1, 10_000), default=20, show_default=True, help="Rounds per game at most.")
 @click.option("--runs", type=click.IntRange(1, 1_000_000), default=1000, show_default=True, help="Games to play.")
@@ -82,28 +79,31 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
 @click.option("--set", "sets", multiple=True, help="Start every game with this stat, flag or track value, name=value.")
 @click.option("--choose", "chooses", multiple=True, help="Fix a player's choice in every game, name=value.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write a plot of the events by round (.svg, or .png).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def simulate(rulebook, rounds, runs, seed, sets, chooses, plot, as_json):
     """Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often
     each threshold, flag, track mark and game end happens by each round."""
-    from ..rounds import runtime
     from ..rounds.event_plot import write_plot
     from ..rounds.simulate import render_report
     from ..rounds.simulate import simulate as play_games
     from ..rounds.state import assignments
-    from ..state import StateError
 
+    if plot and not Path(plot).absolute().parent.is_dir():  # say so before playing the games
+        from .common import fail
+
+        fail(f"error: cannot write {plot}: no folder {Path(plot).parent}")
+    from ..rounds.simulate import check_size
+
+    check_size(rounds, runs)
     module = _open_module(rulebook)
     stats, choices = assignments(module, sets, chooses)
-    with click.progressbar(length=runs, label="simulating", file=sys.stderr) as bar:
-        try:
-            result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
-        except runtime.RulebookRuntimeError as exc:
-            raise StateError(str(exc)) from None
+    from .terminal import unescaped
+
+    with click.progressbar(length=runs, label="simulating", file=unescaped(sys.stderr)) as bar:
+        result = play_games(module, rounds, runs, seed, stats, choices, progress=bar.update)
     if plot:
         write_plot(result, Path(plot))
     if as_json:
-        click.echo(json.dumps(result, indent=2))
+        emit_json(result, module.EDITION["id"])
         return
     click.echo(render_report(result))
     if plot:

@@ -9,9 +9,22 @@ from pathlib import Path
 
 import click
 
+from .common import command, emit_json
 from .common import fail as _fail
 
-KINDS = ("calamities", "advances", "credits", "explorer", "epochs", "commodities", "all")
+KINDS = ("turns", "calamities", "glance", "advances", "credits", "explorer", "epochs", "commodities", "reference", "all")
+
+
+def _kinds(ctx, param, value: str) -> str:
+    """--kind: one kind, or several separated by commas (a cheat sheet: "calamities,epochs")."""
+    parts = [k.strip() for k in value.split(",") if k.strip()]
+    bad = [k for k in parts if k not in KINDS]
+    if not parts or bad:
+        raise click.BadParameter(f"{', '.join(bad) or 'nothing'} is not a chart; choose from {', '.join(KINDS)}, "
+                                 "or several separated by commas")
+    if "all" in parts and len(parts) > 1:
+        raise click.BadParameter("`all` already holds every chart")
+    return ",".join(dict.fromkeys(parts))
 FORMATS = ("md", "html", "csv", "json", "yaml", "svg", "dot")
 
 # The part of the compiled model (serialize.to_data) each kind shows in JSON and YAML.
@@ -22,6 +35,8 @@ MODEL_KEYS = {
     "explorer": ("id", "name", "groups", "vp_tiers", "advances"),
     "epochs": ("id", "name", "asts"),
     "commodities": ("id", "name", "commodities", "set_value", "decks"),
+    "glance": ("id", "name", "calamities"),
+    "turns": ("id", "name"),
 }
 
 
@@ -29,14 +44,9 @@ def _load(rulebook: str):
     from ..api import RulebookError, locate
     from ..compiler import check_file
 
-    try:
-        path = locate(rulebook)
-    except RulebookError as exc:
-        _fail(f"error: {exc}")
-    checked = check_file(path)
+    checked = check_file(locate(rulebook))
     if not checked.ok:
-        click.echo(checked.diagnostics.render(color=sys.stderr.isatty()), err=True)
-        sys.exit(1)
+        raise RulebookError(f"{rulebook} has errors", checked.diagnostics)
     base = None
     if len(checked.chain) >= 2:
         parent = check_file(checked.chain[-2].path)
@@ -61,7 +71,8 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     if fmt in ("json", "yaml"):
         data = to_data(edition)
         if kind != "all":
-            data = {k: data[k] for k in MODEL_KEYS[kind]}
+            keys = [key for k in kind.split(",") for key in MODEL_KEYS.get(k, ("id", "name"))]
+            data = {k: data[k] for k in dict.fromkeys(keys)}
         text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
         return {f"{kind}.{fmt}": text}, []
     marks = compute(base, edition).marks("advances") if base is not None else None
@@ -72,14 +83,35 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
         if svg is None:
             raise click.ClickException(problem)
         return {"explorer.svg": svg}, []
-    charts, diff = charts_for(edition, base)
-    chosen = list(charts.values()) if kind == "all" else [charts[kind]]
-    if diff is not None and kind == "all":
+    from ..charts.mdhtml import to_html
+    from ..rounds.reference import render_round_reference
+
+    kinds = kind.split(",")
+    # `all` is every chart the edition has items for; a chart asked for by name is drawn even when empty
+    charts, diff = charts_for(edition, base, only_content=kinds == ["all"])
+    if "glance" in kinds:  # the cheat-sheet view of the calamities, never part of `all`
+        from ..charts.tables import glance_chart
+
+        charts["glance"] = glance_chart(edition, diff.marks("calamities") if diff is not None else None)
+    missing = [k for k in kinds if k not in ("all", "reference") and k not in charts]
+    if missing:
+        raise click.ClickException(f"{edition.name} has no {', '.join(missing)} chart")
+    chosen = list(charts.values()) if kinds == ["all"] else [charts[k] for k in kinds if k in charts]
+    if diff is not None and kinds == ["all"]:
         chosen = [house_chart(edition, base, diff)] + chosen
+    # the round reference of an edition with round rules: part of `all`, or asked for by name
+    reference = render_round_reference(edition).get("reference.md") if "all" in kinds or "reference" in kinds else None
+    if "reference" in kinds and reference is None:
+        raise click.ClickException(f"{edition.name} declares no round rules: it has no round reference")
     if fmt == "md":
-        return {f"{kind}.md": "\n".join(md_chart(c, edition.name) for c in chosen)}, []
+        parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
+        return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}, []
     if fmt == "html":
-        return {f"{kind}.html": edition_page(edition, chosen, chips_for(edition), house=diff is not None)}, []
+        if reference and not chosen:
+            return {f"{kind}.html": to_html(reference, f"{edition.name}: round reference")}, []
+        # several kinds chosen by name make a cheat sheet: printed denser
+        return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
+                                                               house=diff is not None, sheet=len(kinds) > 1)}, []
     # csv: every table of the chosen charts
     out = {}
     for c in chosen:
@@ -89,17 +121,25 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     return out, []
 
 
-@click.command("chart")
+@command()
 @click.argument("rulebook")
-@click.option("--kind", type=click.Choice(KINDS), default="all", show_default=True, help="Which chart.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True, help="Output format.")
+@click.option("--kind", default="all", show_default=True, callback=_kinds,
+              help=f"Which chart: {', '.join(KINDS)}; several separated by commas make a cheat sheet.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md", show_default=True,
+              help="The chart's notation (json and yaml give the part of the compiled model the chart shows).")
 @click.option("-o", "--output", "out", type=click.Path(), help="Write to this file (a folder for several CSV files).")
-def chart(rulebook, kind, fmt, out):
-    """Quick-reference charts of RULEBOOK (an edition id or a .civ file)."""
+def chart(rulebook, kind, fmt, out, as_json):
+    """Quick-reference charts of RULEBOOK (an edition id or a .civ file).
+
+    With --json the answer is one object holding every file of the chart by name (written to
+    -o instead when given, and then listed)."""
     edition, base = _load(rulebook)
     files, messages = render_chart(edition, base, kind, fmt)
     for m in messages:
         click.echo(m, err=True)
+    if as_json:
+        _answer_json(edition.id, kind, fmt, files, out)
+        return
     if len(files) > 1 or (fmt == "csv" and kind == "all"):
         if not out:
             primary = _primary_csv(kind, files)
@@ -123,6 +163,24 @@ def chart(rulebook, kind, fmt, out):
         click.echo(content, nl=False)
 
 
+def _answer_json(rulebook: str, kind: str, fmt: str, files: dict, out: str | None) -> None:
+    answer: dict = {"kind": kind, "format": fmt}
+    if out:
+        folder = Path(out) if len(files) > 1 else None
+        written = []
+        for name, content in files.items():
+            target = folder / name if folder else Path(out)
+            if folder:
+                folder.mkdir(parents=True, exist_ok=True)
+            _write(target, content)
+            written.append(str(target))
+        answer["written"] = written
+    else:
+        answer["files"] = {name: content.decode("utf-8") if isinstance(content, bytes) else content
+                           for name, content in files.items()}
+    emit_json(answer, rulebook)
+
+
 def _primary_csv(kind: str, files: dict) -> str | None:
     """The main table of a kind, printed alone when no folder is given."""
     main = {"calamities": "calamities.csv", "advances": "advances.csv", "credits": "credits.csv",
@@ -132,8 +190,11 @@ def _primary_csv(kind: str, files: dict) -> str | None:
 
 
 def _write(path: Path, content) -> None:
-    from ..build import atomic_write
+    from .common import os_error, write_output
 
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, content)
+    try:
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+    write_output(path, content)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import click
 
-from .common import fail
+from .common import command, fail
 
 
-@click.command()
+@command(json_mode=False)
 @click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default; editors pass it).")
 @click.option("--tcp", "tcp", metavar="HOST:PORT", help="Listen on a TCP port instead (for debugging).")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log here.")
 def lsp(stdio, tcp, log_file):
     """Run the civdsl language server (Language Server Protocol over stdio) for editors."""
     try:
-        import lsprotocol  # noqa: F401
+        import lsprotocol  # noqa: F401  (only whether it is installed)
         import pygls  # noqa: F401
     except ImportError:
         fail("error: `civdsl lsp` needs pygls: pip install 'pygls>=2'")

@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from .common import CONTEXT_SETTINGS, Conventions, use_color
+
 # name -> (module, attribute). A new command: its function in one of the modules, one line here.
 COMMANDS = {
     "resolve": ("civdsl.cli.questions", "resolve"),
@@ -47,13 +49,27 @@ def _help_width() -> int:
     return max(min(columns, 80) - 2, 50)
 
 
-class LazyGroup(click.Group):
-    """Finds commands in COMMANDS, importing their module on first use, and turns user mistakes
-    raised anywhere in a command into a one-line error (or the rendered diagnostics), exit 1."""
+class LazyGroup(Conventions, click.Group):
+    """Finds commands in COMMANDS, importing their module on first use; Conventions answers
+    usage errors (exit 2) and errors outside any one command."""
+
+    def main(self, *args, **kwargs):
+        from .terminal import install
+
+        install()  # before arguments are parsed: a usage error echoes them
+        return super().main(*args, **kwargs)
 
     def make_context(self, info_name, args, parent=None, **extra):
         extra.setdefault("terminal_width", _help_width())
         return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx):
+        from ..resources import install_drift
+
+        warning = install_drift()  # an installed copy run inside a checkout that differs from it
+        if warning:
+            click.echo(click.style(warning, fg="yellow", bold=True) if use_color(err=True) else warning, err=True)
+        return super().invoke(ctx)
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
@@ -64,23 +80,8 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
-    def invoke(self, ctx):
-        from ..errors import RulebookError, StateError
 
-        try:
-            return super().invoke(ctx)
-        except StateError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
-        except RulebookError as exc:
-            if exc.diagnostics is not None:
-                click.echo(exc.diagnostics.render(color=sys.stderr.isatty()), err=True)
-            else:
-                click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(package_name="civdsl")
 def main():
     """civdsl: rules of the Civilization board-game family as data, compiled and checked."""

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from .common import emit_json, facts, open_rulebook
+from .common import SET_HELP, command, emit_json, facts, open_rulebook
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML): holds, credits, "
               "commodities, treasury, players.")
 @click.option("--holds", help="Advances held before this turn (added to the state's).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 @click.option("--objective", "objective_spec", help="vp (default where advances have VP), points (printed cost), "
               "cards, or an expression per advance such as \"vp * 100 + cost\".")
 @click.option("--want", help="Advances the plan must buy, comma-separated.")
@@ -23,18 +25,48 @@ from .common import emit_json, facts, open_rulebook
               help="2 adds a look-ahead to next turn (an estimate: the hand is assumed unchanged).")
 @click.option("--hand-limit", "hand_limit", type=click.IntRange(0, None),
               help="Base hand limit, instead of the rulebook's (advances' abilities still apply).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit, as_json):
+@click.option("--save", type=click.Path(dir_okay=False),
+              help="Write the state after the best plan's purchase to this YAML file (it may be --state's).")
+def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
+         as_json):
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..planner import plan as make_plan
     from ..planner import render
+    from ..runtime import rules_of
     from ..state import split_names
 
     rb = open_rulebook(rulebook)
-    report = make_plan(rb, facts(state_file, sets), holds=split_names(holds), objective_spec=objective_spec,
-                       want=split_names(want), avoid=split_names(avoid), top=top, explain=explain, horizon=horizon,
-                       hand_limit=hand_limit)
+    given = facts(state_file, sets)
+    with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line
+        report = make_plan(rb, dict(given), holds=split_names(holds), objective_spec=objective_spec,
+                           want=split_names(want), avoid=split_names(avoid), top=top, explain=explain,
+                           horizon=horizon, hand_limit=hand_limit)
+    if save:
+        after = state_after(given, split_names(holds), report["plans"][0])
+        _write_state(Path(save), after)
     if as_json:
-        emit_json(report)
+        emit_json(report, rb.id)
     else:
         click.echo(render(report))
+        if save:
+            click.echo(f"state after the purchase written to {save}")
+
+
+def state_after(given: dict, more_holds: list[str], best: dict) -> dict:
+    """The player's state once the plan is bought: the advances held, the cards kept and the
+    treasury left; every other fact as given."""
+    after = dict(given)
+    after["holds"] = list(dict.fromkeys([*given.get("holds", []), *more_holds, *best["buy"]]))
+    pay = best.get("payment")
+    if pay:
+        after["commodities"] = {name: n for name, n in pay["kept"].items() if n}
+        after["treasury"] = pay["treasury_left"]
+    return after
+
+
+def _write_state(path: Path, data: dict) -> None:
+    import yaml
+
+    from .common import write_output
+
+    write_output(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

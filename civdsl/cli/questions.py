@@ -8,36 +8,68 @@ import sys
 
 import click
 
+from .common import HOLDS_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
+from .common import option_switch as _option_switch
 
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: v for k, v in e.items() if k != "kind"}
+    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on", "bound", "taken")}
     from ..phrases import effect_text
 
-    return effect_text(kind, args)
+    taken = e.get("taken")
+    if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
+        args["amount"] = taken
+        text = effect_text(kind, args)
+        return f"{text} (the rule demands {e['amount']}; you have only {taken})"
+    text = effect_text(kind, args)
+    if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
+        text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
+    return text
 
 
-@click.command()
+def _facts_words(names) -> str:
+    """Facts in the words the vocabulary declares, as the charts say them."""
+    from ..phrases import name_words
+
+    return "the " + ", ".join(name_words(f) for f in names)
+
+
+def _exit_if_incomplete(data) -> None:
+    """An answer that depends on a fact the user did not give exits 1, in text and JSON alike."""
+    answers = data if isinstance(data, list) else [data]
+    if any(a.get("missing_facts") for a in answers):
+        sys.exit(1)
+
+
+def _undecided(data: dict) -> None:
+    for u in data.get("undecided", ()):
+        click.echo(f"  undecided: {u['what']} depends on {_facts_words(u['depends_on'])}  "
+                   f"[{u['path']}:{u['line']}]")
+
+
+@command()
 @click.argument("rulebook")
 @click.argument("calamity")
-@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True)
-@click.option("--holds", help='Advances held, comma-separated: "Pottery,Calendar".')
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), help="Player state (YAML).")
-@click.option("--set", "sets", multiple=True, help="A fact, key=value (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
+@click.option("--role", type=click.Choice(["primary", "secondary"]), default="primary", show_default=True,
+              help="The victim asked about: the primary victim or a secondary one.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@_option_switch
+def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets))
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options))
     data = r.to_dict()
     if as_json:
-        _emit_json(data)
+        _emit_json(data, rb.id)
+        _exit_if_incomplete(data)
         return
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
@@ -53,10 +85,25 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        sign = {"add": "+", "prevent": "-", "set": "=", "cap": "<="}.get(t["op"], t["op"])
+        from .. import vocabulary
+        from ..phrases import name_words
+
+        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
         by = ", ".join(t["by"]) or "rule"
-        change = f"{t['kind']} {t['before']} -> {t['after']}" if t.get("param") else t["op"]
+        before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
+        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+        what = words[1] if words else str(t["kind"]).replace("_", " ")
+        if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
+            held = name_words(t["by"][0]) if t["by"] else "of it"
+            click.echo(f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  "
+                       f"[{t['path']}:{t['line']}]")
+            continue
+        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
+        if t.get("depends_on"):
+            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
         click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
+    _undecided(data)
     s = data.get("secondary")
     effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
     if s and effects and s["count"] != 0 and not data["cancelled"]:
@@ -76,27 +123,42 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, as_json):
         from ..phrases import name_words
 
         said = ", ".join(name_words(f) for f in data["missing_facts"])
-        sets = " ".join(f"--set {f}=N" for f in data["missing_facts"])
+        from .. import vocabulary
+
+        # a number or a word can be given with --set; a hand of cards only in a state file
+        kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in data["missing_facts"]}
+        sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
+                        if t not in ("map", "list")) or "the hand of cards"
         click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
         sys.exit(1)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--holds", help="Advances held before this turn.")
-@click.option("--buy", required=True, help="Advances to buy this turn.")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
-def cost(rulebook, holds, buy, state_file, sets, as_json):
-    """Price of each advance to buy after credits, with a breakdown and the total."""
-    from ..state import split_names
+@click.option("--holds", help="Advances held before this turn, comma-separated (added to the state's).")
+@click.option("--buy", help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
+@click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@_option_switch
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
+    """Price of each advance to buy after credits, with a breakdown and the total; or, with
+    --trade-cards, the treasury price of trade cards bought from the stacks."""
+    from ..state import StateError, split_names
 
+    if not buy and not trade_cards:
+        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
     rb = _open(rulebook)
-    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets))
+    if trade_cards:
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
+        if not buy:
+            return
+    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets, options))
+    # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
+    incomplete = data["total"] is None or bool(data["illegal"])
     if as_json:
-        _emit_json(data)
-        return
+        _emit_json(data, rb.id)
+        sys.exit(1 if incomplete else 0)
     for row in data["items"]:
         if row["price"] is None:
             click.echo(f"{row['advance']}: price unknown ({row['note']})")
@@ -104,18 +166,64 @@ def cost(rulebook, holds, buy, state_file, sets, as_json):
         click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
         for c in row["credits"]:
             click.echo(f"    -{c['amount']} {c['from']}")
+    for row in data["acquired"]:
+        click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
     total = data["total"] if data["total"] is not None else "unknown"
-    click.echo(f"total: {total}  (credit policy: {data['policy']}; treasury counts {data['treasury_value']} per token)")
+    policy = ", ".join([data["policy"]] + data["variants"])
+    click.echo(f"total: {total}  (credit policy: {policy}; treasury counts {data['treasury_value']} per token)")
+    sc = data["start_credits"]
+    if sc and sc["per_group"]:
+        used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
+        click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
+    for note in data["notes"]:
+        click.echo(f"note: {note}")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
+        sys.exit(1)
+    sys.exit(1 if incomplete else 0)
 
 
-@click.command()
+def _stacks(text: str) -> list[int]:
+    """ "9x2, 3" -> [9, 9, 3]"""
+    from ..state import StateError, split_names
+
+    out = []
+    for part in split_names(text):
+        stack, _, n = part.replace(" ", "").partition("x")
+        if not stack.isdigit() or (n and not n.isdigit()) or len(stack) > 3 or len(n) > 3:
+            raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
+        out += [int(stack)] * (int(n) if n else 1)
+    return out
+
+
+def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
+    from ..state import split_names
+
+    data = rb.trade_cards(_stacks(text), split_names(holds), facts)
+    if as_json:
+        _emit_json(data, rb.id)
+    else:
+        for row in data["items"]:
+            if row["price"] is not None:
+                click.echo(f"trade card from stack {row['stack']}: {row['price']} treasury  ({row['from']})")
+        total = data["total"] if data["total"] is not None else "unknown"
+        click.echo(f"total: {total} treasury")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['why']}", err=True)
+        sys.exit(1)
+
+
+@command()
 @click.argument("rulebook")
-@click.option("--ast", "track", help="A.S.T. track (default: every track).")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
-def epoch(rulebook, track, holds, state_file, sets, as_json):
+@click.option("--ast", "track", is_flag=False, flag_value="", metavar="TRACK",
+              help="Show one A.S.T. track (default: every track); `--ast` with no name lists the rulebook's tracks.")
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@_option_switch
+def epoch(rulebook, track, holds, state_file, sets, options, as_json):
     """Where your marker is and what the next space needs; or each epoch's requirements.
 
     With `civilization` and `ast_position` in the state, the answer is for your own row: the
@@ -124,10 +232,15 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets))
-    if as_json:
-        _emit_json(data)
+    if track == "":  # `--ast` with no name
+        _list_tracks(rb, as_json)
         return
+    _check_track(rb, track)
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets, options))
+    incomplete = any(t["missing_facts"] for t in data)
+    if as_json:
+        _emit_json({"tracks": data}, rb.id)
+        sys.exit(1 if incomplete else 0)
     for t in data:
         m = t.get("marker")
         if m is not None and m["epoch"] is not None:
@@ -137,19 +250,66 @@ def epoch(rulebook, track, holds, state_file, sets, as_json):
                 click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
             click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
             for e in t["epochs"]:
-                click.echo(f"  [{'x' if e['met'] else ' '}] {e['epoch']}")
+                click.echo(f"  [{_mark(e['met'], 'x', ' ')}] {e['epoch']}")
                 for r in e["requirements"]:
-                    click.echo(f"        {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+                    click.echo(f"        {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
             if t["moves_backward"]:
                 click.echo("  the marker moves back a step")
+            elif t["moves_backward"] is None:
+                click.echo("  whether the marker moves back is not known")
         if t["missing_facts"]:
             click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+    _exit_if_incomplete(data)
+
+
+def _list_tracks(rb, as_json: bool) -> None:
+    tracks = [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]
+    if as_json:
+        _emit_json({"tracks": tracks}, rb.id)
+        return
+    if not tracks:
+        click.echo(f"{rb.name} has no A.S.T. track")
+    width = max((len(t["id"]) for t in tracks), default=0)
+    for t in tracks:
+        click.echo(f"{t['id']:<{width}}  {t['name']}")
+
+
+def _check_track(rb, track: str | None) -> None:
+    """An unknown track names the closest and every valid one."""
+    if track is None or track in rb.module.AST:
+        return
+    from ..diagnostics import did_you_mean
+    from ..errors import StateError
+
+    valid = list(rb.module.AST)
+    best = did_you_mean(track, valid)
+    hint = f" (did you mean `{best}`?)" if best and best != track else ""
+    listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
+    raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
+
+
+def _known(value) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def _mark(met, yes: str, no: str) -> str:
+    """A requirement's box: met, not met, or unknown (it needs a fact not given)."""
+    return "?" + " " * (len(yes) - 1) if met is None else (yes if met else no)
 
 
 def _count(r: dict) -> str:
     if r["needs"] == "true":
-        return f"{r['requirement']} {'yes' if r['value'] else 'no'}"
-    return f"{r['requirement']} {r['value']} (needs {r['needs']})"
+        return f"{r['requirement']} {_yes(r['value'])}"
+    return f"{r['requirement']} {_value(r['value'])} (needs {r['needs']})"
+
+
+def _yes(value) -> str:
+    return "?" if value is None else ("yes" if value else "no")
+
+
+def _value(value) -> str:
+    """A count, or `?` when it depends on a fact not given."""
+    return "?" if value is None else str(value)
 
 
 def _requirement(r: dict) -> str:
@@ -158,8 +318,8 @@ def _requirement(r: dict) -> str:
         alts = [" and ".join(_count(p) for p in alt) for alt in r["alternatives"]]
         return f"{r['requirement']}: either " + ", or ".join(alts)
     if r["needs"] == "true":
-        return f"{r['requirement']}: {'yes' if r['value'] else 'no'}"
-    return f"{r['requirement']}: {r['value']} (needs {r['needs']})"
+        return f"{r['requirement']}: {_yes(r['value'])}"
+    return f"{r['requirement']}: {_value(r['value'])} (needs {r['needs']})"
 
 
 def _marker(t: dict, m: dict) -> None:
@@ -171,11 +331,13 @@ def _marker(t: dict, m: dict) -> None:
     else:
         click.echo(f"  {here}; to move to space {m['next_space']} ({m['next_epoch']}) you need:")
         for r in m["needs"]:
-            click.echo(f"    {'ok ' if r['met'] else 'no '} {_requirement(r)}")
+            click.echo(f"    {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
         if not m["needs"]:
             click.echo("    nothing")
         if m["meets"]:
             click.echo("  you meet it")
+        elif m["meets"] is None:
+            click.echo("  whether you meet it depends on facts not given")
         else:
             click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
     if m["move"] == "back":
@@ -189,44 +351,75 @@ def _marker(t: dict, m: dict) -> None:
         click.echo(f"  no step back in the {m['epoch']}")
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
-@click.option("--holds")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True)
-@click.option("--json", "as_json", is_flag=True)
-def score(rulebook, holds, state_file, sets, as_json):
+@click.option("--holds", help=HOLDS_HELP)
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@_option_switch
+def score(rulebook, holds, state_file, sets, options, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.score(split_names(holds), _facts(state_file, sets))
+    data = rb.score(split_names(holds), _facts(state_file, sets, options))
     if as_json:
-        _emit_json(data)
+        _emit_json(data, rb.id)
+        _exit_if_incomplete(data)
         return
     for p in data["points"]:
         if "ast_space" in p:  # the marker's space and what it is worth
-            click.echo(f"{p['label']}: space {p['ast_space']}, {p['points']} points")
+            click.echo(f"{p['label']}: space {_known(p['ast_space'])}, {_known(p['points'])} points")
         else:
-            click.echo(f"{p['label']}: {p['points']}")
-    click.echo(f"total: {data['total']}")
+            click.echo(f"{p['label']}: {_known(p['points'])}")
+    click.echo(f"total: {data['total'] if data['total'] is not None else 'unknown'}")
     for t in data["tiebreaks"]:
-        click.echo(f"  tie-break {t['label']}: {t['value']}")
+        click.echo(f"  tie-break {t['label']}: {t['value'] if t['value'] is not None else 'unknown'}")
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
+    _exit_if_incomplete(data)
 
 
-@click.command()
+@command()
 @click.argument("rulebook")
 @click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hand(rulebook, cards, as_json):
-    """The value of a hand of commodity cards: each set, worthless cards and the total."""
+@click.option("--holds", help="Advances held (Trade Routes, Trade Empire, ...).")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False),
+              help="Player state (YAML): players, civilization or block for the trade-block bonus.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@_option_switch
+def hand(rulebook, cards, holds, state_file, sets, options, as_json):
+    """The value of a hand of commodity cards: each set, worthless cards and the total; with a
+    state, what the player's block and advances make of it."""
     from ..planner import hand_report, parse_cards, render_hand
+    from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
-    report = hand_report(rb.module, parse_cards(rb.module, cards))
+    parsed = parse_cards(rb.module, cards)
+    impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
+    if impossible:
+        raise StateError("\n".join(impossible))
+    player = None
+    if holds or state_file or sets or options:
+        player = rb.state(split_names(holds), _facts(state_file, sets, options))
+    from ..runtime import rules_of
+
+    with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
+        report = hand_report(rb.module, parsed, player)
     if as_json:
-        _emit_json(report)
-    else:
-        click.echo(render_hand(report, rb.name))
+        _emit_json(report, rb.id)
+        _exit_if_incomplete(report)
+        return
+    click.echo(render_hand(report, rb.name))
+    for row in report["sets"]:
+        if "treasury" in row:
+            click.echo(f"  as treasury ({row['treasury_from']}): {row['commodity']} x{row['cards']} -> "
+                       f"{row['treasury']} tokens")
+    sub = report.get("substitution")
+    if sub:
+        click.echo(f"  {sub['from']}: one {sub['substitute']} card completes {sub['set']} "
+                   f"(set worth {sub['value']}; the hand gains {sub['gain']})")
+    if report.get("missing_facts"):
+        click.echo(f"incomplete: the state does not give {', '.join(report['missing_facts'])} "
+                   f"(a set redeemed outside its trade block may be worth more)")
+    _exit_if_incomplete(report)

@@ -24,11 +24,21 @@ def check(ed: Edition, diags: Diagnostics) -> None:
 _NUMBER_RANK = {"int": 0, "rational": 1, "real": 2}
 _KIND_WORDS = {"int": "a whole number", "rational": "an exact fraction", "real": "a real number",
                "bool": "true/false", "text": "text"}
+_LITERAL_KINDS = {Num: "int", Str: "text", Bool: "bool"}
 _MATH_ARITY = {"floor": 1, "ceil": 1, "sqrt": 1, "abs": 1, "min": 2, "max": 2}
 
 
 def _join_numbers(a: str, b: str) -> str:
     return a if _NUMBER_RANK[a] >= _NUMBER_RANK[b] else b
+
+
+def _join_all(kinds: list[str]) -> str:
+    """The kind of a value computed from values of these kinds (a real beats a fraction beats a
+    whole number)."""
+    out = kinds[0]
+    for k in kinds[1:]:
+        out = _join_numbers(out, k)
+    return out
 
 
 def _value_kind(value) -> str:
@@ -446,88 +456,63 @@ class RoundChecker(StatementVisitor):
         return kind
 
     def _expr(self, e, env: dict, item: str) -> str | None:
-        if isinstance(e, Num):
+        """The kind of value an expression gives (reporting what is wrong in it), by node type."""
+        kind = _LITERAL_KINDS.get(type(e))
+        if kind is not None:
+            return kind
+        check = getattr(self, f"_kind_{type(e).__name__}", None)
+        return check(e, env, item) if check is not None else None
+
+    def _kind_Unknown(self, e: Unknown, env: dict, item: str) -> None:
+        self.d.error("CIV071", "`unknown` has no value in round rules", e.span, item=item)
+
+    def _kind_Name(self, e: Name, env: dict, item: str) -> str | None:
+        if len(e.parts) > 1:
+            self.d.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
+                         help="round rules read plain names (stats, flags, tracks, ...)")
+            return None
+        return self._name_kind(e.parts[0], env, e.span, item)
+
+    def _kind_Not(self, e: Not, env: dict, item: str) -> str:
+        self._condition(e.operand, env, item)
+        return "bool"
+
+    def _kind_Neg(self, e: Neg, env: dict, item: str) -> str | None:
+        return self._numeric(e.operand, env, item)
+
+    def _kind_BinOp(self, e: BinOp, env: dict, item: str) -> str | None:
+        if e.op in ("and", "or"):
+            self._condition(e.left, env, item)
+            self._condition(e.right, env, item)
+            return "bool"
+        if e.op in ("==", "!="):
+            a, b = self._expr(e.left, env, item), self._expr(e.right, env, item)
+            if a and b and "any" not in (a, b) and (a in _NUMBER_RANK) != (b in _NUMBER_RANK):
+                self.d.error("CIV071", f"`{e.op}` compares {_KIND_WORDS[a]} with {_KIND_WORDS[b]}", e.span, item=item)
+            return "bool"
+        a, b = self._numeric(e.left, env, item), self._numeric(e.right, env, item)
+        if e.op in ("<", "<=", ">", ">="):
+            return "bool"
+        if a is None or b is None:
+            return None
+        if "any" in (a, b):
+            return "any"
+        if e.op == "//":
             return "int"
-        if isinstance(e, Str):
-            return "text"
-        if isinstance(e, Bool):
-            return "bool"
-        if isinstance(e, Unknown):
-            self.d.error("CIV071", "`unknown` has no value in round rules", e.span, item=item)
-            return None
-        if isinstance(e, Name):
-            if len(e.parts) > 1:
-                self.d.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
-                             help="round rules read plain names (stats, flags, tracks, ...)")
-                return None
-            return self._name_kind(e.parts[0], env, e.span, item)
-        if isinstance(e, Not):
-            self._condition(e.operand, env, item)
-            return "bool"
-        if isinstance(e, Neg):
-            return self._numeric(e.operand, env, item)
-        if isinstance(e, BinOp):
-            if e.op in ("and", "or"):
-                self._condition(e.left, env, item)
-                self._condition(e.right, env, item)
-                return "bool"
-            if e.op in ("==", "!="):
-                a, b = self._expr(e.left, env, item), self._expr(e.right, env, item)
-                if a and b and "any" not in (a, b) and (a in _NUMBER_RANK) != (b in _NUMBER_RANK):
-                    self.d.error("CIV071", f"`{e.op}` compares {_KIND_WORDS[a]} with {_KIND_WORDS[b]}", e.span, item=item)
-                return "bool"
-            a, b = self._numeric(e.left, env, item), self._numeric(e.right, env, item)
-            if e.op in ("<", "<=", ">", ">="):
-                return "bool"
-            if a is None or b is None:
-                return None
-            if "any" in (a, b):
-                return "any"
-            if e.op == "//":
-                return "int"
-            joined = _join_numbers(a, b)
-            if e.op == "/":
-                return _join_numbers(joined, "rational")
-            return joined
-        if isinstance(e, Call):
-            return self._call_kind(e, env, item)
-        if isinstance(e, Where):
-            self.d.error("CIV014", "`where` filters only work in asserts", e.span, item=item)
-            return None
-        return None
+        joined = _join_numbers(a, b)
+        return _join_numbers(joined, "rational") if e.op == "/" else joined
+
+    def _kind_Call(self, e: Call, env: dict, item: str) -> str | None:
+        return self._call_kind(e, env, item)
+
+    def _kind_Where(self, e: Where, env: dict, item: str) -> None:
+        self.d.error("CIV014", "`where` filters only work in asserts", e.span, item=item)
 
     def _call_kind(self, e: Call, env: dict, item: str) -> str | None:
         if e.name in self.ed.tables:
-            if len(e.args) != 1 or e.kwargs:
-                self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
-            for a in e.args:
-                self._number(a, env, item, whole=False, what="a table's argument")
-            kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
-            numbers = [k for k in kinds if k in _NUMBER_RANK]
-            if numbers and len(numbers) == len(kinds):
-                out = numbers[0]
-                for k in numbers[1:]:
-                    out = _join_numbers(out, k)
-                return out
-            return "any"
+            return self._table_call(e, env, item)
         if e.name in _MATH_ARITY:
-            if len(e.args) != _MATH_ARITY[e.name] or e.kwargs:
-                n = _MATH_ARITY[e.name]
-                self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
-                             e.span, item=item)
-            kinds = [self._numeric(a, env, item) for a in e.args]
-            if any(k is None for k in kinds):
-                return None
-            if "any" in kinds:
-                return "int" if e.name in ("floor", "ceil") else "any"
-            if e.name in ("floor", "ceil"):
-                return "int"
-            if e.name == "sqrt":
-                return "real"
-            out = kinds[0] if kinds else "int"
-            for k in kinds[1:]:
-                out = _join_numbers(out, k)
-            return out
+            return self._math_call(e, env, item)
         fn = vocab.ROUND_FUNCTIONS.get(e.name)
         if fn is None:
             known = sorted(_MATH_ARITY) + sorted(vocab.ROUND_FUNCTIONS) + sorted(self.ed.tables)
@@ -536,6 +521,40 @@ class RoundChecker(StatementVisitor):
                        f"round rules cannot use it") if other else f"unknown function `{e.name}`"
             self.d.error("CIV014", message, e.span, item=item, help=suggestion(e.name, known))
             return None
+        return self._hand_call(e, fn, item)
+
+    def _table_call(self, e: Call, env: dict, item: str) -> str:
+        """`table(x)`: the kind of value its bands hold."""
+        if len(e.args) != 1 or e.kwargs:
+            self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
+        for a in e.args:
+            self._number(a, env, item, whole=False, what="a table's argument")
+        kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
+        numbers = [k for k in kinds if k in _NUMBER_RANK]
+        if not numbers or len(numbers) != len(kinds):
+            return "any"
+        return _join_all(numbers)
+
+    def _math_call(self, e: Call, env: dict, item: str) -> str | None:
+        """floor, ceil, sqrt, abs, min, max: whole numbers stay whole except through sqrt."""
+        n = _MATH_ARITY[e.name]
+        if len(e.args) != n or e.kwargs:
+            self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
+                         e.span, item=item)
+        kinds = [self._numeric(a, env, item) for a in e.args]
+        if any(k is None for k in kinds):
+            return None
+        if e.name in ("floor", "ceil"):
+            return "int"
+        if "any" in kinds:
+            return "any"
+        if e.name == "sqrt":
+            return "real"
+        return _join_all(kinds) if kinds else "int"
+
+    def _hand_call(self, e: Call, fn, item: str) -> str:
+        """A function of the hand (`hand_value(color=red)`, ...): a whole number; its colour must
+        be one of the deck's."""
         if e.args:
             self.d.error("CIV014", f"`{e.name}` takes no positional arguments", e.span, item=item,
                          help="name the colour: `hand_value(color=red)`" if fn.kwargs else None)

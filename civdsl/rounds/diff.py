@@ -20,30 +20,40 @@ def changes(a: Edition, b: Edition, add) -> None:
         if isinstance(before, list) or isinstance(after, list):
             before, after = before or [], after or []
         x, y = _keyed(before), _keyed(after)
-        label = kind[:-1] if kind.endswith("s") else kind
         if x is None or y is None:
-            if _strip_lines(before) != _strip_lines(after):
-                op = "added" if not before else "removed" if not after else "changed"
-                sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
-                add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
+            _whole_part(kind, before, after, add)
+        else:
+            _items(kind[:-1] if kind.endswith("s") else kind, x, y, add)
+
+
+def _whole_part(kind: str, before, after, add) -> None:
+    """A part compared whole (the setup, or a part whose entries have no id)."""
+    if _strip_lines(before) == _strip_lines(after):
+        return
+    op = "added" if not before else "removed" if not after else "changed"
+    sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
+    add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
+
+
+def _items(label: str, x: dict, y: dict, add) -> None:
+    """Declarations matched by id: removed, added, and field by field."""
+    for k in x:
+        if k not in y:
+            add("rounds", "removed", k, None, k, None, f"- {label} {k}")
+    for k, item in y.items():
+        if k not in x:
+            add("rounds", "added", k, None, None, k, f"+ {label} {k}")
             continue
-        for k in x:
-            if k not in y:
-                add("rounds", "removed", k, None, k, None, f"- {label} {k}")
-        for k, item in y.items():
-            if k not in x:
-                add("rounds", "added", k, None, None, k, f"+ {label} {k}")
+        for field in dict.fromkeys(list(x[k]) + list(item)):
+            if field in ("line", "path"):
                 continue
-            for field in dict.fromkeys(list(x[k]) + list(item)):
-                if field in ("line", "path"):
-                    continue
-                u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
-                if u == v:
-                    continue
-                if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
-                    add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
-                else:
-                    add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
+            u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
+            if u == v:
+                continue
+            if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
+                add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
+            else:
+                add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
 
 
 def _keyed(items) -> dict | None:

@@ -60,7 +60,9 @@ def plot_svg(result: dict) -> str:
 def write_plot(result: dict, path: Path) -> None:
     suffix = path.suffix.lower()
     if suffix == ".svg":
-        path.write_text(plot_svg(result), encoding="utf-8")
+        from ..build import atomic_write
+
+        atomic_write(path, plot_svg(result))
         return
     if suffix != ".png":
         raise StateError(f"--plot {path}: write .svg (or .png with matplotlib installed)")

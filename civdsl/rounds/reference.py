@@ -1,204 +1,430 @@
-"""Round rules, the printable reference (a chart of `civdsl charts` for editions that declare
-round rules): the round's phases with their formulas, tables and bands, thresholds, dice pools,
-tracks, event tables, the deck and the readings, as Markdown. Each statement type has its
-`visit_<Node>` renderer.
+"""Round rules, the printable reference (a chart of `civdsl chart` for editions that declare
+round rules): the round's phases, tables, thresholds, dice pools, tracks, event tables, the
+deck and the readings, as Markdown written for a player at the table.
+
+Nothing here prints code: every stat, flag, choice, track, pool and table is called by the name
+the rulebook declares for it, constants by their value, and formulas are said with words and
+the signs of arithmetic ("If food is below population × 4: +10 civil unrest"). Each statement
+type has its `visit_<Node>` renderer; every piece of rulebook text goes through the one
+Markdown escaping (civdsl/escape.py).
 """
 
 from __future__ import annotations
 
-from ..expressions import unparse
+from ..escape import markdown as md
 from ..runtime import number
+from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str
 from .syntax import (AddStmt, DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, MoveStmt, NoteStmt, ResetStmt,
                      RollStmt, RuleStmt, SetStmt, ShuffleStmt, StatementVisitor)
 
+# how tightly each operator binds, for parentheses in words
+_PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "+": 5, "-": 5, "*": 6, "/": 6,
+         "//": 6, "%": 6}
+_SAID = {"or": "or", "and": "and", "==": "is", "!=": "is not", "<": "is below", "<=": "is at most",
+         ">": "is above", ">=": "is at least", "+": "plus", "-": "minus", "*": "\u00d7", "/": "\u00f7",
+         "//": "\u00f7", "%": "modulo"}
+DASH = "\u2014"
+
+
+def _lower(name: str) -> str:
+    """A declared name inside a sentence: "Civil Unrest" -> "civil unrest" (acronyms kept)."""
+    return " ".join(w if (len(w) > 1 and w.isupper()) else w[:1].lower() + w[1:] for w in name.split(" "))
+
+
+def _short(name: str) -> str:
+    """A threshold's name up to its colon: "30+ unrest: lose 1 state action" -> "30+ unrest"."""
+    return name.split(":", 1)[0].strip()
+
+
+class Words:
+    """An edition's round expressions in words."""
+
+    def __init__(self, ed):
+        self.ed = ed
+        self.lets: set[str] = set()
+
+    def name(self, n: str) -> str:
+        ed = self.ed
+        if n in ed.stats:
+            return _lower(ed.stats[n].name)
+        if n in ed.flags:
+            return _lower(_short(ed.flags[n].name))
+        if n in ed.thresholds:
+            return _lower(_short(ed.thresholds[n].name))
+        if n in ed.choices:
+            return _lower(_short(ed.choices[n].name))
+        if n in ed.tracks:
+            return f"the {_lower(ed.tracks[n].name)}"
+        if n in ed.consts:
+            c = ed.consts[n]
+            return number(c.value) if c.value is not None else self.expr(c.expr)
+        if n in ed.options:
+            return _lower(ed.options[n].doc or n.replace("_", " "))
+        return n.replace("_", " ")
+
+    def expr(self, e, outer: int = 0) -> str:
+        if isinstance(e, Num):
+            return str(e.value)
+        if isinstance(e, Bool):
+            return "yes" if e.value else "no"
+        if isinstance(e, Str):
+            return f"\u201c{e.value}\u201d"
+        if isinstance(e, Name):
+            return self.name(e.dotted)
+        if isinstance(e, Neg):
+            return f"minus {self.expr(e.operand, 7)}"
+        if isinstance(e, Not):
+            return f"not {self.expr(e.operand, 3)}"
+        if isinstance(e, BinOp):
+            p = _PREC.get(e.op, 5)
+            text = f"{self.expr(e.left, p)} {_SAID.get(e.op, e.op)} {self.expr(e.right, p + 1)}"
+            if e.op == "//":
+                text += ", rounded down"
+            return f"({text})" if p < outer or (e.op == "//" and outer > 0) else text
+        if isinstance(e, Call):
+            return self.call(e)
+        return "?"
+
+    def call(self, e: Call) -> str:
+        args = [self.expr(a) for a in e.args]
+        colour = e.kwargs.get("color")
+        which = f"{colour.dotted} " if isinstance(colour, Name) else ""
+        if e.name == "hand_value":
+            return f"the value of the {which}cards in hand"
+        if e.name == "hand_cards":
+            return f"the {which}cards in hand"
+        if e.name == "hand_limit":
+            return "the hand limit"
+        if e.name in ("min", "max") and len(args) == 2:
+            return f"the {'smaller' if e.name == 'min' else 'larger'} of {args[0]} and {args[1]}"
+        if e.name == "floor" and args:
+            return f"the whole part of {self.expr(e.args[0], 7)}"
+        if e.name == "ceil" and args:
+            return f"{self.expr(e.args[0], 7)} rounded up"
+        if e.name == "sqrt" and args:
+            return f"the square root of {self.expr(e.args[0], 7)}"
+        if e.name == "abs" and args:
+            return f"the size of {args[0]}"
+        if e.name in self.ed.tables:
+            t = self.ed.tables[e.name]
+            label = (t.doc or e.name.replace("_", " ")).split(" (")[0]
+            return f"{label} (table) for {', '.join(args)}"
+        return f"{e.name.replace('_', ' ')} of {', '.join(args)}"
+
 
 class _Statements(StatementVisitor):
-    """Statements as Markdown list lines; each statement type has its `visit_<Node>`."""
+    """Statements as Markdown list lines in words; each statement type has its `visit_<Node>`."""
 
-    def __init__(self, out: list[str]):
+    def __init__(self, out: list[str], words: Words):
         self.out = out
+        self.w = words
 
     def block(self, stmts: list, indent: str) -> None:
         for s in stmts:
-            self.visit(s, indent, f"  ⟨{s.span.line}⟩")
+            self.visit(s, indent)
 
-    def visit_NoteStmt(self, s: NoteStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}*Reading:* {s.text}")
+    def line(self, indent: str, text: str) -> None:
+        self.out.append(f"{indent}- {md(text[:1].upper() + text[1:])}")
 
-    def visit_RuleStmt(self, s: RuleStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- **{s.text}**{line}")
+    def one_line(self, s) -> str | None:
+        """A simple statement as a clause (for "If ...: clause"), else None."""
+        inner: list[str] = []
+        _Statements(inner, self.w).visit(s, "")
+        if len(inner) == 1 and inner[0].startswith("- "):
+            text = inner[0][2:]
+            return text if text[:2] == "**" or text[1:2].isupper() else text[:1].lower() + text[1:]
+        return None
+
+    def visit_NoteStmt(self, s: NoteStmt, indent: str) -> None:
+        self.out.append(f"{indent}- *Reading:* {md(s.text)}")
+
+    def visit_RuleStmt(self, s: RuleStmt, indent: str) -> None:
+        self.out.append(f"{indent}- **{md(s.text)}**")
         self.block(s.body, indent + "  ")
 
-    def visit_IfStmt(self, s: IfStmt, indent: str, line: str, word: str = "if") -> None:
-        self.out.append(f"{indent}- {word} `{unparse(s.expr)}`:{line}")
+    def visit_IfStmt(self, s: IfStmt, indent: str, word: str = "if") -> None:
+        cond = self.w.expr(s.expr)
+        head = f"{word} {cond}"
+        otherwise = getattr(s, "otherwise", None)
+        if len(s.body) == 1 and not otherwise and (clause := self.one_line(s.body[0])) is not None:
+            self.out.append(f"{indent}- {md(head[:1].upper() + head[1:])}: {clause}")
+            return
+        self.line(indent, head + ":")
         self.block(s.body, indent + "  ")
-        if getattr(s, "otherwise", None):
-            self.out.append(f"{indent}- otherwise:")
-            self.block(s.otherwise, indent + "  ")
+        if otherwise:
+            self.line(indent, "otherwise:")
+            self.block(otherwise, indent + "  ")
 
-    def visit_InsteadStmt(self, s: InsteadStmt, indent: str, line: str) -> None:
-        self.visit_IfStmt(s, indent, line, word="instead, if")
+    def visit_InsteadStmt(self, s: InsteadStmt, indent: str) -> None:
+        self.visit_IfStmt(s, indent, word="instead, if")
 
-    def visit_SetStmt(self, s: SetStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- `{s.target} = {unparse(s.expr)}`{line}")
+    def visit_SetStmt(self, s: SetStmt, indent: str) -> None:
+        if s.target in self.w.ed.flags and isinstance(s.expr, Bool):
+            flag = _lower(_short(self.w.ed.flags[s.target].name))
+            self.line(indent, f"now: {flag}" if s.expr.value else f"no longer: {flag}")
+            return
+        self.line(indent, f"{self.w.name(s.target)} becomes {self.w.expr(s.expr)}")
 
-    def visit_AddStmt(self, s: AddStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- `{s.target} += {unparse(s.expr)}`{line}")
+    def visit_AddStmt(self, s: AddStmt, indent: str) -> None:
+        target = self.w.name(s.target)
+        e = s.expr
+        if isinstance(e, Num):
+            sign = "+" if e.value >= 0 else "\u2212"
+            self.line(indent, f"{sign}{abs(e.value)} {target}")
+        elif isinstance(e, Neg):
+            self.line(indent, f"{target} falls by {self.w.expr(e.operand)}")
+        else:
+            self.line(indent, f"{target} rises by {self.w.expr(e)}")
 
-    def visit_LetStmt(self, s: LetStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- let `{s.target} = {unparse(s.expr)}`{line}")
+    def visit_LetStmt(self, s: LetStmt, indent: str) -> None:
+        self.w.lets.add(s.target)
+        self.line(indent, f"\u201c{s.target.replace('_', ' ')}\u201d is {self.w.expr(s.expr)}")
 
-    def visit_MoveStmt(self, s: MoveStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- move track `{s.target}` by `{unparse(s.expr)}`{line}")
+    def visit_MoveStmt(self, s: MoveStmt, indent: str) -> None:
+        track = self.w.name(s.target)
+        e = s.expr
+        if isinstance(e, Num):
+            steps = f"{abs(e.value)} step{'s' if abs(e.value) != 1 else ''}"
+            self.line(indent, f"move {track} {steps} {'forward' if e.value >= 0 else 'back'}")
+        elif isinstance(e, Neg):
+            self.line(indent, f"move {track} back by {self.w.expr(e.operand)}")
+        else:
+            self.line(indent, f"move {track} forward by {self.w.expr(e)}")
 
-    def visit_ResetStmt(self, s: ResetStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- reset `{s.target}`{line}")
+    def visit_ResetStmt(self, s: ResetStmt, indent: str) -> None:
+        track = self.w.ed.tracks.get(s.target)
+        start = f" (position {track.start})" if track is not None else ""
+        self.line(indent, f"put {self.w.name(s.target)} back to its start{start}")
 
-    def visit_RollStmt(self, s: RollStmt, indent: str, line: str) -> None:
-        bind = f"`{s.target}` = " if s.target else ""
-        self.out.append(f"{indent}- {bind}roll `{s.source}`{line}")
+    def visit_RollStmt(self, s: RollStmt, indent: str) -> None:
+        ed = self.w.ed
+        if s.source in ed.event_tables:
+            what = f"roll on the table {ed.event_tables[s.source].name}"
+        elif s.source in ed.pools:
+            what = f"roll the {_lower(ed.pools[s.source].name)}"
+        else:
+            what = f"roll {s.source.replace('_', ' ')}"
+        if s.target:
+            self.w.lets.add(s.target)
+            what += f", and call the result \u201c{s.target.replace('_', ' ')}\u201d"
+        self.line(indent, what)
 
-    def visit_ShuffleStmt(self, s: ShuffleStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- shuffle the deck{line}")
+    def visit_ShuffleStmt(self, s: ShuffleStmt, indent: str) -> None:
+        self.line(indent, "shuffle the deck")
 
-    def visit_DrawStmt(self, s: DrawStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- draw `{unparse(s.expr)}` cards{line}")
+    def visit_DrawStmt(self, s: DrawStmt, indent: str) -> None:
+        self.line(indent, f"draw {self.w.expr(s.expr)} cards")
 
-    def visit_DiscardStmt(self, s: DiscardStmt, indent: str, line: str) -> None:
-        self.out.append(f"{indent}- discard down to `{unparse(s.expr)}` cards (lowest first){line}")
+    def visit_DiscardStmt(self, s: DiscardStmt, indent: str) -> None:
+        self.line(indent, f"discard down to {self.w.expr(s.expr)} cards, lowest first")
 
 
-def _statements(stmts: list, indent: str, out: list[str]) -> None:
-    _Statements(out).block(stmts, indent)
+def _clauses(words: Words, stmts: list) -> str:
+    """A few statements on one line: top-level ones separated by semicolons, what an "if"
+    holds after its colon, separated by commas ("If X: now: Y, Z becomes 1")."""
+    out: list[str] = []
+    _Statements(out, words).block(stmts, "")
+    parts: list[str] = []
+    for line in out:
+        text = line.lstrip(" ").removeprefix("- ").strip()
+        if line.startswith(" ") and parts:
+            parts[-1] += (" " if parts[-1].endswith(":") else ", ") + text[:1].lower() + text[1:]
+        else:
+            parts.append(text)
+    return "; ".join(parts)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|") if "\\|" not in text else text
+
+
+def _bounds(low, high) -> str:
+    if low is None and high is None:
+        return "any"
+    if high is None:
+        return f"{low} or more"
+    if low is None:
+        return f"at most {high}"
+    return f"{low} to {high}"
 
 
 def render_round_reference(edition) -> dict[str, str]:
     """A printable reference of an edition's round rules (any edition that declares them): the
-    round's phases with their formulas, tables and bands, thresholds, dice pools, tracks, event
-    tables, the deck and the readings. Returns {file name: Markdown}."""
+    round's phases, tables, thresholds, dice pools, tracks, event tables, the deck and the
+    readings, in words. Returns {file name: Markdown}."""
     ed = edition
     if not ed.has_rounds:
         return {}
-    out = [f"# {ed.name}: round reference", ""]
+    w = Words(ed)
+    out = [f"# {md(ed.name)}: round reference", ""]
     if ed.source:
-        out += [f"Source: {ed.source}", ""]
-    out += ["Numbers in ⟨ ⟩ are rulebook lines. `/` is exact division, `//` rounds down, `sqrt` gives a real "
-            "number; a stat always holds a whole number.", ""]
+        out += [f"Source: {md(ed.source)}", ""]
+    out += ["Each phase lists what happens, in order. Names are the rulebook's own; “Reading” marks how an "
+            "unclear rule is read. A stat always holds a whole number.", ""]
+    for section in _SECTIONS:
+        section(ed, w, out)
+    return {"reference.md": "\n".join(out).rstrip("\n") + "\n"}
+
+
+def _section_phases(ed, w: Words, out: list[str]) -> None:
+    """The round: each phase's statements, in order."""
     if ed.phases:
         out += ["## The round", ""]
         for i, phase in enumerate(ed.phases.values(), 1):
-            out += [f"### {i}. {phase.name} (`{phase.id}`)", ""]
-            _statements(phase.body, "", out)
+            out += [f"### {i}. {md(phase.name)}", ""]
+            _Statements(out, w).block(phase.body, "")
             out.append("")
+
+
+def _section_setup(ed, w: Words, out: list[str]) -> None:
+    """The statements that start a game."""
     if ed.setup is not None:
         out += ["## Setup", ""]
-        _statements(ed.setup.body, "", out)
+        _Statements(out, w).block(ed.setup.body, "")
         out.append("")
+
+
+def _section_stats(ed, w: Words, out: list[str]) -> None:
+    """Each stat and flag: where it starts and its range."""
     if ed.stats or ed.flags:
-        out += ["## Stats", "", "| stat | name | starts at | bounds |", "|---|---|---|---|"]
+        out += ["## Stats", "", "| stat | starts at | range |", "|---|---|---|"]
         for st in ed.stats.values():
-            low = "" if st.low is None else st.low
-            high = "" if st.high is None else st.high
-            out.append(f"| `{st.id}` | {st.name} | {st.initial_value} | {low}..{high} |")
+            out.append(f"| {md(st.name)} | {st.initial_value} | {_bounds(st.low, st.high)} |")
         for fl in ed.flags.values():
-            out.append(f"| `{fl.id}` | {fl.name} | {'true' if fl.on else 'false'} | true/false |")
+            out.append(f"| {md(fl.name)} | {'yes' if fl.on else 'no'} | yes or no |")
         out.append("")
+
+
+def _section_numbers(ed, w: Words, out: list[str]) -> None:
+    """The constants, by value."""
     if ed.consts:
-        out += ["## Numbers", "", "| constant | value | meaning |", "|---|---|---|"]
+        out += ["## Numbers", "", "| number | meaning |", "|---|---|"]
         for c in ed.consts.values():
-            out.append(f"| `{c.id}` | {number(c.value) if c.value is not None else unparse(c.expr)} | "
-                       f"{c.doc or ''} |")
+            value = number(c.value) if c.value is not None else w.expr(c.expr)
+            out.append(f"| {md(value)} | {md(c.doc or c.id.replace('_', ' '))} |")
         out.append("")
+
+
+def _section_tables(ed, w: Words, out: list[str]) -> None:
+    """Each table's bands."""
     if ed.tables:
         out += ["## Tables", ""]
         for t in ed.tables.values():
-            out += [f"**`{t.id}`** — {t.doc or ''}", "", "| range | value |", "|---|---|"]
+            out += [f"**{md((t.doc or t.id.replace('_', ' ')))}**", "", "| range | value |", "|---|---|"]
             for b in t.bands:
-                rng = f"{b.low}" if b.high == b.low else f"{b.low}–{b.high if b.high is not None else ''}"
-                if b.high is None:
-                    rng = f"{b.low}+"
-                out.append(f"| {rng} | {unparse(b.value)} |")
+                rng = f"{b.low}+" if b.high is None else f"{b.low}" if b.high == b.low else f"{b.low}\u2013{b.high}"
+                out.append(f"| {rng} | {md(w.expr(b.value))} |")
             out.append("")
+
+
+def _section_thresholds(ed, w: Words, out: list[str]) -> None:
+    """Each threshold: when it is on, and what it does when it switches on."""
     if ed.thresholds:
-        out += ["## Thresholds", "", "| threshold | on when | when it switches on |", "|---|---|---|"]
+        out += ["## Thresholds", "", "| threshold | on while | when it switches on |", "|---|---|---|"]
         for th in ed.thresholds.values():
-            effects: list[str] = []
-            if th.body:
-                _statements(th.body, "", effects)
-            out.append(f"| {th.name} (`{th.id}`) | `{unparse(th.condition)}` | "
-                       f"{'<br>'.join(e.lstrip('- ') for e in effects) or '—'} |")
+            effects = _clauses(w, th.body) if th.body else ""
+            out.append(f"| {md(th.name)} | {md(w.expr(th.condition))} | {_cell(effects) or DASH} |")
         out.append("")
+
+
+def _section_pools(ed, w: Words, out: list[str]) -> None:
+    """Each dice pool: sides, dice and result, then its readings."""
     if ed.pools:
         out += ["## Dice pools", "", "| pool | sides | dice | result |", "|---|---|---|---|"]
         for p in ed.pools.values():
-            dice = [unparse(p.base)] if p.base is not None else []
+            dice = [w.expr(p.base)] if p.base is not None else []
             for term in p.terms:
-                cond = f" if `{unparse(term.condition)}`" if term.condition is not None else ""
-                dice.append(f"+ `{unparse(term.amount)}`{cond}" + (f" ({term.label})" if term.label else ""))
-            result = "total of the dice"
+                cond = f" if {w.expr(term.condition)}" if term.condition is not None else ""
+                dice.append(f"plus {w.expr(term.amount)}{cond}")
+            result = "the total of the dice"
             if p.success is not None:
-                result = f"dice showing {p.success[0]}–{p.success[1] if p.success[1] is not None else 'top'}"
-            sides = unparse(p.sides) if p.sides is not None else ""
-            out.append(f"| {p.name} (`{p.id}`) | {sides} | {'<br>'.join(dice)} | {result} |")
+                top = p.success[1] if p.success[1] is not None else "the top face"
+                result = f"the dice showing {p.success[0]} to {top}"
+            sides = w.expr(p.sides) if p.sides is not None else ""
+            out.append(f"| {md(p.name)} | {md(sides)} | {md('; '.join(dice))} | {result} |")
         out.append("")
         for p in ed.pools.values():
             for n in p.notes:
-                out.append(f"- *Reading ({p.name}):* {n}")
+                out.append(f"- *Reading ({md(p.name)}):* {md(n)}")
         if any(p.notes for p in ed.pools.values()):
             out.append("")
+
+
+def _section_tracks(ed, w: Words, out: list[str]) -> None:
+    """Each track: positions, stages, marks and readings."""
     if ed.tracks:
         out += ["## Tracks", ""]
         for t in ed.tracks.values():
-            out += [f"**{t.name}** (`{t.id}`): positions {t.low}–{t.high}, starts at {t.start}", ""]
+            out += [f"**{md(t.name)}**: positions {_bounds(t.low, t.high)}, starts at {t.start}", ""]
             for s in t.stages:
-                span = f"{s.low}" if s.low == s.high else f"{s.low}–{s.high}"
-                out.append(f"- {span}: {s.name}")
+                span = f"{s.low}" if s.low == s.high else f"{s.low}\u2013{s.high}"
+                out.append(f"- {span}: {md(s.name)}")
             for m in t.marks:
-                effects: list[str] = []
-                if m.body:
-                    _statements(m.body, "", effects)
-                what = "; ".join(e.lstrip("- ") for e in effects)
-                out.append(f"- at {m.position}: **{m.label}**" + (f" — {what}" if what else ""))
+                what = _clauses(w, m.body) if m.body else ""
+                out.append(f"- at {m.position}: **{md(m.label)}**" + (f" \u2014 {what}" if what else ""))
             for n in t.notes:
-                out.append(f"- *Reading:* {n}")
+                out.append(f"- *Reading:* {md(n)}")
             out.append("")
+
+
+def _section_event_tables(ed, w: Words, out: list[str]) -> None:
+    """Each event table's rows."""
     if ed.event_tables:
         out += ["## Event tables", ""]
         for t in ed.event_tables.values():
-            out += [f"**{t.name}** (`{t.id}`): roll one {t.die}-sided die", "", "| roll | event | effect |",
-                    "|---|---|---|"]
+            out += [f"**{md(t.name)}**: roll one {t.die}-sided die", "", "| roll | event | effect |", "|---|---|---|"]
             for row in t.rows:
-                effects: list[str] = []
-                _statements(row.body, "", effects)
-                face = f"{row.low}" if row.low == row.high else f"{row.low}–{row.high}"
-                out.append(f"| {face} | {row.label} | {'; '.join(e.lstrip('- ') for e in effects) or '—'} |")
+                face = f"{row.low}" if row.low == row.high else f"{row.low}\u2013{row.high}"
+                out.append(f"| {face} | {md(row.label)} | {_cell(_clauses(w, row.body)) or DASH} |")
             out.append("")
+            for n in t.notes:
+                out.append(f"- *Reading:* {md(n)}")
+
+
+def _section_cards(ed, w: Words, out: list[str]) -> None:
+    """The deck of cards: suits, ranks, hand limit, readings."""
     for deck in ed.card_decks.values():
-        out += [f"## Cards: {deck.name}", ""]
-        suits = ", ".join(f"{s.name} ({s.color})" for s in deck.suits)
+        out += [f"## Cards: {md(deck.name)}", ""]
+        suits = ", ".join(f"{md(s.name)} ({md(s.color)})" for s in deck.suits)
         out += [f"Suits: {suits}.", "", "| rank | value |", "|---|---|"]
         for r in deck.ranks:
-            out.append(f"| {r.name} | {r.value} |")
+            out.append(f"| {md(r.name)} | {r.value} |")
         out.append("")
         if deck.hand_limit is not None:
             out += [f"Hand limit: {deck.hand_limit} cards.", ""]
         for n in deck.notes:
-            out.append(f"- *Reading:* {n}")
+            out.append(f"- *Reading:* {md(n)}")
         out.append("")
+
+
+def _section_choices(ed, w: Words, out: list[str]) -> None:
+    """Each choice, and what simulations choose."""
     if ed.choices:
-        out += ["## Choices (and the default policy of simulations)", "", "| choice | meaning | default |",
-                "|---|---|---|"]
+        out += ["## Choices (and what simulations choose)", "", "| choice | simulations choose |", "|---|---|"]
         for ch in ed.choices.values():
-            out.append(f"| `{ch.id}` | {ch.name} | `{unparse(ch.default)}` |")
+            out.append(f"| {md(ch.name)} | {md(w.expr(ch.default))} |")
         out.append("")
+
+
+def _section_ends(ed, w: Words, out: list[str]) -> None:
+    """What ends the game."""
     if ed.ends:
         out += ["## End of the game", ""]
         for end in ed.ends:
-            out.append(f"- when `{unparse(end.condition)}`: {end.text}")
+            out.append(f"- When {md(w.expr(end.condition))}: {md(end.text)}")
         out.append("")
+
+
+def _section_readings(ed, w: Words, out: list[str]) -> None:
+    """The edition's readings (its top-level notes)."""
     readings = [text for text, _ in ed.notes]
     if readings:
         out += ["## Readings", ""]
-        out += [f"- {text}" for text in readings]
+        out += [f"- {md(text)}" for text in readings]
         out.append("")
-    return {"reference.md": "\n".join(out).rstrip("\n") + "\n"}
+
+
+# the reference's sections, in the order they are printed
+_SECTIONS = (_section_phases, _section_setup, _section_stats, _section_numbers, _section_tables, _section_thresholds,
+             _section_pools, _section_tracks, _section_event_tables, _section_cards, _section_choices, _section_ends,
+             _section_readings)

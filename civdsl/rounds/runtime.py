@@ -9,11 +9,12 @@ it. Like the main runtime, it imports nothing from the compiler.
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 from ..bounds import FIELDS
 # lookup and number are re-exported: scripts and tests of round rules read them here too
-from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number  # noqa: F401
+from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number, source_entries, source_of  # noqa: F401
 
 
 class GameState:
@@ -224,7 +225,25 @@ class RoundState:
             self._entry("instead", line, replaces=list(replaced))
 
     def _fail(self, line, message: str):
-        raise RulebookRuntimeError(f"{self.m.SOURCE_PATH}:{line}: {message}")
+        path, column, end = self._source(line)
+        raise RulebookRuntimeError(f"{path}:{line}: {message}", path, line, column, message, end)
+
+    def _source(self, line) -> tuple:
+        """The rulebook file (and column) of the rule at `line` that is running now: the generated
+        code passes the line; the file comes from the source map at the innermost generated frame
+        (a rule inherited from a base is in the base's file), else from the line alone."""
+        filename = getattr(self.m, "__file__", None)
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == filename:
+                where = source_of(self.m, frame.f_lineno)
+                if where is not None and where[1] == line:
+                    return where[0], where[2], where[3]
+                break
+            frame = frame.f_back
+        sources = source_entries(getattr(self.m, "LINE_SOURCES", ""))
+        files = {self.m.LINE_FILES[s[0]] for (_, rl), s in zip(self.m.LINES, sources) if rl == line}
+        return (files.pop() if len(files) == 1 else self.m.SOURCE_PATH), None, None
 
     # --- changing values
     def _whole(self, name: str, value, line):

@@ -10,44 +10,47 @@ from __future__ import annotations
 
 import random
 
+from ..errors import StateError
 from .runtime import GameState, card_text, new_game, number, play_round, run_phase
 from .state import require_rounds
 
 
+def _changed(e: dict) -> str:
+    sign = "+" if e["by"] >= 0 else ""
+    text = f"{e['name']} {sign}{e['by']}: {_num(e['before'])} -> {_num(e['after'])}"
+    return text + (f" ({e['stage']})" if e["op"] == "move" and e.get("stage") else "")
+
+
+def _rolled(e: dict) -> str:
+    terms = ", ".join(f"{t['label']} {t['dice']}" for t in e["terms"])
+    return f"roll {e['pool']}: {len(e['dice'])}d{e['sides']} ({terms}) -> {e['dice']} = {e['result']}"
+
+
+# each kind of trace entry (its `op`, written by rounds.runtime.RoundState) in words
+_ENTRY_WORDS = {
+    "set": lambda e: f"{e['name']} = {_num(e['after'])}" + (f" (was {_num(e['before'])})"
+                                                             if e["before"] != e["after"] else ""),
+    "add": _changed,
+    "move": _changed,
+    "reset": lambda e: f"{e['name']} reset to {_num(e['after'])}",
+    "roll": _rolled,
+    "event": lambda e: f"{e['table']}: rolled {e['face']} -> {e['row']}",
+    "threshold": lambda e: f"threshold {e['label']}: {e['state']}",
+    "reached": lambda e: f"{e['track']} reached {e['position']}: {e['label']}",
+    "instead": lambda e: f"instead of the rule at line{'s' if len(e['replaces']) > 1 else ''} "
+                         + ", ".join(map(str, e["replaces"])),
+    "draw": lambda e: f"draw {e['asked']}: " + (", ".join(e["cards"]) or "no card"),
+    "discard": lambda e: f"discard to {e['to']}: " + (", ".join(e["cards"]) or "nothing to discard"),
+    "shuffle": lambda e: f"shuffle ({e['cards']} cards)",
+    "reshuffle": lambda e: f"reshuffle ({e['cards']} cards)",
+    "end": lambda e: f"the game ends: {e['why']}",
+}
+
+
 def describe_entry(e: dict) -> str:
     """One trace entry in words."""
-    op = e["op"]
-    if op == "set":
-        return f"{e['name']} = {_num(e['after'])}" + (f" (was {_num(e['before'])})" if e["before"] != e["after"] else "")
-    if op in ("add", "move"):
-        sign = "+" if e["by"] >= 0 else ""
-        text = f"{e['name']} {sign}{e['by']}: {_num(e['before'])} -> {_num(e['after'])}"
-        if op == "move" and e.get("stage"):
-            text += f" ({e['stage']})"
-        return text
-    if op == "reset":
-        return f"{e['name']} reset to {_num(e['after'])}"
-    if op == "roll":
-        terms = ", ".join(f"{t['label']} {t['dice']}" for t in e["terms"])
-        return f"roll {e['pool']}: {len(e['dice'])}d{e['sides']} ({terms}) -> {e['dice']} = {e['result']}"
-    if op == "event":
-        return f"{e['table']}: rolled {e['face']} -> {e['row']}"
-    if op == "threshold":
-        return f"threshold {e['label']}: {e['state']}"
-    if op == "reached":
-        return f"{e['track']} reached {e['position']}: {e['label']}"
-    if op == "instead":
-        return f"instead of the rule at line{'s' if len(e['replaces']) > 1 else ''} " + \
-            ", ".join(map(str, e["replaces"]))
-    if op == "draw":
-        return f"draw {e['asked']}: " + (", ".join(e["cards"]) or "no card")
-    if op == "discard":
-        return f"discard to {e['to']}: " + (", ".join(e["cards"]) or "nothing to discard")
-    if op in ("shuffle", "reshuffle"):
-        return f"{op} ({e['cards']} cards)"
-    if op == "end":
-        return f"the game ends: {e['why']}"
-    return op
+    words = _ENTRY_WORDS.get(e["op"])
+    return words(e) if words is not None else e["op"]
 
 
 def _num(v):
@@ -104,13 +107,53 @@ def run_seed(seed: int, run: int) -> random.Random:
     return random.Random(f"civdsl-simulate:{seed}:{run}")
 
 
+# Rounds one simulation may play (games x rounds per game). The card game plays about 15,000
+# rounds a second on one core of the test machine, so this is at most about six minutes; the
+# options alone (10,000 rounds, 1,000,000 games) would allow 10^10 rounds, about a week.
+MAX_ROUNDS_PLAYED = 5_000_000
+
+
+def check_size(rounds: int, runs: int) -> None:
+    if rounds * runs > MAX_ROUNDS_PLAYED:
+        raise StateError(f"--rounds {rounds:,} x --runs {runs:,} is {rounds * runs:,} rounds; one simulation plays "
+                         f"at most {MAX_ROUNDS_PLAYED:,}")
+
+
 def simulate(module, rounds: int, runs: int, seed: int, stats: dict | None = None, choices: dict | None = None,
              progress=None) -> dict:
     """Play `runs` games of at most `rounds` rounds each from a fresh setup; for every event (a
     threshold or flag switching on, a track mark reached, the game ending) count in how many games
     it happened by each round, and summarise each stat at the end."""
+    check_size(rounds, runs)
     require_rounds(module)
-    events: dict[str, list[int | None]] = {}
+    labels = event_labels(module)
+    events: dict[str, list[int | None]] = {key: [] for key in labels}
+    finals: dict[str, list] = {name: [] for name in module.STATS}
+    lengths = []
+    for run in range(runs):
+        state, first = _play_game(module, rounds, run_seed(seed, run), stats, choices)
+        for key in events:
+            events[key].append(first.get(key))
+        for name in finals:
+            finals[name].append(state.values[name])
+        lengths.append(state.round)
+        if progress is not None:
+            progress(1)
+    by_round = {key: _cumulative(firsts, rounds, runs) for key, firsts in events.items()}
+    return {
+        "edition": module.EDITION["id"], "rounds": rounds, "runs": runs, "seed": seed,
+        "events": {key: {"label": labels[key], "by_round": by_round[key],
+                         "share": by_round[key][-1] if by_round[key] else 0.0,
+                         "mean_first_round": _mean([r for r in events[key] if r is not None])}
+                   for key in labels},
+        "stats": {name: _summary(values) for name, values in finals.items()},
+        "rounds_played": _summary(lengths),
+    }
+
+
+def event_labels(module) -> dict[str, str]:
+    """The events a simulation counts, by key: thresholds and flags switching on, track marks
+    reached, and the end of the game."""
     labels: dict[str, str] = {}
     for name, th in module.THRESHOLDS.items():
         labels[f"threshold:{name}"] = th["name"]
@@ -122,60 +165,51 @@ def simulate(module, rounds: int, runs: int, seed: int, stats: dict | None = Non
             labels[f"mark:{name}:{pos}"] = f"{tr['name']}: {label}"
     if module.ENDS:
         labels["end"] = "the game ended"
-    for key in labels:
-        events[key] = []
-    finals: dict[str, list] = {name: [] for name in module.STATS}
-    lengths = []
-    for run in range(runs):
-        rng = run_seed(seed, run)
-        state, _ = new_game(module, rng)
-        if stats:
-            state.values.update(stats)
-            state.settled = False
-        state.choices.update(choices or {})
-        first: dict[str, int] = {}
-        played = 0
-        for _ in range(rounds):
-            state, trace = play_round(module, state, rng)
-            played = state.round
-            for e in trace:
-                op = e["op"]
-                if op == "threshold" and e["state"] == "on":
-                    first.setdefault(f"threshold:{e['name']}", played)
-                elif op == "reached":
-                    first.setdefault(f"mark:{e['track']}:{e['position']}", played)
-                elif op == "set" and e["after"] is True and e["before"] is False:
-                    first.setdefault(f"flag:{e['name']}", played)
-            if state.ended:
-                first.setdefault("end", played)
-                break
-        for key in events:
-            events[key].append(first.get(key))
-        for name in finals:
-            finals[name].append(state.values[name])
-        lengths.append(played)
-        if progress is not None:
-            progress(1)
-    by_round = {}
-    for key, firsts in events.items():
-        counts = [0] * (rounds + 1)
-        for r in firsts:
-            if r is not None:
-                counts[r] += 1
-        cumulative, total = [], 0
-        for r in range(1, rounds + 1):
-            total += counts[r]
-            cumulative.append(total / runs if runs else 0.0)
-        by_round[key] = cumulative
-    return {
-        "edition": module.EDITION["id"], "rounds": rounds, "runs": runs, "seed": seed,
-        "events": {key: {"label": labels[key], "by_round": by_round[key],
-                         "share": by_round[key][-1] if by_round[key] else 0.0,
-                         "mean_first_round": _mean([r for r in events[key] if r is not None])}
-                   for key in labels},
-        "stats": {name: _summary(values) for name, values in finals.items()},
-        "rounds_played": _summary(lengths),
-    }
+    return labels
+
+
+def _play_game(module, rounds: int, rng: random.Random, stats: dict | None, choices: dict | None):
+    """One game from a fresh setup: the final state and the round each event first happened."""
+    state, _ = new_game(module, rng)
+    if stats:
+        state.values.update(stats)
+        state.settled = False
+    state.choices.update(choices or {})
+    first: dict[str, int] = {}
+    for _ in range(rounds):
+        state, trace = play_round(module, state, rng)
+        for e in trace:
+            key = _event_key(e)
+            if key is not None:
+                first.setdefault(key, state.round)
+        if state.ended:
+            first.setdefault("end", state.round)
+            break
+    return state, first
+
+
+def _event_key(e: dict) -> str | None:
+    """The event a trace entry is, in event_labels' keys, or None."""
+    if e["op"] == "threshold" and e["state"] == "on":
+        return f"threshold:{e['name']}"
+    if e["op"] == "reached":
+        return f"mark:{e['track']}:{e['position']}"
+    if e["op"] == "set" and e["after"] is True and e["before"] is False:
+        return f"flag:{e['name']}"
+    return None
+
+
+def _cumulative(firsts: list, rounds: int, runs: int) -> list[float]:
+    """The share of games in which an event had happened by each round."""
+    counts = [0] * (rounds + 1)
+    for r in firsts:
+        if r is not None:
+            counts[r] += 1
+    cumulative, total = [], 0
+    for r in range(1, rounds + 1):
+        total += counts[r]
+        cumulative.append(total / runs if runs else 0.0)
+    return cumulative
 
 
 def _mean(values: list) -> float | None:

@@ -57,7 +57,8 @@ def _value(module, name: str, value, where: str):
 
 def state_from_data(module, data: dict, rng: random.Random, source: str = "state") -> GameState:
     """A GameState from a state file's mapping; values not given keep their initial value, and
-    cards not in the hand or discard pile form the draw pile, shuffled with `rng`."""
+    cards not in the hand or discard pile form the draw pile, shuffled with `rng`. Parts are read
+    in a fixed order, so the first problem reported is always the same."""
     require_rounds(module)
     if not isinstance(data, dict):
         raise StateError(f"{source}: a state is a mapping (round, stats, hand, ...)")
@@ -66,49 +67,9 @@ def state_from_data(module, data: dict, rng: random.Random, source: str = "state
             raise StateError(f"{source}: unknown key `{key}`{hint(key, STATE_KEYS)}; "
                              f"a state has {', '.join(STATE_KEYS)}")
     state = new_state(module)
-    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
-    stats = data.get("stats") or {}
-    if not isinstance(stats, dict):
-        raise StateError(f"{source}: `stats` is a mapping of name: value")
-    for name, value in stats.items():
-        if name not in names:
-            raise StateError(f"{source}: `stats` names unknown `{name}`{hint(name, names)}")
-        state.values[name] = _value(module, name, value, f"{source}: stats.{name}")
-    piles = {}
-    seen: dict = {}
-    for pile in ("hand", "deck", "discard"):
-        if pile not in data or data[pile] is None:
-            continue
-        if not isinstance(data[pile], list):
-            raise StateError(f"{source}: `{pile}` is a list of cards")
-        if data[pile] and module.CARD_DECK is None:
-            raise StateError(f"{source}: `{pile}`: edition `{module.EDITION['id']}` has no cards")
-        cards = []
-        for i, text in enumerate(data[pile]):
-            card = _parse_card(module, text, f"{source}: {pile}[{i}]")
-            if card in seen:
-                raise StateError(f"{source}: {card_text(card)} is in `{seen[card]}` and `{pile}`: "
-                                 f"each card exists once")
-            seen[card] = pile
-            cards.append(card)
-        piles[pile] = cards
-    state.hand = piles.get("hand", [])
-    state.discard = piles.get("discard", [])
-    if "deck" in piles:
-        state.deck = piles["deck"]
-    else:
-        state.deck = [c for c in state.deck if c not in seen]
-        rng.shuffle(state.deck)
-    limit = module.CARD_DECK["hand_limit"] if module.CARD_DECK else None
-    if limit is not None and len(state.hand) > limit:
-        raise StateError(f"{source}: `hand` holds {len(state.hand)} cards; the hand limit is {limit}")
-    on = data.get("thresholds_on") or []
-    if not isinstance(on, list):
-        raise StateError(f"{source}: `thresholds_on` is a list of threshold names")
-    for name in on:
-        if name not in module.THRESHOLDS:
-            raise StateError(f"{source}: unknown threshold `{name}`{hint(name, module.THRESHOLDS)}")
-    state.on = set(on)
+    _read_stats(module, data, state, source)
+    _read_cards(module, data, state, rng, source)
+    state.on = _thresholds_on(module, data, source)
     state.choices = check_choices(module, data.get("choices") or {}, f"{source}: choices")
     rnd = data.get("round", 0)
     if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 0:
@@ -119,6 +80,62 @@ def state_from_data(module, data: dict, rng: random.Random, source: str = "state
         raise StateError(f"{source}: `ended` is text (why the game ended) or absent")
     state.ended = ended
     return state
+
+
+def _read_stats(module, data: dict, state: GameState, source: str) -> None:
+    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
+    stats = data.get("stats") or {}
+    if not isinstance(stats, dict):
+        raise StateError(f"{source}: `stats` is a mapping of name: value")
+    for name, value in stats.items():
+        if name not in names:
+            raise StateError(f"{source}: `stats` names unknown `{name}`{hint(name, names)}")
+        state.values[name] = _value(module, name, value, f"{source}: stats.{name}")
+
+
+def _read_cards(module, data: dict, state: GameState, rng: random.Random, source: str) -> None:
+    """The hand, draw pile and discard pile: each card once; cards in none of the piles given
+    form the draw pile, shuffled, unless the state gives the draw pile itself."""
+    piles = {}
+    seen: dict = {}
+    for pile in ("hand", "deck", "discard"):
+        if pile in data and data[pile] is not None:
+            piles[pile] = _read_pile(module, data, pile, seen, source)
+    state.hand = piles.get("hand", [])
+    state.discard = piles.get("discard", [])
+    if "deck" in piles:
+        state.deck = piles["deck"]
+    else:
+        state.deck = [c for c in state.deck if c not in seen]
+        rng.shuffle(state.deck)
+    limit = module.CARD_DECK["hand_limit"] if module.CARD_DECK else None
+    if limit is not None and len(state.hand) > limit:
+        raise StateError(f"{source}: `hand` holds {len(state.hand)} cards; the hand limit is {limit}")
+
+
+def _read_pile(module, data: dict, pile: str, seen: dict, source: str) -> list:
+    if not isinstance(data[pile], list):
+        raise StateError(f"{source}: `{pile}` is a list of cards")
+    if data[pile] and module.CARD_DECK is None:
+        raise StateError(f"{source}: `{pile}`: edition `{module.EDITION['id']}` has no cards")
+    cards = []
+    for i, text in enumerate(data[pile]):
+        card = _parse_card(module, text, f"{source}: {pile}[{i}]")
+        if card in seen:
+            raise StateError(f"{source}: {card_text(card)} is in `{seen[card]}` and `{pile}`: each card exists once")
+        seen[card] = pile
+        cards.append(card)
+    return cards
+
+
+def _thresholds_on(module, data: dict, source: str) -> set:
+    on = data.get("thresholds_on") or []
+    if not isinstance(on, list):
+        raise StateError(f"{source}: `thresholds_on` is a list of threshold names")
+    for name in on:
+        if name not in module.THRESHOLDS:
+            raise StateError(f"{source}: unknown threshold `{name}`{hint(name, module.THRESHOLDS)}")
+    return set(on)
 
 
 def check_choices(module, choices, where: str) -> dict:

@@ -8,51 +8,56 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '43e6b367630651fea370c0618b6e743e346c4c83464240053f5c9efc530909ee'}
+SOURCES = {'rulebooks/civ1980.civ': 'fdfd26d8c0a3a5814ab2f727a5ab071b0caf264e234d32ccea4bca8c88fde4d9'}
 CREDIT_POLICY = 'per_card'
+CREDIT_VARIANTS = ()
+SCENARIOS = ()
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '43.8: a Gold card (stack 9) for 18 treasury tokens'),)
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'gold_card_price': 18, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4}
+CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4}
 GROUPS = {
     'arts': {'name': 'Arts', 'color': '#1F5FBF', 'symbol': None},
     'crafts': {'name': 'Crafts', 'color': '#E67E22', 'symbol': None},
     'sciences': {'name': 'Sciences', 'color': '#2E8B57', 'symbol': None},
     'civics': {'name': 'Civics', 'color': '#E377C2', 'symbol': None},
 }
-ADVANCES = {
-    'Pottery': {'cost': 45, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 57},
-    'Cloth Making': {'cost': 45, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('ship_range', {'delta': 1}),), 'line': 66},
-    'Metalworking': {'cost': 80, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 76},
-    'Agriculture': {'cost': 110, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10}, 'specific': {'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('population_limit', {'delta': 1}),), 'line': 85},
-    'Mysticism': {'cost': 30, 'groups': ('arts', 'sciences'), 'vp': None, 'credits': {'arts': 5, 'sciences': 20}, 'specific': {'Law': 5, 'Philosophy': 20}, 'requires': (), 'supply': 3, 'abilities': (), 'line': 95},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 106},
-    'Coinage': {'cost': 110, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 115},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 20}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 124},
-    'Engineering': {'cost': 140, 'groups': ('sciences', 'crafts'), 'vp': None, 'credits': {'sciences': 20, 'crafts': 10}, 'specific': {'Philosophy': 20, 'Democracy': 10}, 'requires': (), 'supply': 4, 'abilities': (('city_attack_tokens', {'delta': 1}),), 'line': 133},
-    'Drama & Poetry': {'cost': 60, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 5, 'Literacy': 20}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 144},
-    'Music': {'cost': 60, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 5, 'Philosophy': 30}, 'requires': (), 'supply': 4, 'abilities': (), 'line': 156},
-    'Architecture': {'cost': 80, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 15, 'Democracy': 15, 'Philosophy': 15, 'Literacy': 15}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 165},
-    'Literacy': {'cost': 110, 'groups': ('civics', 'arts'), 'vp': None, 'credits': {'arts': 5}, 'specific': {'Law': 25, 'Democracy': 25, 'Philosophy': 25}, 'requires': (), 'supply': 6, 'abilities': (), 'line': 177},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': (), 'supply': 7, 'abilities': (), 'line': 188},
-    'Democracy': {'cost': 200, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 195},
-    'Philosophy': {'cost': 240, 'groups': ('civics',), 'vp': None, 'credits': {}, 'specific': {}, 'requires': ('Law',), 'supply': 5, 'abilities': (), 'line': 203},
-}
-COMMODITIES = {
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None},
-    'Iron': {'value': 2, 'count': 5, 'stack': 2, 'block': None},
-    'Papyrus': {'value': 2, 'count': 5, 'stack': 2, 'block': None},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': None},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None},
-    'Cloth': {'value': 5, 'count': 7, 'stack': 5, 'block': None},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': None},
-    'Spices': {'value': 7, 'count': 5, 'stack': 7, 'block': None},
-    'Gems': {'value': 8, 'count': 4, 'stack': 8, 'block': None},
-    'Gold': {'value': 9, 'count': 3, 'stack': 9, 'block': None},
-}
+ADVANCES = _rt.records((
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 63}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 72}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 82}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 91}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 101}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 112}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 121}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 130}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 139}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 150}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 162}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 171}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 183}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 194}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 202}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 210}]',
+))
+COMMODITIES = _rt.records((
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null}]',
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null}]',
+    '["Iron", {"value": 2, "count": 5, "stack": 2, "block": null}]',
+    '["Papyrus", {"value": 2, "count": 5, "stack": 2, "block": null}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": null}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
+    '["Cloth", {"value": 5, "count": 7, "stack": 5, "block": null}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": null}]',
+    '["Spices", {"value": 7, "count": 5, "stack": 7, "block": null}]',
+    '["Gems", {"value": 8, "count": 4, "stack": 8, "block": null}]',
+    '["Gold", {"value": 9, "count": 3, "stack": 9, "block": null}]',
+))
 TABLES = {
     'tokens_by_players': ((2, 6, 56), (7, 7, 48)),
     'mysticism_cards_by_players': ((2, 3, 1), (4, 5, 2), (6, 7, 3)),
@@ -64,218 +69,257 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:216
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
+    # rulebooks/civ1980.civ:223
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        if (s.fact('volcano_units') > 0):  # rulebooks/civ1980.civ:221
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:221
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:228
+        ub81 = type(b81) is _U
+        if ub81:
+            s.undecided.append((228, 'rulebooks/civ1980.civ', 'which effects apply', b81.facts))
+        if ub81 or b81:
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:228
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/civ1980.civ:221
-            e1_area = 'any'  # rulebooks/civ1980.civ:221
-        assignment = ((1 - _rt.min(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 223)
-        trace = ()
+        if ub81 or not b81:
+            e1_amount = 1  # rulebooks/civ1980.civ:228
+            e1_area = 'any'  # rulebooks/civ1980.civ:228
+        if ub81:
+            e0_active = None
+            e1_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 230)
+        trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 221))
+            effects.append(('destroy_area_units', {'area': e0_area}, 228))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 221))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 228))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:223
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:223
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 223)]
+        e0_amount = 1  # rulebooks/civ1980.civ:230
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:230
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 230)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0. Modifiers: Engineering: at most 7 damage.'
-    # rulebooks/civ1980.civ:228
+    'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
+    # rulebooks/civ1980.civ:235
     held = s.held_set
     if role == 'primary':
-        if (s.fact('flood_plain_units') == 0):  # rulebooks/civ1980.civ:234
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 234, 'cancelled: flood plain units is 0', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:232
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:232
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 233)
+        if s.decide((s.fact('flood_plain_units') == 0), 241, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:241
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 241, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:239
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:239
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 240)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:235
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 235, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 232)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
+        if c:  # rulebooks/civ1980.civ:242
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 242, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 239)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:233
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:233
+        e0_amount = 10  # rulebooks/civ1980.civ:240
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:240
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:235
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 235, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 233)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
+        if c:  # rulebooks/civ1980.civ:242
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 242, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 240)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 4, major nontradable). Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage. Modifiers: Pottery: 4 less damage per Grain cards held.'
-    # rulebooks/civ1980.civ:242
+    'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
+    # rulebooks/civ1980.civ:249
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:246
-        e0_area = 'any'  # rulebooks/civ1980.civ:246
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 247)
+        e0_amount = 9  # rulebooks/civ1980.civ:253
+        e0_area = 'any'  # rulebooks/civ1980.civ:253
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 254)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:248
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
+        if c:  # rulebooks/civ1980.civ:255
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 248, 'rulebooks/civ1980.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 255, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 246)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:247
-        e0_area = 'any'  # rulebooks/civ1980.civ:247
+        e0_amount = 11  # rulebooks/civ1980.civ:254
+        e0_area = 'any'  # rulebooks/civ1980.civ:254
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:248
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
+        if c:  # rulebooks/civ1980.civ:255
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 248, 'rulebooks/civ1980.civ'))
+            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 255, 'rulebooks/civ1980.civ'))
             e0_amount = e0_amount - v
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 247)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 254)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points below 35. Modifiers: Democracy and not Philosophy (primary victim): faction split becomes 45; Philosophy (primary victim): faction split becomes 15; faction split by victim becomes 0.'
-    # rulebooks/civ1980.civ:253
+    'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
+    # rulebooks/civ1980.civ:260
     held = s.held_set
     if role == 'primary':
-        if (s.fact('unit_points') < 35):  # rulebooks/civ1980.civ:258
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 258, 'cancelled: unit points below 35', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:257
-        e0_by_victim = 15  # rulebooks/civ1980.civ:257
+        if s.decide((s.fact('unit_points') < 35), 265, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:265
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 265, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:264
+        e0_by_victim = 15  # rulebooks/civ1980.civ:264
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:260
-        if ((('Democracy' in held) and (not ('Philosophy' in held)))):  # rulebooks/civ1980.civ:259
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 259, 'rulebooks/civ1980.civ'))
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:267
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:266
+        if c:  # rulebooks/civ1980.civ:266
+            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 266, 'rulebooks/civ1980.civ'))
             e0_amount = 45
-        if m1:  # rulebooks/civ1980.civ:260
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 260, 'rulebooks/civ1980.civ'))
+        if m1:  # rulebooks/civ1980.civ:267
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 267, 'rulebooks/civ1980.civ'))
             e0_amount = 15
-        if m1:  # rulebooks/civ1980.civ:260
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 260, 'rulebooks/civ1980.civ'))
+        if m1:  # rulebooks/civ1980.civ:267
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 267, 'rulebooks/civ1980.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 257)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 264)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): damage becomes 11; Medicine (secondary victim): at most 5 damage.'
-    # rulebooks/civ1980.civ:267
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
+    # rulebooks/civ1980.civ:274
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:271
-        e0_area = 'any'  # rulebooks/civ1980.civ:271
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 272)
+        e0_amount = 16  # rulebooks/civ1980.civ:278
+        e0_area = 'any'  # rulebooks/civ1980.civ:278
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 279)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:274
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 274, 'rulebooks/civ1980.civ'))
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:281
+        if c:  # rulebooks/civ1980.civ:281
+            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 281, 'rulebooks/civ1980.civ'))
             e0_amount = 11
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 271)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 278)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:272
-        e0_area = 'any'  # rulebooks/civ1980.civ:272
+        e0_amount = 10  # rulebooks/civ1980.civ:279
+        e0_area = 'any'  # rulebooks/civ1980.civ:279
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:275
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, min(e0_amount, 5), ('Medicine',), 275, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 272)]
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:282
+        if c:  # rulebooks/civ1980.civ:282
+            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 282, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 5)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 279)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): reduce all but cities becomes 5; Democracy (primary victim): reduce all but cities becomes 6.'
-    # rulebooks/civ1980.civ:280
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
+    # rulebooks/civ1980.civ:287
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:284
+        e0_amount = 4  # rulebooks/civ1980.civ:291
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:285
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 285, 'rulebooks/civ1980.civ'))
+        c = (('Law' in held))  # rulebooks/civ1980.civ:292
+        if c:  # rulebooks/civ1980.civ:292
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 292, 'rulebooks/civ1980.civ'))
             e0_amount = 5
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:286
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 286, 'rulebooks/civ1980.civ'))
+        c = (('Democracy' in held))  # rulebooks/civ1980.civ:293
+        if c:  # rulebooks/civ1980.civ:293
+            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 293, 'rulebooks/civ1980.civ'))
             e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 284)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 291)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities. Modifiers: Law (primary victim): reduce cities becomes 3; Philosophy (primary victim): reduce cities becomes 2; Law (secondary victim): at most 1 reduce cities; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:291
+    'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
+    # rulebooks/civ1980.civ:298
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:295
-        e0_area = 'any'  # rulebooks/civ1980.civ:295
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 296)
+        e0_amount = 4  # rulebooks/civ1980.civ:302
+        e0_area = 'any'  # rulebooks/civ1980.civ:302
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 303)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:297
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 297, 'rulebooks/civ1980.civ'))
+        c = (('Law' in held))  # rulebooks/civ1980.civ:304
+        if c:  # rulebooks/civ1980.civ:304
+            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 304, 'rulebooks/civ1980.civ'))
             e0_amount = 3
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:298
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 298, 'rulebooks/civ1980.civ'))
+        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:305
+        if c:  # rulebooks/civ1980.civ:305
+            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 305, 'rulebooks/civ1980.civ'))
             e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 295)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 302)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:296
-        e0_area = 'any'  # rulebooks/civ1980.civ:296
+        e0_amount = 2  # rulebooks/civ1980.civ:303
+        e0_area = 'any'  # rulebooks/civ1980.civ:303
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:300
-        if (('Law' in held)):  # rulebooks/civ1980.civ:299
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, min(e0_amount, 1), ('Law',), 299, 'rulebooks/civ1980.civ'))
-            e0_amount = min(e0_amount, 1)
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:307
+        c = (('Law' in held))  # rulebooks/civ1980.civ:306
+        if c:  # rulebooks/civ1980.civ:306
+            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law',), 306, 'rulebooks/civ1980.civ'))
+            e0_amount = _rt.min_(e0_amount, 1)
         immune = m3
-        effects = [('reduce_cities', {'amount': 0 if immune else (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 296)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 303)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). Destroy min(trader_ships, coastal_cities) cities from coastal areas.'
-    # rulebooks/civ1980.civ:306
+    "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
+    # rulebooks/civ1980.civ:313
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min(s.fact('trader_ships'), s.fact('coastal_cities'))  # rulebooks/civ1980.civ:310
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:310
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 310)]
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:317
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:317
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 317)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
+ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 216, 'summary': 'If volcano units above 0: destroy every unit in the volcano areas; otherwise reduce 1 city. 1 - min(volcano_units, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Flood': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 228, 'summary': 'Take 17 damage from the flood plain. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0.'},
-    'Famine': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 242, 'summary': 'Take 9 damage. Shares 20 in total among other players, each at most: take 11 damage.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'nominee', 'line': 253, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled if unit points below 35.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 267, 'summary': 'Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader).'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 280, 'summary': 'Reduce all cities but 4.'},
-    'Iconoclasm & Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 291, 'summary': 'Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 306, 'summary': 'Destroy min(trader_ships, coastal_cities) cities from coastal areas.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 223, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 235, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 260, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 274, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 287, "summary": "Reduce all cities but 4."}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 298, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 313, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -290,59 +334,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:317
+    # rulebooks/civ1980.civ:325
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:318
+    # rulebooks/civ1980.civ:326
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 318),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 326),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:319
+    # rulebooks/civ1980.civ:327
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 320),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 328),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:322
+    # rulebooks/civ1980.civ:330
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 322),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 330),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:323
+    # rulebooks/civ1980.civ:331
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 323),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 331),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:324
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 324)
+    # rulebooks/civ1980.civ:332
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 332)
 
 
 AST = {
-    'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0]},
+    'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0], 'backward_except': ['1st Epoch'], 'spaces': 16, 'step_points': None},
+}
+CIVILIZATIONS = {
+    'Africa': {'rank': 1, 'block': None, 'rows': {}},
+    'Asia': {'rank': None, 'block': None, 'rows': {}},
+    'Assyria': {'rank': None, 'block': None, 'rows': {}},
+    'Babylon': {'rank': None, 'block': None, 'rows': {}},
+    'Crete': {'rank': None, 'block': None, 'rows': {}},
+    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
+    'Illyria': {'rank': None, 'block': None, 'rows': {}},
+    'Italy': {'rank': None, 'block': None, 'rows': {}},
+    'Thrace': {'rank': None, 'block': None, 'rows': {}},
 }
 
+START_CREDITS = None
+
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 332),
-    ('Trade cards', lambda s: s.derived('hand_value'), 333),
-    ('Treasury', lambda s: s.fact('treasury'), 334),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 352),
+    ('Trade cards', lambda s: s.derived('hand_value'), 353),
+    ('Treasury', lambda s: s.fact('treasury'), 354),
 ]
 SCORE_TIEBREAKS = [
 ]
+SCORE_AST = ()
 
-LINES = ((64, 352), (67, 216), (74, 221), (75, 221), (78, 221), (79, 221), (80, 223), (90, 223), (91, 223), (97, 228), (102, 234), (103, 234), (104, 232), (105, 232), (106, 233), (108, 235), (109, 235), (110, 235), (115, 233), (116, 233), (118, 235), (119, 235), (120, 235), (125, 242), (130, 246), (131, 246), (132, 247), (134, 248), (135, 248), (136, 248), (137, 248), (142, 247), (143, 247), (145, 248), (146, 248), (147, 248), (148, 248), (153, 253), (158, 258), (159, 258), (160, 257), (161, 257), (163, 260), (164, 259), (165, 259), (166, 259), (167, 260), (168, 260), (169, 260), (170, 260), (171, 260), (172, 260), (179, 267), (184, 271), (185, 271), (186, 272), (188, 274), (189, 274), (190, 274), (195, 272), (196, 272), (198, 275), (199, 275), (200, 275), (205, 280), (210, 284), (212, 285), (213, 285), (214, 285), (215, 286), (216, 286), (217, 286), (224, 291), (229, 295), (230, 295), (231, 296), (233, 297), (234, 297), (235, 297), (236, 298), (237, 298), (238, 298), (243, 296), (244, 296), (246, 300), (247, 299), (248, 299), (249, 299), (255, 306), (260, 310), (261, 310), (291, 317), (298, 318), (302, 318), (306, 319), (310, 320), (314, 322), (318, 322), (322, 323), (326, 323), (330, 324), (332, 324), (340, 332), (341, 333), (342, 334))
+LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 114:235 119:241 120:241 121:239 122:239 123:240 125:242 126:242 127:242 128:242 134:240 135:240 137:242 138:242 139:242 140:242 146:249 151:253 152:253 153:254 155:255 156:255 157:255 158:255 159:255 165:254 166:254 168:255 169:255 170:255 171:255 172:255 178:260 183:265 184:265 185:264 186:264 188:267 189:266 190:266 191:266 192:266 193:267 194:267 195:267 196:267 197:267 198:267 206:274 211:278 212:278 213:279 215:281 216:281 217:281 218:281 224:279 225:279 227:282 228:282 229:282 230:282 236:287 241:291 243:292 244:292 245:292 246:292 247:293 248:293 249:293 250:293 257:298 262:302 263:302 264:303 266:304 267:304 268:304 269:304 270:305 271:305 272:305 273:305 279:303 280:303 282:307 283:306 284:306 285:306 286:306 293:313 298:317 299:317 335:325 342:326 346:326 350:327 354:328 358:330 362:330 366:331 370:331 374:332 376:332 383:339 384:340 385:341 386:342 387:343 388:344 389:345 390:346 391:347 397:352 398:353 399:354')
+LINE_FILES = ('rulebooks/civ1980.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
 # fmt: on

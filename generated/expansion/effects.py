@@ -8,14 +8,19 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '1c7de2b9d220986f894331cc8efedea6d005c62c924850cdae5369c337ebb647'}
+SOURCES = {'rulebooks/expansion.civ': '6e2254e2501c3d8c92172921b5ef7210777fe45bd7f7e05df795a2e80f1143bd'}
 CREDIT_POLICY = 'best_group'
+CREDIT_VARIANTS = ()
+SCENARIOS = ()
+ABILITIES = (('trade_card_purchase_limit', {'cards': 2}, '27.51: never more than 2 trade cards bought a turn, whatever the advances held'), ('trade_card_purchase', {'stack': 9, 'price': 18}, '27.52: any player may buy stack-9 trade cards, no advance needed'))
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_card_purchases_max': 2, 'stack9_card_price': 18, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'ast_spaces': 16, 'ast_step_points': 100, 'city_score': 50, 'least_colour_points': 50}
+CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '■'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '●'},
@@ -23,111 +28,110 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#D55E00', 'symbol': '⬢'},
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
-ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 84},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 92},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 99},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 107},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 115},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': 1}),), 'line': 124},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}),), 'line': 133},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('treasury_value', {'value': 2}), ('trade_card_purchase', {'stack': 6, 'price': 13})), 'line': 141},
-    'Trade Empire': {'cost': 270, 'groups': ('crafts',), 'vp': None, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 149},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 158},
-    'Wonder of the World': {'cost': 280, 'groups': ('crafts', 'arts'), 'vp': None, 'credits': {'crafts': 5, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 169},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': None, 'credits': {'crafts': 5, 'religion': 5}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 178},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': None, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 187},
-    'Astronomy': {'cost': 80, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 194},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 203},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 212},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 7}), ('trade_card_purchase', {'stack': 7, 'price': 15})), 'line': 219},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 228},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 50}),), 'line': 235},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': None, 'credits': {'sciences': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 242},
-    'Mathematics': {'cost': 240, 'groups': ('sciences', 'arts'), 'vp': None, 'credits': {'crafts': 10, 'sciences': 10, 'arts': 10, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 251},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': None, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 5}),), 'line': 258},
-    'Philosophy': {'cost': 240, 'groups': ('sciences', 'religion'), 'vp': None, 'credits': {'sciences': 5, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 267},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 275},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 282},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 289},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 296},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'sciences': 5}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 304},
-    'Diplomacy': {'cost': 180, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 312},
-    'Politics': {'cost': 220, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 320},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': None, 'credits': {'arts': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 327},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': None, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 336},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': None, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 344},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 352},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 360},
-    'Military': {'cost': 150, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 368},
-    'Law': {'cost': 170, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 376},
-    'Naval Warfare': {'cost': 180, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 383},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 391},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'crafts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_build_tokens', {'delta': 1}),), 'line': 398},
-    'Advanced Military': {'cost': 260, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 406},
-    'Provincial Empire': {'cost': 270, 'groups': ('civics',), 'vp': None, 'credits': {'civics': 10, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 413},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': None, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 421},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 430},
-    'Deism': {'cost': 80, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 437},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 444},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'crafts': 5}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 452},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 459},
-    'Monotheism': {'cost': 230, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 467},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 474},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': None, 'credits': {'religion': 10, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('hand_limit', {'delta': -1}),), 'line': 481},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Clay': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west'},
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Flax': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east'},
-    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': 'shared'},
-    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Papyrus': {'value': 2, 'count': 7, 'stack': 2, 'block': 'west'},
-    'Stone': {'value': 2, 'count': 7, 'stack': 2, 'block': 'east'},
-    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': 'shared'},
-    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west'},
-    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west'},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east'},
-    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east'},
-    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': 'shared'},
-    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west'},
-    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west'},
-    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east'},
-    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east'},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': 'shared'},
-    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west'},
-    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west'},
-    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east'},
-    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east'},
-    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': 'shared'},
-    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west'},
-    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west'},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east'},
-    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east'},
-    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': 'shared'},
-    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west'},
-    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west'},
-    'Spices': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east'},
-    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east'},
-    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': 'shared'},
-    'Gems': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west'},
-    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west'},
-    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east'},
-    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east'},
-    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': 'shared'},
-    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west'},
-    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west'},
-    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east'},
-    'Pearl': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east'},
-    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': 'shared'},
-}
+ADVANCES = _rt.records((
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 87}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 95}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 102}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 110}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 118}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 127}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 137}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 145}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 153}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 162}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 173}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 182}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 191}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 198}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 207}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 216}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 223}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 232}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 239}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 246}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 255}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 262}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 271}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 279}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 286}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 300}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 308}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 316}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 324}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 331}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 340}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 348}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 364}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 372}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 380}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 387}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 395}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 402}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 410}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 417}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 425}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 434}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 441}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 448}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 456}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 463}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 471}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 478}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 485}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Clay", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Flax", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
+    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": "shared"}]',
+    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Papyrus", {"value": 2, "count": 7, "stack": 2, "block": "west"}]',
+    '["Stone", {"value": 2, "count": 7, "stack": 2, "block": "east"}]',
+    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": "shared"}]',
+    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
+    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
+    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
+    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": "shared"}]',
+    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
+    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
+    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
+    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": "shared"}]',
+    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
+    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
+    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
+    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
+    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": "shared"}]',
+    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
+    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
+    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
+    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": "shared"}]',
+    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
+    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
+    '["Spices", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
+    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
+    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": "shared"}]',
+    '["Gems", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
+    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
+    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
+    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
+    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": "shared"}]',
+    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
+    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
+    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
+    '["Pearl", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
+    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": "shared"}]',
+))
 TABLES = {
     'trade_blocks': ((5, 11, 1), (12, 18, 2)),
     'commodity_kinds_in_play': ((5, 7, 18), (8, 11, 27), (12, 15, 36), (16, 18, 45)),
     'calamity_cards_in_play': ((5, 7, 16), (8, 11, 24), (12, 15, 32), (16, 18, 48)),
-    'off_block_bonus': ((5, 11, 0), (12, 18, 1)),
 }
 
 
@@ -136,87 +140,145 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+def set_value_off_block(n: int, face: int):
+    """The value of n identical cards redeemed outside their native trade block."""
+    return (((n * n) * face) + (n * face))
+
+
+OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') >= 12), 'line': 52}
+
+
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcano/Earthquake (stack 2, major nontradable). If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities; take 0 damage in an adjacent area. 1 other player each: reduce 1 city in an adjacent area; take 0 damage in an adjacent area. Modifiers: Urbanism and not Engineering: 4 more damage; Engineering and volcano cities is 0 (primary victim): destroy cities becomes 0; 1 more reduce cities.'
-    # rulebooks/expansion.civ:496
+    'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
+    # rulebooks/expansion.civ:500
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/expansion.civ:501
-            e0_area = 'volcano'  # rulebooks/expansion.civ:502
+        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:505
+        ub158 = type(b158) is _U
+        if ub158:
+            s.undecided.append((505, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
+        if ub158 or b158:
+            e0_area = 'volcano'  # rulebooks/expansion.civ:506
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/expansion.civ:504
-            e1_area = 'any'  # rulebooks/expansion.civ:504
-            e2_amount = 0  # rulebooks/expansion.civ:505
-            e2_area = 'any'  # rulebooks/expansion.civ:505
-        e3_amount = 0  # rulebooks/expansion.civ:507
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:507
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 509)
+        if ub158 or not b158:
+            e1_amount = 1  # rulebooks/expansion.civ:508
+            e1_area = 'any'  # rulebooks/expansion.civ:508
+            e2_amount = 0  # rulebooks/expansion.civ:509
+            e2_area = 'any'  # rulebooks/expansion.civ:509
+        if ub158:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
+        e3_amount = 0  # rulebooks/expansion.civ:511
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:511
+        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 513)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:511
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:510
-            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 510, 'rulebooks/expansion.civ'))
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:515
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
+        if c:  # rulebooks/expansion.civ:514
+            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
             e3_amount = e3_amount + 4
-        if m1:  # rulebooks/expansion.civ:513
+        if type(m1) is _U:
+            s.undecided.append((517, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            v = 1
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 513, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m1, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 517, 'rulebooks/expansion.civ'))
+                e2_amount = u
+        elif m1:  # rulebooks/expansion.civ:517
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 517, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
-        if m1:  # rulebooks/expansion.civ:512
+        if type(m1) is _U:
+            s.undecided.append((516, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            v = 0
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 512, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m1, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 516, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:516
+            if e1_amount is not None:
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 516, 'rulebooks/expansion.civ'))
                 e1_amount = 0
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 502))
+            effects.append(('destroy_area_units', {'area': e0_area}, 506))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 504))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 508))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 505))
-        effects.append(('damage', {'amount': (e3_amount if e3_amount > 0 else 0), 'area': e3_area}, 507))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 509))
+        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 511))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:509
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:509
-        e1_amount = 0  # rulebooks/expansion.civ:509
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:509
+        e0_amount = 1  # rulebooks/expansion.civ:513
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:513
+        e1_amount = 0  # rulebooks/expansion.civ:513
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:513
         trace = []
-        if ((('Urbanism' in held) and (not ('Engineering' in held)))):  # rulebooks/expansion.civ:510
-            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 510, 'rulebooks/expansion.civ'))
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
+        if c:  # rulebooks/expansion.civ:514
+            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 509), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 509)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 513)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). If traded by is not "": the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and traded by is not "" (primary victim): 1 more annex cities; Diplomacy and traded by is "" (primary victim): 1 more reduce cities.'
-    # rulebooks/expansion.civ:523
+    'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
+    # rulebooks/expansion.civ:527
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:528
-            e0_amount = 1  # rulebooks/expansion.civ:528
-        else:
-            e1_amount = 1  # rulebooks/expansion.civ:528
-            e1_area = 'any'  # rulebooks/expansion.civ:528
+        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:532
+        ub238 = type(b238) is _U
+        if ub238:
+            s.undecided.append((532, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
+        if ub238 or b238:
+            e0_amount = 1  # rulebooks/expansion.civ:532
+        if ub238 or not b238:
+            e1_amount = 1  # rulebooks/expansion.civ:532
+            e1_area = 'any'  # rulebooks/expansion.civ:532
+        if ub238:
+            e0_amount = None
+            e1_amount = None
         trace = []
-        if ((('Diplomacy' in held) and (s.fact('traded_by') != ''))):  # rulebooks/expansion.civ:530
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:534
+        if type(c) is _U:
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            v = 1
             if e0_amount is not None:
-                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 530, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(c, e0_amount, v)
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
+                e0_amount = u
+        elif c:  # rulebooks/expansion.civ:534
+            if e0_amount is not None:
+                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
                 e0_amount = e0_amount + 1
-        if ((('Diplomacy' in held) and (s.fact('traded_by') == ''))):  # rulebooks/expansion.civ:531
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:535
+        if type(c) is _U:
+            s.undecided.append((535, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            v = 1
             if e1_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 531, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(c, e1_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif c:  # rulebooks/expansion.civ:535
+            if e1_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
                 e1_amount = e1_amount + 1
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0)}, 528))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 532))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 528))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 532))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
@@ -224,272 +286,322 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:536
+    # rulebooks/expansion.civ:540
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:540
-        trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 540)]
+        e0_amount = 10  # rulebooks/expansion.civ:544
+        trace = []
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 544)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 10 damage. Shares 20 in total among other players, each at most: take 8 damage. Modifiers: Pottery: 5 less damage; Calendar (secondary victim): 5 less damage.'
-    # rulebooks/expansion.civ:544
+    'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
+    # rulebooks/expansion.civ:548
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:548
-        e0_area = 'any'  # rulebooks/expansion.civ:548
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 549)
+        e0_amount = 10  # rulebooks/expansion.civ:552
+        e0_area = 'any'  # rulebooks/expansion.civ:552
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 553)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:550
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
+        if c:  # rulebooks/expansion.civ:554
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 548)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 552)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:549
-        e0_area = 'any'  # rulebooks/expansion.civ:549
+        e0_amount = 8  # rulebooks/expansion.civ:553
+        e0_area = 'any'  # rulebooks/expansion.civ:553
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:550
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 550, 'rulebooks/expansion.civ'))
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
+        if c:  # rulebooks/expansion.civ:554
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:551
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 551, 'rulebooks/expansion.civ'))
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:555
+        if c:  # rulebooks/expansion.civ:555
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 555, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 549)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 553)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
-    'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 less reduce cities; Deism (primary victim): 1 less reduce cities; Enlightenment (primary victim): 1 less reduce cities; Universal Doctrine (primary victim): 1 more reduce cities.'
-    # rulebooks/expansion.civ:556
+    'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
+    # rulebooks/expansion.civ:560
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:560
-        e0_area = 'any'  # rulebooks/expansion.civ:560
+        e0_amount = 3  # rulebooks/expansion.civ:564
+        e0_area = 'any'  # rulebooks/expansion.civ:564
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/expansion.civ:561
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 561, 'rulebooks/expansion.civ'))
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:565
+        if c:  # rulebooks/expansion.civ:565
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 565, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/expansion.civ:562
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 562, 'rulebooks/expansion.civ'))
+        c = (('Deism' in held))  # rulebooks/expansion.civ:566
+        if c:  # rulebooks/expansion.civ:566
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 566, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:563
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 563, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:567
+        if c:  # rulebooks/expansion.civ:567
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 567, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:564
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 564, 'rulebooks/expansion.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:568
+        if c:  # rulebooks/expansion.civ:568
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 568, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 560)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 564)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
-    'Tempest (stack 3, minor). Lose ships ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:567
+    'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
+    # rulebooks/expansion.civ:571
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:571
-        e1_amount = 5  # rulebooks/expansion.civ:571
-        trace = ()
-        effects = [('lose_ships', {'amount': (e0_amount if e0_amount > 0 else 0)}, 571), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 571)]
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:575
+        e1_amount = 5  # rulebooks/expansion.civ:575
+        trace = []
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 575), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 575)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary; take 0 damage. Cancelled if Philosophy and unit points at most 15 or not Philosophy and unit points at most 35 or not Philosophy and unit points at most 40 and Music or not Philosophy and unit points at most 40 and Drama and Poetry or not Philosophy and unit points at most 45 and Democracy or not Philosophy and unit points at most 45 and Music and Drama and Poetry or not Philosophy and unit points at most 50 and Democracy and Music or not Philosophy and unit points at most 50 and Democracy and Drama and Poetry or not Philosophy and unit points at most 55 and Democracy and Music and Drama and Poetry. Modifiers: Music (primary victim): 5 more faction split; 5 more faction split by victim; Drama and Poetry (primary victim): 5 more faction split; 5 more faction split by victim; Democracy (primary victim): 10 more faction split; 10 more faction split by victim; Philosophy (primary victim): faction split becomes 15; faction split by victim becomes 0; Military (primary victim): 10 more damage; Naval Warfare (primary victim): 10 more damage; Advanced Military (primary victim): 10 more damage.'
-    # rulebooks/expansion.civ:575
+    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
+    # rulebooks/expansion.civ:579
     held = s.held_set
     if role == 'primary':
-        if (('Philosophy' in held) and (s.fact('unit_points') <= 15)):  # rulebooks/expansion.civ:581
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 581, 'cancelled: Philosophy and unit points at most 15', 'rulebooks/expansion.civ')
-        if ((not ('Philosophy' in held)) and (s.fact('unit_points') <= 35)):  # rulebooks/expansion.civ:582
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 582, 'cancelled: not Philosophy and unit points at most 35', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Music' in held)):  # rulebooks/expansion.civ:583
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 583, 'cancelled: not Philosophy and unit points at most 40 and Music', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 40)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:584
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 584, 'cancelled: not Philosophy and unit points at most 40 and Drama and Poetry', 'rulebooks/expansion.civ')
-        if (((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Democracy' in held)):  # rulebooks/expansion.civ:585
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: not Philosophy and unit points at most 45 and Democracy', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 45)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:586
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: not Philosophy and unit points at most 45 and Music and Drama and Poetry', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Music' in held)):  # rulebooks/expansion.civ:587
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: not Philosophy and unit points at most 50 and Democracy and Music', 'rulebooks/expansion.civ')
-        if ((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 50)) and ('Democracy' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:588
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: not Philosophy and unit points at most 50 and Democracy and Drama and Poetry', 'rulebooks/expansion.civ')
-        if (((((not ('Philosophy' in held)) and (s.fact('unit_points') <= 55)) and ('Democracy' in held)) and ('Music' in held)) and ('Drama and Poetry' in held)):  # rulebooks/expansion.civ:589
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: not Philosophy and unit points at most 55 and Democracy and Music and Drama and Poetry', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:579
-        e0_by_victim = 15  # rulebooks/expansion.civ:579
-        e1_amount = 0  # rulebooks/expansion.civ:579
-        e1_area = 'any'  # rulebooks/expansion.civ:579
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 593, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:593
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 593, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:583
+        e0_by_victim = 15  # rulebooks/expansion.civ:583
+        e1_amount = 0  # rulebooks/expansion.civ:583
+        e1_area = 'any'  # rulebooks/expansion.civ:583
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:590
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:591
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:592
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:593
-        if m0:  # rulebooks/expansion.civ:590
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 590, 'rulebooks/expansion.civ'))
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:594
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:595
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:596
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:597
+        if m0:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m0:  # rulebooks/expansion.civ:590
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 590, 'rulebooks/expansion.civ'))
+        if m0:  # rulebooks/expansion.civ:594
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m1:  # rulebooks/expansion.civ:591
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 591, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if m1:  # rulebooks/expansion.civ:591
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 591, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:595
+            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 5
-        if m2:  # rulebooks/expansion.civ:592
-            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 592, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:596
+            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 10
-        if m2:  # rulebooks/expansion.civ:592
-            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 592, 'rulebooks/expansion.civ'))
+        if m2:  # rulebooks/expansion.civ:596
+            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
             e0_by_victim = e0_by_victim + 10
-        if (('Military' in held)):  # rulebooks/expansion.civ:597
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 597, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:601
+        if c:  # rulebooks/expansion.civ:601
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 601, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:598
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 598, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:602
+        if c:  # rulebooks/expansion.civ:602
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 602, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:599
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 599, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:603
+        if c:  # rulebooks/expansion.civ:603
+            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 603, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount + 10
-        if m3:  # rulebooks/expansion.civ:594
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 594, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:598
+            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 598, 'rulebooks/expansion.civ'))
             e0_amount = 15
-        if m3:  # rulebooks/expansion.civ:595
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 595, 'rulebooks/expansion.civ'))
+        if m3:  # rulebooks/expansion.civ:599
+            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 599, 'rulebooks/expansion.civ'))
             e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 579), ('damage', {'amount': (e1_amount if e1_amount > 0 else 0), 'area': e1_area}, 579)]
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 583), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 583)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
-    'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more support tokens withheld; Mining (primary victim): 5 more support tokens withheld; Mythology (primary victim): 5 less support tokens withheld; Enlightenment (primary victim): 5 less support tokens withheld.'
-    # rulebooks/expansion.civ:607
+    'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
+    # rulebooks/expansion.civ:611
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:611
+        e0_amount = 15  # rulebooks/expansion.civ:615
         trace = []
-        if (('Theocracy' in held)):  # rulebooks/expansion.civ:612
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 612, 'rulebooks/expansion.civ'))
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:616
+        if c:  # rulebooks/expansion.civ:616
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 616, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mining' in held)):  # rulebooks/expansion.civ:613
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 613, 'rulebooks/expansion.civ'))
+        c = (('Mining' in held))  # rulebooks/expansion.civ:617
+        if c:  # rulebooks/expansion.civ:617
+            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 617, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Mythology' in held)):  # rulebooks/expansion.civ:614
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 614, 'rulebooks/expansion.civ'))
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:618
+        if c:  # rulebooks/expansion.civ:618
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 618, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Enlightenment' in held)):  # rulebooks/expansion.civ:615
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 615, 'rulebooks/expansion.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:619
+        if c:  # rulebooks/expansion.civ:619
+            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 619, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if e0_amount > 0 else 0)}, 611)]
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 615)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
-    'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: treasury at least 10: may pay 10 treasury instead of destroy cities.'
-    # rulebooks/expansion.civ:619
+    'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
+    # rulebooks/expansion.civ:623
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:623
-        e0_area = 'any'  # rulebooks/expansion.civ:623
-        trace = ()
+        e0_amount = 1  # rulebooks/expansion.civ:627
+        e0_area = 'any'  # rulebooks/expansion.civ:627
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:624
-        if m0 and (True):  # rulebooks/expansion.civ:624
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 624, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 623)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:628
+        if s.decide(m0, 628, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:628
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 628, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 627)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 5, major nontradable). If flood plain units above 0: take min(17, flood_plain_units) damage from the flood plain; otherwise destroy 1 city from coastal areas; reduce 0 cities from coastal areas. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0 and coastal cities is 0. Modifiers: Engineering: at most 7 damage; Engineering and flood plain units is 0 (primary victim): destroy cities becomes 0; 1 more reduce cities.'
-    # rulebooks/expansion.civ:628
+    'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
+    # rulebooks/expansion.civ:632
     held = s.held_set
     if role == 'primary':
-        if ((s.fact('flood_plain_units') == 0) and (s.fact('coastal_cities') == 0)):  # rulebooks/expansion.civ:641
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 641, 'cancelled: flood plain units is 0 and coastal cities is 0', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 645, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:645
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 645, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/expansion.civ:633
-            e0_amount = _rt.min(17, s.fact('flood_plain_units'))  # rulebooks/expansion.civ:634
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:634
-        else:
-            e1_amount = 1  # rulebooks/expansion.civ:636
-            e1_area = 'coastal'  # rulebooks/expansion.civ:636
-            e2_amount = 0  # rulebooks/expansion.civ:637
-            e2_area = 'coastal'  # rulebooks/expansion.civ:637
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 640)
+        b513 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:637
+        ub513 = type(b513) is _U
+        if ub513:
+            s.undecided.append((637, 'rulebooks/expansion.civ', 'which effects apply', b513.facts))
+        if ub513 or b513:
+            e0_amount = 17  # rulebooks/expansion.civ:638
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:638
+        if ub513 or not b513:
+            e1_amount = 1  # rulebooks/expansion.civ:640
+            e1_area = 'coastal'  # rulebooks/expansion.civ:640
+            e2_amount = 0  # rulebooks/expansion.civ:641
+            e2_area = 'coastal'  # rulebooks/expansion.civ:641
+        if ub513:
+            e0_amount = None
+            e1_amount = None
+            e2_amount = None
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 644)
         trace = []
-        m1 = (('Engineering' in held) and (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:643
-        if m1:  # rulebooks/expansion.civ:645
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:647
+        if type(m1) is _U:
+            s.undecided.append((649, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            v = 1
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 645, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m1, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 649, 'rulebooks/expansion.civ'))
+                e2_amount = u
+        elif m1:  # rulebooks/expansion.civ:649
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 649, 'rulebooks/expansion.civ'))
                 e2_amount = e2_amount + 1
-        if m1:  # rulebooks/expansion.civ:644
+        if type(m1) is _U:
+            s.undecided.append((648, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            v = 0
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 644, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m1, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 648, 'rulebooks/expansion.civ'))
+                e1_amount = u
+        elif m1:  # rulebooks/expansion.civ:648
+            if e1_amount is not None:
+                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 648, 'rulebooks/expansion.civ'))
                 e1_amount = 0
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:642
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
+        if c:  # rulebooks/expansion.civ:646
             if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 642, 'rulebooks/expansion.civ'))
-                e0_amount = min(e0_amount, 7)
+                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
+                e0_amount = _rt.min_(e0_amount, 7)
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 634))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 638))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 636))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 640))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 637))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 641))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:640
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:640
+        e0_amount = 10  # rulebooks/expansion.civ:644
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:644
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:642
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, min(e0_amount, 7), ('Engineering',), 642, 'rulebooks/expansion.civ'))
-            e0_amount = min(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 640)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
+        if c:  # rulebooks/expansion.civ:646
+            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
+            e0_amount = _rt.min_(e0_amount, 7)
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
-    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled if edge units is 0. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 less barbarian tokens.'
-    # rulebooks/expansion.civ:652
+    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
+    # rulebooks/expansion.civ:656
     held = s.held_set
     if role == 'primary':
-        if (s.fact('edge_units') == 0):  # rulebooks/expansion.civ:657
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 657, 'cancelled: edge units is 0', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:656
+        if s.decide((s.fact('edge_units') == 0), 661, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:661
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 661, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:660
         trace = []
-        if (('Politics' in held)):  # rulebooks/expansion.civ:658
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 658, 'rulebooks/expansion.civ'))
+        c = (('Politics' in held))  # rulebooks/expansion.civ:662
+        if c:  # rulebooks/expansion.civ:662
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 662, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:659
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 659, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:663
+        if c:  # rulebooks/expansion.civ:663
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 663, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:660
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 660, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:664
+        if c:  # rulebooks/expansion.civ:664
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 664, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 656)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 660)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -497,177 +609,206 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:665
+    # rulebooks/expansion.civ:669
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:669
-        e0_area = 'any'  # rulebooks/expansion.civ:669
-        e1_amount = 5  # rulebooks/expansion.civ:669
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 669), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 669)]
+        e0_amount = 1  # rulebooks/expansion.civ:673
+        e0_area = 'any'  # rulebooks/expansion.civ:673
+        e1_amount = 5  # rulebooks/expansion.civ:673
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 673), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 673)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose ships ships. Players - 1 other players each: reduce 2 cities next to the open sea; lose ships ships. Modifiers: Masonry: 1 less reduce cities; Calendar: 2 less reduce cities; 2 less lose ships; Trade Empire: 1 more reduce cities.'
-    # rulebooks/expansion.civ:673
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
+    # rulebooks/expansion.civ:677
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:677
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:677
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:677
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 678)
+        e0_amount = 3  # rulebooks/expansion.civ:681
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:681
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:681
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 682)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:680
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:679
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 679, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
+        if c:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:680
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 680, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:680
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 680, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:681
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 681, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        if c:  # rulebooks/expansion.civ:685
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 677), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 677)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 681), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 681)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:678
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:678
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:678
+        e0_amount = 2  # rulebooks/expansion.civ:682
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:682
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:682
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:680
-        if (('Masonry' in held)):  # rulebooks/expansion.civ:679
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 679, 'rulebooks/expansion.civ'))
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
+        if c:  # rulebooks/expansion.civ:683
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:680
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 680, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:680
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 680, 'rulebooks/expansion.civ'))
+        if m1:  # rulebooks/expansion.civ:684
+            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
             e1_amount = e1_amount - 2
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:681
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 681, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        if c:  # rulebooks/expansion.civ:685
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 678), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 678)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 682), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 682)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 less damage; Anatomy (primary victim): 8 less damage; Medicine (secondary victim): 5 less damage; Anatomy (secondary victim): 5 less damage; Roadbuilding: 5 more damage; Trade Empire: 5 more damage.'
-    # rulebooks/expansion.civ:686
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
+    # rulebooks/expansion.civ:690
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:690
-        e0_area = 'any'  # rulebooks/expansion.civ:690
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 691)
+        e0_amount = 16  # rulebooks/expansion.civ:694
+        e0_area = 'any'  # rulebooks/expansion.civ:694
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 695)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:693
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 693, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:697
+        if c:  # rulebooks/expansion.civ:697
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 697, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:694
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 694, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:698
+        if c:  # rulebooks/expansion.civ:698
+            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 698, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 8
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:697
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 697, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:698
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 698, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 690)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:691
-        e0_area = 'any'  # rulebooks/expansion.civ:691
+        e0_amount = 10  # rulebooks/expansion.civ:695
+        e0_area = 'any'  # rulebooks/expansion.civ:695
         trace = []
-        if (('Medicine' in held)):  # rulebooks/expansion.civ:695
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 695, 'rulebooks/expansion.civ'))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:699
+        if c:  # rulebooks/expansion.civ:699
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 699, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Anatomy' in held)):  # rulebooks/expansion.civ:696
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 696, 'rulebooks/expansion.civ'))
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:700
+        if c:  # rulebooks/expansion.civ:700
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 700, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:697
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 697, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/expansion.civ:698
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 698, 'rulebooks/expansion.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 691)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
-    'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose ships ships.'
-    # rulebooks/expansion.civ:702
+    'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
+    # rulebooks/expansion.civ:706
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:706
-        e0_area = 'coastal'  # rulebooks/expansion.civ:706
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:706
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 706), ('lose_ships', {'amount': (e1_amount if e1_amount > 0 else 0)}, 706)]
+        e0_amount = 5  # rulebooks/expansion.civ:710
+        e0_area = 'coastal'  # rulebooks/expansion.civ:710
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:710
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 710), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 710)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
-    'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more discard face value; Law (primary victim): 5 less discard face value.'
-    # rulebooks/expansion.civ:711
+    'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
+    # rulebooks/expansion.civ:715
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:715
+        e0_amount = 10  # rulebooks/expansion.civ:719
         trace = []
-        if (('Coinage' in held)):  # rulebooks/expansion.civ:716
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 716, 'rulebooks/expansion.civ'))
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:720
+        if c:  # rulebooks/expansion.civ:720
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 720, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Law' in held)):  # rulebooks/expansion.civ:717
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 717, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:721
+        if c:  # rulebooks/expansion.civ:721
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 721, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 715)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 719)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more reduce all but cities; Drama and Poetry (primary victim): 1 more reduce all but cities; Law (primary victim): 1 more reduce all but cities; Democracy (primary victim): 1 more reduce all but cities; Military (primary victim): 1 less reduce all but cities; Naval Warfare (primary victim): 1 less reduce all but cities; Roadbuilding (primary victim): 1 less reduce all but cities; Advanced Military (primary victim): 1 less reduce all but cities.'
-    # rulebooks/expansion.civ:721
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
+    # rulebooks/expansion.civ:725
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:725
+        e0_amount = 3  # rulebooks/expansion.civ:729
         trace = []
-        if (('Music' in held)):  # rulebooks/expansion.civ:726
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 726, 'rulebooks/expansion.civ'))
+        c = (('Music' in held))  # rulebooks/expansion.civ:730
+        if c:  # rulebooks/expansion.civ:730
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 730, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:727
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 727, 'rulebooks/expansion.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:731
+        if c:  # rulebooks/expansion.civ:731
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 731, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/expansion.civ:728
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 728, 'rulebooks/expansion.civ'))
+        c = (('Law' in held))  # rulebooks/expansion.civ:732
+        if c:  # rulebooks/expansion.civ:732
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 732, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/expansion.civ:729
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 729, 'rulebooks/expansion.civ'))
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:733
+        if c:  # rulebooks/expansion.civ:733
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 733, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Military' in held)):  # rulebooks/expansion.civ:730
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 730, 'rulebooks/expansion.civ'))
+        c = (('Military' in held))  # rulebooks/expansion.civ:734
+        if c:  # rulebooks/expansion.civ:734
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 734, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:731
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 731, 'rulebooks/expansion.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:735
+        if c:  # rulebooks/expansion.civ:735
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 735, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:732
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 732, 'rulebooks/expansion.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:736
+        if c:  # rulebooks/expansion.civ:736
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 736, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:733
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 733, 'rulebooks/expansion.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:737
+        if c:  # rulebooks/expansion.civ:737
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 737, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 725)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 729)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -675,193 +816,226 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:737
+    # rulebooks/expansion.civ:741
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:741
-        e0_area = 'any'  # rulebooks/expansion.civ:741
-        trace = ()
-        effects = [('lose_tokens', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 741)]
+        e0_amount = 5  # rulebooks/expansion.civ:745
+        e0_area = 'any'  # rulebooks/expansion.civ:745
+        trace = []
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 745)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
-    'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 * cities unit points. Modifiers: Sculpture (primary victim): 5 less annex unit points; Monarchy (primary victim): 5 more annex unit points; Provincial Empire (primary victim): 5 more annex unit points.'
-    # rulebooks/expansion.civ:747
+    'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
+    # rulebooks/expansion.civ:751
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:751
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:755
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/expansion.civ:752
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 752, 'rulebooks/expansion.civ'))
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:756
+        if c:  # rulebooks/expansion.civ:756
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 756, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/expansion.civ:753
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 753, 'rulebooks/expansion.civ'))
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:757
+        if c:  # rulebooks/expansion.civ:757
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 757, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:754
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 754, 'rulebooks/expansion.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:758
+        if c:  # rulebooks/expansion.civ:758
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 758, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 751)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 755)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of reduce cities; Philosophy: 1 less reduce cities; Theology: 3 less reduce cities; Monotheism (primary victim): 1 more reduce cities.'
-    # rulebooks/expansion.civ:759
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of the cities reduced; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
+    # rulebooks/expansion.civ:763
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:763
-        e0_area = 'any'  # rulebooks/expansion.civ:763
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 764)
+        e0_amount = 4  # rulebooks/expansion.civ:767
+        e0_area = 'any'  # rulebooks/expansion.civ:767
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 768)
         trace = []
         options = []
-        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:766
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:767
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 767, 'rulebooks/expansion.civ'))
+        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:770
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:768
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 768, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:772
+        if c:  # rulebooks/expansion.civ:772
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/expansion.civ:769
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 769, 'rulebooks/expansion.civ'))
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:773
+        if c:  # rulebooks/expansion.civ:773
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 773, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if m0 and (True):  # rulebooks/expansion.civ:766
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 766, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 763)]
+        if s.decide(m0, 770, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:770
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 770, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 767)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:764
-        e0_area = 'any'  # rulebooks/expansion.civ:764
+        e0_amount = 2  # rulebooks/expansion.civ:768
+        e0_area = 'any'  # rulebooks/expansion.civ:768
         trace = []
-        if (('Philosophy' in held)):  # rulebooks/expansion.civ:767
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 767, 'rulebooks/expansion.civ'))
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
+        if c:  # rulebooks/expansion.civ:771
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        if (('Theology' in held)):  # rulebooks/expansion.civ:768
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 768, 'rulebooks/expansion.civ'))
+        c = (('Theology' in held))  # rulebooks/expansion.civ:772
+        if c:  # rulebooks/expansion.civ:772
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 764)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 768)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
-    'Minor Uprising (stack 8, minor). Take cities damage. Modifiers: treasury at least 2: may pay 2 treasury instead of damage for each one.'
-    # rulebooks/expansion.civ:774
+    'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
+    # rulebooks/expansion.civ:778
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:778
-        e0_area = 'any'  # rulebooks/expansion.civ:778
-        trace = ()
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:782
+        e0_area = 'any'  # rulebooks/expansion.civ:782
+        trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:779
-        if m0 and (True):  # rulebooks/expansion.civ:779
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 779, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 778)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:783
+        if s.decide(m0, 783, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:783
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 783, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 782)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T.. Cancelled if cities is 0. Modifiers: Fundamentalism (primary victim): 1 more ast back; Library (primary victim): 1 less ast back.'
-    # rulebooks/expansion.civ:783
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
+    # rulebooks/expansion.civ:787
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/expansion.civ:788
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 788, 'cancelled: cities is 0', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:787
+        if s.decide((s.fact('cities') == 0), 792, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:792
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 792, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:791
         trace = []
-        if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:789
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 789, 'rulebooks/expansion.civ'))
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:793
+        if c:  # rulebooks/expansion.civ:793
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 793, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/expansion.civ:790
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 790, 'rulebooks/expansion.civ'))
+        c = (('Library' in held))  # rulebooks/expansion.civ:794
+        if c:  # rulebooks/expansion.civ:794
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 794, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 787)]
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 791)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). 2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the trader). Modifiers: Cartography: 1 more pirate cities.'
-    # rulebooks/expansion.civ:794
+    'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
+    # rulebooks/expansion.civ:798
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:798
-        e0_area = 'coastal'  # rulebooks/expansion.civ:798
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 799)
+        e0_amount = 2  # rulebooks/expansion.civ:802
+        e0_area = 'coastal'  # rulebooks/expansion.civ:802
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 803)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:801
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 801, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
+        if c:  # rulebooks/expansion.civ:805
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 798)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 802)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:799
-        e0_area = 'coastal'  # rulebooks/expansion.civ:799
+        e0_amount = 1  # rulebooks/expansion.civ:803
+        e0_area = 'coastal'  # rulebooks/expansion.civ:803
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:801
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 801, 'rulebooks/expansion.civ'))
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
+        if c:  # rulebooks/expansion.civ:805
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
             e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 799)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 803)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
-    'Banditry (stack 9, minor). If traded by is not "": give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:805
+    'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
+    # rulebooks/expansion.civ:809
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('traded_by') != ''):  # rulebooks/expansion.civ:810
-            e0_amount = 1  # rulebooks/expansion.civ:810
-            e0_to = 'trader'  # rulebooks/expansion.civ:810
-        else:
-            e1_amount = 1  # rulebooks/expansion.civ:810
-        trace = ()
+        b983 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:814
+        ub983 = type(b983) is _U
+        if ub983:
+            s.undecided.append((814, 'rulebooks/expansion.civ', 'which effects apply', b983.facts))
+        if ub983 or b983:
+            e0_amount = 1  # rulebooks/expansion.civ:814
+            e0_to = 'trader'  # rulebooks/expansion.civ:814
+        if ub983 or not b983:
+            e1_amount = 1  # rulebooks/expansion.civ:814
+        if ub983:
+            e0_amount = None
+            e1_amount = None
+        trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'to': e0_to}, 810))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 814))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0)}, 810))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 814))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
 
+ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Volcano/Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 496, 'summary': 'If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities; take 0 damage in an adjacent area. 1 other player each: reduce 1 city in an adjacent area; take 0 damage in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 523, 'summary': 'If traded by is not "": the beneficiary annexes 1 city; otherwise reduce 1 city.'},
-    'Squandered Wealth': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 536, 'summary': 'Lose 10 treasury.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 544, 'summary': 'Take 10 damage. Shares 20 in total among other players, each at most: take 8 damage.'},
-    'Superstition': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 556, 'summary': 'Reduce 3 cities.'},
-    'Tempest': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 567, 'summary': 'Lose ships ships; lose 5 treasury.'},
-    'Civil War': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 575, 'summary': 'A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary; take 0 damage. Cancelled if Philosophy and unit points at most 15 or not Philosophy and unit points at most 35 or not Philosophy and unit points at most 40 and Music or not Philosophy and unit points at most 40 and Drama and Poetry or not Philosophy and unit points at most 45 and Democracy or not Philosophy and unit points at most 45 and Music and Drama and Poetry or not Philosophy and unit points at most 50 and Democracy and Music or not Philosophy and unit points at most 50 and Democracy and Drama and Poetry or not Philosophy and unit points at most 55 and Democracy and Music and Drama and Poetry.'},
-    'Slave Revolt': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 607, 'summary': '15 of your tokens may not support cities; reduce unsupported cities.'},
-    'City in Flames': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 619, 'summary': 'Destroy 1 city.'},
-    'Flood': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 628, 'summary': 'If flood plain units above 0: take min(17, flood_plain_units) damage from the flood plain; otherwise destroy 1 city from coastal areas; reduce 0 cities from coastal areas. Shares 10 in total among other players, each at most: take 10 damage from the flood plain. Cancelled if flood plain units is 0 and coastal cities is 0.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader', 'line': 652, 'summary': '15 barbarian tokens attack a city. Cancelled if edge units is 0.'},
-    'City Riots': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 665, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 673, 'summary': 'Reduce 3 cities next to the open sea; lose ships ships. Players - 1 other players each: reduce 2 cities next to the open sea; lose ships ships.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'none', 'line': 686, 'summary': 'Take 16 damage. Shares 25 in total among other players, each at most: take 10 damage (not the trader).'},
-    'Coastal Migration': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 702, 'summary': 'Take 5 damage from coastal areas; lose ships ships.'},
-    'Corruption': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 711, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 721, 'summary': 'Reduce all cities but 3.'},
-    'Tribal Conflict': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 737, 'summary': 'Lose 5 tokens.'},
-    'Tyranny': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 747, 'summary': 'The beneficiary annexes 2 * cities unit points.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'none', 'line': 759, 'summary': 'Reduce 4 cities. Shares 2 in total among other players, each at most: reduce 2 cities (not the trader).'},
-    'Minor Uprising': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 774, 'summary': 'Take cities damage.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 783, 'summary': 'Move back 1 step on the A.S.T.. Cancelled if cities is 0.'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'none', 'line': 794, 'summary': '2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the trader).'},
-    'Banditry': {'stack': 9, 'class': 'minor', 'beneficiary': 'trader', 'line': 805, 'summary': 'If traded by is not "": give 1 commodity card to the trader; otherwise discard 1 commodity card.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 500, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 527, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 540, "summary": "Lose 10 treasury."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 548, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 560, "summary": "Reduce 3 cities."}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 571, "summary": "Lose all your ships; lose 5 treasury."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 579, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 611, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 623, "summary": "Destroy 1 city."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 632, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 656, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 669, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 677, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 690, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 706, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 715, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 725, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 741, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 751, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 763, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 778, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 787, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 798, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 809, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -892,65 +1066,90 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:819
+    # rulebooks/expansion.civ:825
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:820
+    # rulebooks/expansion.civ:826
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 821),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 827, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:823
+    # rulebooks/expansion.civ:829
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 824),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 825),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 830, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 831),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:827
+    # rulebooks/expansion.civ:833
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 828),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 829),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 834, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 835),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:831
+    # rulebooks/expansion.civ:837
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 832),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 833),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 838, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 839),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:835
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 835)
+    # rulebooks/expansion.civ:841
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 841)
 
 
 AST = {
-    'standard': {'name': 'A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0]},
+    'standard': {'name': 'A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['Stone Age'], 'spaces': 15, 'step_points': 100},
+}
+CIVILIZATIONS = {
+    'Crete': {'rank': 1, 'block': 'west', 'rows': {}},
+    'Arabia': {'rank': 2, 'block': 'east', 'rows': {}},
+    'Illyria': {'rank': None, 'block': 'west', 'rows': {}},
+    'Chorasmia': {'rank': None, 'block': 'east', 'rows': {}},
+    'Assyria': {'rank': None, 'block': 'west', 'rows': {}},
+    'Dravidian': {'rank': None, 'block': 'east', 'rows': {}},
+    'Thrace': {'rank': None, 'block': 'west', 'rows': {}},
+    'Babylon': {'rank': None, 'block': 'east', 'rows': {}},
+    'Carthage': {'rank': None, 'block': 'west', 'rows': {}},
+    'Mauryan': {'rank': None, 'block': 'east', 'rows': {}},
+    'Rome': {'rank': None, 'block': 'west', 'rows': {}},
+    'Kushan': {'rank': None, 'block': 'east', 'rows': {}},
+    'Iberia': {'rank': None, 'block': 'west', 'rows': {}},
+    'Nubia': {'rank': None, 'block': 'east', 'rows': {}},
+    'Hatti': {'rank': None, 'block': 'west', 'rows': {}},
+    'Indus': {'rank': None, 'block': 'east', 'rows': {}},
+    'Egypt': {'rank': 18, 'block': 'west', 'rows': {}},
+    'Persia': {'rank': None, 'block': 'east', 'rows': {}},
 }
 
+START_CREDITS = None
+
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 846),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 847),
-    ('Treasury', lambda s: s.fact('treasury'), 848),
-    ('A.S.T. position', lambda s: (s.fact('ast_position') * 100), 849),
-    ('Cities', lambda s: (s.fact('cities') * 50), 850),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min(_rt.min(_rt.min(_rt.min(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 851),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 878),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 879),
+    ('Treasury', lambda s: s.fact('treasury'), 880),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 881),
+    ('Cities', lambda s: (s.fact('cities') * 50), 882),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 883),
 ]
 SCORE_TIEBREAKS = [
 ]
+SCORE_AST = (881,)
 
-LINES = ((136, 914), (139, 496), (147, 501), (148, 502), (151, 504), (152, 504), (153, 505), (154, 505), (155, 507), (156, 507), (157, 509), (159, 511), (160, 510), (161, 510), (162, 510), (163, 513), (165, 513), (166, 513), (167, 512), (169, 512), (170, 512), (182, 509), (183, 509), (184, 509), (185, 509), (187, 510), (188, 510), (189, 510), (194, 523), (201, 528), (202, 528), (204, 528), (205, 528), (207, 530), (209, 530), (210, 530), (211, 531), (213, 531), (214, 531), (225, 536), (230, 540), (238, 544), (243, 548), (244, 548), (245, 549), (247, 550), (248, 550), (249, 550), (254, 549), (255, 549), (257, 550), (258, 550), (259, 550), (260, 551), (261, 551), (262, 551), (267, 556), (272, 560), (273, 560), (275, 561), (276, 561), (277, 561), (278, 562), (279, 562), (280, 562), (281, 563), (282, 563), (283, 563), (284, 564), (285, 564), (286, 564), (293, 567), (298, 571), (299, 571), (307, 575), (312, 581), (313, 581), (314, 582), (315, 582), (316, 583), (317, 583), (318, 584), (319, 584), (320, 585), (321, 585), (322, 586), (323, 586), (324, 587), (325, 587), (326, 588), (327, 588), (328, 589), (329, 589), (330, 579), (331, 579), (332, 579), (333, 579), (335, 590), (336, 591), (337, 592), (338, 593), (339, 590), (340, 590), (341, 590), (342, 590), (343, 590), (344, 590), (345, 591), (346, 591), (347, 591), (348, 591), (349, 591), (350, 591), (351, 592), (352, 592), (353, 592), (354, 592), (355, 592), (356, 592), (357, 597), (358, 597), (359, 597), (360, 598), (361, 598), (362, 598), (363, 599), (364, 599), (365, 599), (366, 594), (367, 594), (368, 594), (369, 595), (370, 595), (371, 595), (378, 607), (383, 611), (385, 612), (386, 612), (387, 612), (388, 613), (389, 613), (390, 613), (391, 614), (392, 614), (393, 614), (394, 615), (395, 615), (396, 615), (403, 619), (408, 623), (409, 623), (412, 624), (413, 624), (414, 624), (421, 628), (426, 641), (427, 641), (431, 633), (432, 634), (433, 634), (435, 636), (436, 636), (437, 637), (438, 637), (439, 640), (441, 643), (442, 645), (444, 645), (445, 645), (446, 644), (448, 644), (449, 644), (450, 642), (452, 642), (453, 642), (464, 640), (465, 640), (467, 642), (468, 642), (469, 642), (474, 652), (479, 657), (480, 657), (481, 656), (483, 658), (484, 658), (485, 658), (486, 659), (487, 659), (488, 659), (489, 660), (490, 660), (491, 660), (498, 665), (503, 669), (504, 669), (505, 669), (513, 673), (518, 677), (519, 677), (520, 677), (521, 678), (523, 680), (524, 679), (525, 679), (526, 679), (527, 680), (528, 680), (529, 680), (530, 680), (531, 680), (532, 680), (533, 681), (534, 681), (535, 681), (540, 678), (541, 678), (542, 678), (544, 680), (545, 679), (546, 679), (547, 679), (548, 680), (549, 680), (550, 680), (551, 680), (552, 680), (553, 680), (554, 681), (555, 681), (556, 681), (561, 686), (566, 690), (567, 690), (568, 691), (570, 693), (571, 693), (572, 693), (573, 694), (574, 694), (575, 694), (576, 697), (577, 697), (578, 697), (579, 698), (580, 698), (581, 698), (586, 691), (587, 691), (589, 695), (590, 695), (591, 695), (592, 696), (593, 696), (594, 696), (595, 697), (596, 697), (597, 697), (598, 698), (599, 698), (600, 698), (605, 702), (610, 706), (611, 706), (612, 706), (620, 711), (625, 715), (627, 716), (628, 716), (629, 716), (630, 717), (631, 717), (632, 717), (639, 721), (644, 725), (646, 726), (647, 726), (648, 726), (649, 727), (650, 727), (651, 727), (652, 728), (653, 728), (654, 728), (655, 729), (656, 729), (657, 729), (658, 730), (659, 730), (660, 730), (661, 731), (662, 731), (663, 731), (664, 732), (665, 732), (666, 732), (667, 733), (668, 733), (669, 733), (676, 737), (681, 741), (682, 741), (690, 747), (695, 751), (697, 752), (698, 752), (699, 752), (700, 753), (701, 753), (702, 753), (703, 754), (704, 754), (705, 754), (712, 759), (717, 763), (718, 763), (719, 764), (722, 766), (723, 767), (724, 767), (725, 767), (726, 768), (727, 768), (728, 768), (729, 769), (730, 769), (731, 769), (732, 766), (733, 766), (738, 764), (739, 764), (741, 767), (742, 767), (743, 767), (744, 768), (745, 768), (746, 768), (751, 774), (756, 778), (757, 778), (760, 779), (761, 779), (762, 779), (769, 783), (774, 788), (775, 788), (776, 787), (778, 789), (779, 789), (780, 789), (781, 790), (782, 790), (783, 790), (790, 794), (795, 798), (796, 798), (797, 799), (799, 801), (800, 801), (801, 801), (806, 799), (807, 799), (809, 801), (810, 801), (811, 801), (816, 805), (823, 810), (824, 810), (825, 810), (827, 810), (893, 819), (900, 820), (904, 821), (908, 823), (912, 824), (913, 825), (917, 827), (921, 828), (922, 829), (926, 831), (930, 832), (931, 833), (935, 835), (937, 835), (945, 846), (946, 847), (947, 848), (948, 849), (949, 850), (950, 851))
+LINES = _rt.line_map('140:946 143:52 145:52 148:52 151:500 159:505 161:505 162:505 164:506 167:508 168:508 169:509 170:509 175:511 176:511 177:513 179:515 180:514 181:514 182:514 183:514 184:517 185:517 186:517 188:517 189:517 190:517 191:517 193:517 194:517 195:516 196:516 197:516 199:516 200:516 201:516 202:516 204:516 205:516 218:513 219:513 220:513 221:513 223:514 224:514 225:514 226:514 232:527 239:532 241:532 242:532 244:532 246:532 247:532 252:534 253:534 254:534 255:534 257:534 258:534 259:534 260:534 262:534 263:534 264:535 265:535 266:535 267:535 269:535 270:535 271:535 272:535 274:535 275:535 287:540 292:544 301:548 306:552 307:552 308:553 310:554 311:554 312:554 313:554 319:553 320:553 322:554 323:554 324:554 325:554 326:555 327:555 328:555 329:555 335:560 340:564 341:564 343:565 344:565 345:565 346:565 347:566 348:566 349:566 350:566 351:567 352:567 353:567 354:567 355:568 356:568 357:568 358:568 366:571 371:575 372:575 381:579 386:585 387:585 388:586 389:586 390:587 391:587 392:588 393:588 394:589 395:589 396:590 397:590 398:591 399:591 400:592 401:592 402:593 403:593 404:583 405:583 406:583 407:583 409:594 410:595 411:596 412:597 413:594 414:594 415:594 416:594 417:594 418:594 419:595 420:595 421:595 422:595 423:595 424:595 425:596 426:596 427:596 428:596 429:596 430:596 431:601 432:601 433:601 434:601 435:602 436:602 437:602 438:602 439:603 440:603 441:603 442:603 443:598 444:598 445:598 446:599 447:599 448:599 456:611 461:615 463:616 464:616 465:616 466:616 467:617 468:617 469:617 470:617 471:618 472:618 473:618 474:618 475:619 476:619 477:619 478:619 485:623 490:627 491:627 494:628 495:628 496:628 504:632 509:645 510:645 514:637 516:637 517:637 519:638 520:638 522:640 523:640 524:641 525:641 530:644 532:647 533:649 534:649 535:649 537:649 538:649 539:649 540:649 542:649 543:649 544:648 545:648 546:648 548:648 549:648 550:648 551:648 553:648 554:648 555:646 556:646 558:646 559:646 571:644 572:644 574:646 575:646 576:646 577:646 583:656 588:661 589:661 590:660 592:662 593:662 594:662 595:662 596:663 597:663 598:663 599:663 600:664 601:664 602:664 603:664 610:669 615:673 616:673 617:673 626:677 631:681 632:681 633:681 634:682 636:684 637:683 638:683 639:683 640:683 641:684 642:684 643:684 644:684 645:684 646:684 647:685 648:685 649:685 650:685 656:682 657:682 658:682 660:684 661:683 662:683 663:683 664:683 665:684 666:684 667:684 668:684 669:684 670:684 671:685 672:685 673:685 674:685 680:690 685:694 686:694 687:695 689:697 690:697 691:697 692:697 693:698 694:698 695:698 696:698 697:701 698:701 699:701 700:701 701:702 702:702 703:702 704:702 710:695 711:695 713:699 714:699 715:699 716:699 717:700 718:700 719:700 720:700 721:701 722:701 723:701 724:701 725:702 726:702 727:702 728:702 734:706 739:710 740:710 741:710 750:715 755:719 757:720 758:720 759:720 760:720 761:721 762:721 763:721 764:721 772:725 777:729 779:730 780:730 781:730 782:730 783:731 784:731 785:731 786:731 787:732 788:732 789:732 790:732 791:733 792:733 793:733 794:733 795:734 796:734 797:734 798:734 799:735 800:735 801:735 802:735 803:736 804:736 805:736 806:736 807:737 808:737 809:737 810:737 817:741 822:745 823:745 832:751 837:755 839:756 840:756 841:756 842:756 843:757 844:757 845:757 846:757 847:758 848:758 849:758 850:758 858:763 863:767 864:767 865:768 868:770 869:771 870:771 871:771 872:771 873:772 874:772 875:772 876:772 877:773 878:773 879:773 880:773 881:770 882:770 888:768 889:768 891:771 892:771 893:771 894:771 895:772 896:772 897:772 898:772 904:778 909:782 910:782 913:783 914:783 915:783 923:787 928:792 929:792 930:791 932:793 933:793 934:793 935:793 936:794 937:794 938:794 939:794 947:798 952:802 953:802 954:803 956:805 957:805 958:805 959:805 965:803 966:803 968:805 969:805 970:805 971:805 977:809 984:814 986:814 987:814 989:814 990:814 992:814 1067:825 1074:826 1078:827 1082:829 1086:830 1087:831 1091:833 1095:834 1096:835 1100:837 1104:838 1105:839 1109:841 1111:841 1118:853 1119:854 1120:855 1121:856 1122:857 1123:858 1124:859 1125:860 1126:861 1127:862 1128:863 1129:864 1130:865 1131:866 1132:867 1133:868 1134:869 1135:870 1141:878 1142:879 1143:880 1144:881 1145:882 1146:883')
+LINE_FILES = ('rulebooks/expansion.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

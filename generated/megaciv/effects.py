@@ -8,14 +8,19 @@ from __future__ import annotations
 from civdsl import runtime as _rt
 from civdsl.runtime import PlayerState, Resolution
 
+_U = _rt.Unknown  # a value depending on a fact the user did not give
 _MODULE = _rt.this_module(__name__)
-GENERATOR_VERSION = '1'
+GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'e40f540cc08f12ba5fc7acec8fdfe0d7cc60e052f76a0d5c94340e1e523d15c0'}
+SOURCES = {'rulebooks/megaciv.civ': '17f800ee4265744d2d698ff88b80b10a34d44a9c296f022f47119424e39bcbae'}
 CREDIT_POLICY = 'best_group'
+CREDIT_VARIANTS = ()
+SCENARIOS = ('The Short Game', 'The First Game')
+ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
+FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'stack9_purchase_price': 15, 'calamity_limit': 3, 'major_calamity_limit': 2}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -23,107 +28,107 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#D55E00', 'symbol': '⌂'},
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
-ADVANCES = {
-    'Cloth Making': {'cost': 50, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Naval Warfare': 10}, 'requires': (), 'supply': None, 'abilities': (('ship_range', {'delta': 1}),), 'line': 56},
-    'Mysticism': {'cost': 50, 'groups': ('arts', 'religion'), 'vp': 1, 'credits': {'arts': 5, 'religion': 5}, 'specific': {'Monument': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 65},
-    'Sculpture': {'cost': 50, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Architecture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 72},
-    'Urbanism': {'cost': 50, 'groups': ('civics',), 'vp': 1, 'credits': {'sciences': 5, 'civics': 10}, 'specific': {'Diplomacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 79},
-    'Empiricism': {'cost': 60, 'groups': ('sciences',), 'vp': 1, 'credits': {'crafts': 5, 'sciences': 10, 'arts': 5, 'civics': 5, 'religion': 5}, 'specific': {'Medicine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 87},
-    'Masonry': {'cost': 60, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Engineering': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 94},
-    'Monarchy': {'cost': 60, 'groups': ('civics',), 'vp': 1, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Law': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 101},
-    'Mythology': {'cost': 60, 'groups': ('religion',), 'vp': 1, 'credits': {'arts': 5, 'religion': 10}, 'specific': {'Literacy': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 110},
-    'Pottery': {'cost': 60, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'arts': 5}, 'specific': {'Agriculture': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 117},
-    'Written Record': {'cost': 60, 'groups': ('sciences', 'civics'), 'vp': 1, 'credits': {'sciences': 5, 'civics': 5}, 'specific': {'Cartography': 10}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 10}),), 'line': 124},
-    'Deism': {'cost': 70, 'groups': ('religion',), 'vp': 1, 'credits': {'crafts': 5, 'religion': 10}, 'specific': {'Fundamentalism': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 133},
-    'Astronavigation': {'cost': 80, 'groups': ('sciences',), 'vp': 1, 'credits': {'sciences': 10, 'religion': 5}, 'specific': {'Calendar': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 140},
-    'Drama and Poetry': {'cost': 80, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Rhetoric': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 148},
-    'Music': {'cost': 80, 'groups': ('arts',), 'vp': 1, 'credits': {'arts': 10, 'religion': 5}, 'specific': {'Enlightenment': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 155},
-    'Theocracy': {'cost': 80, 'groups': ('civics', 'religion'), 'vp': 1, 'credits': {'civics': 5, 'religion': 5}, 'specific': {'Universal Doctrine': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 162},
-    'Coinage': {'cost': 90, 'groups': ('sciences',), 'vp': 1, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Trade Routes': 10}, 'requires': (), 'supply': None, 'abilities': (('tax_rate', {'delta': 1}),), 'line': 169},
-    'Metalworking': {'cost': 90, 'groups': ('crafts',), 'vp': 1, 'credits': {'crafts': 10, 'civics': 5}, 'specific': {'Military': 10}, 'requires': (), 'supply': None, 'abilities': (), 'line': 179},
-    'Literacy': {'cost': 110, 'groups': ('arts', 'civics'), 'vp': 3, 'credits': {'crafts': 5, 'sciences': 5, 'arts': 10, 'civics': 10, 'religion': 5}, 'specific': {'Mathematics': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 187},
-    'Agriculture': {'cost': 120, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'sciences': 5}, 'specific': {'Democracy': 20}, 'requires': (), 'supply': None, 'abilities': (('population_limit', {'delta': 1}),), 'line': 194},
-    'Rhetoric': {'cost': 130, 'groups': ('arts',), 'vp': 3, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Politics': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 3, 'price': 9}),), 'line': 203},
-    'Architecture': {'cost': 140, 'groups': ('arts',), 'vp': 3, 'credits': {'sciences': 5, 'arts': 10}, 'specific': {'Mining': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 212},
-    'Medicine': {'cost': 140, 'groups': ('sciences',), 'vp': 3, 'credits': {'crafts': 5, 'sciences': 10}, 'specific': {'Anatomy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 220},
-    'Fundamentalism': {'cost': 150, 'groups': ('religion',), 'vp': 3, 'credits': {'arts': 5, 'religion': 10}, 'specific': {'Monotheism': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 227},
-    'Law': {'cost': 150, 'groups': ('civics',), 'vp': 3, 'credits': {'civics': 10, 'religion': 5}, 'specific': {'Cultural Ascendancy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 235},
-    'Cartography': {'cost': 160, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'arts': 5}, 'specific': {'Library': 20}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 2, 'price': 5}), ('trade_card_purchase', {'stack': 7, 'price': 13})), 'line': 242},
-    'Diplomacy': {'cost': 160, 'groups': ('arts',), 'vp': 3, 'credits': {'arts': 10, 'civics': 5}, 'specific': {'Provincial Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 252},
-    'Engineering': {'cost': 160, 'groups': ('crafts', 'sciences'), 'vp': 3, 'credits': {'crafts': 10, 'sciences': 10}, 'specific': {'Roadbuilding': 20}, 'requires': (), 'supply': None, 'abilities': (('city_attack_tokens', {'delta': -1}), ('city_defense_tokens', {'delta': 1})), 'line': 260},
-    'Enlightenment': {'cost': 160, 'groups': ('religion',), 'vp': 3, 'credits': {'crafts': 5, 'religion': 10}, 'specific': {'Philosophy': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 270},
-    'Naval Warfare': {'cost': 160, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Diaspora': 20}, 'requires': (), 'supply': None, 'abilities': (('ship_capacity', {'delta': 1}),), 'line': 277},
-    'Universal Doctrine': {'cost': 160, 'groups': ('religion',), 'vp': 3, 'credits': {'civics': 5, 'religion': 10}, 'specific': {'Theology': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 286},
-    'Military': {'cost': 170, 'groups': ('civics',), 'vp': 3, 'credits': {'crafts': 5, 'civics': 10}, 'specific': {'Advanced Military': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 294},
-    'Calendar': {'cost': 180, 'groups': ('sciences',), 'vp': 3, 'credits': {'sciences': 10, 'civics': 5}, 'specific': {'Public Works': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 303},
-    'Monument': {'cost': 180, 'groups': ('crafts', 'religion'), 'vp': 3, 'credits': {'crafts': 10, 'religion': 10}, 'specific': {'Wonder of the World': 20}, 'requires': (), 'supply': None, 'abilities': (('free_credits', {'amount': 20}),), 'line': 310},
-    'Trade Routes': {'cost': 180, 'groups': ('crafts',), 'vp': 3, 'credits': {'crafts': 10, 'religion': 5}, 'specific': {'Trade Empire': 20}, 'requires': (), 'supply': None, 'abilities': (), 'line': 319},
-    'Democracy': {'cost': 220, 'groups': ('civics',), 'vp': 6, 'credits': {'arts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 327},
-    'Library': {'cost': 220, 'groups': ('sciences',), 'vp': 6, 'credits': {'sciences': 20, 'arts': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('discount', {'amount': 40}),), 'line': 334},
-    'Philosophy': {'cost': 220, 'groups': ('sciences', 'religion'), 'vp': 6, 'credits': {'sciences': 20, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 342},
-    'Roadbuilding': {'cost': 220, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('movement', {'delta': 1}), ('hand_limit', {'delta': 1})), 'line': 349},
-    'Mining': {'cost': 230, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'sciences': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('trade_card_purchase', {'stack': 6, 'price': 13}), ('trade_card_purchase', {'stack': 8, 'price': 13}), ('treasury_value', {'value': 2})), 'line': 358},
-    'Politics': {'cost': 230, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 368},
-    'Public Works': {'cost': 230, 'groups': ('civics',), 'vp': 6, 'credits': {'crafts': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 376},
-    'Advanced Military': {'cost': 240, 'groups': ('civics',), 'vp': 6, 'credits': {'sciences': 5, 'civics': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 383},
-    'Monotheism': {'cost': 240, 'groups': ('religion',), 'vp': 6, 'credits': {'civics': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 390},
-    'Mathematics': {'cost': 250, 'groups': ('sciences', 'arts'), 'vp': 6, 'credits': {'crafts': 10, 'sciences': 20, 'arts': 20, 'civics': 10, 'religion': 10}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 397},
-    'Theology': {'cost': 250, 'groups': ('religion',), 'vp': 6, 'credits': {'sciences': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 403},
-    'Provincial Empire': {'cost': 260, 'groups': ('civics',), 'vp': 6, 'credits': {'civics': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 410},
-    'Trade Empire': {'cost': 260, 'groups': ('crafts',), 'vp': 6, 'credits': {'crafts': 20, 'civics': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 417},
-    'Anatomy': {'cost': 270, 'groups': ('sciences',), 'vp': 6, 'credits': {'crafts': 5, 'sciences': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('free_advance', {'group': 'sciences', 'cost_below': 100}),), 'line': 425},
-    'Diaspora': {'cost': 270, 'groups': ('religion',), 'vp': 6, 'credits': {'arts': 5, 'religion': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 433},
-    'Cultural Ascendancy': {'cost': 280, 'groups': ('arts',), 'vp': 6, 'credits': {'arts': 20, 'religion': 5}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (('city_support', {'delta': 1}),), 'line': 440},
-    'Wonder of the World': {'cost': 290, 'groups': ('crafts', 'arts'), 'vp': 6, 'credits': {'crafts': 20, 'arts': 20}, 'specific': {}, 'requires': (), 'supply': None, 'abilities': (), 'line': 448},
-}
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
-    'Flax': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east'},
-    'Clay': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west'},
-    'Hides': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east'},
-    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': None},
-    'Papyri': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Stone': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west'},
-    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east'},
-    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': None},
-    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west'},
-    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east'},
-    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west'},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east'},
-    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': None},
-    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west'},
-    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east'},
-    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west'},
-    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east'},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None},
-    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west'},
-    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east'},
-    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west'},
-    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east'},
-    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': None},
-    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west'},
-    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east'},
-    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west'},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east'},
-    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': None},
-    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west'},
-    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east'},
-    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west'},
-    'Spice': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east'},
-    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': None},
-    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west'},
-    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east'},
-    'Gemstones': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west'},
-    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east'},
-    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': None},
-    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west'},
-    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east'},
-    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west'},
-    'Pearls': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east'},
-    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': None},
-    'Water': {'value': 0, 'count': 0, 'stack': None, 'block': None},
-}
+ADVANCES = _rt.records((
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 63}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 72}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 79}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 86}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 101}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 108}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 117}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 124}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 131}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 140}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 147}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 155}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 162}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 169}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 176}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 186}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 194}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 201}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 210}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 219}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 227}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 234}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 242}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 249}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 259}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 267}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 277}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 284}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 301}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 310}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 317}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 326}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 342}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 357}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 366}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 376}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 391}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 398}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 405}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 411}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 418}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 425}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 434}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 442}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 449}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 457}]',
+))
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
+    '["Flax", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
+    '["Clay", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
+    '["Hides", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
+    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": null}]',
+    '["Papyri", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Stone", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
+    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
+    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": null}]',
+    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
+    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
+    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
+    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": null}]',
+    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
+    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
+    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
+    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
+    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
+    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
+    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
+    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
+    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": null}]',
+    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
+    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
+    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
+    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": null}]',
+    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
+    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
+    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
+    '["Spice", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
+    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": null}]',
+    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
+    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
+    '["Gemstones", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
+    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
+    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": null}]',
+    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
+    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
+    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
+    '["Pearls", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
+    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": null}]',
+    '["Water", {"value": 0, "count": 0, "stack": null, "block": null}]',
+))
 TABLES = {
     'hand_limit_by_players': ((5, 11, 8), (12, 18, 9)),
     'start_credits_by_players': ((5, 5, 10), (6, 6, 5), (7, 11, 0), (12, 12, 5), (13, 18, 0)),
@@ -135,16 +140,20 @@ def set_value(n: int, face: int):
     return ((n * n) * face)
 
 
+OFF_BLOCK = None
+
+
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:456
+    # rulebooks/megaciv.civ:465
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:459
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:459
-        e1_amount = 5  # rulebooks/megaciv.civ:459
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 459), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 459)]
+        e0_amount = 2  # rulebooks/megaciv.civ:468
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:468
+        e1_amount = 5  # rulebooks/megaciv.civ:468
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 468), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 468)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tempest', role, s, [], None, (), (), False, None, None))
@@ -152,12 +161,13 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:462
+    # rulebooks/megaciv.civ:471
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:465
-        trace = ()
-        effects = [('lose_treasury', {'amount': (e0_amount if e0_amount > 0 else 0)}, 465)]
+        e0_amount = 10  # rulebooks/megaciv.civ:474
+        trace = []
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 474)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Squandered Wealth', role, s, [], None, (), (), False, None, None))
@@ -165,32 +175,34 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:468
+    # rulebooks/megaciv.civ:477
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:471
-        e0_area = 'any'  # rulebooks/megaciv.civ:471
-        e1_amount = 5  # rulebooks/megaciv.civ:471
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 471), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 471)]
+        e0_amount = 1  # rulebooks/megaciv.civ:480
+        e0_area = 'any'  # rulebooks/megaciv.civ:480
+        e1_amount = 5  # rulebooks/megaciv.civ:480
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 480), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 480)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
-    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: always: may pay 10 treasury instead of destroy cities.'
-    # rulebooks/megaciv.civ:474
+    'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
+    # rulebooks/megaciv.civ:483
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:477
-        e0_area = 'any'  # rulebooks/megaciv.civ:477
-        trace = ()
+        e0_amount = 1  # rulebooks/megaciv.civ:486
+        e0_area = 'any'  # rulebooks/megaciv.civ:486
+        trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:478
-        if m0 and (True):  # rulebooks/megaciv.civ:478
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 478, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 477)]
+        m0 = True  # rulebooks/megaciv.civ:487
+        if s.decide(m0, 487, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:487
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 487, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City in Flames', role, s, [], None, (), (), False, None, None))
@@ -198,13 +210,14 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:481
+    # rulebooks/megaciv.civ:490
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:484
-        e0_area = 'any'  # rulebooks/megaciv.civ:484
-        trace = ()
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 484)]
+        e0_amount = 5  # rulebooks/megaciv.civ:493
+        e0_area = 'any'  # rulebooks/megaciv.civ:493
+        trace = []
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 493)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tribal Conflict', role, s, [], None, (), (), False, None, None))
@@ -212,30 +225,32 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:487
+    # rulebooks/megaciv.civ:496
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:490
-        e0_area = 'any'  # rulebooks/megaciv.civ:490
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 490)]
+        e0_amount = 1  # rulebooks/megaciv.civ:499
+        e0_area = 'any'  # rulebooks/megaciv.civ:499
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 499)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
-    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: always: may pay 4 treasury instead of discard cards for each one.'
-    # rulebooks/megaciv.civ:493
+    'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
+    # rulebooks/megaciv.civ:502
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:496
-        trace = ()
+        e0_amount = 2  # rulebooks/megaciv.civ:505
+        trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:497
-        if m0 and (True):  # rulebooks/megaciv.civ:497
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 497, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if e0_amount > 0 else 0)}, 496)]
+        m0 = True  # rulebooks/megaciv.civ:506
+        if s.decide(m0, 506, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:506
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 506, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 505)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
@@ -243,533 +258,645 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:501
+    # rulebooks/megaciv.civ:510
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:504
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:504
-        e1_amount = 5  # rulebooks/megaciv.civ:504
-        trace = ()
-        effects = [('destroy_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 504), ('lose_treasury', {'amount': (e1_amount if e1_amount > 0 else 0)}, 504)]
+        e0_amount = 1  # rulebooks/megaciv.civ:513
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:513
+        e1_amount = 5  # rulebooks/megaciv.civ:513
+        trace = []
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 513)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcanic Eruption or Earthquake (stack 2, major nontradable). If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area. Modifiers: Engineering and volcano cities is 0 (primary victim): 1 less destroy cities; 1 more reduce cities.'
-    # rulebooks/megaciv.civ:510
+    'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
+    # rulebooks/megaciv.civ:519
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        if (s.fact('volcano_cities') > 0):  # rulebooks/megaciv.civ:515
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:516
+        b282 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:524
+        ub282 = type(b282) is _U
+        if ub282:
+            s.undecided.append((524, 'rulebooks/megaciv.civ', 'which effects apply', b282.facts))
+        if ub282 or b282:
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:525
             e0_active = True
-        else:
-            e1_amount = 1  # rulebooks/megaciv.civ:518
-            e1_area = 'any'  # rulebooks/megaciv.civ:518
-            e2_amount = 0  # rulebooks/megaciv.civ:519
-            e2_area = 'any'  # rulebooks/megaciv.civ:519
-        assignment = ((1 - _rt.min(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 522)
+        if ub282 or not b282:
+            e1_amount = 1  # rulebooks/megaciv.civ:527
+            e1_area = 'any'  # rulebooks/megaciv.civ:527
+            e2_amount = 0  # rulebooks/megaciv.civ:528
+            e2_area = 'any'  # rulebooks/megaciv.civ:528
+        if ub282:
+            e0_active = None
+            e1_amount = None
+            e2_amount = None
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 531)
         trace = []
-        m0 = (('Engineering' in held) and (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:523
-        if m0:  # rulebooks/megaciv.civ:524
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:532
+        if type(m0) is _U:
+            s.undecided.append((533, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            v = 1
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 524, 'rulebooks/megaciv.civ'))
+                u = _rt.unknown_of(m0, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
+                e1_amount = u
+        elif m0:  # rulebooks/megaciv.civ:533
+            if e1_amount is not None:
+                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 1
-        if m0:  # rulebooks/megaciv.civ:525
+        if type(m0) is _U:
+            s.undecided.append((534, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            v = 1
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 525, 'rulebooks/megaciv.civ'))
+                u = _rt.unknown_of(m0, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
+                e2_amount = u
+        elif m0:  # rulebooks/megaciv.civ:534
+            if e2_amount is not None:
+                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
                 e2_amount = e2_amount + 1
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 516))
+            effects.append(('destroy_area_units', {'area': e0_area}, 525))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 518))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 527))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or e2_amount > 0 else 0), 'area': e2_area}, 519))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 528))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:522
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:522
-        trace = ()
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 522)]
+        e0_amount = 1  # rulebooks/megaciv.civ:531
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:531
+        trace = []
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 531)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more annex cities.'
-    # rulebooks/megaciv.civ:532
+    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
+    # rulebooks/megaciv.civ:541
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:536
+        e0_amount = 1  # rulebooks/megaciv.civ:545
         trace = []
-        if (('Diplomacy' in held)):  # rulebooks/megaciv.civ:537
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 537, 'rulebooks/megaciv.civ'))
+        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:546
+        if c:  # rulebooks/megaciv.civ:546
+            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 546, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('annex_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 536)]
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 545)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Treachery', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more damage; Pottery: 5 less damage; Calendar: 5 less damage.'
-    # rulebooks/megaciv.civ:541
+    'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
+    # rulebooks/megaciv.civ:550
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:545
-        e0_area = 'any'  # rulebooks/megaciv.civ:545
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 546)
+        e0_amount = 10  # rulebooks/megaciv.civ:554
+        e0_area = 'any'  # rulebooks/megaciv.civ:554
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 555)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:547
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 547, 'rulebooks/megaciv.civ'))
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:556
+        if c:  # rulebooks/megaciv.civ:556
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 556, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 548, 'rulebooks/megaciv.civ'))
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
+        if c:  # rulebooks/megaciv.civ:557
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
+        if c:  # rulebooks/megaciv.civ:558
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 545)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:546
-        e0_area = 'any'  # rulebooks/megaciv.civ:546
+        e0_amount = 5  # rulebooks/megaciv.civ:555
+        e0_area = 'any'  # rulebooks/megaciv.civ:555
         trace = []
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:548
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 548, 'rulebooks/megaciv.civ'))
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
+        if c:  # rulebooks/megaciv.civ:557
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 557, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:549
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 549, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
+        if c:  # rulebooks/megaciv.civ:558
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 546)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 555)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
-    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 less city support rate; Enlightenment: 1 less city support rate; Mining: 1 more city support rate.'
-    # rulebooks/megaciv.civ:554
+    'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
+    # rulebooks/megaciv.civ:563
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:558
+        e0_amount = 2  # rulebooks/megaciv.civ:567
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:559
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 559, 'rulebooks/megaciv.civ'))
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:568
+        if c:  # rulebooks/megaciv.civ:568
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 568, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:560
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 560, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:569
+        if c:  # rulebooks/megaciv.civ:569
+            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 569, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:561
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 561, 'rulebooks/megaciv.civ'))
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:570
+        if c:  # rulebooks/megaciv.civ:570
+            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 570, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('city_support_rate', {'amount': (e0_amount if e0_amount > 0 else 0)}, 558)]
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
-    'Flood (stack 4, major nontradable). If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain. Modifiers: Engineering: 5 less damage.'
-    # rulebooks/megaciv.civ:566
+    'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
+    # rulebooks/megaciv.civ:575
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        if (s.fact('flood_plain_units') > 0):  # rulebooks/megaciv.civ:571
-            e0_amount = 15  # rulebooks/megaciv.civ:571
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:571
-        else:
-            e1_amount = 5  # rulebooks/megaciv.civ:571
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:571
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 573)
+        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
+        ub434 = type(b434) is _U
+        if ub434:
+            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
+        if ub434 or b434:
+            e0_amount = 15  # rulebooks/megaciv.civ:580
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:580
+        if ub434 or not b434:
+            e1_amount = 5  # rulebooks/megaciv.civ:580
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:580
+        if ub434:
+            e0_amount = None
+            e1_amount = None
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 582)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:574
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
+        if c:  # rulebooks/megaciv.civ:583
             if e0_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 574, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
                 e0_amount = e0_amount - 5
             elif e1_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 574, 'rulebooks/megaciv.civ'))
+                trace.append(('prevent', 'damage', 'amount', 5, e1_amount, e1_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
                 e1_amount = e1_amount - 5
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or e0_amount > 0 else 0), 'area': e0_area}, 571))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 580))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or e1_amount > 0 else 0), 'area': e1_area}, 571))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 580))
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:573
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:573
+        e0_amount = 5  # rulebooks/megaciv.civ:582
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:582
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:574
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 574, 'rulebooks/megaciv.civ'))
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
+        if c:  # rulebooks/megaciv.civ:583
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Engineering',), 583, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 573)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 582)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
-    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 less reduce cities; Deism: 1 less reduce cities; Enlightenment: 1 less reduce cities; Universal Doctrine: 1 more reduce cities.'
-    # rulebooks/megaciv.civ:579
+    'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
+    # rulebooks/megaciv.civ:588
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:583
-        e0_area = 'any'  # rulebooks/megaciv.civ:583
+        e0_amount = 3  # rulebooks/megaciv.civ:592
+        e0_area = 'any'  # rulebooks/megaciv.civ:592
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:584
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 584, 'rulebooks/megaciv.civ'))
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:593
+        if c:  # rulebooks/megaciv.civ:593
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 593, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:585
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 585, 'rulebooks/megaciv.civ'))
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:594
+        if c:  # rulebooks/megaciv.civ:594
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 594, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:586
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 586, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:595
+        if c:  # rulebooks/megaciv.civ:595
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 595, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:587
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 587, 'rulebooks/megaciv.civ'))
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:596
+        if c:  # rulebooks/megaciv.civ:596
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 583)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Superstition', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more annex all but unit points; Drama and Poetry: 5 more annex all but unit points; Democracy: 10 more annex all but unit points; Philosophy: 5 less annex all but unit points; Military: 5 less annex all but unit points.'
-    # rulebooks/megaciv.civ:590
+    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
+    # rulebooks/megaciv.civ:599
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:594
+        e0_amount = 35  # rulebooks/megaciv.civ:603
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:595
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 595, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:604
+        if c:  # rulebooks/megaciv.civ:604
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 604, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:596
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 596, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:605
+        if c:  # rulebooks/megaciv.civ:605
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:597
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 597, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:606
+        if c:  # rulebooks/megaciv.civ:606
+            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 606, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 10
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:598
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 598, 'rulebooks/megaciv.civ'))
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:607
+        if c:  # rulebooks/megaciv.civ:607
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 607, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Military' in held)):  # rulebooks/megaciv.civ:599
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 599, 'rulebooks/megaciv.civ'))
+        c = (('Military' in held))  # rulebooks/megaciv.civ:608
+        if c:  # rulebooks/megaciv.civ:608
+            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 608, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 594)]
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 603)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
-    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 less barbarian tokens.'
-    # rulebooks/megaciv.civ:604
+    'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
+    # rulebooks/megaciv.civ:613
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:608
+        e0_amount = 15  # rulebooks/megaciv.civ:617
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:609
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 609, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:618
+        if c:  # rulebooks/megaciv.civ:618
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:610
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 610, 'rulebooks/megaciv.civ'))
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:619
+        if c:  # rulebooks/megaciv.civ:619
+            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 619, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:611
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 611, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:620
+        if c:  # rulebooks/megaciv.civ:620
+            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 620, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if e0_amount > 0 else 0)}, 608)]
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0. Modifiers: Trade Empire: 1 more reduce cities; Masonry: 1 less reduce cities; Calendar: 2 less reduce cities.'
-    # rulebooks/megaciv.civ:616
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
+    # rulebooks/megaciv.civ:625
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities_adjacent_open_sea') == 0):  # rulebooks/megaciv.civ:622
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 622, 'cancelled: cities adjacent open sea is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:620
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:620
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 621)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 631, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:631
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 631, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:629
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:629
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 630)
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
+        if c:  # rulebooks/megaciv.civ:632
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
+        if c:  # rulebooks/megaciv.civ:633
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+        if c:  # rulebooks/megaciv.civ:634
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 620)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:621
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:621
+        e0_amount = 2  # rulebooks/megaciv.civ:630
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
         trace = []
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:623
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 623, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
+        if c:  # rulebooks/megaciv.civ:632
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:624
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 624, 'rulebooks/megaciv.civ'))
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
+        if c:  # rulebooks/megaciv.civ:633
+            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:625
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 625, 'rulebooks/megaciv.civ'))
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+        if c:  # rulebooks/megaciv.civ:634
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 621)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 less damage; Enlightenment (primary victim): 5 less damage; Roadbuilding (primary victim): 5 more damage; Trade Empire (primary victim): 5 more damage; Anatomy (secondary victim): 5 less damage.'
-    # rulebooks/megaciv.civ:630
+    'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
+    # rulebooks/megaciv.civ:639
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:634
-        e0_area = 'any'  # rulebooks/megaciv.civ:634
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 635)
+        e0_amount = 15  # rulebooks/megaciv.civ:643
+        e0_area = 'any'  # rulebooks/megaciv.civ:643
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 644)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:637
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 637, 'rulebooks/megaciv.civ'))
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 646, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:638
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 638, 'rulebooks/megaciv.civ'))
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:647
+        if c:  # rulebooks/megaciv.civ:647
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 647, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:639
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 639, 'rulebooks/megaciv.civ'))
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:648
+        if c:  # rulebooks/megaciv.civ:648
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:640
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 640, 'rulebooks/megaciv.civ'))
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:649
+        if c:  # rulebooks/megaciv.civ:649
+            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 649, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 634)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:635
-        e0_area = 'any'  # rulebooks/megaciv.civ:635
+        e0_amount = 10  # rulebooks/megaciv.civ:644
+        e0_area = 'any'  # rulebooks/megaciv.civ:644
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:637
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 637, 'rulebooks/megaciv.civ'))
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 646, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:641
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 641, 'rulebooks/megaciv.civ'))
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:650
+        if c:  # rulebooks/megaciv.civ:650
+            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 650, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 635)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
-    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 less annex unit points; Law: 5 less annex unit points; Monarchy: 5 more annex unit points; Provincial Empire: 5 more annex unit points.'
-    # rulebooks/megaciv.civ:644
+    'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
+    # rulebooks/megaciv.civ:653
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:648
+        e0_amount = 15  # rulebooks/megaciv.civ:657
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:649
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 649, 'rulebooks/megaciv.civ'))
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:658
+        if c:  # rulebooks/megaciv.civ:658
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 658, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Law' in held)):  # rulebooks/megaciv.civ:650
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 650, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:659
+        if c:  # rulebooks/megaciv.civ:659
+            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 659, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:651
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 651, 'rulebooks/megaciv.civ'))
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:660
+        if c:  # rulebooks/megaciv.civ:660
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 660, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:652
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 652, 'rulebooks/megaciv.civ'))
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:661
+        if c:  # rulebooks/megaciv.civ:661
+            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if e0_amount > 0 else 0)}, 648)]
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 657)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Tyranny', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
-    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more reduce all but cities; Drama and Poetry: 1 more reduce all but cities; Law: 1 more reduce all but cities; Democracy: 1 more reduce all but cities; Advanced Military: 1 less reduce all but cities; Naval Warfare: 1 less reduce all but cities.'
-    # rulebooks/megaciv.civ:656
+    'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
+    # rulebooks/megaciv.civ:665
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:660
+        e0_amount = 3  # rulebooks/megaciv.civ:669
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:661
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 661, 'rulebooks/megaciv.civ'))
+        c = (('Music' in held))  # rulebooks/megaciv.civ:670
+        if c:  # rulebooks/megaciv.civ:670
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 670, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:662
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 662, 'rulebooks/megaciv.civ'))
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:671
+        if c:  # rulebooks/megaciv.civ:671
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Law' in held)):  # rulebooks/megaciv.civ:663
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 663, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:672
+        if c:  # rulebooks/megaciv.civ:672
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 672, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:664
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 664, 'rulebooks/megaciv.civ'))
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:673
+        if c:  # rulebooks/megaciv.civ:673
+            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 673, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:665
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 665, 'rulebooks/megaciv.civ'))
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:674
+        if c:  # rulebooks/megaciv.civ:674
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 674, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:666
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 666, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:675
+        if c:  # rulebooks/megaciv.civ:675
+            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if e0_amount > 0 else 0)}, 660)]
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
-    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 less discard face value; Coinage: 5 more discard face value; Wonder of the World: 5 more discard face value.'
-    # rulebooks/megaciv.civ:670
+    'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
+    # rulebooks/megaciv.civ:679
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:674
+        e0_amount = 10  # rulebooks/megaciv.civ:683
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:675
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 675, 'rulebooks/megaciv.civ'))
+        c = (('Law' in held))  # rulebooks/megaciv.civ:684
+        if c:  # rulebooks/megaciv.civ:684
+            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 684, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 5
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:676
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 676, 'rulebooks/megaciv.civ'))
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:685
+        if c:  # rulebooks/megaciv.civ:685
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 685, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:677
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 677, 'rulebooks/megaciv.civ'))
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:686
+        if c:  # rulebooks/megaciv.civ:686
+            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 5
-        effects = [('discard_face_value', {'amount': (e0_amount if e0_amount > 0 else 0)}, 674)]
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 683)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0. Modifiers: Philosophy: 2 less reduce cities; Theology: 3 less reduce cities; Monotheism: 1 more reduce cities; Theocracy: may discard 2 commodity cards instead of reduce cities.'
-    # rulebooks/megaciv.civ:680
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
+    # rulebooks/megaciv.civ:689
     held = s.held_set
     if role == 'primary':
-        if (s.fact('cities') == 0):  # rulebooks/megaciv.civ:688
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 688, 'cancelled: cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:684
-        e0_area = 'any'  # rulebooks/megaciv.civ:684
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 685)
+        if s.decide((s.fact('cities') == 0), 697, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:697
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 697, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:693
+        e0_area = 'any'  # rulebooks/megaciv.civ:693
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 694)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
+        if c:  # rulebooks/megaciv.civ:699
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        if c:  # rulebooks/megaciv.civ:700
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 684)]
+        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (687, 'not a player with cities is 0', 'rulebooks/megaciv.civ') if (s.fact('cities') == 0) else None
-        e0_amount = 1  # rulebooks/megaciv.civ:685
-        e0_area = 'any'  # rulebooks/megaciv.civ:685
+        excluded = (696, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:694
+        e0_area = 'any'  # rulebooks/megaciv.civ:694
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:692
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:689
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 689, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 2
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:690
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 690, 'rulebooks/megaciv.civ'))
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
+        if c:  # rulebooks/megaciv.civ:699
+            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 3
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:691
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 691, 'rulebooks/megaciv.civ'))
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        if c:  # rulebooks/megaciv.civ:700
+            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if m3 and (True):  # rulebooks/megaciv.civ:692
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 692, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 685)]
+        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T.. Modifiers: Fundamentalism: 1 more ast back; Library: 1 less ast back; Enlightenment: may destroy 2 cities instead of ast back for each one.'
-    # rulebooks/megaciv.civ:697
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
+    # rulebooks/megaciv.civ:706
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:701
+        e0_amount = 1  # rulebooks/megaciv.civ:710
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:704
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:702
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 702, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:713
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:711
+        if c:  # rulebooks/megaciv.civ:711
+            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Library' in held)):  # rulebooks/megaciv.civ:703
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 703, 'rulebooks/megaciv.civ'))
+        c = (('Library' in held))  # rulebooks/megaciv.civ:712
+        if c:  # rulebooks/megaciv.civ:712
+            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 712, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        if m2 and (True):  # rulebooks/megaciv.civ:704
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 704, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if e0_amount > 0 else 0)}, 701)]
+        if s.decide(m2, 713, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:713
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 713, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 710)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Regression', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
-    'Piracy (stack 9, major tradable). 2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0. Modifiers: Cartography (primary victim): 1 more pirate cities; Naval Warfare (primary victim): 1 less pirate cities.'
-    # rulebooks/megaciv.civ:709
+    'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
+    # rulebooks/megaciv.civ:718
     held = s.held_set
     if role == 'primary':
-        if (s.fact('coastal_cities') == 0):  # rulebooks/megaciv.civ:718
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 718, 'cancelled: coastal cities is 0', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:713
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:713
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 714)
+        if s.decide((s.fact('coastal_cities') == 0), 727, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:727
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 727, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:722
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:722
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 723)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:719
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 719, 'rulebooks/megaciv.civ'))
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:728
+        if c:  # rulebooks/megaciv.civ:728
+            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 728, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount + 1
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:720
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 720, 'rulebooks/megaciv.civ'))
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:729
+        if c:  # rulebooks/megaciv.civ:729
+            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ'))
             e0_amount = e0_amount - 1
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 713)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (716, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if ('Naval Warfare' in held) else None
-        e0_amount = 1  # rulebooks/megaciv.civ:714
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:714
-        trace = ()
-        effects = [('pirate_cities', {'amount': (e0_amount if e0_amount > 0 else 0), 'area': e0_area}, 714)]
+        excluded = (725, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 725, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:723
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:723
+        trace = []
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
+ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
-CALAMITIES = {
-    'Tempest': {'stack': 2, 'class': 'minor', 'beneficiary': 'none', 'line': 456, 'summary': 'Take 2 damage from coastal areas; lose 5 treasury.'},
-    'Squandered Wealth': {'stack': 3, 'class': 'minor', 'beneficiary': 'none', 'line': 462, 'summary': 'Lose 10 treasury.'},
-    'City Riots': {'stack': 4, 'class': 'minor', 'beneficiary': 'none', 'line': 468, 'summary': 'Reduce 1 city; lose 5 treasury.'},
-    'City in Flames': {'stack': 5, 'class': 'minor', 'beneficiary': 'none', 'line': 474, 'summary': 'Destroy 1 city.'},
-    'Tribal Conflict': {'stack': 6, 'class': 'minor', 'beneficiary': 'none', 'line': 481, 'summary': 'Take 5 damage.'},
-    'Minor Uprising': {'stack': 7, 'class': 'minor', 'beneficiary': 'none', 'line': 487, 'summary': 'Destroy 1 city.'},
-    'Banditry': {'stack': 8, 'class': 'minor', 'beneficiary': 'none', 'line': 493, 'summary': 'Discard 2 commodity cards.'},
-    'Coastal Migration': {'stack': 9, 'class': 'minor', 'beneficiary': 'none', 'line': 501, 'summary': 'Destroy 1 city from coastal areas; lose 5 treasury.'},
-    'Volcanic Eruption or Earthquake': {'stack': 2, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 510, 'summary': 'If volcano cities above 0: destroy every unit in the volcano areas; otherwise destroy 1 city; reduce 0 cities. 1 - min(volcano_cities, 1) other players each: reduce 1 city in an adjacent area.'},
-    'Treachery': {'stack': 2, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 532, 'summary': 'The beneficiary annexes 1 city.'},
-    'Famine': {'stack': 3, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 541, 'summary': 'Take 10 damage. 3 other players each: take 5 damage.'},
-    'Slave Revolt': {'stack': 3, 'class': 'major tradable', 'beneficiary': 'none', 'line': 554, 'summary': 'City support rises by 2 per city; reduce unsupported cities.'},
-    'Flood': {'stack': 4, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 566, 'summary': 'If flood plain units above 0: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Flood plain players other players each: take 5 damage from the flood plain.'},
-    'Superstition': {'stack': 4, 'class': 'major tradable', 'beneficiary': 'none', 'line': 579, 'summary': 'Reduce 3 cities.'},
-    'Civil War': {'stack': 5, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 590, 'summary': 'The beneficiary annexes all but 35 unit points.'},
-    'Barbarian Hordes': {'stack': 5, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 604, 'summary': '15 barbarian tokens attack a city.'},
-    'Cyclone': {'stack': 6, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 616, 'summary': 'Reduce 3 cities next to the open sea. Open sea players other players each: reduce 2 cities next to the open sea. Cancelled if cities adjacent open sea is 0.'},
-    'Epidemic': {'stack': 6, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 630, 'summary': 'Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).'},
-    'Tyranny': {'stack': 7, 'class': 'major nontradable', 'beneficiary': 'most_stock', 'line': 644, 'summary': 'The beneficiary annexes 15 unit points.'},
-    'Civil Disorder': {'stack': 7, 'class': 'major tradable', 'beneficiary': 'none', 'line': 656, 'summary': 'Reduce all cities but 3.'},
-    'Corruption': {'stack': 8, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 670, 'summary': 'Discard commodity cards worth at least 10 in face value.'},
-    'Iconoclasm and Heresy': {'stack': 8, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 680, 'summary': 'Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with cities is 0). Cancelled if cities is 0.'},
-    'Regression': {'stack': 9, 'class': 'major nontradable', 'beneficiary': 'none', 'line': 697, 'summary': 'Move back 1 step on the A.S.T..'},
-    'Piracy': {'stack': 9, 'class': 'major tradable', 'beneficiary': 'trader_or_most_stock', 'line': 709, 'summary': '2 cities from coastal areas become pirate cities. 2 other players each: 1 city from coastal areas become pirate cities (not the beneficiary, not a player with Naval Warfare, not a player with coastal cities is 0). Cancelled if coastal cities is 0.'},
-}
+
+CALAMITIES = _rt.records((
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 465, "summary": "Take 2 damage from coastal areas; lose 5 treasury."}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 471, "summary": "Lose 10 treasury."}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 477, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 483, "summary": "Destroy 1 city."}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 490, "summary": "Take 5 damage."}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 496, "summary": "Destroy 1 city."}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 502, "summary": "Discard 2 commodity cards."}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 510, "summary": "Destroy 1 city from coastal areas; lose 5 treasury."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes 1 city."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 563, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 575, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 588, "summary": "Reduce 3 cities."}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 599, "summary": "The beneficiary annexes all but 35 unit points."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 613, "summary": "15 barbarian tokens attack a city."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 625, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 639, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 653, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 665, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 689, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 706, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 718, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -800,134 +927,159 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:729
+    # rulebooks/megaciv.civ:741
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:730
+    # rulebooks/megaciv.civ:742
     return [
-        _rt.requirement_bool('2 cities', ((s.fact('cities') >= 2) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 1))), 731),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 1, 743)]], 743, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:733
+    # rulebooks/megaciv.civ:745
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 734),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 735),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 746)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 746), _rt.requirement('cities', s.fact('cities'), '>=', 2, 746)]], 746, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 747, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:737
+    # rulebooks/megaciv.civ:749
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 738),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 739),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 751, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:741
+    # rulebooks/megaciv.civ:753
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 742),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 743),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 3, 754)]], 754, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 755, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:745
+    # rulebooks/megaciv.civ:757
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 746),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 747),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 4, 758)]], 758, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 759, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:753
+    # rulebooks/megaciv.civ:768
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:754
+    # rulebooks/megaciv.civ:769
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 755),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 2, 770)]], 770, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:757
+    # rulebooks/megaciv.civ:772
     return [
-        _rt.requirement_bool('3 cities', ((s.fact('cities') >= 3) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 2))), 758),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 759),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 2, 773)]], 773, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 774, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:761
+    # rulebooks/megaciv.civ:776
     return [
-        _rt.requirement_bool('4 cities', ((s.fact('cities') >= 4) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 3))), 762),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 763),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 3, 777)]], 777, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 778, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:765
+    # rulebooks/megaciv.civ:780
     return [
-        _rt.requirement_bool('5 cities', ((s.fact('cities') >= 5) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 4))), 766),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 767),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 768),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 4, 781)]], 781, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 782, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 783, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:770
+    # rulebooks/megaciv.civ:785
     return [
-        _rt.requirement_bool('6 cities', ((s.fact('cities') >= 6) or (('Wonder of the World' in s.held_set) and (s.fact('cities') >= 5))), 771),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 772),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 773),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 786)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 786), _rt.requirement('cities', s.fact('cities'), '>=', 5, 786)]], 786, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 787, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 788, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:775
-    return _rt.requirement('cities is 0', s.fact('cities'), '==', 0, 775)
+    # rulebooks/megaciv.civ:790
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 790)
 
 
 AST = {
-    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': []},
-    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0]},
+    'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': [], 'backward_except': [], 'spaces': 15, 'step_points': 5},
+    'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
+}
+CIVILIZATIONS = {
+    'Minoa': {'rank': 1, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Saba': {'rank': 2, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Assyria': {'rank': 3, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Maurya': {'rank': 4, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Celt': {'rank': 5, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Babylon': {'rank': 6, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Carthage': {'rank': 7, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Dravidia': {'rank': 8, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hatti': {'rank': 9, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Kushan': {'rank': 10, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Rome': {'rank': 11, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Persia': {'rank': 12, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Iberia': {'rank': 13, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
+    'Nubia': {'rank': 14, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Hellas': {'rank': 15, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Indus': {'rank': 16, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Egypt': {'rank': 17, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
+    'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 932}
+
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 782),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 783),
-    ('A.S.T. position', lambda s: (s.fact('ast_position') * 5), 784),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 785),
+    ('Cities in play', lambda s: s.fact('cities'), 937),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 938),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 939),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 940),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 786),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 787),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 788),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 789),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 790),
-    ('All credit points', lambda s: s.derived('credit_total'), 791),
-    ('Cities on the board', lambda s: s.fact('cities'), 792),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 793),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 941),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 942),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 943),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 944),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 945),
+    ('All credit points', lambda s: s.derived('credit_total'), 946),
+    ('Cities on the board', lambda s: s.fact('cities'), 947),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 948),
 ]
+SCORE_AST = (939,)
 
-LINES = ((135, 858), (138, 456), (143, 459), (144, 459), (145, 459), (153, 462), (158, 465), (166, 468), (171, 471), (172, 471), (173, 471), (181, 474), (186, 477), (187, 477), (190, 478), (191, 478), (192, 478), (199, 481), (204, 484), (205, 484), (213, 487), (218, 490), (219, 490), (227, 493), (232, 496), (235, 497), (236, 497), (237, 497), (244, 501), (249, 504), (250, 504), (251, 504), (259, 510), (267, 515), (268, 516), (271, 518), (272, 518), (273, 519), (274, 519), (275, 522), (277, 523), (278, 524), (280, 524), (281, 524), (282, 525), (284, 525), (285, 525), (296, 522), (297, 522), (303, 532), (308, 536), (310, 537), (311, 537), (312, 537), (319, 541), (324, 545), (325, 545), (326, 546), (328, 547), (329, 547), (330, 547), (331, 548), (332, 548), (333, 548), (334, 549), (335, 549), (336, 549), (341, 546), (342, 546), (344, 548), (345, 548), (346, 548), (347, 549), (348, 549), (349, 549), (354, 554), (359, 558), (361, 559), (362, 559), (363, 559), (364, 560), (365, 560), (366, 560), (367, 561), (368, 561), (369, 561), (376, 566), (383, 571), (384, 571), (385, 571), (387, 571), (388, 571), (389, 573), (391, 574), (393, 574), (394, 574), (396, 574), (397, 574), (406, 573), (407, 573), (409, 574), (410, 574), (411, 574), (416, 579), (421, 583), (422, 583), (424, 584), (425, 584), (426, 584), (427, 585), (428, 585), (429, 585), (430, 586), (431, 586), (432, 586), (433, 587), (434, 587), (435, 587), (442, 590), (447, 594), (449, 595), (450, 595), (451, 595), (452, 596), (453, 596), (454, 596), (455, 597), (456, 597), (457, 597), (458, 598), (459, 598), (460, 598), (461, 599), (462, 599), (463, 599), (470, 604), (475, 608), (477, 609), (478, 609), (479, 609), (480, 610), (481, 610), (482, 610), (483, 611), (484, 611), (485, 611), (492, 616), (497, 622), (498, 622), (499, 620), (500, 620), (501, 621), (503, 623), (504, 623), (505, 623), (506, 624), (507, 624), (508, 624), (509, 625), (510, 625), (511, 625), (516, 621), (517, 621), (519, 623), (520, 623), (521, 623), (522, 624), (523, 624), (524, 624), (525, 625), (526, 625), (527, 625), (532, 630), (537, 634), (538, 634), (539, 635), (541, 637), (542, 637), (543, 637), (544, 638), (545, 638), (546, 638), (547, 639), (548, 639), (549, 639), (550, 640), (551, 640), (552, 640), (557, 635), (558, 635), (560, 637), (561, 637), (562, 637), (563, 641), (564, 641), (565, 641), (570, 644), (575, 648), (577, 649), (578, 649), (579, 649), (580, 650), (581, 650), (582, 650), (583, 651), (584, 651), (585, 651), (586, 652), (587, 652), (588, 652), (595, 656), (600, 660), (602, 661), (603, 661), (604, 661), (605, 662), (606, 662), (607, 662), (608, 663), (609, 663), (610, 663), (611, 664), (612, 664), (613, 664), (614, 665), (615, 665), (616, 665), (617, 666), (618, 666), (619, 666), (626, 670), (631, 674), (633, 675), (634, 675), (635, 675), (636, 676), (637, 676), (638, 676), (639, 677), (640, 677), (641, 677), (648, 680), (653, 688), (654, 688), (655, 684), (656, 684), (657, 685), (660, 692), (661, 689), (662, 689), (663, 689), (664, 690), (665, 690), (666, 690), (667, 691), (668, 691), (669, 691), (670, 692), (671, 692), (675, 687), (676, 685), (677, 685), (680, 692), (681, 689), (682, 689), (683, 689), (684, 690), (685, 690), (686, 690), (687, 691), (688, 691), (689, 691), (690, 692), (691, 692), (696, 697), (701, 701), (704, 704), (705, 702), (706, 702), (707, 702), (708, 703), (709, 703), (710, 703), (711, 704), (712, 704), (719, 709), (724, 718), (725, 718), (726, 713), (727, 713), (728, 714), (730, 719), (731, 719), (732, 719), (733, 720), (734, 720), (735, 720), (739, 716), (740, 714), (741, 714), (801, 729), (808, 730), (812, 731), (816, 733), (820, 734), (821, 735), (825, 737), (829, 738), (830, 739), (834, 741), (838, 742), (839, 743), (843, 745), (847, 746), (848, 747), (852, 753), (859, 754), (863, 755), (867, 757), (871, 758), (872, 759), (876, 761), (880, 762), (881, 763), (885, 765), (889, 766), (890, 767), (891, 768), (895, 770), (899, 771), (900, 772), (901, 773), (905, 775), (907, 775), (916, 782), (917, 783), (918, 784), (919, 785), (922, 786), (923, 787), (924, 788), (925, 789), (926, 790), (927, 791), (928, 792), (929, 793))
+LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:533 313:534 314:534 315:534 317:534 318:534 319:534 320:534 322:534 323:534 335:531 336:531 343:541 348:545 350:546 351:546 352:546 353:546 361:550 366:554 367:554 368:555 370:556 371:556 372:556 373:556 374:557 375:557 376:557 377:557 378:558 379:558 380:558 381:558 387:555 388:555 390:557 391:557 392:557 393:557 394:558 395:558 396:558 397:558 403:563 408:567 410:568 411:568 412:568 413:568 414:569 415:569 416:569 417:569 418:570 419:570 420:570 421:570 428:575 435:580 437:580 438:580 440:580 441:580 443:580 444:580 448:582 450:583 451:583 453:583 454:583 456:583 457:583 467:582 468:582 470:583 471:583 472:583 473:583 479:588 484:592 485:592 487:593 488:593 489:593 490:593 491:594 492:594 493:594 494:594 495:595 496:595 497:595 498:595 499:596 500:596 501:596 502:596 510:599 515:603 517:604 518:604 519:604 520:604 521:605 522:605 523:605 524:605 525:606 526:606 527:606 528:606 529:607 530:607 531:607 532:607 533:608 534:608 535:608 536:608 543:613 548:617 550:618 551:618 552:618 553:618 554:619 555:619 556:619 557:619 558:620 559:620 560:620 561:620 568:625 573:631 574:631 575:629 576:629 577:630 579:632 580:632 581:632 582:632 583:633 584:633 585:633 586:633 587:634 588:634 589:634 590:634 596:630 597:630 599:632 600:632 601:632 602:632 603:633 604:633 605:633 606:633 607:634 608:634 609:634 610:634 616:639 621:643 622:643 623:644 625:646 626:646 627:646 628:646 629:647 630:647 631:647 632:647 633:648 634:648 635:648 636:648 637:649 638:649 639:649 640:649 646:644 647:644 649:646 650:646 651:646 652:646 653:650 654:650 655:650 656:650 662:653 667:657 669:658 670:658 671:658 672:658 673:659 674:659 675:659 676:659 677:660 678:660 679:660 680:660 681:661 682:661 683:661 684:661 692:665 697:669 699:670 700:670 701:670 702:670 703:671 704:671 705:671 706:671 707:672 708:672 709:672 710:672 711:673 712:673 713:673 714:673 715:674 716:674 717:674 718:674 719:675 720:675 721:675 722:675 729:679 734:683 736:684 737:684 738:684 739:684 740:685 741:685 742:685 743:685 744:686 745:686 746:686 747:686 755:689 760:697 761:697 762:693 763:693 764:694 767:701 768:698 769:698 770:698 771:698 772:699 773:699 774:699 775:699 776:700 777:700 778:700 779:700 780:701 781:701 786:696 787:694 788:694 791:701 792:698 793:698 794:698 795:698 796:699 797:699 798:699 799:699 800:700 801:700 802:700 803:700 804:701 805:701 811:706 816:710 819:713 820:711 821:711 822:711 823:711 824:712 825:712 826:712 827:712 828:713 829:713 837:718 842:727 843:727 844:722 845:722 846:723 848:728 849:728 850:728 851:728 852:729 853:729 854:729 855:729 860:725 861:723 862:723 928:741 935:742 939:743 943:745 947:746 948:747 952:749 956:750 957:751 961:753 965:754 966:755 970:757 974:758 975:759 979:768 986:769 990:770 994:772 998:773 999:774 1003:776 1007:777 1008:778 1012:780 1016:781 1017:782 1018:783 1022:785 1026:786 1027:787 1028:788 1032:790 1034:790 1042:801 1043:808 1044:815 1045:822 1046:829 1047:836 1048:843 1049:850 1050:857 1051:864 1052:871 1053:878 1054:885 1055:892 1056:899 1057:906 1058:913 1059:920 1062:932 1065:937 1066:938 1067:939 1068:940 1071:941 1072:942 1073:943 1074:944 1075:945 1076:946 1077:947 1078:948')
+LINE_FILES = ('rulebooks/megaciv.civ',)
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on

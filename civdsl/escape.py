@@ -1,0 +1,56 @@
+"""One escaping function per output format. Rulebook text (names, summaries, notes) reaches
+Markdown, HTML, DOT, SVG and CSV files; every writer escapes through these and nothing else,
+so a name like `<script>`, `# Heading`, `A&nbsp;B` or `Grain\\r=cmd()` prints as itself.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
+_MD_BLOCK_START = re.compile(r"^(\d+)([.)])|^([-+=>])")
+_LINE_BREAKS = re.compile(r"\s*(?:\r\n|\r|\n|\u2028|\u2029|\x0b|\x0c|\x85)+\s*")
+
+
+def markdown(text) -> str:
+    """Inline Markdown text that renders as itself, in a table cell, a list item or a
+    paragraph: raw HTML and entities made text, inline syntax by backslash, line breaks as
+    spaces, and a leading list, quote or heading marker made literal."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    # & and < start entities and raw HTML; > matters only where it starts a block quote
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_BLOCK_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}", text)
+
+
+def html(text) -> str:
+    """Text or an attribute value in HTML (and in XML: SVG)."""
+    return _html.escape(str(text), quote=True)
+
+
+def dot_string(text) -> str:
+    """A DOT double-quoted string. Graphviz reads HTML entities inside quoted strings
+    ("&nbsp;" becomes a character, an unknown "&x;" passes into the SVG raw), so & is written
+    &amp;; backslashes and quotes are escaped and line breaks become \\n."""
+    text = str(text).replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+    return f'"{text}"'
+
+
+def dot_html(text) -> str:
+    """Text inside a DOT HTML-like label (XML rules)."""
+    return _html.escape(str(text), quote=True)
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_text(text: str) -> str:
+    """A CSV text cell: line breaks as \\n only (a bare CR would start a new row in many
+    readers, since the csv module quotes only around its own line terminator), and a leading
+    apostrophe on a cell that a spreadsheet would run as a formula (plain numbers excepted)."""
+    text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    if text.startswith(_FORMULA) and not re.fullmatch(r"[-+]?\d+(\.\d+)?", text):
+        text = "'" + text
+    return text

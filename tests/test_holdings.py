@@ -1,0 +1,118 @@
+"""Nothing beyond what the player has (issue 13, part 1), and the `amounts` settings: the bound
+by holdings declared per edition (with per-calamity exceptions), the floor and the order in
+which modifier operations combine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import civdsl
+from civdsl import vocabulary as vocab
+from civdsl.resources import shipped_rulebooks
+
+EXAMPLES = int(os.environ.get("CIVDSL_FUZZ_EXAMPLES", "25"))
+FIXTURE = Path(__file__).parent / "fixtures" / "semantics.civ"
+BOUNDED = [e for e in shipped_rulebooks() if civdsl.load(e).module.AMOUNTS["bound"] == ("holdings",)]
+HELD = sorted({f for by_area in vocab.BOUNDS.values() for f in by_area.values()} - set(vocab.BOUND_HOLDINGS))
+
+
+def test_every_edition_with_calamities_declares_its_amount_rules():
+    for edition in shipped_rulebooks():
+        rb = civdsl.load(edition)
+        if rb.calamities:
+            assert edition in BOUNDED, f"{edition} does not declare `amounts {{ bound holdings }}`"
+
+
+@pytest.mark.parametrize("edition", BOUNDED)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_answer_takes_more_than_the_player_has(edition, data):
+    rb = civdsl.load(edition)
+    facts = {name: data.draw(st.integers(0, 6), label=name) for name in HELD if name in vocab.FACTS}
+    facts.pop("unit_points", None)
+    facts.update(tokens=data.draw(st.integers(0, 20)), cities=data.draw(st.integers(0, 6)),
+                 commodities={c: data.draw(st.integers(0, 3)) for c in list(rb.module.COMMODITIES)[:4]})
+    holds = data.draw(st.lists(st.sampled_from(sorted(rb.advances)), max_size=8, unique=True), label="holds")
+    state = rb.state(holds, facts)
+    for calamity in rb.calamities:
+        for role in ("primary", "secondary"):
+            out = rb.resolve(calamity, role, holds, facts).to_dict()
+            for e in out["effects"]:
+                fact = vocab.bound_fact(e["kind"], e.get("area"))
+                if fact is None or e.get("amount") is None:
+                    continue
+                have = state.holding(fact)
+                assert e["bound"] == fact and e["taken"] == min(e["amount"], have), (calamity, role, e, have)
+                assert e["taken"] <= have
+
+
+def _variant(tmp_path, amounts: str, calamity_amounts: str = "") -> civdsl.api.Rulebook:
+    text = FIXTURE.read_text(encoding="utf-8").replace("credit policy best_group",
+                                                      f"credit policy best_group\n{amounts}")
+    if calamity_amounts:
+        text = text.replace('  primary { damage(10) lose_treasury(4) }',
+                            f'  primary {{ damage(10) lose_treasury(4) }}\n  {calamity_amounts}')
+    path = tmp_path / "variant.civ"
+    path.write_text(text, encoding="utf-8")
+    return civdsl.load(path)
+
+
+def test_the_bound_applies_only_where_the_edition_declares_it(tmp_path):
+    state = {"cities": 2, "treasury": 1}
+    plain = civdsl.load(FIXTURE).resolve("Storm", "primary", [], state).to_dict()
+    assert plain["effects"][1] == {"kind": "lose_treasury", "amount": 4}
+    bounded = _variant(tmp_path, "amounts { bound holdings }").resolve("Storm", "primary", [], state).to_dict()
+    assert bounded["effects"][1] == {"kind": "lose_treasury", "amount": 4, "bound": "treasury", "taken": 1}
+    assert [(t["op"], t["kind"], t["before"], t["after"], t["value"], t["by"]) for t in bounded["trace"]] == [
+        ("bound", "lose_treasury", 4, 1, 1, ["treasury"])]
+
+
+def test_a_calamity_may_be_an_exception_to_the_editions_bound(tmp_path):
+    rb = _variant(tmp_path, "amounts { bound holdings }", 'amounts { bound none "this loss is owed in full" }')
+    out = rb.resolve("Storm", "primary", [], {"cities": 2, "treasury": 1}).to_dict()
+    assert out["effects"][1] == {"kind": "lose_treasury", "amount": 4}
+
+
+def test_a_holding_not_given_leaves_the_demanded_amount_and_names_the_bound(tmp_path):
+    rb = _variant(tmp_path, "amounts { bound holdings }")
+    out = rb.resolve("Storm", "primary", [], {"cities": 2, "treasury": 0}).to_dict()
+    damage = out["effects"][0]
+    assert damage == {"kind": "damage", "amount": 10, "area": "any", "bound": "unit_points"}
+    assert out["complete"] is True
+
+
+def test_the_floor_and_the_order_are_the_editions(tmp_path):
+    # Beta prevents 20 of Storm's 10 damage: the floor keeps it at 0 unless the edition declares none
+    state = {"cities": 2, "treasury": 0}
+    floor = _variant(tmp_path, "amounts { floor zero }").resolve("Storm", "primary", ["Beta"], state)
+    assert floor.amount("damage") == 0
+    none = _variant(tmp_path, "amounts { floor none }").resolve("Storm", "primary", ["Beta"], state)
+    assert none.amount("damage") == -10
+    # Epsilon caps damage at 4 and Alpha adds 5: caps last gives 4, caps first gives 9
+    last = _variant(tmp_path, "amounts { order add_prevent, set, cap }").resolve("Storm", "primary",
+                                                                                ["Alpha", "Epsilon"], state)
+    first = _variant(tmp_path, "amounts { order cap, add_prevent, set }").resolve("Storm", "primary",
+                                                                                 ["Alpha", "Epsilon"], state)
+    assert (last.amount("damage"), first.amount("damage")) == (4, 9)
+
+
+def test_a_house_rule_lifts_the_bound_for_one_calamity_or_the_whole_edition(tmp_path):
+    one = tmp_path / "owed.civ"
+    one.write_text('language 1\nedition owed "Owed in full" extends megaciv\n'
+                   'change calamity "Tempest" { amounts { bound none "treasury owed in full" } }\n', encoding="utf-8")
+    state = {"treasury": 3, "unit_points": 20}
+    tempest = civdsl.load(one).resolve("Tempest", "primary", [], state).to_dict()
+    assert {e["kind"]: e.get("taken", e["amount"]) for e in tempest["effects"]} == {"damage": 2, "lose_treasury": 5}
+    squandered = civdsl.load(one).resolve("Squandered Wealth", "primary", [], state).to_dict()
+    assert squandered["effects"][0]["taken"] == 3  # the rest of the edition keeps its bound
+    whole = tmp_path / "all.civ"
+    whole.write_text('language 1\nedition unbounded "Unbounded" extends megaciv\namounts { bound none }\n',
+                     encoding="utf-8")
+    rb = civdsl.load(whole)
+    assert rb.module.AMOUNTS == {"bound": ("none",), "floor": ("zero",), "order": ("add_prevent", "set", "cap")}
+    assert "taken" not in rb.resolve("Squandered Wealth", "primary", [], state).to_dict()["effects"][0]

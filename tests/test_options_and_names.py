@@ -1,0 +1,86 @@
+"""Options and names (issue 13, part 5): `--option NAME=on|off` on every question command, an
+option no rule reads is a warning (CIV081), and 1981's optional calamity floor (24.1) works."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import civdsl
+from civdsl.cli import main
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("question", [
+    ["resolve", "civ1981", "Epidemic", "--set", "unit_points=20"],
+    ["cost", "civ1981", "--buy", "Pottery"],
+    ["epoch", "civ1981", "--set", "cities=3"],
+    ["score", "civ1981", "--set", "cities=3", "--set", "ast_position=2"],
+    ["hand", "civ1981", "--cards", "Grain x2"],
+])
+def test_every_question_command_takes_an_option_and_refuses_an_unknown_one(question):
+    ok = _cli(*question, "--option", "calamity_floor=on")
+    assert "unknown option" not in ok.output and "No such option" not in ok.output, ok.output
+    bad = _cli(*question, "--option", "calamity_flor=on")
+    assert bad.exit_code == 1 and "unknown option `calamity_flor` (did you mean `calamity_floor`?)" in bad.output
+    wrong = _cli(*question, "--option", "calamity_floor=maybe")
+    assert wrong.exit_code == 1 and "write NAME=on or NAME=off" in wrong.output
+
+
+def test_the_1981_calamity_floor_caps_losses_at_the_unit_points_above_15():
+    on = json.loads(_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
+                         "--option", "calamity_floor=on", "--json").output)
+    assert on["effects"][0]["taken"] == 3  # 17 demanded, capped at 18 - 15, then bounded by the 9 on the plain
+    off = json.loads(_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
+                          "--json").output)
+    assert off["effects"][0]["taken"] == 9
+
+
+def test_options_in_a_state_file(tmp_path):
+    state = tmp_path / "s.yaml"
+    state.write_text("unit_points: 17\noptions: {calamity_floor: on}\n")
+    out = json.loads(_cli("resolve", "civ1981", "Epidemic", "--state", str(state), "--json").output)
+    assert out["effects"][0]["amount"] == 2
+
+
+def test_an_option_no_rule_reads_is_a_warning_unless_acknowledged():
+    from civdsl.compiler import check_file
+    from civdsl.resources import shipped_rulebooks
+
+    checked = check_file(shipped_rulebooks()["civ1981"])
+    notes = [d for d in checked.diagnostics.items if d.code == "CIV081"]
+    assert [(d.level, d.item) for d in notes] == [("note", "africa_iron_age_entry")]
+    assert civdsl.load("civ1981").module.OPTIONS == {"calamity_floor": False, "africa_iron_age_entry": False}
+
+
+# --- names: every declared name, aka included, in any case --------------------------------------
+
+def test_a_calamity_by_its_aka_name_in_any_case():
+    rb = civdsl.load("civ1981")
+    assert rb.calamity_name("iconoclasm & heresy") == "Iconoclasm and Heresy"
+    assert rb.calamity_name("PIRACY") == "Piracy"
+    assert civdsl.load("expansion").calamity_name("volcanic eruption or earthquake") == \
+        civdsl.load("expansion").module.ALIASES["calamity"]["Volcanic Eruption or Earthquake"]
+
+
+def test_advances_and_commodities_by_aka_in_every_command():
+    out = _cli("cost", "civ1981", "--buy", "drama & poetry", "--holds", "MYSTICISM", "--json")
+    assert json.loads(out.output)["items"][0]["advance"] == "Drama and Poetry"
+    hand = json.loads(_cli("hand", "civ1981", "--cards", "spices x2", "--json").output)
+    assert [s["commodity"] for s in hand["sets"]] == ["Spice"]
+    state = civdsl.load("civ1981").state(["drama & poetry"], {"holds": ["pottery"], "commodities": {"SPICES": 2}})
+    assert state.held == ("Drama and Poetry", "Pottery") and state.facts["commodities"] == {"Spice": 2}
+
+
+def test_did_you_mean_considers_aka_names_and_whole_words():
+    volcano = _cli("resolve", "megaciv", "Volcano")
+    assert volcano.exit_code == 1 and "did you mean `Volcanic Eruption or Earthquake`?" in volcano.output
+    heresy = _cli("resolve", "civ1981", "Iconoclasm & Heresi")
+    assert "did you mean `Iconoclasm & Heresy`, that is `Iconoclasm and Heresy`?" in heresy.output
+    spice = _cli("hand", "civ1980", "--cards", "Spise x2")
+    assert spice.exit_code == 1 and "did you mean `Spice" in spice.output

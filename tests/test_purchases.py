@@ -1,0 +1,256 @@
+"""Purchases: start credits, Anatomy as data, legality in `cost`, impossible hands and the strict
+single-use credit variant. Each test reads like the rule it checks."""
+
+import itertools
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import civdsl
+from civdsl import runtime
+from civdsl.cli import main
+from civdsl.planner import plan
+from civdsl.state import StateError
+
+HOUSE = Path(__file__).resolve().parent.parent / "rulebooks" / "house"
+
+
+@pytest.fixture(scope="module")
+def mega():
+    return civdsl.load("megaciv")
+
+
+def _run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+# --- start credits (Mega Civilization, chapter 4) ------------------------------------------------
+
+@pytest.mark.parametrize("players, each", [(5, 10), (6, 5), (7, 0), (11, 0), (12, 5), (13, 0), (18, 0)])
+def test_start_credits_by_number_of_players(mega, players, each):
+    st = mega.state([], {"players": players})
+    assert st.start_credits["per_group"] == each
+    assert st.facts.get("credits", {}) == ({g: each for g in mega.module.GROUPS} if each else {})
+
+
+def test_no_start_credits_in_the_short_game(mega):
+    st = mega.state([], {"players": 5, "scenario": "The Short Game"})
+    assert st.start_credits["per_group"] == 0 and st.start_credits["waived"]
+
+
+def test_without_the_player_count_cost_says_start_credits_are_not_counted(mega):
+    result = mega.cost(["Pottery", "Masonry"], ["Agriculture"], {})
+    assert result["items"][0]["price"] == 90
+    assert "start credits are not counted: they depend on `players`" in result["notes"]
+
+
+def test_start_credits_join_the_credit_tiebreakers(mega):
+    five = mega.score(["Pottery"], {"players": 5, "cities": 1, "tokens": 3, "ast_position": 0, "sole_leader": False})
+    nine = mega.score(["Pottery"], {"players": 9, "cities": 1, "tokens": 3, "ast_position": 0, "sole_leader": False})
+    ties5 = {t["label"]: t["value"] for t in five["tiebreaks"]}
+    ties9 = {t["label"]: t["value"] for t in nine["tiebreaks"]}
+    assert ties5["All credit points"] == ties9["All credit points"] + 50  # 10 in each of 5 groups
+
+
+def test_the_planner_counts_start_credits(mega):
+    state = {"players": 5, "holds": ["Pottery", "Masonry"], "treasury": 80, "commodities": {}}
+    report = plan(mega, state, want=["Agriculture"])
+    [row] = [r for r in report["plans"][0]["items"] if r["advance"] == "Agriculture"]
+    assert row["price"] == 80
+
+
+def test_unknown_scenario_is_named(mega):
+    with pytest.raises(StateError, match="unknown scenario `Short Game` \\(did you mean `The Short Game`\\?\\)"):
+        mega.cost([], ["Pottery"], {"scenario": "Short Game"})
+
+
+def test_spent_start_credits_need_single_use_ones(mega, tmp_path):
+    with pytest.raises(StateError, match="kept all game \\(not single-use\\)"):
+        mega.cost([], ["Pottery"], {"players": 5, "start_credits_used": ["crafts"]})
+    once = tmp_path / "once.civ"
+    once.write_text('language 1\nedition once "Single-use start tokens" extends megaciv\n'
+                    'start credits start_credits_by_players(players) once "each start token buys one advance"\n',
+                    encoding="utf-8")
+    rb = civdsl.load(once)
+    result = rb.cost([], ["Pottery", "Mysticism"], {"players": 5, "start_credits_used": ["crafts"]})
+    assert {r["advance"]: r["price"] for r in result["items"]} == {"Pottery": 60, "Mysticism": 40}
+
+
+# --- Anatomy: two editions, two rules, both data ---------------------------------------------------
+
+def test_mega_anatomy_frees_one_science_advance_bought_with_it(mega):
+    result = mega.cost([], ["Anatomy", "Astronavigation", "Coinage"], {"players": 9})
+    prices = {r["advance"]: r["price"] for r in result["items"]}
+    assert sorted(prices.values()).count(0) == 1 and result["acquired"] == []
+
+
+def test_expansion_anatomy_acquires_every_science_card_under_100():
+    rb = civdsl.load("expansion")
+    result = rb.cost([], ["Anatomy"], {})
+    assert [(r["advance"], r["price"]) for r in result["acquired"]] == [
+        ("Empiricism", 0), ("Astronomy", 0), ("Coinage", 0), ("Written Record", 0)]
+    out = _run("cost", "expansion", "--buy", "Anatomy")
+    assert out.exit_code == 0
+    assert "Written Record: 0  (printed 60; Anatomy (acquired automatically))" in out.stdout
+
+
+# --- legality in `cost` -------------------------------------------------------------------------------
+
+def test_cost_reports_an_illegal_purchase_and_exits_1():
+    out = _run("cost", "civ1981", "--buy", "Law,Democracy")
+    assert out.exit_code == 1
+    assert out.stderr.strip() == ("illegal purchase: Democracy: needs Law held before this turn "
+                                  "(bought in the same turn does not count)")
+    assert _run("cost", "civ1981", "--holds", "Law", "--buy", "Democracy").exit_code == 0
+
+
+def test_cost_checks_the_card_limit():
+    rb = civdsl.load("civ1981")
+    held = ["Pottery", "Cloth Making", "Metalworking", "Agriculture", "Mysticism", "Astronomy", "Music",
+            "Drama and Poetry", "Architecture", "Literacy"]
+    result = rb.cost(held, ["Law", "Coinage"], {})
+    assert result["illegal"] == [{"advance": None, "why": "12 advances held after the purchase, but the card "
+                                                          "limit is 11"}]
+
+
+# --- impossible hands -----------------------------------------------------------------------------------
+
+def test_a_hand_cannot_hold_more_cards_than_the_deck(mega):
+    with pytest.raises(StateError, match="--cards: 6 Gold cards, but the deck holds 5"):
+        mega.hand({"Gold": 6})
+    out = _run("hand", "megaciv", "--cards", "Salt x99")
+    assert out.exit_code == 1 and "99 Salt cards, but the deck holds 9" in out.stderr
+    for ask in (lambda s: mega.resolve("Famine", state=s), lambda s: plan(mega, s), lambda s: mega.cost([], [], s)):
+        with pytest.raises(StateError, match="`commodities`: 6 Gold cards, but the deck holds 5"):
+            ask({"commodities": {"Gold": 6}, "cities": 3})
+
+
+# --- the strict single-use credit variant -------------------------------------------------------------
+
+def test_strict_credits_spend_each_credit_on_one_advance(mega):
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    assert strict.module.CREDIT_VARIANTS == ("single_use",)
+    buy = ["Agriculture", "Metalworking"]
+    loose = {r["advance"]: r["price"] for r in mega.cost(["Pottery", "Masonry"], buy, {"players": 9})["items"]}
+    tight = strict.cost(["Pottery", "Masonry"], buy, {"players": 9})
+    assert loose == {"Agriculture": 90, "Metalworking": 70}
+    # Pottery (10 crafts + 10 toward Agriculture) and Masonry (10 crafts) each credit one advance
+    assert tight["total"] == 180
+    assert tight["items"][0]["credits"] == [{"from": "Pottery (single use)", "amount": 20},
+                                            {"from": "Masonry (single use)", "amount": 10}]
+
+
+def test_strict_credits_count_a_start_token_once(mega):
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    result = strict.cost([], ["Pottery", "Masonry"], {"players": 5})  # one crafts token of 10
+    assert sorted(r["price"] for r in result["items"]) == [50, 60]
+
+
+# --- trade blocks: a set redeemed outside its native block (Expansion 28.53-28.54) -----------------
+
+@pytest.fixture(scope="module")
+def expansion():
+    return civdsl.load("expansion")
+
+
+def _oil(rb, **facts):
+    return rb.hand({"Oil": 3}, facts)["sets"][0]["value"]
+
+
+def test_28_53_three_oil_redeemed_by_an_eastern_player_are_worth_48(expansion):
+    assert _oil(expansion, players=14, civilization="Arabia") == 48  # 3 x 3 x 4 + 3 x 4
+    assert _oil(expansion, players=14, civilization="Crete") == 36  # the western player: native
+    assert _oil(expansion, players=14, block="east") == 48
+    assert _oil(expansion, players=9, civilization="Arabia") == 36  # one trade block below 12 players
+
+
+def test_28_54_shared_commodities_get_no_bonus(expansion):
+    assert expansion.hand({"Bone": 2}, {"players": 17, "civilization": "Arabia"})["sets"][0]["value"] == 4
+
+
+def test_the_block_bonus_needs_the_players_block_and_says_so(expansion):
+    report = expansion.hand({"Oil": 3}, {"players": 14})
+    assert report["sets"][0]["value"] == 36 and report["sets"][0]["off_block"] is None
+    assert report["missing_facts"] == ["block"]
+    with pytest.raises(StateError, match="unknown trade block `eats` \\(did you mean `east`\\?\\)"):
+        expansion.hand({"Oil": 3}, {"players": 14, "block": "eats"})
+
+
+def test_the_planner_pays_with_the_off_block_value(expansion):
+    state = {"players": 14, "commodities": {"Oil": 3}, "treasury": 2}
+    east = plan(expansion, {**state, "civilization": "Arabia"}, among=["Cloth Making"])["plans"][0]
+    west = plan(expansion, {**state, "civilization": "Crete"}, among=["Cloth Making"])["plans"][0]
+    assert east["buy"] == ["Cloth Making"] and east["payment"]["card_value"] == 48
+    assert west["buy"] == []
+
+
+def test_scoring_counts_sets_at_their_native_value(expansion):
+    # 36.1 values the sets held at the end; they are not redeemed (the rulebook's reading)
+    result = expansion.score([], {"players": 14, "civilization": "Arabia", "commodities": {"Oil": 3},
+                                  "cities": 0, "treasury": 0, "ast_position": 0})
+    assert {p["label"]: p["points"] for p in result["points"]}["Commodity card sets"] == 36
+
+
+# --- Trade Routes and Trade Empire in a hand ---------------------------------------------------------
+
+def test_trade_routes_shows_each_set_as_treasury(mega):
+    out = _run("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
+    assert out.exit_code == 0, out.output
+    assert "  as treasury (Trade Routes): Salt x2 -> 12 tokens" in out.stdout.splitlines()
+
+
+def test_trade_empire_completes_one_incomplete_set(mega):
+    report = mega.hand({"Salt": 2, "Oil": 1, "Grain": 1}, {"holds": ["Trade Empire"]})
+    assert report["substitution"] == {"set": "Salt", "substitute": "Oil", "gain": 11, "value": 27,
+                                      "from": "Trade Empire"}
+    # a card of lower face value may not stand in
+    assert "substitution" not in mega.hand({"Grain": 2, "Salt": 1}, {"holds": ["Trade Empire"]})
+
+
+# --- trade cards bought for treasury -----------------------------------------------------------------
+
+def test_trade_cards_bought_for_treasury():
+    assert _run("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
+    rb = civdsl.load("expansion")
+    result = rb.trade_cards([3, 9], ["Rhetoric"], {"treasury": 30})
+    assert [(r["stack"], r["price"], r["from"]) for r in result["items"]] == [
+        (3, 9, "Rhetoric"), (9, 18, "27.52: any player may buy stack-9 trade cards, no advance needed")]
+    assert result["total"] == 27 and result["illegal"] == []
+    assert [p["why"] for p in rb.trade_cards([9, 9, 9], [], {})["illegal"]] == [
+        "3 trade cards, but at most 2 may be bought a turn (27.51: never more than 2 trade cards bought a turn, "
+        "whatever the advances held)"]
+    assert rb.trade_cards([4], [], {})["illegal"][0]["why"].startswith("no rule sells cards from stack 4")
+    out = _run("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
+    assert out.exit_code == 1 and "illegal purchase: 36 treasury needed, 20 held" in out.stderr
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_the_planner_under_strict_credits_matches_brute_force(data):
+    """With credits shared between the advances bought together, the best plan's victory points
+    equal the best over every affordable subset priced by the engine."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    module = strict.module
+    names = sorted(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=6))
+    rest = [n for n in names if n not in holds]
+    among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
+    treasury = data.draw(st.integers(0, 400))
+    report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    best = 0
+    for r in range(len(among) + 1):
+        for subset in itertools.combinations(among, r):
+            priced = runtime.prices(module, holds, list(subset), {})
+            if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
+                best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
+    assert report["plans"][0]["objective"] == best
+
+
+def test_plan_says_when_the_block_is_needed(expansion):
+    report = plan(expansion, {"players": 14, "commodities": {"Oil": 3}, "treasury": 2})
+    assert "sets are valued in their native trade block: the state does not give `block` (or `civilization`)" \
+        in report["notes"]
+    assert not any("block" in n for n in plan(expansion, {"players": 9, "commodities": {"Oil": 3}})["notes"])

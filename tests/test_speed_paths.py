@@ -1,0 +1,96 @@
+"""The pipeline's speed measures keep their meaning: the collector pause, compile() as the check."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import types
+
+import pytest
+
+from civdsl import runtime
+from civdsl.codegen import generate, generate_module
+from civdsl.compiler import check_file
+from civdsl.gcpause import paused
+from civdsl.resources import shipped_rulebooks
+
+
+def test_the_collector_is_paused_inside_and_back_on_after_even_on_error():
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with paused():
+            assert not gc.isenabled()
+            with paused():  # nested: the outer block decides
+                assert not gc.isenabled()
+            assert not gc.isenabled()
+            raise ValueError
+    assert gc.isenabled()
+
+
+def test_a_caller_that_paused_the_collector_keeps_it_paused():
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_checking_a_rulebook_leaves_the_collector_on():
+    assert check_file(shipped_rulebooks()["civ1980"]).ok
+    assert gc.isenabled()
+
+
+def test_generated_module_comes_with_its_bytecode_and_the_same_source():
+    checked = check_file(shipped_rulebooks()["civ1980"])
+    files = {f.display: f.text for f in checked.chain}
+    source, code = generate_module(checked.edition, files, "where.py")
+    assert isinstance(code, types.CodeType) and code.co_filename == "where.py"
+    assert source == generate(checked.edition, files)
+    module = types.ModuleType("civdsl_test_module")
+    sys.modules[module.__name__] = module
+    try:
+        exec(code, module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
+    assert module.EDITION["id"] == "civ1980"
+    assert module.LINES and all(isinstance(g, int) and isinstance(r, int) for g, r in module.LINES)
+
+
+def test_line_map_reads_generated_and_rulebook_lines():
+    assert runtime.line_map("12:40 15:41") == ((12, 40), (15, 41))
+    assert runtime.line_map("") == ()
+
+
+def test_data_tables_read_back_exactly_as_the_model_gives_them():
+    from civdsl.codegen import _json_exact, _records
+    from civdsl.pysource import Writer
+
+    for edition in ("megaciv", "expansion", "cardgame"):
+        checked = check_file(shipped_rulebooks()[edition])
+        source, code = generate_module(checked.edition, {f.display: f.text for f in checked.chain})
+        module = types.ModuleType(f"civdsl_test_{edition}")
+        sys.modules[module.__name__] = module
+        try:
+            exec(code, module.__dict__)
+        finally:
+            del sys.modules[module.__name__]
+        for name, advance in checked.edition.advances.items():
+            data = module.ADVANCES[name]
+            assert data["groups"] == tuple(advance.groups) and type(data["requires"]) is tuple
+            assert all(type(a) is tuple for a in data["abilities"])
+    # what JSON cannot carry exactly is written as Python literals
+    from fractions import Fraction
+
+    assert not _json_exact({"x": Fraction(1, 2)}) and not _json_exact([1]) and not _json_exact(float("inf"))
+    w = Writer("x")
+    _records(w, "T", [("a", {"v": Fraction(1, 2), "t": (1, True)})])
+    namespace = {"Fraction": Fraction}
+    exec("\n".join(w.lines).replace("Fraction(1, 2)", "Fraction(1, 2)"), namespace)
+    assert namespace["T"] == {"a": {"v": Fraction(1, 2), "t": (1, True)}}
+    w = Writer("x")
+    _records(w, "T", [("a", {"n": None, "t": (1, True, "s"), "d": {"k": 1.5}})])
+    namespace = {"_rt": runtime}
+    exec("\n".join(w.lines), namespace)
+    assert repr(namespace["T"]) == repr({"a": {"n": None, "t": (1, True, "s"), "d": {"k": 1.5}}})
