@@ -13,6 +13,10 @@ Three things break that sum, and each is carried in the programme's state:
   it is chosen: `SameTurnMachine` below follows the runtime's rule step by step and keeps only
   what is still undecided (an ability waiting behind an earlier one, an advance whose price an
   earlier ability lowered and that a later one may still pick);
+- **advances acquired automatically** (`acquire_all`) with an advance of T cost nothing in that
+  run (their base price is 0, as runtime.prices applies this first). The strict single-use
+  credit variant, where advances bought together share credits, is not additive at all and is
+  not searched here (planner.PurchaseProblem.search leaves it to its branch and bound);
 - **the hand limit**: the payment depends on the price *and* on the hand-limit abilities of
   the advances bought (the sum of their changes is in the state);
 - **the card limit** (1981 17.7): the number of advances bought is in the state where the

@@ -24,14 +24,13 @@ Rules the planner applies, and where they come from:
   abilities of the advances held once the purchase is made (their effects start as soon as
   the transaction completes, phase 12).
 
-The search is exact: a depth-first branch and bound over the candidate advances, visited in
+The search is exact. A depth-first branch and bound over the candidate advances, visited in
 order of objective per effective price (price after credits less the most its own same-turn
-ability could take off the others: a Library's 40, an Anatomy's dearest eligible advance), so
-that every set's exact price is at least the sum of its effective prices. Bounds: budget (the
-whole hand plus all treasury), objective (fractional knapsack of the undecided advances, found
-by bisection on prefix sums), and for ties the least that must still be spent to reach the
-best objective and the most credit that could still be gained. Every set kept is priced
-exactly, and the plans reported are priced again by runtime.prices.
+ability could take off the others), answers most states after a few dozen sets; it stops after
+`PurchaseProblem.bb_cap` sets and hands over to the dynamic programme over price of
+plan_search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
+dynamic programme over commodities with back-pointers, bounded by the hand limit. The plans
+reported are priced again by runtime.prices.
 """
 
 from __future__ import annotations
