@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate, unparse
@@ -21,8 +22,8 @@ from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Ban
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
-_SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "beneficiary", "primary", "secondary",
-           "value", "count", "block", "printed", "rank"}
+# fields an item may give once (fields.ITEM_FIELDS: not repeatable); a second is CIV021
+_SINGLE = item_fields.single_keys()
 
 
 class _NotConstant(EvalError):
@@ -254,34 +255,57 @@ class _Applier(RoundsApplier):
                                      item=item.name, notes=[f"first given at {civ.rows[track].span}"])
                     continue
                 civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
-            elif f.key == "note":
-                civ.notes.append(f.value)
-            elif f.key == "aka":
-                civ.aka.append(f.value)
-            elif f.key in ("rank", "block", "summary"):
-                self._field_once(civ, f, item.name)
-                setattr(civ, f.key, f.value)
+            else:  # the fields that hold their value as it is: the table says where it goes
+                spec = item_fields.field("civilization", f.key)
+                if spec is not None and spec.repeatable:
+                    getattr(civ, spec.model_attr).append(f.value)
+                elif spec is not None:
+                    self._field_once(civ, f, item.name)
+                    setattr(civ, spec.model_attr, f.value)
         # a house rule that redeclares a civilization replaces it whole, like an advance
         self.ed.civilizations[item.name] = civ
 
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:
         if self._once("advance", item.name, item.span, f"advance `{item.name}`"):
+            self._replaces_base("advance", item)
             adv = Advance(item.name, item.span)
             self._advance_fields(adv, item.fields)
             self.ed.advances[item.name] = adv
 
     def _item_calamity(self, item: Item) -> None:
         if self._once("calamity", item.name, item.span, f"calamity `{item.name}`"):
+            self._replaces_base("calamity", item)
             cal = Calamity(item.name, item.span)
             self._calamity_fields(cal, item.fields)
             self.ed.calamities[item.name] = cal
 
     def _item_commodity(self, item: Item) -> None:
         if self._once("commodity", item.name, item.span, f"commodity `{item.name}`"):
+            self._replaces_base("commodity", item)
             com = Commodity(item.name, item.span)
             self._commodity_fields(com, item.fields)
             self.ed.commodities[item.name] = com
+
+    def _replaces_base(self, kind: str, item: Item) -> None:
+        """CIV101 (a warning): a house rule declaring an inherited item whole replaces the base's
+        item, so every field it does not repeat is gone; `change` edits single fields."""
+        base = self._collection(kind).get(item.name) if self.is_extension else None
+        if base is None:
+            return
+        kept = {f.key for f in item.fields}
+        # field_spans holds every field key given (_field_once) and a few finer spans besides:
+        # one per target (`credit:sciences`), `group_spans`, `beneficiary_name`
+        given = dict.fromkeys(k for k in (getattr(base, "field_spans", {}) or {})
+                              if ":" not in k and not k.endswith(("_spans", "_name")))
+        lost = [k for k in given if k not in kept]
+        notes = [f"the base declares {kind} `{item.name}` at {base.span}"]
+        if lost:
+            notes.append(f"fields of the base's that this declaration drops: {', '.join(lost)}")
+        self.diags.warning("CIV101", f"this declares {kind} `{item.name}` whole: it replaces the base's {kind} "
+                           f"`{item.name}`", item.span, item=item.name, notes=notes,
+                           help=f"to edit some of its fields and keep the rest, write "
+                                f"`change {kind} \"{item.name}\" {{ ... }}`")
 
     def _collection(self, kind: str) -> dict:
         return {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}[kind]
@@ -305,20 +329,21 @@ class _Applier(RoundsApplier):
                              help=suggestion(item.name, coll))
             return
         target = copy.copy(coll[item.name])
-        # lists are shared with the base after a shallow copy: copy the ones a change may edit
-        for attr in ("modifiers", "notes", "aka", "specific", "abilities", "requires", "exclusions", "cancel"):
-            if hasattr(target, attr):
-                setattr(target, attr, list(getattr(target, attr)))
-        if isinstance(getattr(target, "credits", None), dict):
-            target.credits = dict(target.credits)
+        # lists and dicts are shared with the base after a shallow copy: copy the ones a change
+        # may edit (those of the repeatable fields, fields.ITEM_FIELDS)
+        for attr in item_fields.list_attrs(item.value):
+            value = getattr(target, attr, None)
+            if isinstance(value, (list, dict)):
+                setattr(target, attr, type(value)(value))
         target.field_spans = dict(target.field_spans)
         base = coll[item.name]
         if item.value == "advance":
-            # a field given in a change replaces the base's list of that kind, not adds to it
-            for attr, key in (("credits", "credits"), ("specific", "credit"), ("abilities", "ability"),
-                              ("requires", "requires")):
-                if any(f.key == key for f in item.fields):
-                    setattr(target, attr, {} if attr == "credits" else [])
+            # a field a change gives that replaces the base's whole list (fields.ITEM_FIELDS:
+            # `replace_all`) empties that list first, so the change's lines are all there is
+            for key in {f.key for f in item.fields}:
+                spec = item_fields.field("advance", key)
+                if spec is not None and spec.change == "replace_all":
+                    setattr(target, spec.model_attr, type(getattr(target, spec.model_attr))())
             self._advance_fields(target, item.fields)
         elif item.value == "calamity":
             self._calamity_fields(target, item.fields)
@@ -372,38 +397,40 @@ class _Applier(RoundsApplier):
         obj.field_spans[f.key] = f.span
 
     def _advance_fields(self, adv: Advance, fields: list[Field]) -> None:
+        # one handler per field of fields.ITEM_FIELDS["advance"] (`_advance_<key>`; a test checks
+        # that each has one); a field that holds its value as it is needs none
         for f in fields:
             self._field_once(adv, f, adv.name)
-            if f.key == "cost":
-                adv.cost = f.value
-                adv.cost_known = f.value is not None
-            elif f.key == "groups":
-                adv.groups = [g for g, _ in f.value]
-                adv.field_spans["group_spans"] = [s for _, s in f.value]
-            elif f.key == "vp":
-                adv.vp, adv.vp_explicit = f.value, True
-            elif f.key == "credits":
-                for group, amount, span in f.value:
-                    adv.credits[group] = adv.credits.get(group, 0) + amount
-                    adv.field_spans[f"credit:{group}"] = span
-            elif f.key == "credit":
-                target, amount, span = f.value
-                adv.specific.append(SpecificCredit(target, amount, span))
-            elif f.key == "requires":
-                adv.requires.extend(name for name, _ in f.value)
-                for name, span in f.value:
-                    adv.field_spans[f"requires:{name}"] = span
-            elif f.key == "supply":
-                adv.supply = f.value
-            elif f.key == "ability":
-                adv.abilities.append(self._ability(f.value, adv.name))
-            elif f.key == "summary":
-                adv.summary = f.value
-            elif f.key == "aka":
-                adv.aka.append(f.value)
-            elif f.key == "note":
-                adv.notes.append(f.value)
+            _apply_field(self, "advance", adv, f)
         adv.__dict__.pop("_seen_fields", None)
+
+    def _advance_cost(self, adv: Advance, f: Field) -> None:
+        adv.cost = f.value
+        adv.cost_known = f.value is not None
+
+    def _advance_groups(self, adv: Advance, f: Field) -> None:
+        adv.groups = [g for g, _ in f.value]
+        adv.field_spans["group_spans"] = [s for _, s in f.value]
+
+    def _advance_vp(self, adv: Advance, f: Field) -> None:
+        adv.vp, adv.vp_explicit = f.value, True
+
+    def _advance_credits(self, adv: Advance, f: Field) -> None:
+        for group, amount, span in f.value:
+            adv.credits[group] = adv.credits.get(group, 0) + amount
+            adv.field_spans[f"credit:{group}"] = span
+
+    def _advance_credit(self, adv: Advance, f: Field) -> None:
+        target, amount, span = f.value
+        adv.specific.append(SpecificCredit(target, amount, span))
+
+    def _advance_requires(self, adv: Advance, f: Field) -> None:
+        adv.requires.extend(name for name, _ in f.value)
+        for name, span in f.value:
+            adv.field_spans[f"requires:{name}"] = span
+
+    def _advance_ability(self, adv: Advance, f: Field) -> None:
+        adv.abilities.append(self._ability(f.value, adv.name))
 
     def _ability(self, call: Call, owner: str) -> Ability:
         args: dict = {}
@@ -417,45 +444,45 @@ class _Applier(RoundsApplier):
         return Ability(call.name, args, call, call.span)
 
     def _calamity_fields(self, cal: Calamity, fields: list[Field]) -> None:
+        # one handler per field of fields.ITEM_FIELDS["calamity"] (`_calamity_<key>`), as for advances
         for f in fields:
             self._field_once(cal, f, cal.name)
-            if f.key == "stack":
-                cal.stack = f.value
-            elif f.key == "class":
-                cal.klass = f.value
-            elif f.key == "beneficiary":
-                cal.beneficiary = f.value[0]
-                cal.field_spans["beneficiary_name"] = f.value[1]
-            elif f.key == "primary":
-                cal.primary = _effects(f.value)
-            elif f.key == "secondary":
-                specs, block = f.value
-                spec = dict(specs)
-                cal.secondary = Secondary(spec.get("count"), spec.get("share"), _effects(block), f.span)
-            elif f.key == "exclude":
-                how, value, span = f.value
-                cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
-            elif f.key == "cancel":
-                cal.cancel.append((f.value, f.span))
-            elif f.key == "amounts":
-                cal.amounts = dict(cal.amounts)
-                for name, values, doc, _span in self._amount_settings(f.value):
-                    cal.amounts[name] = values
-                    if doc:
-                        cal.notes.append(doc)
-            elif f.key == "modifier":
-                m = f.value
-                cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
-                                              advances_named(m.condition)))
-            elif f.key == "drop":
-                self._drop(cal, f)
-            elif f.key == "summary":
-                cal.summary = f.value
-            elif f.key == "aka":
-                cal.aka.append(f.value)
-            elif f.key == "note":
-                cal.notes.append(f.value)
+            _apply_field(self, "calamity", cal, f)
         cal.__dict__.pop("_seen_fields", None)
+
+    def _calamity_beneficiary(self, cal: Calamity, f: Field) -> None:
+        cal.beneficiary = f.value[0]
+        cal.field_spans["beneficiary_name"] = f.value[1]
+
+    def _calamity_primary(self, cal: Calamity, f: Field) -> None:
+        cal.primary = _effects(f.value)
+
+    def _calamity_secondary(self, cal: Calamity, f: Field) -> None:
+        specs, block = f.value
+        spec = dict(specs)
+        cal.secondary = Secondary(spec.get("count"), spec.get("share"), _effects(block), f.span)
+
+    def _calamity_exclude(self, cal: Calamity, f: Field) -> None:
+        how, value, span = f.value
+        cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
+
+    def _calamity_cancel(self, cal: Calamity, f: Field) -> None:
+        cal.cancel.append((f.value, f.span))
+
+    def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
+        cal.amounts = dict(cal.amounts)
+        for name, values, doc, _span in self._amount_settings(f.value):
+            cal.amounts[name] = values
+            if doc:
+                cal.notes.append(doc)
+
+    def _calamity_modifier(self, cal: Calamity, f: Field) -> None:
+        m = f.value
+        cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
+                                      advances_named(m.condition)))
+
+    def _calamity_drop(self, cal: Calamity, f: Field) -> None:
+        self._drop(cal, f)
 
     def _drop(self, cal: Calamity, f: Field) -> None:
         from .expressions import unparse
@@ -463,24 +490,57 @@ class _Applier(RoundsApplier):
         text = unparse(condition)
         kept = [m for m in cal.modifiers if not (unparse(m.condition) == text and (role == "any" or m.role == role))]
         if len(kept) == len(cal.modifiers):
-            self.diags.error("CIV061", f"`{cal.name}` has no modifier `when {text}` to drop", f.span, item=cal.name,
-                             help=suggestion(text, [unparse(m.condition) for m in cal.modifiers]))
+            self._nothing_to_drop(cal, f, text, role)
         cal.modifiers = kept
+
+    def _nothing_to_drop(self, cal: Calamity, f: Field, text: str, role: str) -> None:
+        """CIV061, naming the role asked for; the help never offers back what was written: the
+        same condition under the roles it does have, else the closest other condition."""
+        asked = f"when {text}" + (f" for {role}" if role != "any" else "")
+        roles = sorted({m.role for m in cal.modifiers if unparse(m.condition) == text})
+        notes, help_ = [], None
+        if "any" in roles:  # written without `for`: one modifier for every role, dropped whole
+            notes.append(f"`{cal.name}` has `when {text}` for every role (written without `for`); a drop "
+                         f"cannot keep it for some roles only")
+            help_ = f"write `drop when {text}` to drop it, then add back a modifier `for` the roles to keep"
+        elif roles:
+            notes.append(f"`{cal.name}` has `when {text}` only for {' and '.join(roles)}")
+            help_ = " or ".join(f"`drop when {text} for {r}`" for r in roles)
+            help_ = f"write {help_}" + (", or leave out `for ...` to drop it for every role" if len(roles) > 1 else "")
+        else:
+            others = [c for c in dict.fromkeys(unparse(m.condition) for m in cal.modifiers) if c != text]
+            help_ = suggestion(text, others)
+            if not others:
+                notes.append(f"`{cal.name}` has no modifiers at all")
+        self.diags.error("CIV061", f"`{cal.name}` has no modifier `{asked}` to drop", f.span, item=cal.name,
+                         notes=notes, help=help_)
 
     def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
         for f in fields:
             self._field_once(com, f, com.name)
-            if f.key in ("value", "count", "stack", "block", "printed", "summary"):
-                setattr(com, f.key, f.value)
-            elif f.key == "aka":
-                com.aka.append(f.value)
-            elif f.key == "note":
-                com.notes.append(f.value)
+            _apply_field(self, "commodity", com, f)  # every commodity field holds its value as it is
         com.__dict__.pop("_seen_fields", None)
 
 
+def _apply_field(applier, kind: str, obj, f: Field) -> None:
+    """Apply field `f` of an item of `kind`: its handler `_<kind>_<key>` where the field needs
+    decoding, else (a field that holds its value as it is) append it to the model attribute
+    fields.ITEM_FIELDS names, or set it."""
+    handler = getattr(applier, f"_{kind}_{f.key}", None)
+    if handler is not None:
+        handler(obj, f)
+        return
+    spec = item_fields.field(kind, f.key)
+    if spec is None:
+        return
+    if spec.repeatable:
+        getattr(obj, spec.model_attr).append(f.value)
+    else:
+        setattr(obj, spec.model_attr, f.value)
+
+
 # fields of a `change` that alter what an item does (its effects or abilities)
-_WHAT_IT_DOES = {"advance": ("ability",), "calamity": ("primary", "secondary")}
+_WHAT_IT_DOES = {kind: tuple(f.key for f in fs if f.what_it_does) for kind, fs in item_fields.ITEM_FIELDS.items()}
 
 
 def _what_it_does(obj) -> list[str]:
