@@ -22,7 +22,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 # Bumped when the layout of the folder or of a cached file changes.
@@ -81,6 +80,8 @@ def write(name: str, data: bytes) -> Path | None:
     if base is None:
         return None
     target = base / name
+    import tempfile  # here, not at the top: a question answered from the cache never writes
+
     try:
         # mkstemp creates a new file (O_EXCL: never through a symlink); the rename then replaces
         # whatever is at the name, a planted symlink included, without following it
@@ -130,8 +131,31 @@ def compiler_fingerprint() -> str:
     if _FINGERPRINT is None:
         from .resources import grammar_path
 
-        _FINGERPRINT = fingerprint_of(Path(__file__).resolve().parent, grammar_path())
+        package, grammar = Path(__file__).resolve().parent, grammar_path()
+        # Hashing ~1 MB of source costs every question several milliseconds of start-up, so the
+        # result is kept beside the files' stat stamps (size, mtime, ctime, inode): any write to a
+        # file changes its ctime, which no tool can set back, so a stamp that matches means the
+        # bytes hashed last time.
+        stamps = _stamps(package, grammar)
+        memo = read_json("compiler-fingerprint.json")
+        if isinstance(memo, dict) and memo.get("stamps") == stamps and isinstance(memo.get("fingerprint"), str):
+            _FINGERPRINT = memo["fingerprint"]
+        else:
+            _FINGERPRINT = fingerprint_of(package, grammar)
+            write_json("compiler-fingerprint.json", {"stamps": stamps, "fingerprint": _FINGERPRINT})
     return _FINGERPRINT
+
+
+def _stamps(package: Path, grammar: Path) -> str:
+    digest = hashlib.sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
+    for path in sorted(package.rglob("*.py")) + [grammar]:
+        try:
+            st = os.stat(path)
+            stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        except OSError:
+            stamp = "unreadable"
+        digest.update(f"\0{path}\0{stamp}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def fingerprint_of(package: Path, grammar: Path) -> str:

@@ -302,3 +302,24 @@ def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monk
     second = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
     assert second.exit_code == 0, second.output
     assert second.output == first.output
+
+
+def test_the_fingerprint_memo_follows_every_write_even_with_size_and_mtime_kept(tmp_path):
+    """compiler_fingerprint keeps its hash beside the files' stat stamps; a rewrite that keeps the
+    size and puts the modification time back still changes the stamp (its ctime), so a stale
+    fingerprint is never served."""
+    import time
+
+    package = tmp_path / "civdsl"
+    shutil.copytree(Path(cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    grammar = grammar_path()
+    before = cache._stamps(package, grammar)
+    assert before == cache._stamps(package, grammar)
+    target = package / "runtime.py"
+    st = target.stat()
+    text = target.read_bytes()
+    time.sleep(0.01)
+    target.write_bytes(text[:-2] + (b"#\n" if not text.endswith(b"#\n") else b"\n\n"))  # same size
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert target.stat().st_size == st.st_size and target.stat().st_mtime_ns == st.st_mtime_ns
+    assert cache._stamps(package, grammar) != before
