@@ -140,30 +140,25 @@ def compiler_fingerprint() -> str:
         from .resources import grammar_path
 
         package, grammar = Path(__file__).resolve().parent, grammar_path()
-        # Hashing ~1 MB of source costs every question several milliseconds of start-up, so the
-        # result is kept beside the files' stat stamps (size, mtime, ctime, inode): any write to a
-        # file changes its ctime, which no tool can set back, so a stamp that matches means the
-        # bytes hashed last time.
-        stamps = _stamps(package, grammar)
-        memo = read_json("compiler-fingerprint.json")
-        if isinstance(memo, dict) and memo.get("stamps") == stamps and isinstance(memo.get("fingerprint"), str):
-            _FINGERPRINT = memo["fingerprint"]
+        # Hashing the ~1 MB of sources costs ~10 ms a process; the hash is kept under a key made
+        # of every file's path, size, inode and modification time in nanoseconds (Python's own
+        # .pyc check trusts the seconds), so only a changed source file costs a hashing.
+        stats = sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
+        try:
+            for path in sorted(package.rglob("*.py")) + [grammar]:
+                st = os.stat(path)
+                stats.update(f"\0{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}".encode("utf-8", "surrogatepass"))
+        except OSError:
+            stats = None
+        name = f"fingerprint-{stats.hexdigest()[:32]}.txt" if stats is not None else None
+        kept = read(name) if name else None
+        if kept is not None and len(kept) == 64 and kept.isascii():
+            _FINGERPRINT = kept.decode()
         else:
             _FINGERPRINT = fingerprint_of(package, grammar)
-            write_json("compiler-fingerprint.json", {"stamps": stamps, "fingerprint": _FINGERPRINT})
+            if name:
+                write(name, _FINGERPRINT.encode())
     return _FINGERPRINT
-
-
-def _stamps(package: Path, grammar: Path) -> str:
-    digest = sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
-    for path in sorted(package.rglob("*.py")) + [grammar]:
-        try:
-            st = os.stat(path)
-            stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
-        except OSError:
-            stamp = "unreadable"
-        digest.update(f"\0{path}\0{stamp}".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
 
 
 def fingerprint_of(package: Path, grammar: Path) -> str:

@@ -304,27 +304,6 @@ def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monk
     assert second.output == first.output
 
 
-def test_the_fingerprint_memo_follows_every_write_even_with_size_and_mtime_kept(tmp_path):
-    """compiler_fingerprint keeps its hash beside the files' stat stamps; a rewrite that keeps the
-    size and puts the modification time back still changes the stamp (its ctime), so a stale
-    fingerprint is never served."""
-    import time
-
-    package = tmp_path / "civdsl"
-    shutil.copytree(Path(cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    grammar = grammar_path()
-    before = cache._stamps(package, grammar)
-    assert before == cache._stamps(package, grammar)
-    target = package / "runtime.py"
-    st = target.stat()
-    text = target.read_bytes()
-    time.sleep(0.01)
-    target.write_bytes(text[:-2] + (b"#\n" if not text.endswith(b"#\n") else b"\n\n"))  # same size
-    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert target.stat().st_size == st.st_size and target.stat().st_mtime_ns == st.st_mtime_ns
-    assert cache._stamps(package, grammar) != before
-
-
 def test_build_reuses_what_it_rendered_for_an_unchanged_chain(tmp_path, fresh_cache, monkeypatch):
     from civdsl import charts
     from civdsl.build import compile_all
@@ -343,3 +322,13 @@ def test_build_reuses_what_it_rendered_for_an_unchanged_chain(tmp_path, fresh_ca
     book.write_text(_with_pottery_cost(46), encoding="utf-8")
     with pytest.raises(AssertionError, match="rendered again"):
         compile_all([book], Diagnostics())
+
+
+def test_the_kept_fingerprint_is_the_hash_of_the_sources(fresh_cache, monkeypatch):
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    first = cache.compiler_fingerprint()
+    package = Path(compiler.__file__).resolve().parent
+    assert first == cache.fingerprint_of(package, grammar_path())
+    assert [p.name for p in fresh_cache.iterdir() if p.name.startswith("fingerprint-")]
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    assert cache.compiler_fingerprint() == first  # read back from the cache folder

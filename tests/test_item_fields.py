@@ -85,3 +85,56 @@ def test_the_language_reference_lists_the_field_tables():
 def test_every_field_word_is_a_keyword_of_the_grammar():
     keywords = set(parser.keywords())
     assert {f.word for fs in fields.ITEM_FIELDS.values() for f in fs} <= keywords
+
+
+def test_the_lsp_completes_an_items_fields_from_the_table():
+    from civdsl.lsp import Engine, completions
+
+    megaciv = ROOT / "rulebooks" / "megaciv.civ"
+    source = megaciv.read_text(encoding="utf-8")
+    engine = Engine()
+
+    def labels(text: str, offset: int) -> list[str]:
+        doc = engine.open(megaciv.resolve().as_uri(), text, 1)
+        return [c.label for c in completions(engine.analyse(doc), offset)]
+
+    at = source.index("groups", source.index('advance "Pottery"'))  # the start of a field line
+    assert labels(source, at) == [f.word for f in fields.ITEM_FIELDS["advance"]]
+    at = source.index("\n", source.index('calamity "Famine"')) + 1
+    text = source[:at] + "  st\n" + source[at:]
+    assert labels(text, at + 4) == [f.word for f in fields.ITEM_FIELDS["calamity"] if not f.change_only]
+    # inside a field's value it is not a field that comes next
+    at = source.index("groups crafts")
+    assert "cost" not in labels(source, at + len("groups "))
+
+
+def test_the_lsp_hover_on_a_field_and_an_engine_constant_comes_from_the_tables():
+    from civdsl import vocabulary as vocab
+    from civdsl.lsp import Engine, hover_text
+
+    megaciv = ROOT / "rulebooks" / "megaciv.civ"
+    source = megaciv.read_text(encoding="utf-8")
+    engine = Engine()
+    analysis = engine.analyse(engine.open(megaciv.resolve().as_uri(), source, 1))
+    at = source.index("groups", source.index("\nadvance ")) + 1
+    text, _ = hover_text(analysis, at)
+    spec = fields.field("advance", "groups")
+    assert text.startswith("**groups** (advance field") and spec.doc in text
+    at = source.index("stack", source.index("\ncalamity ")) + 1
+    text, _ = hover_text(analysis, at)
+    assert fields.field("calamity", "stack").doc in text and fields.CHANGES["replace"] in text
+    at = source.index("city_points") + 1
+    text, _ = hover_text(analysis, at)
+    assert vocab.ENGINE_NAMES["city_points"].doc in text
+
+
+def test_every_field_the_resolver_must_decode_has_a_handler():
+    """A field whose value is not stored as it is needs `_<kind>_<key>` in the resolver; the
+    others are stored by the table. Every declared field is one or the other, and every handler
+    is for a declared field."""
+    from civdsl.resolver import _Applier
+
+    for kind in ("advance", "calamity", "commodity"):
+        keys = {f.key for f in fields.ITEM_FIELDS[kind]}
+        handlers = {name[len(kind) + 2:] for name in dir(_Applier) if name.startswith(f"_{kind}_")} - {"fields"}
+        assert handlers <= keys, (kind, handlers - keys)
