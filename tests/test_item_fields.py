@@ -138,3 +138,23 @@ def test_every_field_the_resolver_must_decode_has_a_handler():
         keys = {f.key for f in fields.ITEM_FIELDS[kind]}
         handlers = {name[len(kind) + 2:] for name in dir(_Applier) if name.startswith(f"_{kind}_")} - {"fields"}
         assert handlers <= keys, (kind, handlers - keys)
+
+
+def test_every_field_the_syntax_tree_gives_an_item_is_declared():
+    """A field added to the grammar but not to fields.ITEM_FIELDS would have no did-you-mean, no
+    given-twice rule and no documentation: every field key of every shipped rulebook's items
+    (house rules' `change` blocks included) is in the table."""
+    from civdsl import loader
+    from civdsl.diagnostics import Diagnostics
+
+    seen = set()
+    for path in sorted((ROOT / "rulebooks").glob("*.civ")):
+        diags = Diagnostics()
+        loaded = loader.parse_file(path, diags)
+        for item in loaded.ast.items:
+            kind = item.value if item.kind == "change" else item.kind
+            if kind in fields.ITEM_FIELDS:
+                for f in item.fields:
+                    assert fields.field(kind, f.key) is not None, (path.name, kind, f.key)
+                    seen.add((kind, f.key))
+    assert len(seen) > 20  # the check saw the shipped rulebooks' fields
