@@ -31,7 +31,7 @@ def test_a_misspelt_field_has_did_you_mean_and_later_errors_are_still_reported(t
 
 def test_a_field_of_another_kind_says_whose_it_is(tmp_path):
     [d] = [d for d in _check(tmp_path, 'advance "Pottery" { cost 45 groups crafts value 3 }\n') if d.code == "CIV135"]
-    assert d.message == "`value` is not a field of an advance" and "`value` is a field of: commodity" in d.notes[0]
+    assert d.message == "`value` is not a field of advance `Pottery`" and d.item == "Pottery" and "`value` is a field of: commodity" in d.notes[0]
     assert (d.span.line, d.span.column, d.span.end_column) == (5, 43, 48)
 
 
