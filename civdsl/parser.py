@@ -34,6 +34,7 @@ MAX_DEPTH = 100
 # (`printed 1,1,1,...` is a token a byte): this bounds every pass, at about 20 seconds of one
 # core for the largest file accepted. The largest shipped rulebook has about 4,000 tokens.
 MAX_TOKENS = 250_000
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|\.\.|//|[=!<>]=|\S')
 
 # How a terminal is named in "expected ..." lists.
@@ -341,18 +342,22 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
     if kind is None or "RBRACE" not in expected:
         return None
     stops = {f.word for f in item_fields.ITEM_FIELDS[kind]}
-    depth, end = 0, tok.end_pos
+    depth, end, prev = 0, tok.end_pos, word
     for m in _TOKEN.finditer(text, tok.end_pos):
         t = m.group()
         if t[0] == "#":
             continue
-        if depth == 0 and (t == "}" or t in stops):
+        # outside brackets, the value ends at `}`, at a field word, at the end of its line
+        # (unless the line ends with a comma), or at a word after a number or string (the
+        # next field, misspelt too: `cots 45 grups crafts`)
+        if depth == 0 and (t == "}" or t in stops or ("\n" in text[end:m.start()] and prev != ",")
+                           or (_WORD.fullmatch(t) and not t[0].isdigit() and (prev[0].isdigit() or prev[0] == '"'))):
             break
         if t in "({":
             depth += 1
         elif t in ")}":
             depth -= 1
-        end = m.end()
+        end, prev = m.end(), t
     else:
         end = len(text)
     return start, end, kind, word, _item_name(interactive)
@@ -387,7 +392,13 @@ def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics
         notes = [f"{article} {kind}'s fields: {', '.join(names)}"]
     best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
     diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
-                help=f"did you mean `{best}`?" if best else None, item=name)
+                help=unknown_field_help(best) if best else None, item=name)
+
+
+def unknown_field_help(field: str) -> str:
+    """CIV135's help when the unknown field looks like `field` (the validator then does not also
+    report that field missing from the item)."""
+    return f"did you mean `{field}`?"
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:
