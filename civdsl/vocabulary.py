@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter of an effect kind or ability."""
+
     name: str
     kind: str  # "int" (an expression), "enum", "bool", "name" (an advance name), "str"
     required: bool = False
@@ -231,6 +233,8 @@ PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("
 
 @dataclass(frozen=True)
 class Fact:
+    """A fact of the player's situation that a state file or `--set` gives."""
+
     name: str
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
@@ -335,6 +339,8 @@ DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
 
 @dataclass(frozen=True)
 class Function:
+    """A function rule expressions may call."""
+
     name: str
     args: tuple[str, ...]
     kwargs: tuple[str, ...]
