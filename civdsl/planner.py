@@ -190,13 +190,21 @@ class Payment(Record):
     kept_cards: int
     hand_limit: int
     treasury_left: int
+    converted: dict  # commodity -> cards turned into treasury first (`card_treasury`)
+    converted_treasury: int  # tokens those cards gave
+    substitute: dict | None  # {"set": X, "card": Y}: one Y card completes X's set (`substitute_card`)
 
     def to_dict(self) -> dict:
         return {"price": self.price, "cards": dict(self.cards), "card_value": runtime.number(self.card_value),
                 "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": runtime.number(self.paid),
                 "overpayment": runtime.number(self.overpayment), "kept": dict(self.kept),
                 "kept_value": runtime.number(self.kept_value), "kept_cards": self.kept_cards,
-                "hand_limit": self.hand_limit, "treasury_left": self.treasury_left}
+                "hand_limit": self.hand_limit, "treasury_left": self.treasury_left,
+                "converted": dict(self.converted), "converted_treasury": self.converted_treasury,
+                "substitute": dict(self.substitute) if self.substitute else None}
+
+
+_DONE = ("done",)
 
 
 class PaymentTable:
@@ -210,69 +218,124 @@ class PaymentTable:
     previous commodity's state. Its size is at most (value of the hand + 1) x (limit + 1)
     states, and it never enumerates subsets of the hand. Treasury then covers the rest, in
     whole tokens, never more than needed.
+
+    Two abilities of advances held before the purchase widen the state, only when held:
+    `card_treasury(rate)` (Trade Routes): c cards of a commodity become rate x face treasury
+    tokens each before paying; the state adds the tokens gained (bounded by rate x the hand's
+    face total), and tokens not needed stay in the treasury (no overpayment from them).
+    `substitute_card()` (Mega Civilization's Trade Empire): one card of commodity Y counts as
+    one more card of an incomplete set of X whose face is at most Y's; the state adds a flag
+    (none / X's face owed a donor / a donor of face d given / done), so at most 2 x faces + 2
+    times the states.
     """
 
-    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None):
+    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
+                 rate: int = 0, substitute: bool = False):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
+        self.rate = int(rate)
+        self.substitute = bool(substitute)
+        self.state = state
         self.names = sorted(n for n, k in cards.items() if k > 0)
         self.counts = [int(cards[n]) for n in self.names]
+        self.faces = [int(module.COMMODITIES[n]["value"]) for n in self.names]
+        # a complete set needs no substitute: the deck's count of the commodity (0: unknown)
+        self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
         self.values = []
-        for name, n in zip(self.names, self.counts):
-            face = module.COMMODITIES[name]["value"]
+        for name, n, face in zip(self.names, self.counts, self.faces):
             # a set redeemed outside its native trade block may be worth more (runtime.off_block)
             value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
-            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, n + 1)])
+            top = n + 1 if self.substitute else n  # a substitute card makes a set one larger
+            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, top + 1)])
         self.total_cards = sum(self.counts)
-        self.hand_value = sum(v[-1] for v in self.values)
+        self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
+        self._conv: dict[int, dict] = {}
         self._spent: dict[tuple, Any] = {}
 
+    def _moves(self, i: int, flag):
+        """(cards turned in as a set, cards converted, role, set value, new flag) for commodity i."""
+        n, f, face = self.counts[i], self.values[i], self.faces[i]
+        for k in range(n + 1):
+            for c in range(n - k + 1 if self.rate else 1):
+                yield k, c, None, f[k], flag
+                if not self.substitute:
+                    continue
+                # this commodity's set takes the substitute: it must have a card of its own and
+                # stay within the deck's count (an incomplete set)
+                if k >= 1 and face > 0 and not (self.deck[i] and k + 1 > self.deck[i]):
+                    if flag is None:
+                        yield k, c, "set", f[k + 1], ("owe", face)
+                    elif flag[0] == "gave" and face <= flag[1]:
+                        yield k, c, "set", f[k + 1], _DONE
+                # one of this commodity's cards is the substitute
+                if k + c < n:
+                    if flag is None:
+                        yield k, c, "donor", f[k], ("gave", face)
+                    elif flag[0] == "owe" and face >= flag[1]:
+                        yield k, c, "donor", f[k], _DONE
+
     def _layers(self, limit: int, cap=None, keep: bool = False) -> list[dict]:
-        """The programme's layers: layer i maps (value turned in, cards kept) of the first i
-        commodities to (value kept, back-pointer k: cards of commodity i-1 turned in). Cards
-        kept are counted only while the limit can bind (else 0); values above `cap` are
-        dropped (values only grow)."""
+        """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
+        substitution flag) of the first i commodities to (value kept, cards kept, back-pointer:
+        the previous state and this commodity's move). Cards kept are counted only while the
+        limit can bind (else 0); values above `cap` are dropped (values only grow)."""
         binds = limit < self.total_cards
-        layers = [{(0, 0): (0, 0, None)}]
-        for n, f in zip(self.counts, self.values):
+        layers = [{(0, 0, 0, None): (0, 0, None)}]
+        for i, (n, f) in enumerate(zip(self.counts, self.values)):
+            per_card = self.rate * self.faces[i]
             new: dict = {}
-            for (value, kept_cards), (kept_value, held, _) in layers[-1].items():
-                for k in range(n + 1):
-                    j = n - k
+            for key, (kept_value, held, _) in layers[-1].items():
+                value, conv, kept_cards, flag = key
+                for k, c, role, worth, nflag in self._moves(i, flag):
+                    j = n - k - c - (role == "donor")
                     kc = kept_cards + j if binds else 0
                     if kc > limit:
                         continue  # keeping more would break the hand limit; turn in more
-                    v = value + f[k]
+                    v = value + worth
                     if cap is not None and v > cap:
-                        break
+                        continue
+                    nkey = (v, conv + c * per_card, kc, nflag)
                     if not keep:
-                        new[(v, kc)] = (0, 0, None)
+                        new[nkey] = (0, 0, None)
                         continue
                     kv, kh = kept_value + f[j], held + j
-                    old = new.get((v, kc))
+                    old = new.get(nkey)
                     # more value kept, then more cards kept (fewer turned in): the order `best`
                     # ranks payments by; between equals the first found (fewer of the earlier
                     # commodities turned in)
                     if old is None or (kv, kh) > (old[0], old[1]):
-                        new[(v, kc)] = (kv, kh, (value, kept_cards, k))
+                        new[nkey] = (kv, kh, (key, (k, c, role)))
             layers.append(new)
         return layers
+
+    def _final(self, limit: int) -> dict:
+        """Value turned in -> the most tokens converted alongside it, over complete payments
+        (a substitution owed or given but not matched is no payment)."""
+        limit = max(0, limit)
+        got = self._conv.get(limit)
+        if got is None:
+            got = {}
+            for (v, conv, _, flag) in self._layers(limit)[-1]:
+                if flag is None or flag == _DONE:
+                    got[v] = max(got.get(v, 0), conv)
+            self._conv[limit] = got
+        return got
 
     def levels(self, limit: int) -> list:
         """Sorted card values payable while keeping at most `limit` cards."""
         limit = max(0, limit)
         got = self._levels.get(limit)
         if got is None:
-            got = sorted({v for (v, _) in self._layers(limit)[-1]})
+            got = sorted(self._final(limit))
             self._levels[limit] = got
         return got
 
     def budget(self, limit: int):
-        """The largest total price payable: every card plus all the treasury."""
-        levels = self.levels(limit)
-        return levels[-1] + self.treasury * self.tv
+        """The largest total price payable: cards, the tokens converted cards give, all the treasury."""
+        conv = self._final(limit)
+        return max(v + (self.treasury + c) * self.tv for v, c in conv.items())
 
     def spent(self, price, limit: int):
         """The least that can be handed over for `price` (None if unaffordable)."""
@@ -284,6 +347,16 @@ class PaymentTable:
         i = bisect.bisect_left(levels, price)
         if i < len(levels):
             best = levels[i]  # cards alone, no treasury
+        if self.rate:
+            # converted tokens depend on the cards turned in: every value below the price
+            conv = self._final(limit)
+            for v in levels[:i]:
+                t = self.tokens_for(price, v)
+                if t <= self.treasury + conv[v]:
+                    paid = v + t * self.tv
+                    best = paid if best is None else min(best, paid)
+            self._spent[key] = best
+            return best
         j = bisect.bisect_left(levels, price - self.treasury * self.tv)
         if j < i:
             if self.tv == 1:
@@ -300,43 +373,52 @@ class PaymentTable:
         return 0 if short <= 0 else -(-short // self.tv)
 
     def best(self, price, limit: int) -> Payment | None:
-        """The payment with the least overpayment; then the most value kept (cards and treasury),
-        then the fewest cards turned in, then the fewest of the alphabetically first commodities."""
+        """The payment with the least overpayment; then the most value kept (cards and treasury,
+        converted tokens included), then the fewest cards turned in, then the fewest of the
+        alphabetically first commodities turned in, converted, then substituted."""
         limit = max(0, limit)
         least = self.spent(price, limit)
         if least is None:
             return None
         layers = self._layers(limit, cap=least, keep=True)
         choice = None
-        for (value, kept_cards), (kept, held, _) in layers[-1].items():
-            t = self.tokens_for(price, value)
-            if t > self.treasury or value + t * self.tv != least:
+        for key, (kept, held, _) in layers[-1].items():
+            value, conv, _, flag = key
+            if flag is not None and flag != _DONE:
                 continue
-            rank = (-(kept + (self.treasury - t) * self.tv), -held)
+            t = self.tokens_for(price, value)
+            if t > self.treasury + conv or value + t * self.tv != least:
+                continue
+            rank = (-(kept + (self.treasury + conv - t) * self.tv), -held)
             if choice is not None and rank > choice[0][:2]:
                 continue
-            ks = self._turned_in(layers, value, kept_cards)
-            rank += (ks,)
+            moves = self._turned_in(layers, key)
+            rank += (tuple(m[0] for m in moves), tuple(m[1] for m in moves),
+                     tuple(m[2] or "" for m in moves))
             if choice is None or rank < choice[0]:
-                choice = (rank, value, t, kept, ks)
-        _, value, t, kept, ks = choice
-        given = {n: k for n, k in zip(self.names, ks) if k}
-        left = {n: c - k for n, c, k in zip(self.names, self.counts, ks) if c - k}
+                choice = (rank, value, conv, t, kept, moves)
+        _, value, conv, t, kept, moves = choice
+        given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
+        converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
+        roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
+        substitute = {"set": roles["set"], "card": roles["donor"]} if roles else None
+        left = {n: c - m[0] - m[1] - (m[2] == "donor") for n, c, m in zip(self.names, self.counts, moves)}
+        left = {n: k for n, k in left.items() if k}
         return Payment(price=price, cards=given, card_value=value, treasury=t, treasury_value=self.tv,
                        paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
                        kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
-                       treasury_left=self.treasury - t)
+                       treasury_left=self.treasury + conv - t, converted=converted, converted_treasury=conv,
+                       substitute=substitute)
 
     @staticmethod
-    def _turned_in(layers: list[dict], value, kept_cards) -> tuple:
-        """Follow the back-pointers from a final state: the cards of each commodity turned in."""
-        ks = []
-        key = (value, kept_cards)
+    def _turned_in(layers: list[dict], key) -> tuple:
+        """Follow the back-pointers from a final state: each commodity's move (cards turned in,
+        cards converted, substitution role)."""
+        moves = []
         for layer in reversed(layers[1:]):
-            _, _, (pv, pk, k) = layer[key]
-            ks.append(k)
-            key = (pv, pk)
-        return tuple(reversed(ks))
+            _, _, (key, move) = layer[key]
+            moves.append(move)
+        return tuple(reversed(moves))
 
 
 def hand_report(module, cards: dict[str, int], state=None) -> dict:
@@ -496,12 +578,16 @@ class PurchaseProblem:
         cards = {n: int(k) for n, k in (facts.get("commodities") or {}).items()}
         self.cards = cards
         self.treasury = int(facts.get("treasury", 0) or 0)
-        key = (self.treasury_value,)
+        # abilities of advances held before the purchase (an advance bought takes effect only
+        # once the transaction completes, Mega Civilization phase 12)
+        rate = max([a["rate"] for h in self.holds for a in _abilities(module, h, "card_treasury")] or [0])
+        substitute = any(_abilities(module, h, "substitute_card") for h in self.holds)
+        key = (self.treasury_value, rate, substitute)
         if payments is not None and key in payments:
             self.payments = payments[key]
         else:
             self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value,
-                                         runtime.PlayerState(module, self.holds, facts))
+                                         runtime.PlayerState(module, self.holds, facts), rate, substitute)
             if payments is not None:
                 payments[key] = self.payments
         self._prepare()
@@ -933,6 +1019,13 @@ def _notes(problem: PurchaseProblem) -> list[str]:
     if problem.treasury_value != 1:
         notes.append(f"treasury counts {problem.treasury_value} per token (an advance held); it may exceed "
                      f"the price by at most {problem.treasury_value - 1}")
+    if problem.payments.rate:
+        notes.append(f"commodity cards may first be turned into {problem.payments.rate} treasury per face-value "
+                     f"point (card_treasury, an advance held); tokens not needed stay in the treasury; the "
+                     f"stock of tokens is not checked")
+    if problem.payments.substitute:
+        notes.append("one card of at least the same face value may complete an incomplete set "
+                     "(substitute_card, an advance held)")
     if any(a["supply"] for a in module.ADVANCES.values()):
         notes.append("supply (cards of each advance in the box) is not checked: the state does not say "
                      "what other players hold")
@@ -1120,8 +1213,18 @@ def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
                       and advances[c]["cost"] < a["cost_below"]], default=0)
         reduction[n] = r
     whole = all(isinstance(obj.values[n], int) for n in worth)
-    card_value = first.payments.levels(first.payments.total_cards)[-1]
     tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0]) for h in first.candidates}
+    card_value = first.payments.levels(first.payments.total_cards)[-1]
+    either = list(first.holds) + list(first.candidates)
+    rate = max([a["rate"] for h in either for a in _abilities(module, h, "card_treasury")] or [0])
+    substitute = any(_abilities(module, h, "substitute_card") for h in either)
+    if rate or substitute:
+        # a turn-one purchase may bring card_treasury (Trade Routes) or substitute_card (Trade
+        # Empire): the cards' bound counts both, converted tokens at the best token value either
+        # turn may have
+        tv_max = max([first.treasury_value] + list(tv_of.values()))
+        wide = PaymentTable(module, first.cards, 0, tv_max, first.payments.state, rate, substitute)
+        card_value = max(card_value, wide.budget(wide.total_cards))
 
     W = len(worth)
     give_row = {h: [gives[h][i] for i in worth] for h in first.candidates}
@@ -1367,12 +1470,17 @@ def _plan_lines(p: dict, label: str, indent: str = "") -> list[str]:
     pay = p["payment"]
     if pay:
         parts = []
+        sub = pay.get("substitute")
         if pay["cards"]:
-            parts.append(f"{_cards_text(pay['cards'])} (worth {pay['card_value']})")
+            extra = f" + 1 {sub['card']} as {sub['set']} (substitute card)" if sub else ""
+            parts.append(f"{_cards_text(pay['cards'])}{extra} (worth {pay['card_value']})")
         if pay["treasury"]:
             each = f" x {pay['treasury_value']}" if pay["treasury_value"] != 1 else ""
             parts.append(f"{pay['treasury']} treasury{each}")
         paid = " + ".join(parts) or "nothing"
+        if pay.get("converted"):
+            lines.append(f"{indent}first turn {_cards_text(pay['converted'])} into "
+                         f"{pay['converted_treasury']} treasury")
         lines.append(f"{indent}pay {paid} = {pay['paid']}; overpayment {pay['overpayment']}")
         lines.append(f"{indent}keep {_cards_text(pay['kept'])} ({pay['kept_cards']} of at most {pay['hand_limit']} "
                      f"cards, worth {pay['kept_value']}) and {pay['treasury_left']} treasury")

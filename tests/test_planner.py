@@ -84,25 +84,66 @@ def brute_spent(module, cards, treasury, tv, price, limit):
     return min((p[0] for p in pays), default=None)
 
 
-def fast_spent_table(module, cards, treasury, tv):
+def ability_options(module, cards: dict, rate: int = 0, substitute: bool = False):
+    """Every way to use a hand, by exhaustive enumeration: k cards of each commodity turned in
+    as a set, c more turned into rate x face treasury tokens each (`card_treasury`), and at most
+    one substitution (`substitute_card`): a card of Y (face at least X's, a card not otherwise
+    used) makes X's set of k >= 1 cards one larger, within the deck's count of X.
+    Yields (set value, tokens gained, kept hand value, cards kept, detail)."""
+    names = sorted(n for n in cards if cards[n])
+    face = {n: module.COMMODITIES[n]["value"] for n in names}
+    deck = {n: module.COMMODITIES[n].get("count") or 0 for n in names}
+
+    def f(n, k):
+        return module.set_value(k, face[n]) if k else 0
+
+    per = [[(k, c) for k in range(cards[n] + 1) for c in range(cards[n] - k + 1 if rate else 1)] for n in names]
+    for combo in itertools.product(*per):
+        move = dict(zip(names, combo))
+        subs = [None]
+        if substitute:
+            subs += [(x, y) for x in names for y in names if x != y and move[x][0] >= 1 and face[y] >= face[x] > 0
+                     and not (deck[x] and move[x][0] + 1 > deck[x]) and sum(move[y]) < cards[y]]
+        for sub in subs:
+            value = conv = kept_value = kept_cards = 0
+            for n in names:
+                k, c = move[n]
+                value += f(n, k + 1) if sub and sub[0] == n else f(n, k)
+                conv += c * rate * face[n]
+                j = cards[n] - k - c - (1 if sub and sub[1] == n else 0)
+                kept_value += f(n, j)
+                kept_cards += j
+            yield value, conv, kept_value, kept_cards, (move, sub)
+
+
+def brute_ability_payments(module, cards, treasury, tv, price, limit, rate, substitute):
+    """Every legal payment with the abilities: (paid, kept hand value + treasury value left)."""
+    out = []
+    for value, conv, kept_value, kept_cards, _ in ability_options(module, cards, rate, substitute):
+        if kept_cards > limit:
+            continue
+        for t in range(treasury + conv + 1):
+            if value + t * tv < price or (t and value + (t - 1) * tv >= price):
+                continue  # not enough, or treasury beyond what is needed
+            out.append((value + t * tv, kept_value + (treasury + conv - t) * tv))
+    return out
+
+
+def fast_spent_table(module, cards, treasury, tv, rate=0, substitute=False):
     """Brute force in the plan search: every k of each commodity (the same payments as card
-    subsets, fewer of them), the treasury the least that covers the rest."""
-    names = sorted(cards)
-    options = []
-    for ks in itertools.product(*[range(cards[n] + 1) for n in names]):
-        value = sum(module.set_value(k, module.COMMODITIES[n]["value"]) for n, k in zip(names, ks) if k)
-        options.append((value, sum(ks)))
-    total = sum(cards.values())
+    subsets, fewer of them), the treasury the least that covers the rest; with the abilities
+    held, every conversion and substitution too (ability_options)."""
+    options = [(value, conv, kept) for value, conv, _, kept, _ in ability_options(module, cards, rate, substitute)]
     cache = {}
 
     def spent(price, limit):
         if (price, limit) not in cache:
             best = None
-            for value, used in options:
-                if total - used > limit:
+            for value, conv, kept in options:
+                if kept > limit:
                     continue
                 t = max(0, -(-(price - value) // tv))
-                if t > treasury:
+                if t > treasury + conv:
                     continue
                 paid = value + t * tv
                 best = paid if best is None else min(best, paid)
@@ -110,6 +151,12 @@ def fast_spent_table(module, cards, treasury, tv):
         return cache[(price, limit)]
 
     return spent
+
+
+def held_card_abilities(module, holds):
+    rate = max([a["rate"] for h in holds for k, a in module.ADVANCES[h]["abilities"] if k == "card_treasury"] or [0])
+    substitute = any(k == "substitute_card" for h in holds for k, _ in module.ADVANCES[h]["abilities"])
+    return rate, substitute
 
 
 def credit_of(module, holds, buys):
@@ -134,7 +181,7 @@ def brute_force(rb, state, among, values, want=(), avoid=(), top=1):
     credits = facts.get("credits")
     tv = treasury_value(module, holds)
     cards = facts.get("commodities", {})
-    spent_of = fast_spent_table(module, cards, facts.get("treasury", 0), tv)
+    spent_of = fast_spent_table(module, cards, facts.get("treasury", 0), tv, *held_card_abilities(module, holds))
     limit0 = base_limit(module, facts)
     card_limit = module.CONSTS.get("card_limit")
     ranked = []
@@ -278,6 +325,108 @@ def test_payment_matches_brute_force_over_card_subsets(rid, data):
     assert got.card_value + got.treasury * tv == got.paid >= price
     assert got.treasury <= treasury
     assert got.treasury == 0 or got.card_value + (got.treasury - 1) * tv < price
+
+
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_payment_with_card_abilities_matches_brute_force(rid, data):
+    """Trade Routes (`card_treasury`) and Trade Empire (`substitute_card`) held: the payment
+    table's least payment, its wealth kept and its payment's legality against every conversion
+    and substitution enumerated."""
+    module = _book(rid).module
+    commodities = [n for n in module.COMMODITIES if module.COMMODITIES[n]["value"] > 0]
+    cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 3), max_size=3))
+    treasury = data.draw(st.integers(0, 20))
+    tv = data.draw(st.sampled_from([1, 2]))
+    rate = data.draw(st.sampled_from([0, 2, 3]))
+    substitute = data.draw(st.booleans())
+    price = data.draw(st.integers(0, 160))
+    limit = data.draw(st.integers(0, 6))
+    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    pays = brute_ability_payments(module, cards, treasury, tv, price, limit, rate, substitute)
+    options = list(ability_options(module, cards, rate, substitute))
+    assert table.budget(sum(cards.values())) == max(v + (treasury + c) * tv for v, c, *_ in options)
+    got = table.best(price, limit)
+    if not pays:
+        assert got is None and table.spent(price, limit) is None
+        return
+    least = min(p[0] for p in pays)
+    assert table.spent(price, limit) == least
+    assert got.paid == least and got.overpayment == least - price
+    assert got.kept_value + got.treasury_left * tv == max(p[1] for p in pays if p[0] == least)
+    # the payment it names is legal and adds up
+    sub = got.substitute
+    for c in cards:
+        used = got.cards.get(c, 0) + got.converted.get(c, 0) + got.kept.get(c, 0) + (1 if sub and sub["card"] == c else 0)
+        assert used == cards[c]
+    face = {c: module.COMMODITIES[c]["value"] for c in cards}
+    assert got.converted_treasury == sum(rate * face[c] * k for c, k in got.converted.items())
+    assert not got.converted or rate
+    value = sum(module.set_value(k + (1 if sub and sub["set"] == c else 0), face[c]) for c, k in got.cards.items())
+    assert got.card_value == value
+    if sub:
+        assert substitute and sub["set"] != sub["card"] and face[sub["card"]] >= face[sub["set"]]
+        deck = module.COMMODITIES[sub["set"]]["count"]
+        assert got.cards[sub["set"]] >= 1 and (not deck or got.cards[sub["set"]] + 1 <= deck)
+    assert got.kept_cards <= limit
+    assert got.treasury <= treasury + got.converted_treasury
+    assert got.treasury_left == treasury + got.converted_treasury - got.treasury
+    assert got.treasury == 0 or got.card_value + (got.treasury - 1) * tv < price
+
+
+def test_trade_routes_turns_cards_into_treasury_and_keeps_the_rest():
+    """Mega Civilization's Trade Routes: "discard any number of commodity cards to gain treasury
+    tokens at twice the face value" (004). Two Gold (face 9) pay 36 as a set, 1 over a price of
+    35; turned into 36 tokens they pay 35 exactly and 1 token stays in the treasury."""
+    rb = _book("megaciv")
+    state = {"holds": ["Trade Routes"], "commodities": {"Gold": 2}, "treasury": 0, "players": 5}
+    got = planner.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
+    pay = got["plans"][0]["payment"]
+    assert got["plans"][0]["total"] == 35
+    assert pay["converted"] == {"Gold": 2} and pay["converted_treasury"] == 36
+    assert (pay["cards"], pay["treasury"], pay["overpayment"], pay["treasury_left"]) == ({}, 35, 0, 1)
+    text = planner.render(got)
+    assert "first turn Gold x2 into 36 treasury" in text and "pay 35 treasury = 35; overpayment 0" in text
+    # without it the two Gold are a set: 1 overpaid
+    plain = planner.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
+                         objective_spec="cards")["plans"][0]
+    assert plain["total"] == 35 and plain["payment"]["cards"] == {"Gold": 2} and plain["payment"]["overpayment"] == 1
+
+
+def test_trade_routes_in_the_expansion_converts_before_the_purchase():
+    """The Expansion's Trade Routes (33.0262: two tokens per face-value point, "at any point in
+    the game except when acquiring civilization advances"): converted before the purchase."""
+    rb = _book("expansion")
+    module = rb.module
+    face = {n: c["value"] for n, c in module.COMMODITIES.items() if c["value"] > 0}
+    name = min(face, key=lambda n: (-face[n], n))
+    table = planner.PaymentTable(module, {name: 1}, 0, 1, None, 2, False)
+    pay = table.best(face[name] + 1, 0)
+    assert pay.converted == {name: 1} and pay.treasury == face[name] + 1 and pay.treasury_left == face[name] - 1
+    assert planner.PaymentTable(module, {name: 1}, 0, 1).best(face[name] + 1, 0) is None
+
+
+def test_trade_empire_completes_a_set_with_one_card():
+    """Mega Civilization's Trade Empire: "1 substitute commodity card of at least the same face
+    value when turning in an incomplete set" (004). Salt x2 (face 3) and Oil x1 (face 4) pay
+    12 + 4 = 16 as sets; the Oil as a third Salt pays 27, so 13 treasury buys a 40 price."""
+    rb = _book("megaciv")
+    state = {"holds": ["Trade Empire"], "commodities": {"Salt": 2, "Oil": 1}, "treasury": 13, "players": 5}
+    got = planner.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
+    plan = got["plans"][0]
+    assert plan["total"] == 40
+    pay = plan["payment"]
+    assert pay["substitute"] == {"set": "Salt", "card": "Oil"} and pay["cards"] == {"Salt": 2}
+    assert (pay["card_value"], pay["treasury"], pay["overpayment"], pay["kept"]) == (27, 13, 0, {})
+    assert "Salt x2 + 1 Oil as Salt (substitute card) (worth 27)" in planner.render(got)
+    # a lower-valued card never stands in: Ochre (face 1) cannot complete Salt (face 3)
+    table = planner.PaymentTable(rb.module, {"Salt": 2, "Ochre": 1}, 0, 1, None, 0, True)
+    assert table.spent(27, 3) is None and table.spent(13, 3) == 13
+    # without Trade Empire the same state cannot pay 40
+    with pytest.raises(StateError, match="--want"):
+        planner.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
+                     objective_spec="cards")
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
