@@ -279,8 +279,10 @@ class PaymentTable:
     def _layers(self, limit: int, cap=None, keep: bool = False) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
         substitution flag) of the first i commodities to (value kept, cards kept, back-pointer:
-        the previous state and this commodity's move). Cards kept are counted only while the
-        limit can bind (else 0); values above `cap` are dropped (values only grow)."""
+        the previous state and this commodity's move). Without `keep` (what can be paid) the
+        key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
+        are counted only while the limit can bind (else 0); values above `cap` are dropped
+        (values only grow)."""
         binds = limit < self.total_cards
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for i, (n, f) in enumerate(zip(self.counts, self.values)):
@@ -288,6 +290,8 @@ class PaymentTable:
             new: dict = {}
             for key, (kept_value, held, _) in layers[-1].items():
                 value, conv, kept_cards, flag = key
+                if not keep:
+                    conv = kept_value  # the most tokens, kept in the value slot (below)
                 for k, c, role, worth, nflag in self._moves(i, flag):
                     j = n - k - c - (role == "donor")
                     kc = kept_cards + j if binds else 0
@@ -296,10 +300,17 @@ class PaymentTable:
                     v = value + worth
                     if cap is not None and v > cap:
                         continue
-                    nkey = (v, conv + c * per_card, kc, nflag)
                     if not keep:
-                        new[nkey] = (0, 0, None)
+                        # only the most tokens matter for what can be paid: the tokens a later
+                        # commodity adds do not depend on them, so (value, cards kept, flag)
+                        # keeps the largest (the token dimension drops out)
+                        nkey = (v, 0, kc, nflag)
+                        got = new.get(nkey)
+                        tokens = conv + c * per_card
+                        if got is None or tokens > got[0]:
+                            new[nkey] = (tokens, 0, None)
                         continue
+                    nkey = (v, conv + c * per_card, kc, nflag)
                     kv, kh = kept_value + f[j], held + j
                     old = new.get(nkey)
                     # more value kept, then more cards kept (fewer turned in): the order `best`
@@ -317,7 +328,7 @@ class PaymentTable:
         got = self._conv.get(limit)
         if got is None:
             got = {}
-            for (v, conv, _, flag) in self._layers(limit)[-1]:
+            for (v, _, _, flag), (conv, _, _) in self._layers(limit)[-1].items():
                 if flag is None or flag == _DONE:
                     got[v] = max(got.get(v, 0), conv)
             self._conv[limit] = got
