@@ -386,6 +386,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         if v.conditional:
             w.line(f"{indent}{v.flag} = None")
     _emit_effects(w, c, effects, indent, iter(variables))
+    if role == "secondary":
+        # a secondary victim suffers the amount the primary victim actually assigned to him
+        # (`resolve --assigned N`), never more than the per-player amount; the first effect with
+        # an amount is the assigned one
+        first = next((v for v in variables if v.kind.main == "amount" and not v.conditional), None)
+        if first is not None:
+            w.line(f"{indent}if s.assigned is not None:")
+            w.line(f"{indent}    {first.var('amount')} = _rt.assigned(s, {first.var('amount')}, {first.effect.kind!r})")
     if role == "primary" and cal.secondary:
         sec = cal.secondary
         count = c.compile(sec.count) if sec.count is not None else "None"

@@ -179,6 +179,8 @@ class PlayerState:
         self.held_set = frozenset(holds)
         # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
         self.options = dict(options or {})
+        # the amount the primary victim assigned to this secondary victim (`--assigned N`)
+        self.assigned: int | None = None
         self.facts = dict(facts or {})
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
@@ -435,6 +437,16 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
             if taken < demanded:
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
         effects[i] = (kind, new, line)
+
+
+def assigned(s: PlayerState, most, kind: str):
+    """The amount assigned to a secondary victim: at most the per-player amount the rule allows."""
+    if type(most) is not Unknown and s.assigned > most:
+        from .errors import StateError
+
+        raise StateError(f"--assigned {s.assigned}: a secondary victim of this calamity suffers at most {most} "
+                         f"({kind.replace('_', ' ')})")
+    return s.assigned
 
 
 def unless_immune(immune, value):

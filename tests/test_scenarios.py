@@ -39,7 +39,8 @@ def test_scenario(rulebook, sc):
     rb = civdsl.load(rulebook)
     expect = sc["expect"]
     if "resolve" in sc:
-        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {})
+        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {},
+                       assigned=sc.get("assigned"))
         data = r.to_dict()
         assert not data["missing_facts"], f"state lacks {data['missing_facts']}"
         if "effects" in expect:

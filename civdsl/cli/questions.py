@@ -59,13 +59,15 @@ def _undecided(data: dict) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--assigned", type=click.IntRange(0, None), metavar="N",
+              help="With --role secondary: the amount the primary victim assigned to this victim.")
 @_option_switch
-def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json):
+def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options))
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options), assigned=assigned)
     data = r.to_dict()
     if as_json:
         _emit_json(data, rb.id)
