@@ -102,8 +102,22 @@ _ALL = [
          "so that none is defined in terms of itself.", "const a = b + 1\nconst b = 2", "const b = 2\nconst a = b + 1"),
     Code("CIV060", "edit without a base", "`change` and `remove` only work in a rulebook that extends another.",
          'edition x "X"  remove advance "Law"', 'edition x "X" extends megaciv  remove advance "Law"'),
-    Code("CIV061", "nothing to drop", "`drop when COND` names a modifier condition the calamity does not have.",
+    Code("CIV061", "nothing to drop", "`drop when COND [for ROLE]` names a modifier the calamity does not have: no "
+         "modifier with that condition, or none for that role. The message names the role asked for; the help gives "
+         "the roles the condition does have, or the closest other condition.",
          'change calamity "Famine" { drop when holds("Potery") }', 'change calamity "Famine" { drop when holds("Pottery") }'),
+    Code("CIV100", "block never closed", "A `{` has no matching `}`: the file ends, or a new item starts at the "
+         "block's own indentation, before the block is closed. The error points at the `{` that is still open, and "
+         "the help names the line after which the `}` presumably belongs.",
+         'advance "Printing" {\n  cost 100\n\ncalamity "Famine" { stack 3 }',
+         'advance "Printing" {\n  cost 100\n}\n\ncalamity "Famine" { stack 3 }'),
+    Code("CIV101", "inherited item declared whole", "A house rule declares an advance, calamity or commodity its "
+         "base already has. That replaces the base's item entirely: every field the new declaration does not repeat "
+         "(credits, abilities, modifiers, summary, ...) is gone. To edit some fields and keep the rest, write "
+         "`change advance \"NAME\" { ... }`; to replace it on purpose, `remove advance \"NAME\"` first "
+         "and then declare it.",
+         'edition h "H" extends megaciv\nadvance "Library" { cost 100  groups sciences }',
+         'edition h "H" extends megaciv\nchange advance "Library" { cost 100 }'),
     Code("CIV070", "`instead` without a rule to replace", "`instead if COND { ... }` replaces the rule just before it "
          "when COND holds, so it must follow an `if` (without `else`) or another `instead if` in the same block.",
          'rule "Food" { add unrest 5  instead if food < 10 { add unrest 10 } }',
@@ -182,6 +196,17 @@ _ALL = [
          "that says what it now does.",
          'change advance "Cloth Making" { ability ship_range(2) }',
          'change advance "Cloth Making" { ability ship_range(2)  summary "Ships move two more areas." }'),
+    Code("CIV133", "a name close to one the engine reads", "The engine reads a few constants and tables by their "
+         "name (`civdsl vocab` lists them: `card_limit`, `hand_limit`, `hand_limit_by_players`, `token_points`, "
+         "`city_points`). A constant or table whose name is close to one of them but not equal is almost always a "
+         "misspelling, and the engine would silently go on without it (no card limit, the default unit points). "
+         "Rename it; if the name is meant, acknowledge it with `errata CIV133`.",
+         'const card_limt = 11 "advances a player may hold"', 'const card_limit = 11 "advances a player may hold"'),
+    Code("CIV134", "a name the engine reads has the wrong kind or type", "A constant or table the engine reads by "
+         "name must be declared as what the engine reads (`const card_limit`, but `table hand_limit_by_players`) "
+         "and hold what it expects: a whole number at least the smallest that makes sense (a card limit of at "
+         "least 1), known before any player state (it may not read player facts or options).",
+         'const city_points = 5 / 2', 'const city_points = 5'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

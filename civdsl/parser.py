@@ -292,13 +292,47 @@ def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diag
     else:
         tok = exc.token
         found = f"`{tok}`" if tok.type != "STRING" else f"string {tok}"
+    if "`}`" in expected and _report_unclosed(exc, text, path, line, column, found, diags):
+        return
     message = f"unexpected {found}"
     end = column + (len(str(exc.token)) if isinstance(exc, UnexpectedToken) and exc.token.type != "$END" else 1)
     notes = [f"expected {_join_expected(expected)}"] if expected else []
     diags.error("CIV001", message, Span(path, line, column, end), notes=notes)
 
 
+def _report_unclosed(exc: UnexpectedInput, text: str, path: str, line: int, column: int, found: str,
+                     diags: Diagnostics) -> bool:
+    """A block left open is reported at its `{`, not where the parser gave up: at the end of the
+    file, or at a token on a later line that starts no further right than the block's own first
+    line (a new item, written as if the block were closed). The innermost `{` still open is on
+    the parser's value stack. False when the error is not that (a mistake inside the block)."""
+    parser = getattr(exc, "interactive_parser", None)
+    stack = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
+    brace = next((v for v in reversed(stack) if isinstance(v, lark.Token) and v.type == "LBRACE"), None)
+    if brace is None or brace.line is None:
+        return False
+    lines = text.split("\n")
+    opening = lines[brace.line - 1]
+    indent = len(opening) - len(opening.lstrip())
+    at_end = found == "end of file"
+    if not at_end and not (line > brace.line and column - 1 <= indent):
+        return False
+    header = " ".join(opening[indent:brace.column - 1].split())
+    what = f"`{header}`" if header else "this block"
+    # the block presumably ends after the last line with text before the error
+    last = next((n for n in range(line - 1, brace.line, -1) if lines[n - 1].strip()), brace.line)
+    why = "the file ends first" if at_end else f"{found} on line {line} comes before its `}}`"
+    diags.error("CIV100", f"{what} opened here is never closed", Span(path, brace.line, brace.column, brace.column + 1),
+                notes=[why], help=f"add `}}` where the block ends (after line {last}?)")
+    return True
+
+
+# Closing brackets are listed first in "expected ..." so that a long list never hides them.
+_CLOSERS = ("`}`", "`)`")
+
+
 def _join_expected(words: list[str]) -> str:
+    words = [w for w in _CLOSERS if w in words] + [w for w in words if w not in _CLOSERS]
     if len(words) > 8:
         return ", ".join(words[:8]) + f" or one of {len(words) - 8} more"
     if len(words) == 1:

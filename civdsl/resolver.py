@@ -267,21 +267,44 @@ class _Applier(RoundsApplier):
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:
         if self._once("advance", item.name, item.span, f"advance `{item.name}`"):
+            self._replaces_base("advance", item)
             adv = Advance(item.name, item.span)
             self._advance_fields(adv, item.fields)
             self.ed.advances[item.name] = adv
 
     def _item_calamity(self, item: Item) -> None:
         if self._once("calamity", item.name, item.span, f"calamity `{item.name}`"):
+            self._replaces_base("calamity", item)
             cal = Calamity(item.name, item.span)
             self._calamity_fields(cal, item.fields)
             self.ed.calamities[item.name] = cal
 
     def _item_commodity(self, item: Item) -> None:
         if self._once("commodity", item.name, item.span, f"commodity `{item.name}`"):
+            self._replaces_base("commodity", item)
             com = Commodity(item.name, item.span)
             self._commodity_fields(com, item.fields)
             self.ed.commodities[item.name] = com
+
+    def _replaces_base(self, kind: str, item: Item) -> None:
+        """CIV101 (a warning): a house rule declaring an inherited item whole replaces the base's
+        item, so every field it does not repeat is gone; `change` edits single fields."""
+        base = self._collection(kind).get(item.name) if self.is_extension else None
+        if base is None:
+            return
+        kept = {f.key for f in item.fields}
+        # field_spans holds every field key given (_field_once) and a few finer spans besides:
+        # one per target (`credit:sciences`), `group_spans`, `beneficiary_name`
+        given = dict.fromkeys(k for k in (getattr(base, "field_spans", {}) or {})
+                              if ":" not in k and not k.endswith(("_spans", "_name")))
+        lost = [k for k in given if k not in kept]
+        notes = [f"the base declares {kind} `{item.name}` at {base.span}"]
+        if lost:
+            notes.append(f"fields of the base's that this declaration drops: {', '.join(lost)}")
+        self.diags.warning("CIV101", f"this declares {kind} `{item.name}` whole: it replaces the base's {kind} "
+                           f"`{item.name}`", item.span, item=item.name, notes=notes,
+                           help=f"to edit some of its fields and keep the rest, write "
+                                f"`change {kind} \"{item.name}\" {{ ... }}`")
 
     def _collection(self, kind: str) -> dict:
         return {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}[kind]
@@ -463,9 +486,30 @@ class _Applier(RoundsApplier):
         text = unparse(condition)
         kept = [m for m in cal.modifiers if not (unparse(m.condition) == text and (role == "any" or m.role == role))]
         if len(kept) == len(cal.modifiers):
-            self.diags.error("CIV061", f"`{cal.name}` has no modifier `when {text}` to drop", f.span, item=cal.name,
-                             help=suggestion(text, [unparse(m.condition) for m in cal.modifiers]))
+            self._nothing_to_drop(cal, f, text, role)
         cal.modifiers = kept
+
+    def _nothing_to_drop(self, cal: Calamity, f: Field, text: str, role: str) -> None:
+        """CIV061, naming the role asked for; the help never offers back what was written: the
+        same condition under the roles it does have, else the closest other condition."""
+        asked = f"when {text}" + (f" for {role}" if role != "any" else "")
+        roles = sorted({m.role for m in cal.modifiers if unparse(m.condition) == text})
+        notes, help_ = [], None
+        if "any" in roles:  # written without `for`: one modifier for every role, dropped whole
+            notes.append(f"`{cal.name}` has `when {text}` for every role (written without `for`); a drop "
+                         f"cannot keep it for some roles only")
+            help_ = f"write `drop when {text}` to drop it, then add back a modifier `for` the roles to keep"
+        elif roles:
+            notes.append(f"`{cal.name}` has `when {text}` only for {' and '.join(roles)}")
+            help_ = " or ".join(f"`drop when {text} for {r}`" for r in roles)
+            help_ = f"write {help_}" + (", or leave out `for ...` to drop it for every role" if len(roles) > 1 else "")
+        else:
+            others = [c for c in dict.fromkeys(unparse(m.condition) for m in cal.modifiers) if c != text]
+            help_ = suggestion(text, others)
+            if not others:
+                notes.append(f"`{cal.name}` has no modifiers at all")
+        self.diags.error("CIV061", f"`{cal.name}` has no modifier `{asked}` to drop", f.span, item=cal.name,
+                         notes=notes, help=help_)
 
     def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
         for f in fields:

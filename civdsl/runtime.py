@@ -204,11 +204,17 @@ class PlayerState:
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
-            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+            return self._unit_points()
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
         return self._missing(name)
+
+    def _unit_points(self):
+        """`unit_points` derived from tokens and cities, each counted as the rulebook's
+        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES)."""
+        points = self.module.UNIT_POINTS
+        return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
 
     def holding(self, name: str):
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
@@ -216,7 +222,7 @@ class PlayerState:
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
-            return self.facts["tokens"] + self.facts["cities"] * self.module.UNIT_POINTS["city"]
+            return self._unit_points()
         hand = self.facts.get("commodities")
         if hand is not None and name == "commodity_cards":
             return sum(hand.values())

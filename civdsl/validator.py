@@ -38,6 +38,7 @@ class _Validator:
     def run(self) -> None:
         self._vp_tiers()
         self._consts_tables()
+        self._engine_names()
         for adv in self.ed.advances.values():
             self._advance(adv)
         self._prerequisite_cycles()
@@ -112,6 +113,61 @@ class _Validator:
                 if previous is not None and (previous.high is None or previous.high >= band.low):
                     self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
                 previous = band
+
+    # a near miss of a name the engine reads: closer than this difflib ratio (so `card_limt` and
+    # `hand_limits` are caught, but `epidemic_city_points`, a rulebook's own name, is not)
+    NEAR_MISS = 0.85
+
+    def _engine_names(self) -> None:
+        """Constants and tables the engine reads by name (vocabulary.ENGINE_NAMES) are checked like
+        facts: declared as the right kind with the right type (CIV134); a name close to one but
+        not equal would be silently ignored, so it is a warning with did-you-mean (CIV133)."""
+        import difflib
+
+        declared = [("const", c.id, c.span) for c in self.ed.consts.values()]
+        declared += [("table", t.id, t.span) for t in self.ed.tables.values()]
+        for kind, name, span in declared:
+            if name in vocab.ENGINE_NAMES:
+                self._engine_name(vocab.ENGINE_NAMES[name], kind, span)
+                continue
+            near = difflib.get_close_matches(name, list(vocab.ENGINE_NAMES), n=1, cutoff=self.NEAR_MISS)
+            if near:
+                e = vocab.ENGINE_NAMES[near[0]]
+                self.d.warning("CIV133", f"{'constant' if kind == 'const' else 'table'} `{name}` is not read by the "
+                               f"engine, but `{e.name}` is", span, item=name,
+                               notes=[f"the engine reads `{e.name}`: {e.doc}"], help=f"did you mean `{e.name}`?")
+
+    def _engine_name(self, e: vocab.EngineName, kind: str, span: Span) -> None:
+        wanted = "a whole number" + (f" of at least {e.minimum}" if e.minimum else " (0 or more)")
+        if kind != e.declared_as:
+            self.d.error("CIV134", f"the engine reads `{e.name}` as a {'constant' if e.declared_as == 'const' else 'table'}, "
+                         f"not a {'constant' if kind == 'const' else 'table'}", span, item=e.name,
+                         help=f"declare it with `{e.declared_as} {e.name}`: {e.doc}")
+            return
+        if kind == "const":
+            const = self.ed.consts[e.name]
+            values = [(const.value, const.span)] if const.value is not None else [(None, const.span)]
+        else:
+            values = []
+            for band in self.ed.tables[e.name].bands:
+                try:
+                    values.append((evaluate(band.value, self._const_value), band.span))
+                except EvalError:
+                    pass  # reported by _table_value (CIV043)
+        for value, where in values:
+            if value is None:
+                self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
+                             "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value < e.minimum:
+                what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
+                self.d.error("CIV134", f"{what} must be {wanted}, not {value}", where, item=e.name,
+                             help=e.doc)
+
+    def _const_value(self, name: Name):
+        const = self.ed.consts.get(name.parts[0])
+        if const is not None and const.value is not None and len(name.parts) == 1:
+            return const.value
+        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
 
     def _table_value(self, table: str, expr) -> None:
         """Table values are data in the compiled module: they must fold to a number now."""

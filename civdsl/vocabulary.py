@@ -257,7 +257,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area",
          words=("unit point by the map edge or an empty area", "unit points by the map edge or an empty area")),
     Fact("tokens", "int", "tokens on the board", words=("token", "tokens")),
-    Fact("unit_points", "int", "unit points on the board (token 1, city 5); derived when not given",
+    Fact("unit_points", "int", "unit points on the board; when not given, derived as tokens x token_points + "
+         "cities x city_points (constants, default 1 and 5)",
          words=("unit point", "unit points")),
     Fact("cities_in_stock", "int", "cities in stock", words=("city in stock", "cities in stock")),
     Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),
@@ -291,6 +292,42 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
+
+@dataclass(frozen=True)
+class EngineName:
+    """A constant (or table) the engine reads from a rulebook by its name: the validator checks
+    that a rulebook declares it with the right kind and type, and warns on a near miss
+    (`const card_limt = 3`), since a misspelt one would be silently ignored."""
+
+    name: str
+    declared_as: str  # "const" or "table" (a table's bands are looked up by a number)
+    type: str  # "int": a whole number (a table: every band's value)
+    default: object  # what the engine uses when the rulebook declares none (None: no such rule)
+    doc: str
+    minimum: int = 0
+
+
+ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
+    EngineName("card_limit", "const", "int", None, "the most civilization advances a player may hold: `cost` and "
+               "the planner refuse a purchase that would exceed it (absent: no limit)", minimum=1),
+    EngineName("hand_limit", "const", "int", None, "commodity cards a player may keep at the end of a turn: the "
+               "planner's hand limit when there is no `hand_limit_by_players` table"),
+    EngineName("hand_limit_by_players", "table", "int", None, "the hand limit by the number of players (the "
+               "`players` fact): the planner reads it before `hand_limit`"),
+    EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
+               "tokens x token_points + cities x city_points"),
+    EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+]}
+
+
+def engine_names_markdown() -> str:
+    """ENGINE_NAMES as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| name | declared as | type | default | meaning |", "|---|---|---|---|---|"]
+    for e in ENGINE_NAMES.values():
+        kind = "a whole number" + (f" >= {e.minimum}" if e.minimum else " >= 0")
+        rows.append(f"| `{e.name}` | `{e.declared_as}` | {kind} | {'none' if e.default is None else e.default} | {e.doc} |")
+    return "\n".join(rows) + "\n"
+
 
 # Facts computed from others when absent: name -> the facts it needs.
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}

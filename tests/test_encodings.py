@@ -102,9 +102,13 @@ def test_later_passes_locate_errors_the_same_way(tmp_path, newline):
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
 def test_unexpected_end_of_file_is_located_at_the_end(tmp_path, newline):
+    data = (newline.join(["language 1", 'edition enc "E"', "const x ="]) + newline).encode()
+    assert located(tmp_path / "f.civ", data) == ("CIV001", "4:1")  # the (empty) line after the last newline
+    assert located(tmp_path / "g.civ", data.rstrip(newline.encode())) == ("CIV001", "3:10")
+    # a block the file leaves open is reported at its `{`, whatever the line ends
     data = (newline.join(["language 1", 'edition enc "E"', 'advance "A" {', "  cost 10"]) + newline).encode()
-    assert located(tmp_path / "f.civ", data) == ("CIV001", "5:1")  # the (empty) line after the last newline
-    assert located(tmp_path / "g.civ", data.rstrip(newline.encode())) == ("CIV001", "4:10")
+    assert located(tmp_path / "h.civ", data) == ("CIV100", "3:13")
+    assert located(tmp_path / "i.civ", data.rstrip(newline.encode())) == ("CIV100", "3:13")
 
 
 def test_cli_prints_exact_positions_without_a_traceback(tmp_path):

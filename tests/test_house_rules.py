@@ -263,6 +263,9 @@ def test_drop_of_a_missing_modifier_is_CIV061_at_the_drop(tmp_path, base):
     path = house(tmp_path, "h2", '"base.civ"', 'change calamity "Famine" { drop when holds("Pottery") for primary }\n')
     [d] = errors(path)
     assert d.code == "CIV061"  # the base modifier is for any role, not the primary only
+    # the message names the role asked for, and the help never offers back what was written
+    assert d.message == '`Famine` has no modifier `when holds("Pottery") for primary` to drop'
+    assert "for primary" not in (d.help or "") and 'drop when holds("Pottery")`' in d.help
 
 
 def test_remove(tmp_path, base):

@@ -327,6 +327,8 @@ def vocab(as_json):
             "abilities": {k.name: {"params": [p.__dict__ for p in k.params], "doc": k.doc} for k in v.ABILITY_KINDS.values()},
             "facts": {f.name: {"type": f.type, "doc": f.doc} for f in v.FACTS.values()},
             "functions": {f.name: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc} for f in v.FUNCTIONS.values()},
+            "engine_names": {e.name: {"declared_as": e.declared_as, "type": e.type, "default": e.default,
+                                      "minimum": e.minimum, "doc": e.doc} for e in v.ENGINE_NAMES.values()},
         }, None)
         return
     for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
@@ -343,3 +345,7 @@ def vocab(as_json):
     click.echo("Functions:")
     for f in v.FUNCTIONS.values():
         click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
+    click.echo("Constants and tables the engine reads by name:")
+    for e in v.ENGINE_NAMES.values():
+        default = "" if e.default is None else f", default {e.default}"
+        click.echo(f"  {e.declared_as} {e.name} ({e.type} >= {e.minimum}{default}): {e.doc}")
