@@ -204,9 +204,15 @@ _ALL = [
          'const card_limt = 11 "advances a player may hold"', 'const card_limit = 11 "advances a player may hold"'),
     Code("CIV134", "a name the engine reads has the wrong kind or type", "A constant or table the engine reads by "
          "name must be declared as what the engine reads (`const card_limit`, but `table hand_limit_by_players`) "
-         "and hold what it expects: a whole number at least the smallest that makes sense (a card limit of at "
-         "least 1), known before any player state (it may not read player facts or options).",
+         "and be known before any player state (it may not read player facts): otherwise the engine cannot read "
+         "it, an error. Its value should be a whole number at least the smallest that makes sense (a card limit "
+         "of at least 1); another number is read as it is, with a warning.",
          'const city_points = 5 / 2', 'const city_points = 5'),
+    Code("CIV135", "unknown field in an item", "An advance, calamity, commodity or civilization block holds a "
+         "line that is none of its fields (`civdsl/fields.py` declares each kind's fields; docs/language.md lists "
+         "them): usually a misspelling, or a field of another kind of item. The line is skipped and the rest of "
+         "the file is still checked, so a field it meant to give may be reported missing too.",
+         'advance "Pottery" { cots 45 groups crafts }', 'advance "Pottery" { cost 45 groups crafts }'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

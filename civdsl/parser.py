@@ -16,7 +16,8 @@ import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import cache
-from .diagnostics import Diagnostics, Span
+from . import fields as item_fields
+from .diagnostics import Diagnostics, Span, did_you_mean
 from .resources import grammar_text
 
 MAX_BYTES = 2_000_000
@@ -176,15 +177,34 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
     # that point away from the real mistake. Every later pass reports all of its findings.
+    # An unknown field inside an item (`cots 60`) is the one mistake recovered from: it is
+    # reported with did-you-mean (CIV135), blanked out, and the text parsed again, so that the
+    # rest of the file is still checked. The repairs are bounded so a hostile file full of them
+    # costs at most a few full parses' worth of characters.
     errors: list[UnexpectedInput] = []
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as exc:
-        errors.append(exc)
-        tree = None
-    except RecursionError:
-        diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
-        return None
+    work = text
+    repairs = max(1, min(MAX_UNKNOWN_FIELDS, REPAIR_BUDGET // max(len(text), 1)))
+    while True:
+        try:
+            tree = _parser().parse(work)
+            break
+        except UnexpectedToken as exc:
+            found = _unknown_field(exc, work) if repairs > 0 else None
+            if found is None:
+                errors.append(exc)
+                tree = None
+                break
+            repairs -= 1
+            start, end = found[0], found[1]
+            _report_unknown_field(found, exc, path, diags)
+            work = work[:start] + re.sub(r"[^\n]", " ", work[start:end]) + work[end:]
+        except UnexpectedInput as exc:
+            errors.append(exc)
+            tree = None
+            break
+        except RecursionError:
+            diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
+            return None
     for exc in errors:
         _report_syntax_error(exc, text, path, diags)
     if errors:
@@ -268,6 +288,75 @@ def _first_too_deep(tree: lark.Tree) -> lark.Tree | None:
             return node
         depth[id(node)] = d
     return None
+
+
+MAX_UNKNOWN_FIELDS = 50
+REPAIR_BUDGET = 4_000_000  # characters re-parsed, at most, to recover from unknown fields
+
+
+@functools.lru_cache(maxsize=1)
+def _terminal_words() -> tuple[dict[str, str], frozenset[str]]:
+    """({keyword: terminal name}, the terminals that can start an item), from the grammar."""
+    words = {t.pattern.value: t.name for t in _parser().terminals
+             if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value)}
+    interactive = _parser().parse_interactive('language 1\nedition x "X"\n')
+    interactive.exhaust_lexer()
+    return words, frozenset(interactive.accepts())
+
+
+def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str] | None:
+    """(start, end, item kind, word) of an unknown field the parser stopped at, or None when the
+    error is not one: the token must be a name, or a field word of another item kind (and not a
+    word that starts an item: then a `}` is more likely missing), standing where the fields of
+    one kind of fields.ITEM_FIELDS are expected. The field runs, brackets balanced, up to the next
+    field word of that kind or the item's closing `}`."""
+    tok = exc.token
+    words, item_starts = _terminal_words()
+    all_words = {f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs}
+    if tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
+        return None
+    expected = set(exc.expected or ())
+    kind, size = None, 0
+    for k, fs in item_fields.ITEM_FIELDS.items():
+        wanted = {words.get(f.word) for f in fs if not f.change_only}
+        if None not in wanted and wanted <= expected and len(wanted) > size:
+            kind, size = k, len(wanted)
+    if kind is None or "RBRACE" not in expected:
+        return None
+    stops = {f.word for f in item_fields.ITEM_FIELDS[kind]}
+    depth, end = 0, tok.end_pos
+    for m in _TOKEN.finditer(text, tok.end_pos):
+        t = m.group()
+        if t[0] == "#":
+            continue
+        if depth == 0 and (t == "}" or t in stops):
+            break
+        if t in "({":
+            depth += 1
+        elif t in ")}":
+            depth -= 1
+        end = m.end()
+    else:
+        end = len(text)
+    return tok.start_pos, end, kind, tok.value
+
+
+def _report_unknown_field(found: tuple[int, int, str, str], exc: UnexpectedToken, path: str,
+                          diags: Diagnostics) -> None:
+    _, _, kind, word = found
+    line, column = exc.token.line, exc.token.column
+    names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
+    article = "an" if kind[0] in "aeiou" else "a"
+    elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]
+    if elsewhere:
+        message = f"`{word}` is not a field of {article} {kind}"
+        notes = [f"`{word}` is a field of: {', '.join(elsewhere)}", f"{article} {kind}'s fields: {', '.join(names)}"]
+    else:
+        message = f"unknown field `{word}` in {article} {kind}"
+        notes = [f"{article} {kind}'s fields: {', '.join(names)}"]
+    best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
+    diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
+                help=f"did you mean `{best}`?" if best else None)
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:

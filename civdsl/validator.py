@@ -159,9 +159,11 @@ class _Validator:
                 self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
                              "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
             elif isinstance(value, bool) or not isinstance(value, int) or value < e.minimum:
+                # the engine still reads the number (a fraction of a card limit compares, a
+                # fraction of a unit point multiplies), so this is a warning, not an error
                 what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
-                self.d.error("CIV134", f"{what} must be {wanted}, not {value}", where, item=e.name,
-                             help=e.doc)
+                self.d.warning("CIV134", f"{what} should be {wanted}, not {value}", where, item=e.name,
+                               notes=[f"the engine reads `{e.name}`: {e.doc}"])
 
     def _const_value(self, name: Name):
         const = self.ed.consts.get(name.parts[0])

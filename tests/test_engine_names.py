@@ -43,13 +43,18 @@ def test_a_near_miss_is_a_warning_and_the_rest_is_still_checked(tmp_path):
     assert ("error", "CIV012", 8) in codes
 
 
-@pytest.mark.parametrize("body", ["const card_limit = 0", "const city_points = 5 / 2", "const hand_limit = true",
-                                  "table token_points { 1..: 1 }", "const hand_limit_by_players = 6",
-                                  "table hand_limit_by_players { 1..: 6 / 4 }",
-                                  'const city_points = cities'])
-def test_a_wrong_kind_or_type_is_an_error(tmp_path, body):
+@pytest.mark.parametrize("body", ["table token_points { 1..: 1 }", "const hand_limit_by_players = 6",
+                                  "const city_points = cities"])
+def test_a_wrong_kind_or_a_value_known_only_at_play_is_an_error(tmp_path, body):
     codes = _codes(tmp_path, body + "\n")
     assert any(level == "error" and code == "CIV134" for level, code, _ in codes), codes
+
+
+@pytest.mark.parametrize("body", ["const card_limit = 0", "const city_points = 5 / 2", "const hand_limit = true",
+                                  "table hand_limit_by_players { 1..: 6 / 4 }"])
+def test_a_value_of_the_wrong_type_is_a_warning(tmp_path, body):
+    codes = _codes(tmp_path, body + "\n")
+    assert [(level, code) for level, code, _ in codes] == [("warning", "CIV134")], codes
 
 
 def test_right_declarations_and_shipped_rulebooks_are_clean(tmp_path):

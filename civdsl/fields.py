@@ -1,0 +1,122 @@
+"""The one declaration of the fields of each item kind (advance, calamity, commodity, civilization).
+
+For every field: the word a rulebook writes, the key the syntax tree gives it, what it holds,
+whether an item may give it more than once, what it names, how a house rule's `change` treats
+it, and its words for charts and `explain`. The parser's unknown-field diagnostic (CIV135, with
+did-you-mean), the resolver's "given twice" check and `change` semantics, the LSP's field
+completion and the language reference's field tables derive from here.
+
+This module imports nothing from civdsl: every pass may read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# How a house rule's `change` treats a field it gives:
+CHANGES = {
+    "replace": "replaces the base's value",
+    "replace_all": "replaces the base's whole list of this field (all its lines together)",
+    "add": "adds to the base's",
+    "merge": "overrides the base's settings it names, keeps the others",
+    "remove": "removes from the base's (only in a `change`)",
+}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    word: str  # as a rulebook writes it: `cost 60`
+    key: str  # the syntax tree's Field.key
+    type: str  # what it holds, in words
+    repeatable: bool  # may an item give it more than once
+    references: str | None  # what its value names: "group", "advance", "player role", ... or None
+    change: str | None  # a key of CHANGES; None: the kind has no `change`
+    words: str  # its name in charts and `explain`
+    doc: str
+    what_it_does: bool = False  # part of what the item does (a `change` of it may outdate the summary)
+    change_only: bool = False  # only in a `change` block
+
+
+def _common(change: str | None) -> tuple[FieldSpec, ...]:
+    return (
+        FieldSpec("summary", "summary", "string", False, None, change and "replace", "summary",
+                  "what the item does, in one line of our own words"),
+        FieldSpec("aka", "aka", "string", True, None, change and "add", "also known as",
+                  "another name the item is known by (explain and the LSP find it)"),
+        FieldSpec("note", "note", "string", True, None, change and "add", "note",
+                  "a reading the authors chose where the printed rules are ambiguous"),
+    )
+
+
+ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
+    "advance": (
+        FieldSpec("cost", "cost", "number or `unknown`", False, None, "replace", "cost", "the printed cost"),
+        FieldSpec("groups", "groups", "group ids, comma-separated", False, "group", "replace", "groups",
+                  "the groups (colours) the advance belongs to"),
+        FieldSpec("vp", "vp", "number", False, None, "replace", "victory points",
+                  "victory points, where not derived from the cost by `vp tiers`"),
+        FieldSpec("credits", "credits", "group id and amount pairs", True, "group", "replace_all", "credits",
+                  "credit points toward later advances of each group"),
+        FieldSpec("credit", "credit", "advance name and amount", True, "advance", "replace_all", "special credit",
+                  "a credit toward one named advance"),
+        FieldSpec("requires", "requires", "advance names", True, "advance", "replace_all", "requires",
+                  "advances that must be held before this one is bought"),
+        FieldSpec("supply", "supply", "number", False, None, "replace", "cards in the supply",
+                  "how many cards of the advance the game has"),
+        FieldSpec("ability", "ability", "an ability call (vocabulary)", True, "ability", "replace_all", "ability",
+                  "what holding the advance lets a player do", what_it_does=True),
+    ) + _common("replace"),
+    "calamity": (
+        FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
+                  "the trade card stack the calamity is shuffled into"),
+        FieldSpec("class", "class", "`minor`, `major tradable` or `major nontradable`", False, None, "replace",
+                  "class", "minor or major, tradable or not"),
+        FieldSpec("beneficiary", "beneficiary", "a beneficiary (vocabulary)", False, "beneficiary", "replace",
+                  "beneficiary", "who gains from the calamity"),
+        FieldSpec("primary", "primary", "an effect block", False, "effect", "replace", "primary victim",
+                  "the effects on the primary victim", what_it_does=True),
+        FieldSpec("secondary", "secondary", "`count` / `share` and an effect block", False, "effect", "replace",
+                  "secondary victims", "the effects on secondary victims", what_it_does=True),
+        FieldSpec("exclude", "exclude", "a role or `when` condition", True, "player role", "add", "excluded",
+                  "players who cannot be secondary victims"),
+        FieldSpec("cancel", "cancel", "`when` condition", True, None, "add", "cancelled when",
+                  "a condition under which the calamity has no effect"),
+        FieldSpec("when", "modifier", "a condition, role, priority and operations", True, "advance", "add",
+                  "modifier", "changes the effects when a condition holds"),
+        FieldSpec("amounts", "amounts", "amounts settings", True, None, "merge", "amounts",
+                  "how this calamity's amounts are bounded and combined (an exception to the edition's)"),
+        FieldSpec("drop", "drop", "`when` condition and role", True, None, "remove", "dropped modifier",
+                  "removes the base's modifier with this condition", change_only=True),
+    ) + _common("replace"),
+    "commodity": (
+        FieldSpec("value", "value", "number", False, None, "replace", "value", "the face value of one card"),
+        FieldSpec("count", "count", "number", False, None, "replace", "cards", "how many cards of it the game has"),
+        FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
+                  "the trade card stack it is dealt from"),
+        FieldSpec("block", "block", "a trade block id", False, "block", "replace", "block",
+                  "the trade block whose deck holds it"),
+        FieldSpec("printed", "printed", "numbers, comma-separated", False, None, "replace", "printed values",
+                  "the values printed on the card, where they differ from the set formula"),
+    ) + _common("replace"),
+    "civilization": (
+        FieldSpec("rank", "rank", "number", False, None, None, "A.S.T. rank", "its place in the A.S.T. ranking"),
+        FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block"),
+        FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
+                  "A.S.T. row", "where each epoch begins on a track for this civilization"),
+    ) + _common(None),
+}
+
+
+def field(kind: str, key: str) -> FieldSpec | None:
+    """The field of `kind` whose syntax key is `key`."""
+    return next((f for f in ITEM_FIELDS.get(kind, ()) if f.key == key), None)
+
+
+def single_keys() -> frozenset[str]:
+    """Keys of the fields an item may give at most once, over every kind."""
+    return frozenset(f.key for fields in ITEM_FIELDS.values() for f in fields if not f.repeatable)
+
+
+def kinds_with_word(word: str) -> list[str]:
+    """The item kinds that have a field written `word`."""
+    return [k for k, fields in ITEM_FIELDS.items() if any(f.word == word for f in fields)]
