@@ -319,6 +319,7 @@ class _AmountRules:
         self.bound = ed.amount_setting("bound", cal) == ("holdings",)
         self.floor = ed.amount_setting("floor", cal) == ("zero",)
         self.order = ed.amount_setting("order", cal)
+        self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> None:
@@ -479,6 +480,9 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
     if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
         w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
+    if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
+        # losses met exactly or exceeded by as little as possible: which cities and tokens go
+        w.line(f"{indent}_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})")
     extra = []
     if role == "primary" and cal.secondary:
         extra.append("assignment")

@@ -445,6 +445,38 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
         effects[i] = (kind, new, line)
 
 
+def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
+    """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
+    Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,
+    over} to each such effect. Among equally small excesses the fewest cities go (our reading:
+    a player keeps his cities where he can)."""
+    cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
+    if cities is None or tokens is None:
+        return
+    value = s.module.UNIT_POINTS["city"]
+    for i, (kind, args, line) in enumerate(effects):
+        if kind not in kinds or args.get("area", "any") != "any":
+            continue
+        need = args.get("taken", args.get("amount"))
+        if need is None or type(need) is Unknown or need <= 0:
+            continue
+        best = None
+        for k in range(cities + 1):
+            t = need - k * value
+            t = 0 if t < 0 else t
+            if t > tokens:
+                continue
+            key = (k * value + t - need, k)
+            if best is None or key < best[0]:
+                best = (key, k, t)
+        if best is None:  # more than he has: everything goes (what the bound takes)
+            loss = {"cities": cities, "tokens": tokens, "over": 0}
+        else:
+            (over, _), k, t = best
+            loss = {"cities": k, "tokens": t, "over": over}
+        effects[i] = (kind, {**args, "loss": loss}, line)
+
+
 def assigned(s: PlayerState, most, kind: str):
     """The amount assigned to a secondary victim: at most the per-player amount the rule allows."""
     if type(most) is not Unknown and s.assigned > most:

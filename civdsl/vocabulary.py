@@ -220,7 +220,15 @@ AMOUNT_SETTINGS = {
               "zero: prevention never takes an amount below zero; none: no floor is applied"),
     "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
               "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+    "losses": (("least_over", "none"), ("none",),
+               "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
+               "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
 }
+
+# The procedure `amounts { losses least_over }` runs, by effect kind: the loss is split into the
+# cities and tokens that go (runtime.least_over). Only a loss in unit points anywhere on the board
+# can be split from the state's cities and tokens; an area's loss needs the area's units.
+LOSS_SPLIT_KINDS = ("damage",)
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").

@@ -47,6 +47,8 @@ def test_scenario(rulebook, sc):
             assert _effects(data["effects"]) == _expected_effects(expect["effects"])
         if "demanded" in expect:  # what the rule demands before the bound by the victim's holdings
             assert _demanded(data["effects"]) == expect["demanded"]
+        if "loss" in expect:  # which cities and tokens go (losses met exactly or least over)
+            assert {e["kind"]: e.get("loss") for e in data["effects"] if "loss" in e} == expect["loss"]
         if "bounded" in expect:  # the trace says when the bound applied, and by which fact
             assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:

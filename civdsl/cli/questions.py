@@ -17,8 +17,9 @@ from .common import option_switch as _option_switch
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on", "bound", "taken")}
-    from ..phrases import effect_text
+    args = {k: ("?" if v is None else v) for k, v in e.items()
+            if k not in ("kind", "depends_on", "bound", "taken", "loss")}
+    from ..phrases import counted, effect_text
 
     taken = e.get("taken")
     if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
@@ -26,6 +27,10 @@ def _describe_effect(e: dict) -> str:
         text = effect_text(kind, args)
         return f"{text} (the rule demands {e['amount']}; you have only {taken})"
     text = effect_text(kind, args)
+    loss = e.get("loss")
+    if loss:  # met exactly, or exceeded by as little as possible
+        over = f", {loss['over']} over" if loss["over"] else ", exactly"
+        text += f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
         text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
     return text
