@@ -9,6 +9,7 @@ by rename, under a lock so that two builds on one output folder never interleave
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -89,6 +90,45 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     return out
 
 
+def _render_reusing(checked: Checked) -> EditionOutputs:
+    """`render`, or what it gave for the same bytes of every file of the chain, the same compiler
+    and the same Graphviz (the SVG charts are its output), kept in the cache folder."""
+    import pickle
+
+    from . import cache
+    from .compiler import chain_files
+
+    files = chain_files(checked.chain)
+    key = None
+    if all(files.values()):
+        key = hashlib.sha256(f"{cache.chain_key(files)}|{_graphviz_identity()}".encode()).hexdigest()[:32]
+        kept = cache.read(f"build-{key}.pickle")
+        if kept is not None:
+            try:
+                edition_id, rendered, messages = pickle.loads(kept)
+                if edition_id == checked.edition.id:
+                    return EditionOutputs(edition_id, checked.edition, dict(rendered), list(messages))
+            except Exception:  # a damaged file: render afresh
+                pass
+    out = render(checked, _base_of(checked))
+    if key is not None:
+        cache.write(f"build-{key}.pickle", pickle.dumps((out.id, out.files, out.messages),
+                                                        protocol=pickle.HIGHEST_PROTOCOL))
+    return out
+
+
+def _graphviz_identity() -> str:
+    """Which `dot` renders the SVG charts (its path, size and time), or none."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return "no dot"
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return exe
+    return f"{exe}|{st.st_size}|{st.st_mtime_ns}"
+
+
 def _json_value(value):
     """JSON for the folded constants json cannot write: an exact fraction as "n/d"."""
     if isinstance(value, Fraction):
@@ -118,7 +158,7 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
             continue
         ids[checked.edition.id] = path
         try:
-            results.append(render(checked, _base_of(checked)))
+            results.append(_render_reusing(checked))
         except CodegenError as exc:
             diags.error(exc.code, str(exc), exc.span or checked.edition.span)
     if diags.has_errors:

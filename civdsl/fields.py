@@ -35,6 +35,11 @@ class FieldSpec:
     doc: str
     what_it_does: bool = False  # part of what the item does (a `change` of it may outdate the summary)
     change_only: bool = False  # only in a `change` block
+    attr: str = ""  # the model attribute it fills, when not named `key`
+
+    @property
+    def model_attr(self) -> str:
+        return self.attr or self.key
 
 
 def _common(change: str | None) -> tuple[FieldSpec, ...]:
@@ -44,7 +49,7 @@ def _common(change: str | None) -> tuple[FieldSpec, ...]:
         FieldSpec("aka", "aka", "string", True, None, change and "add", "also known as",
                   "another name the item is known by (explain and the LSP find it)"),
         FieldSpec("note", "note", "string", True, None, change and "add", "note",
-                  "a reading the authors chose where the printed rules are ambiguous"),
+                  "a reading the authors chose where the printed rules are ambiguous", attr="notes"),
     )
 
 
@@ -58,19 +63,19 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("credits", "credits", "group id and amount pairs", True, "group", "replace_all", "credits",
                   "credit points toward later advances of each group"),
         FieldSpec("credit", "credit", "advance name and amount", True, "advance", "replace_all", "special credit",
-                  "a credit toward one named advance"),
+                  "a credit toward one named advance", attr="specific"),
         FieldSpec("requires", "requires", "advance names", True, "advance", "replace_all", "requires",
                   "advances that must be held before this one is bought"),
         FieldSpec("supply", "supply", "number", False, None, "replace", "cards in the supply",
                   "how many cards of the advance the game has"),
         FieldSpec("ability", "ability", "an ability call (vocabulary)", True, "ability", "replace_all", "ability",
-                  "what holding the advance lets a player do", what_it_does=True),
+                  "what holding the advance lets a player do", what_it_does=True, attr="abilities"),
     ) + _common("replace"),
     "calamity": (
         FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
                   "the trade card stack the calamity is shuffled into"),
         FieldSpec("class", "class", "`minor`, `major tradable` or `major nontradable`", False, None, "replace",
-                  "class", "minor or major, tradable or not"),
+                  "class", "minor or major, tradable or not", attr="klass"),
         FieldSpec("beneficiary", "beneficiary", "a beneficiary (vocabulary)", False, "beneficiary", "replace",
                   "beneficiary", "who gains from the calamity"),
         FieldSpec("primary", "primary", "an effect block", False, "effect", "replace", "primary victim",
@@ -78,15 +83,15 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("secondary", "secondary", "`count` / `share` and an effect block", False, "effect", "replace",
                   "secondary victims", "the effects on secondary victims", what_it_does=True),
         FieldSpec("exclude", "exclude", "a role or `when` condition", True, "player role", "add", "excluded",
-                  "players who cannot be secondary victims"),
+                  "players who cannot be secondary victims", attr="exclusions"),
         FieldSpec("cancel", "cancel", "`when` condition", True, None, "add", "cancelled when",
                   "a condition under which the calamity has no effect"),
         FieldSpec("when", "modifier", "a condition, role, priority and operations", True, "advance", "add",
-                  "modifier", "changes the effects when a condition holds"),
+                  "modifier", "changes the effects when a condition holds", attr="modifiers"),
         FieldSpec("amounts", "amounts", "amounts settings", True, None, "merge", "amounts",
                   "how this calamity's amounts are bounded and combined (an exception to the edition's)"),
         FieldSpec("drop", "drop", "`when` condition and role", True, None, "remove", "dropped modifier",
-                  "removes the base's modifier with this condition", change_only=True),
+                  "removes the base's modifier with this condition", change_only=True, attr="modifiers"),
     ) + _common("replace"),
     "commodity": (
         FieldSpec("value", "value", "number", False, None, "replace", "value", "the face value of one card"),
@@ -102,7 +107,7 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("rank", "rank", "number", False, None, None, "A.S.T. rank", "its place in the A.S.T. ranking"),
         FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block"),
         FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
-                  "A.S.T. row", "where each epoch begins on a track for this civilization"),
+                  "A.S.T. row", "where each epoch begins on a track for this civilization", attr="rows"),
     ) + _common(None),
 }
 
@@ -117,6 +122,25 @@ def single_keys() -> frozenset[str]:
     return frozenset(f.key for fields in ITEM_FIELDS.values() for f in fields if not f.repeatable)
 
 
+def list_attrs(kind: str) -> tuple[str, ...]:
+    """Model attributes of `kind` that repeatable fields fill (lists or dicts a change may edit)."""
+    return tuple(dict.fromkeys(f.model_attr for f in ITEM_FIELDS.get(kind, ()) if f.repeatable))
+
+
 def kinds_with_word(word: str) -> list[str]:
     """The item kinds that have a field written `word`."""
     return [k for k, fields in ITEM_FIELDS.items() if any(f.word == word for f in fields)]
+
+
+def markdown() -> str:
+    """The field tables of docs/language.md (a test keeps the page equal to this)."""
+    out = []
+    for kind, fs in ITEM_FIELDS.items():
+        out += [f"`{kind}`:", "", "| field | holds | more than once | names | in a `change` | meaning |",
+                "|---|---|---|---|---|---|"]
+        for f in fs:
+            change = "no `change`" if f.change is None else CHANGES[f.change]
+            out.append(f"| `{f.word}` | {f.type} | {'yes' if f.repeatable else 'no'} | {f.references or ''} | "
+                       f"{change} | {f.doc}{' (only in a `change`)' if f.change_only else ''} |")
+        out.append("")
+    return "\n".join(out)

@@ -196,7 +196,7 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
                 break
             repairs -= 1
             start, end = found[0], found[1]
-            _report_unknown_field(found, exc, path, diags)
+            _report_unknown_field(found, work, path, diags)
             work = work[:start] + re.sub(r"[^\n]", " ", work[start:end]) + work[end:]
         except UnexpectedInput as exc:
             errors.append(exc)
@@ -311,11 +311,27 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str]
     one kind of fields.ITEM_FIELDS are expected. The field runs, brackets balanced, up to the next
     field word of that kind or the item's closing `}`."""
     tok = exc.token
+    if tok.type == "$END":
+        return None
     words, item_starts = _terminal_words()
     all_words = {f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs}
-    if tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
+    start, word = tok.start_pos, tok.value
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    if start != tok.start_pos:
+        # the lexer read a keyword glued to the rest of the word (`supplyy` as `supply` `y`,
+        # since where only keywords may stand it tries only them): the word is the field
+        word = text[start:tok.end_pos]
+        try:
+            interactive = _parser().parse_interactive(text[:start])
+            interactive.exhaust_lexer()
+            expected = set(interactive.accepts())
+        except UnexpectedInput:
+            return None
+    elif tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
         return None
-    expected = set(exc.expected or ())
+    else:
+        expected = set(exc.expected or ())
     kind, size = None, 0
     for k, fs in item_fields.ITEM_FIELDS.items():
         wanted = {words.get(f.word) for f in fs if not f.change_only}
@@ -338,13 +354,12 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str]
         end = m.end()
     else:
         end = len(text)
-    return tok.start_pos, end, kind, tok.value
+    return start, end, kind, word
 
 
-def _report_unknown_field(found: tuple[int, int, str, str], exc: UnexpectedToken, path: str,
-                          diags: Diagnostics) -> None:
-    _, _, kind, word = found
-    line, column = exc.token.line, exc.token.column
+def _report_unknown_field(found: tuple[int, int, str, str], text: str, path: str, diags: Diagnostics) -> None:
+    start, _, kind, word = found
+    line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
     names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
     article = "an" if kind[0] in "aeiou" else "a"
     elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]

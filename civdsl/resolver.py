@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, advances_named, evaluate, unparse
@@ -21,8 +22,8 @@ from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Ban
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
 
 # which block fields may appear only once per item
-_SINGLE = {"cost", "groups", "vp", "supply", "summary", "stack", "class", "beneficiary", "primary", "secondary",
-           "value", "count", "block", "printed", "rank"}
+# fields an item may give once (fields.ITEM_FIELDS: not repeatable); a second is CIV021
+_SINGLE = item_fields.single_keys()
 
 
 class _NotConstant(EvalError):
@@ -328,20 +329,21 @@ class _Applier(RoundsApplier):
                              help=suggestion(item.name, coll))
             return
         target = copy.copy(coll[item.name])
-        # lists are shared with the base after a shallow copy: copy the ones a change may edit
-        for attr in ("modifiers", "notes", "aka", "specific", "abilities", "requires", "exclusions", "cancel"):
-            if hasattr(target, attr):
-                setattr(target, attr, list(getattr(target, attr)))
-        if isinstance(getattr(target, "credits", None), dict):
-            target.credits = dict(target.credits)
+        # lists and dicts are shared with the base after a shallow copy: copy the ones a change
+        # may edit (those of the repeatable fields, fields.ITEM_FIELDS)
+        for attr in item_fields.list_attrs(item.value):
+            value = getattr(target, attr, None)
+            if isinstance(value, (list, dict)):
+                setattr(target, attr, type(value)(value))
         target.field_spans = dict(target.field_spans)
         base = coll[item.name]
         if item.value == "advance":
-            # a field given in a change replaces the base's list of that kind, not adds to it
-            for attr, key in (("credits", "credits"), ("specific", "credit"), ("abilities", "ability"),
-                              ("requires", "requires")):
-                if any(f.key == key for f in item.fields):
-                    setattr(target, attr, {} if attr == "credits" else [])
+            # a field a change gives that replaces the base's whole list (fields.ITEM_FIELDS:
+            # `replace_all`) empties that list first, so the change's lines are all there is
+            for key in {f.key for f in item.fields}:
+                spec = item_fields.field("advance", key)
+                if spec is not None and spec.change == "replace_all":
+                    setattr(target, spec.model_attr, type(getattr(target, spec.model_attr))())
             self._advance_fields(target, item.fields)
         elif item.value == "calamity":
             self._calamity_fields(target, item.fields)
@@ -514,17 +516,17 @@ class _Applier(RoundsApplier):
     def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
         for f in fields:
             self._field_once(com, f, com.name)
-            if f.key in ("value", "count", "stack", "block", "printed", "summary"):
-                setattr(com, f.key, f.value)
-            elif f.key == "aka":
-                com.aka.append(f.value)
-            elif f.key == "note":
-                com.notes.append(f.value)
+            # every commodity field holds its value as it is: the table says where it goes
+            spec = item_fields.field("commodity", f.key)
+            if spec is not None and spec.repeatable:
+                getattr(com, spec.model_attr).append(f.value)
+            elif spec is not None:
+                setattr(com, spec.model_attr, f.value)
         com.__dict__.pop("_seen_fields", None)
 
 
 # fields of a `change` that alter what an item does (its effects or abilities)
-_WHAT_IT_DOES = {"advance": ("ability",), "calamity": ("primary", "secondary")}
+_WHAT_IT_DOES = {kind: tuple(f.key for f in fs if f.what_it_does) for kind, fs in item_fields.ITEM_FIELDS.items()}
 
 
 def _what_it_does(obj) -> list[str]:

@@ -302,3 +302,23 @@ def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monk
     second = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
     assert second.exit_code == 0, second.output
     assert second.output == first.output
+
+
+def test_build_reuses_what_it_rendered_for_an_unchanged_chain(tmp_path, fresh_cache, monkeypatch):
+    from civdsl import charts
+    from civdsl.build import compile_all
+
+    paths = [CIV1980, rulebooks_dir() / "house" / "gentle.civ"]
+    first = compile_all(paths, Diagnostics())
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(charts, "render_all", no_rendering)
+    second = compile_all(paths, Diagnostics())
+    assert [(r.id, r.files, r.messages) for r in second] == [(r.id, r.files, r.messages) for r in first]
+    # a changed rulebook is rendered again
+    book = tmp_path / "book.civ"
+    book.write_text(_with_pottery_cost(46), encoding="utf-8")
+    with pytest.raises(AssertionError, match="rendered again"):
+        compile_all([book], Diagnostics())

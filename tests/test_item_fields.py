@@ -1,0 +1,87 @@
+"""Item fields declared once (civdsl/fields.py): an unknown or misspelt field is CIV135 with
+did-you-mean and the rest of the file is still checked; the resolver's "given twice" and `change`
+rules and the language reference's field tables derive from the table."""
+
+import time
+from pathlib import Path
+
+from civdsl import fields, parser
+from civdsl.compiler import check_file
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAD = 'language 1\nedition t "T"\ngroup crafts "Crafts"\ncredit policy best_group\n'
+
+
+def _check(tmp_path, body: str, name: str = "t.civ"):
+    path = tmp_path / name
+    path.write_text(HEAD + body, encoding="utf-8")
+    return check_file(path).diagnostics.items
+
+
+def test_a_misspelt_field_has_did_you_mean_and_later_errors_are_still_reported(tmp_path):
+    items = _check(tmp_path, 'advance "Pottery" { cost 45 groups crafts supplyy 3 }\n'
+                             'calamity "Flood" { stack 3 class minor primary { damage(1) } benficiary trader }\n'
+                             'advance "Mining" { cost 180 groups craft }\n')
+    found = [(d.code, d.span.line, d.help) for d in items]
+    assert ("CIV135", 5, "did you mean `supply`?") in found
+    assert ("CIV135", 6, "did you mean `beneficiary`?") in found
+    assert ("CIV012", 7, "did you mean `crafts`?") in found  # the rest of the file is checked
+    assert not any(d.code == "CIV001" for d in items)
+
+
+def test_a_field_of_another_kind_says_whose_it_is(tmp_path):
+    [d] = [d for d in _check(tmp_path, 'advance "Pottery" { cost 45 groups crafts value 3 }\n') if d.code == "CIV135"]
+    assert d.message == "`value` is not a field of an advance" and "`value` is a field of: commodity" in d.notes[0]
+    assert (d.span.line, d.span.column, d.span.end_column) == (5, 43, 48)
+
+
+def test_an_unknown_field_with_a_block_is_skipped_whole(tmp_path):
+    items = _check(tmp_path, 'calamity "Flood" { stack 3 class minor primary { damage(1) }\n'
+                             '  whn holds("X") { add damage 2 }\n  summary "s" }\n')
+    assert [(d.code, d.span.line) for d in items if d.level == "error"] == [("CIV135", 6)]
+
+
+def test_a_change_block_is_recovered_too(tmp_path):
+    base = tmp_path / "base.civ"
+    base.write_text(HEAD + 'advance "Pottery" { cost 45 groups crafts }\n', encoding="utf-8")
+    house = tmp_path / "house.civ"
+    house.write_text('language 1\nedition h "H" extends "base.civ"\nchange advance "Pottery" { cots 50 }\n',
+                     encoding="utf-8")
+    items = check_file(house).diagnostics.items
+    assert [(d.code, d.help) for d in items] == [("CIV135", "did you mean `cost`?")]
+
+
+def test_other_syntax_errors_stay_syntax_errors(tmp_path):
+    # a missing `}` before the next item, and a bad token in an expression, are not unknown fields
+    items = _check(tmp_path, 'advance "Pottery" { cost 45 groups crafts\nadvance "B" { cost 1 groups crafts }\n')
+    assert [d.code for d in items] == ["CIV100"]  # the block never closed
+    items = _check(tmp_path, 'calamity "Flood" { stack 3 class minor primary { damage(1 2) } }\n')
+    assert [d.code for d in items] == ["CIV001"]
+
+
+def test_recovery_is_bounded_on_a_file_full_of_unknown_fields(tmp_path):
+    body = "".join(f'advance "A{i}" {{ cost 1 groups crafts bogus {i} }}\n' for i in range(2000))
+    started = time.perf_counter()
+    items = _check(tmp_path, body)
+    assert time.perf_counter() - started < 60  # a generous bound: the point is it ends
+    codes = [d.code for d in items]
+    assert 1 <= codes.count("CIV135") <= parser.MAX_UNKNOWN_FIELDS and codes[-1] == "CIV001"
+
+
+def test_given_twice_and_change_rules_come_from_the_table():
+    from civdsl import resolver
+
+    assert resolver._SINGLE == {f.key for fs in fields.ITEM_FIELDS.values() for f in fs if not f.repeatable}
+    assert resolver._WHAT_IT_DOES["advance"] == ("ability",)
+    assert {f.word for f in fields.ITEM_FIELDS["advance"] if f.change == "replace_all"} == {
+        "credits", "credit", "requires", "ability"}
+
+
+def test_the_language_reference_lists_the_field_tables():
+    docs = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    assert fields.markdown() in docs
+
+
+def test_every_field_word_is_a_keyword_of_the_grammar():
+    keywords = set(parser.keywords())
+    assert {f.word for fs in fields.ITEM_FIELDS.values() for f in fs} <= keywords
