@@ -130,7 +130,25 @@ def compiler_fingerprint() -> str:
     if _FINGERPRINT is None:
         from .resources import grammar_path
 
-        _FINGERPRINT = fingerprint_of(Path(__file__).resolve().parent, grammar_path())
+        package, grammar = Path(__file__).resolve().parent, grammar_path()
+        # Hashing the ~1 MB of sources costs ~10 ms a process; the hash is kept under a key made
+        # of every file's path, size, inode and modification time in nanoseconds (Python's own
+        # .pyc check trusts the seconds), so only a changed source file costs a hashing.
+        stats = hashlib.sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
+        try:
+            for path in sorted(package.rglob("*.py")) + [grammar]:
+                st = os.stat(path)
+                stats.update(f"\0{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}".encode("utf-8", "surrogatepass"))
+        except OSError:
+            stats = None
+        name = f"fingerprint-{stats.hexdigest()[:32]}.txt" if stats is not None else None
+        kept = read(name) if name else None
+        if kept is not None and len(kept) == 64 and kept.isascii():
+            _FINGERPRINT = kept.decode()
+        else:
+            _FINGERPRINT = fingerprint_of(package, grammar)
+            if name:
+                write(name, _FINGERPRINT.encode())
     return _FINGERPRINT
 
 

@@ -42,6 +42,7 @@ from urllib.parse import unquote, urlparse
 
 from . import describe, loader, parser, syntax
 from . import vocabulary as vocab
+from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
 from .gcpause import paused
@@ -1269,6 +1270,16 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     if opener_words and opener_words[0] in ("primary", "secondary", "if", "else") and not (
             prev is not None and prev.kind == "kw" and pt in ("if", "when")):
         return _vocab_completions(effects, "effect") + [Completion("if", "keyword"), Completion("else", "keyword")]
+    # at the start of a line (or just after `{`) inside an item: that kind's fields, from the
+    # one table of them (fields.ITEM_FIELDS), with their meaning
+    kind = next((w for w in opener_words if w in item_fields.ITEM_FIELDS), None)
+    typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
+    gap = doc.text[prev.end if prev is not None else 0: tok.start if typing else offset]
+    if kind is not None and (prev is None or pt == "{" or "\n" in gap):
+        at = toks.index(opener[0])
+        in_change = at > 0 and toks[at - 1].text == "change"
+        return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind]
+                if in_change or not f.change_only]
     # everywhere else: keywords, the vocabulary and the rulebook's own names
     out = [Completion(k, "keyword") for k in parser.keywords()]
     out += _vocab_completions(effects, "effect")

@@ -322,3 +322,13 @@ def test_build_reuses_what_it_rendered_for_an_unchanged_chain(tmp_path, fresh_ca
     book.write_text(_with_pottery_cost(46), encoding="utf-8")
     with pytest.raises(AssertionError, match="rendered again"):
         compile_all([book], Diagnostics())
+
+
+def test_the_kept_fingerprint_is_the_hash_of_the_sources(fresh_cache, monkeypatch):
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    first = cache.compiler_fingerprint()
+    package = Path(compiler.__file__).resolve().parent
+    assert first == cache.fingerprint_of(package, grammar_path())
+    assert [p.name for p in fresh_cache.iterdir() if p.name.startswith("fingerprint-")]
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    assert cache.compiler_fingerprint() == first  # read back from the cache folder

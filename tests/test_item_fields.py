@@ -85,3 +85,24 @@ def test_the_language_reference_lists_the_field_tables():
 def test_every_field_word_is_a_keyword_of_the_grammar():
     keywords = set(parser.keywords())
     assert {f.word for fs in fields.ITEM_FIELDS.values() for f in fs} <= keywords
+
+
+def test_the_lsp_completes_an_items_fields_from_the_table():
+    from civdsl.lsp import Engine, completions
+
+    megaciv = ROOT / "rulebooks" / "megaciv.civ"
+    source = megaciv.read_text(encoding="utf-8")
+    engine = Engine()
+
+    def labels(text: str, offset: int) -> list[str]:
+        doc = engine.open(megaciv.resolve().as_uri(), text, 1)
+        return [c.label for c in completions(engine.analyse(doc), offset)]
+
+    at = source.index("groups", source.index('advance "Pottery"'))  # the start of a field line
+    assert labels(source, at) == [f.word for f in fields.ITEM_FIELDS["advance"]]
+    at = source.index("\n", source.index('calamity "Famine"')) + 1
+    text = source[:at] + "  st\n" + source[at:]
+    assert labels(text, at + 4) == [f.word for f in fields.ITEM_FIELDS["calamity"] if not f.change_only]
+    # inside a field's value it is not a field that comes next
+    at = source.index("groups crafts")
+    assert "cost" not in labels(source, at + len("groups "))
