@@ -480,6 +480,9 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
     if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
         w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
+    if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
+        # discard by value: which cards, from the hand the state gives
+        w.line(f"{indent}_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})")
     if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
         # losses met exactly or exceeded by as little as possible: which cities and tokens go
         w.line(f"{indent}_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})")

@@ -477,6 +477,38 @@ def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
         effects[i] = (kind, {**args, "loss": loss}, line)
 
 
+def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
+    """Commodity cards worth at least the amount in face value, from the hand the state gives: the
+    selection with the least excess, then the fewest cards (the victim's best choice; any other
+    meeting the amount is legal), or the whole hand when it is worth less. Adds `discard` =
+    {cards: {name: n}, face_value, over} to each such effect."""
+    hand = s.facts.get("commodities")
+    if hand is None:
+        return
+    faces = s.module.COMMODITIES
+    cards = [name for name in sorted(hand) for _ in range(hand[name])]
+    for i, (kind, args, line) in enumerate(effects):
+        need = args.get("taken", args.get("amount"))
+        if kind not in kinds or need is None or type(need) is Unknown:
+            continue
+        # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+        best: dict = {0: ()}
+        for index, name in enumerate(cards):
+            face = faces[name]["value"]
+            for v, picked in list(best.items()):
+                w = v + face
+                if w not in best or len(best[w]) > len(picked) + 1:
+                    best[w] = picked + (index,)
+        enough = [v for v in best if v >= need]
+        value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
+        picked = best[value] if enough else tuple(range(len(cards)))
+        chosen: dict = {}
+        for index in picked:
+            chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+        effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
+                                                 "over": max(0, value - need)}}, line)
+
+
 def assigned(s: PlayerState, most, kind: str):
     """The amount assigned to a secondary victim: at most the per-player amount the rule allows."""
     if type(most) is not Unknown and s.assigned > most:

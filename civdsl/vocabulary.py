@@ -229,6 +229,11 @@ AMOUNT_SETTINGS = {
 # cities and tokens that go (runtime.least_over). Only a loss in unit points anywhere on the board
 # can be split from the state's cities and tokens; an area's loss needs the area's units.
 LOSS_SPLIT_KINDS = ("damage",)
+
+# Discard by value: an effect of these kinds asks for commodity cards worth at least its amount in
+# face value; with the hand given, the answer picks the cards with the least excess (then the
+# fewest cards), or the whole hand when it is worth less (runtime.discard_by_value).
+VALUE_DISCARD_KINDS = ("discard_face_value",)
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").

@@ -138,3 +138,23 @@ def test_a_loss_is_met_exactly_or_exceeded_by_as_little_as_possible(edition, cit
             assert got - need == loss["over"] == min(feasible) - need
         else:
             assert (loss["cities"], loss["tokens"]) == (cities, tokens)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_discard_by_value_takes_the_least_excess_or_the_whole_hand(data):
+    import itertools
+
+    rb = civdsl.load("megaciv")
+    names = sorted(n for n, c in rb.module.COMMODITIES.items() if c["value"])[:5]
+    hand = {n: data.draw(st.integers(0, 3), label=n) for n in names}
+    out = rb.resolve("Corruption", "primary", [], {"commodities": hand}).to_dict()
+    [e] = [e for e in out["effects"] if e["kind"] == "discard_face_value"]
+    need, chosen = e["taken"], e["discard"]["cards"]
+    face = {n: rb.module.COMMODITIES[n]["value"] for n in names}
+    assert all(chosen[n] <= hand[n] for n in chosen)
+    worth = sum(face[n] * k for n, k in chosen.items())
+    totals = {sum(face[n] * k for n, k in zip(names, combo))
+              for combo in itertools.product(*(range(hand[n] + 1) for n in names))}
+    enough = [t for t in totals if t >= need]
+    assert worth == (min(enough) if enough else sum(face[n] * k for n, k in hand.items()))

@@ -49,6 +49,8 @@ def test_scenario(rulebook, sc):
             assert _demanded(data["effects"]) == expect["demanded"]
         if "loss" in expect:  # which cities and tokens go (losses met exactly or least over)
             assert {e["kind"]: e.get("loss") for e in data["effects"] if "loss" in e} == expect["loss"]
+        if "discard" in expect:  # discard by value: which cards, least excess then fewest cards
+            assert {e["kind"]: e["discard"]["cards"] for e in data["effects"] if "discard" in e} == expect["discard"]
         if "bounded" in expect:  # the trace says when the bound applied, and by which fact
             assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:

@@ -18,7 +18,7 @@ from .common import option_switch as _option_switch
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items()
-            if k not in ("kind", "depends_on", "bound", "taken", "loss")}
+            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard")}
     from ..phrases import counted, effect_text
 
     taken = e.get("taken")
@@ -31,6 +31,10 @@ def _describe_effect(e: dict) -> str:
     if loss:  # met exactly, or exceeded by as little as possible
         over = f", {loss['over']} over" if loss["over"] else ", exactly"
         text += f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
+    discard = e.get("discard")
+    if discard is not None:  # discard by value: the least excess
+        which = ", ".join(f"{name} x{n}" for name, n in discard["cards"].items()) or "nothing"
+        text += f" (discard {which}: face value {discard['face_value']})"
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
         text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
     return text
