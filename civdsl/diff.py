@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import describe
+from . import fields as item_fields
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
 from .rounds import diff as rounds_diff
@@ -438,7 +439,7 @@ class Differ:
 
     def commodity(self, old: Commodity, new: Commodity):
         n = new.name
-        for attr in ("value", "count", "stack", "block", "printed"):
+        for attr in (f.model_attr for f in item_fields.ITEM_FIELDS["commodity"] if not f.prose):
             x, y = getattr(old, attr), getattr(new, attr)
             if x != y:
                 show = (lambda v: _listing(v) if v else "none") if attr == "printed" else (lambda v: _num(v) if attr != "block" else (v or "none"))

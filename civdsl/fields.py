@@ -36,6 +36,7 @@ class FieldSpec:
     what_it_does: bool = False  # part of what the item does (a `change` of it may outdate the summary)
     change_only: bool = False  # only in a `change` block
     attr: str = ""  # the model attribute it fills, when not named `key`
+    prose: bool = False  # words for readers (summary, aka, note), not a rule: diffs list them apart
 
     @property
     def model_attr(self) -> str:
@@ -45,11 +46,12 @@ class FieldSpec:
 def _common(change: str | None) -> tuple[FieldSpec, ...]:
     return (
         FieldSpec("summary", "summary", "string", False, None, change and "replace", "summary",
-                  "what the item does, in one line of our own words"),
+                  "what the item does, in one line of our own words", prose=True),
         FieldSpec("aka", "aka", "string", True, None, change and "add", "also known as",
-                  "another name the item is known by (explain and the LSP find it)"),
+                  "another name the item is known by (explain and the LSP find it)", prose=True),
         FieldSpec("note", "note", "string", True, None, change and "add", "note",
-                  "a reading the authors chose where the printed rules are ambiguous", attr="notes"),
+                  "a reading the authors chose where the printed rules are ambiguous", attr="notes",
+                  prose=True),
     )
 
 

@@ -986,11 +986,28 @@ def hover_text(analysis: Analysis, offset: int) -> tuple[str, Symbol | Tok] | No
             lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
                          + (f"; did you mean `{best}`?" if best else ""))
         return "\n\n".join(lines), target.symbol
-    _, tok = analysis.doc.token_at(offset)
+    i, tok = analysis.doc.token_at(offset)
     if tok is None or tok.kind not in ("name", "kw"):
         return None
+    if tok.kind == "kw":
+        # a field of the item whose block encloses it: what fields.ITEM_FIELDS says of it
+        opener = _block_opener(analysis.doc.tokens, i)
+        kind = next((t.text for t in opener if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), None)
+        spec = next((f for f in item_fields.ITEM_FIELDS.get(kind or "", ()) if f.word == tok.text), None)
+        if spec is not None:
+            return field_hover(kind, spec), tok
     text = vocabulary_hover(tok.text, edition)
     return (text, tok) if text else None
+
+
+def field_hover(kind: str, spec) -> str:
+    """A field's hover: its meaning, what it holds and names, and what a house rule's `change` does."""
+    lines = [f"**{spec.word}** ({kind} field: {spec.words})", spec.doc,
+             f"holds {spec.type}" + (f", naming {spec.references}" if spec.references else "")
+             + ("; may be given more than once" if spec.repeatable else "; given at most once")]
+    if spec.change is not None:
+        lines.append(f"in a `change`: {item_fields.CHANGES[spec.change]}")
+    return "\n\n".join(lines)
 
 
 def _describe_target(edition, target: Target) -> list[str]:
@@ -1060,7 +1077,9 @@ def vocabulary_hover(word: str, edition=None) -> str | None:
         if word in edition.consts:
             c = edition.consts[word]
             value = c.value if c.value is not None else unparse(c.expr)
-            return f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
+            engine = vocab.ENGINE_NAMES.get(word)
+            return (f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
+                    + (f"\n\nread by the engine: {engine.doc}" if engine is not None else ""))
         if word in edition.tables:
             t = edition.tables[word]
             bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)

@@ -255,13 +255,13 @@ class _Applier(RoundsApplier):
                                      item=item.name, notes=[f"first given at {civ.rows[track].span}"])
                     continue
                 civ.rows[track] = AstRow(track, track_span, spaces, starts, f.span)
-            elif f.key == "note":
-                civ.notes.append(f.value)
-            elif f.key == "aka":
-                civ.aka.append(f.value)
-            elif f.key in ("rank", "block", "summary"):
-                self._field_once(civ, f, item.name)
-                setattr(civ, f.key, f.value)
+            else:  # the fields that hold their value as it is: the table says where it goes
+                spec = item_fields.field("civilization", f.key)
+                if spec is not None and spec.repeatable:
+                    getattr(civ, spec.model_attr).append(f.value)
+                elif spec is not None:
+                    self._field_once(civ, f, item.name)
+                    setattr(civ, spec.model_attr, f.value)
         # a house rule that redeclares a civilization replaces it whole, like an advance
         self.ed.civilizations[item.name] = civ
 

@@ -106,3 +106,23 @@ def test_the_lsp_completes_an_items_fields_from_the_table():
     # inside a field's value it is not a field that comes next
     at = source.index("groups crafts")
     assert "cost" not in labels(source, at + len("groups "))
+
+
+def test_the_lsp_hover_on_a_field_and_an_engine_constant_comes_from_the_tables():
+    from civdsl import vocabulary as vocab
+    from civdsl.lsp import Engine, hover_text
+
+    megaciv = ROOT / "rulebooks" / "megaciv.civ"
+    source = megaciv.read_text(encoding="utf-8")
+    engine = Engine()
+    analysis = engine.analyse(engine.open(megaciv.resolve().as_uri(), source, 1))
+    at = source.index("groups", source.index("\nadvance ")) + 1
+    text, _ = hover_text(analysis, at)
+    spec = fields.field("advance", "groups")
+    assert text.startswith("**groups** (advance field") and spec.doc in text
+    at = source.index("stack", source.index("\ncalamity ")) + 1
+    text, _ = hover_text(analysis, at)
+    assert fields.field("calamity", "stack").doc in text and fields.CHANGES["replace"] in text
+    at = source.index("city_points") + 1
+    text, _ = hover_text(analysis, at)
+    assert vocab.ENGINE_NAMES["city_points"].doc in text
