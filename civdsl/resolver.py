@@ -397,38 +397,40 @@ class _Applier(RoundsApplier):
         obj.field_spans[f.key] = f.span
 
     def _advance_fields(self, adv: Advance, fields: list[Field]) -> None:
+        # one handler per field of fields.ITEM_FIELDS["advance"] (`_advance_<key>`; a test checks
+        # that each has one); a field that holds its value as it is needs none
         for f in fields:
             self._field_once(adv, f, adv.name)
-            if f.key == "cost":
-                adv.cost = f.value
-                adv.cost_known = f.value is not None
-            elif f.key == "groups":
-                adv.groups = [g for g, _ in f.value]
-                adv.field_spans["group_spans"] = [s for _, s in f.value]
-            elif f.key == "vp":
-                adv.vp, adv.vp_explicit = f.value, True
-            elif f.key == "credits":
-                for group, amount, span in f.value:
-                    adv.credits[group] = adv.credits.get(group, 0) + amount
-                    adv.field_spans[f"credit:{group}"] = span
-            elif f.key == "credit":
-                target, amount, span = f.value
-                adv.specific.append(SpecificCredit(target, amount, span))
-            elif f.key == "requires":
-                adv.requires.extend(name for name, _ in f.value)
-                for name, span in f.value:
-                    adv.field_spans[f"requires:{name}"] = span
-            elif f.key == "supply":
-                adv.supply = f.value
-            elif f.key == "ability":
-                adv.abilities.append(self._ability(f.value, adv.name))
-            elif f.key == "summary":
-                adv.summary = f.value
-            elif f.key == "aka":
-                adv.aka.append(f.value)
-            elif f.key == "note":
-                adv.notes.append(f.value)
+            _apply_field(self, "advance", adv, f)
         adv.__dict__.pop("_seen_fields", None)
+
+    def _advance_cost(self, adv: Advance, f: Field) -> None:
+        adv.cost = f.value
+        adv.cost_known = f.value is not None
+
+    def _advance_groups(self, adv: Advance, f: Field) -> None:
+        adv.groups = [g for g, _ in f.value]
+        adv.field_spans["group_spans"] = [s for _, s in f.value]
+
+    def _advance_vp(self, adv: Advance, f: Field) -> None:
+        adv.vp, adv.vp_explicit = f.value, True
+
+    def _advance_credits(self, adv: Advance, f: Field) -> None:
+        for group, amount, span in f.value:
+            adv.credits[group] = adv.credits.get(group, 0) + amount
+            adv.field_spans[f"credit:{group}"] = span
+
+    def _advance_credit(self, adv: Advance, f: Field) -> None:
+        target, amount, span = f.value
+        adv.specific.append(SpecificCredit(target, amount, span))
+
+    def _advance_requires(self, adv: Advance, f: Field) -> None:
+        adv.requires.extend(name for name, _ in f.value)
+        for name, span in f.value:
+            adv.field_spans[f"requires:{name}"] = span
+
+    def _advance_ability(self, adv: Advance, f: Field) -> None:
+        adv.abilities.append(self._ability(f.value, adv.name))
 
     def _ability(self, call: Call, owner: str) -> Ability:
         args: dict = {}
@@ -442,45 +444,45 @@ class _Applier(RoundsApplier):
         return Ability(call.name, args, call, call.span)
 
     def _calamity_fields(self, cal: Calamity, fields: list[Field]) -> None:
+        # one handler per field of fields.ITEM_FIELDS["calamity"] (`_calamity_<key>`), as for advances
         for f in fields:
             self._field_once(cal, f, cal.name)
-            if f.key == "stack":
-                cal.stack = f.value
-            elif f.key == "class":
-                cal.klass = f.value
-            elif f.key == "beneficiary":
-                cal.beneficiary = f.value[0]
-                cal.field_spans["beneficiary_name"] = f.value[1]
-            elif f.key == "primary":
-                cal.primary = _effects(f.value)
-            elif f.key == "secondary":
-                specs, block = f.value
-                spec = dict(specs)
-                cal.secondary = Secondary(spec.get("count"), spec.get("share"), _effects(block), f.span)
-            elif f.key == "exclude":
-                how, value, span = f.value
-                cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
-            elif f.key == "cancel":
-                cal.cancel.append((f.value, f.span))
-            elif f.key == "amounts":
-                cal.amounts = dict(cal.amounts)
-                for name, values, doc, _span in self._amount_settings(f.value):
-                    cal.amounts[name] = values
-                    if doc:
-                        cal.notes.append(doc)
-            elif f.key == "modifier":
-                m = f.value
-                cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
-                                              advances_named(m.condition)))
-            elif f.key == "drop":
-                self._drop(cal, f)
-            elif f.key == "summary":
-                cal.summary = f.value
-            elif f.key == "aka":
-                cal.aka.append(f.value)
-            elif f.key == "note":
-                cal.notes.append(f.value)
+            _apply_field(self, "calamity", cal, f)
         cal.__dict__.pop("_seen_fields", None)
+
+    def _calamity_beneficiary(self, cal: Calamity, f: Field) -> None:
+        cal.beneficiary = f.value[0]
+        cal.field_spans["beneficiary_name"] = f.value[1]
+
+    def _calamity_primary(self, cal: Calamity, f: Field) -> None:
+        cal.primary = _effects(f.value)
+
+    def _calamity_secondary(self, cal: Calamity, f: Field) -> None:
+        specs, block = f.value
+        spec = dict(specs)
+        cal.secondary = Secondary(spec.get("count"), spec.get("share"), _effects(block), f.span)
+
+    def _calamity_exclude(self, cal: Calamity, f: Field) -> None:
+        how, value, span = f.value
+        cal.exclusions.append(Exclusion(value if how == "role" else None, value if how == "when" else None, span))
+
+    def _calamity_cancel(self, cal: Calamity, f: Field) -> None:
+        cal.cancel.append((f.value, f.span))
+
+    def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
+        cal.amounts = dict(cal.amounts)
+        for name, values, doc, _span in self._amount_settings(f.value):
+            cal.amounts[name] = values
+            if doc:
+                cal.notes.append(doc)
+
+    def _calamity_modifier(self, cal: Calamity, f: Field) -> None:
+        m = f.value
+        cal.modifiers.append(Modifier(m.condition, m.role, m.priority, list(m.ops), m.span,
+                                      advances_named(m.condition)))
+
+    def _calamity_drop(self, cal: Calamity, f: Field) -> None:
+        self._drop(cal, f)
 
     def _drop(self, cal: Calamity, f: Field) -> None:
         from .expressions import unparse
@@ -516,13 +518,25 @@ class _Applier(RoundsApplier):
     def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
         for f in fields:
             self._field_once(com, f, com.name)
-            # every commodity field holds its value as it is: the table says where it goes
-            spec = item_fields.field("commodity", f.key)
-            if spec is not None and spec.repeatable:
-                getattr(com, spec.model_attr).append(f.value)
-            elif spec is not None:
-                setattr(com, spec.model_attr, f.value)
+            _apply_field(self, "commodity", com, f)  # every commodity field holds its value as it is
         com.__dict__.pop("_seen_fields", None)
+
+
+def _apply_field(applier, kind: str, obj, f: Field) -> None:
+    """Apply field `f` of an item of `kind`: its handler `_<kind>_<key>` where the field needs
+    decoding, else (a field that holds its value as it is) append it to the model attribute
+    fields.ITEM_FIELDS names, or set it."""
+    handler = getattr(applier, f"_{kind}_{f.key}", None)
+    if handler is not None:
+        handler(obj, f)
+        return
+    spec = item_fields.field(kind, f.key)
+    if spec is None:
+        return
+    if spec.repeatable:
+        getattr(obj, spec.model_attr).append(f.value)
+    else:
+        setattr(obj, spec.model_attr, f.value)
 
 
 # fields of a `change` that alter what an item does (its effects or abilities)

@@ -126,3 +126,15 @@ def test_the_lsp_hover_on_a_field_and_an_engine_constant_comes_from_the_tables()
     at = source.index("city_points") + 1
     text, _ = hover_text(analysis, at)
     assert vocab.ENGINE_NAMES["city_points"].doc in text
+
+
+def test_every_field_the_resolver_must_decode_has_a_handler():
+    """A field whose value is not stored as it is needs `_<kind>_<key>` in the resolver; the
+    others are stored by the table. Every declared field is one or the other, and every handler
+    is for a declared field."""
+    from civdsl.resolver import _Applier
+
+    for kind in ("advance", "calamity", "commodity"):
+        keys = {f.key for f in fields.ITEM_FIELDS[kind]}
+        handlers = {name[len(kind) + 2:] for name in dir(_Applier) if name.startswith(f"_{kind}_")} - {"fields"}
+        assert handlers <= keys, (kind, handlers - keys)
