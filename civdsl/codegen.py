@@ -404,7 +404,7 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
     bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
     has_trace = bounded or any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
-    has_options = any(o.op == "option" for _, m in mods for o in m.ops)
+    has_options = any(o.op in ("option", "stop") for _, m in mods for o in m.ops)
     has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
     if has_options:
@@ -435,6 +435,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
         for o in m.ops:
+            if o.op == "stop":  # the victim may pay the price to stop the whole calamity for everyone
+                rep = o.replacement
+                what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}):  "
+                       f"# {comment_text(o.span.path)}:{o.span.line}", o.span)
+                w.line(f"{indent}    options.append(('calamity', {rep.name!r}, {_call_args(c, rep)}, False, "
+                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
+                continue
             if o.op == "option":
                 targets = [v for v in variables if v.effect.kind == o.kind]
                 if not targets:

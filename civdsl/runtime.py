@@ -276,6 +276,10 @@ class PlayerState:
         if name in ("credit_max_group", "credit_total"):
             credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
             return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
+        if name == "commodity_cards":
+            if "commodities" not in self.facts:
+                return self._missing("commodities")
+            return sum(self.facts["commodities"].values())
         if name == "hand_value":
             if "commodities" not in self.facts:
                 return self._missing("commodities")

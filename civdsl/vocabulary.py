@@ -381,6 +381,7 @@ DERIVED_NAMES = {
     "credit_max_group": "the highest credit total of a single group",
     "credit_total": "all credit points held",
     "hand_value": "the set value of the commodity cards in hand",
+    "commodity_cards": "the number of commodity cards in hand",
     "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
 }
 
@@ -393,6 +394,7 @@ DERIVED_WORDS = {
     "credit_max_group": ("credit point in the best group", "credit points in the best group"),
     "credit_total": ("credit point", "credit points"),
     "hand_value": ("point of hand value", "points of hand value"),
+    "commodity_cards": ("commodity card in hand", "commodity cards in hand"),
     "ast_points": ("A.S.T. point", "A.S.T. points"),
 }
 

@@ -128,6 +128,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options
         kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
         words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
         instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
+        if o["instead_of"] == "calamity":  # `may stop with ...`: the whole calamity, for everyone
+            instead = "to stop the calamity for everyone"
         by = f" ({', '.join(o['by'])})" if o["by"] else ""
         click.echo(f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}")
     if data["missing_facts"]:
