@@ -9,14 +9,23 @@ with runtime.prices and the payment), the rulebook already loaded, on one core. 
 also compares the first N plans with an exhaustive search (slow: it prices every set of
 advances whose effective prices fit the budget with runtime.prices).
 
+`--stress` times the stress states instead (each printed with its CPU time): a state that can
+afford most of the deck, `--objective points`, the Expansion Project's default objective with
+a treasury of 1,000 and 9 players, `--explain`, and a 180-card hand (tests/test_planner.py
+checks the same states). `--baseline REV` also times them with the planner of git revision REV
+in a subprocess (each capped at `--cap` seconds) and prints the ratio: before and after in one
+run.
+
 Also runs under pytest-benchmark: `pytest benchmarks/bench_planner.py --benchmark-enable`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -52,6 +61,92 @@ def random_state(module, rng: random.Random) -> dict:
         groups = list(module.GROUPS)
         state["credits"] = {g: rng.choice([0, 0, 5, 10]) for g in groups}
     return state
+
+
+def full_hand(module, cards: int) -> dict:
+    """`cards` commodity cards dealt round the commodities in rulebook order, at most each one's
+    count in the box (a hand no player holds, to show the payment's bound)."""
+    hand: dict[str, int] = {}
+    names = list(module.COMMODITIES)
+    while sum(hand.values()) < cards:
+        before = sum(hand.values())
+        for c in names:
+            if sum(hand.values()) < cards and hand.get(c, 0) < (module.COMMODITIES[c].get("count") or 9):
+                hand[c] = hand.get(c, 0) + 1
+        if sum(hand.values()) == before:
+            break
+    return hand
+
+
+# The stress states: (name, rulebook, state, plan() options). A `hand` entry is a number of
+# cards for full_hand.
+STRESS = [
+    ("affords most of the deck", "megaciv",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}, {}),
+    ("--objective points", "megaciv",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9},
+     {"objective_spec": "points"}),
+    ("Expansion, treasury 1000, 9 players", "expansion",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {}),
+    ("--explain", "megaciv",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"explain": True}),
+    ("180-card hand", "megaciv",
+     {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {}),
+]
+
+
+def stress_state(module, state: dict) -> dict:
+    state = dict(state)
+    if "hand" in state:
+        state["commodities"] = full_hand(module, state.pop("hand"))
+    return state
+
+
+def _time_case(root: str, index: int) -> None:
+    """Child process of --baseline: time one stress case with the planner under `root`."""
+    sys.path.insert(0, root)
+    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
+        del sys.modules[mod]
+    import civdsl as lib
+    from civdsl import planner as pl
+
+    name, rid, state, options = STRESS[index]
+    rb = lib.load(rid)
+    state = stress_state(rb.module, state)
+    t0 = time.process_time()
+    report = pl.plan(rb, state, **options)
+    print(json.dumps({"cpu": time.process_time() - t0, "objective": str(report["plans"][0]["objective"]),
+                      "spent": str(report["plans"][0]["spent"])}))
+
+
+def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
+    rows = []
+    old_root = None
+    if baseline:
+        import tempfile
+
+        old_root = tempfile.mkdtemp(prefix="civdsl-baseline-")
+        here = Path(__file__).resolve().parent.parent
+        archive = subprocess.run(["git", "-C", str(here), "archive", baseline, "civdsl", "grammar", "schemas",
+                                  "rulebooks"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", old_root], input=archive, check=True)
+    for i, (name, rid, state, options) in enumerate(STRESS):
+        rb = civdsl.load(rid)
+        st = stress_state(rb.module, state)
+        planner.plan(rb, {**st, "commodities": {}, "treasury": 0}, objective_spec=options.get("objective_spec"))
+        t0 = time.process_time()
+        report = planner.plan(rb, st, **options)
+        row = {"case": name, "cpu": time.process_time() - t0, "objective": report["plans"][0]["objective"],
+               "spent": report["plans"][0]["spent"], "plans_by": report["search"]}
+        if old_root:
+            try:
+                out = subprocess.run([sys.executable, __file__, "--time-case", str(i), "--root", old_root],
+                                     capture_output=True, text=True, timeout=cap)
+                row["baseline"] = json.loads(out.stdout.strip().splitlines()[-1])["cpu"] if out.returncode == 0 else None
+            except subprocess.TimeoutExpired:
+                row["baseline"] = f">{cap:g}"
+        rows.append(row)
+    return rows
 
 
 def run(states: int = 1000, seed: int = 12, check: int = 0, repeat: int = 1) -> dict:
@@ -143,7 +238,29 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--repeat", type=int, default=3, help="runs per state; the least is reported too")
     ap.add_argument("--check", type=int, default=0)
+    ap.add_argument("--stress", action="store_true", help="time the stress states instead")
+    ap.add_argument("--baseline", help="with --stress: also time the planner of this git revision")
+    ap.add_argument("--cap", type=float, default=60.0, help="seconds allowed to each baseline case")
+    ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.time_case is not None:
+        _time_case(args.root, args.time_case)
+        return
+    if args.stress:
+        print("stress states, CPU time of one planner.plan call" + (f" (baseline: {args.baseline})" if args.baseline else ""))
+        for r in stress(args.baseline, args.cap):
+            line = f"  {r['case']:<38} {r['cpu'] * 1000:9.1f} ms  ({r['plans_by']}; objective {r['objective']}, spent {r['spent']})"
+            if "baseline" in r:
+                b = r["baseline"]
+                if b is None:
+                    line += "  baseline failed"
+                elif isinstance(b, str):
+                    line += f"  baseline {b} s: over {float(b[1:]) / r['cpu']:.0f}x"
+                else:
+                    line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
+            print(line)
+        return
     r = run(args.states, args.seed, args.check, args.repeat)
     print(f"{r['states']} random mid-game Mega Civilization states (seed {args.seed}), one plan each:")
     for label, key in (("wall, first run", "single"), (f"wall, least of {r['repeat']}", "best_of"),

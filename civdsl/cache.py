@@ -17,13 +17,20 @@ used, nothing is kept and nothing is left behind: every command still works, com
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
+
+try:  # CPython's built-in SHA-256: the same digests as hashlib's, without loading OpenSSL (a few
+    # milliseconds that every question would pay at start-up)
+    from _sha256 import sha256  # Python 3.11
+except ImportError:
+    try:
+        from _sha2 import sha256  # Python 3.12 and later
+    except ImportError:
+        from hashlib import sha256
 
 # Bumped when the layout of the folder or of a cached file changes.
 FORMAT = "3"
@@ -81,6 +88,8 @@ def write(name: str, data: bytes) -> Path | None:
     if base is None:
         return None
     target = base / name
+    import tempfile  # here, not at the top: a question answered from the cache never writes
+
     try:
         # mkstemp creates a new file (O_EXCL: never through a symlink); the rename then replaces
         # whatever is at the name, a planted symlink included, without following it
@@ -134,7 +143,7 @@ def compiler_fingerprint() -> str:
         # Hashing the ~1 MB of sources costs ~10 ms a process; the hash is kept under a key made
         # of every file's path, size, inode and modification time in nanoseconds (Python's own
         # .pyc check trusts the seconds), so only a changed source file costs a hashing.
-        stats = hashlib.sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
+        stats = sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
         try:
             for path in sorted(package.rglob("*.py")) + [grammar]:
                 st = os.stat(path)
@@ -153,7 +162,7 @@ def compiler_fingerprint() -> str:
 
 
 def fingerprint_of(package: Path, grammar: Path) -> str:
-    digest = hashlib.sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
+    digest = sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
     for path in sorted(package.rglob("*.py")) + [grammar]:
         try:
             data = path.read_bytes()
@@ -177,7 +186,7 @@ def file_digest(path: str | Path) -> str | None:
                 return None
             # a rulebook is at most 2 MB (parser.MAX_BYTES); reading a little more is enough to
             # tell that a file grew past what was compiled
-            return hashlib.sha256(fh.read(4_000_000)).hexdigest()
+            return sha256(fh.read(4_000_000)).hexdigest()
         except OSError:
             return None
 
@@ -189,11 +198,11 @@ def unchanged(files: dict[str, str]) -> bool:
 
 def chain_key(files: dict[str, str]) -> str:
     """The key of a result made from these files (path -> hash) by this compiler."""
-    digest = hashlib.sha256(compiler_fingerprint().encode())
+    digest = sha256(compiler_fingerprint().encode())
     for path, sha in sorted(files.items()):
         digest.update(f"\0{path}\0{sha}".encode("utf-8", "surrogatepass"))  # a file name need not be UTF-8
     return digest.hexdigest()[:32]
 
 
 def path_key(path: str | Path) -> str:
-    return hashlib.sha256(f"{FORMAT}|{os.path.abspath(path)}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return sha256(f"{FORMAT}|{os.path.abspath(path)}".encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -211,7 +211,7 @@ _ALL = [
     Code("CIV135", "unknown field in an item", "An advance, calamity, commodity or civilization block holds a "
          "line that is none of its fields (`civdsl/fields.py` declares each kind's fields; docs/language.md lists "
          "them): usually a misspelling, or a field of another kind of item. The line is skipped and the rest of "
-         "the file is still checked, so a field it meant to give may be reported missing too.",
+         "the file is still checked; the field it looks like is not also reported missing from the item.",
          'advance "Pottery" { cots 45 groups crafts }', 'advance "Pottery" { cost 45 groups crafts }'),
 ]
 

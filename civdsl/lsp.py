@@ -1208,6 +1208,11 @@ def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
     return []
 
 
+# the field words whose values name a group (`groups`, `credits`): from fields.ITEM_FIELDS
+_FIELDS_NAMING = {"group": frozenset(f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs
+                                     if f.references == "group")}
+
+
 def completions(analysis: Analysis, offset: int) -> list[Completion]:
     doc = analysis.doc
     toks = doc.tokens
@@ -1246,7 +1251,7 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
             return _vocab_completions(vocab.ABILITY_KINDS, "ability")
         if pt in ("add", "prevent", "set", "cap", "replace", "with"):
             return _vocab_completions(effects, "effect")
-        if pt in ("groups",) or pt == "credits":
+        if pt in _FIELDS_NAMING["group"]:
             return [Completion(g, "group") for g in groups]
         if pt == "beneficiary":
             return [Completion(b, "value", vocab.BENEFICIARIES[b]) for b in vocab.BENEFICIARIES]
@@ -1271,7 +1276,7 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
         j = prev_i - 1
         while j >= 0 and toks[j].kind in ("name", "int") or (j >= 0 and toks[j].text == ","):
             j -= 1
-        if j >= 0 and toks[j].kind == "kw" and toks[j].text in ("groups", "credits"):
+        if j >= 0 and toks[j].kind == "kw" and toks[j].text in _FIELDS_NAMING["group"]:
             return [Completion(g, "group") for g in groups]
     if prev is not None and pt == "=" and prev2 is not None:
         key = prev2.text

@@ -34,6 +34,7 @@ MAX_DEPTH = 100
 # (`printed 1,1,1,...` is a token a byte): this bounds every pass, at about 20 seconds of one
 # core for the largest file accepted. The largest shipped rulebook has about 4,000 tokens.
 MAX_TOKENS = 250_000
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|\.\.|//|[=!<>]=|\S')
 
 # How a terminal is named in "expected ..." lists.
@@ -304,8 +305,8 @@ def _terminal_words() -> tuple[dict[str, str], frozenset[str]]:
     return words, frozenset(interactive.accepts())
 
 
-def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str] | None:
-    """(start, end, item kind, word) of an unknown field the parser stopped at, or None when the
+def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
+    """(start, end, item kind, word, item name or None) of an unknown field the parser stopped at, or None when the
     error is not one: the token must be a name, or a field word of another item kind (and not a
     word that starts an item: then a `}` is more likely missing), standing where the fields of
     one kind of fields.ITEM_FIELDS are expected. The field runs, brackets balanced, up to the next
@@ -331,6 +332,7 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str]
     elif tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
         return None
     else:
+        interactive = getattr(exc, "interactive_parser", None)
         expected = set(exc.expected or ())
     kind, size = None, 0
     for k, fs in item_fields.ITEM_FIELDS.items():
@@ -340,38 +342,63 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple[int, int, str, str]
     if kind is None or "RBRACE" not in expected:
         return None
     stops = {f.word for f in item_fields.ITEM_FIELDS[kind]}
-    depth, end = 0, tok.end_pos
+    depth, end, prev = 0, tok.end_pos, word
     for m in _TOKEN.finditer(text, tok.end_pos):
         t = m.group()
         if t[0] == "#":
             continue
-        if depth == 0 and (t == "}" or t in stops):
+        # outside brackets, the value ends at `}`, at a field word, at the end of its line
+        # (unless the line ends with a comma), or at a word after a number or string (the
+        # next field, misspelt too: `cots 45 grups crafts`)
+        if depth == 0 and (t == "}" or t in stops or ("\n" in text[end:m.start()] and prev != ",")
+                           or (_WORD.fullmatch(t) and not t[0].isdigit() and (prev[0].isdigit() or prev[0] == '"'))):
             break
         if t in "({":
             depth += 1
         elif t in ")}":
             depth -= 1
-        end = m.end()
+        end, prev = m.end(), t
     else:
         end = len(text)
-    return start, end, kind, word
+    return start, end, kind, word, _item_name(interactive)
 
 
-def _report_unknown_field(found: tuple[int, int, str, str], text: str, path: str, diags: Diagnostics) -> None:
-    start, _, kind, word = found
+def _item_name(interactive) -> str | None:
+    """The name of the item whose block the parser is in: the string before the last `{` it
+    has shifted (inner blocks are reduced by then), or None."""
+    stack = getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
+    for i in range(len(stack) - 1, 0, -1):
+        t = stack[i]
+        if isinstance(t, lark.Token) and t.type == "LBRACE":
+            before = stack[i - 1]
+            if isinstance(before, lark.Token) and before.type == "STRING":
+                return before.value[1:-1]
+            return None
+    return None
+
+
+def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics) -> None:
+    start, _, kind, word, name = found
     line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
     names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
     article = "an" if kind[0] in "aeiou" else "a"
     elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]
+    which = f"{kind} `{name}`" if name is not None else f"{article} {kind}"
     if elsewhere:
-        message = f"`{word}` is not a field of {article} {kind}"
+        message = f"`{word}` is not a field of {which}"
         notes = [f"`{word}` is a field of: {', '.join(elsewhere)}", f"{article} {kind}'s fields: {', '.join(names)}"]
     else:
-        message = f"unknown field `{word}` in {article} {kind}"
+        message = f"unknown field `{word}` in {which}"
         notes = [f"{article} {kind}'s fields: {', '.join(names)}"]
     best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
     diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
-                help=f"did you mean `{best}`?" if best else None)
+                help=unknown_field_help(best) if best else None, item=name)
+
+
+def unknown_field_help(field: str) -> str:
+    """CIV135's help when the unknown field looks like `field` (the validator then does not also
+    report that field missing from the item)."""
+    return f"did you mean `{field}`?"
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:

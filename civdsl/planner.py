@@ -24,14 +24,13 @@ Rules the planner applies, and where they come from:
   abilities of the advances held once the purchase is made (their effects start as soon as
   the transaction completes, phase 12).
 
-The search is exact: a depth-first branch and bound over the candidate advances, visited in
+The search is exact. A depth-first branch and bound over the candidate advances, visited in
 order of objective per effective price (price after credits less the most its own same-turn
-ability could take off the others: a Library's 40, an Anatomy's dearest eligible advance), so
-that every set's exact price is at least the sum of its effective prices. Bounds: budget (the
-whole hand plus all treasury), objective (fractional knapsack of the undecided advances, found
-by bisection on prefix sums), and for ties the least that must still be spent to reach the
-best objective and the most credit that could still be gained. Every set kept is priced
-exactly, and the plans reported are priced again by runtime.prices.
+ability could take off the others), answers most states after a few dozen sets; it stops after
+`PurchaseProblem.bb_cap` sets and hands over to the dynamic programme over price of
+plan_search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
+dynamic programme over commodities with back-pointers, bounded by the hand limit. The plans
+reported are priced again by runtime.prices.
 """
 
 from __future__ import annotations
@@ -203,12 +202,16 @@ class Payment:
 
 
 class PaymentTable:
-    """Every way to turn in cards, reduced to (value paid, cards turned in) -> best hand kept.
+    """Every way to turn in cards, reduced to what a payment needs.
 
     A commodity's k cards pay set_value(k, face); the k of each commodity are chosen
-    independently, so a small dynamic programme over commodities lists every reachable
-    (value, cards) pair with the most valuable hand that can be kept for it. Treasury then
-    covers the rest, in whole tokens, never more than needed.
+    independently. A dynamic programme over commodities, whose state is (value turned in, cards
+    kept) with the cards kept never above the hand limit (only when the limit binds), lists the
+    values that can be turned in while keeping at most `limit` cards; for the chosen payment the
+    same programme keeps, per state, the most valuable hand kept and a back-pointer to the
+    previous commodity's state. Its size is at most (value of the hand + 1) x (limit + 1)
+    states, and it never enumerates subsets of the hand. Treasury then covers the rest, in
+    whole tokens, never more than needed.
     """
 
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None):
@@ -225,28 +228,46 @@ class PaymentTable:
             self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, n + 1)])
         self.total_cards = sum(self.counts)
         self.hand_value = sum(v[-1] for v in self.values)
-        states: dict[tuple, tuple] = {(0, 0): (0, ())}
-        for n, f in zip(self.counts, self.values):
-            new: dict[tuple, tuple] = {}
-            for (value, used), (kept, ks) in states.items():
-                for k in range(n + 1):
-                    key = (value + f[k], used + k)
-                    cand = (kept + f[n - k], ks + (k,))
-                    old = new.get(key)
-                    if old is None or cand[0] > old[0]:
-                        new[key] = cand
-            states = new
-        self.options = states
         self._levels: dict[int, list] = {}
         self._spent: dict[tuple, Any] = {}
+
+    def _layers(self, limit: int, cap=None, keep: bool = False) -> list[dict]:
+        """The programme's layers: layer i maps (value turned in, cards kept) of the first i
+        commodities to (value kept, back-pointer k: cards of commodity i-1 turned in). Cards
+        kept are counted only while the limit can bind (else 0); values above `cap` are
+        dropped (values only grow)."""
+        binds = limit < self.total_cards
+        layers = [{(0, 0): (0, 0, None)}]
+        for n, f in zip(self.counts, self.values):
+            new: dict = {}
+            for (value, kept_cards), (kept_value, held, _) in layers[-1].items():
+                for k in range(n + 1):
+                    j = n - k
+                    kc = kept_cards + j if binds else 0
+                    if kc > limit:
+                        continue  # keeping more would break the hand limit; turn in more
+                    v = value + f[k]
+                    if cap is not None and v > cap:
+                        break
+                    if not keep:
+                        new[(v, kc)] = (0, 0, None)
+                        continue
+                    kv, kh = kept_value + f[j], held + j
+                    old = new.get((v, kc))
+                    # more value kept, then more cards kept (fewer turned in): the order `best`
+                    # ranks payments by; between equals the first found (fewer of the earlier
+                    # commodities turned in)
+                    if old is None or (kv, kh) > (old[0], old[1]):
+                        new[(v, kc)] = (kv, kh, (value, kept_cards, k))
+            layers.append(new)
+        return layers
 
     def levels(self, limit: int) -> list:
         """Sorted card values payable while keeping at most `limit` cards."""
         limit = max(0, limit)
         got = self._levels.get(limit)
         if got is None:
-            need = max(0, self.total_cards - limit)
-            got = sorted({v for (v, used) in self.options if used >= need})
+            got = sorted({v for (v, _) in self._layers(limit)[-1]})
             self._levels[limit] = got
         return got
 
@@ -282,22 +303,24 @@ class PaymentTable:
 
     def best(self, price, limit: int) -> Payment | None:
         """The payment with the least overpayment; then the most value kept (cards and treasury),
-        then the fewest cards turned in."""
+        then the fewest cards turned in, then the fewest of the alphabetically first commodities."""
         limit = max(0, limit)
-        need = max(0, self.total_cards - limit)
+        least = self.spent(price, limit)
+        if least is None:
+            return None
+        layers = self._layers(limit, cap=least, keep=True)
         choice = None
-        for (value, used), (kept, ks) in self.options.items():
-            if used < need:
-                continue
+        for (value, kept_cards), (kept, held, _) in layers[-1].items():
             t = self.tokens_for(price, value)
-            if t > self.treasury:
+            if t > self.treasury or value + t * self.tv != least:
                 continue
-            paid = value + t * self.tv
-            rank = (paid - price, -(kept + (self.treasury - t) * self.tv), used, ks)
+            rank = (-(kept + (self.treasury - t) * self.tv), -held)
+            if choice is not None and rank > choice[0][:2]:
+                continue
+            ks = self._turned_in(layers, value, kept_cards)
+            rank += (ks,)
             if choice is None or rank < choice[0]:
                 choice = (rank, value, t, kept, ks)
-        if choice is None:
-            return None
         _, value, t, kept, ks = choice
         given = {n: k for n, k in zip(self.names, ks) if k}
         left = {n: c - k for n, c, k in zip(self.names, self.counts, ks) if c - k}
@@ -305,6 +328,17 @@ class PaymentTable:
                        paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
                        kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
                        treasury_left=self.treasury - t)
+
+    @staticmethod
+    def _turned_in(layers: list[dict], value, kept_cards) -> tuple:
+        """Follow the back-pointers from a final state: the cards of each commodity turned in."""
+        ks = []
+        key = (value, kept_cards)
+        for layer in reversed(layers[1:]):
+            _, _, (pv, pk, k) = layer[key]
+            ks.append(k)
+            key = (pv, pk)
+        return tuple(reversed(ks))
 
 
 def hand_report(module, cards: dict[str, int], state=None) -> dict:
@@ -384,6 +418,10 @@ class Choice:
 
 class PurchaseProblem:
     """One player's purchase this turn: candidates, their prices, the budget and the payment."""
+
+    # Sets the branch and bound may visit before the search hands over to the dynamic programme
+    # (0: always the dynamic programme). Most states finish in a few dozen.
+    bb_cap = 3000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None):
@@ -691,8 +729,90 @@ class PurchaseProblem:
         return price, spent, limit
 
     def search(self, top: int = 1) -> list[Choice]:
-        """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook order)."""
+        """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook
+        order): the dynamic programme over price of plan_search (exact, no enumeration of sets)."""
+        from . import plan_search
+
         top = max(1, int(top))
+        if self.single_use:
+            # under the strict single-use credit variant advances bought together share the
+            # credits, so prices do not add up: the branch and bound, uncapped, prices every set
+            # it keeps with runtime.prices (its worst case is exponential; see docs/planner.md)
+            self.method = "branch and bound"
+            return self._branch_and_bound(top, None)[0]
+        floor = None
+        if self.bb_cap:
+            quick, floor = self._branch_and_bound(top, self.bb_cap)
+            if quick is not None:
+                self.method = "branch and bound"
+                return quick
+        self.method = "dynamic programme"
+        found = plan_search.search(
+            self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
+            same_turn=sorted(self.same_turn, key=self.order.get), budget=self.budget_max, max_new=self.max_new,
+            spent=self.payments.spent, limit0=self.limit0, top=top, floor=floor)
+        self.visited = self.bb_cap + 1
+        return [Choice(key=key, buys=tuple(sorted(names, key=self.order.get)), price=price, spent=paid,
+                       objective=key[0], credit=key[2], hand_limit=limit)
+                for key, names, price, paid, limit in found]
+
+    def search_candidates(self) -> list:
+        """The candidates as the dynamic programme reads them: base price, objective, credit for
+        later turns, hand-limit change, and the specific-credit links between candidates (a
+        specific credit to an advance bought in the same purchase no longer counts)."""
+        from .plan_search import Candidate
+
+        got = getattr(self, "_search_candidates", None)
+        if got is not None:
+            return got
+        advances = self.module.ADVANCES
+        cands = set(self.candidates)
+        out = []
+        for n in self.candidates:
+            links: dict = {}
+            for t, v in advances[n]["specific"].items():
+                if t in cands and t != n and v:
+                    links[t] = links.get(t, 0) + v
+            for o in self.candidates:
+                v = advances[o]["specific"].get(n, 0)
+                if o != n and v:
+                    links[o] = links.get(o, 0) + v
+            out.append(Candidate(n, self.order[n], self.base[n], self.objective.values[n], self._credit_bound(n),
+                                 _hand_delta(self.module, n), links))
+        self._search_candidates = out
+        return out
+
+    def machine_for(self, bought: tuple):
+        """runtime.prices' same-turn rule for a purchase that includes exactly the same-turn
+        advances `bought` (rulebook order): advances they acquire automatically cost nothing
+        (its `base`), then a discount lands on any other advance, a free advance on one of its
+        group below its cost limit."""
+        from .plan_search import SameTurnMachine
+
+        advances = self.module.ADVANCES
+        pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
+        # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
+        # applies it first, so the other abilities never land on it
+        base = dict(self.base)
+        for card in bought:
+            for group, below in self.alls.get(card, ()):
+                for n in pool:
+                    if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below:
+                        base[n] = 0
+        abilities = []
+        for card in bought:
+            for amount in self.discounts.get(card, ()):
+                abilities.append((card, "discount", amount, frozenset(n for n in pool if n != card)))
+            for group, below in self.frees.get(card, ()):
+                abilities.append((card, "free_advance", None, frozenset(
+                    n for n in pool if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below)))
+        return SameTurnMachine(abilities, base)
+
+    def _branch_and_bound(self, top: int, cap: int | None) -> tuple[list[Choice] | None, Any]:
+        """The `top` best sets by depth-first branch and bound (see docs/planner.md), or None
+        once it has visited more than `cap` sets (dense states with many ties are left to the
+        dynamic programme, whose work is bounded), with the objective the `top` best sets found
+        so far reach (None if fewer were found)."""
         heap: list[tuple] = []  # min-heap of (key, names, price, spent, limit): heap[0] is the k-th best
         kth: list = [None]  # the k-th best key's first three parts, once k sets are kept
         counter = [0]
@@ -700,6 +820,8 @@ class PurchaseProblem:
 
         def visit(names, sumb, same, hdelta, objective):
             counter[0] += 1
+            if cap is not None and counter[0] > cap:
+                raise _SearchStopped
             got = self._price_and_spent(names, sumb, same, hdelta)
             if got is None:
                 return
@@ -733,11 +855,15 @@ class PurchaseProblem:
                 return True
             return (-spent, credit_ub) < (neg_spent, credit)
 
-        self._walk(visit, prune)
+        try:
+            self._walk(visit, prune)
+        except _SearchStopped:
+            # the objective `top` sets found so far reach: a floor for the dynamic programme
+            return None, (heap[0][0][0] if len(heap) == top else None)
         self.visited = counter[0]
         out = sorted(heap, key=lambda e: e[0], reverse=True)
         return [Choice(key=e[0], buys=e[1], price=e[2], spent=e[3], objective=e[0][0], credit=e[0][2], hand_limit=e[4])
-                for e in out]
+                for e in out], None
 
     def sets_reaching(self, floor) -> list[Choice]:
         """Every affordable set whose objective is at least `floor`, best first."""
@@ -877,6 +1003,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "not_considered": problem.excluded,
         "candidates": len(problem.candidates),
         "sets_examined": problem.visited,
+        "search": problem.method,
         "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
     }
     if not choices:
@@ -923,7 +1050,15 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
             continue
         entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
                  "price": problem.base[name]}
-        got = problem.with_want(name).search(top=1) if problem.max_new is None or len(problem.want) < problem.max_new else []
+        # the first of the ranked plans that includes it is the best purchase with it (every
+        # plan ranked above that one is listed and leaves it out): no search needed then
+        listed = next((c for c in choices if name in c.buys), None)
+        if listed is not None:
+            got = [listed]
+        elif problem.max_new is None or len(problem.want) < problem.max_new:
+            got = problem.with_want(name).search(top=1)
+        else:
+            got = []
         if not got:
             if problem.eff[name] > problem.budget_max:
                 entry["why_not"] = f"costs {problem.base[name]} after credits; the budget is {budget}"

@@ -14,6 +14,7 @@ from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
+from .parser import unknown_field_help
 from .rounds import checks as rounds_checks
 from .syntax import Call, Name, Neg, Num, Str
 
@@ -34,6 +35,15 @@ class _Validator:
         self.d = diags
         self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, advances=ed.advances,
                            commodities=ed.commodities, groups=ed.groups)
+        # fields the parser reported misspelt in an item (CIV135 with did-you-mean): one mistake
+        # gets one diagnostic, so such a field is not reported missing too
+        self.misspelt = {(d.span.path, d.item, d.help) for d in diags.items
+                         if d.code == "CIV135" and d.span is not None and d.help}
+
+    def _missing(self, span: Span, name: str, word: str, message: str, help: str | None = None) -> None:
+        """CIV022: item `name` lacks field `word`, unless it is there but misspelt (CIV135)."""
+        if (span.path, name, unknown_field_help(word)) not in self.misspelt:
+            self.d.error("CIV022", message, span, item=name, help=help)
 
     def run(self) -> None:
         self._vp_tiers()
@@ -188,11 +198,11 @@ class _Validator:
     def _advance(self, adv: Advance) -> None:
         name = adv.name
         if "cost" not in adv.field_spans:
-            self.d.error("CIV022", f"advance `{name}` has no cost", adv.span, item=name, help="add `cost N` (or `cost unknown`)")
+            self._missing(adv.span, name, "cost", f"advance `{name}` has no cost", help="add `cost N` (or `cost unknown`)")
         elif adv.cost is not None and adv.cost < 0:
             self.d.error("CIV025", f"advance `{name}` has a negative cost", adv.field_spans["cost"], item=name)
         if not adv.groups:
-            self.d.error("CIV022", f"advance `{name}` belongs to no group", adv.span, item=name, help="add `groups ID`")
+            self._missing(adv.span, name, "groups", f"advance `{name}` belongs to no group", help="add `groups ID`")
         group_spans = adv.field_spans.get("group_spans", [])
         for i, g in enumerate(adv.groups):
             if g not in self.ed.groups:
@@ -315,19 +325,19 @@ class _Validator:
     def _calamity(self, cal: Calamity) -> None:
         name = cal.name
         if cal.stack is None:
-            self.d.error("CIV022", f"calamity `{name}` has no stack", cal.span, item=name, help="add `stack N`")
+            self._missing(cal.span, name, "stack", f"calamity `{name}` has no stack", help="add `stack N`")
         elif cal.stack not in STACKS:
             self.d.error("CIV023", f"stack {cal.stack} does not exist; trade stacks run from 1 to 9",
                          cal.field_spans["stack"], item=name)
         if cal.klass is None:
-            self.d.error("CIV022", f"calamity `{name}` has no class", cal.span, item=name,
-                         help="add `class minor`, `class major tradable` or `class major nontradable`")
+            self._missing(cal.span, name, "class", f"calamity `{name}` has no class",
+                          help="add `class minor`, `class major tradable` or `class major nontradable`")
         if cal.beneficiary not in vocab.BENEFICIARIES:
             self.d.error("CIV019", f"unknown beneficiary `{cal.beneficiary}`", cal.field_spans.get("beneficiary_name", cal.span),
                          item=name, help=suggestion(cal.beneficiary, vocab.BENEFICIARIES))
         if not cal.primary:
-            self.d.error("CIV022", f"calamity `{name}` has no primary effect", cal.span, item=name,
-                         help="add `primary { ... }`")
+            self._missing(cal.span, name, "primary", f"calamity `{name}` has no primary effect",
+                          help="add `primary { ... }`")
         kinds = set()
         self._effects(cal.primary, name, kinds)
         if cal.secondary:
@@ -488,7 +498,7 @@ class _Validator:
         for com in self.ed.commodities.values():
             for key in ("value", "count"):
                 if getattr(com, key) is None:
-                    self.d.error("CIV022", f"commodity `{com.name}` has no {key}", com.span, item=com.name)
+                    self._missing(com.span, com.name, key, f"commodity `{com.name}` has no {key}")
                 elif getattr(com, key) < 0:
                     self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
             if com.stack is not None and com.stack not in STACKS:

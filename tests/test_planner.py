@@ -636,3 +636,161 @@ def test_cli_plan_and_hand(tmp_path):
     assert "Grain x3 (face 4): 36" in out.output and "worth nothing" in out.output and "total: 52" in out.output
     out = runner.invoke(main, ["hand", "civ1981", "--cards", "Grain x3", "--json"])
     assert json.loads(out.output)["total"] == 36
+
+
+# --- the dynamic programme on its own, and the stress states ------------------------------------
+
+class dynamic_programme_only:
+    """Within it, every search goes straight to the dynamic programme (no branch and bound)."""
+
+    def __enter__(self):
+        self.saved = planner.PurchaseProblem.bb_cap
+        planner.PurchaseProblem.bb_cap = 0
+
+    def __exit__(self, *exc):
+        planner.PurchaseProblem.bb_cap = self.saved
+
+
+@pytest.mark.parametrize("rid", SHIPPED)
+@PROPERTY
+@given(data=st.data())
+def test_dynamic_programme_matches_brute_force(rid, data):
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=9)
+    # the same-turn advances often among the candidates
+    among = list(dict.fromkeys(among + [n for n in ("Library", "Anatomy", "Roadbuilding", "Trade Routes",
+                                                     "Diaspora", "Mining") if n in module.ADVANCES
+                                         and n not in state["holds"] and data.draw(st.booleans(), label=n)]))
+    has_vp = all(a["vp"] is not None for a in module.ADVANCES.values())
+    spec = data.draw(st.sampled_from([o for o in OBJECTIVES if has_vp or "vp" not in (o or "")]), label="objective")
+    top = data.draw(st.integers(1, 4), label="top")
+    state["treasury"] = data.draw(st.sampled_from([state["treasury"], 300, 600]), label="rich")
+    values = objective_values(module, spec)
+    expected = brute_force(rb, state, among, values, top=top)
+    with dynamic_programme_only():
+        got = planner.plan(rb, state, objective_spec=spec, among=among, top=top)
+    assert got["search"] == "dynamic programme"
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_dynamic_programme_on_the_fixture_rulebook(fixture_book, data):
+    module = fixture_book.module
+    names = list(module.ADVANCES)
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=3))
+    cards = data.draw(st.dictionaries(st.sampled_from(["Ochre", "Salt", "Sand"]), st.integers(1, 4), max_size=3))
+    state = {"holds": holds, "commodities": cards, "treasury": data.draw(st.integers(0, 400))}
+    spec = data.draw(st.sampled_from([None, "points", "cards", "1 - vp"]))
+    expected = brute_force(fixture_book, state, names, objective_values(module, spec), top=3)
+    with dynamic_programme_only():
+        got = planner.plan(fixture_book, state, objective_spec=spec, top=3)
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+
+
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_same_turn_machine_prices_like_the_runtime(rid, data):
+    """Visiting a set from the dearest down, the machine's price is runtime.prices' total."""
+    from civdsl import plan_search
+
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=10)
+    among = list(dict.fromkeys(among + [n for n in ("Library", "Anatomy") if n not in state["holds"]]))
+    ps = rb.state((), state)
+    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    buys = data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys")
+    bought = tuple(n for n in sorted(problem.same_turn, key=problem.order.get) if n in buys)
+    machine = problem.machine_for(bought)
+    ms, price = machine.start, 0
+    for name in sorted(buys, key=lambda n: (machine.base[n], n), reverse=True):
+        ms, delta = machine.step(ms, name)
+        price += delta
+    price += machine.finish(ms)
+    expected = runtime.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
+    assert price == expected
+    assert isinstance(plan_search.SameTurnMachine, type)
+
+
+def _stress_cases():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_planner.py"
+    spec = importlib.util.spec_from_file_location("bench_planner", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BENCH = _stress_cases()
+
+
+@pytest.mark.parametrize("case", BENCH.STRESS, ids=[c[0] for c in BENCH.STRESS])
+def test_stress_states_structure(case):
+    """The benchmark's stress states: the plan is affordable, paid legally, priced as runtime.prices
+    prices it, maximal (no advance worth something left out still fits), and the branch and
+    bound (when it finishes) and the dynamic programme agree."""
+    name, rid, state, options = case
+    rb = _book(rid)
+    module = rb.module
+    state = BENCH.stress_state(module, state)
+    report = planner.plan(rb, state, **options)
+    with dynamic_programme_only():
+        alone = planner.plan(rb, state, **options)
+    assert [summary(p) for p in report["plans"]] == [summary(p) for p in alone["plans"]]
+    p = report["plans"][0]
+    ps = rb.state((), state)
+    priced = runtime.prices(module, ps.held, p["buy"], ps.facts.get("credits"))
+    assert priced["total"] == p["total"]
+    pay = p["payment"]
+    assert pay["paid"] == p["spent"] >= p["total"]
+    assert pay["kept_cards"] <= pay["hand_limit"]
+    assert pay["treasury"] <= state["treasury"]
+    assert pay["treasury"] == 0 or pay["card_value"] + (pay["treasury"] - 1) * pay["treasury_value"] < p["total"]
+    obj = planner.objective(module, options.get("objective_spec"))
+    problem = planner.PurchaseProblem(module, ps.held, ps.facts, obj)
+    for extra in problem.candidates:
+        if extra in p["buy"] or obj.values[extra] <= 0:
+            continue
+        more = p["buy"] + [extra]
+        assert problem.payments.spent(problem.exact_price(more), problem.hand_limit(more)) is None, extra
+    if options.get("explain"):
+        ex = report["explain"]
+        assert ex["runners_up"] and len(ex["advances_not_bought"]) == len(problem.candidates) - len(p["buy"])
+        for e in ex["advances_not_bought"]:
+            if "best_with_it" in e:
+                assert e["advance"] in e["best_with_it"]
+
+
+# brute force pays by trying every number of each commodity: not for the 180-card hand
+FEASIBLE = [c for c in BENCH.STRESS if "hand" not in c[2]]
+
+
+@pytest.mark.parametrize("case", FEASIBLE, ids=[c[0] for c in FEASIBLE])
+def test_stress_states_against_brute_force(case):
+    """The stress states with the candidates cut to ten (the same-turn advances among them), where
+    brute force is feasible: the dynamic programme and the default search equal it."""
+    name, rid, state, options = case
+    rb = _book(rid)
+    module = rb.module
+    state = BENCH.stress_state(module, state)
+    ps = rb.state((), state)
+    cands = [n for n in module.ADVANCES if n not in ps.held and module.ADVANCES[n]["cost"] is not None
+             and not module.ADVANCES[n]["requires"]]
+    among = [n for n in ("Library", "Anatomy") if n in cands]
+    among += [n for n in cands if n not in among][::4][:10 - len(among)]
+    spec = options.get("objective_spec")
+    # as given (every one of the ten fits), and with a treasury that pays for about half of them
+    whole = sum(module.ADVANCES[n]["cost"] for n in among)
+    for treasury in (state["treasury"], whole * 9 // 20):
+        st_ = dict(state, treasury=treasury)
+        expected = brute_force(rb, st_, among, objective_values(module, spec), top=3)
+        want = [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+        with dynamic_programme_only():
+            got = planner.plan(rb, st_, objective_spec=spec, among=among, top=3)
+        assert [summary(p) for p in got["plans"]] == want
+        got = planner.plan(rb, st_, objective_spec=spec, among=among, top=3)
+        assert [summary(p) for p in got["plans"]] == want

@@ -3,7 +3,6 @@ drawn by civdsl.charts)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -73,6 +72,8 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
         if kind != "all":
             keys = [key for k in kind.split(",") for key in MODEL_KEYS.get(k, ("id", "name"))]
             data = {k: data[k] for k in dict.fromkeys(keys)}
+        import json
+
         text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
         return {f"{kind}.{fmt}": text}, []
     marks = compute(base, edition).marks("advances") if base is not None else None

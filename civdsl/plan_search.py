@@ -1,0 +1,449 @@
+"""The purchase planner's exact search: a dynamic programme over price.
+
+Why a dynamic programme is exact here. Credits come only from advances held before this turn
+(runtime.prices), so every advance bought has a price after credits (its *base price*) that
+does not depend on what else is bought, and a set's price is the sum of its base prices.
+Three things break that sum, and each is carried in the programme's state:
+
+- **same-turn abilities** (`discount`, `free_advance`: Library, Anatomy) of advances bought in
+  the same purchase take something off the dearest eligible *other* advance, one ability after
+  another in rulebook order (runtime.prices). Which advances carry them is enumerated (the
+  subsets T of the few candidates with such an ability), and for a fixed T the advances are
+  visited from the dearest down, so that the advance each ability lands on is known as soon as
+  it is chosen: `SameTurnMachine` below follows the runtime's rule step by step and keeps only
+  what is still undecided (an ability waiting behind an earlier one, an advance whose price an
+  earlier ability lowered and that a later one may still pick);
+- **advances acquired automatically** (`acquire_all`) with an advance of T cost nothing in that
+  run (their base price is 0, as runtime.prices applies this first). The strict single-use
+  credit variant, where advances bought together share credits, is not additive at all and is
+  not searched here (planner.PurchaseProblem.search leaves it to its branch and bound);
+- **the hand limit**: the payment depends on the price *and* on the hand-limit abilities of
+  the advances bought (the sum of their changes is in the state);
+- **the card limit** (1981 17.7): the number of advances bought is in the state where the
+  rulebook declares one.
+
+The ranking (objective, least handed over, most credit, fewer advances, rulebook order) is
+compared inside each cell of the table (same state and exact price, hence the same payment for
+any completion): the objective and the number of advances add up; rulebook order is the
+lexicographic order of the sorted positions, which adding the same advances to two sets never
+reverses. Credit for later turns does not add up: a specific credit from an advance bought to
+another advance bought this turn no longer counts (it is not "still to buy"). So the state also
+holds the *signature*: the advances chosen so far that have such a credit link to an advance
+still to be visited; cells with different signatures are compared only where one provably
+stays ahead (its objective is higher, or its credit stays higher whatever the links still to
+come take off).
+
+Bound. With n candidate advances, P distinct reachable prices (at most the budget plus what
+same-turn abilities can take off), H hand-limit sums, C card counts, S machine states, G
+signatures and K plans asked for, the work is O(2^s · n · S · H · C · G · P · K) for s
+candidates with a same-turn ability (2 in every shipped rulebook); S is at most a few times
+the number of advances a free-advance ability may pick; G is 1 unless specific-credit links tie
+plans on objective and price exactly, and then limited by the pruning above. Nothing
+enumerates sets of advances.
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import combinations
+from typing import Any, Callable
+
+
+class SameTurnMachine:
+    """runtime.prices' same-turn rule, followed advance by advance from the dearest down.
+
+    `abilities` lists (card, kind, amount, eligible) in the order runtime.prices applies them:
+    advances in rulebook order, each one's discounts then its free advances. An ability lands
+    on the dearest eligible other advance of the purchase with a price above 0 (by price, then
+    name), after the abilities before it changed prices. Visiting advances by (base price, name)
+    from the top, every later advance is cheaper than the one at hand, so an ability is decided
+    as soon as its best candidate is an advance at its base price (or a lowered one still above
+    the current advance); otherwise it waits. The state is (open flags, the first unlowered
+    candidate of each waiting ability, lowered prices still of interest).
+    """
+
+    def __init__(self, abilities: list[tuple], base: dict[str, Any]):
+        self.abilities = abilities
+        self.base = base
+        self.start = (tuple(True for _ in abilities), tuple(None for _ in abilities), ())
+        self.reach = frozenset().union(*[a[3] for a in abilities]) if abilities else frozenset()
+        # the most each ability can still take off (for the budget cut)
+        self.most = [a[2] if a[1] == "discount" else max([base[n] for n in a[3]] or [0]) for a in abilities]
+        self._steps: dict = {}
+        self._ends: dict = {}
+        self._most: dict = {}
+
+    def most_off(self, state) -> Any:
+        got = self._most.get(state)
+        if got is None:
+            got = self._most[state] = sum(m for m, o in zip(self.most, state[0]) if o)
+        return got
+
+    @staticmethod
+    def _effect(kind: str, amount, price):
+        return price - amount if kind == "discount" else 0
+
+    def _compact(self, opens, us, mods: dict) -> tuple:
+        keep = []
+        for name, price in mods.items():
+            if name in us or (price > 0 and any(o and name in a[3] for o, a in zip(opens, self.abilities))):
+                keep.append((name, price))
+        return (tuple(opens), tuple(us), tuple(sorted(keep)))
+
+    def step(self, state, name: str) -> tuple[tuple, Any]:
+        """The state after buying `name` (the cheapest so far), and what it adds to the price."""
+        key = (state, name)
+        got = self._steps.get(key)
+        if got is not None:
+            return got
+        b = self.base[name]
+        if b <= 0 or name not in self.reach or not any(state[0]):
+            got = (state, max(0, b))
+            self._steps[key] = got
+            return got
+        opens, us, mods = list(state[0]), list(state[1]), dict(state[2])
+        cur, lowered, delta = b, False, b
+        decided_before = True  # every ability before this one is decided
+        for j, (card, kind, amount, eligible) in enumerate(self.abilities):
+            if not opens[j]:
+                continue
+            if not decided_before:
+                # it waits for an earlier ability; remember its dearest unlowered candidate
+                if name in eligible and not lowered and us[j] is None:
+                    us[j] = name
+                continue
+            cands = []
+            if name in eligible and cur > 0:
+                cands.append((cur, name, not lowered))
+            u = us[j]
+            if u is not None:
+                cands.append((mods[u], u, False) if u in mods else (self.base[u], u, True))
+            for m, p in mods.items():
+                if m != u and m in eligible and p > 0:
+                    cands.append((p, m, False))
+            cands = [c for c in cands if c[0] > 0]
+            if not cands:
+                decided_before = False
+                continue
+            best = max(cands, key=lambda c: (c[0], c[1]))
+            if not (best[2] or (best[0], best[1]) > (b, name)):
+                decided_before = False  # a cheaper advance still to come may beat a lowered one
+                continue
+            new = self._effect(kind, amount, best[0])
+            delta += max(0, new) - best[0]
+            if best[1] == name:
+                cur, lowered = new, True
+            else:
+                mods[best[1]] = new
+            opens[j], us[j] = False, None
+        if lowered:
+            mods[name] = cur
+        got = (self._compact(opens, us, mods), delta)
+        self._steps[key] = got
+        return got
+
+    def finish(self, state) -> Any:
+        """What the abilities still waiting take off once every advance is visited."""
+        got = self._ends.get(state)
+        if got is not None:
+            return got
+        opens, us, mods = state[0], state[1], dict(state[2])
+        delta = 0
+        for j, (card, kind, amount, eligible) in enumerate(self.abilities):
+            if not opens[j]:
+                continue
+            cands = []
+            u = us[j]
+            if u is not None:
+                cands.append((mods.get(u, self.base[u]), u))
+            cands += [(p, m) for m, p in mods.items() if m != u and m in eligible]
+            cands = [c for c in cands if c[0] > 0]
+            if not cands:
+                continue
+            price, target = max(cands)
+            new = self._effect(kind, amount, price)
+            delta += max(0, new) - price
+            mods[target] = new
+        self._ends[state] = delta
+        return delta
+
+
+class Candidate:
+    """What the search needs to know of one advance."""
+
+    __slots__ = ("name", "rank", "base", "objective", "credit", "hand", "links")
+
+    def __init__(self, name, rank, base, objective, credit, hand, links):
+        self.name, self.rank, self.base, self.objective = name, rank, base, objective
+        self.credit, self.hand, self.links = credit, hand, links
+
+
+def _merge(cell: dict, price, entries: list, top: int) -> None:
+    old = cell.get(price)
+    if old is None:
+        cell[price] = entries if len(entries) <= top else entries[:top]
+    elif top == 1:
+        if entries[0] > old[0]:
+            cell[price] = entries[:1]
+    else:
+        cell[price] = sorted(old + entries, reverse=True)[:top]
+
+
+def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, same_turn: list[str],
+           budget, max_new: int | None, spent: Callable, limit0: int, top: int, floor=None) -> list[tuple]:
+    """The `top` best sets: [(key, names, price, spent, hand_limit)], best first.
+
+    key = (objective, -spent, credit, -len, tuple of -rulebook positions), as PurchaseProblem
+    ranks sets. `machine_for(T)` gives the SameTurnMachine of the same-turn advances T bought;
+    `spent(price, limit)` the least handed over (None: unaffordable). `floor`, when given, is an
+    objective that at least `top` sets are known to reach: entries that cannot reach it even
+    with the fractional-knapsack bound of the advances still to visit are dropped (a cut that
+    never loses a set that ranks, and keeps the tables small when many sets tie).
+    """
+    if floor is None and any(c.links for c in cands):
+        # A first pass without the specific-credit links (so without signatures: credit is then
+        # wrong, objective and price are not) finds the objective the `top` best sets reach:
+        # the floor below which the second pass drops entries.
+        plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
+        first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
+                       max_new=max_new, spent=spent, limit0=limit0, top=top)
+        if len(first) == top:
+            floor = first[-1][0][0]
+    by_name = {c.name: c for c in cands}
+    plain = [c for c in cands if c.name not in same_turn]
+    special = [n for n in same_turn if n in by_name]
+    forced_special = [n for n in special if n in forced]
+    free_special = [n for n in special if n not in forced]
+    best: list[tuple] = []  # min-heap of the top keys
+    size = max([c.rank for c in cands], default=0) + 1
+    for r in range(len(free_special) + 1):
+        for extra in combinations(free_special, r):
+            T = sorted(forced_special + list(extra), key=lambda n: by_name[n].rank)
+            if max_new is not None and len(T) > max_new:
+                continue
+            items = plain + [by_name[n] for n in T]
+            machine = machine_for(tuple(T))
+            # the prices in this purchase before the abilities that pick one advance (an advance
+            # acquired automatically with one of T costs nothing)
+            items = [c if machine.base[c.name] == c.base else
+                     Candidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)
+                     for c in items]
+            _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size)
+    out = sorted(best, reverse=True)
+    # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
+    # tuple of -positions the rest of the planner compares
+    ranks = {c.rank: c.name for c in cands}
+    found = []
+    for key, _, mask, price, paid, limit in out:
+        chosen = [r for r in range(size) if mask >> (size - 1 - r) & 1]
+        found.append((key[:4] + (tuple(-r for r in chosen),), [ranks[r] for r in chosen], price, paid, limit))
+    return found
+
+
+def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
+         floor, size: int):
+    # dearest first (by base price, then name: the runtime's order of preference) when a
+    # same-turn ability is bought; otherwise in an order that keeps few advances with links to
+    # later ones open (the signature): the specific-credit links of the shipped rulebooks form
+    # paths and stars, which this greedy order visits with at most one or a few open at a time
+    items = sorted(items, key=lambda c: (c.base, c.name), reverse=True)
+    if not machine.abilities:
+        items = _few_open_links(items)
+    n = len(items)
+    pos = {c.name: i for i, c in enumerate(items)}
+    last_link = {}
+    for c in items:
+        later = [pos[o] for o in c.links if o in pos]
+        last_link[c.name] = max(later, default=-1)
+    by_name = {c.name: c for c in items}
+
+    class Ahead(dict):
+        """For an advance, the credit its links to advances after position i can take off."""
+
+        def __init__(self, i):
+            super().__init__()
+            self.i = i
+
+        def __missing__(self, name):
+            got = self[name] = sum(v for o, v in by_name[name].links.items() if o in pos and pos[o] > self.i)
+            return got
+
+    # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
+    # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
+    # each advance bought: between sets of the same size the larger mask holds the advance
+    # that comes first in the rulebook among those not in both, as the ranking prefers.
+    layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
+    for i, c in enumerate(items):
+        new: dict = {}
+        must = c.name in forced
+        for (ms, hd, cnt, sig), cells in layer.items():
+            if not must:
+                keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
+                target = new.setdefault((ms, hd, cnt, keep_sig), {})
+                for price, entries in cells.items():
+                    _merge(target, price, entries, top)
+            if max_new is not None and cnt + 1 > max_new:
+                continue
+            ms2, dprice = machine.step(ms, c.name)
+            off = machine.most_off(ms2)
+            pen = sum(c.links.get(a, 0) for a in sig) if sig else 0
+            dcredit = c.credit - pen
+            sig2 = sig | {c.name} if last_link[c.name] > i else sig
+            if sig2:
+                sig2 = frozenset(a for a in sig2 if last_link[a] > i)
+            target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
+            o, bit = c.objective, 1 << (size - 1 - c.rank)
+            for price, entries in cells.items():
+                p2 = price + dprice
+                if p2 - off > budget:
+                    continue
+                moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
+                _merge(target, p2, moved, top)
+        if floor is not None:
+            _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
+        layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
+
+    for (ms, hd, cnt, sig), cells in layer.items():
+        end = machine.finish(ms)
+        limit = limit0 + hd
+        for price, entries in cells.items():
+            total = price + end
+            paid = spent(total, limit)
+            if paid is None:
+                continue
+            for e in entries:
+                key = (e[0], -paid, e[1], e[2], e[3])
+                entry = (key, id(e), e[3], total, paid, limit)
+                if len(best) < top:
+                    heapq.heappush(best, entry)
+                elif key > best[0][0]:
+                    heapq.heapreplace(best, entry)
+                else:
+                    break  # entries are sorted: the rest rank lower
+
+
+def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
+    """Drop entries that `top` others of the same machine state, hand-limit change, count and
+    price beat whatever is added later: a higher objective, or the same objective and more
+    credit than the links still to come can take off their own signature's advances."""
+    groups: dict = {}
+    for key, cells in layer.items():
+        if key[3]:
+            groups.setdefault(key[:3], []).append(key)
+    for head, keys in groups.items():
+        if len(keys) < 2:
+            continue
+        prices: dict = {}
+        for key in keys:
+            for price, entries in layer[key].items():
+                prices.setdefault(price, []).extend((e, key[3]) for e in entries)
+        totals = {key[3]: sum(ahead[x] for x in key[3]) for key in keys}
+        for price, pool in prices.items():
+            if len(pool) <= top:
+                continue
+            pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
+            doomed = set()
+            margin: dict = {}
+            start = 0  # where the block of entries with this objective starts
+            for i, (e2, sig2) in enumerate(pool):
+                if e2[0] != pool[start][0][0]:
+                    start = i
+                if start >= top:
+                    doomed.add(id(e2))  # `top` entries with a higher objective
+                    continue
+                beaten = start
+                for e1, sig1 in pool[start:]:
+                    if e1[0] != e2[0] or e1[1] <= e2[1]:
+                        break  # sorted by credit: no later one has more
+                    if e1[1] - totals[sig1] > e2[1]:
+                        beaten += 1
+                    else:
+                        m = margin.get((sig1, sig2))
+                        if m is None:
+                            m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
+                        if e1[1] - m > e2[1]:
+                            beaten += 1
+                    if beaten >= top:
+                        doomed.add(id(e2))
+                        break
+            if doomed:
+                for key in keys:
+                    entries = layer[key].get(price)
+                    if entries:
+                        kept = [e for e in entries if id(e) not in doomed]
+                        if kept:
+                            layer[key][price] = kept
+                        else:
+                            del layer[key][price]
+    return {k: v for k, v in layer.items() if v}
+
+
+def _few_open_links(items: list[Candidate]) -> list[Candidate]:
+    """A visiting order that keeps the number of visited advances with a link to an unvisited
+    one small (greedy: next the advance that leaves the fewest open, then the one closing most
+    links, then the given order)."""
+    names = {c.name for c in items}
+    adj = {c.name: {o for o in c.links if o in names} for c in items}
+    if not any(adj.values()):
+        return items
+    index = {c.name: i for i, c in enumerate(items)}
+    by_name = {c.name: c for c in items}
+    done: set = set()
+    open_: set = set()
+    left = dict(index)
+    out = []
+    while left:
+        def cost(v):
+            after = {x for x in open_ if adj[x] - done - {v}}
+            if adj[v] - done - {v}:
+                after.add(v)
+            return (len(after), -len(adj[v] & open_), index[v])
+        v = min(left, key=cost)
+        del left[v]
+        done.add(v)
+        out.append(by_name[v])
+        open_ = {x for x in open_ | {v} if adj[x] - done}
+    return out
+
+
+class _Bound:
+    """The fractional-knapsack bound of the objective the advances still to visit can add
+    within a price room (those worth something, by objective per base price)."""
+
+    def __init__(self, rest: list[Candidate]):
+        rows = [(c.objective, c.base) for c in rest if c.objective > 0]
+        rows.sort(key=lambda r: float("inf") if r[1] <= 0 else r[0] / r[1], reverse=True)
+        self.rows = rows
+        self.memo: dict = {}
+
+    def __call__(self, room) -> float:
+        got = self.memo.get(room)
+        if got is None:
+            got = 0.0
+            left = room
+            for v, b in self.rows:
+                if b <= left:
+                    got += v
+                    left -= b
+                else:
+                    got += float(v) * max(0, left) / b
+                    break
+            self.memo[room] = got
+        return got
+
+
+def _cut_below(layer: dict, machine: SameTurnMachine, budget, floor, bound: _Bound) -> None:
+    floor = float(floor) - 1e-9
+    for key in list(layer):
+        cells = layer[key]
+        off = machine.most_off(key[0])
+        for price in list(cells):
+            ub = bound(budget + off - price)
+            entries = cells[price]
+            kept = [e for e in entries if e[0] + ub >= floor]
+            if not kept:
+                del cells[price]
+            elif len(kept) < len(entries):
+                cells[price] = kept
+        if not cells:
+            del layer[key]
