@@ -129,11 +129,13 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
         w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {cond}, 'line': {span.line!r}}}", span.line)
 
     names: dict[str, str] = {}
+    # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
+    summaries = {cal.name: describe.calamity(cal) for cal in ed.calamities.values()}
     compiler.held = "held"  # calamity functions keep the held advances in a local
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal))
+        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal), summaries[cal.name])
     compiler.held = "s.held_set"
     # which player fact bounds each effect kind (vocabulary.BOUNDS), read by runtime.bound_effects
     w.line("")
@@ -149,7 +151,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line("")
     w.line("")
     _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": describe.calamity(cal)})
+                                           "line": cal.span.line, "summary": summaries[cal.name]})
                                for cal in ed.calamities.values()])
     w.line("CALAMITY_FUNCTIONS = {")
     for name, fn in names.items():
@@ -322,7 +324,7 @@ class _AmountRules:
         self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
 
 
-def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> None:
+def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules, summary: str) -> None:
     """One function per calamity, in straight-line code: each effect parameter is a local
     variable, each modifier condition is evaluated once, and the modifier operations are
     emitted in their evaluation order (add/prevent, then set by priority, then cap), once for
@@ -330,7 +332,7 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _Amou
     w.line("")
     w.line("")
     w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span)
-    doc = f"{cal.name} (stack {cal.stack}, {cal.klass}). {describe.calamity(cal)}"
+    doc = f"{cal.name} (stack {cal.stack}, {cal.klass}). {summary}"
     mods = [describe.modifier(m) for m in cal.modifiers]
     if mods:
         doc += " Modifiers: " + "; ".join(mods) + "."
@@ -679,11 +681,9 @@ def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, target
             w.line(f"{inner}{keyword} {test}:")
             inner += "    "
             keyword = "elif"
-        new = {"add": f"{var} + {value}", "prevent": f"{var} - {value}", "set": value,
-               "cap": f"_rt.min_({var}, {value})"}[o.op]
-        w.line(f"{inner}trace.append(({o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {new}, {by!r}, {o.span.line!r}, "
-               f"{o.span.path!r}))", o.span)
-        w.line(f"{inner}{var} = {new}", o.span)
+        # add, prevent, set or cap, and its trace entry: runtime.change
+        w.line(f"{inner}{var} = _rt.change(trace, {o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {by!r}, "
+               f"{o.span.line!r}, {o.span.path!r})", o.span)
         if not (t.conditional or len(targets) > 1):
             break
 

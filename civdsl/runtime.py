@@ -115,6 +115,23 @@ def max_(a, b):
     return b if b > a else a
 
 
+def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, line: int, path: str):
+    """A modifier operation whose condition held: the parameter's new value, traced.
+
+    One call in the generated module instead of a trace tuple and an assignment per operation:
+    the module is shorter, and compile() (a large part of building a rulebook) has less to do."""
+    if op == "add":
+        new = old + value
+    elif op == "prevent":
+        new = old - value
+    elif op == "cap":
+        new = min_(old, value)
+    else:  # "set"
+        new = value
+    trace.append((op, kind, param, value, old, new, by, line, path))
+    return new
+
+
 abs = abs  # noqa: A001 - re-exported under the rulebook's name; Unknown answers abs() itself
 
 
@@ -753,43 +770,20 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
 def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
-    advance its credit in the group the advance is discounted by (one group per advance, the
-    better choice tried for each dual-group advance) plus its specific credit; under `per_card`
-    the larger of the two. Each credit goes where it saves most, the largest saving first; a
-    credit larger than what is left of a price saves only the rest."""
+    advance its credit in the group the advance is discounted by (a dual-group advance is
+    discounted by one of its groups, the same for every credit it takes) plus its specific credit;
+    under `per_card` the larger of the two. A credit larger than what is left of a price saves
+    only the rest.
+
+    The player places each credit where it serves best, so the answer is the placement with the
+    largest total saving: an exact search, not a greedy placement (which is not always best and
+    depended on the order the purchases were listed in). Purchases are taken in rulebook order,
+    so the answer never depends on how the buys were listed."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
-    priced = [b for b in buys if module.ADVANCES[b]["cost"] is not None]
-    choices = [module.ADVANCES[b]["groups"] or ("",) for b in priced]
-    best = None
-    for combo in _group_choices(choices):
-        group_of = dict(zip(priced, combo))
-        left = {b: module.ADVANCES[b]["cost"] for b in priced}
-        given: dict[str, list] = {b: [] for b in priced}
-        unused = list(range(len(sources)))
-        while unused:
-            pick = None
-            for i in unused:
-                name, gcred, spec = sources[i]
-                for b in priced:
-                    if left[b] <= 0:
-                        continue
-                    if module.CREDIT_POLICY == "per_card":
-                        value = max(max([gcred.get(g, 0) for g in module.ADVANCES[b]["groups"]] or [0]), spec.get(b, 0))
-                    else:
-                        value = gcred.get(group_of[b], 0) + spec.get(b, 0)
-                    saving = min(value, left[b])
-                    if saving > 0 and (pick is None or saving > pick[0]):
-                        pick = (saving, i, b)
-            if pick is None:
-                break
-            saving, i, b = pick
-            left[b] -= saving
-            given[b].append({"from": f"{sources[i][0]} (single use)", "amount": saving})
-            unused.remove(i)
-        total = sum(module.ADVANCES[b]["cost"] - left[b] for b in priced)
-        if best is None or total > best[0]:
-            best = (total, given)
+    order = {name: i for i, name in enumerate(module.ADVANCES)}
+    priced = sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
+    given = _place_single_use_credits(module, sources, priced)
     rows = []
     for name in buys:
         adv = module.ADVANCES[name]
@@ -797,18 +791,61 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]
             rows.append({"advance": name, "printed": None, "credits": [], "price": None,
                          "note": "the printed cost is unknown in this rulebook"})
             continue
-        credits = best[1][name] if best else []
+        credits = given[name]
         rows.append({"advance": name, "printed": adv["cost"], "credits": credits,
                      "price": adv["cost"] - sum(c["amount"] for c in credits)})
     return rows
 
 
-def _group_choices(choices: list) -> list[tuple]:
-    """Every way to pick one group per advance (dual-group advances give two), at most 64."""
-    combos = [()]
-    for options in choices:
-        combos = [c + (g,) for c in combos for g in options][:64]
-    return combos
+def _place_single_use_credits(module, sources: list, priced: list) -> dict[str, list]:
+    """The placement of credits with the largest total saving, each source's credit going to at
+    most one of `priced`. A state is the prices still to pay and, under `best_group`, the group
+    each advance is being discounted by (None until its first group credit). Equal states merge,
+    so the work follows the number of distinct states, not the number of placements."""
+    per_card = module.CREDIT_POLICY == "per_card"
+    groups = [tuple(module.ADVANCES[b]["groups"]) for b in priced]
+
+    def options(gcred: dict, spec: dict, i: int, chosen) -> list[tuple[int, object]]:
+        """(credit, group it fixes) for each way the source can discount advance i."""
+        b = priced[i]
+        if per_card:
+            return [(max(max([gcred.get(g, 0) for g in groups[i]] or [0]), spec.get(b, 0)), None)]
+        if chosen is not None:
+            return [(gcred.get(chosen, 0) + spec.get(b, 0), chosen)]
+        found = [(gcred[g] + spec.get(b, 0), g) for g in groups[i] if gcred.get(g, 0)]
+        return found or [(spec.get(b, 0), None)]
+
+    start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
+    layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
+    states = {start: None}
+    for name, gcred, spec in sources:
+        if not any(c > 0 for i in range(len(priced)) for c, _ in options(gcred, spec, i, None)):
+            continue
+        step: dict = {}
+        for state in states:
+            left, chosen = state
+            step.setdefault(state, (state, None))
+            for i in range(len(priced)):
+                if left[i] <= 0:
+                    continue
+                for credit, group in options(gcred, spec, i, chosen[i]):
+                    if credit <= 0:
+                        continue
+                    after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
+                             chosen[:i] + (group,) + chosen[i + 1:])
+                    step.setdefault(after, (state, i))
+        layers.append((name, step))
+        states = step
+    state = min(states, key=lambda s: (sum(s[0]), s[0]))
+    given: dict[str, list] = {b: [] for b in priced}
+    for name, step in reversed(layers):
+        previous, i = step[state]
+        if i is not None:
+            given[priced[i]].append({"from": f"{name} (single use)", "amount": previous[0][i] - state[0][i]})
+        state = previous
+    for credits in given.values():
+        credits.reverse()
+    return given
 
 
 def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:

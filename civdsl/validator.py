@@ -71,6 +71,7 @@ class _Validator:
         if not self.ed.options:
             return
         read: set[str] = set()
+        unread = set(self.ed.options)  # the walk stops once every option was seen read
         seen: set[int] = set()
         stack: list = [v for k, v in vars(self.ed).items() if k != "options"]
         while stack:
@@ -80,6 +81,9 @@ class _Validator:
             seen.add(id(x))
             if isinstance(x, Name):
                 read.add(x.parts[0])
+                unread.discard(x.parts[0])
+                if not unread:
+                    break
             elif isinstance(x, dict):
                 stack.extend(x.values())
             elif isinstance(x, (list, tuple, set, frozenset)):

@@ -37,6 +37,39 @@ def test_a_caller_that_paused_the_collector_keeps_it_paused():
         gc.enable()
 
 
+class _Node:
+    def __init__(self):
+        self.other = None
+
+
+def test_what_a_paused_block_built_goes_to_the_oldest_generation_and_its_cycles_are_still_freed():
+    import weakref
+    with paused():
+        kept = [_Node() for _ in range(50)]
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a  # a cycle only the collector can free
+        gone = weakref.ref(a)
+        del a, b
+    oldest = {id(x) for x in gc.get_objects(generation=2)}
+    assert all(id(x) in oldest for x in kept)
+    assert not any(id(x) in {id(y) for y in gc.get_objects(generation=0)} for x in kept)
+    assert gone() is not None  # nothing walked it yet
+    gc.collect()
+    assert gone() is None
+
+
+def test_objects_the_program_froze_stay_frozen_after_a_paused_block():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with paused():
+            _Node()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_checking_a_rulebook_leaves_the_collector_on():
     assert check_file(shipped_rulebooks()["civ1980"]).ok
     assert gc.isenabled()
@@ -94,3 +127,10 @@ def test_data_tables_read_back_exactly_as_the_model_gives_them():
     namespace = {"_rt": runtime}
     exec("\n".join(w.lines), namespace)
     assert repr(namespace["T"]) == repr({"a": {"n": None, "t": (1, True, "s"), "d": {"k": 1.5}}})
+
+
+def test_a_modifier_operation_changes_the_value_and_traces_it():
+    for op, expected in (("add", 7), ("prevent", 3), ("cap", 2), ("set", 2)):
+        trace = []
+        assert runtime.change(trace, op, "damage", "amount", 2, 5, ("Pottery",), 9, "r.civ") == expected
+        assert trace == [(op, "damage", "amount", 2, 5, expected, ("Pottery",), 9, "r.civ")]
