@@ -141,16 +141,11 @@ def compiler_fingerprint() -> str:
 
         package, grammar = Path(__file__).resolve().parent, grammar_path()
         # Hashing the ~1 MB of sources costs ~10 ms a process; the hash is kept under a key made
-        # of every file's path, size, inode and modification time in nanoseconds (Python's own
-        # .pyc check trusts the seconds), so only a changed source file costs a hashing.
-        stats = sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
-        try:
-            for path in sorted(package.rglob("*.py")) + [grammar]:
-                st = os.stat(path)
-                stats.update(f"\0{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}".encode("utf-8", "surrogatepass"))
-        except OSError:
-            stats = None
-        name = f"fingerprint-{stats.hexdigest()[:32]}.txt" if stats is not None else None
+        # of every file's path, size, inode, modification and change times in nanoseconds (Python's
+        # own .pyc check trusts the seconds; a rewrite can put the modification time back, but not
+        # the change time), so only a changed source file costs a hashing.
+        key = stat_key(sorted(package.rglob("*.py")) + [grammar])
+        name = f"fingerprint-{key}.txt" if key is not None else None
         kept = read(name) if name else None
         if kept is not None and len(kept) == 64 and kept.isascii():
             _FINGERPRINT = kept.decode()
@@ -159,6 +154,19 @@ def compiler_fingerprint() -> str:
             if name:
                 write(name, _FINGERPRINT.encode())
     return _FINGERPRINT
+
+
+def stat_key(paths: list[Path]) -> str | None:
+    """A key that changes whenever one of `paths` may have changed (None when one cannot be read)."""
+    stats = sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
+    try:
+        for path in paths:
+            st = os.stat(path)
+            stats.update(f"\0{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}\0{st.st_ctime_ns}"
+                         .encode("utf-8", "surrogatepass"))
+    except OSError:
+        return None
+    return stats.hexdigest()[:32]
 
 
 def fingerprint_of(package: Path, grammar: Path) -> str:

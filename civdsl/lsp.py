@@ -793,7 +793,7 @@ class Engine:
         resolved = path.resolve()
         try:
             st = resolved.stat()
-            stamp = (st.st_mtime_ns, st.st_size, display_path(path))
+            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, display_path(path))
         except OSError:
             stamp = None
         hit = self._bases.get(resolved)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from lark import Token, Transformer, Tree, v_args
+from lark import Discard, Token, Transformer, Tree, v_args
 from lark.exceptions import GrammarError, VisitError
 
 from .bounds import FIELDS
@@ -205,6 +205,19 @@ class _ToSyntax(RoundsToSyntax, Transformer):
             raise
         except Exception as exc:
             raise VisitError(tree.data, tree, exc) from exc
+
+    def _transform_tree(self, tree):
+        # Lark's version collects each node's children through a generator (two frames and a
+        # generator object per node); this loop does the same for this transformer, which
+        # visits no tokens (they are passed through as they are)
+        children = []
+        for c in tree.children:
+            if isinstance(c, Tree):
+                c = self._transform_tree(c)
+                if c is Discard:
+                    continue
+            children.append(c)
+        return self._call_userfunc(tree, children)
 
     # --- helpers
     def _span(self, meta) -> Span:

@@ -11,6 +11,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -332,3 +333,17 @@ def test_the_kept_fingerprint_is_the_hash_of_the_sources(fresh_cache, monkeypatc
     assert [p.name for p in fresh_cache.iterdir() if p.name.startswith("fingerprint-")]
     monkeypatch.setattr(cache, "_FINGERPRINT", None)
     assert cache.compiler_fingerprint() == first  # read back from the cache folder
+
+
+def test_a_rewrite_that_puts_the_modification_time_back_changes_the_kept_fingerprint_key(tmp_path):
+    """The fingerprint is kept under a key of the sources' stat data; a compiler file rewritten with
+    the same size and its old modification time restored still gets a new key (its change time)."""
+    source = tmp_path / "module.py"
+    source.write_text("A = 1\n", encoding="utf-8")
+    before_stat = os.stat(source)
+    before = cache.stat_key([source])
+    time.sleep(0.01)
+    source.write_text("A = 2\n", encoding="utf-8")
+    os.utime(source, ns=(before_stat.st_atime_ns, before_stat.st_mtime_ns))
+    assert os.stat(source).st_mtime_ns == before_stat.st_mtime_ns
+    assert cache.stat_key([source]) != before

@@ -134,3 +134,26 @@ def test_a_modifier_operation_changes_the_value_and_traces_it():
         trace = []
         assert runtime.change(trace, op, "damage", "amount", 2, 5, ("Pottery",), 9, "r.civ") == expected
         assert trace == [(op, "damage", "amount", 2, 5, expected, ("Pottery",), 9, "r.civ")]
+
+
+def test_a_span_from_lark_positions_equals_the_one_built_the_ordinary_way():
+    from pathlib import Path
+
+    from civdsl.diagnostics import Span, span_of
+
+    class Meta:
+        def __init__(self, **kw):
+            self.__dict__.update(kw)
+
+    cases = [(Meta(line=3, column=4, end_line=3, end_column=9), Span("r.civ", 3, 4, 9)),
+             (Meta(line=3, column=4, end_line=5, end_column=9), Span("r.civ", 3, 4, None)),
+             (Meta(line=0, column=None, end_line=None, end_column=None), Span("r.civ", 1, 1, None)),
+             (Meta(), Span("r.civ", 1, 1, None)),
+             (Meta(line=7, column=2), Span("r.civ", 7, 2, None))]
+    for meta, expected in cases:
+        for path in ("r.civ", Path("r.civ")):
+            got = span_of(path, meta)
+            assert got == expected and hash(got) == hash(expected) and repr(got) == repr(expected)
+            assert type(got.path) is str
+    with pytest.raises(AttributeError):
+        got.line = 5  # still frozen
