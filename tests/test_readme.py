@@ -4,6 +4,7 @@ are the ones CI runs, in a virtual environment as a user would."""
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,11 +52,23 @@ def _example_commands() -> list[str]:
     return commands
 
 
-def test_first_example_prints_what_the_readme_shows():
+@pytest.fixture(scope="module")
+def checkout_copy(tmp_path_factory) -> Path:
+    """A copy of the checkout's inputs to run the README's commands in: `civdsl build` and `fmt`
+    act on the folder they run in, and must never rewrite the real generated/ or rulebooks."""
+    copy = tmp_path_factory.mktemp("checkout")
+    for folder in ("rulebooks", "examples", "grammar", "schemas"):
+        shutil.copytree(ROOT / folder, copy / folder)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
+def test_first_example_prints_what_the_readme_shows(checkout_copy):
     block = re.search(r"```\n\$ (civdsl [^\n]+)\n(.*?)```", README, re.S)
     command, shown = block.group(1), block.group(2)
     args = re.findall(r'"[^"]*"|\S+', command)[1:]
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *[a.strip('"') for a in args]], cwd=ROOT,
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *[a.strip('"') for a in args]], cwd=checkout_copy,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == shown
@@ -69,10 +82,11 @@ def test_the_examples_are_found():
 
 
 @pytest.mark.parametrize("command", _example_commands())
-def test_every_example_command_runs_as_written(command):
+def test_every_example_command_runs_as_written(command, checkout_copy):
     command, _, comment = command.partition("  #")
     args = shlex.split(command)[1:]
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=checkout_copy, capture_output=True,
+                          text=True)
     expected = 1 if "(exit 1)" in comment else 0
     assert proc.returncode == expected, f"{command}\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr
