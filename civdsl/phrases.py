@@ -9,9 +9,8 @@ expressions) so that answering a question from a compiled rulebook never imports
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import vocabulary as vocab
+from .records import Record
 
 _AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from the flood plain",
               "volcano": " in areas touched by the volcano", "open_sea": " next to the open sea",
@@ -23,8 +22,7 @@ _ZERO_VARIANTS = {
 }
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(Record):
     """How many, in words, when it is not a plain number: `rate` per `per` (a noun, singular
     and plural), at most `cap` / at least `floor`; or `all_of` (everything of a fact the
     victim has); or free `words` ("the smaller of ... and ...")."""

@@ -41,11 +41,11 @@ import functools
 import heapq
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
+from .records import Record
 from .state import StateError, canonical_names, split_names
 
 SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
@@ -53,8 +53,7 @@ SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
 # --- objectives ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Objective:
+class Objective(Record):
     """What a plan maximises: the sum over the advances bought of `values[name]`."""
 
     name: str  # "vp", "points", "cards" or the expression's text
@@ -176,8 +175,7 @@ def parse_cards(module, text: str | None) -> dict[str, int]:
     return cards
 
 
-@dataclass(frozen=True)
-class Payment:
+class Payment(Record):
     """What to hand over for a purchase whose total price after credits is `price`."""
 
     price: int
@@ -403,8 +401,7 @@ def _hand_delta(module, name: str) -> int:
 
 # --- the purchase problem -------------------------------------------------------------------
 
-@dataclass
-class Choice:
+class Choice(Record, frozen=False):
     """A set of advances the search kept, with its ranking key (larger is better)."""
 
     key: tuple

@@ -9,8 +9,8 @@ nothing from the compiler, so answering a question never loads the parser.
 from __future__ import annotations
 
 import math
+import sys
 from operator import itemgetter
-from fractions import Fraction
 
 from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
 
@@ -80,12 +80,16 @@ def known(v) -> bool:
 def div(a, b):
     if a.__class__ is Unknown or b.__class__ is Unknown:
         return unknown_of(a, b)
+    from fractions import Fraction  # here, not at the top: most answers never divide (start-up)
+
     return Fraction(a) / Fraction(b)
 
 
 def floordiv(a, b):
     if a.__class__ is Unknown or b.__class__ is Unknown:
         return unknown_of(a, b)
+    from fractions import Fraction
+
     return math.floor(Fraction(a) / Fraction(b))
 
 
@@ -178,7 +182,10 @@ def lookup(bands, x):
 
 def number(v):
     """Integral Fractions print as integers; an unknown value prints as None (null in JSON)."""
-    if isinstance(v, Fraction) and v.denominator == 1:
+    # a Fraction exists only once `fractions` is imported (by div), so an answer that never
+    # divided need not import it to ask
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and isinstance(v, fractions.Fraction) and v.denominator == 1:
         return int(v)
     if v.__class__ is Unknown:
         return None

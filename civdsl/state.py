@@ -12,7 +12,6 @@ import stat
 from pathlib import Path
 
 from . import vocabulary as vocab
-from .diagnostics import did_you_mean
 from .errors import StateError  # re-exported: `civdsl.state.StateError`
 
 MAX_STATE_BYTES = 1_000_000
@@ -23,6 +22,8 @@ MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic
 def _hint(name: str, candidates) -> str:
     if len(name) > 200:
         return ""
+    from .diagnostics import did_you_mean  # only for a mistake: answering never loads it
+
     best = did_you_mean(name, candidates)
     return f" (did you mean `{best}`?)" if best else ""
 

@@ -9,11 +9,12 @@ Nothing here names an edition or a card: these are the nouns and verbs every edi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import Record
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(Record):
+    """One parameter of an effect kind or ability."""
+
     name: str
     kind: str  # "int" (an expression), "enum", "bool", "name" (an advance name), "str"
     required: bool = False
@@ -22,8 +23,7 @@ class Param:
     doc: str = ""
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(Record):
     """An effect kind or an ability: its parameters and how to say it in words."""
 
     name: str
@@ -242,8 +242,9 @@ PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("
            "turn": ("turns", "turn")}
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(Record):
+    """A fact of the player's situation that a state file or `--set` gives."""
+
     name: str
     type: str  # "int", "bool", "str", "list", "map"
     doc: str
@@ -306,8 +307,7 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
 
-@dataclass(frozen=True)
-class EngineName:
+class EngineName(Record):
     """A constant (or table) the engine reads from a rulebook by its name: the validator checks
     that a rulebook declares it with the right kind and type, and warns on a near miss
     (`const card_limt = 3`), since a misspelt one would be silently ignored."""
@@ -346,8 +346,9 @@ def engine_names_markdown() -> str:
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(Record):
+    """A function rule expressions may call."""
+
     name: str
     args: tuple[str, ...]
     kwargs: tuple[str, ...]

@@ -96,3 +96,35 @@ def test_questions_from_a_current_cache_load_no_parser(args):
     assert code in (0, 1)
     assert not [m for m in ("lark", "yaml", "jsonschema", "pygls") if m in modules]
     assert "civdsl.parser" not in modules and "civdsl.validator" not in modules
+
+
+# What a question answered from a current cache may load (issue 15, start-up): the command line,
+# the cache, the runtime and what states and answers are checked and said with. Anything more is
+# import work every question pays for; a module needed only on a rare path (a mistake to name, a
+# division) is imported where that path starts.
+QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
+                 "civdsl.cli.terminal", "civdsl.errors", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
+                 "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
+QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
+             (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
+             (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
+             (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
+             (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
+              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"})]
+
+
+@pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")
+def test_each_question_loads_only_its_path(args, own):
+    _modules_after(args)  # fills the compiled-module cache if needed
+    code, modules = _modules_after(args)
+    assert code in (0, 1)
+    ours = {m for m in modules if m.startswith("civdsl") and not m.startswith("civdsl_compiled_")}
+    assert ours - QUESTION_PATH - own == set(), f"`civdsl {args[0]}` imported more than its path"
+    assert "civdsl.planner" not in modules or args[0] == "plan"
+    # the standard library's heavier modules that answering does not use (fractions: only a
+    # division makes a Fraction; difflib/did-you-mean: only a mistake; dataclasses: the tables
+    # on this path are civdsl.records classes, which compile nothing at import)
+    unused = {"fractions", "decimal", "difflib", "tempfile", "shutil", "hashlib", "dataclasses", "civdsl.diagnostics"}
+    if args[0] == "plan":
+        unused -= {"fractions", "decimal"}  # the planner ranks by exact fractions
+    assert not unused & modules, f"`civdsl {args[0]}` imported {sorted(unused & modules)}"

@@ -19,8 +19,22 @@ import sys
 # C0 as `\x1b` (json.dumps never leaves one raw, so no JSON string meets this form); DEL, C1 and
 # lone surrogates as `\u009b`, which inside a JSON string is the same character it replaces, so
 # JSON printed through the stream stays valid and means the same.
-_TABLE = {c: f"\\x{c:02x}" for c in range(0x00, 0x20) if c not in (0x09, 0x0A)}
-_TABLE.update({c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *range(0xD800, 0xE000)]})
+# The table (over 2,000 entries) is built on the first text that needs it: most output has
+# nothing to escape, and building it cost every command a good part of a millisecond.
+_TABLE: dict[int, str] = {}
+
+
+def _table() -> dict[int, str]:
+    if not _TABLE:
+        _TABLE.update({c: f"\\x{c:02x}" for c in range(0x00, 0x20) if c not in (0x09, 0x0A)})
+        _TABLE.update({c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *range(0xD800, 0xE000)]})
+    return _TABLE
+
+
+def _plain(text: str) -> bool:
+    """Nothing to escape: every character printable, or a newline or tab (a character that
+    is not printable but not in the table either only sends the text the long way)."""
+    return text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
 
 
 # civdsl's own colours on a terminal (diagnostics, diff): SGR sequences of bold, reset and four
@@ -33,15 +47,17 @@ _OWN_STYLES = frozenset({"", "0", "1", "31", "32", "33", "36"})
 def escape_controls(text: str, *, keep_styles: bool = False) -> str:
     """`text` with every control character (but newline and tab) written as a visible escape;
     with `keep_styles`, the colour sequences civdsl itself uses are kept."""
+    if _plain(text):
+        return text
     if not keep_styles or "\x1b" not in text:
-        return text.translate(_TABLE)
+        return text.translate(_table())
     out, last = [], 0
     for m in _SGR.finditer(text):
         if set(m.group(1).split(";")) <= _OWN_STYLES:
-            out.append(text[last:m.start()].translate(_TABLE))
+            out.append(text[last:m.start()].translate(_table()))
             out.append(m.group())
             last = m.end()
-    out.append(text[last:].translate(_TABLE))
+    out.append(text[last:].translate(_table()))
     return "".join(out)
 
 
