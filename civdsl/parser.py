@@ -157,8 +157,9 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
                     Span(path, number, 1))
         return False
     # comments do not count as tokens; only a file whose matches (comments included) pass the
-    # limit needs the exact count
-    if len(_TOKEN.findall(text)) > MAX_TOKENS:
+    # limit needs the exact count, and only a file longer than the limit can: every match is at
+    # least one character long
+    if len(text) > MAX_TOKENS and len(_TOKEN.findall(text)) > MAX_TOKENS:
         tokens = 0
         for m in _TOKEN.finditer(text):
             if m.group()[0] != "#":

@@ -179,7 +179,7 @@ def test_epoch_command_answers_for_the_players_marker():
     assert out.output.splitlines() == [
         "Basic A.S.T. (Hellas)",
         "  your marker is on space 4 (Stone Age); to move to space 5 (Early Bronze Age) you need:",
-        "    ok  2 cities: either cities 1 (needs >= 2), or Wonder of the World yes and cities 1 (needs >= 1)",
+        "    ok  2 cities: either 1 city (at least 2 needed), or Wonder of the World: yes and 1 city (at least 1 needed)",
         "  you meet it",
         "  the marker moves to space 5",
     ]
@@ -226,3 +226,14 @@ def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
     out = _run("diff", "expansion", str(path))
     assert out.exit_code == 0, out.output
     assert '  civilization "Crete": row on standard no row -> 3, 6, 9, 12' in out.output.splitlines()
+
+
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981", "civ1980"])
+def test_epoch_answers_in_words_never_operators(edition):
+    """Each requirement says what is needed in words ("at least 2 needed"), never `>= 2`."""
+    where = ["--set", "ast_position=7"] if edition == "megaciv" else []   # megaciv's next step has counts
+    out = _run("epoch", edition, "--holds", "Pottery", "--set", "cities=3", *where)
+    assert out.exit_code in (0, 1), out.output
+    assert "needed" in out.output
+    for operator in (">=", "<=", "==", "!=", " > ", " < ", "(needs"):
+        assert operator not in out.output, out.output

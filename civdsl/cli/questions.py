@@ -310,10 +310,27 @@ def _mark(met, yes: str, no: str) -> str:
     return "?" + " " * (len(yes) - 1) if met is None else (yes if met else no)
 
 
+_NEEDED = {">=": "at least {}", ">": "more than {}", "<=": "at most {}", "<": "fewer than {}",
+           "==": "exactly {}", "!=": "other than {}"}
+
+
 def _count(r: dict) -> str:
+    """One part of a requirement in words: the player's own count and what is needed
+    ("1 city (at least 2 needed)", "Wonder of the World: yes")."""
     if r["needs"] == "true":
-        return f"{r['requirement']} {_yes(r['value'])}"
-    return f"{r['requirement']} {_value(r['value'])} (needs {r['needs']})"
+        return f"{r['requirement']}: {_yes(r['value'])}"
+    from ..phrases import fact_words, noun
+
+    words = fact_words(r["requirement"])
+    if words is not None and r["value"] is not None:
+        return f"{r['value']} {noun(r['value'], words)} ({_needed(r)})"
+    return f"{r['requirement']}: {_value(r['value'])} ({_needed(r)})"
+
+
+def _needed(r: dict) -> str:
+    """What a counted requirement asks for, in words ("at least 2 needed")."""
+    op, _, amount = r["needs"].partition(" ")
+    return _NEEDED[op].format(amount) + " needed" if op in _NEEDED else r["needs"]
 
 
 def _yes(value) -> str:
@@ -332,7 +349,7 @@ def _requirement(r: dict) -> str:
         return f"{r['requirement']}: either " + ", or ".join(alts)
     if r["needs"] == "true":
         return f"{r['requirement']}: {_yes(r['value'])}"
-    return f"{r['requirement']}: {_value(r['value'])} (needs {r['needs']})"
+    return f"{r['requirement']}: {_value(r['value'])} ({_needed(r)})"
 
 
 def _marker(t: dict, m: dict) -> None:
