@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '5a252199ec80d0733e8b89e4470a6e37a3d90c51baaa610ecaca38a28f748978'}
+SOURCES = {'rulebooks/civ1980.civ': 'fdfd26d8c0a3a5814ab2f727a5ab071b0caf264e234d32ccea4bca8c88fde4d9'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -105,8 +105,6 @@ def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         excluded = None
         e0_amount = 1  # rulebooks/civ1980.civ:230
         e0_area = 'adjacent'  # rulebooks/civ1980.civ:230
-        if s.assigned is not None:
-            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 230)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
@@ -135,8 +133,6 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:240
         e0_area = 'flood_plain'  # rulebooks/civ1980.civ:240
-        if s.assigned is not None:
-            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
         if c:  # rulebooks/civ1980.civ:242
@@ -168,8 +164,6 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 11  # rulebooks/civ1980.civ:254
         e0_area = 'any'  # rulebooks/civ1980.civ:254
-        if s.assigned is not None:
-            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
         if c:  # rulebooks/civ1980.civ:255
@@ -229,8 +223,6 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:279
         e0_area = 'any'  # rulebooks/civ1980.civ:279
-        if s.assigned is not None:
-            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Medicine' in held))  # rulebooks/civ1980.civ:282
         if c:  # rulebooks/civ1980.civ:282
@@ -286,8 +278,6 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 2  # rulebooks/civ1980.civ:303
         e0_area = 'any'  # rulebooks/civ1980.civ:303
-        if s.assigned is not None:
-            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:307
         c = (('Law' in held))  # rulebooks/civ1980.civ:306
@@ -317,7 +307,7 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
 
 
 CALAMITIES = _rt.records((
@@ -412,7 +402,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 116:235 121:241 122:241 123:239 124:239 125:240 127:242 128:242 129:242 130:242 136:240 137:240 141:242 142:242 143:242 144:242 150:249 155:253 156:253 157:254 159:255 160:255 161:255 162:255 163:255 169:254 170:254 174:255 175:255 176:255 177:255 178:255 184:260 189:265 190:265 191:264 192:264 194:267 195:266 196:266 197:266 198:266 199:267 200:267 201:267 202:267 203:267 204:267 212:274 217:278 218:278 219:279 221:281 222:281 223:281 224:281 230:279 231:279 235:282 236:282 237:282 238:282 244:287 249:291 251:292 252:292 253:292 254:292 255:293 256:293 257:293 258:293 265:298 270:302 271:302 272:303 274:304 275:304 276:304 277:304 278:305 279:305 280:305 281:305 287:303 288:303 292:307 293:306 294:306 295:306 296:306 303:313 308:317 309:317 345:325 352:326 356:326 360:327 364:328 368:330 372:330 376:331 380:331 384:332 386:332 393:339 394:340 395:341 396:342 397:343 398:344 399:345 400:346 401:347 407:352 408:353 409:354')
+LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 114:235 119:241 120:241 121:239 122:239 123:240 125:242 126:242 127:242 128:242 134:240 135:240 137:242 138:242 139:242 140:242 146:249 151:253 152:253 153:254 155:255 156:255 157:255 158:255 159:255 165:254 166:254 168:255 169:255 170:255 171:255 172:255 178:260 183:265 184:265 185:264 186:264 188:267 189:266 190:266 191:266 192:266 193:267 194:267 195:267 196:267 197:267 198:267 206:274 211:278 212:278 213:279 215:281 216:281 217:281 218:281 224:279 225:279 227:282 228:282 229:282 230:282 236:287 241:291 243:292 244:292 245:292 246:292 247:293 248:293 249:293 250:293 257:298 262:302 263:302 264:303 266:304 267:304 268:304 269:304 270:305 271:305 272:305 273:305 279:303 280:303 282:307 283:306 284:306 285:306 286:306 293:313 298:317 299:317 335:325 342:326 346:326 350:327 354:328 358:330 362:330 366:331 370:331 374:332 376:332 383:339 384:340 385:341 386:342 387:343 388:344 389:345 390:346 391:347 397:352 398:353 399:354')
 LINE_FILES = ('rulebooks/civ1980.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
 # fmt: on
