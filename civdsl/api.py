@@ -270,11 +270,21 @@ class Rulebook:
         """Advances, calamities or commodities by any declared name (`aka` included), in any case."""
         return canonical_names(self.module, kind, list(names), option)
 
-    def resolve(self, calamity: str, role: str = "primary", holds=(), state: dict | None = None) -> runtime.Resolution:
+    def resolve(self, calamity: str, role: str = "primary", holds=(), state: dict | None = None,
+                assigned: int | None = None) -> runtime.Resolution:
+        """What a calamity does to one victim; `assigned` is the amount the primary victim assigned
+        to this secondary victim (by default the per-player maximum)."""
         if role not in ("primary", "secondary"):
             raise StateError(f"role must be primary or secondary, not {role!r}")
         name = self.calamity_name(calamity)
-        return runtime.resolve(self.module, name, role, self.state(holds, state))
+        st = self.state(holds, state)
+        if assigned is not None:
+            if role != "secondary":
+                raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
+            if isinstance(assigned, bool) or not isinstance(assigned, int) or assigned < 0:
+                raise StateError(f"--assigned must be a whole number from 0, not {assigned!r}")
+            st.assigned = assigned
+        return runtime.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)

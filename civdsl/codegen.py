@@ -321,6 +321,7 @@ class _AmountRules:
         self.bound = ed.amount_setting("bound", cal) == ("holdings",)
         self.floor = ed.amount_setting("floor", cal) == ("zero",)
         self.order = ed.amount_setting("order", cal)
+        self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules, summary: str) -> None:
@@ -388,6 +389,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         if v.conditional:
             w.line(f"{indent}{v.flag} = None")
     _emit_effects(w, c, effects, indent, iter(variables))
+    if role == "secondary":
+        # a secondary victim suffers the amount the primary victim actually assigned to him
+        # (`resolve --assigned N`), never more than the per-player amount; the first effect with
+        # an amount is the assigned one
+        first = next((v for v in variables if v.kind.main == "amount" and not v.conditional), None)
+        if first is not None:
+            w.line(f"{indent}if s.assigned is not None:")
+            w.line(f"{indent}    {first.var('amount')} = _rt.assigned(s, {first.var('amount')}, {first.effect.kind!r})")
     if role == "primary" and cal.secondary:
         sec = cal.secondary
         count = c.compile(sec.count) if sec.count is not None else "None"
@@ -397,7 +406,7 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
     bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
     has_trace = bounded or any(o.op in ("add", "prevent", "set", "cap") for _, m in mods for o in m.ops)
-    has_options = any(o.op == "option" for _, m in mods for o in m.ops)
+    has_options = any(o.op in ("option", "stop") for _, m in mods for o in m.ops)
     has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
     w.line(f"{indent}trace = []" if has_trace else f"{indent}trace = ()")
     if has_options:
@@ -428,6 +437,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         _emit_op(w, c, conds[j], m, o, variables, indent)
     for j, m in mods:
         for o in m.ops:
+            if o.op == "stop":  # the victim may pay the price to stop the whole calamity for everyone
+                rep = o.replacement
+                what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+                w.line(f"{indent}if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}):  "
+                       f"# {comment_text(o.span.path)}:{o.span.line}", o.span)
+                w.line(f"{indent}    options.append(('calamity', {rep.name!r}, {_call_args(c, rep)}, False, "
+                       f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
+                continue
             if o.op == "option":
                 targets = [v for v in variables if v.effect.kind == o.kind]
                 if not targets:
@@ -473,6 +490,12 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
     if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
         w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
+    if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
+        # discard by value: which cards, from the hand the state gives
+        w.line(f"{indent}_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})")
+    if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
+        # losses met exactly or exceeded by as little as possible: which cities and tokens go
+        w.line(f"{indent}_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})")
     extra = []
     if role == "primary" and cal.secondary:
         extra.append("assignment")

@@ -382,6 +382,8 @@ def op(o: ModifierOp) -> str:
         return "suffers nothing"
     if o.op == "cancel":
         return "the calamity is cancelled"
+    if o.op == "stop":
+        return f"may {effect_call(o.replacement.name, _args(o.replacement))} to stop the calamity for everyone"
     words = _op_words(o)
     if o.op == "option":
         replacement = effect_call(o.replacement.name, _args(o.replacement))

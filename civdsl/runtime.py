@@ -203,6 +203,8 @@ class PlayerState:
         self.held_set = frozenset(holds)
         # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
         self.options = dict(options or {})
+        # the amount the primary victim assigned to this secondary victim (`--assigned N`)
+        self.assigned: int | None = None
         self.facts = dict(facts or {})
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
@@ -298,6 +300,10 @@ class PlayerState:
         if name in ("credit_max_group", "credit_total"):
             credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
             return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
+        if name == "commodity_cards":
+            if "commodities" not in self.facts:
+                return self._missing("commodities")
+            return sum(self.facts["commodities"].values())
         if name == "hand_value":
             if "commodities" not in self.facts:
                 return self._missing("commodities")
@@ -465,6 +471,80 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
             if taken < demanded:
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
         effects[i] = (kind, new, line)
+
+
+def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
+    """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
+    Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,
+    over} to each such effect. Among equally small excesses the fewest cities go (our reading:
+    a player keeps his cities where he can)."""
+    cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
+    if cities is None or tokens is None:
+        return
+    value = s.module.UNIT_POINTS["city"]
+    for i, (kind, args, line) in enumerate(effects):
+        if kind not in kinds or args.get("area", "any") != "any":
+            continue
+        need = args.get("taken", args.get("amount"))
+        if need is None or type(need) is Unknown or need <= 0:
+            continue
+        best = None
+        for k in range(cities + 1):
+            t = need - k * value
+            t = 0 if t < 0 else t
+            if t > tokens:
+                continue
+            key = (k * value + t - need, k)
+            if best is None or key < best[0]:
+                best = (key, k, t)
+        if best is None:  # more than he has: everything goes (what the bound takes)
+            loss = {"cities": cities, "tokens": tokens, "over": 0}
+        else:
+            (over, _), k, t = best
+            loss = {"cities": k, "tokens": t, "over": over}
+        effects[i] = (kind, {**args, "loss": loss}, line)
+
+
+def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
+    """Commodity cards worth at least the amount in face value, from the hand the state gives: the
+    selection with the least excess, then the fewest cards (the victim's best choice; any other
+    meeting the amount is legal), or the whole hand when it is worth less. Adds `discard` =
+    {cards: {name: n}, face_value, over} to each such effect."""
+    hand = s.facts.get("commodities")
+    if hand is None:
+        return
+    faces = s.module.COMMODITIES
+    cards = [name for name in sorted(hand) for _ in range(hand[name])]
+    for i, (kind, args, line) in enumerate(effects):
+        need = args.get("taken", args.get("amount"))
+        if kind not in kinds or need is None or type(need) is Unknown:
+            continue
+        # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+        best: dict = {0: ()}
+        for index, name in enumerate(cards):
+            face = faces[name]["value"]
+            for v, picked in list(best.items()):
+                w = v + face
+                if w not in best or len(best[w]) > len(picked) + 1:
+                    best[w] = picked + (index,)
+        enough = [v for v in best if v >= need]
+        value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
+        picked = best[value] if enough else tuple(range(len(cards)))
+        chosen: dict = {}
+        for index in picked:
+            chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+        effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
+                                                 "over": max(0, value - need)}}, line)
+
+
+def assigned(s: PlayerState, most, kind: str):
+    """The amount assigned to a secondary victim: at most the per-player amount the rule allows."""
+    if type(most) is not Unknown and s.assigned > most:
+        from .errors import StateError
+
+        raise StateError(f"--assigned {s.assigned}: a secondary victim of this calamity suffers at most {most} "
+                         f"({kind.replace('_', ' ')})")
+    return s.assigned
 
 
 def unless_immune(immune, value):

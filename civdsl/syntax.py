@@ -124,7 +124,7 @@ class Branch:
 
 @dataclass
 class Op:
-    op: str  # add, prevent, set, cap, immune, cancel, option
+    op: str  # add, prevent, set, cap, immune, cancel, option, stop
     kind: str | None
     param: str | None
     amount: Expr | None
@@ -610,6 +610,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def op_option(self, meta, c):
         each = any(isinstance(x, Token) and x.type == "EACH" for x in c)
         return Op("option", c[2].value, None, None, None, c[4], each, self._span(meta))
+
+    @v_args(meta=True)
+    def op_stop(self, meta, c):
+        return Op("stop", None, None, None, None, c[3], False, self._span(meta))
 
     def target(self, c):
         names = self._tokens(c, "NAME")

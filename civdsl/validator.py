@@ -379,6 +379,9 @@ class _Validator:
     def _op(self, op, item: str, kinds: set) -> None:
         if op.op in ("immune", "cancel"):
             return
+        if op.op == "stop":  # the price of stopping the calamity: an effect the victim suffers instead
+            self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+            return
         kind = vocab.EFFECT_KINDS.get(op.kind)
         if kind is None:
             self.d.error("CIV015", f"unknown effect kind `{op.kind}`", op.span, item=item,

@@ -220,7 +220,20 @@ AMOUNT_SETTINGS = {
               "zero: prevention never takes an amount below zero; none: no floor is applied"),
     "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
               "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+    "losses": (("least_over", "none"), ("none",),
+               "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
+               "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
 }
+
+# The procedure `amounts { losses least_over }` runs, by effect kind: the loss is split into the
+# cities and tokens that go (runtime.least_over). Only a loss in unit points anywhere on the board
+# can be split from the state's cities and tokens; an area's loss needs the area's units.
+LOSS_SPLIT_KINDS = ("damage",)
+
+# Discard by value: an effect of these kinds asks for commodity cards worth at least its amount in
+# face value; with the hand given, the answer picks the cards with the least excess (then the
+# fewest cards), or the whole hand when it is worth less (runtime.discard_by_value).
+VALUE_DISCARD_KINDS = ("discard_face_value",)
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").
@@ -369,6 +382,7 @@ DERIVED_NAMES = {
     "credit_max_group": "the highest credit total of a single group",
     "credit_total": "all credit points held",
     "hand_value": "the set value of the commodity cards in hand",
+    "commodity_cards": "the number of commodity cards in hand",
     "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
 }
 
@@ -381,6 +395,7 @@ DERIVED_WORDS = {
     "credit_max_group": ("credit point in the best group", "credit points in the best group"),
     "credit_total": ("credit point", "credit points"),
     "hand_value": ("point of hand value", "points of hand value"),
+    "commodity_cards": ("commodity card in hand", "commodity cards in hand"),
     "ast_points": ("A.S.T. point", "A.S.T. points"),
 }
 

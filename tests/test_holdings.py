@@ -114,5 +114,47 @@ def test_a_house_rule_lifts_the_bound_for_one_calamity_or_the_whole_edition(tmp_
     whole.write_text('language 1\nedition unbounded "Unbounded" extends megaciv\namounts { bound none }\n',
                      encoding="utf-8")
     rb = civdsl.load(whole)
-    assert rb.module.AMOUNTS == {"bound": ("none",), "floor": ("zero",), "order": ("add_prevent", "set", "cap")}
+    assert rb.module.AMOUNTS == {"bound": ("none",), "floor": ("zero",), "order": ("add_prevent", "set", "cap"),
+                                 "losses": ("none",)}
     assert "taken" not in rb.resolve("Squandered Wealth", "primary", [], state).to_dict()["effects"][0]
+
+
+@pytest.mark.parametrize("edition", [e for e in BOUNDED if civdsl.load(e).module.AMOUNTS.get("losses") == ("least_over",)])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cities=st.integers(0, 6), tokens=st.integers(0, 20), data=st.data())
+def test_a_loss_is_met_exactly_or_exceeded_by_as_little_as_possible(edition, cities, tokens, data):
+    rb = civdsl.load(edition)
+    value = rb.module.UNIT_POINTS["city"]
+    calamity = data.draw(st.sampled_from([c for c in rb.calamities]))
+    out = rb.resolve(calamity, "primary", [], {"cities": cities, "tokens": tokens}).to_dict()
+    for e in out["effects"]:
+        if "loss" not in e:
+            continue
+        need, loss = e["taken"], e["loss"]
+        assert loss["cities"] <= cities and loss["tokens"] <= tokens
+        got = loss["cities"] * value + loss["tokens"]
+        feasible = [k * value + t for k in range(cities + 1) for t in range(tokens + 1) if k * value + t >= need]
+        if feasible:
+            assert got - need == loss["over"] == min(feasible) - need
+        else:
+            assert (loss["cities"], loss["tokens"]) == (cities, tokens)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_discard_by_value_takes_the_least_excess_or_the_whole_hand(data):
+    import itertools
+
+    rb = civdsl.load("megaciv")
+    names = sorted(n for n, c in rb.module.COMMODITIES.items() if c["value"])[:5]
+    hand = {n: data.draw(st.integers(0, 3), label=n) for n in names}
+    out = rb.resolve("Corruption", "primary", [], {"commodities": hand}).to_dict()
+    [e] = [e for e in out["effects"] if e["kind"] == "discard_face_value"]
+    need, chosen = e["taken"], e["discard"]["cards"]
+    face = {n: rb.module.COMMODITIES[n]["value"] for n in names}
+    assert all(chosen[n] <= hand[n] for n in chosen)
+    worth = sum(face[n] * k for n, k in chosen.items())
+    totals = {sum(face[n] * k for n, k in zip(names, combo))
+              for combo in itertools.product(*(range(hand[n] + 1) for n in names))}
+    enough = [t for t in totals if t >= need]
+    assert worth == (min(enough) if enough else sum(face[n] * k for n, k in hand.items()))

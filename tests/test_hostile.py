@@ -71,6 +71,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
 import civdsl.api as api           # imported before the hook is installed: only generated code is watched
 import civdsl.runtime
+import fractions                   # the runtime imports it on its first division (start-up): part of the runtime
 cases = json.loads(sys.stdin.read())
 watching = None
 events = []

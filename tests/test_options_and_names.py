@@ -84,3 +84,12 @@ def test_did_you_mean_considers_aka_names_and_whole_words():
     assert "did you mean `Iconoclasm & Heresy`, that is `Iconoclasm and Heresy`?" in heresy.output
     spice = _cli("hand", "civ1980", "--cards", "Spise x2")
     assert spice.exit_code == 1 and "did you mean `Spice" in spice.output
+
+
+def test_assigned_amount_is_at_most_the_per_player_amount_and_only_for_secondary_victims():
+    rb = civdsl.load("megaciv")
+    assert rb.resolve("Epidemic", "secondary", [], {}, assigned=3).amount("damage") == 3
+    with pytest.raises(civdsl.StateError, match="at most"):
+        rb.resolve("Epidemic", "secondary", [], {}, assigned=99)
+    with pytest.raises(civdsl.StateError, match="--role secondary"):
+        rb.resolve("Epidemic", "primary", [], {}, assigned=3)

@@ -39,13 +39,21 @@ def test_scenario(rulebook, sc):
     rb = civdsl.load(rulebook)
     expect = sc["expect"]
     if "resolve" in sc:
-        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {})
+        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {},
+                       assigned=sc.get("assigned"))
         data = r.to_dict()
         assert not data["missing_facts"], f"state lacks {data['missing_facts']}"
         if "effects" in expect:
             assert _effects(data["effects"]) == _expected_effects(expect["effects"])
         if "demanded" in expect:  # what the rule demands before the bound by the victim's holdings
             assert _demanded(data["effects"]) == expect["demanded"]
+        if "loss" in expect:  # which cities and tokens go (losses met exactly or least over)
+            assert {e["kind"]: e.get("loss") for e in data["effects"] if "loss" in e} == expect["loss"]
+        if "discard" in expect:  # discard by value: which cards, least excess then fewest cards
+            assert {e["kind"]: e["discard"]["cards"] for e in data["effects"] if "discard" in e} == expect["discard"]
+        if "stop" in expect:  # `may stop with ...`: the price of stopping the whole calamity
+            assert {o["kind"]: o["args"].get("amount") for o in data["options"]
+                    if o["instead_of"] == "calamity"} == expect["stop"]
         if "bounded" in expect:  # the trace says when the bound applied, and by which fact
             assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:

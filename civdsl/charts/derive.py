@@ -78,7 +78,7 @@ def op_direction(o: ModifierOp, cal: Calamity, role: str) -> str:
     """"worse", "better", "mixed" (depends on the situation) or "choice" for the victim."""
     if o.op in ("immune", "cancel"):
         return "better"
-    if o.op == "option":
+    if o.op in ("option", "stop"):
         return "choice"
     up_is_better = more_is_better(o.kind, o.param)
     if o.op in ("add", "prevent"):

@@ -17,8 +17,9 @@ from .common import option_switch as _option_switch
 
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
-    args = {k: ("?" if v is None else v) for k, v in e.items() if k not in ("kind", "depends_on", "bound", "taken")}
-    from ..phrases import effect_text
+    args = {k: ("?" if v is None else v) for k, v in e.items()
+            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard")}
+    from ..phrases import counted, effect_text
 
     taken = e.get("taken")
     if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
@@ -26,6 +27,14 @@ def _describe_effect(e: dict) -> str:
         text = effect_text(kind, args)
         return f"{text} (the rule demands {e['amount']}; you have only {taken})"
     text = effect_text(kind, args)
+    loss = e.get("loss")
+    if loss:  # met exactly, or exceeded by as little as possible
+        over = f", {loss['over']} over" if loss["over"] else ", exactly"
+        text += f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
+    discard = e.get("discard")
+    if discard is not None:  # discard by value: the least excess
+        which = ", ".join(f"{name} x{n}" for name, n in discard["cards"].items()) or "nothing"
+        text += f" (discard {which}: face value {discard['face_value']})"
     if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
         text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
     return text
@@ -59,13 +68,15 @@ def _undecided(data: dict) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--assigned", type=click.IntRange(0, None), metavar="N",
+              help="With --role secondary: the amount the primary victim assigned to this victim.")
 @_option_switch
-def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json):
+def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options, as_json):
     """What CALAMITY does to a victim, after every modifier, with a trace."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options))
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options), assigned=assigned)
     data = r.to_dict()
     if as_json:
         _emit_json(data, rb.id)
@@ -117,6 +128,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, options, as_json)
         kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
         words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
         instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
+        if o["instead_of"] == "calamity":  # `may stop with ...`: the whole calamity, for everyone
+            instead = "to stop the calamity for everyone"
         by = f" ({', '.join(o['by'])})" if o["by"] else ""
         click.echo(f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}")
     if data["missing_facts"]:
