@@ -276,10 +276,12 @@ class PaymentTable:
                     elif flag[0] == "owe" and face >= flag[1]:
                         yield k, c, "donor", f[k], _DONE
 
-    def _layers(self, limit: int, cap=None, keep: bool = False) -> list[dict]:
+    def _layers(self, limit: int, cap=None, keep: bool = False, clamp=None) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
         substitution flag) of the first i commodities to (value kept, cards kept, back-pointer:
-        the previous state and this commodity's move). Without `keep` (what can be paid) the
+        the previous state and this commodity's move); with `keep` the value kept counts the
+        tokens converted at their token value (wealth kept) and the key's tokens are cut at
+        `clamp`. Without `keep` (what can be paid) the
         key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
         are counted only while the limit can bind (else 0); values above `cap` are dropped
         (values only grow)."""
@@ -310,16 +312,41 @@ class PaymentTable:
                         if got is None or tokens > got[0]:
                             new[nkey] = (tokens, 0, None)
                         continue
-                    nkey = (v, conv + c * per_card, kc, nflag)
-                    kv, kh = kept_value + f[j], held + j
+                    # tokens beyond `clamp` pay nothing more (the most a price can ask of
+                    # them): states above it share a key, ranked by their wealth kept
+                    tokens = conv + c * per_card
+                    nkey = (v, tokens if clamp is None else min(tokens, clamp), kc, nflag)
+                    kv, kh = kept_value + f[j] + c * per_card * self.tv, held + j
                     old = new.get(nkey)
                     # more value kept, then more cards kept (fewer turned in): the order `best`
                     # ranks payments by; between equals the first found (fewer of the earlier
                     # commodities turned in)
                     if old is None or (kv, kh) > (old[0], old[1]):
                         new[nkey] = (kv, kh, (key, (k, c, role)))
+            if keep and self.rate:
+                new = self._pareto(new)
             layers.append(new)
         return layers
+
+    @staticmethod
+    def _pareto(layer: dict) -> dict:
+        """Drop a state when another with the same (value, cards kept, flag) has at least as
+        many tokens and at least as much (wealth kept, cards kept): every completion of the first
+        is a completion of the second, paying the same and keeping at least as much."""
+        groups: dict = {}
+        for key in layer:
+            groups.setdefault((key[0], key[2], key[3]), []).append(key)
+        out = {}
+        for keys in groups.values():
+            keys.sort(key=lambda key: -key[1])
+            best = None
+            for key in keys:  # most tokens first
+                entry = layer[key]
+                if best is not None and (entry[0], entry[1]) <= best:
+                    continue
+                out[key] = entry
+                best = (entry[0], entry[1])
+        return out
 
     def _final(self, limit: int) -> dict:
         """Value turned in -> the most tokens converted alongside it, over complete payments
@@ -391,24 +418,28 @@ class PaymentTable:
         least = self.spent(price, limit)
         if least is None:
             return None
-        layers = self._layers(limit, cap=least, keep=True)
+        # no payment needs more converted tokens than the price in tokens less the treasury
+        clamp = max(0, self.tokens_for(price, 0) - self.treasury)
+        layers = self._layers(limit, cap=least, keep=True, clamp=clamp)
         choice = None
-        for key, (kept, held, _) in layers[-1].items():
+        for key, (wealth, held, _) in layers[-1].items():
             value, conv, _, flag = key
             if flag is not None and flag != _DONE:
                 continue
             t = self.tokens_for(price, value)
             if t > self.treasury + conv or value + t * self.tv != least:
                 continue
-            rank = (-(kept + (self.treasury + conv - t) * self.tv), -held)
+            rank = (-(wealth + (self.treasury - t) * self.tv), -held)
             if choice is not None and rank > choice[0][:2]:
                 continue
             moves = self._turned_in(layers, key)
             rank += (tuple(m[0] for m in moves), tuple(m[1] for m in moves),
                      tuple(m[2] or "" for m in moves))
             if choice is None or rank < choice[0]:
-                choice = (rank, value, conv, t, kept, moves)
-        _, value, conv, t, kept, moves = choice
+                choice = (rank, value, t, wealth, moves)
+        _, value, t, wealth, moves = choice
+        conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
+        kept = wealth - conv * self.tv
         given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
         converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
