@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': 'fdfd26d8c0a3a5814ab2f727a5ab071b0caf264e234d32ccea4bca8c88fde4d9'}
+SOURCES = {'rulebooks/civ1980.civ': '5a252199ec80d0733e8b89e4470a6e37a3d90c51baaa610ecaca38a28f748978'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -105,6 +105,8 @@ def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         excluded = None
         e0_amount = 1  # rulebooks/civ1980.civ:230
         e0_area = 'adjacent'  # rulebooks/civ1980.civ:230
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 230)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
@@ -124,8 +126,7 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
         if c:  # rulebooks/civ1980.civ:242
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 242, 'rulebooks/civ1980.civ'))
-            e0_amount = _rt.min_(e0_amount, 7)
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 242, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 239)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
@@ -133,11 +134,12 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:240
         e0_area = 'flood_plain'  # rulebooks/civ1980.civ:240
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
         if c:  # rulebooks/civ1980.civ:242
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 242, 'rulebooks/civ1980.civ'))
-            e0_amount = _rt.min_(e0_amount, 7)
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 242, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 240)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -155,8 +157,7 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
         if c:  # rulebooks/civ1980.civ:255
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 255, 'rulebooks/civ1980.civ'))
-            e0_amount = e0_amount - v
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 255, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
@@ -164,12 +165,13 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 11  # rulebooks/civ1980.civ:254
         e0_area = 'any'  # rulebooks/civ1980.civ:254
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
         if c:  # rulebooks/civ1980.civ:255
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 255, 'rulebooks/civ1980.civ'))
-            e0_amount = e0_amount - v
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 255, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 254)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -188,14 +190,11 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
         m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:267
         c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:266
         if c:  # rulebooks/civ1980.civ:266
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 266, 'rulebooks/civ1980.civ'))
-            e0_amount = 45
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 266, 'rulebooks/civ1980.civ')
         if m1:  # rulebooks/civ1980.civ:267
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 267, 'rulebooks/civ1980.civ'))
-            e0_amount = 15
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 267, 'rulebooks/civ1980.civ')
         if m1:  # rulebooks/civ1980.civ:267
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 267, 'rulebooks/civ1980.civ'))
-            e0_by_victim = 0
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 267, 'rulebooks/civ1980.civ')
         effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 264)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -214,8 +213,7 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Medicine' in held))  # rulebooks/civ1980.civ:281
         if c:  # rulebooks/civ1980.civ:281
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 281, 'rulebooks/civ1980.civ'))
-            e0_amount = 11
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 281, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 278)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
@@ -223,11 +221,12 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/civ1980.civ:279
         e0_area = 'any'  # rulebooks/civ1980.civ:279
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Medicine' in held))  # rulebooks/civ1980.civ:282
         if c:  # rulebooks/civ1980.civ:282
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 282, 'rulebooks/civ1980.civ'))
-            e0_amount = _rt.min_(e0_amount, 5)
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 282, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 279)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -242,12 +241,10 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Law' in held))  # rulebooks/civ1980.civ:292
         if c:  # rulebooks/civ1980.civ:292
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Law',), 292, 'rulebooks/civ1980.civ'))
-            e0_amount = 5
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 292, 'rulebooks/civ1980.civ')
         c = (('Democracy' in held))  # rulebooks/civ1980.civ:293
         if c:  # rulebooks/civ1980.civ:293
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 293, 'rulebooks/civ1980.civ'))
-            e0_amount = 6
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 293, 'rulebooks/civ1980.civ')
         effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 291)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -265,12 +262,10 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Law' in held))  # rulebooks/civ1980.civ:304
         if c:  # rulebooks/civ1980.civ:304
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law',), 304, 'rulebooks/civ1980.civ'))
-            e0_amount = 3
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 304, 'rulebooks/civ1980.civ')
         c = (('Philosophy' in held))  # rulebooks/civ1980.civ:305
         if c:  # rulebooks/civ1980.civ:305
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 305, 'rulebooks/civ1980.civ'))
-            e0_amount = 2
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 305, 'rulebooks/civ1980.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 302)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
@@ -278,12 +273,13 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 2  # rulebooks/civ1980.civ:303
         e0_area = 'any'  # rulebooks/civ1980.civ:303
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:307
         c = (('Law' in held))  # rulebooks/civ1980.civ:306
         if c:  # rulebooks/civ1980.civ:306
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law',), 306, 'rulebooks/civ1980.civ'))
-            e0_amount = _rt.min_(e0_amount, 1)
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 306, 'rulebooks/civ1980.civ')
         immune = m3
         effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 303)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
@@ -307,7 +303,7 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',)}
 
 
 CALAMITIES = _rt.records((
@@ -402,7 +398,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 114:235 119:241 120:241 121:239 122:239 123:240 125:242 126:242 127:242 128:242 134:240 135:240 137:242 138:242 139:242 140:242 146:249 151:253 152:253 153:254 155:255 156:255 157:255 158:255 159:255 165:254 166:254 168:255 169:255 170:255 171:255 172:255 178:260 183:265 184:265 185:264 186:264 188:267 189:266 190:266 191:266 192:266 193:267 194:267 195:267 196:267 197:267 198:267 206:274 211:278 212:278 213:279 215:281 216:281 217:281 218:281 224:279 225:279 227:282 228:282 229:282 230:282 236:287 241:291 243:292 244:292 245:292 246:292 247:293 248:293 249:293 250:293 257:298 262:302 263:302 264:303 266:304 267:304 268:304 269:304 270:305 271:305 272:305 273:305 279:303 280:303 282:307 283:306 284:306 285:306 286:306 293:313 298:317 299:317 335:325 342:326 346:326 350:327 354:328 358:330 362:330 366:331 370:331 374:332 376:332 383:339 384:340 385:341 386:342 387:343 388:344 389:345 390:346 391:347 397:352 398:353 399:354')
+LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 116:235 121:241 122:241 123:239 124:239 125:240 127:242 128:242 129:242 135:240 136:240 140:242 141:242 142:242 148:249 153:253 154:253 155:254 157:255 158:255 159:255 160:255 166:254 167:254 171:255 172:255 173:255 174:255 180:260 185:265 186:265 187:264 188:264 190:267 191:266 192:266 193:266 194:267 195:267 196:267 197:267 205:274 210:278 211:278 212:279 214:281 215:281 216:281 222:279 223:279 227:282 228:282 229:282 235:287 240:291 242:292 243:292 244:292 245:293 246:293 247:293 254:298 259:302 260:302 261:303 263:304 264:304 265:304 266:305 267:305 268:305 274:303 275:303 279:307 280:306 281:306 282:306 289:313 294:317 295:317 331:325 338:326 342:326 346:327 350:328 354:330 358:330 362:331 366:331 370:332 372:332 379:339 380:340 381:341 382:342 383:343 384:344 385:345 386:346 387:347 393:352 394:353 395:354')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '40c3616398797c7df028251920e2fba4bf5afc2c852c44bbc86381bbef8b6919'}
+SOURCES = {'rulebooks/civ1981.civ': 'd60393355180a42fcd7814041e93b3fddd620616f4bca11cc13f6989401d1f4f'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -28,22 +28,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 73}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 92}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 101}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 111}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 122}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 131}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 140}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 149}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 160}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 173}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 183}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 195}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 207}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 215}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 223}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 74}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 83}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 102}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 112}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 123}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 132}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 141}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 150}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 161}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 174}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 184}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 196}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 208}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 216}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 224}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null}]',
@@ -74,107 +74,106 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:236
+    # rulebooks/civ1981.civ:237
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:241
+        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:242
         ub81 = type(b81) is _U
         if ub81:
-            s.undecided.append((241, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
+            s.undecided.append((242, 'rulebooks/civ1981.civ', 'which effects apply', b81.facts))
         if ub81 or b81:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:241
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:242
             e0_active = True
         if ub81 or not b81:
-            e1_amount = 1  # rulebooks/civ1981.civ:241
-            e1_area = 'any'  # rulebooks/civ1981.civ:241
+            e1_amount = 1  # rulebooks/civ1981.civ:242
+            e1_area = 'any'  # rulebooks/civ1981.civ:242
         if ub81:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 243)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 244)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 241))
+            effects.append(('destroy_area_units', {'area': e0_area}, 242))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 241))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 242))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:243
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:243
+        e0_amount = 1  # rulebooks/civ1981.civ:244
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:244
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 243)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 244)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:248
+    # rulebooks/civ1981.civ:249
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:252
-        e0_area = 'any'  # rulebooks/civ1981.civ:252
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 253)
+        e0_amount = 9  # rulebooks/civ1981.civ:253
+        e0_area = 'any'  # rulebooks/civ1981.civ:253
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 254)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:256
-        if c:  # rulebooks/civ1981.civ:256
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:257
+        if c:  # rulebooks/civ1981.civ:257
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 256, 'rulebooks/civ1981.civ'))
-            e0_amount = e0_amount - v
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:254
-        if c:  # rulebooks/civ1981.civ:254
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 257, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:255
+        if c:  # rulebooks/civ1981.civ:255
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 254, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 252)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 255, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:253
-        e0_area = 'any'  # rulebooks/civ1981.civ:253
+        e0_amount = 11  # rulebooks/civ1981.civ:254
+        e0_area = 'any'  # rulebooks/civ1981.civ:254
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:256
-        if c:  # rulebooks/civ1981.civ:256
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:257
+        if c:  # rulebooks/civ1981.civ:257
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 256, 'rulebooks/civ1981.civ'))
-            e0_amount = e0_amount - v
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:254
-        if c:  # rulebooks/civ1981.civ:254
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 257, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:255
+        if c:  # rulebooks/civ1981.civ:255
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 254, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 255, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 254)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:261
+    # rulebooks/civ1981.civ:262
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 266, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:266
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 266, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:265
-        e0_by_victim = 15  # rulebooks/civ1981.civ:265
+        if s.decide((s.fact('unit_points') <= 35), 267, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:267
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 267, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:266
+        e0_by_victim = 15  # rulebooks/civ1981.civ:266
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:268
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:267
-        if c:  # rulebooks/civ1981.civ:267
-            trace.append(('set', 'faction_split', 'amount', 45, e0_amount, 45, ('Democracy', 'Philosophy'), 267, 'rulebooks/civ1981.civ'))
-            e0_amount = 45
-        if m1:  # rulebooks/civ1981.civ:268
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 268, 'rulebooks/civ1981.civ'))
-            e0_amount = 15
-        if m1:  # rulebooks/civ1981.civ:268
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 268, 'rulebooks/civ1981.civ'))
-            e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 265)]
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:269
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:268
+        if c:  # rulebooks/civ1981.civ:268
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 268, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:269
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 269, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:269
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 269, 'rulebooks/civ1981.civ')
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 266)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -183,102 +182,100 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:275
+    # rulebooks/civ1981.civ:276
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 283, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:283
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 283, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:279
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:279
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 280)
+        if s.decide((s.fact('flood_plain_units') == 0), 284, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:284
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 284, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:280
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:280
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 281)
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:281
-        if c:  # rulebooks/civ1981.civ:281
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:282
+        if c:  # rulebooks/civ1981.civ:282
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 281, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:284
-        if c:  # rulebooks/civ1981.civ:284
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 284, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 279)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 282, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:285
+        if c:  # rulebooks/civ1981.civ:285
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 285, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 280)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:280
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:280
+        e0_amount = 10  # rulebooks/civ1981.civ:281
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:281
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:281
-        if c:  # rulebooks/civ1981.civ:281
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:282
+        if c:  # rulebooks/civ1981.civ:282
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 281, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:284
-        if c:  # rulebooks/civ1981.civ:284
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 284, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 280)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 282, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:285
+        if c:  # rulebooks/civ1981.civ:285
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 285, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 281)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:291
+    # rulebooks/civ1981.civ:292
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:295
-        e0_area = 'any'  # rulebooks/civ1981.civ:295
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 296)
+        e0_amount = 16  # rulebooks/civ1981.civ:296
+        e0_area = 'any'  # rulebooks/civ1981.civ:296
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 297)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:300
-        if c:  # rulebooks/civ1981.civ:300
-            trace.append(('set', 'damage', 'amount', 11, e0_amount, 11, ('Medicine',), 300, 'rulebooks/civ1981.civ'))
-            e0_amount = 11
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:297
-        if c:  # rulebooks/civ1981.civ:297
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:301
+        if c:  # rulebooks/civ1981.civ:301
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 301, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:298
+        if c:  # rulebooks/civ1981.civ:298
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 297, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 295)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 296)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:296
-        e0_area = 'any'  # rulebooks/civ1981.civ:296
+        e0_amount = 10  # rulebooks/civ1981.civ:297
+        e0_area = 'any'  # rulebooks/civ1981.civ:297
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:297
-        if c:  # rulebooks/civ1981.civ:297
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:298
+        if c:  # rulebooks/civ1981.civ:298
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            trace.append(('cap', 'damage', 'amount', v, e0_amount, _rt.min_(e0_amount, v), (), 297, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, v)
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:301
-        if c:  # rulebooks/civ1981.civ:301
-            trace.append(('cap', 'damage', 'amount', 5, e0_amount, _rt.min_(e0_amount, 5), ('Medicine',), 301, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, 5)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 296)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:302
+        if c:  # rulebooks/civ1981.civ:302
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 302, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 297)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:306
+    # rulebooks/civ1981.civ:307
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:310
+        e0_amount = 4  # rulebooks/civ1981.civ:311
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:311
-        if c:  # rulebooks/civ1981.civ:311
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 5, e0_amount, 5, ('Democracy', 'Law'), 311, 'rulebooks/civ1981.civ'))
-            e0_amount = 5
-        c = (('Democracy' in held))  # rulebooks/civ1981.civ:312
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:312
         if c:  # rulebooks/civ1981.civ:312
-            trace.append(('set', 'reduce_all_but_cities', 'amount', 6, e0_amount, 6, ('Democracy',), 312, 'rulebooks/civ1981.civ'))
-            e0_amount = 6
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 310)]
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 312, 'rulebooks/civ1981.civ')
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:313
+        if c:  # rulebooks/civ1981.civ:313
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 313, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 311)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -286,49 +283,48 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:316
+    # rulebooks/civ1981.civ:317
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:320
-        e0_area = 'any'  # rulebooks/civ1981.civ:320
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 321)
+        e0_amount = 4  # rulebooks/civ1981.civ:321
+        e0_area = 'any'  # rulebooks/civ1981.civ:321
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 322)
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:322
-        if c:  # rulebooks/civ1981.civ:322
-            trace.append(('set', 'reduce_cities', 'amount', 3, e0_amount, 3, ('Law', 'Philosophy'), 322, 'rulebooks/civ1981.civ'))
-            e0_amount = 3
-        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:323
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:323
         if c:  # rulebooks/civ1981.civ:323
-            trace.append(('set', 'reduce_cities', 'amount', 2, e0_amount, 2, ('Philosophy',), 323, 'rulebooks/civ1981.civ'))
-            e0_amount = 2
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 320)]
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 323, 'rulebooks/civ1981.civ')
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:324
+        if c:  # rulebooks/civ1981.civ:324
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 324, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 321)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:321
-        e0_area = 'any'  # rulebooks/civ1981.civ:321
+        e0_amount = 2  # rulebooks/civ1981.civ:322
+        e0_area = 'any'  # rulebooks/civ1981.civ:322
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:325
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:324
-        if c:  # rulebooks/civ1981.civ:324
-            trace.append(('cap', 'reduce_cities', 'amount', 1, e0_amount, _rt.min_(e0_amount, 1), ('Law', 'Philosophy'), 324, 'rulebooks/civ1981.civ'))
-            e0_amount = _rt.min_(e0_amount, 1)
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:326
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:325
+        if c:  # rulebooks/civ1981.civ:325
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 325, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 321)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 322)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:330
+    # rulebooks/civ1981.civ:331
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:334
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:334
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:335
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:335
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 334)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 335)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -337,18 +333,18 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Drama & Poetry': 'Drama and Poetry'}, 'calamity': {'Iconoclasm & Heresy': 'Iconoclasm and Heresy'}, 'commodity': {'Spices': 'Spice'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {'calamity_floor': False, 'africa_iron_age_entry': False}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 236, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 248, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 261, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points."}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 275, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 291, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 306, "summary": "Reduce all cities but 4."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 316, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 330, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 237, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 262, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 276, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 292, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 307, "summary": "Reduce all cities but 4."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 317, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 331, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
@@ -364,46 +360,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:342
+    # rulebooks/civ1981.civ:343
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:343
+    # rulebooks/civ1981.civ:344
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 343),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 344),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:344
+    # rulebooks/civ1981.civ:345
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 345),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 346),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:347
+    # rulebooks/civ1981.civ:348
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 347),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 348),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:348
+    # rulebooks/civ1981.civ:349
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 349),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 350),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:351
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 351)
+    # rulebooks/civ1981.civ:352
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 352)
 
 
 AST = {
@@ -424,15 +420,15 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 374),
-    ('Trade cards', lambda s: s.derived('hand_value'), 375),
-    ('Treasury', lambda s: s.fact('treasury'), 376),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 375),
+    ('Trade cards', lambda s: s.derived('hand_value'), 376),
+    ('Treasury', lambda s: s.fact('treasury'), 377),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:402 75:236 82:241 84:241 85:241 87:241 90:241 91:241 95:243 106:243 107:243 114:248 119:252 120:252 121:253 123:256 124:256 125:256 126:256 127:256 128:254 129:254 130:254 131:254 132:254 138:253 139:253 141:256 142:256 143:256 144:256 145:256 146:254 147:254 148:254 149:254 150:254 156:261 161:266 162:266 163:265 164:265 166:268 167:267 168:267 169:267 170:267 171:268 172:268 173:268 174:268 175:268 176:268 184:275 189:283 190:283 191:279 192:279 193:280 195:281 196:281 197:281 198:281 199:281 200:284 201:284 202:284 203:284 209:280 210:280 212:281 213:281 214:281 215:281 216:281 217:284 218:284 219:284 220:284 226:291 231:295 232:295 233:296 235:300 236:300 237:300 238:300 239:297 240:297 241:297 242:297 243:297 249:296 250:296 252:297 253:297 254:297 255:297 256:297 257:301 258:301 259:301 260:301 266:306 271:310 273:311 274:311 275:311 276:311 277:312 278:312 279:312 280:312 287:316 292:320 293:320 294:321 296:322 297:322 298:322 299:322 300:323 301:323 302:323 303:323 309:321 310:321 312:325 313:324 314:324 315:324 316:324 323:330 328:334 329:334 365:342 372:343 376:343 380:344 384:345 388:347 392:347 396:348 400:349 404:351 406:351 413:359 414:360 415:361 416:362 417:363 418:364 419:365 420:366 421:367 427:374 428:375 429:376')
+LINES = _rt.line_map('69:403 75:237 82:242 84:242 85:242 87:242 90:242 91:242 95:244 106:244 107:244 116:249 121:253 122:253 123:254 125:257 126:257 127:257 128:257 129:255 130:255 131:255 132:255 139:254 140:254 144:257 145:257 146:257 147:257 148:255 149:255 150:255 151:255 158:262 163:267 164:267 165:266 166:266 168:269 169:268 170:268 171:268 172:269 173:269 174:269 175:269 183:276 188:284 189:284 190:280 191:280 192:281 194:282 195:282 196:282 197:282 198:285 199:285 200:285 207:281 208:281 212:282 213:282 214:282 215:282 216:285 217:285 218:285 225:292 230:296 231:296 232:297 234:301 235:301 236:301 237:298 238:298 239:298 240:298 247:297 248:297 252:298 253:298 254:298 255:298 256:302 257:302 258:302 265:307 270:311 272:312 273:312 274:312 275:313 276:313 277:313 284:317 289:321 290:321 291:322 293:323 294:323 295:323 296:324 297:324 298:324 304:322 305:322 309:326 310:325 311:325 312:325 319:331 324:335 325:335 361:343 368:344 372:344 376:345 380:346 384:348 388:348 392:349 396:350 400:352 402:352 409:360 410:361 411:362 412:363 413:364 414:365 415:366 416:367 417:368 423:375 424:376 425:377')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:42:62 0:63:92 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '6e2254e2501c3d8c92172921b5ef7210777fe45bd7f7e05df795a2e80f1143bd'}
+SOURCES = {'rulebooks/expansion.civ': 'd27d4575cb0295fa46ac8506e340cc41ee98c2f7deb52b559ac36716d53c5770'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -29,57 +29,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 87}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 95}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 102}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 110}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 118}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 127}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 137}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 145}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 153}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 162}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 173}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 182}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 191}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 198}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 207}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 216}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 223}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 232}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 239}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 246}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 255}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 262}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 271}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 279}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 286}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 300}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 308}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 316}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 324}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 331}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 340}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 348}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 364}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 372}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 380}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 387}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 395}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 402}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 410}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 417}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 425}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 434}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 441}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 448}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 456}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 463}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 471}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 478}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 485}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 88}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 96}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 103}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 111}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 119}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 128}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 139}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 147}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 155}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 164}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 175}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 184}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 193}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 200}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 209}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 218}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 225}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 234}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 241}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 248}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 257}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 264}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 273}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 281}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 288}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 295}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 302}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 310}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 318}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 326}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 333}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 342}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 358}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 366}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 374}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 382}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 389}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 397}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 404}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 412}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 419}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 427}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 436}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 450}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 458}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 465}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 473}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 480}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 487}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
@@ -150,134 +150,132 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:500
+    # rulebooks/expansion.civ:502
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:505
+        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:507
         ub158 = type(b158) is _U
         if ub158:
-            s.undecided.append((505, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
+            s.undecided.append((507, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
         if ub158 or b158:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:506
+            e0_area = 'volcano'  # rulebooks/expansion.civ:508
             e0_active = True
         if ub158 or not b158:
-            e1_amount = 1  # rulebooks/expansion.civ:508
-            e1_area = 'any'  # rulebooks/expansion.civ:508
-            e2_amount = 0  # rulebooks/expansion.civ:509
-            e2_area = 'any'  # rulebooks/expansion.civ:509
+            e1_amount = 1  # rulebooks/expansion.civ:510
+            e1_area = 'any'  # rulebooks/expansion.civ:510
+            e2_amount = 0  # rulebooks/expansion.civ:511
+            e2_area = 'any'  # rulebooks/expansion.civ:511
         if ub158:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:511
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:511
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 513)
+        e3_amount = 0  # rulebooks/expansion.civ:513
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:513
+        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 515)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:515
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
-        if c:  # rulebooks/expansion.civ:514
-            trace.append(('add', 'damage', 'amount', 4, e3_amount, e3_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
-            e3_amount = e3_amount + 4
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:517
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:516
+        if c:  # rulebooks/expansion.civ:516
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 516, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((517, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((519, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 517, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 519, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:517
+        elif m1:  # rulebooks/expansion.civ:519
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 517, 'rulebooks/expansion.civ'))
-                e2_amount = e2_amount + 1
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 519, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((516, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((518, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 516, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 518, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:516
+        elif m1:  # rulebooks/expansion.civ:518
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 516, 'rulebooks/expansion.civ'))
-                e1_amount = 0
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 518, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 506))
+            effects.append(('destroy_area_units', {'area': e0_area}, 508))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 508))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 510))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 509))
-        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 511))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 511))
+        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 513))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:513
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:513
-        e1_amount = 0  # rulebooks/expansion.civ:513
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:513
+        e0_amount = 1  # rulebooks/expansion.civ:515
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:515
+        e1_amount = 0  # rulebooks/expansion.civ:515
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:515
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:514
-        if c:  # rulebooks/expansion.civ:514
-            trace.append(('add', 'damage', 'amount', 4, e1_amount, e1_amount + 4, ('Engineering', 'Urbanism'), 514, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount + 4
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 513)]
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:516
+        if c:  # rulebooks/expansion.civ:516
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 516, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 515), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 515)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:527
+    # rulebooks/expansion.civ:529
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:532
+        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
         ub238 = type(b238) is _U
         if ub238:
-            s.undecided.append((532, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
         if ub238 or b238:
-            e0_amount = 1  # rulebooks/expansion.civ:532
+            e0_amount = 1  # rulebooks/expansion.civ:534
         if ub238 or not b238:
-            e1_amount = 1  # rulebooks/expansion.civ:532
-            e1_area = 'any'  # rulebooks/expansion.civ:532
+            e1_amount = 1  # rulebooks/expansion.civ:534
+            e1_area = 'any'  # rulebooks/expansion.civ:534
         if ub238:
             e0_amount = None
             e1_amount = None
         trace = []
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:534
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:536
         if type(c) is _U:
-            s.undecided.append((534, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            s.undecided.append((536, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
             v = 1
             if e0_amount is not None:
                 u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 536, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif c:  # rulebooks/expansion.civ:534
+        elif c:  # rulebooks/expansion.civ:536
             if e0_amount is not None:
-                trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 534, 'rulebooks/expansion.civ'))
-                e0_amount = e0_amount + 1
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:535
+                e0_amount = _rt.change(trace, 'add', 'annex_cities', 'amount', 1, e0_amount, ('Diplomacy',), 536, 'rulebooks/expansion.civ')
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:537
         if type(c) is _U:
-            s.undecided.append((535, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((537, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(c, e1_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 537, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif c:  # rulebooks/expansion.civ:535
+        elif c:  # rulebooks/expansion.civ:537
             if e1_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e1_amount, e1_amount + 1, ('Diplomacy',), 535, 'rulebooks/expansion.civ'))
-                e1_amount = e1_amount + 1
+                e1_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e1_amount, ('Diplomacy',), 537, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 532))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 534))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 532))
+            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 534))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -286,12 +284,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:540
+    # rulebooks/expansion.civ:542
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:544
+        e0_amount = 10  # rulebooks/expansion.civ:546
         trace = []
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 544)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 546)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -300,63 +298,60 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:548
+    # rulebooks/expansion.civ:550
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:552
-        e0_area = 'any'  # rulebooks/expansion.civ:552
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 553)
+        e0_amount = 10  # rulebooks/expansion.civ:554
+        e0_area = 'any'  # rulebooks/expansion.civ:554
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 555)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
-        if c:  # rulebooks/expansion.civ:554
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 552)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:556
+        if c:  # rulebooks/expansion.civ:556
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 556, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:553
-        e0_area = 'any'  # rulebooks/expansion.civ:553
+        e0_amount = 8  # rulebooks/expansion.civ:555
+        e0_area = 'any'  # rulebooks/expansion.civ:555
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:554
-        if c:  # rulebooks/expansion.civ:554
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Pottery',), 554, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:555
-        if c:  # rulebooks/expansion.civ:555
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 555, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 553)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:556
+        if c:  # rulebooks/expansion.civ:556
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 556, 'rulebooks/expansion.civ')
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:557
+        if c:  # rulebooks/expansion.civ:557
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 557, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 555)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:560
+    # rulebooks/expansion.civ:562
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:564
-        e0_area = 'any'  # rulebooks/expansion.civ:564
+        e0_amount = 3  # rulebooks/expansion.civ:566
+        e0_area = 'any'  # rulebooks/expansion.civ:566
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/expansion.civ:565
-        if c:  # rulebooks/expansion.civ:565
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 565, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Deism' in held))  # rulebooks/expansion.civ:566
-        if c:  # rulebooks/expansion.civ:566
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 566, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:567
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:567
         if c:  # rulebooks/expansion.civ:567
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 567, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:568
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 567, 'rulebooks/expansion.civ')
+        c = (('Deism' in held))  # rulebooks/expansion.civ:568
         if c:  # rulebooks/expansion.civ:568
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 568, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 564)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 568, 'rulebooks/expansion.civ')
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:569
+        if c:  # rulebooks/expansion.civ:569
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 569, 'rulebooks/expansion.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:570
+        if c:  # rulebooks/expansion.civ:570
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 570, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 566)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -365,13 +360,13 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:571
+    # rulebooks/expansion.civ:573
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:575
-        e1_amount = 5  # rulebooks/expansion.civ:575
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:577
+        e1_amount = 5  # rulebooks/expansion.civ:577
         trace = []
-        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 575), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 575)]
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 577), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 577)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -380,74 +375,64 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:579
+    # rulebooks/expansion.civ:581
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 585, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:585
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 585, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 586, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:586
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 586, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 593, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:593
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 593, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:583
-        e0_by_victim = 15  # rulebooks/expansion.civ:583
-        e1_amount = 0  # rulebooks/expansion.civ:583
-        e1_area = 'any'  # rulebooks/expansion.civ:583
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 593, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:593
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 593, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 594, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:594
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 594, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 595, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:595
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 595, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:585
+        e0_by_victim = 15  # rulebooks/expansion.civ:585
+        e1_amount = 0  # rulebooks/expansion.civ:585
+        e1_area = 'any'  # rulebooks/expansion.civ:585
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:594
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:595
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:596
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:597
-        if m0:  # rulebooks/expansion.civ:594
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        if m0:  # rulebooks/expansion.civ:594
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Music',), 594, 'rulebooks/expansion.civ'))
-            e0_by_victim = e0_by_victim + 5
-        if m1:  # rulebooks/expansion.civ:595
-            trace.append(('add', 'faction_split', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        if m1:  # rulebooks/expansion.civ:595
-            trace.append(('add', 'faction_split', 'by_victim', 5, e0_by_victim, e0_by_victim + 5, ('Drama and Poetry',), 595, 'rulebooks/expansion.civ'))
-            e0_by_victim = e0_by_victim + 5
-        if m2:  # rulebooks/expansion.civ:596
-            trace.append(('add', 'faction_split', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 10
-        if m2:  # rulebooks/expansion.civ:596
-            trace.append(('add', 'faction_split', 'by_victim', 10, e0_by_victim, e0_by_victim + 10, ('Democracy',), 596, 'rulebooks/expansion.civ'))
-            e0_by_victim = e0_by_victim + 10
-        c = (('Military' in held))  # rulebooks/expansion.civ:601
-        if c:  # rulebooks/expansion.civ:601
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Military',), 601, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount + 10
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:602
-        if c:  # rulebooks/expansion.civ:602
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Naval Warfare',), 602, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount + 10
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:603
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:596
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:597
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:598
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:599
+        if m0:  # rulebooks/expansion.civ:596
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 596, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:596
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 596, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:597
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 597, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:597
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 597, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:598
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 598, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:598
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 598, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:603
         if c:  # rulebooks/expansion.civ:603
-            trace.append(('add', 'damage', 'amount', 10, e1_amount, e1_amount + 10, ('Advanced Military',), 603, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount + 10
-        if m3:  # rulebooks/expansion.civ:598
-            trace.append(('set', 'faction_split', 'amount', 15, e0_amount, 15, ('Philosophy',), 598, 'rulebooks/expansion.civ'))
-            e0_amount = 15
-        if m3:  # rulebooks/expansion.civ:599
-            trace.append(('set', 'faction_split', 'by_victim', 0, e0_by_victim, 0, ('Philosophy',), 599, 'rulebooks/expansion.civ'))
-            e0_by_victim = 0
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 583), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 583)]
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 603, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:604
+        if c:  # rulebooks/expansion.civ:604
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 604, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:605
+        if c:  # rulebooks/expansion.civ:605
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 605, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:600
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 600, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:601
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 601, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 585), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 585)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -455,28 +440,24 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:611
+    # rulebooks/expansion.civ:613
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:615
+        e0_amount = 15  # rulebooks/expansion.civ:617
         trace = []
-        c = (('Theocracy' in held))  # rulebooks/expansion.civ:616
-        if c:  # rulebooks/expansion.civ:616
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Theocracy',), 616, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Mining' in held))  # rulebooks/expansion.civ:617
-        if c:  # rulebooks/expansion.civ:617
-            trace.append(('add', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount + 5, ('Mining',), 617, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Mythology' in held))  # rulebooks/expansion.civ:618
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:618
         if c:  # rulebooks/expansion.civ:618
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Mythology',), 618, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:619
+            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 618, 'rulebooks/expansion.civ')
+        c = (('Mining' in held))  # rulebooks/expansion.civ:619
         if c:  # rulebooks/expansion.civ:619
-            trace.append(('prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 619, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 615)]
+            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 619, 'rulebooks/expansion.civ')
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:620
+        if c:  # rulebooks/expansion.civ:620
+            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 620, 'rulebooks/expansion.civ')
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:621
+        if c:  # rulebooks/expansion.civ:621
+            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 621, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -484,17 +465,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:623
+    # rulebooks/expansion.civ:625
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:627
-        e0_area = 'any'  # rulebooks/expansion.civ:627
+        e0_amount = 1  # rulebooks/expansion.civ:629
+        e0_area = 'any'  # rulebooks/expansion.civ:629
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:628
-        if s.decide(m0, 628, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:628
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 628, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 627)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:630
+        if s.decide(m0, 630, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:630
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 630, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -503,105 +484,102 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:632
+    # rulebooks/expansion.civ:634
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 645, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:645
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 645, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 647, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:647
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 647, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b513 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:637
-        ub513 = type(b513) is _U
-        if ub513:
-            s.undecided.append((637, 'rulebooks/expansion.civ', 'which effects apply', b513.facts))
-        if ub513 or b513:
-            e0_amount = 17  # rulebooks/expansion.civ:638
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:638
-        if ub513 or not b513:
-            e1_amount = 1  # rulebooks/expansion.civ:640
-            e1_area = 'coastal'  # rulebooks/expansion.civ:640
-            e2_amount = 0  # rulebooks/expansion.civ:641
-            e2_area = 'coastal'  # rulebooks/expansion.civ:641
-        if ub513:
+        b494 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:639
+        ub494 = type(b494) is _U
+        if ub494:
+            s.undecided.append((639, 'rulebooks/expansion.civ', 'which effects apply', b494.facts))
+        if ub494 or b494:
+            e0_amount = 17  # rulebooks/expansion.civ:640
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:640
+        if ub494 or not b494:
+            e1_amount = 1  # rulebooks/expansion.civ:642
+            e1_area = 'coastal'  # rulebooks/expansion.civ:642
+            e2_amount = 0  # rulebooks/expansion.civ:643
+            e2_area = 'coastal'  # rulebooks/expansion.civ:643
+        if ub494:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 644)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 646)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:647
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:649
         if type(m1) is _U:
-            s.undecided.append((649, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((651, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 649, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 651, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:649
+        elif m1:  # rulebooks/expansion.civ:651
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 649, 'rulebooks/expansion.civ'))
-                e2_amount = e2_amount + 1
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 651, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((648, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((650, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 648, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 650, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:648
+        elif m1:  # rulebooks/expansion.civ:650
             if e1_amount is not None:
-                trace.append(('set', 'destroy_cities', 'amount', 0, e1_amount, 0, ('Engineering',), 648, 'rulebooks/expansion.civ'))
-                e1_amount = 0
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
-        if c:  # rulebooks/expansion.civ:646
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 650, 'rulebooks/expansion.civ')
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:648
+        if c:  # rulebooks/expansion.civ:648
             if e0_amount is not None:
-                trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
-                e0_amount = _rt.min_(e0_amount, 7)
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 648, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 638))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 640))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 640))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 642))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 641))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 643))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:644
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:644
+        e0_amount = 10  # rulebooks/expansion.civ:646
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:646
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:646
-        if c:  # rulebooks/expansion.civ:646
-            trace.append(('cap', 'damage', 'amount', 7, e0_amount, _rt.min_(e0_amount, 7), ('Engineering',), 646, 'rulebooks/expansion.civ'))
-            e0_amount = _rt.min_(e0_amount, 7)
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:648
+        if c:  # rulebooks/expansion.civ:648
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 648, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 646)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:656
+    # rulebooks/expansion.civ:658
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 661, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:661
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 661, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:660
+        if s.decide((s.fact('edge_units') == 0), 663, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:663
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 663, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:662
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:662
-        if c:  # rulebooks/expansion.civ:662
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 662, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:663
-        if c:  # rulebooks/expansion.civ:663
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 663, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:664
+        c = (('Politics' in held))  # rulebooks/expansion.civ:664
         if c:  # rulebooks/expansion.civ:664
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 664, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 660)]
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 664, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:665
+        if c:  # rulebooks/expansion.civ:665
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 665, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:666
+        if c:  # rulebooks/expansion.civ:666
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 666, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -609,14 +587,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:669
+    # rulebooks/expansion.civ:671
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:673
-        e0_area = 'any'  # rulebooks/expansion.civ:673
-        e1_amount = 5  # rulebooks/expansion.civ:673
+        e0_amount = 1  # rulebooks/expansion.civ:675
+        e0_area = 'any'  # rulebooks/expansion.civ:675
+        e1_amount = 5  # rulebooks/expansion.civ:675
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 673), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 673)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 675)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -625,123 +603,114 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:677
+    # rulebooks/expansion.civ:679
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:681
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:681
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:681
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 682)
+        e0_amount = 3  # rulebooks/expansion.civ:683
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:683
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:683
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 684)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
-        if c:  # rulebooks/expansion.civ:683
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:684
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:684
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:686
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:685
         if c:  # rulebooks/expansion.civ:685
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 681), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 681)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 685, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:686
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:686
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:687
+        if c:  # rulebooks/expansion.civ:687
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 687, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 683), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 683)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:682
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:682
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:682
+        e0_amount = 2  # rulebooks/expansion.civ:684
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:684
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:684
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:684
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:683
-        if c:  # rulebooks/expansion.civ:683
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 683, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        if m1:  # rulebooks/expansion.civ:684
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 2
-        if m1:  # rulebooks/expansion.civ:684
-            trace.append(('prevent', 'lose_ships', 'amount', 2, e1_amount, e1_amount - 2, ('Calendar',), 684, 'rulebooks/expansion.civ'))
-            e1_amount = e1_amount - 2
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:685
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:686
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:685
         if c:  # rulebooks/expansion.civ:685
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 685, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 682), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 682)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 685, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:686
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:686
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:687
+        if c:  # rulebooks/expansion.civ:687
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 687, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 684), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 684)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:690
+    # rulebooks/expansion.civ:692
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:694
-        e0_area = 'any'  # rulebooks/expansion.civ:694
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 695)
-        trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:697
-        if c:  # rulebooks/expansion.civ:697
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 697, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 8
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:698
-        if c:  # rulebooks/expansion.civ:698
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Anatomy',), 698, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 8
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
-        if c:  # rulebooks/expansion.civ:701
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
-        if c:  # rulebooks/expansion.civ:702
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
-        return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
-    else:
-        excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:695
-        e0_area = 'any'  # rulebooks/expansion.civ:695
+        e0_amount = 16  # rulebooks/expansion.civ:696
+        e0_area = 'any'  # rulebooks/expansion.civ:696
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 697)
         trace = []
         c = (('Medicine' in held))  # rulebooks/expansion.civ:699
         if c:  # rulebooks/expansion.civ:699
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Medicine',), 699, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 699, 'rulebooks/expansion.civ')
         c = (('Anatomy' in held))  # rulebooks/expansion.civ:700
         if c:  # rulebooks/expansion.civ:700
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 700, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:701
-        if c:  # rulebooks/expansion.civ:701
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 701, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:702
-        if c:  # rulebooks/expansion.civ:702
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 702, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 700, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:703
+        if c:  # rulebooks/expansion.civ:703
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 703, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:704
+        if c:  # rulebooks/expansion.civ:704
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 704, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 696)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
+        return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
+    else:
+        excluded = None
+        e0_amount = 10  # rulebooks/expansion.civ:697
+        e0_area = 'any'  # rulebooks/expansion.civ:697
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
+        trace = []
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 701, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 702, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:703
+        if c:  # rulebooks/expansion.civ:703
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 703, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:704
+        if c:  # rulebooks/expansion.civ:704
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 704, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 697)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:706
+    # rulebooks/expansion.civ:708
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:710
-        e0_area = 'coastal'  # rulebooks/expansion.civ:710
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:710
+        e0_amount = 5  # rulebooks/expansion.civ:712
+        e0_area = 'coastal'  # rulebooks/expansion.civ:712
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:712
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 710), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 710)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 712), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 712)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Coastal Migration', role, s, [], None, (), (), False, None, None))
@@ -749,21 +718,20 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:715
+    # rulebooks/expansion.civ:717
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:719
+        e0_amount = 10  # rulebooks/expansion.civ:721
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:720
-        if c:  # rulebooks/expansion.civ:720
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 720, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Law' in held))  # rulebooks/expansion.civ:721
-        if c:  # rulebooks/expansion.civ:721
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 721, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 719)]
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:722
+        if c:  # rulebooks/expansion.civ:722
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 722, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:723
+        if c:  # rulebooks/expansion.civ:723
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 723, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 721)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -771,44 +739,36 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:725
+    # rulebooks/expansion.civ:727
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:729
+        e0_amount = 3  # rulebooks/expansion.civ:731
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:730
-        if c:  # rulebooks/expansion.civ:730
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 730, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:731
-        if c:  # rulebooks/expansion.civ:731
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 731, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Law' in held))  # rulebooks/expansion.civ:732
+        c = (('Music' in held))  # rulebooks/expansion.civ:732
         if c:  # rulebooks/expansion.civ:732
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 732, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:733
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 732, 'rulebooks/expansion.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:733
         if c:  # rulebooks/expansion.civ:733
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 733, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Military' in held))  # rulebooks/expansion.civ:734
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 733, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:734
         if c:  # rulebooks/expansion.civ:734
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Military',), 734, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:735
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 734, 'rulebooks/expansion.civ')
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:735
         if c:  # rulebooks/expansion.civ:735
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 735, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:736
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 735, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:736
         if c:  # rulebooks/expansion.civ:736
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Roadbuilding',), 736, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:737
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 736, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:737
         if c:  # rulebooks/expansion.civ:737
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 737, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 729)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 737, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:738
+        if c:  # rulebooks/expansion.civ:738
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 738, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:739
+        if c:  # rulebooks/expansion.civ:739
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 739, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 731)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -816,13 +776,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:741
+    # rulebooks/expansion.civ:743
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:745
-        e0_area = 'any'  # rulebooks/expansion.civ:745
+        e0_amount = 5  # rulebooks/expansion.civ:747
+        e0_area = 'any'  # rulebooks/expansion.civ:747
         trace = []
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 745)]
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 747)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -831,24 +791,21 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:751
+    # rulebooks/expansion.civ:753
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:755
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:757
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:756
-        if c:  # rulebooks/expansion.civ:756
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 756, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 5
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:757
-        if c:  # rulebooks/expansion.civ:757
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 757, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:758
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:758
         if c:  # rulebooks/expansion.civ:758
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 758, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 5
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 755)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 758, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:759
+        if c:  # rulebooks/expansion.civ:759
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 759, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:760
+        if c:  # rulebooks/expansion.civ:760
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 760, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 757)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -856,65 +813,63 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
-    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy (primary victim): may discard 2 commodity cards instead of the cities reduced; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:763
+    'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
+    # rulebooks/expansion.civ:765
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:767
-        e0_area = 'any'  # rulebooks/expansion.civ:767
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 768)
+        e0_amount = 4  # rulebooks/expansion.civ:769
+        e0_area = 'any'  # rulebooks/expansion.civ:769
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 770)
         trace = []
         options = []
-        m0 = ('Theocracy' in held)  # rulebooks/expansion.civ:770
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
-        if c:  # rulebooks/expansion.civ:771
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:772
-        if c:  # rulebooks/expansion.civ:772
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 3
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:773
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:772
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:773
         if c:  # rulebooks/expansion.civ:773
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 773, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        if s.decide(m0, 770, 'rulebooks/expansion.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/expansion.civ:770
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 770, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 767)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 773, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:774
+        if c:  # rulebooks/expansion.civ:774
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 774, 'rulebooks/expansion.civ')
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:775
+        if c:  # rulebooks/expansion.civ:775
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 775, 'rulebooks/expansion.civ')
+        if s.decide(m0, 772, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:772
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 772, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 769)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:768
-        e0_area = 'any'  # rulebooks/expansion.civ:768
+        e0_amount = 2  # rulebooks/expansion.civ:770
+        e0_area = 'any'  # rulebooks/expansion.civ:770
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:771
-        if c:  # rulebooks/expansion.civ:771
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Philosophy',), 771, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        c = (('Theology' in held))  # rulebooks/expansion.civ:772
-        if c:  # rulebooks/expansion.civ:772
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 772, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 3
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 768)]
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:773
+        if c:  # rulebooks/expansion.civ:773
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 773, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:774
+        if c:  # rulebooks/expansion.civ:774
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 774, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 770)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:778
+    # rulebooks/expansion.civ:780
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:782
-        e0_area = 'any'  # rulebooks/expansion.civ:782
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:784
+        e0_area = 'any'  # rulebooks/expansion.civ:784
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:783
-        if s.decide(m0, 783, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:783
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 783, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 782)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:785
+        if s.decide(m0, 785, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:785
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 785, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 784)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Minor Uprising', role, s, [], None, (), (), False, None, None))
@@ -922,22 +877,20 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:787
+    # rulebooks/expansion.civ:789
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 792, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:792
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 792, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:791
+        if s.decide((s.fact('cities') == 0), 794, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:794
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 794, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:793
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:793
-        if c:  # rulebooks/expansion.civ:793
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 793, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        c = (('Library' in held))  # rulebooks/expansion.civ:794
-        if c:  # rulebooks/expansion.civ:794
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 794, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount - 1
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 791)]
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:795
+        if c:  # rulebooks/expansion.civ:795
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 795, 'rulebooks/expansion.civ')
+        c = (('Library' in held))  # rulebooks/expansion.civ:796
+        if c:  # rulebooks/expansion.civ:796
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 796, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 793)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -946,59 +899,59 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:798
+    # rulebooks/expansion.civ:800
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:802
-        e0_area = 'coastal'  # rulebooks/expansion.civ:802
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 803)
+        e0_amount = 2  # rulebooks/expansion.civ:804
+        e0_area = 'coastal'  # rulebooks/expansion.civ:804
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 805)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
-        if c:  # rulebooks/expansion.civ:805
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 802)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:807
+        if c:  # rulebooks/expansion.civ:807
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 807, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 804)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:803
-        e0_area = 'coastal'  # rulebooks/expansion.civ:803
+        e0_amount = 1  # rulebooks/expansion.civ:805
+        e0_area = 'coastal'  # rulebooks/expansion.civ:805
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:805
-        if c:  # rulebooks/expansion.civ:805
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 805, 'rulebooks/expansion.civ'))
-            e0_amount = e0_amount + 1
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 803)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:807
+        if c:  # rulebooks/expansion.civ:807
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 807, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 805)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:809
+    # rulebooks/expansion.civ:811
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b983 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:814
-        ub983 = type(b983) is _U
-        if ub983:
-            s.undecided.append((814, 'rulebooks/expansion.civ', 'which effects apply', b983.facts))
-        if ub983 or b983:
-            e0_amount = 1  # rulebooks/expansion.civ:814
-            e0_to = 'trader'  # rulebooks/expansion.civ:814
-        if ub983 or not b983:
-            e1_amount = 1  # rulebooks/expansion.civ:814
-        if ub983:
+        b936 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:816
+        ub936 = type(b936) is _U
+        if ub936:
+            s.undecided.append((816, 'rulebooks/expansion.civ', 'which effects apply', b936.facts))
+        if ub936 or b936:
+            e0_amount = 1  # rulebooks/expansion.civ:816
+            e0_to = 'trader'  # rulebooks/expansion.civ:816
+        if ub936 or not b936:
+            e1_amount = 1  # rulebooks/expansion.civ:816
+        if ub936:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 814))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 816))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 814))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 816))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1007,34 +960,34 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 500, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 527, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 540, "summary": "Lose 10 treasury."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 548, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 560, "summary": "Reduce 3 cities."}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 571, "summary": "Lose all your ships; lose 5 treasury."}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 579, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 611, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 623, "summary": "Destroy 1 city."}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 632, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 656, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 669, "summary": "Reduce 1 city; lose 5 treasury."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 677, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 690, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 706, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 715, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 725, "summary": "Reduce all cities but 3."}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 741, "summary": "Lose 5 tokens."}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 751, "summary": "The beneficiary annexes 2 unit points per city."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 763, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 778, "summary": "Take 1 damage per city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 787, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 798, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 809, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 502, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 529, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 542, "summary": "Lose 10 treasury."}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 562, "summary": "Reduce 3 cities."}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Lose all your ships; lose 5 treasury."}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 581, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 613, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 625, "summary": "Destroy 1 city."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 658, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 671, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 692, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 708, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 717, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 727, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 743, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 753, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 765, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 780, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 789, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 800, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 811, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
@@ -1066,49 +1019,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:825
+    # rulebooks/expansion.civ:827
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:826
+    # rulebooks/expansion.civ:828
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 827, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 829, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:829
+    # rulebooks/expansion.civ:831
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 830, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 831),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 832, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 833),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:833
+    # rulebooks/expansion.civ:835
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 834, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 835),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 836, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 837),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:837
+    # rulebooks/expansion.civ:839
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 838, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 839),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 840, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 841),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:841
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 841)
+    # rulebooks/expansion.civ:843
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 843)
 
 
 AST = {
@@ -1138,18 +1091,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 878),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 879),
-    ('Treasury', lambda s: s.fact('treasury'), 880),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 881),
-    ('Cities', lambda s: (s.fact('cities') * 50), 882),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 883),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 880),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 881),
+    ('Treasury', lambda s: s.fact('treasury'), 882),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 883),
+    ('Cities', lambda s: (s.fact('cities') * 50), 884),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 885),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (881,)
+SCORE_AST = (883,)
 
-LINES = _rt.line_map('140:946 143:52 145:52 148:52 151:500 159:505 161:505 162:505 164:506 167:508 168:508 169:509 170:509 175:511 176:511 177:513 179:515 180:514 181:514 182:514 183:514 184:517 185:517 186:517 188:517 189:517 190:517 191:517 193:517 194:517 195:516 196:516 197:516 199:516 200:516 201:516 202:516 204:516 205:516 218:513 219:513 220:513 221:513 223:514 224:514 225:514 226:514 232:527 239:532 241:532 242:532 244:532 246:532 247:532 252:534 253:534 254:534 255:534 257:534 258:534 259:534 260:534 262:534 263:534 264:535 265:535 266:535 267:535 269:535 270:535 271:535 272:535 274:535 275:535 287:540 292:544 301:548 306:552 307:552 308:553 310:554 311:554 312:554 313:554 319:553 320:553 322:554 323:554 324:554 325:554 326:555 327:555 328:555 329:555 335:560 340:564 341:564 343:565 344:565 345:565 346:565 347:566 348:566 349:566 350:566 351:567 352:567 353:567 354:567 355:568 356:568 357:568 358:568 366:571 371:575 372:575 381:579 386:585 387:585 388:586 389:586 390:587 391:587 392:588 393:588 394:589 395:589 396:590 397:590 398:591 399:591 400:592 401:592 402:593 403:593 404:583 405:583 406:583 407:583 409:594 410:595 411:596 412:597 413:594 414:594 415:594 416:594 417:594 418:594 419:595 420:595 421:595 422:595 423:595 424:595 425:596 426:596 427:596 428:596 429:596 430:596 431:601 432:601 433:601 434:601 435:602 436:602 437:602 438:602 439:603 440:603 441:603 442:603 443:598 444:598 445:598 446:599 447:599 448:599 456:611 461:615 463:616 464:616 465:616 466:616 467:617 468:617 469:617 470:617 471:618 472:618 473:618 474:618 475:619 476:619 477:619 478:619 485:623 490:627 491:627 494:628 495:628 496:628 504:632 509:645 510:645 514:637 516:637 517:637 519:638 520:638 522:640 523:640 524:641 525:641 530:644 532:647 533:649 534:649 535:649 537:649 538:649 539:649 540:649 542:649 543:649 544:648 545:648 546:648 548:648 549:648 550:648 551:648 553:648 554:648 555:646 556:646 558:646 559:646 571:644 572:644 574:646 575:646 576:646 577:646 583:656 588:661 589:661 590:660 592:662 593:662 594:662 595:662 596:663 597:663 598:663 599:663 600:664 601:664 602:664 603:664 610:669 615:673 616:673 617:673 626:677 631:681 632:681 633:681 634:682 636:684 637:683 638:683 639:683 640:683 641:684 642:684 643:684 644:684 645:684 646:684 647:685 648:685 649:685 650:685 656:682 657:682 658:682 660:684 661:683 662:683 663:683 664:683 665:684 666:684 667:684 668:684 669:684 670:684 671:685 672:685 673:685 674:685 680:690 685:694 686:694 687:695 689:697 690:697 691:697 692:697 693:698 694:698 695:698 696:698 697:701 698:701 699:701 700:701 701:702 702:702 703:702 704:702 710:695 711:695 713:699 714:699 715:699 716:699 717:700 718:700 719:700 720:700 721:701 722:701 723:701 724:701 725:702 726:702 727:702 728:702 734:706 739:710 740:710 741:710 750:715 755:719 757:720 758:720 759:720 760:720 761:721 762:721 763:721 764:721 772:725 777:729 779:730 780:730 781:730 782:730 783:731 784:731 785:731 786:731 787:732 788:732 789:732 790:732 791:733 792:733 793:733 794:733 795:734 796:734 797:734 798:734 799:735 800:735 801:735 802:735 803:736 804:736 805:736 806:736 807:737 808:737 809:737 810:737 817:741 822:745 823:745 832:751 837:755 839:756 840:756 841:756 842:756 843:757 844:757 845:757 846:757 847:758 848:758 849:758 850:758 858:763 863:767 864:767 865:768 868:770 869:771 870:771 871:771 872:771 873:772 874:772 875:772 876:772 877:773 878:773 879:773 880:773 881:770 882:770 888:768 889:768 891:771 892:771 893:771 894:771 895:772 896:772 897:772 898:772 904:778 909:782 910:782 913:783 914:783 915:783 923:787 928:792 929:792 930:791 932:793 933:793 934:793 935:793 936:794 937:794 938:794 939:794 947:798 952:802 953:802 954:803 956:805 957:805 958:805 959:805 965:803 966:803 968:805 969:805 970:805 971:805 977:809 984:814 986:814 987:814 989:814 990:814 992:814 1067:825 1074:826 1078:827 1082:829 1086:830 1087:831 1091:833 1095:834 1096:835 1100:837 1104:838 1105:839 1109:841 1111:841 1118:853 1119:854 1120:855 1121:856 1122:857 1123:858 1124:859 1125:860 1126:861 1127:862 1128:863 1129:864 1130:865 1131:866 1132:867 1133:868 1134:869 1135:870 1141:878 1142:879 1143:880 1144:881 1145:882 1146:883')
+LINES = _rt.line_map('140:948 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 466:625 471:629 472:629 475:630 476:630 477:630 485:634 490:647 491:647 495:639 497:639 498:639 500:640 501:640 503:642 504:642 505:643 506:643 511:646 513:649 514:651 515:651 516:651 518:651 519:651 520:651 521:651 523:651 524:650 525:650 526:650 528:650 529:650 530:650 531:650 533:650 534:648 535:648 537:648 550:646 551:646 555:648 556:648 557:648 564:658 569:663 570:663 571:662 573:664 574:664 575:664 576:665 577:665 578:665 579:666 580:666 581:666 588:671 593:675 594:675 595:675 604:679 609:683 610:683 611:683 612:684 614:686 615:685 616:685 617:685 618:686 619:686 620:686 621:686 622:687 623:687 624:687 630:684 631:684 632:684 636:686 637:685 638:685 639:685 640:686 641:686 642:686 643:686 644:687 645:687 646:687 652:692 657:696 658:696 659:697 661:699 662:699 663:699 664:700 665:700 666:700 667:703 668:703 669:703 670:704 671:704 672:704 679:697 680:697 684:701 685:701 686:701 687:702 688:702 689:702 690:703 691:703 692:703 693:704 694:704 695:704 702:708 707:712 708:712 709:712 719:717 724:721 726:722 727:722 728:722 729:723 730:723 731:723 740:727 745:731 747:732 748:732 749:732 750:733 751:733 752:733 753:734 754:734 755:734 756:735 757:735 758:735 759:736 760:736 761:736 762:737 763:737 764:737 765:738 766:738 767:738 768:739 769:739 770:739 777:743 782:747 783:747 792:753 797:757 799:758 800:758 801:758 802:759 803:759 804:759 805:760 806:760 807:760 815:765 820:769 821:769 822:770 825:772 826:773 827:773 828:773 829:774 830:774 831:774 832:775 833:775 834:775 835:772 836:772 842:770 843:770 847:773 848:773 849:773 850:774 851:774 852:774 858:780 863:784 864:784 867:785 868:785 869:785 878:789 883:794 884:794 885:793 887:795 888:795 889:795 890:796 891:796 892:796 900:800 905:804 906:804 907:805 909:807 910:807 911:807 917:805 918:805 922:807 923:807 924:807 930:811 937:816 939:816 940:816 942:816 943:816 945:816 1020:827 1027:828 1031:829 1035:831 1039:832 1040:833 1044:835 1048:836 1049:837 1053:839 1057:840 1058:841 1062:843 1064:843 1071:855 1072:856 1073:857 1074:858 1075:859 1076:860 1077:861 1078:862 1079:863 1080:864 1081:865 1082:866 1083:867 1084:868 1085:869 1086:870 1087:871 1088:872 1094:880 1095:881 1096:882 1097:883 1098:884 1099:885')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:37:56 0:57:86 0:57:86 0:57:86 0:48:67 0:48:67 0:48:67 0:68:97 0:68:97 0:68:97 0:41:61 0:41:61 0:41:61 0:62:92 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:25 0:5:34 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:90 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:42:61 0:41:88 0:41:88 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

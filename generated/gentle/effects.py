@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle', 'name': 'Gentler calamities (Mega Civilization house rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/gentle.civ'
-SOURCES = {'rulebooks/megaciv.civ': '17f800ee4265744d2d698ff88b80b10a34d44a9c296f022f47119424e39bcbae', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
+SOURCES = {'rulebooks/megaciv.civ': 'f759ba096ca5d804c8e31ecfd3ed6e1846ce465f7940c93e5634a9f45380eaf1', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -308,8 +308,7 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
                 e1_amount = u
         elif m0:  # rulebooks/megaciv.civ:533
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
-                e1_amount = e1_amount - 1
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 533, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
             s.undecided.append((534, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
@@ -319,8 +318,7 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
                 e2_amount = u
         elif m0:  # rulebooks/megaciv.civ:534
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
-                e2_amount = e2_amount + 1
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 534, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 525))
@@ -334,6 +332,8 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         excluded = None
         e0_amount = 1  # rulebooks/megaciv.civ:531
         e0_area = 'adjacent'  # rulebooks/megaciv.civ:531
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 531)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
@@ -349,8 +349,7 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:546
         if c:  # rulebooks/megaciv.civ:546
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 546, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'annex_cities', 'amount', 1, e0_amount, ('Diplomacy',), 546, 'rulebooks/megaciv.civ')
         effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 545)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
@@ -369,16 +368,13 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Agriculture' in held))  # rulebooks/megaciv.civ:556
         if c:  # rulebooks/megaciv.civ:556
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 556, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 556, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
         if c:  # rulebooks/megaciv.civ:558
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
         c = (('Pottery' in held))  # rulebooks/house/gentle.civ:14
         if c:  # rulebooks/house/gentle.civ:14
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Pottery',), 14, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 11)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
@@ -386,15 +382,15 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
         if c:  # rulebooks/megaciv.civ:558
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
         c = (('Pottery' in held))  # rulebooks/house/gentle.civ:14
         if c:  # rulebooks/house/gentle.civ:14
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Pottery',), 14, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Pottery',), 14, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 12)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -409,16 +405,13 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Mythology' in held))  # rulebooks/megaciv.civ:568
         if c:  # rulebooks/megaciv.civ:568
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 568, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 568, 'rulebooks/megaciv.civ')
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:569
         if c:  # rulebooks/megaciv.civ:569
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 569, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 569, 'rulebooks/megaciv.civ')
         c = (('Mining' in held))  # rulebooks/megaciv.civ:570
         if c:  # rulebooks/megaciv.civ:570
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 570, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 570, 'rulebooks/megaciv.civ')
         effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -432,17 +425,17 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
-        ub434 = type(b434) is _U
-        if ub434:
-            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
-        if ub434 or b434:
+        b427 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
+        ub427 = type(b427) is _U
+        if ub427:
+            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b427.facts))
+        if ub427 or b427:
             e0_amount = 15  # rulebooks/megaciv.civ:580
             e0_area = 'flood_plain'  # rulebooks/megaciv.civ:580
-        if ub434 or not b434:
+        if ub427 or not b427:
             e1_amount = 5  # rulebooks/megaciv.civ:580
             e1_area = 'coastal'  # rulebooks/megaciv.civ:580
-        if ub434:
+        if ub427:
             e0_amount = None
             e1_amount = None
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 582)
@@ -450,11 +443,9 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-                e0_amount = e0_amount - 10
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
             elif e1_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 10, e1_amount, e1_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-                e1_amount = e1_amount - 10
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e1_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = []
         if e0_amount is not None:
             effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 580))
@@ -466,11 +457,12 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 5  # rulebooks/megaciv.civ:582
         e0_area = 'flood_plain'  # rulebooks/megaciv.civ:582
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
-            trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 10
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 582)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -486,20 +478,16 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Mysticism' in held))  # rulebooks/megaciv.civ:593
         if c:  # rulebooks/megaciv.civ:593
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 593, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 593, 'rulebooks/megaciv.civ')
         c = (('Deism' in held))  # rulebooks/megaciv.civ:594
         if c:  # rulebooks/megaciv.civ:594
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 594, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 594, 'rulebooks/megaciv.civ')
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:595
         if c:  # rulebooks/megaciv.civ:595
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 595, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 595, 'rulebooks/megaciv.civ')
         c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:596
         if c:  # rulebooks/megaciv.civ:596
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
@@ -516,24 +504,19 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Music' in held))  # rulebooks/megaciv.civ:604
         if c:  # rulebooks/megaciv.civ:604
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 604, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 604, 'rulebooks/megaciv.civ')
         c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:605
         if c:  # rulebooks/megaciv.civ:605
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ')
         c = (('Democracy' in held))  # rulebooks/megaciv.civ:606
         if c:  # rulebooks/megaciv.civ:606
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 606, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 10
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 606, 'rulebooks/megaciv.civ')
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:607
         if c:  # rulebooks/megaciv.civ:607
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 607, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 607, 'rulebooks/megaciv.civ')
         c = (('Military' in held))  # rulebooks/megaciv.civ:608
         if c:  # rulebooks/megaciv.civ:608
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 608, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 608, 'rulebooks/megaciv.civ')
         effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 603)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -549,16 +532,13 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:618
         if c:  # rulebooks/megaciv.civ:618
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ')
         c = (('Politics' in held))  # rulebooks/megaciv.civ:619
         if c:  # rulebooks/megaciv.civ:619
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 619, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 619, 'rulebooks/megaciv.civ')
         c = (('Monarchy' in held))  # rulebooks/megaciv.civ:620
         if c:  # rulebooks/megaciv.civ:620
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 620, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 620, 'rulebooks/megaciv.civ')
         effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -578,16 +558,13 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
         c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
@@ -595,19 +572,18 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 2  # rulebooks/megaciv.civ:630
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
         c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -624,20 +600,16 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:647
         if c:  # rulebooks/megaciv.civ:647
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 647, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 647, 'rulebooks/megaciv.civ')
         c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:648
         if c:  # rulebooks/megaciv.civ:648
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ')
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:649
         if c:  # rulebooks/megaciv.civ:649
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 649, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 649, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 18)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
@@ -645,15 +617,15 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/megaciv.civ:644
         e0_area = 'any'  # rulebooks/megaciv.civ:644
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Anatomy' in held))  # rulebooks/megaciv.civ:650
         if c:  # rulebooks/megaciv.civ:650
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 650, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 650, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -668,20 +640,16 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Sculpture' in held))  # rulebooks/megaciv.civ:658
         if c:  # rulebooks/megaciv.civ:658
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 658, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 658, 'rulebooks/megaciv.civ')
         c = (('Law' in held))  # rulebooks/megaciv.civ:659
         if c:  # rulebooks/megaciv.civ:659
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 659, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 659, 'rulebooks/megaciv.civ')
         c = (('Monarchy' in held))  # rulebooks/megaciv.civ:660
         if c:  # rulebooks/megaciv.civ:660
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 660, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 660, 'rulebooks/megaciv.civ')
         c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:661
         if c:  # rulebooks/megaciv.civ:661
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ')
         effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 657)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
@@ -698,28 +666,22 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Music' in held))  # rulebooks/megaciv.civ:670
         if c:  # rulebooks/megaciv.civ:670
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 670, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 670, 'rulebooks/megaciv.civ')
         c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:671
         if c:  # rulebooks/megaciv.civ:671
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ')
         c = (('Law' in held))  # rulebooks/megaciv.civ:672
         if c:  # rulebooks/megaciv.civ:672
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 672, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 672, 'rulebooks/megaciv.civ')
         c = (('Democracy' in held))  # rulebooks/megaciv.civ:673
         if c:  # rulebooks/megaciv.civ:673
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 673, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 673, 'rulebooks/megaciv.civ')
         c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 674, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 674, 'rulebooks/megaciv.civ')
         c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:675
         if c:  # rulebooks/megaciv.civ:675
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ')
         effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -735,18 +697,16 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Law' in held))  # rulebooks/megaciv.civ:684
         if c:  # rulebooks/megaciv.civ:684
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 684, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 684, 'rulebooks/megaciv.civ')
         c = (('Coinage' in held))  # rulebooks/megaciv.civ:685
         if c:  # rulebooks/megaciv.civ:685
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 685, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 685, 'rulebooks/megaciv.civ')
         c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:686
         if c:  # rulebooks/megaciv.civ:686
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ')
         effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 683)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
+        _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -767,16 +727,13 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
         c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
         c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
         if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
@@ -786,21 +743,20 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         excluded = (696, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:694
         e0_area = 'any'  # rulebooks/megaciv.civ:694
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
         c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
         c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
         if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
@@ -819,12 +775,10 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
         m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:713
         c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:711
         if c:  # rulebooks/megaciv.civ:711
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ')
         c = (('Library' in held))  # rulebooks/megaciv.civ:712
         if c:  # rulebooks/megaciv.civ:712
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 712, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 712, 'rulebooks/megaciv.civ')
         if s.decide(m2, 713, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:713
             options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 713, 'rulebooks/megaciv.civ'))
         effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 710)]
@@ -847,12 +801,10 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Cartography' in held))  # rulebooks/megaciv.civ:728
         if c:  # rulebooks/megaciv.civ:728
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 728, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 728, 'rulebooks/megaciv.civ')
         c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:729
         if c:  # rulebooks/megaciv.civ:729
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ')
         effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
@@ -860,6 +812,8 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
         excluded = (725, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 725, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:723
         e0_area = 'coastal'  # rulebooks/megaciv.civ:723
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
         effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
@@ -868,7 +822,7 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',)}
 
 
 CALAMITIES = _rt.records((
@@ -1079,7 +1033,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (939,)
 
-LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:533 313:534 314:534 315:534 317:534 318:534 319:534 320:534 322:534 323:534 335:531 336:531 343:541 348:545 350:546 351:546 352:546 353:546 361:550 366:11 367:11 368:12 370:556 371:556 372:556 373:556 374:558 375:558 376:558 377:558 378:14 379:14 380:14 381:14 387:12 388:12 390:558 391:558 392:558 393:558 394:14 395:14 396:14 397:14 403:563 408:567 410:568 411:568 412:568 413:568 414:569 415:569 416:569 417:569 418:570 419:570 420:570 421:570 428:575 435:580 437:580 438:580 440:580 441:580 443:580 444:580 448:582 450:25 451:25 453:25 454:25 456:25 457:25 467:582 468:582 470:25 471:25 472:25 473:25 479:588 484:592 485:592 487:593 488:593 489:593 490:593 491:594 492:594 493:594 494:594 495:595 496:595 497:595 498:595 499:596 500:596 501:596 502:596 510:599 515:603 517:604 518:604 519:604 520:604 521:605 522:605 523:605 524:605 525:606 526:606 527:606 528:606 529:607 530:607 531:607 532:607 533:608 534:608 535:608 536:608 543:613 548:617 550:618 551:618 552:618 553:618 554:619 555:619 556:619 557:619 558:620 559:620 560:620 561:620 568:625 573:631 574:631 575:629 576:629 577:630 579:632 580:632 581:632 582:632 583:633 584:633 585:633 586:633 587:634 588:634 589:634 590:634 596:630 597:630 599:632 600:632 601:632 602:632 603:633 604:633 605:633 606:633 607:634 608:634 609:634 610:634 616:639 621:18 622:18 623:644 625:647 626:647 627:647 628:647 629:648 630:648 631:648 632:648 633:649 634:649 635:649 636:649 637:20 638:20 639:20 640:20 646:644 647:644 649:650 650:650 651:650 652:650 653:20 654:20 655:20 656:20 662:653 667:657 669:658 670:658 671:658 672:658 673:659 674:659 675:659 676:659 677:660 678:660 679:660 680:660 681:661 682:661 683:661 684:661 692:665 697:669 699:670 700:670 701:670 702:670 703:671 704:671 705:671 706:671 707:672 708:672 709:672 710:672 711:673 712:673 713:673 714:673 715:674 716:674 717:674 718:674 719:675 720:675 721:675 722:675 729:679 734:683 736:684 737:684 738:684 739:684 740:685 741:685 742:685 743:685 744:686 745:686 746:686 747:686 755:689 760:697 761:697 762:693 763:693 764:694 767:701 768:698 769:698 770:698 771:698 772:699 773:699 774:699 775:699 776:700 777:700 778:700 779:700 780:701 781:701 786:696 787:694 788:694 791:701 792:698 793:698 794:698 795:698 796:699 797:699 798:699 799:699 800:700 801:700 802:700 803:700 804:701 805:701 811:706 816:710 819:713 820:711 821:711 822:711 823:711 824:712 825:712 826:712 827:712 828:713 829:713 837:718 842:727 843:727 844:722 845:722 846:723 848:728 849:728 850:728 851:728 852:729 853:729 854:729 855:729 860:725 861:723 862:723 928:741 935:742 939:743 943:745 947:746 948:747 952:749 956:750 957:751 961:753 965:754 966:755 970:757 974:758 975:759 979:768 986:769 990:770 994:772 998:773 999:774 1003:776 1007:777 1008:778 1012:780 1016:781 1017:782 1018:783 1022:785 1026:786 1027:787 1028:788 1032:790 1034:790 1042:801 1043:808 1044:815 1045:822 1046:829 1047:836 1048:843 1049:850 1050:857 1051:864 1052:871 1053:878 1054:885 1055:892 1056:899 1057:906 1058:913 1059:920 1062:932 1065:937 1066:938 1067:939 1068:940 1071:941 1072:942 1073:943 1074:944 1075:945 1076:946 1077:947 1078:948')
+LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:11 366:11 367:12 369:556 370:556 371:556 372:558 373:558 374:558 375:14 376:14 377:14 383:12 384:12 388:558 389:558 390:558 391:14 392:14 393:14 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 421:575 428:580 430:580 431:580 433:580 434:580 436:580 437:580 441:582 443:25 444:25 446:25 448:25 458:582 459:582 463:25 464:25 465:25 471:588 476:592 477:592 479:593 480:593 481:593 482:594 483:594 484:594 485:595 486:595 487:595 488:596 489:596 490:596 498:599 503:603 505:604 506:604 507:604 508:605 509:605 510:605 511:606 512:606 513:606 514:607 515:607 516:607 517:608 518:608 519:608 526:613 531:617 533:618 534:618 535:618 536:619 537:619 538:619 539:620 540:620 541:620 548:625 553:631 554:631 555:629 556:629 557:630 559:632 560:632 561:632 562:633 563:633 564:633 565:634 566:634 567:634 573:630 574:630 578:632 579:632 580:632 581:633 582:633 583:633 584:634 585:634 586:634 592:639 597:18 598:18 599:644 601:647 602:647 603:647 604:648 605:648 606:648 607:649 608:649 609:649 610:20 611:20 612:20 618:644 619:644 623:650 624:650 625:650 626:20 627:20 628:20 634:653 639:657 641:658 642:658 643:658 644:659 645:659 646:659 647:660 648:660 649:660 650:661 651:661 652:661 660:665 665:669 667:670 668:670 669:670 670:671 671:671 672:671 673:672 674:672 675:672 676:673 677:673 678:673 679:674 680:674 681:674 682:675 683:675 684:675 691:679 696:683 698:684 699:684 700:684 701:685 702:685 703:685 704:686 705:686 706:686 715:689 720:697 721:697 722:693 723:693 724:694 727:701 728:698 729:698 730:698 731:699 732:699 733:699 734:700 735:700 736:700 737:701 738:701 743:696 744:694 745:694 750:701 751:698 752:698 753:698 754:699 755:699 756:699 757:700 758:700 759:700 760:701 761:701 767:706 772:710 775:713 776:711 777:711 778:711 779:712 780:712 781:712 782:713 783:713 791:718 796:727 797:727 798:722 799:722 800:723 802:728 803:728 804:728 805:729 806:729 807:729 812:725 813:723 814:723 882:741 889:742 893:743 897:745 901:746 902:747 906:749 910:750 911:751 915:753 919:754 920:755 924:757 928:758 929:759 933:768 940:769 944:770 948:772 952:773 953:774 957:776 961:777 962:778 966:780 970:781 971:782 972:783 976:785 980:786 981:787 982:788 986:790 988:790 996:801 997:808 998:815 999:822 1000:829 1001:836 1002:843 1003:850 1004:857 1005:864 1006:871 1007:878 1008:885 1009:892 1010:899 1011:906 1012:913 1013:920 1016:932 1019:937 1020:938 1021:939 1022:940 1025:941 1026:942 1027:943 1028:944 1029:945 1030:946 1031:947 1032:948')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on

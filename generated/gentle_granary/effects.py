@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': '17f800ee4265744d2d698ff88b80b10a34d44a9c296f022f47119424e39bcbae', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
+SOURCES = {'rulebooks/megaciv.civ': 'f759ba096ca5d804c8e31ecfd3ed6e1846ce465f7940c93e5634a9f45380eaf1', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -308,8 +308,7 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
                 e1_amount = u
         elif m0:  # rulebooks/megaciv.civ:533
             if e1_amount is not None:
-                trace.append(('prevent', 'destroy_cities', 'amount', 1, e1_amount, e1_amount - 1, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
-                e1_amount = e1_amount - 1
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 533, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
             s.undecided.append((534, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
@@ -319,8 +318,7 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
                 e2_amount = u
         elif m0:  # rulebooks/megaciv.civ:534
             if e2_amount is not None:
-                trace.append(('add', 'reduce_cities', 'amount', 1, e2_amount, e2_amount + 1, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
-                e2_amount = e2_amount + 1
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 534, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
             effects.append(('destroy_area_units', {'area': e0_area}, 525))
@@ -334,6 +332,8 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         excluded = None
         e0_amount = 1  # rulebooks/megaciv.civ:531
         e0_area = 'adjacent'  # rulebooks/megaciv.civ:531
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 531)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
@@ -349,8 +349,7 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:546
         if c:  # rulebooks/megaciv.civ:546
-            trace.append(('add', 'annex_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Diplomacy',), 546, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'annex_cities', 'amount', 1, e0_amount, ('Diplomacy',), 546, 'rulebooks/megaciv.civ')
         effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 545)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
@@ -369,17 +368,14 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Agriculture' in held))  # rulebooks/megaciv.civ:556
         if c:  # rulebooks/megaciv.civ:556
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Agriculture',), 556, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 556, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
         if c:  # rulebooks/megaciv.civ:558
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
         c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
         if c:  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
-            e0_amount = e0_amount - v
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 11)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
@@ -387,16 +383,16 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 4  # rulebooks/house/gentle.civ:12
         e0_area = 'any'  # rulebooks/house/gentle.civ:12
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
         if c:  # rulebooks/megaciv.civ:558
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Calendar',), 558, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
         c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
         if c:  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
-            trace.append(('prevent', 'damage', 'amount', v, e0_amount, e0_amount - v, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ'))
-            e0_amount = e0_amount - v
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 12)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -411,16 +407,13 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Mythology' in held))  # rulebooks/megaciv.civ:568
         if c:  # rulebooks/megaciv.civ:568
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Mythology',), 568, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 568, 'rulebooks/megaciv.civ')
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:569
         if c:  # rulebooks/megaciv.civ:569
-            trace.append(('prevent', 'city_support_rate', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 569, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 569, 'rulebooks/megaciv.civ')
         c = (('Mining' in held))  # rulebooks/megaciv.civ:570
         if c:  # rulebooks/megaciv.civ:570
-            trace.append(('add', 'city_support_rate', 'amount', 1, e0_amount, e0_amount + 1, ('Mining',), 570, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 570, 'rulebooks/megaciv.civ')
         effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -434,17 +427,17 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b436 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
-        ub436 = type(b436) is _U
-        if ub436:
-            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b436.facts))
-        if ub436 or b436:
+        b429 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
+        ub429 = type(b429) is _U
+        if ub429:
+            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b429.facts))
+        if ub429 or b429:
             e0_amount = 15  # rulebooks/megaciv.civ:580
             e0_area = 'flood_plain'  # rulebooks/megaciv.civ:580
-        if ub436 or not b436:
+        if ub429 or not b429:
             e1_amount = 5  # rulebooks/megaciv.civ:580
             e1_area = 'coastal'  # rulebooks/megaciv.civ:580
-        if ub436:
+        if ub429:
             e0_amount = None
             e1_amount = None
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 582)
@@ -452,11 +445,9 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-                e0_amount = e0_amount - 10
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
             elif e1_amount is not None:
-                trace.append(('prevent', 'damage', 'amount', 10, e1_amount, e1_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-                e1_amount = e1_amount - 10
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e1_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = []
         if e0_amount is not None:
             effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 580))
@@ -468,11 +459,12 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 5  # rulebooks/megaciv.civ:582
         e0_area = 'flood_plain'  # rulebooks/megaciv.civ:582
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
-            trace.append(('prevent', 'damage', 'amount', 10, e0_amount, e0_amount - 10, ('Engineering',), 25, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 10
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 582)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -488,20 +480,16 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Mysticism' in held))  # rulebooks/megaciv.civ:593
         if c:  # rulebooks/megaciv.civ:593
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Mysticism',), 593, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 593, 'rulebooks/megaciv.civ')
         c = (('Deism' in held))  # rulebooks/megaciv.civ:594
         if c:  # rulebooks/megaciv.civ:594
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Deism',), 594, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 594, 'rulebooks/megaciv.civ')
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:595
         if c:  # rulebooks/megaciv.civ:595
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Enlightenment',), 595, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 595, 'rulebooks/megaciv.civ')
         c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:596
         if c:  # rulebooks/megaciv.civ:596
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
@@ -518,24 +506,19 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Music' in held))  # rulebooks/megaciv.civ:604
         if c:  # rulebooks/megaciv.civ:604
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Music',), 604, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 604, 'rulebooks/megaciv.civ')
         c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:605
         if c:  # rulebooks/megaciv.civ:605
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ')
         c = (('Democracy' in held))  # rulebooks/megaciv.civ:606
         if c:  # rulebooks/megaciv.civ:606
-            trace.append(('add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, e0_amount + 10, ('Democracy',), 606, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 10
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 606, 'rulebooks/megaciv.civ')
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:607
         if c:  # rulebooks/megaciv.civ:607
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Philosophy',), 607, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 607, 'rulebooks/megaciv.civ')
         c = (('Military' in held))  # rulebooks/megaciv.civ:608
         if c:  # rulebooks/megaciv.civ:608
-            trace.append(('prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Military',), 608, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 608, 'rulebooks/megaciv.civ')
         effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 603)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -551,16 +534,13 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:618
         if c:  # rulebooks/megaciv.civ:618
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ')
         c = (('Politics' in held))  # rulebooks/megaciv.civ:619
         if c:  # rulebooks/megaciv.civ:619
-            trace.append(('add', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount + 5, ('Politics',), 619, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 619, 'rulebooks/megaciv.civ')
         c = (('Monarchy' in held))  # rulebooks/megaciv.civ:620
         if c:  # rulebooks/megaciv.civ:620
-            trace.append(('prevent', 'barbarian_tokens', 'amount', 5, e0_amount, e0_amount - 5, ('Monarchy',), 620, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 620, 'rulebooks/megaciv.civ')
         effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -580,16 +560,13 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
         c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
@@ -597,19 +574,18 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 2  # rulebooks/megaciv.civ:630
         e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
         if c:  # rulebooks/megaciv.civ:632
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Trade Empire',), 632, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
         c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            trace.append(('prevent', 'reduce_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Masonry',), 633, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
         c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Calendar',), 634, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -626,20 +602,16 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:647
         if c:  # rulebooks/megaciv.civ:647
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Enlightenment',), 647, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 647, 'rulebooks/megaciv.civ')
         c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:648
         if c:  # rulebooks/megaciv.civ:648
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ')
         c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:649
         if c:  # rulebooks/megaciv.civ:649
-            trace.append(('add', 'damage', 'amount', 5, e0_amount, e0_amount + 5, ('Trade Empire',), 649, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 649, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 18)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
@@ -647,15 +619,15 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         excluded = None
         e0_amount = 10  # rulebooks/megaciv.civ:644
         e0_area = 'any'  # rulebooks/megaciv.civ:644
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Anatomy' in held))  # rulebooks/megaciv.civ:650
         if c:  # rulebooks/megaciv.civ:650
-            trace.append(('prevent', 'damage', 'amount', 5, e0_amount, e0_amount - 5, ('Anatomy',), 650, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 650, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
-            trace.append(('prevent', 'damage', 'amount', 8, e0_amount, e0_amount - 8, ('Medicine',), 20, 'rulebooks/house/gentle.civ'))
-            e0_amount = e0_amount - 8
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -670,20 +642,16 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Sculpture' in held))  # rulebooks/megaciv.civ:658
         if c:  # rulebooks/megaciv.civ:658
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Sculpture',), 658, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 658, 'rulebooks/megaciv.civ')
         c = (('Law' in held))  # rulebooks/megaciv.civ:659
         if c:  # rulebooks/megaciv.civ:659
-            trace.append(('prevent', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 659, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 659, 'rulebooks/megaciv.civ')
         c = (('Monarchy' in held))  # rulebooks/megaciv.civ:660
         if c:  # rulebooks/megaciv.civ:660
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Monarchy',), 660, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 660, 'rulebooks/megaciv.civ')
         c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:661
         if c:  # rulebooks/megaciv.civ:661
-            trace.append(('add', 'annex_unit_points', 'amount', 5, e0_amount, e0_amount + 5, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ')
         effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 657)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
@@ -700,28 +668,22 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Music' in held))  # rulebooks/megaciv.civ:670
         if c:  # rulebooks/megaciv.civ:670
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Music',), 670, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 670, 'rulebooks/megaciv.civ')
         c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:671
         if c:  # rulebooks/megaciv.civ:671
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ')
         c = (('Law' in held))  # rulebooks/megaciv.civ:672
         if c:  # rulebooks/megaciv.civ:672
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Law',), 672, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 672, 'rulebooks/megaciv.civ')
         c = (('Democracy' in held))  # rulebooks/megaciv.civ:673
         if c:  # rulebooks/megaciv.civ:673
-            trace.append(('add', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Democracy',), 673, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 673, 'rulebooks/megaciv.civ')
         c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Advanced Military',), 674, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 674, 'rulebooks/megaciv.civ')
         c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:675
         if c:  # rulebooks/megaciv.civ:675
-            trace.append(('prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ')
         effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -737,18 +699,16 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Law' in held))  # rulebooks/megaciv.civ:684
         if c:  # rulebooks/megaciv.civ:684
-            trace.append(('prevent', 'discard_face_value', 'amount', 5, e0_amount, e0_amount - 5, ('Law',), 684, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 5
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 684, 'rulebooks/megaciv.civ')
         c = (('Coinage' in held))  # rulebooks/megaciv.civ:685
         if c:  # rulebooks/megaciv.civ:685
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Coinage',), 685, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 685, 'rulebooks/megaciv.civ')
         c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:686
         if c:  # rulebooks/megaciv.civ:686
-            trace.append(('add', 'discard_face_value', 'amount', 5, e0_amount, e0_amount + 5, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 5
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ')
         effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 683)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
+        _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Corruption', role, s, [], None, (), (), False, None, None))
@@ -769,16 +729,13 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
         c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
         c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
         if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
@@ -788,21 +745,20 @@ def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         excluded = (696, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:694
         e0_area = 'any'  # rulebooks/megaciv.civ:694
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
         m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
         c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
         if c:  # rulebooks/megaciv.civ:698
-            trace.append(('prevent', 'reduce_cities', 'amount', 2, e0_amount, e0_amount - 2, ('Philosophy',), 698, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 2
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
         c = (('Theology' in held))  # rulebooks/megaciv.civ:699
         if c:  # rulebooks/megaciv.civ:699
-            trace.append(('prevent', 'reduce_cities', 'amount', 3, e0_amount, e0_amount - 3, ('Theology',), 699, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 3
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
         c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            trace.append(('add', 'reduce_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Monotheism',), 700, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
         if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
             options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
         effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
@@ -821,12 +777,10 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
         m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:713
         c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:711
         if c:  # rulebooks/megaciv.civ:711
-            trace.append(('add', 'ast_back', 'amount', 1, e0_amount, e0_amount + 1, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ')
         c = (('Library' in held))  # rulebooks/megaciv.civ:712
         if c:  # rulebooks/megaciv.civ:712
-            trace.append(('prevent', 'ast_back', 'amount', 1, e0_amount, e0_amount - 1, ('Library',), 712, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 712, 'rulebooks/megaciv.civ')
         if s.decide(m2, 713, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:713
             options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 713, 'rulebooks/megaciv.civ'))
         effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 710)]
@@ -849,12 +803,10 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
         trace = []
         c = (('Cartography' in held))  # rulebooks/megaciv.civ:728
         if c:  # rulebooks/megaciv.civ:728
-            trace.append(('add', 'pirate_cities', 'amount', 1, e0_amount, e0_amount + 1, ('Cartography',), 728, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount + 1
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 728, 'rulebooks/megaciv.civ')
         c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:729
         if c:  # rulebooks/megaciv.civ:729
-            trace.append(('prevent', 'pirate_cities', 'amount', 1, e0_amount, e0_amount - 1, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ'))
-            e0_amount = e0_amount - 1
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ')
         effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
@@ -862,6 +814,8 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
         excluded = (725, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 725, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
         e0_amount = 1  # rulebooks/megaciv.civ:723
         e0_area = 'coastal'  # rulebooks/megaciv.civ:723
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
         effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
@@ -870,7 +824,7 @@ def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap')}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',)}
 
 
 CALAMITIES = _rt.records((
@@ -1081,7 +1035,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (939,)
 
-LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:533 313:534 314:534 315:534 317:534 318:534 319:534 320:534 322:534 323:534 335:531 336:531 343:541 348:545 350:546 351:546 352:546 353:546 361:550 366:11 367:11 368:12 370:556 371:556 372:556 373:556 374:558 375:558 376:558 377:558 378:10 379:10 380:10 381:10 382:10 388:12 389:12 391:558 392:558 393:558 394:558 395:10 396:10 397:10 398:10 399:10 405:563 410:567 412:568 413:568 414:568 415:568 416:569 417:569 418:569 419:569 420:570 421:570 422:570 423:570 430:575 437:580 439:580 440:580 442:580 443:580 445:580 446:580 450:582 452:25 453:25 455:25 456:25 458:25 459:25 469:582 470:582 472:25 473:25 474:25 475:25 481:588 486:592 487:592 489:593 490:593 491:593 492:593 493:594 494:594 495:594 496:594 497:595 498:595 499:595 500:595 501:596 502:596 503:596 504:596 512:599 517:603 519:604 520:604 521:604 522:604 523:605 524:605 525:605 526:605 527:606 528:606 529:606 530:606 531:607 532:607 533:607 534:607 535:608 536:608 537:608 538:608 545:613 550:617 552:618 553:618 554:618 555:618 556:619 557:619 558:619 559:619 560:620 561:620 562:620 563:620 570:625 575:631 576:631 577:629 578:629 579:630 581:632 582:632 583:632 584:632 585:633 586:633 587:633 588:633 589:634 590:634 591:634 592:634 598:630 599:630 601:632 602:632 603:632 604:632 605:633 606:633 607:633 608:633 609:634 610:634 611:634 612:634 618:639 623:18 624:18 625:644 627:647 628:647 629:647 630:647 631:648 632:648 633:648 634:648 635:649 636:649 637:649 638:649 639:20 640:20 641:20 642:20 648:644 649:644 651:650 652:650 653:650 654:650 655:20 656:20 657:20 658:20 664:653 669:657 671:658 672:658 673:658 674:658 675:659 676:659 677:659 678:659 679:660 680:660 681:660 682:660 683:661 684:661 685:661 686:661 694:665 699:669 701:670 702:670 703:670 704:670 705:671 706:671 707:671 708:671 709:672 710:672 711:672 712:672 713:673 714:673 715:673 716:673 717:674 718:674 719:674 720:674 721:675 722:675 723:675 724:675 731:679 736:683 738:684 739:684 740:684 741:684 742:685 743:685 744:685 745:685 746:686 747:686 748:686 749:686 757:689 762:697 763:697 764:693 765:693 766:694 769:701 770:698 771:698 772:698 773:698 774:699 775:699 776:699 777:699 778:700 779:700 780:700 781:700 782:701 783:701 788:696 789:694 790:694 793:701 794:698 795:698 796:698 797:698 798:699 799:699 800:699 801:699 802:700 803:700 804:700 805:700 806:701 807:701 813:706 818:710 821:713 822:711 823:711 824:711 825:711 826:712 827:712 828:712 829:712 830:713 831:713 839:718 844:727 845:727 846:722 847:722 848:723 850:728 851:728 852:728 853:728 854:729 855:729 856:729 857:729 862:725 863:723 864:723 930:741 937:742 941:743 945:745 949:746 950:747 954:749 958:750 959:751 963:753 967:754 968:755 972:757 976:758 977:759 981:768 988:769 992:770 996:772 1000:773 1001:774 1005:776 1009:777 1010:778 1014:780 1018:781 1019:782 1020:783 1024:785 1028:786 1029:787 1030:788 1034:790 1036:790 1044:801 1045:808 1046:815 1047:822 1048:829 1049:836 1050:843 1051:850 1052:857 1053:864 1054:871 1055:878 1056:885 1057:892 1058:899 1059:906 1060:913 1061:920 1064:932 1067:937 1068:938 1069:939 1070:940 1073:941 1074:942 1075:943 1076:944 1077:945 1078:946 1079:947 1080:948')
+LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:11 366:11 367:12 369:556 370:556 371:556 372:558 373:558 374:558 375:10 376:10 377:10 378:10 384:12 385:12 389:558 390:558 391:558 392:10 393:10 394:10 395:10 401:563 406:567 408:568 409:568 410:568 411:569 412:569 413:569 414:570 415:570 416:570 423:575 430:580 432:580 433:580 435:580 436:580 438:580 439:580 443:582 445:25 446:25 448:25 450:25 460:582 461:582 465:25 466:25 467:25 473:588 478:592 479:592 481:593 482:593 483:593 484:594 485:594 486:594 487:595 488:595 489:595 490:596 491:596 492:596 500:599 505:603 507:604 508:604 509:604 510:605 511:605 512:605 513:606 514:606 515:606 516:607 517:607 518:607 519:608 520:608 521:608 528:613 533:617 535:618 536:618 537:618 538:619 539:619 540:619 541:620 542:620 543:620 550:625 555:631 556:631 557:629 558:629 559:630 561:632 562:632 563:632 564:633 565:633 566:633 567:634 568:634 569:634 575:630 576:630 580:632 581:632 582:632 583:633 584:633 585:633 586:634 587:634 588:634 594:639 599:18 600:18 601:644 603:647 604:647 605:647 606:648 607:648 608:648 609:649 610:649 611:649 612:20 613:20 614:20 620:644 621:644 625:650 626:650 627:650 628:20 629:20 630:20 636:653 641:657 643:658 644:658 645:658 646:659 647:659 648:659 649:660 650:660 651:660 652:661 653:661 654:661 662:665 667:669 669:670 670:670 671:670 672:671 673:671 674:671 675:672 676:672 677:672 678:673 679:673 680:673 681:674 682:674 683:674 684:675 685:675 686:675 693:679 698:683 700:684 701:684 702:684 703:685 704:685 705:685 706:686 707:686 708:686 717:689 722:697 723:697 724:693 725:693 726:694 729:701 730:698 731:698 732:698 733:699 734:699 735:699 736:700 737:700 738:700 739:701 740:701 745:696 746:694 747:694 752:701 753:698 754:698 755:698 756:699 757:699 758:699 759:700 760:700 761:700 762:701 763:701 769:706 774:710 777:713 778:711 779:711 780:711 781:712 782:712 783:712 784:713 785:713 793:718 798:727 799:727 800:722 801:722 802:723 804:728 805:728 806:728 807:729 808:729 809:729 814:725 815:723 816:723 884:741 891:742 895:743 899:745 903:746 904:747 908:749 912:750 913:751 917:753 921:754 922:755 926:757 930:758 931:759 935:768 942:769 946:770 950:772 954:773 955:774 959:776 963:777 964:778 968:780 972:781 973:782 974:783 978:785 982:786 983:787 984:788 988:790 990:790 998:801 999:808 1000:815 1001:822 1002:829 1003:836 1004:843 1005:850 1006:857 1007:864 1008:871 1009:878 1010:885 1011:892 1012:899 1013:906 1014:913 1015:920 1018:932 1021:937 1022:938 1023:939 1024:940 1027:941 1028:942 1029:943 1030:944 1031:945 1032:946 1033:947 1034:948')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ', 'rulebooks/house/gentle_granary.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
