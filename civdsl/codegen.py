@@ -598,21 +598,11 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
     what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
     w.line(f"{indent}    s.undecided.append(({o.span.line!r}, {o.span.path!r}, {what!r}, {cond}.facts))", o.span)
     w.line(f"{indent}    v = {value}", o.span)
-    keyword = "if"
-    for t in targets:
-        var = t.var(param)
-        inner = indent + "    "
-        if t.conditional or len(targets) > 1:
-            test = f"{t.flag} is not None" if t.conditional else "True"
-            w.line(f"{inner}{keyword} {test}:")
-            inner += "    "
-            keyword = "elif"
+    for var, inner in _target_branches(w, targets, param, indent):
         w.line(f"{inner}u = _rt.unknown_of({cond}, {var}, v)", o.span)
         w.line(f"{inner}trace.append(('undecided', {o.kind!r}, {param!r}, v, {var}, u, {by!r}, {o.span.line!r}, "
                f"{o.span.path!r}))", o.span)
         w.line(f"{inner}{var} = u", o.span)
-        if not (t.conditional or len(targets) > 1):
-            break
     w.line(f"{indent}elif {cond}:  # {where}", o.span)
     _emit_decided(w, c, value, o, by, targets, param, indent)
 
@@ -672,20 +662,24 @@ def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, target
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
         w.line(f"{indent}    v = {value}", o.span)
         value = "v"
-    keyword = "if"
-    for t in targets:
-        var = t.var(param)
-        inner = indent + "    "
-        if t.conditional or len(targets) > 1:
-            test = f"{t.flag} is not None" if t.conditional else "True"
-            w.line(f"{inner}{keyword} {test}:")
-            inner += "    "
-            keyword = "elif"
+    for var, inner in _target_branches(w, targets, param, indent):
         # add, prevent, set or cap, and its trace entry: runtime.change
         w.line(f"{inner}{var} = _rt.change(trace, {o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {by!r}, "
                f"{o.span.line!r}, {o.span.path!r})", o.span)
-        if not (t.conditional or len(targets) > 1):
-            break
+
+
+def _target_branches(w: Writer, targets: list, param: str, indent: str):
+    """Each effect a modifier changes, as (its variable, the indent of its body): one `if`/`elif`
+    branch per target when there are several or the target may be absent, else the one target."""
+    if len(targets) == 1 and not targets[0].conditional:
+        yield targets[0].var(param), indent + "    "
+        return
+    keyword = "if"
+    for t in targets:
+        test = f"{t.flag} is not None" if t.conditional else "True"
+        w.line(f"{indent}    {keyword} {test}:")
+        keyword = "elif"
+        yield t.var(param), indent + "        "
 
 
 def _call_args(c: PythonCompiler, call) -> str:
