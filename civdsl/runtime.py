@@ -468,8 +468,34 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
         if have is not None:
             taken = demanded if demanded <= have else have
             new["taken"] = taken
-            if taken < demanded:
+            if taken < demanded and "unselected" not in args:  # a selection is bounded by unselect
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
+        effects[i] = (kind, new, line)
+
+
+def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+    """Select, then unselect: an effect carrying `unselected` (the prevention declared for it) first
+    selects `selected` (its amount before prevention, never more than the bounding holding when the
+    state gives it), then unselects up to that many; the rest are taken. `selected`, `unselected` and
+    `taken` replace the plain bound of such an effect."""
+    for i, (kind, args, line) in enumerate(effects):
+        if "unselected" not in args:
+            continue
+        new = dict(args)
+        wanted, prevented = new.pop("selected"), new.pop("unselected")
+        if type(wanted) is Unknown or type(prevented) is Unknown:
+            effects[i] = (kind, new, line)
+            continue
+        by_area = bounds.get(kind, {})
+        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        have = s.holding(fact) if fact is not None else None
+        selected = max(wanted, 0) if have is None else max(min(wanted, have), 0)
+        unselected = min(max(prevented, 0), selected)
+        new.pop("taken", None)
+        new["select"] = {"selected": selected, "unselected": unselected}
+        new["taken"] = selected - unselected
+        if have is not None and wanted > have:
+            trace.append(("bound", kind, "amount", have, wanted, selected, (fact,), line, path))
         effects[i] = (kind, new, line)
 
 

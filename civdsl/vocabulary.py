@@ -223,7 +223,17 @@ AMOUNT_SETTINGS = {
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
+    "prevention": (("unselect", "amount"), ("amount",),
+                   "unselect: for cities a rule selects (see UNSELECT_KINDS), the victim first selects the demanded "
+                   "number, never more than he has, then prevention unselects some and the rest are taken; "
+                   "amount: prevention lowers the amount before any bound"),
 }
+
+# Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
+# Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made
+# before prevention unselects some of it, so prevention is never lost against a short holding. The
+# answer says how many were selected and unselected (runtime.unselect).
+UNSELECT_KINDS = ("reduce_cities", "destroy_cities")
 
 # The procedure `amounts { losses least_over }` runs, by effect kind: the loss is split into the
 # cities and tokens that go (runtime.least_over). Only a loss in unit points anywhere on the board

@@ -18,8 +18,14 @@ from .common import option_switch as _option_switch
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items()
-            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard")}
+            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard", "select")}
     from ..phrases import counted, effect_text
+
+    select = e.get("select")
+    if select is not None:  # select, then unselect: the rest are taken
+        args["amount"] = select["selected"]
+        return (f"{effect_text(kind, args)}: {select['selected']} selected, {select['unselected']} unselected, "
+                f"{e['taken']} taken")
 
     taken = e.get("taken")
     if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
