@@ -505,6 +505,9 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
     if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
         # discard by value: which cards, from the hand the state gives
         w.line(f"{indent}_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})")
+    if any(v.effect.kind in vocab.SUPPORT_KINDS for v in variables):
+        # reduce until supported: how many cities the support check reduces
+        w.line(f"{indent}_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})")
     if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
         # losses met exactly or exceeded by as little as possible: which cities and tokens go
         w.line(f"{indent}_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})")

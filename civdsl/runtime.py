@@ -499,6 +499,34 @@ def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str
         effects[i] = (kind, new, line)
 
 
+def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
+    """Reduce until supported: with the cities, tokens and reduced_city_tokens the state gives, the
+    support check at the changed rate (or with tokens withheld) reduces one city at a time, the
+    tokens it leaves counting at once, until the rest are supported; adds `support` = {rate,
+    withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
+    tokens on the board; the tokens a reduced city leaves always count."""
+    cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
+    if cities is None or tokens is None or leave is None:
+        return
+    base = s.module.CONSTS.get("city_support", 2)
+    for name in sorted(s.held_set):
+        if name in s.module.ADVANCES:
+            base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
+    for i, (kind, args, line) in enumerate(effects):
+        what = kinds.get(kind)
+        amount = args.get("amount")
+        if what is None or amount is None or type(amount) is Unknown:
+            continue
+        rate = base + amount if what == "rate" else base
+        withheld = min(amount, tokens) if what == "withheld" else 0
+        available, left = tokens - withheld, cities
+        while left > 0 and available < rate * left:
+            left -= 1
+            available += leave
+        effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
+                                                 "cities_left": left}}, line)
+
+
 def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
     """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
     Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,

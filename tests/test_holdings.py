@@ -197,3 +197,23 @@ def test_prevention_amount_undoes_select_then_unselect(tmp_path):
     shipped = civdsl.load("megaciv").resolve("Cyclone", "primary", holds, state).to_dict()["effects"][0]
     assert (plain["taken"], "select" in plain) == (2, False)
     assert (shipped["taken"], shipped["select"]) == (0, {"selected": 2, "unselected": 2})
+
+
+# --- reduce until supported (Mega Civilization and Expansion Slave Revolt)
+@pytest.mark.parametrize("edition", ["megaciv", "expansion"])
+@given(cities=st.integers(0, 9), tokens=st.integers(0, 40), leave=st.integers(0, 5),
+       holds=st.lists(st.sampled_from(["Mythology", "Enlightenment", "Mining", "Theocracy", "Cultural Ascendancy"]),
+                      unique=True))
+@settings(max_examples=80, deadline=None)
+def test_slave_revolt_reduces_the_fewest_cities_that_leave_the_rest_supported(edition, cities, tokens, leave, holds):
+    rb = civdsl.load(edition)
+    holds = [h for h in holds if h in rb.advances]
+    state = {"cities": cities, "tokens": tokens, "reduced_city_tokens": leave}
+    effect = rb.resolve("Slave Revolt", "primary", holds, state).to_dict()["effects"][0]
+    support = effect["support"]
+    rate, withheld = support["rate"], support["withheld"]
+    assert withheld <= tokens and support["reduced"] + support["cities_left"] == cities
+    # brute force: the fewest reductions after which the tokens (those withheld never count, those
+    # the reduced cities leave always do) support the remaining cities
+    fewest = next(k for k in range(cities + 1) if tokens - withheld + k * leave >= rate * (cities - k))
+    assert support["reduced"] == fewest
