@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '0986a42dcd9b3fcb51ed07558bf163a785cd173a89c8e8d91adcb33b709a0a29'}
+SOURCES = {'rulebooks/expansion.civ': 'e0dc2fdccb62702ba5877a01600093ffed8da289bbf9a92b94bd85786f9401bc'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -660,49 +660,49 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:694
+    # rulebooks/expansion.civ:696
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:698
-        e0_area = 'any'  # rulebooks/expansion.civ:698
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 699)
+        e0_amount = 16  # rulebooks/expansion.civ:700
+        e0_area = 'any'  # rulebooks/expansion.civ:700
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 701)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:701
-        if c:  # rulebooks/expansion.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 701, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:702
-        if c:  # rulebooks/expansion.civ:702
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 702, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:705
-        if c:  # rulebooks/expansion.civ:705
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 705, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:706
-        if c:  # rulebooks/expansion.civ:706
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 706, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 698)]
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:703
+        if c:  # rulebooks/expansion.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 703, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:704
+        if c:  # rulebooks/expansion.civ:704
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 704, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:707
+        if c:  # rulebooks/expansion.civ:707
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 707, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:708
+        if c:  # rulebooks/expansion.civ:708
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 708, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 700)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:699
-        e0_area = 'any'  # rulebooks/expansion.civ:699
+        e0_amount = 10  # rulebooks/expansion.civ:701
+        e0_area = 'any'  # rulebooks/expansion.civ:701
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:703
-        if c:  # rulebooks/expansion.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 703, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:704
-        if c:  # rulebooks/expansion.civ:704
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 704, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:705
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:705
         if c:  # rulebooks/expansion.civ:705
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 705, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:706
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 705, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:706
         if c:  # rulebooks/expansion.civ:706
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 706, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 699)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 706, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:707
+        if c:  # rulebooks/expansion.civ:707
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 707, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:708
+        if c:  # rulebooks/expansion.civ:708
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 708, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 701)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -710,14 +710,14 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:710
+    # rulebooks/expansion.civ:712
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:714
-        e0_area = 'coastal'  # rulebooks/expansion.civ:714
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:714
+        e0_amount = 5  # rulebooks/expansion.civ:716
+        e0_area = 'coastal'  # rulebooks/expansion.civ:716
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:716
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 714), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 714)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 716)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -727,18 +727,18 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:719
+    # rulebooks/expansion.civ:721
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:723
+        e0_amount = 10  # rulebooks/expansion.civ:725
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:724
-        if c:  # rulebooks/expansion.civ:724
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 724, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:725
-        if c:  # rulebooks/expansion.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 725, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 723)]
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:726
+        if c:  # rulebooks/expansion.civ:726
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 726, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:727
+        if c:  # rulebooks/expansion.civ:727
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 727, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 725)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -748,36 +748,36 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:729
+    # rulebooks/expansion.civ:731
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:733
+        e0_amount = 3  # rulebooks/expansion.civ:735
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:734
-        if c:  # rulebooks/expansion.civ:734
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 734, 'rulebooks/expansion.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:735
-        if c:  # rulebooks/expansion.civ:735
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 735, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:736
+        c = (('Music' in held))  # rulebooks/expansion.civ:736
         if c:  # rulebooks/expansion.civ:736
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 736, 'rulebooks/expansion.civ')
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:737
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 736, 'rulebooks/expansion.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:737
         if c:  # rulebooks/expansion.civ:737
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 737, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:738
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 737, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:738
         if c:  # rulebooks/expansion.civ:738
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 738, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:739
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 738, 'rulebooks/expansion.civ')
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:739
         if c:  # rulebooks/expansion.civ:739
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 739, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:740
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 739, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:740
         if c:  # rulebooks/expansion.civ:740
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 740, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:741
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 740, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:741
         if c:  # rulebooks/expansion.civ:741
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 741, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 733)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 741, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:742
+        if c:  # rulebooks/expansion.civ:742
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 742, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:743
+        if c:  # rulebooks/expansion.civ:743
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 743, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 735)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -785,13 +785,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:745
+    # rulebooks/expansion.civ:747
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:749
-        e0_area = 'any'  # rulebooks/expansion.civ:749
+        e0_amount = 5  # rulebooks/expansion.civ:751
+        e0_area = 'any'  # rulebooks/expansion.civ:751
         trace = []
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 749)]
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 751)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -800,21 +800,21 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:755
+    # rulebooks/expansion.civ:757
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:759
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:761
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:760
-        if c:  # rulebooks/expansion.civ:760
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 760, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:761
-        if c:  # rulebooks/expansion.civ:761
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 761, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:762
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:762
         if c:  # rulebooks/expansion.civ:762
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 762, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 759)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 762, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:763
+        if c:  # rulebooks/expansion.civ:763
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 763, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:764
+        if c:  # rulebooks/expansion.civ:764
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 764, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 761)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -823,60 +823,60 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:767
+    # rulebooks/expansion.civ:769
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:771
-        e0_area = 'any'  # rulebooks/expansion.civ:771
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 772)
+        e0_amount = 4  # rulebooks/expansion.civ:773
+        e0_area = 'any'  # rulebooks/expansion.civ:773
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 774)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:774
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:775
-        if c:  # rulebooks/expansion.civ:775
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 775, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:776
-        if c:  # rulebooks/expansion.civ:776
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 776, 'rulebooks/expansion.civ')
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:777
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:776
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:777
         if c:  # rulebooks/expansion.civ:777
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 777, 'rulebooks/expansion.civ')
-        if s.decide(m0, 774, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:774
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 774, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 771)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 777, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:778
+        if c:  # rulebooks/expansion.civ:778
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 778, 'rulebooks/expansion.civ')
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:779
+        if c:  # rulebooks/expansion.civ:779
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 779, 'rulebooks/expansion.civ')
+        if s.decide(m0, 776, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:776
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 776, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 773)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:772
-        e0_area = 'any'  # rulebooks/expansion.civ:772
+        e0_amount = 2  # rulebooks/expansion.civ:774
+        e0_area = 'any'  # rulebooks/expansion.civ:774
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:775
-        if c:  # rulebooks/expansion.civ:775
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 775, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:776
-        if c:  # rulebooks/expansion.civ:776
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 776, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 772)]
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:777
+        if c:  # rulebooks/expansion.civ:777
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 777, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:778
+        if c:  # rulebooks/expansion.civ:778
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 778, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 774)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:782
+    # rulebooks/expansion.civ:784
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:786
-        e0_area = 'any'  # rulebooks/expansion.civ:786
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:788
+        e0_area = 'any'  # rulebooks/expansion.civ:788
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:787
-        if s.decide(m0, 787, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:787
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 787, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 786)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:789
+        if s.decide(m0, 789, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:789
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 789, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 788)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -886,20 +886,20 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:791
+    # rulebooks/expansion.civ:793
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 796, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:795
+        if s.decide((s.fact('cities') == 0), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 798, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:797
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:797
-        if c:  # rulebooks/expansion.civ:797
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 797, 'rulebooks/expansion.civ')
-        c = (('Library' in held))  # rulebooks/expansion.civ:798
-        if c:  # rulebooks/expansion.civ:798
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 798, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 795)]
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:799
+        if c:  # rulebooks/expansion.civ:799
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 799, 'rulebooks/expansion.civ')
+        c = (('Library' in held))  # rulebooks/expansion.civ:800
+        if c:  # rulebooks/expansion.civ:800
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 800, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 797)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -908,59 +908,59 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:802
+    # rulebooks/expansion.civ:804
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:806
-        e0_area = 'coastal'  # rulebooks/expansion.civ:806
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 807)
+        e0_amount = 2  # rulebooks/expansion.civ:808
+        e0_area = 'coastal'  # rulebooks/expansion.civ:808
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 809)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:809
-        if c:  # rulebooks/expansion.civ:809
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 809, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 806)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:811
+        if c:  # rulebooks/expansion.civ:811
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 811, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 808)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:807
-        e0_area = 'coastal'  # rulebooks/expansion.civ:807
+        e0_amount = 1  # rulebooks/expansion.civ:809
+        e0_area = 'coastal'  # rulebooks/expansion.civ:809
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:809
-        if c:  # rulebooks/expansion.civ:809
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 809, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 807)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:811
+        if c:  # rulebooks/expansion.civ:811
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 811, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 809)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:813
+    # rulebooks/expansion.civ:815
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b945 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:818
+        b945 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:820
         ub945 = type(b945) is _U
         if ub945:
-            s.undecided.append((818, 'rulebooks/expansion.civ', 'which effects apply', b945.facts))
+            s.undecided.append((820, 'rulebooks/expansion.civ', 'which effects apply', b945.facts))
         if ub945 or b945:
-            e0_amount = 1  # rulebooks/expansion.civ:818
-            e0_to = 'trader'  # rulebooks/expansion.civ:818
+            e0_amount = 1  # rulebooks/expansion.civ:820
+            e0_to = 'trader'  # rulebooks/expansion.civ:820
         if ub945 or not b945:
-            e1_amount = 1  # rulebooks/expansion.civ:818
+            e1_amount = 1  # rulebooks/expansion.civ:820
         if ub945:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 818))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 820))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 818))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 820))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -986,17 +986,17 @@ CALAMITIES = _rt.records((
     '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 659, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
     '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 672, "summary": "Reduce 1 city; lose 5 treasury."}]',
     '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 680, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 694, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 710, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 719, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 729, "summary": "Reduce all cities but 3."}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 745, "summary": "Lose 5 tokens."}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 755, "summary": "The beneficiary annexes 2 unit points per city."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 767, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 782, "summary": "Take 1 damage per city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 791, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 802, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 813, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 696, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 712, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 721, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 731, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 747, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 757, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 769, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 784, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 793, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 804, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 815, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
@@ -1028,49 +1028,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:829
+    # rulebooks/expansion.civ:831
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:830
+    # rulebooks/expansion.civ:832
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 831, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 833, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:833
+    # rulebooks/expansion.civ:835
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 834, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 835),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 836, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 837),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:837
+    # rulebooks/expansion.civ:839
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 838, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 839),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 840, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 841),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:841
+    # rulebooks/expansion.civ:843
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 842, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 843),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 844, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 845),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:845
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 845)
+    # rulebooks/expansion.civ:847
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 847)
 
 
 AST = {
@@ -1100,18 +1100,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 882),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 883),
-    ('Treasury', lambda s: s.fact('treasury'), 884),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 885),
-    ('Cities', lambda s: (s.fact('cities') * 50), 886),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 887),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 884),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 885),
+    ('Treasury', lambda s: s.fact('treasury'), 886),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 887),
+    ('Cities', lambda s: (s.fact('cities') * 50), 888),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 889),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (885,)
+SCORE_AST = (887,)
 
-LINES = _rt.line_map('140:950 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 467:626 472:630 473:630 476:631 477:631 478:631 486:635 491:648 492:648 496:640 498:640 499:640 501:641 502:641 504:643 505:643 506:644 507:644 512:647 514:650 515:652 516:652 517:652 519:652 520:652 521:652 522:652 524:652 525:651 526:651 527:651 529:651 530:651 531:651 532:651 534:651 535:649 536:649 538:649 551:647 552:647 556:649 557:649 558:649 565:659 570:664 571:664 572:663 574:665 575:665 576:665 577:666 578:666 579:666 580:667 581:667 582:667 589:672 594:676 595:676 596:676 605:680 610:684 611:684 612:684 613:685 615:687 617:686 618:686 619:686 620:686 621:687 622:687 623:687 624:687 625:687 626:688 627:688 628:688 635:685 636:685 637:685 641:687 643:686 644:686 645:686 646:686 647:687 648:687 649:687 650:687 651:687 652:688 653:688 654:688 661:694 666:698 667:698 668:699 670:701 671:701 672:701 673:702 674:702 675:702 676:705 677:705 678:705 679:706 680:706 681:706 688:699 689:699 693:703 694:703 695:703 696:704 697:704 698:704 699:705 700:705 701:705 702:706 703:706 704:706 711:710 716:714 717:714 718:714 728:719 733:723 735:724 736:724 737:724 738:725 739:725 740:725 749:729 754:733 756:734 757:734 758:734 759:735 760:735 761:735 762:736 763:736 764:736 765:737 766:737 767:737 768:738 769:738 770:738 771:739 772:739 773:739 774:740 775:740 776:740 777:741 778:741 779:741 786:745 791:749 792:749 801:755 806:759 808:760 809:760 810:760 811:761 812:761 813:761 814:762 815:762 816:762 824:767 829:771 830:771 831:772 834:774 835:775 836:775 837:775 838:776 839:776 840:776 841:777 842:777 843:777 844:774 845:774 851:772 852:772 856:775 857:775 858:775 859:776 860:776 861:776 867:782 872:786 873:786 876:787 877:787 878:787 887:791 892:796 893:796 894:795 896:797 897:797 898:797 899:798 900:798 901:798 909:802 914:806 915:806 916:807 918:809 919:809 920:809 926:807 927:807 931:809 932:809 933:809 939:813 946:818 948:818 949:818 951:818 952:818 954:818 1029:829 1036:830 1040:831 1044:833 1048:834 1049:835 1053:837 1057:838 1058:839 1062:841 1066:842 1067:843 1071:845 1073:845 1080:857 1081:858 1082:859 1083:860 1084:861 1085:862 1086:863 1087:864 1088:865 1089:866 1090:867 1091:868 1092:869 1093:870 1094:871 1095:872 1096:873 1097:874 1103:882 1104:883 1105:884 1106:885 1107:886 1108:887')
+LINES = _rt.line_map('140:952 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 467:626 472:630 473:630 476:631 477:631 478:631 486:635 491:648 492:648 496:640 498:640 499:640 501:641 502:641 504:643 505:643 506:644 507:644 512:647 514:650 515:652 516:652 517:652 519:652 520:652 521:652 522:652 524:652 525:651 526:651 527:651 529:651 530:651 531:651 532:651 534:651 535:649 536:649 538:649 551:647 552:647 556:649 557:649 558:649 565:659 570:664 571:664 572:663 574:665 575:665 576:665 577:666 578:666 579:666 580:667 581:667 582:667 589:672 594:676 595:676 596:676 605:680 610:684 611:684 612:684 613:685 615:687 617:686 618:686 619:686 620:686 621:687 622:687 623:687 624:687 625:687 626:688 627:688 628:688 635:685 636:685 637:685 641:687 643:686 644:686 645:686 646:686 647:687 648:687 649:687 650:687 651:687 652:688 653:688 654:688 661:696 666:700 667:700 668:701 670:703 671:703 672:703 673:704 674:704 675:704 676:707 677:707 678:707 679:708 680:708 681:708 688:701 689:701 693:705 694:705 695:705 696:706 697:706 698:706 699:707 700:707 701:707 702:708 703:708 704:708 711:712 716:716 717:716 718:716 728:721 733:725 735:726 736:726 737:726 738:727 739:727 740:727 749:731 754:735 756:736 757:736 758:736 759:737 760:737 761:737 762:738 763:738 764:738 765:739 766:739 767:739 768:740 769:740 770:740 771:741 772:741 773:741 774:742 775:742 776:742 777:743 778:743 779:743 786:747 791:751 792:751 801:757 806:761 808:762 809:762 810:762 811:763 812:763 813:763 814:764 815:764 816:764 824:769 829:773 830:773 831:774 834:776 835:777 836:777 837:777 838:778 839:778 840:778 841:779 842:779 843:779 844:776 845:776 851:774 852:774 856:777 857:777 858:777 859:778 860:778 861:778 867:784 872:788 873:788 876:789 877:789 878:789 887:793 892:798 893:798 894:797 896:799 897:799 898:799 899:800 900:800 901:800 909:804 914:808 915:808 916:809 918:811 919:811 920:811 926:809 927:809 931:811 932:811 933:811 939:815 946:820 948:820 949:820 951:820 952:820 954:820 1029:831 1036:832 1040:833 1044:835 1048:836 1049:837 1053:839 1057:840 1058:841 1062:843 1066:844 1067:845 1071:847 1073:847 1080:859 1081:860 1082:861 1083:862 1084:863 1085:864 1086:865 1087:866 1088:867 1089:868 1090:869 1091:870 1092:871 1093:872 1094:873 1095:874 1096:875 1097:876 1103:884 1104:885 1105:886 1106:887 1107:888 1108:889')
 LINE_FILES = ('rulebooks/expansion.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

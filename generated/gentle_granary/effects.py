@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': '2dae64d8f8b0ec4d355fc3c1d8fa3475f7a4eeb2966b0a657852754fd2587fdb', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
+SOURCES = {'rulebooks/megaciv.civ': '12e7150d9e83bb3c65d6c74f72411a65df47efeedc5b49396825e28fbb53372c', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5', 'rulebooks/house/gentle_granary.civ': 'ab4066141770e960353097e5ec9f6093dbd005f962ad5154236f9389d3e247b9'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -602,22 +602,22 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:641
+    # rulebooks/megaciv.civ:643
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 646)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 648)
         trace = []
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:649
-        if c:  # rulebooks/megaciv.civ:649
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 649, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:650
-        if c:  # rulebooks/megaciv.civ:650
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 650, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:651
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:651
         if c:  # rulebooks/megaciv.civ:651
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 651, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 651, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:652
+        if c:  # rulebooks/megaciv.civ:652
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 652, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:653
+        if c:  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 653, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
@@ -626,42 +626,42 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:646
-        e0_area = 'any'  # rulebooks/megaciv.civ:646
+        e0_amount = 10  # rulebooks/megaciv.civ:648
+        e0_area = 'any'  # rulebooks/megaciv.civ:648
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:652
-        if c:  # rulebooks/megaciv.civ:652
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 652, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:654
+        if c:  # rulebooks/megaciv.civ:654
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 654, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 646)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 648)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:655
+    # rulebooks/megaciv.civ:657
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:659
+        e0_amount = 15  # rulebooks/megaciv.civ:661
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:660
-        if c:  # rulebooks/megaciv.civ:660
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 660, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:661
-        if c:  # rulebooks/megaciv.civ:661
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 661, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:662
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:662
         if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 662, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:663
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 662, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:663
         if c:  # rulebooks/megaciv.civ:663
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 663, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 659)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 663, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:664
+        if c:  # rulebooks/megaciv.civ:664
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 664, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:665
+        if c:  # rulebooks/megaciv.civ:665
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 665, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 661)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -670,30 +670,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:667
+    # rulebooks/megaciv.civ:669
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:671
+        e0_amount = 3  # rulebooks/megaciv.civ:673
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:672
-        if c:  # rulebooks/megaciv.civ:672
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 672, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:673
-        if c:  # rulebooks/megaciv.civ:673
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 673, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:674
+        c = (('Music' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 674, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:675
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 674, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:675
         if c:  # rulebooks/megaciv.civ:675
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 675, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:676
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 675, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:676
         if c:  # rulebooks/megaciv.civ:676
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 676, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:677
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 676, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:677
         if c:  # rulebooks/megaciv.civ:677
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 677, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 671)]
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 677, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:678
+        if c:  # rulebooks/megaciv.civ:678
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 678, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:679
+        if c:  # rulebooks/megaciv.civ:679
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 679, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 673)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -701,21 +701,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:681
+    # rulebooks/megaciv.civ:683
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:685
+        e0_amount = 10  # rulebooks/megaciv.civ:687
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:686
-        if c:  # rulebooks/megaciv.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 686, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:687
-        if c:  # rulebooks/megaciv.civ:687
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 687, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:688
+        c = (('Law' in held))  # rulebooks/megaciv.civ:688
         if c:  # rulebooks/megaciv.civ:688
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 688, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 685)]
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 688, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:689
+        if c:  # rulebooks/megaciv.civ:689
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 689, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:690
+        if c:  # rulebooks/megaciv.civ:690
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 690, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 687)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -725,74 +725,74 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:691
+    # rulebooks/megaciv.civ:693
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 699, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:699
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 699, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:695
-        e0_area = 'any'  # rulebooks/megaciv.civ:695
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 696)
+        if s.decide((s.fact('cities') == 0), 701, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:701
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 701, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:697
+        e0_area = 'any'  # rulebooks/megaciv.civ:697
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 698)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
-        if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
-        if c:  # rulebooks/megaciv.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
         if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
+        if c:  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
+        if c:  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 697)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (698, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 698, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:696
-        e0_area = 'any'  # rulebooks/megaciv.civ:696
+        excluded = (700, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 700, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:698
+        e0_area = 'any'  # rulebooks/megaciv.civ:698
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
-        if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
-        if c:  # rulebooks/megaciv.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
         if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 696)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
+        if c:  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
+        if c:  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 698)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:708
+    # rulebooks/megaciv.civ:710
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:712
+        e0_amount = 1  # rulebooks/megaciv.civ:714
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:715
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:713
-        if c:  # rulebooks/megaciv.civ:713
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 713, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:714
-        if c:  # rulebooks/megaciv.civ:714
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 714, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 715, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:715
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 715, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:717
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:715
+        if c:  # rulebooks/megaciv.civ:715
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 715, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:716
+        if c:  # rulebooks/megaciv.civ:716
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 716, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 717, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:717
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 717, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 714)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -801,32 +801,32 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:720
+    # rulebooks/megaciv.civ:722
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 729, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:729
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 729, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:724
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:724
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 725)
+        if s.decide((s.fact('coastal_cities') == 0), 731, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:731
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 731, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:726
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:726
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 727)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:730
-        if c:  # rulebooks/megaciv.civ:730
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 730, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:731
-        if c:  # rulebooks/megaciv.civ:731
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 731, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 724)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:732
+        if c:  # rulebooks/megaciv.civ:732
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 732, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:733
+        if c:  # rulebooks/megaciv.civ:733
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 733, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 726)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (727, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 727, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:725
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:725
+        excluded = (729, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 729, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:727
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:727
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 725)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 727)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -854,13 +854,13 @@ CALAMITIES = _rt.records((
     '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 600, "summary": "The beneficiary annexes all but 35 unit points."}]',
     '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 614, "summary": "15 barbarian tokens attack a city."}]',
     '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 626, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 641, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 655, "summary": "The beneficiary annexes 15 unit points."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 667, "summary": "Reduce all cities but 3."}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 681, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 691, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 708, "summary": "Move back 1 step on the A.S.T."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 720, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 643, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 657, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 669, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 683, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 693, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 710, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 722, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -892,111 +892,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:743
+    # rulebooks/house/gentle_granary.civ:745
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:744
+    # rulebooks/house/gentle_granary.civ:746
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 1, 745)]], 745, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 1, 747)]], 747, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:747
+    # rulebooks/house/gentle_granary.civ:749
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 748)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 748), _rt.requirement('cities', s.fact('cities'), '>=', 2, 748)]], 748, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 749, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 751, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:751
+    # rulebooks/house/gentle_granary.civ:753
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 752)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 752), _rt.requirement('cities', s.fact('cities'), '>=', 2, 752)]], 752, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 753, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 2, 754)]], 754, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 755, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:755
+    # rulebooks/house/gentle_granary.civ:757
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 756)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 756), _rt.requirement('cities', s.fact('cities'), '>=', 3, 756)]], 756, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 757, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 3, 758)]], 758, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 759, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle_granary.civ:759
+    # rulebooks/house/gentle_granary.civ:761
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 760)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 760), _rt.requirement('cities', s.fact('cities'), '>=', 4, 760)]], 760, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 761, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 4, 762)]], 762, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 763, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:770
+    # rulebooks/house/gentle_granary.civ:772
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:771
+    # rulebooks/house/gentle_granary.civ:773
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 2, 772)]], 772, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 2, 774)]], 774, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:774
+    # rulebooks/house/gentle_granary.civ:776
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 775)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 775), _rt.requirement('cities', s.fact('cities'), '>=', 2, 775)]], 775, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 776, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 2, 777)]], 777, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 778, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:778
+    # rulebooks/house/gentle_granary.civ:780
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 3, 779)]], 779, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 780, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 3, 781)]], 781, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 782, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:782
+    # rulebooks/house/gentle_granary.civ:784
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 783)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 783), _rt.requirement('cities', s.fact('cities'), '>=', 4, 783)]], 783, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 784, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 785, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 785)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 785), _rt.requirement('cities', s.fact('cities'), '>=', 4, 785)]], 785, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 786, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 787, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle_granary.civ:787
+    # rulebooks/house/gentle_granary.civ:789
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 788)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 788), _rt.requirement('cities', s.fact('cities'), '>=', 5, 788)]], 788, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 789, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 790, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 790)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 790), _rt.requirement('cities', s.fact('cities'), '>=', 5, 790)]], 790, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 791, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 792, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/gentle_granary.civ:792
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 792)
+    # rulebooks/house/gentle_granary.civ:794
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 794)
 
 
 AST = {
@@ -1024,27 +1024,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 934}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 936}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 939),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 940),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 941),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 942),
+    ('Cities in play', lambda s: s.fact('cities'), 941),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 942),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 943),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 944),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 943),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 944),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 945),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 946),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 947),
-    ('All credit points', lambda s: s.derived('credit_total'), 948),
-    ('Cities on the board', lambda s: s.fact('cities'), 949),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 950),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 945),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 946),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 947),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 948),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 949),
+    ('All credit points', lambda s: s.derived('credit_total'), 950),
+    ('Cities on the board', lambda s: s.fact('cities'), 951),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 952),
 ]
-SCORE_AST = (941,)
+SCORE_AST = (943,)
 
-LINES = _rt.line_map('140:1015 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:11 366:11 367:12 369:556 370:556 371:556 372:558 373:558 374:558 375:10 376:10 377:10 378:10 384:12 385:12 389:558 390:558 391:558 392:10 393:10 394:10 395:10 401:563 406:567 408:568 409:568 410:568 411:569 412:569 413:569 414:570 415:570 416:570 424:576 431:581 433:581 434:581 436:581 437:581 439:581 440:581 444:583 446:25 447:25 449:25 451:25 461:583 462:583 466:25 467:25 468:25 474:589 479:593 480:593 482:594 483:594 484:594 485:595 486:595 487:595 488:596 489:596 490:596 491:597 492:597 493:597 501:600 506:604 508:605 509:605 510:605 511:606 512:606 513:606 514:607 515:607 516:607 517:608 518:608 519:608 520:609 521:609 522:609 529:614 534:618 536:619 537:619 538:619 539:620 540:620 541:620 542:621 543:621 544:621 551:626 556:632 557:632 558:630 559:630 560:631 563:633 564:633 565:633 566:634 567:634 568:634 569:634 570:635 571:635 572:635 573:635 580:631 581:631 586:633 587:633 588:633 589:634 590:634 591:634 592:634 593:635 594:635 595:635 596:635 603:641 608:18 609:18 610:646 612:649 613:649 614:649 615:650 616:650 617:650 618:651 619:651 620:651 621:20 622:20 623:20 629:646 630:646 634:652 635:652 636:652 637:20 638:20 639:20 645:655 650:659 652:660 653:660 654:660 655:661 656:661 657:661 658:662 659:662 660:662 661:663 662:663 663:663 671:667 676:671 678:672 679:672 680:672 681:673 682:673 683:673 684:674 685:674 686:674 687:675 688:675 689:675 690:676 691:676 692:676 693:677 694:677 695:677 702:681 707:685 709:686 710:686 711:686 712:687 713:687 714:687 715:688 716:688 717:688 726:691 731:699 732:699 733:695 734:695 735:696 738:703 739:700 740:700 741:700 742:701 743:701 744:701 745:702 746:702 747:702 748:703 749:703 754:698 755:696 756:696 761:703 762:700 763:700 764:700 765:701 766:701 767:701 768:702 769:702 770:702 771:703 772:703 778:708 783:712 786:715 787:713 788:713 789:713 790:714 791:714 792:714 793:715 794:715 802:720 807:729 808:729 809:724 810:724 811:725 813:730 814:730 815:730 816:731 817:731 818:731 823:727 824:725 825:725 893:743 900:744 904:745 908:747 912:748 913:749 917:751 921:752 922:753 926:755 930:756 931:757 935:759 939:760 940:761 944:770 951:771 955:772 959:774 963:775 964:776 968:778 972:779 973:780 977:782 981:783 982:784 983:785 987:787 991:788 992:789 993:790 997:792 999:792 1007:803 1008:810 1009:817 1010:824 1011:831 1012:838 1013:845 1014:852 1015:859 1016:866 1017:873 1018:880 1019:887 1020:894 1021:901 1022:908 1023:915 1024:922 1027:934 1030:939 1031:940 1032:941 1033:942 1036:943 1037:944 1038:945 1039:946 1040:947 1041:948 1042:949 1043:950')
+LINES = _rt.line_map('140:1017 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:11 366:11 367:12 369:556 370:556 371:556 372:558 373:558 374:558 375:10 376:10 377:10 378:10 384:12 385:12 389:558 390:558 391:558 392:10 393:10 394:10 395:10 401:563 406:567 408:568 409:568 410:568 411:569 412:569 413:569 414:570 415:570 416:570 424:576 431:581 433:581 434:581 436:581 437:581 439:581 440:581 444:583 446:25 447:25 449:25 451:25 461:583 462:583 466:25 467:25 468:25 474:589 479:593 480:593 482:594 483:594 484:594 485:595 486:595 487:595 488:596 489:596 490:596 491:597 492:597 493:597 501:600 506:604 508:605 509:605 510:605 511:606 512:606 513:606 514:607 515:607 516:607 517:608 518:608 519:608 520:609 521:609 522:609 529:614 534:618 536:619 537:619 538:619 539:620 540:620 541:620 542:621 543:621 544:621 551:626 556:632 557:632 558:630 559:630 560:631 563:633 564:633 565:633 566:634 567:634 568:634 569:634 570:635 571:635 572:635 573:635 580:631 581:631 586:633 587:633 588:633 589:634 590:634 591:634 592:634 593:635 594:635 595:635 596:635 603:643 608:18 609:18 610:648 612:651 613:651 614:651 615:652 616:652 617:652 618:653 619:653 620:653 621:20 622:20 623:20 629:648 630:648 634:654 635:654 636:654 637:20 638:20 639:20 645:657 650:661 652:662 653:662 654:662 655:663 656:663 657:663 658:664 659:664 660:664 661:665 662:665 663:665 671:669 676:673 678:674 679:674 680:674 681:675 682:675 683:675 684:676 685:676 686:676 687:677 688:677 689:677 690:678 691:678 692:678 693:679 694:679 695:679 702:683 707:687 709:688 710:688 711:688 712:689 713:689 714:689 715:690 716:690 717:690 726:693 731:701 732:701 733:697 734:697 735:698 738:705 739:702 740:702 741:702 742:703 743:703 744:703 745:704 746:704 747:704 748:705 749:705 754:700 755:698 756:698 761:705 762:702 763:702 764:702 765:703 766:703 767:703 768:704 769:704 770:704 771:705 772:705 778:710 783:714 786:717 787:715 788:715 789:715 790:716 791:716 792:716 793:717 794:717 802:722 807:731 808:731 809:726 810:726 811:727 813:732 814:732 815:732 816:733 817:733 818:733 823:729 824:727 825:727 893:745 900:746 904:747 908:749 912:750 913:751 917:753 921:754 922:755 926:757 930:758 931:759 935:761 939:762 940:763 944:772 951:773 955:774 959:776 963:777 964:778 968:780 972:781 973:782 977:784 981:785 982:786 983:787 987:789 991:790 992:791 993:792 997:794 999:794 1007:805 1008:812 1009:819 1010:826 1011:833 1012:840 1013:847 1014:854 1015:861 1016:868 1017:875 1018:882 1019:889 1020:896 1021:903 1022:910 1023:917 1024:924 1027:936 1030:941 1031:942 1032:943 1033:944 1036:945 1037:946 1038:947 1039:948 1040:949 1041:950 1042:951 1043:952')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ', 'rulebooks/house/gentle_granary.civ')
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': '2dae64d8f8b0ec4d355fc3c1d8fa3475f7a4eeb2966b0a657852754fd2587fdb'}
+SOURCES = {'rulebooks/megaciv.civ': '12e7150d9e83bb3c65d6c74f72411a65df47efeedc5b49396825e28fbb53372c'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -600,66 +600,66 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:641
+    # rulebooks/megaciv.civ:643
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:645
-        e0_area = 'any'  # rulebooks/megaciv.civ:645
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 646)
+        e0_amount = 15  # rulebooks/megaciv.civ:647
+        e0_area = 'any'  # rulebooks/megaciv.civ:647
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 648)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:648
-        if c:  # rulebooks/megaciv.civ:648
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 648, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:649
-        if c:  # rulebooks/megaciv.civ:649
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 649, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:650
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:650
         if c:  # rulebooks/megaciv.civ:650
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 650, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:651
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 650, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:651
         if c:  # rulebooks/megaciv.civ:651
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 651, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 645)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 651, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:652
+        if c:  # rulebooks/megaciv.civ:652
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 652, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:653
+        if c:  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 653, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:646
-        e0_area = 'any'  # rulebooks/megaciv.civ:646
+        e0_amount = 10  # rulebooks/megaciv.civ:648
+        e0_area = 'any'  # rulebooks/megaciv.civ:648
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:648
-        if c:  # rulebooks/megaciv.civ:648
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 648, 'rulebooks/megaciv.civ')
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:652
-        if c:  # rulebooks/megaciv.civ:652
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 652, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 646)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:650
+        if c:  # rulebooks/megaciv.civ:650
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 650, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:654
+        if c:  # rulebooks/megaciv.civ:654
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 654, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 648)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:655
+    # rulebooks/megaciv.civ:657
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:659
+        e0_amount = 15  # rulebooks/megaciv.civ:661
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:660
-        if c:  # rulebooks/megaciv.civ:660
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 660, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:661
-        if c:  # rulebooks/megaciv.civ:661
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 661, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:662
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:662
         if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 662, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:663
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 662, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:663
         if c:  # rulebooks/megaciv.civ:663
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 663, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 659)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 663, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:664
+        if c:  # rulebooks/megaciv.civ:664
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 664, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:665
+        if c:  # rulebooks/megaciv.civ:665
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 665, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 661)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -668,30 +668,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:667
+    # rulebooks/megaciv.civ:669
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:671
+        e0_amount = 3  # rulebooks/megaciv.civ:673
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:672
-        if c:  # rulebooks/megaciv.civ:672
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 672, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:673
-        if c:  # rulebooks/megaciv.civ:673
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 673, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:674
+        c = (('Music' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 674, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:675
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 674, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:675
         if c:  # rulebooks/megaciv.civ:675
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 675, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:676
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 675, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:676
         if c:  # rulebooks/megaciv.civ:676
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 676, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:677
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 676, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:677
         if c:  # rulebooks/megaciv.civ:677
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 677, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 671)]
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 677, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:678
+        if c:  # rulebooks/megaciv.civ:678
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 678, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:679
+        if c:  # rulebooks/megaciv.civ:679
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 679, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 673)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -699,21 +699,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:681
+    # rulebooks/megaciv.civ:683
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:685
+        e0_amount = 10  # rulebooks/megaciv.civ:687
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:686
-        if c:  # rulebooks/megaciv.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 686, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:687
-        if c:  # rulebooks/megaciv.civ:687
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 687, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:688
+        c = (('Law' in held))  # rulebooks/megaciv.civ:688
         if c:  # rulebooks/megaciv.civ:688
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 688, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 685)]
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 688, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:689
+        if c:  # rulebooks/megaciv.civ:689
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 689, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:690
+        if c:  # rulebooks/megaciv.civ:690
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 690, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 687)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -723,74 +723,74 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:691
+    # rulebooks/megaciv.civ:693
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 699, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:699
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 699, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:695
-        e0_area = 'any'  # rulebooks/megaciv.civ:695
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 696)
+        if s.decide((s.fact('cities') == 0), 701, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:701
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 701, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:697
+        e0_area = 'any'  # rulebooks/megaciv.civ:697
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 698)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
-        if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
-        if c:  # rulebooks/megaciv.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
         if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
+        if c:  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
+        if c:  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 697)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (698, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 698, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:696
-        e0_area = 'any'  # rulebooks/megaciv.civ:696
+        excluded = (700, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 700, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:698
+        e0_area = 'any'  # rulebooks/megaciv.civ:698
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
-        if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
-        if c:  # rulebooks/megaciv.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
         if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 696)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
+        if c:  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
+        if c:  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 698)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:708
+    # rulebooks/megaciv.civ:710
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:712
+        e0_amount = 1  # rulebooks/megaciv.civ:714
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:715
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:713
-        if c:  # rulebooks/megaciv.civ:713
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 713, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:714
-        if c:  # rulebooks/megaciv.civ:714
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 714, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 715, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:715
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 715, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:717
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:715
+        if c:  # rulebooks/megaciv.civ:715
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 715, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:716
+        if c:  # rulebooks/megaciv.civ:716
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 716, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 717, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:717
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 717, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 714)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -799,32 +799,32 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:720
+    # rulebooks/megaciv.civ:722
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 729, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:729
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 729, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:724
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:724
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 725)
+        if s.decide((s.fact('coastal_cities') == 0), 731, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:731
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 731, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:726
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:726
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 727)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:730
-        if c:  # rulebooks/megaciv.civ:730
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 730, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:731
-        if c:  # rulebooks/megaciv.civ:731
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 731, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 724)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:732
+        if c:  # rulebooks/megaciv.civ:732
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 732, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:733
+        if c:  # rulebooks/megaciv.civ:733
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 733, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 726)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (727, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 727, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:725
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:725
+        excluded = (729, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 729, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:727
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:727
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 725)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 727)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -852,13 +852,13 @@ CALAMITIES = _rt.records((
     '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 600, "summary": "The beneficiary annexes all but 35 unit points."}]',
     '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 614, "summary": "15 barbarian tokens attack a city."}]',
     '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 626, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 641, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 655, "summary": "The beneficiary annexes 15 unit points."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 667, "summary": "Reduce all cities but 3."}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 681, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 691, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 708, "summary": "Move back 1 step on the A.S.T."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 720, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 643, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 657, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 669, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 683, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 693, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 710, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 722, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -890,111 +890,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:743
+    # rulebooks/megaciv.civ:745
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:744
+    # rulebooks/megaciv.civ:746
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 1, 745)]], 745, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 1, 747)]], 747, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:747
+    # rulebooks/megaciv.civ:749
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 748)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 748), _rt.requirement('cities', s.fact('cities'), '>=', 2, 748)]], 748, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 749, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 751, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:751
+    # rulebooks/megaciv.civ:753
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 752)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 752), _rt.requirement('cities', s.fact('cities'), '>=', 2, 752)]], 752, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 753, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 2, 754)]], 754, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 755, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:755
+    # rulebooks/megaciv.civ:757
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 756)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 756), _rt.requirement('cities', s.fact('cities'), '>=', 3, 756)]], 756, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 757, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 3, 758)]], 758, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 759, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:759
+    # rulebooks/megaciv.civ:761
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 760)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 760), _rt.requirement('cities', s.fact('cities'), '>=', 4, 760)]], 760, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 761, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 4, 762)]], 762, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 763, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:770
+    # rulebooks/megaciv.civ:772
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:771
+    # rulebooks/megaciv.civ:773
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 2, 772)]], 772, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 2, 774)]], 774, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:774
+    # rulebooks/megaciv.civ:776
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 775)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 775), _rt.requirement('cities', s.fact('cities'), '>=', 2, 775)]], 775, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 776, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 2, 777)]], 777, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 778, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:778
+    # rulebooks/megaciv.civ:780
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 3, 779)]], 779, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 780, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 3, 781)]], 781, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 782, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:782
+    # rulebooks/megaciv.civ:784
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 783)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 783), _rt.requirement('cities', s.fact('cities'), '>=', 4, 783)]], 783, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 784, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 785, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 785)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 785), _rt.requirement('cities', s.fact('cities'), '>=', 4, 785)]], 785, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 786, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 787, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:787
+    # rulebooks/megaciv.civ:789
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 788)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 788), _rt.requirement('cities', s.fact('cities'), '>=', 5, 788)]], 788, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 789, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 790, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 790)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 790), _rt.requirement('cities', s.fact('cities'), '>=', 5, 790)]], 790, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 791, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 792, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:792
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 792)
+    # rulebooks/megaciv.civ:794
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 794)
 
 
 AST = {
@@ -1022,27 +1022,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 934}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 936}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 939),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 940),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 941),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 942),
+    ('Cities in play', lambda s: s.fact('cities'), 941),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 942),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 943),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 944),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 943),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 944),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 945),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 946),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 947),
-    ('All credit points', lambda s: s.derived('credit_total'), 948),
-    ('Cities on the board', lambda s: s.fact('cities'), 949),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 950),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 945),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 946),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 947),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 948),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 949),
+    ('All credit points', lambda s: s.derived('credit_total'), 950),
+    ('Cities on the board', lambda s: s.fact('cities'), 951),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 952),
 ]
-SCORE_AST = (941,)
+SCORE_AST = (943,)
 
-LINES = _rt.line_map('140:1015 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:554 366:554 367:555 369:556 370:556 371:556 372:557 373:557 374:557 375:558 376:558 377:558 383:555 384:555 388:557 389:557 390:557 391:558 392:558 393:558 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 422:576 429:581 431:581 432:581 434:581 435:581 437:581 438:581 442:583 444:584 445:584 447:584 449:584 459:583 460:583 464:584 465:584 466:584 472:589 477:593 478:593 480:594 481:594 482:594 483:595 484:595 485:595 486:596 487:596 488:596 489:597 490:597 491:597 499:600 504:604 506:605 507:605 508:605 509:606 510:606 511:606 512:607 513:607 514:607 515:608 516:608 517:608 518:609 519:609 520:609 527:614 532:618 534:619 535:619 536:619 537:620 538:620 539:620 540:621 541:621 542:621 549:626 554:632 555:632 556:630 557:630 558:631 561:633 562:633 563:633 564:634 565:634 566:634 567:634 568:635 569:635 570:635 571:635 578:631 579:631 584:633 585:633 586:633 587:634 588:634 589:634 590:634 591:635 592:635 593:635 594:635 601:641 606:645 607:645 608:646 610:648 611:648 612:648 613:649 614:649 615:649 616:650 617:650 618:650 619:651 620:651 621:651 627:646 628:646 632:648 633:648 634:648 635:652 636:652 637:652 643:655 648:659 650:660 651:660 652:660 653:661 654:661 655:661 656:662 657:662 658:662 659:663 660:663 661:663 669:667 674:671 676:672 677:672 678:672 679:673 680:673 681:673 682:674 683:674 684:674 685:675 686:675 687:675 688:676 689:676 690:676 691:677 692:677 693:677 700:681 705:685 707:686 708:686 709:686 710:687 711:687 712:687 713:688 714:688 715:688 724:691 729:699 730:699 731:695 732:695 733:696 736:703 737:700 738:700 739:700 740:701 741:701 742:701 743:702 744:702 745:702 746:703 747:703 752:698 753:696 754:696 759:703 760:700 761:700 762:700 763:701 764:701 765:701 766:702 767:702 768:702 769:703 770:703 776:708 781:712 784:715 785:713 786:713 787:713 788:714 789:714 790:714 791:715 792:715 800:720 805:729 806:729 807:724 808:724 809:725 811:730 812:730 813:730 814:731 815:731 816:731 821:727 822:725 823:725 891:743 898:744 902:745 906:747 910:748 911:749 915:751 919:752 920:753 924:755 928:756 929:757 933:759 937:760 938:761 942:770 949:771 953:772 957:774 961:775 962:776 966:778 970:779 971:780 975:782 979:783 980:784 981:785 985:787 989:788 990:789 991:790 995:792 997:792 1005:803 1006:810 1007:817 1008:824 1009:831 1010:838 1011:845 1012:852 1013:859 1014:866 1015:873 1016:880 1017:887 1018:894 1019:901 1020:908 1021:915 1022:922 1025:934 1028:939 1029:940 1030:941 1031:942 1034:943 1035:944 1036:945 1037:946 1038:947 1039:948 1040:949 1041:950')
+LINES = _rt.line_map('140:1017 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:554 366:554 367:555 369:556 370:556 371:556 372:557 373:557 374:557 375:558 376:558 377:558 383:555 384:555 388:557 389:557 390:557 391:558 392:558 393:558 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 422:576 429:581 431:581 432:581 434:581 435:581 437:581 438:581 442:583 444:584 445:584 447:584 449:584 459:583 460:583 464:584 465:584 466:584 472:589 477:593 478:593 480:594 481:594 482:594 483:595 484:595 485:595 486:596 487:596 488:596 489:597 490:597 491:597 499:600 504:604 506:605 507:605 508:605 509:606 510:606 511:606 512:607 513:607 514:607 515:608 516:608 517:608 518:609 519:609 520:609 527:614 532:618 534:619 535:619 536:619 537:620 538:620 539:620 540:621 541:621 542:621 549:626 554:632 555:632 556:630 557:630 558:631 561:633 562:633 563:633 564:634 565:634 566:634 567:634 568:635 569:635 570:635 571:635 578:631 579:631 584:633 585:633 586:633 587:634 588:634 589:634 590:634 591:635 592:635 593:635 594:635 601:643 606:647 607:647 608:648 610:650 611:650 612:650 613:651 614:651 615:651 616:652 617:652 618:652 619:653 620:653 621:653 627:648 628:648 632:650 633:650 634:650 635:654 636:654 637:654 643:657 648:661 650:662 651:662 652:662 653:663 654:663 655:663 656:664 657:664 658:664 659:665 660:665 661:665 669:669 674:673 676:674 677:674 678:674 679:675 680:675 681:675 682:676 683:676 684:676 685:677 686:677 687:677 688:678 689:678 690:678 691:679 692:679 693:679 700:683 705:687 707:688 708:688 709:688 710:689 711:689 712:689 713:690 714:690 715:690 724:693 729:701 730:701 731:697 732:697 733:698 736:705 737:702 738:702 739:702 740:703 741:703 742:703 743:704 744:704 745:704 746:705 747:705 752:700 753:698 754:698 759:705 760:702 761:702 762:702 763:703 764:703 765:703 766:704 767:704 768:704 769:705 770:705 776:710 781:714 784:717 785:715 786:715 787:715 788:716 789:716 790:716 791:717 792:717 800:722 805:731 806:731 807:726 808:726 809:727 811:732 812:732 813:732 814:733 815:733 816:733 821:729 822:727 823:727 891:745 898:746 902:747 906:749 910:750 911:751 915:753 919:754 920:755 924:757 928:758 929:759 933:761 937:762 938:763 942:772 949:773 953:774 957:776 961:777 962:778 966:780 970:781 971:782 975:784 979:785 980:786 981:787 985:789 989:790 990:791 991:792 995:794 997:794 1005:805 1006:812 1007:819 1008:826 1009:833 1010:840 1011:847 1012:854 1013:861 1014:868 1015:875 1016:882 1017:889 1018:896 1019:903 1020:910 1021:917 1022:924 1025:936 1028:941 1029:942 1030:943 1031:944 1034:945 1035:946 1036:947 1037:948 1038:949 1039:950 1040:951 1041:952')
 LINE_FILES = ('rulebooks/megaciv.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
