@@ -322,6 +322,7 @@ class _AmountRules:
         self.floor = ed.amount_setting("floor", cal) == ("zero",)
         self.order = ed.amount_setting("order", cal)
         self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
+        self.unselect = ed.amount_setting("prevention", cal) == ("unselect",)
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules, summary: str) -> None:
@@ -433,8 +434,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         "cap": [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"],
     }
     ordered = [op for stage in rules.order for op in stages[stage]]
+    # select, then unselect: prevention of these kinds is counted apart (runtime.unselect)
+    unselecting = [v for v in variables if rules.unselect and v.effect.kind in vocab.UNSELECT_KINDS
+                   and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
+                           for _, _, o in ordered)]
+    for v in unselecting:
+        w.line(f"{indent}{v.var('amount')}_unselected = 0")
     for j, m, o in ordered:
-        _emit_op(w, c, conds[j], m, o, variables, indent)
+        _emit_op(w, c, conds[j], m, o, variables, indent, unselecting)
     for j, m in mods:
         for o in m.ops:
             if o.op == "stop":  # the victim may pay the price to stop the whole calamity for everyone
@@ -476,6 +483,9 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
                     clamped = (f"({value} if {value} is None or type({value}) is _U or {value} > 0 else 0)"
                                if v.conditional else f"({value} if type({value}) is _U or {value} > 0 else 0)")
                 value = f"_rt.unless_immune(immune, {clamped})" if has_immune else clamped
+                if v in unselecting:
+                    raw = v.var(p.name)
+                    args.append(f"'selected': {raw} + {raw}_unselected, 'unselected': {raw}_unselected")
             args.append(f"{p.name!r}: {value}")
         items.append((v, f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"))
     if any(v.conditional for v in variables):
@@ -490,9 +500,14 @@ def _role_body(w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: 
         w.line(f"{indent}effects = [{', '.join(item for _, item in items)}]")
     if bounded:  # nothing beyond what the player has: the taken amount beside the demanded one
         w.line(f"{indent}_rt.bound_effects(s, effects, trace, BOUNDS, {cal.span.path!r})")
+    if unselecting:  # select (never more than held), then unselect what prevention allows
+        w.line(f"{indent}_rt.unselect(s, effects, trace, BOUNDS, {cal.span.path!r})")
     if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
         # discard by value: which cards, from the hand the state gives
         w.line(f"{indent}_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})")
+    if any(v.effect.kind in vocab.SUPPORT_KINDS for v in variables):
+        # reduce until supported: how many cities the support check reduces
+        w.line(f"{indent}_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})")
     if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
         # losses met exactly or exceeded by as little as possible: which cities and tokens go
         w.line(f"{indent}_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})")
@@ -569,7 +584,8 @@ def _emit_branch(w: Writer, c: PythonCompiler, effects: list, indent: str, varia
     _emit_effects(w, c, effects, indent, variables)
 
 
-def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str) -> None:
+def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, indent: str,
+             unselecting: list = ()) -> None:
     targets = [v for v in variables if v.effect.kind == o.kind]
     if not targets:
         return  # the validator warned (CIV036): the calamity never causes this effect
@@ -591,7 +607,7 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
         # a condition on held advances, constants and options is a plain bool: the branch for an
         # undecided condition could never run (and was a third of the module's compile time)
         w.line(f"{indent}if {cond}:  # {where}", o.span)
-        _emit_decided(w, c, value, o, by, targets, param, indent)
+        _emit_decided(w, c, value, o, by, targets, param, indent, unselecting)
         return
     # a modifier whose condition depends on a missing fact leaves the amount unknown
     w.line(f"{indent}if type({cond}) is _U:", o.span)
@@ -604,7 +620,7 @@ def _emit_op(w: Writer, c: PythonCompiler, cond: str, m, o, variables: list, ind
                f"{o.span.path!r}))", o.span)
         w.line(f"{inner}{var} = u", o.span)
     w.line(f"{indent}elif {cond}:  # {where}", o.span)
-    _emit_decided(w, c, value, o, by, targets, param, indent)
+    _emit_decided(w, c, value, o, by, targets, param, indent, unselecting)
 
 
 def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
@@ -657,7 +673,7 @@ def _never_unknown(c: PythonCompiler, expr) -> bool:
 
 
 def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, targets: list, param: str,
-                  indent: str) -> None:
+                  indent: str, unselecting: list = ()) -> None:
     """The body of a modifier operation whose condition held: change each target, with a trace."""
     if not value.lstrip("-").isdigit():  # constants are used in place; expressions evaluated once
         w.line(f"{indent}    v = {value}", o.span)
@@ -666,6 +682,8 @@ def _emit_decided(w: Writer, c: PythonCompiler, value: str, o, by: tuple, target
         # add, prevent, set or cap, and its trace entry: runtime.change
         w.line(f"{inner}{var} = _rt.change(trace, {o.op!r}, {o.kind!r}, {param!r}, {value}, {var}, {by!r}, "
                f"{o.span.line!r}, {o.span.path!r})", o.span)
+        if o.op == "prevent" and any(var == v.var("amount") for v in unselecting):
+            w.line(f"{inner}{var}_unselected += {value}", o.span)  # counted apart: unselected later
 
 
 def _target_branches(w: Writer, targets: list, param: str, indent: str):

@@ -142,7 +142,7 @@ _ALL = [
          'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
     Code("CIV080", "bad amounts setting", "`amounts { ... }` declares how effect amounts are limited and combined: "
          "`bound holdings` (an amount never exceeds what the player has) or `bound none`; `floor zero` or `floor none`; "
-         "`order` listing add_prevent, set and cap, each once; `losses least_over` or `losses none`. A calamity may repeat a setting as its own exception.",
+         "`order` listing add_prevent, set and cap, each once; `losses least_over` or `losses none`; `prevention unselect` (cities are selected, then prevention unselects some) or `prevention amount`. A calamity may repeat a setting as its own exception.",
          'amounts { bound everything }', 'amounts { bound holdings "chapter 8: a player loses what he has" }'),
     Code("CIV081", "option no rule reads", "An `option` is a rule switch: `--option NAME=on|off` (or `options:` in a "
          "state or table file) turns it on or off for one question. An option that no rule reads would switch nothing, "

@@ -462,9 +462,21 @@ def cancelled(cal: Calamity) -> str | None:
     return "cancelled for a victim with " + _disjunction([d for c, _ in cal.cancel for d in _disjuncts(c)])
 
 
+def unselecting(cal: Calamity) -> str | None:
+    """`amounts { prevention unselect }` in words: what is selected before prevention unselects."""
+    if cal.amounts.get("prevention") != ("unselect",):
+        return None
+    ops = [o for m in cal.modifiers for o in m.ops if o.op == "prevent" and o.kind in vocab.UNSELECT_KINDS]
+    if not ops:
+        return None
+    words = _op_words(ops[0])
+    return (f"the {words[1]} are selected first, never more than the victim has; "
+            f"protection then unselects some and only the rest count")
+
+
 def calamity(cal: Calamity) -> str:
     """The whole calamity in a few sentences, for charts and docstrings."""
-    parts = [_effects(cal.primary) or "no effect", secondary(cal), cancelled(cal)]
+    parts = [_effects(cal.primary) or "no effect", secondary(cal), cancelled(cal), unselecting(cal)]
     return " ".join(sentence(p) for p in parts if p)
 
 

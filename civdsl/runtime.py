@@ -468,9 +468,63 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
         if have is not None:
             taken = demanded if demanded <= have else have
             new["taken"] = taken
-            if taken < demanded:
+            if taken < demanded and "unselected" not in args:  # a selection is bounded by unselect
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
         effects[i] = (kind, new, line)
+
+
+def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+    """Select, then unselect: an effect carrying `unselected` (the prevention declared for it) first
+    selects `selected` (its amount before prevention, never more than the bounding holding when the
+    state gives it), then unselects up to that many; the rest are taken. `selected`, `unselected` and
+    `taken` replace the plain bound of such an effect."""
+    for i, (kind, args, line) in enumerate(effects):
+        if "unselected" not in args:
+            continue
+        new = dict(args)
+        wanted, prevented = new.pop("selected"), new.pop("unselected")
+        if type(wanted) is Unknown or type(prevented) is Unknown:
+            effects[i] = (kind, new, line)
+            continue
+        by_area = bounds.get(kind, {})
+        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        have = s.holding(fact) if fact is not None else None
+        selected = max(wanted, 0) if have is None else max(min(wanted, have), 0)
+        unselected = min(max(prevented, 0), selected)
+        new.pop("taken", None)
+        new["select"] = {"selected": selected, "unselected": unselected}
+        new["taken"] = selected - unselected
+        if have is not None and wanted > have:
+            trace.append(("bound", kind, "amount", have, wanted, selected, (fact,), line, path))
+        effects[i] = (kind, new, line)
+
+
+def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
+    """Reduce until supported: with the cities, tokens and reduced_city_tokens the state gives, the
+    support check at the changed rate (or with tokens withheld) reduces one city at a time, the
+    tokens it leaves counting at once, until the rest are supported; adds `support` = {rate,
+    withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
+    tokens on the board; the tokens a reduced city leaves always count."""
+    cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
+    if cities is None or tokens is None or leave is None:
+        return
+    base = s.module.CONSTS.get("city_support", 2)
+    for name in sorted(s.held_set):
+        if name in s.module.ADVANCES:
+            base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
+    for i, (kind, args, line) in enumerate(effects):
+        what = kinds.get(kind)
+        amount = args.get("amount")
+        if what is None or amount is None or type(amount) is Unknown:
+            continue
+        rate = base + amount if what == "rate" else base
+        withheld = min(amount, tokens) if what == "withheld" else 0
+        available, left = tokens - withheld, cities
+        while left > 0 and available < rate * left:
+            left -= 1
+            available += leave
+        effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
+                                                 "cities_left": left}}, line)
 
 
 def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:

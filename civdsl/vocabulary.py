@@ -223,7 +223,17 @@ AMOUNT_SETTINGS = {
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
+    "prevention": (("unselect", "amount"), ("amount",),
+                   "unselect: for cities a rule selects (see UNSELECT_KINDS), the victim first selects the demanded "
+                   "number, never more than he has, then prevention unselects some and the rest are taken; "
+                   "amount: prevention lowers the amount before any bound"),
 }
+
+# Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
+# Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made
+# before prevention unselects some of it, so prevention is never lost against a short holding. The
+# answer says how many were selected and unselected (runtime.unselect).
+UNSELECT_KINDS = ("reduce_cities", "destroy_cities")
 
 # The procedure `amounts { losses least_over }` runs, by effect kind: the loss is split into the
 # cities and tokens that go (runtime.least_over). Only a loss in unit points anywhere on the board
@@ -234,6 +244,13 @@ LOSS_SPLIT_KINDS = ("damage",)
 # face value; with the hand given, the answer picks the cards with the least excess (then the
 # fewest cards), or the whole hand when it is worth less (runtime.discard_by_value).
 VALUE_DISCARD_KINDS = ("discard_face_value",)
+
+# Reduce until supported (Mega Civilization and Expansion Slave Revolt): an effect of these kinds
+# changes the city support check, by what it names: "rate" adds to the support rate (the edition's
+# `city_support` plus held `city_support` abilities), "withheld" keeps tokens from counting. With
+# cities, tokens and reduced_city_tokens given, cities are reduced one at a time, the tokens each
+# leaves counting at once, until the rest are supported (runtime.reduce_until_supported).
+SUPPORT_KINDS = {"city_support_rate": "rate", "support_tokens_withheld": "withheld"}
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
 # Irregular plurals used by the text templates ("1 city", "2 cities").
@@ -271,6 +288,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("edge_units", "int", "unit points bordering the map edge or a zero-population area",
          words=("unit point by the map edge or an empty area", "unit points by the map edge or an empty area")),
     Fact("tokens", "int", "tokens on the board", words=("token", "tokens")),
+    Fact("reduced_city_tokens", "int", "tokens a city leaves when reduced (the population limit of its area; one "
+         "figure for the cities that would be reduced)",
+         words=("token a reduced city leaves", "tokens a reduced city leaves")),
     Fact("unit_points", "int", "unit points on the board; when not given, derived as tokens x token_points + "
          "cities x city_points (constants, default 1 and 5)",
          words=("unit point", "unit points")),
@@ -330,6 +350,8 @@ ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
     EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
                "tokens x token_points + cities x city_points"),
     EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+    EngineName("city_support", "const", "int", 2, "tokens on the board each city needs (the city support rate "
+               "before a held `city_support` ability): reducing until supported starts from it"),
 ]}
 
 

@@ -47,6 +47,10 @@ def test_no_answer_takes_more_than_the_player_has(edition, data):
                 if fact is None or e.get("amount") is None:
                     continue
                 have = state.holding(fact)
+                if "select" in e:  # select (never more than held), then unselect: the rest are taken
+                    sel = e["select"]
+                    assert sel["selected"] <= have and e["taken"] == sel["selected"] - sel["unselected"], (e, have)
+                    continue
                 assert e["bound"] == fact and e["taken"] == min(e["amount"], have), (calamity, role, e, have)
                 assert e["taken"] <= have
 
@@ -115,7 +119,7 @@ def test_a_house_rule_lifts_the_bound_for_one_calamity_or_the_whole_edition(tmp_
                      encoding="utf-8")
     rb = civdsl.load(whole)
     assert rb.module.AMOUNTS == {"bound": ("none",), "floor": ("zero",), "order": ("add_prevent", "set", "cap"),
-                                 "losses": ("none",)}
+                                 "losses": ("none",), "prevention": ("amount",)}
     assert "taken" not in rb.resolve("Squandered Wealth", "primary", [], state).to_dict()["effects"][0]
 
 
@@ -158,3 +162,58 @@ def test_discard_by_value_takes_the_least_excess_or_the_whole_hand(data):
               for combo in itertools.product(*(range(hand[n] + 1) for n in names))}
     enough = [t for t in totals if t >= need]
     assert worth == (min(enough) if enough else sum(face[n] * k for n, k in hand.items()))
+
+
+# --- select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion Cyclone)
+@pytest.mark.parametrize("edition", ["megaciv", "expansion"])
+@given(have=st.integers(0, 6), trade_empire=st.booleans(), masonry=st.booleans(), calendar=st.booleans(),
+       role=st.sampled_from(["primary", "secondary"]))
+@settings(max_examples=60, deadline=None)
+def test_cyclone_selects_then_unselects(edition, have, trade_empire, masonry, calendar, role):
+    # worked from the texts: select 3 (2 for others), 1 more with Trade Empire, all you have if
+    # fewer; Masonry unselects 1, Calendar 2; the rest are reduced
+    holds = [a for a, on in (("Trade Empire", trade_empire), ("Masonry", masonry), ("Calendar", calendar)) if on]
+    state = {"cities_adjacent_open_sea": have, "open_sea_players": 1, "players": 4, "ships": 0}
+    r = civdsl.load(edition).resolve("Cyclone", role, holds, state).to_dict()
+    if r["cancelled"]:
+        assert role == "primary" and have == 0 and edition == "megaciv"
+        return
+    effect = next(e for e in r["effects"] if e["kind"] == "reduce_cities")
+    selected = min((3 if role == "primary" else 2) + trade_empire, have)
+    unselected = min(masonry + 2 * calendar, selected)
+    assert effect["select"] == {"selected": selected, "unselected": unselected}
+    assert effect["taken"] == selected - unselected <= have
+
+
+def test_prevention_amount_undoes_select_then_unselect(tmp_path):
+    # the same Cyclone with `prevention amount`: Calendar lowers the bare amount (4 - 2 = 2), then
+    # the bound by the 2 cities beside the sea keeps 2; unselecting after selecting reduces none
+    house = tmp_path / "plain.civ"
+    house.write_text('language 1\nedition plain "Plain" extends megaciv\n'
+                     'change calamity "Cyclone" { amounts { prevention amount "prevention first" } }\n', encoding="utf-8")
+    state = {"cities_adjacent_open_sea": 2, "open_sea_players": 1}
+    holds = ["Trade Empire", "Calendar"]
+    plain = civdsl.load(house).resolve("Cyclone", "primary", holds, state).to_dict()["effects"][0]
+    shipped = civdsl.load("megaciv").resolve("Cyclone", "primary", holds, state).to_dict()["effects"][0]
+    assert (plain["taken"], "select" in plain) == (2, False)
+    assert (shipped["taken"], shipped["select"]) == (0, {"selected": 2, "unselected": 2})
+
+
+# --- reduce until supported (Mega Civilization and Expansion Slave Revolt)
+@pytest.mark.parametrize("edition", ["megaciv", "expansion"])
+@given(cities=st.integers(0, 9), tokens=st.integers(0, 40), leave=st.integers(0, 5),
+       holds=st.lists(st.sampled_from(["Mythology", "Enlightenment", "Mining", "Theocracy", "Cultural Ascendancy"]),
+                      unique=True))
+@settings(max_examples=80, deadline=None)
+def test_slave_revolt_reduces_the_fewest_cities_that_leave_the_rest_supported(edition, cities, tokens, leave, holds):
+    rb = civdsl.load(edition)
+    holds = [h for h in holds if h in rb.advances]
+    state = {"cities": cities, "tokens": tokens, "reduced_city_tokens": leave}
+    effect = rb.resolve("Slave Revolt", "primary", holds, state).to_dict()["effects"][0]
+    support = effect["support"]
+    rate, withheld = support["rate"], support["withheld"]
+    assert withheld <= tokens and support["reduced"] + support["cities_left"] == cities
+    # brute force: the fewest reductions after which the tokens (those withheld never count, those
+    # the reduced cities leave always do) support the remaining cities
+    fewest = next(k for k in range(cities + 1) if tokens - withheld + k * leave >= rate * (cities - k))
+    assert support["reduced"] == fewest

@@ -51,6 +51,10 @@ def test_scenario(rulebook, sc):
             assert {e["kind"]: e.get("loss") for e in data["effects"] if "loss" in e} == expect["loss"]
         if "discard" in expect:  # discard by value: which cards, least excess then fewest cards
             assert {e["kind"]: e["discard"]["cards"] for e in data["effects"] if "discard" in e} == expect["discard"]
+        if "select" in expect:  # select, then unselect: how many were selected and unselected
+            assert {e["kind"]: e["select"] for e in data["effects"] if "select" in e} == expect["select"]
+        if "support" in expect:  # reduce until supported: rate, withheld tokens, cities reduced and left
+            assert {e["kind"]: e["support"] for e in data["effects"] if "support" in e} == expect["support"]
         if "stop" in expect:  # `may stop with ...`: the price of stopping the whole calamity
             assert {o["kind"]: o["args"].get("amount") for o in data["options"]
                     if o["instead_of"] == "calamity"} == expect["stop"]

@@ -18,8 +18,14 @@ from .common import option_switch as _option_switch
 def _describe_effect(e: dict) -> str:
     kind = e["kind"]
     args = {k: ("?" if v is None else v) for k, v in e.items()
-            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard")}
+            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard", "select", "support")}
     from ..phrases import counted, effect_text
+
+    select = e.get("select")
+    if select is not None:  # select, then unselect: the rest are taken
+        args["amount"] = select["selected"]
+        return (f"{effect_text(kind, args)}: {select['selected']} selected, {select['unselected']} unselected, "
+                f"{e['taken']} taken")
 
     taken = e.get("taken")
     if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
@@ -31,6 +37,10 @@ def _describe_effect(e: dict) -> str:
     if loss:  # met exactly, or exceeded by as little as possible
         over = f", {loss['over']} over" if loss["over"] else ", exactly"
         text += f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
+    support = e.get("support")
+    if support is not None:  # reduce until supported: the check at the changed rate
+        text += (f" (support {support['rate']} tokens per city, {support['withheld']} withheld: reduce "
+                 f"{counted(support['reduced'], ('city', 'cities'))}, {support['cities_left']} left)")
     discard = e.get("discard")
     if discard is not None:  # discard by value: the least excess
         which = ", ".join(f"{name} x{n}" for name, n in discard["cards"].items()) or "nothing"

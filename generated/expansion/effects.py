@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'd27d4575cb0295fa46ac8506e340cc41ee98c2f7deb52b559ac36716d53c5770'}
+SOURCES = {'rulebooks/expansion.civ': '0986a42dcd9b3fcb51ed07558bf163a785cd173a89c8e8d91adcb33b709a0a29'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -458,6 +458,7 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
         if c:  # rulebooks/expansion.civ:621
             e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 621, 'rulebooks/expansion.civ')
         effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
+        _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -465,17 +466,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:625
+    # rulebooks/expansion.civ:626
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:629
-        e0_area = 'any'  # rulebooks/expansion.civ:629
+        e0_amount = 1  # rulebooks/expansion.civ:630
+        e0_area = 'any'  # rulebooks/expansion.civ:630
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:630
-        if s.decide(m0, 630, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:630
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 630, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:631
+        if s.decide(m0, 631, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:631
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 631, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -484,78 +485,78 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:634
+    # rulebooks/expansion.civ:635
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 647, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:647
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 647, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 648, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:648
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 648, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b494 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:639
-        ub494 = type(b494) is _U
-        if ub494:
-            s.undecided.append((639, 'rulebooks/expansion.civ', 'which effects apply', b494.facts))
-        if ub494 or b494:
-            e0_amount = 17  # rulebooks/expansion.civ:640
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:640
-        if ub494 or not b494:
-            e1_amount = 1  # rulebooks/expansion.civ:642
-            e1_area = 'coastal'  # rulebooks/expansion.civ:642
-            e2_amount = 0  # rulebooks/expansion.civ:643
-            e2_area = 'coastal'  # rulebooks/expansion.civ:643
-        if ub494:
+        b495 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:640
+        ub495 = type(b495) is _U
+        if ub495:
+            s.undecided.append((640, 'rulebooks/expansion.civ', 'which effects apply', b495.facts))
+        if ub495 or b495:
+            e0_amount = 17  # rulebooks/expansion.civ:641
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:641
+        if ub495 or not b495:
+            e1_amount = 1  # rulebooks/expansion.civ:643
+            e1_area = 'coastal'  # rulebooks/expansion.civ:643
+            e2_amount = 0  # rulebooks/expansion.civ:644
+            e2_area = 'coastal'  # rulebooks/expansion.civ:644
+        if ub495:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 646)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 647)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:649
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:650
         if type(m1) is _U:
-            s.undecided.append((651, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((652, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 651, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 652, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:651
+        elif m1:  # rulebooks/expansion.civ:652
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 651, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 652, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((650, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((651, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 650, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 651, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:650
+        elif m1:  # rulebooks/expansion.civ:651
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 650, 'rulebooks/expansion.civ')
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:648
-        if c:  # rulebooks/expansion.civ:648
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 651, 'rulebooks/expansion.civ')
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:649
+        if c:  # rulebooks/expansion.civ:649
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 648, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 649, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 640))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 641))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 642))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 643))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 643))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 644))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:646
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:646
+        e0_amount = 10  # rulebooks/expansion.civ:647
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:647
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:648
-        if c:  # rulebooks/expansion.civ:648
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 648, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 646)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:649
+        if c:  # rulebooks/expansion.civ:649
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 649, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -563,23 +564,23 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:658
+    # rulebooks/expansion.civ:659
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 663, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:663
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 663, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:662
+        if s.decide((s.fact('edge_units') == 0), 664, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:664
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 664, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:663
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:664
-        if c:  # rulebooks/expansion.civ:664
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 664, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:665
+        c = (('Politics' in held))  # rulebooks/expansion.civ:665
         if c:  # rulebooks/expansion.civ:665
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 665, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:666
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 665, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:666
         if c:  # rulebooks/expansion.civ:666
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 666, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 662)]
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 666, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:667
+        if c:  # rulebooks/expansion.civ:667
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 667, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 663)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -587,14 +588,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:671
+    # rulebooks/expansion.civ:672
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:675
-        e0_area = 'any'  # rulebooks/expansion.civ:675
-        e1_amount = 5  # rulebooks/expansion.civ:675
+        e0_amount = 1  # rulebooks/expansion.civ:676
+        e0_area = 'any'  # rulebooks/expansion.civ:676
+        e1_amount = 5  # rulebooks/expansion.civ:676
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 675), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 675)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 676), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 676)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -602,98 +603,106 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:679
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
+    # rulebooks/expansion.civ:680
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:683
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:683
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:683
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 684)
+        e0_amount = 3  # rulebooks/expansion.civ:684
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:684
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:684
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 685)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:686
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:685
-        if c:  # rulebooks/expansion.civ:685
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 685, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:686
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:687
-        if c:  # rulebooks/expansion.civ:687
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 687, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 683), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 683)]
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:687
+        e0_amount_unselected = 0
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:686
+        if c:  # rulebooks/expansion.civ:686
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 686, 'rulebooks/expansion.civ')
+            e0_amount_unselected += 1
+        if m1:  # rulebooks/expansion.civ:687
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+            e0_amount_unselected += 2
+        if m1:  # rulebooks/expansion.civ:687
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:688
+        if c:  # rulebooks/expansion.civ:688
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 688, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 684), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 684)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:684
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:684
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:684
+        e0_amount = 2  # rulebooks/expansion.civ:685
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:685
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:685
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:686
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:685
-        if c:  # rulebooks/expansion.civ:685
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 685, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:686
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 686, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:687
-        if c:  # rulebooks/expansion.civ:687
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 687, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 684), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 684)]
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:687
+        e0_amount_unselected = 0
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:686
+        if c:  # rulebooks/expansion.civ:686
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 686, 'rulebooks/expansion.civ')
+            e0_amount_unselected += 1
+        if m1:  # rulebooks/expansion.civ:687
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+            e0_amount_unselected += 2
+        if m1:  # rulebooks/expansion.civ:687
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:688
+        if c:  # rulebooks/expansion.civ:688
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 688, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 685), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 685)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:692
+    # rulebooks/expansion.civ:694
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:696
-        e0_area = 'any'  # rulebooks/expansion.civ:696
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 697)
+        e0_amount = 16  # rulebooks/expansion.civ:698
+        e0_area = 'any'  # rulebooks/expansion.civ:698
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 699)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:699
-        if c:  # rulebooks/expansion.civ:699
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 699, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:700
-        if c:  # rulebooks/expansion.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 700, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:703
-        if c:  # rulebooks/expansion.civ:703
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 703, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:704
-        if c:  # rulebooks/expansion.civ:704
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 704, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 696)]
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:701
+        if c:  # rulebooks/expansion.civ:701
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 701, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:702
+        if c:  # rulebooks/expansion.civ:702
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 702, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:705
+        if c:  # rulebooks/expansion.civ:705
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 705, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:706
+        if c:  # rulebooks/expansion.civ:706
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 706, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 698)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:697
-        e0_area = 'any'  # rulebooks/expansion.civ:697
+        e0_amount = 10  # rulebooks/expansion.civ:699
+        e0_area = 'any'  # rulebooks/expansion.civ:699
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:701
-        if c:  # rulebooks/expansion.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 701, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:702
-        if c:  # rulebooks/expansion.civ:702
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 702, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:703
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:703
         if c:  # rulebooks/expansion.civ:703
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 703, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:704
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 703, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:704
         if c:  # rulebooks/expansion.civ:704
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 704, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 697)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 704, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:705
+        if c:  # rulebooks/expansion.civ:705
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 705, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:706
+        if c:  # rulebooks/expansion.civ:706
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 706, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 699)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -701,14 +710,14 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:708
+    # rulebooks/expansion.civ:710
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:712
-        e0_area = 'coastal'  # rulebooks/expansion.civ:712
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:712
+        e0_amount = 5  # rulebooks/expansion.civ:714
+        e0_area = 'coastal'  # rulebooks/expansion.civ:714
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:714
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 712), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 712)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 714), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 714)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -718,18 +727,18 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:717
+    # rulebooks/expansion.civ:719
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:721
+        e0_amount = 10  # rulebooks/expansion.civ:723
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:722
-        if c:  # rulebooks/expansion.civ:722
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 722, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:723
-        if c:  # rulebooks/expansion.civ:723
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 723, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 721)]
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:724
+        if c:  # rulebooks/expansion.civ:724
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 724, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:725
+        if c:  # rulebooks/expansion.civ:725
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 725, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 723)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -739,36 +748,36 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:727
+    # rulebooks/expansion.civ:729
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:731
+        e0_amount = 3  # rulebooks/expansion.civ:733
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:732
-        if c:  # rulebooks/expansion.civ:732
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 732, 'rulebooks/expansion.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:733
-        if c:  # rulebooks/expansion.civ:733
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 733, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:734
+        c = (('Music' in held))  # rulebooks/expansion.civ:734
         if c:  # rulebooks/expansion.civ:734
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 734, 'rulebooks/expansion.civ')
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:735
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 734, 'rulebooks/expansion.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:735
         if c:  # rulebooks/expansion.civ:735
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 735, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:736
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 735, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:736
         if c:  # rulebooks/expansion.civ:736
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 736, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:737
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 736, 'rulebooks/expansion.civ')
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:737
         if c:  # rulebooks/expansion.civ:737
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 737, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:738
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 737, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:738
         if c:  # rulebooks/expansion.civ:738
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 738, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:739
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 738, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:739
         if c:  # rulebooks/expansion.civ:739
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 739, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 731)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 739, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:740
+        if c:  # rulebooks/expansion.civ:740
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 740, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:741
+        if c:  # rulebooks/expansion.civ:741
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 741, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 733)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -776,13 +785,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:743
+    # rulebooks/expansion.civ:745
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:747
-        e0_area = 'any'  # rulebooks/expansion.civ:747
+        e0_amount = 5  # rulebooks/expansion.civ:749
+        e0_area = 'any'  # rulebooks/expansion.civ:749
         trace = []
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 747)]
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 749)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -791,21 +800,21 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:753
+    # rulebooks/expansion.civ:755
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:757
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:759
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:758
-        if c:  # rulebooks/expansion.civ:758
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 758, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:759
-        if c:  # rulebooks/expansion.civ:759
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 759, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:760
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:760
         if c:  # rulebooks/expansion.civ:760
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 760, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 757)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 760, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:761
+        if c:  # rulebooks/expansion.civ:761
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 761, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:762
+        if c:  # rulebooks/expansion.civ:762
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 762, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 759)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -814,60 +823,60 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:765
+    # rulebooks/expansion.civ:767
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:769
-        e0_area = 'any'  # rulebooks/expansion.civ:769
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 770)
+        e0_amount = 4  # rulebooks/expansion.civ:771
+        e0_area = 'any'  # rulebooks/expansion.civ:771
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 772)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:772
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:773
-        if c:  # rulebooks/expansion.civ:773
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 773, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:774
-        if c:  # rulebooks/expansion.civ:774
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 774, 'rulebooks/expansion.civ')
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:775
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:774
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:775
         if c:  # rulebooks/expansion.civ:775
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 775, 'rulebooks/expansion.civ')
-        if s.decide(m0, 772, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:772
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 772, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 769)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 775, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:776
+        if c:  # rulebooks/expansion.civ:776
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 776, 'rulebooks/expansion.civ')
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:777
+        if c:  # rulebooks/expansion.civ:777
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 777, 'rulebooks/expansion.civ')
+        if s.decide(m0, 774, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:774
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 774, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 771)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:770
-        e0_area = 'any'  # rulebooks/expansion.civ:770
+        e0_amount = 2  # rulebooks/expansion.civ:772
+        e0_area = 'any'  # rulebooks/expansion.civ:772
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:773
-        if c:  # rulebooks/expansion.civ:773
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 773, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:774
-        if c:  # rulebooks/expansion.civ:774
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 774, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 770)]
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:775
+        if c:  # rulebooks/expansion.civ:775
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 775, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:776
+        if c:  # rulebooks/expansion.civ:776
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 776, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 772)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:780
+    # rulebooks/expansion.civ:782
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:784
-        e0_area = 'any'  # rulebooks/expansion.civ:784
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:786
+        e0_area = 'any'  # rulebooks/expansion.civ:786
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:785
-        if s.decide(m0, 785, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:785
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 785, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 784)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:787
+        if s.decide(m0, 787, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:787
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 787, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 786)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -877,20 +886,20 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:789
+    # rulebooks/expansion.civ:791
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 794, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:794
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 794, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:793
+        if s.decide((s.fact('cities') == 0), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 796, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:795
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:795
-        if c:  # rulebooks/expansion.civ:795
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 795, 'rulebooks/expansion.civ')
-        c = (('Library' in held))  # rulebooks/expansion.civ:796
-        if c:  # rulebooks/expansion.civ:796
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 796, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 793)]
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:797
+        if c:  # rulebooks/expansion.civ:797
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 797, 'rulebooks/expansion.civ')
+        c = (('Library' in held))  # rulebooks/expansion.civ:798
+        if c:  # rulebooks/expansion.civ:798
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 798, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 795)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -899,59 +908,59 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:800
+    # rulebooks/expansion.civ:802
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:804
-        e0_area = 'coastal'  # rulebooks/expansion.civ:804
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 805)
+        e0_amount = 2  # rulebooks/expansion.civ:806
+        e0_area = 'coastal'  # rulebooks/expansion.civ:806
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 807)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:807
-        if c:  # rulebooks/expansion.civ:807
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 807, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 804)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:809
+        if c:  # rulebooks/expansion.civ:809
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 809, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 806)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:805
-        e0_area = 'coastal'  # rulebooks/expansion.civ:805
+        e0_amount = 1  # rulebooks/expansion.civ:807
+        e0_area = 'coastal'  # rulebooks/expansion.civ:807
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:807
-        if c:  # rulebooks/expansion.civ:807
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 807, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 805)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:809
+        if c:  # rulebooks/expansion.civ:809
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 809, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 807)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:811
+    # rulebooks/expansion.civ:813
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b936 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:816
-        ub936 = type(b936) is _U
-        if ub936:
-            s.undecided.append((816, 'rulebooks/expansion.civ', 'which effects apply', b936.facts))
-        if ub936 or b936:
-            e0_amount = 1  # rulebooks/expansion.civ:816
-            e0_to = 'trader'  # rulebooks/expansion.civ:816
-        if ub936 or not b936:
-            e1_amount = 1  # rulebooks/expansion.civ:816
-        if ub936:
+        b945 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:818
+        ub945 = type(b945) is _U
+        if ub945:
+            s.undecided.append((818, 'rulebooks/expansion.civ', 'which effects apply', b945.facts))
+        if ub945 or b945:
+            e0_amount = 1  # rulebooks/expansion.civ:818
+            e0_to = 'trader'  # rulebooks/expansion.civ:818
+        if ub945 or not b945:
+            e1_amount = 1  # rulebooks/expansion.civ:818
+        if ub945:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 816))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 818))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 816))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 818))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -960,7 +969,7 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
@@ -972,22 +981,22 @@ CALAMITIES = _rt.records((
     '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Lose all your ships; lose 5 treasury."}]',
     '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 581, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
     '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 613, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 625, "summary": "Destroy 1 city."}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 658, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 671, "summary": "Reduce 1 city; lose 5 treasury."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 692, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 708, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 717, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 727, "summary": "Reduce all cities but 3."}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 743, "summary": "Lose 5 tokens."}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 753, "summary": "The beneficiary annexes 2 unit points per city."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 765, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 780, "summary": "Take 1 damage per city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 789, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 800, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 811, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 626, "summary": "Destroy 1 city."}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 635, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 659, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 672, "summary": "Reduce 1 city; lose 5 treasury."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 680, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 694, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 710, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 719, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 729, "summary": "Reduce all cities but 3."}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 745, "summary": "Lose 5 tokens."}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 755, "summary": "The beneficiary annexes 2 unit points per city."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 767, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 782, "summary": "Take 1 damage per city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 791, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 802, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 813, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
@@ -1019,49 +1028,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:827
+    # rulebooks/expansion.civ:829
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:828
+    # rulebooks/expansion.civ:830
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 829, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 831, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:831
+    # rulebooks/expansion.civ:833
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 832, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 833),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 834, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 835),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:835
+    # rulebooks/expansion.civ:837
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 836, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 837),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 838, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 839),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:839
+    # rulebooks/expansion.civ:841
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 840, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 841),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 842, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 843),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:843
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 843)
+    # rulebooks/expansion.civ:845
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 845)
 
 
 AST = {
@@ -1091,18 +1100,18 @@ CIVILIZATIONS = {
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 880),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 881),
-    ('Treasury', lambda s: s.fact('treasury'), 882),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 883),
-    ('Cities', lambda s: (s.fact('cities') * 50), 884),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 885),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 882),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 883),
+    ('Treasury', lambda s: s.fact('treasury'), 884),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 885),
+    ('Cities', lambda s: (s.fact('cities') * 50), 886),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 887),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (883,)
+SCORE_AST = (885,)
 
-LINES = _rt.line_map('140:948 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 466:625 471:629 472:629 475:630 476:630 477:630 485:634 490:647 491:647 495:639 497:639 498:639 500:640 501:640 503:642 504:642 505:643 506:643 511:646 513:649 514:651 515:651 516:651 518:651 519:651 520:651 521:651 523:651 524:650 525:650 526:650 528:650 529:650 530:650 531:650 533:650 534:648 535:648 537:648 550:646 551:646 555:648 556:648 557:648 564:658 569:663 570:663 571:662 573:664 574:664 575:664 576:665 577:665 578:665 579:666 580:666 581:666 588:671 593:675 594:675 595:675 604:679 609:683 610:683 611:683 612:684 614:686 615:685 616:685 617:685 618:686 619:686 620:686 621:686 622:687 623:687 624:687 630:684 631:684 632:684 636:686 637:685 638:685 639:685 640:686 641:686 642:686 643:686 644:687 645:687 646:687 652:692 657:696 658:696 659:697 661:699 662:699 663:699 664:700 665:700 666:700 667:703 668:703 669:703 670:704 671:704 672:704 679:697 680:697 684:701 685:701 686:701 687:702 688:702 689:702 690:703 691:703 692:703 693:704 694:704 695:704 702:708 707:712 708:712 709:712 719:717 724:721 726:722 727:722 728:722 729:723 730:723 731:723 740:727 745:731 747:732 748:732 749:732 750:733 751:733 752:733 753:734 754:734 755:734 756:735 757:735 758:735 759:736 760:736 761:736 762:737 763:737 764:737 765:738 766:738 767:738 768:739 769:739 770:739 777:743 782:747 783:747 792:753 797:757 799:758 800:758 801:758 802:759 803:759 804:759 805:760 806:760 807:760 815:765 820:769 821:769 822:770 825:772 826:773 827:773 828:773 829:774 830:774 831:774 832:775 833:775 834:775 835:772 836:772 842:770 843:770 847:773 848:773 849:773 850:774 851:774 852:774 858:780 863:784 864:784 867:785 868:785 869:785 878:789 883:794 884:794 885:793 887:795 888:795 889:795 890:796 891:796 892:796 900:800 905:804 906:804 907:805 909:807 910:807 911:807 917:805 918:805 922:807 923:807 924:807 930:811 937:816 939:816 940:816 942:816 943:816 945:816 1020:827 1027:828 1031:829 1035:831 1039:832 1040:833 1044:835 1048:836 1049:837 1053:839 1057:840 1058:841 1062:843 1064:843 1071:855 1072:856 1073:857 1074:858 1075:859 1076:860 1077:861 1078:862 1079:863 1080:864 1081:865 1082:866 1083:867 1084:868 1085:869 1086:870 1087:871 1088:872 1094:880 1095:881 1096:882 1097:883 1098:884 1099:885')
+LINES = _rt.line_map('140:950 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 467:626 472:630 473:630 476:631 477:631 478:631 486:635 491:648 492:648 496:640 498:640 499:640 501:641 502:641 504:643 505:643 506:644 507:644 512:647 514:650 515:652 516:652 517:652 519:652 520:652 521:652 522:652 524:652 525:651 526:651 527:651 529:651 530:651 531:651 532:651 534:651 535:649 536:649 538:649 551:647 552:647 556:649 557:649 558:649 565:659 570:664 571:664 572:663 574:665 575:665 576:665 577:666 578:666 579:666 580:667 581:667 582:667 589:672 594:676 595:676 596:676 605:680 610:684 611:684 612:684 613:685 615:687 617:686 618:686 619:686 620:686 621:687 622:687 623:687 624:687 625:687 626:688 627:688 628:688 635:685 636:685 637:685 641:687 643:686 644:686 645:686 646:686 647:687 648:687 649:687 650:687 651:687 652:688 653:688 654:688 661:694 666:698 667:698 668:699 670:701 671:701 672:701 673:702 674:702 675:702 676:705 677:705 678:705 679:706 680:706 681:706 688:699 689:699 693:703 694:703 695:703 696:704 697:704 698:704 699:705 700:705 701:705 702:706 703:706 704:706 711:710 716:714 717:714 718:714 728:719 733:723 735:724 736:724 737:724 738:725 739:725 740:725 749:729 754:733 756:734 757:734 758:734 759:735 760:735 761:735 762:736 763:736 764:736 765:737 766:737 767:737 768:738 769:738 770:738 771:739 772:739 773:739 774:740 775:740 776:740 777:741 778:741 779:741 786:745 791:749 792:749 801:755 806:759 808:760 809:760 810:760 811:761 812:761 813:761 814:762 815:762 816:762 824:767 829:771 830:771 831:772 834:774 835:775 836:775 837:775 838:776 839:776 840:776 841:777 842:777 843:777 844:774 845:774 851:772 852:772 856:775 857:775 858:775 859:776 860:776 861:776 867:782 872:786 873:786 876:787 877:787 878:787 887:791 892:796 893:796 894:795 896:797 897:797 898:797 899:798 900:798 901:798 909:802 914:806 915:806 916:807 918:809 919:809 920:809 926:807 927:807 931:809 932:809 933:809 939:813 946:818 948:818 949:818 951:818 952:818 954:818 1029:829 1036:830 1040:831 1044:833 1048:834 1049:835 1053:837 1057:838 1058:839 1062:841 1066:842 1067:843 1071:845 1073:845 1080:857 1081:858 1082:859 1083:860 1084:861 1085:862 1086:863 1087:864 1088:865 1089:866 1090:867 1091:868 1092:869 1093:870 1094:871 1095:872 1096:873 1097:874 1103:882 1104:883 1105:884 1106:885 1107:886 1108:887')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

@@ -13,14 +13,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'f759ba096ca5d804c8e31ecfd3ed6e1846ce465f7940c93e5634a9f45380eaf1'}
+SOURCES = {'rulebooks/megaciv.civ': '2dae64d8f8b0ec4d355fc3c1d8fa3475f7a4eeb2966b0a657852754fd2587fdb'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
 ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
 FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support_rate': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -413,6 +413,7 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
         if c:  # rulebooks/megaciv.civ:570
             e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 570, 'rulebooks/megaciv.civ')
         effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
+        _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Slave Revolt', role, s, [], None, (), (), False, None, None))
@@ -420,75 +421,75 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:575
+    # rulebooks/megaciv.civ:576
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b427 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:580
-        ub427 = type(b427) is _U
-        if ub427:
-            s.undecided.append((580, 'rulebooks/megaciv.civ', 'which effects apply', b427.facts))
-        if ub427 or b427:
-            e0_amount = 15  # rulebooks/megaciv.civ:580
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:580
-        if ub427 or not b427:
-            e1_amount = 5  # rulebooks/megaciv.civ:580
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:580
-        if ub427:
+        b428 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:581
+        ub428 = type(b428) is _U
+        if ub428:
+            s.undecided.append((581, 'rulebooks/megaciv.civ', 'which effects apply', b428.facts))
+        if ub428 or b428:
+            e0_amount = 15  # rulebooks/megaciv.civ:581
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:581
+        if ub428 or not b428:
+            e1_amount = 5  # rulebooks/megaciv.civ:581
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:581
+        if ub428:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 582)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 583)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
-        if c:  # rulebooks/megaciv.civ:583
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:584
+        if c:  # rulebooks/megaciv.civ:584
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 583, 'rulebooks/megaciv.civ')
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
             elif e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 583, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 580))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 581))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 580))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 581))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:582
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:582
+        e0_amount = 5  # rulebooks/megaciv.civ:583
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:583
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:583
-        if c:  # rulebooks/megaciv.civ:583
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 583, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 582)]
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:584
+        if c:  # rulebooks/megaciv.civ:584
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 583)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:588
+    # rulebooks/megaciv.civ:589
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:592
-        e0_area = 'any'  # rulebooks/megaciv.civ:592
+        e0_amount = 3  # rulebooks/megaciv.civ:593
+        e0_area = 'any'  # rulebooks/megaciv.civ:593
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:593
-        if c:  # rulebooks/megaciv.civ:593
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 593, 'rulebooks/megaciv.civ')
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:594
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:594
         if c:  # rulebooks/megaciv.civ:594
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 594, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:595
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 594, 'rulebooks/megaciv.civ')
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:595
         if c:  # rulebooks/megaciv.civ:595
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 595, 'rulebooks/megaciv.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:596
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 595, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:596
         if c:  # rulebooks/megaciv.civ:596
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 596, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 596, 'rulebooks/megaciv.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:597
+        if c:  # rulebooks/megaciv.civ:597
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 597, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 593)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -497,27 +498,27 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:599
+    # rulebooks/megaciv.civ:600
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:603
+        e0_amount = 35  # rulebooks/megaciv.civ:604
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:604
-        if c:  # rulebooks/megaciv.civ:604
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 604, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:605
+        c = (('Music' in held))  # rulebooks/megaciv.civ:605
         if c:  # rulebooks/megaciv.civ:605
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 605, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:606
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 605, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:606
         if c:  # rulebooks/megaciv.civ:606
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 606, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:607
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 606, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:607
         if c:  # rulebooks/megaciv.civ:607
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 607, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:608
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 607, 'rulebooks/megaciv.civ')
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:608
         if c:  # rulebooks/megaciv.civ:608
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 608, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 603)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 608, 'rulebooks/megaciv.civ')
+        c = (('Military' in held))  # rulebooks/megaciv.civ:609
+        if c:  # rulebooks/megaciv.civ:609
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 609, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 604)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -525,132 +526,140 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:613
+    # rulebooks/megaciv.civ:614
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:617
+        e0_amount = 15  # rulebooks/megaciv.civ:618
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:618
-        if c:  # rulebooks/megaciv.civ:618
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 618, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:619
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:619
         if c:  # rulebooks/megaciv.civ:619
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 619, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:620
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 619, 'rulebooks/megaciv.civ')
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:620
         if c:  # rulebooks/megaciv.civ:620
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 620, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 620, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:621
+        if c:  # rulebooks/megaciv.civ:621
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 621, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 618)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
 
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
-    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:625
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
+    # rulebooks/megaciv.civ:626
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 631, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:631
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 631, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:629
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:629
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 630)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 632, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:632
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 632, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:630
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 631)
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
-        if c:  # rulebooks/megaciv.civ:632
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
+        e0_amount_unselected = 0
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 633, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 629)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 634, 'rulebooks/megaciv.civ')
+            e0_amount_unselected += 1
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:635
+        if c:  # rulebooks/megaciv.civ:635
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 635, 'rulebooks/megaciv.civ')
+            e0_amount_unselected += 2
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
+        _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:630
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
+        e0_amount = 2  # rulebooks/megaciv.civ:631
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:631
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:632
-        if c:  # rulebooks/megaciv.civ:632
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 632, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:633
+        e0_amount_unselected = 0
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:633
         if c:  # rulebooks/megaciv.civ:633
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 633, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:634
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 633, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:634
         if c:  # rulebooks/megaciv.civ:634
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 634, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 634, 'rulebooks/megaciv.civ')
+            e0_amount_unselected += 1
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:635
+        if c:  # rulebooks/megaciv.civ:635
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 635, 'rulebooks/megaciv.civ')
+            e0_amount_unselected += 2
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 631)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
+        _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:639
+    # rulebooks/megaciv.civ:641
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:643
-        e0_area = 'any'  # rulebooks/megaciv.civ:643
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 644)
+        e0_amount = 15  # rulebooks/megaciv.civ:645
+        e0_area = 'any'  # rulebooks/megaciv.civ:645
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 646)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
-        if c:  # rulebooks/megaciv.civ:646
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 646, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:647
-        if c:  # rulebooks/megaciv.civ:647
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 647, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:648
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:648
         if c:  # rulebooks/megaciv.civ:648
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 648, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:649
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 648, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:649
         if c:  # rulebooks/megaciv.civ:649
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 649, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 649, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:650
+        if c:  # rulebooks/megaciv.civ:650
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 650, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:651
+        if c:  # rulebooks/megaciv.civ:651
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 651, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 645)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:644
-        e0_area = 'any'  # rulebooks/megaciv.civ:644
+        e0_amount = 10  # rulebooks/megaciv.civ:646
+        e0_area = 'any'  # rulebooks/megaciv.civ:646
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:646
-        if c:  # rulebooks/megaciv.civ:646
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 646, 'rulebooks/megaciv.civ')
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:650
-        if c:  # rulebooks/megaciv.civ:650
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 650, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 644)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:648
+        if c:  # rulebooks/megaciv.civ:648
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 648, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:652
+        if c:  # rulebooks/megaciv.civ:652
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 652, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 646)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:653
+    # rulebooks/megaciv.civ:655
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:657
+        e0_amount = 15  # rulebooks/megaciv.civ:659
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:658
-        if c:  # rulebooks/megaciv.civ:658
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 658, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:659
-        if c:  # rulebooks/megaciv.civ:659
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 659, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:660
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:660
         if c:  # rulebooks/megaciv.civ:660
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 660, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:661
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 660, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:661
         if c:  # rulebooks/megaciv.civ:661
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 661, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 657)]
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 661, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:662
+        if c:  # rulebooks/megaciv.civ:662
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 662, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:663
+        if c:  # rulebooks/megaciv.civ:663
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 663, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 659)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -659,30 +668,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:665
+    # rulebooks/megaciv.civ:667
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:669
+        e0_amount = 3  # rulebooks/megaciv.civ:671
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:670
-        if c:  # rulebooks/megaciv.civ:670
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 670, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:671
-        if c:  # rulebooks/megaciv.civ:671
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 671, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:672
+        c = (('Music' in held))  # rulebooks/megaciv.civ:672
         if c:  # rulebooks/megaciv.civ:672
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 672, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:673
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 672, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:673
         if c:  # rulebooks/megaciv.civ:673
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 673, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:674
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 673, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:674
         if c:  # rulebooks/megaciv.civ:674
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 674, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:675
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 674, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:675
         if c:  # rulebooks/megaciv.civ:675
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 675, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 675, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:676
+        if c:  # rulebooks/megaciv.civ:676
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 676, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:677
+        if c:  # rulebooks/megaciv.civ:677
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 677, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 671)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -690,21 +699,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:679
+    # rulebooks/megaciv.civ:681
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:683
+        e0_amount = 10  # rulebooks/megaciv.civ:685
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:684
-        if c:  # rulebooks/megaciv.civ:684
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 684, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:685
-        if c:  # rulebooks/megaciv.civ:685
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 685, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:686
+        c = (('Law' in held))  # rulebooks/megaciv.civ:686
         if c:  # rulebooks/megaciv.civ:686
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 686, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 683)]
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 686, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:687
+        if c:  # rulebooks/megaciv.civ:687
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 687, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:688
+        if c:  # rulebooks/megaciv.civ:688
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 688, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 685)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -714,74 +723,74 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:689
+    # rulebooks/megaciv.civ:691
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 697, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:697
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 697, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:693
-        e0_area = 'any'  # rulebooks/megaciv.civ:693
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 694)
+        if s.decide((s.fact('cities') == 0), 699, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:699
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 699, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:695
+        e0_area = 'any'  # rulebooks/megaciv.civ:695
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 696)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
-        if c:  # rulebooks/megaciv.civ:698
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
-        if c:  # rulebooks/megaciv.civ:699
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 693)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
+        if c:  # rulebooks/megaciv.civ:701
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        if c:  # rulebooks/megaciv.civ:702
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 695)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (696, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 696, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:694
-        e0_area = 'any'  # rulebooks/megaciv.civ:694
+        excluded = (698, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 698, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:696
+        e0_area = 'any'  # rulebooks/megaciv.civ:696
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:701
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:698
-        if c:  # rulebooks/megaciv.civ:698
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 698, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:699
-        if c:  # rulebooks/megaciv.civ:699
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 699, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:700
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:703
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:700
         if c:  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 700, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 701, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:701
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 701, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 694)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 700, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:701
+        if c:  # rulebooks/megaciv.civ:701
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 701, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:702
+        if c:  # rulebooks/megaciv.civ:702
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 702, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 703, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:703
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 703, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 696)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:706
+    # rulebooks/megaciv.civ:708
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:710
+        e0_amount = 1  # rulebooks/megaciv.civ:712
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:713
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:711
-        if c:  # rulebooks/megaciv.civ:711
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 711, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:712
-        if c:  # rulebooks/megaciv.civ:712
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 712, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 713, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:713
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 713, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 710)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:715
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:713
+        if c:  # rulebooks/megaciv.civ:713
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 713, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:714
+        if c:  # rulebooks/megaciv.civ:714
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 714, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 715, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:715
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 715, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 712)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -790,39 +799,39 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:718
+    # rulebooks/megaciv.civ:720
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 727, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:727
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 727, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:722
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:722
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 723)
+        if s.decide((s.fact('coastal_cities') == 0), 729, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:729
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 729, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:724
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:724
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 725)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:728
-        if c:  # rulebooks/megaciv.civ:728
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 728, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:729
-        if c:  # rulebooks/megaciv.civ:729
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 729, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 722)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:730
+        if c:  # rulebooks/megaciv.civ:730
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 730, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:731
+        if c:  # rulebooks/megaciv.civ:731
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 731, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 724)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (725, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 725, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:723
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:723
+        excluded = (727, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 727, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:725
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:725
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 725)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
@@ -838,18 +847,18 @@ CALAMITIES = _rt.records((
     '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes 1 city."}]',
     '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
     '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 563, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 575, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 588, "summary": "Reduce 3 cities."}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 599, "summary": "The beneficiary annexes all but 35 unit points."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 613, "summary": "15 barbarian tokens attack a city."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 625, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 639, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 653, "summary": "The beneficiary annexes 15 unit points."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 665, "summary": "Reduce all cities but 3."}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 689, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 706, "summary": "Move back 1 step on the A.S.T."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 718, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 576, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 589, "summary": "Reduce 3 cities."}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 600, "summary": "The beneficiary annexes all but 35 unit points."}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 614, "summary": "15 barbarian tokens attack a city."}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 626, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 641, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 655, "summary": "The beneficiary annexes 15 unit points."}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 667, "summary": "Reduce all cities but 3."}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 681, "summary": "Discard commodity cards worth at least 10 in face value."}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 691, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 708, "summary": "Move back 1 step on the A.S.T."}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 720, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
 ))
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
@@ -881,111 +890,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:741
+    # rulebooks/megaciv.civ:743
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:742
+    # rulebooks/megaciv.civ:744
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 743)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 743), _rt.requirement('cities', s.fact('cities'), '>=', 1, 743)]], 743, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 745)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 745), _rt.requirement('cities', s.fact('cities'), '>=', 1, 745)]], 745, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:745
+    # rulebooks/megaciv.civ:747
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 746)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 746), _rt.requirement('cities', s.fact('cities'), '>=', 2, 746)]], 746, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 747, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 748)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 748), _rt.requirement('cities', s.fact('cities'), '>=', 2, 748)]], 748, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 749, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:749
+    # rulebooks/megaciv.civ:751
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 751, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 752)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 752), _rt.requirement('cities', s.fact('cities'), '>=', 2, 752)]], 752, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 753, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:753
+    # rulebooks/megaciv.civ:755
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 3, 754)]], 754, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 755, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 756)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 756), _rt.requirement('cities', s.fact('cities'), '>=', 3, 756)]], 756, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 757, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:757
+    # rulebooks/megaciv.civ:759
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 4, 758)]], 758, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 759, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 760)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 760), _rt.requirement('cities', s.fact('cities'), '>=', 4, 760)]], 760, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 761, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:768
+    # rulebooks/megaciv.civ:770
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:769
+    # rulebooks/megaciv.civ:771
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 770)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 770), _rt.requirement('cities', s.fact('cities'), '>=', 2, 770)]], 770, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 772)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 772), _rt.requirement('cities', s.fact('cities'), '>=', 2, 772)]], 772, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:772
+    # rulebooks/megaciv.civ:774
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 2, 773)]], 773, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 774, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 775)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 775), _rt.requirement('cities', s.fact('cities'), '>=', 2, 775)]], 775, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 776, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:776
+    # rulebooks/megaciv.civ:778
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 3, 777)]], 777, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 778, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 779)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 779), _rt.requirement('cities', s.fact('cities'), '>=', 3, 779)]], 779, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 780, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:780
+    # rulebooks/megaciv.civ:782
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 4, 781)]], 781, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 782, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 783, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 783)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 783), _rt.requirement('cities', s.fact('cities'), '>=', 4, 783)]], 783, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 784, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 785, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:785
+    # rulebooks/megaciv.civ:787
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 786)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 786), _rt.requirement('cities', s.fact('cities'), '>=', 5, 786)]], 786, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 787, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 788, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 788)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 788), _rt.requirement('cities', s.fact('cities'), '>=', 5, 788)]], 788, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 789, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 790, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:790
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 790)
+    # rulebooks/megaciv.civ:792
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 792)
 
 
 AST = {
@@ -1013,27 +1022,27 @@ CIVILIZATIONS = {
     'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
 }
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 932}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 934}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 937),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 938),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 939),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 940),
+    ('Cities in play', lambda s: s.fact('cities'), 939),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 940),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 941),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 942),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 941),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 942),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 943),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 944),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 945),
-    ('All credit points', lambda s: s.derived('credit_total'), 946),
-    ('Cities on the board', lambda s: s.fact('cities'), 947),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 948),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 943),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 944),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 945),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 946),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 947),
+    ('All credit points', lambda s: s.derived('credit_total'), 948),
+    ('Cities on the board', lambda s: s.fact('cities'), 949),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 950),
 ]
-SCORE_AST = (939,)
+SCORE_AST = (941,)
 
-LINES = _rt.line_map('140:1013 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:554 366:554 367:555 369:556 370:556 371:556 372:557 373:557 374:557 375:558 376:558 377:558 383:555 384:555 388:557 389:557 390:557 391:558 392:558 393:558 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 421:575 428:580 430:580 431:580 433:580 434:580 436:580 437:580 441:582 443:583 444:583 446:583 448:583 458:582 459:582 463:583 464:583 465:583 471:588 476:592 477:592 479:593 480:593 481:593 482:594 483:594 484:594 485:595 486:595 487:595 488:596 489:596 490:596 498:599 503:603 505:604 506:604 507:604 508:605 509:605 510:605 511:606 512:606 513:606 514:607 515:607 516:607 517:608 518:608 519:608 526:613 531:617 533:618 534:618 535:618 536:619 537:619 538:619 539:620 540:620 541:620 548:625 553:631 554:631 555:629 556:629 557:630 559:632 560:632 561:632 562:633 563:633 564:633 565:634 566:634 567:634 573:630 574:630 578:632 579:632 580:632 581:633 582:633 583:633 584:634 585:634 586:634 592:639 597:643 598:643 599:644 601:646 602:646 603:646 604:647 605:647 606:647 607:648 608:648 609:648 610:649 611:649 612:649 618:644 619:644 623:646 624:646 625:646 626:650 627:650 628:650 634:653 639:657 641:658 642:658 643:658 644:659 645:659 646:659 647:660 648:660 649:660 650:661 651:661 652:661 660:665 665:669 667:670 668:670 669:670 670:671 671:671 672:671 673:672 674:672 675:672 676:673 677:673 678:673 679:674 680:674 681:674 682:675 683:675 684:675 691:679 696:683 698:684 699:684 700:684 701:685 702:685 703:685 704:686 705:686 706:686 715:689 720:697 721:697 722:693 723:693 724:694 727:701 728:698 729:698 730:698 731:699 732:699 733:699 734:700 735:700 736:700 737:701 738:701 743:696 744:694 745:694 750:701 751:698 752:698 753:698 754:699 755:699 756:699 757:700 758:700 759:700 760:701 761:701 767:706 772:710 775:713 776:711 777:711 778:711 779:712 780:712 781:712 782:713 783:713 791:718 796:727 797:727 798:722 799:722 800:723 802:728 803:728 804:728 805:729 806:729 807:729 812:725 813:723 814:723 882:741 889:742 893:743 897:745 901:746 902:747 906:749 910:750 911:751 915:753 919:754 920:755 924:757 928:758 929:759 933:768 940:769 944:770 948:772 952:773 953:774 957:776 961:777 962:778 966:780 970:781 971:782 972:783 976:785 980:786 981:787 982:788 986:790 988:790 996:801 997:808 998:815 999:822 1000:829 1001:836 1002:843 1003:850 1004:857 1005:864 1006:871 1007:878 1008:885 1009:892 1010:899 1011:906 1012:913 1013:920 1016:932 1019:937 1020:938 1021:939 1022:940 1025:941 1026:942 1027:943 1028:944 1029:945 1030:946 1031:947 1032:948')
+LINES = _rt.line_map('140:1015 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:554 366:554 367:555 369:556 370:556 371:556 372:557 373:557 374:557 375:558 376:558 377:558 383:555 384:555 388:557 389:557 390:557 391:558 392:558 393:558 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 422:576 429:581 431:581 432:581 434:581 435:581 437:581 438:581 442:583 444:584 445:584 447:584 449:584 459:583 460:583 464:584 465:584 466:584 472:589 477:593 478:593 480:594 481:594 482:594 483:595 484:595 485:595 486:596 487:596 488:596 489:597 490:597 491:597 499:600 504:604 506:605 507:605 508:605 509:606 510:606 511:606 512:607 513:607 514:607 515:608 516:608 517:608 518:609 519:609 520:609 527:614 532:618 534:619 535:619 536:619 537:620 538:620 539:620 540:621 541:621 542:621 549:626 554:632 555:632 556:630 557:630 558:631 561:633 562:633 563:633 564:634 565:634 566:634 567:634 568:635 569:635 570:635 571:635 578:631 579:631 584:633 585:633 586:633 587:634 588:634 589:634 590:634 591:635 592:635 593:635 594:635 601:641 606:645 607:645 608:646 610:648 611:648 612:648 613:649 614:649 615:649 616:650 617:650 618:650 619:651 620:651 621:651 627:646 628:646 632:648 633:648 634:648 635:652 636:652 637:652 643:655 648:659 650:660 651:660 652:660 653:661 654:661 655:661 656:662 657:662 658:662 659:663 660:663 661:663 669:667 674:671 676:672 677:672 678:672 679:673 680:673 681:673 682:674 683:674 684:674 685:675 686:675 687:675 688:676 689:676 690:676 691:677 692:677 693:677 700:681 705:685 707:686 708:686 709:686 710:687 711:687 712:687 713:688 714:688 715:688 724:691 729:699 730:699 731:695 732:695 733:696 736:703 737:700 738:700 739:700 740:701 741:701 742:701 743:702 744:702 745:702 746:703 747:703 752:698 753:696 754:696 759:703 760:700 761:700 762:700 763:701 764:701 765:701 766:702 767:702 768:702 769:703 770:703 776:708 781:712 784:715 785:713 786:713 787:713 788:714 789:714 790:714 791:715 792:715 800:720 805:729 806:729 807:724 808:724 809:725 811:730 812:730 813:730 814:731 815:731 816:731 821:727 822:725 823:725 891:743 898:744 902:745 906:747 910:748 911:749 915:751 919:752 920:753 924:755 928:756 929:757 933:759 937:760 938:761 942:770 949:771 953:772 957:774 961:775 962:776 966:778 970:779 971:780 975:782 979:783 980:784 981:785 985:787 989:788 990:789 991:790 995:792 997:792 1005:803 1006:810 1007:817 1008:824 1009:831 1010:838 1011:845 1012:852 1013:859 1014:866 1015:873 1016:880 1017:887 1018:894 1019:901 1020:908 1021:915 1022:922 1025:934 1028:939 1029:940 1030:941 1031:942 1034:943 1035:944 1036:945 1037:946 1038:947 1039:948 1040:949 1041:950')
 LINE_FILES = ('rulebooks/megaciv.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
