@@ -92,6 +92,11 @@ STRESS = [
      {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"explain": True}),
     ("180-card hand", "megaciv",
      {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {}),
+    # Trade Routes and Trade Empire held: the payment table's conversion and substitution states
+    ("20 cards, Trade Routes + Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 20, "treasury": 20, "players": 9}, {}),
+    ("30 cards, Trade Routes + Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 30, "treasury": 20, "players": 9}, {}),
 ]
 
 

@@ -205,6 +205,11 @@ class Payment(Record):
 
 
 _DONE = ("done",)
+# Trade Empire's flag, commodities taken in ascending face order (PaymentTable): a set took the
+# substitute and owes a donor (any later commodity's face is at least its), or a donor was given
+# and owes a set (only a commodity of the same face can still take it)
+_OWE = ("owe",)
+_GAVE = ("gave",)
 
 
 class PaymentTable:
@@ -225,8 +230,10 @@ class PaymentTable:
     face total), and tokens not needed stay in the treasury (no overpayment from them).
     `substitute_card()` (Mega Civilization's Trade Empire): one card of commodity Y counts as
     one more card of an incomplete set of X whose face is at most Y's; the state adds a flag
-    (none / X's face owed a donor / a donor of face d given / done), so at most 2 x faces + 2
-    times the states.
+    (none / a set owes a donor / a donor owes a set / done). The commodities are taken in
+    ascending face order so that the flag need not carry a face: a donor after the set has a
+    face at least the set's, and a donor given before its set must share its face, so "donor
+    owes a set" states end at the next face (at most 4 times the states, not 2 x faces + 2).
     """
 
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
@@ -249,6 +256,12 @@ class PaymentTable:
             top = n + 1 if self.substitute else n  # a substitute card makes a set one larger
             self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, top + 1)])
         self.total_cards = sum(self.counts)
+        # the programme's order: the names', or with Trade Empire ascending face then name (the
+        # substitution's face test becomes an order; ties between equally good payments are then
+        # met in that order)
+        self.order = list(range(len(self.names)))
+        if self.substitute:
+            self.order.sort(key=lambda i: (self.faces[i], self.names[i]))
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
@@ -264,21 +277,23 @@ class PaymentTable:
                     continue
                 # this commodity's set takes the substitute: it must have a card of its own and
                 # stay within the deck's count (an incomplete set)
+                # (faces ascend: a donor given before has this face, see _layers)
                 if k >= 1 and face > 0 and not (self.deck[i] and k + 1 > self.deck[i]):
                     if flag is None:
-                        yield k, c, "set", f[k + 1], ("owe", face)
-                    elif flag[0] == "gave" and face <= flag[1]:
+                        yield k, c, "set", f[k + 1], _OWE
+                    elif flag is _GAVE:
                         yield k, c, "set", f[k + 1], _DONE
-                # one of this commodity's cards is the substitute
+                # one of this commodity's cards is the substitute (faces ascend: at least the
+                # face of a set that took it before)
                 if k + c < n:
                     if flag is None:
-                        yield k, c, "donor", f[k], ("gave", face)
-                    elif flag[0] == "owe" and face >= flag[1]:
+                        yield k, c, "donor", f[k], _GAVE
+                    elif flag is _OWE:
                         yield k, c, "donor", f[k], _DONE
 
     def _layers(self, limit: int, cap=None, keep: bool = False, clamp=None) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
-        substitution flag) of the first i commodities to (value kept, cards kept, back-pointer:
+        substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
         the previous state and this commodity's move); with `keep` the value kept counts the
         tokens converted at their token value (wealth kept) and the key's tokens are cut at
         `clamp`. Without `keep` (what can be paid) the
@@ -287,11 +302,16 @@ class PaymentTable:
         (values only grow)."""
         binds = limit < self.total_cards
         layers = [{(0, 0, 0, None): (0, 0, None)}]
-        for i, (n, f) in enumerate(zip(self.counts, self.values)):
+        for p, i in enumerate(self.order):
+            n, f = self.counts[i], self.values[i]
             per_card = self.rate * self.faces[i]
+            # a donor given at a lower face can no longer find a set (faces ascend)
+            new_face = p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
             new: dict = {}
             for key, (kept_value, held, _) in layers[-1].items():
                 value, conv, kept_cards, flag = key
+                if new_face and flag is _GAVE:
+                    continue
                 if not keep:
                     conv = kept_value  # the most tokens, kept in the value slot (below)
                 for k, c, role, worth, nflag in self._moves(i, flag):
@@ -433,6 +453,11 @@ class PaymentTable:
             if choice is not None and rank > choice[0][:2]:
                 continue
             moves = self._turned_in(layers, key)
+            # back in the names' (alphabetical) order
+            by_name = [None] * len(moves)
+            for i, move in zip(self.order, moves):
+                by_name[i] = move
+            moves = tuple(by_name)
             rank += (tuple(m[0] for m in moves), tuple(m[1] for m in moves),
                      tuple(m[2] or "" for m in moves))
             if choice is None or rank < choice[0]:
