@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,15 @@ def test_each_question_loads_only_its_path(args, own):
     if args[0] == "plan":
         unused -= {"fractions", "decimal"}  # the planner ranks by exact fractions
     assert not unused & modules, f"`civdsl {args[0]}` imported {sorted(unused & modules)}"
+
+
+def test_a_missing_dependency_is_named_without_a_traceback(tmp_path):
+    """An interpreter without one of civdsl's dependencies (here lark is blocked) gets one line that
+    names the package and how to install it, exit code 1."""
+    code = ("import sys; sys.modules['lark'] = None; sys.argv = ['civdsl', 'check', 'rulebooks/civ1980.civ']; "
+            "from civdsl.cli import main; main()")
+    env = {**os.environ, "CIVDSL_CACHE": str(tmp_path)}   # an empty cache: check must parse
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "needs the Python package `lark`" in proc.stderr

@@ -69,7 +69,17 @@ class LazyGroup(Conventions, click.Group):
         warning = install_drift()  # an installed copy run inside a checkout that differs from it
         if warning:
             click.echo(click.style(warning, fg="yellow", bold=True) if use_color(err=True) else warning, err=True)
-        return super().invoke(ctx)
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as error:
+            # a dependency (lark, yaml, jsonschema, ...) missing from this interpreter: say which and
+            # how to install it, never a traceback; a missing module of civdsl itself is a bug
+            if not error.name or error.name.split(".")[0] == "civdsl":
+                raise
+            click.echo(f"error: civdsl needs the Python package `{error.name.split('.')[0]}`, which this "
+                       f"interpreter ({sys.executable}) does not have: install civdsl with its "
+                       "dependencies (`pip install -e .` in a checkout, see the README's Quick start)", err=True)
+            ctx.exit(1)
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
