@@ -305,6 +305,11 @@ def _section_numbers(ed, w: Words, out: list[str]) -> None:
         out.append("")
 
 
+def _range(low, high) -> str:
+    """A band of values as a player reads it: "3", or "3\u20135"."""
+    return f"{low}" if low == high else f"{low}\u2013{high}"
+
+
 def _section_tables(ed, w: Words, out: list[str]) -> None:
     """Each table's bands."""
     if ed.tables:
@@ -312,7 +317,7 @@ def _section_tables(ed, w: Words, out: list[str]) -> None:
         for t in ed.tables.values():
             out += [f"**{md((t.doc or t.id.replace('_', ' ')))}**", "", "| range | value |", "|---|---|"]
             for b in t.bands:
-                rng = f"{b.low}+" if b.high is None else f"{b.low}" if b.high == b.low else f"{b.low}\u2013{b.high}"
+                rng = f"{b.low}+" if b.high is None else _range(b.low, b.high)
                 out.append(f"| {rng} | {md(w.expr(b.value))} |")
             out.append("")
 
@@ -357,7 +362,7 @@ def _section_tracks(ed, w: Words, out: list[str]) -> None:
         for t in ed.tracks.values():
             out += [f"**{md(t.name)}**: positions {_bounds(t.low, t.high)}, starts at {t.start}", ""]
             for s in t.stages:
-                span = f"{s.low}" if s.low == s.high else f"{s.low}\u2013{s.high}"
+                span = _range(s.low, s.high)
                 out.append(f"- {span}: {md(s.name)}")
             for m in t.marks:
                 what = _clauses(w, m.body) if m.body else ""
@@ -374,7 +379,7 @@ def _section_event_tables(ed, w: Words, out: list[str]) -> None:
         for t in ed.event_tables.values():
             out += [f"**{md(t.name)}**: roll one {t.die}-sided die", "", "| roll | event | effect |", "|---|---|---|"]
             for row in t.rows:
-                face = f"{row.low}" if row.low == row.high else f"{row.low}\u2013{row.high}"
+                face = _range(row.low, row.high)
                 out.append(f"| {face} | {md(row.label)} | {_cell(_clauses(w, row.body)) or DASH} |")
             out.append("")
             for n in t.notes:
