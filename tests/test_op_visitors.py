@@ -56,7 +56,7 @@ def test_a_missing_visitor_is_an_error_not_a_silent_skip():
 
 
 def test_the_parser_builds_the_typed_nodes():
-    from civdsl.compiler import check_file
+    from civdsl.frontend import check_file
 
     ed = check_file(Path(__file__).parent.parent / "rulebooks" / "civ1980.civ").edition
     types = {type(o) for cal in ed.calamities.values() for m in cal.modifiers for o in m.ops}
