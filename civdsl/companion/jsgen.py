@@ -680,7 +680,7 @@ def _runtime_file(name: str) -> str | None:
 def edition_of(module) -> Edition:
     """The resolved model a compiled module was made from: its rulebook checked again (from the
     compiler's own cache when current), and refused if its files are not the bytes compiled."""
-    from ..compiler import check_file
+    from ..frontend import check_file
     from ..errors import RulebookError
 
     path = _main_file(module)
