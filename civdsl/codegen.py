@@ -150,9 +150,21 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
 
     w.line("")
     w.line("")
+    # how `civdsl table` resolves each calamity (its `resolution` exceptions merged with the
+    # edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)
+    per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
     _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": summaries[cal.name]})
+                                           "line": cal.span.line, "summary": summaries[cal.name],
+                                           "exclude": [x.role for x in cal.exclusions if x.role],
+                                           "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
                                for cal in ed.calamities.values()])
+    # the calamity phase of a whole table (`resolution { ... }`): limits as numbers, the rest as declared
+    table_rules = {}
+    for name, spec in vocab.RESOLUTION_SETTINGS.items():
+        values = ed.resolution_setting(name)
+        table_rules[name] = (consts[values[0]] if values else None) if spec.values == "const" else values
+    table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
+    w.line(f"TABLE_RULES = {table_rules!r}")
     w.line("CALAMITY_FUNCTIONS = {")
     for name, fn in names.items():
         w.line(f"    {name!r}: {fn},")
