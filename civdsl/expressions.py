@@ -188,8 +188,9 @@ def _check_all(exprs, scope: Scope, diags: Diagnostics, item) -> None:
 
 def _readable(fn, scope: Scope) -> bool:
     """Whether a function may be called where `scope` applies: math anywhere, a player's facts
-    in rules about a player, the model in model-level assertions."""
-    return fn.scope == "math" or (fn.scope == "player" and scope.player) or (fn.scope == "model" and scope.model)
+    (and the table around the player) in rules about a player, the model in model-level assertions."""
+    return (fn.scope == "math" or (fn.scope in ("player", "table") and scope.player)
+            or (fn.scope == "model" and scope.model))
 
 
 def _unusable_function(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
@@ -205,12 +206,23 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
         if key not in fn.kwargs:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
+        elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
+            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r != "others"]
+            if not _one_of(value, allowed_relations):
+                diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
+                            help=suggestion(unparse(value), allowed_relations)
+                            or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
-            if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in scope.groups):
+            if not _one_of(value, scope.groups):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), scope.groups))
         else:
             _check(value, scope, diags, item)
+
+
+def _one_of(value: Expr, words) -> bool:
+    """`value` is a bare word among `words` (a group, a table relation)."""
+    return isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in words
 
 
 # --- evaluation (constants and model-level assertions) ------------------------------------
@@ -406,7 +418,27 @@ class PythonCompiler:
     def _logic(self, op: str, operands: list[str]) -> str:
         return f"_rt.{op}_({operands[0]}, {', '.join('lambda: ' + x for x in operands[1:])})"
 
+    def _table_query(self, e: Call, fn) -> str:
+        """A question about other players (issue 13 §3): the expression argument is evaluated
+        for each of them, so it is compiled as a function of that player's state."""
+        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
+        inner = ""
+        if e.args:
+            held, self.held = self.held, "s.held_set"  # the other player's advances, not the victim's
+            try:
+                inner = f"lambda s: {self.compile(e.args[0])}"
+            finally:
+                self.held = held
+        if e.name == "neighbours":
+            return f"s.neighbours({(relation or 'land')!r})"
+        if e.name == "most_among":
+            return f"s.most_among({inner}, {(relation or 'others')!r})"
+        role = e.name.removeprefix("of_")
+        return f"s.of_role({role!r}, {inner})"
+
     def _call(self, e: Call) -> str:
+        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
+            return self._table_query(e, vocab.FUNCTIONS[e.name])
         args = [self.compile(a) for a in e.args]
         if e.name in self.tables:
             return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"
