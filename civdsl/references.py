@@ -61,7 +61,8 @@ class Ref:
     field: str | None = None  # the key of the item field holding it
     scope: str | None = None  # an epoch's track
     label: str | None = None  # the item a diagnostic about it names (errata match it)
-    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)  # the syntax Field holding it
+    # the syntax node holding it: the Field of a use, the Item of a declaration, change or removal
+    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)
 
 
 def _name_span(span: Span, name: str) -> Span:
@@ -95,11 +96,11 @@ class _FileIndexer:
         owner = (kind, item.name)
         label = self._label(item)
         if item.kind in ("change", "remove"):
-            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner)
+            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner, part=item)
         elif item.kind in ("group", "const", "table", "option", "civilization") or item.kind in ITEM_KINDS:
-            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner)
+            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "ast":
-            self.add("track", item.name, "def", item.name_span, "declaration", owner)
+            self.add("track", item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
             target, _, span = item.value
             self.add("item", target, "ref", span, "errata", owner, label=target)
@@ -323,10 +324,22 @@ def index_chain(chain) -> Index:
     return Index(getattr(f, "ast", None) for f in chain)
 
 
-def advances_named(expr) -> list[str]:
-    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+def uses_in(node) -> list[Ref]:
+    """The uses of names inside one syntax node or model object (a modifier, a condition), by
+    where they stand: `holds("X")` names an advance, `cards("X")` a commodity, ... (a bare name
+    stays kind `name`: which declaration it reads needs the chain, `Index`)."""
     out: list[Ref] = []
     indexer = _FileIndexer.__new__(_FileIndexer)
     indexer.file, indexer.out = 0, out
-    indexer.expressions(expr, ("", None), None, None, None)
-    return sorted({r.name for r in out if r.kind == "advance"})
+    indexer.expressions(node, ("", None), None, None, None)
+    return out
+
+
+def mentions(node, kind: str, name: str) -> bool:
+    """Whether `node` names the `kind` called `name` (see `uses_in`)."""
+    return any(r.kind == kind and r.name == name for r in uses_in(node))
+
+
+def advances_named(expr) -> list[str]:
+    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+    return sorted({r.name for r in uses_in(expr) if r.kind == "advance"})
