@@ -52,7 +52,7 @@ from .validator import validate
 
 log = logging.getLogger("civdsl.lsp")
 
-# Errors after which `check_file` does not resolve the chain (kept in step with compiler.py).
+# Errors after which `check_file` does not resolve the chain (kept in step with frontend.py).
 _STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
 
 # ---------------------------------------------------------------------------------------------
