@@ -124,7 +124,10 @@ class Branch:
 
 @dataclass
 class Op:
-    op: str  # add, prevent, set, cap, immune, cancel, option, stop
+    """A modifier operation. Each operation is its own node type (below), so every stage handles
+    it in a `visit_<Node>` method; `op` keeps the rulebook's word (`add`, `prevent`, ...) for output."""
+
+    op: str
     kind: str | None
     param: str | None
     amount: Expr | None
@@ -132,6 +135,42 @@ class Op:
     replacement: Call | None
     each: bool
     span: Span
+
+
+@dataclass
+class ChangeOp(Op):
+    """`add`, `prevent`, `set` or `cap` a parameter of one of the calamity's effects."""
+
+
+@dataclass
+class ImmuneOp(Op):
+    """`immune`: the victim suffers nothing."""
+
+
+@dataclass
+class CancelOp(Op):
+    """`cancel`: the calamity is cancelled."""
+
+
+@dataclass
+class OptionOp(Op):
+    """`option KIND -> EFFECT`: the victim may suffer another effect instead of one."""
+
+
+@dataclass
+class StopOp(Op):
+    """`stop -> EFFECT`: the victim may suffer an effect to stop the whole calamity for everyone."""
+
+
+OP_TYPES = (ChangeOp, ImmuneOp, CancelOp, OptionOp, StopOp)
+
+
+class NodeVisitor:
+    """Dispatches a node to `visit_<NodeClass>`; a missing method is a programming error
+    (tests/test_op_visitors.py checks that every stage handles every modifier operation type)."""
+
+    def visit(self, node, *args, **kwargs):
+        return getattr(self, f"visit_{type(node).__name__}")(node, *args, **kwargs)
 
 
 @dataclass
@@ -580,7 +619,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         target = c[1]
         amount = c[2] if with_amount else None
         per = c[3] if len(c) > 3 else None
-        return Op(op, target[0], target[1], amount, per, None, False, self._span(meta))
+        return ChangeOp(op, target[0], target[1], amount, per, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_add(self, meta, c):
@@ -600,20 +639,20 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def op_immune(self, meta, c):
-        return Op("immune", None, None, None, None, None, False, self._span(meta))
+        return ImmuneOp("immune", None, None, None, None, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_cancel(self, meta, c):
-        return Op("cancel", None, None, None, None, None, False, self._span(meta))
+        return CancelOp("cancel", None, None, None, None, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_option(self, meta, c):
         each = any(isinstance(x, Token) and x.type == "EACH" for x in c)
-        return Op("option", c[2].value, None, None, None, c[4], each, self._span(meta))
+        return OptionOp("option", c[2].value, None, None, None, c[4], each, self._span(meta))
 
     @v_args(meta=True)
     def op_stop(self, meta, c):
-        return Op("stop", None, None, None, None, c[3], False, self._span(meta))
+        return StopOp("stop", None, None, None, None, c[3], False, self._span(meta))
 
     def target(self, c):
         names = self._tokens(c, "NAME")

@@ -16,7 +16,7 @@ from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .rounds import checks as rounds_checks
-from .syntax import Call, Name, Neg, Num, Str
+from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
 STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
@@ -29,7 +29,7 @@ def validate(ed: Edition, diags: Diagnostics) -> None:
     _apply_errata(ed, diags, first)
 
 
-class _Validator:
+class _Validator(NodeVisitor):
     def __init__(self, ed: Edition, diags: Diagnostics):
         self.ed = ed
         self.d = diags
@@ -364,7 +364,7 @@ class _Validator:
         for m in cal.modifiers:
             check(m.condition, self.scope, self.d, name)
             for op in m.ops:
-                self._op(op, name, kinds)
+                self.visit(op, name, kinds)
 
     def _effects(self, effects: list, item: str, kinds: set) -> None:
         for e in effects:
@@ -376,40 +376,57 @@ class _Validator:
                 kinds.add(e.kind)
                 self._call(e.call, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
 
-    def _op(self, op, item: str, kinds: set) -> None:
-        if op.op in ("immune", "cancel"):
-            return
-        if op.op == "stop":  # the price of stopping the calamity: an effect the victim suffers instead
-            self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
-            return
+    # -- modifier operations: one `visit_<Op>` each ------------------------------------------
+
+    def visit_ImmuneOp(self, op: ImmuneOp, item: str, kinds: set) -> None:
+        pass  # nothing to check: the operation has no arguments
+
+    visit_CancelOp = visit_ImmuneOp
+
+    def visit_StopOp(self, op: StopOp, item: str, kinds: set) -> None:
+        # the price of stopping the calamity: an effect the victim suffers instead
+        self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+
+    def _changed_kind(self, op, item: str, kinds: set):
+        """The effect kind an operation changes, or None (reported) when there is no such kind."""
         kind = vocab.EFFECT_KINDS.get(op.kind)
         if kind is None:
             self.d.error("CIV015", f"unknown effect kind `{op.kind}`", op.span, item=item,
                          help=suggestion(op.kind, vocab.EFFECT_KINDS))
-            return
+            return None
         if op.kind not in kinds:
             self.d.warning("CIV036", f"this modifier changes `{op.kind}`, which `{item}` never causes", op.span, item=item,
                            help=f"effects of `{item}`: {', '.join(sorted(kinds)) or 'none'}")
-        if op.op == "option":
+        return kind
+
+    def visit_OptionOp(self, op: OptionOp, item: str, kinds: set) -> None:
+        if self._changed_kind(op, item, kinds) is not None:
             self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+
+    def visit_ChangeOp(self, op: ChangeOp, item: str, kinds: set) -> None:
+        kind = self._changed_kind(op, item, kinds)
+        if kind is None:
             return
         param = op.param or kind.main
         p = kind.param(param) if param else None
         if p is None:
             self.d.error("CIV017", f"`{op.kind}` has no parameter `{op.param or 'amount'}` to {op.op}", op.span, item=item,
                          help=suggestion(op.param or "", [x.name for x in kind.params]))
-            return
-        if p.kind == "enum":
-            if op.op != "set":
-                self.d.error("CIV017", f"`{op.kind}.{param}` is a choice; only `set` can change it", op.span, item=item)
-            elif not (isinstance(op.amount, Name) and op.amount.parts[0] in p.choices):
-                self.d.error("CIV017", f"`{op.kind}.{param}` must be one of {', '.join(p.choices)}", op.amount.span,
-                             item=item, help=suggestion(unparse(op.amount), p.choices))
-            return
-        check(op.amount, self.scope, self.d, item)
-        self._non_negative(op.amount, item)
-        if op.per is not None:
-            check(op.per, self.scope, self.d, item)
+        elif p.kind == "enum":
+            self._choice(op, param, p, item)
+        else:
+            check(op.amount, self.scope, self.d, item)
+            self._non_negative(op.amount, item)
+            if op.per is not None:
+                check(op.per, self.scope, self.d, item)
+
+    def _choice(self, op: ChangeOp, param: str, p, item: str) -> None:
+        """A choice parameter (an enum) can only be `set`, and only to one of its words."""
+        if op.op != "set":
+            self.d.error("CIV017", f"`{op.kind}.{param}` is a choice; only `set` can change it", op.span, item=item)
+        elif not (isinstance(op.amount, Name) and op.amount.parts[0] in p.choices):
+            self.d.error("CIV017", f"`{op.kind}.{param}` must be one of {', '.join(p.choices)}", op.amount.span,
+                         item=item, help=suggestion(unparse(op.amount), p.choices))
 
     def _non_negative(self, e, item: str) -> None:
         if isinstance(e, Neg) and isinstance(e.operand, Num) and e.operand.value:
