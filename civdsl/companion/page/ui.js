@@ -84,6 +84,10 @@
   const OPTIONS = M.OPTIONS || {};
   const ALIASES = (M.ALIASES && M.ALIASES.advance) || {};
   const HAS_VP = ADVANCE_NAMES.some((a) => Number(ADVANCES[a].vp) > 0);
+  // prices and the planner come from the engine's cost and plan (credits.js, plan.js): the page
+  // offers them wherever the engine answers them
+  const CAN_COST = typeof api.cost === "function" && ADVANCE_NAMES.length > 0;
+  const CAN_PLAN = typeof api.plan === "function" && ADVANCE_NAMES.length > 0;
 
   function blocks() {
     const out = [];
@@ -463,8 +467,8 @@
     }
     return section("advances", "Advances",
       el("div", {cls: "field search"}, el("label", {for: "adv-search", text: "Find an advance"}), search),
-      el("p", {cls: "muted", text: "Tick the advances you hold; the price is what each costs you now, after credits. "
-        + "Add advances to the basket to price a purchase."}),
+      el("p", {cls: "muted", text: "Tick the advances you hold" + (CAN_COST ? "; the price is what each costs you now, "
+        + "after credits. Add advances to the basket to price a purchase." : ".")}),
       lists);
   }
 
@@ -536,6 +540,11 @@
       r.buy.setAttribute("aria-pressed", basket.has(a) ? "true" : "false");
       r.buy.textContent = basket.has(a) ? "in basket" : "buy";
       r.row.classList.toggle("held", held.has(a));
+      if (!CAN_COST) {
+        r.buy.hidden = true;
+        r.price.textContent = held.has(a) ? "held" : "";
+        continue;
+      }
       if (held.has(a)) {
         r.price.textContent = "held";
         r.price.title = "";
@@ -608,6 +617,7 @@
 
   function schedulePlan(st) {
     const out = byId("plan-body");
+    if (!out) return;
     out.setAttribute("aria-busy", "true");
     planSerial += 1;
     const serial = planSerial;
@@ -847,7 +857,7 @@
         renderTabs();
       }}});
     const file = el("input", {type: "file", id: "import-file", accept: ".json,.yaml,.yml,application/json", cls: "sr",
-      tabindex: "-1", "aria-hidden": "true", on: {change: () => importFile(file)}});
+      tabindex: "-1", "aria-label": "state file to import", on: {change: () => importFile(file)}});
     return el("div", {cls: "player-bar"},
       el("div", {cls: "field"}, el("label", {for: "player-name", text: "Player name"}), name),
       el("div", {cls: "actions"},
@@ -897,8 +907,9 @@
         status.textContent = "cannot read " + f.name + ": " + e.message;
         return;
       }
-      status.textContent = problems.length ? "imported " + f.name + "; ignored: " + problems.join("; ") : "imported " + f.name;
-      input.value = "";
+      // the page was built afresh for the imported state: its status line is a new element
+      byId("io-status").textContent = problems.length ? "imported " + f.name + "; ignored: " + problems.join("; ")
+        : "imported " + f.name;
     };
     reader.readAsText(f);
   }
@@ -919,13 +930,25 @@
       }
       const f = FACTS[k];
       if (!f) { problems.push(k); continue; }
+      const names = NAMED[k];
       if (f.type === "int" && Number.isInteger(v) && v >= (f.minimum || 0)) s[k] = v;
       else if (f.type === "bool" && typeof v === "boolean") s[k] = v;
-      else if (f.type === "str" && typeof v === "string") s[k] = v;
-      else if (f.type === "list" && Array.isArray(v)) s[k] = v.filter((x) => typeof x === "string").map((x) => canonicalAdvance(x, k));
-      else if (f.type === "map" && v && typeof v === "object") {
+      else if (f.type === "str" && typeof v === "string") {
+        // a name this rulebook does not declare (a state file of another edition) is left out
+        const known = names ? canonical(v, names()) : v;
+        if (known === null) problems.push(k + " " + v); else s[k] = known;
+      } else if (f.type === "list" && Array.isArray(v)) {
+        s[k] = [];
+        for (const x of v) {
+          const known = typeof x === "string" ? canonical(x, names ? names() : []) : null;
+          if (known === null) problems.push(k + " " + x); else if (!s[k].includes(known)) s[k].push(known);
+        }
+      } else if (f.type === "map" && v && typeof v === "object" && !Array.isArray(v)) {
         s[k] = {};
-        for (const [n, c] of Object.entries(v)) if (Number.isInteger(c) && c >= 0) s[k][n] = c;
+        for (const [n, c] of Object.entries(v)) {
+          const known = canonical(n, names ? names() : []);
+          if (known === null || !Number.isInteger(c) || c < 0) problems.push(k + " " + n); else s[k][known] = c;
+        }
       } else problems.push(k);
     }
     player().state = s;
@@ -935,13 +958,25 @@
     return problems;
   }
 
-  function canonicalAdvance(name, key) {
-    if (key !== "holds") return name;
-    if (name in ADVANCES) return name;
-    const low = name.toLowerCase();
-    for (const a of ADVANCE_NAMES) if (a.toLowerCase() === low) return a;
-    for (const [alias, a] of Object.entries(ALIASES)) if (alias.toLowerCase() === low) return a;
-    return name;
+  // The names each fact may hold, from the model (an advance also by its `aka` names).
+  const NAMED = {
+    holds: () => ADVANCE_NAMES.concat(Object.keys(ALIASES)),
+    commodities: () => Object.keys(COMMODITIES).concat(Object.keys((M.ALIASES && M.ALIASES.commodity) || {})),
+    credits: () => Object.keys(GROUPS),
+    start_credits_used: () => Object.keys(GROUPS),
+    civilization: () => Object.keys(CIVS),
+    ast_track: () => Object.keys(TRACKS),
+    scenario: () => [""].concat(SCENARIOS),
+    block: () => blocks(),
+  };
+
+  // `name` as the rulebook spells it (any case, an alias as its item's own name), or null.
+  function canonical(name, known) {
+    const low = String(name).toLowerCase();
+    const hit = known.find((x) => x === name) || known.find((x) => x.toLowerCase() === low);
+    if (hit === undefined) return null;
+    const aliases = Object.assign({}, ALIASES, (M.ALIASES && M.ALIASES.commodity) || {});
+    return Object.prototype.hasOwnProperty.call(aliases, hit) ? aliases[hit] : hit;
   }
 
   // JSON, or the plain YAML a state file is written in (what `civdsl plan --save` writes):
@@ -1040,15 +1075,16 @@
     const app = clear(byId("app"));
     for (const k of Object.keys(rows)) delete rows[k];
     renderTabs();
-    const inputs = el("div", {cls: "inputs"}, gameSection(), boardSection(), handSection(), advancesSection());
+    const inputs = el("div", {cls: "inputs"}, gameSection(), boardSection(), handSection(),
+      ADVANCE_NAMES.length ? advancesSection() : null);
     const results = el("div", {cls: "results"},
-      section("purchase", "Purchase",
+      CAN_COST ? section("purchase", "Purchase",
         el("h3", {text: "Basket"}), el("div", {id: "basket-body", "aria-live": "polite"}),
-        el("h3", {text: "Best purchase"}),
-        select("in-objective", "Objective", (HAS_VP ? [["vp", "victory points"]] : []).concat(
+        CAN_PLAN ? el("h3", {text: "Best purchase"}) : null,
+        CAN_PLAN ? select("in-objective", "Objective", (HAS_VP ? [["vp", "victory points"]] : []).concat(
           [["points", "printed cost (most points of advances)"], ["cards", "most advances"]]),
-        player().objective || (HAS_VP ? "vp" : "points"), (v) => { player().objective = v; changed(); }),
-        el("div", {id: "plan-body", "aria-live": "polite"})),
+        player().objective || (HAS_VP ? "vp" : "points"), (v) => { player().objective = v; changed(); }) : null,
+        CAN_PLAN ? el("div", {id: "plan-body", "aria-live": "polite"}) : null) : null,
       Object.keys(TRACKS).length ? section("epoch", "Epoch", el("div", {id: "epoch-body", "aria-live": "polite"})) : null,
       section("score", "Score", el("div", {id: "score-body", "aria-live": "polite"})),
       Object.keys(CALAMITIES).length ? section("calamities", "Calamities",
@@ -1061,8 +1097,7 @@
           el("tbody", {id: "calamity-rows"})))) : null);
     app.appendChild(playerBar());
     app.appendChild(el("div", {cls: "columns"}, inputs, results));
-    const count = el("p", {id: "adv-count", cls: "muted", role: "status"});
-    byId("adv-search").parentNode.appendChild(count);
+    if (byId("adv-search")) byId("adv-search").parentNode.appendChild(el("p", {id: "adv-count", cls: "muted", role: "status"}));
     recompute();
   }
 
@@ -1074,7 +1109,7 @@
   function recompute() {
     const st = stateFile();
     renderPrices(st);
-    const basketTotal = renderBasket(st);
+    const basketTotal = CAN_COST ? renderBasket(st) : null;
     const epoch = Object.keys(TRACKS).length ? renderEpoch(st) : null;
     const score = renderScore(st);
     if (Object.keys(CALAMITIES).length) renderCalamities(st);
@@ -1087,9 +1122,10 @@
     byId("summary").textContent = summary.join(" \u00b7 ");
   }
 
-  // what a benchmark or a test may ask: the page's own recompute, timed from outside
-  globalThis.civdslPage = {recompute: recompute, stateFile: () => stateFile(), importState: importState,
-    parseStateText: parseStateText};
+  // what a benchmark or a test may ask: the page's own recompute and planner, timed from outside
+  globalThis.civdslPage = {recompute: recompute, plan: () => renderPlan(stateFile()), stateFile: () => stateFile(),
+    importState: importState, parseStateText: parseStateText, readyAt: null};
   build();
+  globalThis.civdslPage.readyAt = performance.now();
   document.documentElement.setAttribute("data-ready", "true");
 })();
