@@ -106,6 +106,7 @@ class Field:
     key: str
     value: Any
     span: Span
+    name_span: Span | None = None  # the name a field declares (an epoch's), for the index of references
 
 
 @dataclass
@@ -191,6 +192,7 @@ class Item:
     span: Span
     fields: list[Field] = field(default_factory=list)
     value: Any = None
+    name_span: Span | None = None  # the name as written, for the index of references (references.py)
 
 
 @dataclass
@@ -366,13 +368,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def const_decl(self, meta, children):
         doc = self._string(children[4]) if len(children) > 4 and children[4] is not None else None
-        return Item("const", children[1].value, self._span(meta), value=(children[3], doc))
+        return Item("const", children[1].value, self._span(meta), value=(children[3], doc),
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def group_decl(self, meta, children):
         attrs = dict(c for c in children[3:] if isinstance(c, tuple))
         return Item("group", children[1].value, self._span(meta),
-                    value={"name": self._string(children[2]), **attrs})
+                    value={"name": self._string(children[2]), **attrs}, name_span=span_of(self.file, children[1]))
 
     def group_color(self, children):
         return ("color", self._color(children[1]))
@@ -384,7 +387,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def credit_policy(self, meta, children):
         tok = children[2]
         variants = [Field("variant", t.value, span_of(self.file, t)) for t in self._tokens(children[3:], "NAME")]
-        return Item("credit_policy", tok.value, self._span(meta), variants, value=span_of(self.file, tok))
+        at = span_of(self.file, tok)
+        return Item("credit_policy", tok.value, self._span(meta), variants, value=at, name_span=at)
 
     @v_args(meta=True)
     def scenario_decl(self, meta, c):
@@ -424,7 +428,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         doc_tok = self._tokens(children, "STRING")
         bands = [c for c in children if isinstance(c, tuple)]
         return Item("table", children[1].value, self._span(meta),
-                    value={"doc": self._string(doc_tok[0]) if doc_tok else None, "bands": bands})
+                    value={"doc": self._string(doc_tok[0]) if doc_tok else None, "bands": bands},
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def band(self, meta, children):
@@ -443,7 +448,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         doc = self._tokens(children, "STRING")
         state = self._tokens(children, "ON", "OFF")[0].type == "ON"
         return Item("option", children[1].value, self._span(meta),
-                    value={"doc": self._string(doc[0]) if doc else None, "on": state})
+                    value={"doc": self._string(doc[0]) if doc else None, "on": state},
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def turn_decl(self, meta, c):
@@ -473,7 +479,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         name_tok = children[1]
         fields = [c for c in children if isinstance(c, Field)]
         item = Item(kind, self._string(name_tok), self._span(meta), fields)
-        item.value = span_of(self.file, name_tok)
+        item.value = item.name_span = span_of(self.file, name_tok)
         return item
 
     def _field(self, key, value, meta):
@@ -585,6 +591,24 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def cal_amounts(self, meta, c):
         return self._field("amounts", [x for x in c if isinstance(x, tuple)], meta)
 
+    # --- resolution { limit calamity_limit  order stack, ast ... } (issue 13 §3): the same shape,
+    # with the span of every value (a diagnostic points at the one that is wrong)
+    @v_args(meta=True)
+    def resolution_field(self, meta, c):
+        key = c[0]
+        values = [t for t in self._tokens(c[1:], "NAME")]
+        doc = self._tokens(c, "STRING")
+        return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
+                self._span(meta), span_of(self.file, key), [span_of(self.file, v) for v in values])
+
+    @v_args(meta=True)
+    def resolution_decl(self, meta, c):
+        return Item("resolution", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+
+    @v_args(meta=True)
+    def cal_resolution(self, meta, c):
+        return self._field("resolution", [x for x in c if isinstance(x, tuple)], meta)
+
     @v_args(meta=True)
     def cal_cancel(self, meta, c):
         return self._field("cancel", c[2], meta)
@@ -665,14 +689,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def ast_decl(self, meta, c):
         fields = [x for x in c if isinstance(x, Field)]
-        item = Item("ast", c[1].value, self._span(meta), fields)
+        item = Item("ast", c[1].value, self._span(meta), fields, name_span=span_of(self.file, c[1]))
         item.value = self._string(c[2])
         return item
 
     @v_args(meta=True)
     def epoch(self, meta, c):
         reqs = [x for x in c if isinstance(x, tuple)]
-        return self._field("epoch", (self._string(c[1]), reqs), meta)
+        return Field("epoch", (self._string(c[1]), reqs), self._span(meta), span_of(self.file, c[1]))
 
     @v_args(meta=True)
     def requirement(self, meta, c):
@@ -783,7 +807,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def remove_decl(self, meta, c):
-        return Item("remove", self._string(c[2]), self._span(meta), value=c[1])
+        return Item("remove", self._string(c[2]), self._span(meta), value=c[1], name_span=span_of(self.file, c[2]))
 
     def item_kind(self, c):
         return c[0].value
@@ -801,7 +825,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._change("commodity", c, meta)
 
     def _change(self, kind, c, meta):
-        item = Item("change", self._string(c[2]), self._span(meta), [x for x in c if isinstance(x, Field)])
+        item = Item("change", self._string(c[2]), self._span(meta), [x for x in c if isinstance(x, Field)],
+                    name_span=span_of(self.file, c[2]))
         item.value = kind
         return item
 

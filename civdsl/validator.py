@@ -15,6 +15,7 @@ from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
+from .references import Index
 from .rounds import checks as rounds_checks
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
@@ -22,19 +23,31 @@ STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
 
 
-def validate(ed: Edition, diags: Diagnostics) -> None:
+def validate(ed: Edition, diags: Diagnostics, refs: Index) -> None:
+    """Check the resolved edition; `refs` is the index of references of the chain it was resolved
+    from (references.index_chain), whose uses of names are checked against it."""
     first = len(diags.items)
-    v = _Validator(ed, diags)
+    v = _Validator(ed, diags, refs)
     v.run()
     _apply_errata(ed, diags, first)
 
 
+# A use of a name that names nothing, by what it should name and where it stands (references.Ref
+# `via`): the one place unknown advances (CIV010) and commodities (CIV018) are reported.
+_UNKNOWN = {
+    ("advance", "credit"): ("CIV010", "credit to unknown advance `{}`"),
+    ("advance", "requires"): ("CIV010", "unknown prerequisite `{}`"),
+    ("advance", "holds"): ("CIV010", "unknown advance `{}`"),
+    ("commodity", "cards"): ("CIV018", "unknown commodity `{}`"),
+}
+
+
 class _Validator(NodeVisitor):
-    def __init__(self, ed: Edition, diags: Diagnostics):
+    def __init__(self, ed: Edition, diags: Diagnostics, refs: Index):
         self.ed = ed
         self.d = diags
-        self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, advances=ed.advances,
-                           commodities=ed.commodities, groups=ed.groups)
+        self.refs = refs
+        self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, groups=ed.groups)
         # fields the parser reported misspelt in an item (CIV135 with did-you-mean): one mistake
         # gets one diagnostic, so such a field is not reported missing too
         self.misspelt = {(d.span.path, d.item, d.help) for d in diags.items
@@ -46,6 +59,7 @@ class _Validator(NodeVisitor):
             self.d.error("CIV022", message, span, item=name, help=help)
 
     def run(self) -> None:
+        self._unknown_names()
         self._vp_tiers()
         self._consts_tables()
         self._engine_names()
@@ -54,6 +68,7 @@ class _Validator(NodeVisitor):
         self._prerequisite_cycles()
         for cal in self.ed.calamities.values():
             self._calamity(cal)
+        self._resolution()
         self._epochs()
         self._score()
         self._commodities()
@@ -62,6 +77,13 @@ class _Validator(NodeVisitor):
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
         self._unread_options()
+
+    def _unknown_names(self) -> None:
+        pools = {"advance": self.ed.advances, "commodity": self.ed.commodities}
+        for kind, pool in pools.items():
+            for ref in self.refs.unknown(kind, pool):
+                code, message = _UNKNOWN[(kind, ref.via)]
+                self.d.error(code, message.format(ref.name), ref.span, item=ref.label, help=suggestion(ref.name, pool))
 
     def _unread_options(self) -> None:
         """An option no rule reads switches nothing: a warning (CIV081). Every expression of the
@@ -99,6 +121,28 @@ class _Validator(NodeVisitor):
                                     "or remove it: switching it would change nothing")
 
     # --- edition-wide
+    def _resolution(self) -> None:
+        """`resolution` values that name declarations: limits name whole-number constants, a
+        beneficiary ranking names player facts or derived names (CIV086)."""
+        where = [(None, self.ed.resolution, self.ed.resolution_spans)]
+        where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
+        facts = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
+        for item, settings, spans in where:
+            for name, values in settings.items():
+                kind = vocab.RESOLUTION_SETTINGS[name].values
+                for v, span in zip(values, spans.get(name, ())):
+                    if kind == "const":
+                        const = self.ed.consts.get(v)
+                        if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
+                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a whole-number constant",
+                                         span, item=item, help=suggestion(v, self.ed.consts)
+                                         or "declare it: `const NAME = N`")
+                    elif kind == "facts":
+                        if v not in facts:
+                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
+                                         span, item=item, help=suggestion(v, facts)
+                                         or "see `civdsl vocab` for the facts")
+
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
         bounds = [b for b, _ in tiers if b is not None]
@@ -226,15 +270,8 @@ class _Validator(NodeVisitor):
         for sc in adv.specific:
             if sc.target == name:
                 self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
-            elif sc.target not in self.ed.advances:
-                self.d.error("CIV010", f"credit to unknown advance `{sc.target}`", sc.span, item=name,
-                             help=suggestion(sc.target, self.ed.advances))
             if sc.amount < 0:
                 self.d.error("CIV025", "negative specific credit", sc.span, item=name)
-        for req in adv.requires:
-            if req not in self.ed.advances:
-                self.d.error("CIV010", f"unknown prerequisite `{req}`", adv.field_spans.get(f"requires:{req}", adv.span),
-                             item=name, help=suggestion(req, self.ed.advances))
         if adv.supply is not None and adv.supply < 0:
             self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
         tier = self.ed.tier_vp(adv.cost)
@@ -559,7 +596,7 @@ class _Validator(NodeVisitor):
     # --- author invariants
     def _asserts(self) -> None:
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
-                            advances=self.ed.advances, commodities=self.ed.commodities, groups=self.ed.groups,
+                            groups=self.ed.groups,
                             player=False, model=True)
         evaluator = ModelEvaluator(self.ed)
         for a in self.ed.asserts:
