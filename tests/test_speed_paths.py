@@ -166,7 +166,7 @@ def test_a_reference_built_without_init_equals_the_ordinary_one():
     from civdsl.diagnostics import Span
 
     span = Span("a.civ", 3, 5, 9)
-    args = ("name", "tax_rate", "ref", span, 1, "name", ("calamity", "Famine"), "modifier", None, "Famine", None)
+    args = ("name", "tax_rate", "ref", span, 1, "name", ("calamity", "Famine"), "modifier", None, "Famine", True, None)
     fast, slow = references._ref(*args), references.Ref(*args)
     assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
     with pytest.raises(dataclasses.FrozenInstanceError):
