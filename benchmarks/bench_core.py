@@ -25,7 +25,7 @@ import civdsl  # noqa: E402
 from civdsl import runtime  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
 from civdsl import loader  # noqa: E402
-from civdsl.compiler import check_file  # noqa: E402
+from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import shipped_rulebooks  # noqa: E402
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from civdsl.compiler import check_file  # noqa: E402
+from civdsl.frontend import check_file  # noqa: E402
 from civdsl.lsp import Engine  # noqa: E402
 
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"

@@ -19,7 +19,7 @@ import lark  # noqa: E402
 
 from civdsl import loader, parser  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
-from civdsl.compiler import check_file  # noqa: E402
+from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks  # noqa: E402
 
 

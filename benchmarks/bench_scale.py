@@ -40,7 +40,7 @@ def _child(command: str, path: Path) -> dict:
 
     parser._parser()  # the grammar's analysis (cached per user, not per rulebook) is not what is measured
     if command == "check":
-        from civdsl.compiler import check_file
+        from civdsl.frontend import check_file
 
         start = time.process_time()
         checked = check_file(path)

@@ -121,7 +121,7 @@ def _cached_bytecode(key: str):
 def compile_source(path: Path):
     """Check and compile: (cache key, module source, its bytecode, {file: hash of the bytes compiled})."""
     from .codegen import CodegenError, generate_module
-    from .compiler import chain_files, check_file
+    from .frontend import chain_files, check_file
 
     checked = check_file(path, reuse=True)
     if not checked.ok:

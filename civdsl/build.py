@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .codegen import CodegenError, generate
-from .compiler import Checked, check_file
+from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
 from .serialize import to_data
@@ -96,7 +96,7 @@ def _render_reusing(checked: Checked) -> EditionOutputs:
     import pickle
 
     from . import cache
-    from .compiler import chain_files
+    from .frontend import chain_files
 
     files = chain_files(checked.chain)
     key = None

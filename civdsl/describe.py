@@ -14,7 +14,8 @@ from __future__ import annotations
 from . import vocabulary as vocab
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
 from .phrases import Count, change, effect_text, fact_words, noun, sentence
-from .syntax import BinOp, Bool, Call, Expr, Name, Neg, Not, Num, Str
+from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, Expr, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
+                     Str, StopOp)
 
 _COMPARE = {"==": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least"}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -377,24 +378,38 @@ def _op_words(o: ModifierOp) -> tuple[str, str]:
     return words
 
 
-def op(o: ModifierOp) -> str:
-    if o.op == "immune":
+class _OpText(NodeVisitor):
+    """The words of each modifier operation type, one `visit_<Op>` each."""
+
+    def visit_ImmuneOp(self, o: ImmuneOp) -> str:
         return "suffers nothing"
-    if o.op == "cancel":
+
+    def visit_CancelOp(self, o: CancelOp) -> str:
         return "the calamity is cancelled"
-    if o.op == "stop":
+
+    def visit_StopOp(self, o: StopOp) -> str:
         return f"may {effect_call(o.replacement.name, _args(o.replacement))} to stop the calamity for everyone"
-    words = _op_words(o)
-    if o.op == "option":
+
+    def visit_OptionOp(self, o: OptionOp) -> str:
+        words = _op_words(o)
         replacement = effect_call(o.replacement.name, _args(o.replacement))
         if o.each:
             return f"may {replacement} per {words[0]} instead"
         return f"may {replacement} instead of the {words[1]}"
-    text = change(o.op, amount(o.amount), words)
-    if o.per is not None:
-        per = _noun_of(o.per)
-        text += f" per {per[0]}" if per else f" for each of {quantity_words(o.per)}"
-    return text
+
+    def visit_ChangeOp(self, o: ChangeOp) -> str:
+        text = change(o.op, amount(o.amount), _op_words(o))
+        if o.per is not None:
+            per = _noun_of(o.per)
+            text += f" per {per[0]}" if per else f" for each of {quantity_words(o.per)}"
+        return text
+
+
+_OP_TEXT = _OpText()
+
+
+def op(o: ModifierOp) -> str:
+    return _OP_TEXT.visit(o)
 
 
 def _args(call: Call) -> dict:

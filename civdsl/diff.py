@@ -61,7 +61,7 @@ def load_edition(name: str) -> Edition:
     from pathlib import Path
 
     from .api import RulebookError, locate
-    from .compiler import check_file
+    from .frontend import check_file
 
     path = locate(name)
     checked = check_file(Path(path))

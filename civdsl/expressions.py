@@ -88,29 +88,17 @@ def walk(e: Expr):
             stack.extend([node.left, node.right])
 
 
-def advances_named(e: Expr) -> list[str]:
-    """The advances an expression asks about through holds("...")."""
-    names = []
-    for node in walk(e):
-        if isinstance(node, Call) and node.name == "holds" and node.args and isinstance(node.args[0], Str):
-            if node.args[0].value not in names:
-                names.append(node.args[0].value)
-    return sorted(names)
-
-
 # --- checking ---------------------------------------------------------------------------
 
 
 class Scope:
     """What names an expression may read where it stands."""
 
-    def __init__(self, *, consts=(), options=(), tables=(), advances=(), commodities=(), groups=(),
+    def __init__(self, *, consts=(), options=(), tables=(), groups=(),
                  player: bool = True, extra_names=(), model: bool = False, item_attrs=()):
         self.consts = set(consts)
         self.options = set(options)
         self.tables = set(tables)
-        self.advances = list(advances)
-        self.commodities = list(commodities)
         self.groups = list(groups)
         self.player = player
         self.model = model
@@ -162,8 +150,8 @@ def _item_scope(items: Expr, scope: Scope) -> Scope:
     if isinstance(items, Where):
         return _item_scope(items.items, scope)
     attrs = vocab.ITEM_ATTRIBUTES.get(coll or "", ())
-    return Scope(consts=scope.consts, options=scope.options, tables=scope.tables, advances=scope.advances,
-                 commodities=scope.commodities, groups=scope.groups, player=False, model=True,
+    return Scope(consts=scope.consts, options=scope.options, tables=scope.tables,
+                 groups=scope.groups, player=False, model=True,
                  extra_names=scope.extra_names | set(scope.groups), item_attrs=set(attrs))
 
 
@@ -200,14 +188,9 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
             _check(value, scope, diags, item)
     if e.name in ("holds", "cards") and e.args:
         arg = e.args[0]
+        # the name itself is checked with every other use of a name (references.py, the validator)
         if not isinstance(arg, Str):
             diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
-        elif e.name == "holds" and arg.value not in scope.advances:
-            diags.error("CIV010", f"unknown advance `{arg.value}`", arg.span, item=item,
-                        help=suggestion(arg.value, scope.advances))
-        elif e.name == "cards" and arg.value not in scope.commodities:
-            diags.error("CIV018", f"unknown commodity `{arg.value}`", arg.span, item=item,
-                        help=suggestion(arg.value, scope.commodities))
         return
     if fn.scope == "model" and e.args:
         _check(e.args[0], scope, diags, item)

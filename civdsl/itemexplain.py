@@ -20,7 +20,7 @@ from .state import StateError
 
 def _load(rulebook: str):
     from .api import RulebookError, locate
-    from .compiler import check_file
+    from .frontend import check_file
 
     path = locate(rulebook)
     checked = check_file(Path(path))

@@ -47,12 +47,13 @@ from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
 from .gcpause import paused
 from .loader import LoadedFile, display_path
+from .references import index_chain
 from .resolver import resolve
 from .validator import validate
 
 log = logging.getLogger("civdsl.lsp")
 
-# Errors after which `check_file` does not resolve the chain (kept in step with compiler.py).
+# Errors after which `check_file` does not resolve the chain (kept in step with frontend.py).
 _STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
 
 # ---------------------------------------------------------------------------------------------
@@ -698,7 +699,7 @@ class Engine:
             if chain and not any(d.code in _STOP_CODES for d in diags.errors):
                 edition = resolve(chain, diags)
                 if edition is not None:
-                    validate(edition, diags)
+                    validate(edition, diags, index_chain(chain))
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:

@@ -13,7 +13,8 @@ import copy
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, advances_named, evaluate, unparse
+from .expressions import EvalError, evaluate, unparse
+from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
 from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,

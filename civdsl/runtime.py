@@ -764,53 +764,13 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     """
     policy = module.CREDIT_POLICY
     holds = list(holds)
-    rows = []
-    credits = group_credits(module, holds, extra_credits) if policy == "best_group" else None
-    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
-    for name in ([] if single_use else buys):
-        adv = module.ADVANCES[name]
-        row = {"advance": name, "printed": adv["cost"], "credits": [], "price": None}
-        if adv["cost"] is None:
-            row["note"] = "the printed cost is unknown in this rulebook"
-            rows.append(row)
-            continue
-        if policy == "best_group":
-            if adv["groups"]:
-                best = max(adv["groups"], key=lambda g: (credits.get(g, 0), -adv["groups"].index(g)))
-                if credits.get(best, 0):
-                    row["credits"].append({"from": f"{best} credits", "amount": credits[best]})
-            for held in holds:
-                amount = module.ADVANCES[held]["specific"].get(name, 0)
-                if amount:
-                    row["credits"].append({"from": held, "amount": amount})
-        elif policy == "per_card":
-            for held in holds:
-                h = module.ADVANCES[held]
-                group_part = max([h["credits"].get(g, 0) for g in adv["groups"]] or [0])
-                special = h["specific"].get(name, 0)
-                amount = max(group_part, special)
-                if amount:
-                    kind = "special credit" if special >= group_part else "group credit"
-                    row["credits"].append({"from": f"{held} ({kind})", "amount": amount})
-            for g, amount in (extra_credits or {}).items():
-                if g in adv["groups"] and amount:
-                    row["credits"].append({"from": f"{g} credits", "amount": int(amount)})
-        else:
-            raise ValueError(f"unknown credit policy {policy!r}")
-        row["price"] = adv["cost"] - sum(c["amount"] for c in row["credits"])
-        rows.append(row)
-    if single_use:
+    if "single_use" in getattr(module, "CREDIT_VARIANTS", ()):
         rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
+    else:
+        rows = _policy_rows(module, holds, buys, extra_credits)
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
-    acquirers = [(source, args) for source in holds + list(buys) for args in ability(module, source, "acquire_all")]
-    for row in (rows if acquirers else ()):
-        adv = module.ADVANCES[row["advance"]]
-        for source, args in acquirers:
-            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
-                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
-                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
-                row["price"] = 0
+    _acquired_automatically(module, rows, holds + list(buys))
     _same_turn_abilities(module, rows)
     for row in rows:
         if row["price"] is not None:
@@ -826,6 +786,81 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": treasury_value,
     }
+
+
+def _price_row(name: str, adv: dict, credits: list[dict]) -> dict:
+    """One advance's row: its printed cost, the credits it takes and the price left."""
+    if adv["cost"] is None:
+        return {"advance": name, "printed": None, "credits": [], "price": None,
+                "note": "the printed cost is unknown in this rulebook"}
+    return {"advance": name, "printed": adv["cost"], "credits": credits,
+            "price": adv["cost"] - sum(c["amount"] for c in credits)}
+
+
+def _best_group_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+    """`best_group`: the group credit tokens of the advance's best group, plus each held card's
+    specific credit toward it."""
+    out = []
+    if adv["groups"]:
+        best = max(adv["groups"], key=lambda g: (pool.get(g, 0), -adv["groups"].index(g)))
+        if pool.get(best, 0):
+            out.append({"from": f"{best} credits", "amount": pool[best]})
+    for held in holds:
+        amount = module.ADVANCES[held]["specific"].get(name, 0)
+        if amount:
+            out.append({"from": held, "amount": amount})
+    return out
+
+
+def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+    """`per_card`: each held card's larger credit (group or specific), plus the free credit tokens
+    of the advance's groups."""
+    out = []
+    for held in holds:
+        h = module.ADVANCES[held]
+        group_part = max([h["credits"].get(g, 0) for g in adv["groups"]] or [0])
+        special = h["specific"].get(name, 0)
+        amount = max(group_part, special)
+        if amount:
+            kind = "special credit" if special >= group_part else "group credit"
+            out.append({"from": f"{held} ({kind})", "amount": amount})
+    for g, amount in pool.items():
+        if g in adv["groups"] and amount:
+            out.append({"from": f"{g} credits", "amount": int(amount)})
+    return out
+
+
+# each credit policy: how an advance's credits are found, and the credit pool it reads
+_POLICY_CREDITS = {
+    "best_group": (_best_group_credits, lambda module, holds, extra: group_credits(module, holds, extra)),
+    "per_card": (_per_card_credits, lambda module, holds, extra: extra or {}),
+}
+
+
+def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[dict]:
+    """The rows of the usual reading: every credit counts toward every advance of the turn."""
+    policy = module.CREDIT_POLICY
+    credits_of, pool_of = _POLICY_CREDITS.get(policy, (None, None))
+    pool = pool_of(module, holds, extra_credits) if pool_of else None
+    rows = []
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if adv["cost"] is not None and credits_of is None:
+            raise ValueError(f"unknown credit policy {policy!r}")
+        rows.append(_price_row(name, adv, credits_of(module, holds, name, adv, pool) if adv["cost"] is not None else []))
+    return rows
+
+
+def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
+    """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
+    acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
+    for row in (rows if acquirers else ()):
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
+                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
 
 
 def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]:
@@ -845,17 +880,7 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]
     order = {name: i for i, name in enumerate(module.ADVANCES)}
     priced = sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
     given = _place_single_use_credits(module, sources, priced)
-    rows = []
-    for name in buys:
-        adv = module.ADVANCES[name]
-        if adv["cost"] is None:
-            rows.append({"advance": name, "printed": None, "credits": [], "price": None,
-                         "note": "the printed cost is unknown in this rulebook"})
-            continue
-        credits = given[name]
-        rows.append({"advance": name, "printed": adv["cost"], "credits": credits,
-                     "price": adv["cost"] - sum(c["amount"] for c in credits)})
-    return rows
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys]
 
 
 def _place_single_use_credits(module, sources: list, priced: list) -> dict[str, list]:

@@ -196,7 +196,7 @@ def _trial(lines: list[str], out: Path) -> list[tuple[str, str]] | None:
     cause any other error."""
     import tempfile
 
-    from .compiler import check_file
+    from .frontend import check_file
 
     fd, tmp = tempfile.mkstemp(prefix=".civdsl-new-", suffix=".civ", dir=out.resolve().parent)
     try:

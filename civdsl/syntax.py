@@ -106,6 +106,7 @@ class Field:
     key: str
     value: Any
     span: Span
+    name_span: Span | None = None  # the name a field declares (an epoch's), for the index of references
 
 
 @dataclass
@@ -124,7 +125,10 @@ class Branch:
 
 @dataclass
 class Op:
-    op: str  # add, prevent, set, cap, immune, cancel, option, stop
+    """A modifier operation. Each operation is its own node type (below), so every stage handles
+    it in a `visit_<Node>` method; `op` keeps the rulebook's word (`add`, `prevent`, ...) for output."""
+
+    op: str
     kind: str | None
     param: str | None
     amount: Expr | None
@@ -132,6 +136,42 @@ class Op:
     replacement: Call | None
     each: bool
     span: Span
+
+
+@dataclass
+class ChangeOp(Op):
+    """`add`, `prevent`, `set` or `cap` a parameter of one of the calamity's effects."""
+
+
+@dataclass
+class ImmuneOp(Op):
+    """`immune`: the victim suffers nothing."""
+
+
+@dataclass
+class CancelOp(Op):
+    """`cancel`: the calamity is cancelled."""
+
+
+@dataclass
+class OptionOp(Op):
+    """`option KIND -> EFFECT`: the victim may suffer another effect instead of one."""
+
+
+@dataclass
+class StopOp(Op):
+    """`stop -> EFFECT`: the victim may suffer an effect to stop the whole calamity for everyone."""
+
+
+OP_TYPES = (ChangeOp, ImmuneOp, CancelOp, OptionOp, StopOp)
+
+
+class NodeVisitor:
+    """Dispatches a node to `visit_<NodeClass>`; a missing method is a programming error
+    (tests/test_op_visitors.py checks that every stage handles every modifier operation type)."""
+
+    def visit(self, node, *args, **kwargs):
+        return getattr(self, f"visit_{type(node).__name__}")(node, *args, **kwargs)
 
 
 @dataclass
@@ -152,6 +192,7 @@ class Item:
     span: Span
     fields: list[Field] = field(default_factory=list)
     value: Any = None
+    name_span: Span | None = None  # the name as written, for the index of references (references.py)
 
 
 @dataclass
@@ -327,13 +368,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def const_decl(self, meta, children):
         doc = self._string(children[4]) if len(children) > 4 and children[4] is not None else None
-        return Item("const", children[1].value, self._span(meta), value=(children[3], doc))
+        return Item("const", children[1].value, self._span(meta), value=(children[3], doc),
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def group_decl(self, meta, children):
         attrs = dict(c for c in children[3:] if isinstance(c, tuple))
         return Item("group", children[1].value, self._span(meta),
-                    value={"name": self._string(children[2]), **attrs})
+                    value={"name": self._string(children[2]), **attrs}, name_span=span_of(self.file, children[1]))
 
     def group_color(self, children):
         return ("color", self._color(children[1]))
@@ -345,7 +387,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def credit_policy(self, meta, children):
         tok = children[2]
         variants = [Field("variant", t.value, span_of(self.file, t)) for t in self._tokens(children[3:], "NAME")]
-        return Item("credit_policy", tok.value, self._span(meta), variants, value=span_of(self.file, tok))
+        at = span_of(self.file, tok)
+        return Item("credit_policy", tok.value, self._span(meta), variants, value=at, name_span=at)
 
     @v_args(meta=True)
     def scenario_decl(self, meta, c):
@@ -385,7 +428,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         doc_tok = self._tokens(children, "STRING")
         bands = [c for c in children if isinstance(c, tuple)]
         return Item("table", children[1].value, self._span(meta),
-                    value={"doc": self._string(doc_tok[0]) if doc_tok else None, "bands": bands})
+                    value={"doc": self._string(doc_tok[0]) if doc_tok else None, "bands": bands},
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def band(self, meta, children):
@@ -404,7 +448,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         doc = self._tokens(children, "STRING")
         state = self._tokens(children, "ON", "OFF")[0].type == "ON"
         return Item("option", children[1].value, self._span(meta),
-                    value={"doc": self._string(doc[0]) if doc else None, "on": state})
+                    value={"doc": self._string(doc[0]) if doc else None, "on": state},
+                    name_span=span_of(self.file, children[1]))
 
     @v_args(meta=True)
     def turn_decl(self, meta, c):
@@ -434,7 +479,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         name_tok = children[1]
         fields = [c for c in children if isinstance(c, Field)]
         item = Item(kind, self._string(name_tok), self._span(meta), fields)
-        item.value = span_of(self.file, name_tok)
+        item.value = item.name_span = span_of(self.file, name_tok)
         return item
 
     def _field(self, key, value, meta):
@@ -580,7 +625,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         target = c[1]
         amount = c[2] if with_amount else None
         per = c[3] if len(c) > 3 else None
-        return Op(op, target[0], target[1], amount, per, None, False, self._span(meta))
+        return ChangeOp(op, target[0], target[1], amount, per, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_add(self, meta, c):
@@ -600,20 +645,20 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def op_immune(self, meta, c):
-        return Op("immune", None, None, None, None, None, False, self._span(meta))
+        return ImmuneOp("immune", None, None, None, None, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_cancel(self, meta, c):
-        return Op("cancel", None, None, None, None, None, False, self._span(meta))
+        return CancelOp("cancel", None, None, None, None, None, False, self._span(meta))
 
     @v_args(meta=True)
     def op_option(self, meta, c):
         each = any(isinstance(x, Token) and x.type == "EACH" for x in c)
-        return Op("option", c[2].value, None, None, None, c[4], each, self._span(meta))
+        return OptionOp("option", c[2].value, None, None, None, c[4], each, self._span(meta))
 
     @v_args(meta=True)
     def op_stop(self, meta, c):
-        return Op("stop", None, None, None, None, c[3], False, self._span(meta))
+        return StopOp("stop", None, None, None, None, c[3], False, self._span(meta))
 
     def target(self, c):
         names = self._tokens(c, "NAME")
@@ -626,14 +671,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def ast_decl(self, meta, c):
         fields = [x for x in c if isinstance(x, Field)]
-        item = Item("ast", c[1].value, self._span(meta), fields)
+        item = Item("ast", c[1].value, self._span(meta), fields, name_span=span_of(self.file, c[1]))
         item.value = self._string(c[2])
         return item
 
     @v_args(meta=True)
     def epoch(self, meta, c):
         reqs = [x for x in c if isinstance(x, tuple)]
-        return self._field("epoch", (self._string(c[1]), reqs), meta)
+        return Field("epoch", (self._string(c[1]), reqs), self._span(meta), span_of(self.file, c[1]))
 
     @v_args(meta=True)
     def requirement(self, meta, c):
@@ -744,7 +789,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def remove_decl(self, meta, c):
-        return Item("remove", self._string(c[2]), self._span(meta), value=c[1])
+        return Item("remove", self._string(c[2]), self._span(meta), value=c[1], name_span=span_of(self.file, c[2]))
 
     def item_kind(self, c):
         return c[0].value
@@ -762,7 +807,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._change("commodity", c, meta)
 
     def _change(self, kind, c, meta):
-        item = Item("change", self._string(c[2]), self._span(meta), [x for x in c if isinstance(x, Field)])
+        item = Item("change", self._string(c[2]), self._span(meta), [x for x in c if isinstance(x, Field)],
+                    name_span=span_of(self.file, c[2]))
         item.value = kind
         return item
 

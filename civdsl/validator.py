@@ -15,26 +15,39 @@ from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
+from .references import Index
 from .rounds import checks as rounds_checks
-from .syntax import Call, Name, Neg, Num, Str
+from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
 STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
 
 
-def validate(ed: Edition, diags: Diagnostics) -> None:
+def validate(ed: Edition, diags: Diagnostics, refs: Index) -> None:
+    """Check the resolved edition; `refs` is the index of references of the chain it was resolved
+    from (references.index_chain), whose uses of names are checked against it."""
     first = len(diags.items)
-    v = _Validator(ed, diags)
+    v = _Validator(ed, diags, refs)
     v.run()
     _apply_errata(ed, diags, first)
 
 
-class _Validator:
-    def __init__(self, ed: Edition, diags: Diagnostics):
+# A use of a name that names nothing, by what it should name and where it stands (references.Ref
+# `via`): the one place unknown advances (CIV010) and commodities (CIV018) are reported.
+_UNKNOWN = {
+    ("advance", "credit"): ("CIV010", "credit to unknown advance `{}`"),
+    ("advance", "requires"): ("CIV010", "unknown prerequisite `{}`"),
+    ("advance", "holds"): ("CIV010", "unknown advance `{}`"),
+    ("commodity", "cards"): ("CIV018", "unknown commodity `{}`"),
+}
+
+
+class _Validator(NodeVisitor):
+    def __init__(self, ed: Edition, diags: Diagnostics, refs: Index):
         self.ed = ed
         self.d = diags
-        self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, advances=ed.advances,
-                           commodities=ed.commodities, groups=ed.groups)
+        self.refs = refs
+        self.scope = Scope(consts=ed.consts, options=ed.options, tables=ed.tables, groups=ed.groups)
         # fields the parser reported misspelt in an item (CIV135 with did-you-mean): one mistake
         # gets one diagnostic, so such a field is not reported missing too
         self.misspelt = {(d.span.path, d.item, d.help) for d in diags.items
@@ -46,6 +59,7 @@ class _Validator:
             self.d.error("CIV022", message, span, item=name, help=help)
 
     def run(self) -> None:
+        self._unknown_names()
         self._vp_tiers()
         self._consts_tables()
         self._engine_names()
@@ -62,6 +76,13 @@ class _Validator:
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
         self._unread_options()
+
+    def _unknown_names(self) -> None:
+        pools = {"advance": self.ed.advances, "commodity": self.ed.commodities}
+        for kind, pool in pools.items():
+            for ref in self.refs.unknown(kind, pool):
+                code, message = _UNKNOWN[(kind, ref.via)]
+                self.d.error(code, message.format(ref.name), ref.span, item=ref.label, help=suggestion(ref.name, pool))
 
     def _unread_options(self) -> None:
         """An option no rule reads switches nothing: a warning (CIV081). Every expression of the
@@ -226,15 +247,8 @@ class _Validator:
         for sc in adv.specific:
             if sc.target == name:
                 self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
-            elif sc.target not in self.ed.advances:
-                self.d.error("CIV010", f"credit to unknown advance `{sc.target}`", sc.span, item=name,
-                             help=suggestion(sc.target, self.ed.advances))
             if sc.amount < 0:
                 self.d.error("CIV025", "negative specific credit", sc.span, item=name)
-        for req in adv.requires:
-            if req not in self.ed.advances:
-                self.d.error("CIV010", f"unknown prerequisite `{req}`", adv.field_spans.get(f"requires:{req}", adv.span),
-                             item=name, help=suggestion(req, self.ed.advances))
         if adv.supply is not None and adv.supply < 0:
             self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
         tier = self.ed.tier_vp(adv.cost)
@@ -364,7 +378,7 @@ class _Validator:
         for m in cal.modifiers:
             check(m.condition, self.scope, self.d, name)
             for op in m.ops:
-                self._op(op, name, kinds)
+                self.visit(op, name, kinds)
 
     def _effects(self, effects: list, item: str, kinds: set) -> None:
         for e in effects:
@@ -376,40 +390,57 @@ class _Validator:
                 kinds.add(e.kind)
                 self._call(e.call, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
 
-    def _op(self, op, item: str, kinds: set) -> None:
-        if op.op in ("immune", "cancel"):
-            return
-        if op.op == "stop":  # the price of stopping the calamity: an effect the victim suffers instead
-            self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
-            return
+    # -- modifier operations: one `visit_<Op>` each ------------------------------------------
+
+    def visit_ImmuneOp(self, op: ImmuneOp, item: str, kinds: set) -> None:
+        pass  # nothing to check: the operation has no arguments
+
+    visit_CancelOp = visit_ImmuneOp
+
+    def visit_StopOp(self, op: StopOp, item: str, kinds: set) -> None:
+        # the price of stopping the calamity: an effect the victim suffers instead
+        self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+
+    def _changed_kind(self, op, item: str, kinds: set):
+        """The effect kind an operation changes, or None (reported) when there is no such kind."""
         kind = vocab.EFFECT_KINDS.get(op.kind)
         if kind is None:
             self.d.error("CIV015", f"unknown effect kind `{op.kind}`", op.span, item=item,
                          help=suggestion(op.kind, vocab.EFFECT_KINDS))
-            return
+            return None
         if op.kind not in kinds:
             self.d.warning("CIV036", f"this modifier changes `{op.kind}`, which `{item}` never causes", op.span, item=item,
                            help=f"effects of `{item}`: {', '.join(sorted(kinds)) or 'none'}")
-        if op.op == "option":
+        return kind
+
+    def visit_OptionOp(self, op: OptionOp, item: str, kinds: set) -> None:
+        if self._changed_kind(op, item, kinds) is not None:
             self._call(op.replacement, vocab.EFFECT_KINDS, "CIV015", "effect kind", item)
+
+    def visit_ChangeOp(self, op: ChangeOp, item: str, kinds: set) -> None:
+        kind = self._changed_kind(op, item, kinds)
+        if kind is None:
             return
         param = op.param or kind.main
         p = kind.param(param) if param else None
         if p is None:
             self.d.error("CIV017", f"`{op.kind}` has no parameter `{op.param or 'amount'}` to {op.op}", op.span, item=item,
                          help=suggestion(op.param or "", [x.name for x in kind.params]))
-            return
-        if p.kind == "enum":
-            if op.op != "set":
-                self.d.error("CIV017", f"`{op.kind}.{param}` is a choice; only `set` can change it", op.span, item=item)
-            elif not (isinstance(op.amount, Name) and op.amount.parts[0] in p.choices):
-                self.d.error("CIV017", f"`{op.kind}.{param}` must be one of {', '.join(p.choices)}", op.amount.span,
-                             item=item, help=suggestion(unparse(op.amount), p.choices))
-            return
-        check(op.amount, self.scope, self.d, item)
-        self._non_negative(op.amount, item)
-        if op.per is not None:
-            check(op.per, self.scope, self.d, item)
+        elif p.kind == "enum":
+            self._choice(op, param, p, item)
+        else:
+            check(op.amount, self.scope, self.d, item)
+            self._non_negative(op.amount, item)
+            if op.per is not None:
+                check(op.per, self.scope, self.d, item)
+
+    def _choice(self, op: ChangeOp, param: str, p, item: str) -> None:
+        """A choice parameter (an enum) can only be `set`, and only to one of its words."""
+        if op.op != "set":
+            self.d.error("CIV017", f"`{op.kind}.{param}` is a choice; only `set` can change it", op.span, item=item)
+        elif not (isinstance(op.amount, Name) and op.amount.parts[0] in p.choices):
+            self.d.error("CIV017", f"`{op.kind}.{param}` must be one of {', '.join(p.choices)}", op.amount.span,
+                         item=item, help=suggestion(unparse(op.amount), p.choices))
 
     def _non_negative(self, e, item: str) -> None:
         if isinstance(e, Neg) and isinstance(e.operand, Num) and e.operand.value:
@@ -542,7 +573,7 @@ class _Validator:
     # --- author invariants
     def _asserts(self) -> None:
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
-                            advances=self.ed.advances, commodities=self.ed.commodities, groups=self.ed.groups,
+                            groups=self.ed.groups,
                             player=False, model=True)
         evaluator = ModelEvaluator(self.ed)
         for a in self.ed.asserts:

@@ -17,7 +17,7 @@ import pytest
 import civdsl
 from civdsl.rounds import runtime
 from civdsl.bounds import FIELDS
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.rounds.state import state_from_data
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,7 +26,7 @@ import pytest
 from civdsl.build import EditionOutputs
 from civdsl.charts import render_all, site_files
 from civdsl.charts.html import PRINT_WIDTH_MM
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
 pytestmark = pytest.mark.browser

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 import civdsl
 from civdsl.rounds import runtime
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.cli.cardgame import simulate as simulate_command
 from civdsl.cli.cardgame import step as step_command
 from civdsl.rounds.reference import render_round_reference as render_cardgame_reference

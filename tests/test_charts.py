@@ -21,7 +21,7 @@ from civdsl.charts import explorer as explorer_mod
 from civdsl.cli.charts import chart as chart_command
 from civdsl.charts.explorer import dot_quote
 from civdsl.charts.markdown import md_escape
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.serialize import to_data
 from civdsl.syntax import Name, Num, Str
 

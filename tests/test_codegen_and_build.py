@@ -10,7 +10,7 @@ import pytest
 
 from civdsl import runtime
 from civdsl.codegen import generate
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.resources import shipped_rulebooks
 from civdsl.schemas import load_schema, validate_model
 from civdsl.state import state_schema

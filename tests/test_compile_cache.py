@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from civdsl import api, cache, compiler, parser
+from civdsl import api, cache, frontend, parser
 from civdsl.diagnostics import Diagnostics
 from civdsl.resources import grammar_path, rulebooks_dir, shipped_house_rules, shipped_rulebooks
 
@@ -89,15 +89,15 @@ def test_a_file_saved_while_it_is_compiled_is_compiled_again(tmp_path, fresh_cac
     # the key must be the hash of the bytes that were compiled, not of the file read afterwards
     book = tmp_path / "book.civ"
     book.write_text(_with_pottery_cost(45), encoding="utf-8")
-    real_resolve = compiler.resolve
+    real_resolve = frontend.resolve
 
     def resolve_while_the_user_saves(chain, diags):
         book.write_text(_with_pottery_cost(46), encoding="utf-8")
         return real_resolve(chain, diags)
 
-    monkeypatch.setattr(compiler, "resolve", resolve_while_the_user_saves)
+    monkeypatch.setattr(frontend, "resolve", resolve_while_the_user_saves)
     assert api.load(book).advances["Pottery"]["cost"] == 45  # what was read
-    monkeypatch.setattr(compiler, "resolve", real_resolve)
+    monkeypatch.setattr(frontend, "resolve", real_resolve)
     api._LOADED.clear()
     assert api.load(book).advances["Pottery"]["cost"] == 46
 
@@ -114,13 +114,13 @@ def test_a_re_pointed_symlinked_base_is_noticed(tmp_path, fresh_cache):
     api._LOADED.clear()
     assert api.load(house).advances["Pottery"]["cost"] == 55
     # and `check --reuse` sees it too
-    checked = compiler.check_file(house, reuse=True)
+    checked = frontend.check_file(house, reuse=True)
     assert checked.ok and checked.edition.advances["Pottery"].cost == 55
 
 
 def test_every_source_file_of_the_compiler_is_in_the_fingerprint(tmp_path):
     package = tmp_path / "civdsl"
-    shutil.copytree(Path(compiler.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(frontend.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     grammar = tmp_path / "civdsl.lark"
     shutil.copy(grammar_path(), grammar)
     before = cache.fingerprint_of(package, grammar)
@@ -186,7 +186,7 @@ def test_a_symlink_planted_at_a_cache_path_is_replaced_not_written_through(tmp_p
     monkeypatch.setenv("CIVDSL_CACHE", str(first))
     monkeypatch.setattr(api, "_LOADED", {})
     api.load(CIV1980)
-    compiler.check_file(CIV1980, reuse=True)
+    frontend.check_file(CIV1980, reuse=True)
     parser.build_lark()
     names = sorted(p.name for p in first.iterdir())
     assert any(n.endswith(".bytecode") for n in names) and any(n.startswith("checked-") for n in names)
@@ -201,7 +201,7 @@ def test_a_symlink_planted_at_a_cache_path_is_replaced_not_written_through(tmp_p
     monkeypatch.setenv("CIVDSL_CACHE", str(second))
     api._LOADED.clear()
     assert api.load(CIV1980).advances["Pottery"]["cost"] == 45
-    assert compiler.check_file(CIV1980, reuse=True).ok
+    assert frontend.check_file(CIV1980, reuse=True).ok
     for victim in victims.values():
         assert victim.read_text() == "the user's file\n"
     assert any((second / n).is_file() and not (second / n).is_symlink() for n in names)
@@ -257,7 +257,7 @@ def test_compiled_bytecode_is_kept_whatever_pythondontwritebytecode_says(tmp_pat
 def test_check_and_build_reuse_an_unchanged_chain_with_the_same_diagnostics(tmp_path, fresh_cache, monkeypatch):
     paths = list(shipped_rulebooks().values()) + shipped_house_rules()
     cold = Diagnostics()
-    first = [compiler.check_file(p, cold, reuse=True) for p in paths]
+    first = [frontend.check_file(p, cold, reuse=True) for p in paths]
     assert all(c.ok for c in first)
 
     def no_parsing(*args, **kwargs):
@@ -265,7 +265,7 @@ def test_check_and_build_reuse_an_unchanged_chain_with_the_same_diagnostics(tmp_
 
     monkeypatch.setattr(parser, "parse", no_parsing)
     warm = Diagnostics()
-    second = [compiler.check_file(p, warm, reuse=True) for p in paths]
+    second = [frontend.check_file(p, warm, reuse=True) for p in paths]
     assert all(c.ok for c in second)
     assert warm.render(notes=True) == cold.render(notes=True)
     assert [c.edition.id for c in second] == [c.edition.id for c in first]
@@ -278,13 +278,13 @@ def test_check_and_build_reuse_an_unchanged_chain_with_the_same_diagnostics(tmp_
 def test_a_changed_file_in_the_chain_is_checked_again(tmp_path, fresh_cache):
     book = tmp_path / "book.civ"
     book.write_text(_with_pottery_cost(45), encoding="utf-8")
-    assert compiler.check_file(book, reuse=True).edition.advances["Pottery"].cost == 45
+    assert frontend.check_file(book, reuse=True).edition.advances["Pottery"].cost == 45
     book.write_text(_with_pottery_cost(46), encoding="utf-8")
-    assert compiler.check_file(book, reuse=True).edition.advances["Pottery"].cost == 46
+    assert frontend.check_file(book, reuse=True).edition.advances["Pottery"].cost == 46
     book.write_text(_with_pottery_cost(45).replace("cost 46", "cost 4x"), encoding="utf-8")
     broken = book.read_text().replace('advance "Pottery" {', 'advance "Pottery" {{', 1)
     book.write_text(broken, encoding="utf-8")
-    assert not compiler.check_file(book, reuse=True).ok
+    assert not frontend.check_file(book, reuse=True).ok
 
 
 def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monkeypatch):
@@ -328,7 +328,7 @@ def test_build_reuses_what_it_rendered_for_an_unchanged_chain(tmp_path, fresh_ca
 def test_the_kept_fingerprint_is_the_hash_of_the_sources(fresh_cache, monkeypatch):
     monkeypatch.setattr(cache, "_FINGERPRINT", None)
     first = cache.compiler_fingerprint()
-    package = Path(compiler.__file__).resolve().parent
+    package = Path(frontend.__file__).resolve().parent
     assert first == cache.fingerprint_of(package, grammar_path())
     assert [p.name for p in fresh_cache.iterdir() if p.name.startswith("fingerprint-")]
     monkeypatch.setattr(cache, "_FINGERPRINT", None)

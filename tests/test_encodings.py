@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = 'language 1\nedition enc "Encodings"\n'

@@ -9,7 +9,7 @@ import pytest
 
 import civdsl
 from civdsl import vocabulary as vocab
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "semantics.civ"

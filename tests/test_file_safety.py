@@ -21,7 +21,7 @@ import pytest
 
 from civdsl import build, loader
 from civdsl.build import BuildError, EditionOutputs
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, str(ROOT / "cli.py")]

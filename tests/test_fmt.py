@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from civdsl.cli import main
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.fmt import FormatError, _parse, format_text
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 from civdsl.serialize import to_data

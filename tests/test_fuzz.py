@@ -34,7 +34,7 @@ from civdsl import parser, safeyaml
 from civdsl.bounds import FIELDS
 from civdsl import vocabulary as vocab
 from civdsl.codegen import generate
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.expressions import quote
 from civdsl.resources import rulebooks_dir
 from civdsl.state import StateError, check_state, parse_yaml

@@ -32,7 +32,7 @@ import pytest
 
 from civdsl.build import compile_all
 from civdsl.codegen import generate
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.diagnostics import Diagnostics
 
 ROOT = Path(__file__).resolve().parent.parent

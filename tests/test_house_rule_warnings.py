@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 
 def _codes(tmp_path, body: str) -> list[str]:

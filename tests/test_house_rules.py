@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import civdsl
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.itemexplain import explain_item
 from civdsl.resources import shipped_house_rules
 from civdsl.state import StateError

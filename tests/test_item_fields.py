@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from civdsl import fields, parser
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = 'language 1\nedition t "T"\ngroup crafts "Crafts"\ncredit policy best_group\n'

@@ -59,6 +59,28 @@ def test_engines_never_import_the_command_line(path):
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}: commands belong in civdsl/cli/"
 
 
+# The passes in order (docs/architecture.md) and what sits on top of them: the front end that runs
+# them in one call, the caches, and the tools. A pass never imports anything on top.
+PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "codegen", "runtime", "model",
+          "vocabulary", "fields")
+ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "planner", "plan_search", "fmt",
+          "scaffold", "charts")
+
+
+def test_modules_are_named_for_their_job():
+    names = {_module_name(p) for p in ENGINE_FILES}
+    # the front end (check_file) and the Pygments highlighter, once `compiler` and `lexer`
+    assert {"civdsl.frontend", "civdsl.highlight"} <= names
+    assert not {"civdsl.compiler", "civdsl.lexer"} & names
+
+
+@pytest.mark.parametrize("name", PASSES)
+def test_a_pass_never_imports_what_sits_on_top(name):
+    imports = _imports(PACKAGE / f"{name}.py")
+    bad = sorted(m for m in imports for top in ON_TOP if m == f"civdsl.{top}" or m.startswith(f"civdsl.{top}."))
+    assert not bad, f"civdsl/{name}.py imports {bad}: a pass never imports the front end or a tool"
+
+
 def test_the_import_walk_resolves_relative_imports():
     imports = _imports(PACKAGE / "cli" / "questions.py")
     assert "civdsl.cli.common" in imports and "civdsl.state" in imports

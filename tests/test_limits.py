@@ -21,7 +21,7 @@ import pytest
 
 from civdsl import parser
 from civdsl.codegen import generate
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, str(ROOT / "cli.py")]
@@ -38,7 +38,7 @@ MEASURE = textwrap.dedent("""
     import json, resource, sys, time
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from civdsl.compiler import check_file
+    from civdsl.frontend import check_file
     from civdsl.codegen import generate
     out = {}
     start = time.process_time()
@@ -231,7 +231,7 @@ def test_depth_limit_boundary_compiles_and_runs_with_little_stack(tmp_path):
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         from pathlib import Path
-        from civdsl.compiler import check_file
+        from civdsl.frontend import check_file
         from civdsl.codegen import generate
         from civdsl.build import render
         sys.setrecursionlimit(450)  # the default is 1000

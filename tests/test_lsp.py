@@ -18,7 +18,7 @@ import pytest
 
 from civdsl import parser
 from civdsl import vocabulary as vocab
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.lsp import (Engine, completions, definitions, format_document, hover_text, outline, references,
                         target_at, tokenize)
 

@@ -49,7 +49,7 @@ def test_options_in_a_state_file(tmp_path):
 
 
 def test_an_option_no_rule_reads_is_a_warning_unless_acknowledged():
-    from civdsl.compiler import check_file
+    from civdsl.frontend import check_file
     from civdsl.resources import shipped_rulebooks
 
     checked = check_file(shipped_rulebooks()["civ1981"])

@@ -18,7 +18,7 @@ import pytest
 
 from civdsl import build
 from civdsl.build import BuildError, EditionOutputs
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.resources import rulebooks_dir
 
 ROOT = Path(__file__).resolve().parent.parent

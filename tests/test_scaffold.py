@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from civdsl.cli import main
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.fmt import format_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import pytest
 
 from civdsl import runtime
 from civdsl.codegen import generate, generate_module
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 from civdsl.gcpause import paused
 from civdsl.resources import shipped_rulebooks
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from civdsl.codes import CODES
-from civdsl.compiler import check_file
+from civdsl.frontend import check_file
 
 UI = Path(__file__).parent / "ui"
 CASES = sorted(UI.glob("*.civ"))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import describe
 from .. import vocabulary as vocab
 from ..model import Advance, Calamity, Edition, Effect, EffectBranch, Modifier, ModifierOp
-from ..syntax import BinOp, Call, Neg, Not, Num, Str
+from ..syntax import BinOp, Call, ChangeOp, ImmuneOp, Neg, NodeVisitor, Not, Num, OptionOp, Str
 
 # --- direction of a modifier --------------------------------------------------------------
 
@@ -74,35 +74,52 @@ def base_values(cal: Calamity, role: str, kind: str, param: str | None) -> list[
     return out
 
 
+class _Direction(NodeVisitor):
+    """Which way each modifier operation type moves things for the victim, one `visit_<Op>` each."""
+
+    def visit_ImmuneOp(self, o: ImmuneOp, cal: Calamity, role: str) -> str:
+        return "better"
+
+    visit_CancelOp = visit_ImmuneOp
+
+    def visit_OptionOp(self, o: OptionOp, cal: Calamity, role: str) -> str:
+        return "choice"
+
+    visit_StopOp = visit_OptionOp
+
+    def visit_ChangeOp(self, o: ChangeOp, cal: Calamity, role: str) -> str:
+        up_is_better = more_is_better(o.kind, o.param)
+        if o.op == "cap":
+            return "worse" if up_is_better else "better"
+        if o.op == "set":
+            grows = _set_grows(o, cal, role)
+            if grows is None:
+                return "mixed"
+        else:  # add or prevent: a negative amount turns the change around
+            amount = _literal(o.amount)
+            grows = (o.op == "prevent") if amount is not None and amount < 0 else (o.op == "add")
+        return "better" if grows == up_is_better else "worse"
+
+
+def _set_grows(o: ChangeOp, cal: Calamity, role: str) -> bool | None:
+    """Whether `set` raises every value it replaces (False: lowers every one; None: it depends)."""
+    new = _literal(o.amount)
+    olds = base_values(cal, role, o.kind, o.param)
+    if new is None or not olds or any(v is None for v in olds):
+        return None
+    if all(new > v for v in olds):
+        return True
+    if all(new < v for v in olds):
+        return False
+    return None
+
+
+_DIRECTION = _Direction()
+
+
 def op_direction(o: ModifierOp, cal: Calamity, role: str) -> str:
     """"worse", "better", "mixed" (depends on the situation) or "choice" for the victim."""
-    if o.op in ("immune", "cancel"):
-        return "better"
-    if o.op in ("option", "stop"):
-        return "choice"
-    up_is_better = more_is_better(o.kind, o.param)
-    if o.op in ("add", "prevent"):
-        amount = _literal(o.amount)
-        if amount is not None and amount < 0:
-            grows = o.op == "prevent"
-        else:
-            grows = o.op == "add"
-        return "better" if grows == up_is_better else "worse"
-    if o.op == "cap":
-        return "worse" if up_is_better else "better"
-    if o.op == "set":
-        new = _literal(o.amount)
-        olds = base_values(cal, role, o.kind, o.param)
-        if new is None or not olds or any(v is None for v in olds):
-            return "mixed"
-        if all(new > v for v in olds):
-            grows = True
-        elif all(new < v for v in olds):
-            grows = False
-        else:
-            return "mixed"
-        return "better" if grows == up_is_better else "worse"
-    return "mixed"
+    return _DIRECTION.visit(o, cal, role)
 
 
 def modifier_direction(m: Modifier, cal: Calamity) -> str:

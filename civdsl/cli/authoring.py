@@ -42,7 +42,7 @@ def check(paths, schema, verbose, as_json):
 
     PATHS are files, folders or shipped edition ids; with none, the rulebooks of the current
     folder (rulebooks/ and rulebooks/house/ included), else every shipped rulebook."""
-    from ..compiler import check_file
+    from ..frontend import check_file
     from ..diagnostics import Diagnostics
     from ..resources import rulebook_paths
 

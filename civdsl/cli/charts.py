@@ -41,7 +41,7 @@ MODEL_KEYS = {
 
 def _load(rulebook: str):
     from ..api import RulebookError, locate
-    from ..compiler import check_file
+    from ..frontend import check_file
 
     checked = check_file(locate(rulebook))
     if not checked.ok:

@@ -106,54 +106,76 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options
         for text in filter(None, (_describe_effect(e) for e in data["effects"])):
             click.echo(f"  {text}")
     for t in data["trace"]:
-        from .. import vocabulary
-        from ..phrases import name_words
-
-        sign = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}.get(t["op"], t["op"])
-        by = ", ".join(t["by"]) or "rule"
-        before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
-        words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
-        what = words[1] if words else str(t["kind"]).replace("_", " ")
-        if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
-            held = name_words(t["by"][0]) if t["by"] else "of it"
-            click.echo(f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  "
-                       f"[{t['path']}:{t['line']}]")
-            continue
-        change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
-        if t.get("depends_on"):
-            change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
-        click.echo(f"    {sign}{t['value'] if t['value'] is not None else ''} {by}: {change}  [{t['path']}:{t['line']}]")
+        click.echo(_trace_line(t))
     _undecided(data)
+    _secondary(data)
+    for o in data["options"]:
+        click.echo(_option_line(o))
+    if data["missing_facts"]:
+        click.echo(_incomplete(data["missing_facts"]))
+        sys.exit(1)
+
+
+# how the trace shows each kind of change before its value
+_TRACE_SIGN = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}
+
+
+def _trace_line(t: dict) -> str:
+    """One step of the trace: the change, who made it and where the rule is."""
+    from .. import vocabulary
+    from ..phrases import name_words
+
+    by = ", ".join(t["by"]) or "rule"
+    before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
+    kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+    words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
+    what = words[1] if words else str(t["kind"]).replace("_", " ")
+    where = f"[{t['path']}:{t['line']}]"
+    if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
+        held = name_words(t["by"][0]) if t["by"] else "of it"
+        return f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  {where}"
+    change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
+    if t.get("depends_on"):
+        change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
+    value = t["value"] if t["value"] is not None else ""
+    return f"    {_TRACE_SIGN.get(t['op'], t['op'])}{value} {by}: {change}  {where}"
+
+
+def _secondary(data: dict) -> None:
+    """What the primary victim passes on to other players, if anything."""
     s = data.get("secondary")
     effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
-    if s and effects and s["count"] != 0 and not data["cancelled"]:
-        if s["share"] is not None:
-            click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
-        else:
-            click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
-    for o in data["options"]:
-        from .. import vocabulary
+    if not (s and effects and s["count"] != 0 and not data["cancelled"]):
+        return
+    if s["share"] is not None:
+        click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
+    else:
+        click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
 
-        kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
-        words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
-        instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
-        if o["instead_of"] == "calamity":  # `may stop with ...`: the whole calamity, for everyone
-            instead = "to stop the calamity for everyone"
-        by = f" ({', '.join(o['by'])})" if o["by"] else ""
-        click.echo(f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}")
-    if data["missing_facts"]:
-        from ..phrases import name_words
 
-        said = ", ".join(name_words(f) for f in data["missing_facts"])
-        from .. import vocabulary
+def _option_line(o: dict) -> str:
+    from .. import vocabulary
 
-        # a number or a word can be given with --set; a hand of cards only in a state file
-        kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in data["missing_facts"]}
-        sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
-                        if t not in ("map", "list")) or "the hand of cards"
-        click.echo(f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)")
-        sys.exit(1)
+    kind = vocabulary.EFFECT_KINDS.get(o["instead_of"])
+    words = (kind.noun(None) if kind else None) or (o["instead_of"].replace("_", " "),) * 2
+    instead = f"per {words[0]} instead" if o["each"] else f"instead of the {words[1]}"
+    if o["instead_of"] == "calamity":  # `may stop with ...`: the whole calamity, for everyone
+        instead = "to stop the calamity for everyone"
+    by = f" ({', '.join(o['by'])})" if o["by"] else ""
+    return f"  option{by}: {_describe_effect({'kind': o['kind'], **o['args']})} {instead}"
+
+
+def _incomplete(missing: list) -> str:
+    """The facts the answer needs and how to give them."""
+    from .. import vocabulary
+    from ..phrases import name_words
+
+    said = ", ".join(name_words(f) for f in missing)
+    # a number or a word can be given with --set; a hand of cards only in a state file
+    kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in missing}
+    sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
+                    if t not in ("map", "list")) or "the hand of cards"
+    return f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)"
 
 
 @command()
@@ -182,6 +204,18 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     if as_json:
         _emit_json(data, rb.id)
         sys.exit(1 if incomplete else 0)
+    _cost_lines(data)
+    for note in data["notes"]:
+        click.echo(f"note: {note}")
+    if data["illegal"]:
+        for p in data["illegal"]:
+            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
+        sys.exit(1)
+    sys.exit(1 if incomplete else 0)
+
+
+def _cost_lines(data: dict) -> None:
+    """Each advance's price with its credits, the total and the start credits counted."""
     for row in data["items"]:
         if row["price"] is None:
             click.echo(f"{row['advance']}: price unknown ({row['note']})")
@@ -198,13 +232,6 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     if sc and sc["per_group"]:
         used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
         click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
-    for note in data["notes"]:
-        click.echo(f"note: {note}")
-    if data["illegal"]:
-        for p in data["illegal"]:
-            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
-        sys.exit(1)
-    sys.exit(1 if incomplete else 0)
 
 
 def _stacks(text: str) -> list[int]:

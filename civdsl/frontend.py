@@ -11,6 +11,7 @@ from .diagnostics import Diagnostics
 from .gcpause import paused
 from .loader import LoadedFile, load_chain
 from .model import Edition
+from .references import index_chain
 from .resolver import resolve
 from .validator import validate
 
@@ -98,5 +99,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         return Checked(None, diags, chain)
     edition = resolve(chain, diags)
     if edition is not None:
-        validate(edition, diags)
+        validate(edition, diags, index_chain(chain))
     return Checked(edition, diags, chain)

@@ -13,7 +13,7 @@ from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Stri
 
 from civdsl import parser  # noqa: E402
 from civdsl import vocabulary as vocab  # noqa: E402
-from civdsl.lexer import CivdslLexer, textmate_grammar, textmate_json, word_lists  # noqa: E402
+from civdsl.highlight import CivdslLexer, textmate_grammar, textmate_json, word_lists  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOKS = sorted((ROOT / "rulebooks").rglob("*.civ"))
@@ -92,7 +92,7 @@ def test_lexer_is_registered_by_name_when_installed():
 def test_textmate_grammar_is_current():
     path = VSCODE / "syntaxes" / "civdsl.tmLanguage.json"
     assert json.loads(path.read_text(encoding="utf-8")) == textmate_grammar(), \
-        "regenerate: python -m civdsl.lexer --textmate editors/vscode/syntaxes/civdsl.tmLanguage.json"
+        "regenerate: python -m civdsl.highlight --textmate editors/vscode/syntaxes/civdsl.tmLanguage.json"
     assert path.read_text(encoding="utf-8") == textmate_json()
 
 

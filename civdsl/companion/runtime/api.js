@@ -1,0 +1,83 @@
+// api.js: the contract. globalThis.civdsl answers each question with exactly the object the
+// command line prints with --json (the same keys, lists and numbers): resolve, epoch and score
+// here, cost and plan from credits.js and plan.js when those are part of the engine.
+
+function answer(command, compute) {
+  const head = {command: command, rulebook: MODEL.EDITION.id};
+  try {
+    const data = compute();
+    for (const k of Object.keys(data)) if (!own(head, k)) head[k] = data[k];
+    return head;
+  } catch (exc) {
+    if (exc instanceof UserError) {
+      head.error = {kind: "user", message: exc.message};
+    } else if (exc instanceof RuleError) {
+      const reason = exc.kind === "ZeroDivisionError" ? "a division by zero" : exc.message;
+      head.error = {kind: "rulebook", message: "a rule failed while running: " + reason};
+    } else {
+      throw exc;
+    }
+    return head;
+  }
+}
+
+function resolveAnswer(state, calamity, role, options) {
+  options = options || {};
+  role = role === undefined || role === null ? "primary" : role;
+  if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
+  const name = canonicalNames("calamity", [calamity], "calamity", true)[0];
+  const st = makePlayerState(state, options);
+  const assigned = get(options, "assigned", null);
+  if (assigned !== null) {
+    if (role !== "secondary") throw new UserError("--assigned is the amount assigned to a secondary victim: use it with --role secondary");
+    if (!isInt(assigned) || assigned < 0) throw new UserError("--assigned must be a whole number from 0, not " + pyRepr(assigned));
+    st.assigned = assigned;
+  }
+  return resolutionDict(RULES.calamities.get(name)(st, role));
+}
+
+function epochAnswer(state, options) {
+  options = options || {};
+  const track = get(options, "ast", null);
+  if (track !== null && !own(MODEL.AST, track)) {
+    const valid = Object.keys(MODEL.AST);
+    throw new UserError("--ast: unknown A.S.T. track `" + track + "`; " + MODEL.EDITION.id + " has: " +
+      (valid.length ? valid.map(function (t) { return "`" + t + "`"; }).join(", ") : "none"));
+  }
+  const tracks = track !== null ? [track] : Object.keys(MODEL.AST);
+  return {tracks: tracks.map(function (t) { return epochsOf(t, makePlayerState(state, options)); })};
+}
+
+function scoreAnswer(state, options) {
+  return scoreOf(makePlayerState(state, options || {}));
+}
+
+const civdslApi = {
+  edition: MODEL.EDITION,
+  model: MODEL,
+  resolve: function (state, calamity, role, options) {
+    return answer("resolve", function () { return resolveAnswer(state, calamity, role, options); });
+  },
+  epoch: function (state, options) {
+    return answer("epoch", function () { return epochAnswer(state, options); });
+  },
+  score: function (state, options) {
+    return answer("score", function () { return scoreAnswer(state, options); });
+  },
+  // the answer as the command line prints it (json.dumps(indent=2): floats as "2.0")
+  dumps: function (value) {
+    return pyDumps(value);
+  },
+};
+// cost and plan are jscost's (credits.js, plan.js): offered only when the engine includes them
+if (typeof costAnswer === "function") {
+  civdslApi.cost = function (state, options) {
+    return answer("cost", function () { return costAnswer(MODEL, state, options || {}); });
+  };
+}
+if (typeof planAnswer === "function") {
+  civdslApi.plan = function (state, options) {
+    return answer("plan", function () { return planAnswer(MODEL, state, options || {}); });
+  };
+}
+globalThis.civdsl = Object.freeze(civdslApi);

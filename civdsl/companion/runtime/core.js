@@ -1,0 +1,841 @@
+// core.js: the values, arithmetic and player state that the generated rules read; the JavaScript
+// twin of civdsl/runtime.py's "arithmetic helpers" and PlayerState. Python's numbers are kept
+// apart exactly: an int is a JS number, a float a PyFloat (it prints "2.0"), an exact fraction a
+// Frac (what runtime.div makes). A fact the state lacks reads as an Unknown naming it.
+
+// --- errors ---------------------------------------------------------------------------------
+
+// A problem with the question (the CLI's StateError: exit 1 with a message).
+class UserError extends Error {}
+// A rule failed while running (the CLI's RulebookRuntimeError: a division by zero, a table
+// without a band for a value).
+class RuleError extends Error {
+  constructor(kind, reason) {
+    super(kind + ": " + reason);
+    this.kind = kind;
+    this.reason = reason;
+  }
+}
+
+function own(obj, key) {
+  return obj !== null && obj !== undefined && Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+function get(obj, key, fallback) {
+  return own(obj, key) ? obj[key] : fallback;
+}
+
+// --- unknown values ---------------------------------------------------------------------------
+
+class Unknown {
+  constructor(facts) {
+    this.facts = facts;
+  }
+  toString() {
+    return "unknown(" + this.facts.join(", ") + ")";
+  }
+}
+
+function isUnknown(v) {
+  return v instanceof Unknown;
+}
+
+function unknownOf() {
+  const facts = [];
+  for (let i = 0; i < arguments.length; i++) {
+    const v = arguments[i];
+    if (v instanceof Unknown) {
+      for (const f of v.facts) if (facts.indexOf(f) < 0) facts.push(f);
+    }
+  }
+  return new Unknown(facts);
+}
+
+// --- Python numbers ---------------------------------------------------------------------------
+
+class PyFloat {
+  constructor(v) {
+    this.v = v;
+  }
+  valueOf() {
+    return this.v;
+  }
+  toString() {
+    return floatRepr(this.v);
+  }
+  toJSON() {
+    return this.v;
+  }
+}
+
+function pf(v) {
+  return new PyFloat(v);
+}
+
+function gcd(a, b) {
+  a = Math.abs(a);
+  b = Math.abs(b);
+  while (b) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+class Frac {
+  constructor(n, d) {
+    if (d === 0) throw new RuleError("ZeroDivisionError", "division by zero");
+    if (d < 0) {
+      n = -n;
+      d = -d;
+    }
+    const g = gcd(n, d) || 1;
+    this.n = n / g;
+    this.d = d / g;
+  }
+  valueOf() {
+    return this.n / this.d;
+  }
+  toString() {
+    return this.d === 1 ? String(this.n) : this.n + "/" + this.d;
+  }
+}
+
+function fr(n, d) {
+  return new Frac(n, d);
+}
+
+// 0: an int (or a bool, which Python counts as one), 1: a Fraction, 2: a float
+function numKind(v) {
+  if (typeof v === "number" || typeof v === "boolean") return 0;
+  if (v instanceof Frac) return 1;
+  if (v instanceof PyFloat) return 2;
+  throw new RuleError("TypeError", "expected a number, got " + pyRepr(v));
+}
+
+function toFrac(v) {
+  if (v instanceof Frac) return v;
+  if (v instanceof PyFloat) return floatFrac(v.v);
+  return new Frac(+v, 1);
+}
+
+// Fraction(x) of a float is exact: its binary value
+function floatFrac(x) {
+  if (!isFinite(x)) throw new RuleError("ValueError", "cannot convert " + floatRepr(x) + " to a fraction");
+  let d = 1;
+  while (!Number.isInteger(x * d) && d < 2 ** 60) d *= 2;
+  return new Frac(x * d, d);
+}
+
+function arith(op, a, b) {
+  if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
+  const k = Math.max(numKind(a), numKind(b));
+  if (k === 2) {
+    const x = +a, y = +b;
+    return pf(op === "+" ? x + y : op === "-" ? x - y : x * y);
+  }
+  if (k === 1) {
+    const p = toFrac(a), q = toFrac(b);
+    if (op === "*") return new Frac(p.n * q.n, p.d * q.d);
+    const n = op === "+" ? p.n * q.d + q.n * p.d : p.n * q.d - q.n * p.d;
+    return new Frac(n, p.d * q.d);
+  }
+  const x = +a, y = +b;
+  return op === "+" ? x + y : op === "-" ? x - y : x * y;
+}
+
+function add(a, b) {
+  return arith("+", a, b);
+}
+
+function sub(a, b) {
+  return arith("-", a, b);
+}
+
+function mul(a, b) {
+  return arith("*", a, b);
+}
+
+function neg(a) {
+  if (a instanceof Unknown) return a;
+  const k = numKind(a);
+  if (k === 2) return pf(-a.v);
+  if (k === 1) return new Frac(-a.n, a.d);
+  return 0 - a;
+}
+
+// runtime.div: an exact Fraction
+function div(a, b) {
+  if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
+  const p = toFrac(a), q = toFrac(b);
+  if (q.n === 0) throw new RuleError("ZeroDivisionError", "division by zero");
+  return new Frac(p.n * q.d, p.d * q.n);
+}
+
+function floordiv(a, b) {
+  const q = div(a, b);
+  return q instanceof Unknown ? q : Math.floor(q.n / q.d);
+}
+
+function floor(x) {
+  if (x instanceof Unknown) return x;
+  const k = numKind(x);
+  return k === 1 ? Math.floor(x.n / x.d) : Math.floor(+x);
+}
+
+function ceil(x) {
+  if (x instanceof Unknown) return x;
+  const k = numKind(x);
+  return k === 1 ? Math.ceil(x.n / x.d) : Math.ceil(+x);
+}
+
+function sqrt(x) {
+  if (x instanceof Unknown) return x;
+  numKind(x);
+  if (+x < 0) throw new RuleError("ValueError", "math domain error");
+  return pf(Math.sqrt(+x));
+}
+
+function abs_(x) {
+  if (x instanceof Unknown) return x;
+  const k = numKind(x);
+  if (k === 2) return pf(Math.abs(x.v));
+  if (k === 1) return new Frac(Math.abs(x.n), x.d);
+  return Math.abs(+x);
+}
+
+// Python's comparison of two values (numbers of any kind, strings, None)
+function compare(op, a, b) {
+  if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
+  if (op === "==" || op === "!=") {
+    const same = pyEqual(a, b);
+    return op === "==" ? same : !same;
+  }
+  const c = order(a, b);
+  switch (op) {
+    case "<": return c < 0;
+    case "<=": return c <= 0;
+    case ">": return c > 0;
+    default: return c >= 0;
+  }
+}
+
+function isNumber(v) {
+  return typeof v === "number" || typeof v === "boolean" || v instanceof Frac || v instanceof PyFloat;
+}
+
+function pyEqual(a, b) {
+  if (isNumber(a) && isNumber(b)) return order(a, b) === 0;
+  if (a === null || b === null) return a === b;
+  return a === b;
+}
+
+function order(a, b) {
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  const ka = numKind(a), kb = numKind(b);
+  if (ka === 1 && kb !== 2 || kb === 1 && ka !== 2) {
+    const p = toFrac(a), q = toFrac(b);
+    const x = p.n * q.d, y = q.n * p.d;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  const x = +a, y = +b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function eq(a, b) { return compare("==", a, b); }
+function ne(a, b) { return compare("!=", a, b); }
+function lt(a, b) { return compare("<", a, b); }
+function le(a, b) { return compare("<=", a, b); }
+function gt(a, b) { return compare(">", a, b); }
+function ge(a, b) { return compare(">=", a, b); }
+
+function min_(a, b) {
+  if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
+  return order(b, a) < 0 ? b : a;
+}
+
+function max_(a, b) {
+  if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
+  return order(b, a) > 0 ? b : a;
+}
+
+// Python's truth value of a known value
+function truthy(v) {
+  if (v === null || v === undefined) return false;
+  if (v instanceof Unknown) throw new RuleError("TypeError", "a rule decided on an unknown value (it needs " + v.facts.join(", ") + ")");
+  if (typeof v === "boolean") return v;
+  if (typeof v === "number") return v !== 0;
+  if (typeof v === "string") return v.length > 0;
+  if (v instanceof Frac) return v.n !== 0;
+  if (v instanceof PyFloat) return v.v !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  return true;
+}
+
+// Kleene's three-valued logic: runtime.not_, and_, or_ (each right side a thunk)
+function not_(x) {
+  return x instanceof Unknown ? x : !truthy(x);
+}
+
+function and_(a) {
+  let unknown = null, v = a;
+  for (let i = 0; i < arguments.length; i++) {
+    v = i === 0 ? a : arguments[i]();
+    if (v instanceof Unknown) unknown = unknown === null ? v : unknownOf(unknown, v);
+    else if (!truthy(v)) return v;
+  }
+  return unknown !== null ? unknown : v;
+}
+
+function or_(a) {
+  let unknown = null, v = a;
+  for (let i = 0; i < arguments.length; i++) {
+    v = i === 0 ? a : arguments[i]();
+    if (v instanceof Unknown) unknown = unknown === null ? v : unknownOf(unknown, v);
+    else if (truthy(v)) return v;
+  }
+  return unknown !== null ? unknown : v;
+}
+
+function lookup(bands, x) {
+  if (x instanceof Unknown) return x;
+  for (const band of bands) {
+    if (truthy(ge(x, band[0])) && (band[1] === null || truthy(le(x, band[1])))) return band[2];
+  }
+  throw new RuleError("ValueError", "no band of the table covers " + pyStr(x));
+}
+
+// runtime.number: integral fractions print as integers, an unknown value as null; any other
+// fraction as Python's json.dumps(default=str) writes it
+function number(v) {
+  if (v instanceof Frac) return v.d === 1 ? v.n : v.n + "/" + v.d;
+  if (v instanceof Unknown) return null;
+  return v;
+}
+
+// --- Python's text of values --------------------------------------------------------------------
+
+// repr() of a Python float: the shortest digits that round-trip (as JavaScript's), written
+// fixed from 1e-4 up to 1e16 and in exponent form outside
+function floatRepr(x) {
+  if (x !== x) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(x.toExponential());
+  const sign = m[1], digits = m[2] + (m[3] || ""), exp = parseInt(m[4], 10);
+  if (exp >= -5 && exp < 16) {
+    // Python switches to exponent form below 1e-4 (repr(0.0001) == '0.0001', 1e-05 below)
+    if (exp < -4) return sign + digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "") + "e-" + pad2(-exp);
+    if (exp < 0) return sign + "0." + "0".repeat(-exp - 1) + digits;
+    const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits + "0".repeat(exp + 1 - digits.length);
+    const rest = digits.length > exp + 1 ? digits.slice(exp + 1) : "0";
+    return sign + whole + "." + rest;
+  }
+  const mant = digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "");
+  return sign + mant + "e" + (exp < 0 ? "-" : "+") + pad2(Math.abs(exp));
+}
+
+function pad2(n) {
+  return n < 10 ? "0" + n : String(n);
+}
+
+// str() of a value as Python writes it in an f-string
+function pyStr(v) {
+  if (v === null || v === undefined) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (v instanceof PyFloat) return floatRepr(v.v);
+  return String(v);
+}
+
+function pyRepr(v) {
+  return typeof v === "string" ? JSON.stringify(v) : pyStr(v);
+}
+
+// json.dumps(value, indent=2, ensure_ascii=False, default=str): the text the command line
+// prints with --json (floats as Python writes them, "2.0")
+function pyDumps(value, indent) {
+  const step = indent === undefined ? 2 : indent;
+  function str(s) {
+    return '"' + s.replace(/[\u0000-\u001f"\\]/g, function (c) {
+      switch (c) {
+        case '"': return '\\"';
+        case "\\": return "\\\\";
+        case "\n": return "\\n";
+        case "\r": return "\\r";
+        case "\t": return "\\t";
+        case "\b": return "\\b";
+        case "\f": return "\\f";
+        default: return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4);
+      }
+    }) + '"';
+  }
+  function walk(v, depth) {
+    if (v === null || v === undefined) return "null";
+    if (v === true) return "true";
+    if (v === false) return "false";
+    if (typeof v === "number") {
+      if (!isFinite(v)) return v !== v ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+      return Object.is(v, -0) ? "0" : String(v);
+    }
+    if (v instanceof PyFloat) {
+      if (!isFinite(v.v)) return v.v !== v.v ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+      return floatRepr(v.v);
+    }
+    if (typeof v === "string") return str(v);
+    const pad = "\n" + " ".repeat(step * (depth + 1)), end = "\n" + " ".repeat(step * depth);
+    if (Array.isArray(v)) {
+      if (!v.length) return "[]";
+      return "[" + pad + v.map(function (x) { return walk(x, depth + 1); }).join("," + pad) + end + "]";
+    }
+    if (v instanceof Frac || v instanceof Unknown) return str(String(v));
+    const keys = Object.keys(v);
+    if (!keys.length) return "{}";
+    return "{" + pad + keys.map(function (k) { return str(k) + ": " + walk(v[k], depth + 1); }).join("," + pad) + end + "}";
+  }
+  return walk(value, 0);
+}
+
+// --- the player's situation (runtime.PlayerState) -----------------------------------------------
+
+class PlayerState {
+  constructor(holds, facts, options) {
+    this.held = holds.slice();
+    this.heldSet = new Set(holds);
+    this.options = options || {};
+    this.assigned = null;
+    this.facts = facts || {};
+    this.missing = [];
+    this.startCredits = null;
+    this.undecided = [];
+  }
+
+  get complete() {
+    return this.missing.length === 0;
+  }
+
+  holds(name) {
+    return this.heldSet.has(name);
+  }
+
+  _missing(name) {
+    if (this.missing.indexOf(name) < 0) this.missing.push(name);
+    return new Unknown([name]);
+  }
+
+  fact(name) {
+    if (own(this.facts, name)) return this.facts[name];
+    if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
+    if (own(MODEL.FACT_DEFAULTS, name)) return MODEL.FACT_DEFAULTS[name];
+    return this._missing(name);
+  }
+
+  _unitPoints() {
+    const points = MODEL.UNIT_POINTS;
+    return this.facts.tokens * points.token + this.facts.cities * points.city;
+  }
+
+  holding(name) {
+    if (own(this.facts, name)) return this.facts[name];
+    if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
+    const hand = get(this.facts, "commodities", null);
+    if (hand !== null && name === "commodity_cards") return sumValues(hand);
+    if (hand !== null && name === "commodity_face_value") {
+      let total = 0;
+      for (const c of Object.keys(hand)) total += hand[c] * MODEL.COMMODITIES[c].value;
+      return total;
+    }
+    return null;
+  }
+
+  option(name) {
+    const value = get(this.options, name, null);
+    return value === null ? MODEL.OPTIONS[name] : value;
+  }
+
+  decide(value, line, path, what) {
+    if (value instanceof Unknown) {
+      this.undecided.push([line, path, what, value.facts]);
+      return false;
+    }
+    return truthy(value);
+  }
+
+  cards(name) {
+    const hand = get(this.facts, "commodities", null);
+    if (hand === null) return this._missing("commodities");
+    return get(hand, name, 0);
+  }
+
+  count_advances(kw) {
+    let n = 0;
+    const at = get(kw, "cost_at_least", null), below = get(kw, "cost_below", null);
+    const vp = get(kw, "vp", null), group = get(kw, "group", null);
+    for (const name of this.held) {
+      const adv = MODEL.ADVANCES[name];
+      const cost = adv.cost;
+      if (at !== null && (cost === null || truthy(lt(cost, at)))) continue;
+      if (below !== null && (cost === null || truthy(ge(cost, below)))) continue;
+      if (vp !== null && !pyEqual(adv.vp, vp)) continue;
+      if (group !== null && adv.groups.indexOf(group) < 0) continue;
+      n += 1;
+    }
+    return n;
+  }
+
+  derived(name) {
+    const advs = this.held.map(function (n) { return MODEL.ADVANCES[n]; });
+    switch (name) {
+      case "advances": return advs.length;
+      case "advance_vp": return advs.reduce(function (t, a) { return t + (a.vp || 0); }, 0);
+      case "advance_points": return advs.reduce(function (t, a) { return t + (a.cost || 0); }, 0);
+      case "groups_held": {
+        const groups = new Set();
+        for (const a of advs) for (const g of a.groups) groups.add(g);
+        return groups.size;
+      }
+      case "credit_max_group":
+      case "credit_total": {
+        const credits = groupCredits(this.held, get(this.facts, "credits", {}));
+        const values = Object.keys(credits).map(function (g) { return credits[g]; });
+        if (name === "credit_total") return values.reduce(function (t, v) { return t + v; }, 0);
+        return values.length ? Math.max.apply(null, values) : 0;
+      }
+      case "commodity_cards":
+        if (!own(this.facts, "commodities")) return this._missing("commodities");
+        return sumValues(this.facts.commodities);
+      case "hand_value":
+        if (!own(this.facts, "commodities")) return this._missing("commodities");
+        return handValue(this.facts.commodities).total;
+      case "ast_points": {
+        const standing = astStanding(this);
+        return standing ? standing.points : 0;
+      }
+      default:
+        throw new RuleError("KeyError", "" + pyRepr(name));
+    }
+  }
+}
+
+function sumValues(map) {
+  let total = 0;
+  for (const k of Object.keys(map)) total += map[k];
+  return total;
+}
+
+// runtime.group_credits: each group's credit points from the advances held and free credits
+function groupCredits(holds, extra) {
+  const credits = {};
+  for (const g of Object.keys(MODEL.GROUPS)) credits[g] = 0;
+  for (const name of holds) {
+    const own_ = MODEL.ADVANCES[name].credits;
+    for (const g of Object.keys(own_)) credits[g] = get(credits, g, 0) + own_[g];
+  }
+  for (const g of Object.keys(extra || {})) credits[g] = get(credits, g, 0) + extra[g];
+  return credits;
+}
+
+function abilityArgs(name, kind) {
+  return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; }).map(function (a) { return a[1]; });
+}
+
+// runtime.hand_value without a player: each set's value and the total
+function handValue(cards) {
+  const sets = [];
+  for (const name of Object.keys(cards).sort(pyCompareStrings)) {
+    const n = cards[name];
+    const face = MODEL.COMMODITIES[name].value;
+    sets.push({commodity: name, cards: n, face: face, value: n ? number(RULES.setValue(n, face)) : 0});
+  }
+  let total = 0;
+  for (const s of sets) total = add(total, s.value);
+  return {sets: sets, total: total};
+}
+
+// Python sorts strings by code point; JavaScript's default sort compares UTF-16 units
+function pyCompareStrings(a, b) {
+  const x = Array.from(a), y = Array.from(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i].codePointAt(0), q = y[i].codePointAt(0);
+    if (p !== q) return p - q;
+  }
+  return x.length - y.length;
+}
+
+// --- a question's state (api.Rulebook.state) ----------------------------------------------------
+
+// Every name the rulebook declares for an item of this kind (`aka` included), casefolded
+function itemNames(kind) {
+  const table = new Map();
+  const aliases = get(MODEL.ALIASES, kind, {});
+  for (const alias of Object.keys(aliases)) if (!table.has(alias.toLowerCase())) table.set(alias.toLowerCase(), aliases[alias]);
+  for (const name of Object.keys(MODEL[ITEM_TABLES[kind]])) table.set(name.toLowerCase(), name);
+  return table;
+}
+
+const ITEM_TABLES = {advance: "ADVANCES", calamity: "CALAMITIES", commodity: "COMMODITIES"};
+
+function canonicalNames(kind, names, option, strict) {
+  const table = itemNames(kind), valid = MODEL[ITEM_TABLES[kind]];
+  const out = [], bad = [];
+  for (const n of names) {
+    if (typeof n === "string" && own(valid, n)) {
+      out.push(n);
+      continue;
+    }
+    const found = typeof n === "string" ? table.get(n.toLowerCase()) : undefined;
+    if (found === undefined) {
+      bad.push(n);
+      out.push(n);
+    } else {
+      out.push(found);
+    }
+  }
+  if (bad.length && strict) {
+    throw new UserError(bad.map(function (n) { return option + ": unknown " + kind + " `" + pyStr(n) + "`"; }).join("\n"));
+  }
+  return out;
+}
+
+function splitNames(text) {
+  if (Array.isArray(text)) return text.slice();
+  if (!text) return [];
+  return String(text).split(",").map(function (n) { return n.trim(); }).filter(function (n) { return n; });
+}
+
+const MAX_COUNT = 999999999;
+
+function isInt(v) {
+  return typeof v === "number" && Number.isInteger(v);
+}
+
+function isMap(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+// state.check_state: facts checked against the vocabulary and the rulebook's names
+function checkState(data, source) {
+  const problems = [], clean = {};
+  for (const key of Object.keys(data)) {
+    let value = data[key];
+    if (!own(RULES.facts, key)) {
+      problems.push(source + ": unknown key `" + key + "`");
+      continue;
+    }
+    const fact = RULES.facts[key];
+    if (fact.type === "int") {
+      if (!isInt(value)) {
+        problems.push(source + ": `" + key + "` must be a whole number, not " + pyRepr(value));
+        continue;
+      }
+      if (fact.minimum !== null && value < fact.minimum) {
+        problems.push(source + ": `" + key + "` cannot be below " + fact.minimum + " (got " + value + ")");
+        continue;
+      }
+      if (value > MAX_COUNT) {
+        problems.push(source + ": `" + key + "` cannot be above 999,999,999");
+        continue;
+      }
+    } else if (fact.type === "bool" && typeof value !== "boolean") {
+      problems.push(source + ": `" + key + "` must be true or false, not " + pyRepr(value));
+      continue;
+    } else if (fact.type === "str" && typeof value !== "string") {
+      problems.push(source + ": `" + key + "` must be text, not " + pyRepr(value));
+      continue;
+    } else if (fact.type === "list") {
+      if (typeof value === "string") value = splitNames(value);
+      if (!Array.isArray(value) || !value.every(function (v) { return typeof v === "string"; })) {
+        problems.push(source + ": `" + key + "` must be a list of names");
+        continue;
+      }
+      const groups = key === "start_credits_used";
+      const valid = groups ? MODEL.GROUPS : MODEL.ADVANCES;
+      for (const name of value) {
+        if (!own(valid, name)) problems.push(source + ": `" + key + "` names unknown " + (groups ? "group" : "advance") + " `" + name + "`");
+      }
+    } else if (fact.type === "map") {
+      const commodities = key === "commodities";
+      const valid = commodities ? MODEL.COMMODITIES : MODEL.GROUPS;
+      if (!isMap(value)) {
+        problems.push(source + ": `" + key + "` must be a mapping of name: number");
+        continue;
+      }
+      for (const name of Object.keys(value)) {
+        const n = value[name];
+        if (!own(valid, name)) problems.push(source + ": `" + key + "` names unknown " + (commodities ? "commodity" : "group") + " `" + name + "`");
+        else if (!isInt(n) || n < 0 || n > MAX_COUNT) problems.push(source + ": `" + key + "." + name + "` must be a whole number from 0 to 999,999,999");
+      }
+    }
+    clean[key] = value;
+  }
+  if (problems.length) throw new UserError(problems.join("\n"));
+  return clean;
+}
+
+// state.check_ast_facts and check_purchase_facts (without the closest-name hints)
+function checkGameFacts(facts, source) {
+  const problems = [];
+  const civs = MODEL.CIVILIZATIONS, tracks = MODEL.AST;
+  const civ = get(facts, "civilization", null), track = get(facts, "ast_track", null);
+  if (civ !== null && !own(civs, civ)) problems.push(source + ": `civilization` names unknown civilization `" + civ + "`");
+  if (track !== null && !own(tracks, track)) problems.push(source + ": `ast_track` names unknown A.S.T. track `" + track + "`");
+  const position = get(facts, "ast_position", null);
+  if (position !== null && !problems.length) {
+    const rows = civ !== null ? get(civs, civ, {rows: {}}).rows : {};
+    let endTrack = null, end = null;
+    for (const t of Object.keys(rows)) {
+      if ((track === null || t === track) && rows[t].spaces && (end === null || rows[t].spaces > end)) {
+        end = rows[t].spaces;
+        endTrack = t;
+      }
+    }
+    if (end !== null && position > end) {
+      problems.push(source + ": `ast_position` " + position + " is beyond the finish of " + civ + "'s row on `" + endTrack + "` (space " + end + ")");
+    }
+    const declared = (track ? [track] : Object.keys(tracks)).map(function (t) { return tracks[t].spaces; })
+      .filter(function (s) { return s !== null; });
+    if (!Object.keys(rows).length && declared.length && position > Math.max.apply(null, declared)) {
+      problems.push(source + ": `ast_position` " + position + " is beyond the finish of the A.S.T. (space " + Math.max.apply(null, declared) + ")");
+    }
+  }
+  if (problems.length) throw new UserError(problems.join("\n"));
+  const scenario = get(facts, "scenario", null);
+  if (scenario !== null && MODEL.SCENARIOS.indexOf(scenario) < 0) problems.push(source + ": `scenario` names unknown scenario `" + scenario + "`");
+  const blocks = new Set();
+  for (const c of Object.keys(civs)) if (civs[c].block) blocks.add(civs[c].block);
+  const block = get(facts, "block", null);
+  if (block !== null && !blocks.has(block)) problems.push(source + ": `block` names unknown trade block `" + block + "`");
+  const sc = MODEL.START_CREDITS;
+  const used = get(facts, "start_credits_used", null);
+  if (used && used.length && !(sc && sc.once)) {
+    problems.push(source + ": `start_credits_used` is given, but this rulebook's start credits are " + (sc ? "kept all game (not single-use)" : "not declared"));
+  }
+  const hand = get(facts, "commodities", {}) || {};
+  for (const name of Object.keys(hand)) {
+    const limit = own(MODEL.COMMODITIES, name) ? MODEL.COMMODITIES[name].count : 0;
+    if (limit && isInt(hand[name]) && hand[name] > limit) {
+      problems.push(source + ": `commodities`: " + hand[name] + " " + name + " cards, but the deck holds " + limit);
+    }
+  }
+  if (problems.length) throw new UserError(problems.join("\n"));
+}
+
+// Rule switches set for one question (Rulebook.options)
+function checkOptions(given, source) {
+  const declared = MODEL.OPTIONS;
+  if (!isMap(given)) throw new UserError(source + ": `options` must be a mapping of option: on/off");
+  const out = {}, bad = [];
+  for (const name of Object.keys(given)) {
+    let value = given[name];
+    if (!own(declared, name)) {
+      const names = Object.keys(declared);
+      bad.push(source + ": unknown option `" + name + "`" + (names.length ? "; options: " + names.join(", ") : "; the rulebook declares no options"));
+      continue;
+    }
+    if (typeof value === "string" && ["on", "off", "true", "false"].indexOf(value.toLowerCase()) >= 0) {
+      value = value.toLowerCase() === "on" || value.toLowerCase() === "true";
+    }
+    if (typeof value !== "boolean") {
+      bad.push(source + ": option `" + name + "` is on or off, not " + pyRepr(value));
+      continue;
+    }
+    out[name] = value;
+  }
+  if (bad.length) throw new UserError(bad.join("\n"));
+  return out;
+}
+
+// The player state of a question: the state file's mapping, with the command line's choices
+// (options.holds as --holds, options.option as --option NAME=on|off)
+function makePlayerState(state, options) {
+  const facts = Object.assign({}, state || {});
+  options = options || {};
+  if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
+  let fromState = own(facts, "holds") ? facts.holds : [];
+  delete facts.holds;
+  const problems = [];
+  let holds = [];
+  try {
+    holds = canonicalNames("advance", splitNames(options.holds), "--holds", true);
+  } catch (exc) {
+    if (!(exc instanceof UserError)) throw exc;
+    problems.push(exc.message);
+  }
+  if (Array.isArray(fromState) && fromState.every(function (h) { return typeof h === "string"; })) {
+    fromState = canonicalNames("advance", fromState, "holds", false);
+  }
+  const hand = facts.commodities;
+  if (isMap(hand)) {
+    const names = canonicalNames("commodity", Object.keys(hand), "commodities", false);
+    const merged = {};
+    Object.keys(hand).forEach(function (given, i) {
+      const name = names[i], n = hand[given];
+      merged[name] = own(merged, name) && isInt(n) && isInt(merged[name]) ? merged[name] + n : n;
+    });
+    facts.commodities = merged;
+  }
+  let switches = {};
+  try {
+    switches = checkOptions(facts.options || {}, "state");
+  } catch (exc) {
+    if (!(exc instanceof UserError)) throw exc;
+    problems.push(exc.message);
+  }
+  delete facts.options;
+  let clean = {};
+  try {
+    const given = (Array.isArray(fromState) ? fromState.length : fromState) ? Object.assign({}, facts, {holds: fromState}) : facts;
+    clean = checkState(given, "state");
+  } catch (exc) {
+    if (!(exc instanceof UserError)) throw exc;
+    problems.push(exc.message);
+  }
+  try {
+    checkGameFacts(clean, "state");
+  } catch (exc) {
+    if (!(exc instanceof UserError)) throw exc;
+    problems.push(exc.message);
+  }
+  if (problems.length) throw new UserError(problems.join("\n"));
+  const held = holds.concat((clean.holds || []).filter(function (h) { return holds.indexOf(h) < 0; }));
+  delete clean.holds;
+  const st = new PlayerState(held, clean, switches);
+  applyStartCredits(st);
+  return st;
+}
+
+// runtime.start_credits: the credit points of each group the player started with
+function startCredits(state) {
+  const sc = MODEL.START_CREDITS;
+  if (sc === null) return null;
+  const probe = new PlayerState(state.held, state.facts);
+  let amount = null, waived = false, problem = null;
+  try {
+    waived = RULES.startCredits.unless !== null && truthy(RULES.startCredits.unless(probe));
+    amount = waived ? 0 : number(RULES.startCredits.amount(probe));
+  } catch (exc) {
+    if (!(exc instanceof RuleError && exc.kind === "ValueError")) throw exc;
+    problem = exc.reason;
+  }
+  if (probe.missing.length || problem !== null) amount = null;
+  const used = (get(state.facts, "start_credits_used", null) || []).slice();
+  const groups = {};
+  if (amount !== null) for (const g of Object.keys(MODEL.GROUPS)) groups[g] = sc.once && used.indexOf(g) >= 0 ? 0 : amount;
+  return {per_group: amount, groups: groups, waived: waived, once: sc.once, used: used,
+    missing: probe.missing.slice(), problem: probe.missing.length ? null : problem, doc: sc.doc, line: sc.line};
+}
+
+function applyStartCredits(state) {
+  const info = startCredits(state);
+  state.startCredits = info;
+  if (info && Object.keys(info.groups).length) {
+    const credits = Object.assign({}, get(state.facts, "credits", null) || {});
+    for (const g of Object.keys(info.groups)) {
+      const amount = info.groups[g];
+      if (truthy(amount)) credits[g] = add(get(credits, g, 0), amount);
+    }
+    state.facts.credits = credits;
+  }
+}

@@ -1,0 +1,164 @@
+// epoch.js: epochs by position and per-civilization A.S.T. rows; the twin of runtime.epochs,
+// marker and ast_standing. The generated requirement functions (RULES.ast) call requirement,
+// requirementBool and requirementAny.
+
+function met(value) {
+  return value instanceof Unknown ? null : truthy(value);
+}
+
+function requirement(text, left, op, right, line, eachStep) {
+  const out = {requirement: text, met: met(compare(op, left, right)), value: number(left),
+    needs: op + " " + pyStr(number(right)), line: line, each_step: !!eachStep};
+  const needs = unknownOf(left, right).facts;
+  if (needs.length) out.depends_on = needs;
+  return out;
+}
+
+function requirementBool(text, value, line, eachStep) {
+  const out = {requirement: text, met: met(value), value: met(value), needs: "true", line: line, each_step: !!eachStep};
+  if (value instanceof Unknown) out.depends_on = value.facts.slice();
+  return out;
+}
+
+function allMet(values) {
+  if (values.some(function (v) { return v === false; })) return false;
+  return values.some(function (v) { return v === null; }) ? null : true;
+}
+
+function anyMet(values) {
+  if (values.some(function (v) { return v === true; })) return true;
+  return values.some(function (v) { return v === null; }) ? null : false;
+}
+
+function requirementAny(text, alternatives, line, eachStep) {
+  const m = anyMet(alternatives.map(function (alt) { return allMet(alt.map(function (p) { return p.met; })); }));
+  return {requirement: text, met: m, value: null, needs: "any", line: line, each_step: !!eachStep,
+    alternatives: alternatives};
+}
+
+function epochsOf(track, state) {
+  const t = MODEL.AST[track], rules = RULES.ast.get(track);
+  const out = [];
+  let reached = null, still = true;
+  for (const [name, fn] of rules.epochs) {
+    const reqs = fn(state);
+    const m = allMet(reqs.map(function (r) { return r.met; }));
+    still = still && m === true;
+    if (still) reached = name;
+    out.push({epoch: name, met: m, requirements: reqs});
+  }
+  const backward = rules.backward.map(function (b) { return b(state); });
+  const result = {track: track, name: t.name, epochs: out, reached: reached,
+    moves_backward: anyMet(backward.map(function (b) { return b.met; })), backward_rules: backward};
+  if (own(state.facts, "ast_position") || own(state.facts, "civilization")) {
+    result.marker = marker(track, state, out, backward);
+    result.moves_backward = result.marker.move === "back";
+  }
+  result.missing_facts = state.missing.slice();
+  result.complete = state.complete;
+  return result;
+}
+
+class AstRowUnknown extends Error {}
+
+function astRows(track, civilization) {
+  const t = MODEL.AST[track];
+  const civs = MODEL.CIVILIZATIONS;
+  if (civilization !== null) {
+    const civ = get(civs, civilization, null);
+    const row = civ === null ? null : get(civ.rows, track, null);
+    if (row === null) throw new AstRowUnknown("the rulebook gives no row on " + t.name + " for " + civilization);
+    return [row];
+  }
+  const rows = [];
+  for (const name of Object.keys(civs)) if (own(civs[name].rows, track)) rows.push(civs[name].rows[track]);
+  if (!rows.length) throw new AstRowUnknown("the rulebook gives no civilization's row on " + t.name);
+  return rows;
+}
+
+function epochIndex(row, position) {
+  let index = 0;
+  row.starts.forEach(function (start, i) {
+    if (position >= start) index = i + 1;
+  });
+  return index;
+}
+
+function agreed(values, what) {
+  const distinct = Array.from(new Set(values));
+  if (distinct.length > 1) throw new AstRowUnknown(what + " differs by civilization: give `civilization`");
+  return distinct[0];
+}
+
+function marker(track, state, epochsOut, backward) {
+  const t = MODEL.AST[track];
+  const names = RULES.ast.get(track).epochs.map(function (e) { return e[0]; });
+  const civ = get(state.facts, "civilization", null);
+  const position = state.fact("ast_position");
+  const out = {civilization: civ, space: number(position), epoch: null, next_space: null, next_epoch: null,
+    needs: [], meets: null, move: null, finish: null, row: null, unknown: null};
+  if (position instanceof Unknown) {
+    out.unknown = "the state does not give ast_position";
+    return out;
+  }
+  let rows, finish, here, there = null;
+  try {
+    rows = astRows(track, civ);
+    finish = agreed(rows.map(function (r) { return r.spaces; }), "the last space of " + t.name);
+    if (position > finish) throw new AstRowUnknown("space " + position + " is beyond the finish of " + t.name + " (space " + pyStr(finish) + ")");
+    here = agreed(rows.map(function (r) { return epochIndex(r, position); }), "the epoch of space " + position);
+    if (position < finish) {
+      there = agreed(rows.map(function (r) { return epochIndex(r, position + 1); }), "the epoch of space " + (position + 1));
+    }
+  } catch (exc) {
+    if (!(exc instanceof AstRowUnknown)) throw exc;
+    out.unknown = exc.message;
+    return out;
+  }
+  if (rows.length === 1) {
+    const starts = {};
+    names.slice(1).forEach(function (n, i) {
+      if (i < rows[0].starts.length) starts[n] = rows[0].starts[i];
+    });
+    out.row = {spaces: rows[0].spaces, starts: starts};
+  }
+  out.finish = finish;
+  out.epoch = names[here];
+  const exempt = t.backward_except.indexOf(names[here]) >= 0;
+  out.backward_exempt = exempt;
+  const back = anyMet(backward.map(function (b) { return b.met; }));
+  if (back === null && !exempt && position > 0) out.move = "unknown";
+  if (back === true && !exempt && position > 0) {
+    out.move = "back";
+    out.back_to = position - 1;
+    out.back_rules = backward.filter(function (b) { return b.met; });
+  }
+  if (there === null) {
+    out.move = out.move || "finished";
+    return out;
+  }
+  out.next_space = position + 1;
+  out.next_epoch = names[there];
+  const reqs = epochsOut[there].requirements;
+  out.needs = there !== here ? reqs : reqs.filter(function (r) { return r.each_step; });
+  out.meets = allMet(out.needs.map(function (r) { return r.met; }));
+  if (out.move === null) out.move = out.meets === true ? "forward" : out.meets === false ? "stays" : "unknown";
+  return out;
+}
+
+function astStanding(state) {
+  const tracks = Object.keys(MODEL.AST);
+  let chosen = get(state.facts, "ast_track", null);
+  if (chosen === null) {
+    const values = new Set(tracks.map(function (t) { return MODEL.AST[t].step_points; }));
+    if (tracks.length === 1 || values.size === 1) chosen = tracks.length ? tracks[0] : null;
+  }
+  if (chosen === null) {
+    state.fact("ast_track");
+    return null;
+  }
+  const points = MODEL.AST[chosen].step_points;
+  if (points === null) return null;
+  const position = state.fact("ast_position");
+  return {track: chosen, space: position, points: mul(position, points), per_step: points};
+}

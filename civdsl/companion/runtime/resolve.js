@@ -1,0 +1,244 @@
+// resolve.js: what a calamity does to one victim; the twin of runtime.Resolution and of the
+// procedures codegen's calamity functions call (bounds, select-then-unselect, reduce until
+// supported, least over, discard by value). Effects are [kind, args, line], trace entries
+// [op, kind, param, value, before, after, by, line, path], options
+// [instead_of, kind, args, each, by, line, path], the assignment [count, share, effects, line].
+
+function resolution(calamity, role, state, effects, assignment, trace, options, immune, cancelReason, excluded) {
+  return {calamity: calamity, role: role, state: state, effects: effects, assignment: assignment, trace: trace,
+    options: options, immune: immune, cancelReason: cancelReason, excluded: excluded};
+}
+
+function cancelled(calamity, role, state, line, why, path) {
+  return resolution(calamity, role, state, [["cancelled", {}, line]], null, [], [], false, [line, why, path], null);
+}
+
+// a modifier operation whose condition held: the parameter's new value, traced (runtime.change)
+function change(trace, op, kind, param, value, old, by, line, path) {
+  let after;
+  if (op === "add") after = add(old, value);
+  else if (op === "prevent") after = sub(old, value);
+  else if (op === "cap") after = min_(old, value);
+  else after = value;
+  trace.push([op, kind, param, value, old, after, by, line, path]);
+  return after;
+}
+
+// never below zero; an unknown amount stays unknown (the `floor zero` amounts setting)
+function floorZero(value) {
+  if (value === null || value instanceof Unknown) return value;
+  return truthy(gt(value, 0)) ? value : 0;
+}
+
+function unlessImmune(immune, value) {
+  if (value === null || immune === false) return value;
+  if (immune instanceof Unknown) return unknownOf(immune, value);
+  return truthy(immune) ? 0 : value;
+}
+
+function assignedAmount(s, most, kind) {
+  if (!(most instanceof Unknown) && truthy(gt(s.assigned, most))) {
+    throw new UserError("--assigned " + s.assigned + ": a secondary victim of this calamity suffers at most " +
+      pyStr(most) + " (" + kind.split("_").join(" ") + ")");
+  }
+  return s.assigned;
+}
+
+function boundFact(bounds, kind, args) {
+  const byArea = get(bounds, kind, null);
+  if (!byArea || !Object.keys(byArea).length) return undefined;
+  return get(byArea, get(args, "area", "any"), get(byArea, "*", null));
+}
+
+// nothing beyond what the player has (runtime.bound_effects)
+function boundEffects(s, effects, trace, bounds, path) {
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    const fact = boundFact(bounds, kind, args);
+    if (fact === undefined) return;
+    const demanded = get(args, "amount", null);
+    if (fact === null || demanded === null || demanded instanceof Unknown) return;
+    const have = s.holding(fact);
+    const next = Object.assign({}, args);
+    next.bound = fact;
+    if (have !== null) {
+      const taken = truthy(le(demanded, have)) ? demanded : have;
+      next.taken = taken;
+      if (truthy(lt(taken, demanded)) && !own(args, "unselected")) {
+        trace.push(["bound", kind, "amount", have, demanded, taken, [fact], line, path]);
+      }
+    }
+    effects[i] = [kind, next, line];
+  });
+}
+
+// select, then unselect (runtime.unselect)
+function unselect(s, effects, trace, bounds, path) {
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    if (!own(args, "unselected")) return;
+    const next = Object.assign({}, args);
+    const wanted = next.selected, prevented = next.unselected;
+    delete next.selected;
+    delete next.unselected;
+    if (wanted instanceof Unknown || prevented instanceof Unknown) {
+      effects[i] = [kind, next, line];
+      return;
+    }
+    const byArea = get(bounds, kind, {});
+    const fact = get(byArea, get(args, "area", "any"), get(byArea, "*", null));
+    const have = fact !== null ? s.holding(fact) : null;
+    const selected = have === null ? max_(wanted, 0) : max_(min_(wanted, have), 0);
+    const unselected = min_(max_(prevented, 0), selected);
+    delete next.taken;
+    next.select = {selected: selected, unselected: unselected};
+    next.taken = sub(selected, unselected);
+    if (have !== null && truthy(gt(wanted, have))) trace.push(["bound", kind, "amount", have, wanted, selected, [fact], line, path]);
+    effects[i] = [kind, next, line];
+  });
+}
+
+// reduce until supported (runtime.reduce_until_supported)
+function reduceUntilSupported(s, effects, kinds) {
+  const cities = get(s.facts, "cities", null), tokens = get(s.facts, "tokens", null);
+  const leave = get(s.facts, "reduced_city_tokens", null);
+  if (cities === null || tokens === null || leave === null) return;
+  let base = get(MODEL.CONSTS, "city_support", 2);
+  for (const name of Array.from(s.heldSet).sort(pyCompareStrings)) {
+    if (own(MODEL.ADVANCES, name)) {
+      for (const a of abilityArgs(name, "city_support")) base = add(base, get(a, "delta", 0));
+    }
+  }
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    const what = get(kinds, kind, null);
+    const amount = get(args, "amount", null);
+    if (what === null || amount === null || amount instanceof Unknown) return;
+    const rate = what === "rate" ? add(base, amount) : base;
+    const withheld = what === "withheld" ? min_(tokens, amount) : 0;
+    let available = sub(tokens, withheld), left = cities;
+    while (left > 0 && truthy(lt(available, mul(rate, left)))) {
+      left -= 1;
+      available = add(available, leave);
+    }
+    const support = {rate: rate, withheld: withheld, reduced: cities - left, cities_left: left};
+    effects[i] = [kind, Object.assign({}, args, {support: support}), line];
+  });
+}
+
+// a loss of unit points met exactly or exceeded by as little as possible (runtime.least_over)
+function leastOver(s, effects, kinds) {
+  const cities = get(s.facts, "cities", null), tokens = get(s.facts, "tokens", null);
+  if (cities === null || tokens === null) return;
+  const value = MODEL.UNIT_POINTS.city;
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    if (kinds.indexOf(kind) < 0 || get(args, "area", "any") !== "any") return;
+    const need = get(args, "taken", get(args, "amount", null));
+    if (need === null || need instanceof Unknown || !truthy(gt(need, 0))) return;
+    let best = null;
+    for (let k = 0; k <= cities; k++) {
+      let t = sub(need, k * value);
+      if (truthy(lt(t, 0))) t = 0;
+      if (truthy(gt(t, tokens))) continue;
+      const over = sub(add(k * value, t), need);
+      if (best === null || truthy(lt(over, best[0])) || (truthy(eq(over, best[0])) && k < best[1])) best = [over, k, t];
+    }
+    const loss = best === null ? {cities: cities, tokens: tokens, over: 0} : {cities: best[1], tokens: best[2], over: best[0]};
+    effects[i] = [kind, Object.assign({}, args, {loss: loss}), line];
+  });
+}
+
+// discard by value: the least excess, then the fewest cards (runtime.discard_by_value)
+function discardByValue(s, effects, kinds) {
+  const hand = get(s.facts, "commodities", null);
+  if (hand === null) return;
+  const cards = [];
+  for (const name of Object.keys(hand).sort(pyCompareStrings)) for (let k = 0; k < hand[name]; k++) cards.push(name);
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    const need = get(args, "taken", get(args, "amount", null));
+    if (kinds.indexOf(kind) < 0 || need === null || need instanceof Unknown) return;
+    const best = new Map([[0, []]]);
+    cards.forEach(function (name, index) {
+      const face = MODEL.COMMODITIES[name].value;
+      for (const [v, picked] of Array.from(best.entries())) {
+        const w = v + face;
+        if (!best.has(w) || best.get(w).length > picked.length + 1) best.set(w, picked.concat([index]));
+      }
+    });
+    let value = null;
+    for (const v of best.keys()) {
+      if (truthy(ge(v, need)) && (value === null || v < value || (v === value && best.get(v).length < best.get(value).length))) value = v;
+    }
+    let picked;
+    if (value !== null) {
+      picked = best.get(value);
+    } else {
+      value = cards.reduce(function (t, c) { return t + MODEL.COMMODITIES[c].value; }, 0);
+      picked = cards.map(function (_, k) { return k; });
+    }
+    const chosen = {};
+    for (const index of picked) chosen[cards[index]] = get(chosen, cards[index], 0) + 1;
+    const over = sub(value, need);
+    const discard = {cards: chosen, face_value: value, over: truthy(gt(over, 0)) ? over : 0};
+    effects[i] = [kind, Object.assign({}, args, {discard: discard}), line];
+  });
+}
+
+// --- the answer (Resolution.to_dict) -------------------------------------------------------------
+
+function effectDict(kind, args) {
+  const out = {kind: kind};
+  const values = [];
+  for (const k of Object.keys(args)) {
+    out[k] = number(args[k]);
+    values.push(args[k]);
+  }
+  const needs = unknownOf.apply(null, values).facts;
+  if (needs.length) out.depends_on = needs;
+  return out;
+}
+
+function undecidedDicts(state) {
+  return state.undecided.map(function (u) {
+    return {line: u[0], path: u[1], what: u[2], depends_on: u[3].slice()};
+  });
+}
+
+function resolutionDict(r) {
+  const out = {
+    calamity: r.calamity,
+    role: r.role,
+    complete: r.state.complete,
+    cancelled: r.cancelReason !== null,
+    immune: number(r.immune),
+    effects: r.effects.map(function (e) { return effectDict(e[0], e[1]); }),
+    trace: r.trace.map(function (t) {
+      const [op, kind, param, value, before, after, by, line, path] = t;
+      const entry = {op: op, kind: kind, param: param, value: number(value), before: number(before),
+        after: number(after), by: by.slice(), path: path, line: line};
+      const needs = unknownOf(value, before, after).facts;
+      if (needs.length) entry.depends_on = needs;
+      return entry;
+    }),
+    options: r.options.map(function (o) {
+      const [instead, kind, args, each, by, line, path] = o;
+      const plain = {};
+      for (const k of Object.keys(args)) plain[k] = number(args[k]);
+      return {instead_of: instead, kind: kind, args: plain, each: each, by: by.slice(), path: path, line: line};
+    }),
+    missing_facts: r.state.missing.slice(),
+    undecided: undecidedDicts(r.state),
+  };
+  if (r.cancelReason) out.cancel_reason = {line: r.cancelReason[0], path: r.cancelReason[2], why: r.cancelReason[1]};
+  if (r.excluded) out.excluded = {line: r.excluded[0], path: r.excluded[2], why: r.excluded[1]};
+  if (r.assignment) {
+    const [count, share, effects, line] = r.assignment;
+    out.secondary = {count: number(count), share: number(share), line: line,
+      effects: effects.map(function (e) { return effectDict(e[0], e[1]); })};
+    const needs = unknownOf(count, share).facts;
+    if (needs.length) out.secondary.depends_on = needs;
+  }
+  return out;
+}

@@ -1,0 +1,332 @@
+"""The one index of references: every declaration and every use of every name a rulebook gives
+(advances, calamities, commodities, civilizations, groups, constants, tables, options, A.S.T.
+tracks and their epochs, editions) and every use of a name the vocabulary declares (player
+facts), with its span, across the extends chain.
+
+Built from the syntax trees (pass 2), in the manner of textX's scope providers: what a name in
+a given place may refer to is decided by where it stands (a string in `requires` names an
+advance, the argument of `holds(...)` an advance, of `cards(...)` a commodity, a bare name in
+an expression a constant, option, group or player fact, unless an item attribute of a `where`
+shadows it; an epoch name is looked up in its own track). Nothing here reports: the validator
+says which uses name nothing, `explain` lists the uses of an item, the language server answers
+definition, references and hover from it, and the charts cross-reference with it.
+
+The same use can stop counting when a later file of the chain edits its statement: a house
+rule that declares an item whole, removes it, or `change`s a field that replaces the base's
+(fields.py says which do) takes the base's uses out of force. `Index.in_force` says which uses
+the resolved rulebook still holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from . import fields as item_fields
+from . import vocabulary as vocab
+from .diagnostics import Span
+from .syntax import Call, Item, Name, RulebookAst, Str, Where
+
+# The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
+ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
+# What an errata names: any of these, whichever is declared.
+ERRATA_TARGETS = ("advance", "calamity", "commodity")
+# Statements the chain collects rather than replaces: a later one never hides an earlier one.
+_COLLECTED = frozenset({"assert", "note", "errata", "ability", "scenario", "change", "remove", "source"})
+# The fields whose value names things, by what they name (fields.ITEM_FIELDS' `references`):
+# each reads a list of (name, ..., span) or one such tuple (see syntax.py).
+_NAMING_FIELDS = {"groups": "group", "credits": "group", "credit": "advance", "requires": "advance"}
+# A call whose first argument, a string, names an item.
+_NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
+# The label a diagnostic about a use carries (errata match it), for statements not named by
+# their own name: the epoch a requirement belongs to, an assertion's message, ...
+_LABELS = {"start_credits": "start credits", "set_value": "set_value", "set_value_off_block": "set_value"}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One declaration or use of a name."""
+
+    kind: str  # advance, calamity, commodity, civilization, group, const, table, option, track, epoch,
+    #            edition, fact, item (an errata's target: one of ERRATA_TARGETS)
+    name: str
+    role: str  # def, ref, change, remove
+    span: Span  # the name as written (a string with its quotes)
+    file: int  # the file's place in the extends chain, base first
+    via: str  # how it is named: declaration, requires, credit, groups, credits, holds, cards, name, call,
+    #           group=, errata, extends, row, except
+    owner: tuple[str, str | None] = ("", None)  # the statement holding it: (kind, name); a change: the changed kind
+    field: str | None = None  # the key of the item field holding it
+    scope: str | None = None  # an epoch's track
+    label: str | None = None  # the item a diagnostic about it names (errata match it)
+    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)  # the syntax Field holding it
+
+
+def _name_span(span: Span, name: str) -> Span:
+    """The span of a name at the start of a node (a call's name, a dotted name's first part)."""
+    return Span(span.path, span.line, span.column, span.column + len(name))
+
+
+class _FileIndexer:
+    """The declarations and uses of one file's syntax tree."""
+
+    def __init__(self, ast: RulebookAst, file: int, out: list[Ref]):
+        self.ast = ast
+        self.file = file
+        self.out = out
+
+    def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
+            scope=None, label=None, part=None) -> None:
+        if span is not None:
+            self.out.append(Ref(kind, name, role, span, self.file, via, owner, fld, scope, label, part))
+
+    def run(self) -> None:
+        ast = self.ast
+        self.add("edition", ast.edition, "def", ast.edition_span, "declaration", ("edition", ast.edition))
+        if ast.extends is not None:
+            self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
+        for item in ast.items:
+            self.item(item)
+
+    def item(self, item: Item) -> None:
+        kind = item.value if item.kind in ("change", "remove") else item.kind
+        owner = (kind, item.name)
+        label = self._label(item)
+        if item.kind in ("change", "remove"):
+            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner)
+        elif item.kind in ("group", "const", "table", "option", "civilization") or item.kind in ITEM_KINDS:
+            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner)
+        elif item.kind == "ast":
+            self.add("track", item.name, "def", item.name_span, "declaration", owner)
+        elif item.kind == "errata":
+            target, _, span = item.value
+            self.add("item", target, "ref", span, "errata", owner, label=target)
+        if item.kind == "ast":
+            self._track(item, owner)
+        else:
+            for f in item.fields:
+                self.field(f, owner, label)
+        if item.kind not in ("errata", "credit_policy"):
+            self.expressions(item.value, owner, None, label, None)
+
+    def _label(self, item: Item) -> str | None:
+        if item.kind in _LABELS:
+            return _LABELS[item.kind]
+        if item.kind == "assert":
+            return item.value[1]
+        if item.kind == "ability":
+            return self.ast.edition
+        return item.name
+
+    def field(self, f, owner, label) -> None:
+        kind = _NAMING_FIELDS.get(f.key)
+        if kind is not None:
+            for entry in (f.value if isinstance(f.value, list) else [f.value]):
+                self.add(kind, entry[0], "ref", entry[-1], f.key, owner, f.key, label=owner[1], part=f)
+            return
+        if f.key == "row":  # a civilization's row on a track
+            track, span, _, _ = f.value
+            self.add("track", track, "ref", span, "row", owner, f.key, label=owner[1], part=f)
+            return
+        if f.key in ("points", "tiebreak"):  # score lines are labelled by their own words
+            label = f.value[0]
+        self.expressions(f.value, owner, f.key, label, f)
+
+    def _track(self, item: Item, owner) -> None:
+        for f in item.fields:
+            if f.key == "epoch":
+                name, reqs = f.value
+                self.add("epoch", name, "def", f.name_span, "declaration", owner, f.key, scope=item.name, part=f)
+                self.expressions(reqs, owner, f.key, name, f)
+            elif f.key == "backward":
+                expr, except_ = f.value
+                for name, span in except_:
+                    self.add("epoch", name, "ref", span, "except", owner, f.key, scope=item.name,
+                             label=item.name, part=f)
+                self.expressions(expr, owner, f.key, item.name, f)
+            else:
+                self.field(f, owner, item.name)
+
+    # --- expressions, anywhere in a statement's value (round rules' nodes included)
+    def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
+        stack: list = [(value, attrs)]
+        while stack:
+            node, local = stack.pop()
+            t = type(node)
+            if t in (list, tuple):
+                stack.extend((x, local) for x in node)
+            elif t is dict:
+                stack.extend((x, local) for x in node.values())
+            elif t is Name:
+                first = node.parts[0]
+                if first not in local:
+                    self.add("name", first, "ref", _name_span(node.span, first), "name", owner, fld,
+                             label=label, part=part)
+            elif t is Call:
+                stack.extend(self._call(node, owner, fld, label, part, local))
+            elif t is Where:
+                inner = local | _attributes(node.items)
+                stack.append((node.items, local))
+                stack.append((node.condition, inner))
+            elif hasattr(t, "__dataclass_fields__") and t is not Span:
+                stack.extend((v, local) for v in node.__dict__.values())
+
+    def _call(self, call: Call, owner, fld, label, part, local) -> list:
+        named = _NAMING_CALLS.get(call.name)
+        if named is not None and call.args and isinstance(call.args[0], Str):
+            arg = call.args[0]
+            self.add(named, arg.value, "ref", arg.span, call.name, owner, fld, label=label, part=part)
+            return []
+        self.add("call", call.name, "ref", _name_span(call.span, call.name), "call", owner, fld, label=label, part=part)
+        todo = []
+        group = call.kwargs.get("group")
+        if isinstance(group, Name) and len(group.parts) == 1:
+            self.add("group", group.parts[0], "ref", group.span, "group=", owner, fld, label=label, part=part)
+        todo += [(v, local) for k, v in call.kwargs.items() if not (k == "group" and isinstance(v, Name))]
+        fn = vocab.FUNCTIONS.get(call.name)
+        if fn is not None and fn.scope == "model" and call.args:
+            # `count(advances where ..., cost)`: the later arguments read the items' attributes
+            inner = local | _attributes(call.args[0])
+            todo += [(call.args[0], local)] + [(a, inner) for a in call.args[1:]]
+        else:
+            todo += [(a, local) for a in call.args]
+        return todo
+
+
+def _attributes(items) -> frozenset:
+    """The attributes of the items a `where` or a model function ranges over (vocabulary)."""
+    while isinstance(items, Where):
+        items = items.items
+    coll = items.parts[0] if isinstance(items, Name) else ""
+    return frozenset(vocab.ITEM_ATTRIBUTES.get(coll, ()))
+
+
+class Index:
+    """Every declaration and use of a chain of syntax trees (base first), resolved by scope."""
+
+    def __init__(self, asts: Iterable[RulebookAst | None]):
+        self.asts = [a for a in asts]
+        raw: list[Ref] = []
+        for i, ast in enumerate(self.asts):
+            if ast is not None:
+                _FileIndexer(ast, i, raw).run()
+        self.declared: dict[str, set[str]] = {}
+        for r in raw:
+            if r.role == "def":
+                self.declared.setdefault(r.kind, set()).add(r.name)
+        self.refs = [self._resolved(r) for r in raw if r.kind != "call" or self._is_table(r)]
+        self._by_name: dict[tuple[str, str], list[Ref]] = {}
+        for r in self.refs:
+            self._by_name.setdefault((r.kind, r.name), []).append(r)
+
+    # --- scope resolution: what a bare name or a call stands for where it is written
+    def _is_table(self, r: Ref) -> bool:
+        return r.name in self.declared.get("table", ())
+
+    def _resolved(self, r: Ref) -> Ref:
+        if r.kind == "call":
+            return _with(r, kind="table")
+        if r.kind == "name":
+            for kind in ("const", "option", "group"):
+                if r.name in self.declared.get(kind, ()):
+                    return _with(r, kind=kind)
+            if r.name in vocab.FACTS or r.name in vocab.DERIVED_NAMES:
+                return _with(r, kind="fact")
+        if r.kind == "item":
+            for kind in ERRATA_TARGETS:
+                if r.name in self.declared.get(kind, ()):
+                    return _with(r, kind=kind)
+        return r
+
+    # --- questions
+    def named(self, kind: str, name: str, scope: str | None = None) -> list[Ref]:
+        """Every declaration and use of one thing, in chain order."""
+        return [r for r in self._by_name.get((kind, name), []) if kind != "epoch" or r.scope == scope]
+
+    def declarations(self, kind: str, name: str, scope: str | None = None) -> list[Ref]:
+        """Where the thing is declared, the declaration in force first (the nearest file)."""
+        found = [r for r in self.named(kind, name, scope) if r.role == "def"]
+        return sorted(found, key=lambda r: -r.file)
+
+    def uses(self, kind: str, name: str, scope: str | None = None) -> list[Ref]:
+        return [r for r in self.named(kind, name, scope) if r.role == "ref"]
+
+    def names(self, kind: str) -> set[str]:
+        """The names declared as `kind` anywhere in the chain."""
+        return set(self.declared.get(kind, ()))
+
+    def of_kind(self, *kinds: str, role: str | None = None) -> Iterator[Ref]:
+        return (r for r in self.refs if r.kind in kinds and (role is None or r.role == role))
+
+    def at(self, path: str, line: int, column: int) -> Ref | None:
+        """The declaration or use whose span holds (line, column) of `path` (1-based)."""
+        best = None
+        for r in self.refs:
+            s = r.span
+            if s.path == path and s.line == line and s.column <= column <= (s.end_column or s.column):
+                if best is None or s.column > best.span.column:
+                    best = r
+        return best
+
+    def in_force(self, r: Ref) -> bool:
+        """Whether the resolved rulebook still holds this use: no later file of the chain declares its
+        statement whole or removes it, nor `change`s the field holding it in a way that replaces the
+        base's (fields.ITEM_FIELDS `change`), nor drops the modifier holding it."""
+        kind, name = r.owner
+        for later in self.asts[r.file + 1:]:
+            for it in (later.items if later is not None else ()):
+                if it.name != name:
+                    continue
+                if it.kind == kind and kind not in _COLLECTED:
+                    return False
+                if it.kind == "remove" and it.value == kind:
+                    return False
+                if it.kind == "change" and it.value == kind and r.field is not None and _edits(it, kind, r):
+                    return False
+        return True
+
+    def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
+        """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
+        known = set(known)
+        return [r for r in self.of_kind(kind, role="ref")
+                if r.name not in known and r.field != "drop" and self.in_force(r)]
+
+
+def _edits(change: Item, kind: str, r: Ref) -> bool:
+    """Whether a later `change` takes the use's field out: it replaces that field, or drops the
+    modifier holding the use."""
+    from .expressions import unparse
+
+    for f in change.fields:
+        if f.key == r.field:
+            spec = item_fields.field(kind, f.key)
+            if spec is not None and spec.change in ("replace", "replace_all"):
+                return True
+        if f.key == "drop" and r.field == "modifier" and r.part is not None:
+            cond, role = f.value
+            mod = r.part.value
+            if unparse(cond) == unparse(mod.condition) and role == mod.role:
+                return True
+    return False
+
+
+def _with(r: Ref, **changes) -> Ref:
+    values = {k: getattr(r, k) for k in Ref.__dataclass_fields__}
+    values.update(changes)
+    return Ref(**values)
+
+
+def index_chain(chain) -> Index:
+    """The index of a loaded extends chain (loader.LoadedFile objects, base first)."""
+    return Index(getattr(f, "ast", None) for f in chain)
+
+
+def advances_named(expr) -> list[str]:
+    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+    out: list[Ref] = []
+    indexer = _FileIndexer.__new__(_FileIndexer)
+    indexer.file, indexer.out = 0, out
+    indexer.expressions(expr, ("", None), None, None, None)
+    return sorted({r.name for r in out if r.kind == "advance"})

@@ -1,0 +1,63 @@
+"""Every modifier operation type (`add`, `immune`, `option`, ...) is its own node, and every stage
+that handles operations has a `visit_<Node>` for each: a new operation without a code generator,
+a checker, a renderer or a chart direction fails here, not in a user's rulebook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from civdsl import syntax
+from civdsl.charts.derive import _Direction
+from civdsl.codegen import _RoleBody
+from civdsl.describe import _OpText
+from civdsl.validator import _Validator
+
+STAGES = {"code generator": _RoleBody, "checker": _Validator, "renderer": _OpText, "chart direction": _Direction}
+
+
+def test_the_node_list_names_every_operation_type():
+    assert set(syntax.Op.__subclasses__()) == set(syntax.OP_TYPES)
+
+
+def test_every_operation_word_of_the_grammar_becomes_a_typed_node():
+    import re
+
+    from civdsl.resources import grammar_text
+
+    words = set(re.findall(r"-> op_(\w+)", grammar_text()))
+    assert words == {"add", "prevent", "set", "cap", "immune", "cancel", "option", "stop"}
+    for word in words:
+        assert callable(getattr(syntax._ToSyntax, f"op_{word}", None)), word
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("node", syntax.OP_TYPES, ids=lambda t: t.__name__)
+def test_every_operation_type_has_a_visitor_in_every_stage(stage, node):
+    assert callable(getattr(STAGES[stage], f"visit_{node.__name__}", None)), \
+        f"the {stage} has no visit_{node.__name__}"
+
+
+def test_the_code_generator_visits_both_kinds_of_effect_node():
+    from civdsl.model import Effect, EffectBranch
+
+    for node in (Effect, EffectBranch):
+        assert callable(getattr(_RoleBody, f"visit_{node.__name__}", None))
+
+
+def test_a_missing_visitor_is_an_error_not_a_silent_skip():
+    class Partial(syntax.NodeVisitor):
+        pass
+
+    node = syntax.ImmuneOp("immune", None, None, None, None, None, False, None)
+    with pytest.raises(AttributeError, match="visit_ImmuneOp"):
+        Partial().visit(node)
+
+
+def test_the_parser_builds_the_typed_nodes():
+    from civdsl.frontend import check_file
+
+    ed = check_file(Path(__file__).parent.parent / "rulebooks" / "civ1980.civ").edition
+    types = {type(o) for cal in ed.calamities.values() for m in cal.modifiers for o in m.ops}
+    assert syntax.ChangeOp in types and types <= set(syntax.OP_TYPES)
