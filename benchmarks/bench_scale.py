@@ -1,13 +1,17 @@
 """How check, build and the language server grow with the size of the rulebooks.
 
-    python benchmarks/bench_scale.py            # sizes 1, 4, 16 (build) and 1, 4, 16, 64 (check, lsp)
-    python benchmarks/bench_scale.py --large    # build at 64x too (minutes, and gigabytes of memory)
+    python benchmarks/bench_scale.py                 # sizes 1, 4, 16 (build) and 1, 4, 16, 64 (the others)
+    python benchmarks/bench_scale.py --large         # build at 64x too (about a minute more)
+    python benchmarks/bench_scale.py --only build,cost   # just these commands
 
 Synthetic rulebooks N times megaciv.civ's size (benchmarks/synthetic.py). Each command runs in
 a fresh process with an empty cache (so nothing is reused), and reports its CPU time and peak
 memory (the parser built before timing); `build` also what it wrote. For each command the growth exponent is fitted (least
 squares of log time against log size: 1 is linear, 2 quadratic), for build also against the
-bytes it writes. The language server is timed per edit (median CPU time of `Engine.analyse`
+bytes it writes. `resolve` and `cost` are the questions as a user asks them again and again:
+a fresh process loading the compiled rulebook from a warm cache (one earlier process compiled
+it), resolving a calamity for a player holding ten advances, or pricing three advances for
+one holding ten. The language server is timed per edit (median CPU time of `Engine.analyse`
 after a one-character change of the buffer, the last file of the chain), with the budget of
 200 ms checked at ten times megaciv's size.
 """
@@ -59,6 +63,21 @@ def _child(command: str, path: Path) -> dict:
         cpu = time.process_time() - start
         written = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
         return {"cpu": cpu, "written": written}
+    if command in ("resolve", "cost"):
+        from civdsl import api
+
+        if os.environ.get("BENCH_SCALE_PRIME"):  # compile into the cache; not what is measured
+            api.load(path)
+            return {"cpu": 0.0}
+        start = time.process_time()
+        rb = api.load(path)
+        names = list(rb.advances)
+        if command == "resolve":
+            calamity = next(n for n in rb.calamities if n.startswith("Famine"))
+            rb.resolve(calamity, "primary", names[:10])
+        else:
+            rb.cost(names[:10], names[-3:])
+        return {"cpu": time.process_time() - start}
     if command == "lsp":
         from civdsl.lsp import Engine
 
@@ -83,6 +102,9 @@ def measure(command: str, path: Path, cache: Path, seed: Path) -> dict:
     """`command` on `path` in a fresh process whose cache holds only the analysed grammar (`seed`)."""
     shutil.copytree(seed, cache)
     env = {**os.environ, "CIVDSL_CACHE": str(cache)}
+    if command in ("resolve", "cost"):  # the questions are asked of a rulebook compiled before
+        subprocess.run([sys.executable, __file__, "--child", command, str(path)], capture_output=True, check=True,
+                       env={**env, "BENCH_SCALE_PRIME": "1"})
     out = subprocess.run([sys.executable, __file__, "--child", command, str(path)], capture_output=True, text=True,
                          env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -94,8 +116,11 @@ def exponent(xs: list[float], ys: list[float]) -> float:
     return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
 
 
-def main(large: bool) -> None:
-    sizes = {"check": [1, 4, 16, 64], "lsp": [1, 4, 10, 16, 64], "build": [1, 4, 16] + ([64] if large else [])}
+def main(large: bool, only: set[str] | None) -> None:
+    sizes = {"check": [1, 4, 16, 64], "build": [1, 4, 16] + ([64] if large else []), "resolve": [1, 4, 16, 64],
+             "cost": [1, 4, 16, 64], "lsp": [1, 4, 10, 16, 64]}
+    if only:
+        sizes = {c: ns for c, ns in sizes.items() if c in only}
     megaciv = synthetic.MEGACIV.stat().st_size
     with tempfile.TemporaryDirectory(prefix="civdsl-scale-") as tmp:
         tmp = Path(tmp)
@@ -114,8 +139,8 @@ def main(large: bool) -> None:
                 result = measure(command, path, tmp / f"cache-{command}-{n}", seed)
                 rows.append((n, size, result))
                 extra = f", wrote {result['written'] / 1e6:7.1f} MB" if "written" in result else ""
-                unit = "ms per edit" if command == "lsp" else "s"
-                value = result["cpu"] * 1000 if command == "lsp" else result["cpu"]
+                unit = {"lsp": "ms per edit", "resolve": "ms", "cost": "ms"}.get(command, "s")
+                value = result["cpu"] * 1000 if unit.startswith("ms") else result["cpu"]
                 print(f"  {command:5s} {n:3d}x ({size / 1e6:5.2f} MB): {value:8.2f} {unit}, "
                       f"peak memory {result['rss'] / 1024:6.0f} MB{extra}")
             xs = [size for _, size, _ in rows]
@@ -138,4 +163,5 @@ if __name__ == "__main__":
         result["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
         print(json.dumps(result))
     else:
-        main("--large" in sys.argv)
+        chosen = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+        main("--large" in sys.argv, set(chosen) if chosen else None)

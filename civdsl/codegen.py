@@ -71,9 +71,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
     w.line("")
     w.line("")
-    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": summaries[cal.name]})
-                               for cal in ed.calamities.values()])
+    _calamity_records(w, ed, consts, summaries)
     _mapping(w, "CALAMITY_FUNCTIONS", names)
     _tracks(w, ed, compiler)
     _civilizations(w, ed)
@@ -192,6 +190,25 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
         _calamity(w, compiler, cal, fn, _AmountRules(ed, cal), summaries[cal.name])
     compiler.held = "s.held_set"
     return names, summaries
+
+
+def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> None:
+    """CALAMITIES (each calamity's data) and TABLE_RULES (the calamity phase of a whole table)."""
+    # how `civdsl table` resolves each calamity (its `resolution` exceptions merged with the
+    # edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)
+    per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
+    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+                                           "line": cal.span.line, "summary": summaries[cal.name],
+                                           "exclude": [x.role for x in cal.exclusions if x.role],
+                                           "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
+                               for cal in ed.calamities.values()])
+    # `resolution { ... }`: limits as numbers, the rest as declared
+    table_rules: dict = {}
+    for name, spec in vocab.RESOLUTION_SETTINGS.items():
+        values = ed.resolution_setting(name)
+        table_rules[name] = (consts[values[0]] if values else None) if spec.values == "const" else values
+    table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
+    w.line(f"TABLE_RULES = {table_rules!r}")
 
 
 def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:

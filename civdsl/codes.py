@@ -149,6 +149,19 @@ _ALL = [
          "so it is a warning; read it in a condition, or acknowledge a deliberately inert option with `errata CIV081`.",
          'option calamity_floor "24.1" off',
          'option calamity_floor "24.1" off\ncalamity "Famine" { ... when calamity_floor { cap damage max(0, unit_points - 15) } }'),
+    Code("CIV085", "bad resolution setting", "`resolution { ... }` declares how `civdsl table` runs the calamity phase "
+         "for a whole table: `limit`, `major_limit`, `minor_limit` (constants), `discard` (duplicates, random), `order` "
+         "(minor_first, stack, nontradable_first, ast), `beneficiary_rank` (facts), `beneficiary_ties` (ast or victim), "
+         "`beneficiary_among` (others, land, water, near) and `assign` (ask or ast). A calamity may repeat the "
+         "beneficiary and assign settings as its own exception; the others are edition-wide.",
+         'resolution { order stack, alphabetical }', 'resolution { order minor_first, stack, nontradable_first, ast }'),
+    Code("CIV086", "resolution setting names an unknown constant or fact", "`limit`, `major_limit` and `minor_limit` "
+         "name a whole-number constant of the rulebook; `beneficiary_rank` names player facts or derived names "
+         "(`civdsl vocab`), compared from the first to the last.",
+         'resolution { limit calamity_limt }', 'const calamity_limit = 3\nresolution { limit calamity_limit }'),
+    Code("CIV087", "unknown table relation", "A table query (`neighbours(by=...)`, `most_among(..., among=...)`) "
+         "names how other players relate to this one: others, land, water or near (the table file's `borders`).",
+         'cancel when neighbours(by=lnd) == 0', 'cancel when neighbours(by=land) == 0'),
     Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
          "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
          'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',

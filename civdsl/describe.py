@@ -31,6 +31,9 @@ def _noun_of(e: Expr) -> tuple[str, str] | None:
         return fact_words(e.parts[0])
     if isinstance(e, Call) and e.name == "cards" and e.args and isinstance(e.args[0], Str):
         return (f"{e.args[0].value} card held", f"{e.args[0].value} cards held")
+    if isinstance(e, Call) and e.name == "neighbours":  # a table query: other players bordering this one
+        by = _relation(e, "by", "land")
+        return (f"other player bordering by {by}", f"other players bordering by {by}")
     if isinstance(e, Call) and e.name == "count_advances":
         bits = " and ".join(_COUNT_FILTERS[k].format(quantity_words(v)) for k, v in e.kwargs.items()
                             if k in _COUNT_FILTERS)
@@ -84,11 +87,23 @@ def quantity_words(e: Expr) -> str:
     if isinstance(e, Call) and len(e.args) == 2 and e.name in ("min", "max"):
         which = "smaller" if e.name == "min" else "larger"
         return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
+    if isinstance(e, Call) and e.name == "most_among" and e.args:  # table queries, in the players' words
+        among = _relation(e, "among", "others")
+        who = "other players" if among == "others" else f"players bordering by {among}" if among != "near" \
+            else "players within reach"
+        return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
+    if isinstance(e, Call) and e.name in ("of_beneficiary", "of_trader") and e.args:
+        return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"
     if isinstance(e, Call) and len(e.args) == 1:
         inner = quantity_words(e.args[0])
         return {"floor": f"{inner}, rounded down", "ceil": f"{inner}, rounded up",
                 "sqrt": f"the square root of {inner}", "abs": f"the size of {inner}"}.get(e.name, inner)
     return condition(e)
+
+
+def _relation(e: Call, key: str, default: str) -> str:
+    value = e.kwargs.get(key)
+    return value.parts[0] if isinstance(value, Name) else default
 
 
 def _evaluate(e: Expr, name: str, x: int):

@@ -163,11 +163,12 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
             _check(a, scope, diags, item)
         return
     fn = vocab.FUNCTIONS.get(e.name)
-    allowed = fn and (fn.scope == "math" or (fn.scope == "player" and scope.player)
+    allowed = fn and (fn.scope == "math" or (fn.scope in ("player", "table") and scope.player)
                       or (fn.scope == "model" and scope.model))
     if not allowed:
         known = [f.name for f in vocab.FUNCTIONS.values()
-                 if f.scope == "math" or (f.scope == "player" and scope.player) or (f.scope == "model" and scope.model)]
+                 if f.scope == "math" or (f.scope in ("player", "table") and scope.player)
+                 or (f.scope == "model" and scope.model)]
         known += sorted(scope.tables)
         what = "function" if not fn else f"function `{e.name}` here (it reads the {fn.scope}); function"
         diags.error("CIV014", f"unknown {what} `{e.name}`" if not fn else f"`{e.name}` cannot be used here",
@@ -180,6 +181,12 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
         if key not in fn.kwargs:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
+        elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
+            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r != "others"]
+            if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in allowed_relations):
+                diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
+                            help=suggestion(unparse(value), allowed_relations)
+                            or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
             if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in scope.groups):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
@@ -395,7 +402,27 @@ class PythonCompiler:
     def _logic(self, op: str, operands: list[str]) -> str:
         return f"_rt.{op}_({operands[0]}, {', '.join('lambda: ' + x for x in operands[1:])})"
 
+    def _table_query(self, e: Call, fn) -> str:
+        """A question about other players (issue 13 §3): the expression argument is evaluated
+        for each of them, so it is compiled as a function of that player's state."""
+        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
+        inner = ""
+        if e.args:
+            held, self.held = self.held, "s.held_set"  # the other player's advances, not the victim's
+            try:
+                inner = f"lambda s: {self.compile(e.args[0])}"
+            finally:
+                self.held = held
+        if e.name == "neighbours":
+            return f"s.neighbours({(relation or 'land')!r})"
+        if e.name == "most_among":
+            return f"s.most_among({inner}, {(relation or 'others')!r})"
+        role = e.name.removeprefix("of_")
+        return f"s.of_role({role!r}, {inner})"
+
     def _call(self, e: Call) -> str:
+        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
+            return self._table_query(e, vocab.FUNCTIONS[e.name])
         args = [self.compile(a) for a in e.args]
         if e.name in self.tables:
             return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"

@@ -92,6 +92,9 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
                   "modifier", "changes the effects when a condition holds", attr="modifiers"),
         FieldSpec("amounts", "amounts", "amounts settings", True, None, "merge", "amounts",
                   "how this calamity's amounts are bounded and combined (an exception to the edition's)"),
+        FieldSpec("resolution", "resolution", "resolution settings", True, None, "merge", "resolution",
+                  "how the table resolves this calamity: its beneficiary and default assignment (an exception to "
+                  "the edition's)"),
         FieldSpec("drop", "drop", "`when` condition and role", True, None, "remove", "dropped modifier",
                   "removes the base's modifier with this condition", change_only=True, attr="modifiers"),
     ) + _common("replace"),

@@ -132,6 +132,9 @@ class Calamity:
     field_spans: dict[str, Span] = field(default_factory=dict)
     # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # this calamity's exceptions to the edition's `resolution` settings (e.g. {"beneficiary_among": ("land",)})
+    resolution: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    resolution_spans: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # each value's span
 
     @property
     def tradable(self) -> bool:
@@ -323,6 +326,18 @@ class Edition:
         if calamity is not None and name in calamity.amounts:
             return calamity.amounts[name]
         return self.amounts.get(name, AMOUNT_SETTINGS[name][1])
+
+    # how the table resolves the calamity phase: setting -> values (vocabulary.RESOLUTION_SETTINGS)
+    resolution: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    resolution_spans: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # each value's span
+
+    def resolution_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
+        """A `resolution` setting for one calamity: its own exception, else the edition's, else the default."""
+        from .vocabulary import RESOLUTION_SETTINGS
+
+        if calamity is not None and name in calamity.resolution:
+            return calamity.resolution[name]
+        return self.resolution.get(name, RESOLUTION_SETTINGS[name].default)
     scenarios: dict[str, tuple[str | None, Span]] = field(default_factory=dict)  # name -> (doc, span)
     start_credits: StartCredits | None = None
     abilities: list[tuple[Ability, str | None]] = field(default_factory=list)  # every player's, with a doc

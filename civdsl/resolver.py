@@ -132,6 +132,44 @@ class _Applier(RoundsApplier):
                     self.ed.amounts_notes.append((name, doc, span))
                     self.ed.notes.append((doc, span))
 
+    def _item_resolution(self, item: Item) -> None:
+        for name, values, doc, span, value_spans in self._resolution_settings(item.value, edition=True):
+            if self._once("resolution", name, span, f"`resolution {name}`"):
+                self.ed.resolution[name] = values
+                self.ed.resolution_spans[name] = value_spans
+                if doc:  # the reading chosen, shown with the edition's other notes
+                    self.ed.notes.append((doc, span))
+
+    def _resolution_settings(self, fields: list, edition: bool) -> list:
+        """Checked `resolution` settings: (name, values, doc, span, value spans); problems are
+        CIV085. A value naming a constant or a fact is checked by the validator, which knows every
+        declaration."""
+        out = []
+        for name, values, doc, span, key_span, value_spans in fields:
+            value_span = value_spans[0]
+            spec = vocab.RESOLUTION_SETTINGS.get(name)
+            if spec is None or (not edition and not spec.per_calamity):
+                known = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if edition or x.per_calamity]
+                what = "unknown resolution setting" if spec is None else "edition-wide resolution setting"
+                self.diags.error("CIV085", f"{what} `{name}`" + ("" if spec is None else " inside a calamity"),
+                                 key_span, help=suggestion(name, known) if spec is None else
+                                 f"a calamity may set: {', '.join(known)}")
+                continue
+            if isinstance(spec.values, tuple):
+                bad = [v for v in values if v not in spec.values]
+                if bad:
+                    self.diags.error("CIV085", f"`{name}` cannot be `{bad[0]}`", value_spans[values.index(bad[0])],
+                                     help=suggestion(bad[0], spec.values) or f"values: {', '.join(spec.values)}")
+                    continue
+            if not spec.many and len(values) != 1:
+                self.diags.error("CIV085", f"`{name}` takes one value", value_span)
+                continue
+            if len(set(values)) != len(values):
+                self.diags.error("CIV085", f"`{name}` lists a value twice", value_span)
+                continue
+            out.append((name, tuple(values), doc, span, tuple(value_spans)))
+        return out
+
     def _amount_settings(self, fields: list) -> list:
         """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
         out = []
@@ -474,6 +512,15 @@ class _Applier(RoundsApplier):
         cal.amounts = dict(cal.amounts)
         for name, values, doc, _span in self._amount_settings(f.value):
             cal.amounts[name] = values
+            if doc:
+                cal.notes.append(doc)
+
+    def _calamity_resolution(self, cal: Calamity, f: Field) -> None:
+        cal.resolution = dict(cal.resolution)
+        cal.resolution_spans = dict(cal.resolution_spans)
+        for name, values, doc, span, value_spans in self._resolution_settings(f.value, edition=False):
+            cal.resolution[name] = values
+            cal.resolution_spans[name] = value_spans
             if doc:
                 cal.notes.append(doc)
 

@@ -211,6 +211,10 @@ class PlayerState:
         # decisions a rule could not take because they depend on missing facts:
         # (rulebook line, path, what was left undecided, the facts it needs)
         self.undecided: list[tuple] = []
+        # the player's seat at a table (`civdsl table`): who the others are, how they border this
+        # player, and who the beneficiary and trader of the calamity resolved are. None for a
+        # question about one player: table queries then read as unknown (missing `other_players`)
+        self.seat = None
 
     @property
     def complete(self) -> bool:
@@ -253,6 +257,52 @@ class PlayerState:
         if hand is not None and name == "commodity_face_value":
             return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
         return None
+
+    # --- table queries (vocabulary.FUNCTIONS of scope "table"; issue 13 §3) ---------------------
+    def _others_fact(self, value, who: str):
+        """A value computed from another player's facts: what it lacks is missing here too, named
+        by that player (`players.bob.cities_in_stock`)."""
+        if value.__class__ is Unknown:
+            named = tuple(f"players.{who}.{f}" for f in value.facts)
+            for f in named:
+                if f not in self.missing:
+                    self.missing.append(f)
+            return Unknown(named)
+        return value
+
+    def neighbours(self, by: str):
+        """How many other players border this one by the relation (land, water, near)."""
+        related = self._related(by)
+        return related if related.__class__ is Unknown else len(related)
+
+    def _related(self, relation: str):
+        """The (name, state) of the players related to this one, or Unknown when the table does
+        not give the relation (no table: `other_players`; no `borders.land`: that)."""
+        if self.seat is None:
+            return self._missing("other_players")
+        related = self.seat.related(relation)
+        return self._missing(f"borders.{relation}") if related is None else related
+
+    def most_among(self, value, among: str):
+        """The largest value of `value` (a function of a player's state) among the related players."""
+        related = self._related(among)
+        if related.__class__ is Unknown:
+            return related
+        best = 0
+        for name, other in related:
+            best = max_(best, self._others_fact(value(other), name))
+        return best
+
+    def of_role(self, role: str, value):
+        """`value` for the beneficiary or the trader of the calamity resolved (unknown when there
+        is none: the rule cannot be decided)."""
+        if self.seat is None:
+            return self._missing("other_players")
+        found = self.seat.role(role)
+        if found is None:
+            return self._missing(role)
+        name, other = found
+        return self._others_fact(value(other), name)
 
     def option(self, name: str) -> bool:
         value = self.options.get(name)
@@ -311,6 +361,9 @@ class PlayerState:
         if name == "ast_points":
             standing = ast_standing(self.module, self)
             return standing["points"] if standing else 0
+        if name == "stock_points":  # cities and tokens in stock, in unit points (Expansion 30.4112)
+            points = self.module.UNIT_POINTS
+            return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
         raise KeyError(name)
 
 

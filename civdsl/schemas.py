@@ -1,5 +1,6 @@
 """JSON Schemas: the compiled model (schemas/model.schema.json) and the player state
-(schemas/state.schema.json, derived from vocabulary.FACTS and kept in sync by a test)."""
+(schemas/state.schema.json, derived from vocabulary.FACTS and kept in sync by a test), and the table
+of `civdsl table` (schemas/table.schema.json: players are player states)."""
 
 from __future__ import annotations
 
@@ -29,4 +30,12 @@ def validate_state(data: dict) -> list[str]:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(load_schema("state.schema.json"))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in validator.iter_errors(data)]
+
+
+def validate_table(data: dict) -> list[str]:
+    """Problems found validating a table file's data against schemas/table.schema.json."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(load_schema("table.schema.json"))
     return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in validator.iter_errors(data)]

@@ -591,6 +591,24 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def cal_amounts(self, meta, c):
         return self._field("amounts", [x for x in c if isinstance(x, tuple)], meta)
 
+    # --- resolution { limit calamity_limit  order stack, ast ... } (issue 13 §3): the same shape,
+    # with the span of every value (a diagnostic points at the one that is wrong)
+    @v_args(meta=True)
+    def resolution_field(self, meta, c):
+        key = c[0]
+        values = [t for t in self._tokens(c[1:], "NAME")]
+        doc = self._tokens(c, "STRING")
+        return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
+                self._span(meta), span_of(self.file, key), [span_of(self.file, v) for v in values])
+
+    @v_args(meta=True)
+    def resolution_decl(self, meta, c):
+        return Item("resolution", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+
+    @v_args(meta=True)
+    def cal_resolution(self, meta, c):
+        return self._field("resolution", [x for x in c if isinstance(x, tuple)], meta)
+
     @v_args(meta=True)
     def cal_cancel(self, meta, c):
         return self._field("cancel", c[2], meta)

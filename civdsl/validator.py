@@ -68,6 +68,7 @@ class _Validator(NodeVisitor):
         self._prerequisite_cycles()
         for cal in self.ed.calamities.values():
             self._calamity(cal)
+        self._resolution()
         self._epochs()
         self._score()
         self._commodities()
@@ -120,6 +121,28 @@ class _Validator(NodeVisitor):
                                     "or remove it: switching it would change nothing")
 
     # --- edition-wide
+    def _resolution(self) -> None:
+        """`resolution` values that name declarations: limits name whole-number constants, a
+        beneficiary ranking names player facts or derived names (CIV086)."""
+        where = [(None, self.ed.resolution, self.ed.resolution_spans)]
+        where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
+        facts = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
+        for item, settings, spans in where:
+            for name, values in settings.items():
+                kind = vocab.RESOLUTION_SETTINGS[name].values
+                for v, span in zip(values, spans.get(name, ())):
+                    if kind == "const":
+                        const = self.ed.consts.get(v)
+                        if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
+                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a whole-number constant",
+                                         span, item=item, help=suggestion(v, self.ed.consts)
+                                         or "declare it: `const NAME = N`")
+                    elif kind == "facts":
+                        if v not in facts:
+                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
+                                         span, item=item, help=suggestion(v, facts)
+                                         or "see `civdsl vocab` for the facts")
+
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
         bounds = [b for b, _ in tiers if b is not None]

@@ -229,6 +229,53 @@ AMOUNT_SETTINGS = {
                    "amount: prevention lowers the amount before any bound"),
 }
 
+# `resolution { ... }`: how an edition runs the calamity phase for a whole table (issue 13 §3,
+# `civdsl table`), edition-wide or inside a calamity (an exception, where `per_calamity`). Each
+# setting: (allowed values, or "const" for the name of a whole-number constant, or "facts" for
+# player facts and derived names; the language default; may a calamity override it; what it means).
+class ResolutionSetting(Record):
+    """One setting of a `resolution` block."""
+
+    name: str
+    values: tuple[str, ...] | str  # the allowed values, or "const" / "facts"
+    default: tuple[str, ...]
+    per_calamity: bool
+    doc: str
+    many: bool = False  # a list of values (each once), else exactly one
+
+
+RESOLUTION_ORDER = ("minor_first", "stack", "nontradable_first", "ast")
+RELATIONS = {
+    "others": "every other player",
+    "land": "the players sharing a land border with this player (the table's `borders.land`)",
+    "water": "the players bordering this player by water (the table's `borders.water`)",
+    "near": "the players within the edition's reach of this player (the table's `borders.near`, e.g. eight areas)",
+}
+
+RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
+    ResolutionSetting("limit", "const", (), False,
+                      "the most calamities a player resolves as primary victim in a turn (a constant)"),
+    ResolutionSetting("major_limit", "const", (), False, "of which at most this many major (a constant)"),
+    ResolutionSetting("minor_limit", "const", (), False, "of which at most this many minor (a constant)"),
+    ResolutionSetting("discard", ("duplicates", "random"), ("random",), False,
+                      "how the calamities beyond the limits are discarded, in this order: duplicates (one of each "
+                      "name held twice, first), random (then at random, `--seed`)", many=True),
+    ResolutionSetting("order", RESOLUTION_ORDER, ("stack", "ast"), False,
+                      "the order of resolution, key by key: minor_first (minor calamities before the others), "
+                      "stack (ascending stack), nontradable_first (of one stack), ast (A.S.T. ranking)", many=True),
+    ResolutionSetting("beneficiary_rank", "facts", ("cities_in_stock", "tokens_in_stock"), True,
+                      "the beneficiary not named by a trade is the candidate with most of the first fact, ties by "
+                      "the next, ...", many=True),
+    ResolutionSetting("beneficiary_ties", ("ast", "victim"), ("ast",), True,
+                      "who breaks the remaining ties: ast (A.S.T. ranking) or victim (the primary victim chooses: "
+                      "the table names the choice)"),
+    ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
+                      "the candidates for beneficiary: the victim's relation (RELATIONS); never the victim himself"),
+    ResolutionSetting("assign", ("ask", "ast"), ("ask",), True,
+                      "secondary losses the table does not assign: ask (the answer is incomplete until the primary "
+                      "victim assigns them) or ast (eligible players in A.S.T. order, each the most allowed)"),
+]}
+
 # Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
 # Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made
 # before prevention unselects some of it, so prevention is never lost against a short holding. The
@@ -375,7 +422,7 @@ class Function(Record):
     args: tuple[str, ...]
     kwargs: tuple[str, ...]
     doc: str
-    scope: str  # "player" (reads the state) or "model" (reads the rulebook data) or "math"
+    scope: str  # "player" (reads the state), "table" (reads the other players), "model" (the rulebook data), "math"
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
@@ -383,6 +430,16 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("cards", ("commodity",), (), "commodity cards of this name in hand", "player"),
     Function("count_advances", (), ("cost_at_least", "cost_below", "vp", "group"),
              "advances held that match every filter given", "player"),
+    # table queries (issue 13 §3): facts about the other players at the table (`civdsl table`);
+    # a question about one isolated player leaves them unknown (missing fact `table`)
+    Function("neighbours", (), ("by",), "how many other players border this player by the relation `by` "
+             "(land, water, near; default land)", "table"),
+    Function("most_among", ("value",), ("among",), "the largest value of the expression among the other players "
+             "of the relation `among` (others, land, water, near; default others); 0 when there is none", "table"),
+    Function("of_beneficiary", ("value",), (), "the expression for the beneficiary of the calamity resolved "
+             "(unknown without one)", "table"),
+    Function("of_trader", ("value",), (), "the expression for the player who traded the calamity to the victim "
+             "(unknown when it was drawn)", "table"),
     Function("floor", ("x",), (), "round down", "math"),
     Function("ceil", ("x",), (), "round up", "math"),
     Function("sqrt", ("x",), (), "square root (a real number)", "math"),
@@ -406,6 +463,7 @@ DERIVED_NAMES = {
     "hand_value": "the set value of the commodity cards in hand",
     "commodity_cards": "the number of commodity cards in hand",
     "ast_points": "points of the marker's A.S.T. position: its space times the track's `points N per step`",
+    "stock_points": "unit points in stock: cities_in_stock x city_points + tokens_in_stock x token_points",
 }
 
 # How a chart counts each derived name, singular and plural (as Fact.words).
@@ -419,6 +477,7 @@ DERIVED_WORDS = {
     "hand_value": ("point of hand value", "points of hand value"),
     "commodity_cards": ("commodity card in hand", "commodity cards in hand"),
     "ast_points": ("A.S.T. point", "A.S.T. points"),
+    "stock_points": ("unit point in stock", "unit points in stock"),
 }
 
 # Collections and item attributes that author invariants (assert) can read.

@@ -931,3 +931,70 @@ def test_turn_sequence_is_rulebook_data(tmp_path):
     twice = tmp_path / "twice.civ"
     twice.write_text('language 1\nedition t "T"\nturn { step "A" }\nturn { step "B" }\n', encoding="utf-8")
     assert not check_file(twice).ok
+
+
+# --- the credits matrix of a large edition (issue 15: build linear in the rulebook's size) -----
+
+
+def _many_advances(tmp_path, count: int, policy: str):
+    """An edition of COUNT advances in three groups (some dual), each crediting groups and the
+    next advance; checked and returned."""
+    groups = ("crafts", "arts", "civics")
+    lines = ["language 1", 'edition many "Many advances"', 'group crafts "Crafts"', 'group arts "Arts"',
+             'group civics "Civics"', f"credit policy {policy}"]
+    for i in range(count):
+        own = groups[i % 3] + (f", {groups[(i + 1) % 3]}" if i % 7 == 0 else "")
+        credits = f"{groups[i % 3]} {5 + 5 * (i % 4)}, {groups[(i + 2) % 3]} 5"
+        special = f' credit "A{i + 1}" {5 * (1 + i % 5)}' if i + 1 < count else ""
+        lines.append(f'advance "A{i}" {{ cost {50 + i} groups {own} credits {credits}{special} }}')
+    path = tmp_path / f"many-{count}-{policy}.civ"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load(path)
+
+
+@pytest.mark.parametrize("policy", ["best_group", "per_card"])
+def test_large_credits_matrix_is_its_two_tables_and_says_every_cell(tmp_path, policy):
+    from civdsl.charts.tables import MATRIX_LIMIT
+
+    ed = _many_advances(tmp_path, MATRIX_LIMIT + 1, policy)
+    files, _ = render_all(ed)
+    by_group = {r["Held \u2193, buying an advance of \u2192"]: r for r in rows(files["charts/credits.csv"])}
+    specific = {(r["Held"], r["Buying"]): r for r in rows(files["charts/credits-specific.csv"])}
+    assert len(by_group) == MATRIX_LIMIT + 1 and len(specific) == MATRIX_LIMIT
+    assert "charts/credits-1.csv" not in files and "Credits matrix, part" not in files["charts/credits.md"]
+    group_names = {g.name for g in ed.groups.values()}
+    # every cell of the advance-by-advance matrix follows from the two tables, by the rule the
+    # chart's introduction states
+    for h, held in ed.advances.items():
+        for t, target in ed.advances.items():
+            if h == t:
+                continue
+            own = by_group[t]["Its groups"].split(", ")
+            assert set(own) <= group_names
+            group_part = max(int(by_group[h][g] or 0) for g in own)
+            spec = specific.get((h, t))
+            special = int(spec["Specific credit"]) if spec else 0
+            told = max(group_part, special) if policy == "per_card" else group_part + special
+            assert told == derive.card_credit(ed, held, target).amount, (h, t)
+            if spec:
+                assert int(spec["The held card credits"]) == told
+    md = files["charts/credits.md"]
+    assert f"This edition has {MATRIX_LIMIT + 1} advances" in md and "## Specific credits" in md
+    assert ("plus its specific credit" in md) == (policy == "best_group")
+    assert "**" in files["charts/credits.md"].split("## Specific credits")[1]  # cells with a specific credit: bold
+
+
+def test_credits_chart_follows_the_advances_declared(tmp_path):
+    """Up to MATRIX_LIMIT advances the matrix is written cell by cell; past it the chart's cells
+    grow with the advances, not with their square."""
+    from civdsl.charts import tables
+
+    def cells(count):
+        chart = tables.credits_chart(_many_advances(tmp_path, count, "best_group"))
+        return sum(len(r.cells) for t in chart.tables for r in t.rows)
+
+    at_limit = tables.credits_chart(_many_advances(tmp_path, tables.MATRIX_LIMIT, "best_group"))
+    assert any(t.slug == "credits-1" for t in at_limit.tables)
+    big, bigger = cells(tables.MATRIX_LIMIT + 1), cells(4 * (tables.MATRIX_LIMIT + 1))
+    assert bigger <= 4.5 * big
+    assert big < (tables.MATRIX_LIMIT + 1) ** 2

@@ -89,6 +89,7 @@ USER_ERRORS = {
     "epoch": (["megaciv", "--ast", "nope"], "megaciv", "user"),
     "score": (["megaciv", "--holds", "Nothing"], "megaciv", "user"),
     "hand": (["megaciv", "--cards", "Gld x2"], "megaciv", "user"),
+    "table": (["megaciv", "examples/table.yaml", "--calamity", "Epidemc"], "megaciv", "user"),
     "plan": (["megaciv", "--set", "players=0"], "megaciv", "user"),
     "chart": (["tests/ui/CIV015_unknown_effect.civ"], "tests/ui/CIV015_unknown_effect.civ", "rulebook"),
     "step": (["megaciv"], "megaciv", "user"),

@@ -188,6 +188,13 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
 # --- credits ---------------------------------------------------------------------------------
 
 MATRIX_CHUNK = 26  # advances-to-buy columns per printed table
+# The advance-by-advance matrix has a cell for every pair of advances, so its size grows with the
+# square of their number while what it says does not: each cell is the held card's group credit
+# to the better of the target's groups and its specific credit to the target. Up to four printed
+# parts (the printed sheets of every shipped edition fit in two) it is written cell by cell; a
+# larger edition gets the same facts in tables that grow with the advances and credits declared
+# (`_credits_factored`), so that a build's time and memory follow the rulebook's size.
+MATRIX_LIMIT = 4 * MATRIX_CHUNK
 
 
 def credits_chart(ed: Edition, marks=None) -> Chart:
@@ -197,10 +204,12 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
     policy = ed.credit_policy or "best_group"
     declared = (f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
                 if ed.credit_policy else "No credit policy is declared; the cells read it as best group")
-    intro = [declared
-             + ("; group credits of several held cards add up per group first" if policy == "best_group" else "")
-             + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what that one "
-             "held card credits; bold cells include a specific credit; \u2014 is the card itself."]
+    declared += "; group credits of several held cards add up per group first" if policy == "best_group" else ""
+    if len(order) > MATRIX_LIMIT:
+        return Chart("credits", "Credits", _credits_factored(ed, order, chips, policy, declared, marks)
+                     + [_chain_table(ed)])
+    intro = [declared + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what "
+             "that one held card credits; bold cells include a specific credit; \u2014 is the card itself."]
 
     # Every cell is worked out once: the full matrix (for CSV) and its printed parts share their
     # rows, and the cells that say nothing are one shared object, so that the chart's time and
@@ -220,12 +229,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
                 row.append(itself)
                 continue
             cc = derive.card_credit(ed, held, ed.advances[tname])
-            if not cc.amount:
-                row.append(empty)
-            elif cc.special and (policy != "per_card" or cc.special >= cc.group_part):
-                row.append(cell(Strong(str(cc.amount)), numeric=True, value=cc.amount))
-            else:
-                row.append(number(cc.amount))
+            row.append(_credit_cell(cc, policy) if cc.amount else empty)
         rows.append((row, marks.get(hn) if marks else None))
 
     def matrix(slug, title, start, stop, with_groups, listed=True):
@@ -252,6 +256,54 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
             t.intro = intro
         tables.append(t)
 
+    tables.append(_chain_table(ed))
+    return Chart("credits", "Credits", tables)
+
+
+def _credit_cell(cc: derive.CardCredit, policy: str) -> Cell:
+    """One held card's credit towards one purchase: bold when it includes a specific credit."""
+    if cc.special and (policy != "per_card" or cc.special >= cc.group_part):
+        return cell(Strong(str(cc.amount)), numeric=True, value=cc.amount)
+    return number(cc.amount)
+
+
+def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declared: str, marks) -> list[Table]:
+    """The credits matrix of a large edition as the two tables its cells are made of: each held
+    advance's group credits (with its own groups, to look up a target's), and each specific
+    credit with the cell it makes. Every cell of the matrix follows from these."""
+    groups = list(chips.values())
+    rule = ("plus its specific credit to that advance" if policy != "per_card"
+            else "or its specific credit to that advance when that is larger")
+    by_group = Table("credits", "Credits by group",
+                     [Column("Held \u2193, buying an advance of \u2192", 2.6), Column("Its groups", 1.2)]
+                     + [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups], [], matrix=True,
+                     intro=[f"{declared}. This edition has {len(order)} advances: the advance-by-advance matrix "
+                            f"(written for at most {MATRIX_LIMIT}) is given as the two tables it is made of. "
+                            "One held card credits towards an advance you buy its credit to the better of that "
+                            f"advance's groups (a column here; the advance's own row names its groups), {rule} "
+                            "(the next table, where the two are added up)."])
+    for hn in order:
+        held = ed.advances[hn]
+        row = [cell(Strong(hn), _mark_suffix(marks, hn)), joined([chips[g] for g in held.groups if g in chips])]
+        row += [number(held.credits[g.id]) if held.credits.get(g.id) else cell(numeric=True) for g in groups]
+        by_group.rows.append(Row(row, mark=marks.get(hn) if marks else None, head=True))
+    specific = Table("credits-specific", "Specific credits",
+                     [Column("Held", 2.6), Column("Buying", 2.6), Column("Specific credit", 0.9, numeric=True),
+                      Column("The held card credits", 1.1, numeric=True)], [],
+                     intro=["Each specific credit, by the held advance's cost, and what that one card credits "
+                            "towards the advance it names (bold where the specific credit counts)."])
+    for hn in order:
+        held = ed.advances[hn]
+        for target in dict.fromkeys(s.target for s in held.specific):
+            if target == hn or target not in ed.advances:
+                continue
+            cc = derive.card_credit(ed, held, ed.advances[target])
+            specific.rows.append(Row([cell(Strong(hn), _mark_suffix(marks, hn)), cell(target), number(cc.special),
+                                      _credit_cell(cc, policy)], mark=marks.get(hn) if marks else None, head=True))
+    return [by_group, specific]
+
+
+def _chain_table(ed: Edition) -> Table:
     chain_table = Table("credit-chains", "Specific-credit chains",
                         [Column("Chain", 6), Column("Credits along it", 1.2)], [],
                         intro=["Each chain follows specific credits from an advance that none credits, "
@@ -268,8 +320,7 @@ def credits_chart(ed: Edition, marks=None) -> Chart:
         parts_text = ", ".join(str(x) for x in amounts[:-1]) + f" and {amounts[-1]}" if len(amounts) > 1 else ""
         total = f"{sum(amounts)} ({parts_text})" if parts_text else str(sum(amounts))
         chain_table.rows.append(Row([cell(*parts), cell(total, value=sum(amounts))]))
-    tables.append(chain_table)
-    return Chart("credits", "Credits", tables)
+    return chain_table
 
 
 # --- strategy explorer ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ COMMANDS = {
     "epoch": ("civdsl.cli.questions", "epoch"),
     "score": ("civdsl.cli.questions", "score"),
     "hand": ("civdsl.cli.questions", "hand"),
+    "table": ("civdsl.cli.table", "table"),
     "plan": ("civdsl.cli.plan", "plan"),
     "check": ("civdsl.cli.authoring", "check"),
     "build": ("civdsl.cli.authoring", "build"),

@@ -1,0 +1,322 @@
+"""The table: every player at once, for the calamity phase (issue 13 §3, `civdsl table`).
+
+A table file (YAML, schema `schemas/table.schema.json`) names the players, each with the same
+facts as a player state (loaded by `Rulebook.state`, so start credits, hand limits and every
+check behave as in a one-player question), who borders whom, and this turn's calamities: who
+holds which at the end of trading, who traded it to him, and the primary victim's choices
+(secondary victims, a beneficiary he picks). Checked by hand, like the state file, so that
+answering does not import jsonschema; every problem names the place in the file and the
+closest valid name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import vocabulary as vocab
+from .errors import StateError
+from .state import _first, _hint, _short, _value, parse_yaml
+
+TABLE_KEYS = {
+    "players": "the players: a name each and the facts of a player state",
+    "borders": "who borders whom, by relation (land, water, near): a list of pairs of player names",
+    "calamities": "this turn's calamities: calamity, victim (who holds it), traded_by, secondary, beneficiary",
+    "options": "rule switches the rulebook declares, on or off, for every player",
+}
+PLAYER_KEYS = {
+    "name": "the player's name, unique at the table",
+    "ast_rank": "the player's place in the A.S.T. ranking (1 first); else the rank of the player's civilization",
+}
+CALAMITY_KEYS = {
+    "calamity": "the calamity's name (any name the rulebook declares for it)",
+    "victim": "the player who holds it at the end of trading: its primary victim",
+    "traded_by": "the player who last traded it to the victim (absent: the victim drew it)",
+    "secondary": "the primary victim's secondary victims: a list of names, or name: amount assigned",
+    "beneficiary": "the player the victim names where the rules let him choose (a nominee, a tie he breaks)",
+}
+RELATIONS = tuple(r for r in vocab.RELATIONS if r != "others")  # "others" needs no list
+
+
+class Seat:
+    """One player's place at the table, seen from one calamity: the other players, how they
+    border this one, and who the beneficiary and the trader are (read by runtime.PlayerState's
+    table queries)."""
+
+    __slots__ = ("table", "name", "roles")
+
+    def __init__(self, table: "Table", name: str, roles: dict[str, str | None]):
+        self.table = table
+        self.name = name
+        self.roles = roles
+
+    def related(self, relation: str) -> list | None:
+        """(name, state) of the players related to this one; None when the table does not say."""
+        if relation == "others":
+            names = [n for n in self.table.players if n != self.name]
+        else:
+            pairs = self.table.borders.get(relation)
+            if pairs is None:
+                return None
+            names = [n for n in self.table.players if n != self.name and n in pairs.get(self.name, ())]
+        return [(n, self.table.fresh(n)) for n in names]
+
+    def role(self, role: str):
+        name = self.roles.get(role)
+        return None if name is None else (name, self.table.fresh(name))
+
+
+class Table:
+    """The players (name -> PlayerState as loaded), their A.S.T. ranks, the borders and the
+    calamities drawn this turn."""
+
+    def __init__(self, rulebook, players: dict, ranks: dict, borders: dict, calamities: list, options: dict):
+        self.rulebook = rulebook
+        self.module = rulebook.module
+        self.players = players
+        self.ranks = ranks  # name -> A.S.T. rank (None when neither the table nor the civilization says)
+        self.borders = borders  # relation -> {name: set of names}
+        self.calamities = calamities  # [{"index", "calamity", "victim", "traded_by", "secondary", "beneficiary"}]
+        self.options = options
+
+    def fresh(self, name: str, seat: Seat | None = None):
+        """A copy of a player's state for one question: missing facts and undecided rules are
+        recorded per answer, never carried from one answer into the next."""
+        from .runtime import PlayerState
+
+        base = self.players[name]
+        st = PlayerState(base.module, base.held, base.facts, base.options)
+        st.held_set = base.held_set
+        st.start_credits = base.start_credits
+        st.seat = seat
+        return st
+
+
+def load_table(rulebook, path: str | Path | None = None, data: dict | None = None,
+               options: tuple[str, ...] | list[str] = ()) -> Table:
+    """A table file (or its data), checked against the rulebook: every problem at once, each
+    located as `FILE: players[2] (bob): ...`, like a state file's."""
+    source = str(path) if path is not None else "table"
+    if data is None:
+        data = parse_yaml(Path(path))
+    problems: list[str] = []
+    for key in data:
+        if not isinstance(key, str) or key not in TABLE_KEYS:
+            shown = _short(key) if isinstance(key, str) else _value(key)
+            problems.append(f"{source}: unknown key `{shown}`{_hint(key, TABLE_KEYS) if isinstance(key, str) else ''}")
+    table_options = data.get("options") or {}
+    if options:
+        from .state import facts_from
+
+        table_options = {**(table_options if isinstance(table_options, dict) else {}),
+                         **facts_from(None, (), options)["options"]}
+    try:
+        rulebook.options(table_options, f"{source}: options")
+    except StateError as exc:
+        problems.append(str(exc))
+        table_options = {}
+    players, ranks = _players(rulebook, data.get("players"), source, table_options, problems)
+    borders = _borders(data.get("borders"), players, source, problems)
+    calamities = _calamities(rulebook, data.get("calamities"), players, source, problems)
+    if problems:
+        raise StateError("\n".join(_first(problems)))
+    return Table(rulebook, players, ranks, borders, calamities, table_options)
+
+
+def _name_problem(name, players, where: str, what: str = "player") -> str | None:
+    if not isinstance(name, str) or not name:
+        return f"{where}: a {what} is named by text, not {_value(name)}"
+    if name not in players:
+        return f"{where}: unknown player `{_short(name)}`{_hint(name, players)}"
+    return None
+
+
+def _players(rulebook, given, source: str, options: dict, problems: list) -> tuple[dict, dict]:
+    if not isinstance(given, list) or not given:
+        problems.append(f"{source}: `players` must be a list of players, each a mapping with a `name`")
+        return {}, {}
+    players, ranks = {}, {}
+    civilizations = getattr(rulebook.module, "CIVILIZATIONS", {})
+    for i, entry in enumerate(given):
+        where = f"{source}: players[{i}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: a player is a mapping of facts with a `name`, not {_value(entry)}")
+            continue
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            problems.append(f"{where}: every player needs a `name` (text)")
+            continue
+        where = f"{where} ({_short(name)})"
+        if name in players:
+            problems.append(f"{where}: a second player named `{_short(name)}`")
+            continue
+        facts = {k: v for k, v in entry.items() if k not in PLAYER_KEYS}
+        # the player count is the table's, unless a player's facts say otherwise
+        facts.setdefault("players", len(given))
+        own = facts.get("options")
+        facts["options"] = {**options, **own} if isinstance(own, dict) else options if own is None else own
+        try:
+            players[name] = rulebook.state((), facts, where)
+        except StateError as exc:
+            problems.append(str(exc))
+            continue
+        rank = entry.get("ast_rank")
+        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+            problems.append(f"{where}: `ast_rank` must be a whole number from 1, not {_value(rank)}")
+            rank = None
+        civ = players[name].facts.get("civilization")
+        ranks[name] = rank if rank is not None else (civilizations.get(civ, {}).get("rank") if civ else None)
+    return players, ranks
+
+
+def _borders(given, players: dict, source: str, problems: list) -> dict:
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        problems.append(f"{source}: `borders` must be a mapping of relation: list of [player, player] pairs")
+        return {}
+    out: dict = {}
+    for relation, pairs in given.items():
+        where = f"{source}: borders.{_short(relation) if isinstance(relation, str) else _value(relation)}"
+        if relation not in RELATIONS:
+            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS) if isinstance(relation, str) else ''}"
+                            f" (relations: {', '.join(RELATIONS)})")
+            continue
+        if not isinstance(pairs, list):
+            problems.append(f"{where}: a list of [player, player] pairs")
+            continue
+        links: dict[str, set] = {}
+        for j, pair in enumerate(pairs):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                problems.append(f"{where}[{j}]: a pair of player names, not {_value(pair)}")
+                continue
+            bad = [p for p in (_name_problem(n, players, f"{where}[{j}]") for n in pair) if p]
+            if bad:
+                problems.extend(bad)
+                continue
+            a, b = pair
+            if a == b:
+                problems.append(f"{where}[{j}]: a player does not border himself")
+                continue
+            links.setdefault(a, set()).add(b)
+            links.setdefault(b, set()).add(a)
+        out[relation] = links
+    return out
+
+
+def _calamities(rulebook, given, players: dict, source: str, problems: list) -> list:
+    if given is None:
+        return []
+    if not isinstance(given, list):
+        problems.append(f"{source}: `calamities` must be a list of calamities, each a mapping with "
+                        "`calamity` and `victim`")
+        return []
+    out = []
+    for i, entry in enumerate(given):
+        where = f"{source}: calamities[{i}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: a mapping with `calamity` and `victim`, not {_value(entry)}")
+            continue
+        for key in entry:
+            if key not in CALAMITY_KEYS:
+                shown = _short(key) if isinstance(key, str) else _value(key)
+                problems.append(f"{where}: unknown key `{shown}`{_hint(key, CALAMITY_KEYS) if isinstance(key, str) else ''}")
+        name = entry.get("calamity")
+        if not isinstance(name, str):
+            problems.append(f"{where}: `calamity` names the calamity (text)")
+            continue
+        try:
+            name = rulebook.calamity_name(name)
+        except StateError as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        where = f"{where} ({name})"
+        found = []
+        for key in ("victim", "traded_by", "beneficiary"):
+            value = entry.get(key)
+            if value is None and key != "victim":
+                continue
+            problem = _name_problem(value, players, f"{where}: `{key}`")
+            if problem:
+                problems.append(problem)
+                found.append(key)
+        victim, trader = entry.get("victim"), entry.get("traded_by")
+        if "victim" not in found and "traded_by" not in found and trader is not None and trader == victim:
+            problems.append(f"{where}: `traded_by` is the victim himself (leave it out for a card he drew)")
+        if trader is not None and not rulebook.calamities[name]["class"].endswith(" tradable") \
+                and rulebook.calamities[name]["class"] != "minor":
+            problems.append(f"{where}: `traded_by` is given, but {name} is not tradable")
+        secondary = _secondary(entry.get("secondary"), players, victim, where, problems)
+        out.append({"index": i, "calamity": name, "victim": victim, "traded_by": trader,
+                    "secondary": secondary, "beneficiary": entry.get("beneficiary")})
+    return out
+
+
+def _secondary(given, players: dict, victim, where: str, problems: list):
+    """The victim's assignment: None (not given), or [(name, amount or None)] in the file's order."""
+    if given is None:
+        return None
+    if isinstance(given, list):
+        given = {n: None for n in given} if all(isinstance(n, str) for n in given) and \
+            len(set(given)) == len(given) else given
+    if not isinstance(given, dict):
+        problems.append(f"{where}: `secondary` is a list of player names, or a mapping of name: amount assigned")
+        return None
+    out = []
+    for name, amount in given.items():
+        problem = _name_problem(name, players, f"{where}: `secondary`")
+        if problem:
+            problems.append(problem)
+            continue
+        if name == victim:
+            problems.append(f"{where}: `secondary` names the primary victim `{name}`")
+            continue
+        if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
+            problems.append(f"{where}: `secondary.{name}` must be a whole number from 0, not {_value(amount)}")
+            continue
+        out.append((name, amount))
+    return out
+
+
+def table_schema() -> dict:
+    """JSON Schema of a table file: a player is a player state (schemas/state.schema.json, derived
+    from vocabulary.FACTS) with a name and an A.S.T. rank."""
+    from .state import state_schema
+
+    player = state_schema()
+    props = {"name": {"type": "string", "minLength": 1, "description": PLAYER_KEYS["name"]},
+             "ast_rank": {"type": "integer", "minimum": 1, "description": PLAYER_KEYS["ast_rank"]},
+             **player["properties"],
+             "options": {"type": "object", "additionalProperties": {"enum": [True, False, "on", "off"]},
+                         "description": "rule switches for this player (the table's `options` apply to everyone)"}}
+    pair = {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://civdsl.invalid/schemas/table.schema.json",
+        "title": "civdsl table",
+        "description": "Every player at the table and this turn's calamities, for `civdsl table`.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["players"],
+        "properties": {
+            "players": {"type": "array", "minItems": 1, "description": TABLE_KEYS["players"],
+                        "items": {"type": "object", "additionalProperties": False, "required": ["name"],
+                                  "properties": props}},
+            "borders": {"type": "object", "additionalProperties": False, "description": TABLE_KEYS["borders"],
+                        "properties": {r: {"type": "array", "items": pair, "description": vocab.RELATIONS[r]}
+                                       for r in RELATIONS}},
+            "calamities": {"type": "array", "description": TABLE_KEYS["calamities"], "items": {
+                "type": "object", "additionalProperties": False, "required": ["calamity", "victim"],
+                "properties": {
+                    "calamity": {"type": "string", "description": CALAMITY_KEYS["calamity"]},
+                    "victim": {"type": "string", "description": CALAMITY_KEYS["victim"]},
+                    "traded_by": {"type": "string", "description": CALAMITY_KEYS["traded_by"]},
+                    "beneficiary": {"type": "string", "description": CALAMITY_KEYS["beneficiary"]},
+                    "secondary": {"description": CALAMITY_KEYS["secondary"], "oneOf": [
+                        {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+                        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}]},
+                }}},
+            "options": {"type": "object", "description": TABLE_KEYS["options"],
+                        "additionalProperties": {"enum": [True, False, "on", "off"]}},
+        },
+    }
+

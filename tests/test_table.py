@@ -1,0 +1,258 @@
+"""The table (issue 13 §3): the calamity phase of every player at once, `civdsl table`, with the
+beneficiary, limits, order and secondary victims each edition declares in `resolution { ... }`."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import civdsl
+from civdsl.cli import main
+from civdsl.errors import StateError
+from civdsl.table import load_table, table_schema
+from civdsl.table_phase import resolve_phase
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "examples" / "table.yaml"
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def _example() -> dict:
+    return yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+
+
+def _phase(edition: str, data: dict, seed=None):
+    return resolve_phase(load_table(civdsl.load(edition), data=data), seed)
+
+
+def _player(name, **facts):
+    return {"name": name, **facts}
+
+
+def _calamity(phase, name):
+    return next(r for r in phase.resolved if r.calamity == name)
+
+
+# --- the file -----------------------------------------------------------------------------------
+
+def test_the_table_schema_file_is_derived_from_the_state_schema():
+    from civdsl.schemas import load_schema
+
+    assert load_schema("table.schema.json") == table_schema()
+    player = table_schema()["properties"]["players"]["items"]["properties"]
+    assert {"name", "ast_rank", "cities_in_stock", "holds", "commodities"} <= set(player)
+
+
+def test_the_example_table_is_valid_by_the_schema_and_by_the_loader():
+    from civdsl.schemas import validate_table
+
+    assert validate_table(_example()) == []
+    table = load_table(civdsl.load("megaciv"), EXAMPLE)
+    assert list(table.players) == ["anna", "bruno", "chloe", "dario", "eva"]
+    assert table.ranks["chloe"] == 1  # Minoa is first on the A.S.T.
+    assert table.borders["land"]["bruno"] == {"anna", "chloe"}
+
+
+@pytest.mark.parametrize("data, schema_says_bad", [
+    ({"players": [{"name": "a", "cities": 2}]}, False),
+    ({"players": [{"name": "a", "citys": 2}]}, True),
+    ({"players": [{"cities": 2}]}, True),
+    ({"players": [{"name": "a"}], "bordres": {}}, True),
+    ({"players": [{"name": "a"}, {"name": "b"}], "borders": {"lnd": [["a", "b"]]}}, True),
+    ({"players": [{"name": "a"}], "calamities": [{"calamity": "Famine"}]}, True),
+])
+def test_the_schema_and_the_loader_agree(data, schema_says_bad):
+    from civdsl.schemas import validate_table
+
+    assert bool(validate_table(data)) == schema_says_bad
+    if schema_says_bad:
+        with pytest.raises(StateError):
+            load_table(civdsl.load("megaciv"), data=data)
+    else:
+        load_table(civdsl.load("megaciv"), data=data)
+
+
+def test_every_problem_of_a_table_file_is_named_with_its_place_and_the_closest_name():
+    data = _example()
+    data["players"][1]["citys"] = 3
+    data["calamities"][0]["victim"] = "ana"
+    data["calamities"][1]["calamity"] = "civil wr"
+    data["borders"]["land"].append(["anna", "zed"])
+    data["optoins"] = {}
+    with pytest.raises(StateError) as err:
+        load_table(civdsl.load("megaciv"), "t.yaml", data=data)
+    text = str(err.value)
+    assert "t.yaml: unknown key `optoins` (did you mean `options`?)" in text
+    assert "t.yaml: players[1] (bruno): unknown key `citys` (did you mean `cities`?)" in text
+    assert "t.yaml: calamities[0] (Epidemic): `victim`: unknown player `ana` (did you mean `anna`?)" in text
+    assert "t.yaml: calamities[1]: calamity: unknown calamity `civil wr` (did you mean `Civil War`?)" in text
+    assert "t.yaml: borders.land[3]: unknown player `zed`" in text
+
+
+def test_players_load_through_the_state_loader_so_start_credits_count():
+    data = {"players": [_player(f"p{i}") for i in range(5)]}
+    table = load_table(civdsl.load("megaciv"), data=data)
+    # five players: Mega Civilization's start credits of 10 per group (a one-player `cost` gives the same)
+    assert table.players["p0"].facts["players"] == 5
+    assert table.players["p0"].start_credits["per_group"] == 10
+
+
+def test_aka_names_and_any_case_name_a_calamity():
+    data = {"players": [_player("a"), _player("b")], "calamities": [{"calamity": "volcanic eruption or earthquake",
+                                                                     "victim": "a"}]}
+    assert load_table(civdsl.load("megaciv"), data=data).calamities[0]["calamity"] == "Volcanic Eruption or Earthquake"
+
+
+# --- the beneficiary by the edition's declared rule ------------------------------------------------
+
+def test_megaciv_beneficiary_is_the_trader_else_most_cities_then_tokens_in_stock_then_ast():
+    phase = _phase("megaciv", _example())
+    epidemic = _calamity(phase, "Epidemic")
+    assert epidemic.beneficiary.name == "chloe"  # she traded it to anna
+    treachery = _calamity(phase, "Treachery")
+    # bruno and dario both have 5 cities in stock; dario has 22 tokens in stock to bruno's 10
+    assert treachery.beneficiary.name == "dario"
+    assert treachery.beneficiary.why == "most cities in stock 5, then tokens in stock 22"
+
+
+def test_megaciv_ties_in_stock_go_to_the_first_in_ast_order_never_to_the_victim():
+    data = _example()
+    data["players"][1]["tokens_in_stock"] = 22  # bruno (Babylon, rank 6) ties dario (Hellas, rank 15)
+    phase = _phase("megaciv", data)
+    assert _calamity(phase, "Treachery").beneficiary.name == "bruno"
+    data["calamities"] = [{"calamity": "Treachery", "victim": "bruno"}]
+    assert _calamity(_phase("megaciv", data), "Treachery").beneficiary.name == "dario"
+
+
+def test_a_stock_the_table_does_not_give_leaves_the_beneficiary_unknown_and_the_answer_incomplete():
+    data = _example()
+    del data["players"][3]["cities_in_stock"]
+    phase = _phase("megaciv", data)
+    assert _calamity(phase, "Treachery").beneficiary.name is None
+    assert "players.dario.cities_in_stock" in phase.missing_facts and not phase.complete
+
+
+# --- secondary victims ------------------------------------------------------------------------------
+
+def test_each_secondary_victim_suffers_the_amount_assigned_with_his_own_advances():
+    phase = _phase("megaciv", _example())
+    epidemic = _calamity(phase, "Epidemic")
+    taken = {name: r.amount("damage") for name, _, r in epidemic.secondary}
+    assert taken == {"bruno": 5, "eva": 10}  # bruno holds Anatomy: 10 - 5
+    data = _example()
+    data["calamities"][0]["secondary"] = {"bruno": 6, "eva": 4}
+    epidemic = _calamity(_phase("megaciv", data), "Epidemic")
+    assert {name: r.amount("damage") for name, _, r in epidemic.secondary} == {"bruno": 1, "eva": 4}
+
+
+@pytest.mark.parametrize("secondary, message", [
+    ({"bruno": 11, "eva": 10}, "suffers at most 10"),
+    ({"chloe": 10, "eva": 10}, "chloe, who may not be a secondary victim: the beneficiary"),
+    ({"bruno": 10, "eva": 10, "dario": 10}, "names 3 players, but the primary victim assigns to 2"),
+])
+def test_an_assignment_beyond_the_rules_is_an_error(secondary, message):
+    data = _example()
+    data["calamities"][0]["secondary"] = secondary
+    with pytest.raises(StateError, match=message):
+        _phase("megaciv", data)
+
+
+def test_secondary_losses_not_assigned_by_the_table_leave_the_answer_incomplete_in_megaciv():
+    data = _example()
+    del data["calamities"][0]["secondary"]
+    phase = _phase("megaciv", data)
+    assert "calamities[0].secondary" in phase.missing_facts
+    assert _calamity(phase, "Epidemic").secondary == []
+
+
+# --- limits and order -------------------------------------------------------------------------------
+
+def _many(*names, victim="anna"):
+    return [{"calamity": n, "victim": victim} for n in names]
+
+
+def test_megaciv_discards_duplicates_first_then_at_random_down_to_three_with_two_major():
+    # chapter 8, example 2: Superstition twice, Tyranny, Squandered Wealth, Coastal Migration
+    data = _example()
+    data["calamities"] = _many("Superstition", "Superstition", "Tyranny", "Squandered Wealth", "Coastal Migration")
+    phase = _phase("megaciv", data, seed=1)
+    assert [d.why for d in phase.discarded][0] == "duplicate"
+    kept = [r.calamity for r in phase.resolved]
+    assert len(kept) == 3 and sum(1 for k in kept if k in ("Superstition", "Tyranny")) <= 2
+    assert len(set(kept)) == 3
+    # the same seed draws the same cards; every seed keeps the limits
+    assert [r.calamity for r in _phase("megaciv", data, seed=1).resolved] == kept
+    for seed in range(12):
+        kept = [r.calamity for r in _phase("megaciv", data, seed=seed).resolved]
+        assert len(kept) == 3 and sum(1 for k in kept if k in ("Superstition", "Tyranny")) <= 2
+
+
+def test_megaciv_example_1_three_majors_lose_one_at_random():
+    data = _example()
+    data["calamities"] = _many("Famine", "Treachery", "Barbarian Hordes")
+    phase = _phase("megaciv", data, seed=3)
+    assert len(phase.discarded) == 1 and phase.discarded[0].why == "random"
+    assert len(phase.resolved) == 2
+
+
+def test_megaciv_resolves_minor_first_then_by_stack_nontradable_first_then_ast():
+    data = _example()
+    data["calamities"] = (_many("Epidemic", victim="anna") + _many("Cyclone", victim="eva")
+                          + _many("Squandered Wealth", victim="bruno") + _many("Treachery", victim="dario")
+                          + _many("Treachery", victim="chloe"))
+    data["calamities"][0]["secondary"] = ["bruno", "eva"]
+    order = [(r.calamity, r.victim) for r in _phase("megaciv", data).resolved]
+    assert order == [("Squandered Wealth", "bruno"), ("Treachery", "chloe"), ("Treachery", "dario"),
+                     ("Cyclone", "eva"), ("Epidemic", "anna")]
+
+
+# --- the command ------------------------------------------------------------------------------------
+
+def test_the_command_prints_each_calamity_with_its_trace_and_each_players_outcome():
+    result = _cli("table", "megaciv", str(EXAMPLE))
+    assert result.exit_code == 0, result.output
+    assert "beneficiary: dario (most cities in stock 5, then tokens in stock 22)" in result.output
+    assert "prevent 5 Anatomy: 10 \u2192 5" in result.output
+    assert "Outcome by player" in result.output
+    assert "  chloe: Civil War (primary): the beneficiary annexes all but 35 unit points | beneficiary of Epidemic" \
+        in result.output
+
+
+def test_the_command_in_json_and_an_incomplete_answer_exits_1(tmp_path):
+    result = _cli("table", "megaciv", str(EXAMPLE), "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 0 and data["command"] == "table" and data["rulebook"] == "megaciv"
+    assert data["complete"] and [c["calamity"] for c in data["calamities"]][0] == "Treachery"
+    broken = _example()
+    del broken["calamities"][0]["secondary"]
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(broken), encoding="utf-8")
+    for extra in ([], ["--json"]):
+        result = _cli("table", "megaciv", str(path), *extra)
+        assert result.exit_code == 1 and "calamities[0].secondary" in result.output
+
+
+def test_the_command_names_an_unknown_calamity_with_did_you_mean_and_shows_only_the_one_asked():
+    result = _cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemc")
+    assert result.exit_code == 1 and "did you mean `Epidemic`?" in result.output
+    only = json.loads(_cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemic", "--json").output)
+    assert [c["calamity"] for c in only["calamities"]] == ["Epidemic"]
+
+
+def test_a_bad_table_file_is_a_user_error_never_a_traceback(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("players: [{name: a, cities: -1}]\n", encoding="utf-8")
+    result = _cli("table", "megaciv", str(path))
+    assert result.exit_code == 1 and "`cities` cannot be below 0" in result.output
+    assert "Traceback" not in result.output
+    path.write_text("players: [\n", encoding="utf-8")
+    result = _cli("table", "megaciv", str(path), "--json")
+    assert result.exit_code == 1 and json.loads(result.output)["error"]["kind"] == "user"
