@@ -27,7 +27,7 @@ from typing import Any
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .syntax import Call, Item, Name, Not, RulebookAst, Str, Where
+from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
@@ -66,6 +66,20 @@ class Ref:
     part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)
 
 
+_new = object.__new__
+
+
+def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner, fld=None, scope=None,
+         label=None, negated=False, part=None) -> Ref:
+    """Ref(...) without the frozen dataclass's __init__ (one object.__setattr__ per field): a
+    rulebook chain has thousands of uses, and building them was most of the index's time in
+    every check. Same object, same equality and hash."""
+    r = _new(Ref)
+    r.__dict__.update(kind=kind, name=name, role=role, span=span, file=file, via=via, owner=owner, field=fld,
+                      scope=scope, label=label, negated=negated, part=part)
+    return r
+
+
 def _name_span(span: Span, name: str) -> Span:
     """The span of a name at the start of a node (a call's name, a dotted name's first part)."""
     return Span(span.path, span.line, span.column, span.column + len(name))
@@ -82,7 +96,7 @@ class _FileIndexer:
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
         if span is not None:
-            self.out.append(Ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
+            self.out.append(_ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
 
     def run(self) -> None:
         ast = self.ast
@@ -155,11 +169,15 @@ class _FileIndexer:
     # the stack comes with the item attributes in scope there (inside a `where`) and whether it
     # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
+        if type(value) in _LEAVES:  # most fields: `cost 60`
+            return
         self._at = (owner, fld, label, part)
         stack: list = [(value, attrs, False)]
         while stack:
             node, local, neg = stack.pop()
             t = type(node)
+            if t in _LEAVES:
+                continue
             if t in (list, tuple):
                 stack.extend((x, local, neg) for x in node)
             elif t is dict:
@@ -198,6 +216,10 @@ class _FileIndexer:
         # `count(advances where ..., cost)`: the later arguments read the items' attributes
         inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
         return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
+
+
+# Values that name nothing (most of what a statement holds): skipped before any other test.
+_LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
 
 
 def _attributes(items) -> frozenset:
@@ -318,9 +340,9 @@ def _edits(change: Item, kind: str, r: Ref) -> bool:
 
 
 def _with(r: Ref, **changes) -> Ref:
-    values = {k: getattr(r, k) for k in Ref.__dataclass_fields__}
-    values.update(changes)
-    return Ref(**values)
+    out = _new(Ref)
+    out.__dict__.update(r.__dict__, **changes)  # as _ref: no per-field __setattr__
+    return out
 
 
 def index_chain(chain) -> Index:

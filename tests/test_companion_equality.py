@@ -123,15 +123,26 @@ def random_state(module, rng: random.Random, dense: float = 0.7) -> dict:
     return state
 
 
-def _questions(module, state: dict, name: str) -> list[tuple[str, dict]]:
-    """Every calamity for both roles, every track's epochs, and the score, for one state."""
+def _questions(module, state: dict, name: str, rng: random.Random | None = None) -> list[tuple[str, dict]]:
+    """Every calamity for both roles, every track's epochs, and the score, for one state; with
+    `rng`, rule switches set at random (`--option`) and amounts assigned to secondary victims
+    (`--assigned`, sometimes more than the rule allows: both engines refuse it alike)."""
     out = []
+    options: dict = {}
+    if rng is not None and module.OPTIONS:
+        options["option"] = {o: rng.random() < 0.5 for o in module.OPTIONS}
     for calamity in module.CALAMITIES:
         for role in ("primary", "secondary"):
-            out.append((f"{name}: resolve {calamity!r} as {role}",
-                        {"command": "resolve", "calamity": calamity, "role": role, "state": state, "options": {}}))
-    out.append((f"{name}: epoch", {"command": "epoch", "state": state, "options": {}}))
-    out.append((f"{name}: score", {"command": "score", "state": state, "options": {}}))
+            chosen = dict(options)
+            if rng is not None and role == "secondary" and rng.random() < 0.3:
+                chosen["assigned"] = rng.randint(0, 8)
+            out.append((f"{name}: resolve {calamity!r} as {role} with {chosen} on {state!r}",
+                        {"command": "resolve", "calamity": calamity, "role": role, "state": state,
+                         "options": chosen}))
+    out.append((f"{name}: epoch with {options} on {state!r}",
+                {"command": "epoch", "state": state, "options": dict(options)}))
+    out.append((f"{name}: score with {options} on {state!r}",
+                {"command": "score", "state": state, "options": dict(options)}))
     return out
 
 
@@ -167,5 +178,23 @@ def test_random_states_are_answered_alike(edition):
     named = []
     for i in range(12):
         state = random_state(module, rng, dense=rng.choice((0.3, 0.7, 1.0)))
-        named += _questions(module, state, f"{edition} random state {i} {state!r}"[:400])
+        named += _questions(module, state, f"{edition} random state {i}", rng)
     _compare(edition, named)
+
+
+NUMBERS = ROOT / "tests" / "fixtures" / "companion_numbers.civ"
+
+
+def test_numbers_unknowns_and_procedures_are_answered_alike():
+    """An invented edition whose rules make every kind of number (exact fractions printed as
+    "7/2", floats from sqrt, floor division, 10^16), read unknown facts in every operator, switch
+    a rule, and run select-then-unselect, least over, discard by value and reduce until supported."""
+    module = civdsl.load(NUMBERS).module
+    rng = random.Random("numbers")
+    named = []
+    for i in range(60):
+        state = random_state(module, rng, dense=rng.choice((0.3, 0.7, 0.9, 1.0)))
+        if rng.random() < 0.5:
+            state["reduced_city_tokens"] = rng.randint(0, 3)
+        named += _questions(module, state, f"numbers random state {i}", rng)
+    _compare(NUMBERS, named)

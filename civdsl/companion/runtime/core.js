@@ -100,6 +100,9 @@ class Frac {
   toString() {
     return this.d === 1 ? String(this.n) : this.n + "/" + this.d;
   }
+  toJSON() {
+    return this.toString();
+  }
 }
 
 function fr(n, d) {
@@ -307,9 +310,9 @@ function lookup(bands, x) {
 }
 
 // runtime.number: integral fractions print as integers, an unknown value as null; any other
-// fraction as Python's json.dumps(default=str) writes it
+// fraction stays exact (printed "7/2", as Python's json.dumps(default=str) writes it)
 function number(v) {
-  if (v instanceof Frac) return v.d === 1 ? v.n : v.n + "/" + v.d;
+  if (v instanceof Frac) return v.d === 1 ? v.n : v;
   if (v instanceof Unknown) return null;
   return v;
 }
