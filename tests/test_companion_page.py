@@ -346,7 +346,14 @@ def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
             assert _text(driver, "#basket-total") == _text(driver, _adv(driver, "Agriculture") + "-price")
         if "plan" in COMMANDS:
             _settle(driver)
+            # the hand limit depends on the player count: the planner says so until it is given
+            assert "players" in _text(driver, "#plan-body")
+            box = driver.find_element("id", "in-players")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            box.send_keys("5\t")
+            _settle(driver)
             assert _text(driver, "#plan-buy")
+            assert _text(driver, "#plan-pay").startswith("Hand in ")
 
         # the epoch: with a civilization and a space, what the next space needs
         driver.execute_script("""const s = document.getElementById('in-civilization'); s.value = 'Hellas';
