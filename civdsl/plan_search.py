@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import heapq
 from itertools import combinations
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 
 class SameTurnMachine:
@@ -190,7 +190,8 @@ def _merge(cell: dict, price, entries: list, top: int) -> None:
 
 
 def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, same_turn: list[str],
-           budget, max_new: int | None, spent: Callable, limit0: int, top: int, floor=None) -> list[tuple]:
+           budget, max_new: int | None, spent: Callable, limit0: int, top: int, floor=None,
+           stats: dict | None = None) -> list[tuple]:
     """The `top` best sets: [(key, names, price, spent, hand_limit)], best first.
 
     key = (objective, -spent, credit, -len, tuple of -rulebook positions), as PurchaseProblem
@@ -198,9 +199,15 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     `spent(price, limit)` the least handed over (None: unaffordable). `floor`, when given, is an
     objective that at least `top` sets are known to reach: entries that cannot reach it even
     with the fractional-knapsack bound of the advances still to visit are dropped (a cut that
-    never loses a set that ranks, and keeps the tables small when many sets tie).
+    never loses a set that ranks, and keeps the tables small when many sets tie). `stats`, when
+    given, receives the widest signature the runs needed ("width": at most the link width).
     """
-    if floor is None and any(c.links for c in cands):
+    linked = any(c.links for c in cands)
+    if stats is None:
+        stats = {}
+    stats.setdefault("width", 0)
+    stats.setdefault("runs", 0)
+    if floor is None and linked:
         # A first pass without the specific-credit links (so without signatures: credit is then
         # wrong, objective and price are not) finds the objective the `top` best sets reach:
         # the floor below which the second pass drops entries.
@@ -225,10 +232,18 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
             machine = machine_for(tuple(T))
             # the prices in this purchase before the abilities that pick one advance (an advance
             # acquired automatically with one of T costs nothing)
-            items = [c if machine.base[c.name] == c.base else
-                     Candidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)
-                     for c in items]
-            _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size)
+            items = [_priced(c, machine.base[c.name]) for c in items]
+            if machine.abilities and linked:
+                # the credit links want their own visiting order, the machine the price order:
+                # one machine-free run per assignment of the abilities' targets (below)
+                for must, out, prices in targets(machine, {c.name for c in items}, forced | set(T)):
+                    run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+                    if _hopeless(run, must, budget, max_new, floor):
+                        continue
+                    _run(run, must, SameTurnMachine([], {c.name: c.base for c in run}), budget, max_new, spent,
+                         limit0, top, best, floor, size, stats)
+            else:
+                _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
     out = sorted(best, reverse=True)
     # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
     # tuple of -positions the rest of the planner compares
@@ -240,8 +255,63 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     return found
 
 
+def _priced(c: Candidate, base) -> Candidate:
+    """`c` at another base price (the same object when it is unchanged)."""
+    return c if base == c.base else Candidate(c.name, c.rank, base, c.objective, c.credit, c.hand, c.links)
+
+
+def targets(machine: SameTurnMachine, pool: set, forced) -> Iterable[tuple[frozenset, frozenset, dict]]:
+    """Every assignment of the machine's abilities to the advance each lands on, as
+    (advances bought, advances not bought, prices they leave): runtime.prices' rule read the
+    other way round. Ability j lands on the dearest eligible advance x of the purchase whose
+    current price is above 0 (by price, then name), or on none; so choosing x means buying it
+    and buying no eligible advance that ranks above it at its current price, and choosing none
+    means buying no eligible advance with a price above 0. Every purchase meets exactly one
+    assignment (the runtime's choice is unique), so the runs of the assignments partition the
+    purchases and each run's prices add up. At most prod_j (|E_j| + 1) assignments for the
+    eligible sets E_j; inconsistent ones (an advance both bought and excluded) are skipped."""
+    abilities, base = machine.abilities, machine.base
+
+    def assign(j, cur, must, out):
+        if j == len(abilities):
+            yield frozenset(must), frozenset(out), {n: max(0, p) for n, p in cur.items()}
+            return
+        card, kind, amount, eligible = abilities[j]
+        live = sorted((cur.get(n, base[n]), n) for n in eligible if n in pool and cur.get(n, base[n]) > 0)
+        for at in range(len(live), -1, -1):  # the target is live[at - 1], or none for at = 0
+            above = [n for _, n in live[at:]]  # eligible advances ranking above the target
+            if any(n in must for n in above):
+                continue  # bought (wanted, a same-turn advance, or an earlier target)
+            if at == 0:
+                yield from assign(j + 1, cur, must, out | set(above))
+                continue
+            price, x = live[at - 1]
+            if x in out:
+                continue
+            lowered = price - amount if kind == "discount" else 0
+            yield from assign(j + 1, {**cur, x: lowered}, must | {x}, out | set(above))
+
+    yield from assign(0, {}, set(forced), set())
+
+
+def _hopeless(items: list[Candidate], must, budget, max_new, floor) -> bool:
+    """Whether no purchase of a run can rank: its bought advances alone are over the budget or
+    the card limit, or its objective with the fractional-knapsack bound of the rest is below
+    the floor."""
+    fixed = [c for c in items if c.name in must]
+    if len(fixed) < len(must) or (max_new is not None and len(fixed) > max_new):
+        return True
+    room = budget - sum(c.base for c in fixed)
+    if room < 0:
+        return True
+    if floor is None:
+        return False
+    reach = sum(c.objective for c in fixed) + _Bound([c for c in items if c.name not in must])(room)
+    return reach < float(floor) - 1e-9
+
+
 def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
-         floor, size: int):
+         floor, size: int, stats: dict):
     # dearest first (by base price, then name: the runtime's order of preference) when a
     # same-turn ability is bought; otherwise in an order that keeps few advances with links to
     # later ones open (the signature): the specific-credit links of the shipped rulebooks form
@@ -302,6 +372,8 @@ def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_n
         if floor is not None:
             _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
         layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
+        stats["width"] = max([stats["width"]] + [len(k[3]) for k in layer])
+    stats["runs"] += 1
 
     for (ms, hd, cnt, sig), cells in layer.items():
         end = machine.finish(ms)

@@ -578,27 +578,30 @@ class PurchaseProblem:
         self.facts = facts
         self.objective = obj
         self.extra = dict(facts.get("credits") or {})
-        advances = module.ADVANCES
-        self.order = {n: i for i, n in enumerate(advances)}
+        self.order = {n: i for i, n in enumerate(module.ADVANCES)}
+        self._choose_candidates(want, avoid, among)
+        self._price_candidates()
+        self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
+        self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
+        self.cards = {n: int(k) for n, k in (facts.get("commodities") or {}).items()}
+        self.treasury = int(facts.get("treasury", 0) or 0)
+        self.payments = self._payment_table(payments)
+        self._prepare()
+
+    def _choose_candidates(self, want, avoid, among) -> None:
+        """The advances that may be bought (the rest listed in `excluded` with the reason), the
+        wanted ones checked, and the room the card limit leaves."""
+        module = self.module
         want = canonical_names(module, "advance", list(want), "--want")
-        avoid = canonical_names(module, "advance", list(avoid), "--avoid")
+        avoid = set(canonical_names(module, "advance", list(avoid), "--avoid"))
         if among is not None:
             among = canonical_names(module, "advance", list(among), "among")
-        avoid = set(avoid)
         self.excluded: list[dict] = []
         cands: list[str] = []
-        for name, adv in advances.items():
+        for name, adv in module.ADVANCES.items():
             if name in self.held or (among is not None and name not in among):
                 continue
-            why = None
-            if name in avoid:
-                why = "avoided (--avoid)"
-            elif adv["cost"] is None:
-                why = "its cost is unknown in this rulebook: never bought"
-            else:
-                missing = [r for r in adv["requires"] if r not in self.held]
-                if missing:
-                    why = f"needs {', '.join(missing)} held before this turn"
+            why = self._why_not_candidate(name, adv, avoid)
             if why:
                 self.excluded.append({"advance": name, "why": why})
             else:
@@ -617,11 +620,23 @@ class PurchaseProblem:
             raise StateError(f"--want: {len(self.want)} advances, but the card limit ({self.card_limit}) "
                              f"leaves room for {self.max_new}")
 
-        # prices before same-turn abilities: runtime.prices on every candidate that carries no
-        # same-turn ability (those rows are untouched by it), and on each one that does, alone
-        # under the strict `single_use` credit variant advances bought together share the credits,
-        # so no price is known alone: every set is priced by runtime.prices (each advance's price
-        # alone stays a lower bound, since together it can only get fewer credits)
+    def _why_not_candidate(self, name: str, adv: dict, avoid: set) -> str | None:
+        if name in avoid:
+            return "avoided (--avoid)"
+        if adv["cost"] is None:
+            return "its cost is unknown in this rulebook: never bought"
+        missing = [r for r in adv["requires"] if r not in self.held]
+        if missing:
+            return f"needs {', '.join(missing)} held before this turn"
+        return None
+
+    def _price_candidates(self) -> None:
+        """Prices before same-turn abilities: runtime.prices on every candidate that carries no
+        same-turn ability (those rows are untouched by it), and on each one that does, alone.
+        Under the strict `single_use` credit variant advances bought together share the credits,
+        so no price is known alone: every set is priced by runtime.prices (each advance's price
+        alone stays a lower bound, since together it can only get fewer credits)."""
+        module, cands = self.module, self.candidates
         self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
         special_turn = [n for n in cands if self.single_use
                         or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
@@ -640,24 +655,21 @@ class PurchaseProblem:
         self.alls = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "acquire_all")]
                      for n in special_turn}
 
-        self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
-        self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
-        cards = {n: int(k) for n, k in (facts.get("commodities") or {}).items()}
-        self.cards = cards
-        self.treasury = int(facts.get("treasury", 0) or 0)
-        # abilities of advances held before the purchase (an advance bought takes effect only
-        # once the transaction completes, Mega Civilization phase 12)
+    def _payment_table(self, payments: dict | None) -> "PaymentTable":
+        """The payment table of this hand under the abilities of advances held before the
+        purchase (an advance bought takes effect only once the transaction completes, Mega
+        Civilization phase 12), shared through `payments` between problems that agree on them."""
+        module = self.module
         rate = max([a["rate"] for h in self.holds for a in _abilities(module, h, "card_treasury")] or [0])
         substitute = any(_abilities(module, h, "substitute_card") for h in self.holds)
         key = (self.treasury_value, rate, substitute)
         if payments is not None and key in payments:
-            self.payments = payments[key]
-        else:
-            self.payments = PaymentTable(module, cards, self.treasury, self.treasury_value,
-                                         runtime.PlayerState(module, self.holds, facts), rate, substitute)
-            if payments is not None:
-                payments[key] = self.payments
-        self._prepare()
+            return payments[key]
+        table = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
+                             runtime.PlayerState(module, self.holds, self.facts), rate, substitute)
+        if payments is not None:
+            payments[key] = table
+        return table
 
     # -- exact prices ------------------------------------------------------------------------
 
@@ -1256,80 +1268,98 @@ def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
     purchases give it: each new card's best group credit towards it plus its specific credit,
     true of both credit policies). Only sets that survive are priced for the next turn, with
     runtime.prices and the one-turn search."""
-    module, obj = first.module, first.objective
-    payments: dict = {}
-    opts = dict(first.options, want=())
-    among, avoid = opts["among"], set(opts["avoid"])
-    advances = module.ADVANCES
-    unheld = [n for n, a in advances.items() if n not in first.held and a["cost"] is not None
-              and n not in avoid and (among is None or n in among)]
-    # this turn's price of every advance not held (those locked by a prerequisite too)
-    price1 = {n: first.base[n] for n in unheld if n in first.base}
-    locked = [n for n in unheld if n not in price1]
-    for n in locked:
-        price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
-    worth = [n for n in unheld if obj.values[n] > 0]
-    # credit a turn-one advance h can give a next-turn advance i, at most
-    gives = {h: {i: max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
-                 + advances[h]["specific"].get(i, 0) for i in worth} for h in first.candidates}
-    reduction = {}
-    for n in worth:
-        r = sum(a["amount"] for a in _abilities(module, n, "discount"))
-        for a in _abilities(module, n, "free_advance"):
+    return _TwoTurns(first, max_sets).run()
+
+
+class _TwoTurns:
+    """The two-turn look-ahead's search (see _two_turns): its bounds and its walk."""
+
+    def __init__(self, first: PurchaseProblem, max_sets: int):
+        self.first, self.max_sets = first, max_sets
+        module, obj = first.module, first.objective
+        self.module, self.obj = module, obj
+        self.payments: dict = {}
+        self.opts = dict(first.options, want=())
+        among, avoid = self.opts["among"], set(self.opts["avoid"])
+        advances = module.ADVANCES
+        unheld = [n for n, a in advances.items() if n not in first.held and a["cost"] is not None
+                  and n not in avoid and (among is None or n in among)]
+        # this turn's price of every advance not held (those locked by a prerequisite too)
+        price1 = {n: first.base[n] for n in unheld if n in first.base}
+        for n in [n for n in unheld if n not in price1]:
+            price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+        worth = [n for n in unheld if obj.values[n] > 0]
+        self.worth = worth
+        # credit a turn-one advance h can give a next-turn advance i, at most
+        self.give_row = {h: [max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
+                             + advances[h]["specific"].get(i, 0) for i in worth] for h in first.candidates}
+        self.whole = all(isinstance(obj.values[n], int) for n in worth)
+        self.tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0])
+                      for h in first.candidates}
+        self.card_value = self._card_value()
+        self.ratio_obj = [obj.values[i] for i in worth]
+        self.floor_price = [price1[i] - self._reduction(i, unheld, price1) for i in worth]
+        self.best: Any = None
+        self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
+
+    def _reduction(self, n: str, unheld: list, price1: dict):
+        """The most an advance's own same-turn abilities take off next turn's other purchases."""
+        advances = self.module.ADVANCES
+        r = sum(a["amount"] for a in _abilities(self.module, n, "discount"))
+        for a in _abilities(self.module, n, "free_advance"):
             r += max([price1[c] for c in unheld if a["group"] in advances[c]["groups"]
                       and advances[c]["cost"] < a["cost_below"]], default=0)
-        reduction[n] = r
-    whole = all(isinstance(obj.values[n], int) for n in worth)
-    tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0]) for h in first.candidates}
-    card_value = first.payments.levels(first.payments.total_cards)[-1]
-    either = list(first.holds) + list(first.candidates)
-    rate = max([a["rate"] for h in either for a in _abilities(module, h, "card_treasury")] or [0])
-    substitute = any(_abilities(module, h, "substitute_card") for h in either)
-    if rate or substitute:
-        # a turn-one purchase may bring card_treasury (Trade Routes) or substitute_card (Trade
-        # Empire): the cards' bound counts both, converted tokens at the best token value either
-        # turn may have
-        tv_max = max([first.treasury_value] + list(tv_of.values()))
-        wide = PaymentTable(module, first.cards, 0, tv_max, first.payments.state, rate, substitute)
-        card_value = max(card_value, wide.budget(wide.total_cards))
+        return r
 
-    W = len(worth)
-    give_row = {h: [gives[h][i] for i in worth] for h in first.candidates}
-    ratio_obj = [obj.values[i] for i in worth]
-    floor_price = [price1[i] - reduction[i] for i in worth]
+    def _card_value(self):
+        """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
+        Trade Routes, or substitute_card, Trade Empire: then the bound counts both, converted
+        tokens at the best token value either turn may have)."""
+        first, module = self.first, self.module
+        card_value = first.payments.levels(first.payments.total_cards)[-1]
+        either = list(first.holds) + list(first.candidates)
+        rate = max([a["rate"] for h in either for a in _abilities(module, h, "card_treasury")] or [0])
+        substitute = any(_abilities(module, h, "substitute_card") for h in either)
+        if rate or substitute:
+            tv_max = max([first.treasury_value] + list(self.tv_of.values()))
+            wide = PaymentTable(module, first.cards, 0, tv_max, first.payments.state, rate, substitute)
+            card_value = max(card_value, wide.budget(wide.total_cards))
+        return card_value
 
-    def quick_rows(credit: list, excluded, tv):
+    # -- bounds of next turn ---------------------------------------------------------------
+
+    def quick_rows(self, credit: list, excluded, tv):
         """Next turn's advances worth something (but `excluded`), by objective per least possible
         price given at most `credit` more credit each, and next turn's budget (all cards, all
         treasury at token value `tv`, widened by negative prices)."""
-        room = card_value + first.treasury * tv
+        room = self.card_value + self.first.treasury * tv
         rows = []
-        for k in range(W):
-            if worth[k] in excluded:
+        for k, name in enumerate(self.worth):
+            if name in excluded:
                 continue
-            p = floor_price[k] - credit[k]
+            p = self.floor_price[k] - credit[k]
             if p <= 0:
                 room -= p
-                rows.append((float("inf"), ratio_obj[k], 0))
+                rows.append((float("inf"), self.ratio_obj[k], 0))
             else:
-                rows.append((ratio_obj[k] / p, ratio_obj[k], p))
+                rows.append((self.ratio_obj[k] / p, self.ratio_obj[k], p))
         rows.sort(key=lambda r: r[0], reverse=True)
         return rows, room
 
-    def quick_bound(rows, room):
+    def quick_bound(self, rows, room):
         """At most what next turn can add: the fractional knapsack of `rows` within `room`."""
         total = 0
         for _, v, p in rows:
             if p > room:
                 # the part of it that fits (rounded down for whole-number objectives)
                 part = Fraction(v) * room / p
-                total += math.floor(part) if whole else part
+                total += math.floor(part) if self.whole else part
                 break
             total += v
             room -= p
         return total
 
-    def least_price(rows, need):
+    def least_price(self, rows, need):
         """At least the price next turn must pay to add `need` objective (fractional, rounded down)."""
         cost = 0
         for _, v, p in rows:
@@ -1337,99 +1367,88 @@ def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
                 break
             if v >= need:
                 part = Fraction(p) * need / v
-                return cost + (math.floor(part) if whole else part)
+                return cost + (math.floor(part) if self.whole else part)
             cost += p
             need -= v
         return cost if need <= 0 else None
 
-    def follow_up(buys: tuple) -> PurchaseProblem:
-        return PurchaseProblem(module, first.holds + tuple(buys), first.facts, obj, payments=payments, **opts)
+    # -- pairs -------------------------------------------------------------------------------
 
-    best: list = [None]
-    examined = [0, 0]  # turn-one sets bounded, priced for next turn
-
-    def evaluate(c1: Choice) -> None:
-        examined[1] += 1
-        p2 = follow_up(c1.buys)
+    def evaluate(self, c1: Choice) -> None:
+        """Price a turn-one set for next turn and keep the pair if it is the best so far."""
+        self.examined[1] += 1
+        p2 = PurchaseProblem(self.module, self.first.holds + tuple(c1.buys), self.first.facts, self.obj,
+                             payments=self.payments, **self.opts)
         got = p2.search(top=1)
         if not got:
             return
         c2 = got[0]
         key = (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, len(c1.buys), c1.key[4])
-        if best[0] is None or key > best[0][0]:
-            best[0] = (key, c1, c2, p2)
+        if self.best is None or key > self.best[0]:
+            self.best = (key, c1, c2, p2)
 
-    one = first.search(top=1)
-    evaluate(one[0])
-    # An advance free this turn (price 0 after credits), worth something or nothing, without a
-    # same-turn ability or a hand-limit cut, is best bought now: next turn it is still free,
-    # its credits come a turn earlier, and more advances now ranks first among equals. Without
-    # a card limit every turn-one set worth examining includes all of them.
-    free_now = [n for n in first.items if first.base[n] == 0 and obj.values[n] >= 0 and n not in first.same_turn
-                and _hand_delta(module, n) >= 0] if first.max_new is None else []
-    pp = first.with_want(*free_now) if free_now else first
-
-    # Depth-first over turn-one sets, as the one-turn search walks them. A branch is cut when
-    # its turn-one bound plus a bound of next turn (credit from the set so far and from every
-    # advance the branch could still add, the best treasury value among them) cannot reach the
-    # best pair found.
-    items = pp.items
-    n_items = len(items)
-    suffix_credit = [[0] * W for _ in range(n_items + 1)]
-    suffix_tv = [0] * (n_items + 1)
-    for j in range(n_items - 1, -1, -1):
-        row = give_row[items[j]]
-        suffix_credit[j] = [x + y for x, y in zip(suffix_credit[j + 1], row)]
-        suffix_tv[j] = max(suffix_tv[j + 1], tv_of[items[j]])
-
-    def visit(names, sumb, same, hdelta, objective, credit, tv):
-        examined[0] += 1
-        if examined[0] > max_sets:
+    def visit(self, names, sumb, same, hdelta, objective, credit, tv):
+        """A turn-one set reached by the walk: priced for next turn unless its bound over both
+        turns (with the tie bound: a set that can at best tie must not already spend more)
+        cannot beat the best pair."""
+        pp = self.pp
+        self.examined[0] += 1
+        if self.examined[0] > self.max_sets:
             raise _SearchStopped
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
         price, spent, limit = got
         buys = tuple(sorted(names, key=pp.order.get))
-        if buys == one[0].buys:
+        if buys == self.one[0].buys:
             return
-        rows, room = quick_rows(credit, set(names), tv)
-        bound = objective + quick_bound(rows, room)
-        total, neg_spent = best[0][0][0], best[0][0][1]
+        rows, room = self.quick_rows(credit, set(names), tv)
+        bound = objective + self.quick_bound(rows, room)
+        total, neg_spent = self.best[0][0], self.best[0][1]
         if bound < total:
             return
         if bound == total:
             # it can at best tie on the objective: then what both turns hand over decides, and
             # next turn hands over at least the price of the objective still missing
-            least = least_price(rows, total - objective)
+            least = self.least_price(rows, total - objective)
             if least is None or spent + least > -neg_spent:
                 return
-        evaluate(Choice(pp._key(names, price, spent), buys, price, spent, objective, pp.credit(names), limit))
+        self.evaluate(Choice(pp._key(names, price, spent), buys, price, spent, objective, pp.credit(names), limit))
 
-    position = {n: j for j, n in enumerate(items)}
-    # The credit this turn's remaining purchases can add towards one advance is at most the
-    # group credits they can add in its groups (each group: a fractional knapsack of credit per
-    # effective price within this turn's budget) plus the specific credits they carry to it.
-    groups = list(module.GROUPS)
-    weight = [max(0, x) for x in pp.e]
-    group_credit = {g: [advances[n]["credits"].get(g, 0) for n in items] for g in groups}
-    group_order = {}
-    for g in groups:
-        ranked = [j for j in range(n_items) if group_credit[g][j] > 0]
-        ranked.sort(key=lambda j: (0, 0) if weight[j] == 0 else (1, -group_credit[g][j] / weight[j]))
-        group_order[g] = ranked
-    specific_suffix = [[0] * W for _ in range(n_items + 1)]
-    for j in range(n_items - 1, -1, -1):
-        spec = advances[items[j]]["specific"]
-        specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(specific_suffix[j + 1], worth)]
-    worth_groups = [advances[i]["groups"] for i in worth]
+    def _prepare_walk(self) -> None:
+        """Per position of the walk: the credit and treasury value every later advance can
+        bring, and per group the advances that give credit in it, by credit per price."""
+        pp, advances, worth = self.pp, self.module.ADVANCES, self.worth
+        items = pp.items
+        n_items, width = len(items), len(worth)
+        self.position = {n: j for j, n in enumerate(items)}
+        self.suffix_credit = [[0] * width for _ in range(n_items + 1)]
+        self.suffix_tv = [0] * (n_items + 1)
+        self.specific_suffix = [[0] * width for _ in range(n_items + 1)]
+        for j in range(n_items - 1, -1, -1):
+            self.suffix_credit[j] = [x + y for x, y in zip(self.suffix_credit[j + 1], self.give_row[items[j]])]
+            self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
+            spec = advances[items[j]]["specific"]
+            self.specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(self.specific_suffix[j + 1], worth)]
+        # The credit this turn's remaining purchases can add towards one advance is at most the
+        # group credits they can add in its groups (each group: a fractional knapsack of credit
+        # per effective price within this turn's budget) plus the specific credits they carry to it.
+        self.groups = list(self.module.GROUPS)
+        self.weight = [max(0, x) for x in pp.e]
+        self.group_credit = {g: [advances[n]["credits"].get(g, 0) for n in items] for g in self.groups}
+        self.group_order = {}
+        for g in self.groups:
+            ranked = [j for j in range(n_items) if self.group_credit[g][j] > 0]
+            ranked.sort(key=lambda j: (0, 0) if self.weight[j] == 0 else (1, -self.group_credit[g][j] / self.weight[j]))
+            self.group_order[g] = ranked
+        self.worth_groups = [advances[i]["groups"] for i in worth]
 
-    def group_gain(g, j, cap):
+    def group_gain(self, g, j, cap):
         total = 0
-        for at in group_order[g]:
+        for at in self.group_order[g]:
             if at < j:
                 continue
-            w, c = weight[at], group_credit[g][at]
+            w, c = self.weight[at], self.group_credit[g][at]
             if w <= cap:
                 total += c
                 cap -= w
@@ -1437,84 +1456,99 @@ def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
                 return total + (c * cap) // w + 1  # the part that fits, rounded up
         return total
 
-    def pair_bound(j, cap1, credit, tv, names):
+    def pair_bound(self, j, cap1, credit, tv, names):
         """At most what the rest of a pair can add when advances from position j on may still be
         bought this turn. The lesser of two bounds: this turn's fractional knapsack plus next
         turn's (at next turn's least prices); and one fractional knapsack over both turns'
         budgets together in which each advance counts once, at the lesser of its two prices."""
-        gain = {g: group_gain(g, j, cap1) for g in groups}
-        credit = [x + min(y, sum(gain[g] for g in gs) + z)
-                  for x, y, z, gs in zip(credit, suffix_credit[j], specific_suffix[j], worth_groups)]
-        room2 = card_value + first.treasury * max(tv, suffix_tv[j])
+        gain = {g: self.group_gain(g, j, cap1) for g in self.groups}
+        credit = [x + min(y, sum(gain[g] for g in gs) + z) for x, y, z, gs
+                  in zip(credit, self.suffix_credit[j], self.specific_suffix[j], self.worth_groups)]
+        room2 = self.card_value + self.first.treasury * max(tv, self.suffix_tv[j])
         room = cap1 + room2
         rows, rows2 = [], []
-        for k in range(W):
-            n = worth[k]
+        e = self.pp.e
+        for k, n in enumerate(self.worth):
             if n in names:
                 continue
-            p = floor_price[k] - credit[k]
+            p = self.floor_price[k] - credit[k]
             if p <= 0:
                 room -= p
                 room2 -= p
                 p = 0
-            rows2.append((float("inf") if p == 0 else ratio_obj[k] / p, ratio_obj[k], p))
-            at = position.get(n)
+            rows2.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
+            at = self.position.get(n)
             if at is not None and at >= j:
                 p = min(p, max(0, e[at]))
-            rows.append((float("inf") if p == 0 else ratio_obj[k] / p, ratio_obj[k], p))
+            rows.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
         rows.sort(key=lambda r: r[0], reverse=True)
         rows2.sort(key=lambda r: r[0], reverse=True)
-        return min(quick_bound(rows, room), pp._ratio_bound(j, cap1) + quick_bound(rows2, room2))
+        return min(self.quick_bound(rows, room), self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2))
 
-    e, b, o, hd = pp.e, pp.b, pp.o, pp.hd
-    budget, neg_suf, max_new = pp.budget_max, pp.neg_suf, pp.max_new
-    names: list[str] = list(pp.want)
-
-    def dfs(q, sumb, sume, objective, hch, same, credit, tv):
-        if max_new is not None and len(names) >= max_new:
+    def dfs(self, q, sumb, sume, objective, hch, same, credit, tv):
+        """Depth-first over turn-one sets, as the one-turn search walks them. A branch is cut
+        when its turn-one bound plus a bound of next turn (credit from the set so far and from
+        every advance the branch could still add, the best treasury value among them) cannot
+        reach the best pair found."""
+        pp, names = self.pp, self.names
+        if pp.max_new is not None and len(names) >= pp.max_new:
             return
-        for j in range(q, n_items):
-            ne = sume + e[j]
-            if ne - neg_suf[j + 1] > budget:
+        for j in range(q, len(pp.items)):
+            ne = sume + pp.e[j]
+            if ne - pp.neg_suf[j + 1] > pp.budget_max:
                 continue
-            lbp = sume - neg_suf[j]
-            if lbp > budget:
+            lbp = sume - pp.neg_suf[j]
+            if lbp > pp.budget_max:
                 break
-            if objective + pair_bound(j, budget - lbp, credit, tv, names) < best[0][0][0]:
+            if objective + self.pair_bound(j, pp.budget_max - lbp, credit, tv, names) < self.best[0][0]:
                 break  # the bound only falls as j grows
-            name = items[j]
+            name = pp.items[j]
             names.append(name)
-            ncredit = [x + y for x, y in zip(credit, give_row[name])]
-            ntv = max(tv, tv_of[name])
+            ncredit = [x + y for x, y in zip(credit, self.give_row[name])]
+            ntv = max(tv, self.tv_of[name])
             nsame = same or name in pp.same_turn
-            visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j], ncredit, ntv)
-            dfs(j + 1, sumb + b[j], ne, objective + o[j], hch + hd[j], nsame, ncredit, ntv)
+            args = (sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
+            self.visit(names, *args)
+            self.dfs(j + 1, sumb + pp.b[j], ne, objective + pp.o[j], hch + pp.hd[j], nsame, ncredit, ntv)
             names.pop()
 
-    w_b, w_e, w_o, _, w_h, w_same = pp.start
-    credit0 = [sum(col) for col in zip(*([give_row[w] for w in pp.want] or [[0] * W]))]
-    tv0 = max([first.treasury_value] + [tv_of[w] for w in pp.want])
-    complete = True
-    try:
-        visit(names, w_b, w_same, w_h, w_o, credit0, tv0)
-        dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
-    except _SearchStopped:
-        complete = False
-        examined[0] -= 1
-    _, c1, c2, p2 = best[0]
-    return {
-        "estimate": True,
-        "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
-                   "free choice (free_credits) are not allocated",
-        "this_turn": first.plan_dict(c1),
-        "next_turn": p2.plan_dict(c2),
-        "total": runtime.number(c1.objective + c2.objective),
-        "one_turn_best": list(one[0].buys),
-        "one_turn_best_objective": runtime.number(one[0].objective),
-        "complete": complete,
-        "turn_one_sets": examined[0] + 1,
-        "turn_one_sets_priced_for_next_turn": examined[1],
-    }
+    def run(self) -> dict:
+        first, obj = self.first, self.obj
+        self.one = one = first.search(top=1)
+        self.evaluate(one[0])
+        # An advance free this turn (price 0 after credits), worth something or nothing, without a
+        # same-turn ability or a hand-limit cut, is best bought now: next turn it is still free,
+        # its credits come a turn earlier, and more advances now ranks first among equals. Without
+        # a card limit every turn-one set worth examining includes all of them.
+        free_now = [n for n in first.items if first.base[n] == 0 and obj.values[n] >= 0
+                    and n not in first.same_turn and _hand_delta(self.module, n) >= 0] if first.max_new is None else []
+        self.pp = pp = first.with_want(*free_now) if free_now else first
+        self._prepare_walk()
+        self.names = list(pp.want)
+        w_b, w_e, w_o, _, w_h, w_same = pp.start
+        credit0 = [sum(col) for col in zip(*([self.give_row[w] for w in pp.want] or [[0] * len(self.worth)]))]
+        tv0 = max([first.treasury_value] + [self.tv_of[w] for w in pp.want])
+        complete = True
+        try:
+            self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
+            self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
+        except _SearchStopped:
+            complete = False
+            self.examined[0] -= 1
+        _, c1, c2, p2 = self.best
+        return {
+            "estimate": True,
+            "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
+                       "free choice (free_credits) are not allocated",
+            "this_turn": first.plan_dict(c1),
+            "next_turn": p2.plan_dict(c2),
+            "total": runtime.number(c1.objective + c2.objective),
+            "one_turn_best": list(one[0].buys),
+            "one_turn_best_objective": runtime.number(one[0].objective),
+            "complete": complete,
+            "turn_one_sets": self.examined[0] + 1,
+            "turn_one_sets_priced_for_next_turn": self.examined[1],
+        }
 
 
 # --- text output ----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from typing import Any
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .syntax import Call, Item, Name, RulebookAst, Str, Where
+from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
@@ -61,7 +61,23 @@ class Ref:
     field: str | None = None  # the key of the item field holding it
     scope: str | None = None  # an epoch's track
     label: str | None = None  # the item a diagnostic about it names (errata match it)
-    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)  # the syntax Field holding it
+    negated: bool = False  # under an odd number of `not`s: `not holds("X")`
+    # the syntax node holding it: the Field of a use, the Item of a declaration, change or removal
+    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)
+
+
+_new = object.__new__
+
+
+def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner, fld=None, scope=None,
+         label=None, negated=False, part=None) -> Ref:
+    """Ref(...) without the frozen dataclass's __init__ (one object.__setattr__ per field): a
+    rulebook chain has thousands of uses, and building them was most of the index's time in
+    every check. Same object, same equality and hash."""
+    r = _new(Ref)
+    r.__dict__.update(kind=kind, name=name, role=role, span=span, file=file, via=via, owner=owner, field=fld,
+                      scope=scope, label=label, negated=negated, part=part)
+    return r
 
 
 def _name_span(span: Span, name: str) -> Span:
@@ -78,9 +94,9 @@ class _FileIndexer:
         self.out = out
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
-            scope=None, label=None, part=None) -> None:
+            scope=None, label=None, part=None, negated=False) -> None:
         if span is not None:
-            self.out.append(Ref(kind, name, role, span, self.file, via, owner, fld, scope, label, part))
+            self.out.append(_ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
 
     def run(self) -> None:
         ast = self.ast
@@ -95,11 +111,11 @@ class _FileIndexer:
         owner = (kind, item.name)
         label = self._label(item)
         if item.kind in ("change", "remove"):
-            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner)
+            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner, part=item)
         elif item.kind in ("group", "const", "table", "option", "civilization") or item.kind in ITEM_KINDS:
-            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner)
+            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "ast":
-            self.add("track", item.name, "def", item.name_span, "declaration", owner)
+            self.add("track", item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
             target, _, span = item.value
             self.add("item", target, "ref", span, "errata", owner, label=target)
@@ -149,50 +165,61 @@ class _FileIndexer:
             else:
                 self.field(f, owner, item.name)
 
-    # --- expressions, anywhere in a statement's value (round rules' nodes included)
+    # --- expressions, anywhere in a statement's value (round rules' nodes included). Each node on
+    # the stack comes with the item attributes in scope there (inside a `where`) and whether it
+    # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
-        stack: list = [(value, attrs)]
+        if type(value) in _LEAVES:  # most fields: `cost 60`
+            return
+        self._at = (owner, fld, label, part)
+        stack: list = [(value, attrs, False)]
         while stack:
-            node, local = stack.pop()
+            node, local, neg = stack.pop()
             t = type(node)
+            if t in _LEAVES:
+                continue
             if t in (list, tuple):
-                stack.extend((x, local) for x in node)
+                stack.extend((x, local, neg) for x in node)
             elif t is dict:
-                stack.extend((x, local) for x in node.values())
+                stack.extend((x, local, neg) for x in node.values())
             elif t is Name:
-                first = node.parts[0]
-                if first not in local:
-                    self.add("name", first, "ref", _name_span(node.span, first), "name", owner, fld,
-                             label=label, part=part)
+                self._name(node, local, neg)
             elif t is Call:
-                stack.extend(self._call(node, owner, fld, label, part, local))
+                stack.extend(self._call(node, local, neg))
             elif t is Where:
-                inner = local | _attributes(node.items)
-                stack.append((node.items, local))
-                stack.append((node.condition, inner))
+                stack += [(node.items, local, neg), (node.condition, local | _attributes(node.items), neg)]
+            elif t is Not:
+                stack.append((node.operand, local, not neg))
             elif hasattr(t, "__dataclass_fields__") and t is not Span:
-                stack.extend((v, local) for v in node.__dict__.values())
+                stack.extend((v, local, neg) for v in node.__dict__.values())
 
-    def _call(self, call: Call, owner, fld, label, part, local) -> list:
+    def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
+        owner, fld, label, part = self._at
+        self.add(kind, name, "ref", span, via, owner, fld, label=label, part=part, negated=neg)
+
+    def _name(self, node: Name, local: frozenset, neg: bool) -> None:
+        first = node.parts[0]
+        if first not in local:
+            self._use("name", first, _name_span(node.span, first), "name", neg)
+
+    def _call(self, call: Call, local: frozenset, neg: bool) -> list:
         named = _NAMING_CALLS.get(call.name)
         if named is not None and call.args and isinstance(call.args[0], Str):
-            arg = call.args[0]
-            self.add(named, arg.value, "ref", arg.span, call.name, owner, fld, label=label, part=part)
+            self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
-        self.add("call", call.name, "ref", _name_span(call.span, call.name), "call", owner, fld, label=label, part=part)
-        todo = []
+        self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = call.kwargs.get("group")
         if isinstance(group, Name) and len(group.parts) == 1:
-            self.add("group", group.parts[0], "ref", group.span, "group=", owner, fld, label=label, part=part)
-        todo += [(v, local) for k, v in call.kwargs.items() if not (k == "group" and isinstance(v, Name))]
+            self._use("group", group.parts[0], group.span, "group=", neg)
+        todo = [(v, local, neg) for k, v in call.kwargs.items() if v is not group]
         fn = vocab.FUNCTIONS.get(call.name)
-        if fn is not None and fn.scope == "model" and call.args:
-            # `count(advances where ..., cost)`: the later arguments read the items' attributes
-            inner = local | _attributes(call.args[0])
-            todo += [(call.args[0], local)] + [(a, inner) for a in call.args[1:]]
-        else:
-            todo += [(a, local) for a in call.args]
-        return todo
+        # `count(advances where ..., cost)`: the later arguments read the items' attributes
+        inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
+        return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
+
+
+# Values that name nothing (most of what a statement holds): skipped before any other test.
+_LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
 
 
 def _attributes(items) -> frozenset:
@@ -313,9 +340,9 @@ def _edits(change: Item, kind: str, r: Ref) -> bool:
 
 
 def _with(r: Ref, **changes) -> Ref:
-    values = {k: getattr(r, k) for k in Ref.__dataclass_fields__}
-    values.update(changes)
-    return Ref(**values)
+    out = _new(Ref)
+    out.__dict__.update(r.__dict__, **changes)  # as _ref: no per-field __setattr__
+    return out
 
 
 def index_chain(chain) -> Index:
@@ -323,10 +350,22 @@ def index_chain(chain) -> Index:
     return Index(getattr(f, "ast", None) for f in chain)
 
 
-def advances_named(expr) -> list[str]:
-    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+def uses_in(node) -> list[Ref]:
+    """The uses of names inside one syntax node or model object (a modifier, a condition), by
+    where they stand: `holds("X")` names an advance, `cards("X")` a commodity, ... (a bare name
+    stays kind `name`: which declaration it reads needs the chain, `Index`)."""
     out: list[Ref] = []
     indexer = _FileIndexer.__new__(_FileIndexer)
     indexer.file, indexer.out = 0, out
-    indexer.expressions(expr, ("", None), None, None, None)
-    return sorted({r.name for r in out if r.kind == "advance"})
+    indexer.expressions(node, ("", None), None, None, None)
+    return out
+
+
+def mentions(node, kind: str, name: str) -> bool:
+    """Whether `node` names the `kind` called `name` (see `uses_in`)."""
+    return any(r.kind == kind and r.name == name for r in uses_in(node))
+
+
+def advances_named(expr) -> list[str]:
+    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+    return sorted({r.name for r in uses_in(expr) if r.kind == "advance"})

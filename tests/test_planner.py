@@ -864,6 +864,32 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
     assert isinstance(plan_search.SameTurnMachine, type)
 
 
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_target_assignments_partition_purchases_and_price_them(rid, data):
+    """Every purchase meets exactly one assignment of the same-turn abilities' targets, and the
+    prices that assignment leaves add up to runtime.prices' total."""
+    from civdsl import plan_search
+
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=10)
+    among = list(dict.fromkeys(among + [n for n in ("Library", "Anatomy") if n not in state["holds"]]))
+    ps = rb.state((), state)
+    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    buys = set(data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys"))
+    bought = tuple(n for n in sorted(problem.same_turn, key=problem.order.get) if n in buys)
+    machine = problem.machine_for(bought)
+    pool = {n for n in problem.candidates if n not in problem.same_turn or n in bought}
+    met = [(must, prices) for must, out, prices in plan_search.targets(machine, pool, frozenset(bought))
+           if must <= buys and not (out & buys)]
+    assert len(met) == 1
+    must, prices = met[0]
+    expected = runtime.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
+    assert sum(prices.get(n, machine.base[n]) for n in buys) == expected
+
+
 def _stress_cases():
     import importlib.util
 
