@@ -39,13 +39,13 @@ _COLLECTED = frozenset({"assert", "note", "errata", "ability", "scenario", "chan
 # each reads a list of (name, ..., span) or one such tuple (see syntax.py).
 _NAMING_FIELDS = {"groups": "group", "credits": "group", "credit": "advance", "requires": "advance"}
 # A call whose first argument, a string, names an item.
-_NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
+NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
 # The label a diagnostic about a use carries (errata match it), for statements not named by
 # their own name: the epoch a requirement belongs to, an assertion's message, ...
 _LABELS = {"start_credits": "start credits", "set_value": "set_value", "set_value_off_block": "set_value"}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Ref:
     """One declaration or use of a name."""
 
@@ -74,10 +74,13 @@ def _name_span(span: Span, name: str) -> Span:
 class _FileIndexer:
     """The declarations and uses of one file's syntax tree."""
 
-    def __init__(self, ast: RulebookAst, file: int, out: list[Ref]):
+    def __init__(self, ast: RulebookAst, file: int, out: list[Ref], memo: dict | None = None,
+                 fresh: dict | None = None):
         self.ast = ast
         self.file = file
         self.out = out
+        self.memo = memo if memo is not None else {}
+        self.fresh = fresh if fresh is not None else {}
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
@@ -90,7 +93,17 @@ class _FileIndexer:
         if ast.extends is not None:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         for item in ast.items:
-            self.item(item)
+            # an editor parses again only the statements that changed (lsp.IncrementalParser): the
+            # others are the same objects, at the same line unless they moved, with the same uses
+            key = id(item)
+            kept = self.memo.get(key)
+            if kept is not None and kept[0] is item and kept[1] == item.span.line and kept[2] == self.file:
+                self.out.extend(kept[3])
+            else:
+                start = len(self.out)
+                self.item(item)
+                kept = (item, item.span.line, self.file, self.out[start:])
+            self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
         kind = item.value if item.kind in ("change", "remove") else item.kind
@@ -155,15 +168,22 @@ class _FileIndexer:
     # the stack comes with the item attributes in scope there (inside a `where`) and whether it
     # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
+        if type(value) in _ATOMS:
+            return
         self._at = (owner, fld, label, part)
         stack: list = [(value, attrs, False)]
         while stack:
             node, local, neg = stack.pop()
             t = type(node)
-            if t in (list, tuple):
-                stack.extend((x, local, neg) for x in node)
-            elif t is dict:
-                stack.extend((x, local, neg) for x in node.values())
+            walk = _WALK.get(t)
+            if walk is None:
+                walk = _WALK[t] = _walk_kind(t)
+            if walk == "atom":
+                continue
+            if walk == "seq":
+                stack.extend((x, local, neg) for x in node if type(x) not in _ATOMS)
+            elif walk == "dict":
+                stack.extend((x, local, neg) for x in node.values() if type(x) not in _ATOMS)
             elif t is Name:
                 self._name(node, local, neg)
             elif t is Call:
@@ -172,8 +192,8 @@ class _FileIndexer:
                 stack += [(node.items, local, neg), (node.condition, local | _attributes(node.items), neg)]
             elif t is Not:
                 stack.append((node.operand, local, not neg))
-            elif hasattr(t, "__dataclass_fields__") and t is not Span:
-                stack.extend((v, local, neg) for v in node.__dict__.values())
+            else:  # any other node (statements, operations, round rules'): its fields
+                stack.extend((v, local, neg) for v in node.__dict__.values() if type(v) not in _ATOMS)
 
     def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
         owner, fld, label, part = self._at
@@ -185,7 +205,7 @@ class _FileIndexer:
             self._use("name", first, _name_span(node.span, first), "name", neg)
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
-        named = _NAMING_CALLS.get(call.name)
+        named = NAMING_CALLS.get(call.name)
         if named is not None and call.args and isinstance(call.args[0], Str):
             self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
@@ -200,6 +220,21 @@ class _FileIndexer:
         return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
 
 
+_ATOMS = frozenset({str, int, bool, float, type(None), Span})
+_WALK: dict[type, str] = {}
+
+
+def _walk_kind(t: type) -> str:
+    """How the walk of expressions looks inside a value of type `t`."""
+    if issubclass(t, (list, tuple)):
+        return "seq"
+    if issubclass(t, dict):
+        return "dict"
+    if hasattr(t, "__dataclass_fields__") and hasattr(t, "__dict__") and t is not Span:
+        return "node"
+    return "atom"  # numbers, strings (Lark's tokens too), spans
+
+
 def _attributes(items) -> frozenset:
     """The attributes of the items a `where` or a model function ranges over (vocabulary)."""
     while isinstance(items, Where):
@@ -211,12 +246,18 @@ def _attributes(items) -> frozenset:
 class Index:
     """Every declaration and use of a chain of syntax trees (base first), resolved by scope."""
 
-    def __init__(self, asts: Iterable[RulebookAst | None]):
+    def __init__(self, asts: Iterable[RulebookAst | None], memo: dict | None = None):
+        """`memo`: kept by a caller that indexes the same statements again and again (the language
+        server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
         raw: list[Ref] = []
+        fresh: dict = {}
         for i, ast in enumerate(self.asts):
             if ast is not None:
-                _FileIndexer(ast, i, raw).run()
+                _FileIndexer(ast, i, raw, memo, fresh).run()
+        if memo is not None:
+            memo.clear()
+            memo.update(fresh)
         self.declared: dict[str, set[str]] = {}
         for r in raw:
             if r.role == "def":
