@@ -27,7 +27,7 @@ from typing import Any
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .syntax import Call, Item, Name, Not, RulebookAst, Str, Where
+from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
@@ -45,7 +45,7 @@ NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
 _LABELS = {"start_credits": "start credits", "set_value": "set_value", "set_value_off_block": "set_value"}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True)
 class Ref:
     """One declaration or use of a name."""
 
@@ -64,6 +64,20 @@ class Ref:
     negated: bool = False  # under an odd number of `not`s: `not holds("X")`
     # the syntax node holding it: the Field of a use, the Item of a declaration, change or removal
     part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)
+
+
+_new = object.__new__
+
+
+def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner, fld=None, scope=None,
+         label=None, negated=False, part=None) -> Ref:
+    """Ref(...) without the frozen dataclass's __init__ (one object.__setattr__ per field): a
+    rulebook chain has thousands of uses, and building them was most of the index's time in
+    every check. Same object, same equality and hash."""
+    r = _new(Ref)
+    r.__dict__.update(kind=kind, name=name, role=role, span=span, file=file, via=via, owner=owner, field=fld,
+                      scope=scope, label=label, negated=negated, part=part)
+    return r
 
 
 def _name_span(span: Span, name: str) -> Span:
@@ -85,7 +99,7 @@ class _FileIndexer:
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
         if span is not None:
-            self.out.append(Ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
+            self.out.append(_ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
 
     def run(self) -> None:
         ast = self.ast
@@ -168,22 +182,19 @@ class _FileIndexer:
     # the stack comes with the item attributes in scope there (inside a `where`) and whether it
     # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
-        if type(value) in _ATOMS:
+        if type(value) in _LEAVES:  # most fields: `cost 60`
             return
         self._at = (owner, fld, label, part)
         stack: list = [(value, attrs, False)]
         while stack:
             node, local, neg = stack.pop()
             t = type(node)
-            walk = _WALK.get(t)
-            if walk is None:
-                walk = _WALK[t] = _walk_kind(t)
-            if walk == "atom":
+            if t in _LEAVES:
                 continue
-            if walk == "seq":
-                stack.extend((x, local, neg) for x in node if type(x) not in _ATOMS)
-            elif walk == "dict":
-                stack.extend((x, local, neg) for x in node.values() if type(x) not in _ATOMS)
+            if t in (list, tuple):
+                stack.extend((x, local, neg) for x in node)
+            elif t is dict:
+                stack.extend((x, local, neg) for x in node.values())
             elif t is Name:
                 self._name(node, local, neg)
             elif t is Call:
@@ -192,8 +203,8 @@ class _FileIndexer:
                 stack += [(node.items, local, neg), (node.condition, local | _attributes(node.items), neg)]
             elif t is Not:
                 stack.append((node.operand, local, not neg))
-            else:  # any other node (statements, operations, round rules'): its fields
-                stack.extend((v, local, neg) for v in node.__dict__.values() if type(v) not in _ATOMS)
+            elif hasattr(t, "__dataclass_fields__") and t is not Span:
+                stack.extend((v, local, neg) for v in node.__dict__.values())
 
     def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
         owner, fld, label, part = self._at
@@ -220,19 +231,8 @@ class _FileIndexer:
         return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
 
 
-_ATOMS = frozenset({str, int, bool, float, type(None), Span})
-_WALK: dict[type, str] = {}
-
-
-def _walk_kind(t: type) -> str:
-    """How the walk of expressions looks inside a value of type `t`."""
-    if issubclass(t, (list, tuple)):
-        return "seq"
-    if issubclass(t, dict):
-        return "dict"
-    if hasattr(t, "__dataclass_fields__") and hasattr(t, "__dict__") and t is not Span:
-        return "node"
-    return "atom"  # numbers, strings (Lark's tokens too), spans
+# Values that name nothing (most of what a statement holds): skipped before any other test.
+_LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
 
 
 def _attributes(items) -> frozenset:
@@ -359,9 +359,9 @@ def _edits(change: Item, kind: str, r: Ref) -> bool:
 
 
 def _with(r: Ref, **changes) -> Ref:
-    values = {k: getattr(r, k) for k in Ref.__dataclass_fields__}
-    values.update(changes)
-    return Ref(**values)
+    out = _new(Ref)
+    out.__dict__.update(r.__dict__, **changes)  # as _ref: no per-field __setattr__
+    return out
 
 
 def index_chain(chain) -> Index:
