@@ -194,7 +194,26 @@ class JSCompiler:
             return self._call(e)
         raise TypeError(type(e))
 
+    def _table_query(self, e: Call) -> str:
+        """A question about other players (expressions.PythonCompiler._table_query): its argument is
+        compiled as a function of that player's state."""
+        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
+        inner = "null"
+        if e.args:
+            held, self.held = self.held, "s.heldSet"  # the other player's advances, not the victim's
+            try:
+                inner = f"(s) => {self.compile(e.args[0])}"
+            finally:
+                self.held = held
+        if e.name == "neighbours":
+            return f"s.neighbours({js_string(relation or 'land')})"
+        if e.name == "most_among":
+            return f"s.most_among({inner}, {js_string(relation or 'others')})"
+        return f"s.of_role({js_string(e.name.removeprefix('of_'))}, {inner})"
+
     def _call(self, e: Call) -> str:
+        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
+            return self._table_query(e)
         args = [self.compile(a) for a in e.args]
         if e.name in self.tables:
             return f"lookup(RULE_TABLES.get({js_string(e.name)}), {args[0]})"
