@@ -371,10 +371,19 @@ def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
         assert shown == ["Mysticism"]
         search.clear()
         search.send_keys(" ")
-        driver.execute_script("window.scrollTo(0, 0)")
 
         if size == "phone":
             assert driver.execute_script("return document.documentElement.scrollWidth") <= dims[0] + 1
+            # the section buttons lead to the answers far below the inputs
+            _click(driver, "nav.jump button:nth-child(5)")
+            assert driver.switch_to.active_element.text == "Purchase"
+        # the screenshots (docs/ keeps one of each) show the example state of examples/state.yaml
+        driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                              (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+        _settle(driver)
+        driver.execute_script("window.scrollTo(0, 0)")
+        if size == "phone":
+            _click(driver, "nav.jump button:nth-child(5)")
         _shot(driver, tmp_path, f"companion-megaciv-{size}")
         assert _console_errors(driver) == []
         assert all(u == url for u in _requested(driver))
@@ -466,6 +475,24 @@ def test_a_damaged_import_is_reported_not_applied(driver, pages, tmp_path):
         time.sleep(0.05)
     assert (_text(driver, "#io-status") or "").startswith("cannot read bad.json")
     assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+    assert _console_errors(driver) == []
+
+
+def test_a_state_of_another_edition_keeps_what_this_one_knows(driver, pages):
+    """The example state (Mega Civilization's names) imported into the 1981 page: the facts come
+    in, the names 1981 does not declare are left out and listed."""
+    _open(driver, pages["civ1981"])
+    driver.find_element("id", "import-file").send_keys(str(ROOT / "examples" / "state.yaml"))
+    for _ in range(100):
+        if "imported" in (_text(driver, "#io-status") or ""):
+            break
+        time.sleep(0.05)
+    status = _text(driver, "#io-status")
+    assert status.startswith("imported state.yaml; ignored: ")
+    assert "civilization Hellas" in status and "scenario The Short Game" in status
+    state = driver.execute_script("return civdslPage.stateFile()")
+    assert state["holds"] == ["Pottery", "Agriculture", "Law"] and state["cities"] == 5
+    assert "civilization" not in state and "scenario" not in state
     assert _console_errors(driver) == []
 
 

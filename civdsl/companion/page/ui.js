@@ -1096,9 +1096,26 @@
             el("th", {scope: "col", text: "As secondary victim"}))),
           el("tbody", {id: "calamity-rows"})))) : null);
     app.appendChild(playerBar());
+    app.appendChild(jumps(inputs, results));
     app.appendChild(el("div", {cls: "columns"}, inputs, results));
     if (byId("adv-search")) byId("adv-search").parentNode.appendChild(el("p", {id: "adv-count", cls: "muted", role: "status"}));
     recompute();
+  }
+
+  // On a phone the answers are far below the inputs: one button per section goes there.
+  function jumps(...columns) {
+    const bar = el("nav", {cls: "jump", "aria-label": "Sections"});
+    for (const column of columns) {
+      for (const sec of column.querySelectorAll("section")) {
+        const heading = sec.querySelector("h2");
+        bar.appendChild(el("button", {type: "button", text: heading.textContent, on: {click: () => {
+          sec.scrollIntoView({block: "start"});
+          heading.setAttribute("tabindex", "-1");
+          heading.focus({preventScroll: true});
+        }}}));
+      }
+    }
+    return bar;
   }
 
   function changed() {
