@@ -257,9 +257,10 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "the most calamities a player resolves as primary victim in a turn (a constant)"),
     ResolutionSetting("major_limit", "const", (), False, "of which at most this many major (a constant)"),
     ResolutionSetting("minor_limit", "const", (), False, "of which at most this many minor (a constant)"),
-    ResolutionSetting("discard", ("duplicates", "random"), ("random",), False,
+    ResolutionSetting("discard", ("duplicates", "random", "highest_stack"), ("random",), False,
                       "how the calamities beyond the limits are discarded, in this order: duplicates (one of each "
-                      "name held twice, first), random (then at random, `--seed`)", many=True),
+                      "name held twice, first), random (at random, `--seed`), highest_stack (those of the highest "
+                      "stacks: the lowest are kept)", many=True),
     ResolutionSetting("order", RESOLUTION_ORDER, ("stack", "ast"), False,
                       "the order of resolution, key by key: minor_first (minor calamities before the others), "
                       "stack (ascending stack), nontradable_first (of one stack), ast (A.S.T. ranking)", many=True),

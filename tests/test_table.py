@@ -256,3 +256,105 @@ def test_a_bad_table_file_is_a_user_error_never_a_traceback(tmp_path):
     path.write_text("players: [\n", encoding="utf-8")
     result = _cli("table", "megaciv", str(path), "--json")
     assert result.exit_code == 1 and json.loads(result.output)["error"]["kind"] == "user"
+
+
+# --- every edition declares its phase ------------------------------------------------------------
+
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981", "civ1980"])
+def test_every_shipped_edition_declares_its_table_rules(edition):
+    rules = civdsl.load(edition).module.TABLE_RULES
+    assert rules["lines"]["order"] and rules["lines"]["assign"] and rules["lines"]["discard"]
+    assert rules["limit"] is not None or rules["major_limit"] is not None
+
+
+def _table(edition, names, calamities, **player_facts):
+    return {"players": [_player(n, **player_facts) for n in names], "calamities": calamities}
+
+
+def test_civ1981_keeps_the_two_lowest_calamities_and_enacts_them_in_ascending_order():
+    # 19.7: more than 2 calamities: he keeps the 2 lowest; 19.6: enacted from Volcanic Eruption (2) to Piracy (9)
+    calamities = [{"calamity": n, "victim": "a"} for n in ("Piracy", "Flood", "Volcanic Eruption or Earthquake")]
+    data = _table("civ1981", ["a", "b", "c"], calamities + [{"calamity": "Civil Disorder", "victim": "b"}],
+                  unit_points=30, cities=3, tokens=15)
+    data["calamities"][0]["secondary"] = []
+    phase = _phase("civ1981", data)
+    assert [(d.calamity, d.why) for d in phase.discarded] == [("Piracy", "highest_stack")]
+    assert [r.calamity for r in phase.resolved] == ["Volcanic Eruption or Earthquake", "Flood", "Civil Disorder"]
+
+
+def test_expansion_keeps_two_non_minor_and_one_minor_calamity_drawn_at_random():
+    # 29.5: three non-minor and two minor: two and one are drawn at random, the rest disregarded
+    names = ["Famine", "Superstition", "Flood", "Squandered Wealth", "Banditry"]
+    data = _table("expansion", ["a", "b"], [{"calamity": n, "victim": "a"} for n in names])
+    for seed in range(6):
+        phase = _phase("expansion", data, seed=seed)
+        classes = [civdsl.load("expansion").calamities[r.calamity]["class"] for r in phase.resolved]
+        assert len(phase.discarded) == 2 and all(d.why == "random" for d in phase.discarded)
+        assert classes.count("minor") == 1 and len(classes) == 3
+        # 29.61: minor calamities first
+        assert classes[0] == "minor"
+
+
+def test_expansion_29_63_the_trader_of_an_epidemic_is_no_secondary_victim():
+    # Crete draws Epidemic and trades it to Egypt: Egypt loses 16 unit points, and Crete is immune
+    # from the secondary effects as the player who traded it
+    players = ["Egypt", "Crete", "Babylon", "Assyria"]
+    data = _table("expansion", players, [{"calamity": "Epidemic", "victim": "Egypt", "traded_by": "Crete",
+                                          "secondary": {"Babylon": 10, "Assyria": 10}}], cities=4, tokens=20)
+    epidemic = _calamity(_phase("expansion", data), "Epidemic")
+    assert epidemic.primary.amount("damage") == 16
+    assert {n: r.amount("damage") for n, _, r in epidemic.secondary} == {"Babylon": 10, "Assyria": 10}
+    data["calamities"][0]["secondary"] = {"Crete": 10, "Babylon": 10}
+    with pytest.raises(StateError, match="Crete, who may not be a secondary victim: the trader"):
+        _phase("expansion", data)
+    # had Crete not traded it, it would have been the primary victim, and every other player a
+    # potential secondary victim: Egypt among them
+    data["calamities"] = [{"calamity": "Epidemic", "victim": "Crete", "secondary": {"Egypt": 10, "Babylon": 10}}]
+    epidemic = _calamity(_phase("expansion", data), "Epidemic")
+    assert epidemic.primary.amount("damage") == 16
+    assert [n for n, _, _ in epidemic.secondary] == ["Egypt", "Babylon"]
+
+
+def test_expansion_share_assignments_are_checked_against_the_share():
+    data = _table("expansion", ["a", "b", "c", "d"], [{"calamity": "Epidemic", "victim": "a",
+                                                       "secondary": {"b": 10, "c": 10, "d": 10}}], cities=2, tokens=20)
+    with pytest.raises(StateError, match="assigns 30, more than the 25 to share"):
+        _phase("expansion", data)
+    data["calamities"][0]["secondary"] = ["b", "c"]
+    with pytest.raises(StateError, match="must say how much each player is assigned"):
+        _phase("expansion", data)
+
+
+def test_expansion_tyranny_beneficiary_is_the_land_neighbour_with_most_stock_points_ties_by_the_victim():
+    # 30.811-30.812: among land neighbours, cities count five and tokens one
+    data = {"players": [_player("egypt", cities=4, tokens=10), _player("africa", cities_in_stock=1, tokens_in_stock=7),
+                        _player("babylon", cities_in_stock=2, tokens_in_stock=3),
+                        _player("crete", cities_in_stock=9, tokens_in_stock=40)],
+            "borders": {"land": [["egypt", "africa"], ["egypt", "babylon"]], "water": [["egypt", "crete"]]},
+            "calamities": [{"calamity": "Tyranny", "victim": "egypt"}]}
+    tyranny = _calamity(_phase("expansion", data), "Tyranny")
+    assert tyranny.beneficiary.candidates == ["africa", "babylon"]  # crete borders only by water
+    assert tyranny.beneficiary.name == "babylon" and tyranny.primary.amount("annex_unit_points") == 8
+    data["players"][1]["tokens_in_stock"] = 8  # 13 each: the victim decides
+    phase = _phase("expansion", data)
+    assert "calamities[0].beneficiary" in phase.missing_facts
+    data["calamities"][0]["beneficiary"] = "africa"
+    assert _calamity(_phase("expansion", data), "Tyranny").beneficiary.name == "africa"
+    data["calamities"][0]["beneficiary"] = "crete"
+    with pytest.raises(StateError, match="not among the tied candidates"):
+        _phase("expansion", data)
+
+
+def test_a_relation_the_table_does_not_give_is_named_not_guessed():
+    data = {"players": [_player("egypt", cities=4), _player("africa")],
+            "calamities": [{"calamity": "Tyranny", "victim": "egypt"}]}
+    phase = _phase("expansion", data)
+    assert "borders.land" in phase.missing_facts
+
+
+def test_civ1980_civil_war_nominee_is_named_by_the_table():
+    data = _table("civ1980", ["a", "b", "c"], [{"calamity": "Civil War", "victim": "a"}], unit_points=40)
+    phase = _phase("civ1980", data)
+    assert "calamities[0].beneficiary" in phase.missing_facts
+    data["calamities"][0]["beneficiary"] = "c"
+    assert _calamity(_phase("civ1980", data), "Civil War").beneficiary.name == "c"
