@@ -425,10 +425,13 @@ class _Applier(RoundsApplier):
         return True
 
     def _field_once(self, obj, f: Field, name: str) -> None:
-        if f.key in _SINGLE and f.key in getattr(obj, "_seen_fields", set()):
+        seen = obj.__dict__.get("_seen_fields")
+        if seen is None:
+            seen = obj.__dict__["_seen_fields"] = set()
+        elif f.key in _SINGLE and f.key in seen:
             self.diags.error("CIV021", f"`{f.key}` given twice for `{name}`", f.span, item=name,
                              notes=[f"first given at {obj.field_spans[f.key]}"])
-        obj.__dict__.setdefault("_seen_fields", set()).add(f.key)
+        seen.add(f.key)
         obj.field_spans[f.key] = f.span
 
     def _advance_fields(self, adv: Advance, fields: list[Field]) -> None:
@@ -566,13 +569,26 @@ class _Applier(RoundsApplier):
         com.__dict__.pop("_seen_fields", None)
 
 
+_HANDLERS: dict[tuple[type, str, str], object] = {}
+
+
+def _handler(cls: type, kind: str, key: str):
+    """The method `_<kind>_<key>` of the applier's class, or None: looked up once per class and
+    field (every field of every item comes here)."""
+    try:
+        return _HANDLERS[cls, kind, key]
+    except KeyError:
+        found = _HANDLERS[cls, kind, key] = getattr(cls, f"_{kind}_{key}", None)
+        return found
+
+
 def _apply_field(applier, kind: str, obj, f: Field) -> None:
     """Apply field `f` of an item of `kind`: its handler `_<kind>_<key>` where the field needs
     decoding, else (a field that holds its value as it is) append it to the model attribute
     fields.ITEM_FIELDS names, or set it."""
-    handler = getattr(applier, f"_{kind}_{f.key}", None)
+    handler = _handler(type(applier), kind, f.key)
     if handler is not None:
-        handler(obj, f)
+        handler(applier, obj, f)
         return
     spec = item_fields.field(kind, f.key)
     if spec is None:

@@ -188,7 +188,11 @@ class _Validator(NodeVisitor):
             if name in vocab.ENGINE_NAMES:
                 self._engine_name(vocab.ENGINE_NAMES[name], kind, span)
                 continue
-            near = difflib.get_close_matches(name, list(vocab.ENGINE_NAMES), n=1, cutoff=self.NEAR_MISS)
+            # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
+            # arithmetic) go to difflib: most constants are far from every engine name
+            near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
+                                                    / (len(n) + len(name)) >= self.NEAR_MISS],
+                                             n=1, cutoff=self.NEAR_MISS)
             if near:
                 e = vocab.ENGINE_NAMES[near[0]]
                 self.d.warning("CIV133", f"{'constant' if kind == 'const' else 'table'} `{name}` is not read by the "
