@@ -421,3 +421,13 @@ resolution {
     # A.S.T. order: chloe (Minoa, 1; the beneficiary, excluded), eva (Saba, 2), bruno (Babylon, 6)
     assert [(n, a) for n, a, _ in r.secondary] == [("eva", None), ("bruno", None)]
     assert epidemic.complete
+
+
+def test_the_language_reference_lists_the_resolution_settings_and_table_queries():
+    from civdsl import vocabulary as vocab
+
+    docs = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    assert vocab.resolution_settings_markdown() in docs
+    for f in vocab.FUNCTIONS.values():
+        if f.scope == "table":
+            assert f"`{f.name}(" in docs and f.doc in docs
