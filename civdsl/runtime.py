@@ -1013,16 +1013,7 @@ def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = N
     rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
     A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
     treasury than the state holds makes the purchase illegal."""
-    offers: dict[int, list] = {}
-    limits = []
-    for kind, args, doc in getattr(module, "ABILITIES", ()):
-        if kind == "trade_card_purchase":
-            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
-        elif kind == "trade_card_purchase_limit":
-            limits.append((args["cards"], doc or "the rulebook"))
-    for name in holds:
-        for args in ability(module, name, "trade_card_purchase"):
-            offers.setdefault(args["stack"], []).append((args["price"], name))
+    offers, limits = _trade_card_offers(module, holds)
     rows, illegal = [], []
     for stack in stacks:
         best = min(offers.get(stack, []), default=None)
@@ -1043,6 +1034,22 @@ def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = N
         illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
     return {"items": rows, "total": total, "illegal": illegal,
             "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
+    """({stack: [(price, who sells)]}, [(most cards a turn, why)]): the rulebook's own offers and
+    limits, then those of the advances held."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    return offers, limits
 
 
 def purchase_problems(module, holds, buys) -> list[dict]:
