@@ -306,25 +306,21 @@ class _Applier(RoundsApplier):
 
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:
-        if self._once("advance", item.name, item.span, f"advance `{item.name}`"):
-            self._replaces_base("advance", item)
-            adv = Advance(item.name, item.span)
-            self._advance_fields(adv, item.fields)
-            self.ed.advances[item.name] = adv
+        self._whole_item("advance", item, Advance, self._advance_fields, self.ed.advances)
 
     def _item_calamity(self, item: Item) -> None:
-        if self._once("calamity", item.name, item.span, f"calamity `{item.name}`"):
-            self._replaces_base("calamity", item)
-            cal = Calamity(item.name, item.span)
-            self._calamity_fields(cal, item.fields)
-            self.ed.calamities[item.name] = cal
+        self._whole_item("calamity", item, Calamity, self._calamity_fields, self.ed.calamities)
 
     def _item_commodity(self, item: Item) -> None:
-        if self._once("commodity", item.name, item.span, f"commodity `{item.name}`"):
-            self._replaces_base("commodity", item)
-            com = Commodity(item.name, item.span)
-            self._commodity_fields(com, item.fields)
-            self.ed.commodities[item.name] = com
+        self._whole_item("commodity", item, Commodity, self._commodity_fields, self.ed.commodities)
+
+    def _whole_item(self, kind: str, item: Item, cls, read_fields, collection: dict) -> None:
+        """An item declared whole: once per file, replacing an inherited one (with a warning)."""
+        if self._once(kind, item.name, item.span, f"{kind} `{item.name}`"):
+            self._replaces_base(kind, item)
+            obj = cls(item.name, item.span)
+            read_fields(obj, item.fields)
+            collection[item.name] = obj
 
     def _replaces_base(self, kind: str, item: Item) -> None:
         """CIV101 (a warning): a house rule declaring an inherited item whole replaces the base's

@@ -277,6 +277,17 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "victim assigns them) or ast (eligible players in A.S.T. order, each the most allowed)"),
 ]}
 
+def resolution_settings_markdown() -> str:
+    """RESOLUTION_SETTINGS as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| setting | values | meaning | default |", "|---|---|---|---|"]
+    for x in RESOLUTION_SETTINGS.values():
+        values = ("a constant's name" if x.values == "const" else "player facts and derived names"
+                  if x.values == "facts" else ", ".join(f"`{a}`" for a in x.values))
+        also = " (a calamity may repeat it)" if x.per_calamity else ""
+        rows.append(f"| `{x.name}` | {values} | {x.doc}{also} | {', '.join(x.default) or 'none'} |")
+    return "\n".join(rows) + "\n"
+
+
 # Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
 # Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made
 # before prevention unselects some of it, so prevention is never lost against a short holding. The
