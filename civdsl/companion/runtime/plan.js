@@ -381,11 +381,24 @@ PlanPayments.prototype.moves = function (i, flag) {
   return out;
 };
 
-// layer entries: Map key string -> {key: [value, conv, keptCards, flag], e: [a, b, back]}
+// layer entries: Map key -> entry {v: value turned in, t: tokens converted, kc: cards kept, flag,
+// a, b: (value kept, cards kept) or (the most tokens, 0), back: the previous entry, move}. A key is
+// the number ((v * T + t) * L + kc) * 4 + flag, T and L above any tokens and cards kept.
+const PLAN_FLAGS = [null, "owe", "gave", "done"];
+
+function planFlagIndex(flag) {
+  return flag === null ? 0 : (flag === "owe" ? 1 : (flag === "gave" ? 2 : 3));
+}
+
 PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
   const binds = limit < this.totalCards;
+  let tokensMax = 0;
+  for (let i = 0; i < this.names.length; i++) tokensMax += this.rate * this.faces[i] * this.counts[i];
+  if (clamp !== null) tokensMax = Math.min(tokensMax, clamp);
+  const T = tokensMax + 1;
+  const L = (binds ? limit : 0) + 1;
   const start = new Map();
-  start.set("0,0,0,", {key: [0, 0, 0, null], e: [0, 0, null]});
+  start.set(0, {v: 0, t: 0, kc: 0, flag: null, a: 0, b: 0, back: null, move: null});
   const layers = [start];
   for (let p = 0; p < this.order.length; p++) {
     const i = this.order[p];
@@ -396,44 +409,47 @@ PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
     let layer = new Map();
     const movesBy = new Map();
     for (const entry of layers[layers.length - 1].values()) {
-      const value = entry.key[0];
-      let conv = entry.key[1];
-      const keptCards = entry.key[2];
-      const flag = entry.key[3];
-      const keptValue = entry.e[0];
-      const held = entry.e[1];
+      const value = entry.v;
+      const keptCards = entry.kc;
+      const flag = entry.flag;
       if (newFace && flag === PLAN_GAVE) continue;
-      if (!keep) conv = keptValue;
+      const conv = keep ? entry.t : entry.a;
       let moves = movesBy.get(flag);
       if (moves === undefined) {
         moves = this.moves(i, flag);
         movesBy.set(flag, moves);
       }
-      for (const mv of moves) {
+      for (let x = 0; x < moves.length; x++) {
+        const mv = moves[x];
         const k = mv[0];
         const c = mv[1];
         const role = mv[2];
-        const worth = mv[3];
         const nflag = mv[4];
         const j = n - k - c - (role === "donor" ? 1 : 0);
         const kc = binds ? keptCards + j : 0;
         if (kc > limit) continue;
-        const v = value + worth;
+        const v = value + mv[3];
         if (cap !== null && v > cap) continue;
         const tokens = conv + c * perCard;
         if (!keep) {
-          const sk = v + ",0," + kc + "," + (nflag || "");
+          const sk = (v * L + kc) * 4 + planFlagIndex(nflag);
           const got = layer.get(sk);
-          if (got === undefined || tokens > got.e[0]) layer.set(sk, {key: [v, 0, kc, nflag], e: [tokens, 0, null]});
+          if (got === undefined) layer.set(sk, {v: v, t: 0, kc: kc, flag: nflag, a: tokens, b: 0, back: null, move: null});
+          else if (tokens > got.a) got.a = tokens;
           continue;
         }
         const t = clamp === null ? tokens : Math.min(tokens, clamp);
-        const sk = v + "," + t + "," + kc + "," + (nflag || "");
-        const kv = keptValue + f[j] + c * perCard * this.tv;
-        const kh = held + j;
+        const sk = ((v * T + t) * L + kc) * 4 + planFlagIndex(nflag);
+        const kv = entry.a + f[j] + c * perCard * this.tv;
+        const kh = entry.b + j;
         const old = layer.get(sk);
-        if (old === undefined || kv > old.e[0] || (kv === old.e[0] && kh > old.e[1])) {
-          layer.set(sk, {key: [v, t, kc, nflag], e: [kv, kh, [entry, [k, c, role]]]});
+        if (old === undefined) {
+          layer.set(sk, {v: v, t: t, kc: kc, flag: nflag, a: kv, b: kh, back: entry, move: mv});
+        } else if (kv > old.a || (kv === old.a && kh > old.b)) {
+          old.a = kv;
+          old.b = kh;
+          old.back = entry;
+          old.move = mv;
         }
       }
     }
@@ -446,19 +462,20 @@ PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
 PlanPayments.pareto = function (layer) {
   const groups = new Map();
   for (const [sk, entry] of layer) {
-    const g = entry.key[0] + "," + entry.key[2] + "," + (entry.key[3] || "");
-    if (!groups.has(g)) groups.set(g, []);
-    groups.get(g).push([sk, entry]);
+    const g = entry.v + "," + entry.kc + "," + (entry.flag || "");
+    let list = groups.get(g);
+    if (list === undefined) groups.set(g, list = []);
+    list.push([sk, entry]);
   }
   const out = new Map();
   for (const list of groups.values()) {
-    list.sort((x, y) => y[1].key[1] - x[1].key[1]);
+    list.sort((x, y) => y[1].t - x[1].t);
     let best = null;
     for (const pair of list) {
-      const e = pair[1].e;
-      if (best !== null && (e[0] < best[0] || (e[0] === best[0] && e[1] <= best[1]))) continue;
-      out.set(pair[0], pair[1]);
-      best = [e[0], e[1]];
+      const e = pair[1];
+      if (best !== null && (e.a < best[0] || (e.a === best[0] && e.b <= best[1]))) continue;
+      out.set(pair[0], e);
+      best = [e.a, e.b];
     }
   }
   return out;
@@ -471,10 +488,10 @@ PlanPayments.prototype.final = function (limit) {
     got = new Map();
     const layers = this.layers(limit, null, false, null);
     for (const entry of layers[layers.length - 1].values()) {
-      const flag = entry.key[3];
+      const flag = entry.flag;
       if (flag === null || flag === PLAN_DONE) {
-        const v = entry.key[0];
-        const conv = entry.e[0];
+        const v = entry.v;
+        const conv = entry.a;
         got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
       }
     }
@@ -574,11 +591,11 @@ PlanPayments.prototype.best = function (price, limit) {
   const layers = this.layers(limit, least, true, clamp);
   let choice = null;
   for (const entry of layers[layers.length - 1].values()) {
-    const value = entry.key[0];
-    const conv = entry.key[1];
-    const flag = entry.key[3];
-    const wealth = entry.e[0];
-    const held = entry.e[1];
+    const value = entry.v;
+    const conv = entry.t;
+    const flag = entry.flag;
+    const wealth = entry.a;
+    const held = entry.b;
     if (flag !== null && flag !== PLAN_DONE) continue;
     const t = this.tokensFor(price, value);
     if (t > this.treasury + conv || value + t * this.tv !== least) continue;
@@ -626,9 +643,8 @@ PlanPayments.prototype.best = function (price, limit) {
 PlanPayments.turnedIn = function (layers, entry) {
   const moves = [];
   for (let l = layers.length - 1; l >= 1; l--) {
-    const back = entry.e[2];
-    moves.push(back[1]);
-    entry = back[0];
+    moves.push([entry.move[0], entry.move[1], entry.move[2]]);
+    entry = entry.back;
   }
   return moves.reverse();
 };
@@ -799,29 +815,48 @@ PlanProblem.prototype.sortByOrder = function (names) {
 PlanProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
   if (this.singleUse) return creditPrices(this.M, this.holds, names, this.extra).total;
-  if (!names.some((n) => this.sameTurn.has(n))) return creditSum(names.map((n) => this.base[n]));
-  const rows = names.map((n) => [n, this.base[n]]);
+  let any = false;
+  for (const n of names) if (this.sameTurn.has(n)) { any = true; break; }
+  if (!any) {
+    let total = 0;
+    for (const n of names) total += this.base[n];
+    return total;
+  }
   const adv = this.M.ADVANCES;
+  const count = names.length;
+  const price = names.map((n) => this.base[n]);
   for (const name of names) {
     for (const gb of (this.alls[name] || [])) {
-      for (const r of rows) {
-        if (r[0] !== name && adv[r[0]].groups.indexOf(gb[0]) >= 0 && adv[r[0]].cost < gb[1]) r[1] = 0;
+      for (let r = 0; r < count; r++) {
+        const other = names[r];
+        if (other !== name && adv[other].groups.indexOf(gb[0]) >= 0 && adv[other].cost < gb[1]) price[r] = 0;
       }
     }
   }
-  for (const row of rows) {
-    const name = row[0];
+  // the dearest other advance with a price above 0 (by price, then name), or -1
+  const dearest = (name, group, below) => {
+    let at = -1;
+    for (let r = 0; r < count; r++) {
+      const other = names[r];
+      if (other === name || price[r] <= 0) continue;
+      if (group !== null && !(adv[other].groups.indexOf(group) >= 0 && adv[other].cost < below)) continue;
+      if (at < 0 || price[r] > price[at] || (price[r] === price[at] && other > names[at])) at = r;
+    }
+    return at;
+  };
+  for (const name of names) {
     for (const amount of (this.discounts[name] || [])) {
-      const others = rows.filter((r) => r[0] !== name && r[1] > 0);
-      if (others.length) creditMaxBy(others, (r) => [r[1], r[0]])[1] -= amount;
+      const at = dearest(name, null, 0);
+      if (at >= 0) price[at] -= amount;
     }
     for (const gb of (this.frees[name] || [])) {
-      const eligible = rows.filter((r) => r[0] !== name && r[1] > 0 && adv[r[0]].groups.indexOf(gb[0]) >= 0
-                                          && adv[r[0]].cost < gb[1]);
-      if (eligible.length) creditMaxBy(eligible, (r) => [r[1], r[0]])[1] = 0;
+      const at = dearest(name, gb[0], gb[1]);
+      if (at >= 0) price[at] = 0;
     }
   }
-  return creditSum(rows.map((r) => Math.max(0, r[1])));
+  let total = 0;
+  for (const p of price) total += Math.max(0, p);
+  return total;
 };
 
 PlanProblem.prototype.handLimit = function (names) {
@@ -1233,7 +1268,8 @@ PlanMachine.prototype.intern = function (opens, us, mods) {
   let got = this.states.get(id);
   if (got === undefined) {
     let most = 0;
-    got = {id: id, opens: opens, us: us, mods: mods, most: null, anyOpen: opens.some((o) => o)};
+    got = {id: id, num: this.states.size, opens: opens, us: us, mods: mods, most: null,
+           anyOpen: opens.some((o) => o)};
     this.states.set(id, got);
   }
   return got;
@@ -1271,7 +1307,7 @@ PlanMachine.prototype.compact = function (opens, us, mods) {
 };
 
 PlanMachine.prototype.step = function (state, name) {
-  const key = state.id + "\u0000" + name;
+  const key = state.num + "\u0000" + name;
   const cached = this._steps.get(key);
   if (cached !== undefined) return cached;
   const b = this.base[name];
@@ -1332,7 +1368,7 @@ PlanMachine.prototype.step = function (state, name) {
 };
 
 PlanMachine.prototype.finish = function (state) {
-  const cached = this._ends.get(state.id);
+  const cached = this._ends.get(state.num);
   if (cached !== undefined) return cached;
   const mods = new Map(state.mods);
   let delta = 0;
@@ -1353,11 +1389,22 @@ PlanMachine.prototype.finish = function (state) {
     delta += Math.max(0, nw) - best[0];
     mods.set(best[1], nw);
   }
-  this._ends.set(state.id, delta);
+  this._ends.set(state.num, delta);
   return delta;
 };
 
-// entries: [objective, credit, -advances, mask (a BigInt with bit size-1-position per advance)]
+// entries: [objective, credit, -advances, mask]: the mask has bit size-1-position per advance bought
+// (a plain number while the rulebook has at most 53 advances: the bits are exact, and adding a bit
+// not yet set is setting it; a BigInt beyond)
+function planBit(size, rank) {
+  return size <= 53 ? Math.pow(2, size - 1 - rank) : BigInt(1) << BigInt(size - 1 - rank);
+}
+
+function planHasBit(mask, size, rank) {
+  if (size <= 53) return Math.floor(mask / Math.pow(2, size - 1 - rank)) % 2 === 1;
+  return ((mask >> BigInt(size - 1 - rank)) & BigInt(1)) === BigInt(1);
+}
+
 function planEntryOrder(x, y) {
   if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
   if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
@@ -1431,7 +1478,7 @@ function planSearchDP(cands, o) {
     const key = e[0];
     const mask = e[2];
     const chosen = [];
-    for (let r = 0; r < size; r++) if ((mask >> BigInt(size - 1 - r)) & 1n) chosen.push(r);
+    for (let r = 0; r < size; r++) if (planHasBit(mask, size, r)) chosen.push(r);
     found.push([key.slice(0, 4).concat([chosen.map((r) => -r)]), chosen.map((r) => ranks.get(r)), e[3], e[4], e[5]]);
   }
   return found;
@@ -1459,21 +1506,21 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
     lastLink.set(c.name, last);
   }
   const byName = new Map(items.map((c) => [c.name, c]));
-  // layer: Map key -> {ms, hd, cnt, sig (sorted names), cells: Map price -> entries}
-  const sigKey = (sig) => sig.join("\u0000");
-  const keyOf = (ms, hd, cnt, sig) => ms.id + "\u0001" + hd + "\u0001" + cnt + "\u0001" + sigKey(sig);
+  // layer: Map key -> {ms, hd, cnt, sig (sorted names), sigKey, cells: Map price -> entries}
+  const keyOf = (ms, hd, cnt, sigKey) => ms.num + "," + hd + "," + cnt + "," + sigKey;
   let layer = new Map();
-  layer.set(keyOf(machine.start, 0, 0, []), {ms: machine.start, hd: 0, cnt: 0, sig: [],
-    cells: new Map([[0, [[0, 0, 0, 0n]]]])});
-  const target = (map, ms, hd, cnt, sig) => {
-    const k = keyOf(ms, hd, cnt, sig);
+  layer.set(keyOf(machine.start, 0, 0, ""), {ms: machine.start, hd: 0, cnt: 0, sig: [], sigKey: "",
+    cells: new Map([[0, [[0, 0, 0, size <= 53 ? 0 : BigInt(0)]]]])});
+  const target = (map, ms, hd, cnt, sig, sigKey) => {
+    const k = keyOf(ms, hd, cnt, sigKey);
     let got = map.get(k);
     if (got === undefined) {
-      got = {ms: ms, hd: hd, cnt: cnt, sig: sig, cells: new Map()};
+      got = {ms: ms, hd: hd, cnt: cnt, sig: sig, sigKey: sigKey, cells: new Map()};
       map.set(k, got);
     }
     return got.cells;
   };
+  const sigKeyOf = (sig) => sig.join("\u0000");
   for (let i = 0; i < n; i++) {
     const c = items[i];
     const next = new Map();
@@ -1481,8 +1528,13 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
     for (const state of layer.values()) {
       const sig = state.sig;
       if (!must) {
-        const keepSig = sig.length ? sig.filter((a) => lastLink.get(a) > i) : sig;
-        const cells = target(next, state.ms, state.hd, state.cnt, keepSig);
+        let keepSig = sig;
+        let keepKey = state.sigKey;
+        if (sig.length) {
+          keepSig = sig.filter((a) => lastLink.get(a) > i);
+          if (keepSig.length !== sig.length) keepKey = sigKeyOf(keepSig);
+        }
+        const cells = target(next, state.ms, state.hd, state.cnt, keepSig, keepKey);
         for (const [price, entries] of state.cells) planMerge(cells, price, entries, top);
       }
       if (maxNew !== null && state.cnt + 1 > maxNew) continue;
@@ -1494,15 +1546,17 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
       for (const a of sig) pen += c.links.get(a) || 0;
       const dcredit = c.credit - pen;
       let sig2 = sig;
+      let sig2Key = state.sigKey;
       if (lastLink.get(c.name) > i) sig2 = sig.concat([c.name]).sort(creditCmpStr);
       if (sig2.length) sig2 = sig2.filter((a) => lastLink.get(a) > i);
-      const cells = target(next, ms2, state.hd + c.hand, state.cnt + 1, sig2);
+      if (sig2 !== sig) sig2Key = sigKeyOf(sig2);
+      const cells = target(next, ms2, state.hd + c.hand, state.cnt + 1, sig2, sig2Key);
       const ob = c.objective;
-      const bit = 1n << BigInt(size - 1 - c.rank);
+      const bit = planBit(size, c.rank);
       for (const [price, entries] of state.cells) {
         const p2 = price + dprice;
         if (p2 - off > budget) continue;
-        planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] | bit]), top);
+        planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] + bit]), top);
       }
     }
     if (floor !== null && floor !== undefined) planCutBelow(next, machine, budget, floor, planBound(items.slice(i + 1)));
@@ -1543,34 +1597,34 @@ function planAhead(i, pos, byName) {
 
 function planPruneSignatures(layer, ahead, top) {
   const groups = new Map();
-  for (const [k, state] of layer) {
+  for (const state of layer.values()) {
     if (state.sig.length) {
-      const head = state.ms.id + "\u0001" + state.hd + "\u0001" + state.cnt;
-      if (!groups.has(head)) groups.set(head, []);
-      groups.get(head).push(state);
+      const head = state.ms.num + "," + state.hd + "," + state.cnt;
+      let list = groups.get(head);
+      if (list === undefined) groups.set(head, list = []);
+      list.push(state);
     }
   }
   for (const states of groups.values()) {
     if (states.length < 2) continue;
-    const prices = new Map();
-    for (const state of states) {
-      for (const [price, entries] of state.cells) {
-        if (!prices.has(price)) prices.set(price, []);
-        const list = prices.get(price);
-        for (const e of entries) list.push([e, state.sig]);
-      }
-    }
-    const totals = new Map();
-    for (const state of states) {
+    // per state: its signature's index, the credit the links still to come can take off it
+    const sigs = states.map((state) => {
       let t = 0;
       for (const x of state.sig) t += ahead(x);
-      totals.set(state.sig.join("\u0000"), t);
-    }
+      return {sig: state.sig, set: new Set(state.sig), total: t, margins: new Map()};
+    });
+    const prices = new Map();
+    states.forEach((state, k) => {
+      for (const [price, entries] of state.cells) {
+        let list = prices.get(price);
+        if (list === undefined) prices.set(price, list = []);
+        for (const e of entries) list.push([e, sigs[k]]);
+      }
+    });
     for (const [price, pool] of prices) {
       if (pool.length <= top) continue;
       pool.sort((x, y) => (y[0][0] - x[0][0]) || (y[0][1] - x[0][1]));
       const doomed = new Set();
-      const margin = new Map();
       let start = 0;
       for (let i = 0; i < pool.length; i++) {
         const e2 = pool[i][0];
@@ -1585,15 +1639,14 @@ function planPruneSignatures(layer, ahead, top) {
           const e1 = pool[x][0];
           const sig1 = pool[x][1];
           if (e1[0] !== e2[0] || e1[1] <= e2[1]) break;
-          if (e1[1] - totals.get(sig1.join("\u0000")) > e2[1]) {
+          if (e1[1] - sig1.total > e2[1]) {
             beaten += 1;
           } else {
-            const mk = sig1.join("\u0000") + "\u0002" + sig2.join("\u0000");
-            let m = margin.get(mk);
+            let m = sig1.margins.get(sig2);
             if (m === undefined) {
               m = 0;
-              for (const a of sig1) if (sig2.indexOf(a) < 0) m += ahead(a);
-              margin.set(mk, m);
+              for (const a of sig1.sig) if (!sig2.set.has(a)) m += ahead(a);
+              sig1.margins.set(sig2, m);
             }
             if (e1[1] - m > e2[1]) beaten += 1;
           }
@@ -1699,16 +1752,23 @@ function planBound(rest) {
 
 function planCutBelow(layer, machine, budget, floor, bound) {
   const low = floor - 1e-9;
-  for (const [k, state] of Array.from(layer)) {
+  const gone = [];
+  for (const [k, state] of layer) {
     const off = machine.mostOff(state.ms);
-    for (const [price, entries] of Array.from(state.cells)) {
+    const cells = state.cells;
+    let dropped = null;
+    for (const [price, entries] of cells) {
       const ub = bound(budget + off - price);
-      const kept = entries.filter((e) => e[0] + ub >= low);
-      if (!kept.length) state.cells.delete(price);
-      else if (kept.length < entries.length) state.cells.set(price, kept);
+      let keep = 0;
+      for (const e of entries) if (e[0] + ub >= low) keep += 1;
+      if (keep === entries.length) continue;
+      if (keep === 0) (dropped || (dropped = [])).push(price);
+      else cells.set(price, entries.filter((e) => e[0] + ub >= low));
     }
-    if (!state.cells.size) layer.delete(k);
+    if (dropped) for (const price of dropped) cells.delete(price);
+    if (!cells.size) gone.push(k);
   }
+  for (const k of gone) layer.delete(k);
 }
 
 // --- explaining (planner._explain) -------------------------------------------------------------
