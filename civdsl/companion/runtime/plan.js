@@ -5,13 +5,13 @@
 // look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
 // order is creditCmp; Python's max/min pick the first of equals, as creditMaxBy does.
 
-const PLAN_SAME_TURN = ["discount", "free_advance", "acquire_all"];
-const PLAN_BB_CAP = 3000;
-const PLAN_STOP = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
+const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
+const planBbCap = 3000;
+const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
 
-const PLAN_ATTRIBUTES = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
+const planAttributes = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
 
 function planObjective(M, spec) {
   const advances = M.ADVANCES;
@@ -111,19 +111,19 @@ function planQValue(q) {
   return q.f !== undefined ? q.f : q.n / q.d;
 }
 
-const PLAN_TOKEN = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
+const planToken = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
 
 function planParseExpression(text) {
   const fail = (why) => creditUserError("--objective '" + text + "': " + why + " (write vp, points, cards or an "
-    + "expression over " + PLAN_ATTRIBUTES.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
+    + "expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
   if (text.indexOf("\n") >= 0 || text.indexOf("\r") >= 0 || text.length > 500) {
     throw creditUserError("--objective: an expression is one line of at most 500 characters");
   }
   const tokens = [];
-  PLAN_TOKEN.lastIndex = 0;
-  while (PLAN_TOKEN.lastIndex < text.length) {
-    const at = PLAN_TOKEN.lastIndex;
-    const m = PLAN_TOKEN.exec(text);
+  planToken.lastIndex = 0;
+  while (planToken.lastIndex < text.length) {
+    const at = planToken.lastIndex;
+    const m = planToken.exec(text);
     if (m === null) break;
     if (m[4] !== undefined) throw fail("unexpected character `" + m[4] + "`");
     if (m[1] !== undefined) tokens.push({t: "int", v: m[1]});
@@ -132,7 +132,7 @@ function planParseExpression(text) {
       const kw = ["and", "or", "not", "true", "false", "unknown", "where"];
       tokens.push(kw.indexOf(word) >= 0 ? {t: word} : {t: "name", v: word});
     } else if (m[3] !== undefined) tokens.push({t: m[3]});
-    if (PLAN_TOKEN.lastIndex === at) break;
+    if (planToken.lastIndex === at) break;
   }
   let pos = 0;
   const peek = () => (pos < tokens.length ? tokens[pos].t : null);
@@ -236,7 +236,7 @@ function planEvaluateFor(M, expr, name, text) {
           const c = M.CONSTS[e.v];
           return typeof c === "number" ? planQ(c) : c;
         }
-        throw fail("unknown name `" + e.v + "` (an objective reads " + PLAN_ATTRIBUTES.concat(Object.keys(M.GROUPS))
+        throw fail("unknown name `" + e.v + "` (an objective reads " + planAttributes.concat(Object.keys(M.GROUPS))
           .join(", ") + " and the rulebook's constants)");
       }
       case "not": return !planTruth(ev(e.a));
@@ -319,11 +319,11 @@ function planTruth(v) {
 
 // --- the payment table (planner.PaymentTable) -------------------------------------------------
 
-const PLAN_OWE = "owe";
-const PLAN_GAVE = "gave";
-const PLAN_DONE = "done";
+const planOwe = "owe";
+const planGave = "gave";
+const planDone = "done";
 
-function PlanPayments(M, cards, treasury, treasuryValue, state, rate, substitute) {
+function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute) {
   this.M = M;
   this.treasury = Math.trunc(treasury);
   this.tv = Math.trunc(treasuryValue);
@@ -358,7 +358,7 @@ function PlanPayments(M, cards, treasury, treasuryValue, state, rate, substitute
 }
 
 // (cards turned in as a set, cards converted, role, set value, new flag) for commodity i
-PlanPayments.prototype.moves = function (i, flag) {
+planPaymentTable.prototype.moves = function (i, flag) {
   const out = [];
   const n = this.counts[i];
   const f = this.values[i];
@@ -369,12 +369,12 @@ PlanPayments.prototype.moves = function (i, flag) {
       out.push([k, c, null, f[k], flag]);
       if (!this.substitute) continue;
       if (k >= 1 && face > 0 && !(this.deck[i] && k + 1 > this.deck[i])) {
-        if (flag === null) out.push([k, c, "set", f[k + 1], PLAN_OWE]);
-        else if (flag === PLAN_GAVE) out.push([k, c, "set", f[k + 1], PLAN_DONE]);
+        if (flag === null) out.push([k, c, "set", f[k + 1], planOwe]);
+        else if (flag === planGave) out.push([k, c, "set", f[k + 1], planDone]);
       }
       if (k + c < n) {
-        if (flag === null) out.push([k, c, "donor", f[k], PLAN_GAVE]);
-        else if (flag === PLAN_OWE) out.push([k, c, "donor", f[k], PLAN_DONE]);
+        if (flag === null) out.push([k, c, "donor", f[k], planGave]);
+        else if (flag === planOwe) out.push([k, c, "donor", f[k], planDone]);
       }
     }
   }
@@ -384,13 +384,12 @@ PlanPayments.prototype.moves = function (i, flag) {
 // layer entries: Map key -> entry {v: value turned in, t: tokens converted, kc: cards kept, flag,
 // a, b: (value kept, cards kept) or (the most tokens, 0), back: the previous entry, move}. A key is
 // the number ((v * T + t) * L + kc) * 4 + flag, T and L above any tokens and cards kept.
-const PLAN_FLAGS = [null, "owe", "gave", "done"];
 
 function planFlagIndex(flag) {
   return flag === null ? 0 : (flag === "owe" ? 1 : (flag === "gave" ? 2 : 3));
 }
 
-PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
+planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
   const binds = limit < this.totalCards;
   let tokensMax = 0;
   for (let i = 0; i < this.names.length; i++) tokensMax += this.rate * this.faces[i] * this.counts[i];
@@ -412,7 +411,7 @@ PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
       const value = entry.v;
       const keptCards = entry.kc;
       const flag = entry.flag;
-      if (newFace && flag === PLAN_GAVE) continue;
+      if (newFace && flag === planGave) continue;
       const conv = keep ? entry.t : entry.a;
       let moves = movesBy.get(flag);
       if (moves === undefined) {
@@ -453,13 +452,13 @@ PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
         }
       }
     }
-    if (keep && this.rate) layer = PlanPayments.pareto(layer);
+    if (keep && this.rate) layer = planPaymentTable.pareto(layer);
     layers.push(layer);
   }
   return layers;
 };
 
-PlanPayments.pareto = function (layer) {
+planPaymentTable.pareto = function (layer) {
   const groups = new Map();
   for (const [sk, entry] of layer) {
     const g = entry.v + "," + entry.kc + "," + (entry.flag || "");
@@ -481,7 +480,7 @@ PlanPayments.pareto = function (layer) {
   return out;
 };
 
-PlanPayments.prototype.final = function (limit) {
+planPaymentTable.prototype.final = function (limit) {
   limit = Math.max(0, limit);
   let got = this._conv.get(limit);
   if (got === undefined) {
@@ -489,7 +488,7 @@ PlanPayments.prototype.final = function (limit) {
     const layers = this.layers(limit, null, false, null);
     for (const entry of layers[layers.length - 1].values()) {
       const flag = entry.flag;
-      if (flag === null || flag === PLAN_DONE) {
+      if (flag === null || flag === planDone) {
         const v = entry.v;
         const conv = entry.a;
         got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
@@ -500,7 +499,7 @@ PlanPayments.prototype.final = function (limit) {
   return got;
 };
 
-PlanPayments.prototype.levels = function (limit) {
+planPaymentTable.prototype.levels = function (limit) {
   limit = Math.max(0, limit);
   let got = this._levels.get(limit);
   if (got === undefined) {
@@ -510,7 +509,7 @@ PlanPayments.prototype.levels = function (limit) {
   return got;
 };
 
-PlanPayments.prototype.budget = function (limit) {
+planPaymentTable.prototype.budget = function (limit) {
   let best = null;
   for (const [v, c] of this.final(limit)) {
     const total = v + (this.treasury + c) * this.tv;
@@ -541,7 +540,7 @@ function planBisectRight(list, x) {
   return lo;
 }
 
-PlanPayments.prototype.spent = function (price, limit) {
+planPaymentTable.prototype.spent = function (price, limit) {
   const key = price + "," + limit;
   if (this._spent.has(key)) return this._spent.get(key);
   const levels = this.levels(limit);
@@ -578,12 +577,12 @@ PlanPayments.prototype.spent = function (price, limit) {
   return best;
 };
 
-PlanPayments.prototype.tokensFor = function (price, cardValue) {
+planPaymentTable.prototype.tokensFor = function (price, cardValue) {
   const short = price - cardValue;
   return short <= 0 ? 0 : Math.ceil(short / this.tv);
 };
 
-PlanPayments.prototype.best = function (price, limit) {
+planPaymentTable.prototype.best = function (price, limit) {
   limit = Math.max(0, limit);
   const least = this.spent(price, limit);
   if (least === null) return null;
@@ -596,12 +595,12 @@ PlanPayments.prototype.best = function (price, limit) {
     const flag = entry.flag;
     const wealth = entry.a;
     const held = entry.b;
-    if (flag !== null && flag !== PLAN_DONE) continue;
+    if (flag !== null && flag !== planDone) continue;
     const t = this.tokensFor(price, value);
     if (t > this.treasury + conv || value + t * this.tv !== least) continue;
     let rank = [-(wealth + (this.treasury - t) * this.tv), -held];
     if (choice !== null && creditCmp(rank, choice.rank.slice(0, 2)) > 0) continue;
-    const moves = PlanPayments.turnedIn(layers, entry);
+    const moves = planPaymentTable.turnedIn(layers, entry);
     const byName = new Array(moves.length);
     for (let x = 0; x < moves.length; x++) byName[this.order[x]] = moves[x];
     rank = rank.concat([byName.map((m) => m[0]), byName.map((m) => m[1]), byName.map((m) => m[2] || "")]);
@@ -640,7 +639,7 @@ PlanPayments.prototype.best = function (price, limit) {
   };
 };
 
-PlanPayments.turnedIn = function (layers, entry) {
+planPaymentTable.turnedIn = function (layers, entry) {
   const moves = [];
   for (let l = layers.length - 1; l >= 1; l--) {
     moves.push([entry.move[0], entry.move[1], entry.move[2]]);
@@ -715,7 +714,7 @@ function planHandDelta(M, name) {
 
 // --- the purchase problem (planner.PurchaseProblem) --------------------------------------------
 
-function PlanProblem(M, holds, facts, obj, opts) {
+function planProblem(M, holds, facts, obj, opts) {
   opts = opts || {};
   const want0 = opts.want || [];
   const avoid0 = opts.avoid || [];
@@ -764,7 +763,7 @@ function PlanProblem(M, holds, facts, obj, opts) {
       + ") leaves room for " + this.maxNew);
   }
   this.singleUse = creditVariants(M).indexOf("single_use") >= 0;
-  const special = cands.filter((n) => this.singleUse || PLAN_SAME_TURN.some((k) => planAbilities(M, n, k).length));
+  const special = cands.filter((n) => this.singleUse || planSameTurnKinds.some((k) => planAbilities(M, n, k).length));
   const specialSet = new Set(special);
   const plain = cands.filter((n) => !specialSet.has(n));
   this.base = {};
@@ -800,19 +799,19 @@ function PlanProblem(M, holds, facts, obj, opts) {
   if (payments && payments.has(key)) {
     this.payments = payments.get(key);
   } else {
-    this.payments = new PlanPayments(M, cards, this.treasury, this.treasuryValue,
+    this.payments = new planPaymentTable(M, cards, this.treasury, this.treasuryValue,
       creditProbe(M, this.holds, facts), rate, substitute);
     if (payments) payments.set(key, this.payments);
   }
   this.prepare();
 }
 
-PlanProblem.prototype.sortByOrder = function (names) {
+planProblem.prototype.sortByOrder = function (names) {
   const order = this.order;
   return names.slice().sort((a, b) => order[a] - order[b]);
 };
 
-PlanProblem.prototype.exactPrice = function (names) {
+planProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
   if (this.singleUse) return creditPrices(this.M, this.holds, names, this.extra).total;
   let any = false;
@@ -859,11 +858,11 @@ PlanProblem.prototype.exactPrice = function (names) {
   return total;
 };
 
-PlanProblem.prototype.handLimit = function (names) {
+planProblem.prototype.handLimit = function (names) {
   return this.limit0 + creditSum(names.map((n) => planHandDelta(this.M, n)));
 };
 
-PlanProblem.prototype.credit = function (names) {
+planProblem.prototype.credit = function (names) {
   const info = planInfo(this.M);
   const advances = this.M.ADVANCES;
   const chosen = new Set(names);
@@ -878,7 +877,7 @@ PlanProblem.prototype.credit = function (names) {
   return total;
 };
 
-PlanProblem.prototype.creditBound = function (name) {
+planProblem.prototype.creditBound = function (name) {
   const i = planInfo(this.M)[name];
   const spec = this.M.ADVANCES[name].specific;
   let total = i.group_credit + i.free_credits;
@@ -886,8 +885,8 @@ PlanProblem.prototype.creditBound = function (name) {
   return total;
 };
 
-PlanProblem.prototype.withWant = function (names) {
-  const clone = Object.create(PlanProblem.prototype);
+planProblem.prototype.withWant = function (names) {
+  const clone = Object.create(planProblem.prototype);
   Object.assign(clone, this);
   const want = new Set(this.want);
   for (const n of names) want.add(n);
@@ -898,7 +897,7 @@ PlanProblem.prototype.withWant = function (names) {
   return clone;
 };
 
-PlanProblem.prototype.maxReduction = function (name) {
+planProblem.prototype.maxReduction = function (name) {
   const adv = this.M.ADVANCES;
   let total = creditSum(this.discounts[name] || []);
   for (const gb of (this.frees[name] || [])) {
@@ -916,7 +915,7 @@ PlanProblem.prototype.maxReduction = function (name) {
   return total;
 };
 
-PlanProblem.prototype.prepare = function () {
+planProblem.prototype.prepare = function () {
   const obj = this.objective.values;
   const M = this.M;
   const wantSet = new Set(this.want);
@@ -973,7 +972,7 @@ function planFloorDiv(a, b) {
   return Math.floor(a / b);
 }
 
-PlanProblem.prototype.ratioBound = function (q, cap) {
+planProblem.prototype.ratioBound = function (q, cap) {
   if (q >= this.npos) return 0;
   const target = this.cumB[q] + cap;
   const m = planBisectRight(this.cumB, target) - 1;
@@ -990,7 +989,7 @@ PlanProblem.prototype.ratioBound = function (q, cap) {
   return gain;
 };
 
-PlanProblem.prototype.leastCost = function (q, need) {
+planProblem.prototype.leastCost = function (q, need) {
   if (need <= 0) return 0;
   if (q >= this.npos) return null;
   const target = this.cumO[q] + need;
@@ -1004,12 +1003,12 @@ PlanProblem.prototype.leastCost = function (q, need) {
 };
 
 // the ranking key: (objective, -spent, credit, -advances, -positions in rulebook order)
-PlanProblem.prototype.key = function (names, price, spent) {
+planProblem.prototype.key = function (names, price, spent) {
   const ranked = names.map((n) => this.order[n]).sort((a, b) => a - b);
   return [planObjectiveSum(this.objective, names), -spent, this.credit(names), -names.length, ranked.map((i) => -i)];
 };
 
-PlanProblem.prototype.walk = function (visit, prune) {
+planProblem.prototype.walk = function (visit, prune) {
   const items = this.items;
   const b = this.b;
   const e = this.e;
@@ -1045,7 +1044,7 @@ PlanProblem.prototype.walk = function (visit, prune) {
   dfs(0, s[0], s[1], s[2], s[3], s[4], s[5]);
 };
 
-PlanProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
+planProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
   if (this.maxNew !== null && names.length > this.maxNew) return null;
   const price = same ? this.exactPrice(names) : sumb;
   const limit = this.limit0 + hdelta;
@@ -1059,15 +1058,15 @@ function planChoice(key, buys, price, spent, limit) {
   return {key: key, buys: buys, price: price, spent: spent, objective: key[0], credit: key[2], hand_limit: limit};
 }
 
-PlanProblem.prototype.search = function (top) {
+planProblem.prototype.search = function (top) {
   top = Math.max(1, Math.trunc(top || 1));
   if (this.singleUse) {
     this.method = "branch and bound";
     return this.branchAndBound(top, null)[0];
   }
   let floor = null;
-  if (PLAN_BB_CAP) {
-    const got = this.branchAndBound(top, PLAN_BB_CAP);
+  if (planBbCap) {
+    const got = this.branchAndBound(top, planBbCap);
     if (got[0] !== null) {
       this.method = "branch and bound";
       return got[0];
@@ -1080,11 +1079,11 @@ PlanProblem.prototype.search = function (top) {
     sameTurn: this.sortByOrder(Array.from(this.sameTurn)), budget: this.budgetMax, maxNew: this.maxNew,
     spent: (price, limit) => this.payments.spent(price, limit), limit0: this.limit0, top: top, floor: floor,
   });
-  this.visited = PLAN_BB_CAP + 1;
+  this.visited = planBbCap + 1;
   return found.map((f) => planChoice(f[0], this.sortByOrder(f[1]), f[2], f[3], f[4]));
 };
 
-PlanProblem.prototype.searchCandidates = function () {
+planProblem.prototype.searchCandidates = function () {
   if (this._searchCandidates) return this._searchCandidates;
   const advances = this.M.ADVANCES;
   const cands = new Set(this.candidates);
@@ -1106,7 +1105,7 @@ PlanProblem.prototype.searchCandidates = function () {
   return out;
 };
 
-PlanProblem.prototype.machineFor = function (bought) {
+planProblem.prototype.machineFor = function (bought) {
   const advances = this.M.ADVANCES;
   const boughtSet = new Set(bought);
   const pool = this.candidates.filter((n) => !this.sameTurn.has(n) || boughtSet.has(n));
@@ -1128,7 +1127,7 @@ PlanProblem.prototype.machineFor = function (bought) {
         && advances[n].groups.indexOf(gb[0]) >= 0 && advances[n].cost < gb[1]))]);
     }
   }
-  return new PlanMachine(abilities, base);
+  return new planMachine(abilities, base);
 };
 
 // a min-heap of entries ordered by `cmp` (heapq's heappush, heapreplace)
@@ -1165,7 +1164,7 @@ function planHeapReplace(heap, item, cmp) {
 
 const planEntryCmp = (x, y) => creditCmp(x[0], y[0]);
 
-PlanProblem.prototype.branchAndBound = function (top, cap) {
+planProblem.prototype.branchAndBound = function (top, cap) {
   const heap = [];
   let kth = null;
   let counter = 0;
@@ -1173,7 +1172,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   const self = this;
   const visit = (names, sumb, same, hdelta) => {
     counter += 1;
-    if (cap !== null && counter > cap) throw PLAN_STOP;
+    if (cap !== null && counter > cap) throw planStop;
     const got = self.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const key = self.key(names, got[0], got[1]);
@@ -1197,7 +1196,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   try {
     this.walk(visit, prune);
   } catch (exc) {
-    if (exc !== PLAN_STOP) throw exc;
+    if (exc !== planStop) throw exc;
     return [null, heap.length === top ? heap[0][0][0] : null];
   }
   this.visited = counter;
@@ -1205,7 +1204,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   return [out.map((e) => planChoice(e[0], e[1], e[2], e[3], e[4])), null];
 };
 
-PlanProblem.prototype.planDict = function (choice, rank) {
+planProblem.prototype.planDict = function (choice, rank) {
   const M = this.M;
   const obj = this.objective;
   const priced = creditPrices(M, this.holds, choice.buys, this.extra);
@@ -1246,7 +1245,7 @@ function planCandidate(name, rank, base, objective, credit, hand, links) {
 // runtime.prices' same-turn rule, followed advance by advance from the dearest down
 // (plan_search.SameTurnMachine). A state is [opens, us, mods] with mods sorted [name, price] pairs;
 // states are interned by their JSON text.
-function PlanMachine(abilities, base) {
+function planMachine(abilities, base) {
   this.abilities = abilities;
   this.base = base;
   this.states = new Map();
@@ -1263,7 +1262,7 @@ function PlanMachine(abilities, base) {
   this._ends = new Map();
 }
 
-PlanMachine.prototype.intern = function (opens, us, mods) {
+planMachine.prototype.intern = function (opens, us, mods) {
   const id = JSON.stringify([opens, us, mods]);
   let got = this.states.get(id);
   if (got === undefined) {
@@ -1275,7 +1274,7 @@ PlanMachine.prototype.intern = function (opens, us, mods) {
   return got;
 };
 
-PlanMachine.prototype.mostOff = function (state) {
+planMachine.prototype.mostOff = function (state) {
   if (state.most === null) {
     let total = 0;
     for (let j = 0; j < this.most.length; j++) if (state.opens[j]) total += this.most[j];
@@ -1284,11 +1283,11 @@ PlanMachine.prototype.mostOff = function (state) {
   return state.most;
 };
 
-PlanMachine.prototype.effect = function (kind, amount, price) {
+planMachine.prototype.effect = function (kind, amount, price) {
   return kind === "discount" ? price - amount : 0;
 };
 
-PlanMachine.prototype.compact = function (opens, us, mods) {
+planMachine.prototype.compact = function (opens, us, mods) {
   const keep = [];
   for (const [name, price] of mods) {
     let interest = us.indexOf(name) >= 0;
@@ -1306,7 +1305,7 @@ PlanMachine.prototype.compact = function (opens, us, mods) {
   return this.intern(opens.slice(), us.slice(), keep);
 };
 
-PlanMachine.prototype.step = function (state, name) {
+planMachine.prototype.step = function (state, name) {
   const key = state.num + "\u0000" + name;
   const cached = this._steps.get(key);
   if (cached !== undefined) return cached;
@@ -1367,7 +1366,7 @@ PlanMachine.prototype.step = function (state, name) {
   return got;
 };
 
-PlanMachine.prototype.finish = function (state) {
+planMachine.prototype.finish = function (state) {
   const cached = this._ends.get(state.num);
   if (cached !== undefined) return cached;
   const mods = new Map(state.mods);
@@ -1418,7 +1417,7 @@ function planMerge(cell, price, entries, top) {
   if (old === undefined) {
     cell.set(price, entries.length <= top ? entries : entries.slice(0, top));
   } else if (top === 1) {
-    if (planEntryOrder(entries[0], old[0]) > 0) cell.set(price, entries.slice(0, 1));
+    if (planEntryOrder(entries[0], old[0]) > 0) cell.set(price, entries.length === 1 ? entries : entries.slice(0, 1));
   } else {
     cell.set(price, old.concat(entries).sort((x, y) => -planEntryOrder(x, y)).slice(0, top));
   }
@@ -1507,7 +1506,16 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
   }
   const byName = new Map(items.map((c) => [c.name, c]));
   // layer: Map key -> {ms, hd, cnt, sig (sorted names), sigKey, cells: Map price -> entries}
-  const keyOf = (ms, hd, cnt, sigKey) => ms.num + "," + hd + "," + cnt + "," + sigKey;
+  // a state's key: a number while its parts are small (always, in the shipped rulebooks), else text
+  const sigIds = new Map([["", 0]]);
+  const keyOf = (ms, hd, cnt, sigKey) => {
+    let sid = sigIds.get(sigKey);
+    if (sid === undefined) sigIds.set(sigKey, sid = sigIds.size);
+    if (cnt < 256 && hd > -2048 && hd < 2048 && ms.num < 65536 && sid < 131072) {
+      return cnt + 256 * ((hd + 2048) + 4096 * (ms.num + 65536 * sid));
+    }
+    return ms.num + "," + hd + "," + cnt + "," + sigKey;
+  };
   let layer = new Map();
   layer.set(keyOf(machine.start, 0, 0, ""), {ms: machine.start, hd: 0, cnt: 0, sig: [], sigKey: "",
     cells: new Map([[0, [[0, 0, 0, size <= 53 ? 0 : BigInt(0)]]]])});
@@ -1556,6 +1564,20 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
       for (const [price, entries] of state.cells) {
         const p2 = price + dprice;
         if (p2 - off > budget) continue;
+        if (top === 1) {  // planMerge of one entry, made only when it is kept
+          const e = entries[0];
+          const o1 = e[0] + ob;
+          const c1 = e[1] + dcredit;
+          const m1 = e[3] + bit;
+          const old = cells.get(p2);
+          if (old !== undefined) {
+            const x = old[0];
+            if (o1 < x[0] || (o1 === x[0] && (c1 < x[1] || (c1 === x[1] && (e[2] - 1 < x[2]
+                || (e[2] - 1 === x[2] && m1 <= x[3])))))) continue;
+          }
+          cells.set(p2, [[o1, c1, e[2] - 1, m1]]);
+          continue;
+        }
         planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] + bit]), top);
       }
     }
@@ -1885,7 +1907,7 @@ function planTwoTurns(first, maxSets) {
   if (rate || substitute) {
     let tvMax = first.treasuryValue;
     for (const h of Object.keys(tvOf)) tvMax = Math.max(tvMax, tvOf[h]);
-    const wide = new PlanPayments(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
+    const wide = new planPaymentTable(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
     cardValue = Math.max(cardValue, wide.budget(wide.totalCards));
   }
   const W = worth.length;
@@ -1948,7 +1970,7 @@ function planTwoTurns(first, maxSets) {
     return need <= 0 ? cost : null;
   }
 
-  const followUp = (buys) => new PlanProblem(M, first.holds.concat(buys), first.facts, obj,
+  const followUp = (buys) => new planProblem(M, first.holds.concat(buys), first.facts, obj,
     Object.assign({}, opts, {payments: payments}));
 
   let best = null;
@@ -1984,7 +2006,7 @@ function planTwoTurns(first, maxSets) {
 
   function visit(names, sumb, same, hdelta, objective, credit, tv) {
     examined[0] += 1;
-    if (examined[0] > maxSets) throw PLAN_STOP;
+    if (examined[0] > maxSets) throw planStop;
     const got = pp.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const price = got[0];
@@ -2112,7 +2134,7 @@ function planTwoTurns(first, maxSets) {
     visit(names, s[0], s[5], s[4], s[2], credit0, tv0);
     dfs(0, s[0], s[1], s[2], s[4], s[5], credit0, tv0);
   } catch (exc) {
-    if (exc !== PLAN_STOP) throw exc;
+    if (exc !== planStop) throw exc;
     complete = false;
     examined[0] -= 1;
   }
@@ -2195,7 +2217,7 @@ function planAnswer(M, state, options) {
   const top = Math.trunc(planOption(options, ["top"], 1));
   const explain = Boolean(planOption(options, ["explain"], false));
   const among = planOption(options, ["among"], null);
-  const problem = new PlanProblem(M, held, facts, obj, {
+  const problem = new planProblem(M, held, facts, obj, {
     want: splitNames(planOption(options, ["want"], [])), avoid: splitNames(planOption(options, ["avoid"], [])),
     among: among === null ? null : splitNames(among),
     hand_limit: planOption(options, ["handLimit", "hand_limit"], null),
