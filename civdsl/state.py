@@ -158,6 +158,10 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     return clean
 
 
+# a yes/no or text fact: its Python type and how a problem says what it must be
+_SIMPLE_FACTS = {"bool": (bool, "true or false"), "str": (str, "text")}
+
+
 class _FactChecker:
     """Checks facts of one state, one `check_<type>` per fact type of the vocabulary; every
     problem is kept, in order, and the state is rejected if there is any."""
@@ -181,15 +185,13 @@ class _FactChecker:
             self.problem(f"`{key}` cannot be above {MAX_COUNT:,}")
         return value
 
-    def check_bool(self, key: str, fact, value):
-        if not isinstance(value, bool):
-            self.problem(f"`{key}` must be true or false, not {_value(value)}")
+    def check_simple(self, key: str, fact, value):
+        python_type, words = _SIMPLE_FACTS[fact.type]
+        if not isinstance(value, python_type):
+            self.problem(f"`{key}` must be {words}, not {_value(value)}")
         return value
 
-    def check_str(self, key: str, fact, value):
-        if not isinstance(value, str):
-            self.problem(f"`{key}` must be text, not {_value(value)}")
-        return value
+    check_bool = check_str = check_simple
 
     def check_list(self, key: str, fact, value):
         if isinstance(value, str):
