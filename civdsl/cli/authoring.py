@@ -357,28 +357,31 @@ def vocab(as_json):
             "relations": dict(v.RELATIONS),
         }, None)
         return
-    for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
+    for title, entries, line in _vocab_sections(v):
         click.echo(f"{title}:")
-        for k in table.values():
-            params = ", ".join(p.name + ("" if p.required else "=" + str(p.default)) for p in k.params)
-            click.echo(f"  {k.name}({params}): {k.doc}")
-    click.echo("Player facts:")
-    for f in v.FACTS.values():
-        click.echo(f"  {f.name} ({f.type}): {f.doc}")
-    click.echo("Derived names:")
-    for name, doc in v.DERIVED_NAMES.items():
-        click.echo(f"  {name}: {doc}")
-    click.echo("Functions:")
-    for f in v.FUNCTIONS.values():
-        click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
-    click.echo("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`):")
-    for s in v.RESOLUTION_SETTINGS.values():
-        values = s.values if isinstance(s.values, str) else "|".join(s.values)
-        click.echo(f"  {s.name} {values}{' (also per calamity)' if s.per_calamity else ''}: {s.doc}")
-    click.echo("Table relations (`by=`, `among=` of table queries; a table file's `borders`):")
-    for name, doc in v.RELATIONS.items():
-        click.echo(f"  {name}: {doc}")
-    click.echo("Constants and tables the engine reads by name:")
-    for e in v.ENGINE_NAMES.values():
-        default = "" if e.default is None else f", default {e.default}"
-        click.echo(f"  {e.declared_as} {e.name} ({e.type} >= {e.minimum}{default}): {e.doc}")
+        for entry in entries:
+            click.echo(f"  {line(entry)}")
+
+
+def _params(k) -> str:
+    return ", ".join(p.name + ("" if p.required else "=" + str(p.default)) for p in k.params)
+
+
+def _vocab_sections(v) -> tuple:
+    """(title, entries, one entry's line) for each part of `civdsl vocab`'s text, in order."""
+    return (
+        ("Effect kinds", v.EFFECT_KINDS.values(), lambda k: f"{k.name}({_params(k)}): {k.doc}"),
+        ("Abilities", v.ABILITY_KINDS.values(), lambda k: f"{k.name}({_params(k)}): {k.doc}"),
+        ("Player facts", v.FACTS.values(), lambda f: f"{f.name} ({f.type}): {f.doc}"),
+        ("Derived names", v.DERIVED_NAMES.items(), lambda nd: f"{nd[0]}: {nd[1]}"),
+        ("Functions", v.FUNCTIONS.values(),
+         lambda f: f"{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}"),
+        ("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`)", v.RESOLUTION_SETTINGS.values(),
+         lambda s: f"{s.name} {s.values if isinstance(s.values, str) else '|'.join(s.values)}"
+                   f"{' (also per calamity)' if s.per_calamity else ''}: {s.doc}"),
+        ("Table relations (`by=`, `among=` of table queries; a table file's `borders`)", v.RELATIONS.items(),
+         lambda nd: f"{nd[0]}: {nd[1]}"),
+        ("Constants and tables the engine reads by name", v.ENGINE_NAMES.values(),
+         lambda e: f"{e.declared_as} {e.name} ({e.type} >= {e.minimum}"
+                   f"{'' if e.default is None else f', default {e.default}'}): {e.doc}"),
+    )
