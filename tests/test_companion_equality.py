@@ -306,3 +306,12 @@ def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
                               capture_output=True, text=True, cwd=ROOT)
         printed = json.loads(done.stdout)
         assert first_difference(printed, cli_answer("megaciv", query)) is None, _cli_args(query)
+
+
+def test_a_number_beyond_2_53_is_an_error_not_a_rounded_number():
+    """Python's ints are unbounded; the JavaScript engine refuses a whole number it cannot hold
+    exactly (an answer that says so, never a silently rounded one)."""
+    query = {"command": "score", "state": {"tokens": 999_999_999}}
+    assert cli_answer(NUMBERS, query)["tiebreaks"][1]["value"] == 999_999_999 ** 3
+    [got] = js_answers(NUMBERS, [query])
+    assert got["error"]["kind"] == "rulebook" and "beyond 2^53" in got["error"]["message"]
