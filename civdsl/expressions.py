@@ -236,7 +236,15 @@ class EvalError(Exception):
 
 def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
     """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
+    # the nodes met most (author invariants evaluate one expression per item) by exact type first
+    t = type(e)
+    if t is Name:
+        return lookup(e)
+    if t is Num or t is Str or t is Bool:
+        return e.value
     ev = lambda x: evaluate(x, lookup, call)  # noqa: E731
+    if t is BinOp and e.op not in ("and", "or"):
+        return binary(e.op, ev(e.left), ev(e.right), e.span)
     if isinstance(e, Num):
         return e.value
     if isinstance(e, Str):

@@ -352,6 +352,9 @@ def vocab(as_json):
             "functions": {f.name: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc} for f in v.FUNCTIONS.values()},
             "engine_names": {e.name: {"declared_as": e.declared_as, "type": e.type, "default": e.default,
                                       "minimum": e.minimum, "doc": e.doc} for e in v.ENGINE_NAMES.values()},
+            "resolution_settings": {s.name: {"values": s.values, "default": s.default, "per_calamity": s.per_calamity,
+                                             "doc": s.doc} for s in v.RESOLUTION_SETTINGS.values()},
+            "relations": dict(v.RELATIONS),
         }, None)
         return
     for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
@@ -368,6 +371,13 @@ def vocab(as_json):
     click.echo("Functions:")
     for f in v.FUNCTIONS.values():
         click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
+    click.echo("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`):")
+    for s in v.RESOLUTION_SETTINGS.values():
+        values = s.values if isinstance(s.values, str) else "|".join(s.values)
+        click.echo(f"  {s.name} {values}{' (also per calamity)' if s.per_calamity else ''}: {s.doc}")
+    click.echo("Table relations (`by=`, `among=` of table queries; a table file's `borders`):")
+    for name, doc in v.RELATIONS.items():
+        click.echo(f"  {name}: {doc}")
     click.echo("Constants and tables the engine reads by name:")
     for e in v.ENGINE_NAMES.values():
         default = "" if e.default is None else f", default {e.default}"
