@@ -154,6 +154,95 @@ def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
     return rows
 
 
+# --- growth: the dynamic programme's time as the deck, the hand and the credit links grow -------
+
+GROWTH_STATE = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+
+
+def _chains(module) -> list[list[str]]:
+    """The advances joined by specific credits, one list per connected part, in rulebook order."""
+    parts: dict[str, set] = {n: {n} for n in module.ADVANCES}
+    for a, adv in module.ADVANCES.items():
+        for t in adv["specific"]:
+            if t in parts and parts[t] is not parts[a]:
+                merged = parts[a] | parts[t]
+                for n in merged:
+                    parts[n] = merged
+    order = list(module.ADVANCES)
+    seen, out = set(), []
+    for n in order:
+        part = parts[n]
+        if len(part) > 1 and id(part) not in seen:
+            seen.add(id(part))
+            out.append(sorted(part, key=order.index))
+    return out
+
+
+def growth_series(rid: str = "megaciv") -> list[tuple[str, str, list]]:
+    """(series, what grows, [(size, state, among)]): the deck (Library, Anatomy and the first
+    advances in rulebook order, their links with them), the hand (cards dealt by full_hand, 9 players, nothing else
+    changing) and the credit links (k whole link chains with Library and Anatomy, so each
+    run of an assignment of their targets has links to keep)."""
+    module = civdsl.load(rid).module
+    names = list(module.ADVANCES)
+    same = [n for n in ("Library", "Anatomy") if n in module.ADVANCES]
+    others = [n for n in names if n not in same]
+    deck = [(n, GROWTH_STATE, same + others[:n - len(same)]) for n in (13, 26, 39, len(names))]
+    hand = [(c, {"holds": ["Pottery", "Music"], "commodities": full_hand(module, c), "treasury": 0, "players": 9},
+             None) for c in (20, 40, 80, 160)]
+    chains = _chains(module)
+    links = []
+    for k in (4, 8, 12, len(chains)):
+        among = list(dict.fromkeys(same + [n for c in chains[:k] for n in c]))
+        count = sum(1 for a in among for t in module.ADVANCES[a]["specific"] if t in among)
+        links.append((count, GROWTH_STATE, among))
+    return [("deck", "candidate advances", deck), ("hand", "cards in hand", hand),
+            ("credit links", "specific-credit links among the candidates", links)]
+
+
+def fitted_exponent(points: list[tuple[float, float]]) -> float:
+    """The least-squares slope of log(time) against log(size): time grows like size^slope."""
+    import math
+
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(max(y, 1e-6)) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> list[dict]:
+    """Each series' CPU times of the dynamic programme alone (the bounded method: the branch and
+    bound switched off), the widest signature it kept, the runs it made and the link width of
+    its visiting order, with the fitted growth exponent."""
+    from civdsl import plan_search
+
+    rb = civdsl.load(rid)
+    saved = planner.PurchaseProblem.bb_cap
+    planner.PurchaseProblem.bb_cap = 0
+    out = []
+    try:
+        for series, grows, cases in growth_series(rid):
+            rows = []
+            for size, state, among in cases:
+                ps = rb.state((), state)
+                obj = planner.objective(rb.module, objective)
+                best = None
+                for _ in range(max(1, repeat)):
+                    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=among)
+                    t0 = time.process_time()
+                    problem.search(top=1)
+                    cpu = time.process_time() - t0
+                    best = cpu if best is None else min(best, cpu)
+                rows.append({"size": size, "cpu": best, "candidates": len(problem.candidates),
+                             "width": problem.stats["width"], "runs": problem.stats["runs"],
+                             "link_width": plan_search.link_width(problem.search_candidates())})
+            out.append({"series": series, "grows": grows, "rows": rows,
+                        "exponent": fitted_exponent([(r["size"], r["cpu"]) for r in rows])})
+    finally:
+        planner.PurchaseProblem.bb_cap = saved
+    return out
+
+
 def run(states: int = 1000, seed: int = 12, check: int = 0, repeat: int = 1) -> dict:
     rb = civdsl.load("megaciv")
     rng = random.Random(seed)
@@ -265,6 +354,15 @@ def main(argv=None) -> None:
                 else:
                     line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
             print(line)
+        print(f"growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
+        for g in growth():
+            sizes = ", ".join(f"{r['size']}: {r['cpu'] * 1000:.1f} ms" for r in g["rows"])
+            widths = "/".join(str(r["width"]) for r in g["rows"])
+            links = "/".join(str(r["link_width"]) for r in g["rows"])
+            runs = "/".join(str(r["runs"]) for r in g["rows"])
+            print(f"  {g['series']:<13} ({g['grows']}) {sizes}")
+            print(f"  {'':<13} fitted exponent {g['exponent']:.2f}; widest signature {widths} "
+                  f"(link width {links}); runs {runs}")
         return
     r = run(args.states, args.seed, args.check, args.repeat)
     print(f"{r['states']} random mid-game Mega Civilization states (seed {args.seed}), one plan each:")

@@ -45,6 +45,8 @@ enumerates sets of advances.
 from __future__ import annotations
 
 import heapq
+import math
+from fractions import Fraction
 from itertools import combinations
 from typing import Any, Callable, Iterable
 
@@ -216,37 +218,54 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
                        max_new=max_new, spent=spent, limit0=limit0, top=top)
         if len(first) == top:
             floor = first[-1][0][0]
+    best: list[tuple] = []  # min-heap of the top keys
+    size = max([c.rank for c in cands], default=0) + 1
+    limit_max = limit0 + sum(max(0, c.hand) for c in cands)
+    for items, must, machine, reach in _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked):
+        if reach is not None and _beaten(reach, best, top, spent, limit_max):
+            continue
+        _run(items, must, machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
+    return _decode(sorted(best, reverse=True), cands, size)
+
+
+def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
+    """The programme's runs: (advances, advances bought, machine, reach or None), one per
+    subset T of the same-turn candidates bought (2^s), and where T brings abilities and the
+    candidates have credit links, one machine-free run per assignment of the abilities'
+    targets instead: the links want their own visiting order, the machine the price order.
+    Those runs come most promising first, each with its `_reach`, and without the ones that
+    cannot reach the budget, the card limit or the floor."""
     by_name = {c.name: c for c in cands}
     plain = [c for c in cands if c.name not in same_turn]
     special = [n for n in same_turn if n in by_name]
     forced_special = [n for n in special if n in forced]
     free_special = [n for n in special if n not in forced]
-    best: list[tuple] = []  # min-heap of the top keys
-    size = max([c.rank for c in cands], default=0) + 1
     for r in range(len(free_special) + 1):
         for extra in combinations(free_special, r):
             T = sorted(forced_special + list(extra), key=lambda n: by_name[n].rank)
             if max_new is not None and len(T) > max_new:
                 continue
-            items = plain + [by_name[n] for n in T]
             machine = machine_for(tuple(T))
             # the prices in this purchase before the abilities that pick one advance (an advance
             # acquired automatically with one of T costs nothing)
-            items = [_priced(c, machine.base[c.name]) for c in items]
-            if machine.abilities and linked:
-                # the credit links want their own visiting order, the machine the price order:
-                # one machine-free run per assignment of the abilities' targets (below)
-                for must, out, prices in targets(machine, {c.name for c in items}, forced | set(T)):
-                    run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
-                    if _hopeless(run, must, budget, max_new, floor):
-                        continue
-                    _run(run, must, SameTurnMachine([], {c.name: c.base for c in run}), budget, max_new, spent,
-                         limit0, top, best, floor, size, stats)
-            else:
-                _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
-    out = sorted(best, reverse=True)
-    # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
-    # tuple of -positions the rest of the planner compares
+            items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
+            if not (machine.abilities and linked):
+                yield items, forced | set(T), machine, None
+                continue
+            runs = []
+            for must, out, prices in targets(machine, {c.name for c in items}, forced | set(T)):
+                run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+                reach = _reach(run, must, budget, max_new)
+                if reach is not None and (floor is None or reach[0] >= float(floor) - 1e-9):
+                    runs.append((reach, run, must))
+            runs.sort(key=lambda r: -r[0][0])
+            for reach, run, must in runs:
+                yield run, must, SameTurnMachine([], {c.name: c.base for c in run}), reach
+
+
+def _decode(out: list, cands: list[Candidate], size: int) -> list[tuple]:
+    """The last part of each key, a mask with bit (size - 1 - position) per advance, back to
+    the tuple of -positions the rest of the planner compares, and the names bought."""
     ranks = {c.rank: c.name for c in cands}
     found = []
     for key, _, mask, price, paid, limit in out:
@@ -294,20 +313,52 @@ def targets(machine: SameTurnMachine, pool: set, forced) -> Iterable[tuple[froze
     yield from assign(0, {}, set(forced), set())
 
 
-def _hopeless(items: list[Candidate], must, budget, max_new, floor) -> bool:
-    """Whether no purchase of a run can rank: its bought advances alone are over the budget or
-    the card limit, or its objective with the fractional-knapsack bound of the rest is below
-    the floor."""
+def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
+    """What a machine-free run can reach: (objective bound, fixed price, fixed objective, the
+    other advances worth something by objective per price), or None when its bought advances
+    alone are over the budget or the card limit. The objective bound is the fixed objective
+    plus the fractional-knapsack bound of the others within the budget left."""
     fixed = [c for c in items if c.name in must]
     if len(fixed) < len(must) or (max_new is not None and len(fixed) > max_new):
-        return True
-    room = budget - sum(c.base for c in fixed)
-    if room < 0:
-        return True
-    if floor is None:
+        return None
+    price = sum(c.base for c in fixed)
+    if price > budget:
+        return None
+    bound = _Bound([c for c in items if c.name not in must])
+    objective = sum(c.objective for c in fixed)
+    reach = objective + bound(budget - price)
+    if all(isinstance(c.objective, int) for c in items):
+        reach = math.floor(reach + 1e-9)  # whole objectives sum to a whole number
+    return reach, price, objective, bound.rows
+
+
+def _beaten(reach: tuple, best: list, top: int, spent: Callable, limit_max) -> bool:
+    """Whether `top` sets already found rank above every purchase of a run: its objective bound
+    is below the k-th best's objective, or reaches it only exactly while even the least price
+    that objective needs (fractional) hands over more than the k-th best (at the highest hand
+    limit any purchase can have, which never hands over more)."""
+    if len(best) < top:
         return False
-    reach = sum(c.objective for c in fixed) + _Bound([c for c in items if c.name not in must])(room)
-    return reach < float(floor) - 1e-9
+    kth = best[0][0]
+    bound, price, objective, rows = reach
+    if bound < float(kth[0]) - 1e-9:
+        return True
+    if bound > float(kth[0]) + 1e-9:
+        return False
+    need = kth[0] - objective
+    for value, cost in rows:
+        if need <= 0:
+            break
+        if value >= need:
+            price += math.floor(Fraction(cost) * Fraction(need) / Fraction(value)) if cost else 0
+            need = 0
+            break
+        price += cost
+        need -= value
+    if need > 0:
+        return True
+    least = spent(price, limit_max)
+    return least is None or least > -kth[1]
 
 
 def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
@@ -476,6 +527,15 @@ def _few_open_links(items: list[Candidate]) -> list[Candidate]:
         out.append(by_name[v])
         open_ = {x for x in open_ | {v} if adj[x] - done}
     return out
+
+
+def link_width(cands: list[Candidate]) -> int:
+    """The most advances with a link to a later one that the visiting order of the machine-free
+    runs keeps open at once: every signature is a subset of them, so at most 2^w signatures."""
+    order = _few_open_links(sorted(cands, key=lambda c: (c.base, c.name), reverse=True))
+    pos = {c.name: i for i, c in enumerate(order)}
+    last = [max([pos[o] for o in c.links if o in pos], default=-1) for c in order]
+    return max([sum(1 for a in range(i + 1) if last[a] > i) for i in range(len(order))], default=0)
 
 
 class _Bound:
