@@ -14,7 +14,13 @@ afford most of the deck, `--objective points`, the Expansion Project's default o
 a treasury of 1,000 and 9 players, `--explain`, and a 180-card hand (tests/test_planner.py
 checks the same states). `--baseline REV` also times them with the planner of git revision REV
 in a subprocess (each capped at `--cap` seconds) and prints the ratio: before and after in one
-run.
+run. It then times the dynamic programme alone (the bounded method; the branch and bound
+switched off) on three growing series of Mega Civilization states, --objective points: the deck
+(13 to 51 candidates, Library and Anatomy among them), the hand (20 to 160 cards) and the credit
+links (8 to 34 links: whole link chains with Library and Anatomy), and prints each series'
+times, the widest signature kept against the link width, the runs made and the fitted growth
+exponent (least-squares slope of log time on log size); with --baseline the same series with
+the baseline's planner.
 
 Also runs under pytest-benchmark: `pytest benchmarks/bench_planner.py --benchmark-enable`.
 """
@@ -124,17 +130,35 @@ def _time_case(root: str, index: int) -> None:
                       "spent": str(report["plans"][0]["spent"])}))
 
 
-def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
-    rows = []
-    old_root = None
-    if baseline:
-        import tempfile
+def baseline_tree(baseline: str) -> str:
+    """The civdsl package (with its grammar, schemas and rulebooks) of git revision `baseline`,
+    extracted into a temporary folder."""
+    import tempfile
 
-        old_root = tempfile.mkdtemp(prefix="civdsl-baseline-")
-        here = Path(__file__).resolve().parent.parent
-        archive = subprocess.run(["git", "-C", str(here), "archive", baseline, "civdsl", "grammar", "schemas",
-                                  "rulebooks"], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", old_root], input=archive, check=True)
+    old_root = tempfile.mkdtemp(prefix="civdsl-baseline-")
+    here = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(here), "archive", baseline, "civdsl", "grammar", "schemas",
+                              "rulebooks"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", old_root], input=archive, check=True)
+    return old_root
+
+
+def baseline_growth(old_root: str, cap: float = 300.0) -> list | None:
+    """The growth series timed with the planner of the baseline tree (None if it failed or ran
+    past `cap` seconds)."""
+    try:
+        # run inside the baseline tree, so that edition ids find its own rulebooks
+        out = subprocess.run([sys.executable, __file__, "--time-growth", "--root", old_root],
+                             capture_output=True, text=True, timeout=cap, cwd=old_root)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
+
+
+def stress(baseline: str | None = None, cap: float = 60.0, old_root: str | None = None) -> list[dict]:
+    rows = []
+    if baseline and old_root is None:
+        old_root = baseline_tree(baseline)
     for i, (name, rid, state, options) in enumerate(STRESS):
         rb = civdsl.load(rid)
         st = stress_state(rb.module, state)
@@ -146,7 +170,7 @@ def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
         if old_root:
             try:
                 out = subprocess.run([sys.executable, __file__, "--time-case", str(i), "--root", old_root],
-                                     capture_output=True, text=True, timeout=cap)
+                                     capture_output=True, text=True, timeout=cap, cwd=old_root)
                 row["baseline"] = json.loads(out.stdout.strip().splitlines()[-1])["cpu"] if out.returncode == 0 else None
             except subprocess.TimeoutExpired:
                 row["baseline"] = f">{cap:g}"
@@ -178,12 +202,12 @@ def _chains(module) -> list[list[str]]:
     return out
 
 
-def growth_series(rid: str = "megaciv") -> list[tuple[str, str, list]]:
+def growth_series(rid: str = "megaciv", load=None) -> list[tuple[str, str, list]]:
     """(series, what grows, [(size, state, among)]): the deck (Library, Anatomy and the first
     advances in rulebook order, their links with them), the hand (cards dealt by full_hand, 9 players, nothing else
     changing) and the credit links (k whole link chains with Library and Anatomy, so each
     run of an assignment of their targets has links to keep)."""
-    module = civdsl.load(rid).module
+    module = (load or civdsl.load)(rid).module
     names = list(module.ADVANCES)
     same = [n for n in ("Library", "Anatomy") if n in module.ADVANCES]
     others = [n for n in names if n not in same]
@@ -241,6 +265,35 @@ def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> 
     finally:
         planner.PurchaseProblem.bb_cap = saved
     return out
+
+
+def _time_growth(root: str, rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> None:
+    """Child process of --baseline: the growth series' CPU times with the planner under `root`
+    (its dynamic programme alone where it has one)."""
+    sys.path.insert(0, root)
+    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
+        del sys.modules[mod]
+    import civdsl as lib
+    from civdsl import planner as pl
+
+    pl.PurchaseProblem.bb_cap = 0
+    rb = lib.load(rid)
+    out = []
+    for _, _, cases in growth_series(rid, lib.load):
+        times = []
+        for _, state, among in cases:
+            ps = rb.state((), state)
+            obj = pl.objective(rb.module, objective)
+            best = None
+            for _ in range(max(1, repeat)):
+                problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=among)
+                t0 = time.process_time()
+                problem.search(top=1)
+                cpu = time.process_time() - t0
+                best = cpu if best is None else min(best, cpu)
+            times.append(best)
+        out.append(times)
+    print(json.dumps(out))
 
 
 def run(states: int = 1000, seed: int = 12, check: int = 0, repeat: int = 1) -> dict:
@@ -336,14 +389,19 @@ def main(argv=None) -> None:
     ap.add_argument("--baseline", help="with --stress: also time the planner of this git revision")
     ap.add_argument("--cap", type=float, default=60.0, help="seconds allowed to each baseline case")
     ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--time-growth", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.time_case is not None:
         _time_case(args.root, args.time_case)
         return
+    if args.time_growth:
+        _time_growth(args.root)
+        return
     if args.stress:
         print("stress states, CPU time of one planner.plan call" + (f" (baseline: {args.baseline})" if args.baseline else ""))
-        for r in stress(args.baseline, args.cap):
+        old_root = baseline_tree(args.baseline) if args.baseline else None
+        for r in stress(args.baseline, args.cap, old_root):
             line = f"  {r['case']:<38} {r['cpu'] * 1000:9.1f} ms  ({r['plans_by']}; objective {r['objective']}, spent {r['spent']})"
             if "baseline" in r:
                 b = r["baseline"]
@@ -354,8 +412,9 @@ def main(argv=None) -> None:
                 else:
                     line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
             print(line)
-        print(f"growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
-        for g in growth():
+        print("growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
+        before = baseline_growth(old_root, args.cap * 5) if old_root else None
+        for k, g in enumerate(growth()):
             sizes = ", ".join(f"{r['size']}: {r['cpu'] * 1000:.1f} ms" for r in g["rows"])
             widths = "/".join(str(r["width"]) for r in g["rows"])
             links = "/".join(str(r["link_width"]) for r in g["rows"])
@@ -363,6 +422,14 @@ def main(argv=None) -> None:
             print(f"  {g['series']:<13} ({g['grows']}) {sizes}")
             print(f"  {'':<13} fitted exponent {g['exponent']:.2f}; widest signature {widths} "
                   f"(link width {links}); runs {runs}")
+            if old_root:
+                if before is None:
+                    print(f"  {'':<13} baseline failed or ran past {args.cap * 5:g} s")
+                else:
+                    old = before[k]
+                    pts = [(r["size"], t) for r, t in zip(g["rows"], old)]
+                    print(f"  {'':<13} baseline " + ", ".join(f"{r['size']}: {t * 1000:.1f} ms" for r, t in pts)
+                          + f"; fitted exponent {fitted_exponent(pts):.2f}")
         return
     r = run(args.states, args.seed, args.check, args.repeat)
     print(f"{r['states']} random mid-game Mega Civilization states (seed {args.seed}), one plan each:")

@@ -29,17 +29,48 @@ lexicographic order of the sorted positions, which adding the same advances to t
 reverses. Credit for later turns does not add up: a specific credit from an advance bought to
 another advance bought this turn no longer counts (it is not "still to buy"). So the state also
 holds the *signature*: the advances chosen so far that have such a credit link to an advance
-still to be visited; cells with different signatures are compared only where one provably
-stays ahead (its objective is higher, or its credit stays higher whatever the links still to
-come take off).
+still to be visited. Advances are visited in an order that keeps few of them open
+(`_few_open_links`), and the machine's price order would undo that, so where the candidates
+have links and T brings abilities the machine is not used at all: the run is split into one
+machine-free run per *assignment* of the abilities to the advances they land on (`targets`):
+choosing where an ability lands means buying that advance and none that ranks above it, the
+assignments partition the purchases, and inside each the prices add up again. The objective
+the K best sets reach comes first from a pass without the links (no signatures: objective and
+price are exact there, only the credit is not); assignments that cannot reach it, or that
+reach it only at a higher spend than K plans found so far, are not run.
 
-Bound. With n candidate advances, P distinct reachable prices (at most the budget plus what
-same-turn abilities can take off), H hand-limit sums, C card counts, S machine states, G
-signatures and K plans asked for, the work is O(2^s · n · S · H · C · G · P · K) for s
-candidates with a same-turn ability (2 in every shipped rulebook); S is at most a few times
-the number of advances a free-advance ability may pick; G is 1 unless specific-credit links tie
-plans on objective and price exactly, and then limited by the pruning above. Nothing
-enumerates sets of advances.
+Bound, and why it holds. Let n be the candidates, B the budget (the whole hand and treasury)
+and D the most the same-turn abilities can take off, so that a layer's prices are whole numbers
+up to B + D in the cost units and a cell holds at most P <= B + D + 1 of them; H the
+hand-limit sums (1 + the sum of |hand-limit changes|), C the card counts (n + 1 with a card
+limit, else 1), K the plans asked for (--top, 5 with --explain), s the candidates with a
+same-turn ability (2^s subsets T; s = 2 in every shipped rulebook), m <= s the abilities of a
+T, E_j the advances ability j may land on, and w the *link width*: the most advances with a
+link to a later one that the visiting order keeps open at once (`link_width`; 1 for Mega
+Civilization and the Expansion, 2-3 for 1980/1981 whatever is held). A layer holds at most
+(machine states) x H x C x 2^w cells of P prices of K entries each, and a step touches each
+entry once, so:
+
+- the pass without links: O(2^s . n . S . H . C . P . K), S the machine's states: its flags
+  (2^m), the advance each waiting ability would take ((n + 1)^m) and the at most m lowered
+  prices (each base less a subset of the discounts, or 0): S <= 2^m (n + 1)^m (n (2^m + 1) + 1)^m,
+  a polynomial of degree 2m (measured: at most 2 in every stress and random state);
+- the pass with links: O(sum over T of prod_j (|E_j| + 1) . n . H . C . 2^w . P . K): no
+  machine, and 2^w signatures since a signature is a subset of the advances open at once;
+- without links, only the first pass, with no signatures (w = 0).
+
+So the work is polynomial in the candidates, the budget, the hand-limit sums and K, for a
+rulebook's fixed number of same-turn abilities and link width; no set of advances is ever
+enumerated. The width cannot be removed in general: with credit links between any advances, the
+credit tie-break alone contains maximum cut (every advance free and worth 0 by the objective,
+a link of 1 credit each way per edge: the credit of a purchase is then its cut), so no exact method is polynomial in the number of links unless P = NP; the
+rulebook's own links are what keep w small. `--explain` is at most n such searches, `--want`
+forces advances (fewer cells), `--avoid` removes candidates, an objective expression only
+changes the entries' values, and the payment is a table bounded separately
+(planner.PaymentTable). The branch and bound that runs first stops after a fixed number of
+sets. What is outside this bound: the strict single-use credit variant (left to the branch and
+bound: pricing one purchase is bin covering there, see docs/planner.md) and the two-turn
+look-ahead (its own capped walk).
 """
 
 from __future__ import annotations
@@ -215,7 +246,7 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
         # the floor below which the second pass drops entries.
         plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
         first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
-                       max_new=max_new, spent=spent, limit0=limit0, top=top)
+                       max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
         if len(first) == top:
             floor = first[-1][0][0]
     best: list[tuple] = []  # min-heap of the top keys
@@ -424,6 +455,8 @@ def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_n
             _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
         layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
         stats["width"] = max([stats["width"]] + [len(k[3]) for k in layer])
+        if machine.abilities:
+            stats["machine_states"] = max(stats.get("machine_states", 0), len({k[0] for k in layer}))
     stats["runs"] += 1
 
     for (ms, hd, cnt, sig), cells in layer.items():
