@@ -428,7 +428,7 @@ def main(argv=None) -> None:
                 else:
                     old = before[k]
                     pts = [(r["size"], t) for r, t in zip(g["rows"], old)]
-                    print(f"  {'':<13} baseline " + ", ".join(f"{r['size']}: {t * 1000:.1f} ms" for r, t in pts)
+                    print(f"  {'':<13} baseline " + ", ".join(f"{size}: {t * 1000:.1f} ms" for size, t in pts)
                           + f"; fitted exponent {fitted_exponent(pts):.2f}")
         return
     r = run(args.states, args.seed, args.check, args.repeat)

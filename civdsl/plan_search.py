@@ -280,18 +280,24 @@ def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked)
             # the prices in this purchase before the abilities that pick one advance (an advance
             # acquired automatically with one of T costs nothing)
             items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
-            if not (machine.abilities and linked):
+            if machine.abilities and linked:
+                yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
+            else:
                 yield items, forced | set(T), machine, None
-                continue
-            runs = []
-            for must, out, prices in targets(machine, {c.name for c in items}, forced | set(T)):
-                run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
-                reach = _reach(run, must, budget, max_new)
-                if reach is not None and (floor is None or reach[0] >= float(floor) - 1e-9):
-                    runs.append((reach, run, must))
-            runs.sort(key=lambda r: -r[0][0])
-            for reach, run, must in runs:
-                yield run, must, SameTurnMachine([], {c.name: c.base for c in run}), reach
+
+
+def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, budget, max_new, floor):
+    """One machine-free run per assignment of the machine's targets that can reach the budget,
+    the card limit and the floor, most promising first."""
+    runs = []
+    for must, out, prices in targets(machine, {c.name for c in items}, forced):
+        run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+        reach = _reach(run, must, budget, max_new)
+        if reach is not None and (floor is None or reach[0] >= float(floor) - 1e-9):
+            runs.append((reach, run, must))
+    runs.sort(key=lambda r: -r[0][0])
+    for reach, run, must in runs:
+        yield run, must, SameTurnMachine([], {c.name: c.base for c in run}), reach
 
 
 def _decode(out: list, cands: list[Candidate], size: int) -> list[tuple]:
@@ -392,73 +398,91 @@ def _beaten(reach: tuple, best: list, top: int, spent: Callable, limit_max) -> b
     return least is None or least > -kth[1]
 
 
-def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
-         floor, size: int, stats: dict):
-    # dearest first (by base price, then name: the runtime's order of preference) when a
-    # same-turn ability is bought; otherwise in an order that keeps few advances with links to
-    # later ones open (the signature): the specific-credit links of the shipped rulebooks form
-    # paths and stars, which this greedy order visits with at most one or a few open at a time
+class _Ahead(dict):
+    """For an advance, the credit its links to advances after position i can take off."""
+
+    def __init__(self, i: int, by_name: dict, pos: dict):
+        super().__init__()
+        self.i, self.by_name, self.pos = i, by_name, pos
+
+    def __missing__(self, name):
+        pos = self.pos
+        got = self[name] = sum(v for o, v in self.by_name[name].links.items() if o in pos and pos[o] > self.i)
+        return got
+
+
+def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[list, dict, dict]:
+    """The advances in the order a run visits them, their positions, and for each the last
+    position of an advance it has a credit link with (-1: none).
+
+    Dearest first (by base price, then name: the runtime's order of preference) when the
+    machine has abilities; otherwise in an order that keeps few advances with links to later
+    ones open (the signature): the specific-credit links of the shipped rulebooks form paths
+    and stars, which this greedy order visits with at most one or a few open at a time."""
     items = sorted(items, key=lambda c: (c.base, c.name), reverse=True)
     if not machine.abilities:
         items = _few_open_links(items)
-    n = len(items)
     pos = {c.name: i for i, c in enumerate(items)}
-    last_link = {}
-    for c in items:
-        later = [pos[o] for o in c.links if o in pos]
-        last_link[c.name] = max(later, default=-1)
+    last_link = {c.name: max([pos[o] for o in c.links if o in pos], default=-1) for c in items}
+    return items, pos, last_link
+
+
+def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
+         floor, size: int, stats: dict):
+    """One run of the programme over `items` (those in `forced` always bought), its best
+    entries added to the heap `best`."""
+    items, pos, last_link = _visiting_order(items, machine)
     by_name = {c.name: c for c in items}
-
-    class Ahead(dict):
-        """For an advance, the credit its links to advances after position i can take off."""
-
-        def __init__(self, i):
-            super().__init__()
-            self.i = i
-
-        def __missing__(self, name):
-            got = self[name] = sum(v for o, v in by_name[name].links.items() if o in pos and pos[o] > self.i)
-            return got
-
     # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
     # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
     # each advance bought: between sets of the same size the larger mask holds the advance
     # that comes first in the rulebook among those not in both, as the ranking prefers.
     layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
     for i, c in enumerate(items):
-        new: dict = {}
-        must = c.name in forced
-        for (ms, hd, cnt, sig), cells in layer.items():
-            if not must:
-                keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
-                target = new.setdefault((ms, hd, cnt, keep_sig), {})
-                for price, entries in cells.items():
-                    _merge(target, price, entries, top)
-            if max_new is not None and cnt + 1 > max_new:
-                continue
-            ms2, dprice = machine.step(ms, c.name)
-            off = machine.most_off(ms2)
-            pen = sum(c.links.get(a, 0) for a in sig) if sig else 0
-            dcredit = c.credit - pen
-            sig2 = sig | {c.name} if last_link[c.name] > i else sig
-            if sig2:
-                sig2 = frozenset(a for a in sig2 if last_link[a] > i)
-            target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
-            o, bit = c.objective, 1 << (size - 1 - c.rank)
-            for price, entries in cells.items():
-                p2 = price + dprice
-                if p2 - off > budget:
-                    continue
-                moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
-                _merge(target, p2, moved, top)
+        new = _step(layer, c, i, c.name in forced, machine, last_link, budget, max_new, top, size)
         if floor is not None:
             _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
-        layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
+        layer = _prune_signatures(new, _Ahead(i, by_name, pos), top) if any(k[3] for k in new) else new
         stats["width"] = max([stats["width"]] + [len(k[3]) for k in layer])
         if machine.abilities:
             stats["machine_states"] = max(stats.get("machine_states", 0), len({k[0] for k in layer}))
     stats["runs"] += 1
+    _collect(layer, machine, spent, limit0, top, best)
 
+
+def _step(layer: dict, c: Candidate, i: int, must: bool, machine: SameTurnMachine, last_link: dict, budget,
+          max_new, top: int, size: int) -> dict:
+    """The next layer: every cell of `layer` without `c` (unless it must be bought) and with it."""
+    new: dict = {}
+    for (ms, hd, cnt, sig), cells in layer.items():
+        if not must:
+            keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
+            target = new.setdefault((ms, hd, cnt, keep_sig), {})
+            for price, entries in cells.items():
+                _merge(target, price, entries, top)
+        if max_new is not None and cnt + 1 > max_new:
+            continue
+        ms2, dprice = machine.step(ms, c.name)
+        off = machine.most_off(ms2)
+        # a specific credit between c and an advance of the signature no longer counts
+        dcredit = c.credit - (sum(c.links.get(a, 0) for a in sig) if sig else 0)
+        sig2 = sig | {c.name} if last_link[c.name] > i else sig
+        if sig2:
+            sig2 = frozenset(a for a in sig2 if last_link[a] > i)
+        target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
+        o, bit = c.objective, 1 << (size - 1 - c.rank)
+        for price, entries in cells.items():
+            p2 = price + dprice
+            if p2 - off > budget:
+                continue
+            moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
+            _merge(target, p2, moved, top)
+    return new
+
+
+def _collect(layer: dict, machine: SameTurnMachine, spent, limit0, top: int, best: list) -> None:
+    """Complete each cell's price by the abilities still waiting, look up its least spend, and
+    keep the `top` best keys in the heap `best`."""
     for (ms, hd, cnt, sig), cells in layer.items():
         end = machine.finish(ms)
         limit = limit0 + hd
@@ -497,31 +521,7 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
         for price, pool in prices.items():
             if len(pool) <= top:
                 continue
-            pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
-            doomed = set()
-            margin: dict = {}
-            start = 0  # where the block of entries with this objective starts
-            for i, (e2, sig2) in enumerate(pool):
-                if e2[0] != pool[start][0][0]:
-                    start = i
-                if start >= top:
-                    doomed.add(id(e2))  # `top` entries with a higher objective
-                    continue
-                beaten = start
-                for e1, sig1 in pool[start:]:
-                    if e1[0] != e2[0] or e1[1] <= e2[1]:
-                        break  # sorted by credit: no later one has more
-                    if e1[1] - totals[sig1] > e2[1]:
-                        beaten += 1
-                    else:
-                        m = margin.get((sig1, sig2))
-                        if m is None:
-                            m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
-                        if e1[1] - m > e2[1]:
-                            beaten += 1
-                    if beaten >= top:
-                        doomed.add(id(e2))
-                        break
+            doomed = _doomed(pool, totals, ahead, top)
             if doomed:
                 for key in keys:
                     entries = layer[key].get(price)
@@ -532,6 +532,36 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
                         else:
                             del layer[key][price]
     return {k: v for k, v in layer.items() if v}
+
+
+def _doomed(pool: list, totals: dict, ahead: dict, top: int) -> set:
+    """The ids of the entries of one price (entry, signature) that `top` others surely beat."""
+    pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
+    doomed = set()
+    margin: dict = {}
+    start = 0  # where the block of entries with this objective starts
+    for i, (e2, sig2) in enumerate(pool):
+        if e2[0] != pool[start][0][0]:
+            start = i
+        if start >= top:
+            doomed.add(id(e2))  # `top` entries with a higher objective
+            continue
+        beaten = start
+        for e1, sig1 in pool[start:]:
+            if e1[0] != e2[0] or e1[1] <= e2[1]:
+                break  # sorted by credit: no later one has more
+            if e1[1] - totals[sig1] > e2[1]:
+                beaten += 1
+            else:
+                m = margin.get((sig1, sig2))
+                if m is None:
+                    m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
+                if e1[1] - m > e2[1]:
+                    beaten += 1
+            if beaten >= top:
+                doomed.add(id(e2))
+                break
+    return doomed
 
 
 def _few_open_links(items: list[Candidate]) -> list[Candidate]:
