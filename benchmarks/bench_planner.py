@@ -61,7 +61,8 @@ def random_state(module, rng: random.Random) -> dict:
             c = "Water"
         else:
             c = rng.choices(commodities, [10 - module.COMMODITIES[c]["value"] for c in commodities])[0]
-        hand[c] = hand.get(c, 0) + 1
+        if hand.get(c, 0) < (module.COMMODITIES[c].get("count") or 99):  # never more than the deck holds
+            hand[c] = hand.get(c, 0) + 1
     state = {"holds": held, "commodities": hand, "treasury": rng.randint(0, 40), "players": rng.randint(5, 18)}
     if rng.random() < 0.5:
         groups = list(module.GROUPS)
@@ -414,6 +415,10 @@ def main(argv=None) -> None:
             print(line)
         print("growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
         before = baseline_growth(old_root, args.cap * 5) if old_root else None
+        if old_root:
+            import shutil
+
+            shutil.rmtree(old_root, ignore_errors=True)
         for k, g in enumerate(growth()):
             sizes = ", ".join(f"{r['size']}: {r['cpu'] * 1000:.1f} ms" for r in g["rows"])
             widths = "/".join(str(r["width"]) for r in g["rows"])
