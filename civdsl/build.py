@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from .codegen import CodegenError, generate
+from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
@@ -79,7 +79,8 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     ed = checked.edition
     out = EditionOutputs(ed.id, ed)
     texts = {f.display: f.text for f in checked.chain}
-    out.files["effects.py"] = generate(ed, texts)
+    source, code = generate_module(ed, texts)
+    out.files["effects.py"] = source
     out.files["model.json"] = json.dumps(to_data(ed), indent=2, ensure_ascii=False, sort_keys=False,
                                          default=_json_value) + "\n"
     from . import charts
@@ -87,6 +88,9 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     rendered, messages = charts.render_all(ed, base.edition if base else None)
     out.files.update(rendered)
     out.messages.extend(messages)
+    from .companion.page import companion_html, module_from_code
+
+    out.files["companion.html"] = companion_html(module_from_code(code, ed.id), ed)
     return out
 
 

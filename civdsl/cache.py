@@ -144,7 +144,7 @@ def compiler_fingerprint() -> str:
         # of every file's path, size, inode, modification and change times in nanoseconds (Python's
         # own .pyc check trusts the seconds; a rewrite can put the modification time back, but not
         # the change time), so only a changed source file costs a hashing.
-        key = stat_key(sorted(package.rglob("*.py")) + [grammar])
+        key = stat_key(compiler_sources(package) + [grammar])
         name = f"fingerprint-{key}.txt" if key is not None else None
         kept = read(name) if name else None
         if kept is not None and len(kept) == 64 and kept.isascii():
@@ -154,6 +154,12 @@ def compiler_fingerprint() -> str:
             if name:
                 write(name, _FINGERPRINT.encode())
     return _FINGERPRINT
+
+
+def compiler_sources(package: Path) -> list[Path]:
+    """The files whose text a build output depends on: every module, and the JavaScript and CSS
+    that the companion pages embed (civdsl/companion/)."""
+    return sorted(package.rglob("*.py")) + sorted(package.rglob("*.js")) + sorted(package.rglob("*.css"))
 
 
 def stat_key(paths: list[Path]) -> str | None:
@@ -171,7 +177,7 @@ def stat_key(paths: list[Path]) -> str | None:
 
 def fingerprint_of(package: Path, grammar: Path) -> str:
     digest = sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
-    for path in sorted(package.rglob("*.py")) + [grammar]:
+    for path in compiler_sources(package) + [grammar]:
         try:
             data = path.read_bytes()
         except OSError:

@@ -199,7 +199,7 @@ def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> 
     per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
     _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
                                            "line": cal.span.line, "summary": summaries[cal.name],
-                                           "exclude": [x.role for x in cal.exclusions if x.role],
+                                           "exclude": tuple(x.role for x in cal.exclusions if x.role),
                                            "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
                                for cal in ed.calamities.values()])
     # `resolution { ... }`: limits as numbers, the rest as declared
@@ -261,12 +261,9 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
 
 def _civilizations(w: Writer, ed: Edition) -> None:
     # Each civilization's row on each track: the first space of every epoch after the first.
-    w.line("CIVILIZATIONS = {")
-    for civ in ed.civilizations.values():
-        rows = {t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": list(r.starts)}
-                for t, r in civ.rows.items() if t in ed.asts}
-        w.line(f"    {civ.name!r}: {{'rank': {civ.rank!r}, 'block': {civ.block!r}, 'rows': {rows!r}}},", civ.span)
-    w.line("}")
+    _records(w, "CIVILIZATIONS", [(civ.name, {"rank": civ.rank, "block": civ.block, "rows": {
+        t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": tuple(r.starts)}
+        for t, r in civ.rows.items() if t in ed.asts}}) for civ in ed.civilizations.values()])
 
 
 def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
@@ -807,10 +804,13 @@ def _json_exact(value) -> bool:
     if kind is float:
         return math.isfinite(value)
     if kind is tuple:
-        return all(_json_exact(v) for v in value)
+        return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
     if kind is dict:
-        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+        return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
     return False
+
+
+_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:

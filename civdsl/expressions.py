@@ -159,54 +159,70 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
     if e.name in scope.tables:
         if len(e.args) != 1 or e.kwargs:
             diags.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
-        for a in e.args:
-            _check(a, scope, diags, item)
+        _check_all(e.args, scope, diags, item)
         return
     fn = vocab.FUNCTIONS.get(e.name)
-    allowed = fn and (fn.scope == "math" or (fn.scope in ("player", "table") and scope.player)
-                      or (fn.scope == "model" and scope.model))
-    if not allowed:
-        known = [f.name for f in vocab.FUNCTIONS.values()
-                 if f.scope == "math" or (f.scope in ("player", "table") and scope.player)
-                 or (f.scope == "model" and scope.model)]
-        known += sorted(scope.tables)
-        what = "function" if not fn else f"function `{e.name}` here (it reads the {fn.scope}); function"
-        diags.error("CIV014", f"unknown {what} `{e.name}`" if not fn else f"`{e.name}` cannot be used here",
-                    e.span, item=item, help=suggestion(e.name, known))
+    if not (fn and _readable(fn, scope)):
+        _unusable_function(e, fn, scope, diags, item)
         return
     if len(e.args) != len(fn.args):
         diags.error("CIV014", f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}, "
                               f"got {len(e.args)}", e.span, item=item)
+    _check_kwargs(e, fn, scope, diags, item)
+    if e.name in ("holds", "cards") and e.args:
+        arg = e.args[0]
+        # the name itself is checked with every other use of a name (references.py, the validator)
+        if not isinstance(arg, Str):
+            diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
+    elif fn.scope == "model" and e.args:
+        _check(e.args[0], scope, diags, item)
+        _check_all(e.args[1:], _item_scope(e.args[0], scope), diags, item)
+    else:
+        _check_all(e.args, scope, diags, item)
+
+
+def _check_all(exprs, scope: Scope, diags: Diagnostics, item) -> None:
+    for a in exprs:
+        _check(a, scope, diags, item)
+
+
+def _readable(fn, scope: Scope) -> bool:
+    """Whether a function may be called where `scope` applies: math anywhere, a player's facts
+    (and the table around the player) in rules about a player, the model in model-level assertions."""
+    return (fn.scope == "math" or (fn.scope in ("player", "table") and scope.player)
+            or (fn.scope == "model" and scope.model))
+
+
+def _unusable_function(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
+    """An unknown function, or one that reads what this scope does not have."""
+    known = [f.name for f in vocab.FUNCTIONS.values() if _readable(f, scope)] + sorted(scope.tables)
+    what = "function" if not fn else f"function `{e.name}` here (it reads the {fn.scope}); function"
+    diags.error("CIV014", f"unknown {what} `{e.name}`" if not fn else f"`{e.name}` cannot be used here",
+                e.span, item=item, help=suggestion(e.name, known))
+
+
+def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
     for key, value in e.kwargs.items():
         if key not in fn.kwargs:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
         elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
             allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r != "others"]
-            if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in allowed_relations):
+            if not _one_of(value, allowed_relations):
                 diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), allowed_relations)
                             or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
-            if not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in scope.groups):
+            if not _one_of(value, scope.groups):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), scope.groups))
         else:
             _check(value, scope, diags, item)
-    if e.name in ("holds", "cards") and e.args:
-        arg = e.args[0]
-        # the name itself is checked with every other use of a name (references.py, the validator)
-        if not isinstance(arg, Str):
-            diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
-        return
-    if fn.scope == "model" and e.args:
-        _check(e.args[0], scope, diags, item)
-        inner = _item_scope(e.args[0], scope)
-        for a in e.args[1:]:
-            _check(a, inner, diags, item)
-        return
-    for a in e.args:
-        _check(a, scope, diags, item)
+
+
+def _one_of(value: Expr, words) -> bool:
+    """`value` is a bare word among `words` (a group, a table relation)."""
+    return isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in words
 
 
 # --- evaluation (constants and model-level assertions) ------------------------------------
@@ -220,7 +236,15 @@ class EvalError(Exception):
 
 def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
     """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
+    # the nodes met most (author invariants evaluate one expression per item) by exact type first
+    t = type(e)
+    if t is Name:
+        return lookup(e)
+    if t is Num or t is Str or t is Bool:
+        return e.value
     ev = lambda x: evaluate(x, lookup, call)  # noqa: E731
+    if t is BinOp and e.op not in ("and", "or"):
+        return binary(e.op, ev(e.left), ev(e.right), e.span)
     if isinstance(e, Num):
         return e.value
     if isinstance(e, Str):

@@ -117,9 +117,14 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
 }
 
 
+# each kind's fields by syntax key (the first declared, where a key repeats): the resolver looks
+# one up for every field of every item
+_BY_KEY = {kind: {f.key: f for f in reversed(fields)} for kind, fields in ITEM_FIELDS.items()}
+
+
 def field(kind: str, key: str) -> FieldSpec | None:
     """The field of `kind` whose syntax key is `key`."""
-    return next((f for f in ITEM_FIELDS.get(kind, ()) if f.key == key), None)
+    return _BY_KEY.get(kind, {}).get(key)
 
 
 def single_keys() -> frozenset[str]:

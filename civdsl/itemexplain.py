@@ -15,6 +15,7 @@ from pathlib import Path
 from . import describe
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect
+from .references import Index, index_chain, mentions
 from .state import StateError
 
 
@@ -53,35 +54,41 @@ def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
     raise StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
 
 
-def _history(checked, kind: str, name: str, aka: list[str]) -> list[str]:
-    """Every statement of the chain that defines, replaces, changes or removes the item."""
+def _history(index: Index, kind: str, names: set[str], files: int) -> list[str]:
+    """Every statement of the chain that defines, replaces, changes or removes the item (the
+    declarations, changes and removals of the index of references, in chain order)."""
     out = []
-    names = {name, *aka}
-    for index, loaded in enumerate(checked.chain):
-        role = "base " if index < len(checked.chain) - 1 else ""
-        for it in loaded.ast.items:
-            if it.name not in names:
-                continue
-            where = f"{it.span.path}:{it.span.line}"
-            if it.kind == kind:
-                verb = "defined" if index == 0 or not any(_declares(prev, kind, names) for prev in checked.chain[:index]) \
-                    else "replaced whole"
-                out.append(f"{where}  {verb}: {kind} {quote(it.name)} (in {role}{loaded.ast.edition})")
-            elif it.kind == "change" and it.value == kind:
-                fields = ", ".join(dict.fromkeys(f.key if f.key != "modifier" else "when" for f in it.fields)) or "nothing"
-                out.append(f"{where}  changed: {fields} (in {role}{loaded.ast.edition})")
-                for f in it.fields:
-                    if f.key == "drop":
-                        cond, r = f.value
-                        out.append(f"{f.span.path}:{f.span.line}    drops the modifier `when {unparse(cond)}`"
-                                   + (f" for {r}" if r != "any" else ""))
-            elif it.kind == "remove" and it.value == kind:
-                out.append(f"{where}  removed (in {role}{loaded.ast.edition})")
+    declared = False
+    for ref in index.refs:
+        if ref.kind != kind or ref.name not in names or ref.role == "ref":
+            continue
+        item, ast = ref.part, index.asts[ref.file]
+        where = f"{item.span.path}:{item.span.line}"
+        role = "base " if ref.file < files - 1 else ""
+        if ref.role == "def":
+            verb = "replaced whole" if declared and ref.file > 0 else "defined"
+            declared = True
+            out.append(f"{where}  {verb}: {kind} {quote(item.name)} (in {role}{ast.edition})")
+        elif ref.role == "change":
+            out.append(f"{where}  changed: {_changed_fields(item)} (in {role}{ast.edition})")
+            out += _drops(item)
+        else:
+            out.append(f"{where}  removed (in {role}{ast.edition})")
     return out
 
 
-def _declares(loaded, kind: str, names: set[str]) -> bool:
-    return any(it.kind == kind and it.name in names for it in loaded.ast.items)
+def _changed_fields(item) -> str:
+    return ", ".join(dict.fromkeys(f.key if f.key != "modifier" else "when" for f in item.fields)) or "nothing"
+
+
+def _drops(item) -> list[str]:
+    out = []
+    for f in item.fields:
+        if f.key == "drop":
+            cond, r = f.value
+            out.append(f"{f.span.path}:{f.span.line}    drops the modifier `when {unparse(cond)}`"
+                       + (f" for {r}" if r != "any" else ""))
+    return out
 
 
 def _where(span) -> str:
@@ -96,6 +103,7 @@ def explain_item(rulebook: str, item: str) -> str:
     """
     checked = _load(rulebook)
     ed = checked.edition
+    index = index_chain(checked.chain)
     kind, name, asked = _find(ed, item)
     obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities,
            "civilization": ed.civilizations}[kind][name]
@@ -104,7 +112,7 @@ def explain_item(rulebook: str, item: str) -> str:
     if asked:
         lines.append(f"(`{asked}` is another name of {name}: aka)")
     if kind == "advance":
-        lines += _advance(ed, obj)
+        lines += _advance(ed, obj, index)
     elif kind == "calamity":
         lines += _calamity(ed, obj)
     elif kind == "civilization":
@@ -112,18 +120,32 @@ def explain_item(rulebook: str, item: str) -> str:
     else:
         lines += _commodity(ed, obj)
     lines += ["", "Source lines (the extends chain, base first):"]
-    lines += ["  " + h for h in _history(checked, kind, name, obj.aka)] or [f"  {_where(obj.span)}"]
+    history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
+    lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
 
 
-def _advance(ed: Edition, adv: Advance) -> list[str]:
-    out = []
+def _advance(ed: Edition, adv: Advance, index: Index) -> list[str]:
+    # the advances, calamities and tracks that name it: its uses in force in the index of references
+    users = {(r.owner, r.via) for r in index.uses("advance", adv.name) if index.in_force(r)}
+    out = _advance_head(ed, adv)
+    out += _prerequisites(ed, adv, users)
+    out += _credits_given(adv)
+    out += _credits_received(ed, adv, users)
+    out += _calamities_naming(ed, adv, users)
+    out += _requirements_naming(ed, adv, users)
+    if adv.notes:
+        out += ["", "Notes:"] + [f"  {n}" for n in adv.notes]
+    return out
+
+
+def _advance_head(ed: Edition, adv: Advance) -> list[str]:
     vp = f", {adv.vp} VP" if adv.vp is not None else ""
     cost = adv.cost if adv.cost is not None else "unknown"
-    out.append(f"cost {cost}{vp}; group{'s' if len(adv.groups) != 1 else ''} "
-               f"{', '.join(ed.groups[g].name if g in ed.groups else g for g in adv.groups) or 'none'}"
-               + (f"; supply {adv.supply} cards" if adv.supply is not None else ""))
-    out.append(f"defined at {_where(adv.span)}")
+    out = [f"cost {cost}{vp}; group{'s' if len(adv.groups) != 1 else ''} "
+           f"{', '.join(ed.groups[g].name if g in ed.groups else g for g in adv.groups) or 'none'}"
+           + (f"; supply {adv.supply} cards" if adv.supply is not None else ""),
+           f"defined at {_where(adv.span)}"]
     if adv.summary:
         out.append(f"summary: {adv.summary}")
     if adv.aka:
@@ -131,59 +153,58 @@ def _advance(ed: Edition, adv: Advance) -> list[str]:
     if adv.abilities:
         out += ["", "Abilities:"]
         out += [f"  {describe.ability(a.kind, a.args)}  [{unparse(a.call)}]  {_where(a.span)}" for a in adv.abilities]
-    # prerequisites
-    needed_by = [a.name for a in ed.advances.values() if adv.name in a.requires]
-    out += ["", "Prerequisites:"]
-    out.append("  requires: " + (", ".join(adv.requires) if adv.requires else "nothing"))
-    out.append("  required by: " + (", ".join(needed_by) if needed_by else "nothing"))
-    # credits given
-    out += ["", "Credits it gives (while held, towards later purchases):"]
+    return out
+
+
+def _prerequisites(ed: Edition, adv: Advance, users: set) -> list[str]:
+    needed_by = [a.name for a in ed.advances.values() if (("advance", a.name), "requires") in users]
+    return ["", "Prerequisites:",
+            "  requires: " + (", ".join(adv.requires) if adv.requires else "nothing"),
+            "  required by: " + (", ".join(needed_by) if needed_by else "nothing")]
+
+
+def _credits_given(adv: Advance) -> list[str]:
+    out = ["", "Credits it gives (while held, towards later purchases):"]
     if adv.credits:
         out.append("  group credits: " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
-    for s in adv.specific:
-        out.append(f"  {s.amount} towards {s.target}  {_where(s.span)}")
+    out += [f"  {s.amount} towards {s.target}  {_where(s.span)}" for s in adv.specific]
     if not adv.credits and not adv.specific:
         out.append("  none")
-    # credits received
-    out += ["", f"Credits towards buying it (credit policy {ed.credit_policy}):"]
-    any_received = False
+    return out
+
+
+def _credits_received(ed: Edition, adv: Advance, users: set) -> list[str]:
+    out = ["", f"Credits towards buying it (credit policy {ed.credit_policy}):"]
     for g in adv.groups:
         givers = [(a.name, a.credits[g]) for a in ed.advances.values() if a.credits.get(g) and a.name != adv.name]
         if givers:
-            any_received = True
             out.append(f"  {g} credits from: " + ", ".join(f"{n} {amt}" for n, amt in givers))
-    specific = [(a.name, s.amount, s.span) for a in ed.advances.values() for s in a.specific if s.target == adv.name]
-    for giver, amount, span in specific:
-        any_received = True
-        out.append(f"  {amount} from {giver} (specific)  {_where(span)}")
-    if not any_received:
-        out.append("  none")
-    # calamities
-    out += ["", "Calamities that mention it:"]
-    found = False
+    out += [f"  {s.amount} from {a.name} (specific)  {_where(s.span)}" for a in ed.advances.values()
+            if (("advance", a.name), "credit") in users for s in a.specific if s.target == adv.name]
+    return out if len(out) > 2 else out + ["  none"]
+
+
+def _calamities_naming(ed: Edition, adv: Advance, users: set) -> list[str]:
+    out = []
     for cal in ed.calamities.values():
-        for m in cal.modifiers:
-            if adv.name in m.advances:
-                found = True
-                out.append(f"  {cal.name}: {describe.modifier(m)}  {_where(m.span)}")
-        for x in cal.exclusions:
-            if x.condition is not None and f"holds({quote(adv.name)})" in unparse(x.condition):
-                found = True
-                out.append(f"  {cal.name}: {describe.exclusion(x)} may be chosen as a secondary victim  {_where(x.span)}")
-        for c, span in cal.cancel:
-            if f"holds({quote(adv.name)})" in unparse(c):
-                found = True
-                out.append(f"  {cal.name}: cancelled if {describe.condition(c)}  {_where(span)}")
-    if not found:
-        out.append("  none")
-    epochs = [(t.id, e.name, r) for t in ed.asts.values() for e in t.epochs for r in e.requirements
-              if f"holds({quote(adv.name)})" in unparse(r.expr)]
-    if epochs:
-        out += ["", "A.S.T. requirements that mention it:"]
-        out += [f"  {t} / {e}: {unparse(r.expr)}  {_where(r.span)}" for t, e, r in epochs]
-    if adv.notes:
-        out += ["", "Notes:"] + [f"  {n}" for n in adv.notes]
-    return out
+        if (("calamity", cal.name), "holds") not in users:
+            continue
+        out += [f"  {cal.name}: {describe.modifier(m)}  {_where(m.span)}" for m in cal.modifiers
+                if adv.name in m.advances]
+        out += [f"  {cal.name}: {describe.exclusion(x)} may be chosen as a secondary victim  {_where(x.span)}"
+                for x in cal.exclusions if x.condition is not None and mentions(x.condition, "advance", adv.name)]
+        out += [f"  {cal.name}: cancelled if {describe.condition(c)}  {_where(span)}" for c, span in cal.cancel
+                if mentions(c, "advance", adv.name)]
+    return ["", "Calamities that mention it:"] + (out or ["  none"])
+
+
+def _requirements_naming(ed: Edition, adv: Advance, users: set) -> list[str]:
+    epochs = [(t.id, e.name, r) for t in ed.asts.values() if (("ast", t.id), "holds") in users
+              for e in t.epochs for r in e.requirements if mentions(r.expr, "advance", adv.name)]
+    if not epochs:
+        return []
+    return ["", "A.S.T. requirements that mention it:"] + [
+        f"  {t} / {e}: {unparse(r.expr)}  {_where(r.span)}" for t, e, r in epochs]
 
 
 def _calamity(ed: Edition, cal: Calamity) -> list[str]:
@@ -235,9 +256,7 @@ def _commodity(ed: Edition, com: Commodity) -> list[str]:
     if com.aka:
         out.append("also called: " + ", ".join(com.aka))
     uses = [(cal.name, m) for cal in ed.calamities.values() for m in cal.modifiers
-            if f"cards({quote(com.name)})" in unparse(m.condition) or any(
-                o.per is not None and f"cards({quote(com.name)})" in unparse(o.per) or
-                o.amount is not None and f"cards({quote(com.name)})" in unparse(o.amount) for o in m.ops)]
+            if mentions(m.condition, "commodity", com.name) or mentions(m.ops, "commodity", com.name)]
     out += ["", "Calamities that count it:"]
     out += [f"  {c}: {describe.modifier(m)}  {_where(m.span)}" for c, m in uses] or ["  none"]
     if com.notes:

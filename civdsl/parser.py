@@ -103,6 +103,50 @@ def keywords() -> list[str]:
                   if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
 
 
+@functools.lru_cache(maxsize=1)
+def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
+    """The terminals that can begin and end a top-level statement (the grammar's `item` rule):
+    where the editor's incremental parse may cut a text into statements."""
+    rules: dict[str, list] = {}
+    for r in _parser().rules:
+        rules.setdefault(str(r.origin.name), []).append(r.expansion)
+    nullable: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, expansions in rules.items():
+            if name not in nullable and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions):
+                nullable.add(name)
+                changed = True
+
+    def edge(rule: str, last: bool, seen: tuple = ()) -> set[str]:
+        out: set[str] = set()
+        for expansion in rules.get(rule, []):
+            for sym in (reversed(expansion) if last else expansion):
+                if sym.is_term:
+                    out.add(sym.name)
+                    break
+                if sym.name not in seen:
+                    out |= edge(str(sym.name), last, seen + (rule,))
+                if sym.name not in nullable:
+                    break
+        return out
+
+    return frozenset(edge("item", False)), frozenset(edge("item", True))
+
+
+def keyword_terminals() -> dict[str, str]:
+    """{terminal name: keyword} for every keyword of the grammar (`ADVANCE` -> `advance`)."""
+    words, _ = _terminal_words()
+    return {name: word for word, name in words.items()}
+
+
+def item_starters() -> frozenset[str]:
+    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
+    first, _ = statement_edges()
+    return frozenset(word for name, word in keyword_terminals().items() if name in first)
+
+
 def describe_terminal(name: str) -> str:
     if name in _TERMINAL_WORDS:
         return _TERMINAL_WORDS[name]
@@ -315,36 +359,56 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
     tok = exc.token
     if tok.type == "$END":
         return None
+    found = _field_word(exc, text)
+    if found is None:
+        return None
+    start, word, expected, interactive = found
+    kind = _item_kind(expected)
+    if kind is None or "RBRACE" not in expected:
+        return None
+    end = _field_end(text, tok.end_pos, word, {f.word for f in item_fields.ITEM_FIELDS[kind]})
+    return start, end, kind, word, _item_name(interactive)
+
+
+def _field_word(exc: UnexpectedToken, text: str) -> tuple | None:
+    """(start, the word, the terminals the parser expected there, its interactive parser) of the
+    word the parser stopped at, or None when that word cannot be a field."""
+    tok = exc.token
     words, item_starts = _terminal_words()
-    all_words = {f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs}
-    start, word = tok.start_pos, tok.value
+    start = tok.start_pos
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         start -= 1
     if start != tok.start_pos:
         # the lexer read a keyword glued to the rest of the word (`supplyy` as `supply` `y`,
         # since where only keywords may stand it tries only them): the word is the field
-        word = text[start:tok.end_pos]
         try:
             interactive = _parser().parse_interactive(text[:start])
             interactive.exhaust_lexer()
-            expected = set(interactive.accepts())
         except UnexpectedInput:
             return None
-    elif tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
+        return start, text[start:tok.end_pos], set(interactive.accepts()), interactive
+    all_words = {f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs}
+    if tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
         return None
-    else:
-        interactive = getattr(exc, "interactive_parser", None)
-        expected = set(exc.expected or ())
+    return start, tok.value, set(exc.expected or ()), getattr(exc, "interactive_parser", None)
+
+
+def _item_kind(expected: set) -> str | None:
+    """The item kind whose fields (all of them) the parser expects, the one with most fields."""
+    words, _ = _terminal_words()
     kind, size = None, 0
     for k, fs in item_fields.ITEM_FIELDS.items():
         wanted = {words.get(f.word) for f in fs if not f.change_only}
         if None not in wanted and wanted <= expected and len(wanted) > size:
             kind, size = k, len(wanted)
-    if kind is None or "RBRACE" not in expected:
-        return None
-    stops = {f.word for f in item_fields.ITEM_FIELDS[kind]}
-    depth, end, prev = 0, tok.end_pos, word
-    for m in _TOKEN.finditer(text, tok.end_pos):
+    return kind
+
+
+def _field_end(text: str, end: int, word: str, stops: set) -> int:
+    """Where an unknown field's value ends: brackets balanced, up to the next field word of its
+    kind or the item's closing `}`."""
+    depth, prev = 0, word
+    for m in _TOKEN.finditer(text, end):
         t = m.group()
         if t[0] == "#":
             continue
@@ -353,15 +417,13 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
         # next field, misspelt too: `cots 45 grups crafts`)
         if depth == 0 and (t == "}" or t in stops or ("\n" in text[end:m.start()] and prev != ",")
                            or (_WORD.fullmatch(t) and not t[0].isdigit() and (prev[0].isdigit() or prev[0] == '"'))):
-            break
+            return end
         if t in "({":
             depth += 1
         elif t in ")}":
             depth -= 1
         end, prev = m.end(), t
-    else:
-        end = len(text)
-    return start, end, kind, word, _item_name(interactive)
+    return len(text)
 
 
 def _item_name(interactive) -> str | None:

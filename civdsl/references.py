@@ -27,7 +27,7 @@ from typing import Any
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .syntax import Call, Item, Name, RulebookAst, Str, Where
+from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
@@ -39,7 +39,7 @@ _COLLECTED = frozenset({"assert", "note", "errata", "ability", "scenario", "chan
 # each reads a list of (name, ..., span) or one such tuple (see syntax.py).
 _NAMING_FIELDS = {"groups": "group", "credits": "group", "credit": "advance", "requires": "advance"}
 # A call whose first argument, a string, names an item.
-_NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
+NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
 # The label a diagnostic about a use carries (errata match it), for statements not named by
 # their own name: the epoch a requirement belongs to, an assertion's message, ...
 _LABELS = {"start_credits": "start credits", "set_value": "set_value", "set_value_off_block": "set_value"}
@@ -61,7 +61,23 @@ class Ref:
     field: str | None = None  # the key of the item field holding it
     scope: str | None = None  # an epoch's track
     label: str | None = None  # the item a diagnostic about it names (errata match it)
-    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)  # the syntax Field holding it
+    negated: bool = False  # under an odd number of `not`s: `not holds("X")`
+    # the syntax node holding it: the Field of a use, the Item of a declaration, change or removal
+    part: Any = dataclasses.field(default=None, compare=False, repr=False, hash=False)
+
+
+_new = object.__new__
+
+
+def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner, fld=None, scope=None,
+         label=None, negated=False, part=None) -> Ref:
+    """Ref(...) without the frozen dataclass's __init__ (one object.__setattr__ per field): a
+    rulebook chain has thousands of uses, and building them was most of the index's time in
+    every check. Same object, same equality and hash."""
+    r = _new(Ref)
+    r.__dict__.update(kind=kind, name=name, role=role, span=span, file=file, via=via, owner=owner, field=fld,
+                      scope=scope, label=label, negated=negated, part=part)
+    return r
 
 
 def _name_span(span: Span, name: str) -> Span:
@@ -72,15 +88,18 @@ def _name_span(span: Span, name: str) -> Span:
 class _FileIndexer:
     """The declarations and uses of one file's syntax tree."""
 
-    def __init__(self, ast: RulebookAst, file: int, out: list[Ref]):
+    def __init__(self, ast: RulebookAst, file: int, out: list[Ref], memo: dict | None = None,
+                 fresh: dict | None = None):
         self.ast = ast
         self.file = file
         self.out = out
+        self.memo = memo if memo is not None else {}
+        self.fresh = fresh if fresh is not None else {}
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
-            scope=None, label=None, part=None) -> None:
+            scope=None, label=None, part=None, negated=False) -> None:
         if span is not None:
-            self.out.append(Ref(kind, name, role, span, self.file, via, owner, fld, scope, label, part))
+            self.out.append(_ref(kind, name, role, span, self.file, via, owner, fld, scope, label, negated, part))
 
     def run(self) -> None:
         ast = self.ast
@@ -88,18 +107,28 @@ class _FileIndexer:
         if ast.extends is not None:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         for item in ast.items:
-            self.item(item)
+            # an editor parses again only the statements that changed (lsp.IncrementalParser): the
+            # others are the same objects, at the same line unless they moved, with the same uses
+            key = id(item)
+            kept = self.memo.get(key)
+            if kept is not None and kept[0] is item and kept[1] == item.span.line and kept[2] == self.file:
+                self.out.extend(kept[3])
+            else:
+                start = len(self.out)
+                self.item(item)
+                kept = (item, item.span.line, self.file, self.out[start:])
+            self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
         kind = item.value if item.kind in ("change", "remove") else item.kind
         owner = (kind, item.name)
         label = self._label(item)
         if item.kind in ("change", "remove"):
-            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner)
+            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner, part=item)
         elif item.kind in ("group", "const", "table", "option", "civilization") or item.kind in ITEM_KINDS:
-            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner)
+            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "ast":
-            self.add("track", item.name, "def", item.name_span, "declaration", owner)
+            self.add("track", item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
             target, _, span = item.value
             self.add("item", target, "ref", span, "errata", owner, label=target)
@@ -149,50 +178,61 @@ class _FileIndexer:
             else:
                 self.field(f, owner, item.name)
 
-    # --- expressions, anywhere in a statement's value (round rules' nodes included)
+    # --- expressions, anywhere in a statement's value (round rules' nodes included). Each node on
+    # the stack comes with the item attributes in scope there (inside a `where`) and whether it
+    # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
-        stack: list = [(value, attrs)]
+        if type(value) in _LEAVES:  # most fields: `cost 60`
+            return
+        self._at = (owner, fld, label, part)
+        stack: list = [(value, attrs, False)]
         while stack:
-            node, local = stack.pop()
+            node, local, neg = stack.pop()
             t = type(node)
+            if t in _LEAVES:
+                continue
             if t in (list, tuple):
-                stack.extend((x, local) for x in node)
+                stack.extend((x, local, neg) for x in node)
             elif t is dict:
-                stack.extend((x, local) for x in node.values())
+                stack.extend((x, local, neg) for x in node.values())
             elif t is Name:
-                first = node.parts[0]
-                if first not in local:
-                    self.add("name", first, "ref", _name_span(node.span, first), "name", owner, fld,
-                             label=label, part=part)
+                self._name(node, local, neg)
             elif t is Call:
-                stack.extend(self._call(node, owner, fld, label, part, local))
+                stack.extend(self._call(node, local, neg))
             elif t is Where:
-                inner = local | _attributes(node.items)
-                stack.append((node.items, local))
-                stack.append((node.condition, inner))
+                stack += [(node.items, local, neg), (node.condition, local | _attributes(node.items), neg)]
+            elif t is Not:
+                stack.append((node.operand, local, not neg))
             elif hasattr(t, "__dataclass_fields__") and t is not Span:
-                stack.extend((v, local) for v in node.__dict__.values())
+                stack.extend((v, local, neg) for v in node.__dict__.values())
 
-    def _call(self, call: Call, owner, fld, label, part, local) -> list:
-        named = _NAMING_CALLS.get(call.name)
+    def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
+        owner, fld, label, part = self._at
+        self.add(kind, name, "ref", span, via, owner, fld, label=label, part=part, negated=neg)
+
+    def _name(self, node: Name, local: frozenset, neg: bool) -> None:
+        first = node.parts[0]
+        if first not in local:
+            self._use("name", first, _name_span(node.span, first), "name", neg)
+
+    def _call(self, call: Call, local: frozenset, neg: bool) -> list:
+        named = NAMING_CALLS.get(call.name)
         if named is not None and call.args and isinstance(call.args[0], Str):
-            arg = call.args[0]
-            self.add(named, arg.value, "ref", arg.span, call.name, owner, fld, label=label, part=part)
+            self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
-        self.add("call", call.name, "ref", _name_span(call.span, call.name), "call", owner, fld, label=label, part=part)
-        todo = []
+        self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = call.kwargs.get("group")
         if isinstance(group, Name) and len(group.parts) == 1:
-            self.add("group", group.parts[0], "ref", group.span, "group=", owner, fld, label=label, part=part)
-        todo += [(v, local) for k, v in call.kwargs.items() if not (k == "group" and isinstance(v, Name))]
+            self._use("group", group.parts[0], group.span, "group=", neg)
+        todo = [(v, local, neg) for k, v in call.kwargs.items() if v is not group]
         fn = vocab.FUNCTIONS.get(call.name)
-        if fn is not None and fn.scope == "model" and call.args:
-            # `count(advances where ..., cost)`: the later arguments read the items' attributes
-            inner = local | _attributes(call.args[0])
-            todo += [(call.args[0], local)] + [(a, inner) for a in call.args[1:]]
-        else:
-            todo += [(a, local) for a in call.args]
-        return todo
+        # `count(advances where ..., cost)`: the later arguments read the items' attributes
+        inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
+        return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
+
+
+# Values that name nothing (most of what a statement holds): skipped before any other test.
+_LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
 
 
 def _attributes(items) -> frozenset:
@@ -206,12 +246,18 @@ def _attributes(items) -> frozenset:
 class Index:
     """Every declaration and use of a chain of syntax trees (base first), resolved by scope."""
 
-    def __init__(self, asts: Iterable[RulebookAst | None]):
+    def __init__(self, asts: Iterable[RulebookAst | None], memo: dict | None = None):
+        """`memo`: kept by a caller that indexes the same statements again and again (the language
+        server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
         raw: list[Ref] = []
+        fresh: dict = {}
         for i, ast in enumerate(self.asts):
             if ast is not None:
-                _FileIndexer(ast, i, raw).run()
+                _FileIndexer(ast, i, raw, memo, fresh).run()
+        if memo is not None:
+            memo.clear()
+            memo.update(fresh)
         self.declared: dict[str, set[str]] = {}
         for r in raw:
             if r.role == "def":
@@ -313,9 +359,9 @@ def _edits(change: Item, kind: str, r: Ref) -> bool:
 
 
 def _with(r: Ref, **changes) -> Ref:
-    values = {k: getattr(r, k) for k in Ref.__dataclass_fields__}
-    values.update(changes)
-    return Ref(**values)
+    out = _new(Ref)
+    out.__dict__.update(r.__dict__, **changes)  # as _ref: no per-field __setattr__
+    return out
 
 
 def index_chain(chain) -> Index:
@@ -323,10 +369,22 @@ def index_chain(chain) -> Index:
     return Index(getattr(f, "ast", None) for f in chain)
 
 
-def advances_named(expr) -> list[str]:
-    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+def uses_in(node) -> list[Ref]:
+    """The uses of names inside one syntax node or model object (a modifier, a condition), by
+    where they stand: `holds("X")` names an advance, `cards("X")` a commodity, ... (a bare name
+    stays kind `name`: which declaration it reads needs the chain, `Index`)."""
     out: list[Ref] = []
     indexer = _FileIndexer.__new__(_FileIndexer)
     indexer.file, indexer.out = 0, out
-    indexer.expressions(expr, ("", None), None, None, None)
-    return sorted({r.name for r in out if r.kind == "advance"})
+    indexer.expressions(node, ("", None), None, None, None)
+    return out
+
+
+def mentions(node, kind: str, name: str) -> bool:
+    """Whether `node` names the `kind` called `name` (see `uses_in`)."""
+    return any(r.kind == kind and r.name == name for r in uses_in(node))
+
+
+def advances_named(expr) -> list[str]:
+    """The advances an expression asks about (`holds("...")`), sorted: a modifier's `advances`."""
+    return sorted({r.name for r in uses_in(expr) if r.kind == "advance"})

@@ -16,6 +16,11 @@ def _where(span) -> dict:
     return {"path": span.path, "line": span.line}
 
 
+def _text(expr) -> str | None:
+    """An optional expression in its canonical text form (None stays None)."""
+    return None if expr is None else unparse(expr)
+
+
 def _effect(e) -> dict:
     if isinstance(e, EffectBranch):
         return {"if": unparse(e.condition), "then": [_effect(x) for x in e.then],
@@ -29,25 +34,20 @@ def _calamity(c: Calamity) -> dict:
         "name": c.name, "stack": c.stack, "class": c.klass, "beneficiary": c.beneficiary,
         "primary": [_effect(e) for e in c.primary],
         "secondary": None,
-        "exclusions": [{"role": x.role, "when": unparse(x.condition) if x.condition is not None else None,
-                        "line": x.span.line} for x in c.exclusions],
+        "exclusions": [{"role": x.role, "when": _text(x.condition), "line": x.span.line} for x in c.exclusions],
         "cancel": [{"when": unparse(e), "line": s.line} for e, s in c.cancel],
         "amounts": {k: list(v) for k, v in c.amounts.items()},  # this calamity's exceptions
         "modifiers": [{
             "when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
             "text": describe.modifier(m), "line": m.span.line,
-            "ops": [{"op": o.op, "kind": o.kind, "param": o.param,
-                     "amount": unparse(o.amount) if o.amount is not None else None,
-                     "per": unparse(o.per) if o.per is not None else None,
-                     "replacement": unparse(o.replacement) if o.replacement is not None else None,
-                     "each": o.each} for o in m.ops],
+            "ops": [{"op": o.op, "kind": o.kind, "param": o.param, "amount": _text(o.amount), "per": _text(o.per),
+                     "replacement": _text(o.replacement), "each": o.each} for o in m.ops],
         } for m in c.modifiers],
         "summary": c.summary, "text": describe.calamity(c), "aka": c.aka, "notes": c.notes, **_where(c.span),
     }
     if c.secondary:
         s = c.secondary
-        out["secondary"] = {"count": unparse(s.count) if s.count is not None else None,
-                            "share": unparse(s.share) if s.share is not None else None,
+        out["secondary"] = {"count": _text(s.count), "share": _text(s.share),
                             "effects": [_effect(e) for e in s.effects], "line": s.span.line}
     return out
 
@@ -56,6 +56,46 @@ def vocab_amount_settings():
     from .vocabulary import AMOUNT_SETTINGS
 
     return AMOUNT_SETTINGS
+
+
+def _advance(a) -> dict:
+    return {
+        "name": a.name, "cost": a.cost, "groups": a.groups, "vp": a.vp, "credits": a.credits,
+        "specific_credits": [{"target": s.target, "amount": s.amount} for s in a.specific],
+        "requires": a.requires, "supply": a.supply,
+        "abilities": [{"kind": ab.kind, "args": {k: (v if isinstance(v, (int, str)) else unparse(v))
+                                                 for k, v in ab.args.items()},
+                       "text": describe.ability(ab.kind, ab.args)} for ab in a.abilities],
+        "summary": a.summary, "aka": a.aka, "notes": a.notes, **_where(a.span),
+    }
+
+
+def _ast(t) -> dict:
+    return {"id": t.id, "name": t.name, "epochs": [{
+        "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line,
+                                          "each_step": r.each_step} for r in e.requirements]} for e in t.epochs],
+        "backward": [unparse(b) for b, _ in t.backward], "backward_except": [n for n, _ in t.backward_except],
+        "spaces": t.spaces, "step_points": t.step_points, "notes": t.notes}
+
+
+def _civilization(c, ed: Edition) -> dict:
+    return {"name": c.name, "rank": c.rank, "block": c.block,
+            "rows": {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
+                         "starts": r.starts} for k, r in c.rows.items() if k in ed.asts},
+            "notes": c.notes}
+
+
+def _labelled(lines) -> list[dict]:
+    return [{"label": p.label, "expr": unparse(p.expr)} for p in lines]
+
+
+def _start_credits(sc) -> dict | None:
+    return None if sc is None else {"amount": unparse(sc.amount), "unless": _text(sc.unless), "once": sc.once,
+                                    "doc": sc.doc}
+
+
+def _off_block(off) -> dict | None:
+    return None if off is None else {"value": unparse(off[0]), "when": _text(off[1])}
 
 
 def to_data(ed: Edition) -> dict:
@@ -68,44 +108,23 @@ def to_data(ed: Edition) -> dict:
         # how amounts are bounded and combined (undeclared settings: the language default)
         "amounts": {k: list(ed.amount_setting(k)) for k in vocab_amount_settings()},
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
-        "start_credits": None if ed.start_credits is None else {
-            "amount": unparse(ed.start_credits.amount),
-            "unless": None if ed.start_credits.unless is None else unparse(ed.start_credits.unless),
-            "once": ed.start_credits.once, "doc": ed.start_credits.doc},
+        "start_credits": _start_credits(ed.start_credits),
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
         "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
         "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
                                                        for b in t.bands]} for t in ed.tables.values()],
         "options": [{"id": o.id, "doc": o.doc, "on": o.on} for o in ed.options.values()],
-        "advances": [{
-            "name": a.name, "cost": a.cost, "groups": a.groups, "vp": a.vp, "credits": a.credits,
-            "specific_credits": [{"target": s.target, "amount": s.amount} for s in a.specific],
-            "requires": a.requires, "supply": a.supply,
-            "abilities": [{"kind": ab.kind, "args": {k: (v if isinstance(v, (int, str)) else unparse(v))
-                                                     for k, v in ab.args.items()},
-                           "text": describe.ability(ab.kind, ab.args)} for ab in a.abilities],
-            "summary": a.summary, "aka": a.aka, "notes": a.notes, **_where(a.span),
-        } for a in ed.advances.values()],
+        "advances": [_advance(a) for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
-        "asts": [{"id": t.id, "name": t.name, "epochs": [{
-            "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line,
-                                              "each_step": r.each_step} for r in e.requirements]} for e in t.epochs],
-            "backward": [unparse(b) for b, _ in t.backward], "backward_except": [n for n, _ in t.backward_except],
-            "spaces": t.spaces, "step_points": t.step_points, "notes": t.notes} for t in ed.asts.values()],
-        "civilizations": [{"name": c.name, "rank": c.rank, "block": c.block,
-                           "rows": {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
-                                        "starts": r.starts} for k, r in c.rows.items() if k in ed.asts},
-                           "notes": c.notes} for c in ed.civilizations.values()],
-        "score": None if ed.score is None else {
-            "points": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.points],
-            "tiebreaks": [{"label": p.label, "expr": unparse(p.expr)} for p in ed.score.tiebreaks]},
+        "asts": [_ast(t) for t in ed.asts.values()],
+        "civilizations": [_civilization(c, ed) for c in ed.civilizations.values()],
+        "score": None if ed.score is None else {"points": _labelled(ed.score.points),
+                                                "tiebreaks": _labelled(ed.score.tiebreaks)},
         "commodities": [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
                          "printed": c.printed, "aka": c.aka, "notes": c.notes} for c in ed.commodities.values()],
-        "set_value": unparse(ed.set_value) if ed.set_value is not None else None,
-        "set_value_off_block": None if ed.set_value_off_block is None else {
-            "value": unparse(ed.set_value_off_block[0]),
-            "when": None if ed.set_value_off_block[1] is None else unparse(ed.set_value_off_block[1])},
+        "set_value": _text(ed.set_value),
+        "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],

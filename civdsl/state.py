@@ -144,61 +144,80 @@ def split_names(text: str | None) -> list[str]:
 
 def check_state(data: dict, advances, commodities, groups, source: str = "state") -> dict:
     """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
-    problems: list[str] = []
+    checker = _FactChecker(source, advances, commodities, groups)
     clean: dict = {}
-
-    def hint(name: str, candidates) -> str:  # the closest names only for the problems shown
-        return _hint(name, candidates) if len(problems) < MAX_PROBLEMS else ""
-
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
             shown = _short(key) if isinstance(key, str) else _value(key)
-            problems.append(f"{source}: unknown key `{shown}`{hint(key, vocab.FACTS) if isinstance(key, str) else ''}")
+            checker.problem(f"unknown key `{shown}`{checker.hint(key, vocab.FACTS) if isinstance(key, str) else ''}")
             continue
         fact = vocab.FACTS[key]
-        if fact.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int):
-                problems.append(f"{source}: `{key}` must be a whole number, not {_value(value)}")
-                continue
-            if fact.minimum is not None and value < fact.minimum:
-                problems.append(f"{source}: `{key}` cannot be below {fact.minimum} (got {_value(value)})")
-                continue
-            if value > MAX_COUNT:
-                problems.append(f"{source}: `{key}` cannot be above {MAX_COUNT:,}")
-                continue
-        elif fact.type == "bool" and not isinstance(value, bool):
-            problems.append(f"{source}: `{key}` must be true or false, not {_value(value)}")
-            continue
-        elif fact.type == "str" and not isinstance(value, str):
-            problems.append(f"{source}: `{key}` must be text, not {_value(value)}")
-            continue
-        elif fact.type == "list":
-            if isinstance(value, str):
-                value = split_names(value)
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                problems.append(f"{source}: `{key}` must be a list of names")
-                continue
-            valid, what = (groups, "group") if key == "start_credits_used" else (advances, "advance")
-            for name in value:
-                if name not in valid:
-                    problems.append(f"{source}: `{key}` names unknown {what} `{_short(name)}`{hint(name, valid)}")
-        elif fact.type == "map":
-            valid = commodities if key == "commodities" else groups
-            if not isinstance(value, dict):
-                problems.append(f"{source}: `{key}` must be a mapping of name: number")
-                continue
-            for name, n in value.items():
-                if name not in valid:
-                    what = "commodity" if key == "commodities" else "group"
-                    shown = _short(name) if isinstance(name, str) else _value(name)
-                    close = hint(name, valid) if isinstance(name, str) else ""
-                    problems.append(f"{source}: `{key}` names unknown {what} `{shown}`{close}")
-                elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
-                    problems.append(f"{source}: `{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
-        clean[key] = value
-    if problems:
-        raise StateError("\n".join(_first(problems)))
+        clean[key] = getattr(checker, f"check_{fact.type}")(key, fact, value)
+    if checker.problems:
+        raise StateError("\n".join(_first(checker.problems)))
     return clean
+
+
+# a yes/no or text fact: its Python type and how a problem says what it must be
+_SIMPLE_FACTS = {"bool": (bool, "true or false"), "str": (str, "text")}
+
+
+class _FactChecker:
+    """Checks facts of one state, one `check_<type>` per fact type of the vocabulary; every
+    problem is kept, in order, and the state is rejected if there is any."""
+
+    def __init__(self, source: str, advances, commodities, groups):
+        self.source, self.advances, self.commodities, self.groups = source, advances, commodities, groups
+        self.problems: list[str] = []
+
+    def problem(self, text: str) -> None:
+        self.problems.append(f"{self.source}: {text}")
+
+    def hint(self, name: str, candidates) -> str:  # the closest names only for the problems shown
+        return _hint(name, candidates) if len(self.problems) < MAX_PROBLEMS else ""
+
+    def check_int(self, key: str, fact, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.problem(f"`{key}` must be a whole number, not {_value(value)}")
+        elif fact.minimum is not None and value < fact.minimum:
+            self.problem(f"`{key}` cannot be below {fact.minimum} (got {_value(value)})")
+        elif value > MAX_COUNT:
+            self.problem(f"`{key}` cannot be above {MAX_COUNT:,}")
+        return value
+
+    def check_simple(self, key: str, fact, value):
+        python_type, words = _SIMPLE_FACTS[fact.type]
+        if not isinstance(value, python_type):
+            self.problem(f"`{key}` must be {words}, not {_value(value)}")
+        return value
+
+    check_bool = check_str = check_simple
+
+    def check_list(self, key: str, fact, value):
+        if isinstance(value, str):
+            value = split_names(value)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.problem(f"`{key}` must be a list of names")
+            return value
+        valid, what = (self.groups, "group") if key == "start_credits_used" else (self.advances, "advance")
+        for name in value:
+            if name not in valid:
+                self.problem(f"`{key}` names unknown {what} `{_short(name)}`{self.hint(name, valid)}")
+        return value
+
+    def check_map(self, key: str, fact, value):
+        if not isinstance(value, dict):
+            self.problem(f"`{key}` must be a mapping of name: number")
+            return value
+        valid, what = (self.commodities, "commodity") if key == "commodities" else (self.groups, "group")
+        for name, n in value.items():
+            if name not in valid:
+                shown = _short(name) if isinstance(name, str) else _value(name)
+                close = self.hint(name, valid) if isinstance(name, str) else ""
+                self.problem(f"`{key}` names unknown {what} `{shown}`{close}")
+            elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
+                self.problem(f"`{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
+        return value
 
 
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
@@ -213,18 +232,26 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
         problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
     position = facts.get("ast_position")
     if position is not None and not problems:
-        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
-        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
-        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
-            t = max(ends, key=ends.get)
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
-                            f"`{t}` (space {ends[t]})")
-        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
-        if not rows and declared and position > max(declared):
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
-                            f"(space {max(declared)})")
+        problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
+    """The marker cannot stand past the finish of the player's row (or, without a civilization,
+    of the track)."""
+    problems = []
+    rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+    ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+    if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+        t = max(ends, key=ends.get)
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                        f"`{t}` (space {ends[t]})")
+    declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+    if not rows and declared and position > max(declared):
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                        f"(space {max(declared)})")
+    return problems
 
 
 def check_purchase_facts(facts: dict, module, source: str = "state") -> None:

@@ -35,6 +35,7 @@ def node_available() -> bool:
 # (the engine's own `dumps`: Python's json.dumps layout and number forms).
 _DRIVER = r"""
 "use strict";
+const before = new Set(Object.getOwnPropertyNames(globalThis));
 require(process.argv[2]);
 const api = globalThis.civdsl;
 let input = "";
@@ -51,7 +52,9 @@ process.stdin.on("end", () => {
       return {crash: String(exc && exc.stack || exc)};
     }
   });
-  process.stdout.write(api.dumps(out));
+  // every global the engine (and the answers) added: only `civdsl` may be new
+  const added = Object.getOwnPropertyNames(globalThis).filter((n) => !before.has(n)).sort();
+  process.stdout.write(api.dumps({answers: out, globals: added}));
 });
 """
 
@@ -70,8 +73,9 @@ def engine(rulebook) -> str:
     return script[1]
 
 
-def run_engine(script: str, queries: list) -> list:
-    """Each query's answer from an engine script, in one Node process."""
+def run_engine(script: str, queries: list, globals_added: list | None = None) -> list:
+    """Each query's answer from an engine script, in one Node process; `globals_added`, when
+    given, receives the names of the globals the engine defined (only `civdsl` is expected)."""
     with tempfile.TemporaryDirectory(prefix="civdsl-js-") as tmp:
         engine_file = Path(tmp) / "engine.js"
         driver_file = Path(tmp) / "driver.js"
@@ -81,7 +85,10 @@ def run_engine(script: str, queries: list) -> list:
                               capture_output=True, text=True, encoding="utf-8", timeout=600)
     if done.returncode != 0:
         raise AssertionError(f"node failed ({done.returncode}):\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout)
+    out = json.loads(done.stdout)
+    if globals_added is not None:
+        globals_added.extend(out["globals"])
+    return out["answers"]
 
 
 def js_answers(rulebook, queries: list) -> list:

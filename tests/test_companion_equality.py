@@ -123,15 +123,26 @@ def random_state(module, rng: random.Random, dense: float = 0.7) -> dict:
     return state
 
 
-def _questions(module, state: dict, name: str) -> list[tuple[str, dict]]:
-    """Every calamity for both roles, every track's epochs, and the score, for one state."""
+def _questions(module, state: dict, name: str, rng: random.Random | None = None) -> list[tuple[str, dict]]:
+    """Every calamity for both roles, every track's epochs, and the score, for one state; with
+    `rng`, rule switches set at random (`--option`) and amounts assigned to secondary victims
+    (`--assigned`, sometimes more than the rule allows: both engines refuse it alike)."""
     out = []
+    options: dict = {}
+    if rng is not None and module.OPTIONS:
+        options["option"] = {o: rng.random() < 0.5 for o in module.OPTIONS}
     for calamity in module.CALAMITIES:
         for role in ("primary", "secondary"):
-            out.append((f"{name}: resolve {calamity!r} as {role}",
-                        {"command": "resolve", "calamity": calamity, "role": role, "state": state, "options": {}}))
-    out.append((f"{name}: epoch", {"command": "epoch", "state": state, "options": {}}))
-    out.append((f"{name}: score", {"command": "score", "state": state, "options": {}}))
+            chosen = dict(options)
+            if rng is not None and role == "secondary" and rng.random() < 0.3:
+                chosen["assigned"] = rng.randint(0, 8)
+            out.append((f"{name}: resolve {calamity!r} as {role} with {chosen} on {state!r}",
+                        {"command": "resolve", "calamity": calamity, "role": role, "state": state,
+                         "options": chosen}))
+    out.append((f"{name}: epoch with {options} on {state!r}",
+                {"command": "epoch", "state": state, "options": dict(options)}))
+    out.append((f"{name}: score with {options} on {state!r}",
+                {"command": "score", "state": state, "options": dict(options)}))
     return out
 
 
@@ -167,5 +178,87 @@ def test_random_states_are_answered_alike(edition):
     named = []
     for i in range(12):
         state = random_state(module, rng, dense=rng.choice((0.3, 0.7, 1.0)))
-        named += _questions(module, state, f"{edition} random state {i} {state!r}"[:400])
+        named += _questions(module, state, f"{edition} random state {i}", rng)
     _compare(edition, named)
+
+
+NUMBERS = ROOT / "tests" / "fixtures" / "companion_numbers.civ"
+
+
+def test_numbers_unknowns_and_procedures_are_answered_alike():
+    """An invented edition whose rules make every kind of number (exact fractions printed as
+    "7/2", floats from sqrt, floor division, 10^16), read unknown facts in every operator, switch
+    a rule, and run select-then-unselect, least over, discard by value and reduce until supported."""
+    module = civdsl.load(NUMBERS).module
+    rng = random.Random("numbers")
+    named = []
+    for i in range(60):
+        state = random_state(module, rng, dense=rng.choice((0.3, 0.7, 0.9, 1.0)))
+        if rng.random() < 0.5:
+            state["reduced_city_tokens"] = rng.randint(0, 3)
+        named += _questions(module, state, f"numbers random state {i}", rng)
+    _compare(NUMBERS, named)
+
+
+# --- questions the command line refuses: the same error, word for word ------------------------------
+
+def _misspelt(name: str) -> str:
+    """A name with one letter dropped (close enough for a `did you mean`)."""
+    return name[:-2] + name[-1:] if len(name) > 3 else name + "x"
+
+
+def _refused(module) -> list[tuple[str, dict]]:
+    advances, calamities = list(module.ADVANCES), list(module.CALAMITIES)
+    civs, tracks = list(module.CIVILIZATIONS), list(module.AST)
+    commodities, groups = list(module.COMMODITIES), list(module.GROUPS)
+    calamity = calamities[0] if calamities else "Anything"
+    states = [
+        {"citys": 3}, {"tokns": 2, "zzzz": 1}, {"cities": "five"}, {"cities": -1}, {"cities": 10**10},
+        {"sole_leader": 1}, {"civilization": 3}, {"holds": "a, b"}, {"holds": [1, 2]}, {"credits": [1]},
+        {"commodities": {"Nothing at all": 2}}, {"traded_by": ["x"]}, {"options": {"no_such_switch": True}},
+        {"options": []}, {"ast_track": "no track"}, {"scenario": "The Long Game"}, {"block": "middle"},
+        {"civilization": "Atlantis"}, {"start_credits_used": groups[:1]}, {"ast_position": 999},
+        {"holds": [f"Unknown {i}" for i in range(25)]},
+    ]
+    if advances:
+        states += [{"holds": [_misspelt(advances[0])]}, {"holds": [advances[-1].upper()]}]
+    if commodities:
+        states += [{"commodities": {_misspelt(commodities[0]): 1}}, {"commodities": {commodities[0]: 10**6}},
+                   {"commodities": {commodities[0].lower(): 1, commodities[0]: 1}}]
+    if groups:
+        states += [{"credits": {_misspelt(groups[0]): 1}}, {"credits": {groups[0]: "x"}}]
+    if civs:
+        states += [{"civilization": _misspelt(civs[0])}, {"civilization": civs[0], "ast_position": 999}]
+    if tracks:
+        states.append({"ast_track": _misspelt(tracks[0])})
+    if module.OPTIONS:
+        first = next(iter(module.OPTIONS))
+        states += [{"options": {_misspelt(first): True}}, {"options": {first: "maybe"}}, {"options": {first: "on"}}]
+    out = []
+    for i, state in enumerate(states):
+        for command in ("resolve", "epoch", "score"):
+            q = {"command": command, "state": state, "options": {}}
+            if command == "resolve":
+                q.update(calamity=calamity, role="primary")
+            out.append((f"refused state {i} {state!r}: {command}", q))
+    names = [_misspelt(calamity), calamity.lower(), "Nothing like it"] + ([_misspelt(calamities[-1])] if calamities else [])
+    for name in names:
+        out.append((f"calamity {name!r}", {"command": "resolve", "calamity": name, "role": "primary", "state": {}}))
+    out.append(("role tertiary", {"command": "resolve", "calamity": calamity, "role": "tertiary", "state": {}}))
+    out.append(("assigned to a primary victim",
+                {"command": "resolve", "calamity": calamity, "role": "primary", "state": {}, "options": {"assigned": 1}}))
+    out.append(("assigned -1", {"command": "resolve", "calamity": calamity, "role": "secondary", "state": {},
+                                "options": {"assigned": -1}}))
+    for holds in (["Nothing"], [_misspelt(a) for a in advances[:3]], [a.lower() for a in advances[:2]]):
+        out.append((f"--holds {holds}", {"command": "score", "state": {}, "options": {"holds": holds}}))
+    for track in ["no such track"] + [_misspelt(t) for t in tracks[:1]] + tracks[:1]:
+        out.append((f"--ast {track!r}", {"command": "epoch", "state": {}, "options": {"ast": track}}))
+    return out
+
+
+@pytest.mark.parametrize("edition", _shipped())
+def test_refused_questions_are_refused_alike(edition):
+    """Unknown and misspelt names (with the same `did you mean`), wrong types, impossible positions
+    and hands, bad options and roles: both engines refuse each with the same message."""
+    module = civdsl.load(edition).module
+    _compare(edition, _refused(module))

@@ -123,3 +123,15 @@ def test_advances_named_finds_the_holds_of_an_expression():
         for m in cal.modifiers:
             assert m.advances == advances_named(m.condition)
             assert all(a in ed.advances for a in m.advances)
+
+
+def test_a_use_under_not_is_negated_and_the_charts_read_it(tmp_path):
+    from civdsl.charts.derive import held_advances
+    from civdsl.references import uses_in
+
+    house = _house(tmp_path, 'change calamity "Famine" {\n'
+                             '  when not holds("Pottery") and holds("Agriculture") { prevent damage 1 }\n}\n')
+    ed = check_file(house).edition
+    m = ed.calamities["Famine"].modifiers[-1]
+    assert sorted((r.name, r.negated) for r in uses_in(m.condition)) == [("Agriculture", False), ("Pottery", True)]
+    assert sorted(held_advances(m.condition)) == [("Agriculture", False), ("Pottery", True)]

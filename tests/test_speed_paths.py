@@ -157,3 +157,36 @@ def test_a_span_from_lark_positions_equals_the_one_built_the_ordinary_way():
             assert type(got.path) is str
     with pytest.raises(AttributeError):
         got.line = 5  # still frozen
+
+
+def test_a_reference_built_without_init_equals_the_ordinary_one():
+    import dataclasses
+
+    from civdsl import references
+    from civdsl.diagnostics import Span
+
+    span = Span("a.civ", 3, 5, 9)
+    args = ("name", "tax_rate", "ref", span, 1, "name", ("calamity", "Famine"), "modifier", None, "Famine", True, None)
+    fast, slow = references._ref(*args), references.Ref(*args)
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.kind = "const"
+    changed = references._with(fast, kind="const")
+    assert changed == dataclasses.replace(slow, kind="const") and fast.kind == "name"
+    assert references._ref(*args[:-1], part=object()) == slow  # `part` is not compared
+
+
+def test_the_index_skips_leaves_but_finds_every_name():
+    from civdsl import references
+    from civdsl.syntax import Name, Num, Str, Where
+    from civdsl.diagnostics import Span
+
+    sp = Span("a.civ", 1, 1, 2)
+    value = {"a": [Num(3, sp), Str("x", sp), (Name(("tax_rate",), sp), 4, None, True)], "b": sp,
+             "c": Where(Name(("advances",), sp), Name(("cost",), sp), sp)}
+    out: list = []
+    indexer = references._FileIndexer.__new__(references._FileIndexer)
+    indexer.file, indexer.out = 0, out
+    indexer.expressions(value, ("", None), None, None, None)
+    indexer.expressions(7, ("", None), None, None, None)
+    assert sorted(r.name for r in out) == ["advances", "tax_rate"]  # `cost` is an attribute of the items

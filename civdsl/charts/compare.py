@@ -181,7 +181,8 @@ def index_html(results) -> str:
         ed = r.edition
         files = r.files or {}
         links = []
-        for rel, text in ((f"charts/{ed.id}.html", "printable charts"), ("charts/reference.html", "round reference"),
+        for rel, text in (("companion.html", "companion (for the table)"),
+                          (f"charts/{ed.id}.html", "printable charts"), ("charts/reference.html", "round reference"),
                           ("charts/house-summary.html", "house-rule summary"),
                           ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
                           ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),

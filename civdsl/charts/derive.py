@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from .. import describe
 from .. import vocabulary as vocab
 from ..model import Advance, Calamity, Edition, Effect, EffectBranch, Modifier, ModifierOp
-from ..syntax import BinOp, Call, ChangeOp, ImmuneOp, Neg, NodeVisitor, Not, Num, OptionOp, Str
+from ..references import uses_in
+from ..syntax import Call, ChangeOp, ImmuneOp, Neg, NodeVisitor, Num, OptionOp, Str
 
 # --- direction of a modifier --------------------------------------------------------------
 
@@ -133,20 +134,9 @@ def modifier_direction(m: Modifier, cal: Calamity) -> str:
 # --- advances named by a condition --------------------------------------------------------
 
 
-def held_advances(e, negated: bool = False) -> list[tuple[str, bool]]:
-    """(advance, negated) for every holds("X") in a condition, in order."""
-    out: list[tuple[str, bool]] = []
-    if isinstance(e, Call):
-        if e.name == "holds" and e.args and isinstance(e.args[0], Str):
-            out.append((e.args[0].value, negated))
-        for a in list(e.args) + list(e.kwargs.values()):
-            out.extend(held_advances(a, negated))
-    elif isinstance(e, Not):
-        out.extend(held_advances(e.operand, not negated))
-    elif isinstance(e, BinOp):
-        out.extend(held_advances(e.left, negated))
-        out.extend(held_advances(e.right, negated))
-    return out
+def held_advances(e) -> list[tuple[str, bool]]:
+    """(advance, negated) for every holds("X") in a condition (the index of references' uses)."""
+    return [(r.name, r.negated) for r in uses_in(e) if r.kind == "advance"]
 
 
 def positive_advances(m: Modifier) -> list[str]:

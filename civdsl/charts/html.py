@@ -116,21 +116,23 @@ def chip_html(c: Chip) -> str:
             f"{esc(c.symbol)} {esc(c.name)}{esc(amount)}</span>")
 
 
+# how each kind of part of a cell is written (cells.py), in the order they are tried
+_PART_HTML = (
+    (str, esc),
+    (Chip, chip_html),
+    (Sign, lambda p: f'<span class="sign s-{p.direction}" title="{esc(SIGN_WORD[p.direction])}">'
+                     f'{esc(SIGN_GLYPH[p.direction])}</span>'),
+    (Strong, lambda p: f"<b>{esc(p.text)}</b>"),
+    (Quote, lambda p: f'<q class="rb">{esc(p.text)}</q>'),
+    (Link, lambda p: f'<a href="{esc(href(p.href))}">{esc(p.text)}</a>'),
+    (Gap, lambda p: " "),
+)
+
+
 def part_html(p) -> str:
-    if isinstance(p, str):
-        return esc(p)
-    if isinstance(p, Chip):
-        return chip_html(p)
-    if isinstance(p, Sign):
-        return f'<span class="sign s-{p.direction}" title="{esc(SIGN_WORD[p.direction])}">{esc(SIGN_GLYPH[p.direction])}</span>'
-    if isinstance(p, Strong):
-        return f"<b>{esc(p.text)}</b>"
-    if isinstance(p, Quote):
-        return f'<q class="rb">{esc(p.text)}</q>'
-    if isinstance(p, Link):
-        return f'<a href="{esc(href(p.href))}">{esc(p.text)}</a>'
-    if isinstance(p, Gap):
-        return " "
+    for kind, render in _PART_HTML:
+        if isinstance(p, kind):
+            return render(p)
     raise TypeError(p)
 
 
@@ -152,32 +154,36 @@ def table_html(t: Table, with_title: bool = True) -> str:
     out.append(f'<table{cls} data-slug="{esc(t.slug)}">')
     out.append("<colgroup>" + "".join(f'<col style="width:{100 * c.width / total:.3f}%">' for c in t.columns)
                + "</colgroup>")
-    heads = []
-    for c in t.columns:
-        inner = chip_html(c.chip) if c.chip is not None else esc(c.name)
-        classes = " ".join(x for x in ("v" if c.vertical else "", "n" if c.numeric and not c.vertical else "") if x)
-        attr = f' class="{classes}"' if classes else ""
-        heads.append(f'<th scope="col"{attr}>' + (f"<span>{inner}</span>" if c.vertical else inner) + "</th>")
-    out.append("<thead><tr>" + "".join(heads) + "</tr></thead>")
+    out.append("<thead><tr>" + "".join(_column_head(c) for c in t.columns) + "</tr></thead>")
     out.append("<tbody>")
     for r in t.rows:
         attr = f' class="m-{r.mark}"' if r.mark else ""
-        cells = []
-        for i, (col, c) in enumerate(zip(t.columns, r.cells)):
-            tag = "th" if r.head and i == _head_index(t) else "td"
-            classes = []
-            if c.numeric or col.numeric:
-                classes.append("n")
-            if t.matrix and c.plain() == "\u2014":
-                classes.append("self")
-            scope = ' scope="row"' if tag == "th" else ""
-            cattr = f' class="{" ".join(classes)}"' if classes else ""
-            # the column's name, shown above the cell where a phone lays rows out as cards
-            label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
-            cells.append(f"<{tag}{scope}{cattr}{label}>{cell_html(c)}</{tag}>")
-        out.append(f"<tr{attr}>" + "".join(cells) + "</tr>")
+        out.append(f"<tr{attr}>" + "".join(_cell(t, r.head and i == _head_index(t), col, c)
+                                           for i, (col, c) in enumerate(zip(t.columns, r.cells))) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
+
+
+def _classes(*names: str) -> str:
+    """A class attribute of the names that apply (none: no attribute)."""
+    shown = " ".join(n for n in names if n)
+    return f' class="{shown}"' if shown else ""
+
+
+def _column_head(c) -> str:
+    inner = chip_html(c.chip) if c.chip is not None else esc(c.name)
+    attr = _classes("v" if c.vertical else "", "n" if c.numeric and not c.vertical else "")
+    return f'<th scope="col"{attr}>' + (f"<span>{inner}</span>" if c.vertical else inner) + "</th>"
+
+
+def _cell(t: Table, head: bool, col, c: Cell) -> str:
+    """One cell of a row; the row's head cell is a <th>."""
+    tag = "th" if head else "td"
+    scope = ' scope="row"' if head else ""
+    cattr = _classes("n" if c.numeric or col.numeric else "", "self" if t.matrix and c.plain() == "\u2014" else "")
+    # the column's name, shown above the cell where a phone lays rows out as cards
+    label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
+    return f"<{tag}{scope}{cattr}{label}>{cell_html(c)}</{tag}>"
 
 
 def _head_index(t: Table) -> int:

@@ -149,9 +149,6 @@ def fmt(paths, check_only, show_diff, as_json):
     rulebooks of the current folder (rulebooks/ and rulebooks/house/ included). Comments are
     kept; files with syntax errors are reported and never rewritten, and nothing inside an
     installed civdsl package is ever rewritten."""
-    import difflib
-
-    from ..build import atomic_write
     from ..fmt import format_file
     from ..resources import local_rulebooks, rulebook_paths
 
@@ -164,58 +161,84 @@ def fmt(paths, check_only, show_diff, as_json):
         if locked:
             fail(f"{', '.join(locked)}: part of the installed civdsl package, never rewritten (copy the file "
                  f"to change it, or use --diff)")
-    failed: list[dict] = []
-    changed: list[str] = []
-    diffs: dict[str, str] = {}
-    unchanged = 0
+    run = _FmtRun(check_only, show_diff, as_json)
     for path in targets:
-        res = format_file(path)
-        name = _display(path)
-        if res.error is not None:
-            diagnostics = res.error.diagnostics if res.error.diagnostics is not None and res.error.diagnostics.items \
-                else None
-            failed.append({"path": name, "message": str(res.error),
-                           "diagnostics": [d.to_json() for d in diagnostics.sorted()] if diagnostics else []})
-            if not as_json:
-                if diagnostics is not None:
-                    echo(diagnostics.render(color=use_color(err=True)), err=True)
-                else:
-                    click.echo(f"error: {res.error}", err=True)
-                click.echo(f"{name}: not formatted", err=True)
-            continue
-        if not res.changed:
-            unchanged += 1
-            continue
-        changed.append(name)
-        if show_diff:
-            diffs[name] = "".join(difflib.unified_diff((res.old_text or "").splitlines(True),
-                                                       res.new_text.splitlines(True), f"{name}", f"{name} (formatted)"))
-            if not as_json:
-                click.echo(diffs[name], nl=False)
-        if check_only:
-            if not as_json:
-                click.echo(f"would reformat {name}")
-        elif writes:
-            atomic_write(path, res.new_text)
-            if not as_json:
-                click.echo(f"formatted {name}")
-    code = 1 if failed or (changed and check_only) else 0
+        run.file(path, format_file(path))
+    code = 1 if run.failed or (run.changed and check_only) else 0
     if as_json:
-        answer = {"changed": changed, "unchanged": unchanged, "failed": failed, "written": writes}
+        answer = {"changed": run.changed, "unchanged": run.unchanged, "failed": run.failed, "written": run.writes}
         if show_diff:
-            answer["diffs"] = diffs
+            answer["diffs"] = run.diffs
         emit_json(answer, rulebooks=[_display(p) for p in targets])
         sys.exit(code)
-    if not writes:
-        if changed:
-            click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} would be reformatted, "
-                       f"{unchanged} already formatted", err=True)
-        elif not failed:
-            click.echo(f"{unchanged} file{'s' if unchanged != 1 else ''} already formatted")
-        sys.exit(code)
-    if not failed:
-        click.echo(f"{len(changed)} file{'s' if len(changed) != 1 else ''} formatted, {unchanged} unchanged")
+    run.summary()
     sys.exit(code)
+
+
+def _files(n: int) -> str:
+    return f"{n} file{'s' if n != 1 else ''}"
+
+
+class _FmtRun:
+    """What `fmt` did to each file: formatted (or would), unchanged, or not formatted (an error)."""
+
+    def __init__(self, check_only: bool, show_diff: bool, as_json: bool):
+        self.check_only, self.show_diff, self.as_json = check_only, show_diff, as_json
+        self.writes = not (check_only or show_diff)
+        self.failed: list[dict] = []
+        self.changed: list[str] = []
+        self.diffs: dict[str, str] = {}
+        self.unchanged = 0
+
+    def say(self, text: str, **kw) -> None:
+        if not self.as_json:
+            click.echo(text, **kw)
+
+    def file(self, path, res) -> None:
+        name = _display(path)
+        if res.error is not None:
+            self._failure(name, res.error)
+        elif not res.changed:
+            self.unchanged += 1
+        else:
+            self._changed(path, name, res)
+
+    def _failure(self, name: str, error) -> None:
+        diagnostics = error.diagnostics if error.diagnostics is not None and error.diagnostics.items else None
+        self.failed.append({"path": name, "message": str(error),
+                            "diagnostics": [d.to_json() for d in diagnostics.sorted()] if diagnostics else []})
+        if self.as_json:
+            return
+        if diagnostics is not None:
+            echo(diagnostics.render(color=use_color(err=True)), err=True)
+        else:
+            click.echo(f"error: {error}", err=True)
+        click.echo(f"{name}: not formatted", err=True)
+
+    def _changed(self, path, name: str, res) -> None:
+        import difflib
+
+        from ..build import atomic_write
+
+        self.changed.append(name)
+        if self.show_diff:
+            self.diffs[name] = "".join(difflib.unified_diff((res.old_text or "").splitlines(True),
+                                                            res.new_text.splitlines(True), f"{name}",
+                                                            f"{name} (formatted)"))
+            self.say(self.diffs[name], nl=False)
+        if self.check_only:
+            self.say(f"would reformat {name}")
+        elif self.writes:
+            atomic_write(path, res.new_text)
+            self.say(f"formatted {name}")
+
+    def summary(self) -> None:
+        changed, unchanged = len(self.changed), self.unchanged
+        if changed and not self.writes:
+            click.echo(f"{_files(changed)} would be reformatted, {unchanged} already formatted", err=True)
+        elif not self.failed:
+            click.echo(f"{_files(changed)} formatted, {unchanged} unchanged" if self.writes
+                       else f"{_files(unchanged)} already formatted")
 
 
 @command()
@@ -329,6 +352,9 @@ def vocab(as_json):
             "functions": {f.name: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc} for f in v.FUNCTIONS.values()},
             "engine_names": {e.name: {"declared_as": e.declared_as, "type": e.type, "default": e.default,
                                       "minimum": e.minimum, "doc": e.doc} for e in v.ENGINE_NAMES.values()},
+            "resolution_settings": {s.name: {"values": s.values, "default": s.default, "per_calamity": s.per_calamity,
+                                             "doc": s.doc} for s in v.RESOLUTION_SETTINGS.values()},
+            "relations": dict(v.RELATIONS),
         }, None)
         return
     for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
@@ -345,6 +371,13 @@ def vocab(as_json):
     click.echo("Functions:")
     for f in v.FUNCTIONS.values():
         click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
+    click.echo("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`):")
+    for s in v.RESOLUTION_SETTINGS.values():
+        values = s.values if isinstance(s.values, str) else "|".join(s.values)
+        click.echo(f"  {s.name} {values}{' (also per calamity)' if s.per_calamity else ''}: {s.doc}")
+    click.echo("Table relations (`by=`, `among=` of table queries; a table file's `borders`):")
+    for name, doc in v.RELATIONS.items():
+        click.echo(f"  {name}: {doc}")
     click.echo("Constants and tables the engine reads by name:")
     for e in v.ENGINE_NAMES.values():
         default = "" if e.default is None else f", default {e.default}"

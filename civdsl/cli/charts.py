@@ -56,39 +56,64 @@ def _load(rulebook: str):
 
 def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | bytes], list[str]]:
     """{file name: content} for one kind in one format (several files only for CSV of `all`)."""
-    from ..serialize import to_data
-    from ..charts import charts_for, model_yaml
-    from ..charts.cells import chips_for
-    from ..charts.diff import compute
-    from ..charts.explorer import to_dot, to_svg
-    from ..charts.html import edition_page
-    from ..charts.markdown import csv_table, md_chart
-    from ..charts.tables import house_chart
-
     if fmt in ("svg", "dot") and kind != "explorer":
         raise click.UsageError(f"--format {fmt} draws the strategy explorer: use --kind explorer")
     if fmt in ("json", "yaml"):
-        data = to_data(edition)
-        if kind != "all":
-            keys = [key for k in kind.split(",") for key in MODEL_KEYS.get(k, ("id", "name"))]
-            data = {k: data[k] for k in dict.fromkeys(keys)}
-        import json
+        return _model_files(edition, kind, fmt), []
+    if fmt in ("svg", "dot"):
+        return _explorer_files(edition, base, fmt), []
+    kinds = kind.split(",")
+    chosen, diff, reference = _chosen_charts(edition, base, kinds)
+    if fmt == "md":
+        from ..charts.markdown import md_chart
 
-        text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
-        return {f"{kind}.{fmt}": text}, []
+        parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
+        return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}, []
+    if fmt == "html":
+        return _html_files(edition, kind, chosen, diff, reference), []
+    # csv: every table of the chosen charts
+    from ..charts.markdown import csv_table
+
+    return {f"{t.slug}.csv": csv_table(t) for c in chosen for t in c.tables if t.csv}, []
+
+
+def _model_files(edition, kind: str, fmt: str) -> dict[str, str]:
+    """The part of the compiled model the chart shows, as JSON or YAML."""
+    import json
+
+    from ..charts import model_yaml
+    from ..serialize import to_data
+
+    data = to_data(edition)
+    if kind != "all":
+        keys = [key for k in kind.split(",") for key in MODEL_KEYS.get(k, ("id", "name"))]
+        data = {k: data[k] for k in dict.fromkeys(keys)}
+    text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n") if fmt == "json" else model_yaml(data)
+    return {f"{kind}.{fmt}": text}
+
+
+def _explorer_files(edition, base, fmt: str) -> dict[str, str | bytes]:
+    """The strategy explorer as Graphviz source or drawn (what a house rule changes marked)."""
+    from ..charts.diff import compute
+    from ..charts.explorer import to_dot, to_svg
+
     marks = compute(base, edition).marks("advances") if base is not None else None
     if fmt == "dot":
-        return {"explorer.dot": to_dot(edition, marks)}, []
-    if fmt == "svg":
-        svg, problem = to_svg(to_dot(edition, marks))
-        if svg is None:
-            raise click.ClickException(problem)
-        return {"explorer.svg": svg}, []
-    from ..charts.mdhtml import to_html
+        return {"explorer.dot": to_dot(edition, marks)}
+    svg, problem = to_svg(to_dot(edition, marks))
+    if svg is None:
+        raise click.ClickException(problem)
+    return {"explorer.svg": svg}
+
+
+def _chosen_charts(edition, base, kinds: list[str]) -> tuple[list, object, str | None]:
+    """(the charts asked for, the house rule's diff against its base or None, the round reference
+    text or None). `all` is every chart the edition has items for; a chart asked for by name is
+    drawn even when empty."""
+    from ..charts import charts_for
+    from ..charts.tables import house_chart
     from ..rounds.reference import render_round_reference
 
-    kinds = kind.split(",")
-    # `all` is every chart the edition has items for; a chart asked for by name is drawn even when empty
     charts, diff = charts_for(edition, base, only_content=kinds == ["all"])
     if "glance" in kinds:  # the cheat-sheet view of the calamities, never part of `all`
         from ..charts.tables import glance_chart
@@ -104,22 +129,19 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
     reference = render_round_reference(edition).get("reference.md") if "all" in kinds or "reference" in kinds else None
     if "reference" in kinds and reference is None:
         raise click.ClickException(f"{edition.name} declares no round rules: it has no round reference")
-    if fmt == "md":
-        parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
-        return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}, []
-    if fmt == "html":
-        if reference and not chosen:
-            return {f"{kind}.html": to_html(reference, f"{edition.name}: round reference")}, []
-        # several kinds chosen by name make a cheat sheet: printed denser
-        return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
-                                                               house=diff is not None, sheet=len(kinds) > 1)}, []
-    # csv: every table of the chosen charts
-    out = {}
-    for c in chosen:
-        for t in c.tables:
-            if t.csv:
-                out[f"{t.slug}.csv"] = csv_table(t)
-    return out, []
+    return chosen, diff, reference
+
+
+def _html_files(edition, kind: str, chosen: list, diff, reference: str | None) -> dict[str, str]:
+    from ..charts.cells import chips_for
+    from ..charts.html import edition_page
+    from ..charts.mdhtml import to_html
+
+    if reference and not chosen:
+        return {f"{kind}.html": to_html(reference, f"{edition.name}: round reference")}
+    # several kinds chosen by name make a cheat sheet: printed denser
+    return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
+                                                           house=diff is not None, sheet=len(kind.split(",")) > 1)}
 
 
 @command()

@@ -41,7 +41,9 @@ function epochAnswer(state, options) {
   const track = get(options, "ast", null);
   if (track !== null && !own(MODEL.AST, track)) {
     const valid = Object.keys(MODEL.AST);
-    throw new UserError("--ast: unknown A.S.T. track `" + track + "`; " + MODEL.EDITION.id + " has: " +
+    const best = didYouMean(track, valid);
+    const hint = best && best !== track ? " (did you mean `" + best + "`?)" : "";
+    throw new UserError("--ast: unknown A.S.T. track `" + track + "`" + hint + "; " + MODEL.EDITION.id + " has: " +
       (valid.length ? valid.map(function (t) { return "`" + t + "`"; }).join(", ") : "none"));
   }
   const tracks = track !== null ? [track] : Object.keys(MODEL.AST);

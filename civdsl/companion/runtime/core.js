@@ -100,6 +100,9 @@ class Frac {
   toString() {
     return this.d === 1 ? String(this.n) : this.n + "/" + this.d;
   }
+  toJSON() {
+    return this.toString();
+  }
 }
 
 function fr(n, d) {
@@ -270,6 +273,7 @@ function truthy(v) {
   if (v instanceof Frac) return v.n !== 0;
   if (v instanceof PyFloat) return v.v !== 0;
   if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.keys(v).length > 0;
   return true;
 }
 
@@ -307,9 +311,9 @@ function lookup(bands, x) {
 }
 
 // runtime.number: integral fractions print as integers, an unknown value as null; any other
-// fraction as Python's json.dumps(default=str) writes it
+// fraction stays exact (printed "7/2", as Python's json.dumps(default=str) writes it)
 function number(v) {
-  if (v instanceof Frac) return v.d === 1 ? v.n : v.n + "/" + v.d;
+  if (v instanceof Frac) return v.d === 1 ? v.n : v;
   if (v instanceof Unknown) return null;
   return v;
 }
@@ -350,8 +354,157 @@ function pyStr(v) {
   return String(v);
 }
 
+// repr() of a value of a state file (text, number, list, mapping) as Python writes it
 function pyRepr(v) {
-  return typeof v === "string" ? JSON.stringify(v) : pyStr(v);
+  if (typeof v === "string") return strRepr(v);
+  if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
+  if (isMap(v) && !(v instanceof Frac) && !(v instanceof PyFloat) && !(v instanceof Unknown)) {
+    return "{" + Object.keys(v).map(function (k) { return strRepr(k) + ": " + pyRepr(v[k]); }).join(", ") + "}";
+  }
+  if (v instanceof Frac) return "Fraction(" + v.n + ", " + v.d + ")";
+  return pyStr(v);
+}
+
+// Python's repr of a str: single quotes unless the text holds one and no double quote; the
+// characters str.isprintable() refuses escaped
+function strRepr(text) {
+  const quote = text.indexOf("'") >= 0 && text.indexOf('"') < 0 ? '"' : "'";
+  let out = quote;
+  for (const ch of Array.from(text)) {
+    const code = ch.codePointAt(0);
+    if (ch === quote || ch === "\\") out += "\\" + ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (unprintable(code)) {
+      const hex = code.toString(16);
+      out += code < 0x100 ? "\\x" + ("0" + hex).slice(-2) : code < 0x10000 ? "\\u" + ("000" + hex).slice(-4) : "\\U" + ("0000000" + hex).slice(-8);
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+// the code points Python's str.isprintable() refuses that a state file may plausibly hold:
+// controls, separators other than the space, format characters (bidi marks), lone surrogates
+function unprintable(code) {
+  return code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad || (code >= 0x2000 && code <= 0x200f) ||
+    (code >= 0x2028 && code <= 0x202f) || (code >= 0x205f && code <= 0x206f) || code === 0x3000 ||
+    code === 0xfeff || (code >= 0xd800 && code <= 0xdfff) || code === 0x1680 || code === 0x180e ||
+    (code >= 0xfff9 && code <= 0xfffb);
+}
+
+// state._short: a name as is, any other value its repr, cut to 80 characters
+function shortText(value) {
+  const text = typeof value === "string" ? value : pyRepr(value);
+  const chars = Array.from(text);
+  return chars.length <= 80 ? text : chars.slice(0, 77).join("") + "...";
+}
+
+// state._value: a value for a message as Python writes it (text quoted), cut short
+function valueText(value) {
+  return shortText(typeof value === "string" ? strRepr(Array.from(value).slice(0, 200).join("")) : value);
+}
+
+// --- the closest name (diagnostics.did_you_mean: difflib.get_close_matches, n=1, cutoff 0.6) ------
+
+// difflib.SequenceMatcher(None, a, b).ratio() for names shorter than 200 characters (no autojunk)
+function matchRatio(a, b) {
+  const A = Array.from(a), B = Array.from(b);
+  const b2j = new Map();
+  B.forEach(function (ch, j) {
+    if (!b2j.has(ch)) b2j.set(ch, []);
+    b2j.get(ch).push(j);
+  });
+  function longest(alo, ahi, blo, bhi) {
+    let besti = alo, bestj = blo, bestsize = 0;
+    let j2len = new Map();
+    for (let i = alo; i < ahi; i++) {
+      const next = new Map();
+      for (const j of b2j.get(A[i]) || []) {
+        if (j < blo) continue;
+        if (j >= bhi) break;
+        const k = (j2len.get(j - 1) || 0) + 1;
+        next.set(j, k);
+        if (k > bestsize) {
+          besti = i - k + 1;
+          bestj = j - k + 1;
+          bestsize = k;
+        }
+      }
+      j2len = next;
+    }
+    while (besti > alo && bestj > blo && A[besti - 1] === B[bestj - 1]) {
+      besti--;
+      bestj--;
+      bestsize++;
+    }
+    while (besti + bestsize < ahi && bestj + bestsize < bhi && A[besti + bestsize] === B[bestj + bestsize]) bestsize++;
+    return [besti, bestj, bestsize];
+  }
+  let matched = 0;
+  const queue = [[0, A.length, 0, B.length]];
+  while (queue.length) {
+    const [alo, ahi, blo, bhi] = queue.pop();
+    const [i, j, k] = longest(alo, ahi, blo, bhi);
+    if (k) {
+      matched += k;
+      if (alo < i && blo < j) queue.push([alo, i, blo, j]);
+      if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
+    }
+  }
+  const total = A.length + B.length;
+  return total ? 2 * matched / total : 1;
+}
+
+// difflib.get_close_matches(word, possibilities, n=1, cutoff=0.6)[0], or null
+function closeMatch(word, possibilities) {
+  let best = null, bestScore = -1;
+  for (const x of possibilities) {
+    const score = matchRatio(x, word);
+    if (score >= 0.6 && (score > bestScore || (score === bestScore && x > best))) {
+      best = x;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function didYouMean(name, candidates) {
+  const cands = Array.from(candidates);
+  if (!cands.length) return null;
+  const lowered = new Map();
+  for (const c of cands) lowered.set(c.toLowerCase(), c);
+  if (lowered.has(name.toLowerCase())) return lowered.get(name.toLowerCase());
+  const match = closeMatch(name.toLowerCase(), Array.from(lowered.keys()));
+  return match === null ? null : lowered.get(match);
+}
+
+function didYouMeanWords(name, candidates) {
+  const best = didYouMean(name, candidates);
+  if (best !== null) return best;
+  const words = new Map();
+  for (const c of candidates) {
+    for (const word of c.toLowerCase().split(/\s+/)) {
+      if (Array.from(word).length > 2 && !words.has(word)) words.set(word, c);
+    }
+  }
+  const match = closeMatch(name.toLowerCase(), Array.from(words.keys()));
+  return match === null ? null : words.get(match);
+}
+
+// state._hint: " (did you mean `X`?)" or ""
+function hintText(name, candidates) {
+  if (Array.from(name).length > 200) return "";
+  const best = didYouMean(name, candidates);
+  return best ? " (did you mean `" + best + "`?)" : "";
+}
+
+const MAX_PROBLEMS = 20;
+
+// state._first: at most 20 problems, then how many more
+function firstProblems(problems) {
+  if (problems.length <= MAX_PROBLEMS) return problems;
+  return problems.slice(0, MAX_PROBLEMS).concat(["... and " + String(problems.length - MAX_PROBLEMS).replace(/\B(?=(\d{3})+(?!\d))/g, ",") + " more"]);
 }
 
 // json.dumps(value, indent=2, ensure_ascii=False, default=str): the text the command line
@@ -450,6 +603,21 @@ class PlayerState {
     return null;
   }
 
+  // table queries (the vocabulary's functions of scope "table"): about the other players at the
+  // table. The engine answers questions about one player, so they read as unknown, missing
+  // `other_players`, as runtime.PlayerState's do without a seat.
+  neighbours(by) {
+    return this._missing("other_players");
+  }
+
+  most_among(value, among) {
+    return this._missing("other_players");
+  }
+
+  of_role(role, value) {
+    return this._missing("other_players");
+  }
+
   option(name) {
     const value = get(this.options, name, null);
     return value === null ? MODEL.OPTIONS[name] : value;
@@ -512,6 +680,10 @@ class PlayerState {
       case "ast_points": {
         const standing = astStanding(this);
         return standing ? standing.points : 0;
+      }
+      case "stock_points": {
+        const points = MODEL.UNIT_POINTS;
+        return add(mul(this.fact("cities_in_stock"), points.city), mul(this.fact("tokens_in_stock"), points.token));
       }
       default:
         throw new RuleError("KeyError", "" + pyRepr(name));
@@ -594,7 +766,19 @@ function canonicalNames(kind, names, option, strict) {
     }
   }
   if (bad.length && strict) {
-    throw new UserError(bad.map(function (n) { return option + ": unknown " + kind + " `" + pyStr(n) + "`"; }).join("\n"));
+    const known = Object.keys(valid).concat(Object.keys(get(MODEL.ALIASES, kind, {})));
+    const problems = bad.slice(0, MAX_PROBLEMS).map(function (n) {
+      let hint = "";
+      if (typeof n === "string" && Array.from(n).length <= 200) {
+        const best = didYouMeanWords(n, known);
+        if (best !== null) {
+          const ownName = table.has(best.toLowerCase()) ? table.get(best.toLowerCase()) : best;
+          hint = ownName === best ? " (did you mean `" + best + "`?)" : " (did you mean `" + best + "`, that is `" + ownName + "`?)";
+        }
+      }
+      return option + ": unknown " + kind + " `" + shortText(n) + "`" + hint;
+    });
+    throw new UserError(firstProblems(problems.concat(bad.slice(MAX_PROBLEMS).map(pyStr))).join("\n"));
   }
   return out;
 }
@@ -618,20 +802,23 @@ function isMap(v) {
 // state.check_state: facts checked against the vocabulary and the rulebook's names
 function checkState(data, source) {
   const problems = [], clean = {};
+  function hint(name, candidates) {
+    return problems.length < MAX_PROBLEMS ? hintText(name, candidates) : "";
+  }
   for (const key of Object.keys(data)) {
     let value = data[key];
     if (!own(RULES.facts, key)) {
-      problems.push(source + ": unknown key `" + key + "`");
+      problems.push(source + ": unknown key `" + shortText(key) + "`" + hint(key, Object.keys(RULES.facts)));
       continue;
     }
     const fact = RULES.facts[key];
     if (fact.type === "int") {
       if (!isInt(value)) {
-        problems.push(source + ": `" + key + "` must be a whole number, not " + pyRepr(value));
+        problems.push(source + ": `" + key + "` must be a whole number, not " + valueText(value));
         continue;
       }
       if (fact.minimum !== null && value < fact.minimum) {
-        problems.push(source + ": `" + key + "` cannot be below " + fact.minimum + " (got " + value + ")");
+        problems.push(source + ": `" + key + "` cannot be below " + fact.minimum + " (got " + valueText(value) + ")");
         continue;
       }
       if (value > MAX_COUNT) {
@@ -639,10 +826,10 @@ function checkState(data, source) {
         continue;
       }
     } else if (fact.type === "bool" && typeof value !== "boolean") {
-      problems.push(source + ": `" + key + "` must be true or false, not " + pyRepr(value));
+      problems.push(source + ": `" + key + "` must be true or false, not " + valueText(value));
       continue;
     } else if (fact.type === "str" && typeof value !== "string") {
-      problems.push(source + ": `" + key + "` must be text, not " + pyRepr(value));
+      problems.push(source + ": `" + key + "` must be text, not " + valueText(value));
       continue;
     } else if (fact.type === "list") {
       if (typeof value === "string") value = splitNames(value);
@@ -653,7 +840,10 @@ function checkState(data, source) {
       const groups = key === "start_credits_used";
       const valid = groups ? MODEL.GROUPS : MODEL.ADVANCES;
       for (const name of value) {
-        if (!own(valid, name)) problems.push(source + ": `" + key + "` names unknown " + (groups ? "group" : "advance") + " `" + name + "`");
+        if (!own(valid, name)) {
+          problems.push(source + ": `" + key + "` names unknown " + (groups ? "group" : "advance") + " `" +
+            shortText(name) + "`" + hint(name, Object.keys(valid)));
+        }
       }
     } else if (fact.type === "map") {
       const commodities = key === "commodities";
@@ -664,23 +854,32 @@ function checkState(data, source) {
       }
       for (const name of Object.keys(value)) {
         const n = value[name];
-        if (!own(valid, name)) problems.push(source + ": `" + key + "` names unknown " + (commodities ? "commodity" : "group") + " `" + name + "`");
-        else if (!isInt(n) || n < 0 || n > MAX_COUNT) problems.push(source + ": `" + key + "." + name + "` must be a whole number from 0 to 999,999,999");
+        if (!own(valid, name)) {
+          problems.push(source + ": `" + key + "` names unknown " + (commodities ? "commodity" : "group") + " `" +
+            shortText(name) + "`" + hint(name, Object.keys(valid)));
+        } else if (!isInt(n) || n < 0 || n > MAX_COUNT) {
+          problems.push(source + ": `" + key + "." + name + "` must be a whole number from 0 to 999,999,999");
+        }
       }
     }
     clean[key] = value;
   }
-  if (problems.length) throw new UserError(problems.join("\n"));
+  if (problems.length) throw new UserError(firstProblems(problems).join("\n"));
   return clean;
 }
 
-// state.check_ast_facts and check_purchase_facts (without the closest-name hints)
-function checkGameFacts(facts, source) {
+// state.check_ast_facts: the civilization and track are the rulebook's, the marker on the row
+function checkAstFacts(facts, source) {
   const problems = [];
   const civs = MODEL.CIVILIZATIONS, tracks = MODEL.AST;
   const civ = get(facts, "civilization", null), track = get(facts, "ast_track", null);
-  if (civ !== null && !own(civs, civ)) problems.push(source + ": `civilization` names unknown civilization `" + civ + "`");
-  if (track !== null && !own(tracks, track)) problems.push(source + ": `ast_track` names unknown A.S.T. track `" + track + "`");
+  if (civ !== null && !own(civs, civ)) {
+    const listed = !Object.keys(civs).length ? "; the rulebook declares none" : hintText(civ, Object.keys(civs));
+    problems.push(source + ": `civilization` names unknown civilization `" + shortText(civ) + "`" + listed);
+  }
+  if (track !== null && !own(tracks, track)) {
+    problems.push(source + ": `ast_track` names unknown A.S.T. track `" + shortText(track) + "`" + hintText(track, Object.keys(tracks)));
+  }
   const position = get(facts, "ast_position", null);
   if (position !== null && !problems.length) {
     const rows = civ !== null ? get(civs, civ, {rows: {}}).rows : {};
@@ -695,24 +894,37 @@ function checkGameFacts(facts, source) {
       problems.push(source + ": `ast_position` " + position + " is beyond the finish of " + civ + "'s row on `" + endTrack + "` (space " + end + ")");
     }
     const declared = (track ? [track] : Object.keys(tracks)).map(function (t) { return tracks[t].spaces; })
-      .filter(function (s) { return s !== null; });
+      .filter(function (n) { return n !== null; });
     if (!Object.keys(rows).length && declared.length && position > Math.max.apply(null, declared)) {
       problems.push(source + ": `ast_position` " + position + " is beyond the finish of the A.S.T. (space " + Math.max.apply(null, declared) + ")");
     }
   }
   if (problems.length) throw new UserError(problems.join("\n"));
+}
+
+// state.check_purchase_facts: a declared scenario and block, single-use start credits, hand limits
+function checkPurchaseFacts(facts, source) {
+  const problems = [];
+  const civs = MODEL.CIVILIZATIONS, scenarios = MODEL.SCENARIOS;
   const scenario = get(facts, "scenario", null);
-  if (scenario !== null && MODEL.SCENARIOS.indexOf(scenario) < 0) problems.push(source + ": `scenario` names unknown scenario `" + scenario + "`");
-  const blocks = new Set();
-  for (const c of Object.keys(civs)) if (civs[c].block) blocks.add(civs[c].block);
+  if (scenario !== null && scenarios.indexOf(scenario) < 0) {
+    const known = hintText(scenario, scenarios) || (scenarios.length ? "; scenarios: " + scenarios.join(", ") : "; the rulebook declares none");
+    problems.push(source + ": `scenario` names unknown scenario `" + shortText(scenario) + "`" + known);
+  }
+  const blockSet = new Set();
+  for (const c of Object.keys(civs)) if (civs[c].block) blockSet.add(civs[c].block);
+  const blocks = Array.from(blockSet).sort(pyCompareStrings);
   const block = get(facts, "block", null);
-  if (block !== null && !blocks.has(block)) problems.push(source + ": `block` names unknown trade block `" + block + "`");
+  if (block !== null && !blockSet.has(block)) {
+    const known = hintText(block, blocks) || (blocks.length ? "; blocks: " + blocks.join(", ") : "; the rulebook declares none");
+    problems.push(source + ": `block` names unknown trade block `" + shortText(block) + "`" + known);
+  }
   const sc = MODEL.START_CREDITS;
   const used = get(facts, "start_credits_used", null);
   if (used && used.length && !(sc && sc.once)) {
     problems.push(source + ": `start_credits_used` is given, but this rulebook's start credits are " + (sc ? "kept all game (not single-use)" : "not declared"));
   }
-  const hand = get(facts, "commodities", {}) || {};
+  const hand = get(facts, "commodities", null) || {};
   for (const name of Object.keys(hand)) {
     const limit = own(MODEL.COMMODITIES, name) ? MODEL.COMMODITIES[name].count : 0;
     if (limit && isInt(hand[name]) && hand[name] > limit) {
@@ -731,7 +943,9 @@ function checkOptions(given, source) {
     let value = given[name];
     if (!own(declared, name)) {
       const names = Object.keys(declared);
-      bad.push(source + ": unknown option `" + name + "`" + (names.length ? "; options: " + names.join(", ") : "; the rulebook declares no options"));
+      const best = didYouMean(name, names);
+      const known = best ? " (did you mean `" + best + "`?)" : names.length ? "; options: " + names.join(", ") : "; the rulebook declares no options";
+      bad.push(source + ": unknown option `" + name + "`" + known);
       continue;
     }
     if (typeof value === "string" && ["on", "off", "true", "false"].indexOf(value.toLowerCase()) >= 0) {
@@ -778,7 +992,7 @@ function makePlayerState(state, options) {
   }
   let switches = {};
   try {
-    switches = checkOptions(facts.options || {}, "state");
+    switches = checkOptions(own(facts, "options") && truthy(facts.options) ? facts.options : {}, "state");
   } catch (exc) {
     if (!(exc instanceof UserError)) throw exc;
     problems.push(exc.message);
@@ -792,11 +1006,13 @@ function makePlayerState(state, options) {
     if (!(exc instanceof UserError)) throw exc;
     problems.push(exc.message);
   }
-  try {
-    checkGameFacts(clean, "state");
-  } catch (exc) {
-    if (!(exc instanceof UserError)) throw exc;
-    problems.push(exc.message);
+  for (const check of [checkAstFacts, checkPurchaseFacts]) {
+    try {
+      check(clean, "state");
+    } catch (exc) {
+      if (!(exc instanceof UserError)) throw exc;
+      problems.push(exc.message);
+    }
   }
   if (problems.length) throw new UserError(problems.join("\n"));
   const held = holds.concat((clean.holds || []).filter(function (h) { return holds.indexOf(h) < 0; }));

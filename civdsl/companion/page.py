@@ -1,0 +1,135 @@
+"""The companion page: one self-contained HTML file per rulebook, for players at the table.
+
+`companion_html(module)` puts together, inline, the page's CSS (page/page.css), the edition's
+engine (`jsgen.engine_script`, which sets `globalThis.civdsl`) and the user interface
+(page/ui.js, which asks only that engine and reads only its MODEL). The page fetches nothing:
+a Content-Security-Policy allows exactly these inline script and style texts, by their sha256
+hashes, and nothing else (no 'unsafe-inline', no network, no frames, no forms posting away).
+
+Rulebook text reaches the page three ways, each made safe by construction: the edition's name
+in the title and heading through `escape.html`; names and summaries inside the engine as
+JSON string literals (jsgen escapes `<`, `>`, `&`, U+2028 and U+2029, so `</script` cannot
+appear); and, at run time, through text nodes only (ui.js never parses a string as HTML).
+The vocabulary's words the UI needs (facts, effect templates) are given to ui.js the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sys
+import types
+from functools import lru_cache
+from importlib import resources
+
+from .. import escape
+from .. import phrases
+from .. import vocabulary as vocab
+from .jsgen import engine_for, engine_script, js_json
+
+# Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
+# tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
+BASE_FACTS = ("cities", "tokens", "cities_in_stock", "tokens_in_stock", "treasury")
+_PAGE_MARK = "/*PAGE*/null"
+
+
+@lru_cache(maxsize=None)
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("page", name).read_text(encoding="utf-8")
+
+
+def page_words() -> dict:
+    """What ui.js needs from the vocabulary: every fact (its type, meaning, minimum and noun),
+    every effect kind's sentence template and parameters, and the plural words they use."""
+    # the words `civdsl resolve` prints with (phrases.py's tables of area phrases and of the
+    # sentences a zero parameter changes), so the page says an effect as the command line does
+    effects = {}
+    for kind in vocab.EFFECT_KINDS.values():
+        zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
+        effects[kind.name] = {"text": kind.text, "main": kind.main,
+                              "params": {p.name: p.default for p in kind.params}, "zero": zero}
+    facts = [{"name": f.name, "type": f.type, "doc": f.doc, "minimum": f.minimum,
+              "words": list(f.words) if f.words else None, "states": list(f.states) if f.states else None}
+             for f in vocab.FACTS.values()]
+    return {"facts": facts, "effects": effects, "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
+            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+
+
+def ui_script() -> str:
+    """ui.js with the vocabulary's words written in (as a JSON.parse of a safe string literal)."""
+    source = _asset("ui.js")
+    if source.count(_PAGE_MARK) != 1:
+        raise RuntimeError("ui.js must hold the page data mark exactly once")
+    return source.replace(_PAGE_MARK, js_json(page_words()))
+
+
+def csp_hash(text: str) -> str:
+    """The CSP source expression that allows exactly this inline script or style text."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: list[str], styles: list[str]) -> str:
+    """Nothing but the page's own inline code: no network (default-src 'none' covers fetch,
+    images, fonts and frames), no base URL, no form target; data: images only (none are used
+    today, but a favicon request would otherwise be a console error on some browsers)."""
+    return "; ".join([
+        "default-src 'none'",
+        "script-src " + " ".join(csp_hash(s) for s in scripts),
+        "style-src " + " ".join(csp_hash(s) for s in styles),
+        "img-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ])
+
+
+def _inline_safe(text: str, tag: str) -> str:
+    """Refuse (a generator bug, never user input) code that could close its own element."""
+    if f"</{tag}" in text.lower() or "<!--" in text:
+        raise RuntimeError(f"inline {tag} text would end its element early")
+    return text
+
+
+def module_from_code(code, edition_id: str) -> types.ModuleType:
+    """The module of compiled rules `code` (codegen.generate_module's bytecode), run without
+    being kept in sys.modules (a build renders it once; `civdsl.load` caches modules itself)."""
+    name = f"civdsl_companion_{edition_id}"
+    module = types.ModuleType(name)
+    module.__file__ = "effects.py"
+    sys.modules[name] = module  # the module finds itself there while it runs (runtime.this_module)
+    try:
+        exec(code, module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def companion_html(module, edition=None) -> str:
+    """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
+    EDITION (the resolved model the module was compiled from), the engine is compiled from it
+    rather than from the rulebook files the module names."""
+    script = engine_for(edition, module) if edition is not None else engine_script(module)
+    engine = _inline_safe(script, "script")
+    ui = _inline_safe(ui_script(), "script")
+    css = _inline_safe(_asset("page.css"), "style")
+    edition = getattr(module, "EDITION", {}) or {}
+    name = escape.html(edition.get("name", ""))
+    ident = escape.html(edition.get("id", ""))
+    csp = escape.html(content_security_policy([engine, ui], [css]))
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f"<title>{name}: companion</title>\n"
+        f"<style>{css}</style>\n</head>\n<body>\n"
+        f'<header class="page"><h1>{name}</h1>\n'
+        f'<p class="muted">Companion for edition <strong>{ident}</strong>, generated by civdsl from the compiled rulebook. '
+        "It works offline: nothing leaves this page.</p></header>\n"
+        '<nav role="tablist" id="tabs" aria-label="Players"></nav>\n'
+        '<main id="player" role="tabpanel"><div id="app"><noscript>This page needs JavaScript.</noscript></div></main>\n'
+        '<p id="summary" role="status" aria-live="polite"></p>\n'
+        f"<script>{engine}</script>\n"
+        f"<script>{ui}</script>\n"
+        "</body>\n</html>\n"
+    )

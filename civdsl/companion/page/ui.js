@@ -1,0 +1,1148 @@
+/* The companion page's user interface (issue 18).
+
+   Generic: every list, every name and every number comes from the rulebook's MODEL
+   (`civdsl.model`) and from the answers of the engine API (`civdsl.resolve`, `cost`, `epoch`,
+   `score`, `plan`), which return what the command line prints with --json. Nothing here names
+   an edition, a card or a calamity. PAGE holds the shared vocabulary's words (facts, effect
+   templates), written in by civdsl/companion/page.py.
+
+   Rulebook text only ever reaches the page as text nodes (textContent, createTextNode) and
+   attribute values set through the DOM: never innerHTML, never a string parsed as HTML. */
+(function () {
+  "use strict";
+
+  const PAGE = /*PAGE*/null;
+  const api = globalThis.civdsl;
+  const M = api.model;
+  const EDITION = M.EDITION || {};
+  const STORE_KEY = "civdsl-companion:" + (EDITION.id || "");
+  const FACTS = {};
+  for (const f of PAGE.facts) FACTS[f.name] = f;
+  // facts the board steppers always show (the brief: cities, tokens, stock, treasury)
+  const BASE_FACTS = PAGE.base_facts;
+
+  // ---- small DOM helpers: text only, never markup -------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = String(v);
+      else if (k === "on") for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
+      else if (k === "cls") node.className = v;
+      else if (k in PROPS) node[k] = v;
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    }
+    return node;
+  }
+  const PROPS = {value: 1, checked: 1, disabled: 1, hidden: 1, selected: 1};
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  let uid = 0;
+  function newId(prefix) {
+    uid += 1;
+    return prefix + "-" + uid;
+  }
+
+  function words(n, pair) {
+    return String(n) === "1" ? pair[0] : pair[1];
+  }
+
+  function factLabel(name) {
+    const f = FACTS[name];
+    if (f && f.words) return f.words[1];
+    return name.replace(/_/g, " ");
+  }
+
+  function listText(items) {
+    if (items.length <= 1) return items.join("");
+    return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+  }
+
+  // ---- the model, read generically -----------------------------------------------------------
+
+  const ADVANCES = M.ADVANCES || {};
+  const ADVANCE_NAMES = Object.keys(ADVANCES);
+  const GROUPS = M.GROUPS || {};
+  const COMMODITIES = M.COMMODITIES || {};
+  const CALAMITIES = M.CALAMITIES || {};
+  const CIVS = M.CIVILIZATIONS || {};
+  const TRACKS = M.AST || {};
+  const SCENARIOS = M.SCENARIOS || [];
+  const OPTIONS = M.OPTIONS || {};
+  const ALIASES = (M.ALIASES && M.ALIASES.advance) || {};
+  const HAS_VP = ADVANCE_NAMES.some((a) => Number(ADVANCES[a].vp) > 0);
+  // prices and the planner come from the engine's cost and plan (credits.js, plan.js): the page
+  // offers them wherever the engine answers them
+  const CAN_COST = typeof api.cost === "function" && ADVANCE_NAMES.length > 0;
+  const CAN_PLAN = typeof api.plan === "function" && ADVANCE_NAMES.length > 0;
+
+  function blocks() {
+    const out = [];
+    for (const c of Object.values(CIVS)) if (c && c.block && !out.includes(c.block)) out.push(c.block);
+    for (const c of Object.values(COMMODITIES)) if (c && c.block && !out.includes(c.block)) out.push(c.block);
+    return out;
+  }
+
+  // ---- storage: players, each with the state file the command line reads ---------------------
+
+  function blankPlayer(n) {
+    return {name: "Player " + n, state: {}, basket: [], objective: ""};
+  }
+
+  function loadStore() {
+    let data = null;
+    try {
+      data = JSON.parse(window.localStorage.getItem(STORE_KEY) || "null");
+    } catch (e) {
+      data = null;  // storage refused (a private window) or damaged: start afresh
+    }
+    if (!data || !Array.isArray(data.players) || !data.players.length) {
+      return {version: 1, active: 0, players: [blankPlayer(1)]};
+    }
+    const players = data.players.filter((p) => p && typeof p === "object").map((p, i) => ({
+      name: typeof p.name === "string" && p.name ? p.name : "Player " + (i + 1),
+      state: p.state && typeof p.state === "object" && !Array.isArray(p.state) ? p.state : {},
+      basket: Array.isArray(p.basket) ? p.basket.filter((a) => typeof a === "string" && a in ADVANCES) : [],
+      objective: typeof p.objective === "string" ? p.objective : "",
+    }));
+    if (!players.length) players.push(blankPlayer(1));
+    const active = Number.isInteger(data.active) && data.active >= 0 && data.active < players.length ? data.active : 0;
+    return {version: 1, active: active, players: players};
+  }
+
+  let store = loadStore();
+  let storageProblem = "";
+
+  function saveStore() {
+    try {
+      window.localStorage.setItem(STORE_KEY, JSON.stringify(store));
+      storageProblem = "";
+    } catch (e) {
+      storageProblem = "this browser does not keep the state (storage refused): export it to keep it";
+    }
+  }
+
+  function player() {
+    return store.players[store.active];
+  }
+
+  // The state file of the active player: only the facts given, in the vocabulary's order, so
+  // that an export is exactly what `civdsl ... --state FILE` reads.
+  function stateFile(p) {
+    const s = (p || player()).state;
+    const out = {};
+    for (const f of PAGE.facts) {
+      const v = s[f.name];
+      if (v === undefined || v === null) continue;
+      if (f.type === "int" && !Number.isInteger(v)) continue;
+      if (f.type === "list") {
+        if (!Array.isArray(v) || !v.length) continue;
+        out[f.name] = v.slice();
+      } else if (f.type === "map") {
+        const m = {};
+        for (const [k, n] of Object.entries(v || {})) if (Number.isInteger(n) && n > 0) m[k] = n;
+        if (Object.keys(m).length) out[f.name] = m;
+      } else {
+        out[f.name] = v;
+      }
+    }
+    if (s.options && typeof s.options === "object") {
+      const o = {};
+      for (const [k, v] of Object.entries(s.options)) if (k in OPTIONS && typeof v === "boolean") o[k] = v;
+      if (Object.keys(o).length) out.options = o;
+    }
+    return out;
+  }
+
+  function setFact(name, value) {
+    const s = player().state;
+    if (value === undefined || value === null || (value === "" && FACTS[name] && FACTS[name].type !== "str")) delete s[name];
+    else s[name] = value;
+    changed();
+  }
+
+  // ---- the engine, asked safely ---------------------------------------------------------------
+
+  function ask(fn) {
+    try {
+      const answer = fn();
+      if (answer && answer.error) return {error: answer.error.message || String(answer.error)};
+      return answer;
+    } catch (e) {
+      return {error: (e && e.message) || String(e)};
+    }
+  }
+
+  // ---- effects in words (the vocabulary's templates; phrases.effect_text's twin) -------------
+
+  function effectText(effect) {
+    const kind = PAGE.effects[effect.kind];
+    if (!kind) return effect.kind.replace(/_/g, " ");
+    const shown = effect.taken !== undefined && effect.taken !== null ? effect.taken : effect.amount;
+    const values = {};
+    for (const [name, dflt] of Object.entries(kind.params)) {
+      const v = name === "amount" ? shown : effect[name];
+      values[name] = v === undefined || v === null ? dflt : v;
+    }
+    if (kind.params.amount !== undefined && (shown === null || shown === undefined)) values.amount = "?";
+    if (kind.main === "amount" && String(values.amount) === "0") return "";
+    let template = kind.text;
+    for (const [param, variant] of Object.entries(kind.zero || {})) {
+      if (String(values[param]) === "0") template = variant;
+    }
+    const one = String(values.amount) === "1";
+    for (const [w, pair] of Object.entries(PAGE.plurals)) values[w] = one ? pair[0] : pair[1];
+    const area = values.area === undefined || values.area === null ? "any" : String(values.area);
+    values.area_text = area in PAGE.areas ? PAGE.areas[area] : " (" + area + ")";
+    values.area = area.replace(/_/g, " ");
+    let text = template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+    if (effect.taken !== undefined && effect.taken !== null && effect.amount !== null && effect.taken !== effect.amount) {
+      text += " (the rule demands " + effect.amount + ")";
+    }
+    return text;
+  }
+
+  function effectsText(effects) {
+    const parts = (effects || []).map(effectText).filter((t) => t);
+    return parts.length ? parts.join("; ") : "nothing";
+  }
+
+  function changedBy(answer) {
+    const out = [];
+    for (const t of answer.trace || []) for (const b of t.by || []) if (!out.includes(b)) out.push(b);
+    return out;
+  }
+
+  function traceText(t) {
+    const sign = t.op === "add" ? "+" : t.op === "prevent" ? "\u2212" : t.op === "set" ? "=" : t.op === "cap" ? "\u2264" : t.op + " ";
+    const who = (t.by || []).join(", ") || "the rule";
+    const param = t.param ? t.param.replace(/_/g, " ") : "";
+    const kind = t.kind ? t.kind.replace(/_/g, " ") : "";
+    const before = t.before === null || t.before === undefined ? "?" : t.before;
+    const after = t.after === null || t.after === undefined ? "?" : t.after;
+    return sign + (t.value === null || t.value === undefined ? "?" : t.value) + " " + who + ": " +
+      (kind ? kind + " " : "") + param + " " + before + " \u2192 " + after + (t.line ? " (line " + t.line + ")" : "");
+  }
+
+  // ---- discovering which facts this rulebook reads -------------------------------------------
+
+  // Asked once with an empty state: every fact an answer names as missing is one the page asks
+  // for; then again with those given, for facts read only in a branch they decide.
+  function factsRead() {
+    const found = [];
+    let probe = {};
+    const add = (list) => {
+      for (const f of list || []) if (f in FACTS && !found.includes(f)) found.push(f);
+    };
+    for (let pass = 0; pass < 3; pass++) {
+      const before = found.length;
+      for (const c of Object.keys(CALAMITIES)) {
+        for (const role of ["primary", "secondary"]) {
+          const a = ask(() => api.resolve(probe, c, role, {}));
+          if (a && !a.error) add(a.missing_facts);
+        }
+      }
+      const e = ask(() => api.epoch(probe, {}));
+      if (e && !e.error) for (const t of e.tracks || []) add(t.missing_facts);
+      const s = ask(() => api.score(probe, {}));
+      if (s && !s.error) add(s.missing_facts);
+      if (found.length === before) break;
+      probe = {};
+      for (const f of found) probe[f] = probeValue(FACTS[f]);
+    }
+    return found;
+  }
+
+  function probeValue(fact) {
+    if (fact.type === "int") return Math.max(1, fact.minimum || 0);
+    if (fact.type === "bool") return false;
+    if (fact.type === "list") return [];
+    if (fact.type === "map") return {};
+    if (fact.name === "civilization") return Object.keys(CIVS)[0] || "";
+    if (fact.name === "ast_track") return Object.keys(TRACKS)[0] || "";
+    return "";
+  }
+
+  const READ = factsRead();
+
+  // ---- inputs ------------------------------------------------------------------------------------
+
+  function stepper(name, label, value, onChange, help) {
+    const id = "in-" + name.replace(/[^A-Za-z0-9_-]/g, "_");
+    const fact = FACTS[name];
+    const min = fact && fact.minimum !== null && fact.minimum !== undefined ? fact.minimum : 0;
+    const input = el("input", {id: id, type: "number", inputmode: "numeric", min: min, step: 1, cls: "num",
+      value: Number.isInteger(value) ? String(value) : "", placeholder: "?",
+      "aria-describedby": help ? id + "-help" : null});
+    const set = (v) => {
+      input.value = v === null ? "" : String(v);
+      onChange(v);
+    };
+    input.addEventListener("change", () => {
+      const raw = input.value.trim();
+      if (raw === "") return set(null);
+      const n = Math.floor(Number(raw));
+      set(Number.isFinite(n) ? Math.max(min, n) : null);
+    });
+    const current = () => (input.value.trim() === "" ? null : Math.max(min, Math.floor(Number(input.value))));
+    const less = el("button", {type: "button", cls: "step", "aria-label": "fewer " + label, text: "\u2212",
+      on: {click: () => { const c = current(); set(c === null ? min : Math.max(min, c - 1)); }}});
+    const more = el("button", {type: "button", cls: "step", "aria-label": "more " + label, text: "+",
+      on: {click: () => { const c = current(); set(c === null ? Math.max(min, 1) : c + 1); }}});
+    return el("div", {cls: "stepper"},
+      el("label", {for: id, text: label}),
+      el("span", {cls: "controls"}, less, input, more),
+      help ? el("span", {id: id + "-help", cls: "help", text: help}) : null);
+  }
+
+  function select(id, label, choices, value, onChange) {
+    const s = el("select", {id: id, on: {change: () => onChange(s.value)}});
+    for (const [v, text] of choices) s.appendChild(el("option", {value: v, text: text, selected: v === value}));
+    return el("div", {cls: "field"}, el("label", {for: id, text: label}), s);
+  }
+
+  function factInput(name) {
+    const f = FACTS[name];
+    const s = player().state;
+    if (f.type === "int") return stepper(name, factLabel(name), s[name], (v) => setFact(name, v), f.doc);
+    if (f.type === "bool") {
+      const states = f.states || ["yes", "no"];
+      const cur = s[name] === true ? "yes" : s[name] === false ? "no" : "";
+      return select("in-" + name, f.doc, [["", "not given"], ["yes", states[0]], ["no", states[1]]], cur,
+        (v) => setFact(name, v === "" ? null : v === "yes"));
+    }
+    if (f.type === "str" && f.states) {
+      // a text fact that matters only as given or empty (who traded the card: a name, or none)
+      const cur = s[name] === undefined ? "unset" : s[name] === "" ? "empty" : "given";
+      return select("in-" + name, f.doc, [["unset", "not given"], ["given", f.states[0]], ["empty", f.states[1]]], cur,
+        (v) => { if (v === "unset") { delete s[name]; changed(); } else setFact(name, v === "empty" ? "" : "another player"); });
+    }
+    const id = "in-" + name;
+    const input = el("input", {id: id, type: "text", value: s[name] || "", autocomplete: "off",
+      on: {change: () => setFact(name, input.value.trim() === "" ? null : input.value.trim())}});
+    return el("div", {cls: "field"}, el("label", {for: id, text: f.doc}), input);
+  }
+
+  function section(id, title, ...children) {
+    const h = newId("h");
+    return el("section", {id: id, "aria-labelledby": h}, el("h2", {id: h, text: title}), ...children);
+  }
+
+  function gameSection() {
+    const s = player().state;
+    const parts = [];
+    const civs = Object.keys(CIVS);
+    if (civs.length) {
+      parts.push(select("in-civilization", "Your civilization", [["", "not chosen"]].concat(civs.map((c) => [c, c])),
+        s.civilization || "", (v) => setFact("civilization", v || null)));
+    }
+    const tracks = Object.keys(TRACKS);
+    if (tracks.length > 1) {
+      parts.push(select("in-ast_track", "A.S.T. track in play", [["", "not chosen"]].concat(
+        tracks.map((t) => [t, (TRACKS[t] && TRACKS[t].name) || t])), s.ast_track || "", (v) => setFact("ast_track", v || null)));
+    }
+    if (SCENARIOS.length) {
+      parts.push(select("in-scenario", "Scenario", [["", "the full game"]].concat(SCENARIOS.map((x) => [x, x])),
+        s.scenario || "", (v) => setFact("scenario", v || null)));
+    }
+    const bl = blocks();
+    if (bl.length && (READ.includes("block") || civs.length)) {
+      parts.push(select("in-block", "Trade block", [["", civs.length ? "from your civilization" : "not given"]].concat(
+        bl.map((b) => [b, b])), s.block || "", (v) => setFact("block", v || null)));
+    }
+    parts.push(stepper("players", "players in the game", s.players, (v) => setFact("players", v)));
+    if (tracks.length) {
+      parts.push(stepper("ast_position", "your space on the A.S.T.", s.ast_position, (v) => setFact("ast_position", v),
+        "0 is the start arrow"));
+    }
+    const names = Object.keys(OPTIONS);
+    if (names.length) {
+      const box = el("fieldset", {cls: "options"}, el("legend", {text: "Rule options"}));
+      for (const name of names) {
+        const id = "opt-" + name.replace(/[^A-Za-z0-9_-]/g, "_");
+        const given = s.options && typeof s.options[name] === "boolean" ? s.options[name] : null;
+        const on = given === null ? !!OPTIONS[name] : given;
+        const cb = el("input", {type: "checkbox", id: id, checked: on, on: {change: () => {
+          s.options = Object.assign({}, s.options || {});
+          if (cb.checked === !!OPTIONS[name]) delete s.options[name];
+          else s.options[name] = cb.checked;
+          changed();
+        }}});
+        box.appendChild(el("div", {cls: "check"}, cb, el("label", {for: id, text: name.replace(/_/g, " ")})));
+      }
+      parts.push(box);
+    }
+    return section("game", "Game", el("div", {cls: "fields"}, parts));
+  }
+
+  function boardSection() {
+    const shown = [];
+    for (const f of PAGE.facts) {
+      if (f.name === "players" || f.name === "ast_position" || f.name === "civilization" || f.name === "ast_track" ||
+          f.name === "scenario" || f.name === "block") continue;
+      if (f.type === "list" || f.type === "map") continue;
+      if (BASE_FACTS.includes(f.name) || READ.includes(f.name)) shown.push(f.name);
+    }
+    return section("board", "Board and situation", el("div", {cls: "fields"}, shown.map(factInput)),
+      el("p", {cls: "muted", text: "A blank number is not given: answers that need it say so."}));
+  }
+
+  function handSection() {
+    const s = player().state;
+    const names = Object.keys(COMMODITIES);
+    const parts = [];
+    if (names.length) {
+      const hand = s.commodities || {};
+      const box = el("div", {cls: "fields hand"});
+      for (const name of names) {
+        const c = COMMODITIES[name] || {};
+        box.appendChild(stepper("commodities." + name, name + (c.value !== undefined ? " (" + c.value + ")" : ""), hand[name] || 0,
+          (v) => {
+            const m = Object.assign({}, s.commodities || {});
+            if (v) m[name] = v; else delete m[name];
+            s.commodities = m;
+            changed();
+          }));
+      }
+      parts.push(box);
+    }
+    const groups = Object.keys(GROUPS);
+    if (groups.length) {
+      const credits = s.credits || {};
+      const box = el("details", {cls: "credits"}, el("summary", {text: "Credit points of your choice, by group"}));
+      const inner = el("div", {cls: "fields"});
+      for (const g of groups) {
+        inner.appendChild(stepper("credits." + g, ((GROUPS[g] && GROUPS[g].name) || g) + " credit points", credits[g] || 0, (v) => {
+          const m = Object.assign({}, s.credits || {});
+          if (v) m[g] = v; else delete m[g];
+          s.credits = m;
+          changed();
+        }));
+      }
+      box.appendChild(inner);
+      parts.push(box);
+    }
+    return parts.length ? section("hand", "Commodity cards", ...parts) : null;
+  }
+
+  // ---- advances: held ticks, prices after credits, the basket ---------------------------------
+
+  const rows = {};  // advance -> {row, held checkbox, price cell, buy button}
+
+  function advancesSection() {
+    const s = player().state;
+    const held = new Set(s.holds || []);
+    const search = el("input", {type: "search", id: "adv-search", placeholder: "name", autocomplete: "off",
+      on: {input: () => filterAdvances(search.value)}});
+    const lists = el("div", {cls: "groups"});
+    const order = Object.keys(GROUPS);
+    const buckets = new Map(order.map((g) => [g, []]));
+    buckets.set("", []);
+    for (const a of ADVANCE_NAMES) {
+      const g = (ADVANCES[a].groups || [])[0];
+      buckets.get(g !== undefined && buckets.has(g) ? g : "").push(a);
+    }
+    for (const [g, names] of buckets) {
+      if (!names.length) continue;
+      const info = GROUPS[g] || {};
+      const legendId = newId("g");
+      const box = el("fieldset", {cls: "group"}, el("legend", {id: legendId},
+        el("span", {cls: "swatch", "aria-hidden": "true"}), g ? (info.name || g) : "Other advances"));
+      if (info.color) box.style.setProperty("--group", info.color);
+      for (const a of names) box.appendChild(advanceRow(a, held.has(a)));
+      lists.appendChild(box);
+    }
+    return section("advances", "Advances",
+      el("div", {cls: "field search"}, el("label", {for: "adv-search", text: "Find an advance"}), search),
+      el("p", {cls: "muted", text: "Tick the advances you hold" + (CAN_COST ? "; the price is what each costs you now, "
+        + "after credits. Add advances to the basket to price a purchase." : ".")}),
+      lists);
+  }
+
+  function advanceRow(a, isHeld) {
+    const adv = ADVANCES[a];
+    const id = "adv-" + ADVANCE_NAMES.indexOf(a);
+    const cb = el("input", {type: "checkbox", id: id, checked: isHeld, on: {change: () => toggleHeld(a, cb.checked)}});
+    const facts = [];
+    if (adv.cost !== undefined && adv.cost !== null) facts.push(String(adv.cost));
+    if (HAS_VP) facts.push(adv.vp + " VP");
+    const chips = el("span", {cls: "chips", "aria-hidden": "true"});
+    for (const g of adv.groups || []) {
+      const chip = el("span", {cls: "chip", title: (GROUPS[g] && GROUPS[g].name) || g});
+      if (GROUPS[g] && GROUPS[g].color) chip.style.setProperty("--group", GROUPS[g].color);
+      chips.appendChild(chip);
+    }
+    const price = el("span", {cls: "price", id: id + "-price"});
+    const buy = el("button", {type: "button", cls: "buy", "aria-pressed": "false", "aria-label": "buy " + a,
+      "aria-describedby": id + "-price", text: "buy", on: {click: () => toggleBasket(a)}});
+    const row = el("div", {cls: "adv", "data-name": a},
+      cb, el("label", {for: id}, chips, el("span", {cls: "name", text: a}), el("span", {cls: "muted", text: " " + facts.join(" \u00b7 ")})),
+      price, buy);
+    rows[a] = {row: row, cb: cb, price: price, buy: buy};
+    return row;
+  }
+
+  function filterAdvances(text) {
+    const q = text.trim().toLowerCase();
+    const aliases = {};
+    for (const [alias, name] of Object.entries(ALIASES)) (aliases[name] = aliases[name] || []).push(alias.toLowerCase());
+    let shown = 0;
+    for (const [a, r] of Object.entries(rows)) {
+      const hit = !q || a.toLowerCase().includes(q) || (aliases[a] || []).some((x) => x.includes(q));
+      r.row.hidden = !hit;
+      if (hit) shown += 1;
+    }
+    for (const box of document.querySelectorAll("#advances fieldset.group")) {
+      box.hidden = !Array.from(box.querySelectorAll(".adv")).some((r) => !r.hidden);
+    }
+    const status = byId("adv-count");
+    if (status) status.textContent = q ? shown + " of " + ADVANCE_NAMES.length + " advances" : "";
+  }
+
+  function toggleHeld(a, on) {
+    const s = player().state;
+    const holds = (s.holds || []).filter((x) => x !== a);
+    if (on) holds.push(a);
+    // in the rulebook's order, as a state file written by the command line lists them
+    s.holds = ADVANCE_NAMES.filter((x) => holds.includes(x));
+    player().basket = player().basket.filter((x) => x !== a);
+    changed();
+  }
+
+  function toggleBasket(a) {
+    const p = player();
+    if (p.basket.includes(a)) p.basket = p.basket.filter((x) => x !== a);
+    else p.basket = ADVANCE_NAMES.filter((x) => x === a || p.basket.includes(x));
+    changed();
+  }
+
+  function renderPrices(st) {
+    const held = new Set(st.holds || []);
+    const basket = new Set(player().basket);
+    for (const a of ADVANCE_NAMES) {
+      const r = rows[a];
+      if (!r) continue;
+      r.cb.checked = held.has(a);
+      r.buy.hidden = held.has(a);
+      r.buy.setAttribute("aria-pressed", basket.has(a) ? "true" : "false");
+      r.buy.textContent = basket.has(a) ? "in basket" : "buy";
+      r.row.classList.toggle("held", held.has(a));
+      if (!CAN_COST) {
+        r.buy.hidden = true;
+        r.price.textContent = held.has(a) ? "held" : "";
+        continue;
+      }
+      if (held.has(a)) {
+        r.price.textContent = "held";
+        r.price.title = "";
+        continue;
+      }
+      const ans = ask(() => api.cost(st, {buy: [a]}));
+      if (ans.error) {
+        r.price.textContent = "?";
+        r.price.title = ans.error;
+        continue;
+      }
+      const item = (ans.items || [])[0];
+      const price = item && item.price !== null && item.price !== undefined ? item.price : null;
+      r.price.textContent = price === null ? "?" : String(price);
+      const why = (item && item.credits || []).map((c) => "\u2212" + c.amount + " " + c.from);
+      const bad = (ans.illegal || []).map((x) => (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x)));
+      r.price.title = why.concat(bad).join("; ");
+      r.row.classList.toggle("illegal", bad.length > 0);
+    }
+  }
+
+  // ---- results ---------------------------------------------------------------------------------
+
+  function answerProblem(ans) {
+    if (ans.error) return el("p", {cls: "problem", text: ans.error});
+    const missing = ans.missing_facts || [];
+    if (missing.length) {
+      return el("p", {cls: "incomplete", text: "incomplete: give " + listText(missing.map(factLabel))});
+    }
+    return null;
+  }
+
+  function renderBasket(st) {
+    const out = clear(byId("basket-body"));
+    const basket = player().basket.filter((a) => !(st.holds || []).includes(a));
+    if (!basket.length) {
+      out.appendChild(el("p", {cls: "muted", text: "The basket is empty: press \u201cbuy\u201d beside an advance."}));
+      return null;
+    }
+    const ans = ask(() => api.cost(st, {buy: basket}));
+    if (ans.error) {
+      out.appendChild(answerProblem(ans));
+      return null;
+    }
+    const list = el("ul", {cls: "items"});
+    for (const item of ans.items || []) {
+      const credits = (item.credits || []).map((c) => "\u2212" + c.amount + " " + c.from);
+      list.appendChild(el("li", {}, el("span", {cls: "name", text: item.advance}), " ",
+        el("span", {cls: "num", text: item.price === null ? "?" : String(item.price)}),
+        credits.length ? el("span", {cls: "muted", text: " (" + item.printed + " " + credits.join(", ") + ")"}) : null));
+    }
+    out.appendChild(list);
+    out.appendChild(el("p", {cls: "total"}, "Total: ", el("strong", {id: "basket-total", text: ans.total === null ? "?" : String(ans.total)})));
+    for (const x of ans.illegal || []) {
+      out.appendChild(el("p", {cls: "problem", text: "not allowed: " + (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x))}));
+    }
+    for (const n of ans.notes || []) out.appendChild(el("p", {cls: "muted", text: typeof n === "string" ? n : JSON.stringify(n)}));
+    out.appendChild(el("button", {type: "button", text: "I bought these: mark them held", on: {click: () => {
+      const s = player().state;
+      const holds = new Set((s.holds || []).concat(basket));
+      s.holds = ADVANCE_NAMES.filter((x) => holds.has(x));
+      player().basket = [];
+      changed();
+    }}}));
+    return ans.total;
+  }
+
+  let planTimer = null;
+  let planSerial = 0;
+
+  function schedulePlan(st) {
+    const out = byId("plan-body");
+    if (!out) return;
+    out.setAttribute("aria-busy", "true");
+    planSerial += 1;
+    const serial = planSerial;
+    if (planTimer !== null) clearTimeout(planTimer);
+    // the planner can take longer than a frame: every other answer is on screen first
+    planTimer = setTimeout(() => {
+      planTimer = null;
+      if (serial === planSerial) renderPlan(st);
+    }, 0);
+  }
+
+  function renderPlan(st) {
+    const out = clear(byId("plan-body"));
+    const objective = player().objective || (HAS_VP ? "vp" : "points");
+    const ans = ask(() => api.plan(st, {objective: objective, top: 1}));
+    out.removeAttribute("aria-busy");
+    if (ans.error) {
+      out.appendChild(answerProblem(ans));
+      return;
+    }
+    const best = (ans.plans || [])[0];
+    if (!best) {
+      out.appendChild(el("p", {cls: "muted", text: "Nothing can be bought with this hand and treasury."}));
+      for (const n of ans.notes || []) out.appendChild(el("p", {cls: "muted", text: typeof n === "string" ? n : JSON.stringify(n)}));
+      return;
+    }
+    const label = (ans.objective && ans.objective.label) || objective;
+    out.appendChild(el("p", {}, "Buy ", el("strong", {id: "plan-buy", text: best.buy.length ? listText(best.buy) : "nothing"}),
+      " for " + best.total + " (" + label + " " + best.objective + ")."));
+    const pay = best.payment;
+    if (pay) {
+      const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);
+      const parts = [];
+      if (cards.length) parts.push(listText(cards));
+      if (pay.treasury) parts.push(pay.treasury + " treasury");
+      out.appendChild(el("p", {id: "plan-pay", text: "Hand in " + (parts.length ? listText(parts) : "nothing") +
+        (pay.overpayment ? " (overpaying " + pay.overpayment + ")" : "") + "."}));
+      const kept = Object.entries(pay.kept || {}).map(([c, n]) => n + " \u00d7 " + c);
+      if (kept.length || pay.treasury_left) {
+        out.appendChild(el("p", {cls: "muted", text: "Kept: " + (kept.length ? listText(kept) : "no cards") +
+          (pay.treasury_left !== undefined ? ", " + pay.treasury_left + " treasury" : "") + "."}));
+      }
+    }
+    if (best.buy.length) {
+      out.appendChild(el("button", {type: "button", text: "Put this plan in the basket", on: {click: () => {
+        player().basket = best.buy.slice();
+        changed();
+      }}}));
+    }
+  }
+
+  function requirementNodes(req) {
+    const mark = req.met === true ? "ok" : req.met === false ? "missing" : "?";
+    const li = el("li", {cls: "req " + (req.met === true ? "met" : req.met === false ? "unmet" : "unknown")},
+      el("span", {cls: "mark", text: mark}), " " + req.requirement +
+      (req.value !== null && req.value !== undefined && typeof req.value !== "boolean" ? " (you have " + req.value + ")" : ""));
+    if (req.alternatives && req.alternatives.length) {
+      const alts = el("ul", {cls: "alts"});
+      req.alternatives.forEach((alt, i) => {
+        const item = el("li", {text: (i ? "or: " : "either: ")});
+        const inner = el("ul", {});
+        for (const r of alt) inner.appendChild(requirementNodes(r));
+        item.appendChild(inner);
+        alts.appendChild(item);
+      });
+      li.appendChild(alts);
+    }
+    return li;
+  }
+
+  function renderEpoch(st) {
+    const out = clear(byId("epoch-body"));
+    const tracks = Object.keys(TRACKS);
+    const track = st.ast_track && TRACKS[st.ast_track] ? st.ast_track : tracks[0];
+    const ans = ask(() => api.epoch(st, {ast: track}));
+    if (ans.error) {
+      out.appendChild(answerProblem(ans));
+      return null;
+    }
+    const t = (ans.tracks || [])[0];
+    if (!t) return null;
+    const m = t.marker;
+    if (!m) {
+      out.appendChild(el("p", {text: (t.name || track) + ": " + (t.reached ? "your advances and cities reach " + t.reached : "no epoch reached yet") + "."}));
+      out.appendChild(el("p", {cls: "incomplete", text: "Choose your civilization and set your space on the A.S.T. to see your next step."}));
+      return null;
+    }
+    out.appendChild(el("p", {cls: "where", text: (t.name || track) + (m.civilization ? " (" + m.civilization + ")" : "") +
+      ": your marker is on space " + m.space + " (" + m.epoch + ")."}));
+    if (m.next_space === null || m.next_space === undefined) {
+      out.appendChild(el("p", {text: "Your marker is on the last space."}));
+      return "last space";
+    }
+    out.appendChild(el("p", {id: "epoch-next", text: "To move to space " + m.next_space + " (" + m.next_epoch + ") you need:"}));
+    const list = el("ul", {cls: "reqs"});
+    for (const r of m.needs || []) list.appendChild(requirementNodes(r));
+    if (!(m.needs || []).length) list.appendChild(el("li", {text: "nothing more"}));
+    out.appendChild(list);
+    const verdict = m.meets === true ? "You meet it: the marker moves " + (m.move || "forward") + "."
+      : m.meets === false ? "You do not meet it yet" + (m.move && m.move !== "stay" ? ": the marker moves " + m.move : ": the marker stays") + "."
+        : "Not decided: some facts are missing.";
+    out.appendChild(el("p", {cls: "verdict", text: verdict}));
+    const problem = answerProblem(t);
+    if (problem) out.appendChild(problem);
+    return m.meets === true ? "moves to " + m.next_space : m.meets === false ? "needs more for " + m.next_space : "?";
+  }
+
+  function renderScore(st) {
+    const out = clear(byId("score-body"));
+    const ans = ask(() => api.score(st, {}));
+    if (ans.error) {
+      out.appendChild(answerProblem(ans));
+      return null;
+    }
+    const table = el("table", {cls: "score"}, el("caption", {cls: "sr", text: "Score by line"}));
+    const body = el("tbody");
+    for (const p of ans.points || []) {
+      body.appendChild(el("tr", {}, el("th", {scope: "row", text: p.label}), el("td", {cls: "num", text: p.points === null ? "?" : String(p.points)})));
+    }
+    body.appendChild(el("tr", {cls: "total"}, el("th", {scope: "row", text: "Total"}),
+      el("td", {cls: "num", id: "score-total", text: ans.total === null || ans.total === undefined ? "?" : String(ans.total)})));
+    table.appendChild(body);
+    out.appendChild(table);
+    if ((ans.tiebreaks || []).length) {
+      const d = el("details", {}, el("summary", {text: "Tie-breakers"}));
+      const ul = el("ul", {});
+      for (const t of ans.tiebreaks) ul.appendChild(el("li", {text: t.label + ": " + (t.value === null ? "?" : t.value)}));
+      d.appendChild(ul);
+      out.appendChild(d);
+    }
+    const problem = answerProblem(ans);
+    if (problem) out.appendChild(problem);
+    return ans.total;
+  }
+
+  function outcomeCell(ans, role) {
+    const cell = el("td", {cls: "outcome"});
+    if (ans.error) {
+      cell.appendChild(el("span", {cls: "problem", text: ans.error}));
+      return cell;
+    }
+    let text;
+    if (ans.immune) text = "immune";
+    else if (ans.cancelled === true) text = "no effect (cancelled)";
+    else text = effectsText(ans.effects);
+    cell.appendChild(el("span", {cls: "effects", text: text}));
+    if (role === "primary" && ans.secondary && ans.secondary.count) {
+      cell.appendChild(el("span", {cls: "muted", text: "; assigns to " + ans.secondary.count + " other " +
+        words(ans.secondary.count, ["player", "players"])}));
+    }
+    const by = changedBy(ans);
+    if (by.length) cell.appendChild(el("span", {cls: "by", text: "changed by " + listText(by)}));
+    for (const o of ans.options || []) {
+      cell.appendChild(el("span", {cls: "option", text: "or instead: " + effectText(Object.assign({kind: o.kind}, o.args || {})) +
+        (o.each ? " each" : "")}));
+    }
+    for (const u of ans.undecided || []) {
+      cell.appendChild(el("span", {cls: "incomplete", text: "undecided: " + u.what + " (give " + listText((u.depends_on || []).map(factLabel)) + ")"}));
+    }
+    if ((ans.trace || []).length) {
+      const d = el("details", {cls: "trace"}, el("summary", {text: "how"}));
+      const ul = el("ul", {});
+      for (const t of ans.trace) ul.appendChild(el("li", {text: traceText(t)}));
+      d.appendChild(ul);
+      cell.appendChild(d);
+    }
+    return cell;
+  }
+
+  function renderCalamities(st) {
+    const body = clear(byId("calamity-rows"));
+    let missing = [];
+    for (const c of Object.keys(CALAMITIES)) {
+      const info = CALAMITIES[c] || {};
+      const primary = ask(() => api.resolve(st, c, "primary", {}));
+      const secondary = ask(() => api.resolve(st, c, "secondary", {}));
+      for (const a of [primary, secondary]) for (const f of a.missing_facts || []) if (!missing.includes(f)) missing.push(f);
+      const head = el("th", {scope: "row"}, el("span", {cls: "name", text: c}));
+      const meta = [];
+      if (info.stack !== undefined && info.stack !== null) meta.push("stack " + info.stack);
+      if (info["class"]) meta.push(String(info["class"]));
+      if (meta.length) head.appendChild(el("span", {cls: "muted", text: " " + meta.join(", ")}));
+      body.appendChild(el("tr", {}, head, outcomeCell(primary, "primary"), outcomeCell(secondary, "secondary")));
+    }
+    const note = clear(byId("calamity-missing"));
+    if (missing.length) note.textContent = "Some outcomes are incomplete: give " + listText(missing.map(factLabel)) + ".";
+  }
+
+  // ---- the page's frame: tabs, export, import ---------------------------------------------------
+
+  function renderTabs() {
+    const list = clear(byId("tabs"));
+    store.players.forEach((p, i) => {
+      const tab = el("button", {type: "button", role: "tab", id: "tab-" + i, cls: "tab", "aria-selected": i === store.active ? "true" : "false",
+        "aria-controls": "player", tabindex: i === store.active ? "0" : "-1", text: p.name,
+        on: {click: () => switchTo(i), keydown: (ev) => tabKeys(ev, i)}});
+      list.appendChild(tab);
+    });
+    list.appendChild(el("button", {type: "button", cls: "tab add", id: "add-player", "aria-label": "add a player", text: "+",
+      on: {click: addPlayer}}));
+    byId("player").setAttribute("aria-labelledby", "tab-" + store.active);
+  }
+
+  function tabKeys(ev, i) {
+    const n = store.players.length;
+    let to = null;
+    if (ev.key === "ArrowRight") to = (i + 1) % n;
+    else if (ev.key === "ArrowLeft") to = (i + n - 1) % n;
+    else if (ev.key === "Home") to = 0;
+    else if (ev.key === "End") to = n - 1;
+    if (to === null) return;
+    ev.preventDefault();
+    switchTo(to);
+    byId("tab-" + to).focus();
+  }
+
+  function switchTo(i) {
+    store.active = i;
+    saveStore();
+    build();
+  }
+
+  function addPlayer() {
+    store.players.push(blankPlayer(store.players.length + 1));
+    store.active = store.players.length - 1;
+    saveStore();
+    build();
+    byId("tab-" + store.active).focus();
+  }
+
+  function playerBar() {
+    const p = player();
+    const name = el("input", {type: "text", id: "player-name", value: p.name, autocomplete: "off", maxlength: 40,
+      on: {change: () => {
+        p.name = name.value.trim() || p.name;
+        saveStore();
+        renderTabs();
+      }}});
+    const file = el("input", {type: "file", id: "import-file", accept: ".json,.yaml,.yml,application/json", cls: "sr",
+      tabindex: "-1", "aria-label": "state file to import", on: {change: () => importFile(file)}});
+    return el("div", {cls: "player-bar"},
+      el("div", {cls: "field"}, el("label", {for: "player-name", text: "Player name"}), name),
+      el("div", {cls: "actions"},
+        el("button", {type: "button", id: "export", text: "Export state", on: {click: exportState}}),
+        el("button", {type: "button", id: "import", text: "Import state", on: {click: () => file.click()}}),
+        file,
+        el("button", {type: "button", id: "remove-player", text: "Remove player", disabled: store.players.length < 2,
+          on: {click: removePlayer}})),
+      el("p", {id: "io-status", cls: "muted", role: "status"}));
+  }
+
+  function removePlayer() {
+    if (store.players.length < 2) return;
+    store.players.splice(store.active, 1);
+    store.active = Math.max(0, store.active - 1);
+    saveStore();
+    build();
+  }
+
+  function exportState() {
+    const text = JSON.stringify(stateFile(), null, 2) + "\n";
+    const safe = (EDITION.id + "-" + player().name).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "state";
+    const a = el("a", {href: "data:application/json;charset=utf-8," + encodeURIComponent(text), download: safe + ".json"});
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    byId("io-status").textContent = "exported " + safe + ".json: civdsl reads it with --state";
+  }
+
+  function importFile(input) {
+    const f = input.files && input.files[0];
+    if (!f) return;
+    const reader = new FileReader();
+    reader.onload = () => {
+      const status = byId("io-status");
+      let data;
+      try {
+        data = parseStateText(String(reader.result));
+      } catch (e) {
+        status.textContent = "cannot read " + f.name + ": " + e.message;
+        return;
+      }
+      let problems;
+      try {
+        problems = importState(data);
+      } catch (e) {
+        status.textContent = "cannot read " + f.name + ": " + e.message;
+        return;
+      }
+      // the page was built afresh for the imported state: its status line is a new element
+      byId("io-status").textContent = problems.length ? "imported " + f.name + "; ignored: " + problems.join("; ")
+        : "imported " + f.name;
+    };
+    reader.readAsText(f);
+  }
+
+  // A state file as an object, keeping what the page can show; returns what it left out.
+  function importState(data) {
+    if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("a state file is a mapping of facts");
+    const problems = [];
+    const s = {};
+    for (const [k, v] of Object.entries(data)) {
+      if (k === "options" && v && typeof v === "object") {
+        s.options = {};
+        for (const [o, on] of Object.entries(v)) {
+          if (o in OPTIONS && (typeof on === "boolean" || on === "on" || on === "off")) s.options[o] = on === true || on === "on";
+          else problems.push("option " + o);
+        }
+        continue;
+      }
+      const f = FACTS[k];
+      if (!f) { problems.push(k); continue; }
+      const names = NAMED[k];
+      if (f.type === "int" && Number.isInteger(v) && v >= (f.minimum || 0)) s[k] = v;
+      else if (f.type === "bool" && typeof v === "boolean") s[k] = v;
+      else if (f.type === "str" && typeof v === "string") {
+        // a name this rulebook does not declare (a state file of another edition) is left out
+        const known = names ? canonical(v, names()) : v;
+        if (known === null) problems.push(k + " " + v); else s[k] = known;
+      } else if (f.type === "list" && Array.isArray(v)) {
+        s[k] = [];
+        for (const x of v) {
+          const known = typeof x === "string" ? canonical(x, names ? names() : []) : null;
+          if (known === null) problems.push(k + " " + x); else if (!s[k].includes(known)) s[k].push(known);
+        }
+      } else if (f.type === "map" && v && typeof v === "object" && !Array.isArray(v)) {
+        s[k] = {};
+        for (const [n, c] of Object.entries(v)) {
+          const known = canonical(n, names ? names() : []);
+          if (known === null || !Number.isInteger(c) || c < 0) problems.push(k + " " + n); else s[k][known] = c;
+        }
+      } else problems.push(k);
+    }
+    player().state = s;
+    player().basket = [];
+    saveStore();
+    build();
+    return problems;
+  }
+
+  // The names each fact may hold, from the model (an advance also by its `aka` names).
+  const NAMED = {
+    holds: () => ADVANCE_NAMES.concat(Object.keys(ALIASES)),
+    commodities: () => Object.keys(COMMODITIES).concat(Object.keys((M.ALIASES && M.ALIASES.commodity) || {})),
+    credits: () => Object.keys(GROUPS),
+    start_credits_used: () => Object.keys(GROUPS),
+    civilization: () => Object.keys(CIVS),
+    ast_track: () => Object.keys(TRACKS),
+    scenario: () => [""].concat(SCENARIOS),
+    block: () => blocks(),
+  };
+
+  // `name` as the rulebook spells it (any case, an alias as its item's own name), or null.
+  function canonical(name, known) {
+    const low = String(name).toLowerCase();
+    const hit = known.find((x) => x === name) || known.find((x) => x.toLowerCase() === low);
+    if (hit === undefined) return null;
+    const aliases = Object.assign({}, ALIASES, (M.ALIASES && M.ALIASES.commodity) || {});
+    return Object.prototype.hasOwnProperty.call(aliases, hit) ? aliases[hit] : hit;
+  }
+
+  // JSON, or the plain YAML a state file is written in (what `civdsl plan --save` writes):
+  // `key: value` lines, block lists and maps one level deep, flow [..] and {..}, comments.
+  function parseStateText(text) {
+    const trimmed = text.trim();
+    if (trimmed.startsWith("{")) return JSON.parse(trimmed);
+    const out = {};
+    let key = null;
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = stripComment(lines[i]);
+      if (!line.trim() || line.trim() === "---") continue;
+      const indented = /^\s/.test(line);
+      const t = line.trim();
+      if (indented || t.startsWith("- ")) {
+        if (key === null) throw new Error("line " + (i + 1) + ": indented text outside a key");
+        if (t.startsWith("- ")) {
+          if (!Array.isArray(out[key])) out[key] = [];
+          out[key].push(scalar(t.slice(2).trim()));
+        } else {
+          const m = /^("[^"]*"|'[^']*'|[^:]+):\s*(.*)$/.exec(t);
+          if (!m) throw new Error("line " + (i + 1) + ": expected key: value");
+          if (!out[key] || typeof out[key] !== "object" || Array.isArray(out[key])) out[key] = {};
+          out[key][unquote(m[1].trim())] = scalar(m[2].trim());
+        }
+        continue;
+      }
+      const m = /^("[^"]*"|'[^']*'|[^:]+):(?:\s+(.*))?$/.exec(t);
+      if (!m) throw new Error("line " + (i + 1) + ": expected key: value");
+      key = unquote(m[1].trim());
+      const rest = (m[2] || "").trim();
+      out[key] = rest === "" ? null : flow(rest);
+    }
+    return out;
+  }
+
+  function stripComment(line) {
+    let quote = null;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (quote) { if (ch === quote) quote = null; continue; }
+      if (ch === "\"" || ch === "'") quote = ch;
+      else if (ch === "#" && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
+    }
+    return line;
+  }
+
+  function unquote(s) {
+    if (s.length >= 2 && (s[0] === "\"" || s[0] === "'") && s[s.length - 1] === s[0]) {
+      return s[0] === "\"" ? JSON.parse(s) : s.slice(1, -1).replace(/''/g, "'");
+    }
+    return s;
+  }
+
+  function scalar(s) {
+    if (s === "" || s === "~" || s === "null") return null;
+    if (s === "true") return true;
+    if (s === "false") return false;
+    if (/^-?\d+$/.test(s)) return Number(s);
+    return unquote(s);
+  }
+
+  function splitFlow(s) {
+    const parts = [];
+    let depth = 0, quote = null, cur = "";
+    for (const ch of s) {
+      if (quote) { cur += ch; if (ch === quote) quote = null; continue; }
+      if (ch === "\"" || ch === "'") { quote = ch; cur += ch; continue; }
+      if (ch === "[" || ch === "{") depth += 1;
+      if (ch === "]" || ch === "}") depth -= 1;
+      if (ch === "," && depth === 0) { parts.push(cur.trim()); cur = ""; continue; }
+      cur += ch;
+    }
+    if (cur.trim()) parts.push(cur.trim());
+    return parts;
+  }
+
+  function flow(s) {
+    if (s.startsWith("[") && s.endsWith("]")) return splitFlow(s.slice(1, -1)).map(flow);
+    if (s.startsWith("{") && s.endsWith("}")) {
+      const o = {};
+      for (const part of splitFlow(s.slice(1, -1))) {
+        const m = /^("[^"]*"|'[^']*'|[^:]+):\s*(.*)$/.exec(part);
+        if (!m) throw new Error("cannot read " + part);
+        o[unquote(m[1].trim())] = flow(m[2].trim());
+      }
+      return o;
+    }
+    return scalar(s);
+  }
+
+  // ---- putting it together -------------------------------------------------------------------
+
+  function build() {
+    const app = clear(byId("app"));
+    for (const k of Object.keys(rows)) delete rows[k];
+    renderTabs();
+    const inputs = el("div", {cls: "inputs"}, gameSection(), boardSection(), handSection(),
+      ADVANCE_NAMES.length ? advancesSection() : null);
+    const results = el("div", {cls: "results"},
+      CAN_COST ? section("purchase", "Purchase",
+        el("h3", {text: "Basket"}), el("div", {id: "basket-body", "aria-live": "polite"}),
+        CAN_PLAN ? el("h3", {text: "Best purchase"}) : null,
+        CAN_PLAN ? select("in-objective", "Objective", (HAS_VP ? [["vp", "victory points"]] : []).concat(
+          [["points", "printed cost (most points of advances)"], ["cards", "most advances"]]),
+        player().objective || (HAS_VP ? "vp" : "points"), (v) => { player().objective = v; changed(); }) : null,
+        CAN_PLAN ? el("div", {id: "plan-body", "aria-live": "polite"}) : null) : null,
+      Object.keys(TRACKS).length ? section("epoch", "Epoch", el("div", {id: "epoch-body", "aria-live": "polite"})) : null,
+      section("score", "Score", el("div", {id: "score-body", "aria-live": "polite"})),
+      Object.keys(CALAMITIES).length ? section("calamities", "Calamities",
+        el("p", {cls: "muted", text: "What each calamity does to you now, as primary and as secondary victim, and the advances that change it."}),
+        el("p", {id: "calamity-missing", cls: "incomplete"}),
+        el("div", {cls: "scroll"}, el("table", {cls: "calamities"},
+          el("caption", {cls: "sr", text: "Calamity outcomes"}),
+          el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Calamity"}), el("th", {scope: "col", text: "As primary victim"}),
+            el("th", {scope: "col", text: "As secondary victim"}))),
+          el("tbody", {id: "calamity-rows"})))) : null);
+    app.appendChild(playerBar());
+    app.appendChild(jumps(inputs, results));
+    app.appendChild(el("div", {cls: "columns"}, inputs, results));
+    if (byId("adv-search")) byId("adv-search").parentNode.appendChild(el("p", {id: "adv-count", cls: "muted", role: "status"}));
+    recompute();
+  }
+
+  // On a phone the answers are far below the inputs: one button per section goes there.
+  function jumps(...columns) {
+    const bar = el("nav", {cls: "jump", "aria-label": "Sections"});
+    for (const column of columns) {
+      for (const sec of column.querySelectorAll("section")) {
+        const heading = sec.querySelector("h2");
+        bar.appendChild(el("button", {type: "button", text: heading.textContent, on: {click: () => {
+          sec.scrollIntoView({block: "start"});
+          heading.setAttribute("tabindex", "-1");
+          heading.focus({preventScroll: true});
+        }}}));
+      }
+    }
+    return bar;
+  }
+
+  function changed() {
+    saveStore();
+    recompute();
+  }
+
+  function recompute() {
+    const st = stateFile();
+    renderPrices(st);
+    const basketTotal = CAN_COST ? renderBasket(st) : null;
+    const epoch = Object.keys(TRACKS).length ? renderEpoch(st) : null;
+    const score = renderScore(st);
+    if (Object.keys(CALAMITIES).length) renderCalamities(st);
+    schedulePlan(st);
+    const summary = [];
+    if (score !== null && score !== undefined) summary.push("score " + score);
+    if (basketTotal !== null && basketTotal !== undefined) summary.push("basket " + basketTotal);
+    if (epoch) summary.push("A.S.T.: " + epoch);
+    if (storageProblem) summary.push(storageProblem);
+    byId("summary").textContent = summary.join(" \u00b7 ");
+  }
+
+  // what a benchmark or a test may ask: the page's own recompute and planner, timed from outside
+  globalThis.civdslPage = {recompute: recompute, plan: () => renderPlan(stateFile()), stateFile: () => stateFile(),
+    importState: importState, parseStateText: parseStateText, readyAt: null};
+  build();
+  globalThis.civdslPage.readyAt = performance.now();
+  document.documentElement.setAttribute("data-ready", "true");
+})();

@@ -1,0 +1,2174 @@
+// plan.js: the purchase planner, `planAnswer` being `civdsl plan --json`. The JavaScript twin of
+// civdsl/planner.py and civdsl/plan_search.py, step for step: the same candidates, the same
+// branch and bound (visited in the same order, so `sets_examined` agrees), the same hand-over to
+// the dynamic programme over price, the same payment table, the same explanation and two-turn
+// look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
+// order is creditCmp; Python's max/min pick the first of equals, as creditMaxBy does.
+
+const PLAN_SAME_TURN = ["discount", "free_advance", "acquire_all"];
+const PLAN_BB_CAP = 3000;
+const PLAN_STOP = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
+
+// --- objectives -------------------------------------------------------------------------------
+
+const PLAN_ATTRIBUTES = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
+
+function planObjective(M, spec) {
+  const advances = M.ADVANCES;
+  const names = Object.keys(advances);
+  if (spec === null || spec === undefined || String(spec).trim() === "") {
+    spec = names.every((n) => advances[n].vp !== null || advances[n].cost === null) ? "vp" : "points";
+  }
+  spec = String(spec).trim();
+  if (["vp", "points", "cards"].indexOf(spec.toLowerCase()) >= 0) spec = spec.toLowerCase();
+  const values = {};
+  if (spec === "vp") {
+    const missing = names.filter((n) => advances[n].vp === null && advances[n].cost !== null);
+    if (missing.length) {
+      throw creditUserError("--objective vp: " + M.EDITION.name + " gives no victory points to advances (e.g. "
+        + missing[0] + "); use --objective points (printed cost) or cards");
+    }
+    for (const n of names) values[n] = advances[n].vp || 0;
+    return planObjectiveOf("vp", "VP", values, 1);
+  }
+  if (spec === "points") {
+    for (const n of names) values[n] = advances[n].cost || 0;
+    return planObjectiveOf("points", "points", values, 1);
+  }
+  if (spec === "cards") {
+    for (const n of names) values[n] = 1;
+    return planObjectiveOf("cards", "advances", values, 1);
+  }
+  const expr = planParseExpression(spec);
+  const exact = {};
+  for (const n of names) exact[n] = advances[n].cost !== null ? planEvaluateFor(M, expr, n, spec) : planQ(0);
+  // a fractional objective is searched in whole units of the common denominator: every sum,
+  // comparison and ratio the search makes scales alike (the Python keeps Fractions)
+  const floats = names.some((n) => exact[n].f !== undefined);
+  let scale = 1;
+  if (!floats) for (const n of names) scale = planLcm(scale, exact[n].d);
+  const isInt = {};
+  for (const n of names) {
+    isInt[n] = exact[n].f === undefined && exact[n].d === 1;
+    values[n] = floats ? planQValue(exact[n]) : exact[n].n * (scale / exact[n].d);
+  }
+  return planObjectiveOf(spec, spec, values, scale, isInt);
+}
+
+// what a plan maximises: the sum over the advances bought of values[name] (in units of 1/scale);
+// isInt says which values Python holds as whole numbers (its bounds round those)
+function planObjectiveOf(name, label, values, scale, isInt) {
+  if (!isInt) {
+    isInt = {};
+    for (const n of Object.keys(values)) isInt[n] = true;
+  }
+  return {name: name, label: label, values: values, scale: scale, isInt: isInt};
+}
+
+function planObjectiveSum(obj, names) {
+  let total = 0;
+  for (const n of names) total += obj.values[n];
+  return total;
+}
+
+// an objective quantity as the command line prints it: an integer, or a fraction as "n/d"
+function planNumber(obj, v) {
+  if (obj.scale === 1) return v;
+  const g = planGcd(Math.abs(v), obj.scale);
+  const n = v / g;
+  const d = obj.scale / g;
+  return d === 1 ? n : n + "/" + d;
+}
+
+function planGcd(a, b) {
+  while (b) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+function planLcm(a, b) {
+  return a / planGcd(a, b) * b;
+}
+
+// --- objective expressions: the rulebook grammar's expression subset, parsed and evaluated here
+// (the player types them at the table; nothing is compiled to code, nothing evaluated as script)
+
+// exact numbers: {n, d} with d > 0 and gcd 1; a float (sqrt) as {f}
+function planQ(n, d) {
+  if (d === undefined) d = 1;
+  if (d < 0) {
+    n = -n;
+    d = -d;
+  }
+  const g = planGcd(Math.abs(n), d) || 1;
+  return {n: n / g, d: d / g};
+}
+
+function planQValue(q) {
+  return q.f !== undefined ? q.f : q.n / q.d;
+}
+
+const PLAN_TOKEN = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
+
+function planParseExpression(text) {
+  const fail = (why) => creditUserError("--objective '" + text + "': " + why + " (write vp, points, cards or an "
+    + "expression over " + PLAN_ATTRIBUTES.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
+  if (text.indexOf("\n") >= 0 || text.indexOf("\r") >= 0 || text.length > 500) {
+    throw creditUserError("--objective: an expression is one line of at most 500 characters");
+  }
+  const tokens = [];
+  PLAN_TOKEN.lastIndex = 0;
+  while (PLAN_TOKEN.lastIndex < text.length) {
+    const at = PLAN_TOKEN.lastIndex;
+    const m = PLAN_TOKEN.exec(text);
+    if (m === null) break;
+    if (m[4] !== undefined) throw fail("unexpected character `" + m[4] + "`");
+    if (m[1] !== undefined) tokens.push({t: "int", v: m[1]});
+    else if (m[2] !== undefined) {
+      const word = m[2].replace(/\s+/g, "");
+      const kw = ["and", "or", "not", "true", "false", "unknown", "where"];
+      tokens.push(kw.indexOf(word) >= 0 ? {t: word} : {t: "name", v: word});
+    } else if (m[3] !== undefined) tokens.push({t: m[3]});
+    if (PLAN_TOKEN.lastIndex === at) break;
+  }
+  let pos = 0;
+  const peek = () => (pos < tokens.length ? tokens[pos].t : null);
+  const take = (t) => {
+    if (peek() !== t) throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
+                                                     : "the expression ends too soon");
+    return tokens[pos++];
+  };
+  function orExpr() {
+    let left = andExpr();
+    while (peek() === "or") { pos++; left = {op: "or", a: left, b: andExpr()}; }
+    return left;
+  }
+  function andExpr() {
+    let left = notExpr();
+    while (peek() === "and") { pos++; left = {op: "and", a: left, b: notExpr()}; }
+    return left;
+  }
+  function notExpr() {
+    if (peek() === "not") { pos++; return {op: "not", a: notExpr()}; }
+    const left = sum();
+    const c = peek();
+    if (["==", "!=", "<", "<=", ">", ">="].indexOf(c) >= 0) { pos++; return {op: c, a: left, b: sum()}; }
+    return left;
+  }
+  function sum() {
+    let left = product();
+    while (peek() === "+" || peek() === "-") { const op = tokens[pos++].t; left = {op: op, a: left, b: product()}; }
+    return left;
+  }
+  function product() {
+    let left = unary();
+    while (peek() === "*" || peek() === "/" || peek() === "//") {
+      const op = tokens[pos++].t;
+      left = {op: op, a: left, b: unary()};
+    }
+    return left;
+  }
+  function unary() {
+    if (peek() === "-") { pos++; return {op: "neg", a: unary()}; }
+    return atom();
+  }
+  function atom() {
+    const c = peek();
+    if (c === "int") return {op: "num", v: tokens[pos++].v};
+    if (c === "true" || c === "false") { pos++; return {op: "bool", v: c === "true"}; }
+    if (c === "unknown") { pos++; return {op: "unknown"}; }
+    if (c === "(") { pos++; const e = orExpr(); take(")"); return e; }
+    if (c === "name") {
+      const name = tokens[pos++].v;
+      if (peek() === "(") {
+        pos++;
+        const args = [];
+        if (peek() !== ")") {
+          args.push(orExpr());
+          while (peek() === ",") { pos++; args.push(orExpr()); }
+        }
+        take(")");
+        return {op: "call", name: name, args: args};
+      }
+      return {op: "name", v: name};
+    }
+    throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
+                                   : "the expression ends too soon");
+  }
+  if (!tokens.length) throw fail("not a single expression");
+  const e = orExpr();
+  if (pos !== tokens.length) throw fail("unexpected `" + (tokens[pos].v || tokens[pos].t) + "`");
+  return e;
+}
+
+function planEvaluateFor(M, expr, name, text) {
+  const adv = M.ADVANCES[name];
+  const values = {
+    cost: adv.cost, vp: adv.vp, group_count: adv.groups.length,
+    credit_total: creditSum(Object.keys(adv.credits).map((g) => adv.credits[g])),
+    specific_total: creditSum(Object.keys(adv.specific).map((t) => adv.specific[t])),
+    supply: adv.supply || 0,
+  };
+  const fail = (why) => creditUserError("--objective '" + text + "': " + why);
+  const num = (v) => {
+    if (typeof v === "boolean" || v === null || typeof v !== "object") {
+      const what = v === null ? "unknown" : (typeof v === "boolean" ? "true/false" : "the text");
+      throw fail("expected a number, got " + what);
+    }
+    return v;
+  };
+  const isF = (a, b) => a.f !== undefined || b.f !== undefined;
+  function ev(e) {
+    switch (e.op) {
+      case "num": return planQ(Number(e.v));
+      case "bool": return e.v;
+      case "unknown": return null;
+      case "name": {
+        if (creditHas(values, e.v)) {
+          if (values[e.v] === null) throw fail("`" + e.v + "` is unknown for " + name);
+          return planQ(values[e.v]);
+        }
+        if (creditHas(M.GROUPS, e.v)) return planQ(adv.groups.indexOf(e.v) >= 0 ? 1 : 0);
+        if (creditHas(M.CONSTS, e.v)) {
+          const c = M.CONSTS[e.v];
+          return typeof c === "number" ? planQ(c) : c;
+        }
+        throw fail("unknown name `" + e.v + "` (an objective reads " + PLAN_ATTRIBUTES.concat(Object.keys(M.GROUPS))
+          .join(", ") + " and the rulebook's constants)");
+      }
+      case "not": return !planTruth(ev(e.a));
+      case "and": return planTruth(ev(e.a)) && planTruth(ev(e.b));
+      case "or": return planTruth(ev(e.a)) || planTruth(ev(e.b));
+      case "neg": {
+        const a = num(ev(e.a));
+        return a.f !== undefined ? {f: -a.f} : planQ(-a.n, a.d);
+      }
+      case "call": {
+        const args = e.args.map((x) => num(ev(x)));
+        const arity = {floor: 1, ceil: 1, sqrt: 1, min: 2, max: 2, abs: 1}[e.name];
+        if (arity === undefined) throw fail("`" + e.name + "` cannot be evaluated here");
+        if (args.length !== arity) throw fail("`" + e.name + "` takes " + arity + " argument" + (arity !== 1 ? "s" : ""));
+        const a = args[0];
+        if (e.name === "floor" || e.name === "ceil") {
+          const v = a.f !== undefined ? a.f : a.n / a.d;
+          const exactFloor = a.f !== undefined ? Math.floor(v) : Math.floor(a.n / a.d);
+          if (e.name === "floor") return planQ(exactFloor);
+          return planQ(a.f !== undefined ? Math.ceil(v) : (a.n % a.d === 0 ? a.n / a.d : exactFloor + 1));
+        }
+        if (e.name === "sqrt") {
+          const v = planQValue(a);
+          if (v < 0) throw fail("`sqrt` cannot be evaluated: math domain error");
+          return {f: Math.sqrt(v)};
+        }
+        if (e.name === "abs") return a.f !== undefined ? {f: Math.abs(a.f)} : planQ(Math.abs(a.n), a.d);
+        const b = args[1];
+        const less = planQValue(b) < planQValue(a);
+        if (e.name === "min") return less ? b : a;
+        return planQValue(b) > planQValue(a) ? b : a;
+      }
+      default: {
+        const a = ev(e.a);
+        const b = ev(e.b);
+        if (e.op === "==" || e.op === "!=") {
+          const same = (a !== null && typeof a === "object" && b !== null && typeof b === "object")
+            ? planQValue(a) === planQValue(b) : a === b;
+          return e.op === "==" ? same : !same;
+        }
+        const x = num(a);
+        const y = num(b);
+        if (e.op === "+" || e.op === "-" || e.op === "*") {
+          if (isF(x, y)) {
+            const u = planQValue(x);
+            const w = planQValue(y);
+            return {f: e.op === "+" ? u + w : (e.op === "-" ? u - w : u * w)};
+          }
+          if (e.op === "+") return planQ(x.n * y.d + y.n * x.d, x.d * y.d);
+          if (e.op === "-") return planQ(x.n * y.d - y.n * x.d, x.d * y.d);
+          return planQ(x.n * y.n, x.d * y.d);
+        }
+        if (e.op === "/" || e.op === "//") {
+          if (planQValue(y) === 0) throw fail("division by zero");
+          if (isF(x, y)) {
+            const r = planQValue(x) / planQValue(y);
+            return e.op === "/" ? {f: r} : planQ(Math.floor(r));
+          }
+          const q = planQ(x.n * y.d, x.d * y.n);
+          return e.op === "/" ? q : planQ(Math.floor(q.n / q.d));
+        }
+        const u = planQValue(x);
+        const w = planQValue(y);
+        return {"<": u < w, "<=": u <= w, ">": u > w, ">=": u >= w}[e.op];
+      }
+    }
+  }
+  const value = ev(expr);
+  if (value === null || typeof value !== "object") {
+    const shown = value === true ? "True" : (value === false ? "False" : (value === null ? "None" : "'" + value + "'"));
+    throw fail("gives " + shown + " for " + name + ", not a number");
+  }
+  return value;
+}
+
+function planTruth(v) {
+  if (v !== null && typeof v === "object") return planQValue(v) !== 0;
+  return Boolean(v);
+}
+
+// --- the payment table (planner.PaymentTable) -------------------------------------------------
+
+const PLAN_OWE = "owe";
+const PLAN_GAVE = "gave";
+const PLAN_DONE = "done";
+
+function PlanPayments(M, cards, treasury, treasuryValue, state, rate, substitute) {
+  this.M = M;
+  this.treasury = Math.trunc(treasury);
+  this.tv = Math.trunc(treasuryValue);
+  this.rate = Math.trunc(rate || 0);
+  this.substitute = Boolean(substitute);
+  this.state = state;
+  this.names = Object.keys(cards).filter((n) => cards[n] > 0).sort(creditCmpStr);
+  this.counts = this.names.map((n) => Math.trunc(cards[n]));
+  this.faces = this.names.map((n) => Math.trunc(M.COMMODITIES[n].value));
+  this.deck = this.names.map((n) => Math.trunc(M.COMMODITIES[n].count || 0));
+  this.values = [];
+  for (let i = 0; i < this.names.length; i++) {
+    const name = this.names[i];
+    const n = this.counts[i];
+    const face = this.faces[i];
+    const offBlock = creditOffBlock(M, name, state);
+    const top = this.substitute ? n + 1 : n;
+    const row = [0];
+    for (let k = 1; k <= top; k++) row.push(offBlock ? creditOffBlockValue(M, k, face) : creditSetValue(M, k, face));
+    this.values.push(row);
+  }
+  this.totalCards = creditSum(this.counts);
+  this.order = this.names.map((_, i) => i);
+  if (this.substitute) {
+    this.order.sort((a, b) => (this.faces[a] - this.faces[b]) || creditCmpStr(this.names[a], this.names[b]));
+  }
+  this.handValue = 0;
+  for (let i = 0; i < this.values.length; i++) this.handValue += this.values[i][this.counts[i]];
+  this._levels = new Map();
+  this._conv = new Map();
+  this._spent = new Map();
+}
+
+// (cards turned in as a set, cards converted, role, set value, new flag) for commodity i
+PlanPayments.prototype.moves = function (i, flag) {
+  const out = [];
+  const n = this.counts[i];
+  const f = this.values[i];
+  const face = this.faces[i];
+  for (let k = 0; k <= n; k++) {
+    const cmax = this.rate ? n - k : 0;
+    for (let c = 0; c <= cmax; c++) {
+      out.push([k, c, null, f[k], flag]);
+      if (!this.substitute) continue;
+      if (k >= 1 && face > 0 && !(this.deck[i] && k + 1 > this.deck[i])) {
+        if (flag === null) out.push([k, c, "set", f[k + 1], PLAN_OWE]);
+        else if (flag === PLAN_GAVE) out.push([k, c, "set", f[k + 1], PLAN_DONE]);
+      }
+      if (k + c < n) {
+        if (flag === null) out.push([k, c, "donor", f[k], PLAN_GAVE]);
+        else if (flag === PLAN_OWE) out.push([k, c, "donor", f[k], PLAN_DONE]);
+      }
+    }
+  }
+  return out;
+};
+
+// layer entries: Map key string -> {key: [value, conv, keptCards, flag], e: [a, b, back]}
+PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
+  const binds = limit < this.totalCards;
+  const start = new Map();
+  start.set("0,0,0,", {key: [0, 0, 0, null], e: [0, 0, null]});
+  const layers = [start];
+  for (let p = 0; p < this.order.length; p++) {
+    const i = this.order[p];
+    const n = this.counts[i];
+    const f = this.values[i];
+    const perCard = this.rate * this.faces[i];
+    const newFace = p > 0 && this.faces[i] !== this.faces[this.order[p - 1]];
+    let layer = new Map();
+    const movesBy = new Map();
+    for (const entry of layers[layers.length - 1].values()) {
+      const value = entry.key[0];
+      let conv = entry.key[1];
+      const keptCards = entry.key[2];
+      const flag = entry.key[3];
+      const keptValue = entry.e[0];
+      const held = entry.e[1];
+      if (newFace && flag === PLAN_GAVE) continue;
+      if (!keep) conv = keptValue;
+      let moves = movesBy.get(flag);
+      if (moves === undefined) {
+        moves = this.moves(i, flag);
+        movesBy.set(flag, moves);
+      }
+      for (const mv of moves) {
+        const k = mv[0];
+        const c = mv[1];
+        const role = mv[2];
+        const worth = mv[3];
+        const nflag = mv[4];
+        const j = n - k - c - (role === "donor" ? 1 : 0);
+        const kc = binds ? keptCards + j : 0;
+        if (kc > limit) continue;
+        const v = value + worth;
+        if (cap !== null && v > cap) continue;
+        const tokens = conv + c * perCard;
+        if (!keep) {
+          const sk = v + ",0," + kc + "," + (nflag || "");
+          const got = layer.get(sk);
+          if (got === undefined || tokens > got.e[0]) layer.set(sk, {key: [v, 0, kc, nflag], e: [tokens, 0, null]});
+          continue;
+        }
+        const t = clamp === null ? tokens : Math.min(tokens, clamp);
+        const sk = v + "," + t + "," + kc + "," + (nflag || "");
+        const kv = keptValue + f[j] + c * perCard * this.tv;
+        const kh = held + j;
+        const old = layer.get(sk);
+        if (old === undefined || kv > old.e[0] || (kv === old.e[0] && kh > old.e[1])) {
+          layer.set(sk, {key: [v, t, kc, nflag], e: [kv, kh, [entry, [k, c, role]]]});
+        }
+      }
+    }
+    if (keep && this.rate) layer = PlanPayments.pareto(layer);
+    layers.push(layer);
+  }
+  return layers;
+};
+
+PlanPayments.pareto = function (layer) {
+  const groups = new Map();
+  for (const [sk, entry] of layer) {
+    const g = entry.key[0] + "," + entry.key[2] + "," + (entry.key[3] || "");
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push([sk, entry]);
+  }
+  const out = new Map();
+  for (const list of groups.values()) {
+    list.sort((x, y) => y[1].key[1] - x[1].key[1]);
+    let best = null;
+    for (const pair of list) {
+      const e = pair[1].e;
+      if (best !== null && (e[0] < best[0] || (e[0] === best[0] && e[1] <= best[1]))) continue;
+      out.set(pair[0], pair[1]);
+      best = [e[0], e[1]];
+    }
+  }
+  return out;
+};
+
+PlanPayments.prototype.final = function (limit) {
+  limit = Math.max(0, limit);
+  let got = this._conv.get(limit);
+  if (got === undefined) {
+    got = new Map();
+    const layers = this.layers(limit, null, false, null);
+    for (const entry of layers[layers.length - 1].values()) {
+      const flag = entry.key[3];
+      if (flag === null || flag === PLAN_DONE) {
+        const v = entry.key[0];
+        const conv = entry.e[0];
+        got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
+      }
+    }
+    this._conv.set(limit, got);
+  }
+  return got;
+};
+
+PlanPayments.prototype.levels = function (limit) {
+  limit = Math.max(0, limit);
+  let got = this._levels.get(limit);
+  if (got === undefined) {
+    got = Array.from(this.final(limit).keys()).sort((a, b) => a - b);
+    this._levels.set(limit, got);
+  }
+  return got;
+};
+
+PlanPayments.prototype.budget = function (limit) {
+  let best = null;
+  for (const [v, c] of this.final(limit)) {
+    const total = v + (this.treasury + c) * this.tv;
+    if (best === null || total > best) best = total;
+  }
+  return best;
+};
+
+function planBisectLeft(list, x) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function planBisectRight(list, x) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (x < list[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+PlanPayments.prototype.spent = function (price, limit) {
+  const key = price + "," + limit;
+  if (this._spent.has(key)) return this._spent.get(key);
+  const levels = this.levels(limit);
+  let best = null;
+  const i = planBisectLeft(levels, price);
+  if (i < levels.length) best = levels[i];
+  if (this.rate) {
+    const conv = this.final(limit);
+    for (let x = 0; x < i; x++) {
+      const v = levels[x];
+      const t = this.tokensFor(price, v);
+      if (t <= this.treasury + conv.get(v)) {
+        const paid = v + t * this.tv;
+        best = best === null ? paid : Math.min(best, paid);
+      }
+    }
+    this._spent.set(key, best);
+    return best;
+  }
+  const j = planBisectLeft(levels, price - this.treasury * this.tv);
+  if (j < i) {
+    if (this.tv === 1) {
+      best = price;
+    } else {
+      let over = null;
+      for (let x = j; x < i; x++) {
+        const r = (((levels[x] - price) % this.tv) + this.tv) % this.tv;
+        if (over === null || r < over) over = r;
+      }
+      best = best === null ? price + over : Math.min(best, price + over);
+    }
+  }
+  this._spent.set(key, best);
+  return best;
+};
+
+PlanPayments.prototype.tokensFor = function (price, cardValue) {
+  const short = price - cardValue;
+  return short <= 0 ? 0 : Math.ceil(short / this.tv);
+};
+
+PlanPayments.prototype.best = function (price, limit) {
+  limit = Math.max(0, limit);
+  const least = this.spent(price, limit);
+  if (least === null) return null;
+  const clamp = Math.max(0, this.tokensFor(price, 0) - this.treasury);
+  const layers = this.layers(limit, least, true, clamp);
+  let choice = null;
+  for (const entry of layers[layers.length - 1].values()) {
+    const value = entry.key[0];
+    const conv = entry.key[1];
+    const flag = entry.key[3];
+    const wealth = entry.e[0];
+    const held = entry.e[1];
+    if (flag !== null && flag !== PLAN_DONE) continue;
+    const t = this.tokensFor(price, value);
+    if (t > this.treasury + conv || value + t * this.tv !== least) continue;
+    let rank = [-(wealth + (this.treasury - t) * this.tv), -held];
+    if (choice !== null && creditCmp(rank, choice.rank.slice(0, 2)) > 0) continue;
+    const moves = PlanPayments.turnedIn(layers, entry);
+    const byName = new Array(moves.length);
+    for (let x = 0; x < moves.length; x++) byName[this.order[x]] = moves[x];
+    rank = rank.concat([byName.map((m) => m[0]), byName.map((m) => m[1]), byName.map((m) => m[2] || "")]);
+    if (choice === null || creditCmp(rank, choice.rank) < 0) {
+      choice = {rank: rank, value: value, t: t, wealth: wealth, moves: byName};
+    }
+  }
+  const moves = choice.moves;
+  let conv = 0;
+  for (let x = 0; x < moves.length; x++) conv += moves[x][1] * this.rate * this.faces[x];
+  const kept = choice.wealth - conv * this.tv;
+  const given = {};
+  const converted = {};
+  const roles = {};
+  const left = {};
+  let keptCards = 0;
+  for (let x = 0; x < this.names.length; x++) {
+    const m = moves[x];
+    const n = this.names[x];
+    if (m[0]) given[n] = m[0];
+    if (m[1]) converted[n] = m[1];
+    if (m[2]) roles[m[2]] = n;
+    const l = this.counts[x] - m[0] - m[1] - (m[2] === "donor" ? 1 : 0);
+    if (l) {
+      left[n] = l;
+      keptCards += l;
+    }
+  }
+  const substitute = Object.keys(roles).length ? {set: roles.set, card: roles.donor} : null;
+  const paid = choice.value + choice.t * this.tv;
+  return {
+    price: price, cards: given, card_value: choice.value, treasury: choice.t, treasury_value: this.tv,
+    paid: paid, overpayment: paid - price, kept: left, kept_value: kept, kept_cards: keptCards,
+    hand_limit: limit, treasury_left: this.treasury + conv - choice.t, converted: converted,
+    converted_treasury: conv, substitute: substitute,
+  };
+};
+
+PlanPayments.turnedIn = function (layers, entry) {
+  const moves = [];
+  for (let l = layers.length - 1; l >= 1; l--) {
+    const back = entry.e[2];
+    moves.push(back[1]);
+    entry = back[0];
+  }
+  return moves.reverse();
+};
+
+// --- the hand and the limits -------------------------------------------------------------------
+
+function planHandReport(M, cards, state) {
+  const hand = {};
+  for (const n of Object.keys(cards)) if (cards[n]) hand[n] = cards[n];
+  const value = creditHandValue(M, hand, state);
+  for (const s of value.sets) s.zero_value = s.face === 0;
+  value.cards = creditSum(Object.keys(cards).map((n) => cards[n]));
+  value.zero_value_cards = creditSum(value.sets.filter((s) => s.zero_value).map((s) => s.cards));
+  return value;
+}
+
+function planLookup(bands, x) {
+  for (const band of bands) {
+    if (x >= band[0] && (band[1] === null || x <= band[1])) return band[2];
+  }
+  throw creditUserError("no band of the table covers " + x);
+}
+
+function planBaseHandLimit(M, facts, override) {
+  if (override !== null && override !== undefined) return [Math.trunc(override), "--hand-limit"];
+  const table = creditGet(M.TABLES, "hand_limit_by_players", null);
+  if (table !== null && creditHas(facts, "players")) {
+    return [Math.trunc(planLookup(table, facts.players)), "hand_limit_by_players(" + facts.players + ")"];
+  }
+  if (creditHas(M.CONSTS, "hand_limit")) return [Math.trunc(M.CONSTS.hand_limit), "const hand_limit"];
+  if (table !== null) {
+    throw creditUserError("the hand limit depends on the number of players (table hand_limit_by_players): "
+      + "give `players` in the state (or --set players=N), or pass --hand-limit N");
+  }
+  throw creditUserError(M.EDITION.name + " declares no hand limit (const hand_limit or table "
+    + "hand_limit_by_players): pass --hand-limit N");
+}
+
+function planInfo(M) {
+  if (!M.__planInfo) {
+    const info = {};
+    for (const name of Object.keys(M.ADVANCES)) {
+      const adv = M.ADVANCES[name];
+      const byKind = {};
+      for (const pair of adv.abilities) {
+        if (!creditHas(byKind, pair[0])) byKind[pair[0]] = [];
+        byKind[pair[0]].push(pair[1]);
+      }
+      info[name] = {
+        abilities: byKind,
+        hand_delta: creditSum((byKind.hand_limit || []).map((a) => a.delta)),
+        free_credits: creditSum((byKind.free_credits || []).map((a) => a.amount)),
+        group_credit: creditSum(Object.keys(adv.credits).map((g) => adv.credits[g])),
+      };
+    }
+    Object.defineProperty(M, "__planInfo", {value: info, enumerable: false});
+  }
+  return M.__planInfo;
+}
+
+function planAbilities(M, name, kind) {
+  return planInfo(M)[name].abilities[kind] || [];
+}
+
+function planHandDelta(M, name) {
+  return planInfo(M)[name].hand_delta;
+}
+
+// --- the purchase problem (planner.PurchaseProblem) --------------------------------------------
+
+function PlanProblem(M, holds, facts, obj, opts) {
+  opts = opts || {};
+  const want0 = opts.want || [];
+  const avoid0 = opts.avoid || [];
+  const among0 = opts.among === undefined ? null : opts.among;
+  const handLimit = opts.hand_limit === undefined ? null : opts.hand_limit;
+  this.M = M;
+  this.options = {want: want0.slice(), avoid: avoid0.slice(), among: among0, hand_limit: handLimit};
+  this.holds = holds.slice();
+  this.held = new Set(this.holds);
+  this.facts = facts;
+  this.objective = obj;
+  this.extra = Object.assign({}, facts.credits || {});
+  const advances = M.ADVANCES;
+  this.order = creditOrder(M);
+  const want = creditCanonical(M, "advance", want0, "--want");
+  const avoid = new Set(creditCanonical(M, "advance", avoid0, "--avoid"));
+  const among = among0 === null ? null : creditCanonical(M, "advance", among0, "among");
+  this.excluded = [];
+  const cands = [];
+  for (const name of Object.keys(advances)) {
+    const adv = advances[name];
+    if (this.held.has(name) || (among !== null && among.indexOf(name) < 0)) continue;
+    let why = null;
+    if (avoid.has(name)) why = "avoided (--avoid)";
+    else if (adv.cost === null) why = "its cost is unknown in this rulebook: never bought";
+    else {
+      const missing = adv.requires.filter((r) => !this.held.has(r));
+      if (missing.length) why = "needs " + missing.join(", ") + " held before this turn";
+    }
+    if (why) this.excluded.push({advance: name, why: why});
+    else cands.push(name);
+  }
+  for (const w of want) {
+    if (this.held.has(w)) throw creditUserError("--want: " + w + " is already held");
+    if (cands.indexOf(w) < 0) {
+      const e = this.excluded.find((x) => x.advance === w);
+      throw creditUserError("--want: " + w + " cannot be bought: " + (e ? e.why : "not a candidate"));
+    }
+  }
+  this.candidates = cands;
+  this.want = Array.from(new Set(want)).sort((a, b) => this.order[a] - this.order[b]);
+  this.cardLimit = creditGet(M.CONSTS, "card_limit", null);
+  this.maxNew = this.cardLimit === null ? null : Math.max(0, this.cardLimit - this.holds.length);
+  if (this.maxNew !== null && this.want.length > this.maxNew) {
+    throw creditUserError("--want: " + this.want.length + " advances, but the card limit (" + this.cardLimit
+      + ") leaves room for " + this.maxNew);
+  }
+  this.singleUse = creditVariants(M).indexOf("single_use") >= 0;
+  const special = cands.filter((n) => this.singleUse || PLAN_SAME_TURN.some((k) => planAbilities(M, n, k).length));
+  const specialSet = new Set(special);
+  const plain = cands.filter((n) => !specialSet.has(n));
+  this.base = {};
+  if (plain.length) {
+    for (const row of creditPrices(M, this.holds, plain, this.extra).items) this.base[row.advance] = Math.max(0, row.price);
+  }
+  for (const n of special) this.base[n] = Math.max(0, creditPrices(M, this.holds, [n], this.extra).items[0].price);
+  this.treasuryValue = creditPrices(M, this.holds, [], this.extra).treasury_value;
+  this.sameTurn = specialSet;
+  this.discounts = {};
+  this.frees = {};
+  this.alls = {};
+  for (const n of special) {
+    this.discounts[n] = planAbilities(M, n, "discount").map((a) => a.amount);
+    this.frees[n] = planAbilities(M, n, "free_advance").map((a) => [a.group, a.cost_below]);
+    this.alls[n] = planAbilities(M, n, "acquire_all").map((a) => [a.group, a.cost_below]);
+  }
+  const limit = planBaseHandLimit(M, facts, handLimit);
+  this.limit0 = limit[0] + creditSum(this.holds.map((h) => planHandDelta(M, h)));
+  this.limitSource = limit[1];
+  const cards = {};
+  for (const n of Object.keys(facts.commodities || {})) cards[n] = Math.trunc(facts.commodities[n]);
+  this.cards = cards;
+  this.treasury = Math.trunc(facts.treasury || 0);
+  let rate = 0;
+  let substitute = false;
+  for (const h of this.holds) {
+    for (const a of planAbilities(M, h, "card_treasury")) rate = Math.max(rate, a.rate);
+    if (planAbilities(M, h, "substitute_card").length) substitute = true;
+  }
+  const key = this.treasuryValue + "," + rate + "," + substitute;
+  const payments = opts.payments;
+  if (payments && payments.has(key)) {
+    this.payments = payments.get(key);
+  } else {
+    this.payments = new PlanPayments(M, cards, this.treasury, this.treasuryValue,
+      creditProbe(M, this.holds, facts), rate, substitute);
+    if (payments) payments.set(key, this.payments);
+  }
+  this.prepare();
+}
+
+PlanProblem.prototype.sortByOrder = function (names) {
+  const order = this.order;
+  return names.slice().sort((a, b) => order[a] - order[b]);
+};
+
+PlanProblem.prototype.exactPrice = function (names) {
+  names = this.sortByOrder(names);
+  if (this.singleUse) return creditPrices(this.M, this.holds, names, this.extra).total;
+  if (!names.some((n) => this.sameTurn.has(n))) return creditSum(names.map((n) => this.base[n]));
+  const rows = names.map((n) => [n, this.base[n]]);
+  const adv = this.M.ADVANCES;
+  for (const name of names) {
+    for (const gb of (this.alls[name] || [])) {
+      for (const r of rows) {
+        if (r[0] !== name && adv[r[0]].groups.indexOf(gb[0]) >= 0 && adv[r[0]].cost < gb[1]) r[1] = 0;
+      }
+    }
+  }
+  for (const row of rows) {
+    const name = row[0];
+    for (const amount of (this.discounts[name] || [])) {
+      const others = rows.filter((r) => r[0] !== name && r[1] > 0);
+      if (others.length) creditMaxBy(others, (r) => [r[1], r[0]])[1] -= amount;
+    }
+    for (const gb of (this.frees[name] || [])) {
+      const eligible = rows.filter((r) => r[0] !== name && r[1] > 0 && adv[r[0]].groups.indexOf(gb[0]) >= 0
+                                          && adv[r[0]].cost < gb[1]);
+      if (eligible.length) creditMaxBy(eligible, (r) => [r[1], r[0]])[1] = 0;
+    }
+  }
+  return creditSum(rows.map((r) => Math.max(0, r[1])));
+};
+
+PlanProblem.prototype.handLimit = function (names) {
+  return this.limit0 + creditSum(names.map((n) => planHandDelta(this.M, n)));
+};
+
+PlanProblem.prototype.credit = function (names) {
+  const info = planInfo(this.M);
+  const advances = this.M.ADVANCES;
+  const chosen = new Set(names);
+  let total = 0;
+  for (const n of names) {
+    total += info[n].group_credit + info[n].free_credits;
+    const spec = advances[n].specific;
+    for (const t of Object.keys(spec)) {
+      if (!this.held.has(t) && !chosen.has(t)) total += spec[t];
+    }
+  }
+  return total;
+};
+
+PlanProblem.prototype.creditBound = function (name) {
+  const i = planInfo(this.M)[name];
+  const spec = this.M.ADVANCES[name].specific;
+  let total = i.group_credit + i.free_credits;
+  for (const t of Object.keys(spec)) if (!this.held.has(t)) total += spec[t];
+  return total;
+};
+
+PlanProblem.prototype.withWant = function (names) {
+  const clone = Object.create(PlanProblem.prototype);
+  Object.assign(clone, this);
+  const want = new Set(this.want);
+  for (const n of names) want.add(n);
+  clone.want = Array.from(want).sort((a, b) => this.order[a] - this.order[b]);
+  clone.options = Object.assign({}, this.options, {want: clone.want});
+  clone._searchCandidates = undefined;
+  clone.prepare();
+  return clone;
+};
+
+PlanProblem.prototype.maxReduction = function (name) {
+  const adv = this.M.ADVANCES;
+  let total = creditSum(this.discounts[name] || []);
+  for (const gb of (this.frees[name] || [])) {
+    let most = 0;
+    for (const c of this.candidates) {
+      if (c !== name && adv[c].groups.indexOf(gb[0]) >= 0 && adv[c].cost < gb[1]) most = Math.max(most, this.base[c]);
+    }
+    total += most;
+  }
+  for (const gb of (this.alls[name] || [])) {
+    for (const c of this.candidates) {
+      if (c !== name && adv[c].groups.indexOf(gb[0]) >= 0 && adv[c].cost < gb[1]) total += this.base[c];
+    }
+  }
+  return total;
+};
+
+PlanProblem.prototype.prepare = function () {
+  const obj = this.objective.values;
+  const M = this.M;
+  const wantSet = new Set(this.want);
+  const pool = this.candidates.filter((n) => !wantSet.has(n));
+  const eff = {};
+  for (const n of this.candidates) eff[n] = this.base[n] - (this.sameTurn.has(n) ? this.maxReduction(n) : 0);
+  this.eff = eff;
+  const order = this.order;
+  const byRatio = (x, y) => {
+    const vx = obj[x];
+    const bx = Math.max(0, eff[x]);
+    const vy = obj[y];
+    const by = Math.max(0, eff[y]);
+    const cx = vx <= 0 ? 2 : (bx === 0 ? 0 : 1);
+    const cy = vy <= 0 ? 2 : (by === 0 ? 0 : 1);
+    if (cx !== cy) return cx - cy;
+    if (cx === 1 && vx * by !== vy * bx) return vx * by > vy * bx ? -1 : 1;
+    return order[x] - order[y];
+  };
+  this.items = pool.slice().sort(byRatio);
+  const n = this.items.length;
+  this.b = this.items.map((x) => this.base[x]);
+  this.e = this.items.map((x) => eff[x]);
+  this.o = this.items.map((x) => obj[x]);
+  this.cub = this.items.map((x) => this.creditBound(x));
+  this.hd = this.items.map((x) => planHandDelta(M, x));
+  this.negSuf = new Array(n + 1).fill(0);
+  this.hposSuf = new Array(n + 1).fill(0);
+  this.cubSuf = new Array(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    this.negSuf[i] = this.negSuf[i + 1] + Math.max(0, -this.e[i]);
+    this.hposSuf[i] = this.hposSuf[i + 1] + Math.max(0, this.hd[i]);
+    this.cubSuf[i] = this.cubSuf[i + 1] + Math.max(0, this.cub[i]);
+  }
+  this.npos = this.o.filter((v) => v > 0).length;
+  this.cumB = [0];
+  this.cumO = [0];
+  for (let i = 0; i < this.npos; i++) {
+    this.cumB.push(this.cumB[this.cumB.length - 1] + Math.max(0, this.e[i]));
+    this.cumO.push(this.cumO[this.cumO.length - 1] + this.o[i]);
+  }
+  this.intObjective = this.items.every((x) => this.objective.isInt[x]);
+  this.start = [
+    creditSum(this.want.map((w) => this.base[w])), creditSum(this.want.map((w) => eff[w])),
+    planObjectiveSum(this.objective, this.want), creditSum(this.want.map((w) => Math.max(0, this.creditBound(w)))),
+    creditSum(this.want.map((w) => planHandDelta(M, w))), this.want.some((w) => this.sameTurn.has(w)),
+  ];
+  this.limitMax = this.limit0 + this.hposSuf[0] + creditSum(this.want.map((w) => Math.max(0, planHandDelta(M, w))));
+  this.budgetMax = this.payments.budget(this.limitMax);
+};
+
+// floor(a / b) for whole numbers (Python's //)
+function planFloorDiv(a, b) {
+  return Math.floor(a / b);
+}
+
+PlanProblem.prototype.ratioBound = function (q, cap) {
+  if (q >= this.npos) return 0;
+  const target = this.cumB[q] + cap;
+  const m = planBisectRight(this.cumB, target) - 1;
+  let gain = this.cumO[m] - this.cumO[q];
+  if (m < this.npos) {
+    const rest = target - this.cumB[m];
+    if (this.intObjective && Number.isInteger(rest)) {
+      const scale = this.objective.scale;
+      gain += scale * planFloorDiv(rest * this.o[m], Math.max(0, this.e[m]) * scale);
+    } else {
+      gain += this.o[m];
+    }
+  }
+  return gain;
+};
+
+PlanProblem.prototype.leastCost = function (q, need) {
+  if (need <= 0) return 0;
+  if (q >= this.npos) return null;
+  const target = this.cumO[q] + need;
+  const m = planBisectLeft(this.cumO, target);
+  if (m > this.npos) return null;
+  const whole = this.cumB[m - 1] - this.cumB[q];
+  const rest = target - this.cumO[m - 1];
+  const i = m - 1;
+  if (this.intObjective && rest % this.objective.scale === 0) return whole + planFloorDiv(rest * Math.max(0, this.e[i]), this.o[i]);
+  return whole;
+};
+
+// the ranking key: (objective, -spent, credit, -advances, -positions in rulebook order)
+PlanProblem.prototype.key = function (names, price, spent) {
+  const ranked = names.map((n) => this.order[n]).sort((a, b) => a - b);
+  return [planObjectiveSum(this.objective, names), -spent, this.credit(names), -names.length, ranked.map((i) => -i)];
+};
+
+PlanProblem.prototype.walk = function (visit, prune) {
+  const items = this.items;
+  const b = this.b;
+  const e = this.e;
+  const o = this.o;
+  const cub = this.cub;
+  const hd = this.hd;
+  const n = items.length;
+  const budget = this.budgetMax;
+  const negSuf = this.negSuf;
+  const maxNew = this.maxNew;
+  const names = this.want.slice();
+  const sameTurn = this.sameTurn;
+  const self = this;
+  function dfs(q, sumb, sume, objective, cubs, hch, same) {
+    if (maxNew !== null && names.length >= maxNew) return;
+    for (let j = q; j < n; j++) {
+      const ne = sume + e[j];
+      if (ne - negSuf[j + 1] > budget) continue;
+      const lbp = sume - negSuf[j];
+      const cap = budget - lbp;
+      const ub = objective + self.ratioBound(j, cap);
+      if (prune(j, ub, lbp, objective, cubs + self.cubSuf[j], self.limit0 + hch + self.hposSuf[j])) break;
+      const name = items[j];
+      names.push(name);
+      const nsame = same || sameTurn.has(name);
+      visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j]);
+      dfs(j + 1, sumb + b[j], ne, objective + o[j], cubs + cub[j], hch + hd[j], nsame);
+      names.pop();
+    }
+  }
+  const s = this.start;
+  visit(names, s[0], s[5], s[4], s[2]);
+  dfs(0, s[0], s[1], s[2], s[3], s[4], s[5]);
+};
+
+PlanProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
+  if (this.maxNew !== null && names.length > this.maxNew) return null;
+  const price = same ? this.exactPrice(names) : sumb;
+  const limit = this.limit0 + hdelta;
+  const spent = this.payments.spent(price, limit);
+  if (spent === null) return null;
+  return [price, spent, limit];
+};
+
+// a Choice: {key, buys, price, spent, objective, credit, hand_limit}
+function planChoice(key, buys, price, spent, limit) {
+  return {key: key, buys: buys, price: price, spent: spent, objective: key[0], credit: key[2], hand_limit: limit};
+}
+
+PlanProblem.prototype.search = function (top) {
+  top = Math.max(1, Math.trunc(top || 1));
+  if (this.singleUse) {
+    this.method = "branch and bound";
+    return this.branchAndBound(top, null)[0];
+  }
+  let floor = null;
+  if (PLAN_BB_CAP) {
+    const got = this.branchAndBound(top, PLAN_BB_CAP);
+    if (got[0] !== null) {
+      this.method = "branch and bound";
+      return got[0];
+    }
+    floor = got[1];
+  }
+  this.method = "dynamic programme";
+  const found = planSearchDP(this.searchCandidates(), {
+    forced: new Set(this.want), machineFor: (bought) => this.machineFor(bought),
+    sameTurn: this.sortByOrder(Array.from(this.sameTurn)), budget: this.budgetMax, maxNew: this.maxNew,
+    spent: (price, limit) => this.payments.spent(price, limit), limit0: this.limit0, top: top, floor: floor,
+  });
+  this.visited = PLAN_BB_CAP + 1;
+  return found.map((f) => planChoice(f[0], this.sortByOrder(f[1]), f[2], f[3], f[4]));
+};
+
+PlanProblem.prototype.searchCandidates = function () {
+  if (this._searchCandidates) return this._searchCandidates;
+  const advances = this.M.ADVANCES;
+  const cands = new Set(this.candidates);
+  const out = [];
+  for (const n of this.candidates) {
+    const links = new Map();
+    const spec = advances[n].specific;
+    for (const t of Object.keys(spec)) {
+      if (cands.has(t) && t !== n && spec[t]) links.set(t, (links.get(t) || 0) + spec[t]);
+    }
+    for (const o of this.candidates) {
+      const v = creditGet(advances[o].specific, n, 0);
+      if (o !== n && v) links.set(o, (links.get(o) || 0) + v);
+    }
+    out.push(planCandidate(n, this.order[n], this.base[n], this.objective.values[n], this.creditBound(n),
+      planHandDelta(this.M, n), links));
+  }
+  this._searchCandidates = out;
+  return out;
+};
+
+PlanProblem.prototype.machineFor = function (bought) {
+  const advances = this.M.ADVANCES;
+  const boughtSet = new Set(bought);
+  const pool = this.candidates.filter((n) => !this.sameTurn.has(n) || boughtSet.has(n));
+  const base = Object.assign({}, this.base);
+  for (const card of bought) {
+    for (const gb of (this.alls[card] || [])) {
+      for (const n of pool) {
+        if (n !== card && advances[n].groups.indexOf(gb[0]) >= 0 && advances[n].cost < gb[1]) base[n] = 0;
+      }
+    }
+  }
+  const abilities = [];
+  for (const card of bought) {
+    for (const amount of (this.discounts[card] || [])) {
+      abilities.push([card, "discount", amount, new Set(pool.filter((n) => n !== card))]);
+    }
+    for (const gb of (this.frees[card] || [])) {
+      abilities.push([card, "free_advance", null, new Set(pool.filter((n) => n !== card
+        && advances[n].groups.indexOf(gb[0]) >= 0 && advances[n].cost < gb[1]))]);
+    }
+  }
+  return new PlanMachine(abilities, base);
+};
+
+// a min-heap of entries ordered by `cmp` (heapq's heappush, heapreplace)
+function planHeapPush(heap, item, cmp) {
+  heap.push(item);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (cmp(heap[i], heap[parent]) >= 0) break;
+    const t = heap[i];
+    heap[i] = heap[parent];
+    heap[parent] = t;
+    i = parent;
+  }
+}
+
+function planHeapReplace(heap, item, cmp) {
+  heap[0] = item;
+  let i = 0;
+  const n = heap.length;
+  for (;;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let m = i;
+    if (l < n && cmp(heap[l], heap[m]) < 0) m = l;
+    if (r < n && cmp(heap[r], heap[m]) < 0) m = r;
+    if (m === i) break;
+    const t = heap[i];
+    heap[i] = heap[m];
+    heap[m] = t;
+    i = m;
+  }
+}
+
+const planEntryCmp = (x, y) => creditCmp(x[0], y[0]);
+
+PlanProblem.prototype.branchAndBound = function (top, cap) {
+  const heap = [];
+  let kth = null;
+  let counter = 0;
+  const pay = this.payments;
+  const self = this;
+  const visit = (names, sumb, same, hdelta) => {
+    counter += 1;
+    if (cap !== null && counter > cap) throw PLAN_STOP;
+    const got = self.priceAndSpent(names, sumb, same, hdelta);
+    if (got === null) return;
+    const key = self.key(names, got[0], got[1]);
+    const entry = [key, self.sortByOrder(names), got[0], got[1], got[2]];
+    if (heap.length < top) planHeapPush(heap, entry, planEntryCmp);
+    else if (creditCmp(key, heap[0][0]) > 0) planHeapReplace(heap, entry, planEntryCmp);
+    else return;
+    if (heap.length === top) kth = heap[0][0].slice(0, 3);
+  };
+  const prune = (q, ub, lbp, objective, creditUb, handUb) => {
+    if (lbp > self.budgetMax) return true;
+    if (kth === null) return false;
+    const bestObj = kth[0];
+    if (ub !== bestObj) return ub < bestObj;
+    const extra = self.leastCost(q, bestObj - objective);
+    if (extra === null) return true;
+    const spent = pay.spent(Math.max(0, lbp + extra), handUb);
+    if (spent === null) return true;
+    return creditCmp([-spent, creditUb], [kth[1], kth[2]]) < 0;
+  };
+  try {
+    this.walk(visit, prune);
+  } catch (exc) {
+    if (exc !== PLAN_STOP) throw exc;
+    return [null, heap.length === top ? heap[0][0][0] : null];
+  }
+  this.visited = counter;
+  const out = heap.slice().sort((x, y) => -planEntryCmp(x, y));
+  return [out.map((e) => planChoice(e[0], e[1], e[2], e[3], e[4])), null];
+};
+
+PlanProblem.prototype.planDict = function (choice, rank) {
+  const M = this.M;
+  const obj = this.objective;
+  const priced = creditPrices(M, this.holds, choice.buys, this.extra);
+  if (priced.total !== choice.price) {
+    throw new Error("planner bug: " + choice.buys.join(", ") + " priced " + choice.price + " by the search but "
+      + priced.total + " by the credit engine");
+  }
+  const payment = this.payments.best(choice.price, choice.hand_limit);
+  const groups = {};
+  const specific = {};
+  let free = 0;
+  const owned = new Set(this.holds.concat(choice.buys));
+  for (const n of choice.buys) {
+    const adv = M.ADVANCES[n];
+    for (const g of Object.keys(adv.credits)) groups[g] = creditGet(groups, g, 0) + adv.credits[g];
+    for (const t of Object.keys(adv.specific)) if (!owned.has(t)) specific[t] = creditGet(specific, t, 0) + adv.specific[t];
+    free += creditSum(planAbilities(M, n, "free_credits").map((a) => a.amount));
+  }
+  const out = {};
+  if (rank !== null && rank !== undefined) out.rank = rank;
+  out.buy = choice.buys.slice();
+  out.objective = planNumber(obj, choice.objective);
+  out.items = priced.items.map((row) => Object.assign({}, row, {objective: planNumber(obj, obj.values[row.advance])}));
+  out.total = choice.price;
+  out.spent = choice.spent;
+  out.payment = payment;
+  out.credit_gained = {groups: groups, specific: specific, free_credit_points: free, total: choice.credit};
+  out.hand_limit = choice.hand_limit;
+  return out;
+};
+
+// --- the dynamic programme over price (plan_search.py) -----------------------------------------
+
+function planCandidate(name, rank, base, objective, credit, hand, links) {
+  return {name: name, rank: rank, base: base, objective: objective, credit: credit, hand: hand, links: links};
+}
+
+// runtime.prices' same-turn rule, followed advance by advance from the dearest down
+// (plan_search.SameTurnMachine). A state is [opens, us, mods] with mods sorted [name, price] pairs;
+// states are interned by their JSON text.
+function PlanMachine(abilities, base) {
+  this.abilities = abilities;
+  this.base = base;
+  this.states = new Map();
+  this.start = this.intern(abilities.map(() => true), abilities.map(() => null), []);
+  this.reach = new Set();
+  for (const a of abilities) for (const n of a[3]) this.reach.add(n);
+  this.most = abilities.map((a) => {
+    if (a[1] === "discount") return a[2];
+    let m = 0;
+    for (const n of a[3]) m = Math.max(m, base[n]);
+    return m;
+  });
+  this._steps = new Map();
+  this._ends = new Map();
+}
+
+PlanMachine.prototype.intern = function (opens, us, mods) {
+  const id = JSON.stringify([opens, us, mods]);
+  let got = this.states.get(id);
+  if (got === undefined) {
+    let most = 0;
+    got = {id: id, opens: opens, us: us, mods: mods, most: null, anyOpen: opens.some((o) => o)};
+    this.states.set(id, got);
+  }
+  return got;
+};
+
+PlanMachine.prototype.mostOff = function (state) {
+  if (state.most === null) {
+    let total = 0;
+    for (let j = 0; j < this.most.length; j++) if (state.opens[j]) total += this.most[j];
+    state.most = total;
+  }
+  return state.most;
+};
+
+PlanMachine.prototype.effect = function (kind, amount, price) {
+  return kind === "discount" ? price - amount : 0;
+};
+
+PlanMachine.prototype.compact = function (opens, us, mods) {
+  const keep = [];
+  for (const [name, price] of mods) {
+    let interest = us.indexOf(name) >= 0;
+    if (!interest && price > 0) {
+      for (let j = 0; j < opens.length; j++) {
+        if (opens[j] && this.abilities[j][3].has(name)) {
+          interest = true;
+          break;
+        }
+      }
+    }
+    if (interest) keep.push([name, price]);
+  }
+  keep.sort((x, y) => creditCmp(x, y));
+  return this.intern(opens.slice(), us.slice(), keep);
+};
+
+PlanMachine.prototype.step = function (state, name) {
+  const key = state.id + "\u0000" + name;
+  const cached = this._steps.get(key);
+  if (cached !== undefined) return cached;
+  const b = this.base[name];
+  let got;
+  if (b <= 0 || !this.reach.has(name) || !state.anyOpen) {
+    got = [state, Math.max(0, b)];
+    this._steps.set(key, got);
+    return got;
+  }
+  const opens = state.opens.slice();
+  const us = state.us.slice();
+  const mods = new Map(state.mods);
+  let cur = b;
+  let lowered = false;
+  let delta = b;
+  let decidedBefore = true;
+  for (let j = 0; j < this.abilities.length; j++) {
+    const kind = this.abilities[j][1];
+    const amount = this.abilities[j][2];
+    const eligible = this.abilities[j][3];
+    if (!opens[j]) continue;
+    if (!decidedBefore) {
+      if (eligible.has(name) && !lowered && us[j] === null) us[j] = name;
+      continue;
+    }
+    let cands = [];
+    if (eligible.has(name) && cur > 0) cands.push([cur, name, !lowered]);
+    const u = us[j];
+    if (u !== null) cands.push(mods.has(u) ? [mods.get(u), u, false] : [this.base[u], u, true]);
+    for (const [m, p] of mods) {
+      if (m !== u && eligible.has(m) && p > 0) cands.push([p, m, false]);
+    }
+    cands = cands.filter((c) => c[0] > 0);
+    if (!cands.length) {
+      decidedBefore = false;
+      continue;
+    }
+    const best = creditMaxBy(cands, (c) => [c[0], c[1]]);
+    if (!(best[2] || creditCmp([best[0], best[1]], [b, name]) > 0)) {
+      decidedBefore = false;
+      continue;
+    }
+    const nw = this.effect(kind, amount, best[0]);
+    delta += Math.max(0, nw) - best[0];
+    if (best[1] === name) {
+      cur = nw;
+      lowered = true;
+    } else {
+      mods.set(best[1], nw);
+    }
+    opens[j] = false;
+    us[j] = null;
+  }
+  if (lowered) mods.set(name, cur);
+  got = [this.compact(opens, us, mods), delta];
+  this._steps.set(key, got);
+  return got;
+};
+
+PlanMachine.prototype.finish = function (state) {
+  const cached = this._ends.get(state.id);
+  if (cached !== undefined) return cached;
+  const mods = new Map(state.mods);
+  let delta = 0;
+  for (let j = 0; j < this.abilities.length; j++) {
+    if (!state.opens[j]) continue;
+    const kind = this.abilities[j][1];
+    const amount = this.abilities[j][2];
+    const eligible = this.abilities[j][3];
+    let cands = [];
+    const u = state.us[j];
+    if (u !== null) cands.push([mods.has(u) ? mods.get(u) : this.base[u], u]);
+    for (const [m, p] of mods) if (m !== u && eligible.has(m)) cands.push([p, m]);
+    cands = cands.filter((c) => c[0] > 0);
+    if (!cands.length) continue;
+    let best = cands[0];
+    for (const c of cands) if (creditCmp(c, best) > 0) best = c;
+    const nw = this.effect(kind, amount, best[0]);
+    delta += Math.max(0, nw) - best[0];
+    mods.set(best[1], nw);
+  }
+  this._ends.set(state.id, delta);
+  return delta;
+};
+
+// entries: [objective, credit, -advances, mask (a BigInt with bit size-1-position per advance)]
+function planEntryOrder(x, y) {
+  if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
+  if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
+  if (x[2] !== y[2]) return x[2] < y[2] ? -1 : 1;
+  if (x[3] !== y[3]) return x[3] < y[3] ? -1 : 1;
+  return 0;
+}
+
+function planMerge(cell, price, entries, top) {
+  const old = cell.get(price);
+  if (old === undefined) {
+    cell.set(price, entries.length <= top ? entries : entries.slice(0, top));
+  } else if (top === 1) {
+    if (planEntryOrder(entries[0], old[0]) > 0) cell.set(price, entries.slice(0, 1));
+  } else {
+    cell.set(price, old.concat(entries).sort((x, y) => -planEntryOrder(x, y)).slice(0, top));
+  }
+}
+
+function planCombinations(list, r) {
+  const out = [];
+  const pick = [];
+  (function rec(start) {
+    if (pick.length === r) {
+      out.push(pick.slice());
+      return;
+    }
+    for (let i = start; i < list.length; i++) {
+      pick.push(list[i]);
+      rec(i + 1);
+      pick.pop();
+    }
+  })(0);
+  return out;
+}
+
+function planSearchDP(cands, o) {
+  let floor = o.floor;
+  if ((floor === null || floor === undefined) && cands.some((c) => c.links.size)) {
+    const plainCands = cands.map((c) => planCandidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, new Map()));
+    const first = planSearchDP(plainCands, Object.assign({}, o, {floor: null}));
+    if (first.length === o.top) floor = first[first.length - 1][0][0];
+    else floor = null;
+  }
+  const byName = new Map(cands.map((c) => [c.name, c]));
+  const sameSet = new Set(o.sameTurn);
+  const plain = cands.filter((c) => !sameSet.has(c.name));
+  const special = o.sameTurn.filter((n) => byName.has(n));
+  const forcedSpecial = special.filter((n) => o.forced.has(n));
+  const freeSpecial = special.filter((n) => !o.forced.has(n));
+  const best = [];
+  let size = 0;
+  for (const c of cands) size = Math.max(size, c.rank);
+  size += 1;
+  for (let r = 0; r <= freeSpecial.length; r++) {
+    for (const extra of planCombinations(freeSpecial, r)) {
+      const T = forcedSpecial.concat(extra).sort((x, y) => byName.get(x).rank - byName.get(y).rank);
+      if (o.maxNew !== null && T.length > o.maxNew) continue;
+      const machine = o.machineFor(T);
+      const items = plain.concat(T.map((n) => byName.get(n))).map((c) => (machine.base[c.name] === c.base ? c
+        : planCandidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)));
+      const forced = new Set(o.forced);
+      for (const n of T) forced.add(n);
+      planRun(items, forced, machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+    }
+  }
+  const out = best.slice().sort((x, y) => -planDPCmp(x, y));
+  const ranks = new Map(cands.map((c) => [c.rank, c.name]));
+  const found = [];
+  for (const e of out) {
+    const key = e[0];
+    const mask = e[2];
+    const chosen = [];
+    for (let r = 0; r < size; r++) if ((mask >> BigInt(size - 1 - r)) & 1n) chosen.push(r);
+    found.push([key.slice(0, 4).concat([chosen.map((r) => -r)]), chosen.map((r) => ranks.get(r)), e[3], e[4], e[5]]);
+  }
+  return found;
+}
+
+// heap entries of the programme: [key (obj, -paid, credit, -n, mask), 0, mask, price, paid, limit]
+function planDPCmp(x, y) {
+  const a = x[0];
+  const b = y[0];
+  for (let i = 0; i < 5; i++) {
+    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, best, floor, size) {
+  items = items.slice().sort((x, y) => (x.base - y.base) || creditCmpStr(x.name, y.name)).reverse();
+  if (!machine.abilities.length) items = planFewOpenLinks(items);
+  const n = items.length;
+  const pos = new Map(items.map((c, i) => [c.name, i]));
+  const lastLink = new Map();
+  for (const c of items) {
+    let last = -1;
+    for (const other of c.links.keys()) if (pos.has(other)) last = Math.max(last, pos.get(other));
+    lastLink.set(c.name, last);
+  }
+  const byName = new Map(items.map((c) => [c.name, c]));
+  // layer: Map key -> {ms, hd, cnt, sig (sorted names), cells: Map price -> entries}
+  const sigKey = (sig) => sig.join("\u0000");
+  const keyOf = (ms, hd, cnt, sig) => ms.id + "\u0001" + hd + "\u0001" + cnt + "\u0001" + sigKey(sig);
+  let layer = new Map();
+  layer.set(keyOf(machine.start, 0, 0, []), {ms: machine.start, hd: 0, cnt: 0, sig: [],
+    cells: new Map([[0, [[0, 0, 0, 0n]]]])});
+  const target = (map, ms, hd, cnt, sig) => {
+    const k = keyOf(ms, hd, cnt, sig);
+    let got = map.get(k);
+    if (got === undefined) {
+      got = {ms: ms, hd: hd, cnt: cnt, sig: sig, cells: new Map()};
+      map.set(k, got);
+    }
+    return got.cells;
+  };
+  for (let i = 0; i < n; i++) {
+    const c = items[i];
+    const next = new Map();
+    const must = forced.has(c.name);
+    for (const state of layer.values()) {
+      const sig = state.sig;
+      if (!must) {
+        const keepSig = sig.length ? sig.filter((a) => lastLink.get(a) > i) : sig;
+        const cells = target(next, state.ms, state.hd, state.cnt, keepSig);
+        for (const [price, entries] of state.cells) planMerge(cells, price, entries, top);
+      }
+      if (maxNew !== null && state.cnt + 1 > maxNew) continue;
+      const stepped = machine.step(state.ms, c.name);
+      const ms2 = stepped[0];
+      const dprice = stepped[1];
+      const off = machine.mostOff(ms2);
+      let pen = 0;
+      for (const a of sig) pen += c.links.get(a) || 0;
+      const dcredit = c.credit - pen;
+      let sig2 = sig;
+      if (lastLink.get(c.name) > i) sig2 = sig.concat([c.name]).sort(creditCmpStr);
+      if (sig2.length) sig2 = sig2.filter((a) => lastLink.get(a) > i);
+      const cells = target(next, ms2, state.hd + c.hand, state.cnt + 1, sig2);
+      const ob = c.objective;
+      const bit = 1n << BigInt(size - 1 - c.rank);
+      for (const [price, entries] of state.cells) {
+        const p2 = price + dprice;
+        if (p2 - off > budget) continue;
+        planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] | bit]), top);
+      }
+    }
+    if (floor !== null && floor !== undefined) planCutBelow(next, machine, budget, floor, planBound(items.slice(i + 1)));
+    let anySig = false;
+    for (const s of next.values()) if (s.sig.length) { anySig = true; break; }
+    layer = anySig ? planPruneSignatures(next, planAhead(i, pos, byName), top) : next;
+  }
+  for (const state of layer.values()) {
+    const end = machine.finish(state.ms);
+    const limit = limit0 + state.hd;
+    for (const [price, entries] of state.cells) {
+      const total = price + end;
+      const paid = spent(total, limit);
+      if (paid === null) continue;
+      for (const e of entries) {
+        const key = [e[0], -paid, e[1], e[2], e[3]];
+        const entry = [key, 0, e[3], total, paid, limit];
+        if (best.length < top) planHeapPush(best, entry, planDPCmp);
+        else if (planDPCmp(entry, best[0]) > 0) planHeapReplace(best, entry, planDPCmp);
+        else break;
+      }
+    }
+  }
+}
+
+function planAhead(i, pos, byName) {
+  const memo = new Map();
+  return (name) => {
+    let got = memo.get(name);
+    if (got === undefined) {
+      got = 0;
+      for (const [o, v] of byName.get(name).links) if (pos.has(o) && pos.get(o) > i) got += v;
+      memo.set(name, got);
+    }
+    return got;
+  };
+}
+
+function planPruneSignatures(layer, ahead, top) {
+  const groups = new Map();
+  for (const [k, state] of layer) {
+    if (state.sig.length) {
+      const head = state.ms.id + "\u0001" + state.hd + "\u0001" + state.cnt;
+      if (!groups.has(head)) groups.set(head, []);
+      groups.get(head).push(state);
+    }
+  }
+  for (const states of groups.values()) {
+    if (states.length < 2) continue;
+    const prices = new Map();
+    for (const state of states) {
+      for (const [price, entries] of state.cells) {
+        if (!prices.has(price)) prices.set(price, []);
+        const list = prices.get(price);
+        for (const e of entries) list.push([e, state.sig]);
+      }
+    }
+    const totals = new Map();
+    for (const state of states) {
+      let t = 0;
+      for (const x of state.sig) t += ahead(x);
+      totals.set(state.sig.join("\u0000"), t);
+    }
+    for (const [price, pool] of prices) {
+      if (pool.length <= top) continue;
+      pool.sort((x, y) => (y[0][0] - x[0][0]) || (y[0][1] - x[0][1]));
+      const doomed = new Set();
+      const margin = new Map();
+      let start = 0;
+      for (let i = 0; i < pool.length; i++) {
+        const e2 = pool[i][0];
+        const sig2 = pool[i][1];
+        if (e2[0] !== pool[start][0][0]) start = i;
+        if (start >= top) {
+          doomed.add(e2);
+          continue;
+        }
+        let beaten = start;
+        for (let x = start; x < pool.length; x++) {
+          const e1 = pool[x][0];
+          const sig1 = pool[x][1];
+          if (e1[0] !== e2[0] || e1[1] <= e2[1]) break;
+          if (e1[1] - totals.get(sig1.join("\u0000")) > e2[1]) {
+            beaten += 1;
+          } else {
+            const mk = sig1.join("\u0000") + "\u0002" + sig2.join("\u0000");
+            let m = margin.get(mk);
+            if (m === undefined) {
+              m = 0;
+              for (const a of sig1) if (sig2.indexOf(a) < 0) m += ahead(a);
+              margin.set(mk, m);
+            }
+            if (e1[1] - m > e2[1]) beaten += 1;
+          }
+          if (beaten >= top) {
+            doomed.add(e2);
+            break;
+          }
+        }
+      }
+      if (doomed.size) {
+        for (const state of states) {
+          const entries = state.cells.get(price);
+          if (entries && entries.length) {
+            const kept = entries.filter((e) => !doomed.has(e));
+            if (kept.length) state.cells.set(price, kept);
+            else state.cells.delete(price);
+          }
+        }
+      }
+    }
+  }
+  const out = new Map();
+  for (const [k, state] of layer) if (state.cells.size) out.set(k, state);
+  return out;
+}
+
+function planFewOpenLinks(items) {
+  const names = new Set(items.map((c) => c.name));
+  const adj = new Map();
+  let any = false;
+  for (const c of items) {
+    const s = new Set();
+    for (const o of c.links.keys()) if (names.has(o)) s.add(o);
+    if (s.size) any = true;
+    adj.set(c.name, s);
+  }
+  if (!any) return items;
+  const index = new Map(items.map((c, i) => [c.name, i]));
+  const byName = new Map(items.map((c) => [c.name, c]));
+  const done = new Set();
+  let open = new Set();
+  const left = new Map(index);
+  const out = [];
+  const hasOther = (x, v) => {
+    for (const y of adj.get(x)) if (!done.has(y) && y !== v) return true;
+    return false;
+  };
+  while (left.size) {
+    let bestV = null;
+    let bestKey = null;
+    for (const v of left.keys()) {
+      let after = 0;
+      for (const x of open) if (hasOther(x, v)) after += 1;
+      if (hasOther(v, v)) after += open.has(v) ? 0 : 1;
+      let shared = 0;
+      for (const y of adj.get(v)) if (open.has(y)) shared += 1;
+      const key = [after, -shared, index.get(v)];
+      if (bestKey === null || creditCmp(key, bestKey) < 0) {
+        bestKey = key;
+        bestV = v;
+      }
+    }
+    left.delete(bestV);
+    done.add(bestV);
+    out.push(byName.get(bestV));
+    const nextOpen = new Set();
+    for (const x of open) if (Array.from(adj.get(x)).some((y) => !done.has(y))) nextOpen.add(x);
+    if (Array.from(adj.get(bestV)).some((y) => !done.has(y))) nextOpen.add(bestV);
+    open = nextOpen;
+  }
+  return out;
+}
+
+// the fractional-knapsack bound of the objective the advances still to visit can add (_Bound)
+function planBound(rest) {
+  const rows = rest.filter((c) => c.objective > 0).map((c) => [c.objective, c.base]);
+  const ratio = (r) => (r[1] <= 0 ? Infinity : r[0] / r[1]);
+  rows.sort((x, y) => {
+    const a = ratio(x);
+    const b = ratio(y);
+    return a === b ? 0 : (a > b ? -1 : 1);
+  });
+  const memo = new Map();
+  return (room) => {
+    let got = memo.get(room);
+    if (got === undefined) {
+      got = 0;
+      let left = room;
+      for (const r of rows) {
+        if (r[1] <= left) {
+          got += r[0];
+          left -= r[1];
+        } else {
+          got += r[0] * Math.max(0, left) / r[1];
+          break;
+        }
+      }
+      memo.set(room, got);
+    }
+    return got;
+  };
+}
+
+function planCutBelow(layer, machine, budget, floor, bound) {
+  const low = floor - 1e-9;
+  for (const [k, state] of Array.from(layer)) {
+    const off = machine.mostOff(state.ms);
+    for (const [price, entries] of Array.from(state.cells)) {
+      const ub = bound(budget + off - price);
+      const kept = entries.filter((e) => e[0] + ub >= low);
+      if (!kept.length) state.cells.delete(price);
+      else if (kept.length < entries.length) state.cells.set(price, kept);
+    }
+    if (!state.cells.size) layer.delete(k);
+  }
+}
+
+// --- explaining (planner._explain) -------------------------------------------------------------
+
+function planCompare(obj, best, other, label) {
+  const n = (v) => planNumber(obj, v);
+  if (other.objective !== best.objective) return n(other.objective) + " " + label + " against " + n(best.objective);
+  let same = "the same " + n(best.objective) + " " + label;
+  if (other.spent !== best.spent) return same + ", but hands over " + other.spent + " against " + best.spent;
+  same += " for the same " + best.spent + " handed over";
+  if (other.credit !== best.credit) {
+    return same + ", but " + other.credit + " credit points for later turns against " + best.credit;
+  }
+  if (other.buys.length !== best.buys.length) {
+    return same + " and credit, but " + other.buys.length + " advances against " + best.buys.length + " (fewer come first)";
+  }
+  return same + " and credit; the plan merely comes first in rulebook order";
+}
+
+function planExplain(problem, choices) {
+  const obj = problem.objective;
+  const best = choices[0];
+  const label = obj.label;
+  const runners = choices.slice(1).map((c) => ({buy: c.buys.slice(), objective: planNumber(obj, c.objective),
+    spent: c.spent, credit: c.credit, why_not: planCompare(obj, best, c, label)}));
+  const others = [];
+  const budget = problem.budgetMax;
+  for (const name of problem.candidates) {
+    if (best.buys.indexOf(name) >= 0) continue;
+    const entry = {advance: name, objective: planNumber(obj, obj.values[name]), price: problem.base[name]};
+    const listed = choices.find((c) => c.buys.indexOf(name) >= 0);
+    let got;
+    if (listed !== undefined) got = [listed];
+    else if (problem.maxNew === null || problem.want.length < problem.maxNew) got = problem.withWant([name]).search(1);
+    else got = [];
+    if (!got.length) {
+      if (problem.eff[name] > problem.budgetMax) {
+        entry.why_not = "costs " + problem.base[name] + " after credits; the budget is " + budget;
+      } else {
+        entry.why_not = "costs " + problem.base[name] + " after credits; no purchase that includes it (and every "
+          + "--want) fits the budget of " + budget + " and the card limit";
+      }
+    } else {
+      const c = got[0];
+      entry.best_with_it = c.buys.slice();
+      entry.why_not = "the best purchase with it (" + c.buys.join(", ") + ") gives " + planCompare(obj, best, c, label);
+      Object.defineProperty(entry, "__rank", {value: c.key, enumerable: false});
+    }
+    entry.__value = obj.values[name];
+    others.push(entry);
+  }
+  const near = others.filter((e) => e.__rank !== undefined).sort((x, y) => -creditCmp(x.__rank, y.__rank));
+  const far = others.filter((e) => e.__rank === undefined).sort((x, y) =>
+    creditCmp([-x.__value, x.price, problem.order[x.advance]], [-y.__value, y.price, problem.order[y.advance]]));
+  for (const e of others) delete e.__value;
+  return {runners_up: runners, advances_not_bought: near.concat(far)};
+}
+
+// --- two turns (planner._two_turns) -------------------------------------------------------------
+
+function planTwoTurns(first, maxSets) {
+  if (maxSets === undefined) maxSets = 3000;
+  const M = first.M;
+  const obj = first.objective;
+  const payments = new Map();
+  const opts = Object.assign({}, first.options, {want: []});
+  const among = opts.among;
+  const avoid = new Set(opts.avoid);
+  const advances = M.ADVANCES;
+  const unheld = Object.keys(advances).filter((n) => !first.held.has(n) && advances[n].cost !== null
+    && !avoid.has(n) && (among === null || among.indexOf(n) >= 0));
+  const price1 = {};
+  for (const n of unheld) if (creditHas(first.base, n)) price1[n] = first.base[n];
+  const locked = unheld.filter((n) => !creditHas(price1, n));
+  for (const n of locked) price1[n] = Math.max(0, creditPrices(M, first.holds, [n], first.extra).items[0].price);
+  const worth = unheld.filter((n) => obj.values[n] > 0);
+  const gives = {};
+  for (const h of first.candidates) {
+    gives[h] = {};
+    for (const i of worth) {
+      let g = 0;
+      for (const x of advances[i].groups) g = Math.max(g, creditGet(advances[h].credits, x, 0));
+      gives[h][i] = g + creditGet(advances[h].specific, i, 0);
+    }
+  }
+  const reduction = {};
+  for (const n of worth) {
+    let r = creditSum(planAbilities(M, n, "discount").map((a) => a.amount));
+    for (const a of planAbilities(M, n, "free_advance")) {
+      let most = 0;
+      for (const c of unheld) {
+        if (advances[c].groups.indexOf(a.group) >= 0 && advances[c].cost < a.cost_below) most = Math.max(most, price1[c]);
+      }
+      r += most;
+    }
+    reduction[n] = r;
+  }
+  const whole = worth.every((n) => obj.isInt[n]);
+  const tvOf = {};
+  for (const h of first.candidates) {
+    let v = 0;
+    for (const a of planAbilities(M, h, "treasury_value")) v = Math.max(v, a.value);
+    tvOf[h] = v;
+  }
+  const levels = first.payments.levels(first.payments.totalCards);
+  let cardValue = levels[levels.length - 1];
+  const either = first.holds.concat(first.candidates);
+  let rate = 0;
+  let substitute = false;
+  for (const h of either) {
+    for (const a of planAbilities(M, h, "card_treasury")) rate = Math.max(rate, a.rate);
+    if (planAbilities(M, h, "substitute_card").length) substitute = true;
+  }
+  if (rate || substitute) {
+    let tvMax = first.treasuryValue;
+    for (const h of Object.keys(tvOf)) tvMax = Math.max(tvMax, tvOf[h]);
+    const wide = new PlanPayments(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
+    cardValue = Math.max(cardValue, wide.budget(wide.totalCards));
+  }
+  const W = worth.length;
+  const giveRow = {};
+  for (const h of first.candidates) giveRow[h] = worth.map((i) => gives[h][i]);
+  const ratioObj = worth.map((i) => obj.values[i]);
+  const floorPrice = worth.map((i) => price1[i] - reduction[i]);
+  const scale = obj.scale;
+
+  // rows: [ratio, objective, price]; a bound of the objective in scaled units
+  const ratioSort = (rows) => rows.sort((x, y) => (x[0] === y[0] ? 0 : (x[0] > y[0] ? -1 : 1)));
+
+  function quickRows(credit, excluded, tv) {
+    let room = cardValue + first.treasury * tv;
+    const rows = [];
+    for (let k = 0; k < W; k++) {
+      if (excluded.has(worth[k])) continue;
+      const p = floorPrice[k] - credit[k];
+      if (p <= 0) {
+        room -= p;
+        rows.push([Infinity, ratioObj[k], 0]);
+      } else {
+        rows.push([ratioObj[k] / p, ratioObj[k], p]);
+      }
+    }
+    ratioSort(rows);
+    return [rows, room];
+  }
+
+  // the part of v that fits in room of p, rounded down in the objective's own units when whole
+  function part(v, room, p) {
+    if (whole) return scale * Math.floor(v * room / (p * scale));
+    return v * room / p;
+  }
+
+  function quickBound(rows, room) {
+    let total = 0;
+    for (const r of rows) {
+      if (r[2] > room) {
+        total += part(r[1], room, r[2]);
+        break;
+      }
+      total += r[1];
+      room -= r[2];
+    }
+    return total;
+  }
+
+  function leastPrice(rows, need) {
+    let cost = 0;
+    for (const r of rows) {
+      if (need <= 0) break;
+      if (r[1] >= need) {
+        const x = r[2] * need / r[1];
+        return cost + (whole ? Math.floor(r[2] * need / r[1]) : x);
+      }
+      cost += r[2];
+      need -= r[1];
+    }
+    return need <= 0 ? cost : null;
+  }
+
+  const followUp = (buys) => new PlanProblem(M, first.holds.concat(buys), first.facts, obj,
+    Object.assign({}, opts, {payments: payments}));
+
+  let best = null;
+  const examined = [0, 0];
+
+  function evaluate(c1) {
+    examined[1] += 1;
+    const p2 = followUp(c1.buys);
+    const got = p2.search(1);
+    if (!got.length) return;
+    const c2 = got[0];
+    const key = [c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.buys.length, c1.key[4]];
+    if (best === null || creditCmp(key, best.key) > 0) best = {key: key, c1: c1, c2: c2, p2: p2};
+  }
+
+  const one = first.search(1);
+  evaluate(one[0]);
+  const freeNow = first.maxNew === null ? first.items.filter((n) => first.base[n] === 0 && obj.values[n] >= 0
+    && !first.sameTurn.has(n) && planHandDelta(M, n) >= 0) : [];
+  const pp = freeNow.length ? first.withWant(freeNow) : first;
+
+  const items = pp.items;
+  const nItems = items.length;
+  const suffixCredit = [];
+  const suffixTv = new Array(nItems + 1).fill(0);
+  suffixCredit[nItems] = new Array(W).fill(0);
+  for (let j = nItems - 1; j >= 0; j--) {
+    const row = giveRow[items[j]];
+    suffixCredit[j] = suffixCredit[j + 1].map((x, k) => x + row[k]);
+    suffixTv[j] = Math.max(suffixTv[j + 1], tvOf[items[j]]);
+  }
+  const oneBuys = one[0].buys.join("\u0000");
+
+  function visit(names, sumb, same, hdelta, objective, credit, tv) {
+    examined[0] += 1;
+    if (examined[0] > maxSets) throw PLAN_STOP;
+    const got = pp.priceAndSpent(names, sumb, same, hdelta);
+    if (got === null) return;
+    const price = got[0];
+    const spent = got[1];
+    const limit = got[2];
+    const buys = pp.sortByOrder(names);
+    if (buys.join("\u0000") === oneBuys) return;
+    const qr = quickRows(credit, new Set(names), tv);
+    const bound = objective + quickBound(qr[0], qr[1]);
+    const total = best.key[0];
+    const negSpent = best.key[1];
+    if (bound < total) return;
+    if (bound === total) {
+      const least = leastPrice(qr[0], total - objective);
+      if (least === null || spent + least > -negSpent) return;
+    }
+    evaluate(planChoice(pp.key(names, price, spent), buys, price, spent, limit));
+  }
+
+  const position = new Map(items.map((n, j) => [n, j]));
+  const groups = Object.keys(M.GROUPS);
+  const weight = pp.e.map((x) => Math.max(0, x));
+  const groupCredit = {};
+  const groupOrder = {};
+  for (const g of groups) {
+    groupCredit[g] = items.map((n) => creditGet(advances[n].credits, g, 0));
+    const ranked = [];
+    for (let j = 0; j < nItems; j++) if (groupCredit[g][j] > 0) ranked.push(j);
+    const keyOf = (j) => (weight[j] === 0 ? [0, 0] : [1, -groupCredit[g][j] / weight[j]]);
+    ranked.sort((x, y) => creditCmp(keyOf(x), keyOf(y)));
+    groupOrder[g] = ranked;
+  }
+  const specificSuffix = [];
+  specificSuffix[nItems] = new Array(W).fill(0);
+  for (let j = nItems - 1; j >= 0; j--) {
+    const spec = advances[items[j]].specific;
+    specificSuffix[j] = specificSuffix[j + 1].map((x, k) => x + creditGet(spec, worth[k], 0));
+  }
+  const worthGroups = worth.map((i) => advances[i].groups);
+
+  function groupGain(g, j, cap) {
+    let total = 0;
+    for (const at of groupOrder[g]) {
+      if (at < j) continue;
+      const w = weight[at];
+      const c = groupCredit[g][at];
+      if (w <= cap) {
+        total += c;
+        cap -= w;
+      } else {
+        return total + planFloorDiv(c * cap, w) + 1;
+      }
+    }
+    return total;
+  }
+
+  function pairBound(j, cap1, credit, tv, names) {
+    const gain = {};
+    for (const g of groups) gain[g] = groupGain(g, j, cap1);
+    credit = credit.map((x, k) => {
+      let s = 0;
+      for (const g of worthGroups[k]) s += gain[g];
+      return x + Math.min(suffixCredit[j][k], s + specificSuffix[j][k]);
+    });
+    let room2 = cardValue + first.treasury * Math.max(tv, suffixTv[j]);
+    let room = cap1 + room2;
+    const rows = [];
+    const rows2 = [];
+    const chosen = new Set(names);
+    for (let k = 0; k < W; k++) {
+      const n = worth[k];
+      if (chosen.has(n)) continue;
+      let p = floorPrice[k] - credit[k];
+      if (p <= 0) {
+        room -= p;
+        room2 -= p;
+        p = 0;
+      }
+      rows2.push([p === 0 ? Infinity : ratioObj[k] / p, ratioObj[k], p]);
+      const at = position.get(n);
+      if (at !== undefined && at >= j) p = Math.min(p, Math.max(0, e[at]));
+      rows.push([p === 0 ? Infinity : ratioObj[k] / p, ratioObj[k], p]);
+    }
+    ratioSort(rows);
+    ratioSort(rows2);
+    return Math.min(quickBound(rows, room), pp.ratioBound(j, cap1) + quickBound(rows2, room2));
+  }
+
+  const e = pp.e;
+  const b = pp.b;
+  const o = pp.o;
+  const hd = pp.hd;
+  const budget = pp.budgetMax;
+  const negSuf = pp.negSuf;
+  const maxNew = pp.maxNew;
+  const names = pp.want.slice();
+
+  function dfs(q, sumb, sume, objective, hch, same, credit, tv) {
+    if (maxNew !== null && names.length >= maxNew) return;
+    for (let j = q; j < nItems; j++) {
+      const ne = sume + e[j];
+      if (ne - negSuf[j + 1] > budget) continue;
+      const lbp = sume - negSuf[j];
+      if (lbp > budget) break;
+      if (objective + pairBound(j, budget - lbp, credit, tv, names) < best.key[0]) break;
+      const name = items[j];
+      names.push(name);
+      const row = giveRow[name];
+      const ncredit = credit.map((x, k) => x + row[k]);
+      const ntv = Math.max(tv, tvOf[name]);
+      const nsame = same || pp.sameTurn.has(name);
+      visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j], ncredit, ntv);
+      dfs(j + 1, sumb + b[j], ne, objective + o[j], hch + hd[j], nsame, ncredit, ntv);
+      names.pop();
+    }
+  }
+
+  const s = pp.start;
+  const credit0 = new Array(W).fill(0);
+  for (const w of pp.want) giveRow[w].forEach((x, k) => { credit0[k] += x; });
+  let tv0 = first.treasuryValue;
+  for (const w of pp.want) tv0 = Math.max(tv0, tvOf[w]);
+  let complete = true;
+  try {
+    visit(names, s[0], s[5], s[4], s[2], credit0, tv0);
+    dfs(0, s[0], s[1], s[2], s[4], s[5], credit0, tv0);
+  } catch (exc) {
+    if (exc !== PLAN_STOP) throw exc;
+    complete = false;
+    examined[0] -= 1;
+  }
+  return {
+    estimate: true,
+    assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
+      + "free choice (free_credits) are not allocated",
+    this_turn: first.planDict(best.c1, null),
+    next_turn: best.p2.planDict(best.c2, null),
+    total: planNumber(obj, best.c1.objective + best.c2.objective),
+    one_turn_best: one[0].buys.slice(),
+    one_turn_best_objective: planNumber(obj, one[0].objective),
+    complete: complete,
+    turn_one_sets: examined[0] + 1,
+    turn_one_sets_priced_for_next_turn: examined[1],
+  };
+}
+
+// --- `civdsl plan --json` (planner.plan) ---------------------------------------------------------
+
+function planNotes(problem) {
+  const M = problem.M;
+  const notes = [];
+  if (problem.cardLimit !== null && problem.holds.length > problem.cardLimit) {
+    notes.push("the state holds " + problem.holds.length + " advances, more than the card limit");
+  }
+  if (problem.treasuryValue !== 1) {
+    notes.push("treasury counts " + problem.treasuryValue + " per token (an advance held); it may exceed "
+      + "the price by at most " + (problem.treasuryValue - 1));
+  }
+  if (problem.payments.rate) {
+    notes.push("commodity cards may first be turned into " + problem.payments.rate + " treasury per face-value "
+      + "point (card_treasury, an advance held); tokens not needed stay in the treasury; the "
+      + "stock of tokens is not checked");
+  }
+  if (problem.payments.substitute) {
+    notes.push("one card of at least the same face value may complete an incomplete set "
+      + "(substitute_card, an advance held)");
+  }
+  const names = Object.keys(M.ADVANCES);
+  if (names.some((n) => M.ADVANCES[n].supply)) {
+    notes.push("supply (cards of each advance in the box) is not checked: the state does not say "
+      + "what other players hold");
+  }
+  if (names.some((n) => M.ADVANCES[n].requires.length)) notes.push("prerequisites must be held before this turn");
+  return notes;
+}
+
+function planMissingNotes(M, held, facts, hand) {
+  const notes = [];
+  const start = startCredits(new PlayerState(held, facts));
+  if (start !== null && start.per_group === null) {
+    notes.push("start credits are not counted: they depend on "
+      + (start.missing.map((m) => "`" + m + "`").join(", ") || start.problem || "?"));
+  }
+  if ((hand.missing_facts || []).indexOf("block") >= 0) {
+    notes.push("sets are valued in their native trade block: the state does not give `block` "
+      + "(or `civilization`)");
+  }
+  return notes;
+}
+
+function planOption(options, names, fallback) {
+  for (const n of names) if (creditHas(options, n) && options[n] !== null && options[n] !== undefined) return options[n];
+  return fallback;
+}
+
+// options: the flags of `civdsl plan` in camelCase: {holds, objective, want, avoid, top, explain,
+// horizon, handLimit}, and `among` (the Python API's: the advances considered at all)
+function planAnswer(M, state, options) {
+  options = options || {};
+  const st = makePlayerState(state, {holds: options.holds});
+  const held = st.held;
+  const facts = st.facts;
+  const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null));
+  const horizon = planOption(options, ["horizon"], 1);
+  if (horizon !== 1 && horizon !== 2) {
+    throw creditUserError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)");
+  }
+  const top = Math.trunc(planOption(options, ["top"], 1));
+  const explain = Boolean(planOption(options, ["explain"], false));
+  const among = planOption(options, ["among"], null);
+  const problem = new PlanProblem(M, held, facts, obj, {
+    want: splitNames(planOption(options, ["want"], [])), avoid: splitNames(planOption(options, ["avoid"], [])),
+    among: among === null ? null : splitNames(among),
+    hand_limit: planOption(options, ["handLimit", "hand_limit"], null),
+  });
+  const shown = Math.max(top, explain ? 5 : 1);
+  const choices = problem.search(shown);
+  const hand = planHandReport(M, problem.cards, new PlayerState(held, facts));
+  const budgetTotal = problem.payments.budget(problem.limitMax);
+  const report = {
+    rulebook: M.EDITION.id,
+    edition: M.EDITION.name,
+    objective: {name: obj.name, label: obj.label},
+    holds: held.slice(),
+    budget: {hand: hand, treasury: problem.treasury, treasury_value: problem.treasuryValue, total: budgetTotal},
+    hand_limit: {limit: problem.limit0, from: problem.limitSource,
+                 note: "after this turn's purchases; advances bought with a hand_limit ability change it"},
+    card_limit: problem.cardLimit,
+    card_room: problem.maxNew,
+    credit_policy: M.CREDIT_POLICY,
+    plans: [],
+    not_considered: problem.excluded,
+    candidates: problem.candidates.length,
+    sets_examined: problem.visited,
+    search: problem.method,
+    notes: planNotes(problem).concat(planMissingNotes(M, held, facts, hand)),
+  };
+  if (!choices.length) {
+    const need = problem.exactPrice(problem.want);
+    throw creditUserError("--want: " + problem.want.join(", ") + " cost " + need + " together after credits; "
+      + "the hand and treasury pay at most " + budgetTotal);
+  }
+  report.plans = choices.slice(0, Math.max(1, top)).map((c, i) => problem.planDict(c, i + 1));
+  if (explain) report.explain = planExplain(problem, choices);
+  if (horizon === 2) report.horizon = planTwoTurns(problem);
+  return report;
+}

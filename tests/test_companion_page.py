@@ -1,0 +1,535 @@
+"""The companion page (generated/<edition>/companion.html) in a real browser: headless Chromium
+through Selenium, as tests/test_browser.py opens the printable charts.
+
+Each page is rendered afresh from the rulebooks (never read from generated/) into a temporary
+folder and opened from there with file://. Checked: at phone size (390x844) and desktop size,
+ticking advances and changing numbers updates the answers; no console errors; no request but
+the page itself; every control has a label; tabs keep several players, the browser's storage
+keeps them across a reload; the exported state file is what `civdsl ... --state` reads and an
+imported one (YAML or JSON) becomes the page's state. Every hostile rulebook of tests/hostile/
+builds a page in which no rulebook text runs as script. Screenshots go to the test's temporary
+folder (and to $CIVDSL_SCREENSHOTS when set).
+
+Without Chromium, chromedriver or Selenium these tests skip, except under CI (CI set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from civdsl.codegen import generate_module
+from civdsl.companion.page import companion_html, content_security_policy, module_from_code
+from civdsl.frontend import check_file
+from civdsl.resources import shipped_house_rules, shipped_rulebooks
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = sorted(p for p in (ROOT / "tests" / "hostile").glob("codegen_*.civ"))
+PHONE = (390, 844)
+DESKTOP = (1400, 1000)
+CLI = [sys.executable, str(ROOT / "cli.py")]
+RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
+# The engine answers cost and plan once their runtime files (credits.js, plan.js) are part of it.
+COMMANDS = {"resolve", "epoch", "score"} | ({"cost"} if (RUNTIME / "credits.js").is_file() else set()) \
+    | ({"plan"} if (RUNTIME / "plan.js").is_file() else set())
+
+
+def page_html(path: Path) -> tuple[str, object]:
+    """The companion page of a rulebook, as `civdsl build` renders it, and its edition."""
+    checked = check_file(path)
+    assert checked.ok, checked.diagnostics.render()
+    ed = checked.edition
+    _, code = generate_module(ed, {f.display: f.text for f in checked.chain})
+    return companion_html(module_from_code(code, ed.id), ed), ed
+
+
+def _find(*names: str) -> str | None:
+    for name in names:
+        found = shutil.which(name) or (name if os.path.isabs(name) and os.access(name, os.X_OK) else None)
+        if found:
+            return found
+    return None
+
+
+def _browser() -> tuple[str, str]:
+    missing = []
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package (pip install selenium)")
+    chromium = _find("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome")
+    driver = _find("chromedriver", "/usr/bin/chromedriver")
+    if chromium is None:
+        missing.append("chromium (apt-get install chromium)")
+    if driver is None:
+        missing.append("chromedriver (apt-get install chromium-driver)")
+    if missing:
+        reason = "browser tests need " + ", ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(reason + " (CI is set: the browser must be installed)")
+        pytest.skip(reason)
+    return chromium, driver
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    chromium, chromedriver = _browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-default-apps", "--disable-sync", "--no-first-run",
+                f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    drv = webdriver.Chrome(service=Service(chromedriver), options=options)
+    drv.set_page_load_timeout(60)
+    yield drv
+    drv.quit()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """The companion page of every shipped rulebook and house rule, by edition id."""
+    out = tmp_path_factory.mktemp("companion")
+    found = {}
+    for path in list(shipped_rulebooks().values()) + shipped_house_rules():
+        html, ed = page_html(path)
+        target = out / ed.id / "companion.html"
+        target.parent.mkdir()
+        target.write_text(html, encoding="utf-8")
+        found[ed.id] = target
+    return found
+
+
+def _ids() -> list[str]:
+    ids = list(shipped_rulebooks())
+    for path in shipped_house_rules():
+        checked = check_file(path)
+        if checked.ok:
+            ids.append(checked.edition.id)
+    return ids
+
+
+def _open(driver, path: Path, fresh: bool = True) -> str:
+    """Open a page and wait until its UI is built; FRESH: with nothing in the browser's storage."""
+    url = path.as_uri()
+    driver.get(url)
+    if fresh:
+        driver.execute_script("window.localStorage.clear()")
+        driver.get(url)
+    _ready(driver)
+    return url
+
+
+def _ready(driver) -> None:
+    for _ in range(200):
+        if driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "true":
+            return
+        time.sleep(0.02)
+    raise AssertionError("the page's UI was never built")
+
+
+def _drain(driver) -> None:
+    driver.get_log("performance")
+    driver.get_log("browser")
+
+
+def _console_errors(driver) -> list:
+    return [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "WARNING")]
+
+
+def _requested(driver) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def _settle(driver) -> None:
+    """Let the deferred planner run (it answers after the other results are on screen)."""
+    for _ in range(200):
+        if driver.execute_script("const p = document.getElementById('plan-body'); return !p || !p.hasAttribute('aria-busy')"):
+            return
+        time.sleep(0.02)
+    raise AssertionError("the planner never answered")
+
+
+def _text(driver, css: str) -> str:
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : null", css)
+
+
+def _resize(driver, size: tuple[int, int], mobile: bool) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
+
+
+UNLABELLED = """
+const out = [];
+for (const c of document.querySelectorAll('input, select, button, textarea, [role=tab]')) {
+  const named = (c.labels && Array.from(c.labels).some(l => l.textContent.trim())) || (c.getAttribute('aria-label') || '').trim()
+    || (c.getAttribute('aria-labelledby') || '').split(' ').some(id => id && document.getElementById(id) && document.getElementById(id).textContent.trim())
+    || ((c.tagName === 'BUTTON' || c.getAttribute('role') === 'tab') && c.textContent.trim());
+  if (!named) out.push(c.outerHTML.slice(0, 120));
+}
+for (const s of document.querySelectorAll('section')) {
+  const id = s.getAttribute('aria-labelledby');
+  if (!id || !document.getElementById(id)) out.push('section ' + s.id + ' has no heading label');
+}
+return out;
+"""
+
+
+def _shot(driver, tmp_path: Path, name: str) -> Path:
+    shot = tmp_path / f"{name}.png"
+    assert driver.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+    keep = os.environ.get("CIVDSL_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)
+    return shot
+
+
+# --- every page ----------------------------------------------------------------------------------
+
+class _Elements(HTMLParser):
+    """The tags of a page and the text of its scripts and styles, as a browser's parser sees them."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self._inside = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self._inside = tag
+            (self.scripts if tag == "script" else self.styles).append("")
+
+    def handle_endtag(self, tag):
+        self._inside = None
+
+    def handle_data(self, data):
+        if self._inside == "script":
+            self.scripts[-1] += data
+        elif self._inside == "style":
+            self.styles[-1] += data
+
+
+def _static_check(html: str) -> _Elements:
+    """Two scripts and one style, exactly those the CSP allows by hash, no event-handler
+    attribute anywhere, and nothing that loads from elsewhere."""
+    parsed = _Elements()
+    parsed.feed(html)
+    parsed.close()
+    assert len(parsed.scripts) == 2 and len(parsed.styles) == 1
+    metas = [a for t, a in parsed.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert len(metas) == 1
+    csp = metas[0]["content"]
+    assert csp == content_security_policy(parsed.scripts, parsed.styles)
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp and "default-src 'none'" in csp
+    for tag, attrs in parsed.tags:
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)
+        assert "src" not in attrs and "href" not in attrs, (tag, attrs)
+    return parsed
+
+
+@pytest.mark.parametrize("edition", _ids())
+def test_every_companion_page_works_offline(driver, pages, edition, tmp_path):
+    path = pages[edition]
+    html = path.read_text(encoding="utf-8")
+    _static_check(html)
+    assert len(html.encode("utf-8")) < 400_000  # the weight goal (250 KB) is measured in bench_companion.py
+    _resize(driver, DESKTOP, False)
+    _drain(driver)
+    url = _open(driver, path)
+    try:
+        assert _console_errors(driver) == []
+        requested = _requested(driver)
+        assert requested and all(u == url for u in requested), requested
+        assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+        api = driver.execute_script("return Object.keys(window.civdsl).filter(k => typeof window.civdsl[k] === 'function')")
+        assert COMMANDS <= set(api)
+        _settle(driver)
+        assert driver.execute_script(UNLABELLED) == []
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# --- using the page ------------------------------------------------------------------------------
+
+def _click(driver, css: str) -> None:
+    driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", css)
+    driver.find_element("css selector", css).click()
+
+
+def _adv(driver, name: str) -> str:
+    """The CSS selector of an advance's row."""
+    return driver.execute_script("""
+      const rows = Array.from(document.querySelectorAll('#advances .adv'));
+      const row = rows.find(r => r.dataset.name === arguments[0]);
+      return row ? '#' + row.querySelector('input').id : null;""", name)
+
+
+def _calamity_row(driver, name: str) -> str:
+    return driver.execute_script("""
+      for (const tr of document.querySelectorAll('#calamity-rows tr'))
+        if (tr.querySelector('th .name').textContent === arguments[0]) return tr.textContent;
+      return null;""", name)
+
+
+def _score_line(driver, label: str) -> str:
+    return driver.execute_script("""
+      for (const tr of document.querySelectorAll('#score-body tr'))
+        if (tr.querySelector('th').textContent === arguments[0]) return tr.querySelector('td').textContent;
+      return null;""", label)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
+    """Mega Civilization at phone and desktop size: each change shows at once in every answer."""
+    dims, mobile = (PHONE, True) if size == "phone" else (DESKTOP, False)
+    _resize(driver, dims, mobile)
+    _drain(driver)
+    try:
+        url = _open(driver, pages["megaciv"])
+        _settle(driver)
+        assert driver.execute_script(UNLABELLED) == []
+
+        # cities: the score's line and the total follow the stepper
+        assert _score_line(driver, "Cities in play") == "?"
+        for _ in range(3):
+            _click(driver, "button[aria-label='more cities']")
+        assert driver.find_element("id", "in-cities").get_attribute("value") == "3"
+        assert _score_line(driver, "Cities in play") == "3"
+        _click(driver, "button[aria-label='fewer cities']")
+        assert _score_line(driver, "Cities in play") == "2"
+
+        # ticking an advance: Famine's outcome names it, its VP count, another price falls
+        agriculture = _text(driver, _adv(driver, "Agriculture") + "-price")
+        famine = _calamity_row(driver, "Famine")
+        assert "changed by" not in famine
+        _click(driver, _adv(driver, "Pottery"))
+        assert "changed by Pottery" in _calamity_row(driver, "Famine")
+        assert _score_line(driver, "Civilization advances") == "1"
+        if "cost" in COMMANDS:
+            assert int(_text(driver, _adv(driver, "Agriculture") + "-price")) < int(agriculture)
+        assert _text(driver, _adv(driver, "Pottery") + "-price") == "held"
+
+        # a number typed in: treasury, then the basket and the best purchase use it
+        box = driver.find_element("id", "in-treasury")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.clear()
+        box.send_keys("40\t")
+        if "cost" in COMMANDS:
+            _click(driver, "button[aria-label='buy Agriculture']")
+            assert _text(driver, "#basket-total") == _text(driver, _adv(driver, "Agriculture") + "-price")
+        if "plan" in COMMANDS:
+            _settle(driver)
+            # the hand limit depends on the player count: the planner says so until it is given
+            assert "players" in _text(driver, "#plan-body")
+            box = driver.find_element("id", "in-players")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            box.send_keys("5\t")
+            _settle(driver)
+            assert _text(driver, "#plan-buy")
+            assert _text(driver, "#plan-pay").startswith("Hand in ")
+
+        # the epoch: with a civilization and a space, what the next space needs
+        driver.execute_script("""const s = document.getElementById('in-civilization'); s.value = 'Hellas';
+                                 s.dispatchEvent(new Event('change'));""")
+        box = driver.find_element("id", "in-ast_position")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.send_keys("1\t")
+        assert _text(driver, "#epoch-next").startswith("To move to space 2")
+
+        # the search box narrows the advances
+        search = driver.find_element("id", "adv-search")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", search)
+        search.send_keys("myst")
+        shown = driver.execute_script("return Array.from(document.querySelectorAll('#advances .adv')).filter(r => !r.hidden).map(r => r.dataset.name)")
+        assert shown == ["Mysticism"]
+        search.clear()
+        search.send_keys(" ")
+
+        if size == "phone":
+            assert driver.execute_script("return document.documentElement.scrollWidth") <= dims[0] + 1
+            # the section buttons lead to the answers far below the inputs
+            _click(driver, "nav.jump button:nth-child(5)")
+            assert driver.switch_to.active_element.text == "Purchase"
+        # the screenshots (docs/ keeps one of each) show the example state of examples/state.yaml
+        driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                              (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+        _settle(driver)
+        driver.execute_script("window.scrollTo(0, 0)")
+        if size == "phone":
+            _click(driver, "nav.jump button:nth-child(5)")
+        _shot(driver, tmp_path, f"companion-megaciv-{size}")
+        assert _console_errors(driver) == []
+        assert all(u == url for u in _requested(driver))
+        assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_players_in_tabs_kept_in_storage(driver, pages):
+    _resize(driver, DESKTOP, False)
+    try:
+        _open(driver, pages["megaciv"])
+        _click(driver, "button[aria-label='more cities']")
+        _click(driver, "#add-player")
+        assert driver.find_element("id", "tab-1").get_attribute("aria-selected") == "true"
+        assert driver.find_element("id", "in-cities").get_attribute("value") == ""
+        name = driver.find_element("id", "player-name")
+        name.clear()
+        name.send_keys("Anna\t")
+        assert driver.find_element("id", "tab-1").text == "Anna"
+        # the keyboard moves between tabs (arrow keys, as the ARIA tab pattern has it)
+        from selenium.webdriver.common.keys import Keys
+
+        driver.find_element("id", "tab-1").send_keys(Keys.ARROW_LEFT)
+        assert driver.find_element("id", "tab-0").get_attribute("aria-selected") == "true"
+        assert driver.switch_to.active_element.get_attribute("id") == "tab-0"
+        assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+        # a reload keeps both players and their states
+        _open(driver, pages["megaciv"], fresh=False)
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1", "Anna"]
+        assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+        _click(driver, "#tab-1")
+        assert driver.find_element("id", "in-cities").get_attribute("value") == ""
+        _click(driver, "#remove-player")
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1"]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_export_is_the_state_file_the_command_line_reads(driver, pages, tmp_path):
+    _resize(driver, DESKTOP, False)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    try:
+        _open(driver, pages["megaciv"])
+        # import the example state file (YAML, as the command line writes it)
+        example = ROOT / "examples" / "state.yaml"
+        driver.find_element("id", "import-file").send_keys(str(example))
+        for _ in range(100):
+            if "imported" in (_text(driver, "#io-status") or ""):
+                break
+            time.sleep(0.05)
+        assert _text(driver, "#io-status") == "imported state.yaml"
+        state = driver.execute_script("return civdslPage.stateFile()")
+        assert state == yaml.safe_load(example.read_text(encoding="utf-8"))
+        assert driver.find_element("id", "in-cities").get_attribute("value") == "5"
+
+        # export through the button: a download the command line reads as --state
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+        _click(driver, "#export")
+        for _ in range(100):
+            done = [p for p in downloads.iterdir() if p.suffix == ".json"]
+            if done:
+                break
+            time.sleep(0.05)
+        (exported,) = done
+        assert json.loads(exported.read_text(encoding="utf-8")) == state
+        run = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", str(exported), "--json"],
+                             capture_output=True, text=True, cwd=ROOT)
+        assert run.returncode == 0, run.stderr
+        cli = json.loads(run.stdout)
+        page = driver.execute_script("return civdsl.resolve(civdslPage.stateFile(), 'Famine', 'primary', {})")
+        assert page == cli
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_damaged_import_is_reported_not_applied(driver, pages, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"cities": 3, "holds": ["Pottery"', encoding="utf-8")
+    _open(driver, pages["megaciv"])
+    _click(driver, "button[aria-label='more cities']")
+    driver.find_element("id", "import-file").send_keys(str(bad))
+    for _ in range(100):
+        if (_text(driver, "#io-status") or "").startswith("cannot read"):
+            break
+        time.sleep(0.05)
+    assert (_text(driver, "#io-status") or "").startswith("cannot read bad.json")
+    assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+    assert _console_errors(driver) == []
+
+
+def test_a_state_of_another_edition_keeps_what_this_one_knows(driver, pages):
+    """The example state (Mega Civilization's names) imported into the 1981 page: the facts come
+    in, the names 1981 does not declare are left out and listed."""
+    _open(driver, pages["civ1981"])
+    driver.find_element("id", "import-file").send_keys(str(ROOT / "examples" / "state.yaml"))
+    for _ in range(100):
+        if "imported" in (_text(driver, "#io-status") or ""):
+            break
+        time.sleep(0.05)
+    status = _text(driver, "#io-status")
+    assert status.startswith("imported state.yaml; ignored: ")
+    assert "civilization Hellas" in status and "scenario The Short Game" in status
+    state = driver.execute_script("return civdslPage.stateFile()")
+    assert state["holds"] == ["Pottery", "Agriculture", "Law"] and state["cities"] == 5
+    assert "civilization" not in state and "scenario" not in state
+    assert _console_errors(driver) == []
+
+
+# --- hostile rulebooks -----------------------------------------------------------------------------
+
+TRAPS = """
+return {pwned: window.PWNED === undefined ? null : String(window.PWNED),
+        scripts: document.scripts.length,
+        handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
+        foreign: document.querySelectorAll('iframe, img, svg, object, embed, marquee, textarea, a[href], b').length,
+        text: document.body.textContent + ' ' + document.title};
+"""
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=lambda p: p.stem)
+def test_hostile_rulebook_text_never_runs(driver, case, tmp_path):
+    """A hostile rulebook builds a companion page whose only scripts are the two the CSP allows;
+    opened and used (every advance ticked), no rulebook text became markup or ran: nothing set
+    the trap, no element carries a handler, no CSP violation was reported, and the names show
+    as themselves."""
+    html, ed = page_html(case)
+    parsed = _static_check(html)
+    assert not any(tag in ("iframe", "img", "svg", "marquee", "textarea", "b", "a") for tag, _ in parsed.tags)
+    path = tmp_path / "companion.html"
+    path.write_text(html, encoding="utf-8")
+    _resize(driver, DESKTOP, False)
+    _drain(driver)
+    try:
+        _open(driver, path)
+        driver.execute_script("for (const c of document.querySelectorAll('#advances .adv input')) c.click();")
+        _settle(driver)
+        found = driver.execute_script(TRAPS)
+        assert found["pwned"] is None
+        assert found["scripts"] == 2 and found["handlers"] == 0 and found["foreign"] == 0
+        assert _console_errors(driver) == []
+        for name in list(ed.advances) + list(ed.calamities):
+            assert name in found["text"], name
+        assert ed.name in found["text"]
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
