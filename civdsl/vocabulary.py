@@ -223,6 +223,11 @@ AMOUNT_SETTINGS = {
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
+    # a constant's name ("const"): the unit points of a city for this calamity's losses and bounds,
+    # where the text declares another value (1981 22.2.8.2, Expansion Epidemic: a city counts 4)
+    "city_points": ("const", (),
+                    "a whole-number constant: the unit points a city counts for this calamity (its losses split "
+                    "by least_over and the unit points that bound it); absent: the edition's city_points"),
     "prevention": (("unselect", "amount"), ("amount",),
                    "unselect: for cities a rule selects (see UNSELECT_KINDS), the victim first selects the demanded "
                    "number, never more than he has, then prevention unselects some and the rest are taken; "
