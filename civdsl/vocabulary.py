@@ -277,6 +277,9 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "the table names the choice)"),
     ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
                       "the candidates for beneficiary: the victim's relation (RELATIONS); never the victim himself"),
+    ResolutionSetting("secondary_once", ("per_name", "none"), ("none",), False,
+                      "per_name: a player is a secondary victim of a calamity name at most once a turn, and not while "
+                      "he is a primary victim or a beneficiary of a calamity of that name; none: no such rule"),
     ResolutionSetting("assign", ("ask", "ast"), ("ask",), True,
                       "secondary losses the table does not assign: ask (the answer is incomplete until the primary "
                       "victim assigns them) or ast (eligible players in A.S.T. order, each the most allowed)"),
