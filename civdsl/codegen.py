@@ -811,10 +811,13 @@ def _json_exact(value) -> bool:
     if kind is float:
         return math.isfinite(value)
     if kind is tuple:
-        return all(_json_exact(v) for v in value)
+        return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
     if kind is dict:
-        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+        return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
     return False
+
+
+_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:

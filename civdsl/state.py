@@ -232,18 +232,26 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
         problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
     position = facts.get("ast_position")
     if position is not None and not problems:
-        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
-        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
-        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
-            t = max(ends, key=ends.get)
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
-                            f"`{t}` (space {ends[t]})")
-        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
-        if not rows and declared and position > max(declared):
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
-                            f"(space {max(declared)})")
+        problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
+    """The marker cannot stand past the finish of the player's row (or, without a civilization,
+    of the track)."""
+    problems = []
+    rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+    ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+    if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+        t = max(ends, key=ends.get)
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                        f"`{t}` (space {ends[t]})")
+    declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+    if not rows and declared and position > max(declared):
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                        f"(space {max(declared)})")
+    return problems
 
 
 def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
