@@ -597,7 +597,10 @@ class PlayerState {
     return this.facts.tokens * points.token + this.facts.cities * points.city;
   }
 
-  holding(name) {
+  holding(name, city) {
+    if (city !== undefined && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
+      return add(mul(this.facts.tokens, MODEL.UNIT_POINTS.token), mul(this.facts.cities, city));
+    }
     if (own(this.facts, name)) return this.facts[name];
     if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
     const hand = get(this.facts, "commodities", null);
