@@ -1127,7 +1127,7 @@ def start_credits(module, state: PlayerState) -> dict | None:
     sc = getattr(module, "START_CREDITS", None)
     if sc is None:
         return None
-    probe = PlayerState(module, state.held, state.facts)
+    probe = PlayerState(module, state.held, state.facts, state.options)  # the rule switches set for the question
     amount, waived, problem = None, False, None
     try:
         waived = sc["unless"] is not None and bool(sc["unless"](probe))
