@@ -57,6 +57,16 @@ def _digest(paths: list[str]) -> dict[str, str] | None:
 _LOADED: dict[Path, tuple[dict, "Rulebook"]] = {}
 
 
+def _or_problem(problems: list[str], default, check, *args):
+    """check(*args), or `default` with its StateError kept in `problems`: every problem of a state
+    is reported at once."""
+    try:
+        return check(*args)
+    except StateError as exc:
+        problems.append(str(exc))
+        return default
+
+
 def load(name: str | os.PathLike) -> "Rulebook":
     path = locate(str(name)).resolve()
     known = _LOADED.get(path)
@@ -192,49 +202,36 @@ class Rulebook:
     def state(self, holds=(), facts: dict | None = None, source: str = "state") -> runtime.PlayerState:
         facts = dict(facts or {})
         from_state = facts.pop("holds", [])
-        problems = []
+        problems: list[str] = []
         # any name the rulebook declares for an item, `aka` included, in any case: its own name
-        try:
-            holds = canonical_names(self.module, "advance", list(holds), "--holds")
-        except StateError as exc:
-            problems.append(str(exc))
-            holds = []
+        holds = _or_problem(problems, [], canonical_names, self.module, "advance", list(holds), "--holds")
         # (an unknown name in the state is left for check_state, which names the closest)
         if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
             from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
         hand = facts.get("commodities")
         if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
-            names = canonical_names(self.module, "commodity", list(hand), "commodities", strict=False)
-            merged: dict = {}
-            for own, n in zip(names, hand.values()):
-                both = own in merged and isinstance(n, int) and isinstance(merged[own], int)
-                merged[own] = merged[own] + n if both else n
-            facts["commodities"] = merged
-        try:
-            options = self.options(facts.pop("options", None) or {}, source)
-        except StateError as exc:
-            problems.append(str(exc))
-            options = {}
-        try:
-            clean = check_state({**facts, "holds": from_state} if from_state else facts, self.module.ADVANCES,
-                                self.module.COMMODITIES, self.module.GROUPS, source)
-        except StateError as exc:
-            problems.append(str(exc))
-            clean = {}
-        try:
-            check_ast_facts(clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST, source)
-        except StateError as exc:
-            problems.append(str(exc))
-        try:
-            check_purchase_facts(clean, self.module, source)
-        except StateError as exc:
-            problems.append(str(exc))
+            facts["commodities"] = self._canonical_hand(hand)
+        options = _or_problem(problems, {}, self.options, facts.pop("options", None) or {}, source)
+        clean = _or_problem(problems, {}, check_state, {**facts, "holds": from_state} if from_state else facts,
+                            self.module.ADVANCES, self.module.COMMODITIES, self.module.GROUPS, source)
+        _or_problem(problems, None, check_ast_facts, clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST,
+                    source)
+        _or_problem(problems, None, check_purchase_facts, clean, self.module, source)
         if problems:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
         st = runtime.PlayerState(self.module, held, clean, options)
         runtime.apply_start_credits(self.module, st)
         return st
+
+    def _canonical_hand(self, hand: dict) -> dict:
+        """A hand of cards by each commodity's own name (cards named twice, by `aka`, added up)."""
+        names = canonical_names(self.module, "commodity", list(hand), "commodities", strict=False)
+        merged: dict = {}
+        for own, n in zip(names, hand.values()):
+            both = own in merged and isinstance(n, int) and isinstance(merged[own], int)
+            merged[own] = merged[own] + n if both else n
+        return merged
 
     def options(self, given: dict, source: str = "state") -> dict:
         """Rule switches set for one question: names the rulebook declares (`option NAME ...`),

@@ -49,56 +49,84 @@ def amount(e: Expr):
     if words is not None:
         return Count(per=words)
     if isinstance(e, BinOp) and e.op == "*":
-        for a, b in ((e.left, e.right), (e.right, e.left)):
-            inner = amount(b)
-            if isinstance(a, Num) and isinstance(inner, Count) and inner.per and inner.cap is None:
-                return Count(rate=a.value * inner.rate, per=inner.per)
-    if isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
-        for a, b in ((e.args[0], e.args[1]), (e.args[1], e.args[0])):
-            inner = amount(b)
-            if isinstance(a, Num) and isinstance(inner, Count) and inner.per:
-                if e.name == "min" and inner.cap is None:
-                    return Count(rate=inner.rate, per=inner.per, cap=a.value, floor=inner.floor)
-                if e.name == "max" and inner.floor is None:
-                    return Count(rate=inner.rate, per=inner.per, cap=inner.cap, floor=a.value)
-    return Count(words=quantity_words(e))
+        found = _scaled(e.left, e.right) or _scaled(e.right, e.left)
+    elif isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
+        found = _bounded(e.name, e.args[0], e.args[1]) or _bounded(e.name, e.args[1], e.args[0])
+    else:
+        found = None
+    return found or Count(words=quantity_words(e))
+
+
+def _scaled(a: Expr, b: Expr) -> Count | None:
+    """N * (a count per unit): N times the rate."""
+    inner = amount(b)
+    if isinstance(a, Num) and isinstance(inner, Count) and inner.per and inner.cap is None:
+        return Count(rate=a.value * inner.rate, per=inner.per)
+    return None
+
+
+def _bounded(fn: str, a: Expr, b: Expr) -> Count | None:
+    """min(N, a count) or max(N, a count): the count with a cap or a floor."""
+    inner = amount(b)
+    if not (isinstance(a, Num) and isinstance(inner, Count) and inner.per):
+        return None
+    if fn == "min" and inner.cap is None:
+        return Count(rate=inner.rate, per=inner.per, cap=a.value, floor=inner.floor)
+    if fn == "max" and inner.floor is None:
+        return Count(rate=inner.rate, per=inner.per, cap=inner.cap, floor=a.value)
+    return None
 
 
 def quantity_words(e: Expr) -> str:
     """Any number as a noun phrase, operators said in words."""
-    if isinstance(e, Num):
-        return str(e.value)
-    if isinstance(e, Str):
-        return f"“{e.value}”"
     words = _noun_of(e)
     if words is not None:
         return f"the {words[1]}"
-    if isinstance(e, Name):
-        return e.dotted.replace("_", " ").replace(".", " ")
-    if isinstance(e, Neg):
-        return f"minus {quantity_words(e.operand)}"
-    if isinstance(e, BinOp):
-        left, right = quantity_words(e.left), quantity_words(e.right)
-        if e.op == "*" and isinstance(e.left, Num):
-            return {1: right, 2: f"twice {right}"}.get(e.left.value, f"{e.left.value} times {right}")
-        said = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "//": "divided by", "%": "modulo"}
-        text = f"{left} {said.get(e.op, e.op)} {right}"
-        return text + ", rounded down" if e.op == "//" else text
-    if isinstance(e, Call) and len(e.args) == 2 and e.name in ("min", "max"):
+    say = _QUANTITY_WORDS.get(type(e))
+    return say(e) if say is not None else condition(e)
+
+
+_SAID = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "//": "divided by", "%": "modulo"}
+
+
+def _binop_words(e: BinOp) -> str:
+    left, right = quantity_words(e.left), quantity_words(e.right)
+    if e.op == "*" and isinstance(e.left, Num):
+        return {1: right, 2: f"twice {right}"}.get(e.left.value, f"{e.left.value} times {right}")
+    text = f"{left} {_SAID.get(e.op, e.op)} {right}"
+    return text + ", rounded down" if e.op == "//" else text
+
+
+# a function of one number, in words ({} stands for the number)
+_ONE_ARG_WORDS = {"floor": "{}, rounded down", "ceil": "{}, rounded up", "sqrt": "the square root of {}",
+                  "abs": "the size of {}"}
+
+
+def _call_words(e: Call) -> str:
+    if len(e.args) == 2 and e.name in ("min", "max"):
         which = "smaller" if e.name == "min" else "larger"
         return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
-    if isinstance(e, Call) and e.name == "most_among" and e.args:  # table queries, in the players' words
+    if e.name == "most_among" and e.args:  # table queries, in the players' words
         among = _relation(e, "among", "others")
         who = "other players" if among == "others" else f"players bordering by {among}" if among != "near" \
             else "players within reach"
         return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
-    if isinstance(e, Call) and e.name in ("of_beneficiary", "of_trader") and e.args:
+    if e.name in ("of_beneficiary", "of_trader") and e.args:
         return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"
-    if isinstance(e, Call) and len(e.args) == 1:
-        inner = quantity_words(e.args[0])
-        return {"floor": f"{inner}, rounded down", "ceil": f"{inner}, rounded up",
-                "sqrt": f"the square root of {inner}", "abs": f"the size of {inner}"}.get(e.name, inner)
+    if len(e.args) == 1:
+        return _ONE_ARG_WORDS.get(e.name, "{}").format(quantity_words(e.args[0]))
     return condition(e)
+
+
+# how each kind of expression node is said as a quantity (others: as a condition)
+_QUANTITY_WORDS = {
+    Num: lambda e: str(e.value),
+    Str: lambda e: f"“{e.value}”",
+    Name: lambda e: e.dotted.replace("_", " ").replace(".", " "),
+    Neg: lambda e: f"minus {quantity_words(e.operand)}",
+    BinOp: _binop_words,
+    Call: _call_words,
+}
 
 
 def _relation(e: Call, key: str, default: str) -> str:
@@ -300,25 +328,34 @@ def _disjunction(ds: list[list[Expr]]) -> str:
     if len(ds) == 1:
         return _conjunction(ds[0])
     # group the alternatives around the advance most of them name: "without Philosophy: ..."
-    counts: dict[tuple[str, bool], int] = {}
-    for d in ds:
-        for h in {_held(x) for x in d} - {None}:
-            counts[h] = counts.get(h, 0) + 1
-    key, n = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
-    if n < 2:
-        return _compact(ds) or "; or ".join(_conjunction(d) for d in ds)
+    key = _common_held(ds)
+    if key is None:
+        return _alternatives(ds, "; or ")
     has_key = [key in {_held(x) for x in d} for d in ds]
     inside = [[x for x in d if _held(x) != key] for d, k in zip(ds, has_key) if k]
     outside = [d for d, k in zip(ds, has_key) if not k]
     label = ("with " if key[1] else "without ") + key[0]
     # one level of grouping only: a nested group would read as a sibling of its parent
-    flat = _compact(inside) or ", or ".join(_conjunction(d) for d in inside)
-    group = label if any(not d for d in inside) else f"{label}: {flat}"
+    group = label if any(not d for d in inside) else f"{label}: {_alternatives(inside, ', or ')}"
     if not outside:
         return group
-    rest = _compact(outside) or "; or ".join(_conjunction(d) for d in outside)
-    pieces = sorted([(has_key.index(True), group), (has_key.index(False), rest)])
+    pieces = sorted([(has_key.index(True), group), (has_key.index(False), _alternatives(outside, "; or "))])
     return "; or ".join(text for _, text in pieces)
+
+
+def _common_held(ds: list[list[Expr]]) -> tuple[str, bool] | None:
+    """(advance, held) that two or more of the alternatives test, the most often tested; or None."""
+    counts: dict[tuple[str, bool], int] = {}
+    for d in ds:
+        for h in {_held(x) for x in d} - {None}:
+            counts[h] = counts.get(h, 0) + 1
+    key, n = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
+    return key if n >= 2 else None
+
+
+def _alternatives(ds: list[list[Expr]], separator: str) -> str:
+    """Alternatives in words: compacted where they differ in one number, else each in turn."""
+    return _compact(ds) or separator.join(_conjunction(d) for d in ds)
 
 
 def condition(e: Expr) -> str:

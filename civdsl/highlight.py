@@ -30,10 +30,9 @@ def word_lists() -> dict[str, tuple[str, ...]]:
     """Every highlighted word, by class. Keywords are the grammar's, the rest the vocabulary's."""
     from . import parser
     from . import vocabulary as vocab
-    from .lsp import item_starters
 
     keywords = parser.keywords()
-    declarations = sorted((set(item_starters()) | {"language", "edition", "extends"}) & set(keywords))
+    declarations = sorted((set(parser.item_starters()) | {"language", "edition", "extends"}) & set(keywords))
     other = sorted(set(keywords) - set(declarations) - set(CONSTANTS) - set(WORD_OPERATORS))
     builtins = sorted((set(vocab.EFFECT_KINDS) | set(vocab.ABILITY_KINDS) | set(vocab.FUNCTIONS)) - set(keywords))
     facts = sorted((set(vocab.FACTS) | set(vocab.DERIVED_NAMES)) - set(keywords) - set(builtins))

@@ -8,15 +8,17 @@ What an editor gets:
 - hover on an advance, calamity, commodity, group, A.S.T. track or epoch name: a one-line summary
   generated from the resolved rules (never the rulebook's prose) and where it is declared across the
   extends chain; on an effect kind, ability, function or player fact: its signature and doc;
-- go to definition and find references for advances, calamities, commodities, groups, tracks and
-  epochs, across the extends chain;
+- go to definition and find references for every name the index of references knows (advances,
+  calamities, commodities, civilizations, groups, constants, tables, options, tracks, epochs,
+  editions), across the extends chain: `civdsl.references`, the index the validator uses too;
 - completion of advance, calamity and commodity names inside quotes, of effect kinds, abilities,
-  groups, keywords and the other names of the vocabulary (keywords come from the grammar, kinds from
-  `civdsl.vocabulary`: nothing is listed twice);
+  groups, keywords and the other names of the vocabulary: the keywords are the terminals the
+  grammar accepts at the cursor (Lark's interactive parser), the names come from the index and the
+  resolved rulebook, the kinds from `civdsl.vocabulary`: nothing is listed twice;
 - document formatting through `civdsl.fmt` and an outline (document symbols).
 
 The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
-`Analysis` (diagnostics, the resolved edition, a symbol index of every file of the chain), and the
+`Analysis` (diagnostics, the resolved edition, the index of references of the chain), and the
 benchmark and tests drive it directly as well as over a pipe.
 
 Speed: parsing a large rulebook with Lark takes most of `check`'s time, so the buffer is parsed in
@@ -47,7 +49,7 @@ from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
 from .gcpause import paused
 from .loader import LoadedFile, display_path
-from .references import index_chain
+from .references import ERRATA_TARGETS, NAMING_CALLS, Index, Ref
 from .resolver import resolve
 from .validator import validate
 
@@ -57,22 +59,12 @@ log = logging.getLogger("civdsl.lsp")
 _STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
 
 # ---------------------------------------------------------------------------------------------
-# A tolerant tokenizer: works on any text, even text Lark rejects, so that hover, completion and
-# the outline keep working while a file is being typed. Same string/comment/name rules as the grammar.
-
-_TOKEN_RE = re.compile(r"""
-(?:[ \t\f\r\n\u00a0\ufeff]+|\#[^\n\r]*)*   # whitespace and comments before the token
-(?:
-  (?P<string>"(?:[^"\\\n\r]|\\.)*")
-| (?P<ustring>"(?:[^"\\\n\r]|\\.)*\\?)
-| (?P<code>CIV\d{3}\b)
-| (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-| (?P<int>[0-9]+)
-| (?P<op>==|!=|<=|>=|\.\.|//|[<>.=,:{}()+\-*/])
-| (?P<error>.)
-| (?P<eof>$)
-)
-""", re.X)
+# Tokens: the grammar's own lexer (Lark's, over the grammar's terminals, keywords told from names
+# the way the parser tells them), driven line by line so that it works on any text, even text the
+# parser rejects: hover, completion and the outline keep working while a file is being typed. No
+# token spans a line (strings and comments end at the line's end), so a character no terminal
+# matches costs one `error` token and the line goes on; a string still open at the end of its
+# line is one `ustring` token.
 
 
 class Tok(NamedTuple):
@@ -80,17 +72,22 @@ class Tok(NamedTuple):
     text: str
     start: int  # offsets into the (normalised) text
     end: int
+    type: str = ""  # the grammar's terminal (ADVANCE, NAME, LBRACE, ...); "" for error and ustring
+
+
+_KINDS = {"NAME": "name", "STRING": "string", "INT": "int", "CODE": "code"}
 
 
 @functools.lru_cache(maxsize=1)
-def keyword_set() -> frozenset[str]:
-    return frozenset(parser.keywords())
+def _lexer():
+    from lark.lexer import BasicLexer
+
+    return BasicLexer(parser._parser().lexer_conf)
 
 
 def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
-    """Every token of the text but whitespace and comments. No token spans a line (strings and
-    comments end at the line's end), so lines are tokenized one by one; with a `cache` (kept by the
-    caller from one edit to the next) only lines that changed are scanned again."""
+    """Every token of the text but whitespace and comments. Lines are lexed one by one; with a
+    `cache` (kept by the caller from one edit to the next) only lines that changed are lexed again."""
     out: list[Tok] = []
     append = out.append
     fresh: dict[str, list] = {}
@@ -102,8 +99,8 @@ def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
             if entry is None:
                 entry = _tokenize_line(line)
             fresh[line] = entry
-        for kind, value, start, end in entry:
-            append(Tok(kind, value, base + start, base + end))
+        for kind, value, start, end, type_ in entry:
+            append(Tok(kind, value, base + start, base + end, type_))
         base += len(line) + 1
     if cache is not None:
         cache.clear()
@@ -111,18 +108,27 @@ def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
     return out
 
 
-def _tokenize_line(line: str) -> list[tuple[str, str, int, int]]:
-    kws = keyword_set()
-    out = []
-    for m in _TOKEN_RE.finditer(line):
-        kind = m.lastgroup
-        if kind == "eof":
+def _tokenize_line(line: str) -> list[tuple[str, str, int, int, str]]:
+    from lark.exceptions import UnexpectedCharacters
+    from lark.lexer import LexerThread
+
+    keywords = parser.keyword_terminals()
+    out: list[tuple[str, str, int, int, str]] = []
+    pos = 0
+    while pos < len(line):
+        try:
+            for tok in LexerThread.from_text(_lexer(), line[pos:]).lex(None):
+                start = pos + tok.start_pos
+                kind = "kw" if tok.type in keywords else _KINDS.get(tok.type, "op")
+                out.append((kind, tok.value, start, start + len(tok.value), tok.type))
             break
-        start, end = m.span(kind)
-        value = line[start:end]
-        if kind == "name" and value in kws:
-            kind = "kw"
-        out.append((kind, value, start, end))
+        except UnexpectedCharacters as exc:
+            at = pos + exc.pos_in_stream
+            if line[at] == '"':  # a string the line ends inside
+                out.append(("ustring", line[at:], at, len(line), ""))
+                break
+            out.append(("error", line[at], at, at + 1, ""))
+            pos = at + 1
     return out
 
 
@@ -144,58 +150,12 @@ def quote_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-@functools.lru_cache(maxsize=1)
-def _item_grammar() -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
-    """From the grammar: the terminals that can begin and end a top-level statement (`item`), and
-    the terminal name of each fixed string (`advance` -> ADVANCE, `}` -> RBRACE)."""
-    lark_parser = parser._parser()
-    rules: dict[str, list] = {}
-    for r in lark_parser.rules:
-        rules.setdefault(str(r.origin.name), []).append(r.expansion)
-    nullable: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, expansions in rules.items():
-            if name not in nullable and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions):
-                nullable.add(name)
-                changed = True
-
-    def edge(rule: str, last: bool, seen: tuple = ()) -> set[str]:
-        out: set[str] = set()
-        for expansion in rules.get(rule, []):
-            for sym in (reversed(expansion) if last else expansion):
-                if sym.is_term:
-                    out.add(sym.name)
-                    break
-                if sym.name not in seen:
-                    out |= edge(str(sym.name), last, seen + (rule,))
-                if sym.name not in nullable:
-                    break
-        return out
-
-    names = {t.pattern.value: t.name for t in lark_parser.terminals if t.pattern.type == "str"}
-    return frozenset(edge("item", False)), frozenset(edge("item", True)), names
-
-
-def item_starters() -> frozenset[str]:
-    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
-    first, _, names = _item_grammar()
-    return frozenset(text for text, name in names.items() if name in first)
-
-
-def _terminal(t: Tok, names: dict[str, str]) -> str:
-    if t.kind in ("kw", "op"):
-        return names.get(t.text, t.text)
-    return {"string": "STRING", "int": "INT", "name": "NAME", "code": "CODE"}.get(t.kind, "?")
-
-
 def split_statements(tokens: list[Tok]) -> list[int]:
     """Token indexes where top-level statements start: a keyword that can begin an `item`, outside
     brackets, after a token that can end one (so `ast track` or `change advance` are not split).
     Index 0 is always included: the header. A wrong guess costs time, never correctness: a piece
     that does not parse on its own sends the text to the whole-file parser."""
-    first, last, names = _item_grammar()
+    first, last = parser.statement_edges()
     out = [0]
     depth = 0
     prev = None
@@ -205,8 +165,7 @@ def split_statements(tokens: list[Tok]) -> list[int]:
                 depth += 1
             elif t.text in ")}":
                 depth = max(0, depth - 1)
-        elif (t.kind == "kw" and depth == 0 and i > 0 and names.get(t.text) in first
-              and prev is not None and _terminal(prev, names) in last):
+        elif t.kind == "kw" and depth == 0 and i > 0 and t.type in first and prev is not None and prev.type in last:
             out.append(i)
         prev = t
     return out
@@ -218,19 +177,22 @@ def split_statements(tokens: list[Tok]) -> list[int]:
 
 @dataclass
 class Symbol:
-    kind: str  # advance, calamity, commodity, item (an errata's target: any of the three), group, track, epoch
+    """A declaration or use of the index of references (references.py), at offsets of its file."""
+
+    kind: str  # advance, calamity, commodity, civilization, group, const, table, option, track, epoch, edition, fact
     name: str
     role: str  # def, ref, change, remove
-    start: int  # offsets of the token (a string includes its quotes)
+    start: int  # offsets of the name (a string includes its quotes)
     end: int
     scope: str | None = None  # the track of an epoch
+    ref: Ref | None = None
 
 
 class FileInfo:
-    """One file of a chain as the editor sees it: text, line table, tokens and symbols."""
+    """One file of a chain as the editor sees it: text, line table, tokens and syntax tree."""
 
     def __init__(self, text: str, display: str, path: Path | None, uri: str | None = None, bom: bool = False,
-                 tokens: list[Tok] | None = None):
+                 tokens: list[Tok] | None = None, ast: syntax.RulebookAst | None = None):
         self.text = text
         self.display = display
         self.path = path
@@ -242,7 +204,7 @@ class FileInfo:
             starts.append(starts[-1] + len(line) + 1)
         self.line_starts = starts
         self.tokens = tokens if tokens is not None else tokenize(text)
-        self.symbols = index_symbols(self.tokens)
+        self.ast = ast  # None while the text does not parse
 
     # positions: (line, column) are 0-based here, columns in code points
     def offset(self, line: int, column: int) -> int:
@@ -272,90 +234,17 @@ class FileInfo:
                 return j, self.tokens[j]
         return None, None
 
-    def symbol_at(self, offset: int) -> Symbol | None:
-        best = None
-        for s in self.symbols:
-            if s.start <= offset <= s.end:
-                if best is None or s.start > best.start:
-                    best = s
-        return best
+    def symbol(self, ref: Ref) -> Symbol:
+        span = ref.span
+        start = self.offset(span.line - 1, span.column - 1)
+        end = self.offset(span.line - 1, (span.end_column or span.column) - 1)
+        return Symbol(ref.kind, ref.name, ref.role, start, end, ref.scope, ref)
 
 
-def index_symbols(toks: list[Tok]) -> list[Symbol]:
-    """Declarations and uses of named things, found from the token stream alone."""
-    out: list[Symbol] = []
-    n = len(toks)
-    track = None
-
-    def add(kind, tok, role, scope=None):
-        out.append(Symbol(kind, unquote_string(tok.text) if tok.kind == "string" else tok.text, role,
-                          tok.start, tok.end, scope))
-
-    def is_(i, kind, text=None):
-        return 0 <= i < n and toks[i].kind == kind and (text is None or toks[i].text == text)
-
-    def comma_list(j, token_kind, symbol_kind):
-        """`A, B, C` after a keyword: each item is a reference."""
-        while is_(j, token_kind):
-            add(symbol_kind, toks[j], "ref")
-            if not is_(j + 1, "op", ","):
-                break
-            j += 2
-
-    for i, t in enumerate(toks):
-        if t.kind == "kw":
-            v = t.text
-            if v in ("advance", "calamity", "commodity") and is_(i + 1, "string"):
-                role = "def"
-                if is_(i - 1, "kw", "change"):
-                    role = "change"
-                elif is_(i - 1, "kw", "remove"):
-                    role = "remove"
-                add(v, toks[i + 1], role)
-            elif v == "credit" and is_(i + 1, "string"):
-                add("advance", toks[i + 1], "ref")
-            elif v == "requires":
-                comma_list(i + 1, "string", "advance")
-            elif v == "errata" and is_(i + 1, "code") and is_(i + 2, "string"):
-                add("item", toks[i + 2], "ref")
-            elif v == "group":
-                if is_(i + 1, "name"):
-                    add("group", toks[i + 1], "def")
-                elif is_(i + 1, "op", "=") and (is_(i + 2, "name") or is_(i + 2, "string")):
-                    add("group", toks[i + 2], "ref")
-            elif v == "groups":
-                comma_list(i + 1, "name", "group")
-            elif v == "credits":
-                j = i + 1
-                while is_(j, "name"):
-                    add("group", toks[j], "ref")
-                    if is_(j + 1, "int") and is_(j + 2, "op", ","):
-                        j += 3
-                    else:
-                        break
-            elif v == "edition" and is_(i + 1, "name"):
-                add("edition", toks[i + 1], "def")
-            elif v == "extends" and (is_(i + 1, "name") or is_(i + 1, "string")):
-                add("edition", toks[i + 1], "ref")
-            elif v == "ast" and is_(i + 1, "name"):
-                track = toks[i + 1].text
-                add("track", toks[i + 1], "def")
-            elif v == "epoch" and is_(i + 1, "string"):
-                add("epoch", toks[i + 1], "def", track)
-        elif t.kind == "name" and t.text in ("holds", "cards") and is_(i + 1, "op", "(") and is_(i + 2, "string"):
-            add("advance" if t.text == "holds" else "commodity", toks[i + 2], "ref")
-    return out
-
-
-def _same_thing(a: Symbol, kind: str, name: str, scope: str | None) -> bool:
-    if a.name != name:
-        return False
-    if kind == "epoch":
-        return a.kind == "epoch" and a.scope == scope
-    if a.kind == kind:
-        return True
-    named = ("advance", "calamity", "commodity")
-    return (a.kind == "item" and kind in named) or (kind == "item" and a.kind in named)
+# The kinds of name the editor navigates (a bare name that is none of these is a local: an item
+# attribute, a loop variable).
+_NAVIGABLE = frozenset({"advance", "calamity", "commodity", "civilization", "group", "const", "table", "option",
+                        "track", "epoch", "edition", "fact", "item"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -618,10 +507,35 @@ class Analysis:
     edition: Any  # model.Edition or None
     last_edition: Any = None  # this edition, or the last one that resolved (for hover while typing)
     seconds: float = 0.0
+    index: Index | None = None  # the index of references of `files` (a file that does not parse: none of its)
+    _symbols: dict = field(default_factory=dict, repr=False)
 
     @property
     def files(self) -> list[FileInfo]:
         return self.bases + [self.doc]
+
+    def refs(self) -> Index:
+        if self.index is None:
+            self.index = Index(f.ast for f in self.files)
+        return self.index
+
+    def located(self, ref: Ref) -> tuple[FileInfo, Symbol]:
+        f = self.files[ref.file]
+        return f, f.symbol(ref)
+
+    def symbols(self, f: FileInfo) -> list[Symbol]:
+        """The declarations and uses in one file of the chain, at offsets (computed when first asked)."""
+        at = next(i for i, g in enumerate(self.files) if g is f)
+        if at not in self._symbols:
+            self._symbols[at] = [f.symbol(r) for r in self.refs().refs if r.file == at and r.kind in _NAVIGABLE]
+        return self._symbols[at]
+
+    def symbol_at(self, offset: int) -> Symbol | None:
+        best = None
+        for s in self.symbols(self.doc):
+            if s.start <= offset <= s.end and (best is None or s.start > best.start):
+                best = s
+        return best
 
 
 @dataclass
@@ -636,6 +550,7 @@ class Document:
     last_bases: list[FileInfo] = field(default_factory=list)
     parser: IncrementalParser = field(default_factory=IncrementalParser)
     line_tokens: dict = field(default_factory=dict)  # tokenize()'s cache
+    refs_memo: dict = field(default_factory=dict)  # references.Index's, per statement
     published: set[str] = field(default_factory=set)
 
 
@@ -695,18 +610,19 @@ class Engine:
             diags = Diagnostics()
             raw = doc.text
             text, doc_info, chain = self._load_chain(doc, raw, diags)
-            edition = None
+            edition = index = None
             if chain and not any(d.code in _STOP_CODES for d in diags.errors):
                 edition = resolve(chain, diags)
                 if edition is not None:
-                    validate(edition, diags, index_chain(chain))
+                    index = Index((f.ast for f in chain), doc.refs_memo)
+                    validate(edition, diags, index)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:
                 bases = doc.last_bases or self._navigation_bases(doc, doc_info)
             if edition is not None:
                 doc.last_edition = edition
-            analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition)
+            analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition, index=index)
             analysis.seconds = time.perf_counter() - started
             doc.analysis = analysis
             return analysis
@@ -731,7 +647,7 @@ class Engine:
                         Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
             return text, info, chain
         diags.add_source(display, text)
-        ast = doc.parser.parse(text, display, tokens, diags)
+        ast = info.ast = doc.parser.parse(text, display, tokens, diags)
         if ast is None:
             return text, info, chain
         if ast.language not in loader.LANGUAGE_VERSIONS:
@@ -815,11 +731,11 @@ class Engine:
         hit = self._bases.get(resolved)
         if hit is not None and hit[1] is loaded:
             if hit[4] is None:
-                info = FileInfo(loaded.text, loaded.display, loaded.path)
+                info = FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
                 self._bases[resolved] = hit[:4] + (info,)
                 return info
             return hit[4]
-        return FileInfo(loaded.text, loaded.display, loaded.path)
+        return FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
 
     def invalidate_disk(self) -> None:
         """Forget cached bases (a file was saved or changed on disk)."""
@@ -880,7 +796,7 @@ def full_message(d: Diagnostic) -> str:
     return "\n".join(lines)
 
 
-# --- finding things
+# --- finding things: the index of references answers, across the chain
 
 
 @dataclass
@@ -892,36 +808,25 @@ class Target:
 
 
 def target_at(analysis: Analysis, offset: int) -> Target | None:
-    sym = analysis.doc.symbol_at(offset)
-    if sym is None:
-        return None
-    kind = sym.kind
-    if kind == "item":  # an errata names an advance, calamity or commodity: whichever exists
-        for candidate in ("advance", "calamity", "commodity"):
-            if any(s.kind == candidate and s.name == sym.name and s.role == "def"
-                   for f in analysis.files for s in f.symbols):
-                kind = candidate
-                break
-    return Target(kind, sym.name, sym.scope, sym)
+    sym = analysis.symbol_at(offset)
+    return None if sym is None else Target(sym.kind, sym.name, sym.scope, sym)
 
 
 def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symbol]]:
     """Where the thing is declared, the declaration in force first (the nearest file of the chain)."""
     if target.kind == "edition":
         if target.symbol.role == "ref":  # `extends X`: the base file's header (X may be a path)
-            return [(f, s) for f in analysis.bases[-1:] for s in f.symbols if s.kind == "edition" and s.role == "def"]
-        return [(f, s) for f in [analysis.doc] for s in f.symbols if s is target.symbol]
-    found = [(f, s) for f in analysis.files for s in f.symbols
-             if s.role == "def" and _same_thing(s, target.kind, target.name, target.scope)]
-    found.reverse()
-    return found
+            return [(f, s) for f in analysis.bases[-1:] for s in analysis.symbols(f)
+                    if s.kind == "edition" and s.role == "def"]
+        return [(analysis.doc, target.symbol)]
+    return [analysis.located(r) for r in analysis.refs().declarations(target.kind, target.name, target.scope)]
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
     if target.kind == "edition":
         return [(f, s) for f, s in definitions(analysis, target) if include_declaration]
-    return [(f, s) for f in analysis.files for s in f.symbols
-            if _same_thing(s, target.kind, target.name, target.scope) and (include_declaration or s.role != "def")]
+    return [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
+            if include_declaration or r.role != "def"]
 
 
 def _where(f: FileInfo, s: Symbol) -> str:
@@ -958,46 +863,64 @@ def calamity_summary(cal) -> str:
 def hover_text(analysis: Analysis, offset: int) -> tuple[str, Symbol | Tok] | None:
     """Markdown for the thing under the cursor, and the token it is about."""
     target = target_at(analysis, offset)
-    edition = analysis.edition or analysis.last_edition
     if target is not None and target.kind == "edition":
-        defs = definitions(analysis, target)
-        if not defs:
-            return None
-        info, sym = defs[0]
-        tokens = [t for t in info.tokens if t.start > sym.start][:1]
-        title = unquote_string(tokens[0].text) if tokens and tokens[0].kind == "string" else ""
-        text = f"**{sym.name}** (edition) {title}".rstrip() + f"\n\n`{info.display}`"
-        return text, target.symbol
+        return _edition_hover(analysis, target)
     if target is not None:
-        defs = definitions(analysis, target)
+        return _target_hover(analysis, target), target.symbol
+    return _word_hover(analysis, offset)
+
+
+def _edition_hover(analysis: Analysis, target: Target) -> tuple[str, Symbol] | None:
+    defs = definitions(analysis, target)
+    if not defs:
+        return None
+    info, sym = defs[0]
+    tokens = [t for t in info.tokens if t.start > sym.start][:1]
+    title = unquote_string(tokens[0].text) if tokens and tokens[0].kind == "string" else ""
+    return f"**{sym.name}** (edition) {title}".rstrip() + f"\n\n`{info.display}`", target.symbol
+
+
+# Names the vocabulary or the rulebook's header statements declare, hovered with their own text.
+_WORD_KINDS = ("const", "table", "option", "fact")
+
+
+def _target_hover(analysis: Analysis, target: Target) -> str:
+    edition = analysis.edition or analysis.last_edition
+    if target.kind in _WORD_KINDS:
+        lines = [vocabulary_hover(target.name, edition) or f"**{target.name}** ({target.kind})"]
+    else:
         lines = [f"**{target.name}** ({'A.S.T. track' if target.kind == 'track' else target.kind})"]
         lines += _describe_target(edition, target)
-        if defs:
-            where = [f"defined at `{_where(*defs[0])}`"]
-            if len(defs) > 1:
-                where.append("replacing " + ", ".join(f"`{_where(f, s)}`" for f, s in defs[1:]))
-            changes = [(f, s) for f in analysis.files for s in f.symbols
-                       if s.role == "change" and _same_thing(s, target.kind, target.name, target.scope)]
-            if changes:
-                where.append("changed at " + ", ".join(f"`{_where(f, s)}`" for f, s in changes))
-            lines.append("; ".join(where))
-        elif target.kind not in ("track", "epoch"):
-            names = {s.name for f in analysis.files for s in f.symbols if s.role == "def" and s.kind == target.kind}
-            best = did_you_mean(target.name, names)
-            lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
-                         + (f"; did you mean `{best}`?" if best else ""))
-        return "\n\n".join(lines), target.symbol
+    defs = definitions(analysis, target)
+    if defs:
+        where = [f"defined at `{_where(*defs[0])}`"]
+        if len(defs) > 1:
+            where.append("replacing " + ", ".join(f"`{_where(f, s)}`" for f, s in defs[1:]))
+        changes = [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
+                   if r.role == "change"]
+        if changes:
+            where.append("changed at " + ", ".join(f"`{_where(f, s)}`" for f, s in changes))
+        lines.append("; ".join(where))
+    elif target.kind not in ("track", "epoch", "fact"):
+        best = did_you_mean(target.name, analysis.refs().names(target.kind))
+        lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
+                     + (f"; did you mean `{best}`?" if best else ""))
+    return "\n\n".join(lines)
+
+
+def _word_hover(analysis: Analysis, offset: int) -> tuple[str, Tok] | None:
+    """A keyword (a field of the enclosing item: what fields.ITEM_FIELDS says of it) or a word
+    of the vocabulary."""
     i, tok = analysis.doc.token_at(offset)
     if tok is None or tok.kind not in ("name", "kw"):
         return None
     if tok.kind == "kw":
-        # a field of the item whose block encloses it: what fields.ITEM_FIELDS says of it
         opener = _block_opener(analysis.doc.tokens, i)
         kind = next((t.text for t in opener if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), None)
         spec = next((f for f in item_fields.ITEM_FIELDS.get(kind or "", ()) if f.word == tok.text), None)
         if spec is not None:
             return field_hover(kind, spec), tok
-    text = vocabulary_hover(tok.text, edition)
+    text = vocabulary_hover(tok.text, analysis.edition or analysis.last_edition)
     return (text, tok) if text else None
 
 
@@ -1012,42 +935,61 @@ def field_hover(kind: str, spec) -> str:
 
 
 def _describe_target(edition, target: Target) -> list[str]:
-    if edition is None:
+    describe_kind = _DESCRIBE.get(target.kind)
+    return describe_kind(edition, target) if edition is not None and describe_kind is not None else []
+
+
+def _describe_advance(edition, target: Target) -> list[str]:
+    adv = edition.advances.get(target.name)
+    if adv is None:
         return []
-    if target.kind == "advance" and target.name in edition.advances:
-        adv = edition.advances[target.name]
-        out = [advance_summary(adv, edition)]
-        if adv.summary:
-            out.append(f"*{adv.summary}*")
-        return out
-    if target.kind == "calamity" and target.name in edition.calamities:
-        cal = edition.calamities[target.name]
-        out = [calamity_summary(cal)]
-        if cal.modifiers:
-            out.append("\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers))
-        return out
-    if target.kind == "commodity" and target.name in edition.commodities:
-        com = edition.commodities[target.name]
-        bits = [f"value {com.value}" if com.value is not None else None,
-                f"{com.count} cards" if com.count is not None else None,
-                f"stack {com.stack}" if com.stack is not None else None,
-                f"block {com.block}" if com.block else None]
-        return ["; ".join(b for b in bits if b)]
-    if target.kind == "group" and target.name in edition.groups:
-        g = edition.groups[target.name]
-        members = [a.name for a in edition.advances.values() if target.name in a.groups]
-        deco = " ".join(x for x in (g.symbol, f"`{g.color}`" if g.color else None) if x)
-        return [f"\"{g.name}\" {deco}".rstrip() + f"; {len(members)} advance{'s' if len(members) != 1 else ''}"]
-    if target.kind == "track" and target.name in edition.asts:
-        t = edition.asts[target.name]
-        return [f"\"{t.name}\": " + " → ".join(e.name for e in t.epochs)]
-    if target.kind == "epoch" and target.scope in edition.asts:
-        t = edition.asts[target.scope]
-        for i, e in enumerate(t.epochs):
-            if e.name == target.name:
-                reqs = "; ".join(r.why or describe.condition(r.expr) for r in e.requirements) or "no requirements"
-                return [f"epoch {i + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
+    return [advance_summary(adv, edition)] + ([f"*{adv.summary}*"] if adv.summary else [])
+
+
+def _describe_calamity(edition, target: Target) -> list[str]:
+    cal = edition.calamities.get(target.name)
+    if cal is None:
+        return []
+    modifiers = ["\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers)] if cal.modifiers else []
+    return [calamity_summary(cal)] + modifiers
+
+
+def _describe_commodity(edition, target: Target) -> list[str]:
+    com = edition.commodities.get(target.name)
+    if com is None:
+        return []
+    bits = [f"value {com.value}" if com.value is not None else None,
+            f"{com.count} cards" if com.count is not None else None,
+            f"stack {com.stack}" if com.stack is not None else None,
+            f"block {com.block}" if com.block else None]
+    return ["; ".join(b for b in bits if b)]
+
+
+def _describe_group(edition, target: Target) -> list[str]:
+    g = edition.groups.get(target.name)
+    if g is None:
+        return []
+    members = [a.name for a in edition.advances.values() if target.name in a.groups]
+    deco = " ".join(x for x in (g.symbol, f"`{g.color}`" if g.color else None) if x)
+    return [f"\"{g.name}\" {deco}".rstrip() + f"; {len(members)} advance{'s' if len(members) != 1 else ''}"]
+
+
+def _describe_track(edition, target: Target) -> list[str]:
+    t = edition.asts.get(target.name)
+    return [f"\"{t.name}\": " + " → ".join(e.name for e in t.epochs)] if t is not None else []
+
+
+def _describe_epoch(edition, target: Target) -> list[str]:
+    t = edition.asts.get(target.scope)
+    for i, e in enumerate(t.epochs if t is not None else ()):
+        if e.name == target.name:
+            reqs = "; ".join(r.why or describe.condition(r.expr) for r in e.requirements) or "no requirements"
+            return [f"epoch {i + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
     return []
+
+
+_DESCRIBE = {"advance": _describe_advance, "calamity": _describe_calamity, "commodity": _describe_commodity,
+             "group": _describe_group, "track": _describe_track, "epoch": _describe_epoch}
 
 
 def _signature(kind: vocab.Kind) -> str:
@@ -1104,66 +1046,57 @@ class Completion:
     replace: tuple[int, int] | None = None  # offsets in the document replaced by `insert`
 
 
-_STRING_CONTEXT_NAMES = ("advance", "calamity", "commodity", "item")
+# What a string names, by the word before it (or before the list `"A", "B", ` it ends): an item
+# kind's own keyword (`change advance "`), a field whose value names an advance (fields.ITEM_FIELDS
+# `references`), a call whose argument names an item (references.py), an errata's target.
+_STRING_NAMES = {**{k: k for k in ERRATA_TARGETS},
+                 **{f.word: f.references for fs in item_fields.ITEM_FIELDS.values() for f in fs
+                    if f.references == "advance"}}
 
 
 def string_context(toks: list[Tok], i: int) -> str | None:
     """What the string token at index i names, from the tokens before it."""
-
-    def at(j, kind=None, text=None):
-        return 0 <= j < len(toks) and (kind is None or toks[j].kind == kind) and (text is None or toks[j].text == text)
-
-    if at(i - 1, "kw") and toks[i - 1].text in ("advance", "calamity", "commodity"):
-        return toks[i - 1].text
-    if at(i - 1, "kw", "credit"):
-        return "advance"
-    if at(i - 1, "code") and at(i - 2, "kw", "errata"):
-        return "item"
-    if at(i - 1, "kw", "epoch"):
-        return None
-    if at(i - 1, "op", "(") and at(i - 2, "name"):
-        return {"holds": "advance", "cards": "commodity"}.get(toks[i - 2].text)
-    if at(i - 1, "op", "=") and at(i - 2, "kw", "group"):
-        return "group"
     j = i - 1
-    while at(j, "op", ",") and at(j - 1, "string"):
+    while j >= 1 and toks[j].text == "," and toks[j - 1].kind == "string":
         j -= 2
-    if at(j, "kw", "requires"):
-        return "advance"
-    if at(j, "kw", "extends"):
+    if j < 0:
         return None
-    return None
+    prev, before = toks[j], toks[j - 1] if j >= 1 else None
+    if prev.text == "(" and before is not None:
+        return NAMING_CALLS.get(before.text)
+    if prev.kind == "code" and before is not None and before.text == "errata":
+        return "item"
+    return _STRING_NAMES.get(prev.text) if prev.kind == "kw" else None
+
+
+def _pool(edition, kind: str) -> dict:
+    if edition is None:
+        return {}
+    return {"advance": edition.advances, "calamity": edition.calamities, "commodity": edition.commodities,
+            "group": edition.groups}.get(kind, {})
 
 
 def _known_names(analysis: Analysis, kind: str) -> dict[str, str | None]:
-    """Declared names of a kind across the chain (and the resolved rulebook), with a detail line."""
+    """Declared names of a kind across the chain (the index of references, and the resolved
+    rulebook), less those a house rule removed, with a detail line."""
     edition = analysis.edition or analysis.last_edition
+    index = analysis.refs()
     names: dict[str, str | None] = {}
-    kinds = ("advance", "calamity", "commodity") if kind == "item" else (kind,)
-    for k in kinds:
-        for f in analysis.files:
-            for s in f.symbols:
-                if s.kind == k and s.role == "def":
-                    names.setdefault(s.name, k)
-        if edition is not None:
-            table = {"advance": edition.advances, "calamity": edition.calamities,
-                     "commodity": edition.commodities, "group": edition.groups}.get(k, {})
-            for name in table:
-                names.setdefault(name, k)
-    removed = {s.name for f in analysis.files for s in f.symbols if s.role == "remove"}
-    if edition is not None:
-        for name in list(names):
-            table = {"advance": edition.advances, "calamity": edition.calamities,
-                     "commodity": edition.commodities}.get(names[name] or "", None)
-            if name in removed and table is not None and name not in table:
-                del names[name]
-            elif table is not None and name in table:
-                obj = table[name]
-                if names[name] == "advance":
-                    names[name] = f"advance: {advance_summary(obj, edition)}"
-                elif names[name] == "calamity":
-                    names[name] = f"calamity: {', '.join(x for x in (f'stack {obj.stack}', obj.klass) if x)}"
+    for k in (ERRATA_TARGETS if kind == "item" else (kind,)):
+        pool = _pool(edition, k)
+        removed = {r.name for r in index.of_kind(k, role="remove")}
+        for name in index.names(k) | set(pool):
+            if name in pool or name not in removed or edition is None:
+                names.setdefault(name, _detail(k, pool.get(name), edition))
     return names
+
+
+def _detail(kind: str, obj, edition) -> str:
+    if obj is not None and kind == "advance":
+        return f"advance: {advance_summary(obj, edition)}"
+    if obj is not None and kind == "calamity":
+        return f"calamity: {', '.join(x for x in (f'stack {obj.stack}', obj.klass) if x)}"
+    return kind
 
 
 def _vocab_completions(words: Iterable[str], kind: str) -> list[Completion]:
@@ -1209,121 +1142,163 @@ def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
     return []
 
 
-# the field words whose values name a group (`groups`, `credits`): from fields.ITEM_FIELDS
-_FIELDS_NAMING = {"group": frozenset(f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs
-                                     if f.references == "group")}
+# The field words whose values name a group (`groups`, `credits`): from fields.ITEM_FIELDS.
+_GROUP_FIELDS = frozenset(f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs if f.references == "group")
+_EFFECT_WORDS = ("add", "prevent", "set", "cap", "replace", "with")  # an effect kind comes next
+_DECLARING = ("group", "ast", "const", "table", "option", "edition")  # a new name comes next
+
+
+def _groups(analysis: Analysis) -> list[Completion]:
+    return [Completion(g, "group") for g in sorted(_known_names(analysis, "group"))]
+
+
+def _editions(analysis: Analysis) -> list[Completion]:
+    from .resources import shipped_rulebooks
+
+    return [Completion(e, "edition") for e in shipped_rulebooks()]
+
+
+# Where the grammar accepts a name, the word before it says which names: {word: completions}.
+_AFTER_KEYWORD: dict[str, Callable[[Analysis], list[Completion]]] = {
+    "ability": lambda a: _vocab_completions(vocab.ABILITY_KINDS, "ability"),
+    **{w: (lambda a: _vocab_completions(vocab.EFFECT_KINDS, "effect")) for w in _EFFECT_WORDS},
+    **{w: _groups for w in _GROUP_FIELDS},
+    "beneficiary": lambda a: [Completion(b, "value", d) for b, d in vocab.BENEFICIARIES.items()],
+    "policy": lambda a: [Completion(b, "value", d) for b, d in vocab.CREDIT_POLICIES.items()],
+    "exclude": lambda a: [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")],
+    "extends": _editions,
+    **{w: (lambda a: []) for w in _DECLARING},
+}
+# After `key =` in a call: the values that parameter takes.
+_AFTER_EQUALS: dict[str, Callable[[Analysis], list[Completion]]] = {
+    "group": _groups,
+    "area": lambda a: [Completion(x, "value") for x in vocab.AREAS],
+    "chooser": lambda a: [Completion(x, "value") for x in vocab.CHOOSERS],
+    "to": lambda a: [Completion(x, "value") for x in vocab.EFFECT_KINDS["give_cards"].param("to").choices],
+}
 
 
 def completions(analysis: Analysis, offset: int) -> list[Completion]:
+    """What may be written at the cursor: keywords are the terminals the grammar accepts there
+    (Lark's interactive parser, run over the statement up to the cursor), names come from the
+    index of references and the resolved rulebook, words of the vocabulary from vocabulary.py."""
     doc = analysis.doc
-    toks = doc.tokens
     i, tok = doc.token_at(offset)
-    # inside a string
     if tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
             tok.kind == "ustring" or offset < tok.end):
-        what = string_context(toks, i)
-        if what is None:
-            return []
-        closed = tok.kind == "string"
-        replace = (tok.start + 1, tok.end - 1 if closed else max(offset, tok.end))
-        out = []
-        for name, detail in sorted(_known_names(analysis, what).items()):
-            out.append(Completion(name, what if what != "item" else "advance", detail, None,
-                                  name.replace("\\", "\\\\").replace('"', '\\"') + ("" if closed else '"'), replace))
-        return out
-    # a word being typed: complete it; the context is the token before it
-    if tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end:
-        prev_i = i - 1
-    else:
-        if tok is not None and tok.end <= offset:
-            prev_i = i
-        else:
-            import bisect
-
-            prev_i = bisect.bisect_left([t.start for t in toks], offset) - 1
-    prev = toks[prev_i] if 0 <= prev_i < len(toks) else None
-    prev2 = toks[prev_i - 1] if prev_i >= 1 else None
-    pt = prev.text if prev is not None else ""
-    groups = sorted(_known_names(analysis, "group"))
-    effects = list(vocab.EFFECT_KINDS)
-
-    if prev is not None and prev.kind == "kw":
-        if pt == "ability":
-            return _vocab_completions(vocab.ABILITY_KINDS, "ability")
-        if pt in ("add", "prevent", "set", "cap", "replace", "with"):
-            return _vocab_completions(effects, "effect")
-        if pt in _FIELDS_NAMING["group"]:
-            return [Completion(g, "group") for g in groups]
-        if pt == "beneficiary":
-            return [Completion(b, "value", vocab.BENEFICIARIES[b]) for b in vocab.BENEFICIARIES]
-        if pt == "policy":
-            return [Completion(b, "value", vocab.CREDIT_POLICIES[b]) for b in vocab.CREDIT_POLICIES]
-        if pt == "class":
-            return [Completion("minor", "keyword"), Completion("major", "keyword")]
-        if pt == "major":
-            return [Completion("tradable", "keyword"), Completion("nontradable", "keyword")]
-        if pt == "exclude":
-            return [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")]
-        if pt == "for":
-            return [Completion(r, "keyword") for r in ("primary", "secondary", "any")]
-        if pt == "extends":
-            from .resources import shipped_rulebooks
-
-            return [Completion(e, "edition") for e in shipped_rulebooks()]
-        if pt in ("group", "ast", "const", "table", "option", "edition"):
-            return []  # a new name is being declared
-    if prev is not None and prev.kind == "op" and pt == ",":
-        # inside `groups a, b` or `credits a 5, b 10`
-        j = prev_i - 1
-        while j >= 0 and toks[j].kind in ("name", "int") or (j >= 0 and toks[j].text == ","):
-            j -= 1
-        if j >= 0 and toks[j].kind == "kw" and toks[j].text in _FIELDS_NAMING["group"]:
-            return [Completion(g, "group") for g in groups]
-    if prev is not None and pt == "=" and prev2 is not None:
-        key = prev2.text
-        if key == "group":
-            return [Completion(g, "group") for g in groups]
-        if key == "area":
-            return [Completion(a, "value") for a in vocab.AREAS]
-        if key == "chooser":
-            return [Completion(a, "value") for a in vocab.CHOOSERS]
-        if key == "to":
-            p = vocab.EFFECT_KINDS["give_cards"].param("to")
-            return [Completion(a, "value") for a in p.choices]
-    opener = _block_opener(toks, prev_i + 1)
-    opener_words = [t.text for t in opener if t.kind == "kw"]
-    if opener_words and opener_words[0] in ("primary", "secondary", "if", "else") and not (
-            prev is not None and prev.kind == "kw" and pt in ("if", "when")):
-        return _vocab_completions(effects, "effect") + [Completion("if", "keyword"), Completion("else", "keyword")]
-    # at the start of a line (or just after `{`) inside an item: that kind's fields, from the
-    # one table of them (fields.ITEM_FIELDS), with their meaning
-    kind = next((w for w in opener_words if w in item_fields.ITEM_FIELDS), None)
+        return _string_completions(analysis, i, tok, offset)
     typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
-    gap = doc.text[prev.end if prev is not None else 0: tok.start if typing else offset]
-    if kind is not None and (prev is None or pt == "{" or "\n" in gap):
-        at = toks.index(opener[0])
-        in_change = at > 0 and toks[at - 1].text == "change"
-        return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind]
-                if in_change or not f.change_only]
-    # everywhere else: keywords, the vocabulary and the rulebook's own names
-    out = [Completion(k, "keyword") for k in parser.keywords()]
-    out += _vocab_completions(effects, "effect")
-    out += _vocab_completions(vocab.FUNCTIONS, "function")
+    prev_i = i - 1 if typing else _token_before(doc, i, tok, offset)
+    named = _names_after(analysis, doc.tokens, prev_i)
+    if named is not None:
+        return named
+    accepted = _acceptable(doc, prev_i, tok.start if typing else offset)
+    if accepted is None:  # the statement does not parse up to here: everything that could be meant
+        return _everything(analysis)
+    return _from_grammar(analysis, doc.tokens, prev_i, accepted)
+
+
+def _string_completions(analysis: Analysis, i: int, tok: Tok, offset: int) -> list[Completion]:
+    what = string_context(analysis.doc.tokens, i)
+    if what is None:
+        return []
+    closed = tok.kind == "string"
+    replace = (tok.start + 1, tok.end - 1 if closed else max(offset, tok.end))
+    return [Completion(name, what if what != "item" else "advance", detail, None,
+                       name.replace("\\", "\\\\").replace('"', '\\"') + ("" if closed else '"'), replace)
+            for name, detail in sorted(_known_names(analysis, what).items())]
+
+
+def _token_before(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) -> int:
+    import bisect
+
+    if tok is not None and tok.end <= offset:
+        return i
+    return bisect.bisect_left([t.start for t in doc.tokens], offset) - 1
+
+
+def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Completion] | None:
+    """The names a word before the cursor calls for (the grammar says only "a name" there)."""
+    if prev_i < 0:
+        return None
+    prev = toks[prev_i]
+    if prev.kind == "kw" and prev.text in _AFTER_KEYWORD:
+        return _AFTER_KEYWORD[prev.text](analysis)
+    if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
+        return _groups(analysis)
+    if prev.text == "=" and prev_i >= 1 and toks[prev_i - 1].text in _AFTER_EQUALS:
+        return _AFTER_EQUALS[toks[prev_i - 1].text](analysis)
+    return None
+
+
+def _list_head(toks: list[Tok], j: int) -> str | None:
+    """The keyword a comma-separated list of names and numbers ending at token j follows."""
+    while j >= 0 and (toks[j].kind in ("name", "int") or toks[j].text == ","):
+        j -= 1
+    return toks[j].text if j >= 0 and toks[j].kind == "kw" else None
+
+
+def _acceptable(doc: FileInfo, prev_i: int, cut: int) -> set[str] | None:
+    """The grammar's terminals acceptable at `cut`, from Lark's interactive parser run over the
+    top-level statement the cursor is in (under a header, as the incremental parser parses it),
+    or None when that text does not parse."""
+    from lark.exceptions import LarkError
+
+    marks = split_statements(doc.tokens)
+    start = max((m for m in marks if m <= prev_i), default=0)
+    head = doc.tokens[start].start if start > 0 else 0
+    text = (_PREFIX + "\n" if start > 0 else "") + doc.text[head:cut]
+    try:
+        interactive = parser._parser().parse_interactive(text)
+        interactive.exhaust_lexer()
+        return set(interactive.accepts())
+    except LarkError:
+        return None
+
+
+def _from_grammar(analysis: Analysis, toks: list[Tok], prev_i: int, accepted: set[str]) -> list[Completion]:
+    keywords = parser.keyword_terminals()
+    words = {keywords[t] for t in accepted if t in keywords}
+    kind = _fields_kind(words)
+    if kind is not None:  # a field of an item comes next: the kind's fields, with their meaning (fields.py)
+        return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind] if f.word in words]
+    out = [Completion(w, "keyword") for w in sorted(words)]
+    if "NAME" in accepted:
+        out += _names_here(analysis, toks, prev_i)
+    return out
+
+
+def _fields_kind(words: set[str]) -> str | None:
+    """The item kind all of whose fields (but those only a `change` gives) the words include."""
+    kinds = [k for k, fs in item_fields.ITEM_FIELDS.items() if {f.word for f in fs if not f.change_only} <= words]
+    return max(kinds, key=lambda k: len(item_fields.ITEM_FIELDS[k]), default=None)
+
+
+def _names_here(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Completion]:
+    """Where the grammar accepts a name: an effect kind inside an effect block, else a name an
+    expression may read."""
+    opener = [t.text for t in _block_opener(toks, prev_i + 1) if t.kind == "kw"]
+    if opener and opener[0] in ("primary", "secondary", "if", "else") and toks[prev_i].text not in ("if", "when"):
+        return _vocab_completions(vocab.EFFECT_KINDS, "effect")
+    return _expression_names(analysis)
+
+
+def _expression_names(analysis: Analysis) -> list[Completion]:
+    out = _vocab_completions(vocab.FUNCTIONS, "function")
     out += _vocab_completions(list(vocab.FACTS) + list(vocab.DERIVED_NAMES), "fact")
     edition = analysis.edition or analysis.last_edition
-    seen = {c.label for c in out}
     if edition is not None:
-        for name, c in edition.consts.items():
-            if name not in seen:
-                out.append(Completion(name, "name", "constant", c.doc))
-        for name, t in edition.tables.items():
-            if name not in seen:
-                out.append(Completion(name, "function", "table", t.doc))
-        for name, o in edition.options.items():
-            if name not in seen:
-                out.append(Completion(name, "name", "option", o.doc))
-    out += [Completion(g, "group") for g in groups if g not in seen]
-    return out
+        out += [Completion(name, "name", "constant", c.doc) for name, c in edition.consts.items()]
+        out += [Completion(name, "function", "table", t.doc) for name, t in edition.tables.items()]
+        out += [Completion(name, "name", "option", o.doc) for name, o in edition.options.items()]
+    return out + _groups(analysis)
+
+
+def _everything(analysis: Analysis) -> list[Completion]:
+    """Keywords, the vocabulary and the rulebook's own names, each once."""
+    out = [Completion(k, "keyword") for k in parser.keywords()] + _vocab_completions(vocab.EFFECT_KINDS, "effect")
+    seen: set[str] = set()
+    return [c for c in out + _expression_names(analysis) if not (c.label in seen or seen.add(c.label))]
 
 
 # --- outline
@@ -1346,7 +1321,7 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     marks = split_statements(toks)
     out: list[OutlineItem] = []
     for k, m in enumerate(marks):
-        if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in item_starters()):
+        if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters()):
             continue
         end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
         if end_i < m:
@@ -1787,8 +1762,9 @@ def build_server():
 def warm_up() -> None:
     """Build the Lark parser and the keyword tables before the first document arrives."""
     try:
-        keyword_set()
-        item_starters()
+        parser.statement_edges()
+        parser.keyword_terminals()
+        _lexer()
     except Exception:  # reported again, properly, on first use
         pass
 

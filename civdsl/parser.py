@@ -103,6 +103,50 @@ def keywords() -> list[str]:
                   if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
 
 
+@functools.lru_cache(maxsize=1)
+def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
+    """The terminals that can begin and end a top-level statement (the grammar's `item` rule):
+    where the editor's incremental parse may cut a text into statements."""
+    rules: dict[str, list] = {}
+    for r in _parser().rules:
+        rules.setdefault(str(r.origin.name), []).append(r.expansion)
+    nullable: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, expansions in rules.items():
+            if name not in nullable and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions):
+                nullable.add(name)
+                changed = True
+
+    def edge(rule: str, last: bool, seen: tuple = ()) -> set[str]:
+        out: set[str] = set()
+        for expansion in rules.get(rule, []):
+            for sym in (reversed(expansion) if last else expansion):
+                if sym.is_term:
+                    out.add(sym.name)
+                    break
+                if sym.name not in seen:
+                    out |= edge(str(sym.name), last, seen + (rule,))
+                if sym.name not in nullable:
+                    break
+        return out
+
+    return frozenset(edge("item", False)), frozenset(edge("item", True))
+
+
+def keyword_terminals() -> dict[str, str]:
+    """{terminal name: keyword} for every keyword of the grammar (`ADVANCE` -> `advance`)."""
+    words, _ = _terminal_words()
+    return {name: word for word, name in words.items()}
+
+
+def item_starters() -> frozenset[str]:
+    """Keywords that can begin a top-level statement: the first terminals of the grammar's `item`."""
+    first, _ = statement_edges()
+    return frozenset(word for name, word in keyword_terminals().items() if name in first)
+
+
 def describe_terminal(name: str) -> str:
     if name in _TERMINAL_WORDS:
         return _TERMINAL_WORDS[name]

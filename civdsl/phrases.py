@@ -109,8 +109,8 @@ def effect_text(kind_name: str, args: dict) -> str:
             values["amount"], one, suffix = "all your", False, ""
         elif amount.per is not None:
             values["amount"], one = amount.rate, amount.rate == 1
-        else:
-            values["amount"], one = "\0", False
+        else:  # "destroy as many cities as the smaller of ...": the number said after its noun
+            values["amount"], one, suffix = "as many", False, f" as {amount.words}" if amount.words else ""
     else:
         one = str(amount) == "1"
     for word, (sing, plural) in vocab.PLURALS.items():

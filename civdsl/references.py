@@ -39,7 +39,7 @@ _COLLECTED = frozenset({"assert", "note", "errata", "ability", "scenario", "chan
 # each reads a list of (name, ..., span) or one such tuple (see syntax.py).
 _NAMING_FIELDS = {"groups": "group", "credits": "group", "credit": "advance", "requires": "advance"}
 # A call whose first argument, a string, names an item.
-_NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
+NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
 # The label a diagnostic about a use carries (errata match it), for statements not named by
 # their own name: the epoch a requirement belongs to, an assertion's message, ...
 _LABELS = {"start_credits": "start credits", "set_value": "set_value", "set_value_off_block": "set_value"}
@@ -88,10 +88,13 @@ def _name_span(span: Span, name: str) -> Span:
 class _FileIndexer:
     """The declarations and uses of one file's syntax tree."""
 
-    def __init__(self, ast: RulebookAst, file: int, out: list[Ref]):
+    def __init__(self, ast: RulebookAst, file: int, out: list[Ref], memo: dict | None = None,
+                 fresh: dict | None = None):
         self.ast = ast
         self.file = file
         self.out = out
+        self.memo = memo if memo is not None else {}
+        self.fresh = fresh if fresh is not None else {}
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
@@ -104,7 +107,17 @@ class _FileIndexer:
         if ast.extends is not None:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         for item in ast.items:
-            self.item(item)
+            # an editor parses again only the statements that changed (lsp.IncrementalParser): the
+            # others are the same objects, at the same line unless they moved, with the same uses
+            key = id(item)
+            kept = self.memo.get(key)
+            if kept is not None and kept[0] is item and kept[1] == item.span.line and kept[2] == self.file:
+                self.out.extend(kept[3])
+            else:
+                start = len(self.out)
+                self.item(item)
+                kept = (item, item.span.line, self.file, self.out[start:])
+            self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
         kind = item.value if item.kind in ("change", "remove") else item.kind
@@ -203,7 +216,7 @@ class _FileIndexer:
             self._use("name", first, _name_span(node.span, first), "name", neg)
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
-        named = _NAMING_CALLS.get(call.name)
+        named = NAMING_CALLS.get(call.name)
         if named is not None and call.args and isinstance(call.args[0], Str):
             self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
@@ -233,12 +246,18 @@ def _attributes(items) -> frozenset:
 class Index:
     """Every declaration and use of a chain of syntax trees (base first), resolved by scope."""
 
-    def __init__(self, asts: Iterable[RulebookAst | None]):
+    def __init__(self, asts: Iterable[RulebookAst | None], memo: dict | None = None):
+        """`memo`: kept by a caller that indexes the same statements again and again (the language
+        server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
         raw: list[Ref] = []
+        fresh: dict = {}
         for i, ast in enumerate(self.asts):
             if ast is not None:
-                _FileIndexer(ast, i, raw).run()
+                _FileIndexer(ast, i, raw, memo, fresh).run()
+        if memo is not None:
+            memo.clear()
+            memo.update(fresh)
         self.declared: dict[str, set[str]] = {}
         for r in raw:
             if r.role == "def":

@@ -128,6 +128,7 @@ class _Applier(RoundsApplier):
             name, values, doc, span = setting
             if self._once("amounts", name, span, f"`amounts {name}`"):
                 self.ed.amounts[name] = values
+                self.ed.amounts_spans[name] = span
                 if doc:  # the reading chosen, shown with the edition's other notes
                     self.ed.amounts_notes.append((name, doc, span))
                     self.ed.notes.append((doc, span))
@@ -181,7 +182,7 @@ class _Applier(RoundsApplier):
                                  or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
                 continue
             allowed = spec[0]
-            bad = [v for v in values if v not in allowed]
+            bad = [] if allowed == "const" else [v for v in values if v not in allowed]  # a constant: the validator
             if bad:
                 self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
                                  help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
@@ -306,25 +307,21 @@ class _Applier(RoundsApplier):
 
     # --- advances, calamities, commodities
     def _item_advance(self, item: Item) -> None:
-        if self._once("advance", item.name, item.span, f"advance `{item.name}`"):
-            self._replaces_base("advance", item)
-            adv = Advance(item.name, item.span)
-            self._advance_fields(adv, item.fields)
-            self.ed.advances[item.name] = adv
+        self._whole_item("advance", item, Advance, self._advance_fields, self.ed.advances)
 
     def _item_calamity(self, item: Item) -> None:
-        if self._once("calamity", item.name, item.span, f"calamity `{item.name}`"):
-            self._replaces_base("calamity", item)
-            cal = Calamity(item.name, item.span)
-            self._calamity_fields(cal, item.fields)
-            self.ed.calamities[item.name] = cal
+        self._whole_item("calamity", item, Calamity, self._calamity_fields, self.ed.calamities)
 
     def _item_commodity(self, item: Item) -> None:
-        if self._once("commodity", item.name, item.span, f"commodity `{item.name}`"):
-            self._replaces_base("commodity", item)
-            com = Commodity(item.name, item.span)
-            self._commodity_fields(com, item.fields)
-            self.ed.commodities[item.name] = com
+        self._whole_item("commodity", item, Commodity, self._commodity_fields, self.ed.commodities)
+
+    def _whole_item(self, kind: str, item: Item, cls, read_fields, collection: dict) -> None:
+        """An item declared whole: once per file, replacing an inherited one (with a warning)."""
+        if self._once(kind, item.name, item.span, f"{kind} `{item.name}`"):
+            self._replaces_base(kind, item)
+            obj = cls(item.name, item.span)
+            read_fields(obj, item.fields)
+            collection[item.name] = obj
 
     def _replaces_base(self, kind: str, item: Item) -> None:
         """CIV101 (a warning): a house rule declaring an inherited item whole replaces the base's
@@ -429,10 +426,13 @@ class _Applier(RoundsApplier):
         return True
 
     def _field_once(self, obj, f: Field, name: str) -> None:
-        if f.key in _SINGLE and f.key in getattr(obj, "_seen_fields", set()):
+        seen = obj.__dict__.get("_seen_fields")
+        if seen is None:
+            seen = obj.__dict__["_seen_fields"] = set()
+        elif f.key in _SINGLE and f.key in seen:
             self.diags.error("CIV021", f"`{f.key}` given twice for `{name}`", f.span, item=name,
                              notes=[f"first given at {obj.field_spans[f.key]}"])
-        obj.__dict__.setdefault("_seen_fields", set()).add(f.key)
+        seen.add(f.key)
         obj.field_spans[f.key] = f.span
 
     def _advance_fields(self, adv: Advance, fields: list[Field]) -> None:
@@ -510,8 +510,10 @@ class _Applier(RoundsApplier):
 
     def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
         cal.amounts = dict(cal.amounts)
-        for name, values, doc, _span in self._amount_settings(f.value):
+        cal.amounts_spans = dict(cal.amounts_spans)
+        for name, values, doc, span in self._amount_settings(f.value):
             cal.amounts[name] = values
+            cal.amounts_spans[name] = span
             if doc:
                 cal.notes.append(doc)
 
@@ -570,13 +572,26 @@ class _Applier(RoundsApplier):
         com.__dict__.pop("_seen_fields", None)
 
 
+_HANDLERS: dict[tuple[type, str, str], object] = {}
+
+
+def _handler(cls: type, kind: str, key: str):
+    """The method `_<kind>_<key>` of the applier's class, or None: looked up once per class and
+    field (every field of every item comes here)."""
+    try:
+        return _HANDLERS[cls, kind, key]
+    except KeyError:
+        found = _HANDLERS[cls, kind, key] = getattr(cls, f"_{kind}_{key}", None)
+        return found
+
+
 def _apply_field(applier, kind: str, obj, f: Field) -> None:
     """Apply field `f` of an item of `kind`: its handler `_<kind>_<key>` where the field needs
     decoding, else (a field that holds its value as it is) append it to the model attribute
     fields.ITEM_FIELDS names, or set it."""
-    handler = getattr(applier, f"_{kind}_{f.key}", None)
+    handler = _handler(type(applier), kind, f.key)
     if handler is not None:
-        handler(obj, f)
+        handler(applier, obj, f)
         return
     spec = item_fields.field(kind, f.key)
     if spec is None:

@@ -244,9 +244,12 @@ class PlayerState:
         points = self.module.UNIT_POINTS
         return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
 
-    def holding(self, name: str):
+    def holding(self, name: str, city=None):
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
-        not say: a bound is applied only to a holding the user gave."""
+        not say: a bound is applied only to a holding the user gave. `city`: a city's unit points
+        where a calamity declares its own (unit points then count from tokens and cities)."""
+        if city is not None and name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+            return self.facts["tokens"] * self.module.UNIT_POINTS["token"] + self.facts["cities"] * city
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
@@ -338,33 +341,54 @@ class PlayerState:
         return n
 
     def derived(self, name: str):
-        advs = [self.module.ADVANCES[n] for n in self.held]
-        if name == "advances":
-            return len(advs)
-        if name == "advance_vp":
-            return sum(a["vp"] or 0 for a in advs)
-        if name == "advance_points":
-            return sum(a["cost"] or 0 for a in advs)
-        if name == "groups_held":
-            return len({g for a in advs for g in a["groups"]})
-        if name in ("credit_max_group", "credit_total"):
-            credits = group_credits(self.module, self.held, self.facts.get("credits", {}))
-            return (max(credits.values()) if credits else 0) if name == "credit_max_group" else sum(credits.values())
-        if name == "commodity_cards":
-            if "commodities" not in self.facts:
-                return self._missing("commodities")
-            return sum(self.facts["commodities"].values())
-        if name == "hand_value":
-            if "commodities" not in self.facts:
-                return self._missing("commodities")
-            return hand_value(self.module, self.facts["commodities"])["total"]
-        if name == "ast_points":
-            standing = ast_standing(self.module, self)
-            return standing["points"] if standing else 0
-        if name == "stock_points":  # cities and tokens in stock, in unit points (Expansion 30.4112)
-            points = self.module.UNIT_POINTS
-            return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
-        raise KeyError(name)
+        """A name of vocabulary.DERIVED_NAMES, computed from the state by its `_derived_<name>`."""
+        compute = getattr(self, f"_derived_{name}", None)
+        if compute is None:
+            raise KeyError(name)
+        return compute()
+
+    def _held_records(self) -> list[dict]:
+        return [self.module.ADVANCES[n] for n in self.held]
+
+    def _derived_advances(self):
+        return len(self.held)
+
+    def _derived_advance_vp(self):
+        return sum(a["vp"] or 0 for a in self._held_records())
+
+    def _derived_advance_points(self):
+        return sum(a["cost"] or 0 for a in self._held_records())
+
+    def _derived_groups_held(self):
+        return len({g for a in self._held_records() for g in a["groups"]})
+
+    def _credits(self) -> dict[str, int]:
+        return group_credits(self.module, self.held, self.facts.get("credits", {}))
+
+    def _derived_credit_max_group(self):
+        credits = self._credits()
+        return max(credits.values()) if credits else 0
+
+    def _derived_credit_total(self):
+        return sum(self._credits().values())
+
+    def _derived_commodity_cards(self):
+        if "commodities" not in self.facts:
+            return self._missing("commodities")
+        return sum(self.facts["commodities"].values())
+
+    def _derived_hand_value(self):
+        if "commodities" not in self.facts:
+            return self._missing("commodities")
+        return hand_value(self.module, self.facts["commodities"])["total"]
+
+    def _derived_ast_points(self):
+        standing = ast_standing(self.module, self)
+        return standing["points"] if standing else 0
+
+    def _derived_stock_points(self):  # cities and tokens in stock, in unit points (Expansion 30.4112)
+        points = self.module.UNIT_POINTS
+        return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
 
 
 # --- calamity resolution ------------------------------------------------------------------
@@ -503,10 +527,11 @@ def undecided(state: "PlayerState") -> list[dict]:
             for line, path, what, facts in state.undecided]
 
 
-def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str, city=None) -> None:
     """Nothing beyond what the player has: each effect whose kind a holding bounds gets `bound`
     (the fact) and, when the state gives it, `taken` = the smaller of the demanded amount and the
-    holding; the trace says when the bound applied. `amount` stays the amount the rule demands."""
+    holding; the trace says when the bound applied. `amount` stays the amount the rule demands.
+    `city`: a city's unit points for this calamity (`amounts { city_points ... }`)."""
     for i, (kind, args, line) in enumerate(effects):
         by_area = bounds.get(kind)
         if not by_area:
@@ -515,7 +540,7 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
         demanded = args.get("amount")
         if fact is None or demanded is None or type(demanded) is Unknown:
             continue
-        have = s.holding(fact)
+        have = s.holding(fact, city)
         new = dict(args)
         new["bound"] = fact
         if have is not None:
@@ -580,7 +605,7 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
                                                  "cities_left": left}}, line)
 
 
-def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
+def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
     """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
     Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,
     over} to each such effect. Among equally small excesses the fewest cities go (our reading:
@@ -588,7 +613,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
     cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
     if cities is None or tokens is None:
         return
-    value = s.module.UNIT_POINTS["city"]
+    value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
     for i, (kind, args, line) in enumerate(effects):
         if kind not in kinds or args.get("area", "any") != "any":
             continue
@@ -992,16 +1017,7 @@ def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = N
     rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
     A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
     treasury than the state holds makes the purchase illegal."""
-    offers: dict[int, list] = {}
-    limits = []
-    for kind, args, doc in getattr(module, "ABILITIES", ()):
-        if kind == "trade_card_purchase":
-            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
-        elif kind == "trade_card_purchase_limit":
-            limits.append((args["cards"], doc or "the rulebook"))
-    for name in holds:
-        for args in ability(module, name, "trade_card_purchase"):
-            offers.setdefault(args["stack"], []).append((args["price"], name))
+    offers, limits = _trade_card_offers(module, holds)
     rows, illegal = [], []
     for stack in stacks:
         best = min(offers.get(stack, []), default=None)
@@ -1022,6 +1038,22 @@ def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = N
         illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
     return {"items": rows, "total": total, "illegal": illegal,
             "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
+    """({stack: [(price, who sells)]}, [(most cards a turn, why)]): the rulebook's own offers and
+    limits, then those of the advances held."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    return offers, limits
 
 
 def purchase_problems(module, holds, buys) -> list[dict]:
@@ -1095,7 +1127,7 @@ def start_credits(module, state: PlayerState) -> dict | None:
     sc = getattr(module, "START_CREDITS", None)
     if sc is None:
         return None
-    probe = PlayerState(module, state.held, state.facts)
+    probe = PlayerState(module, state.held, state.facts, state.options)  # the rule switches set for the question
     amount, waived, problem = None, False, None
     try:
         waived = sc["unless"] is not None and bool(sc["unless"](probe))
@@ -1346,14 +1378,7 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
         out["unknown"] = "the state does not give ast_position"
         return out
     try:
-        rows = ast_rows(module, track, civ)
-        finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
-        if position > finish:
-            raise AstRowUnknown(f"space {position} is beyond the finish of {t['name']} (space {finish})")
-        here = _agreed({epoch_index(r, position) for r in rows}, f"the epoch of space {position}")
-        there = None
-        if position < finish:
-            there = _agreed({epoch_index(r, position + 1) for r in rows}, f"the epoch of space {position + 1}")
+        rows, finish, here, there = _marker_place(module, track, civ, position)
     except AstRowUnknown as exc:
         out["unknown"] = str(exc)
         return out
@@ -1363,13 +1388,8 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     out["epoch"] = names[here]
     exempt = names[here] in t["backward_except"]
     out["backward_exempt"] = exempt
-    back = any_met(b["met"] for b in backward)
-    if back is None and not exempt and position > 0:
-        out["move"] = "unknown"
-    if back is True and not exempt and position > 0:
-        out["move"] = "back"
-        out["back_to"] = position - 1
-        out["back_rules"] = [b for b in backward if b["met"]]
+    if not exempt and position > 0:
+        _moves_back(out, position, backward)
     if there is None:
         out["move"] = out["move"] or "finished"
         return out
@@ -1381,6 +1401,32 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     if out["move"] is None:
         out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]
     return out
+
+
+def _marker_place(module, track: str, civ, position: int) -> tuple:
+    """(the rows that may be the player's, the finish, the epoch of the space, the epoch of the
+    next space or None at the finish), each agreed by every row; AstRowUnknown where they differ."""
+    t = module.AST[track]
+    rows = ast_rows(module, track, civ)
+    finish = _agreed({r["spaces"] for r in rows}, f"the last space of {t['name']}")
+    if position > finish:
+        raise AstRowUnknown(f"space {position} is beyond the finish of {t['name']} (space {finish})")
+    here = _agreed({epoch_index(r, position) for r in rows}, f"the epoch of space {position}")
+    there = None
+    if position < finish:
+        there = _agreed({epoch_index(r, position + 1) for r in rows}, f"the epoch of space {position + 1}")
+    return rows, finish, here, there
+
+
+def _moves_back(out: dict, position: int, backward: list) -> None:
+    """A backward rule met moves the marker back a space (unknown while one may be met)."""
+    back = any_met(b["met"] for b in backward)
+    if back is None:
+        out["move"] = "unknown"
+    elif back is True:
+        out["move"] = "back"
+        out["back_to"] = position - 1
+        out["back_rules"] = [b for b in backward if b["met"]]
 
 
 def ast_standing(module, state: PlayerState) -> dict | None:

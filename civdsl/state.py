@@ -158,6 +158,10 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     return clean
 
 
+# a yes/no or text fact: its Python type and how a problem says what it must be
+_SIMPLE_FACTS = {"bool": (bool, "true or false"), "str": (str, "text")}
+
+
 class _FactChecker:
     """Checks facts of one state, one `check_<type>` per fact type of the vocabulary; every
     problem is kept, in order, and the state is rejected if there is any."""
@@ -181,15 +185,13 @@ class _FactChecker:
             self.problem(f"`{key}` cannot be above {MAX_COUNT:,}")
         return value
 
-    def check_bool(self, key: str, fact, value):
-        if not isinstance(value, bool):
-            self.problem(f"`{key}` must be true or false, not {_value(value)}")
+    def check_simple(self, key: str, fact, value):
+        python_type, words = _SIMPLE_FACTS[fact.type]
+        if not isinstance(value, python_type):
+            self.problem(f"`{key}` must be {words}, not {_value(value)}")
         return value
 
-    def check_str(self, key: str, fact, value):
-        if not isinstance(value, str):
-            self.problem(f"`{key}` must be text, not {_value(value)}")
-        return value
+    check_bool = check_str = check_simple
 
     def check_list(self, key: str, fact, value):
         if isinstance(value, str):
@@ -230,18 +232,26 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
         problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
     position = facts.get("ast_position")
     if position is not None and not problems:
-        rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
-        ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
-        if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
-            t = max(ends, key=ends.get)
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
-                            f"`{t}` (space {ends[t]})")
-        declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
-        if not rows and declared and position > max(declared):
-            problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
-                            f"(space {max(declared)})")
+        problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
+    """The marker cannot stand past the finish of the player's row (or, without a civilization,
+    of the track)."""
+    problems = []
+    rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
+    ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+    if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
+        t = max(ends, key=ends.get)
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
+                        f"`{t}` (space {ends[t]})")
+    declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
+    if not rows and declared and position > max(declared):
+        problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
+                        f"(space {max(declared)})")
+    return problems
 
 
 def check_purchase_facts(facts: dict, module, source: str = "state") -> None:

@@ -150,17 +150,18 @@ def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Dis
                         held.remove(c)
                         discarded.append(Discard(victim, c["calamity"], c["index"], "duplicate"))
                     seen.add(c["calamity"])
-            elif how == "random":
-                for c in _over_limits(module, rules, held, rng):
+            elif how in ("random", "highest_stack"):
+                for c in _over_limits(module, rules, held, rng if how == "random" else None):
                     held.remove(c)
-                    discarded.append(Discard(victim, c["calamity"], c["index"], "random"))
+                    discarded.append(Discard(victim, c["calamity"], c["index"], how))
         kept.extend(held)
     kept.sort(key=lambda c: c["index"])
     return kept, discarded
 
 
-def _over_limits(module, rules: dict, held: list[dict], rng: random.Random) -> list[dict]:
-    """Calamities drawn at random until every declared limit holds: major, then minor, then all."""
+def _over_limits(module, rules: dict, held: list[dict], rng: random.Random | None) -> list[dict]:
+    """Calamities discarded until every declared limit holds (major, then minor, then all): drawn
+    at random, or without `rng` the one of the highest stack (the latest drawn of equal ones)."""
     out: list[dict] = []
     left = list(held)
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
@@ -172,7 +173,10 @@ def _over_limits(module, rules: dict, held: list[dict], rng: random.Random) -> l
             pool = [c for c in left if chosen(c)]
             if len(pool) <= limit:
                 break
-            gone = pool[rng.randrange(len(pool))]
+            if rng is not None:
+                gone = pool[rng.randrange(len(pool))]
+            else:
+                gone = max(pool, key=lambda c: (module.CALAMITIES[c["calamity"]]["stack"] or 0, c["index"]))
             left.remove(gone)
             out.append(gone)
     return out
@@ -305,24 +309,44 @@ def resolve_phase(table: Table, seed: int | None = None) -> Phase:
         notes.append("calamities over the limits were discarded at random with seed 0 (pass --seed N for another "
                      "draw, or leave the discarded card out of the table)")
     resolved = []
+    # who took part in each calamity name so far (`resolution { secondary_once per_name }`): every
+    # primary victim of the name from the start, beneficiaries and secondary victims as they come
+    taken: dict[str, set] = {}
+    if module.TABLE_RULES["secondary_once"] == ("per_name",):
+        for c in kept:
+            taken.setdefault(c["calamity"], set()).add(c["victim"])
     with runtime.rules_of(module):
         for c in order(table, kept, notes):
-            resolved.append(_resolve_one(table, c))
+            r = _resolve_one(table, c, taken)
+            resolved.append(r)
+            if module.TABLE_RULES["secondary_once"] == ("per_name",):
+                part = taken.setdefault(c["calamity"], set())
+                part.update(name for name, _, _ in r.secondary)
+                if r.beneficiary is not None and r.beneficiary.name is not None:
+                    part.add(r.beneficiary.name)
     return Phase(table, discarded, resolved, seed, notes)
 
 
-def _resolve_one(table: Table, c: dict) -> Resolved:
+def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     module = table.module
     missing: list[str] = []
     notes: list[str] = []
-    ben = beneficiary(table, c, missing)
+    # what naming the beneficiary lacks counts only if the calamity is not cancelled
+    ben_missing: list[str] = []
+    ben = beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
     victim = table.fresh(c["victim"])
     victim.seat = Seat(table, c["victim"], roles)
+    victim.facts["traded_by"] = c["traded_by"] or ""  # the table says who traded this card (`traded_by` fact)
     primary = runtime.resolve(module, c["calamity"], "primary", victim)
+    if primary.is_cancelled and ben is not None and ben.name is None:
+        ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
+    else:
+        missing.extend(ben_missing)
     secondary = []
     if primary.assignment is not None and not primary.is_cancelled:
-        secondary = _secondary(table, c, primary, roles, missing, notes)
+        busy = (taken or {}).get(c["calamity"], set())
+        secondary = _secondary(table, c, primary, roles, missing, notes, busy)
     for st in [primary.state] + [r.state for _, _, r in secondary]:
         for f in st.missing:
             if f not in missing:
@@ -331,7 +355,7 @@ def _resolve_one(table: Table, c: dict) -> Resolved:
 
 
 def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, missing: list[str],
-               notes: list[str]) -> list:
+               notes: list[str], busy: set = frozenset()) -> list:
     """The secondary victims: the table's assignment, checked, or the declared default policy."""
     module = table.module
     cal = module.CALAMITIES[c["calamity"]]
@@ -356,6 +380,8 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
         """Why this player may not be a secondary victim, or None."""
         if name == c["victim"]:
             return "the primary victim"
+        if name in busy:
+            return f"already a victim or the beneficiary of a {c['calamity']} this turn"
         for role, holder in excluded_roles.items():
             if holder == name:
                 return f"the {role}"

@@ -126,6 +126,7 @@ class _Validator(NodeVisitor):
         beneficiary ranking names player facts or derived names (CIV086)."""
         where = [(None, self.ed.resolution, self.ed.resolution_spans)]
         where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
+        self._amount_constants()
         facts = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
         for item, settings, spans in where:
             for name, values in settings.items():
@@ -142,6 +143,20 @@ class _Validator(NodeVisitor):
                             self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
                                          span, item=item, help=suggestion(v, facts)
                                          or "see `civdsl vocab` for the facts")
+
+    def _amount_constants(self) -> None:
+        """`amounts` settings whose value is a constant's name (`city_points`): a whole number (CIV086)."""
+        named = [(None, self.ed.amounts, self.ed.amounts_spans)]
+        named += [(c.name, c.amounts, c.amounts_spans) for c in self.ed.calamities.values()]
+        for item, settings, spans in named:
+            for name, values in settings.items():
+                if vocab.AMOUNT_SETTINGS[name][0] != "const":
+                    continue
+                const = self.ed.consts.get(values[0])
+                if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
+                    self.d.error("CIV086", f"`amounts {name}` names `{values[0]}`, which is not a whole-number constant",
+                                 spans.get(name), item=item, help=suggestion(values[0], self.ed.consts)
+                                 or "declare it: `const NAME = N`")
 
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
@@ -188,7 +203,11 @@ class _Validator(NodeVisitor):
             if name in vocab.ENGINE_NAMES:
                 self._engine_name(vocab.ENGINE_NAMES[name], kind, span)
                 continue
-            near = difflib.get_close_matches(name, list(vocab.ENGINE_NAMES), n=1, cutoff=self.NEAR_MISS)
+            # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
+            # arithmetic) go to difflib: most constants are far from every engine name
+            near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
+                                                    / (len(n) + len(name)) >= self.NEAR_MISS],
+                                             n=1, cutoff=self.NEAR_MISS)
             if near:
                 e = vocab.ENGINE_NAMES[near[0]]
                 self.d.warning("CIV133", f"{'constant' if kind == 'const' else 'table'} `{name}` is not read by the "
@@ -249,6 +268,17 @@ class _Validator(NodeVisitor):
             self._missing(adv.span, name, "cost", f"advance `{name}` has no cost", help="add `cost N` (or `cost unknown`)")
         elif adv.cost is not None and adv.cost < 0:
             self.d.error("CIV025", f"advance `{name}` has a negative cost", adv.field_spans["cost"], item=name)
+        self._advance_groups(adv)
+        self._advance_credits(adv)
+        if adv.supply is not None and adv.supply < 0:
+            self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
+        self._advance_vp(adv)
+        for ability in adv.abilities:
+            self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
+
+    def _advance_groups(self, adv: Advance) -> None:
+        """One group or two different ones, each declared."""
+        name = adv.name
         if not adv.groups:
             self._missing(adv.span, name, "groups", f"advance `{name}` belongs to no group", help="add `groups ID`")
         group_spans = adv.field_spans.get("group_spans", [])
@@ -261,6 +291,10 @@ class _Validator(NodeVisitor):
         if len(adv.groups) == 2 and adv.groups[0] == adv.groups[1]:
             self.d.error("CIV024", f"advance `{name}` names group `{adv.groups[0]}` twice", adv.field_spans["groups"],
                          item=name, help="a dual-group advance needs two different groups")
+
+    def _advance_credits(self, adv: Advance) -> None:
+        """Credits to declared groups and to other advances, none negative."""
+        name = adv.name
         for g, amount in adv.credits.items():
             span = adv.field_spans.get(f"credit:{g}", adv.span)
             if g not in self.ed.groups:
@@ -272,8 +306,10 @@ class _Validator(NodeVisitor):
                 self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
             if sc.amount < 0:
                 self.d.error("CIV025", "negative specific credit", sc.span, item=name)
-        if adv.supply is not None and adv.supply < 0:
-            self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
+
+    def _advance_vp(self, adv: Advance) -> None:
+        """Victory points as the tier rule gives them (an explicit figure must agree)."""
+        name = adv.name
         tier = self.ed.tier_vp(adv.cost)
         if adv.vp_explicit:
             if tier is not None and adv.vp != tier:
@@ -281,8 +317,6 @@ class _Validator(NodeVisitor):
                              adv.field_spans["vp"], item=name)
         elif self.ed.vp_tiers:
             adv.vp = tier
-        for ability in adv.abilities:
-            self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
@@ -554,33 +588,41 @@ class _Validator(NodeVisitor):
             if when is not None:
                 check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
-            for key in ("value", "count"):
-                if getattr(com, key) is None:
-                    self._missing(com.span, com.name, key, f"commodity `{com.name}` has no {key}")
-                elif getattr(com, key) < 0:
-                    self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
-            if com.stack is not None and com.stack not in STACKS:
-                self.d.error("CIV023", f"stack {com.stack} does not exist; trade stacks run from 1 to 9",
-                             com.field_spans["stack"], item=com.name)
-            if com.printed and com.value is not None and self.ed.set_value is not None:
-                expected = []
-                try:
-                    for n in range(1, len(com.printed) + 1):
-                        expected.append(set_value(self.ed, n, com.value))
-                except EvalError as exc:
-                    self.d.error("CIV043", f"set_value cannot be evaluated: {exc}", exc.span, item="set_value")
-                    continue
-                wrong = [(n + 1, p, x) for n, (p, x) in enumerate(zip(com.printed, expected)) if p != x]
-                if wrong:
-                    n, printed, want = wrong[0]
-                    more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
-                    self.d.error("CIV040", f"`{com.name}` prints {printed} for {n} cards; the set-value rule gives {want}{more}",
-                                 com.field_spans["printed"], item=com.name,
-                                 notes=[f"set_value is {unparse(self.ed.set_value)}"],
-                                 help=f'fix the number, or record the printed mistake: errata CIV040 "{com.name}" "why"')
-            if com.printed and com.count is not None and len(com.printed) > com.count:
-                self.d.error("CIV040", f"`{com.name}` prints {len(com.printed)} set values but there are only {com.count} cards",
-                             com.field_spans["printed"], item=com.name)
+            self._commodity(com)
+
+    def _commodity(self, com) -> None:
+        for key in ("value", "count"):
+            if getattr(com, key) is None:
+                self._missing(com.span, com.name, key, f"commodity `{com.name}` has no {key}")
+            elif getattr(com, key) < 0:
+                self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
+        if com.stack is not None and com.stack not in STACKS:
+            self.d.error("CIV023", f"stack {com.stack} does not exist; trade stacks run from 1 to 9",
+                         com.field_spans["stack"], item=com.name)
+        if com.printed and com.value is not None and self.ed.set_value is not None and not self._printed_values(com):
+            return  # set_value cannot be evaluated (reported)
+        if com.printed and com.count is not None and len(com.printed) > com.count:
+            self.d.error("CIV040", f"`{com.name}` prints {len(com.printed)} set values but there are only {com.count} cards",
+                         com.field_spans["printed"], item=com.name)
+
+    def _printed_values(self, com) -> bool:
+        """The printed set values agree with the set-value rule; False when the rule cannot be evaluated."""
+        expected = []
+        try:
+            for n in range(1, len(com.printed) + 1):
+                expected.append(set_value(self.ed, n, com.value))
+        except EvalError as exc:
+            self.d.error("CIV043", f"set_value cannot be evaluated: {exc}", exc.span, item="set_value")
+            return False
+        wrong = [(n + 1, p, x) for n, (p, x) in enumerate(zip(com.printed, expected)) if p != x]
+        if wrong:
+            n, printed, want = wrong[0]
+            more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+            self.d.error("CIV040", f"`{com.name}` prints {printed} for {n} cards; the set-value rule gives {want}{more}",
+                         com.field_spans["printed"], item=com.name,
+                         notes=[f"set_value is {unparse(self.ed.set_value)}"],
+                         help=f'fix the number, or record the printed mistake: errata CIV040 "{com.name}" "why"')
+        return True
 
     def _decks(self) -> None:
         for stack, deck in sorted(self.ed.decks.items()):

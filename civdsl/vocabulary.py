@@ -223,6 +223,11 @@ AMOUNT_SETTINGS = {
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
+    # a constant's name ("const"): the unit points of a city for this calamity's losses and bounds,
+    # where the text declares another value (1981 22.2.8.2, Expansion Epidemic: a city counts 4)
+    "city_points": ("const", (),
+                    "a whole-number constant: the unit points a city counts for this calamity (its losses split "
+                    "by least_over and the unit points that bound it); absent: the edition's city_points"),
     "prevention": (("unselect", "amount"), ("amount",),
                    "unselect: for cities a rule selects (see UNSELECT_KINDS), the victim first selects the demanded "
                    "number, never more than he has, then prevention unselects some and the rest are taken; "
@@ -257,9 +262,10 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "the most calamities a player resolves as primary victim in a turn (a constant)"),
     ResolutionSetting("major_limit", "const", (), False, "of which at most this many major (a constant)"),
     ResolutionSetting("minor_limit", "const", (), False, "of which at most this many minor (a constant)"),
-    ResolutionSetting("discard", ("duplicates", "random"), ("random",), False,
+    ResolutionSetting("discard", ("duplicates", "random", "highest_stack"), ("random",), False,
                       "how the calamities beyond the limits are discarded, in this order: duplicates (one of each "
-                      "name held twice, first), random (then at random, `--seed`)", many=True),
+                      "name held twice, first), random (at random, `--seed`), highest_stack (those of the highest "
+                      "stacks: the lowest are kept)", many=True),
     ResolutionSetting("order", RESOLUTION_ORDER, ("stack", "ast"), False,
                       "the order of resolution, key by key: minor_first (minor calamities before the others), "
                       "stack (ascending stack), nontradable_first (of one stack), ast (A.S.T. ranking)", many=True),
@@ -271,10 +277,24 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "the table names the choice)"),
     ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
                       "the candidates for beneficiary: the victim's relation (RELATIONS); never the victim himself"),
+    ResolutionSetting("secondary_once", ("per_name", "none"), ("none",), False,
+                      "per_name: a player is a secondary victim of a calamity name at most once a turn, and not while "
+                      "he is a primary victim or a beneficiary of a calamity of that name; none: no such rule"),
     ResolutionSetting("assign", ("ask", "ast"), ("ask",), True,
                       "secondary losses the table does not assign: ask (the answer is incomplete until the primary "
                       "victim assigns them) or ast (eligible players in A.S.T. order, each the most allowed)"),
 ]}
+
+def resolution_settings_markdown() -> str:
+    """RESOLUTION_SETTINGS as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| setting | values | meaning | default |", "|---|---|---|---|"]
+    for x in RESOLUTION_SETTINGS.values():
+        values = ("a constant's name" if x.values == "const" else "player facts and derived names"
+                  if x.values == "facts" else ", ".join(f"`{a}`" for a in x.values))
+        also = " (a calamity may repeat it)" if x.per_calamity else ""
+        rows.append(f"| `{x.name}` | {values} | {x.doc}{also} | {', '.join(x.default) or 'none'} |")
+    return "\n".join(rows) + "\n"
+
 
 # Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
 # Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made

@@ -55,3 +55,42 @@ def test_hostile_rulebook_engine_runs_as_data(path):
         assert "crash" not in got, got.get("crash")
         diff = first_difference(cli_answer(path, query), got)
         assert diff is None, f"{path.name} {query['command']} {query.get('calamity', '')!r}: {diff}"
+
+
+# --- the JavaScript twin keeps up with the Python engine --------------------------------------------
+
+RUNTIME = Path(__file__).resolve().parent.parent / "civdsl" / "companion" / "runtime"
+
+
+def _js(name: str) -> str:
+    return (RUNTIME / name).read_text(encoding="utf-8")
+
+
+def test_every_name_a_rule_can_read_has_a_javascript_twin():
+    """A derived name, a player or table function or a math function added to the vocabulary must
+    be added to the JavaScript runtime too (a rulebook using it would otherwise fail in the page)."""
+    from civdsl import vocabulary as vocab
+
+    core = _js("core.js")
+    missing = [n for n in vocab.DERIVED_NAMES if f'case "{n}"' not in core]
+    for f in vocab.FUNCTIONS.values():
+        if f.scope in ("player", "table") and f.name != "holds":
+            name = "of_role" if f.name.startswith("of_") else f.name
+            if f"\n  {name}(" not in core:
+                missing.append(f.name)
+        elif f.scope == "math" and not any(f"function {f.name}{tail}(" in core for tail in ("", "_")):
+            missing.append(f.name)
+    assert not missing, f"no JavaScript twin for {missing} (civdsl/companion/runtime/core.js)"
+
+
+def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
+    """codegen's per-calamity `amounts` settings drive the JavaScript generator as well: a new one
+    must be compiled there too."""
+    from civdsl.codegen import _AmountRules
+
+    ed = civdsl.load("civ1981")
+    from civdsl.companion.jsgen import edition_of
+
+    edition = edition_of(ed.module)
+    rules = _AmountRules(edition, next(iter(edition.calamities.values())))
+    assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect"}

@@ -203,6 +203,25 @@ def test_house_rule_definitions_cross_the_extends_chain(tmp_path):
     assert {f.display for f, _ in refs} >= {"rulebooks/megaciv.civ", analysis.doc.display}
 
 
+def test_definition_of_a_constant_read_by_a_rule_comes_from_the_index(tmp_path):
+    house = tmp_path / "house.civ"
+    house.write_text('language 1\nedition house "House" extends megaciv\nconst harsh = 3 "a harsh winter"\n'
+                     'change calamity "Famine" {\n  when cities > harsh { prevent damage 1 }\n}\n', encoding="utf-8")
+    text = house.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(house, text)
+    target = target_at(analysis, _offset(text, "> harsh", 3))
+    assert (target.kind, target.name) == ("const", "harsh")
+    [(info, decl)] = definitions(analysis, target)
+    assert info is analysis.doc and decl.start == text.index("harsh")
+    hover, _ = hover_text(analysis, _offset(text, "> harsh", 3))
+    assert "**harsh** = 3 (constant)" in hover and "a harsh winter" in hover and "defined at `" in hover
+    assert len(references(analysis, target)) == 2
+    # a player fact: its hover is the vocabulary's, and it has no declaration in the rulebook
+    target = target_at(analysis, _offset(text, "when cities", 6))
+    assert (target.kind, target.name) == ("fact", "cities") and not definitions(analysis, target)
+    assert vocab.FACTS["cities"].doc in hover_text(analysis, _offset(text, "when cities", 6))[0]
+
+
 # --- completion -----------------------------------------------------------------------------------
 
 
@@ -240,10 +259,30 @@ def test_complete_effect_kinds_abilities_groups_keywords():
     analysis = _analyse(MEGACIV)[2]
     assert {c.label for c in items} == set(analysis.edition.groups)
 
+    # between statements the grammar accepts the words that begin one (Lark's interactive parser):
+    # those, and no effect kind or function, which cannot stand there
     at = source.index('\nadvance "Cloth Making"')
     _, items = _complete(source, at + 1)
     labels = {c.label for c in items}
-    assert set(parser.keywords()) <= labels and set(vocab.EFFECT_KINDS) <= labels and set(vocab.FUNCTIONS) <= labels
+    assert parser.item_starters() <= labels <= set(parser.keywords())
+    assert not labels & (set(vocab.EFFECT_KINDS) | set(vocab.FUNCTIONS))
+
+
+def test_completion_keywords_are_what_the_grammar_accepts_at_the_cursor():
+    source = MEGACIV.read_text(encoding="utf-8")
+    at = source.index("class ", source.index('calamity "Famine"')) + len("class ")
+    _, items = _complete(source, at)
+    assert {c.label for c in items} == {"minor", "major"}
+    # in a condition: the functions, player facts and the rulebook's constants
+    at = source.index("when holds(", source.index('calamity "Famine"')) + len("when ")
+    analysis, items = _complete(source, at)
+    labels = {c.label for c in items}
+    assert set(vocab.FUNCTIONS) <= labels and set(vocab.FACTS) <= labels and set(analysis.edition.consts) <= labels
+    assert "cost" not in labels  # a field word cannot begin a condition
+    # a statement that does not parse up to the cursor: everything that could be meant
+    text = source[:at] + ") ( " + source[at:]
+    _, items = _complete(text, at + len(") ( "))
+    assert set(parser.keywords()) <= {c.label for c in items}
 
 
 # --- outline, formatting ----------------------------------------------------------------------------

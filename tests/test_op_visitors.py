@@ -61,3 +61,14 @@ def test_the_parser_builds_the_typed_nodes():
     ed = check_file(Path(__file__).parent.parent / "rulebooks" / "civ1980.civ").edition
     types = {type(o) for cal in ed.calamities.values() for m in cal.modifiers for o in m.ops}
     assert syntax.ChangeOp in types and types <= set(syntax.OP_TYPES)
+
+
+def test_every_derived_name_has_its_computation():
+    """A name added to vocabulary.DERIVED_NAMES without a `_derived_<name>` fails here."""
+    from civdsl import vocabulary
+    from civdsl.runtime import PlayerState
+
+    missing = [n for n in vocabulary.DERIVED_NAMES if not callable(getattr(PlayerState, f"_derived_{n}", None))]
+    assert not missing
+    extra = [m for m in vars(PlayerState) if m.startswith("_derived_") and m[9:] not in vocabulary.DERIVED_NAMES]
+    assert not extra

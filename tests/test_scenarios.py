@@ -30,6 +30,26 @@ def _demanded(effects: list[dict]) -> dict:
     return {e["kind"]: e.get("amount", True) for e in effects if e["kind"] != "cancelled"}
 
 
+def _at_table(rb, sc: dict) -> dict:
+    """The primary victim ("victim", with the scenario's holds and state) at a table of the other
+    players the scenario lists, resolved by `civdsl table`'s engine."""
+    from civdsl.table import load_table
+    from civdsl.table_phase import resolve_phase
+
+    t = sc["table"]
+    victim = {"name": "victim", "holds": sc.get("holds") or [], **(sc.get("state") or {})}
+    entry = {"calamity": sc["resolve"], "victim": t.get("victim", "victim"),
+             **{k: t[k] for k in ("traded_by", "beneficiary", "secondary") if k in t}}
+    data = {"players": [victim] + t.get("players", []), "borders": t.get("borders", {}), "calamities": [entry]}
+    phase = resolve_phase(load_table(rb, data=data))
+    out = phase.resolved[0].primary.to_dict()
+    out["missing_facts"] = phase.missing_facts
+    # each secondary victim's loss, on the amount assigned to him
+    out["secondary_victims"] = {name: {e["kind"]: e.get("taken", e.get("amount")) for e in r.to_dict()["effects"]}
+                                for name, _, r in phase.resolved[0].secondary}
+    return out
+
+
 def _expected_effects(expected: dict) -> dict:
     return {k: v for k, v in expected.items() if k != "cancelled"}
 
@@ -39,10 +59,22 @@ def test_scenario(rulebook, sc):
     rb = civdsl.load(rulebook)
     expect = sc["expect"]
     if "resolve" in sc:
-        r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {},
-                       assigned=sc.get("assigned"))
-        data = r.to_dict()
-        assert not data["missing_facts"], f"state lacks {data['missing_facts']}"
+        if "table" in sc and "error" in expect:  # an assignment the rules forbid, say
+            from civdsl.errors import StateError
+
+            with pytest.raises(StateError) as err:
+                _at_table(rb, sc)
+            assert expect["error"] in str(err.value)
+            return
+        if "table" in sc:  # the primary victim at a table: the other players answer the rule's table queries
+            data = _at_table(rb, sc)
+        else:
+            r = rb.resolve(sc["resolve"], sc.get("role", "primary"), sc.get("holds") or [], sc.get("state") or {},
+                           assigned=sc.get("assigned"))
+            data = r.to_dict()
+        # an answer may lack only what the scenario says it lacks (a rule about the other players,
+        # asked of one player alone, is incomplete: `other_players`)
+        assert data["missing_facts"] == expect.get("missing", []), f"state lacks {data['missing_facts']}"
         if "effects" in expect:
             assert _effects(data["effects"]) == _expected_effects(expect["effects"])
         if "demanded" in expect:  # what the rule demands before the bound by the victim's holdings
@@ -62,6 +94,8 @@ def test_scenario(rulebook, sc):
             assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:
             assert data["cancelled"] is expect["cancelled"]
+        if "secondary_victims" in expect:  # at a table: what each named secondary victim suffers
+            assert data["secondary_victims"] == expect["secondary_victims"]
         if "secondary" in expect:
             sec = data["secondary"]
             want = expect["secondary"]

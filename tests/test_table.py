@@ -117,17 +117,18 @@ def test_megaciv_beneficiary_is_the_trader_else_most_cities_then_tokens_in_stock
     phase = _phase("megaciv", _example())
     epidemic = _calamity(phase, "Epidemic")
     assert epidemic.beneficiary.name == "chloe"  # she traded it to anna
-    treachery = _calamity(phase, "Treachery")
+    assert _calamity(phase, "Treachery").beneficiary.name == "chloe"  # she traded it to eva, too
+    civil_war = _calamity(phase, "Civil War")
     # bruno and dario both have 5 cities in stock; dario has 22 tokens in stock to bruno's 10
-    assert treachery.beneficiary.name == "dario"
-    assert treachery.beneficiary.why == "most cities in stock 5, then tokens in stock 22"
+    assert civil_war.beneficiary.name == "dario"
+    assert civil_war.beneficiary.why == "most cities in stock 5, then tokens in stock 22"
 
 
 def test_megaciv_ties_in_stock_go_to_the_first_in_ast_order_never_to_the_victim():
     data = _example()
     data["players"][1]["tokens_in_stock"] = 22  # bruno (Babylon, rank 6) ties dario (Hellas, rank 15)
     phase = _phase("megaciv", data)
-    assert _calamity(phase, "Treachery").beneficiary.name == "bruno"
+    assert _calamity(phase, "Civil War").beneficiary.name == "bruno"
     data["calamities"] = [{"calamity": "Treachery", "victim": "bruno"}]
     assert _calamity(_phase("megaciv", data), "Treachery").beneficiary.name == "dario"
 
@@ -136,7 +137,7 @@ def test_a_stock_the_table_does_not_give_leaves_the_beneficiary_unknown_and_the_
     data = _example()
     del data["players"][3]["cities_in_stock"]
     phase = _phase("megaciv", data)
-    assert _calamity(phase, "Treachery").beneficiary.name is None
+    assert _calamity(phase, "Civil War").beneficiary.name is None
     assert "players.dario.cities_in_stock" in phase.missing_facts and not phase.complete
 
 
@@ -220,10 +221,11 @@ def test_the_command_prints_each_calamity_with_its_trace_and_each_players_outcom
     result = _cli("table", "megaciv", str(EXAMPLE))
     assert result.exit_code == 0, result.output
     assert "beneficiary: dario (most cities in stock 5, then tokens in stock 22)" in result.output
+    assert "beneficiary: chloe (the player who traded the calamity to the victim)" in result.output
     assert "prevent 5 Anatomy: 10 \u2192 5" in result.output
     assert "Outcome by player" in result.output
-    assert "  chloe: Civil War (primary): the beneficiary annexes all but 35 unit points | beneficiary of Epidemic" \
-        in result.output
+    assert ("  chloe: beneficiary of Treachery | Civil War (primary): the beneficiary annexes all but 35 unit points"
+            " | beneficiary of Epidemic") in result.output
 
 
 def test_the_command_in_json_and_an_incomplete_answer_exits_1(tmp_path):
@@ -256,3 +258,197 @@ def test_a_bad_table_file_is_a_user_error_never_a_traceback(tmp_path):
     path.write_text("players: [\n", encoding="utf-8")
     result = _cli("table", "megaciv", str(path), "--json")
     assert result.exit_code == 1 and json.loads(result.output)["error"]["kind"] == "user"
+
+
+# --- every edition declares its phase ------------------------------------------------------------
+
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981", "civ1980"])
+def test_every_shipped_edition_declares_its_table_rules(edition):
+    rules = civdsl.load(edition).module.TABLE_RULES
+    assert rules["lines"]["order"] and rules["lines"]["assign"] and rules["lines"]["discard"]
+    assert rules["limit"] is not None or rules["major_limit"] is not None
+
+
+def _table(edition, names, calamities, **player_facts):
+    return {"players": [_player(n, **player_facts) for n in names], "calamities": calamities}
+
+
+def test_civ1981_keeps_the_two_lowest_calamities_and_enacts_them_in_ascending_order():
+    # 19.7: more than 2 calamities: he keeps the 2 lowest; 19.6: enacted from Volcanic Eruption (2) to Piracy (9)
+    calamities = [{"calamity": n, "victim": "a"} for n in ("Piracy", "Flood", "Volcanic Eruption or Earthquake")]
+    data = _table("civ1981", ["a", "b", "c"], calamities + [{"calamity": "Civil Disorder", "victim": "b"}],
+                  unit_points=30, cities=3, tokens=15)
+    data["calamities"][0]["secondary"] = []
+    phase = _phase("civ1981", data)
+    assert [(d.calamity, d.why) for d in phase.discarded] == [("Piracy", "highest_stack")]
+    assert [r.calamity for r in phase.resolved] == ["Volcanic Eruption or Earthquake", "Flood", "Civil Disorder"]
+
+
+def test_expansion_keeps_two_non_minor_and_one_minor_calamity_drawn_at_random():
+    # 29.5: three non-minor and two minor: two and one are drawn at random, the rest disregarded
+    names = ["Famine", "Superstition", "Flood", "Squandered Wealth", "Banditry"]
+    data = _table("expansion", ["a", "b"], [{"calamity": n, "victim": "a"} for n in names])
+    for seed in range(6):
+        phase = _phase("expansion", data, seed=seed)
+        classes = [civdsl.load("expansion").calamities[r.calamity]["class"] for r in phase.resolved]
+        assert len(phase.discarded) == 2 and all(d.why == "random" for d in phase.discarded)
+        assert classes.count("minor") == 1 and len(classes) == 3
+        # 29.61: minor calamities first
+        assert classes[0] == "minor"
+
+
+def test_expansion_29_63_the_trader_of_an_epidemic_is_no_secondary_victim():
+    # Crete draws Epidemic and trades it to Egypt: Egypt loses 16 unit points, and Crete is immune
+    # from the secondary effects as the player who traded it
+    players = ["Egypt", "Crete", "Babylon", "Assyria"]
+    data = _table("expansion", players, [{"calamity": "Epidemic", "victim": "Egypt", "traded_by": "Crete",
+                                          "secondary": {"Babylon": 10, "Assyria": 10}}], cities=4, tokens=20)
+    epidemic = _calamity(_phase("expansion", data), "Epidemic")
+    assert epidemic.primary.amount("damage") == 16
+    assert {n: r.amount("damage") for n, _, r in epidemic.secondary} == {"Babylon": 10, "Assyria": 10}
+    data["calamities"][0]["secondary"] = {"Crete": 10, "Babylon": 10}
+    with pytest.raises(StateError, match="Crete, who may not be a secondary victim: the trader"):
+        _phase("expansion", data)
+    # had Crete not traded it, it would have been the primary victim, and every other player a
+    # potential secondary victim: Egypt among them
+    data["calamities"] = [{"calamity": "Epidemic", "victim": "Crete", "secondary": {"Egypt": 10, "Babylon": 10}}]
+    epidemic = _calamity(_phase("expansion", data), "Epidemic")
+    assert epidemic.primary.amount("damage") == 16
+    assert [n for n, _, _ in epidemic.secondary] == ["Egypt", "Babylon"]
+
+
+def test_expansion_share_assignments_are_checked_against_the_share():
+    data = _table("expansion", ["a", "b", "c", "d"], [{"calamity": "Epidemic", "victim": "a",
+                                                       "secondary": {"b": 10, "c": 10, "d": 10}}], cities=2, tokens=20)
+    with pytest.raises(StateError, match="assigns 30, more than the 25 to share"):
+        _phase("expansion", data)
+    data["calamities"][0]["secondary"] = ["b", "c"]
+    with pytest.raises(StateError, match="must say how much each player is assigned"):
+        _phase("expansion", data)
+
+
+def test_expansion_tyranny_beneficiary_is_the_land_neighbour_with_most_stock_points_ties_by_the_victim():
+    # 30.811-30.812: among land neighbours, cities count five and tokens one
+    data = {"players": [_player("egypt", cities=4, tokens=10), _player("africa", cities_in_stock=1, tokens_in_stock=7),
+                        _player("babylon", cities_in_stock=2, tokens_in_stock=3),
+                        _player("crete", cities_in_stock=9, tokens_in_stock=40)],
+            "borders": {"land": [["egypt", "africa"], ["egypt", "babylon"]], "water": [["egypt", "crete"]]},
+            "calamities": [{"calamity": "Tyranny", "victim": "egypt"}]}
+    tyranny = _calamity(_phase("expansion", data), "Tyranny")
+    assert tyranny.beneficiary.candidates == ["africa", "babylon"]  # crete borders only by water
+    assert tyranny.beneficiary.name == "babylon" and tyranny.primary.amount("annex_unit_points") == 8
+    data["players"][1]["tokens_in_stock"] = 8  # 13 each: the victim decides
+    phase = _phase("expansion", data)
+    assert "calamities[0].beneficiary" in phase.missing_facts
+    data["calamities"][0]["beneficiary"] = "africa"
+    assert _calamity(_phase("expansion", data), "Tyranny").beneficiary.name == "africa"
+    data["calamities"][0]["beneficiary"] = "crete"
+    with pytest.raises(StateError, match="not among the tied candidates"):
+        _phase("expansion", data)
+
+
+def test_a_relation_the_table_does_not_give_is_named_not_guessed():
+    data = {"players": [_player("egypt", cities=4), _player("africa")],
+            "calamities": [{"calamity": "Tyranny", "victim": "egypt"}]}
+    phase = _phase("expansion", data)
+    assert "borders.land" in phase.missing_facts
+
+
+def test_civ1980_civil_war_nominee_is_named_by_the_table():
+    data = _table("civ1980", ["a", "b", "c"], [{"calamity": "Civil War", "victim": "a"}], unit_points=40)
+    phase = _phase("civ1980", data)
+    assert "calamities[0].beneficiary" in phase.missing_facts
+    data["calamities"][0]["beneficiary"] = "c"
+    assert _calamity(_phase("civ1980", data), "Civil War").beneficiary.name == "c"
+
+
+def test_the_readme_worked_example_is_what_the_command_prints(monkeypatch):
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n\$ civdsl table megaciv examples/table.yaml\n(.*?)```", readme, re.S)
+    monkeypatch.chdir(ROOT)
+    result = _cli("table", "megaciv", "examples/table.yaml")
+    assert result.exit_code == 0
+    assert result.output == block.group(1)
+    # the example shows the declared rules at work: a duplicate discarded, a city destroyed
+    # because the trader has none in stock, a secondary victim's own advance
+    assert "discarded: dario's Superstition (one of two of the same name)" in result.output
+    assert "eva (primary victim):\n     destroy 1 city" in result.output
+
+
+def test_a_house_rule_may_use_a_table_query(tmp_path):
+    # a kinder Famine for a player surrounded by land: one land neighbour fewer than two halves it
+    path = tmp_path / "lonely_famine.civ"
+    path.write_text('''language 1
+edition lonely_famine "Lonely famine" extends megaciv
+change calamity "Famine" {
+  when neighbours(by=land) < 2 for primary { prevent damage 5 }
+}
+''', encoding="utf-8")
+    rb = civdsl.load(path)
+    data = _example()
+    data["players"][0]["holds"] = ["Medicine"]  # not Pottery, which prevents 5 of it too
+    data["calamities"] = [{"calamity": "Famine", "victim": "anna", "secondary": []},
+                          {"calamity": "Famine", "victim": "bruno", "secondary": []}]
+    phase = resolve_phase(load_table(rb, data=data))
+    # anna borders only bruno by land (10 - 5); bruno borders anna and chloe (the full 10)
+    assert {r.victim: r.primary.amount("damage") for r in phase.resolved} == {"anna": 5, "bruno": 10}
+    # asked of one player alone, the rule cannot be decided: the answer says so
+    alone = rb.resolve("Famine", holds=[], state={"unit_points": 30})
+    assert alone.to_dict()["missing_facts"] == ["other_players"]
+
+
+def test_a_house_rule_redeclares_the_phase_assigning_unnamed_losses_in_ast_order(tmp_path):
+    path = tmp_path / "auto_assign.civ"
+    path.write_text('''language 1
+edition auto_assign "Automatic assignment" extends megaciv
+const calamity_cap = 1
+resolution {
+  limit calamity_cap "house rule: one calamity a turn"
+  assign ast "house rule: unassigned losses go to the first players in A.S.T. order"
+}
+''', encoding="utf-8")
+    rb = civdsl.load(path)
+    assert rb.module.TABLE_RULES["limit"] == 1 and rb.module.TABLE_RULES["major_limit"] == 2  # the base's
+    data = _example()
+    data["calamities"] = [{"calamity": "Epidemic", "victim": "anna", "traded_by": "chloe"},
+                          {"calamity": "Famine", "victim": "anna"}]
+    phase = resolve_phase(load_table(rb, data=data), seed=2)
+    assert len(phase.resolved) == 1 and len(phase.discarded) == 1
+    epidemic = resolve_phase(load_table(rb, data={**data, "calamities": data["calamities"][:1]}))
+    r = _calamity(epidemic, "Epidemic")
+    # A.S.T. order: chloe (Minoa, 1; the beneficiary, excluded), eva (Saba, 2), bruno (Babylon, 6)
+    assert [(n, a) for n, a, _ in r.secondary] == [("eva", None), ("bruno", None)]
+    assert epidemic.complete
+
+
+def test_the_language_reference_lists_the_resolution_settings_and_table_queries():
+    from civdsl import vocabulary as vocab
+
+    docs = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    assert vocab.resolution_settings_markdown() in docs
+    for f in vocab.FUNCTIONS.values():
+        if f.scope == "table":
+            assert f"`{f.name}(" in docs and f.doc in docs
+
+
+def test_megaciv_a_player_suffers_a_calamity_name_once_a_turn():
+    # phase 9b (12-18 players, two copies of a calamity): no secondary victim of a name while
+    # primary victim of it, nor twice, nor while its beneficiary. dario's (Hellas, 15) resolves
+    # before anna's (Egypt, 17) in A.S.T. order.
+    data = _example()
+    data["calamities"] = [
+        {"calamity": "Epidemic", "victim": "dario", "traded_by": "chloe", "secondary": {"bruno": 10, "anna": 10}},
+        {"calamity": "Epidemic", "victim": "anna", "secondary": {}},
+    ]
+    with pytest.raises(StateError, match="names anna, who may not be a secondary victim: already a victim or the "
+                                         "beneficiary of a Epidemic this turn"):
+        _phase("megaciv", data)  # anna is the primary victim of the other Epidemic
+    data["calamities"][0]["secondary"] = {"bruno": 10, "eva": 10}
+    for second, who in (({"bruno": 10}, "bruno"), ({"chloe": 10}, "chloe")):
+        data["calamities"][1]["secondary"] = second  # bruno was a secondary victim, chloe the beneficiary
+        with pytest.raises(StateError, match=f"names {who}, who may not be a secondary victim: already"):
+            _phase("megaciv", data)
+    data["calamities"][1]["secondary"] = {}
+    assert len(_phase("megaciv", data).resolved) == 2

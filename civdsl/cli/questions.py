@@ -170,12 +170,18 @@ def _incomplete(missing: list) -> str:
     from .. import vocabulary
     from ..phrases import name_words
 
-    said = ", ".join(name_words(f) for f in missing)
+    # a rule asking about the other players (a table query) is answered only at a table
+    table = "  incomplete: the rule asks about the other players at the table (ask civdsl table with a table file)"
+    mine = [f for f in missing if f in vocabulary.FACTS]
+    if not mine:
+        return table
+    said = ", ".join(name_words(f) for f in mine)
     # a number or a word can be given with --set; a hand of cards only in a state file
-    kinds = {f: getattr(vocabulary.FACTS.get(f), "type", "int") for f in missing}
+    kinds = {f: vocabulary.FACTS[f].type for f in mine}
     sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
                     if t not in ("map", "list")) or "the hand of cards"
-    return f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)"
+    line = f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)"
+    return line + ("\n" + table if len(mine) < len(missing) else "")
 
 
 @command()

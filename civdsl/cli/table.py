@@ -54,7 +54,8 @@ def _print(rb, phase, data: dict) -> None:
     echo(f"Calamity phase of {len(data['players'])} players: {kept} calamit{'y' if kept == 1 else 'ies'} resolved"
          + (f", {len(data['discarded'])} discarded" if data["discarded"] else ""))
     for d in data["discarded"]:
-        how = "one of two of the same name" if d["why"] == "duplicate" else "at random, over the limits"
+        how = {"duplicate": "one of two of the same name", "random": "at random, over the limits",
+               "highest_stack": "the highest stack, over the limits"}[d["why"]]
         echo(f"  discarded: {d['victim']}'s {d['calamity']} ({how}){_where(rb, 'discard')}")
     echo(f"  order: {', '.join(o.replace('_', ' ') for o in rules['order'])}{_where(rb, 'order')}")
     for n in data["notes"]:

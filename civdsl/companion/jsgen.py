@@ -53,9 +53,14 @@ def js_string(text: str) -> str:
 
 
 def js_json(value) -> str:
-    """JSON text of plain data as a JavaScript expression that builds it: `JSON.parse("...")`, so a
-    key such as `__proto__` is an own key like any other (an object literal would set the prototype)."""
-    return f"JSON.parse({js_string(json.dumps(value, ensure_ascii=True, allow_nan=False))})"
+    """JSON text of plain data as a JavaScript expression that builds it: `JSON.parse('...')`, so a
+    key such as `__proto__` is an own key like any other (an object literal would set the prototype).
+    The literal is single-quoted (JSON's own quotes then need no escape: a fifth smaller); the JSON
+    text is ASCII, and its backslashes, single quotes and `<`, `>`, `&` are escaped."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    text = text.replace("\\", "\\\\").replace("'", "\\'")
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f"JSON.parse('{text}')"
 
 
 def js_literal(value) -> str:
@@ -144,6 +149,13 @@ class JSCompiler:
         self.held = "s.heldSet"
         self.const_exprs: dict = {}
         self._expanding: set = set()
+        self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
+
+    def path(self, path: str) -> str:
+        """The rulebook file of a rule, as a constant written once at the top of the rules."""
+        if path not in self.paths:
+            self.paths[path] = f"rulePath{len(self.paths)}"
+        return self.paths[path]
 
     def compile(self, e) -> str:
         if isinstance(e, (Num, Str, Bool)):
@@ -182,7 +194,26 @@ class JSCompiler:
             return self._call(e)
         raise TypeError(type(e))
 
+    def _table_query(self, e: Call) -> str:
+        """A question about other players (expressions.PythonCompiler._table_query): its argument is
+        compiled as a function of that player's state."""
+        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
+        inner = "null"
+        if e.args:
+            held, self.held = self.held, "s.heldSet"  # the other player's advances, not the victim's
+            try:
+                inner = f"(s) => {self.compile(e.args[0])}"
+            finally:
+                self.held = held
+        if e.name == "neighbours":
+            return f"s.neighbours({js_string(relation or 'land')})"
+        if e.name == "most_among":
+            return f"s.most_among({inner}, {js_string(relation or 'others')})"
+        return f"s.of_role({js_string(e.name.removeprefix('of_'))}, {inner})"
+
     def _call(self, e: Call) -> str:
+        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
+            return self._table_query(e)
         args = [self.compile(a) for a in e.args]
         if e.name in self.tables:
             return f"lookup(RULE_TABLES.get({js_string(e.name)}), {args[0]})"
@@ -361,7 +392,8 @@ def rules_source(ed: Edition) -> str:
     w.line("  },")
     w.line(f"  facts: {js_json(facts)},")
     w.line("};")
-    return "\n".join(w.lines) + "\n"
+    paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
+    return "\n".join(w.lines[:1] + paths + w.lines[1:]) + "\n"
 
 
 def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
@@ -395,10 +427,10 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> None:
     body = _Out()
     body.line("  if (role === \"primary\") {")
     for expr, span in cal.cancel:
-        body.line(f"    if (s.decide({c.compile(expr)}, {span.line}, {js_string(span.path)}, "
+        body.line(f"    if (s.decide({c.compile(expr)}, {span.line}, {c.path(span.path)}, "
                   f"\"whether the calamity is cancelled\")) {{")
         body.line(f"      return cancelled({js_string(cal.name)}, role, s, {span.line}, "
-                  f"{js_string('cancelled: ' + describe.condition(expr))}, {js_string(span.path)});")
+                  f"{js_string('cancelled: ' + describe.condition(expr))}, {c.path(span.path)});")
         body.line("    }")
     _role_body(body, c, cal, "primary", cal.primary, rules)
     body.line("  }")
@@ -424,9 +456,9 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
     if role == "secondary":
         for ex in cal.exclusions:
             if ex.condition is not None:
-                w.line(f"{ind}excluded = s.decide({c.compile(ex.condition)}, {ex.span.line}, {js_string(ex.span.path)}, "
+                w.line(f"{ind}excluded = s.decide({c.compile(ex.condition)}, {ex.span.line}, {c.path(ex.span.path)}, "
                        f"\"whether the victim may be chosen\") ? [{ex.span.line}, "
-                       f"{js_string(describe.exclusion(ex))}, {js_string(ex.span.path)}] : null;")
+                       f"{js_string(describe.exclusion(ex))}, {c.path(ex.span.path)}] : null;")
                 break
         else:
             w.line(f"{ind}excluded = null;")
@@ -460,15 +492,15 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
     conds = {j: f"({c.compile(m.condition)})" if j in inline else f"m{j}" for j, m in mods}
     for j, m in mods:
         if j not in inline:
-            w.line(f"{ind}m{j} = {c.compile(m.condition)};  // {js_comment(m.span.path)}:{m.span.line}")
+            w.line(f"{ind}m{j} = {c.compile(m.condition)};")
     for j, m in mods:
         for o in m.ops:
             if o.op == "cancel":
                 by = ", ".join(m.advances) or "a modifier"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {js_string(o.span.path)}, "
+                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
                        f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
                 w.line(f"{ind}  return cancelled({js_string(cal.name)}, role, s, {o.span.line}, "
-                       f"{js_string('cancelled by ' + by)}, {js_string(o.span.path)});")
+                       f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
                 w.line(f"{ind}}}")
     stages = {
         "add_prevent": [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")],
@@ -488,9 +520,9 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
             if o.op == "stop":
                 rep = o.replacement
                 what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {js_string(o.span.path)}, {js_string(what)})) {{")
+                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
                 w.line(f"{ind}  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
-                       f"{js_literal(list(m.advances))}, {o.span.line}, {js_string(o.span.path)}]);")
+                       f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
                 w.line(f"{ind}}}")
                 continue
             if o.op == "option":
@@ -500,11 +532,11 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
                 active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
                 rep = o.replacement
                 what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {js_string(o.span.path)}, {js_string(what)}) "
+                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
                        f"&& ({active})) {{")
                 w.line(f"{ind}  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
                        f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
-                       f"{js_string(o.span.path)}]);")
+                       f"{c.path(o.span.path)}]);")
                 w.line(f"{ind}}}")
     immune = "false"
     if has_immune:
@@ -531,7 +563,7 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
             w.line(f"{ind}if ({v.flag} !== null) effects.push({item});")
         else:
             w.line(f"{ind}effects.push({item});")
-    path = js_string(cal.span.path)
+    path = c.path(cal.span.path)
     if bounded:
         w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path});")
     if unselecting:
@@ -555,9 +587,9 @@ def _emit_effects(w: _Out, c: JSCompiler, effects: list, ind: str, variables) ->
             then_vars = [next(variables) for _ in range(_count_effects(e.then))]
             else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
             b = f"b{len(w.lines)}"
-            w.line(f"{ind}{b} = {c.compile(e.condition)};  // {js_comment(e.span.path)}:{e.span.line}")
+            w.line(f"{ind}{b} = {c.compile(e.condition)};")
             w.line(f"{ind}u{b} = {b} instanceof Unknown;")
-            w.line(f"{ind}if (u{b}) s.undecided.push([{e.span.line}, {js_string(e.span.path)}, "
+            w.line(f"{ind}if (u{b}) s.undecided.push([{e.span.line}, {c.path(e.span.path)}, "
                    f"\"which effects apply\", {b}.facts]);")
             w.line(f"{ind}if (u{b} || truthy({b})) {{")
             _emit_effects(w, c, e.then, ind + "  ", iter(then_vars))
@@ -582,7 +614,7 @@ def _emit_effects(w: _Out, c: JSCompiler, effects: list, ind: str, variables) ->
                     code = "true"
                 else:
                     code = js_literal(p.default)
-                w.line(f"{ind}{v.var(p.name)} = {code};  // {js_comment(e.span.path)}:{e.span.line}")
+                w.line(f"{ind}{v.var(p.name)} = {code};")
             if v.kind.main is None:
                 w.line(f"{ind}{v.flag} = true;")
 
@@ -602,13 +634,13 @@ def _emit_op(w: _Out, c: JSCompiler, cond: str, m, o, variables: list, ind: str,
             value = f"mul({value}, {c.compile(o.per)})"
     by = js_literal(list(m.advances))
     where = f"{js_comment(o.span.path)}:{o.span.line}"
-    path = js_string(o.span.path)
+    path = c.path(o.span.path)
     if not cond.startswith("m"):
         w.line(f"{ind}c = {cond};  // {where}")
         cond = "c"
     if m.condition is not None and _never_unknown(c, m.condition):
         w.line(f"{ind}if (truthy({cond})) {{  // {where}")
-        _emit_decided(w, value, o, by, targets, param, ind, unselecting)
+        _emit_decided(w, value, o, by, targets, param, ind, unselecting, path)
         w.line(f"{ind}}}")
         return
     w.line(f"{ind}if ({cond} instanceof Unknown) {{")
@@ -622,17 +654,18 @@ def _emit_op(w: _Out, c: JSCompiler, cond: str, m, o, variables: list, ind: str,
         w.line(f"{inner}{var} = u;")
         close()
     w.line(f"{ind}}} else if (truthy({cond})) {{  // {where}")
-    _emit_decided(w, value, o, by, targets, param, ind, unselecting)
+    _emit_decided(w, value, o, by, targets, param, ind, unselecting, path)
     w.line(f"{ind}}}")
 
 
-def _emit_decided(w: _Out, value: str, o, by: str, targets: list, param: str, ind: str, unselecting: list) -> None:
+def _emit_decided(w: _Out, value: str, o, by: str, targets: list, param: str, ind: str, unselecting: list,
+                  path: str) -> None:
     if not re.fullmatch(r"\(?-?\d+\)?", value):
         w.line(f"{ind}  v = {value};")
         value = "v"
     for var, inner, close in _target_branches(w, targets, param, ind):
         w.line(f"{inner}{var} = change(trace, {js_string(o.op)}, {js_string(o.kind)}, {js_string(param)}, {value}, "
-               f"{var}, {by}, {o.span.line}, {js_string(o.span.path)});")
+               f"{var}, {by}, {o.span.line}, {path});")
         if o.op == "prevent" and any(var == v.var("amount") for v in unselecting):
             w.line(f"{inner}{var}_unselected = add({var}_unselected, {value});")
         close()

@@ -603,6 +603,21 @@ class PlayerState {
     return null;
   }
 
+  // table queries (the vocabulary's functions of scope "table"): about the other players at the
+  // table. The engine answers questions about one player, so they read as unknown, missing
+  // `other_players`, as runtime.PlayerState's do without a seat.
+  neighbours(by) {
+    return this._missing("other_players");
+  }
+
+  most_among(value, among) {
+    return this._missing("other_players");
+  }
+
+  of_role(role, value) {
+    return this._missing("other_players");
+  }
+
   option(name) {
     const value = get(this.options, name, null);
     return value === null ? MODEL.OPTIONS[name] : value;
@@ -665,6 +680,10 @@ class PlayerState {
       case "ast_points": {
         const standing = astStanding(this);
         return standing ? standing.points : 0;
+      }
+      case "stock_points": {
+        const points = MODEL.UNIT_POINTS;
+        return add(mul(this.fact("cities_in_stock"), points.city), mul(this.fact("tokens_in_stock"), points.token));
       }
       default:
         throw new RuleError("KeyError", "" + pyRepr(name));
