@@ -14,7 +14,13 @@ afford most of the deck, `--objective points`, the Expansion Project's default o
 a treasury of 1,000 and 9 players, `--explain`, and a 180-card hand (tests/test_planner.py
 checks the same states). `--baseline REV` also times them with the planner of git revision REV
 in a subprocess (each capped at `--cap` seconds) and prints the ratio: before and after in one
-run.
+run. It then times the dynamic programme alone (the bounded method; the branch and bound
+switched off) on three growing series of Mega Civilization states, --objective points: the deck
+(13 to 51 candidates, Library and Anatomy among them), the hand (20 to 160 cards) and the credit
+links (8 to 34 links: whole link chains with Library and Anatomy), and prints each series'
+times, the widest signature kept against the link width, the runs made and the fitted growth
+exponent (least-squares slope of log time on log size); with --baseline the same series with
+the baseline's planner.
 
 Also runs under pytest-benchmark: `pytest benchmarks/bench_planner.py --benchmark-enable`.
 """
@@ -55,7 +61,8 @@ def random_state(module, rng: random.Random) -> dict:
             c = "Water"
         else:
             c = rng.choices(commodities, [10 - module.COMMODITIES[c]["value"] for c in commodities])[0]
-        hand[c] = hand.get(c, 0) + 1
+        if hand.get(c, 0) < (module.COMMODITIES[c].get("count") or 99):  # never more than the deck holds
+            hand[c] = hand.get(c, 0) + 1
     state = {"holds": held, "commodities": hand, "treasury": rng.randint(0, 40), "players": rng.randint(5, 18)}
     if rng.random() < 0.5:
         groups = list(module.GROUPS)
@@ -124,17 +131,35 @@ def _time_case(root: str, index: int) -> None:
                       "spent": str(report["plans"][0]["spent"])}))
 
 
-def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
-    rows = []
-    old_root = None
-    if baseline:
-        import tempfile
+def baseline_tree(baseline: str) -> str:
+    """The civdsl package (with its grammar, schemas and rulebooks) of git revision `baseline`,
+    extracted into a temporary folder."""
+    import tempfile
 
-        old_root = tempfile.mkdtemp(prefix="civdsl-baseline-")
-        here = Path(__file__).resolve().parent.parent
-        archive = subprocess.run(["git", "-C", str(here), "archive", baseline, "civdsl", "grammar", "schemas",
-                                  "rulebooks"], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", old_root], input=archive, check=True)
+    old_root = tempfile.mkdtemp(prefix="civdsl-baseline-")
+    here = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(here), "archive", baseline, "civdsl", "grammar", "schemas",
+                              "rulebooks"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", old_root], input=archive, check=True)
+    return old_root
+
+
+def baseline_growth(old_root: str, cap: float = 300.0) -> list | None:
+    """The growth series timed with the planner of the baseline tree (None if it failed or ran
+    past `cap` seconds)."""
+    try:
+        # run inside the baseline tree, so that edition ids find its own rulebooks
+        out = subprocess.run([sys.executable, __file__, "--time-growth", "--root", old_root],
+                             capture_output=True, text=True, timeout=cap, cwd=old_root)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
+
+
+def stress(baseline: str | None = None, cap: float = 60.0, old_root: str | None = None) -> list[dict]:
+    rows = []
+    if baseline and old_root is None:
+        old_root = baseline_tree(baseline)
     for i, (name, rid, state, options) in enumerate(STRESS):
         rb = civdsl.load(rid)
         st = stress_state(rb.module, state)
@@ -146,12 +171,130 @@ def stress(baseline: str | None = None, cap: float = 60.0) -> list[dict]:
         if old_root:
             try:
                 out = subprocess.run([sys.executable, __file__, "--time-case", str(i), "--root", old_root],
-                                     capture_output=True, text=True, timeout=cap)
+                                     capture_output=True, text=True, timeout=cap, cwd=old_root)
                 row["baseline"] = json.loads(out.stdout.strip().splitlines()[-1])["cpu"] if out.returncode == 0 else None
             except subprocess.TimeoutExpired:
                 row["baseline"] = f">{cap:g}"
         rows.append(row)
     return rows
+
+
+# --- growth: the dynamic programme's time as the deck, the hand and the credit links grow -------
+
+GROWTH_STATE = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+
+
+def _chains(module) -> list[list[str]]:
+    """The advances joined by specific credits, one list per connected part, in rulebook order."""
+    parts: dict[str, set] = {n: {n} for n in module.ADVANCES}
+    for a, adv in module.ADVANCES.items():
+        for t in adv["specific"]:
+            if t in parts and parts[t] is not parts[a]:
+                merged = parts[a] | parts[t]
+                for n in merged:
+                    parts[n] = merged
+    order = list(module.ADVANCES)
+    seen, out = set(), []
+    for n in order:
+        part = parts[n]
+        if len(part) > 1 and id(part) not in seen:
+            seen.add(id(part))
+            out.append(sorted(part, key=order.index))
+    return out
+
+
+def growth_series(rid: str = "megaciv", load=None) -> list[tuple[str, str, list]]:
+    """(series, what grows, [(size, state, among)]): the deck (Library, Anatomy and the first
+    advances in rulebook order, their links with them), the hand (cards dealt by full_hand, 9 players, nothing else
+    changing) and the credit links (k whole link chains with Library and Anatomy, so each
+    run of an assignment of their targets has links to keep)."""
+    module = (load or civdsl.load)(rid).module
+    names = list(module.ADVANCES)
+    same = [n for n in ("Library", "Anatomy") if n in module.ADVANCES]
+    others = [n for n in names if n not in same]
+    deck = [(n, GROWTH_STATE, same + others[:n - len(same)]) for n in (13, 26, 39, len(names))]
+    hand = [(c, {"holds": ["Pottery", "Music"], "commodities": full_hand(module, c), "treasury": 0, "players": 9},
+             None) for c in (20, 40, 80, 160)]
+    chains = _chains(module)
+    links = []
+    for k in (4, 8, 12, len(chains)):
+        among = list(dict.fromkeys(same + [n for c in chains[:k] for n in c]))
+        count = sum(1 for a in among for t in module.ADVANCES[a]["specific"] if t in among)
+        links.append((count, GROWTH_STATE, among))
+    return [("deck", "candidate advances", deck), ("hand", "cards in hand", hand),
+            ("credit links", "specific-credit links among the candidates", links)]
+
+
+def fitted_exponent(points: list[tuple[float, float]]) -> float:
+    """The least-squares slope of log(time) against log(size): time grows like size^slope."""
+    import math
+
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(max(y, 1e-6)) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> list[dict]:
+    """Each series' CPU times of the dynamic programme alone (the bounded method: the branch and
+    bound switched off), the widest signature it kept, the runs it made and the link width of
+    its visiting order, with the fitted growth exponent."""
+    from civdsl import plan_search
+
+    rb = civdsl.load(rid)
+    saved = planner.PurchaseProblem.bb_cap
+    planner.PurchaseProblem.bb_cap = 0
+    out = []
+    try:
+        for series, grows, cases in growth_series(rid):
+            rows = []
+            for size, state, among in cases:
+                ps = rb.state((), state)
+                obj = planner.objective(rb.module, objective)
+                best = None
+                for _ in range(max(1, repeat)):
+                    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=among)
+                    t0 = time.process_time()
+                    problem.search(top=1)
+                    cpu = time.process_time() - t0
+                    best = cpu if best is None else min(best, cpu)
+                rows.append({"size": size, "cpu": best, "candidates": len(problem.candidates),
+                             "width": problem.stats["width"], "runs": problem.stats["runs"],
+                             "link_width": plan_search.link_width(problem.search_candidates())})
+            out.append({"series": series, "grows": grows, "rows": rows,
+                        "exponent": fitted_exponent([(r["size"], r["cpu"]) for r in rows])})
+    finally:
+        planner.PurchaseProblem.bb_cap = saved
+    return out
+
+
+def _time_growth(root: str, rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> None:
+    """Child process of --baseline: the growth series' CPU times with the planner under `root`
+    (its dynamic programme alone where it has one)."""
+    sys.path.insert(0, root)
+    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
+        del sys.modules[mod]
+    import civdsl as lib
+    from civdsl import planner as pl
+
+    pl.PurchaseProblem.bb_cap = 0
+    rb = lib.load(rid)
+    out = []
+    for _, _, cases in growth_series(rid, lib.load):
+        times = []
+        for _, state, among in cases:
+            ps = rb.state((), state)
+            obj = pl.objective(rb.module, objective)
+            best = None
+            for _ in range(max(1, repeat)):
+                problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=among)
+                t0 = time.process_time()
+                problem.search(top=1)
+                cpu = time.process_time() - t0
+                best = cpu if best is None else min(best, cpu)
+            times.append(best)
+        out.append(times)
+    print(json.dumps(out))
 
 
 def run(states: int = 1000, seed: int = 12, check: int = 0, repeat: int = 1) -> dict:
@@ -247,14 +390,19 @@ def main(argv=None) -> None:
     ap.add_argument("--baseline", help="with --stress: also time the planner of this git revision")
     ap.add_argument("--cap", type=float, default=60.0, help="seconds allowed to each baseline case")
     ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--time-growth", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.time_case is not None:
         _time_case(args.root, args.time_case)
         return
+    if args.time_growth:
+        _time_growth(args.root)
+        return
     if args.stress:
         print("stress states, CPU time of one planner.plan call" + (f" (baseline: {args.baseline})" if args.baseline else ""))
-        for r in stress(args.baseline, args.cap):
+        old_root = baseline_tree(args.baseline) if args.baseline else None
+        for r in stress(args.baseline, args.cap, old_root):
             line = f"  {r['case']:<38} {r['cpu'] * 1000:9.1f} ms  ({r['plans_by']}; objective {r['objective']}, spent {r['spent']})"
             if "baseline" in r:
                 b = r["baseline"]
@@ -265,6 +413,28 @@ def main(argv=None) -> None:
                 else:
                     line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
             print(line)
+        print("growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
+        before = baseline_growth(old_root, args.cap * 5) if old_root else None
+        if old_root:
+            import shutil
+
+            shutil.rmtree(old_root, ignore_errors=True)
+        for k, g in enumerate(growth()):
+            sizes = ", ".join(f"{r['size']}: {r['cpu'] * 1000:.1f} ms" for r in g["rows"])
+            widths = "/".join(str(r["width"]) for r in g["rows"])
+            links = "/".join(str(r["link_width"]) for r in g["rows"])
+            runs = "/".join(str(r["runs"]) for r in g["rows"])
+            print(f"  {g['series']:<13} ({g['grows']}) {sizes}")
+            print(f"  {'':<13} fitted exponent {g['exponent']:.2f}; widest signature {widths} "
+                  f"(link width {links}); runs {runs}")
+            if old_root:
+                if before is None:
+                    print(f"  {'':<13} baseline failed or ran past {args.cap * 5:g} s")
+                else:
+                    old = before[k]
+                    pts = [(r["size"], t) for r, t in zip(g["rows"], old)]
+                    print(f"  {'':<13} baseline " + ", ".join(f"{size}: {t * 1000:.1f} ms" for size, t in pts)
+                          + f"; fitted exponent {fitted_exponent(pts):.2f}")
         return
     r = run(args.states, args.seed, args.check, args.repeat)
     print(f"{r['states']} random mid-game Mega Civilization states (seed {args.seed}), one plan each:")

@@ -169,15 +169,14 @@ class Differ:
         self.tables()
         self.options()
         self.groups()
-        for kind, compare, summary in (("advances", self.advance, self.advance_summary),
-                                       ("calamities", self.calamity, self.calamity_summary),
-                                       ("commodities", self.commodity, self.commodity_summary)):
+        for kind, summary in (("advances", self.advance_summary), ("calamities", self.calamity_summary),
+                              ("commodities", self.commodity_summary)):
             pairs, removed, added = matches[kind]
             old, new = getattr(a, kind), getattr(b, kind)
             for o, n in pairs:
                 if o != n:
                     self.add(kind, "renamed", n, "name", o, n, f'{o} is now called {n} (aka)')
-                compare(old[o], new[n])
+                self.item(_KINDS[kind], kind, old[o], new[n])
             for o in removed:
                 self.add(kind, "removed", o, None, o, None, f"- {o}")
             for n in added:
@@ -288,15 +287,27 @@ class Differ:
             bits.append("requires " + ", ".join(quote(r) for r in adv.requires))
         return "; ".join(bits)
 
-    def advance(self, old: Advance, new: Advance):
+    # --- items, field by field in the order of fields.ITEM_FIELDS: a field with a comparer of its
+    # own (`_<kind>_<key>`; a test checks each field has one or compares as a plain value) uses
+    # it, the others compare their value
+    def item(self, kind: str, section: str, old, new) -> None:
         n = new.name
-        ch = lambda field, x, y, text, op="changed": self.add("advances", op, n, field, x, y, f"{n}: {text}")
-        if old.cost != new.cost:
-            ch("cost", old.cost, new.cost, f"cost {_num(old.cost)} -> {_num(new.cost)}")
-        if old.groups != new.groups:
-            ch("groups", old.groups, new.groups, f"groups {_listing(old.groups)} -> {_listing(new.groups)}")
-        if old.vp != new.vp:
-            ch("vp", old.vp, new.vp, f"vp {_num(old.vp)} -> {_num(new.vp)}")
+
+        def ch(field, x, y, text, op="changed"):
+            self.add(section, op, n, field, x, y, f"{n}: {text}")
+
+        for spec in item_fields.ITEM_FIELDS[kind]:
+            if not spec.prose and not spec.change_only:
+                getattr(self, f"_{kind}_{spec.key}", self._plain)(ch, spec, old, new)
+        self._prose(n, old, new)
+
+    @staticmethod
+    def _plain(ch, spec: item_fields.FieldSpec, old, new) -> None:
+        x, y = getattr(old, spec.model_attr), getattr(new, spec.model_attr)
+        if x != y:
+            ch(spec.key, x, y, f"{spec.key} {_show(spec, x)} -> {_show(spec, y)}")
+
+    def _advance_credits(self, ch, spec, old: Advance, new: Advance) -> None:
         for g in old.credits:
             if g not in new.credits:
                 ch("credits", {g: old.credits[g]}, None, f"- credits {g} {old.credits[g]}", "removed")
@@ -305,6 +316,8 @@ class Differ:
                 ch("credits", None, {g: amount}, f"+ credits {g} {amount}", "added")
             elif old.credits[g] != amount:
                 ch("credits", {g: old.credits[g]}, {g: amount}, f"credits {g} {old.credits[g]} -> {amount}")
+
+    def _advance_credit(self, ch, spec, old: Advance, new: Advance) -> None:
         before = {self.renames.name(s.target): s.amount for s in old.specific}
         after = {s.target: s.amount for s in new.specific}
         for t, amount in before.items():
@@ -315,19 +328,21 @@ class Differ:
                 ch("credit", None, {t: amount}, f"+ credit {quote(t)} {amount}", "added")
             elif before[t] != amount:
                 ch("credit", {t: before[t]}, {t: amount}, f"credit {quote(t)} {before[t]} -> {amount}")
-        gone, come = _diff_lists([self.renames.name(r) for r in old.requires], new.requires)
-        for r in gone:
-            ch("requires", r, None, f"- requires {quote(r)}", "removed")
-        for r in come:
-            ch("requires", None, r, f"+ requires {quote(r)}", "added")
-        if old.supply != new.supply:
-            ch("supply", old.supply, new.supply, f"supply {_num(old.supply)} -> {_num(new.supply)}")
-        gone, come = _diff_lists([_ability(x) for x in old.abilities], [_ability(x) for x in new.abilities])
+
+    def _advance_requires(self, ch, spec, old: Advance, new: Advance) -> None:
+        self._listed(ch, "requires", [self.renames.name(r) for r in old.requires], new.requires, quote)
+
+    def _advance_ability(self, ch, spec, old: Advance, new: Advance) -> None:
+        self._listed(ch, "ability", [_ability(x) for x in old.abilities], [_ability(x) for x in new.abilities])
+
+    @staticmethod
+    def _listed(ch, field: str, old: list, new: list, show=str, word: str | None = None) -> None:
+        """A repeatable field as a multiset: each line gone and each line come."""
+        gone, come = _diff_lists(old, new)
         for x in gone:
-            ch("ability", x, None, f"- ability {x}", "removed")
+            ch(field, x, None, f"- {word or field} {show(x)}", "removed")
         for x in come:
-            ch("ability", None, x, f"+ ability {x}", "added")
-        self._prose(n, old, new)
+            ch(field, None, x, f"+ {word or field} {show(x)}", "added")
 
     def _prose(self, name: str, old, new) -> None:
         if (old.summary or None) != (new.summary or None):
@@ -344,16 +359,10 @@ class Differ:
     def calamity_summary(self, cal: Calamity) -> str:
         return f"stack {_num(cal.stack)}, {cal.klass or 'no class'}; {describe.calamity(cal)}"
 
-    def calamity(self, old: Calamity, new: Calamity):
-        n = new.name
-        ch = lambda field, x, y, text, op="changed": self.add("calamities", op, n, field, x, y, f"{n}: {text}")
-        if old.stack != new.stack:
-            ch("stack", old.stack, new.stack, f"stack {_num(old.stack)} -> {_num(new.stack)}")
-        if old.klass != new.klass:
-            ch("class", old.klass, new.klass, f"class {old.klass} -> {new.klass}")
-        if old.beneficiary != new.beneficiary:
-            ch("beneficiary", old.beneficiary, new.beneficiary, f"beneficiary {old.beneficiary} -> {new.beneficiary}")
+    def _calamity_primary(self, ch, spec, old: Calamity, new: Calamity) -> None:
         self._effects(ch, "primary", old.primary, new.primary)
+
+    def _calamity_secondary(self, ch, spec, old: Calamity, new: Calamity) -> None:
         so, sn = old.secondary, new.secondary
         if so is None and sn is not None:
             ch("secondary", None, describe.secondary(new), f"+ secondary victims: {describe.secondary(new)}", "added")
@@ -368,19 +377,21 @@ class Differ:
                         break
                     ch(f"secondary {attr}", x, y, f"secondary {attr} {x} -> {y}")
             self._effects(ch, "secondary", so.effects, sn.effects)
-        gone, come = _diff_lists([self.renames.expr(_exclusion(x)) for x in old.exclusions],
-                                 [_exclusion(x) for x in new.exclusions])
-        for x in gone:
-            ch("exclude", x, None, f"- exclude {x}", "removed")
-        for x in come:
-            ch("exclude", None, x, f"+ exclude {x}", "added")
-        gone, come = _diff_lists([self.renames.expr(unparse(c)) for c, _ in old.cancel], [unparse(c) for c, _ in new.cancel])
-        for x in gone:
-            ch("cancel", x, None, f"- cancel when {x}", "removed")
-        for x in come:
-            ch("cancel", None, x, f"+ cancel when {x}", "added")
+
+    def _calamity_exclude(self, ch, spec, old: Calamity, new: Calamity) -> None:
+        self._listed(ch, "exclude", [self.renames.expr(_exclusion(x)) for x in old.exclusions],
+                     [_exclusion(x) for x in new.exclusions])
+
+    def _calamity_cancel(self, ch, spec, old: Calamity, new: Calamity) -> None:
+        self._listed(ch, "cancel", [self.renames.expr(unparse(c)) for c, _ in old.cancel],
+                     [unparse(c) for c, _ in new.cancel], word="cancel when")
+
+    def _calamity_modifier(self, ch, spec, old: Calamity, new: Calamity) -> None:
         self._modifiers(ch, old.modifiers, new.modifiers)
-        self._prose(n, old, new)
+
+    def _calamity_amounts(self, ch, spec, old: Calamity, new: Calamity) -> None:
+        if old.amounts != new.amounts:
+            ch("amounts", old.amounts, new.amounts, f"amounts {_amounts(old.amounts)} -> {_amounts(new.amounts)}")
 
     def _effects(self, ch, where: str, old: list, new: list) -> None:
         if [_effect_key(e) for e in old] == [_effect_key(e) for e in new]:
@@ -437,15 +448,6 @@ class Differ:
             bits.append(f"block {c.block}")
         return ", ".join(bits)
 
-    def commodity(self, old: Commodity, new: Commodity):
-        n = new.name
-        for attr in (f.model_attr for f in item_fields.ITEM_FIELDS["commodity"] if not f.prose):
-            x, y = getattr(old, attr), getattr(new, attr)
-            if x != y:
-                show = (lambda v: _listing(v) if v else "none") if attr == "printed" else (lambda v: _num(v) if attr != "block" else (v or "none"))
-                self.add("commodities", "changed", n, attr, x, y, f"{n}: {attr} {show(x)} -> {show(y)}")
-        self._prose(n, old, new)
-
     def decks(self):
         a, b = self.a.decks, self.b.decks
         for s in sorted(set(a) | set(b)):
@@ -490,55 +492,65 @@ class Differ:
             if k not in a:
                 names = ", ".join(e.name for e in t.epochs)
                 self.add("ast", "added", k, None, None, t.name, f"+ track {k} {quote(t.name)}: {names}")
-                continue
-            old = a[k]
-            if old.name != t.name:
-                self.add("ast", "changed", k, "name", old.name, t.name, f"track {k}: name {quote(old.name)} -> {quote(t.name)}")
-            before = {e.name: e for e in old.epochs}
-            after = {e.name: e for e in t.epochs}
-            # epochs have no `aka`: one that left a place another took is read as renamed
-            renamed = {}
-            for i, e in enumerate(t.epochs):
-                if e.name not in before and i < len(old.epochs) and old.epochs[i].name not in after:
-                    renamed[e.name] = old.epochs[i]
-                    self.add("ast", "renamed", f"{k}/{e.name}", "name", old.epochs[i].name, e.name,
-                             f"{k}: epoch {i + 1} {quote(old.epochs[i].name)} is now called {quote(e.name)}")
-            gone_names = {e.name for e in renamed.values()}
-            for e in old.epochs:
-                if e.name not in after and e.name not in gone_names:
-                    self.add("ast", "removed", f"{k}/{e.name}", None, e.name, None, f"{k}: - epoch {quote(e.name)}")
-            for i, e in enumerate(t.epochs):
-                if e.name not in before and e.name not in renamed:
-                    reqs = "; ".join(_req(r) for r in e.requirements) or "no requirement"
-                    self.add("ast", "added", f"{k}/{e.name}", None, None, e.name,
-                             f"{k}: + epoch {quote(e.name)} (position {i + 1}): {reqs}")
-                    continue
-                prior = before.get(e.name) or renamed[e.name]
-                old_reqs = {self.renames.expr(unparse(r.expr)): r for r in prior.requirements}
-                new_reqs = {unparse(r.expr): r for r in e.requirements}
-                gone, come = _diff_lists(list(old_reqs), list(new_reqs))
-                for r in gone:
-                    self.add("ast", "removed", f"{k}/{e.name}", "require", r, None,
-                             f"{k} / {e.name}: - require {_req(old_reqs[r])}")
-                for r in come:
-                    self.add("ast", "added", f"{k}/{e.name}", "require", None, r,
-                             f"{k} / {e.name}: + require {_req(new_reqs[r])}")
-                for r in new_reqs:
-                    if r in old_reqs and (old_reqs[r].why or None) != (new_reqs[r].why or None):
-                        self.add("prose", "changed", f"{k}/{e.name}", "require why", old_reqs[r].why, new_reqs[r].why,
-                                 f"{k} / {e.name}: require {r}: {_q(old_reqs[r].why)} -> {_q(new_reqs[r].why)}")
-            before.update({n: e for n, e in renamed.items()})
-            back = {e.name: n for n, e in renamed.items()}
-            common_old = [back.get(e.name, e.name) for e in old.epochs if e.name in after or e.name in back]
-            common_new = [e.name for e in t.epochs if e.name in before]
-            if common_old != common_new:
-                self.add("ast", "changed", k, "order", common_old, common_new,
-                         f"{k}: epochs reordered: {', '.join(common_new)}")
-            gone, come = _diff_lists([self.renames.expr(unparse(x)) for x, _ in old.backward], [unparse(x) for x, _ in t.backward])
-            for x in gone:
-                self.add("ast", "removed", k, "backward", x, None, f"{k}: - backward when {x}")
-            for x in come:
-                self.add("ast", "added", k, "backward", None, x, f"{k}: + backward when {x}")
+            else:
+                self.track(k, a[k], t)
+
+    def track(self, k: str, old, t) -> None:
+        if old.name != t.name:
+            self.add("ast", "changed", k, "name", old.name, t.name, f"track {k}: name {quote(old.name)} -> {quote(t.name)}")
+        before = {e.name: e for e in old.epochs}
+        after = {e.name: e for e in t.epochs}
+        renamed = self._epoch_renames(k, old, t, before, after)
+        gone_names = {e.name for e in renamed.values()}
+        for e in old.epochs:
+            if e.name not in after and e.name not in gone_names:
+                self.add("ast", "removed", f"{k}/{e.name}", None, e.name, None, f"{k}: - epoch {quote(e.name)}")
+        for i, e in enumerate(t.epochs):
+            if e.name not in before and e.name not in renamed:
+                reqs = "; ".join(_req(r) for r in e.requirements) or "no requirement"
+                self.add("ast", "added", f"{k}/{e.name}", None, None, e.name,
+                         f"{k}: + epoch {quote(e.name)} (position {i + 1}): {reqs}")
+            else:
+                self._requirements(k, e, before.get(e.name) or renamed[e.name])
+        self._epoch_order(k, old, t, {**before, **renamed}, after, renamed)
+        gone, come = _diff_lists([self.renames.expr(unparse(x)) for x, _ in old.backward],
+                                 [unparse(x) for x, _ in t.backward])
+        for x in gone:
+            self.add("ast", "removed", k, "backward", x, None, f"{k}: - backward when {x}")
+        for x in come:
+            self.add("ast", "added", k, "backward", None, x, f"{k}: + backward when {x}")
+
+    def _epoch_renames(self, k: str, old, t, before: dict, after: dict) -> dict:
+        """Epochs have no `aka`: one that left a place another took is read as renamed."""
+        renamed = {}
+        for i, e in enumerate(t.epochs):
+            if e.name not in before and i < len(old.epochs) and old.epochs[i].name not in after:
+                renamed[e.name] = old.epochs[i]
+                self.add("ast", "renamed", f"{k}/{e.name}", "name", old.epochs[i].name, e.name,
+                         f"{k}: epoch {i + 1} {quote(old.epochs[i].name)} is now called {quote(e.name)}")
+        return renamed
+
+    def _requirements(self, k: str, e, prior) -> None:
+        old_reqs = {self.renames.expr(unparse(r.expr)): r for r in prior.requirements}
+        new_reqs = {unparse(r.expr): r for r in e.requirements}
+        gone, come = _diff_lists(list(old_reqs), list(new_reqs))
+        for r in gone:
+            self.add("ast", "removed", f"{k}/{e.name}", "require", r, None,
+                     f"{k} / {e.name}: - require {_req(old_reqs[r])}")
+        for r in come:
+            self.add("ast", "added", f"{k}/{e.name}", "require", None, r,
+                     f"{k} / {e.name}: + require {_req(new_reqs[r])}")
+        for r in new_reqs:
+            if r in old_reqs and (old_reqs[r].why or None) != (new_reqs[r].why or None):
+                self.add("prose", "changed", f"{k}/{e.name}", "require why", old_reqs[r].why, new_reqs[r].why,
+                         f"{k} / {e.name}: require {r}: {_q(old_reqs[r].why)} -> {_q(new_reqs[r].why)}")
+
+    def _epoch_order(self, k: str, old, t, before: dict, after: dict, renamed: dict) -> None:
+        back = {e.name: n for n, e in renamed.items()}
+        common_old = [back.get(e.name, e.name) for e in old.epochs if e.name in after or e.name in back]
+        common_new = [e.name for e in t.epochs if e.name in before]
+        if common_old != common_new:
+            self.add("ast", "changed", k, "order", common_old, common_new, f"{k}: epochs reordered: {', '.join(common_new)}")
 
     # --- score
     def score(self):
@@ -599,6 +611,23 @@ class Differ:
             self.add("prose", "removed", None, "note", x, None, f"- note {quote(x)}")
         for x in come:
             self.add("prose", "added", None, "note", None, x, f"+ note {quote(x)}")
+
+
+# The item kinds of fields.py, by their section.
+_KINDS = {"advances": "advance", "calamities": "calamity", "commodities": "commodity"}
+
+
+def _show(spec: item_fields.FieldSpec, v) -> str:
+    """A field's value in a line of the diff: a list, a number (`unknown` when not known) or a word."""
+    if isinstance(v, list) or spec.type.startswith("numbers"):
+        return _listing(v or [])
+    if spec.type.startswith("number"):
+        return _num(v)
+    return "none" if v is None else str(v)
+
+
+def _amounts(settings: dict) -> str:
+    return "; ".join(f"{k} {', '.join(v)}" for k, v in settings.items()) or "the edition's"
 
 
 def _q(v) -> str:

@@ -37,10 +37,15 @@ class FieldSpec:
     change_only: bool = False  # only in a `change` block
     attr: str = ""  # the model attribute it fills, when not named `key`
     prose: bool = False  # words for readers (summary, aka, note), not a rule: diffs list them apart
+    data: str = ""  # its key in the compiled model's data (serialize.py), when not `model_attr`
 
     @property
     def model_attr(self) -> str:
         return self.attr or self.key
+
+    @property
+    def data_key(self) -> str:
+        return self.data or self.model_attr
 
 
 def _common(change: str | None) -> tuple[FieldSpec, ...]:
@@ -65,7 +70,8 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("credits", "credits", "group id and amount pairs", True, "group", "replace_all", "credits",
                   "credit points toward later advances of each group"),
         FieldSpec("credit", "credit", "advance name and amount", True, "advance", "replace_all", "special credit",
-                  "a credit toward one named advance", attr="specific"),
+                  "a credit toward one named advance", attr="specific",
+                  data="specific_credits"),
         FieldSpec("requires", "requires", "advance names", True, "advance", "replace_all", "requires",
                   "advances that must be held before this one is bought"),
         FieldSpec("supply", "supply", "number", False, None, "replace", "cards in the supply",
@@ -77,7 +83,7 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
                   "the trade card stack the calamity is shuffled into"),
         FieldSpec("class", "class", "`minor`, `major tradable` or `major nontradable`", False, None, "replace",
-                  "class", "minor or major, tradable or not", attr="klass"),
+                  "class", "minor or major, tradable or not", attr="klass", data="class"),
         FieldSpec("beneficiary", "beneficiary", "a beneficiary (vocabulary)", False, "beneficiary", "replace",
                   "beneficiary", "who gains from the calamity"),
         FieldSpec("primary", "primary", "an effect block", False, "effect", "replace", "primary victim",

@@ -29,22 +29,55 @@ lexicographic order of the sorted positions, which adding the same advances to t
 reverses. Credit for later turns does not add up: a specific credit from an advance bought to
 another advance bought this turn no longer counts (it is not "still to buy"). So the state also
 holds the *signature*: the advances chosen so far that have such a credit link to an advance
-still to be visited; cells with different signatures are compared only where one provably
-stays ahead (its objective is higher, or its credit stays higher whatever the links still to
-come take off).
+still to be visited. Advances are visited in an order that keeps few of them open
+(`_few_open_links`), and the machine's price order would undo that, so where the candidates
+have links and T brings abilities the machine is not used at all: the run is split into one
+machine-free run per *assignment* of the abilities to the advances they land on (`targets`):
+choosing where an ability lands means buying that advance and none that ranks above it, the
+assignments partition the purchases, and inside each the prices add up again. The objective
+the K best sets reach comes first from a pass without the links (no signatures: objective and
+price are exact there, only the credit is not); assignments that cannot reach it, or that
+reach it only at a higher spend than K plans found so far, are not run.
 
-Bound. With n candidate advances, P distinct reachable prices (at most the budget plus what
-same-turn abilities can take off), H hand-limit sums, C card counts, S machine states, G
-signatures and K plans asked for, the work is O(2^s · n · S · H · C · G · P · K) for s
-candidates with a same-turn ability (2 in every shipped rulebook); S is at most a few times
-the number of advances a free-advance ability may pick; G is 1 unless specific-credit links tie
-plans on objective and price exactly, and then limited by the pruning above. Nothing
-enumerates sets of advances.
+Bound, and why it holds. Let n be the candidates, B the budget (the whole hand and treasury)
+and D the most the same-turn abilities can take off, so that a layer's prices are whole numbers
+up to B + D in the cost units and a cell holds at most P <= B + D + 1 of them; H the
+hand-limit sums (1 + the sum of |hand-limit changes|), C the card counts (n + 1 with a card
+limit, else 1), K the plans asked for (--top, 5 with --explain), s the candidates with a
+same-turn ability (2^s subsets T; s = 2 in every shipped rulebook), m <= s the abilities of a
+T, E_j the advances ability j may land on, and w the *link width*: the most advances with a
+link to a later one that the visiting order keeps open at once (`link_width`; 1 for Mega
+Civilization and the Expansion, 2-3 for 1980/1981 whatever is held). A layer holds at most
+(machine states) x H x C x 2^w cells of P prices of K entries each, and a step touches each
+entry once, so:
+
+- the pass without links: O(2^s . n . S . H . C . P . K), S the machine's states: its flags
+  (2^m), the advance each waiting ability would take ((n + 1)^m) and the at most m lowered
+  prices (each base less a subset of the discounts, or 0): S <= 2^m (n + 1)^m (n (2^m + 1) + 1)^m,
+  a polynomial of degree 2m (measured: at most 2 in every stress and random state);
+- the pass with links: O(sum over T of prod_j (|E_j| + 1) . n . H . C . 2^w . P . K): no
+  machine, and 2^w signatures since a signature is a subset of the advances open at once;
+- without links, only the first pass, with no signatures (w = 0).
+
+So the work is polynomial in the candidates, the budget, the hand-limit sums and K, for a
+rulebook's fixed number of same-turn abilities and link width; no set of advances is ever
+enumerated. The width cannot be removed in general: with credit links between any advances, the
+credit tie-break alone contains maximum cut (every advance free and worth 0 by the objective,
+a link of 1 credit each way per edge: the credit of a purchase is then its cut), so no exact method is polynomial in the number of links unless P = NP; the
+rulebook's own links are what keep w small. `--explain` is at most n such searches, `--want`
+forces advances (fewer cells), `--avoid` removes candidates, an objective expression only
+changes the entries' values, and the payment is a table bounded separately
+(planner.PaymentTable). The branch and bound that runs first stops after a fixed number of
+sets. What is outside this bound: the strict single-use credit variant (left to the branch and
+bound: pricing one purchase is bin covering there, see docs/planner.md) and the two-turn
+look-ahead (its own capped walk).
 """
 
 from __future__ import annotations
 
 import heapq
+import math
+from fractions import Fraction
 from itertools import combinations
 from typing import Any, Callable, Iterable
 
@@ -213,40 +246,63 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
         # the floor below which the second pass drops entries.
         plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
         first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
-                       max_new=max_new, spent=spent, limit0=limit0, top=top)
+                       max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
         if len(first) == top:
             floor = first[-1][0][0]
+    best: list[tuple] = []  # min-heap of the top keys
+    size = max([c.rank for c in cands], default=0) + 1
+    limit_max = limit0 + sum(max(0, c.hand) for c in cands)
+    for items, must, machine, reach in _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked):
+        if reach is not None and _beaten(reach, best, top, spent, limit_max):
+            continue
+        _run(items, must, machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
+    return _decode(sorted(best, reverse=True), cands, size)
+
+
+def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
+    """The programme's runs: (advances, advances bought, machine, reach or None), one per
+    subset T of the same-turn candidates bought (2^s), and where T brings abilities and the
+    candidates have credit links, one machine-free run per assignment of the abilities'
+    targets instead: the links want their own visiting order, the machine the price order.
+    Those runs come most promising first, each with its `_reach`, and without the ones that
+    cannot reach the budget, the card limit or the floor."""
     by_name = {c.name: c for c in cands}
     plain = [c for c in cands if c.name not in same_turn]
     special = [n for n in same_turn if n in by_name]
     forced_special = [n for n in special if n in forced]
     free_special = [n for n in special if n not in forced]
-    best: list[tuple] = []  # min-heap of the top keys
-    size = max([c.rank for c in cands], default=0) + 1
     for r in range(len(free_special) + 1):
         for extra in combinations(free_special, r):
             T = sorted(forced_special + list(extra), key=lambda n: by_name[n].rank)
             if max_new is not None and len(T) > max_new:
                 continue
-            items = plain + [by_name[n] for n in T]
             machine = machine_for(tuple(T))
             # the prices in this purchase before the abilities that pick one advance (an advance
             # acquired automatically with one of T costs nothing)
-            items = [_priced(c, machine.base[c.name]) for c in items]
+            items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
             if machine.abilities and linked:
-                # the credit links want their own visiting order, the machine the price order:
-                # one machine-free run per assignment of the abilities' targets (below)
-                for must, out, prices in targets(machine, {c.name for c in items}, forced | set(T)):
-                    run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
-                    if _hopeless(run, must, budget, max_new, floor):
-                        continue
-                    _run(run, must, SameTurnMachine([], {c.name: c.base for c in run}), budget, max_new, spent,
-                         limit0, top, best, floor, size, stats)
+                yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
             else:
-                _run(items, forced | set(T), machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
-    out = sorted(best, reverse=True)
-    # the last part of a key, a mask with bit (size - 1 - position) per advance, back to the
-    # tuple of -positions the rest of the planner compares
+                yield items, forced | set(T), machine, None
+
+
+def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, budget, max_new, floor):
+    """One machine-free run per assignment of the machine's targets that can reach the budget,
+    the card limit and the floor, most promising first."""
+    runs = []
+    for must, out, prices in targets(machine, {c.name for c in items}, forced):
+        run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+        reach = _reach(run, must, budget, max_new)
+        if reach is not None and (floor is None or reach[0] >= float(floor) - 1e-9):
+            runs.append((reach, run, must))
+    runs.sort(key=lambda r: -r[0][0])
+    for reach, run, must in runs:
+        yield run, must, SameTurnMachine([], {c.name: c.base for c in run}), reach
+
+
+def _decode(out: list, cands: list[Candidate], size: int) -> list[tuple]:
+    """The last part of each key, a mask with bit (size - 1 - position) per advance, back to
+    the tuple of -positions the rest of the planner compares, and the names bought."""
     ranks = {c.rank: c.name for c in cands}
     found = []
     for key, _, mask, price, paid, limit in out:
@@ -294,87 +350,139 @@ def targets(machine: SameTurnMachine, pool: set, forced) -> Iterable[tuple[froze
     yield from assign(0, {}, set(forced), set())
 
 
-def _hopeless(items: list[Candidate], must, budget, max_new, floor) -> bool:
-    """Whether no purchase of a run can rank: its bought advances alone are over the budget or
-    the card limit, or its objective with the fractional-knapsack bound of the rest is below
-    the floor."""
+def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
+    """What a machine-free run can reach: (objective bound, fixed price, fixed objective, the
+    other advances worth something by objective per price), or None when its bought advances
+    alone are over the budget or the card limit. The objective bound is the fixed objective
+    plus the fractional-knapsack bound of the others within the budget left."""
     fixed = [c for c in items if c.name in must]
     if len(fixed) < len(must) or (max_new is not None and len(fixed) > max_new):
-        return True
-    room = budget - sum(c.base for c in fixed)
-    if room < 0:
-        return True
-    if floor is None:
+        return None
+    price = sum(c.base for c in fixed)
+    if price > budget:
+        return None
+    bound = _Bound([c for c in items if c.name not in must])
+    objective = sum(c.objective for c in fixed)
+    reach = objective + bound(budget - price)
+    if all(isinstance(c.objective, int) for c in items):
+        reach = math.floor(reach + 1e-9)  # whole objectives sum to a whole number
+    return reach, price, objective, bound.rows
+
+
+def _beaten(reach: tuple, best: list, top: int, spent: Callable, limit_max) -> bool:
+    """Whether `top` sets already found rank above every purchase of a run: its objective bound
+    is below the k-th best's objective, or reaches it only exactly while even the least price
+    that objective needs (fractional) hands over more than the k-th best (at the highest hand
+    limit any purchase can have, which never hands over more)."""
+    if len(best) < top:
         return False
-    reach = sum(c.objective for c in fixed) + _Bound([c for c in items if c.name not in must])(room)
-    return reach < float(floor) - 1e-9
+    kth = best[0][0]
+    bound, price, objective, rows = reach
+    if bound < float(kth[0]) - 1e-9:
+        return True
+    if bound > float(kth[0]) + 1e-9:
+        return False
+    need = kth[0] - objective
+    for value, cost in rows:
+        if need <= 0:
+            break
+        if value >= need:
+            price += math.floor(Fraction(cost) * Fraction(need) / Fraction(value)) if cost else 0
+            need = 0
+            break
+        price += cost
+        need -= value
+    if need > 0:
+        return True
+    least = spent(price, limit_max)
+    return least is None or least > -kth[1]
+
+
+class _Ahead(dict):
+    """For an advance, the credit its links to advances after position i can take off."""
+
+    def __init__(self, i: int, by_name: dict, pos: dict):
+        super().__init__()
+        self.i, self.by_name, self.pos = i, by_name, pos
+
+    def __missing__(self, name):
+        pos = self.pos
+        got = self[name] = sum(v for o, v in self.by_name[name].links.items() if o in pos and pos[o] > self.i)
+        return got
+
+
+def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[list, dict, dict]:
+    """The advances in the order a run visits them, their positions, and for each the last
+    position of an advance it has a credit link with (-1: none).
+
+    Dearest first (by base price, then name: the runtime's order of preference) when the
+    machine has abilities; otherwise in an order that keeps few advances with links to later
+    ones open (the signature): the specific-credit links of the shipped rulebooks form paths
+    and stars, which this greedy order visits with at most one or a few open at a time."""
+    items = sorted(items, key=lambda c: (c.base, c.name), reverse=True)
+    if not machine.abilities:
+        items = _few_open_links(items)
+    pos = {c.name: i for i, c in enumerate(items)}
+    last_link = {c.name: max([pos[o] for o in c.links if o in pos], default=-1) for c in items}
+    return items, pos, last_link
 
 
 def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
          floor, size: int, stats: dict):
-    # dearest first (by base price, then name: the runtime's order of preference) when a
-    # same-turn ability is bought; otherwise in an order that keeps few advances with links to
-    # later ones open (the signature): the specific-credit links of the shipped rulebooks form
-    # paths and stars, which this greedy order visits with at most one or a few open at a time
-    items = sorted(items, key=lambda c: (c.base, c.name), reverse=True)
-    if not machine.abilities:
-        items = _few_open_links(items)
-    n = len(items)
-    pos = {c.name: i for i, c in enumerate(items)}
-    last_link = {}
-    for c in items:
-        later = [pos[o] for o in c.links if o in pos]
-        last_link[c.name] = max(later, default=-1)
+    """One run of the programme over `items` (those in `forced` always bought), its best
+    entries added to the heap `best`."""
+    items, pos, last_link = _visiting_order(items, machine)
     by_name = {c.name: c for c in items}
-
-    class Ahead(dict):
-        """For an advance, the credit its links to advances after position i can take off."""
-
-        def __init__(self, i):
-            super().__init__()
-            self.i = i
-
-        def __missing__(self, name):
-            got = self[name] = sum(v for o, v in by_name[name].links.items() if o in pos and pos[o] > self.i)
-            return got
-
     # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
     # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
     # each advance bought: between sets of the same size the larger mask holds the advance
     # that comes first in the rulebook among those not in both, as the ranking prefers.
     layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
     for i, c in enumerate(items):
-        new: dict = {}
-        must = c.name in forced
-        for (ms, hd, cnt, sig), cells in layer.items():
-            if not must:
-                keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
-                target = new.setdefault((ms, hd, cnt, keep_sig), {})
-                for price, entries in cells.items():
-                    _merge(target, price, entries, top)
-            if max_new is not None and cnt + 1 > max_new:
-                continue
-            ms2, dprice = machine.step(ms, c.name)
-            off = machine.most_off(ms2)
-            pen = sum(c.links.get(a, 0) for a in sig) if sig else 0
-            dcredit = c.credit - pen
-            sig2 = sig | {c.name} if last_link[c.name] > i else sig
-            if sig2:
-                sig2 = frozenset(a for a in sig2 if last_link[a] > i)
-            target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
-            o, bit = c.objective, 1 << (size - 1 - c.rank)
-            for price, entries in cells.items():
-                p2 = price + dprice
-                if p2 - off > budget:
-                    continue
-                moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
-                _merge(target, p2, moved, top)
+        new = _step(layer, c, i, c.name in forced, machine, last_link, budget, max_new, top, size)
         if floor is not None:
             _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
-        layer = _prune_signatures(new, Ahead(i), top) if any(k[3] for k in new) else new
+        layer = _prune_signatures(new, _Ahead(i, by_name, pos), top) if any(k[3] for k in new) else new
         stats["width"] = max([stats["width"]] + [len(k[3]) for k in layer])
+        if machine.abilities:
+            stats["machine_states"] = max(stats.get("machine_states", 0), len({k[0] for k in layer}))
     stats["runs"] += 1
+    _collect(layer, machine, spent, limit0, top, best)
 
+
+def _step(layer: dict, c: Candidate, i: int, must: bool, machine: SameTurnMachine, last_link: dict, budget,
+          max_new, top: int, size: int) -> dict:
+    """The next layer: every cell of `layer` without `c` (unless it must be bought) and with it."""
+    new: dict = {}
+    for (ms, hd, cnt, sig), cells in layer.items():
+        if not must:
+            keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
+            target = new.setdefault((ms, hd, cnt, keep_sig), {})
+            for price, entries in cells.items():
+                _merge(target, price, entries, top)
+        if max_new is not None and cnt + 1 > max_new:
+            continue
+        ms2, dprice = machine.step(ms, c.name)
+        off = machine.most_off(ms2)
+        # a specific credit between c and an advance of the signature no longer counts
+        dcredit = c.credit - (sum(c.links.get(a, 0) for a in sig) if sig else 0)
+        sig2 = sig | {c.name} if last_link[c.name] > i else sig
+        if sig2:
+            sig2 = frozenset(a for a in sig2 if last_link[a] > i)
+        target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
+        o, bit = c.objective, 1 << (size - 1 - c.rank)
+        for price, entries in cells.items():
+            p2 = price + dprice
+            if p2 - off > budget:
+                continue
+            moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
+            _merge(target, p2, moved, top)
+    return new
+
+
+def _collect(layer: dict, machine: SameTurnMachine, spent, limit0, top: int, best: list) -> None:
+    """Complete each cell's price by the abilities still waiting, look up its least spend, and
+    keep the `top` best keys in the heap `best`."""
     for (ms, hd, cnt, sig), cells in layer.items():
         end = machine.finish(ms)
         limit = limit0 + hd
@@ -413,31 +521,7 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
         for price, pool in prices.items():
             if len(pool) <= top:
                 continue
-            pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
-            doomed = set()
-            margin: dict = {}
-            start = 0  # where the block of entries with this objective starts
-            for i, (e2, sig2) in enumerate(pool):
-                if e2[0] != pool[start][0][0]:
-                    start = i
-                if start >= top:
-                    doomed.add(id(e2))  # `top` entries with a higher objective
-                    continue
-                beaten = start
-                for e1, sig1 in pool[start:]:
-                    if e1[0] != e2[0] or e1[1] <= e2[1]:
-                        break  # sorted by credit: no later one has more
-                    if e1[1] - totals[sig1] > e2[1]:
-                        beaten += 1
-                    else:
-                        m = margin.get((sig1, sig2))
-                        if m is None:
-                            m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
-                        if e1[1] - m > e2[1]:
-                            beaten += 1
-                    if beaten >= top:
-                        doomed.add(id(e2))
-                        break
+            doomed = _doomed(pool, totals, ahead, top)
             if doomed:
                 for key in keys:
                     entries = layer[key].get(price)
@@ -448,6 +532,36 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
                         else:
                             del layer[key][price]
     return {k: v for k, v in layer.items() if v}
+
+
+def _doomed(pool: list, totals: dict, ahead: dict, top: int) -> set:
+    """The ids of the entries of one price (entry, signature) that `top` others surely beat."""
+    pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
+    doomed = set()
+    margin: dict = {}
+    start = 0  # where the block of entries with this objective starts
+    for i, (e2, sig2) in enumerate(pool):
+        if e2[0] != pool[start][0][0]:
+            start = i
+        if start >= top:
+            doomed.add(id(e2))  # `top` entries with a higher objective
+            continue
+        beaten = start
+        for e1, sig1 in pool[start:]:
+            if e1[0] != e2[0] or e1[1] <= e2[1]:
+                break  # sorted by credit: no later one has more
+            if e1[1] - totals[sig1] > e2[1]:
+                beaten += 1
+            else:
+                m = margin.get((sig1, sig2))
+                if m is None:
+                    m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
+                if e1[1] - m > e2[1]:
+                    beaten += 1
+            if beaten >= top:
+                doomed.add(id(e2))
+                break
+    return doomed
 
 
 def _few_open_links(items: list[Candidate]) -> list[Candidate]:
@@ -476,6 +590,15 @@ def _few_open_links(items: list[Candidate]) -> list[Candidate]:
         out.append(by_name[v])
         open_ = {x for x in open_ | {v} if adj[x] - done}
     return out
+
+
+def link_width(cands: list[Candidate]) -> int:
+    """The most advances with a link to a later one that the visiting order of the machine-free
+    runs keeps open at once: every signature is a subset of them, so at most 2^w signatures."""
+    order = _few_open_links(sorted(cands, key=lambda c: (c.base, c.name), reverse=True))
+    pos = {c.name: i for i, c in enumerate(order)}
+    last = [max([pos[o] for o in c.links if o in pos], default=-1) for c in order]
+    return max([sum(1 for a in range(i + 1) if last[a] > i) for i in range(len(order))], default=0)
 
 
 class _Bound:

@@ -909,10 +909,11 @@ class PurchaseProblem:
                 self.method = "branch and bound"
                 return quick
         self.method = "dynamic programme"
+        self.stats: dict = {}  # the programme's runs and widest signature (benchmarks read it)
         found = plan_search.search(
             self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
             same_turn=sorted(self.same_turn, key=self.order.get), budget=self.budget_max, max_new=self.max_new,
-            spent=self.payments.spent, limit0=self.limit0, top=top, floor=floor)
+            spent=self.payments.spent, limit0=self.limit0, top=top, floor=floor, stats=self.stats)
         self.visited = self.bb_cap + 1
         return [Choice(key=key, buys=tuple(sorted(names, key=self.order.get)), price=price, spent=paid,
                        objective=key[0], credit=key[2], hand_limit=limit)

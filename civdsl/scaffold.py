@@ -86,33 +86,44 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
         "",
     ]
     header = list(lines)
-    cal = _pick({k: v for k, v in ed.calamities.items() if v.primary}, ["Famine", "Epidemic", "Flood"])
-    adv = _pick(ed.advances, ["Pottery", "Agriculture"])
-    if cal is not None:
-        title, code = _calamity_examples(cal, ed)
+    for title, code in _examples(ed):
         example = _with_errata(header, code, out)
         if example:
             lines += title + example
+    lines += [_header("edition-wide rules: redeclaring one replaces the base's")]
+    lines += _edition_wide(ed)
+    lines += [
+        "",
+        '# note "Say here anything players should know about this house rule."',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _examples(ed) -> list[tuple[list[str], list[str]]]:
+    """(title lines, code) of each commented example the base allows: change a calamity, change an
+    advance, remove an item, add one."""
+    out = []
+    cal = _pick({k: v for k, v in ed.calamities.items() if v.primary}, ["Famine", "Epidemic", "Flood"])
+    if cal is not None:
+        out.append(_calamity_examples(cal, ed))
+    adv = _pick(ed.advances, ["Pottery", "Agriculture"])
     if adv is not None:
-        example = _with_errata(header, _advance_examples(adv), out)
-        if example:
-            lines += [_header("change part of an advance")]
-            lines += example
+        out.append(([_header("change part of an advance")], _advance_examples(adv)))
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
     if small:
-        example = _with_errata(header, [f"remove calamity {quote(small[-1].name)}"], out)
-        if example:
-            lines += [_header("remove an item (advance, calamity or commodity)")]
-            lines += example
+        out.append(([_header("remove an item (advance, calamity or commodity)")],
+                    [f"remove calamity {quote(small[-1].name)}"]))
     group = next(iter(ed.groups), None)
     if group is not None and "Irrigation" not in ed.advances:
-        example = _with_errata(header, ['advance "Irrigation" {', "  cost 110", f"  groups {group}",
-                                        f"  credits {group} 10", '  summary "Flood plains feed one more token."',
-                                        "}"], out)
-        if example:
-            lines += [_header("add a new item, or replace one whole by declaring it again under its own name")]
-            lines += example
-    lines += [_header("edition-wide rules: redeclaring one replaces the base's")]
+        out.append(([_header("add a new item, or replace one whole by declaring it again under its own name")],
+                    ['advance "Irrigation" {', "  cost 110", f"  groups {group}", f"  credits {group} 10",
+                     '  summary "Flood plains feed one more token."', "}"]))
+    return out
+
+
+def _edition_wide(ed) -> list[str]:
+    """Commented examples of the base's edition-wide rules, each set the other way."""
+    lines = []
     const = next(iter(ed.consts.values()), None)
     if const is not None:
         doc = f" {quote(const.doc)}" if const.doc else ""
@@ -123,11 +134,7 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
     if ed.options:
         opt = next(iter(ed.options.values()))
         lines.append(f"# option {opt.id} {'off' if opt.on else 'on'}  # {ed.id}: {'on' if opt.on else 'off'}")
-    lines += [
-        "",
-        '# note "Say here anything players should know about this house rule."',
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:

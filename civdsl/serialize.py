@@ -7,6 +7,7 @@ that defined it, so tools reading the JSON can point back at the rulebook.
 from __future__ import annotations
 
 from . import describe
+from . import fields as item_fields
 from .expressions import unparse
 from .model import Calamity, Edition, EffectBranch
 from .rounds import serialize as rounds_serialize
@@ -14,6 +15,11 @@ from .rounds import serialize as rounds_serialize
 
 def _where(span) -> dict:
     return {"path": span.path, "line": span.line}
+
+
+def _plain(items, *attrs: str) -> list[dict]:
+    """Items whose fields are written as they are: {attr: value} for each."""
+    return [{a: getattr(x, a) for a in attrs} for x in items]
 
 
 def _text(expr) -> str | None:
@@ -29,27 +35,42 @@ def _effect(e) -> dict:
             "line": e.span.line}
 
 
-def _calamity(c: Calamity) -> dict:
-    out = {
-        "name": c.name, "stack": c.stack, "class": c.klass, "beneficiary": c.beneficiary,
-        "primary": [_effect(e) for e in c.primary],
-        "secondary": None,
-        "exclusions": [{"role": x.role, "when": _text(x.condition), "line": x.span.line} for x in c.exclusions],
-        "cancel": [{"when": unparse(e), "line": s.line} for e, s in c.cancel],
-        "amounts": {k: list(v) for k, v in c.amounts.items()},  # this calamity's exceptions
-        "modifiers": [{
-            "when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
+def _item(kind: str, obj, encode: dict) -> dict:
+    """An item's fields, in the order and under the names of fields.ITEM_FIELDS; `encode` turns
+    the fields whose model value is no plain data into data."""
+    out = {"name": obj.name}
+    for spec in item_fields.ITEM_FIELDS[kind]:
+        if not spec.change_only:
+            value = getattr(obj, spec.model_attr)
+            out[spec.data_key] = encode[spec.key](value) if spec.key in encode else value
+    return out
+
+
+def _secondary(s) -> dict | None:
+    return None if not s else {"count": _text(s.count), "share": _text(s.share),
+                               "effects": [_effect(e) for e in s.effects], "line": s.span.line}
+
+
+def _modifier(m) -> dict:
+    return {"when": unparse(m.condition), "role": m.role, "priority": m.priority, "advances": m.advances,
             "text": describe.modifier(m), "line": m.span.line,
             "ops": [{"op": o.op, "kind": o.kind, "param": o.param, "amount": _text(o.amount), "per": _text(o.per),
-                     "replacement": _text(o.replacement), "each": o.each} for o in m.ops],
-        } for m in c.modifiers],
-        "summary": c.summary, "text": describe.calamity(c), "aka": c.aka, "notes": c.notes, **_where(c.span),
-    }
-    if c.secondary:
-        s = c.secondary
-        out["secondary"] = {"count": _text(s.count), "share": _text(s.share),
-                            "effects": [_effect(e) for e in s.effects], "line": s.span.line}
-    return out
+                     "replacement": _text(o.replacement), "each": o.each} for o in m.ops]}
+
+
+_CALAMITY = {
+    "primary": lambda effects: [_effect(e) for e in effects],
+    "secondary": _secondary,
+    "exclude": lambda xs: [{"role": x.role, "when": _text(x.condition), "line": x.span.line} for x in xs],
+    "cancel": lambda cs: [{"when": unparse(e), "line": s.line} for e, s in cs],
+    "modifier": lambda ms: [_modifier(m) for m in ms],
+    "amounts": lambda a: {k: list(v) for k, v in a.items()},  # this calamity's exceptions
+    "resolution": lambda r: {k: list(v) for k, v in r.items()},  # and to the edition's resolution
+}
+
+
+def _calamity(c: Calamity) -> dict:
+    return {**_item("calamity", c, _CALAMITY), "text": describe.calamity(c), **_where(c.span)}
 
 
 def vocab_amount_settings():
@@ -58,16 +79,16 @@ def vocab_amount_settings():
     return AMOUNT_SETTINGS
 
 
+_ADVANCE = {
+    "credit": lambda specific: [{"target": s.target, "amount": s.amount} for s in specific],
+    "ability": lambda abilities: [{"kind": ab.kind, "args": {k: (v if isinstance(v, (int, str)) else unparse(v))
+                                                            for k, v in ab.args.items()},
+                                   "text": describe.ability(ab.kind, ab.args)} for ab in abilities],
+}
+
+
 def _advance(a) -> dict:
-    return {
-        "name": a.name, "cost": a.cost, "groups": a.groups, "vp": a.vp, "credits": a.credits,
-        "specific_credits": [{"target": s.target, "amount": s.amount} for s in a.specific],
-        "requires": a.requires, "supply": a.supply,
-        "abilities": [{"kind": ab.kind, "args": {k: (v if isinstance(v, (int, str)) else unparse(v))
-                                                 for k, v in ab.args.items()},
-                       "text": describe.ability(ab.kind, ab.args)} for ab in a.abilities],
-        "summary": a.summary, "aka": a.aka, "notes": a.notes, **_where(a.span),
-    }
+    return {**_item("advance", a, _ADVANCE), **_where(a.span)}
 
 
 def _ast(t) -> dict:
@@ -79,10 +100,9 @@ def _ast(t) -> dict:
 
 
 def _civilization(c, ed: Edition) -> dict:
-    return {"name": c.name, "rank": c.rank, "block": c.block,
-            "rows": {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
-                         "starts": r.starts} for k, r in c.rows.items() if k in ed.asts},
-            "notes": c.notes}
+    rows = {"row": lambda rows: {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
+                                     "starts": r.starts} for k, r in rows.items() if k in ed.asts}}
+    return _item("civilization", c, rows)
 
 
 def _labelled(lines) -> list[dict]:
@@ -110,25 +130,24 @@ def to_data(ed: Edition) -> dict:
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
         "start_credits": _start_credits(ed.start_credits),
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
-        "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
+        "groups": _plain(ed.groups.values(), "id", "name", "color", "symbol"),
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
         "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
                                                        for b in t.bands]} for t in ed.tables.values()],
-        "options": [{"id": o.id, "doc": o.doc, "on": o.on} for o in ed.options.values()],
+        "options": _plain(ed.options.values(), "id", "doc", "on"),
         "advances": [_advance(a) for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
         "asts": [_ast(t) for t in ed.asts.values()],
         "civilizations": [_civilization(c, ed) for c in ed.civilizations.values()],
         "score": None if ed.score is None else {"points": _labelled(ed.score.points),
                                                 "tiebreaks": _labelled(ed.score.tiebreaks)},
-        "commodities": [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
-                         "printed": c.printed, "aka": c.aka, "notes": c.notes} for c in ed.commodities.values()],
+        "commodities": [_item("commodity", c, {}) for c in ed.commodities.values()],
         "set_value": _text(ed.set_value),
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
-        "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
+        "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
-        "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],
+        "errata": _plain(ed.errata, "code", "item", "reason"),
         "notes": [text for text, _ in ed.notes],
         **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
     }

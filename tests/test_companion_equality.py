@@ -262,3 +262,46 @@ def test_refused_questions_are_refused_alike(edition):
     and hands, bad options and roles: both engines refuse each with the same message."""
     module = civdsl.load(edition).module
     _compare(edition, _refused(module))
+
+
+# --- the harness's Python side is the command line's answer --------------------------------------
+
+def _cli_args(query: dict) -> list[str]:
+    options = query.get("options") or {}
+    args = [query["command"], "megaciv"]
+    if query["command"] == "resolve":
+        args += [query["calamity"], "--role", query.get("role") or "primary"]
+        if options.get("assigned") is not None:
+            args += ["--assigned", str(options["assigned"])]
+    if options.get("ast"):
+        args += ["--ast", options["ast"]]
+    if options.get("holds"):
+        args += ["--holds", ",".join(options["holds"])]
+    for name, on in (options.get("option") or {}).items():
+        args += ["--option", f"{name}={'on' if on else 'off'}"]
+    return args + ["--json"]
+
+
+def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
+    """cli_answer (in-process) gives exactly what `civdsl ... --state FILE --json` prints."""
+    import json
+    import subprocess
+    import sys
+
+    state = {"holds": ["Pottery", "Agriculture"], "cities": 4, "tokens": 12, "players": 6,
+             "commodities": {"Grain": 2}, "civilization": "Egypt", "ast_position": 3}
+    queries = [
+        {"command": "resolve", "calamity": "Famine", "role": "secondary", "state": state,
+         "options": {"assigned": 2, "holds": ["Calendar"]}},
+        {"command": "resolve", "calamity": "Flood", "role": "primary", "state": {"holds": ["Pottery"]}},
+        {"command": "epoch", "state": state, "options": {"ast": "basic"}},
+        {"command": "score", "state": state},
+        {"command": "score", "state": {"citys": 2}},
+    ]
+    path = tmp_path / "state.yaml"
+    for query in queries:
+        path.write_text(json.dumps(query["state"]), encoding="utf-8")
+        done = subprocess.run([sys.executable, str(ROOT / "cli.py"), *_cli_args(query), "--state", str(path)],
+                              capture_output=True, text=True, cwd=ROOT)
+        printed = json.loads(done.stdout)
+        assert first_difference(printed, cli_answer("megaciv", query)) is None, _cli_args(query)

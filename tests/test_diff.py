@@ -236,3 +236,30 @@ def test_round_rules_are_compared_generically(tmp_path):
     texts = _texts("cardgame", str(house))
     assert f"stat food: initial {stat.group(1)} -> {int(stat.group(1)) + 2}" in texts
     assert not any(t.startswith("stat food: line") for t in texts)
+
+
+def test_every_item_field_is_compared():
+    """The one diff engine compares items field by field from fields.ITEM_FIELDS: a field has a
+    comparer of its own (`_<kind>_<key>`) or its model attribute is compared as a value."""
+    from civdsl import fields
+    from civdsl import model
+    from civdsl.diff import Differ
+
+    classes = {"advance": model.Advance, "calamity": model.Calamity, "commodity": model.Commodity}
+    for kind, cls in classes.items():
+        sample = cls("x", None)
+        for spec in fields.ITEM_FIELDS[kind]:
+            if spec.prose or spec.change_only:
+                continue
+            assert hasattr(Differ, f"_{kind}_{spec.key}") or hasattr(sample, spec.model_attr), (kind, spec.key)
+
+
+def test_a_changed_amounts_setting_is_a_difference(tmp_path):
+    from civdsl.diff import diff, load_edition
+
+    house = tmp_path / "h.civ"
+    house.write_text('language 1\nedition h "H" extends megaciv\n'
+                     'change calamity "Famine" { amounts { order add_prevent, set, cap } }\n', encoding="utf-8")
+    changes = [c for c in diff(load_edition("megaciv"), load_edition(str(house))) if c.field == "amounts"]
+    assert [(c.item, c.op) for c in changes] == [("Famine", "changed")]
+    assert changes[0].text.startswith("Famine: amounts the edition's -> order add_prevent, set, cap")

@@ -970,3 +970,37 @@ def test_stress_states_against_brute_force(case):
         assert [summary(p) for p in got["plans"]] == want
         got = planner.plan(rb, st_, objective_spec=spec, among=among, top=3)
         assert [summary(p) for p in got["plans"]] == want
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_stress_states_seed_the_property(data):
+    """The stress states as seeds of a property: a random set of up to ten of their candidates
+    (Library and Anatomy often among them, so that the programme runs once per assignment of
+    their targets, and whole link chains, so that signatures form), a random treasury and --top:
+    the programme alone and the default search equal brute force."""
+    name, rid, state, options = data.draw(st.sampled_from(FEASIBLE), label="stress state")
+    rb = _book(rid)
+    module = rb.module
+    state = BENCH.stress_state(module, state)
+    ps = rb.state((), state)
+    cands = [n for n in module.ADVANCES if n not in ps.held and module.ADVANCES[n]["cost"] is not None
+             and not module.ADVANCES[n]["requires"]]
+    among = [n for n in ("Library", "Anatomy") if n in cands and data.draw(st.booleans(), label=n)]
+    chains = [c for c in BENCH._chains(module) if all(n in cands for n in c)]
+    for chain in data.draw(st.lists(st.sampled_from(chains), max_size=2, unique_by=tuple), label="chains"):
+        among += [n for n in chain if n not in among]
+    among += data.draw(st.lists(st.sampled_from(cands), max_size=4, unique=True), label="others")
+    among = list(dict.fromkeys(among))[:10]
+    whole = sum(module.ADVANCES[n]["cost"] for n in among)
+    treasury = data.draw(st.sampled_from([state["treasury"], whole // 2, whole // 4, whole * 3 // 4]), label="treasury")
+    top = data.draw(st.integers(1, 3), label="top")
+    st_ = dict(state, treasury=treasury)
+    spec = options.get("objective_spec")
+    expected = brute_force(rb, st_, among, objective_values(module, spec), top=top)
+    want = [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+    with dynamic_programme_only():
+        got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
+    assert [summary(p) for p in got["plans"]] == want
+    got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
+    assert [summary(p) for p in got["plans"]] == want

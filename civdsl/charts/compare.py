@@ -141,7 +141,16 @@ def comparison(editions: list) -> list[Chart]:
 
 def compare_files(editions: list) -> dict[str, str]:
     charts = comparison(editions)
-    # only editions that share an item with another are compared (the card game shares none)
+    intro, compared = _compared(editions)
+    # a symbol may stand for different groups in different editions: each edition's key by name
+    keys = [(ed, list(chips_for(ed).values())) for ed in compared]
+    keys = [(ed, chips) for ed, chips in keys if chips]
+    return {"compare.md": _compare_md(intro, keys, charts), "compare.html": _compare_html(intro, keys, charts)}
+
+
+def _compared(editions: list) -> tuple[str, list]:
+    """(the page's introduction, the editions compared): only editions that share an item with
+    another are compared (the card game shares none)."""
     shared = {i for kind in ("calamities", "advances") for g in linked(editions, kind) for i, _ in g}
     compared = [ed for i, ed in enumerate(editions) if i in shared]
     left_out = [ed for i, ed in enumerate(editions) if i not in shared]
@@ -150,16 +159,20 @@ def compare_files(editions: list) -> dict[str, str]:
     if left_out:
         intro += (" Not compared, having no calamity or advance in common with another edition: "
                   + ", ".join(ed.name for ed in left_out) + ".")
-    # a symbol may stand for different groups in different editions: each edition's key by name
-    keys = [(ed, list(chips_for(ed).values())) for ed in compared]
-    keys = [(ed, chips) for ed, chips in keys if chips]
+    return intro, compared
+
+
+def _compare_md(intro: str, keys: list, charts: list) -> str:
     md = ["# Editions compared", "", md_escape(intro), ""]
     if keys:
         md += ["Groups of each edition:", ""]
         md += [f"- {md_escape(ed.name)}: " + ", ".join(md_escape(f"{c.symbol} {c.name}") for c in chips)
                for ed, chips in keys] + [""]
-    for c in charts:
-        md.append(md_chart(c, "all editions", level=2))
+    md += [md_chart(c, "all editions", level=2) for c in charts]
+    return "\n".join(md).rstrip("\n") + "\n"
+
+
+def _compare_html(intro: str, keys: list, charts: list) -> str:
     body = [f"<header><h1>Editions compared</h1><p>{esc(intro)}</p>",
             '<p class="links"><a href="index.html">all editions</a></p>']
     if keys:
@@ -168,8 +181,7 @@ def compare_files(editions: list) -> dict[str, str]:
                     + "</div>")
     body.append("</header>")
     body += [chart_html(c) for c in charts]
-    return {"compare.md": "\n".join(md).rstrip("\n") + "\n",
-            "compare.html": page("Editions compared", "\n".join(body))}
+    return page("Editions compared", "\n".join(body))
 
 
 def index_html(results) -> str:

@@ -248,30 +248,37 @@ def bands(ed: Edition) -> list[Band]:
     """Low / mid / high cost bands: the VP tiers where the edition has three, else tertiles."""
     known = [a for a in ed.advances.values() if a.cost is not None]
     unknown = [a.name for a in ed.advances.values() if a.cost is None]
-    out: list[Band] = []
-    tiers = ed.vp_tiers
-    if len(tiers) == 3:
-        lows = [None] + [b for b, _ in tiers[:-1]]
-        for key, (below, vp), low in zip(("low", "mid", "high"), tiers, lows):
-            members = [a.name for a in known if (low is None or a.cost >= low) and (below is None or a.cost < below)]
-            if below is None:
-                label = f"cost {low} or more ({vp} VP)"
-            elif low is None:
-                label = f"cost under {below} ({vp} VP)"
-            else:
-                label = f"cost {low} to {below - 1} ({vp} VP)"
-            out.append(Band(key, label, members))
-    else:
-        costs = sorted({a.cost for a in known})
-        if costs:
-            n = len(costs)
-            cuts = [costs[:max(1, n // 3)], costs[max(1, n // 3):max(2, 2 * n // 3)], costs[max(2, 2 * n // 3):]]
-            for key, values in zip(("low", "mid", "high"), cuts):
-                if not values:
-                    continue
-                members = [a.name for a in known if values[0] <= a.cost <= values[-1]]
-                label = f"cost {values[0]}" if values[0] == values[-1] else f"cost {values[0]} to {values[-1]}"
-                out.append(Band(key, label, members))
+    out = _tier_bands(ed.vp_tiers, known) if len(ed.vp_tiers) == 3 else _tertile_bands(known)
     if unknown:
         out.append(Band("unknown", "cost unknown", unknown))
+    return out
+
+
+def _tier_bands(tiers: list, known: list[Advance]) -> list[Band]:
+    """One band per VP tier, named by its costs and its VP."""
+    out = []
+    lows = [None] + [b for b, _ in tiers[:-1]]
+    for key, (below, vp), low in zip(("low", "mid", "high"), tiers, lows):
+        members = [a.name for a in known if (low is None or a.cost >= low) and (below is None or a.cost < below)]
+        if below is None:
+            label = f"cost {low} or more ({vp} VP)"
+        elif low is None:
+            label = f"cost under {below} ({vp} VP)"
+        else:
+            label = f"cost {low} to {below - 1} ({vp} VP)"
+        out.append(Band(key, label, members))
+    return out
+
+
+def _tertile_bands(known: list[Advance]) -> list[Band]:
+    """The distinct costs cut in three (fewer bands where there are fewer costs)."""
+    costs = sorted({a.cost for a in known})
+    n = len(costs)
+    cuts = [costs[:max(1, n // 3)], costs[max(1, n // 3):max(2, 2 * n // 3)], costs[max(2, 2 * n // 3):]]
+    out = []
+    for key, values in zip(("low", "mid", "high"), cuts):
+        if values:
+            members = [a.name for a in known if values[0] <= a.cost <= values[-1]]
+            label = f"cost {values[0]}" if values[0] == values[-1] else f"cost {values[0]} to {values[-1]}"
+            out.append(Band(key, label, members))
     return out

@@ -1,21 +1,32 @@
-"""What a house rule changes against its base: items added, removed or changed.
+"""What a house rule changes against its base, for the charts: the changes `civdsl diff` finds
+(civdsl/diff.py, the one comparison of two editions) grouped by item, each item marked added,
+removed or changed, with its changed fields in words.
 
-Items are compared as compiled data (serialize.to_data) without their source locations, so
-a row is marked exactly when what it means differs, never because a line moved.
+Only the grouping and the words are the charts' own: a calamity whose effects changed shows its
+whole sentence before and after (the parts would repeat it), an added or removed item a line
+of what it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import describe
+from .. import diff as editions_diff
+from .. import fields as item_fields
 from ..model import Edition
-from ..serialize import to_data
 
-CATEGORIES = ("advances", "calamities", "commodities", "epochs", "tracks", "consts", "groups", "tables",
-              "options", "rules")
+CATEGORIES = ("advances", "calamities", "commodities", "civilizations", "epochs", "tracks", "consts", "groups",
+              "tables", "options", "rules")
 CATEGORY_TITLES = {"advances": "Advances", "calamities": "Calamities", "commodities": "Commodities",
-                   "epochs": "Epochs (A.S.T.)", "tracks": "A.S.T. tracks", "consts": "Constants",
-                   "groups": "Groups", "tables": "Tables", "options": "Options", "rules": "Edition rules"}
+                   "civilizations": "Civilizations", "epochs": "Epochs (A.S.T.)", "tracks": "A.S.T. tracks",
+                   "consts": "Constants", "groups": "Groups", "tables": "Tables", "options": "Options",
+                   "rules": "Edition rules"}
+# The item kinds of fields.py, by the section `civdsl diff` reports them in.
+_KINDS = {"advances": "advance", "calamities": "calamity", "commodities": "commodity",
+          "civilizations": "civilization"}
+# A calamity's fields that its sentence (describe.calamity) says: one "effect" row covers them.
+_SENTENCE = ("primary", "secondary", "exclude", "cancel")
 
 
 @dataclass
@@ -37,139 +48,106 @@ class Diff:
         return [c for c in self.changes if c.category == category]
 
 
-def _strip(value):
-    """Drop source locations (and the derived full-sentence text, which other fields carry)."""
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in ("path", "line")}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
+def compute(base: Edition, house: Edition) -> Diff:
+    grouped: dict[tuple[str, str], list[editions_diff.Change]] = {}
+    for c in editions_diff.diff(base, house):
+        # the house rule's own name and base, and the edition's prose, are no change of the game
+        if c.section != "edition" and not (c.section == "prose" and c.item is None):
+            grouped.setdefault(_place(c, base, house), []).append(c)
+    order = {cat: i for i, cat in enumerate(CATEGORIES)}
+    changes = [_item_change(cat, key, found, base, house)
+               for (cat, key), found in sorted(grouped.items(), key=lambda kv: order[kv[0][0]])]
+    return Diff(changes)
 
 
-def _items(data: dict, ed: Edition) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {c: {} for c in CATEGORIES}
-    for a in data["advances"]:
-        out["advances"][a["name"]] = a
-    for c in data["calamities"]:
-        out["calamities"][c["name"]] = c
-    for c in data["commodities"]:
-        out["commodities"][c["name"]] = c
-    for t in data["asts"]:
-        out["tracks"][t["name"]] = {"epochs": [e["name"] for e in t["epochs"]], "backward": t["backward"],
-                                    "backward_except": t.get("backward_except"), "spaces": t.get("spaces"),
-                                    "step_points": t.get("step_points"), "notes": t["notes"]}
-        for e in t["epochs"]:
-            out["epochs"][f"{t['name']} / {e['name']}"] = e
-    # constants, tables and options are compared by what they are worth, not by their doc strings
-    for c in data["consts"]:
-        out["consts"][c["id"]] = {"value": c["value"] if c["value"] is not None else c["expr"]}
-    for g in data["groups"]:
-        out["groups"][g["id"]] = g
-    for t in data["tables"]:
-        out["tables"][t["id"]] = {"bands": t["bands"]}
-    for o in data["options"]:
-        out["options"][o["id"]] = {"on": o["on"]}
-    rules = out["rules"]
-    # the policy and its variants in words ("best group, single use"), compared together
-    policy = [data["credit_policy"] or "none", *data.get("credit_variants", [])]
-    rules["credit policy"] = {"value": ", ".join(p.replace("_", " ") for p in policy)}
-    rules["start credits"] = {"value": data.get("start_credits")}
-    rules["set value off block"] = {"value": data.get("set_value_off_block")}
-    rules["abilities of every player"] = {"value": data.get("abilities") or None}
-    rules["VP tiers"] = {"value": data["vp_tiers"]}
-    rules["set value"] = {"value": data["set_value"]}
-    rules["score"] = {"value": data["score"]}
-    rules["decks"] = {"value": data["decks"]}
+def _place(c: editions_diff.Change, base: Edition, house: Edition) -> tuple[str, str]:
+    """(category, key) of the item a change of `civdsl diff` is about."""
+    item = c.item or ""
+    if c.section in ("advances", "calamities", "commodities", "consts", "groups", "tables", "options"):
+        return c.section, item
+    if c.section in ("ast", "prose") and "/" in item:
+        track, epoch = item.split("/", 1)
+        t = house.asts.get(track) or base.asts.get(track)
+        return "epochs", f"{t.name if t else track} / {epoch}"
+    if item in house.civilizations or item in base.civilizations:
+        return "civilizations", item
+    if c.section == "ast":
+        return "tracks", item
+    for section in ("advances", "calamities", "commodities"):  # a summary or note of an item
+        if c.section == "prose" and item and (item in getattr(house, section) or item in getattr(base, section)):
+            return section, item
+    return "rules", c.field or item or c.section
+
+
+def _item_change(cat: str, key: str, found: list, base: Edition, house: Edition) -> Change:
+    whole = [c for c in found if c.field is None and c.op in ("added", "removed")]
+    if whole:
+        status = whole[0].op
+        ed = house if status == "added" else base
+        brief = _brief(cat, key, ed, whole[0])
+        return Change(cat, key, status, [("", "", brief)] if status == "added" else [("", brief, "")])
+    return Change(cat, key, "changed", _fields(cat, key, found, base, house))
+
+
+def _fields(cat: str, key: str, found: list, base: Edition, house: Edition) -> list[tuple[str, str, str]]:
+    kind = _KINDS.get(cat)
+    out = []
+    sentence = False
+    for c in found:
+        name = (c.field or "name").split(" ")[0]
+        if cat == "calamities" and name in _SENTENCE:
+            sentence = True
+            continue
+        spec = item_fields.field(kind, name) if kind else None
+        words = _setting_words if cat == "rules" else _words
+        out.append((spec.words if spec is not None else (c.field or "name"), words(c.old), words(c.new)))
+    if sentence:
+        out.insert(0, ("effect", describe.calamity(base.calamities[_old_name(key, found)]),
+                       describe.calamity(house.calamities[key])))
     return out
 
 
+def _old_name(key: str, found: list) -> str:
+    return next((c.old for c in found if c.op == "renamed"), key)
+
+
+def _brief(cat: str, key: str, ed: Edition, c: editions_diff.Change) -> str:
+    """An added or removed item in a few words."""
+    if cat == "advances":
+        a = ed.advances[key]
+        bits = [f"cost {_words(a.cost)}", "groups " + (", ".join(a.groups) or "none")]
+        if a.credits:
+            bits.append("credits " + _words(a.credits))
+        if a.specific:
+            bits.append("specific " + "; ".join(f"{s.target} {s.amount}" for s in a.specific))
+        return "; ".join(bits)
+    if cat == "calamities":
+        cal = ed.calamities[key]
+        return f"stack {cal.stack}, {cal.klass}: {describe.calamity(cal)}"
+    if cat == "commodities":
+        com = ed.commodities[key]
+        return f"value {com.value}, count {com.count}, stack {_words(com.stack)}"
+    if cat == "epochs":
+        track, epoch = key.split(" / ", 1)
+        e = next((e for t in ed.asts.values() if t.name == track for e in t.epochs if e.name == epoch), None)
+        return "; ".join(describe.condition(r.expr) for r in e.requirements) if e and e.requirements \
+            else "no requirement"
+    return _words(c.new if c.op == "added" else c.old)
+
+
+def _setting_words(value) -> str:
+    """An edition-wide setting in words: its vocabulary words (`best_group`) written apart."""
+    return _words(value).replace("_", " ")
+
+
 def _words(value) -> str:
-    """A compact text of a data value for the summary's before/after columns."""
+    """A compact text of a changed value for the summary's before/after columns."""
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, dict):
-        if "text" in value:
-            return str(value["text"])
-        if set(value) == {"target", "amount"}:
-            return f"{value['target']} {value['amount']}"
-        if set(value) == {"low", "high", "value"}:
-            return f"{value['low']}..{'' if value['high'] is None else value['high']}: {value['value']}"
-        if set(value) == {"below", "vp"}:
-            return f"{'else' if value['below'] is None else 'below ' + str(value['below'])}: {value['vp']}"
-        if "expr" in value and "requirements" not in value:
-            return str(value["expr"])
-        return ", ".join(f"{k} {_words(v)}" for k, v in value.items() if v not in (None, [], {}))
-    if isinstance(value, list):
-        # sentences (notes) follow each other; phrases are separated by semicolons
-        texts = [_words(v) for v in value]
-        return "".join(t + ("" if i == len(texts) - 1 else " " if t.endswith(".") else "; ")
-                       for i, t in enumerate(texts)) if texts else "none"
+        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_words(v) for v in value) if value else "none"
     return str(value)
-
-
-_LABELS = {"text": "effect", "klass": "class", "vp": "VP"}
-
-# Fields whose words would repeat another field's (the calamity sentence covers its parts).
-_SHADOWED = {"calamities": {"primary", "secondary", "exclusions", "cancel"}}
-
-
-def _fields(category: str, old: dict, new: dict) -> list[tuple[str, str, str]]:
-    out = []
-    skip = _SHADOWED.get(category, set())
-    for key in list(old) + [k for k in new if k not in old]:
-        a, b = old.get(key), new.get(key)
-        if _strip(a) == _strip(b) or key in skip:
-            continue
-        if key == "modifiers":
-            olds = [m["text"] for m in a or []]
-            news = [m["text"] for m in b or []]
-            dropped = [t for t in olds if t not in news]
-            added = [t for t in news if t not in olds]
-            if dropped or added:
-                out.append(("modifiers", "; ".join(dropped) or "-", "; ".join(added) or "-"))
-            else:
-                out.append(("modifiers", "same modifiers, other order or role", ""))
-            continue
-        out.append((_LABELS.get(key, key.replace("_", " ")), _words(a), _words(b)))
-    if not out:  # differs only in fields shadowed by the sentence: say which
-        keys = [k for k in skip if _strip(old.get(k)) != _strip(new.get(k))]
-        out.append((", ".join(sorted(keys)) or "data", "", ""))
-    return out
-
-
-def _brief(category: str, item: dict) -> str:
-    """An added or removed item in a few words."""
-    if category == "advances":
-        bits = [f"cost {_words(item.get('cost'))}", "groups " + ", ".join(item.get("groups") or []) or "none"]
-        if item.get("credits"):
-            bits.append("credits " + _words(item["credits"]))
-        if item.get("specific_credits"):
-            bits.append("specific " + _words(item["specific_credits"]))
-        return "; ".join(bits)
-    if category == "calamities":
-        return f"stack {item.get('stack')}, {item.get('class')}: {item.get('text')}"
-    if category == "commodities":
-        return f"value {item.get('value')}, count {item.get('count')}, stack {_words(item.get('stack'))}"
-    if category == "epochs":
-        return _words(item.get("requirements")) if item.get("requirements") else "no requirement"
-    if category == "consts":
-        return _words(item.get("value") if item.get("value") is not None else item.get("expr"))
-    return _words({k: v for k, v in item.items() if k not in ("id", "name", "doc", "path", "line")})
-
-
-def compute(base: Edition, house: Edition) -> Diff:
-    old, new = _items(to_data(base), base), _items(to_data(house), house)
-    changes: list[Change] = []
-    for cat in CATEGORIES:
-        a, b = old[cat], new[cat]
-        for key, item in b.items():
-            if key not in a:
-                changes.append(Change(cat, key, "added", [("", "", _brief(cat, item))]))
-            elif _strip(a[key]) != _strip(item):
-                changes.append(Change(cat, key, "changed", _fields(cat, a[key], item)))
-        for key in a:
-            if key not in b:
-                changes.append(Change(cat, key, "removed", [("", _brief(cat, a[key]), "")]))
-    return Diff(changes)

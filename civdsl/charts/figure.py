@@ -29,6 +29,51 @@ def _order(ed: Edition, members: list[str]) -> list[str]:
     return sorted(members, key=key)
 
 
+def _edge(start: tuple, end: tuple, amount) -> list[str]:
+    """A specific credit's arrow between two placed advances, with its amount."""
+    (bi, x1, y1), (bj, x2, y2) = start, end
+    y1, y2 = y1 + NODE_H / 2, y2 + NODE_H / 2
+    if bi == bj:  # within a band: round the right side
+        sx, ex = x1 + NODE_W, x2 + NODE_W
+        bend = 30 + abs(y2 - y1) / 8
+        d = f"M{sx},{y1} C{sx + bend},{y1} {ex + bend},{y2} {ex + 2},{y2}"
+        mx, my = max(sx, ex) + bend * 0.75, (y1 + y2) / 2
+    else:
+        forward = bj > bi
+        sx = x1 + NODE_W if forward else x1
+        ex = x2 if forward else x2 + NODE_W
+        pull = (ex - sx) / 2
+        d = f"M{sx},{y1} C{sx + pull},{y1} {ex - pull},{y2} {ex},{y2}"
+        mx, my = (sx + ex) / 2, (y1 + y2) / 2
+    return [f'<path d="{d}" fill="none" stroke="#555" stroke-opacity=".55" stroke-width="1" '
+            'marker-end="url(#arrow)"/>',
+            f'<text x="{mx:.1f}" y="{my + 3:.1f}" font-size="8" text-anchor="middle" fill="#333" '
+            f'stroke="#fff" stroke-width="2.5" paint-order="stroke">{amount}</text>']
+
+
+def _node(a, x: float, y: float, chips: dict, mark: str | None) -> list[str]:
+    """An advance's box: its group colours, its name (marked when a house rule changes it) and its cost."""
+    n = a.name
+    cells = [chips[g] for g in a.groups if g in chips]
+    border = ' stroke-width="2.2"' if mark else ""
+    out = [f'<g><title>{esc(n)}</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="3" '
+           f'fill="#fff" stroke="#333"{border}/>']
+    for k, c in enumerate(cells):
+        cx = x + k * CELL
+        out.append(f'<rect x="{cx}" y="{y}" width="{CELL}" height="{NODE_H}" fill="{c.color}" stroke="#333"/>'
+                   f'<text x="{cx + CELL / 2}" y="{y + 17}" font-size="10" text-anchor="middle" '
+                   f'fill="{ink(c.color)}">{esc(c.symbol)}</text>')
+    left = x + len(cells) * CELL + 4
+    flag = f"{MARK_GLYPH[mark]} " if mark else ""
+    cost = a.cost if a.cost is not None else "?"
+    room = x + NODE_W - 26 - left  # the name is squeezed, never overlaps the cost
+    fit = f' textLength="{room}" lengthAdjust="spacingAndGlyphs"' if len(flag + n) * 5.6 > room else ""
+    out.append(f'<text x="{left}" y="{y + 17}" font-size="10"{fit}>{esc(flag + n)}</text>'
+               f'<text x="{x + NODE_W - 4}" y="{y + 17}" font-size="9" text-anchor="end" fill="#444">'
+               f"{esc(cost)}</text></g>")
+    return out
+
+
 def explorer_svg(ed: Edition, marks: dict[str, str] | None = None) -> str:
     """An inline <svg> of the explorer (empty string for an edition without advances)."""
     marks = marks or {}
@@ -53,45 +98,9 @@ def explorer_svg(ed: Edition, marks: dict[str, str] | None = None) -> str:
     # edges first, so the nodes are drawn over them
     for a in ed.advances.values():
         for s in a.specific:
-            if a.name not in place or s.target not in place:
-                continue
-            (bi, x1, y1), (bj, x2, y2) = place[a.name], place[s.target]
-            y1, y2 = y1 + NODE_H / 2, y2 + NODE_H / 2
-            if bi == bj:  # within a band: round the right side
-                sx, ex = x1 + NODE_W, x2 + NODE_W
-                bend = 30 + abs(y2 - y1) / 8
-                d = f"M{sx},{y1} C{sx + bend},{y1} {ex + bend},{y2} {ex + 2},{y2}"
-                mx, my = max(sx, ex) + bend * 0.75, (y1 + y2) / 2
-            else:
-                forward = bj > bi
-                sx = x1 + NODE_W if forward else x1
-                ex = x2 if forward else x2 + NODE_W
-                pull = (ex - sx) / 2
-                d = f"M{sx},{y1} C{sx + pull},{y1} {ex - pull},{y2} {ex},{y2}"
-                mx, my = (sx + ex) / 2, (y1 + y2) / 2
-            out.append(f'<path d="{d}" fill="none" stroke="#555" stroke-opacity=".55" stroke-width="1" '
-                       'marker-end="url(#arrow)"/>')
-            out.append(f'<text x="{mx:.1f}" y="{my + 3:.1f}" font-size="8" text-anchor="middle" fill="#333" '
-                       f'stroke="#fff" stroke-width="2.5" paint-order="stroke">{s.amount}</text>')
+            if a.name in place and s.target in place:
+                out += _edge(place[a.name], place[s.target], s.amount)
     for n, (_, x, y) in place.items():
-        a = ed.advances[n]
-        cells = [chips[g] for g in a.groups if g in chips]
-        mark = marks.get(n)
-        border = ' stroke-width="2.2"' if mark else ""
-        out.append(f'<g><title>{esc(n)}</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="3" '
-                   f'fill="#fff" stroke="#333"{border}/>')
-        for k, c in enumerate(cells):
-            cx = x + k * CELL
-            out.append(f'<rect x="{cx}" y="{y}" width="{CELL}" height="{NODE_H}" fill="{c.color}" stroke="#333"/>'
-                       f'<text x="{cx + CELL / 2}" y="{y + 17}" font-size="10" text-anchor="middle" '
-                       f'fill="{ink(c.color)}">{esc(c.symbol)}</text>')
-        left = x + len(cells) * CELL + 4
-        flag = f"{MARK_GLYPH[mark]} " if mark else ""
-        cost = a.cost if a.cost is not None else "?"
-        room = x + NODE_W - 26 - left  # the name is squeezed, never overlaps the cost
-        fit = f' textLength="{room}" lengthAdjust="spacingAndGlyphs"' if len(flag + n) * 5.6 > room else ""
-        out.append(f'<text x="{left}" y="{y + 17}" font-size="10"{fit}>{esc(flag + n)}</text>'
-                   f'<text x="{x + NODE_W - 4}" y="{y + 17}" font-size="9" text-anchor="end" fill="#444">'
-                   f"{esc(cost)}</text></g>")
+        out += _node(ed.advances[n], x, y, chips, marks.get(n))
     out.append("</svg>")
     return "\n".join(out)

@@ -81,10 +81,9 @@ def build(paths, out, check_only, as_json):
     """Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts).
 
     PATHS as for `check`; a build of no PATHS also writes the index and the cross-edition pages."""
-    from ..build import compare, compile_all, write
+    from ..build import compare, write
     from ..charts import site_files
     from ..diagnostics import Diagnostics
-    from ..errors import RulebookError
     from ..resources import rulebook_paths
 
     out_dir = Path(out)
@@ -92,9 +91,30 @@ def build(paths, out, check_only, as_json):
         fail(f"{out_dir} is inside the installed civdsl package: build into a folder of your own (-o DIR)")
     diags = Diagnostics()
     targets = rulebook_paths(paths)
-    show = sys.stderr.isatty() and len(targets) > 1 and not as_json
+    results = _compile_targets(targets, diags, as_json)
+    # the index and cross-edition pages describe every rulebook: only a full build writes them
+    top = site_files(results) if not paths else None
+    for message in sorted({m for r in results for m in r.messages}):
+        click.echo(message, err=True)
+    ids = [r.id for r in results]
+    if check_only:
+        _check_output(compare(results, out_dir, top), out_dir, len(results), ids, as_json)
+        return
+    write(results, out_dir, top)
+    files = sum(len(r.files) for r in results)
+    if as_json:
+        emit_json({"output": str(out_dir), "files": files}, rulebooks=ids)
+        return
+    click.echo(f"built {len(results)} rulebook{'s' if len(results) != 1 else ''} into {out_dir} ({files} files)")
+
+
+def _compile_targets(targets: list, diags, as_json: bool) -> list:
+    """Every rulebook compiled (a progress bar on a terminal); on any error, the diagnostics and exit 1."""
+    from ..build import compile_all
+    from ..errors import RulebookError
     from .terminal import unescaped
 
+    show = sys.stderr.isatty() and len(targets) > 1 and not as_json
     with click.progressbar(length=len(targets), label="compiling", file=unescaped(sys.stderr)) if show else _null() as bar:
         results = compile_all(targets, diags, progress=(lambda _p: bar.update(1)) if show else None)
     if results is None:
@@ -103,28 +123,19 @@ def build(paths, out, check_only, as_json):
         echo(diags.render(color=use_color(err=True)), err=True)
         click.echo("build stopped: nothing was written", err=True)
         sys.exit(1)
-    # the index and cross-edition pages describe every rulebook: only a full build writes them
-    top = site_files(results) if not paths else None
-    for message in sorted({m for r in results for m in r.messages}):
-        click.echo(message, err=True)
-    ids = [r.id for r in results]
-    if check_only:
-        problems = compare(results, out_dir, top)
-        if as_json:
-            emit_json({"output": str(out_dir), "up_to_date": not problems, "problems": problems}, rulebooks=ids)
-            sys.exit(1 if problems else 0)
-        if problems:
-            click.echo("\n".join(problems), err=True)
-            click.echo(f"{out_dir} is out of date: run `civdsl build`", err=True)
-            sys.exit(1)
-        click.echo(f"{out_dir} is up to date ({len(results)} rulebooks)")
-        return
-    write(results, out_dir, top)
-    files = sum(len(r.files) for r in results)
+    return results
+
+
+def _check_output(problems: list[str], out_dir: Path, count: int, ids: list, as_json: bool) -> None:
+    """`build --check`: whether the output folder is what a build would write."""
     if as_json:
-        emit_json({"output": str(out_dir), "files": files}, rulebooks=ids)
-        return
-    click.echo(f"built {len(results)} rulebook{'s' if len(results) != 1 else ''} into {out_dir} ({files} files)")
+        emit_json({"output": str(out_dir), "up_to_date": not problems, "problems": problems}, rulebooks=ids)
+        sys.exit(1 if problems else 0)
+    if problems:
+        click.echo("\n".join(problems), err=True)
+        click.echo(f"{out_dir} is out of date: run `civdsl build`", err=True)
+        sys.exit(1)
+    click.echo(f"{out_dir} is up to date ({count} rulebooks)")
 
 
 class _null:
@@ -357,28 +368,31 @@ def vocab(as_json):
             "relations": dict(v.RELATIONS),
         }, None)
         return
-    for title, table in (("Effect kinds", v.EFFECT_KINDS), ("Abilities", v.ABILITY_KINDS)):
+    for title, entries, line in _vocab_sections(v):
         click.echo(f"{title}:")
-        for k in table.values():
-            params = ", ".join(p.name + ("" if p.required else "=" + str(p.default)) for p in k.params)
-            click.echo(f"  {k.name}({params}): {k.doc}")
-    click.echo("Player facts:")
-    for f in v.FACTS.values():
-        click.echo(f"  {f.name} ({f.type}): {f.doc}")
-    click.echo("Derived names:")
-    for name, doc in v.DERIVED_NAMES.items():
-        click.echo(f"  {name}: {doc}")
-    click.echo("Functions:")
-    for f in v.FUNCTIONS.values():
-        click.echo(f"  {f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}")
-    click.echo("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`):")
-    for s in v.RESOLUTION_SETTINGS.values():
-        values = s.values if isinstance(s.values, str) else "|".join(s.values)
-        click.echo(f"  {s.name} {values}{' (also per calamity)' if s.per_calamity else ''}: {s.doc}")
-    click.echo("Table relations (`by=`, `among=` of table queries; a table file's `borders`):")
-    for name, doc in v.RELATIONS.items():
-        click.echo(f"  {name}: {doc}")
-    click.echo("Constants and tables the engine reads by name:")
-    for e in v.ENGINE_NAMES.values():
-        default = "" if e.default is None else f", default {e.default}"
-        click.echo(f"  {e.declared_as} {e.name} ({e.type} >= {e.minimum}{default}): {e.doc}")
+        for entry in entries:
+            click.echo(f"  {line(entry)}")
+
+
+def _params(k) -> str:
+    return ", ".join(p.name + ("" if p.required else "=" + str(p.default)) for p in k.params)
+
+
+def _vocab_sections(v) -> tuple:
+    """(title, entries, one entry's line) for each part of `civdsl vocab`'s text, in order."""
+    return (
+        ("Effect kinds", v.EFFECT_KINDS.values(), lambda k: f"{k.name}({_params(k)}): {k.doc}"),
+        ("Abilities", v.ABILITY_KINDS.values(), lambda k: f"{k.name}({_params(k)}): {k.doc}"),
+        ("Player facts", v.FACTS.values(), lambda f: f"{f.name} ({f.type}): {f.doc}"),
+        ("Derived names", v.DERIVED_NAMES.items(), lambda nd: f"{nd[0]}: {nd[1]}"),
+        ("Functions", v.FUNCTIONS.values(),
+         lambda f: f"{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])}): {f.doc}"),
+        ("Resolution settings (`resolution { ... }`, the calamity phase of `civdsl table`)", v.RESOLUTION_SETTINGS.values(),
+         lambda s: f"{s.name} {s.values if isinstance(s.values, str) else '|'.join(s.values)}"
+                   f"{' (also per calamity)' if s.per_calamity else ''}: {s.doc}"),
+        ("Table relations (`by=`, `among=` of table queries; a table file's `borders`)", v.RELATIONS.items(),
+         lambda nd: f"{nd[0]}: {nd[1]}"),
+        ("Constants and tables the engine reads by name", v.ENGINE_NAMES.values(),
+         lambda e: f"{e.declared_as} {e.name} ({e.type} >= {e.minimum}"
+                   f"{'' if e.default is None else f', default {e.default}'}): {e.doc}"),
+    )

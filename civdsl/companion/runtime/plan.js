@@ -5,13 +5,13 @@
 // look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
 // order is creditCmp; Python's max/min pick the first of equals, as creditMaxBy does.
 
-const PLAN_SAME_TURN = ["discount", "free_advance", "acquire_all"];
-const PLAN_BB_CAP = 3000;
-const PLAN_STOP = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
+const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
+const planBbCap = 3000;
+const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
 
-const PLAN_ATTRIBUTES = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
+const planAttributes = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
 
 function planObjective(M, spec) {
   const advances = M.ADVANCES;
@@ -111,19 +111,19 @@ function planQValue(q) {
   return q.f !== undefined ? q.f : q.n / q.d;
 }
 
-const PLAN_TOKEN = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
+const planToken = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
 
 function planParseExpression(text) {
   const fail = (why) => creditUserError("--objective '" + text + "': " + why + " (write vp, points, cards or an "
-    + "expression over " + PLAN_ATTRIBUTES.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
+    + "expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
   if (text.indexOf("\n") >= 0 || text.indexOf("\r") >= 0 || text.length > 500) {
     throw creditUserError("--objective: an expression is one line of at most 500 characters");
   }
   const tokens = [];
-  PLAN_TOKEN.lastIndex = 0;
-  while (PLAN_TOKEN.lastIndex < text.length) {
-    const at = PLAN_TOKEN.lastIndex;
-    const m = PLAN_TOKEN.exec(text);
+  planToken.lastIndex = 0;
+  while (planToken.lastIndex < text.length) {
+    const at = planToken.lastIndex;
+    const m = planToken.exec(text);
     if (m === null) break;
     if (m[4] !== undefined) throw fail("unexpected character `" + m[4] + "`");
     if (m[1] !== undefined) tokens.push({t: "int", v: m[1]});
@@ -132,7 +132,7 @@ function planParseExpression(text) {
       const kw = ["and", "or", "not", "true", "false", "unknown", "where"];
       tokens.push(kw.indexOf(word) >= 0 ? {t: word} : {t: "name", v: word});
     } else if (m[3] !== undefined) tokens.push({t: m[3]});
-    if (PLAN_TOKEN.lastIndex === at) break;
+    if (planToken.lastIndex === at) break;
   }
   let pos = 0;
   const peek = () => (pos < tokens.length ? tokens[pos].t : null);
@@ -236,7 +236,7 @@ function planEvaluateFor(M, expr, name, text) {
           const c = M.CONSTS[e.v];
           return typeof c === "number" ? planQ(c) : c;
         }
-        throw fail("unknown name `" + e.v + "` (an objective reads " + PLAN_ATTRIBUTES.concat(Object.keys(M.GROUPS))
+        throw fail("unknown name `" + e.v + "` (an objective reads " + planAttributes.concat(Object.keys(M.GROUPS))
           .join(", ") + " and the rulebook's constants)");
       }
       case "not": return !planTruth(ev(e.a));
@@ -319,11 +319,11 @@ function planTruth(v) {
 
 // --- the payment table (planner.PaymentTable) -------------------------------------------------
 
-const PLAN_OWE = "owe";
-const PLAN_GAVE = "gave";
-const PLAN_DONE = "done";
+const planOwe = "owe";
+const planGave = "gave";
+const planDone = "done";
 
-function PlanPayments(M, cards, treasury, treasuryValue, state, rate, substitute) {
+function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute) {
   this.M = M;
   this.treasury = Math.trunc(treasury);
   this.tv = Math.trunc(treasuryValue);
@@ -358,7 +358,7 @@ function PlanPayments(M, cards, treasury, treasuryValue, state, rate, substitute
 }
 
 // (cards turned in as a set, cards converted, role, set value, new flag) for commodity i
-PlanPayments.prototype.moves = function (i, flag) {
+planPaymentTable.prototype.moves = function (i, flag) {
   const out = [];
   const n = this.counts[i];
   const f = this.values[i];
@@ -369,23 +369,35 @@ PlanPayments.prototype.moves = function (i, flag) {
       out.push([k, c, null, f[k], flag]);
       if (!this.substitute) continue;
       if (k >= 1 && face > 0 && !(this.deck[i] && k + 1 > this.deck[i])) {
-        if (flag === null) out.push([k, c, "set", f[k + 1], PLAN_OWE]);
-        else if (flag === PLAN_GAVE) out.push([k, c, "set", f[k + 1], PLAN_DONE]);
+        if (flag === null) out.push([k, c, "set", f[k + 1], planOwe]);
+        else if (flag === planGave) out.push([k, c, "set", f[k + 1], planDone]);
       }
       if (k + c < n) {
-        if (flag === null) out.push([k, c, "donor", f[k], PLAN_GAVE]);
-        else if (flag === PLAN_OWE) out.push([k, c, "donor", f[k], PLAN_DONE]);
+        if (flag === null) out.push([k, c, "donor", f[k], planGave]);
+        else if (flag === planOwe) out.push([k, c, "donor", f[k], planDone]);
       }
     }
   }
   return out;
 };
 
-// layer entries: Map key string -> {key: [value, conv, keptCards, flag], e: [a, b, back]}
-PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
+// layer entries: Map key -> entry {v: value turned in, t: tokens converted, kc: cards kept, flag,
+// a, b: (value kept, cards kept) or (the most tokens, 0), back: the previous entry, move}. A key is
+// the number ((v * T + t) * L + kc) * 4 + flag, T and L above any tokens and cards kept.
+
+function planFlagIndex(flag) {
+  return flag === null ? 0 : (flag === "owe" ? 1 : (flag === "gave" ? 2 : 3));
+}
+
+planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
   const binds = limit < this.totalCards;
+  let tokensMax = 0;
+  for (let i = 0; i < this.names.length; i++) tokensMax += this.rate * this.faces[i] * this.counts[i];
+  if (clamp !== null) tokensMax = Math.min(tokensMax, clamp);
+  const T = tokensMax + 1;
+  const L = (binds ? limit : 0) + 1;
   const start = new Map();
-  start.set("0,0,0,", {key: [0, 0, 0, null], e: [0, 0, null]});
+  start.set(0, {v: 0, t: 0, kc: 0, flag: null, a: 0, b: 0, back: null, move: null});
   const layers = [start];
   for (let p = 0; p < this.order.length; p++) {
     const i = this.order[p];
@@ -396,85 +408,89 @@ PlanPayments.prototype.layers = function (limit, cap, keep, clamp) {
     let layer = new Map();
     const movesBy = new Map();
     for (const entry of layers[layers.length - 1].values()) {
-      const value = entry.key[0];
-      let conv = entry.key[1];
-      const keptCards = entry.key[2];
-      const flag = entry.key[3];
-      const keptValue = entry.e[0];
-      const held = entry.e[1];
-      if (newFace && flag === PLAN_GAVE) continue;
-      if (!keep) conv = keptValue;
+      const value = entry.v;
+      const keptCards = entry.kc;
+      const flag = entry.flag;
+      if (newFace && flag === planGave) continue;
+      const conv = keep ? entry.t : entry.a;
       let moves = movesBy.get(flag);
       if (moves === undefined) {
         moves = this.moves(i, flag);
         movesBy.set(flag, moves);
       }
-      for (const mv of moves) {
+      for (let x = 0; x < moves.length; x++) {
+        const mv = moves[x];
         const k = mv[0];
         const c = mv[1];
         const role = mv[2];
-        const worth = mv[3];
         const nflag = mv[4];
         const j = n - k - c - (role === "donor" ? 1 : 0);
         const kc = binds ? keptCards + j : 0;
         if (kc > limit) continue;
-        const v = value + worth;
+        const v = value + mv[3];
         if (cap !== null && v > cap) continue;
         const tokens = conv + c * perCard;
         if (!keep) {
-          const sk = v + ",0," + kc + "," + (nflag || "");
+          const sk = (v * L + kc) * 4 + planFlagIndex(nflag);
           const got = layer.get(sk);
-          if (got === undefined || tokens > got.e[0]) layer.set(sk, {key: [v, 0, kc, nflag], e: [tokens, 0, null]});
+          if (got === undefined) layer.set(sk, {v: v, t: 0, kc: kc, flag: nflag, a: tokens, b: 0, back: null, move: null});
+          else if (tokens > got.a) got.a = tokens;
           continue;
         }
         const t = clamp === null ? tokens : Math.min(tokens, clamp);
-        const sk = v + "," + t + "," + kc + "," + (nflag || "");
-        const kv = keptValue + f[j] + c * perCard * this.tv;
-        const kh = held + j;
+        const sk = ((v * T + t) * L + kc) * 4 + planFlagIndex(nflag);
+        const kv = entry.a + f[j] + c * perCard * this.tv;
+        const kh = entry.b + j;
         const old = layer.get(sk);
-        if (old === undefined || kv > old.e[0] || (kv === old.e[0] && kh > old.e[1])) {
-          layer.set(sk, {key: [v, t, kc, nflag], e: [kv, kh, [entry, [k, c, role]]]});
+        if (old === undefined) {
+          layer.set(sk, {v: v, t: t, kc: kc, flag: nflag, a: kv, b: kh, back: entry, move: mv});
+        } else if (kv > old.a || (kv === old.a && kh > old.b)) {
+          old.a = kv;
+          old.b = kh;
+          old.back = entry;
+          old.move = mv;
         }
       }
     }
-    if (keep && this.rate) layer = PlanPayments.pareto(layer);
+    if (keep && this.rate) layer = planPaymentTable.pareto(layer);
     layers.push(layer);
   }
   return layers;
 };
 
-PlanPayments.pareto = function (layer) {
+planPaymentTable.pareto = function (layer) {
   const groups = new Map();
   for (const [sk, entry] of layer) {
-    const g = entry.key[0] + "," + entry.key[2] + "," + (entry.key[3] || "");
-    if (!groups.has(g)) groups.set(g, []);
-    groups.get(g).push([sk, entry]);
+    const g = entry.v + "," + entry.kc + "," + (entry.flag || "");
+    let list = groups.get(g);
+    if (list === undefined) groups.set(g, list = []);
+    list.push([sk, entry]);
   }
   const out = new Map();
   for (const list of groups.values()) {
-    list.sort((x, y) => y[1].key[1] - x[1].key[1]);
+    list.sort((x, y) => y[1].t - x[1].t);
     let best = null;
     for (const pair of list) {
-      const e = pair[1].e;
-      if (best !== null && (e[0] < best[0] || (e[0] === best[0] && e[1] <= best[1]))) continue;
-      out.set(pair[0], pair[1]);
-      best = [e[0], e[1]];
+      const e = pair[1];
+      if (best !== null && (e.a < best[0] || (e.a === best[0] && e.b <= best[1]))) continue;
+      out.set(pair[0], e);
+      best = [e.a, e.b];
     }
   }
   return out;
 };
 
-PlanPayments.prototype.final = function (limit) {
+planPaymentTable.prototype.final = function (limit) {
   limit = Math.max(0, limit);
   let got = this._conv.get(limit);
   if (got === undefined) {
     got = new Map();
     const layers = this.layers(limit, null, false, null);
     for (const entry of layers[layers.length - 1].values()) {
-      const flag = entry.key[3];
-      if (flag === null || flag === PLAN_DONE) {
-        const v = entry.key[0];
-        const conv = entry.e[0];
+      const flag = entry.flag;
+      if (flag === null || flag === planDone) {
+        const v = entry.v;
+        const conv = entry.a;
         got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
       }
     }
@@ -483,7 +499,7 @@ PlanPayments.prototype.final = function (limit) {
   return got;
 };
 
-PlanPayments.prototype.levels = function (limit) {
+planPaymentTable.prototype.levels = function (limit) {
   limit = Math.max(0, limit);
   let got = this._levels.get(limit);
   if (got === undefined) {
@@ -493,7 +509,7 @@ PlanPayments.prototype.levels = function (limit) {
   return got;
 };
 
-PlanPayments.prototype.budget = function (limit) {
+planPaymentTable.prototype.budget = function (limit) {
   let best = null;
   for (const [v, c] of this.final(limit)) {
     const total = v + (this.treasury + c) * this.tv;
@@ -524,7 +540,7 @@ function planBisectRight(list, x) {
   return lo;
 }
 
-PlanPayments.prototype.spent = function (price, limit) {
+planPaymentTable.prototype.spent = function (price, limit) {
   const key = price + "," + limit;
   if (this._spent.has(key)) return this._spent.get(key);
   const levels = this.levels(limit);
@@ -561,12 +577,12 @@ PlanPayments.prototype.spent = function (price, limit) {
   return best;
 };
 
-PlanPayments.prototype.tokensFor = function (price, cardValue) {
+planPaymentTable.prototype.tokensFor = function (price, cardValue) {
   const short = price - cardValue;
   return short <= 0 ? 0 : Math.ceil(short / this.tv);
 };
 
-PlanPayments.prototype.best = function (price, limit) {
+planPaymentTable.prototype.best = function (price, limit) {
   limit = Math.max(0, limit);
   const least = this.spent(price, limit);
   if (least === null) return null;
@@ -574,17 +590,17 @@ PlanPayments.prototype.best = function (price, limit) {
   const layers = this.layers(limit, least, true, clamp);
   let choice = null;
   for (const entry of layers[layers.length - 1].values()) {
-    const value = entry.key[0];
-    const conv = entry.key[1];
-    const flag = entry.key[3];
-    const wealth = entry.e[0];
-    const held = entry.e[1];
-    if (flag !== null && flag !== PLAN_DONE) continue;
+    const value = entry.v;
+    const conv = entry.t;
+    const flag = entry.flag;
+    const wealth = entry.a;
+    const held = entry.b;
+    if (flag !== null && flag !== planDone) continue;
     const t = this.tokensFor(price, value);
     if (t > this.treasury + conv || value + t * this.tv !== least) continue;
     let rank = [-(wealth + (this.treasury - t) * this.tv), -held];
     if (choice !== null && creditCmp(rank, choice.rank.slice(0, 2)) > 0) continue;
-    const moves = PlanPayments.turnedIn(layers, entry);
+    const moves = planPaymentTable.turnedIn(layers, entry);
     const byName = new Array(moves.length);
     for (let x = 0; x < moves.length; x++) byName[this.order[x]] = moves[x];
     rank = rank.concat([byName.map((m) => m[0]), byName.map((m) => m[1]), byName.map((m) => m[2] || "")]);
@@ -623,12 +639,11 @@ PlanPayments.prototype.best = function (price, limit) {
   };
 };
 
-PlanPayments.turnedIn = function (layers, entry) {
+planPaymentTable.turnedIn = function (layers, entry) {
   const moves = [];
   for (let l = layers.length - 1; l >= 1; l--) {
-    const back = entry.e[2];
-    moves.push(back[1]);
-    entry = back[0];
+    moves.push([entry.move[0], entry.move[1], entry.move[2]]);
+    entry = entry.back;
   }
   return moves.reverse();
 };
@@ -699,7 +714,7 @@ function planHandDelta(M, name) {
 
 // --- the purchase problem (planner.PurchaseProblem) --------------------------------------------
 
-function PlanProblem(M, holds, facts, obj, opts) {
+function planProblem(M, holds, facts, obj, opts) {
   opts = opts || {};
   const want0 = opts.want || [];
   const avoid0 = opts.avoid || [];
@@ -748,7 +763,7 @@ function PlanProblem(M, holds, facts, obj, opts) {
       + ") leaves room for " + this.maxNew);
   }
   this.singleUse = creditVariants(M).indexOf("single_use") >= 0;
-  const special = cands.filter((n) => this.singleUse || PLAN_SAME_TURN.some((k) => planAbilities(M, n, k).length));
+  const special = cands.filter((n) => this.singleUse || planSameTurnKinds.some((k) => planAbilities(M, n, k).length));
   const specialSet = new Set(special);
   const plain = cands.filter((n) => !specialSet.has(n));
   this.base = {};
@@ -784,51 +799,70 @@ function PlanProblem(M, holds, facts, obj, opts) {
   if (payments && payments.has(key)) {
     this.payments = payments.get(key);
   } else {
-    this.payments = new PlanPayments(M, cards, this.treasury, this.treasuryValue,
+    this.payments = new planPaymentTable(M, cards, this.treasury, this.treasuryValue,
       creditProbe(M, this.holds, facts), rate, substitute);
     if (payments) payments.set(key, this.payments);
   }
   this.prepare();
 }
 
-PlanProblem.prototype.sortByOrder = function (names) {
+planProblem.prototype.sortByOrder = function (names) {
   const order = this.order;
   return names.slice().sort((a, b) => order[a] - order[b]);
 };
 
-PlanProblem.prototype.exactPrice = function (names) {
+planProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
   if (this.singleUse) return creditPrices(this.M, this.holds, names, this.extra).total;
-  if (!names.some((n) => this.sameTurn.has(n))) return creditSum(names.map((n) => this.base[n]));
-  const rows = names.map((n) => [n, this.base[n]]);
+  let any = false;
+  for (const n of names) if (this.sameTurn.has(n)) { any = true; break; }
+  if (!any) {
+    let total = 0;
+    for (const n of names) total += this.base[n];
+    return total;
+  }
   const adv = this.M.ADVANCES;
+  const count = names.length;
+  const price = names.map((n) => this.base[n]);
   for (const name of names) {
     for (const gb of (this.alls[name] || [])) {
-      for (const r of rows) {
-        if (r[0] !== name && adv[r[0]].groups.indexOf(gb[0]) >= 0 && adv[r[0]].cost < gb[1]) r[1] = 0;
+      for (let r = 0; r < count; r++) {
+        const other = names[r];
+        if (other !== name && adv[other].groups.indexOf(gb[0]) >= 0 && adv[other].cost < gb[1]) price[r] = 0;
       }
     }
   }
-  for (const row of rows) {
-    const name = row[0];
+  // the dearest other advance with a price above 0 (by price, then name), or -1
+  const dearest = (name, group, below) => {
+    let at = -1;
+    for (let r = 0; r < count; r++) {
+      const other = names[r];
+      if (other === name || price[r] <= 0) continue;
+      if (group !== null && !(adv[other].groups.indexOf(group) >= 0 && adv[other].cost < below)) continue;
+      if (at < 0 || price[r] > price[at] || (price[r] === price[at] && other > names[at])) at = r;
+    }
+    return at;
+  };
+  for (const name of names) {
     for (const amount of (this.discounts[name] || [])) {
-      const others = rows.filter((r) => r[0] !== name && r[1] > 0);
-      if (others.length) creditMaxBy(others, (r) => [r[1], r[0]])[1] -= amount;
+      const at = dearest(name, null, 0);
+      if (at >= 0) price[at] -= amount;
     }
     for (const gb of (this.frees[name] || [])) {
-      const eligible = rows.filter((r) => r[0] !== name && r[1] > 0 && adv[r[0]].groups.indexOf(gb[0]) >= 0
-                                          && adv[r[0]].cost < gb[1]);
-      if (eligible.length) creditMaxBy(eligible, (r) => [r[1], r[0]])[1] = 0;
+      const at = dearest(name, gb[0], gb[1]);
+      if (at >= 0) price[at] = 0;
     }
   }
-  return creditSum(rows.map((r) => Math.max(0, r[1])));
+  let total = 0;
+  for (const p of price) total += Math.max(0, p);
+  return total;
 };
 
-PlanProblem.prototype.handLimit = function (names) {
+planProblem.prototype.handLimit = function (names) {
   return this.limit0 + creditSum(names.map((n) => planHandDelta(this.M, n)));
 };
 
-PlanProblem.prototype.credit = function (names) {
+planProblem.prototype.credit = function (names) {
   const info = planInfo(this.M);
   const advances = this.M.ADVANCES;
   const chosen = new Set(names);
@@ -843,7 +877,7 @@ PlanProblem.prototype.credit = function (names) {
   return total;
 };
 
-PlanProblem.prototype.creditBound = function (name) {
+planProblem.prototype.creditBound = function (name) {
   const i = planInfo(this.M)[name];
   const spec = this.M.ADVANCES[name].specific;
   let total = i.group_credit + i.free_credits;
@@ -851,8 +885,8 @@ PlanProblem.prototype.creditBound = function (name) {
   return total;
 };
 
-PlanProblem.prototype.withWant = function (names) {
-  const clone = Object.create(PlanProblem.prototype);
+planProblem.prototype.withWant = function (names) {
+  const clone = Object.create(planProblem.prototype);
   Object.assign(clone, this);
   const want = new Set(this.want);
   for (const n of names) want.add(n);
@@ -863,7 +897,7 @@ PlanProblem.prototype.withWant = function (names) {
   return clone;
 };
 
-PlanProblem.prototype.maxReduction = function (name) {
+planProblem.prototype.maxReduction = function (name) {
   const adv = this.M.ADVANCES;
   let total = creditSum(this.discounts[name] || []);
   for (const gb of (this.frees[name] || [])) {
@@ -881,7 +915,7 @@ PlanProblem.prototype.maxReduction = function (name) {
   return total;
 };
 
-PlanProblem.prototype.prepare = function () {
+planProblem.prototype.prepare = function () {
   const obj = this.objective.values;
   const M = this.M;
   const wantSet = new Set(this.want);
@@ -938,7 +972,7 @@ function planFloorDiv(a, b) {
   return Math.floor(a / b);
 }
 
-PlanProblem.prototype.ratioBound = function (q, cap) {
+planProblem.prototype.ratioBound = function (q, cap) {
   if (q >= this.npos) return 0;
   const target = this.cumB[q] + cap;
   const m = planBisectRight(this.cumB, target) - 1;
@@ -955,7 +989,7 @@ PlanProblem.prototype.ratioBound = function (q, cap) {
   return gain;
 };
 
-PlanProblem.prototype.leastCost = function (q, need) {
+planProblem.prototype.leastCost = function (q, need) {
   if (need <= 0) return 0;
   if (q >= this.npos) return null;
   const target = this.cumO[q] + need;
@@ -969,12 +1003,12 @@ PlanProblem.prototype.leastCost = function (q, need) {
 };
 
 // the ranking key: (objective, -spent, credit, -advances, -positions in rulebook order)
-PlanProblem.prototype.key = function (names, price, spent) {
+planProblem.prototype.key = function (names, price, spent) {
   const ranked = names.map((n) => this.order[n]).sort((a, b) => a - b);
   return [planObjectiveSum(this.objective, names), -spent, this.credit(names), -names.length, ranked.map((i) => -i)];
 };
 
-PlanProblem.prototype.walk = function (visit, prune) {
+planProblem.prototype.walk = function (visit, prune) {
   const items = this.items;
   const b = this.b;
   const e = this.e;
@@ -1010,7 +1044,7 @@ PlanProblem.prototype.walk = function (visit, prune) {
   dfs(0, s[0], s[1], s[2], s[3], s[4], s[5]);
 };
 
-PlanProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
+planProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
   if (this.maxNew !== null && names.length > this.maxNew) return null;
   const price = same ? this.exactPrice(names) : sumb;
   const limit = this.limit0 + hdelta;
@@ -1024,15 +1058,15 @@ function planChoice(key, buys, price, spent, limit) {
   return {key: key, buys: buys, price: price, spent: spent, objective: key[0], credit: key[2], hand_limit: limit};
 }
 
-PlanProblem.prototype.search = function (top) {
+planProblem.prototype.search = function (top) {
   top = Math.max(1, Math.trunc(top || 1));
   if (this.singleUse) {
     this.method = "branch and bound";
     return this.branchAndBound(top, null)[0];
   }
   let floor = null;
-  if (PLAN_BB_CAP) {
-    const got = this.branchAndBound(top, PLAN_BB_CAP);
+  if (planBbCap) {
+    const got = this.branchAndBound(top, planBbCap);
     if (got[0] !== null) {
       this.method = "branch and bound";
       return got[0];
@@ -1045,11 +1079,11 @@ PlanProblem.prototype.search = function (top) {
     sameTurn: this.sortByOrder(Array.from(this.sameTurn)), budget: this.budgetMax, maxNew: this.maxNew,
     spent: (price, limit) => this.payments.spent(price, limit), limit0: this.limit0, top: top, floor: floor,
   });
-  this.visited = PLAN_BB_CAP + 1;
+  this.visited = planBbCap + 1;
   return found.map((f) => planChoice(f[0], this.sortByOrder(f[1]), f[2], f[3], f[4]));
 };
 
-PlanProblem.prototype.searchCandidates = function () {
+planProblem.prototype.searchCandidates = function () {
   if (this._searchCandidates) return this._searchCandidates;
   const advances = this.M.ADVANCES;
   const cands = new Set(this.candidates);
@@ -1071,7 +1105,7 @@ PlanProblem.prototype.searchCandidates = function () {
   return out;
 };
 
-PlanProblem.prototype.machineFor = function (bought) {
+planProblem.prototype.machineFor = function (bought) {
   const advances = this.M.ADVANCES;
   const boughtSet = new Set(bought);
   const pool = this.candidates.filter((n) => !this.sameTurn.has(n) || boughtSet.has(n));
@@ -1093,7 +1127,7 @@ PlanProblem.prototype.machineFor = function (bought) {
         && advances[n].groups.indexOf(gb[0]) >= 0 && advances[n].cost < gb[1]))]);
     }
   }
-  return new PlanMachine(abilities, base);
+  return new planMachine(abilities, base);
 };
 
 // a min-heap of entries ordered by `cmp` (heapq's heappush, heapreplace)
@@ -1130,7 +1164,7 @@ function planHeapReplace(heap, item, cmp) {
 
 const planEntryCmp = (x, y) => creditCmp(x[0], y[0]);
 
-PlanProblem.prototype.branchAndBound = function (top, cap) {
+planProblem.prototype.branchAndBound = function (top, cap) {
   const heap = [];
   let kth = null;
   let counter = 0;
@@ -1138,7 +1172,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   const self = this;
   const visit = (names, sumb, same, hdelta) => {
     counter += 1;
-    if (cap !== null && counter > cap) throw PLAN_STOP;
+    if (cap !== null && counter > cap) throw planStop;
     const got = self.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const key = self.key(names, got[0], got[1]);
@@ -1162,7 +1196,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   try {
     this.walk(visit, prune);
   } catch (exc) {
-    if (exc !== PLAN_STOP) throw exc;
+    if (exc !== planStop) throw exc;
     return [null, heap.length === top ? heap[0][0][0] : null];
   }
   this.visited = counter;
@@ -1170,7 +1204,7 @@ PlanProblem.prototype.branchAndBound = function (top, cap) {
   return [out.map((e) => planChoice(e[0], e[1], e[2], e[3], e[4])), null];
 };
 
-PlanProblem.prototype.planDict = function (choice, rank) {
+planProblem.prototype.planDict = function (choice, rank) {
   const M = this.M;
   const obj = this.objective;
   const priced = creditPrices(M, this.holds, choice.buys, this.extra);
@@ -1211,7 +1245,7 @@ function planCandidate(name, rank, base, objective, credit, hand, links) {
 // runtime.prices' same-turn rule, followed advance by advance from the dearest down
 // (plan_search.SameTurnMachine). A state is [opens, us, mods] with mods sorted [name, price] pairs;
 // states are interned by their JSON text.
-function PlanMachine(abilities, base) {
+function planMachine(abilities, base) {
   this.abilities = abilities;
   this.base = base;
   this.states = new Map();
@@ -1228,18 +1262,19 @@ function PlanMachine(abilities, base) {
   this._ends = new Map();
 }
 
-PlanMachine.prototype.intern = function (opens, us, mods) {
+planMachine.prototype.intern = function (opens, us, mods) {
   const id = JSON.stringify([opens, us, mods]);
   let got = this.states.get(id);
   if (got === undefined) {
     let most = 0;
-    got = {id: id, opens: opens, us: us, mods: mods, most: null, anyOpen: opens.some((o) => o)};
+    got = {id: id, num: this.states.size, opens: opens, us: us, mods: mods, most: null,
+           anyOpen: opens.some((o) => o)};
     this.states.set(id, got);
   }
   return got;
 };
 
-PlanMachine.prototype.mostOff = function (state) {
+planMachine.prototype.mostOff = function (state) {
   if (state.most === null) {
     let total = 0;
     for (let j = 0; j < this.most.length; j++) if (state.opens[j]) total += this.most[j];
@@ -1248,11 +1283,11 @@ PlanMachine.prototype.mostOff = function (state) {
   return state.most;
 };
 
-PlanMachine.prototype.effect = function (kind, amount, price) {
+planMachine.prototype.effect = function (kind, amount, price) {
   return kind === "discount" ? price - amount : 0;
 };
 
-PlanMachine.prototype.compact = function (opens, us, mods) {
+planMachine.prototype.compact = function (opens, us, mods) {
   const keep = [];
   for (const [name, price] of mods) {
     let interest = us.indexOf(name) >= 0;
@@ -1270,8 +1305,8 @@ PlanMachine.prototype.compact = function (opens, us, mods) {
   return this.intern(opens.slice(), us.slice(), keep);
 };
 
-PlanMachine.prototype.step = function (state, name) {
-  const key = state.id + "\u0000" + name;
+planMachine.prototype.step = function (state, name) {
+  const key = state.num + "\u0000" + name;
   const cached = this._steps.get(key);
   if (cached !== undefined) return cached;
   const b = this.base[name];
@@ -1331,8 +1366,8 @@ PlanMachine.prototype.step = function (state, name) {
   return got;
 };
 
-PlanMachine.prototype.finish = function (state) {
-  const cached = this._ends.get(state.id);
+planMachine.prototype.finish = function (state) {
+  const cached = this._ends.get(state.num);
   if (cached !== undefined) return cached;
   const mods = new Map(state.mods);
   let delta = 0;
@@ -1353,11 +1388,22 @@ PlanMachine.prototype.finish = function (state) {
     delta += Math.max(0, nw) - best[0];
     mods.set(best[1], nw);
   }
-  this._ends.set(state.id, delta);
+  this._ends.set(state.num, delta);
   return delta;
 };
 
-// entries: [objective, credit, -advances, mask (a BigInt with bit size-1-position per advance)]
+// entries: [objective, credit, -advances, mask]: the mask has bit size-1-position per advance bought
+// (a plain number while the rulebook has at most 53 advances: the bits are exact, and adding a bit
+// not yet set is setting it; a BigInt beyond)
+function planBit(size, rank) {
+  return size <= 53 ? Math.pow(2, size - 1 - rank) : BigInt(1) << BigInt(size - 1 - rank);
+}
+
+function planHasBit(mask, size, rank) {
+  if (size <= 53) return Math.floor(mask / Math.pow(2, size - 1 - rank)) % 2 === 1;
+  return ((mask >> BigInt(size - 1 - rank)) & BigInt(1)) === BigInt(1);
+}
+
 function planEntryOrder(x, y) {
   if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
   if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
@@ -1371,7 +1417,7 @@ function planMerge(cell, price, entries, top) {
   if (old === undefined) {
     cell.set(price, entries.length <= top ? entries : entries.slice(0, top));
   } else if (top === 1) {
-    if (planEntryOrder(entries[0], old[0]) > 0) cell.set(price, entries.slice(0, 1));
+    if (planEntryOrder(entries[0], old[0]) > 0) cell.set(price, entries.length === 1 ? entries : entries.slice(0, 1));
   } else {
     cell.set(price, old.concat(entries).sort((x, y) => -planEntryOrder(x, y)).slice(0, top));
   }
@@ -1431,7 +1477,7 @@ function planSearchDP(cands, o) {
     const key = e[0];
     const mask = e[2];
     const chosen = [];
-    for (let r = 0; r < size; r++) if ((mask >> BigInt(size - 1 - r)) & 1n) chosen.push(r);
+    for (let r = 0; r < size; r++) if (planHasBit(mask, size, r)) chosen.push(r);
     found.push([key.slice(0, 4).concat([chosen.map((r) => -r)]), chosen.map((r) => ranks.get(r)), e[3], e[4], e[5]]);
   }
   return found;
@@ -1459,21 +1505,30 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
     lastLink.set(c.name, last);
   }
   const byName = new Map(items.map((c) => [c.name, c]));
-  // layer: Map key -> {ms, hd, cnt, sig (sorted names), cells: Map price -> entries}
-  const sigKey = (sig) => sig.join("\u0000");
-  const keyOf = (ms, hd, cnt, sig) => ms.id + "\u0001" + hd + "\u0001" + cnt + "\u0001" + sigKey(sig);
+  // layer: Map key -> {ms, hd, cnt, sig (sorted names), sigKey, cells: Map price -> entries}
+  // a state's key: a number while its parts are small (always, in the shipped rulebooks), else text
+  const sigIds = new Map([["", 0]]);
+  const keyOf = (ms, hd, cnt, sigKey) => {
+    let sid = sigIds.get(sigKey);
+    if (sid === undefined) sigIds.set(sigKey, sid = sigIds.size);
+    if (cnt < 256 && hd > -2048 && hd < 2048 && ms.num < 65536 && sid < 131072) {
+      return cnt + 256 * ((hd + 2048) + 4096 * (ms.num + 65536 * sid));
+    }
+    return ms.num + "," + hd + "," + cnt + "," + sigKey;
+  };
   let layer = new Map();
-  layer.set(keyOf(machine.start, 0, 0, []), {ms: machine.start, hd: 0, cnt: 0, sig: [],
-    cells: new Map([[0, [[0, 0, 0, 0n]]]])});
-  const target = (map, ms, hd, cnt, sig) => {
-    const k = keyOf(ms, hd, cnt, sig);
+  layer.set(keyOf(machine.start, 0, 0, ""), {ms: machine.start, hd: 0, cnt: 0, sig: [], sigKey: "",
+    cells: new Map([[0, [[0, 0, 0, size <= 53 ? 0 : BigInt(0)]]]])});
+  const target = (map, ms, hd, cnt, sig, sigKey) => {
+    const k = keyOf(ms, hd, cnt, sigKey);
     let got = map.get(k);
     if (got === undefined) {
-      got = {ms: ms, hd: hd, cnt: cnt, sig: sig, cells: new Map()};
+      got = {ms: ms, hd: hd, cnt: cnt, sig: sig, sigKey: sigKey, cells: new Map()};
       map.set(k, got);
     }
     return got.cells;
   };
+  const sigKeyOf = (sig) => sig.join("\u0000");
   for (let i = 0; i < n; i++) {
     const c = items[i];
     const next = new Map();
@@ -1481,8 +1536,13 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
     for (const state of layer.values()) {
       const sig = state.sig;
       if (!must) {
-        const keepSig = sig.length ? sig.filter((a) => lastLink.get(a) > i) : sig;
-        const cells = target(next, state.ms, state.hd, state.cnt, keepSig);
+        let keepSig = sig;
+        let keepKey = state.sigKey;
+        if (sig.length) {
+          keepSig = sig.filter((a) => lastLink.get(a) > i);
+          if (keepSig.length !== sig.length) keepKey = sigKeyOf(keepSig);
+        }
+        const cells = target(next, state.ms, state.hd, state.cnt, keepSig, keepKey);
         for (const [price, entries] of state.cells) planMerge(cells, price, entries, top);
       }
       if (maxNew !== null && state.cnt + 1 > maxNew) continue;
@@ -1494,15 +1554,31 @@ function planRun(items, forced, machine, budget, maxNew, spent, limit0, top, bes
       for (const a of sig) pen += c.links.get(a) || 0;
       const dcredit = c.credit - pen;
       let sig2 = sig;
+      let sig2Key = state.sigKey;
       if (lastLink.get(c.name) > i) sig2 = sig.concat([c.name]).sort(creditCmpStr);
       if (sig2.length) sig2 = sig2.filter((a) => lastLink.get(a) > i);
-      const cells = target(next, ms2, state.hd + c.hand, state.cnt + 1, sig2);
+      if (sig2 !== sig) sig2Key = sigKeyOf(sig2);
+      const cells = target(next, ms2, state.hd + c.hand, state.cnt + 1, sig2, sig2Key);
       const ob = c.objective;
-      const bit = 1n << BigInt(size - 1 - c.rank);
+      const bit = planBit(size, c.rank);
       for (const [price, entries] of state.cells) {
         const p2 = price + dprice;
         if (p2 - off > budget) continue;
-        planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] | bit]), top);
+        if (top === 1) {  // planMerge of one entry, made only when it is kept
+          const e = entries[0];
+          const o1 = e[0] + ob;
+          const c1 = e[1] + dcredit;
+          const m1 = e[3] + bit;
+          const old = cells.get(p2);
+          if (old !== undefined) {
+            const x = old[0];
+            if (o1 < x[0] || (o1 === x[0] && (c1 < x[1] || (c1 === x[1] && (e[2] - 1 < x[2]
+                || (e[2] - 1 === x[2] && m1 <= x[3])))))) continue;
+          }
+          cells.set(p2, [[o1, c1, e[2] - 1, m1]]);
+          continue;
+        }
+        planMerge(cells, p2, entries.map((e) => [e[0] + ob, e[1] + dcredit, e[2] - 1, e[3] + bit]), top);
       }
     }
     if (floor !== null && floor !== undefined) planCutBelow(next, machine, budget, floor, planBound(items.slice(i + 1)));
@@ -1543,34 +1619,34 @@ function planAhead(i, pos, byName) {
 
 function planPruneSignatures(layer, ahead, top) {
   const groups = new Map();
-  for (const [k, state] of layer) {
+  for (const state of layer.values()) {
     if (state.sig.length) {
-      const head = state.ms.id + "\u0001" + state.hd + "\u0001" + state.cnt;
-      if (!groups.has(head)) groups.set(head, []);
-      groups.get(head).push(state);
+      const head = state.ms.num + "," + state.hd + "," + state.cnt;
+      let list = groups.get(head);
+      if (list === undefined) groups.set(head, list = []);
+      list.push(state);
     }
   }
   for (const states of groups.values()) {
     if (states.length < 2) continue;
-    const prices = new Map();
-    for (const state of states) {
-      for (const [price, entries] of state.cells) {
-        if (!prices.has(price)) prices.set(price, []);
-        const list = prices.get(price);
-        for (const e of entries) list.push([e, state.sig]);
-      }
-    }
-    const totals = new Map();
-    for (const state of states) {
+    // per state: its signature's index, the credit the links still to come can take off it
+    const sigs = states.map((state) => {
       let t = 0;
       for (const x of state.sig) t += ahead(x);
-      totals.set(state.sig.join("\u0000"), t);
-    }
+      return {sig: state.sig, set: new Set(state.sig), total: t, margins: new Map()};
+    });
+    const prices = new Map();
+    states.forEach((state, k) => {
+      for (const [price, entries] of state.cells) {
+        let list = prices.get(price);
+        if (list === undefined) prices.set(price, list = []);
+        for (const e of entries) list.push([e, sigs[k]]);
+      }
+    });
     for (const [price, pool] of prices) {
       if (pool.length <= top) continue;
       pool.sort((x, y) => (y[0][0] - x[0][0]) || (y[0][1] - x[0][1]));
       const doomed = new Set();
-      const margin = new Map();
       let start = 0;
       for (let i = 0; i < pool.length; i++) {
         const e2 = pool[i][0];
@@ -1585,15 +1661,14 @@ function planPruneSignatures(layer, ahead, top) {
           const e1 = pool[x][0];
           const sig1 = pool[x][1];
           if (e1[0] !== e2[0] || e1[1] <= e2[1]) break;
-          if (e1[1] - totals.get(sig1.join("\u0000")) > e2[1]) {
+          if (e1[1] - sig1.total > e2[1]) {
             beaten += 1;
           } else {
-            const mk = sig1.join("\u0000") + "\u0002" + sig2.join("\u0000");
-            let m = margin.get(mk);
+            let m = sig1.margins.get(sig2);
             if (m === undefined) {
               m = 0;
-              for (const a of sig1) if (sig2.indexOf(a) < 0) m += ahead(a);
-              margin.set(mk, m);
+              for (const a of sig1.sig) if (!sig2.set.has(a)) m += ahead(a);
+              sig1.margins.set(sig2, m);
             }
             if (e1[1] - m > e2[1]) beaten += 1;
           }
@@ -1699,16 +1774,23 @@ function planBound(rest) {
 
 function planCutBelow(layer, machine, budget, floor, bound) {
   const low = floor - 1e-9;
-  for (const [k, state] of Array.from(layer)) {
+  const gone = [];
+  for (const [k, state] of layer) {
     const off = machine.mostOff(state.ms);
-    for (const [price, entries] of Array.from(state.cells)) {
+    const cells = state.cells;
+    let dropped = null;
+    for (const [price, entries] of cells) {
       const ub = bound(budget + off - price);
-      const kept = entries.filter((e) => e[0] + ub >= low);
-      if (!kept.length) state.cells.delete(price);
-      else if (kept.length < entries.length) state.cells.set(price, kept);
+      let keep = 0;
+      for (const e of entries) if (e[0] + ub >= low) keep += 1;
+      if (keep === entries.length) continue;
+      if (keep === 0) (dropped || (dropped = [])).push(price);
+      else cells.set(price, entries.filter((e) => e[0] + ub >= low));
     }
-    if (!state.cells.size) layer.delete(k);
+    if (dropped) for (const price of dropped) cells.delete(price);
+    if (!cells.size) gone.push(k);
   }
+  for (const k of gone) layer.delete(k);
 }
 
 // --- explaining (planner._explain) -------------------------------------------------------------
@@ -1825,7 +1907,7 @@ function planTwoTurns(first, maxSets) {
   if (rate || substitute) {
     let tvMax = first.treasuryValue;
     for (const h of Object.keys(tvOf)) tvMax = Math.max(tvMax, tvOf[h]);
-    const wide = new PlanPayments(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
+    const wide = new planPaymentTable(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
     cardValue = Math.max(cardValue, wide.budget(wide.totalCards));
   }
   const W = worth.length;
@@ -1888,7 +1970,7 @@ function planTwoTurns(first, maxSets) {
     return need <= 0 ? cost : null;
   }
 
-  const followUp = (buys) => new PlanProblem(M, first.holds.concat(buys), first.facts, obj,
+  const followUp = (buys) => new planProblem(M, first.holds.concat(buys), first.facts, obj,
     Object.assign({}, opts, {payments: payments}));
 
   let best = null;
@@ -1924,7 +2006,7 @@ function planTwoTurns(first, maxSets) {
 
   function visit(names, sumb, same, hdelta, objective, credit, tv) {
     examined[0] += 1;
-    if (examined[0] > maxSets) throw PLAN_STOP;
+    if (examined[0] > maxSets) throw planStop;
     const got = pp.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const price = got[0];
@@ -2052,7 +2134,7 @@ function planTwoTurns(first, maxSets) {
     visit(names, s[0], s[5], s[4], s[2], credit0, tv0);
     dfs(0, s[0], s[1], s[2], s[4], s[5], credit0, tv0);
   } catch (exc) {
-    if (exc !== PLAN_STOP) throw exc;
+    if (exc !== planStop) throw exc;
     complete = false;
     examined[0] -= 1;
   }
@@ -2135,7 +2217,7 @@ function planAnswer(M, state, options) {
   const top = Math.trunc(planOption(options, ["top"], 1));
   const explain = Boolean(planOption(options, ["explain"], false));
   const among = planOption(options, ["among"], null);
-  const problem = new PlanProblem(M, held, facts, obj, {
+  const problem = new planProblem(M, held, facts, obj, {
     want: splitNames(planOption(options, ["want"], [])), avoid: splitNames(planOption(options, ["avoid"], [])),
     among: among === null ? null : splitNames(among),
     hand_limit: planOption(options, ["handLimit", "hand_limit"], null),

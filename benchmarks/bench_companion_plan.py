@@ -1,0 +1,169 @@
+"""Benchmark of the companion page's planner and prices (civdsl/companion/runtime/plan.js, credits.js)
+in Node against the Python planner, on the planner benchmark's stress states and random mid-game
+Mega Civilization states.
+
+    python benchmarks/bench_companion_plan.py [--states 200] [--seed 12] [--repeat 5]
+
+For each stress state of benchmarks/bench_planner.py (`--stress` there) it prints the time of one
+`civdsl.plan(state, options)` call of the generated engine in Node (the least of `--repeat` runs
+after one warm-up run; the first, cold run too) and of one `planner.plan` call in Python, with
+their ratio; then the median, 90th percentile and worst times of both engines over `--states`
+random states (bench_planner.random_state), and of `civdsl.cost` on a random purchase. Every
+answer is checked equal to Python's as the equality tests check it (a difference is reported and
+the exit code is 1). Needs `node` (Debian's nodejs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import civdsl  # noqa: E402
+from civdsl import planner  # noqa: E402
+from civdsl.companion.jsgen import engine_script  # noqa: E402
+
+# Times each query in Node: a warm-up run (the cold time), then the least of `repeat` runs.
+_DRIVER = r"""
+"use strict";
+require(process.argv[2]);
+const repeat = Number(process.argv[3]);
+const api = globalThis.civdsl;
+let input = "";
+process.stdin.on("data", (c) => { input += c; });
+process.stdin.on("end", () => {
+  const out = JSON.parse(input).map((q) => {
+    let t = process.hrtime.bigint();
+    const answer = api[q.command](q.state, q.options);
+    const cold = Number(process.hrtime.bigint() - t) / 1e6;
+    let best = Infinity;
+    for (let i = 0; i < repeat; i++) {
+      t = process.hrtime.bigint();
+      api[q.command](q.state, q.options);
+      best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return {answer: answer, cold: cold, best: best};
+  });
+  process.stdout.write(api.dumps(out));
+});
+"""
+
+
+def node_times(rulebook: str, queries: list, repeat: int) -> list[dict]:
+    script = engine_script(civdsl.load(rulebook).module)
+    with tempfile.TemporaryDirectory(prefix="civdsl-bench-") as tmp:
+        engine, driver = Path(tmp) / "engine.js", Path(tmp) / "driver.js"
+        engine.write_text(script, encoding="utf-8")
+        driver.write_text(_DRIVER, encoding="utf-8")
+        done = subprocess.run(["node", str(driver), str(engine), str(repeat)], input=json.dumps(queries),
+                              capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def python_time(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1000
+
+
+def _same(rulebook: str, query: dict, got: dict) -> str | None:
+    from companion_harness import cli_answer, first_difference
+    import test_companion_cost_plan  # noqa: F401  (registers the cost and plan answers)
+
+    return first_difference(cli_answer(rulebook, query), got)
+
+
+def stress(repeat: int) -> list[dict]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    flags = {"objective_spec": "objective", "explain": "explain"}
+    rows = []
+    for name, rid, state, options in bench.STRESS:
+        rb = civdsl.load(rid)
+        st = bench.stress_state(rb.module, state)
+        query = {"command": "plan", "state": st, "options": {flags[k]: v for k, v in options.items()}}
+        [js] = node_times(rid, [query], repeat)
+        py = python_time(lambda: planner.plan(rb, dict(st), **options), min(repeat, 3))
+        rows.append({"case": name, "node": js["best"], "node_cold": js["cold"], "python": py,
+                     "search": js["answer"].get("search"), "difference": _same(rid, query, js["answer"])})
+    return rows
+
+
+def random_states(states: int, seed: int, repeat: int) -> dict:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rb = civdsl.load("megaciv")
+    rng = random.Random(seed)
+    samples = []
+    while len(samples) < states:
+        st = bench.random_state(rb.module, rng)
+        try:  # a hand with more cards of a commodity than its deck holds is an error: not timed
+            rb.state((), dict(st))
+        except civdsl.api.StateError:
+            continue
+        samples.append(st)
+    queries = []
+    for st in samples:
+        queries.append({"command": "plan", "state": st, "options": {}})
+        unheld = [n for n in rb.module.ADVANCES if n not in st["holds"]]
+        queries.append({"command": "cost", "state": st, "options": {"buy": rng.sample(unheld, 3)}})
+    got = node_times("megaciv", queries, repeat)
+    py_plan = [python_time(lambda: planner.plan(rb, dict(st)), 1) for st in samples]
+    differences = [d for q, g in zip(queries, got) if (d := _same("megaciv", q, g["answer"]))]
+
+    def stats(times):
+        times = sorted(times)
+        return {"median": statistics.median(times), "p90": times[int(0.9 * len(times)) - 1], "worst": times[-1]}
+
+    return {"plan_node": stats([g["best"] for g in got[0::2]]), "plan_node_cold": stats([g["cold"] for g in got[0::2]]),
+            "plan_python": stats(py_plan), "cost_node": stats([g["best"] for g in got[1::2]]),
+            "differences": differences}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    bad = 0
+    print("stress states: one plan call, Node (best of runs; first run) against Python")
+    for r in stress(args.repeat):
+        ratio = r["python"] / r["node"] if r["node"] else float("inf")
+        same = "same answer" if r["difference"] is None else f"DIFFERS: {r['difference']}"
+        bad += r["difference"] is not None
+        print(f"  {r['case']:<38} node {r['node']:8.1f} ms (first {r['node_cold']:8.1f})  python {r['python']:8.1f} ms"
+              f"  x{ratio:5.1f} faster  ({r['search']}; {same})")
+    got = random_states(args.states, args.seed, args.repeat)
+    print(f"{args.states} random Mega Civilization states (bench_planner.random_state, seed {args.seed}):")
+    for key, label in (("plan_node", "plan, Node"), ("plan_node_cold", "plan, Node, first run"),
+                       ("plan_python", "plan, Python"), ("cost_node", "cost, Node")):
+        s = got[key]
+        print(f"  {label:<24} median {s['median']:7.2f} ms  p90 {s['p90']:7.2f} ms  worst {s['worst']:7.2f} ms")
+    for d in got["differences"]:
+        print(f"  DIFFERS: {d}")
+    bad += len(got["differences"])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
