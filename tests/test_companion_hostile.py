@@ -94,3 +94,47 @@ def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
     edition = edition_of(ed.module)
     rules = _AmountRules(edition, next(iter(edition.calamities.values())))
     assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect", "city_points"}
+
+
+# --- plain ES2017: the contract's language level, checked by a parser ---------------------------------
+
+ACORN = Path("/usr/share/nodejs/acorn")  # Debian's node-acorn (.ci/run installs it)
+_PARSE = r"""
+const acorn = require(process.argv[2]);
+const fs = require("fs");
+const out = {};
+for (const file of process.argv.slice(3)) {
+  try {
+    acorn.parse(fs.readFileSync(file, "utf8"), {ecmaVersion: 2017, sourceType: "script"});
+    out[file] = null;
+  } catch (exc) {
+    out[file] = exc.message;
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(not node_available() or not ACORN.is_dir(), reason="node or node-acorn is not installed")
+def test_the_engine_runtime_and_generated_rules_are_plain_es2017(tmp_path):
+    """jsengine's runtime files and every rulebook's generated rules parse as ECMAScript 2017
+    scripts (no later syntax: no BigInt literals, object spread, optional chaining, ...)."""
+    import json
+    import subprocess
+
+    from civdsl.companion.jsgen import edition_of, rules_source
+    from civdsl.resources import shipped_rulebooks
+
+    files = [RUNTIME / name for name in ("core.js", "resolve.js", "epoch.js", "score.js", "api.js")]
+    for rulebook in list(shipped_rulebooks()) + [CORPUS / "codegen_javascript.civ"]:
+        path = tmp_path / f"rules-{Path(str(rulebook)).stem}.js"
+        path.write_text(rules_source(edition_of(civdsl.load(rulebook).module)), encoding="utf-8")
+        files.append(path)
+    script = tmp_path / "parse.js"
+    script.write_text(_PARSE, encoding="utf-8")
+    from companion_harness import NODE
+
+    done = subprocess.run([NODE, str(script), str(ACORN), *map(str, files)], capture_output=True, text=True,
+                          timeout=300)
+    problems = {Path(f).name: msg for f, msg in json.loads(done.stdout).items() if msg}
+    assert not problems, problems
