@@ -399,6 +399,27 @@ class _Validator(NodeVisitor):
     # --- calamities
     def _calamity(self, cal: Calamity) -> None:
         name = cal.name
+        self._calamity_fields(cal)
+        kinds: set[str] = set()  # the effect kinds the calamity causes, which its modifiers may change
+        self._effects(cal.primary, name, kinds)
+        if cal.secondary:
+            self._secondary(cal.secondary, name, kinds)
+        for ex in cal.exclusions:
+            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
+                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
+                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
+            if ex.condition is not None:
+                check(ex.condition, self.scope, self.d, name)
+        for expr, _ in cal.cancel:
+            check(expr, self.scope, self.d, name)
+        for m in cal.modifiers:
+            check(m.condition, self.scope, self.d, name)
+            for op in m.ops:
+                self.visit(op, name, kinds)
+
+    def _calamity_fields(self, cal: Calamity) -> None:
+        """Stack, class, beneficiary and a primary effect: given, and words the language knows."""
+        name = cal.name
         if cal.stack is None:
             self._missing(cal.span, name, "stack", f"calamity `{name}` has no stack", help="add `stack N`")
         elif cal.stack not in STACKS:
@@ -413,29 +434,15 @@ class _Validator(NodeVisitor):
         if not cal.primary:
             self._missing(cal.span, name, "primary", f"calamity `{name}` has no primary effect",
                           help="add `primary { ... }`")
-        kinds = set()
-        self._effects(cal.primary, name, kinds)
-        if cal.secondary:
-            sec = cal.secondary
-            if sec.count is None and sec.share is None:
-                self.d.error("CIV022", "a secondary block needs `count N` or `share N`", sec.span, item=name)
-            for e in (sec.count, sec.share):
-                if e is not None:
-                    check(e, self.scope, self.d, name)
-                    self._non_negative(e, name)
-            self._effects(sec.effects, name, kinds)
-        for ex in cal.exclusions:
-            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
-                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
-                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
-            if ex.condition is not None:
-                check(ex.condition, self.scope, self.d, name)
-        for expr, _ in cal.cancel:
-            check(expr, self.scope, self.d, name)
-        for m in cal.modifiers:
-            check(m.condition, self.scope, self.d, name)
-            for op in m.ops:
-                self.visit(op, name, kinds)
+
+    def _secondary(self, sec, name: str, kinds: set) -> None:
+        if sec.count is None and sec.share is None:
+            self.d.error("CIV022", "a secondary block needs `count N` or `share N`", sec.span, item=name)
+        for e in (sec.count, sec.share):
+            if e is not None:
+                check(e, self.scope, self.d, name)
+                self._non_negative(e, name)
+        self._effects(sec.effects, name, kinds)
 
     def _effects(self, effects: list, item: str, kinds: set) -> None:
         for e in effects:
