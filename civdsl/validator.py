@@ -685,6 +685,16 @@ def set_value(ed: Edition, n: int, face: int):
     return evaluate(ed.set_value, lookup)
 
 
+# the functions of an author invariant over a collection: (its items, each further argument as a
+# function of an item) -> the value
+_AGGREGATES = {
+    "count": lambda items, args: len(items),
+    "sum": lambda items, args: sum(args[0](item) or 0 for item in items),
+    "all": lambda items, args: all(args[0](item) is True for item in items),
+    "any": lambda items, args: any(args[0](item) is True for item in items),
+}
+
+
 class ModelEvaluator:
     """Evaluates author invariants over the rulebook's own data."""
 
@@ -702,17 +712,22 @@ class ModelEvaluator:
         return self._views[name]
 
     def _collection(self, name: str) -> list[dict]:
-        if name == "advances":
-            return [self.advance_view(a) for a in self.ed.advances.values()]
-        if name == "calamities":
-            return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
-                     "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
-        if name == "commodities":
-            return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
-                    for c in self.ed.commodities.values()]
-        if name == "specific_credits":
-            return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
-        raise KeyError(name)
+        """A collection of vocabulary.MODEL_COLLECTIONS, as its `_collection_<name>` views it."""
+        return getattr(self, f"_collection_{name}")()
+
+    def _collection_advances(self) -> list[dict]:
+        return [self.advance_view(a) for a in self.ed.advances.values()]
+
+    def _collection_calamities(self) -> list[dict]:
+        return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
+                 "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
+
+    def _collection_commodities(self) -> list[dict]:
+        return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
+                for c in self.ed.commodities.values()]
+
+    def _collection_specific_credits(self) -> list[dict]:
+        return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
 
     def advance_view(self, adv: Advance, depth: int = 0) -> dict:
         view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
@@ -749,16 +764,9 @@ class ModelEvaluator:
             if c.name in self.ed.tables:
                 raise EvalError("tables read player state; they cannot appear in an assert", c.span)
             items = self.items(c.args[0], context)
-            if c.name == "count":
-                return len(items)
-            if c.name == "sum":
-                field = c.args[1]
-                return sum(self.evaluate(field, item) or 0 for item in items)
-            if c.name == "all":
-                return all(self.evaluate(c.args[1], item) is True for item in items)
-            if c.name == "any":
-                return any(self.evaluate(c.args[1], item) is True for item in items)
-            raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
+            if c.name not in _AGGREGATES:
+                raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
+            return _AGGREGATES[c.name](items, [lambda item, a=a: self.evaluate(a, item) for a in c.args[1:]])
 
         return evaluate(expr, lookup, call)
 
