@@ -653,22 +653,29 @@ def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
         need = args.get("taken", args.get("amount"))
         if kind not in kinds or need is None or type(need) is Unknown:
             continue
-        # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
-        best: dict = {0: ()}
-        for index, name in enumerate(cards):
-            face = faces[name]["value"]
-            for v, picked in list(best.items()):
-                w = v + face
-                if w not in best or len(best[w]) > len(picked) + 1:
-                    best[w] = picked + (index,)
-        enough = [v for v in best if v >= need]
-        value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
-        picked = best[value] if enough else tuple(range(len(cards)))
-        chosen: dict = {}
-        for index in picked:
-            chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+        chosen, value = _cheapest_discard(cards, faces, need)
         effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
                                                  "over": max(0, value - need)}}, line)
+
+
+def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
+    """({card: n}, face value) of the cards worth at least `need` with the least excess, then the
+    fewest cards; the whole hand when it is worth less."""
+    # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+    best: dict = {0: ()}
+    for index, name in enumerate(cards):
+        face = faces[name]["value"]
+        for v, picked in list(best.items()):
+            w = v + face
+            if w not in best or len(best[w]) > len(picked) + 1:
+                best[w] = picked + (index,)
+    enough = [v for v in best if v >= need]
+    value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
+    picked = best[value] if enough else tuple(range(len(cards)))
+    chosen: dict = {}
+    for index in picked:
+        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+    return chosen, value
 
 
 def assigned(s: PlayerState, most, kind: str):
