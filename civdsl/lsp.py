@@ -15,6 +15,8 @@ What an editor gets:
   groups, keywords and the other names of the vocabulary: the keywords are the terminals the
   grammar accepts at the cursor (Lark's interactive parser), the names come from the index and the
   resolved rulebook, the kinds from `civdsl.vocabulary`: nothing is listed twice;
+- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option
+  or track: its declarations and uses across the chain, from the same index;
 - document formatting through `civdsl.fmt` and an outline (document symbols).
 
 The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
@@ -829,6 +831,30 @@ def references(analysis: Analysis, target: Target, include_declaration: bool = T
             if include_declaration or r.role != "def"]
 
 
+# Names written as strings (their span holds the quotes) and as bare identifiers; the others (player
+# facts, editions) are not the rulebook's to rename.
+_STRING_NAMED = frozenset({"advance", "calamity", "commodity", "civilization", "epoch"})
+_WORD_NAMED = frozenset({"group", "const", "table", "option", "track"})
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def rename_edits(analysis: Analysis, offset: int, new_name: str) -> list[tuple[FileInfo, int, int, str]] | None:
+    """Every declaration and use of the name under the cursor, across the chain, written anew:
+    (file, start, end, new text). None where nothing renamable is; ValueError for a new name that
+    cannot stand where the old one does (a constant's must be an identifier and no keyword)."""
+    target = target_at(analysis, offset)
+    if target is None or target.kind not in _STRING_NAMED | _WORD_NAMED:
+        return None
+    if target.kind in _STRING_NAMED:
+        text = quote_string(new_name)
+    elif _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
+        text = new_name
+    else:
+        raise ValueError(f"`{new_name}` cannot name a {target.kind}: write a name of letters, digits and `_` "
+                         "that is no keyword")
+    return [(f, s.start, s.end, text) for f, s in references(analysis, target)]
+
+
 def _where(f: FileInfo, s: Symbol) -> str:
     return f"{f.display}:{f.position(s.start)[0] + 1}"
 
@@ -1506,6 +1532,7 @@ def _framing_tolerant(server_class):
 def build_server():
     """The pygls LanguageServer with every feature registered."""
     from lsprotocol import types as T
+    from pygls.exceptions import JsonRpcInvalidParams
 
     try:  # pygls 2
         from pygls.lsp.server import LanguageServer
@@ -1696,6 +1723,23 @@ def build_server():
             return None
         include = params.context.include_declaration if params.context else True
         return [location(f, s) for f, s in references(analysis, target, include)]
+
+    @server.feature(T.TEXT_DOCUMENT_RENAME)
+    def rename(params: T.RenameParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        try:
+            edits = rename_edits(analysis, offset, params.new_name)
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        if edits is None:
+            return None
+        changes: dict[str, list] = {}
+        for f, start, end, text in edits:
+            changes.setdefault(f.uri, []).append(T.TextEdit(range=rng(f, start, end), new_text=text))
+        return T.WorkspaceEdit(changes=changes)
 
     kinds = {"keyword": T.CompletionItemKind.Keyword, "effect": T.CompletionItemKind.Function,
              "ability": T.CompletionItemKind.Method, "function": T.CompletionItemKind.Function,
