@@ -1343,6 +1343,8 @@ class OutlineItem:
 
 
 def outline(info: FileInfo) -> list[OutlineItem]:
+    """The document's top-level statements, from its tokens (so it works while the text does not
+    parse), tracks with their epochs."""
     toks = info.tokens
     marks = split_statements(toks)
     out: list[OutlineItem] = []
@@ -1350,45 +1352,47 @@ def outline(info: FileInfo) -> list[OutlineItem]:
         if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters()):
             continue
         end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
-        if end_i < m:
-            continue
-        first, last = toks[m], toks[end_i]
-        nxt = toks[m + 1] if m + 1 <= end_i else None
-        kw = first.text
-
-        def item(name, kind, name_tok, detail=None):
-            return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
-
-        if kw in ("advance", "calamity", "commodity") and nxt is not None and nxt.kind == "string":
-            out.append(item(unquote_string(nxt.text), kw, nxt))
-        elif kw in ("change", "remove") and m + 2 <= end_i and toks[m + 2].kind == "string":
-            out.append(item(f"{kw} {toks[m + 1].text} {unquote_string(toks[m + 2].text)}", kw, toks[m + 2]))
-        elif kw == "ast" and nxt is not None and nxt.kind == "name":
-            track = item(nxt.text, "track", nxt,
-                         unquote_string(toks[m + 2].text) if m + 2 <= end_i and toks[m + 2].kind == "string" else None)
-            for j in range(m, end_i):
-                if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string":
-                    close = j + 1
-                    depth = 0
-                    for c in range(j + 1, end_i + 1):
-                        if toks[c].text == "{":
-                            depth += 1
-                        elif toks[c].text == "}":
-                            depth -= 1
-                            if depth == 0:
-                                close = c
-                                break
-                    track.children.append(OutlineItem(unquote_string(toks[j + 1].text), "epoch", toks[j].start,
-                                                      toks[close].end, toks[j + 1].start, toks[j + 1].end))
-            out.append(track)
-        elif kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
-            detail = None
-            if kw == "group" and m + 2 <= end_i and toks[m + 2].kind == "string":
-                detail = unquote_string(toks[m + 2].text)
-            out.append(item(nxt.text, kw, nxt, detail))
-        elif kw == "score":
-            out.append(item("score", "score", first))
+        if end_i >= m:
+            found = _outline_item(toks, m, end_i)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def _outline_item(toks: list[Tok], m: int, end_i: int) -> OutlineItem | None:
+    """The outline entry of the statement of tokens m..end_i, or None for one the outline skips."""
+    first, last = toks[m], toks[end_i]
+    nxt = toks[m + 1] if m + 1 <= end_i else None
+    third = toks[m + 2] if m + 2 <= end_i and toks[m + 2].kind == "string" else None
+    kw = first.text
+
+    def item(name, kind, name_tok, detail=None):
+        return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
+
+    if kw in ERRATA_TARGETS and nxt is not None and nxt.kind == "string":
+        return item(unquote_string(nxt.text), kw, nxt)
+    if kw in ("change", "remove") and third is not None:
+        return item(f"{kw} {nxt.text} {unquote_string(third.text)}", kw, third)
+    if kw == "ast" and nxt is not None and nxt.kind == "name":
+        track = item(nxt.text, "track", nxt, unquote_string(third.text) if third is not None else None)
+        track.children = [_epoch_entry(toks, j, end_i) for j in range(m, end_i)
+                          if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string"]
+        return track
+    if kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
+        return item(nxt.text, kw, nxt, unquote_string(third.text) if kw == "group" and third is not None else None)
+    return item("score", "score", first) if kw == "score" else None
+
+
+def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
+    """An epoch of a track: from its keyword to the `}` closing its block."""
+    close, depth = j + 1, 0
+    for c in range(j + 1, end_i + 1):
+        depth += {"{": 1, "}": -1}.get(toks[c].text, 0)
+        if toks[c].text == "}" and depth == 0:
+            close = c
+            break
+    return OutlineItem(unquote_string(toks[j + 1].text), "epoch", toks[j].start, toks[close].end, toks[j + 1].start,
+                       toks[j + 1].end)
 
 
 # --- formatting
