@@ -384,6 +384,12 @@ class _AmountRules:
         self.order = ed.amount_setting("order", cal)
         self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
         self.unselect = ed.amount_setting("prevention", cal) == ("unselect",)
+        # a city's unit points for this calamity where its text declares another value (None: the edition's)
+        named = ed.amount_setting("city_points", cal)
+        self.city_points = ed.consts[named[0]].value if named and named[0] in ed.consts else None
+
+    def city_arg(self) -> str:
+        return f", city={self.city_points!r}" if self.city_points is not None else ""
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules, summary: str) -> None:
@@ -439,7 +445,8 @@ _STAGE = {"add": "add_prevent", "prevent": "add_prevent", "set": "set", "cap": "
 # runtime passes over the finished effect list: (whether one applies to a role, its call), in order
 _AFTER = (
     # nothing beyond what the player has: the taken amount beside the demanded one
-    (lambda r: r.bounded, lambda r: f"_rt.bound_effects(s, effects, trace, BOUNDS, {r.cal.span.path!r})"),
+    (lambda r: r.bounded,
+     lambda r: f"_rt.bound_effects(s, effects, trace, BOUNDS, {r.cal.span.path!r}{r.rules.city_arg()})"),
     # select (never more than held), then unselect what prevention allows
     (lambda r: r.unselecting, lambda r: f"_rt.unselect(s, effects, trace, BOUNDS, {r.cal.span.path!r})"),
     # discard by value: which cards, from the hand the state gives
@@ -449,7 +456,7 @@ _AFTER = (
     (lambda r: r.causes(vocab.SUPPORT_KINDS), lambda r: f"_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})"),
     # losses met exactly or exceeded by as little as possible: which cities and tokens go
     (lambda r: r.rules.least_over and r.causes(vocab.LOSS_SPLIT_KINDS),
-     lambda r: f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r})"),
+     lambda r: f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r}{r.rules.city_arg()})"),
 )
 
 

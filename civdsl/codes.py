@@ -155,9 +155,9 @@ _ALL = [
          "`beneficiary_among` (others, land, water, near) and `assign` (ask or ast). A calamity may repeat the "
          "beneficiary and assign settings as its own exception; the others are edition-wide.",
          'resolution { order stack, alphabetical }', 'resolution { order minor_first, stack, nontradable_first, ast }'),
-    Code("CIV086", "resolution setting names an unknown constant or fact", "`limit`, `major_limit` and `minor_limit` "
-         "name a whole-number constant of the rulebook; `beneficiary_rank` names player facts or derived names "
-         "(`civdsl vocab`), compared from the first to the last.",
+    Code("CIV086", "setting names an unknown constant or fact", "`limit`, `major_limit` and `minor_limit` "
+         "of `resolution`, and `city_points` of `amounts`, name a whole-number constant of the rulebook; "
+         "`beneficiary_rank` names player facts or derived names (`civdsl vocab`), compared from the first to the last.",
          'resolution { limit calamity_limt }', 'const calamity_limit = 3\nresolution { limit calamity_limit }'),
     Code("CIV087", "unknown table relation", "A table query (`neighbours(by=...)`, `most_among(..., among=...)`) "
          "names how other players relate to this one: others, land, water or near (the table file's `borders`).",

@@ -132,6 +132,7 @@ class Calamity:
     field_spans: dict[str, Span] = field(default_factory=dict)
     # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each of its `amounts` settings is
     # this calamity's exceptions to the edition's `resolution` settings (e.g. {"beneficiary_among": ("land",)})
     resolution: dict[str, tuple[str, ...]] = field(default_factory=dict)
     resolution_spans: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # each value's span
@@ -318,6 +319,7 @@ class Edition:
     # a setting not declared takes the language default)
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     amounts_notes: list[tuple[str, str, Span]] = field(default_factory=list)  # (setting, why, span)
+    amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each `amounts` setting is declared
 
     def amount_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
         """An `amounts` setting for one calamity: its own exception, else the edition's, else the default."""

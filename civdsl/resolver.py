@@ -128,6 +128,7 @@ class _Applier(RoundsApplier):
             name, values, doc, span = setting
             if self._once("amounts", name, span, f"`amounts {name}`"):
                 self.ed.amounts[name] = values
+                self.ed.amounts_spans[name] = span
                 if doc:  # the reading chosen, shown with the edition's other notes
                     self.ed.amounts_notes.append((name, doc, span))
                     self.ed.notes.append((doc, span))
@@ -181,7 +182,7 @@ class _Applier(RoundsApplier):
                                  or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
                 continue
             allowed = spec[0]
-            bad = [v for v in values if v not in allowed]
+            bad = [] if allowed == "const" else [v for v in values if v not in allowed]  # a constant: the validator
             if bad:
                 self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
                                  help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
@@ -509,8 +510,10 @@ class _Applier(RoundsApplier):
 
     def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
         cal.amounts = dict(cal.amounts)
-        for name, values, doc, _span in self._amount_settings(f.value):
+        cal.amounts_spans = dict(cal.amounts_spans)
+        for name, values, doc, span in self._amount_settings(f.value):
             cal.amounts[name] = values
+            cal.amounts_spans[name] = span
             if doc:
                 cal.notes.append(doc)
 

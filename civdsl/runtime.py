@@ -244,9 +244,12 @@ class PlayerState:
         points = self.module.UNIT_POINTS
         return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
 
-    def holding(self, name: str):
+    def holding(self, name: str, city=None):
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
-        not say: a bound is applied only to a holding the user gave."""
+        not say: a bound is applied only to a holding the user gave. `city`: a city's unit points
+        where a calamity declares its own (unit points then count from tokens and cities)."""
+        if city is not None and name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+            return self.facts["tokens"] * self.module.UNIT_POINTS["token"] + self.facts["cities"] * city
         if name in self.facts:
             return self.facts[name]
         if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
@@ -524,10 +527,11 @@ def undecided(state: "PlayerState") -> list[dict]:
             for line, path, what, facts in state.undecided]
 
 
-def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
+def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str, city=None) -> None:
     """Nothing beyond what the player has: each effect whose kind a holding bounds gets `bound`
     (the fact) and, when the state gives it, `taken` = the smaller of the demanded amount and the
-    holding; the trace says when the bound applied. `amount` stays the amount the rule demands."""
+    holding; the trace says when the bound applied. `amount` stays the amount the rule demands.
+    `city`: a city's unit points for this calamity (`amounts { city_points ... }`)."""
     for i, (kind, args, line) in enumerate(effects):
         by_area = bounds.get(kind)
         if not by_area:
@@ -536,7 +540,7 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
         demanded = args.get("amount")
         if fact is None or demanded is None or type(demanded) is Unknown:
             continue
-        have = s.holding(fact)
+        have = s.holding(fact, city)
         new = dict(args)
         new["bound"] = fact
         if have is not None:
@@ -601,7 +605,7 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
                                                  "cities_left": left}}, line)
 
 
-def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
+def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
     """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
     Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,
     over} to each such effect. Among equally small excesses the fewest cities go (our reading:
@@ -609,7 +613,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple) -> None:
     cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
     if cities is None or tokens is None:
         return
-    value = s.module.UNIT_POINTS["city"]
+    value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
     for i, (kind, args, line) in enumerate(effects):
         if kind not in kinds or args.get("area", "any") != "any":
             continue

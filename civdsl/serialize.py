@@ -17,6 +17,11 @@ def _where(span) -> dict:
     return {"path": span.path, "line": span.line}
 
 
+def _plain(items, *attrs: str) -> list[dict]:
+    """Items whose fields are written as they are: {attr: value} for each."""
+    return [{a: getattr(x, a) for a in attrs} for x in items]
+
+
 def _text(expr) -> str | None:
     """An optional expression in its canonical text form (None stays None)."""
     return None if expr is None else unparse(expr)
@@ -125,11 +130,11 @@ def to_data(ed: Edition) -> dict:
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
         "start_credits": _start_credits(ed.start_credits),
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
-        "groups": [{"id": g.id, "name": g.name, "color": g.color, "symbol": g.symbol} for g in ed.groups.values()],
+        "groups": _plain(ed.groups.values(), "id", "name", "color", "symbol"),
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
         "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
                                                        for b in t.bands]} for t in ed.tables.values()],
-        "options": [{"id": o.id, "doc": o.doc, "on": o.on} for o in ed.options.values()],
+        "options": _plain(ed.options.values(), "id", "doc", "on"),
         "advances": [_advance(a) for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
         "asts": [_ast(t) for t in ed.asts.values()],
@@ -140,9 +145,9 @@ def to_data(ed: Edition) -> dict:
         "set_value": _text(ed.set_value),
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
-        "decks": [{"stack": d.stack, "size": d.size} for d in sorted(ed.decks.values(), key=lambda d: d.stack)],
+        "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
-        "errata": [{"code": e.code, "item": e.item, "reason": e.reason} for e in ed.errata],
+        "errata": _plain(ed.errata, "code", "item", "reason"),
         "notes": [text for text, _ in ed.notes],
         **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
     }

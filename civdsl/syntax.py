@@ -903,32 +903,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def path(self, meta, c):
         return Name(tuple(t.value for t in self._tokens(c, "NAME")), self._span(meta))
 
-    def _binary_chain(self, c, meta):
+    @v_args(meta=True)
+    def or_expr(self, meta, c):
+        """Operands joined by binary operators, left-deep (`a - b - c` is `(a - b) - c`): every level of
+        precedence of the grammar is such a chain."""
         left = c[0]
         for i in range(1, len(c), 2):
             op_tok, right = c[i], c[i + 1]
             left = BinOp(op_tok.value, left, right, self._span(meta))
         return left
 
-    @v_args(meta=True)
-    def or_expr(self, meta, c):
-        return self._binary_chain(c, meta)
-
-    @v_args(meta=True)
-    def and_expr(self, meta, c):
-        return self._binary_chain(c, meta)
-
-    @v_args(meta=True)
-    def comparison(self, meta, c):
-        return self._binary_chain(c, meta)
-
-    @v_args(meta=True)
-    def sum(self, meta, c):
-        return self._binary_chain(c, meta)
-
-    @v_args(meta=True)
-    def product(self, meta, c):
-        return self._binary_chain(c, meta)
+    and_expr = comparison = sum = product = or_expr
 
     @v_args(meta=True)
     def not_(self, meta, c):

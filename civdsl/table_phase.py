@@ -309,13 +309,25 @@ def resolve_phase(table: Table, seed: int | None = None) -> Phase:
         notes.append("calamities over the limits were discarded at random with seed 0 (pass --seed N for another "
                      "draw, or leave the discarded card out of the table)")
     resolved = []
+    # who took part in each calamity name so far (`resolution { secondary_once per_name }`): every
+    # primary victim of the name from the start, beneficiaries and secondary victims as they come
+    taken: dict[str, set] = {}
+    if module.TABLE_RULES["secondary_once"] == ("per_name",):
+        for c in kept:
+            taken.setdefault(c["calamity"], set()).add(c["victim"])
     with runtime.rules_of(module):
         for c in order(table, kept, notes):
-            resolved.append(_resolve_one(table, c))
+            r = _resolve_one(table, c, taken)
+            resolved.append(r)
+            if module.TABLE_RULES["secondary_once"] == ("per_name",):
+                part = taken.setdefault(c["calamity"], set())
+                part.update(name for name, _, _ in r.secondary)
+                if r.beneficiary is not None and r.beneficiary.name is not None:
+                    part.add(r.beneficiary.name)
     return Phase(table, discarded, resolved, seed, notes)
 
 
-def _resolve_one(table: Table, c: dict) -> Resolved:
+def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     module = table.module
     missing: list[str] = []
     notes: list[str] = []
@@ -333,7 +345,8 @@ def _resolve_one(table: Table, c: dict) -> Resolved:
         missing.extend(ben_missing)
     secondary = []
     if primary.assignment is not None and not primary.is_cancelled:
-        secondary = _secondary(table, c, primary, roles, missing, notes)
+        busy = (taken or {}).get(c["calamity"], set())
+        secondary = _secondary(table, c, primary, roles, missing, notes, busy)
     for st in [primary.state] + [r.state for _, _, r in secondary]:
         for f in st.missing:
             if f not in missing:
@@ -342,7 +355,7 @@ def _resolve_one(table: Table, c: dict) -> Resolved:
 
 
 def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, missing: list[str],
-               notes: list[str]) -> list:
+               notes: list[str], busy: set = frozenset()) -> list:
     """The secondary victims: the table's assignment, checked, or the declared default policy."""
     module = table.module
     cal = module.CALAMITIES[c["calamity"]]
@@ -367,6 +380,8 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
         """Why this player may not be a secondary victim, or None."""
         if name == c["victim"]:
             return "the primary victim"
+        if name in busy:
+            return f"already a victim or the beneficiary of a {c['calamity']} this turn"
         for role, holder in excluded_roles.items():
             if holder == name:
                 return f"the {role}"

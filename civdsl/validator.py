@@ -126,6 +126,7 @@ class _Validator(NodeVisitor):
         beneficiary ranking names player facts or derived names (CIV086)."""
         where = [(None, self.ed.resolution, self.ed.resolution_spans)]
         where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
+        self._amount_constants()
         facts = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
         for item, settings, spans in where:
             for name, values in settings.items():
@@ -142,6 +143,20 @@ class _Validator(NodeVisitor):
                             self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
                                          span, item=item, help=suggestion(v, facts)
                                          or "see `civdsl vocab` for the facts")
+
+    def _amount_constants(self) -> None:
+        """`amounts` settings whose value is a constant's name (`city_points`): a whole number (CIV086)."""
+        named = [(None, self.ed.amounts, self.ed.amounts_spans)]
+        named += [(c.name, c.amounts, c.amounts_spans) for c in self.ed.calamities.values()]
+        for item, settings, spans in named:
+            for name, values in settings.items():
+                if vocab.AMOUNT_SETTINGS[name][0] != "const":
+                    continue
+                const = self.ed.consts.get(values[0])
+                if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
+                    self.d.error("CIV086", f"`amounts {name}` names `{values[0]}`, which is not a whole-number constant",
+                                 spans.get(name), item=item, help=suggestion(values[0], self.ed.consts)
+                                 or "declare it: `const NAME = N`")
 
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers

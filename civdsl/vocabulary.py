@@ -223,6 +223,11 @@ AMOUNT_SETTINGS = {
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
+    # a constant's name ("const"): the unit points of a city for this calamity's losses and bounds,
+    # where the text declares another value (1981 22.2.8.2, Expansion Epidemic: a city counts 4)
+    "city_points": ("const", (),
+                    "a whole-number constant: the unit points a city counts for this calamity (its losses split "
+                    "by least_over and the unit points that bound it); absent: the edition's city_points"),
     "prevention": (("unselect", "amount"), ("amount",),
                    "unselect: for cities a rule selects (see UNSELECT_KINDS), the victim first selects the demanded "
                    "number, never more than he has, then prevention unselects some and the rest are taken; "
@@ -272,6 +277,9 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "the table names the choice)"),
     ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
                       "the candidates for beneficiary: the victim's relation (RELATIONS); never the victim himself"),
+    ResolutionSetting("secondary_once", ("per_name", "none"), ("none",), False,
+                      "per_name: a player is a secondary victim of a calamity name at most once a turn, and not while "
+                      "he is a primary victim or a beneficiary of a calamity of that name; none: no such rule"),
     ResolutionSetting("assign", ("ask", "ast"), ("ask",), True,
                       "secondary losses the table does not assign: ask (the answer is incomplete until the primary "
                       "victim assigns them) or ast (eligible players in A.S.T. order, each the most allowed)"),

@@ -38,11 +38,15 @@ def _at_table(rb, sc: dict) -> dict:
 
     t = sc["table"]
     victim = {"name": "victim", "holds": sc.get("holds") or [], **(sc.get("state") or {})}
-    entry = {"calamity": sc["resolve"], "victim": "victim", **{k: t[k] for k in ("traded_by", "beneficiary") if k in t}}
+    entry = {"calamity": sc["resolve"], "victim": t.get("victim", "victim"),
+             **{k: t[k] for k in ("traded_by", "beneficiary", "secondary") if k in t}}
     data = {"players": [victim] + t.get("players", []), "borders": t.get("borders", {}), "calamities": [entry]}
     phase = resolve_phase(load_table(rb, data=data))
     out = phase.resolved[0].primary.to_dict()
     out["missing_facts"] = phase.missing_facts
+    # each secondary victim's loss, on the amount assigned to him
+    out["secondary_victims"] = {name: {e["kind"]: e.get("taken", e.get("amount")) for e in r.to_dict()["effects"]}
+                                for name, _, r in phase.resolved[0].secondary}
     return out
 
 
@@ -55,6 +59,13 @@ def test_scenario(rulebook, sc):
     rb = civdsl.load(rulebook)
     expect = sc["expect"]
     if "resolve" in sc:
+        if "table" in sc and "error" in expect:  # an assignment the rules forbid, say
+            from civdsl.errors import StateError
+
+            with pytest.raises(StateError) as err:
+                _at_table(rb, sc)
+            assert expect["error"] in str(err.value)
+            return
         if "table" in sc:  # the primary victim at a table: the other players answer the rule's table queries
             data = _at_table(rb, sc)
         else:
@@ -83,6 +94,8 @@ def test_scenario(rulebook, sc):
             assert sorted(t["kind"] for t in data["trace"] if t["op"] == "bound") == sorted(expect["bounded"])
         if "cancelled" in expect:
             assert data["cancelled"] is expect["cancelled"]
+        if "secondary_victims" in expect:  # at a table: what each named secondary victim suffers
+            assert data["secondary_victims"] == expect["secondary_victims"]
         if "secondary" in expect:
             sec = data["secondary"]
             want = expect["secondary"]

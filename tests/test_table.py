@@ -389,8 +389,8 @@ change calamity "Famine" {
     rb = civdsl.load(path)
     data = _example()
     data["players"][0]["holds"] = ["Medicine"]  # not Pottery, which prevents 5 of it too
-    data["calamities"] = [{"calamity": "Famine", "victim": "anna", "secondary": ["bruno", "chloe", "dario"]},
-                          {"calamity": "Famine", "victim": "bruno", "secondary": ["anna", "chloe", "dario"]}]
+    data["calamities"] = [{"calamity": "Famine", "victim": "anna", "secondary": []},
+                          {"calamity": "Famine", "victim": "bruno", "secondary": []}]
     phase = resolve_phase(load_table(rb, data=data))
     # anna borders only bruno by land (10 - 5); bruno borders anna and chloe (the full 10)
     assert {r.victim: r.primary.amount("damage") for r in phase.resolved} == {"anna": 5, "bruno": 10}
@@ -431,3 +431,24 @@ def test_the_language_reference_lists_the_resolution_settings_and_table_queries(
     for f in vocab.FUNCTIONS.values():
         if f.scope == "table":
             assert f"`{f.name}(" in docs and f.doc in docs
+
+
+def test_megaciv_a_player_suffers_a_calamity_name_once_a_turn():
+    # phase 9b (12-18 players, two copies of a calamity): no secondary victim of a name while
+    # primary victim of it, nor twice, nor while its beneficiary. dario's (Hellas, 15) resolves
+    # before anna's (Egypt, 17) in A.S.T. order.
+    data = _example()
+    data["calamities"] = [
+        {"calamity": "Epidemic", "victim": "dario", "traded_by": "chloe", "secondary": {"bruno": 10, "anna": 10}},
+        {"calamity": "Epidemic", "victim": "anna", "secondary": {}},
+    ]
+    with pytest.raises(StateError, match="names anna, who may not be a secondary victim: already a victim or the "
+                                         "beneficiary of a Epidemic this turn"):
+        _phase("megaciv", data)  # anna is the primary victim of the other Epidemic
+    data["calamities"][0]["secondary"] = {"bruno": 10, "eva": 10}
+    for second, who in (({"bruno": 10}, "bruno"), ({"chloe": 10}, "chloe")):
+        data["calamities"][1]["secondary"] = second  # bruno was a secondary victim, chloe the beneficiary
+        with pytest.raises(StateError, match=f"names {who}, who may not be a secondary victim: already"):
+            _phase("megaciv", data)
+    data["calamities"][1]["secondary"] = {}
+    assert len(_phase("megaciv", data).resolved) == 2
