@@ -14,39 +14,50 @@ from typing import Any, Callable
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
-from .syntax import BinOp, Bool, Call, Expr, Name, Neg, Not, Num, Str, Unknown, Where
+from .syntax import BinOp, Bool, Call, Expr, Name, Neg, NodeVisitor, Not, Num, Str, Unknown, Where
 
 _PRECEDENCE = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
                "+": 5, "-": 5, "*": 6, "/": 6, "//": 6}
 
 
 def unparse(e: Expr, parent: int = 0) -> str:
-    """The canonical text of an expression (used by fmt, charts, JSON and diagnostics)."""
-    if isinstance(e, Num):
-        return str(e.value)
-    if isinstance(e, Str):
-        return quote(e.value)
-    if isinstance(e, Bool):
-        return "true" if e.value else "false"
-    if isinstance(e, Unknown):
-        return "unknown"
-    if isinstance(e, Name):
-        return e.dotted
-    if isinstance(e, Call):
-        args = [unparse(a) for a in e.args] + [f"{k}={unparse(v)}" for k, v in e.kwargs.items()]
-        return f"{e.name}({', '.join(args)})"
-    if isinstance(e, Where):
-        return f"{unparse(e.items)} where {unparse(e.condition)}"
-    if isinstance(e, Not):
-        text = f"not {unparse(e.operand, 3)}"
-        return f"({text})" if parent > 3 else text
-    if isinstance(e, Neg):
-        return f"-{unparse(e.operand, 7)}"
-    if isinstance(e, BinOp):
-        prec = _PRECEDENCE[e.op]
-        text = f"{unparse(e.left, prec)} {e.op} {unparse(e.right, prec + 1)}"
-        return f"({text})" if prec < parent else text
-    raise TypeError(type(e))
+    """The canonical text of an expression (used by fmt, charts, JSON and diagnostics); `parent` is
+    the precedence of the operator around it (parentheses where it binds more loosely)."""
+    text = _UNPARSE.get(type(e))
+    if text is None:
+        raise TypeError(type(e))
+    return text(e, parent)
+
+
+def _unparse_call(e: Call, parent: int) -> str:
+    args = [unparse(a) for a in e.args] + [f"{k}={unparse(v)}" for k, v in e.kwargs.items()]
+    return f"{e.name}({', '.join(args)})"
+
+
+def _unparse_not(e: Not, parent: int) -> str:
+    text = f"not {unparse(e.operand, 3)}"
+    return f"({text})" if parent > 3 else text
+
+
+def _unparse_binop(e: BinOp, parent: int) -> str:
+    prec = _PRECEDENCE[e.op]
+    text = f"{unparse(e.left, prec)} {e.op} {unparse(e.right, prec + 1)}"
+    return f"({text})" if prec < parent else text
+
+
+# each expression node type's canonical text
+_UNPARSE = {
+    Num: lambda e, parent: str(e.value),
+    Str: lambda e, parent: quote(e.value),
+    Bool: lambda e, parent: "true" if e.value else "false",
+    Unknown: lambda e, parent: "unknown",
+    Name: lambda e, parent: e.dotted,
+    Call: _unparse_call,
+    Where: lambda e, parent: f"{unparse(e.items)} where {unparse(e.condition)}",
+    Not: _unparse_not,
+    Neg: lambda e, parent: f"-{unparse(e.operand, 7)}",
+    BinOp: _unparse_binop,
+}
 
 
 def quote(s: str) -> str:
@@ -357,7 +368,7 @@ def _chain(e: Expr, op: str) -> list[Expr]:
 # --- compilation to Python source -----------------------------------------------------------
 
 
-class PythonCompiler:
+class PythonCompiler(NodeVisitor):
     """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
 
     def __init__(self, consts: dict[str, Any], options: dict[str, bool], tables: set[str]):
@@ -375,48 +386,61 @@ class PythonCompiler:
         self._expanding: set[str] = set()
 
     def compile(self, e: Expr) -> str:
-        if isinstance(e, Num):
-            return repr(e.value)
-        if isinstance(e, Str):
-            return repr(e.value)
-        if isinstance(e, Bool):
-            return repr(e.value)
-        if isinstance(e, Unknown):
-            return "None"
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.consts:
-                return repr(self.consts[head])
-            if head in self.const_exprs:
-                if head in self._expanding:
-                    raise ValueError(f"constant `{head}` is defined in terms of itself")
-                self._expanding.add(head)
-                try:
-                    return f"({self.compile(self.const_exprs[head])})"
-                finally:
-                    self._expanding.discard(head)
-            if head in self.options:
-                # a rule switch: the player's choice (`--option`) or the rulebook's setting
-                return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
-            if head in vocab.DERIVED_NAMES:
-                return f"s.derived({head!r})"
-            return f"s.fact({head!r})"
-        if isinstance(e, Not):
-            return self._not(self.compile(e.operand))
-        if isinstance(e, Neg):
-            return f"(-{self.compile(e.operand)})"
-        if isinstance(e, BinOp) and e.op in ("and", "or"):
+        """The Python source of `e`: each node type has its `visit_<Node>`."""
+        return self.visit(e)
+
+    def visit_Num(self, e: Num) -> str:
+        return repr(e.value)
+
+    visit_Str = visit_Bool = visit_Num
+
+    def visit_Unknown(self, e: Unknown) -> str:
+        return "None"
+
+    def visit_Where(self, e: Where) -> str:
+        raise TypeError(type(e))  # only inside count/sum/all/any, which compile their filter themselves
+
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if head in self.consts:
+            return repr(self.consts[head])
+        if head in self.const_exprs:
+            return self._expanded(head)
+        if head in self.options:
+            # a rule switch: the player's choice (`--option`) or the rulebook's setting
+            return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
+        if head in vocab.DERIVED_NAMES:
+            return f"s.derived({head!r})"
+        return f"s.fact({head!r})"
+
+    def _expanded(self, head: str) -> str:
+        """A constant that reads the player's state, compiled in place (never in terms of itself)."""
+        if head in self._expanding:
+            raise ValueError(f"constant `{head}` is defined in terms of itself")
+        self._expanding.add(head)
+        try:
+            return f"({self.compile(self.const_exprs[head])})"
+        finally:
+            self._expanding.discard(head)
+
+    def visit_Not(self, e: Not) -> str:
+        return self._not(self.compile(e.operand))
+
+    def visit_Neg(self, e: Neg) -> str:
+        return f"(-{self.compile(e.operand)})"
+
+    def visit_BinOp(self, e: BinOp) -> str:
+        if e.op in ("and", "or"):
             return self._logic(e.op, [self.compile(x) for x in _chain(e, e.op)])
-        if isinstance(e, BinOp):
-            left, right = self.compile(e.left), self.compile(e.right)
-            if e.op == "/":
-                return f"_rt.div({left}, {right})"
-            if e.op == "//":
-                return f"_rt.floordiv({left}, {right})"
-            return f"({left} {e.op} {right})"
-        if isinstance(e, Call):
-            return self._call(e)
-        raise TypeError(type(e))
+        left, right = self.compile(e.left), self.compile(e.right)
+        if e.op == "/":
+            return f"_rt.div({left}, {right})"
+        if e.op == "//":
+            return f"_rt.floordiv({left}, {right})"
+        return f"({left} {e.op} {right})"
+
+    def visit_Call(self, e: Call) -> str:
+        return self._call(e)
 
     # A player's facts may be unknown (runtime.Unknown): `and`, `or` and `not` follow Kleene's
     # three-valued logic there, keeping Python's short-circuit for known values.

@@ -478,6 +478,27 @@ def test_a_damaged_import_is_reported_not_applied(driver, pages, tmp_path):
     assert _console_errors(driver) == []
 
 
+def test_a_slow_planner_waits_to_be_asked(driver, pages):
+    """After a plan slower than the page's budget (some rulebooks and hands take seconds), a
+    change no longer runs the planner: the last plan is marked as out of date and a button
+    runs the search."""
+    _open(driver, pages["megaciv"])
+    driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                          (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+    _settle(driver)
+    first = _text(driver, "#plan-buy")
+    assert first
+    driver.execute_script("civdslPage.planBudgetMs = -1")  # every search is now "slow"
+    _click(driver, "button[aria-label='more treasury tokens']")
+    assert driver.find_elements("css selector", "#plan-body .plan-answer.stale")
+    assert "runs when you ask" in _text(driver, "#plan-ask")
+    _click(driver, "#plan-run")
+    _settle(driver)
+    assert not driver.find_elements("css selector", "#plan-body .plan-answer.stale")
+    assert _text(driver, "#plan-buy")
+    assert _console_errors(driver) == []
+
+
 def test_a_state_of_another_edition_keeps_what_this_one_knows(driver, pages):
     """The example state (Mega Civilization's names) imported into the 1981 page: the facts come
     in, the names 1981 does not declare are left out and listed."""

@@ -22,6 +22,8 @@ def _cli(*args):
     ["epoch", "civ1981", "--set", "cities=3"],
     ["score", "civ1981", "--set", "cities=3", "--set", "ast_position=2"],
     ["hand", "civ1981", "--cards", "Grain x2"],
+    ["plan", "civ1981", "--set", "treasury=10"],
+    ["table", "civ1981", "examples/table-1981.yaml"],
 ])
 def test_every_question_command_takes_an_option_and_refuses_an_unknown_one(question):
     ok = _cli(*question, "--option", "calamity_floor=on")
@@ -93,3 +95,25 @@ def test_assigned_amount_is_at_most_the_per_player_amount_and_only_for_secondary
         rb.resolve("Epidemic", "secondary", [], {}, assigned=99)
     with pytest.raises(civdsl.StateError, match="--role secondary"):
         rb.resolve("Epidemic", "primary", [], {}, assigned=3)
+
+
+def test_plan_takes_an_option_and_the_rules_it_switches_change_the_plan(tmp_path):
+    # a house rule whose start credits are an option: switched on, the plan counts them
+    path = tmp_path / "credits_option.civ"
+    path.write_text('''language 1
+edition credits_option "Start credits as an option" extends megaciv
+option start_bonus "house rule: every player starts with credits" off
+start credits start_credits_by_players(players) unless not start_bonus
+''', encoding="utf-8")
+    base = ["plan", str(path), "--set", "players=5", "--set", "treasury=60", "--json"]
+    off = json.loads(_cli(*base).output)
+    on = json.loads(_cli(*base, "--option", "start_bonus=on").output)
+    assert on["plans"][0] != off["plans"][0]
+    bad = _cli(*base, "--option", "start_bonus=maybe")
+    assert bad.exit_code == 1
+    unknown = _cli(*base, "--option", "start_bonsu=on")
+    assert unknown.exit_code == 1 and "did you mean `start_bonus`?" in unknown.output
+    # the start credits a switched option grants count in `cost` as well (the option reaches the rule)
+    cost = json.loads(_cli("cost", str(path), "--buy", "Cloth Making", "--set", "players=5", "--option",
+                           "start_bonus=on", "--json").output)
+    assert cost["items"][0]["price"] == 40

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import SET_HELP, command, emit_json, facts, open_rulebook
+from .common import SET_HELP, command, emit_json, facts, open_rulebook, option_switch
 
 
 @command()
@@ -27,8 +27,9 @@ from .common import SET_HELP, command, emit_json, facts, open_rulebook
               help="Base hand limit, instead of the rulebook's (advances' abilities still apply).")
 @click.option("--save", type=click.Path(dir_okay=False),
               help="Write the state after the best plan's purchase to this YAML file (it may be --state's).")
+@option_switch
 def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
-         as_json):
+         options, as_json):
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..planner import plan as make_plan
     from ..planner import render
@@ -36,7 +37,7 @@ def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, ex
     from ..state import split_names
 
     rb = open_rulebook(rulebook)
-    given = facts(state_file, sets)
+    given = facts(state_file, sets, options)  # `--option NAME=on|off`: switches the rules read (start credits, ...)
     with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line
         report = make_plan(rb, dict(given), holds=split_names(holds), objective_spec=objective_spec,
                            want=split_names(want), avoid=split_names(avoid), top=top, explain=explain,

@@ -52,7 +52,9 @@ function planObjective(M, spec) {
     isInt[n] = exact[n].f === undefined && exact[n].d === 1;
     values[n] = floats ? planQValue(exact[n]) : exact[n].n * (scale / exact[n].d);
   }
-  return planObjectiveOf(spec, spec, values, scale, isInt);
+  const out = planObjectiveOf(spec, spec, values, scale, isInt);
+  out.floats = floats;
+  return out;
 }
 
 // what a plan maximises: the sum over the advances bought of values[name] (in units of 1/scale);
@@ -71,8 +73,10 @@ function planObjectiveSum(obj, names) {
   return total;
 }
 
-// an objective quantity as the command line prints it: an integer, or a fraction as "n/d"
-function planNumber(obj, v) {
+// an objective quantity as the command line prints it: an integer, a fraction as "n/d", a float as
+// Python writes one ("2.0"); `count` is how many advances' values it sums (none: a whole number 0)
+function planNumber(obj, v, count) {
+  if (obj.floats && (count === undefined || count > 0)) return pf(v);
   if (obj.scale === 1) return v;
   const g = planGcd(Math.abs(v), obj.scale);
   const n = v / g;
@@ -111,11 +115,11 @@ function planQValue(q) {
   return q.f !== undefined ? q.f : q.n / q.d;
 }
 
-const planToken = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
+const planToken = /\s*(?:("(?:[^"\\\n]|\\.)*")|(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
 
 function planParseExpression(text) {
-  const fail = (why) => creditUserError("--objective '" + text + "': " + why + " (write vp, points, cards or an "
-    + "expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
+  const fail = (why) => creditUserError("--objective " + pyRepr(text) + ": " + why + " (write vp, points, cards or "
+    + "an expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
   if (text.indexOf("\n") >= 0 || text.indexOf("\r") >= 0 || text.length > 500) {
     throw creditUserError("--objective: an expression is one line of at most 500 characters");
   }
@@ -125,20 +129,21 @@ function planParseExpression(text) {
     const at = planToken.lastIndex;
     const m = planToken.exec(text);
     if (m === null) break;
-    if (m[4] !== undefined) throw fail("unexpected character `" + m[4] + "`");
-    if (m[1] !== undefined) tokens.push({t: "int", v: m[1]});
-    else if (m[2] !== undefined) {
-      const word = m[2].replace(/\s+/g, "");
+    if (m[5] !== undefined) throw fail("unexpected character `" + m[5] + "`");
+    if (m[1] !== undefined) tokens.push({t: "str", v: planUnquote(m[1])});
+    else if (m[2] !== undefined) tokens.push({t: "int", v: m[2]});
+    else if (m[3] !== undefined) {
+      const word = m[3].replace(/\s+/g, "");
       const kw = ["and", "or", "not", "true", "false", "unknown", "where"];
       tokens.push(kw.indexOf(word) >= 0 ? {t: word} : {t: "name", v: word});
-    } else if (m[3] !== undefined) tokens.push({t: m[3]});
+    } else if (m[4] !== undefined) tokens.push({t: m[4]});
     if (planToken.lastIndex === at) break;
   }
   let pos = 0;
   const peek = () => (pos < tokens.length ? tokens[pos].t : null);
   const take = (t) => {
     if (peek() !== t) throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
-                                                     : "the expression ends too soon");
+                                                     : "unexpected end of file");
     return tokens[pos++];
   };
   function orExpr() {
@@ -178,6 +183,7 @@ function planParseExpression(text) {
   function atom() {
     const c = peek();
     if (c === "int") return {op: "num", v: tokens[pos++].v};
+    if (c === "str") return {op: "str", v: tokens[pos++].v};
     if (c === "true" || c === "false") { pos++; return {op: "bool", v: c === "true"}; }
     if (c === "unknown") { pos++; return {op: "unknown"}; }
     if (c === "(") { pos++; const e = orExpr(); take(")"); return e; }
@@ -196,12 +202,20 @@ function planParseExpression(text) {
       return {op: "name", v: name};
     }
     throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
-                                   : "the expression ends too soon");
+                                   : "unexpected end of file");
   }
   if (!tokens.length) throw fail("not a single expression");
   const e = orExpr();
   if (pos !== tokens.length) throw fail("unexpected `" + (tokens[pos].v || tokens[pos].t) + "`");
   return e;
+}
+
+// a rulebook string literal's text (its escapes: \\" \\\\ \\n \\t \\r \\0 \\uXXXX)
+function planUnquote(literal) {
+  return literal.slice(1, -1).replace(/\\(u[0-9A-Fa-f]{4}|.)/g, (all, c) => {
+    if (c.length === 5) return String.fromCharCode(parseInt(c.slice(1), 16));
+    return {n: "\n", t: "\t", r: "\r", "0": "\0"}[c] || c;
+  });
 }
 
 function planEvaluateFor(M, expr, name, text) {
@@ -212,10 +226,10 @@ function planEvaluateFor(M, expr, name, text) {
     specific_total: creditSum(Object.keys(adv.specific).map((t) => adv.specific[t])),
     supply: adv.supply || 0,
   };
-  const fail = (why) => creditUserError("--objective '" + text + "': " + why);
+  const fail = (why) => creditUserError("--objective " + pyRepr(text) + ": " + why);
   const num = (v) => {
     if (typeof v === "boolean" || v === null || typeof v !== "object") {
-      const what = v === null ? "unknown" : (typeof v === "boolean" ? "true/false" : "the text");
+      const what = v === null ? "unknown" : (typeof v === "boolean" ? "true/false" : "the text " + pyRepr(v));
       throw fail("expected a number, got " + what);
     }
     return v;
@@ -225,6 +239,7 @@ function planEvaluateFor(M, expr, name, text) {
     switch (e.op) {
       case "num": return planQ(Number(e.v));
       case "bool": return e.v;
+      case "str": return e.v;
       case "unknown": return null;
       case "name": {
         if (creditHas(values, e.v)) {
@@ -247,9 +262,10 @@ function planEvaluateFor(M, expr, name, text) {
         return a.f !== undefined ? {f: -a.f} : planQ(-a.n, a.d);
       }
       case "call": {
+        const arities = {floor: 1, ceil: 1, sqrt: 1, min: 2, max: 2, abs: 1};
+        if (!creditHas(arities, e.name)) throw fail("`" + e.name + "` cannot be evaluated here");
+        const arity = arities[e.name];
         const args = e.args.map((x) => num(ev(x)));
-        const arity = {floor: 1, ceil: 1, sqrt: 1, min: 2, max: 2, abs: 1}[e.name];
-        if (arity === undefined) throw fail("`" + e.name + "` cannot be evaluated here");
         if (args.length !== arity) throw fail("`" + e.name + "` takes " + arity + " argument" + (arity !== 1 ? "s" : ""));
         const a = args[0];
         if (e.name === "floor" || e.name === "ceil") {
@@ -306,7 +322,7 @@ function planEvaluateFor(M, expr, name, text) {
   }
   const value = ev(expr);
   if (value === null || typeof value !== "object") {
-    const shown = value === true ? "True" : (value === false ? "False" : (value === null ? "None" : "'" + value + "'"));
+    const shown = value === true ? "True" : (value === false ? "False" : (value === null ? "None" : pyRepr(value)));
     throw fail("gives " + shown + " for " + name + ", not a number");
   }
   return value;
@@ -1226,7 +1242,7 @@ planProblem.prototype.planDict = function (choice, rank) {
   const out = {};
   if (rank !== null && rank !== undefined) out.rank = rank;
   out.buy = choice.buys.slice();
-  out.objective = planNumber(obj, choice.objective);
+  out.objective = planNumber(obj, choice.objective, choice.buys.length);
   out.items = priced.items.map((row) => Object.assign({}, row, {objective: planNumber(obj, obj.values[row.advance])}));
   out.total = choice.price;
   out.spent = choice.spent;
@@ -1454,20 +1470,34 @@ function planSearchDP(cands, o) {
   const special = o.sameTurn.filter((n) => byName.has(n));
   const forcedSpecial = special.filter((n) => o.forced.has(n));
   const freeSpecial = special.filter((n) => !o.forced.has(n));
+  const linked = cands.some((c) => c.links.size);
   const best = [];
   let size = 0;
-  for (const c of cands) size = Math.max(size, c.rank);
+  let limitMax = o.limit0;
+  for (const c of cands) {
+    size = Math.max(size, c.rank);
+    limitMax += Math.max(0, c.hand);
+  }
   size += 1;
+  // the runs (plan_search._runs): one per subset T of the same-turn candidates bought, and where T
+  // brings abilities and the candidates have credit links, one machine-free run per assignment of
+  // the abilities' targets instead, most promising first, skipped once `top` plans beat them
   for (let r = 0; r <= freeSpecial.length; r++) {
     for (const extra of planCombinations(freeSpecial, r)) {
       const T = forcedSpecial.concat(extra).sort((x, y) => byName.get(x).rank - byName.get(y).rank);
       if (o.maxNew !== null && T.length > o.maxNew) continue;
       const machine = o.machineFor(T);
-      const items = plain.concat(T.map((n) => byName.get(n))).map((c) => (machine.base[c.name] === c.base ? c
-        : planCandidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)));
+      const items = plain.concat(T.map((n) => byName.get(n))).map((c) => planPriced(c, machine.base[c.name]));
       const forced = new Set(o.forced);
       for (const n of T) forced.add(n);
-      planRun(items, forced, machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+      if (machine.abilities.length && linked) {
+        for (const run of planAssignmentRuns(machine, items, forced, o.budget, o.maxNew, floor)) {
+          if (planBeaten(run.reach, best, o.top, o.spent, limitMax)) continue;
+          planRun(run.items, run.must, run.machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+        }
+      } else {
+        planRun(items, forced, machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+      }
     }
   }
   const out = best.slice().sort((x, y) => -planDPCmp(x, y));
@@ -1481,6 +1511,118 @@ function planSearchDP(cands, o) {
     found.push([key.slice(0, 4).concat([chosen.map((r) => -r)]), chosen.map((r) => ranks.get(r)), e[3], e[4], e[5]]);
   }
   return found;
+}
+
+// `c` at another base price (the same object when it is unchanged)
+function planPriced(c, base) {
+  return base === c.base ? c : planCandidate(c.name, c.rank, base, c.objective, c.credit, c.hand, c.links);
+}
+
+// one machine-free run per assignment of the machine's targets that can reach the budget, the card
+// limit and the floor, most promising first (plan_search._assignment_runs)
+function planAssignmentRuns(machine, items, forced, budget, maxNew, floor) {
+  const runs = [];
+  const pool = new Set(items.map((c) => c.name));
+  for (const t of planTargets(machine, pool, forced)) {
+    const run = items.filter((c) => !t.out.has(c.name))
+      .map((c) => planPriced(c, t.prices.has(c.name) ? t.prices.get(c.name) : c.base));
+    const reach = planReach(run, t.must, budget, maxNew);
+    if (reach !== null && (floor === null || floor === undefined || reach[0] >= floor - 1e-9)) {
+      runs.push({reach: reach, items: run, must: t.must});
+    }
+  }
+  runs.sort((x, y) => y.reach[0] - x.reach[0]);
+  for (const run of runs) {
+    const base = {};
+    for (const c of run.items) base[c.name] = c.base;
+    run.machine = new planMachine([], base);
+  }
+  return runs;
+}
+
+// every assignment of the machine's abilities to the advance each lands on, as {must: bought,
+// out: not bought, prices: the prices they leave} (plan_search.targets): runtime.prices' rule read
+// the other way round
+function planTargets(machine, pool, forced) {
+  const abilities = machine.abilities;
+  const base = machine.base;
+  const out = [];
+  (function assign(j, cur, must, excluded) {
+    if (j === abilities.length) {
+      const prices = new Map();
+      for (const [n, p] of cur) prices.set(n, Math.max(0, p));
+      out.push({must: must, out: excluded, prices: prices});
+      return;
+    }
+    const kind = abilities[j][1];
+    const amount = abilities[j][2];
+    const live = [];
+    for (const n of abilities[j][3]) {
+      const p = cur.has(n) ? cur.get(n) : base[n];
+      if (pool.has(n) && p > 0) live.push([p, n]);
+    }
+    live.sort(creditCmp);
+    for (let at = live.length; at >= 0; at--) {
+      const above = live.slice(at).map((x) => x[1]);
+      if (above.some((n) => must.has(n))) continue;
+      const widened = new Set(excluded);
+      for (const n of above) widened.add(n);
+      if (at === 0) {
+        assign(j + 1, cur, must, widened);
+        continue;
+      }
+      const price = live[at - 1][0];
+      const x = live[at - 1][1];
+      if (excluded.has(x)) continue;
+      const next = new Map(cur);
+      next.set(x, kind === "discount" ? price - amount : 0);
+      const bought = new Set(must);
+      bought.add(x);
+      assign(j + 1, next, bought, widened);
+    }
+  })(0, new Map(), new Set(forced), new Set());
+  return out;
+}
+
+// what a machine-free run can reach: [objective bound, fixed price, fixed objective, the other
+// advances' rows], or null when its bought advances alone are over the budget or the card limit
+function planReach(items, must, budget, maxNew) {
+  const fixed = items.filter((c) => must.has(c.name));
+  if (fixed.length < must.size || (maxNew !== null && fixed.length > maxNew)) return null;
+  let price = 0;
+  let objective = 0;
+  for (const c of fixed) {
+    price += c.base;
+    objective += c.objective;
+  }
+  if (price > budget) return null;
+  const bound = planBound(items.filter((c) => !must.has(c.name)));
+  let reach = objective + bound(budget - price);
+  if (items.every((c) => Number.isInteger(c.objective))) reach = Math.floor(reach + 1e-9);
+  return [reach, price, objective, bound.rows];
+}
+
+// whether `top` sets already found rank above every purchase of a run (plan_search._beaten)
+function planBeaten(reach, best, top, spent, limitMax) {
+  if (best.length < top) return false;
+  const kth = best[0][0];
+  let price = reach[1];
+  if (reach[0] < kth[0] - 1e-9) return true;
+  if (reach[0] > kth[0] + 1e-9) return false;
+  let need = kth[0] - reach[2];
+  for (const row of reach[3]) {
+    if (need <= 0) break;
+    if (row[0] >= need) {
+      price += row[1] ? Math.floor(row[1] * need / row[0]) : 0;
+      need = 0;
+      break;
+    }
+    price += row[1];
+    need -= row[0];
+  }
+  if (need > 0) return true;
+  const least = spent(price, limitMax);
+  return least === null || least > -kth[1];
 }
 
 // heap entries of the programme: [key (obj, -paid, credit, -n, mask), 0, mask, price, paid, limit]
@@ -1752,7 +1894,7 @@ function planBound(rest) {
     return a === b ? 0 : (a > b ? -1 : 1);
   });
   const memo = new Map();
-  return (room) => {
+  const bound = (room) => {
     let got = memo.get(room);
     if (got === undefined) {
       got = 0;
@@ -1770,6 +1912,8 @@ function planBound(rest) {
     }
     return got;
   };
+  bound.rows = rows;
+  return bound;
 }
 
 function planCutBelow(layer, machine, budget, floor, bound) {
@@ -1796,9 +1940,10 @@ function planCutBelow(layer, machine, budget, floor, bound) {
 // --- explaining (planner._explain) -------------------------------------------------------------
 
 function planCompare(obj, best, other, label) {
-  const n = (v) => planNumber(obj, v);
-  if (other.objective !== best.objective) return n(other.objective) + " " + label + " against " + n(best.objective);
-  let same = "the same " + n(best.objective) + " " + label;
+  const o1 = planNumber(obj, other.objective, other.buys.length);
+  const o0 = planNumber(obj, best.objective, best.buys.length);
+  if (other.objective !== best.objective) return o1 + " " + label + " against " + o0;
+  let same = "the same " + o0 + " " + label;
   if (other.spent !== best.spent) return same + ", but hands over " + other.spent + " against " + best.spent;
   same += " for the same " + best.spent + " handed over";
   if (other.credit !== best.credit) {
@@ -1814,7 +1959,7 @@ function planExplain(problem, choices) {
   const obj = problem.objective;
   const best = choices[0];
   const label = obj.label;
-  const runners = choices.slice(1).map((c) => ({buy: c.buys.slice(), objective: planNumber(obj, c.objective),
+  const runners = choices.slice(1).map((c) => ({buy: c.buys.slice(), objective: planNumber(obj, c.objective, c.buys.length),
     spent: c.spent, credit: c.credit, why_not: planCompare(obj, best, c, label)}));
   const others = [];
   const budget = problem.budgetMax;
@@ -2144,9 +2289,9 @@ function planTwoTurns(first, maxSets) {
       + "free choice (free_credits) are not allocated",
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
-    total: planNumber(obj, best.c1.objective + best.c2.objective),
+    total: planNumber(obj, best.c1.objective + best.c2.objective, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
-    one_turn_best_objective: planNumber(obj, one[0].objective),
+    one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
     complete: complete,
     turn_one_sets: examined[0] + 1,
     turn_one_sets_priced_for_next_turn: examined[1],
@@ -2203,10 +2348,10 @@ function planOption(options, names, fallback) {
 }
 
 // options: the flags of `civdsl plan` in camelCase: {holds, objective, want, avoid, top, explain,
-// horizon, handLimit}, and `among` (the Python API's: the advances considered at all)
+// horizon, handLimit, option: {name: true|false} (--option NAME=on|off)}, and `among` (the Python API's: the advances considered at all)
 function planAnswer(M, state, options) {
   options = options || {};
-  const st = makePlayerState(state, {holds: options.holds});
+  const st = makePlayerState(state, {holds: options.holds, option: options.option});
   const held = st.held;
   const facts = st.facts;
   const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null));
