@@ -354,6 +354,7 @@ def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
             _settle(driver)
             assert _text(driver, "#plan-buy")
             assert _text(driver, "#plan-pay").startswith("Hand in ")
+            assert _text(driver, "#plan-budget").startswith("To spend: cards worth 0 and 40 treasury")
 
         # the epoch: with a civilization and a space, what the next space needs
         driver.execute_script("""const s = document.getElementById('in-civilization'); s.value = 'Hellas';
