@@ -452,3 +452,17 @@ def test_megaciv_a_player_suffers_a_calamity_name_once_a_turn():
             _phase("megaciv", data)
     data["calamities"][1]["secondary"] = {}
     assert len(_phase("megaciv", data).resolved) == 2
+
+
+def test_diff_names_the_phase_rules_a_house_rule_changes(tmp_path):
+    path = tmp_path / "strict_table.civ"
+    path.write_text('''language 1
+edition strict_table "Strict table" extends megaciv
+const calamity_cap = 2
+resolution { limit calamity_cap  assign ast }
+change calamity "Tyranny" { resolution { beneficiary_among land } }
+''', encoding="utf-8")
+    result = _cli("diff", "megaciv", str(path))
+    assert "resolution limit calamity_limit -> calamity_cap" in result.output
+    assert "resolution assign ask -> ast" in result.output
+    assert "Tyranny: resolution the edition's -> beneficiary_among land" in result.output
