@@ -334,6 +334,10 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     # what naming the beneficiary lacks counts only if the calamity is not cancelled
     ben_missing: list[str] = []
     ben = beneficiary(table, c, ben_missing)
+    where = f"calamities[{c['index']}] ({c['calamity']})"
+    if c["beneficiary"] is not None and (ben is None or (ben.name is not None and ben.name != c["beneficiary"])):
+        said = "has no beneficiary" if ben is None else f"names {ben.name} ({ben.why})"
+        raise StateError(f"{where}: `beneficiary` is {c['beneficiary']}, but the rule {said}")
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
     victim = table.fresh(c["victim"])
     victim.seat = Seat(table, c["victim"], roles)
@@ -344,6 +348,8 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     else:
         missing.extend(ben_missing)
     secondary = []
+    if primary.assignment is None and c["secondary"]:
+        raise StateError(f"{where}: `secondary` names secondary victims, but {c['calamity']} has none")
     if primary.assignment is not None and not primary.is_cancelled:
         busy = (taken or {}).get(c["calamity"], set())
         secondary = _secondary(table, c, primary, roles, missing, notes, busy)

@@ -3,7 +3,7 @@ beneficiary, limits, order and secondary victims each edition declares in `resol
 
 from __future__ import annotations
 
-import copy
+import re
 import json
 from pathlib import Path
 
@@ -466,3 +466,16 @@ change calamity "Tyranny" { resolution { beneficiary_among land } }
     assert "resolution limit calamity_limit -> calamity_cap" in result.output
     assert "resolution assign ask -> ast" in result.output
     assert "Tyranny: resolution the edition's -> beneficiary_among land" in result.output
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"calamity": "Superstition", "victim": "anna", "secondary": ["bruno"]}, "Superstition has none"),
+    ({"calamity": "Famine", "victim": "anna", "beneficiary": "bruno", "secondary": []}, "the rule has no beneficiary"),
+    ({"calamity": "Civil War", "victim": "chloe", "beneficiary": "bruno"},
+     "`beneficiary` is bruno, but the rule names dario (most cities in stock 5, then tokens in stock 22)"),
+])
+def test_a_choice_the_rules_do_not_leave_to_the_victim_is_an_error(entry, message):
+    data = _example()
+    data["calamities"] = [entry]
+    with pytest.raises(StateError, match=re.escape(message)):
+        _phase("megaciv", data)
