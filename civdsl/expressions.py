@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from . import vocabulary as vocab
 from .diagnostics import Diagnostics, Span, suggestion
-from .syntax import BinOp, Bool, Call, Expr, Name, Neg, Not, Num, Str, Unknown, Where
+from .syntax import BinOp, Bool, Call, Expr, Name, Neg, NodeVisitor, Not, Num, Str, Unknown, Where
 
 _PRECEDENCE = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
                "+": 5, "-": 5, "*": 6, "/": 6, "//": 6}
@@ -357,7 +357,7 @@ def _chain(e: Expr, op: str) -> list[Expr]:
 # --- compilation to Python source -----------------------------------------------------------
 
 
-class PythonCompiler:
+class PythonCompiler(NodeVisitor):
     """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
 
     def __init__(self, consts: dict[str, Any], options: dict[str, bool], tables: set[str]):
@@ -375,48 +375,61 @@ class PythonCompiler:
         self._expanding: set[str] = set()
 
     def compile(self, e: Expr) -> str:
-        if isinstance(e, Num):
-            return repr(e.value)
-        if isinstance(e, Str):
-            return repr(e.value)
-        if isinstance(e, Bool):
-            return repr(e.value)
-        if isinstance(e, Unknown):
-            return "None"
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.consts:
-                return repr(self.consts[head])
-            if head in self.const_exprs:
-                if head in self._expanding:
-                    raise ValueError(f"constant `{head}` is defined in terms of itself")
-                self._expanding.add(head)
-                try:
-                    return f"({self.compile(self.const_exprs[head])})"
-                finally:
-                    self._expanding.discard(head)
-            if head in self.options:
-                # a rule switch: the player's choice (`--option`) or the rulebook's setting
-                return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
-            if head in vocab.DERIVED_NAMES:
-                return f"s.derived({head!r})"
-            return f"s.fact({head!r})"
-        if isinstance(e, Not):
-            return self._not(self.compile(e.operand))
-        if isinstance(e, Neg):
-            return f"(-{self.compile(e.operand)})"
-        if isinstance(e, BinOp) and e.op in ("and", "or"):
+        """The Python source of `e`: each node type has its `visit_<Node>`."""
+        return self.visit(e)
+
+    def visit_Num(self, e: Num) -> str:
+        return repr(e.value)
+
+    visit_Str = visit_Bool = visit_Num
+
+    def visit_Unknown(self, e: Unknown) -> str:
+        return "None"
+
+    def visit_Where(self, e: Where) -> str:
+        raise TypeError(type(e))  # only inside count/sum/all/any, which compile their filter themselves
+
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if head in self.consts:
+            return repr(self.consts[head])
+        if head in self.const_exprs:
+            return self._expanded(head)
+        if head in self.options:
+            # a rule switch: the player's choice (`--option`) or the rulebook's setting
+            return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
+        if head in vocab.DERIVED_NAMES:
+            return f"s.derived({head!r})"
+        return f"s.fact({head!r})"
+
+    def _expanded(self, head: str) -> str:
+        """A constant that reads the player's state, compiled in place (never in terms of itself)."""
+        if head in self._expanding:
+            raise ValueError(f"constant `{head}` is defined in terms of itself")
+        self._expanding.add(head)
+        try:
+            return f"({self.compile(self.const_exprs[head])})"
+        finally:
+            self._expanding.discard(head)
+
+    def visit_Not(self, e: Not) -> str:
+        return self._not(self.compile(e.operand))
+
+    def visit_Neg(self, e: Neg) -> str:
+        return f"(-{self.compile(e.operand)})"
+
+    def visit_BinOp(self, e: BinOp) -> str:
+        if e.op in ("and", "or"):
             return self._logic(e.op, [self.compile(x) for x in _chain(e, e.op)])
-        if isinstance(e, BinOp):
-            left, right = self.compile(e.left), self.compile(e.right)
-            if e.op == "/":
-                return f"_rt.div({left}, {right})"
-            if e.op == "//":
-                return f"_rt.floordiv({left}, {right})"
-            return f"({left} {e.op} {right})"
-        if isinstance(e, Call):
-            return self._call(e)
-        raise TypeError(type(e))
+        left, right = self.compile(e.left), self.compile(e.right)
+        if e.op == "/":
+            return f"_rt.div({left}, {right})"
+        if e.op == "//":
+            return f"_rt.floordiv({left}, {right})"
+        return f"({left} {e.op} {right})"
+
+    def visit_Call(self, e: Call) -> str:
+        return self._call(e)
 
     # A player's facts may be unknown (runtime.Unknown): `and`, `or` and `not` follow Kleene's
     # three-valued logic there, keeping Python's short-circuit for known values.

@@ -40,29 +40,33 @@ class _RoundCompiler(PythonCompiler):
     def _logic(self, op: str, operands: list[str]) -> str:
         return f"({f' {op} '.join(operands)})"
 
-    def compile(self, e) -> str:
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.locals:
-                return self.locals[head]
-            if head in self.ed.stats or head in self.ed.flags or head in self.ed.tracks:
-                return f"s.v[{head!r}]"
-            if head in self.ed.thresholds:
-                return f"s.threshold({head!r})"
-            if head in self.ed.choices:
-                return f"s.choice({head!r})"
-            return super().compile(e)
-        if isinstance(e, BinOp) and e.op == "//":
-            return f"_rr.round_floordiv({self.compile(e.left)}, {self.compile(e.right)})"
-        if isinstance(e, BinOp) and e.op == "/":
-            return f"_rr.round_div({self.compile(e.left)}, {self.compile(e.right)})"
-        if isinstance(e, Call) and e.name in vocab.ROUND_FUNCTIONS and e.name not in self.tables:
-            color = e.kwargs.get("color")
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if head in self.locals:
+            return self.locals[head]
+        if head in self.ed.stats or head in self.ed.flags or head in self.ed.tracks:
+            return f"s.v[{head!r}]"
+        if head in self.ed.thresholds:
+            return f"s.threshold({head!r})"
+        if head in self.ed.choices:
+            return f"s.choice({head!r})"
+        return super().visit_Name(e)
+
+    def visit_BinOp(self, e: BinOp) -> str:
+        # round rules divide by their own rules (rounds.runtime.round_div: exact where it can be)
+        if e.op in ("/", "//"):
+            fn = "round_floordiv" if e.op == "//" else "round_div"
+            return f"_rr.{fn}({self.compile(e.left)}, {self.compile(e.right)})"
+        return super().visit_BinOp(e)
+
+    def visit_Call(self, e: Call) -> str:
+        if e.name in vocab.ROUND_FUNCTIONS and e.name not in self.tables:
             if e.name == "hand_limit":
                 return "s.hand_limit()"
+            color = e.kwargs.get("color")
             word = repr(color.parts[0]) if isinstance(color, Name) else "None"
             return f"s.{e.name}({word})"
-        return super().compile(e)
+        return super().visit_Call(e)
 
 
 class _Block(StatementVisitor):
