@@ -479,3 +479,19 @@ def test_a_choice_the_rules_do_not_leave_to_the_victim_is_an_error(entry, messag
     data["calamities"] = [entry]
     with pytest.raises(StateError, match=re.escape(message)):
         _phase("megaciv", data)
+
+
+def test_expansion_barbarians_drawn_are_controlled_by_the_player_with_fewest_cities_even_the_victim():
+    # 30.521: the trader controls them; if not traded, the player with the fewest cities, even the victim
+    data = {"players": [_player("egypt", cities=2, edge_units=5, civilization="Egypt"),
+                        _player("crete", cities=3, civilization="Crete"),
+                        _player("arabia", cities=2, civilization="Arabia")],
+            "calamities": [{"calamity": "Barbarian Hordes", "victim": "egypt"}]}
+    hordes = _calamity(_phase("expansion", data), "Barbarian Hordes")
+    # egypt and arabia tie at 2 cities: A.S.T. order (our reading) puts Arabia (2) before Egypt (18)
+    assert hordes.beneficiary.candidates == ["egypt", "crete", "arabia"]
+    assert hordes.beneficiary.name == "arabia" and hordes.beneficiary.why.startswith("fewest cities 2")
+    data["players"][2]["cities"] = 4
+    assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "egypt"
+    data["calamities"][0]["traded_by"] = "crete"
+    assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "crete"
