@@ -175,9 +175,10 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
         return False
     # the first line longer than the limit (its number, length, and the offset where it ends)
     long_line = None
-    if len(text) > MAX_LINE:
+    lines = text.split("\n") if len(text) > MAX_LINE else []
+    if lines and max(map(len, lines)) > MAX_LINE:  # the loop only for a file that has such a line
         offset = 0
-        for number, line in enumerate(text.split("\n"), 1):
+        for number, line in enumerate(lines, 1):
             if len(line) > MAX_LINE:
                 long_line = (number, len(line), offset + len(line))
                 break

@@ -89,11 +89,7 @@ def objective(module, spec: str | None = None) -> Objective:
         spec = spec.lower()
     # advances of unknown cost are never bought: their objective is never read (0)
     if spec == "vp":
-        missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]
-        if missing:
-            raise StateError(f"--objective vp: {module.EDITION['name']} gives no victory points to advances "
-                             f"(e.g. {missing[0]}); use --objective points (printed cost) or cards")
-        return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
+        return _vp_objective(module)
     if spec == "points":
         return Objective("points", "points", {n: a["cost"] or 0 for n, a in advances.items()})
     if spec == "cards":
@@ -101,6 +97,15 @@ def objective(module, spec: str | None = None) -> Objective:
     expr = _parse_expression(spec)
     return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
                                   for n, a in advances.items()})
+
+
+def _vp_objective(module) -> Objective:
+    advances = module.ADVANCES
+    missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]
+    if missing:
+        raise StateError(f"--objective vp: {module.EDITION['name']} gives no victory points to advances "
+                         f"(e.g. {missing[0]}); use --objective points (printed cost) or cards")
+    return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
 
 
 def _parse_expression(text: str):
@@ -441,6 +446,24 @@ class PaymentTable:
         # no payment needs more converted tokens than the price in tokens less the treasury
         clamp = max(0, self.tokens_for(price, 0) - self.treasury)
         layers = self._layers(limit, cap=least, keep=True, clamp=clamp)
+        _, value, t, wealth, moves = self._choose(layers, price, least)
+        conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
+        kept = wealth - conv * self.tv
+        given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
+        converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
+        roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
+        substitute = {"set": roles["set"], "card": roles["donor"]} if roles else None
+        left = {n: c - m[0] - m[1] - (m[2] == "donor") for n, c, m in zip(self.names, self.counts, moves)}
+        left = {n: k for n, k in left.items() if k}
+        return Payment(price=price, cards=given, card_value=value, treasury=t, treasury_value=self.tv,
+                       paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
+                       kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
+                       treasury_left=self.treasury + conv - t, converted=converted, converted_treasury=conv,
+                       substitute=substitute)
+
+    def _choose(self, layers: list[dict], price, least) -> tuple:
+        """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
+        wealth kept, moves in the names' order) of the best by the order `best` documents."""
         choice = None
         for key, (wealth, held, _) in layers[-1].items():
             value, conv, _, flag = key
@@ -462,20 +485,7 @@ class PaymentTable:
                      tuple(m[2] or "" for m in moves))
             if choice is None or rank < choice[0]:
                 choice = (rank, value, t, wealth, moves)
-        _, value, t, wealth, moves = choice
-        conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
-        kept = wealth - conv * self.tv
-        given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
-        converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
-        roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
-        substitute = {"set": roles["set"], "card": roles["donor"]} if roles else None
-        left = {n: c - m[0] - m[1] - (m[2] == "donor") for n, c, m in zip(self.names, self.counts, moves)}
-        left = {n: k for n, k in left.items() if k}
-        return Payment(price=price, cards=given, card_value=value, treasury=t, treasury_value=self.tv,
-                       paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
-                       kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
-                       treasury_left=self.treasury + conv - t, converted=converted, converted_treasury=conv,
-                       substitute=substitute)
+        return choice
 
     @staticmethod
     def _turned_in(layers: list[dict], key) -> tuple:
@@ -549,6 +559,19 @@ def _hand_delta(module, name: str) -> int:
 
 
 # --- the purchase problem -------------------------------------------------------------------
+
+def _by_ratio(obj: dict, eff: dict, order: dict, x: str, y: str) -> int:
+    """The branch and bound's order: objective per effective price, highest first (exact:
+    cross-multiplied); free ones first, those worth nothing last; rulebook order between equals."""
+    vx, bx, vy, by = obj[x], max(0, eff[x]), obj[y], max(0, eff[y])
+    cx = 2 if vx <= 0 else (0 if bx == 0 else 1)
+    cy = 2 if vy <= 0 else (0 if by == 0 else 1)
+    if cx != cy:
+        return cx - cy
+    if cx == 1 and vx * by != vy * bx:
+        return -1 if vx * by > vy * bx else 1
+    return order[x] - order[y]
+
 
 class Choice(Record, frozen=False):
     """A set of advances the search kept, with its ranking key (larger is better)."""
@@ -682,26 +705,31 @@ class PurchaseProblem:
         if not any(n in self.same_turn for n in names):
             return sum(self.base[n] for n in names)
         rows = [[n, self.base[n]] for n in names]
-        groups = self.module.ADVANCES
         for name in names:  # acquired automatically with another advance bought (runtime.prices: first)
             for group, below in self.alls.get(name, ()):
                 for r in rows:
-                    if r[0] != name and group in groups[r[0]]["groups"] and groups[r[0]]["cost"] < below:
+                    if r[0] != name and self._in_group(r[0], group, below):
                         r[1] = 0
         for row in rows:
             name = row[0]
             for amount in self.discounts.get(name, ()):
-                others = [r for r in rows if r[0] != name and r[1] > 0]
-                if others:
-                    target = max(others, key=lambda r: (r[1], r[0]))
-                    target[1] -= amount
+                self._land(rows, name, lambda r: True, lambda price: price - amount)
             for group, below in self.frees.get(name, ()):
-                eligible = [r for r in rows if r[0] != name and r[1] > 0 and group in groups[r[0]]["groups"]
-                            and groups[r[0]]["cost"] < below]
-                if eligible:
-                    target = max(eligible, key=lambda r: (r[1], r[0]))
-                    target[1] = 0
+                self._land(rows, name, lambda r: self._in_group(r[0], group, below), lambda price: 0)
         return sum(max(0, r[1]) for r in rows)
+
+    def _in_group(self, name: str, group: str, below) -> bool:
+        adv = self.module.ADVANCES[name]
+        return group in adv["groups"] and adv["cost"] < below
+
+    @staticmethod
+    def _land(rows: list, card: str, eligible, effect) -> None:
+        """One same-turn ability of `card`: `effect` on the price of the dearest eligible other
+        row whose price is above 0 (by price, then name), if any."""
+        others = [r for r in rows if r[0] != card and r[1] > 0 and eligible(r)]
+        if others:
+            target = max(others, key=lambda r: (r[1], r[0]))
+            target[1] = effect(target[1])
 
     def hand_limit(self, names) -> int:
         return self.limit0 + sum(_hand_delta(self.module, n) for n in names)
@@ -762,41 +790,14 @@ class PurchaseProblem:
         eff = {n: self.base[n] - (self._max_reduction(n) if n in self.same_turn else 0) for n in self.candidates}
         self.eff = eff
 
-        def by_ratio(x, y):
-            # objective per effective price, highest first (exact: cross-multiplied); free ones
-            # first, those worth nothing last; rulebook order between equals
-            vx, bx, vy, by = obj[x], max(0, eff[x]), obj[y], max(0, eff[y])
-            cx = 2 if vx <= 0 else (0 if bx == 0 else 1)
-            cy = 2 if vy <= 0 else (0 if by == 0 else 1)
-            if cx != cy:
-                return cx - cy
-            if cx == 1 and vx * by != vy * bx:
-                return -1 if vx * by > vy * bx else 1
-            return self.order[x] - self.order[y]
-
-        self.items = sorted(pool, key=functools.cmp_to_key(by_ratio))
+        self.items = sorted(pool, key=functools.cmp_to_key(functools.partial(_by_ratio, obj, eff, self.order)))
         n_items = len(self.items)
         self.b = [self.base[n] for n in self.items]
         self.e = [eff[n] for n in self.items]
         self.o = [obj[n] for n in self.items]
         self.cub = [self._credit_bound(n) for n in self.items]
         self.hd = [_hand_delta(module, n) for n in self.items]
-        # suffix sums over positions >= i: negative effective prices (they widen the budget),
-        # positive hand-limit changes, credit bounds
-        self.neg_suf = [0] * (n_items + 1)
-        self.hpos_suf = [0] * (n_items + 1)
-        self.cub_suf = [0] * (n_items + 1)
-        for i in range(n_items - 1, -1, -1):
-            self.neg_suf[i] = self.neg_suf[i + 1] + max(0, -self.e[i])
-            self.hpos_suf[i] = self.hpos_suf[i + 1] + max(0, self.hd[i])
-            self.cub_suf[i] = self.cub_suf[i + 1] + max(0, self.cub[i])
-        # advances worth something come first in the order: prefix sums over them
-        self.npos = sum(1 for v in self.o if v > 0)
-        self.cum_b = [0]
-        self.cum_o = [0]
-        for i in range(self.npos):
-            self.cum_b.append(self.cum_b[-1] + max(0, self.e[i]))
-            self.cum_o.append(self.cum_o[-1] + self.o[i])
+        self._sums(n_items)
         self.int_objective = all(isinstance(v, int) for v in self.o)
         # the wanted advances start every set: base price, effective price, objective, credit
         # bound, hand-limit change, same-turn ability
@@ -805,6 +806,24 @@ class PurchaseProblem:
                       sum(_hand_delta(module, w) for w in self.want), any(w in self.same_turn for w in self.want))
         self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(module, w)) for w in self.want)
         self.budget_max = self.payments.budget(self.limit_max)
+
+    def _sums(self, n_items: int) -> None:
+        """Suffix sums over positions >= i: negative effective prices (they widen the budget),
+        positive hand-limit changes, credit bounds; and, since advances worth something come
+        first in the order, prefix sums of effective price and objective over them."""
+        self.neg_suf = [0] * (n_items + 1)
+        self.hpos_suf = [0] * (n_items + 1)
+        self.cub_suf = [0] * (n_items + 1)
+        for i in range(n_items - 1, -1, -1):
+            self.neg_suf[i] = self.neg_suf[i + 1] + max(0, -self.e[i])
+            self.hpos_suf[i] = self.hpos_suf[i + 1] + max(0, self.hd[i])
+            self.cub_suf[i] = self.cub_suf[i + 1] + max(0, self.cub[i])
+        self.npos = sum(1 for v in self.o if v > 0)
+        self.cum_b = [0]
+        self.cum_o = [0]
+        for i in range(self.npos):
+            self.cum_b.append(self.cum_b[-1] + max(0, self.e[i]))
+            self.cum_o.append(self.cum_o[-1] + self.o[i])
 
     def _ratio_bound(self, q: int, cap) -> Any:
         """Fractional-knapsack bound of the objective of advances at positions >= q within `cap`."""
@@ -1281,19 +1300,10 @@ class _TwoTurns:
         self.module, self.obj = module, obj
         self.payments: dict = {}
         self.opts = dict(first.options, want=())
-        among, avoid = self.opts["among"], set(self.opts["avoid"])
-        advances = module.ADVANCES
-        unheld = [n for n, a in advances.items() if n not in first.held and a["cost"] is not None
-                  and n not in avoid and (among is None or n in among)]
-        # this turn's price of every advance not held (those locked by a prerequisite too)
-        price1 = {n: first.base[n] for n in unheld if n in first.base}
-        for n in [n for n in unheld if n not in price1]:
-            price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+        unheld, price1 = self._prices_now()
         worth = [n for n in unheld if obj.values[n] > 0]
         self.worth = worth
-        # credit a turn-one advance h can give a next-turn advance i, at most
-        self.give_row = {h: [max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
-                             + advances[h]["specific"].get(i, 0) for i in worth] for h in first.candidates}
+        self.give_row = {h: [self._gives(h, i) for i in worth] for h in first.candidates}
         self.whole = all(isinstance(obj.values[n], int) for n in worth)
         self.tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0])
                       for h in first.candidates}
@@ -1302,6 +1312,25 @@ class _TwoTurns:
         self.floor_price = [price1[i] - self._reduction(i, unheld, price1) for i in worth]
         self.best: Any = None
         self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
+
+    def _prices_now(self) -> tuple[list, dict]:
+        """The advances not held that may be bought this turn or next (cost known, not avoided,
+        among the given ones), and this turn's price of each (those a prerequisite locks too)."""
+        first, module = self.first, self.module
+        among, avoid = self.opts["among"], set(self.opts["avoid"])
+        unheld = [n for n, a in module.ADVANCES.items() if n not in first.held and a["cost"] is not None
+                  and n not in avoid and (among is None or n in among)]
+        price1 = {n: first.base[n] for n in unheld if n in first.base}
+        for n in [n for n in unheld if n not in price1]:
+            price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+        return unheld, price1
+
+    def _gives(self, h: str, i: str):
+        """The most credit a turn-one advance h can give a next-turn advance i: its best group
+        credit towards i plus its specific credit to i."""
+        advances = self.module.ADVANCES
+        best = max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
+        return best + advances[h]["specific"].get(i, 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
         """The most an advance's own same-turn abilities take off next turn's other purchases."""
@@ -1620,31 +1649,40 @@ def render(report: dict) -> str:
         lines.append("not considered:")
         for e in report["not_considered"]:
             lines.append(f"  {e['advance']}: {e['why']}")
-    ex = report.get("explain")
-    if ex:
-        lines.append("why this plan:")
-        for r in ex["runners_up"]:
-            lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
-        # advances whose best purchase is one of the plans above need no second line
-        shown = [r["buy"] for r in ex["runners_up"]]
-        rest = [e for e in ex["advances_not_bought"] if e.get("best_with_it") not in shown]
-        for e in rest[:8]:
-            lines.append(f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}")
-        if len(rest) > 8:
-            lines.append(f"  ... and {len(rest) - 8} more advances (see --json)")
-    hz = report.get("horizon")
-    if hz:
-        lines.append("two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):")
-        lines.append("  this turn:")
-        lines.extend(_plan_lines(hz["this_turn"], label, "    "))
-        lines.append("  next turn (estimate):")
-        lines.extend(_plan_lines(hz["next_turn"], label, "    "))
-        lines.append(f"  total over two turns: {hz['total']} {label} (the one-turn plan "
-                     f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
-        if not hz["complete"]:
-            lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
-                         f"the best pair found so far")
+    lines.extend(_explain_lines(report.get("explain"), label))
+    lines.extend(_horizon_lines(report.get("horizon"), label))
     return "\n".join(lines)
+
+
+def _explain_lines(ex: dict | None, label: str) -> list[str]:
+    if not ex:
+        return []
+    lines = ["why this plan:"]
+    for r in ex["runners_up"]:
+        lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
+    # advances whose best purchase is one of the plans above need no second line
+    shown = [r["buy"] for r in ex["runners_up"]]
+    rest = [e for e in ex["advances_not_bought"] if e.get("best_with_it") not in shown]
+    for e in rest[:8]:
+        lines.append(f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}")
+    if len(rest) > 8:
+        lines.append(f"  ... and {len(rest) - 8} more advances (see --json)")
+    return lines
+
+
+def _horizon_lines(hz: dict | None, label: str) -> list[str]:
+    if not hz:
+        return []
+    lines = ["two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):", "  this turn:"]
+    lines.extend(_plan_lines(hz["this_turn"], label, "    "))
+    lines.append("  next turn (estimate):")
+    lines.extend(_plan_lines(hz["next_turn"], label, "    "))
+    lines.append(f"  total over two turns: {hz['total']} {label} (the one-turn plan "
+                 f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
+    if not hz["complete"]:
+        lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
+                     f"the best pair found so far")
+    return lines
 
 
 def render_hand(report: dict, name: str) -> str:

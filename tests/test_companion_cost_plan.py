@@ -152,6 +152,20 @@ _TEST_STATES = [
      {"objective": "vp / 3 + cost / 7", "top": 3, "explain": True}),
     ("megaciv", "an objective with an unknown name", {"holds": [], "treasury": 100, "players": 9},
      {"objective": "vp + nonsense"}),
+    ("megaciv", "an objective that ends too soon", {"holds": [], "treasury": 100, "players": 9},
+     {"objective": "vp +"}),
+    ("megaciv", "an objective with a stray character", {"holds": [], "treasury": 100, "players": 9},
+     {"objective": "vp @ 2"}),
+    ("megaciv", "an objective asking a player fact", {"holds": [], "treasury": 100, "players": 9},
+     {"objective": 'holds("Pottery")'}),
+    ("megaciv", "an objective giving text", {"holds": [], "treasury": 100, "players": 9}, {"objective": '"x"'}),
+    ("megaciv", "an objective giving true/false", {"holds": [], "treasury": 100, "players": 9},
+     {"objective": "vp > 1"}),
+    ("megaciv", "an objective dividing by zero", {"holds": [], "treasury": 100, "players": 9},
+     {"objective": "cost / 0"}),
+    ("megaciv", "a float objective", {"holds": ["Pottery"], "treasury": 150, "players": 9},
+     {"objective": "sqrt(cost)", "top": 2, "explain": True}),
+    ("megaciv", "an objective in capitals", {"holds": [], "treasury": 90, "players": 9}, {"objective": " Points "}),
     ("civ1980", "vp objective without victory points", {"holds": [], "treasury": 100}, {"objective": "vp"}),
     ("megaciv", "needs players for the hand limit", {"holds": [], "treasury": 100}, {}),
     ("megaciv", "an explicit hand limit", {"holds": [], "treasury": 100, "commodities": {"Ochre": 4}},
@@ -205,7 +219,8 @@ def _house_queries() -> list[tuple[str, str, dict]]:
 
 # --- seeded random states, drawn as tests/test_planner.py's property tests draw theirs ------------
 
-OBJECTIVES = [None, "points", "cards", "cost - 30 * group_count", "vp * 10 - cost // 10"]
+OBJECTIVES = [None, "points", "cards", "cost - 30 * group_count", "vp * 10 - cost // 10",
+              "vp / 3 + cost / 7 - group_count"]  # the last one fractional: the search keeps it exact
 
 
 def _random_instance(rng: random.Random, module, max_candidates: int):
@@ -296,7 +311,7 @@ def _questions() -> list[tuple[str, str, dict]]:
         out.append((rid, name, {"command": "cost", "state": state, "options": options}))
     out += _house_queries()
     for rid in SHIPPED:
-        out += _random_queries(rid, range(40))
+        out += _random_queries(rid, range(48))
     return out
 
 

@@ -1004,3 +1004,36 @@ def test_stress_states_seed_the_property(data):
     assert [summary(p) for p in got["plans"]] == want
     got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
     assert [summary(p) for p in got["plans"]] == want
+
+
+def test_a_tie_on_the_objective_found_in_a_later_assignment_run_is_not_skipped():
+    """Library's runs (one per advance its discount may land on): the best plan's run only ties
+    the objective a run before it found, and wins on what it hands over, so it must be run (a
+    cut that skipped every run merely reaching the k-th objective picked Universal Doctrine)."""
+    rb = _book("megaciv")
+    state = {"holds": ["Theology", "Cultural Ascendancy", "Mathematics", "Anatomy"],
+             "commodities": {"Grain": 2, "Salt": 3}, "treasury": 295, "players": 9}
+    among = ["Library", "Theocracy", "Universal Doctrine", "Urbanism", "Diplomacy", "Provincial Empire", "Deism",
+             "Trade Routes"]
+    spec = "vp * 10 - cost // 10"
+    expected = brute_force(rb, state, among, objective_values(rb.module, spec), top=1)
+    with dynamic_programme_only():
+        got = planner.plan(rb, state, objective_spec=spec, among=among)
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+    assert got["plans"][0]["buy"] == ["Urbanism", "Deism", "Diplomacy", "Library"]
+
+
+def test_a_tie_on_objective_and_spend_in_a_later_assignment_run_is_decided_by_credit():
+    """--top 3 of the advances bought: the third plan's run ties the third best found before it
+    on the objective and on what it hands over, and wins on credit, so it must be run (a cut
+    that skipped runs reaching only an equal spend listed Calendar and Library third)."""
+    rb = _book("megaciv")
+    state = {"holds": ["Architecture"], "commodities": {"Grain": 4, "Salt": 2}, "treasury": 870, "players": 9}
+    among = ["Library", "Anatomy", "Astronavigation", "Calendar", "Public Works", "Masonry", "Engineering",
+             "Roadbuilding", "Universal Doctrine", "Enlightenment"]
+    expected = brute_force(rb, state, among, objective_values(rb.module, "cards"), top=3)
+    with dynamic_programme_only():
+        got = planner.plan(rb, state, objective_spec="cards", among=among, top=3)
+    assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
+    assert got["plans"][2]["buy"] == ["Masonry", "Astronavigation", "Engineering", "Enlightenment",
+                                      "Universal Doctrine", "Anatomy"]

@@ -52,7 +52,9 @@ function planObjective(M, spec) {
     isInt[n] = exact[n].f === undefined && exact[n].d === 1;
     values[n] = floats ? planQValue(exact[n]) : exact[n].n * (scale / exact[n].d);
   }
-  return planObjectiveOf(spec, spec, values, scale, isInt);
+  const out = planObjectiveOf(spec, spec, values, scale, isInt);
+  out.floats = floats;
+  return out;
 }
 
 // what a plan maximises: the sum over the advances bought of values[name] (in units of 1/scale);
@@ -71,8 +73,10 @@ function planObjectiveSum(obj, names) {
   return total;
 }
 
-// an objective quantity as the command line prints it: an integer, or a fraction as "n/d"
-function planNumber(obj, v) {
+// an objective quantity as the command line prints it: an integer, a fraction as "n/d", a float as
+// Python writes one ("2.0"); `count` is how many advances' values it sums (none: a whole number 0)
+function planNumber(obj, v, count) {
+  if (obj.floats && (count === undefined || count > 0)) return pf(v);
   if (obj.scale === 1) return v;
   const g = planGcd(Math.abs(v), obj.scale);
   const n = v / g;
@@ -111,11 +115,11 @@ function planQValue(q) {
   return q.f !== undefined ? q.f : q.n / q.d;
 }
 
-const planToken = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
+const planToken = /\s*(?:("(?:[^"\\\n]|\\.)*")|(\d+)|([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)|(==|!=|<=|>=|\/\/|[<>+\-*\/(),])|(\S))/y;
 
 function planParseExpression(text) {
-  const fail = (why) => creditUserError("--objective '" + text + "': " + why + " (write vp, points, cards or an "
-    + "expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
+  const fail = (why) => creditUserError("--objective " + pyRepr(text) + ": " + why + " (write vp, points, cards or "
+    + "an expression over " + planAttributes.join(", ") + " and group names, e.g. \"vp * 100 + cost\")");
   if (text.indexOf("\n") >= 0 || text.indexOf("\r") >= 0 || text.length > 500) {
     throw creditUserError("--objective: an expression is one line of at most 500 characters");
   }
@@ -125,20 +129,21 @@ function planParseExpression(text) {
     const at = planToken.lastIndex;
     const m = planToken.exec(text);
     if (m === null) break;
-    if (m[4] !== undefined) throw fail("unexpected character `" + m[4] + "`");
-    if (m[1] !== undefined) tokens.push({t: "int", v: m[1]});
-    else if (m[2] !== undefined) {
-      const word = m[2].replace(/\s+/g, "");
+    if (m[5] !== undefined) throw fail("unexpected character `" + m[5] + "`");
+    if (m[1] !== undefined) tokens.push({t: "str", v: planUnquote(m[1])});
+    else if (m[2] !== undefined) tokens.push({t: "int", v: m[2]});
+    else if (m[3] !== undefined) {
+      const word = m[3].replace(/\s+/g, "");
       const kw = ["and", "or", "not", "true", "false", "unknown", "where"];
       tokens.push(kw.indexOf(word) >= 0 ? {t: word} : {t: "name", v: word});
-    } else if (m[3] !== undefined) tokens.push({t: m[3]});
+    } else if (m[4] !== undefined) tokens.push({t: m[4]});
     if (planToken.lastIndex === at) break;
   }
   let pos = 0;
   const peek = () => (pos < tokens.length ? tokens[pos].t : null);
   const take = (t) => {
     if (peek() !== t) throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
-                                                     : "the expression ends too soon");
+                                                     : "unexpected end of file");
     return tokens[pos++];
   };
   function orExpr() {
@@ -178,6 +183,7 @@ function planParseExpression(text) {
   function atom() {
     const c = peek();
     if (c === "int") return {op: "num", v: tokens[pos++].v};
+    if (c === "str") return {op: "str", v: tokens[pos++].v};
     if (c === "true" || c === "false") { pos++; return {op: "bool", v: c === "true"}; }
     if (c === "unknown") { pos++; return {op: "unknown"}; }
     if (c === "(") { pos++; const e = orExpr(); take(")"); return e; }
@@ -196,12 +202,20 @@ function planParseExpression(text) {
       return {op: "name", v: name};
     }
     throw fail(pos < tokens.length ? "unexpected `" + (tokens[pos].v || tokens[pos].t) + "`"
-                                   : "the expression ends too soon");
+                                   : "unexpected end of file");
   }
   if (!tokens.length) throw fail("not a single expression");
   const e = orExpr();
   if (pos !== tokens.length) throw fail("unexpected `" + (tokens[pos].v || tokens[pos].t) + "`");
   return e;
+}
+
+// a rulebook string literal's text (its escapes: \\" \\\\ \\n \\t \\r \\0 \\uXXXX)
+function planUnquote(literal) {
+  return literal.slice(1, -1).replace(/\\(u[0-9A-Fa-f]{4}|.)/g, (all, c) => {
+    if (c.length === 5) return String.fromCharCode(parseInt(c.slice(1), 16));
+    return {n: "\n", t: "\t", r: "\r", "0": "\0"}[c] || c;
+  });
 }
 
 function planEvaluateFor(M, expr, name, text) {
@@ -212,10 +226,10 @@ function planEvaluateFor(M, expr, name, text) {
     specific_total: creditSum(Object.keys(adv.specific).map((t) => adv.specific[t])),
     supply: adv.supply || 0,
   };
-  const fail = (why) => creditUserError("--objective '" + text + "': " + why);
+  const fail = (why) => creditUserError("--objective " + pyRepr(text) + ": " + why);
   const num = (v) => {
     if (typeof v === "boolean" || v === null || typeof v !== "object") {
-      const what = v === null ? "unknown" : (typeof v === "boolean" ? "true/false" : "the text");
+      const what = v === null ? "unknown" : (typeof v === "boolean" ? "true/false" : "the text " + pyRepr(v));
       throw fail("expected a number, got " + what);
     }
     return v;
@@ -225,6 +239,7 @@ function planEvaluateFor(M, expr, name, text) {
     switch (e.op) {
       case "num": return planQ(Number(e.v));
       case "bool": return e.v;
+      case "str": return e.v;
       case "unknown": return null;
       case "name": {
         if (creditHas(values, e.v)) {
@@ -247,9 +262,10 @@ function planEvaluateFor(M, expr, name, text) {
         return a.f !== undefined ? {f: -a.f} : planQ(-a.n, a.d);
       }
       case "call": {
+        const arities = {floor: 1, ceil: 1, sqrt: 1, min: 2, max: 2, abs: 1};
+        if (!creditHas(arities, e.name)) throw fail("`" + e.name + "` cannot be evaluated here");
+        const arity = arities[e.name];
         const args = e.args.map((x) => num(ev(x)));
-        const arity = {floor: 1, ceil: 1, sqrt: 1, min: 2, max: 2, abs: 1}[e.name];
-        if (arity === undefined) throw fail("`" + e.name + "` cannot be evaluated here");
         if (args.length !== arity) throw fail("`" + e.name + "` takes " + arity + " argument" + (arity !== 1 ? "s" : ""));
         const a = args[0];
         if (e.name === "floor" || e.name === "ceil") {
@@ -306,7 +322,7 @@ function planEvaluateFor(M, expr, name, text) {
   }
   const value = ev(expr);
   if (value === null || typeof value !== "object") {
-    const shown = value === true ? "True" : (value === false ? "False" : (value === null ? "None" : "'" + value + "'"));
+    const shown = value === true ? "True" : (value === false ? "False" : (value === null ? "None" : pyRepr(value)));
     throw fail("gives " + shown + " for " + name + ", not a number");
   }
   return value;
@@ -1226,7 +1242,7 @@ planProblem.prototype.planDict = function (choice, rank) {
   const out = {};
   if (rank !== null && rank !== undefined) out.rank = rank;
   out.buy = choice.buys.slice();
-  out.objective = planNumber(obj, choice.objective);
+  out.objective = planNumber(obj, choice.objective, choice.buys.length);
   out.items = priced.items.map((row) => Object.assign({}, row, {objective: planNumber(obj, obj.values[row.advance])}));
   out.total = choice.price;
   out.spent = choice.spent;
@@ -1796,9 +1812,10 @@ function planCutBelow(layer, machine, budget, floor, bound) {
 // --- explaining (planner._explain) -------------------------------------------------------------
 
 function planCompare(obj, best, other, label) {
-  const n = (v) => planNumber(obj, v);
-  if (other.objective !== best.objective) return n(other.objective) + " " + label + " against " + n(best.objective);
-  let same = "the same " + n(best.objective) + " " + label;
+  const o1 = planNumber(obj, other.objective, other.buys.length);
+  const o0 = planNumber(obj, best.objective, best.buys.length);
+  if (other.objective !== best.objective) return o1 + " " + label + " against " + o0;
+  let same = "the same " + o0 + " " + label;
   if (other.spent !== best.spent) return same + ", but hands over " + other.spent + " against " + best.spent;
   same += " for the same " + best.spent + " handed over";
   if (other.credit !== best.credit) {
@@ -1814,7 +1831,7 @@ function planExplain(problem, choices) {
   const obj = problem.objective;
   const best = choices[0];
   const label = obj.label;
-  const runners = choices.slice(1).map((c) => ({buy: c.buys.slice(), objective: planNumber(obj, c.objective),
+  const runners = choices.slice(1).map((c) => ({buy: c.buys.slice(), objective: planNumber(obj, c.objective, c.buys.length),
     spent: c.spent, credit: c.credit, why_not: planCompare(obj, best, c, label)}));
   const others = [];
   const budget = problem.budgetMax;
@@ -2144,9 +2161,9 @@ function planTwoTurns(first, maxSets) {
       + "free choice (free_credits) are not allocated",
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
-    total: planNumber(obj, best.c1.objective + best.c2.objective),
+    total: planNumber(obj, best.c1.objective + best.c2.objective, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
-    one_turn_best_objective: planNumber(obj, one[0].objective),
+    one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
     complete: complete,
     turn_one_sets: examined[0] + 1,
     turn_one_sets_priced_for_next_turn: examined[1],
