@@ -529,8 +529,8 @@ CREDIT_VARIANTS = {
 BENEFICIARIES = {
     "none": "no beneficiary",
     "trader": "the player who traded the card to the victim",
-    "most_stock": "the player the edition's ranking names (`resolution { beneficiary_rank ... }`; by default the "
-                  "most cities in stock, then tokens in stock)",
+    "most_stock": "the player the edition's ranking names (by default the one with the most cities in stock, then "
+                  "tokens in stock)",
     "trader_or_most_stock": "the player who traded the card, else the one the edition's ranking names",
     "nominee": "a player the victim names (where a rule says, one forced on it)",
 }
