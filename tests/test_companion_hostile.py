@@ -93,4 +93,4 @@ def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
 
     edition = edition_of(ed.module)
     rules = _AmountRules(edition, next(iter(edition.calamities.values())))
-    assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect"}
+    assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect", "city_points"}

@@ -565,7 +565,9 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
             w.line(f"{ind}effects.push({item});")
     path = c.path(cal.span.path)
     if bounded:
-        w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path});")
+        # a city's unit points in this calamity where it declares its own (`amounts { city_points }`)
+        city = f", {rules.city_points!r}" if rules.city_points is not None else ""
+        w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
     if unselecting:
         w.line(f"{ind}unselect(s, effects, trace, MODEL.BOUNDS, {path});")
     if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
@@ -573,7 +575,8 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
     if any(v.effect.kind in vocab.SUPPORT_KINDS for v in variables):
         w.line(f"{ind}reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
     if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
-        w.line(f"{ind}leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))});")
+        city = f", {rules.city_points!r}" if rules.city_points is not None else ""
+        w.line(f"{ind}leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
     assignment = "assignment" if role == "primary" and cal.secondary else "null"
     opts = "options" if has_options else "[]"
     excluded = "excluded" if role == "secondary" else "null"

@@ -590,7 +590,11 @@ class PlayerState {
     return this.facts.tokens * points.token + this.facts.cities * points.city;
   }
 
-  holding(name) {
+  holding(name, city) {
+    // a calamity's own city value (`amounts { city_points }`): unit points from tokens and cities
+    if (city !== undefined && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
+      return this.facts.tokens * MODEL.UNIT_POINTS.token + this.facts.cities * city;
+    }
     if (own(this.facts, name)) return this.facts[name];
     if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
     const hand = get(this.facts, "commodities", null);
