@@ -226,18 +226,19 @@ def _comparison(e: Expr) -> tuple[tuple[str, str], str, int] | None:
     return words, op, right.value
 
 
+# a comparison of a count with the number n in words (its noun's singular and plural), by operator
+_AMOUNT_PHRASES = {
+    ">=": lambda n, w: f"at least {n} {noun(n, w)}",
+    ">": lambda n, w: f"at least 1 {w[0]}" if n == 0 else f"more than {n} {w[1]}",
+    "<=": lambda n, w: f"no {w[0]}" if n == 0 else f"at most {n} {noun(n, w)}",
+    "<": lambda n, w: f"no {w[0]}" if n == 1 else f"fewer than {n} {w[1]}",
+    "==": lambda n, w: f"no {w[0]}" if n == 0 else f"exactly {n} {noun(n, w)}",
+    "!=": lambda n, w: f"at least 1 {w[0]}" if n == 0 else f"other than {n} {w[1]}",
+}
+
+
 def _amount_phrase(op: str, n: int, words: tuple[str, str]) -> str:
-    if op == ">=":
-        return f"at least {n} {noun(n, words)}"
-    if op == ">":
-        return f"at least 1 {words[0]}" if n == 0 else f"more than {n} {words[1]}"
-    if op == "<=":
-        return f"no {words[0]}" if n == 0 else f"at most {n} {noun(n, words)}"
-    if op == "<":
-        return f"no {words[0]}" if n == 1 else f"fewer than {n} {words[1]}"
-    if op == "==":
-        return f"no {words[0]}" if n == 0 else f"exactly {n} {noun(n, words)}"
-    return f"at least 1 {words[0]}" if n == 0 else f"other than {n} {words[1]}"
+    return _AMOUNT_PHRASES.get(op, _AMOUNT_PHRASES["!="])(n, words)
 
 
 def _literal(e: Expr) -> str:

@@ -354,6 +354,7 @@ def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
             _settle(driver)
             assert _text(driver, "#plan-buy")
             assert _text(driver, "#plan-pay").startswith("Hand in ")
+            assert _text(driver, "#plan-budget").startswith("To spend: cards worth 0 and 40 treasury")
 
         # the epoch: with a civilization and a space, what the next space needs
         driver.execute_script("""const s = document.getElementById('in-civilization'); s.value = 'Hellas';
@@ -475,6 +476,27 @@ def test_a_damaged_import_is_reported_not_applied(driver, pages, tmp_path):
         time.sleep(0.05)
     assert (_text(driver, "#io-status") or "").startswith("cannot read bad.json")
     assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+    assert _console_errors(driver) == []
+
+
+def test_a_slow_planner_waits_to_be_asked(driver, pages):
+    """After a plan slower than the page's budget (some rulebooks and hands take seconds), a
+    change no longer runs the planner: the last plan is marked as out of date and a button
+    runs the search."""
+    _open(driver, pages["megaciv"])
+    driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                          (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+    _settle(driver)
+    first = _text(driver, "#plan-buy")
+    assert first
+    driver.execute_script("civdslPage.planBudgetMs = -1")  # every search is now "slow"
+    _click(driver, "button[aria-label='more treasury tokens']")
+    assert driver.find_elements("css selector", "#plan-body .plan-answer.stale")
+    assert "runs when you ask" in _text(driver, "#plan-ask")
+    _click(driver, "#plan-run")
+    _settle(driver)
+    assert not driver.find_elements("css selector", "#plan-body .plan-answer.stale")
+    assert _text(driver, "#plan-buy")
     assert _console_errors(driver) == []
 
 

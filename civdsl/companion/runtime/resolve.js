@@ -50,7 +50,8 @@ function boundFact(bounds, kind, args) {
   return get(byArea, get(args, "area", "any"), get(byArea, "*", null));
 }
 
-// nothing beyond what the player has (runtime.bound_effects)
+// nothing beyond what the player has (runtime.bound_effects); `city`: a city's unit points for
+// this calamity where it declares its own
 function boundEffects(s, effects, trace, bounds, path, city) {
   effects.forEach(function (effect, i) {
     const [kind, args, line] = effect;
