@@ -224,7 +224,8 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
                             help=suggestion(unparse(value), allowed_relations)
                             or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
-            if not _one_of(value, scope.groups):
+            # a group's name is checked with every other use of a name (references.py, the validator)
+            if not (isinstance(value, Name) and len(value.parts) == 1):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), scope.groups))
         else:
