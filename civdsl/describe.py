@@ -108,8 +108,8 @@ def _call_words(e: Call) -> str:
         return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
     if e.name == "most_among" and e.args:  # table queries, in the players' words
         among = _relation(e, "among", "others")
-        who = "other players" if among == "others" else f"players bordering by {among}" if among != "near" \
-            else "players within reach"
+        who = {"others": "other players", "everyone": "players", "near": "players within reach"}.get(
+            among, f"players bordering by {among}")
         return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
     if e.name in ("of_beneficiary", "of_trader") and e.args:
         return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"

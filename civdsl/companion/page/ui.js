@@ -799,7 +799,7 @@
     else text = effectsText(ans.effects);
     cell.appendChild(el("span", {cls: "effects", text: text}));
     if (role === "primary" && ans.secondary && ans.secondary.count) {
-      cell.appendChild(el("span", {cls: "muted", text: "; assigns to " + ans.secondary.count + " other " +
+      cell.appendChild(el("span", {cls: "muted", text: "assigns to " + ans.secondary.count + " other " +
         words(ans.secondary.count, ["player", "players"])}));
     }
     const by = changedBy(ans);
