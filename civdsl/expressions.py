@@ -21,32 +21,43 @@ _PRECEDENCE = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=
 
 
 def unparse(e: Expr, parent: int = 0) -> str:
-    """The canonical text of an expression (used by fmt, charts, JSON and diagnostics)."""
-    if isinstance(e, Num):
-        return str(e.value)
-    if isinstance(e, Str):
-        return quote(e.value)
-    if isinstance(e, Bool):
-        return "true" if e.value else "false"
-    if isinstance(e, Unknown):
-        return "unknown"
-    if isinstance(e, Name):
-        return e.dotted
-    if isinstance(e, Call):
-        args = [unparse(a) for a in e.args] + [f"{k}={unparse(v)}" for k, v in e.kwargs.items()]
-        return f"{e.name}({', '.join(args)})"
-    if isinstance(e, Where):
-        return f"{unparse(e.items)} where {unparse(e.condition)}"
-    if isinstance(e, Not):
-        text = f"not {unparse(e.operand, 3)}"
-        return f"({text})" if parent > 3 else text
-    if isinstance(e, Neg):
-        return f"-{unparse(e.operand, 7)}"
-    if isinstance(e, BinOp):
-        prec = _PRECEDENCE[e.op]
-        text = f"{unparse(e.left, prec)} {e.op} {unparse(e.right, prec + 1)}"
-        return f"({text})" if prec < parent else text
-    raise TypeError(type(e))
+    """The canonical text of an expression (used by fmt, charts, JSON and diagnostics); `parent` is
+    the precedence of the operator around it (parentheses where it binds more loosely)."""
+    text = _UNPARSE.get(type(e))
+    if text is None:
+        raise TypeError(type(e))
+    return text(e, parent)
+
+
+def _unparse_call(e: Call, parent: int) -> str:
+    args = [unparse(a) for a in e.args] + [f"{k}={unparse(v)}" for k, v in e.kwargs.items()]
+    return f"{e.name}({', '.join(args)})"
+
+
+def _unparse_not(e: Not, parent: int) -> str:
+    text = f"not {unparse(e.operand, 3)}"
+    return f"({text})" if parent > 3 else text
+
+
+def _unparse_binop(e: BinOp, parent: int) -> str:
+    prec = _PRECEDENCE[e.op]
+    text = f"{unparse(e.left, prec)} {e.op} {unparse(e.right, prec + 1)}"
+    return f"({text})" if prec < parent else text
+
+
+# each expression node type's canonical text
+_UNPARSE = {
+    Num: lambda e, parent: str(e.value),
+    Str: lambda e, parent: quote(e.value),
+    Bool: lambda e, parent: "true" if e.value else "false",
+    Unknown: lambda e, parent: "unknown",
+    Name: lambda e, parent: e.dotted,
+    Call: _unparse_call,
+    Where: lambda e, parent: f"{unparse(e.items)} where {unparse(e.condition)}",
+    Not: _unparse_not,
+    Neg: lambda e, parent: f"-{unparse(e.operand, 7)}",
+    BinOp: _unparse_binop,
+}
 
 
 def quote(s: str) -> str:
@@ -207,13 +218,14 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
         elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
-            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r != "others"]
+            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
             if not _one_of(value, allowed_relations):
                 diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), allowed_relations)
                             or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
-            if not _one_of(value, scope.groups):
+            # a group's name is checked with every other use of a name (references.py, the validator)
+            if not (isinstance(value, Name) and len(value.parts) == 1):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), scope.groups))
         else:

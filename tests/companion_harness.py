@@ -118,6 +118,8 @@ def _epoch(rb, query: dict) -> dict:
 
     state, holds = _state_and_holds(query)
     track = (query.get("options") or {}).get("ast")
+    if track == "":  # `--ast` with no name lists the tracks (cli.questions._list_tracks)
+        return {"tracks": [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]}
     _check_track(rb, track)
     return {"tracks": rb.epochs(track, holds, state)}
 

@@ -186,6 +186,8 @@ _TEST_STATES = [
      {"players": 5, "holds": ["Pottery", "Masonry"], "treasury": 80, "commodities": {}}, {"want": ["Agriculture"]}),
     ("megaciv", "avoid and top", {"holds": ["Pottery", "Music"], "treasury": 200, "players": 9},
      {"avoid": ["Mysticism", "Cloth Making"], "top": 4}),
+    ("civ1981", "a rule option switched on", {"holds": ["Pottery"], "treasury": 200},
+     {"option": {"calamity_floor": True}, "top": 2}),
     ("megaciv", "the example state file", yaml.safe_load((ROOT / "examples" / "state.yaml").read_text()), {}),
 ]
 

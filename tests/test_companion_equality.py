@@ -251,7 +251,7 @@ def _refused(module) -> list[tuple[str, dict]]:
                                 "options": {"assigned": -1}}))
     for holds in (["Nothing"], [_misspelt(a) for a in advances[:3]], [a.lower() for a in advances[:2]]):
         out.append((f"--holds {holds}", {"command": "score", "state": {}, "options": {"holds": holds}}))
-    for track in ["no such track"] + [_misspelt(t) for t in tracks[:1]] + tracks[:1]:
+    for track in ["no such track", ""] + [_misspelt(t) for t in tracks[:1]] + tracks[:1]:
         out.append((f"--ast {track!r}", {"command": "epoch", "state": {}, "options": {"ast": track}}))
     return out
 
@@ -273,8 +273,8 @@ def _cli_args(query: dict) -> list[str]:
         args += [query["calamity"], "--role", query.get("role") or "primary"]
         if options.get("assigned") is not None:
             args += ["--assigned", str(options["assigned"])]
-    if options.get("ast"):
-        args += ["--ast", options["ast"]]
+    if options.get("ast") is not None:
+        args += [f"--ast={options['ast']}"] if options["ast"] else ["--ast"]
     if options.get("holds"):
         args += ["--holds", ",".join(options["holds"])]
     for name, on in (options.get("option") or {}).items():
@@ -297,6 +297,7 @@ def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
         {"command": "epoch", "state": state, "options": {"ast": "basic"}},
         {"command": "score", "state": state},
         {"command": "score", "state": {"citys": 2}},
+        {"command": "epoch", "state": {}, "options": {"ast": ""}},
     ]
     path = tmp_path / "state.yaml"
     for query in queries:
@@ -305,3 +306,12 @@ def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
                               capture_output=True, text=True, cwd=ROOT)
         printed = json.loads(done.stdout)
         assert first_difference(printed, cli_answer("megaciv", query)) is None, _cli_args(query)
+
+
+def test_a_number_beyond_2_53_is_an_error_not_a_rounded_number():
+    """Python's ints are unbounded; the JavaScript engine refuses a whole number it cannot hold
+    exactly (an answer that says so, never a silently rounded one)."""
+    query = {"command": "score", "state": {"tokens": 999_999_999}}
+    assert cli_answer(NUMBERS, query)["tiebreaks"][1]["value"] == 999_999_999 ** 3
+    [got] = js_answers(NUMBERS, [query])
+    assert got["error"]["kind"] == "rulebook" and "beyond 2^53" in got["error"]["message"]

@@ -4,6 +4,7 @@ a checker, a renderer or a chart direction fails here, not in a user's rulebook.
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,20 @@ def test_every_derived_name_has_its_computation():
     assert not missing
     extra = [m for m in vars(PlayerState) if m.startswith("_derived_") and m[9:] not in vocabulary.DERIVED_NAMES]
     assert not extra
+
+
+@pytest.mark.parametrize("node", typing.get_args(syntax.Expr), ids=lambda t: t.__name__)
+def test_every_expression_node_has_a_compiler_and_a_text(node):
+    """A new expression node without its Python compilation or its canonical text fails here."""
+    from civdsl.expressions import _UNPARSE, PythonCompiler
+
+    assert callable(getattr(PythonCompiler, f"visit_{node.__name__}", None))
+    assert node in _UNPARSE
+
+
+def test_every_model_collection_has_its_view():
+    """An author invariant can read each collection vocabulary.MODEL_COLLECTIONS names."""
+    from civdsl import vocabulary
+    from civdsl.validator import ModelEvaluator
+
+    assert all(callable(getattr(ModelEvaluator, f"_collection_{n}", None)) for n in vocabulary.MODEL_COLLECTIONS)

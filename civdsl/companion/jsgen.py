@@ -564,8 +564,10 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
         else:
             w.line(f"{ind}effects.push({item});")
     path = c.path(cal.span.path)
+    # a city's unit points where the calamity declares its own (`amounts { city_points ... }`)
+    city = f", {js_literal(rules.city_points)}" if rules.city_points is not None else ""
     if bounded:
-        w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path});")
+        w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
     if unselecting:
         w.line(f"{ind}unselect(s, effects, trace, MODEL.BOUNDS, {path});")
     if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
@@ -573,7 +575,7 @@ def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> 
     if any(v.effect.kind in vocab.SUPPORT_KINDS for v in variables):
         w.line(f"{ind}reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
     if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
-        w.line(f"{ind}leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))});")
+        w.line(f"{ind}leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
     assignment = "assignment" if role == "primary" and cal.secondary else "null"
     opts = "options" if has_options else "[]"
     excluded = "excluded" if role == "secondary" else "null"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import sys
 import types
 from functools import lru_cache
@@ -55,6 +56,7 @@ def page_words() -> dict:
             "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
 
 
+@lru_cache(maxsize=None)
 def ui_script() -> str:
     """ui.js with the vocabulary's words written in (as a JSON.parse of a safe string literal)."""
     source = _asset("ui.js")
@@ -80,6 +82,70 @@ def content_security_policy(scripts: list[str], styles: list[str]) -> str:
         "base-uri 'none'",
         "form-action 'none'",
     ])
+
+
+# After these characters and words a `/` starts a regular expression, elsewhere it divides.
+_REGEX_AFTER_CHARS = set("(,=:[!&|?{};+-*%<>~^")
+_REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
+                      "instanceof", "yield", "await"}
+_JS_TOKEN = re.compile(r"""
+    (?P<code>[^"'`/\n]+)
+  | (?P<nl>\n)
+  | (?P<str>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')
+  | (?P<line>//[^\n]*)
+  | (?P<block>/\*.*?\*/)
+  | (?P<slash>/)
+""", re.X | re.S)
+_JS_REGEX = re.compile(r"/(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[A-Za-z]*")
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_LAST_WORD = re.compile(r"[A-Za-z0-9_$]+$")
+
+
+def compact_script(text: str) -> str:
+    """JavaScript without its comments, indentation and blank lines: the same program, lighter.
+
+    A small scanner that knows strings, regular expressions and comments: tokens and string
+    contents are copied as they are, line breaks are kept (so automatic semicolon insertion
+    sees the same lines), runs of spaces between tokens become one, a comment becomes a space,
+    or a line break if it spans lines. Text it cannot scan (a template literal, an unterminated
+    string or comment) is returned unchanged."""
+    out: list[str] = []
+    line: list[str] = []
+    last = ""  # the last significant character or word: is a `/` a division or a regex?
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _JS_TOKEN.match(text, pos)
+        if m is None:
+            return text  # a backtick (a template literal), or a quote or comment that never closes
+        kind, token = m.lastgroup, m.group()
+        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
+            m = _JS_REGEX.match(text, pos)
+            if m is None:
+                return text
+            kind, token = "regex", m.group()
+        pos = m.end()
+        if kind == "code":
+            token = _SPACES.sub(" ", token)
+            line.append(token[1:] if token[:1] == " " and line and line[-1][-1:] == " " else token)
+            code = token.rstrip()
+            if code:
+                word = _LAST_WORD.search(code)
+                last = word.group() if word else code[-1]
+        elif kind == "nl" or (kind == "block" and "\n" in token):
+            code = "".join(line).strip()
+            if code:
+                out.append(code)
+            line = []
+        elif kind == "block":
+            if line and line[-1][-1:] != " ":
+                line.append(" ")
+        elif kind != "line":
+            line.append(token)
+            last = token[-1]  # a string's quote, a regex's flag or slash, a division
+    code = "".join(line).strip()
+    if code:
+        out.append(code)
+    return "\n".join(out) + "\n"
 
 
 def _inline_safe(text: str, tag: str) -> str:
@@ -108,8 +174,8 @@ def companion_html(module, edition=None) -> str:
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
     script = engine_for(edition, module) if edition is not None else engine_script(module)
-    engine = _inline_safe(script, "script")
-    ui = _inline_safe(ui_script(), "script")
+    engine = _inline_safe(compact_script(script), "script")
+    ui = _inline_safe(compact_script(ui_script()), "script")
     css = _inline_safe(_asset("page.css"), "style")
     edition = getattr(module, "EDITION", {}) or {}
     name = escape.html(edition.get("name", ""))

@@ -27,19 +27,35 @@ class RoundsApplier:
         except EvalError:
             return None
 
+    def _round_fields(self, obj, kind: str, item: Item, single: tuple[str, ...]) -> None:
+        """Each field of a round declaration through its handler `_round_<kind>_<key>`. (The
+        grammar's common fields `summary` and `aka` have none here: round declarations do not
+        keep them.)"""
+        for f in item.fields:
+            self._round_field_once(obj, f, item.name, single)
+            handler = getattr(self, f"_round_{kind}_{f.key}", None)
+            if handler is not None:
+                handler(obj, f)
+
+    def _round_note(self, obj, f: Field) -> None:
+        obj.notes.append(f.value)
+
+    def _round_bounds(self, obj, f: Field) -> None:
+        obj.low, obj.high = f.value
+
     def _item_stat(self, item: Item) -> None:
         if not self._once("stat", item.name, item.span, f"stat `{item.name}`"):
             return
         stat = Stat(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(stat, f, item.name, ("initial", "bounds"))
-            if f.key == "initial":
-                stat.initial = f.value
-                value = self._fold(f.value)
-                stat.initial_value = value if value is not None else 0
-            elif f.key == "bounds":
-                stat.low, stat.high = f.value
+        self._round_fields(stat, "stat", item, ("initial", "bounds"))
         self.ed.stats[item.name] = stat
+
+    def _round_stat_initial(self, stat: Stat, f: Field) -> None:
+        stat.initial = f.value
+        value = self._fold(f.value)
+        stat.initial_value = value if value is not None else 0
+
+    _round_stat_bounds = _round_bounds
 
     def _item_flag(self, item: Item) -> None:
         if self._once("flag", item.name, item.span, f"flag `{item.name}`"):
@@ -62,36 +78,41 @@ class RoundsApplier:
         if not self._once("pool", item.name, item.span, f"dice pool `{item.name}`"):
             return
         pool = Pool(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(pool, f, item.name, ("sides", "base", "success"))
-            if f.key in ("sides", "base", "success"):
-                setattr(pool, f.key, f.value)
-            elif f.key == "add":
-                amount, condition, label = f.value
-                pool.terms.append(PoolTerm(amount, condition, label, f.span))
-            elif f.key == "note":
-                pool.notes.append(f.value)
+        self._round_fields(pool, "pool", item, ("sides", "base", "success"))
         self.ed.pools[item.name] = pool
+
+    def _round_pool_sides(self, pool: Pool, f: Field) -> None:
+        setattr(pool, f.key, f.value)
+
+    _round_pool_base = _round_pool_success = _round_pool_sides
+
+    def _round_pool_add(self, pool: Pool, f: Field) -> None:
+        amount, condition, label = f.value
+        pool.terms.append(PoolTerm(amount, condition, label, f.span))
+
+    _round_pool_note = _round_note
 
     def _item_track(self, item: Item) -> None:
         if not self._once("track", item.name, item.span, f"track `{item.name}`"):
             return
         track = Track(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(track, f, item.name, ("start", "bounds"))
-            if f.key == "start":
-                track.start = f.value
-            elif f.key == "bounds":
-                track.low, track.high = f.value
-            elif f.key == "stage":
-                low, high, name = f.value
-                track.stages.append(TrackStage(low, high, name, f.span))
-            elif f.key == "at":
-                position, label, body = f.value
-                track.marks.append(TrackMark(position, label, body, f.span))
-            elif f.key == "note":
-                track.notes.append(f.value)
+        self._round_fields(track, "track", item, ("start", "bounds"))
         self.ed.tracks[item.name] = track
+
+    def _round_track_start(self, track: Track, f: Field) -> None:
+        track.start = f.value
+
+    _round_track_bounds = _round_bounds
+
+    def _round_track_stage(self, track: Track, f: Field) -> None:
+        low, high, name = f.value
+        track.stages.append(TrackStage(low, high, name, f.span))
+
+    def _round_track_at(self, track: Track, f: Field) -> None:
+        position, label, body = f.value
+        track.marks.append(TrackMark(position, label, body, f.span))
+
+    _round_track_note = _round_note
 
     def _item_event_table(self, item: Item) -> None:
         if not self._once("event_table", item.name, item.span, f"event table `{item.name}`"):
@@ -108,23 +129,26 @@ class RoundsApplier:
         if not self._once("card_deck", item.name, item.span, f"deck `{item.name}`"):
             return
         deck = CardDeck(item.name, item.value["title"], item.span)
-        for f in item.fields:
-            self._round_field_once(deck, f, item.name, ("hand_limit",))
-            if f.key == "suit":
-                name, color, span = f.value
-                deck.suits.append(CardSuit(name, color, f.span))
-            elif f.key == "rank":
-                name, value = f.value
-                deck.ranks.append(CardRank(name, value, f.span))
-            elif f.key == "ranks":
-                low, high = f.value
-                for n in range(low, min(high, low + 100) + 1):  # a number card is worth its number
-                    deck.ranks.append(CardRank(str(n), n, f.span))
-            elif f.key == "hand_limit":
-                deck.hand_limit = f.value
-            elif f.key == "note":
-                deck.notes.append(f.value)
+        self._round_fields(deck, "card_deck", item, ("hand_limit",))
         self.ed.card_decks[item.name] = deck
+
+    def _round_card_deck_suit(self, deck: CardDeck, f: Field) -> None:
+        name, color, span = f.value
+        deck.suits.append(CardSuit(name, color, f.span))
+
+    def _round_card_deck_rank(self, deck: CardDeck, f: Field) -> None:
+        name, value = f.value
+        deck.ranks.append(CardRank(name, value, f.span))
+
+    def _round_card_deck_ranks(self, deck: CardDeck, f: Field) -> None:
+        low, high = f.value
+        for n in range(low, min(high, low + 100) + 1):  # a number card is worth its number
+            deck.ranks.append(CardRank(str(n), n, f.span))
+
+    def _round_card_deck_hand_limit(self, deck: CardDeck, f: Field) -> None:
+        deck.hand_limit = f.value
+
+    _round_card_deck_note = _round_note
 
     def _item_phase(self, item: Item) -> None:
         if self._once("phase", item.name, item.span, f"phase `{item.name}`"):

@@ -614,15 +614,35 @@
 
   let planTimer = null;
   let planSerial = 0;
+  let lastPlanMs = 0;
 
+  // The planner is exact, and on some rulebooks and hands (a strict credit policy, many cards)
+  // it takes seconds: while it answers within the budget it runs after every change, once the
+  // other answers are on screen; after a slower answer it waits for the player to ask.
   function schedulePlan(st) {
     const out = byId("plan-body");
     if (!out) return;
-    out.setAttribute("aria-busy", "true");
     planSerial += 1;
     const serial = planSerial;
     if (planTimer !== null) clearTimeout(planTimer);
-    // the planner can take longer than a frame: every other answer is on screen first
+    planTimer = null;
+    if (lastPlanMs > globalThis.civdslPage.planBudgetMs) {
+      out.removeAttribute("aria-busy");
+      for (const old of out.querySelectorAll(".plan-answer")) old.classList.add("stale");
+      const askBox = byId("plan-ask") || out.insertBefore(el("div", {id: "plan-ask"}), out.firstChild);
+      clear(askBox).appendChild(el("p", {cls: "muted", text: "The last search took " + (lastPlanMs / 1000).toFixed(1) +
+        " s, so it runs when you ask" + (out.querySelector(".plan-answer") ? "; the plan below is for your state before the last change." : ".")}));
+      askBox.appendChild(el("button", {type: "button", id: "plan-run", text: "Find the best purchase", on: {click: () => {
+        const button = byId("plan-run");
+        button.disabled = true;
+        button.textContent = "Searching\u2026";
+        out.setAttribute("aria-busy", "true");
+        // let the browser paint "Searching" before the search holds the page
+        setTimeout(() => renderPlan(stateFile()), 30);
+      }}}));
+      return;
+    }
+    out.setAttribute("aria-busy", "true");
     planTimer = setTimeout(() => {
       planTimer = null;
       if (serial === planSerial) renderPlan(st);
@@ -632,11 +652,25 @@
   function renderPlan(st) {
     const out = clear(byId("plan-body"));
     const objective = player().objective || (HAS_VP ? "vp" : "points");
+    const started = performance.now();
     const ans = ask(() => api.plan(st, {objective: objective, top: 1}));
+    lastPlanMs = performance.now() - started;
     out.removeAttribute("aria-busy");
+    const box = el("div", {cls: "plan-answer"});
+    out.appendChild(box);
+    renderPlanAnswer(box, ans, objective);
+  }
+
+  function renderPlanAnswer(out, ans, objective) {
     if (ans.error) {
       out.appendChild(answerProblem(ans));
       return;
+    }
+    const budget = ans.budget;
+    if (budget && budget.total !== null && budget.total !== undefined) {
+      const hand = budget.hand && budget.hand.total !== null && budget.hand.total !== undefined ? budget.hand.total : "?";
+      out.appendChild(el("p", {id: "plan-budget", cls: "muted", text: "To spend: cards worth " + hand + " and " +
+        budget.treasury + " treasury, " + budget.total + " in all."}));
     }
     const best = (ans.plans || [])[0];
     if (!best) {
@@ -765,7 +799,7 @@
     else text = effectsText(ans.effects);
     cell.appendChild(el("span", {cls: "effects", text: text}));
     if (role === "primary" && ans.secondary && ans.secondary.count) {
-      cell.appendChild(el("span", {cls: "muted", text: "; assigns to " + ans.secondary.count + " other " +
+      cell.appendChild(el("span", {cls: "muted", text: "assigns to " + ans.secondary.count + " other " +
         words(ans.secondary.count, ["player", "players"])}));
     }
     const by = changedBy(ans);
@@ -1140,8 +1174,9 @@
   }
 
   // what a benchmark or a test may ask: the page's own recompute and planner, timed from outside
+  // planBudgetMs: a plan slower than this waits for the player to ask for the next one
   globalThis.civdslPage = {recompute: recompute, plan: () => renderPlan(stateFile()), stateFile: () => stateFile(),
-    importState: importState, parseStateText: parseStateText, readyAt: null};
+    importState: importState, parseStateText: parseStateText, readyAt: null, planBudgetMs: 300};
   build();
   globalThis.civdslPage.readyAt = performance.now();
   document.documentElement.setAttribute("data-ready", "true");

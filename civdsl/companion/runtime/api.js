@@ -39,6 +39,9 @@ function resolveAnswer(state, calamity, role, options) {
 function epochAnswer(state, options) {
   options = options || {};
   const track = get(options, "ast", null);
+  if (track === "") {  // `--ast` with no name: the rulebook's tracks
+    return {tracks: Object.keys(MODEL.AST).map(function (t) { return {id: t, name: MODEL.AST[t].name}; })};
+  }
   if (track !== null && !own(MODEL.AST, track)) {
     const valid = Object.keys(MODEL.AST);
     const best = didYouMean(track, valid);

@@ -91,8 +91,8 @@ class Frac {
       d = -d;
     }
     const g = gcd(n, d) || 1;
-    this.n = n / g;
-    this.d = d / g;
+    this.n = exact(n / g);
+    this.d = exact(d / g);
   }
   valueOf() {
     return this.n / this.d;
@@ -131,6 +131,13 @@ function floatFrac(x) {
   return new Frac(x * d, d);
 }
 
+// Python's ints are unbounded, JavaScript's numbers exact only to 2^53: a result beyond is an
+// error (the answer says so) rather than a silently rounded number
+function exact(n) {
+  if (!Number.isSafeInteger(n)) throw new RuleError("OverflowError", "a whole number beyond 2^53 (" + n + "): the JavaScript engine cannot hold it exactly");
+  return n;
+}
+
 function arith(op, a, b) {
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   const k = Math.max(numKind(a), numKind(b));
@@ -145,7 +152,7 @@ function arith(op, a, b) {
     return new Frac(n, p.d * q.d);
   }
   const x = +a, y = +b;
-  return op === "+" ? x + y : op === "-" ? x - y : x * y;
+  return exact(op === "+" ? x + y : op === "-" ? x - y : x * y);
 }
 
 function add(a, b) {
@@ -590,7 +597,10 @@ class PlayerState {
     return this.facts.tokens * points.token + this.facts.cities * points.city;
   }
 
-  holding(name) {
+  holding(name, city) {
+    if (city !== undefined && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
+      return add(mul(this.facts.tokens, MODEL.UNIT_POINTS.token), mul(this.facts.cities, city));
+    }
     if (own(this.facts, name)) return this.facts[name];
     if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
     const hand = get(this.facts, "commodities", null);

@@ -1470,20 +1470,34 @@ function planSearchDP(cands, o) {
   const special = o.sameTurn.filter((n) => byName.has(n));
   const forcedSpecial = special.filter((n) => o.forced.has(n));
   const freeSpecial = special.filter((n) => !o.forced.has(n));
+  const linked = cands.some((c) => c.links.size);
   const best = [];
   let size = 0;
-  for (const c of cands) size = Math.max(size, c.rank);
+  let limitMax = o.limit0;
+  for (const c of cands) {
+    size = Math.max(size, c.rank);
+    limitMax += Math.max(0, c.hand);
+  }
   size += 1;
+  // the runs (plan_search._runs): one per subset T of the same-turn candidates bought, and where T
+  // brings abilities and the candidates have credit links, one machine-free run per assignment of
+  // the abilities' targets instead, most promising first, skipped once `top` plans beat them
   for (let r = 0; r <= freeSpecial.length; r++) {
     for (const extra of planCombinations(freeSpecial, r)) {
       const T = forcedSpecial.concat(extra).sort((x, y) => byName.get(x).rank - byName.get(y).rank);
       if (o.maxNew !== null && T.length > o.maxNew) continue;
       const machine = o.machineFor(T);
-      const items = plain.concat(T.map((n) => byName.get(n))).map((c) => (machine.base[c.name] === c.base ? c
-        : planCandidate(c.name, c.rank, machine.base[c.name], c.objective, c.credit, c.hand, c.links)));
+      const items = plain.concat(T.map((n) => byName.get(n))).map((c) => planPriced(c, machine.base[c.name]));
       const forced = new Set(o.forced);
       for (const n of T) forced.add(n);
-      planRun(items, forced, machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+      if (machine.abilities.length && linked) {
+        for (const run of planAssignmentRuns(machine, items, forced, o.budget, o.maxNew, floor)) {
+          if (planBeaten(run.reach, best, o.top, o.spent, limitMax)) continue;
+          planRun(run.items, run.must, run.machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+        }
+      } else {
+        planRun(items, forced, machine, o.budget, o.maxNew, o.spent, o.limit0, o.top, best, floor, size);
+      }
     }
   }
   const out = best.slice().sort((x, y) => -planDPCmp(x, y));
@@ -1497,6 +1511,118 @@ function planSearchDP(cands, o) {
     found.push([key.slice(0, 4).concat([chosen.map((r) => -r)]), chosen.map((r) => ranks.get(r)), e[3], e[4], e[5]]);
   }
   return found;
+}
+
+// `c` at another base price (the same object when it is unchanged)
+function planPriced(c, base) {
+  return base === c.base ? c : planCandidate(c.name, c.rank, base, c.objective, c.credit, c.hand, c.links);
+}
+
+// one machine-free run per assignment of the machine's targets that can reach the budget, the card
+// limit and the floor, most promising first (plan_search._assignment_runs)
+function planAssignmentRuns(machine, items, forced, budget, maxNew, floor) {
+  const runs = [];
+  const pool = new Set(items.map((c) => c.name));
+  for (const t of planTargets(machine, pool, forced)) {
+    const run = items.filter((c) => !t.out.has(c.name))
+      .map((c) => planPriced(c, t.prices.has(c.name) ? t.prices.get(c.name) : c.base));
+    const reach = planReach(run, t.must, budget, maxNew);
+    if (reach !== null && (floor === null || floor === undefined || reach[0] >= floor - 1e-9)) {
+      runs.push({reach: reach, items: run, must: t.must});
+    }
+  }
+  runs.sort((x, y) => y.reach[0] - x.reach[0]);
+  for (const run of runs) {
+    const base = {};
+    for (const c of run.items) base[c.name] = c.base;
+    run.machine = new planMachine([], base);
+  }
+  return runs;
+}
+
+// every assignment of the machine's abilities to the advance each lands on, as {must: bought,
+// out: not bought, prices: the prices they leave} (plan_search.targets): runtime.prices' rule read
+// the other way round
+function planTargets(machine, pool, forced) {
+  const abilities = machine.abilities;
+  const base = machine.base;
+  const out = [];
+  (function assign(j, cur, must, excluded) {
+    if (j === abilities.length) {
+      const prices = new Map();
+      for (const [n, p] of cur) prices.set(n, Math.max(0, p));
+      out.push({must: must, out: excluded, prices: prices});
+      return;
+    }
+    const kind = abilities[j][1];
+    const amount = abilities[j][2];
+    const live = [];
+    for (const n of abilities[j][3]) {
+      const p = cur.has(n) ? cur.get(n) : base[n];
+      if (pool.has(n) && p > 0) live.push([p, n]);
+    }
+    live.sort(creditCmp);
+    for (let at = live.length; at >= 0; at--) {
+      const above = live.slice(at).map((x) => x[1]);
+      if (above.some((n) => must.has(n))) continue;
+      const widened = new Set(excluded);
+      for (const n of above) widened.add(n);
+      if (at === 0) {
+        assign(j + 1, cur, must, widened);
+        continue;
+      }
+      const price = live[at - 1][0];
+      const x = live[at - 1][1];
+      if (excluded.has(x)) continue;
+      const next = new Map(cur);
+      next.set(x, kind === "discount" ? price - amount : 0);
+      const bought = new Set(must);
+      bought.add(x);
+      assign(j + 1, next, bought, widened);
+    }
+  })(0, new Map(), new Set(forced), new Set());
+  return out;
+}
+
+// what a machine-free run can reach: [objective bound, fixed price, fixed objective, the other
+// advances' rows], or null when its bought advances alone are over the budget or the card limit
+function planReach(items, must, budget, maxNew) {
+  const fixed = items.filter((c) => must.has(c.name));
+  if (fixed.length < must.size || (maxNew !== null && fixed.length > maxNew)) return null;
+  let price = 0;
+  let objective = 0;
+  for (const c of fixed) {
+    price += c.base;
+    objective += c.objective;
+  }
+  if (price > budget) return null;
+  const bound = planBound(items.filter((c) => !must.has(c.name)));
+  let reach = objective + bound(budget - price);
+  if (items.every((c) => Number.isInteger(c.objective))) reach = Math.floor(reach + 1e-9);
+  return [reach, price, objective, bound.rows];
+}
+
+// whether `top` sets already found rank above every purchase of a run (plan_search._beaten)
+function planBeaten(reach, best, top, spent, limitMax) {
+  if (best.length < top) return false;
+  const kth = best[0][0];
+  let price = reach[1];
+  if (reach[0] < kth[0] - 1e-9) return true;
+  if (reach[0] > kth[0] + 1e-9) return false;
+  let need = kth[0] - reach[2];
+  for (const row of reach[3]) {
+    if (need <= 0) break;
+    if (row[0] >= need) {
+      price += row[1] ? Math.floor(row[1] * need / row[0]) : 0;
+      need = 0;
+      break;
+    }
+    price += row[1];
+    need -= row[0];
+  }
+  if (need > 0) return true;
+  const least = spent(price, limitMax);
+  return least === null || least > -kth[1];
 }
 
 // heap entries of the programme: [key (obj, -paid, credit, -n, mask), 0, mask, price, paid, limit]
@@ -1768,7 +1894,7 @@ function planBound(rest) {
     return a === b ? 0 : (a > b ? -1 : 1);
   });
   const memo = new Map();
-  return (room) => {
+  const bound = (room) => {
     let got = memo.get(room);
     if (got === undefined) {
       got = 0;
@@ -1786,6 +1912,8 @@ function planBound(rest) {
     }
     return got;
   };
+  bound.rows = rows;
+  return bound;
 }
 
 function planCutBelow(layer, machine, budget, floor, bound) {
@@ -2220,10 +2348,10 @@ function planOption(options, names, fallback) {
 }
 
 // options: the flags of `civdsl plan` in camelCase: {holds, objective, want, avoid, top, explain,
-// horizon, handLimit}, and `among` (the Python API's: the advances considered at all)
+// horizon, handLimit, option: {name: true|false} (--option NAME=on|off)}, and `among` (the Python API's: the advances considered at all)
 function planAnswer(M, state, options) {
   options = options || {};
-  const st = makePlayerState(state, {holds: options.holds});
+  const st = makePlayerState(state, {holds: options.holds, option: options.option});
   const held = st.held;
   const facts = st.facts;
   const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null));

@@ -50,15 +50,16 @@ function boundFact(bounds, kind, args) {
   return get(byArea, get(args, "area", "any"), get(byArea, "*", null));
 }
 
-// nothing beyond what the player has (runtime.bound_effects)
-function boundEffects(s, effects, trace, bounds, path) {
+// nothing beyond what the player has (runtime.bound_effects); `city`: a city's unit points for
+// this calamity where it declares its own
+function boundEffects(s, effects, trace, bounds, path, city) {
   effects.forEach(function (effect, i) {
     const [kind, args, line] = effect;
     const fact = boundFact(bounds, kind, args);
     if (fact === undefined) return;
     const demanded = get(args, "amount", null);
     if (fact === null || demanded === null || demanded instanceof Unknown) return;
-    const have = s.holding(fact);
+    const have = s.holding(fact, city);
     const next = Object.assign({}, args);
     next.bound = fact;
     if (have !== null) {
@@ -127,10 +128,10 @@ function reduceUntilSupported(s, effects, kinds) {
 }
 
 // a loss of unit points met exactly or exceeded by as little as possible (runtime.least_over)
-function leastOver(s, effects, kinds) {
+function leastOver(s, effects, kinds, city) {
   const cities = get(s.facts, "cities", null), tokens = get(s.facts, "tokens", null);
   if (cities === null || tokens === null) return;
-  const value = MODEL.UNIT_POINTS.city;
+  const value = city === undefined ? MODEL.UNIT_POINTS.city : city;  // a calamity's own city value
   effects.forEach(function (effect, i) {
     const [kind, args, line] = effect;
     if (kinds.indexOf(kind) < 0 || get(args, "area", "any") !== "any") return;
