@@ -399,6 +399,27 @@ class _Validator(NodeVisitor):
     # --- calamities
     def _calamity(self, cal: Calamity) -> None:
         name = cal.name
+        self._calamity_fields(cal)
+        kinds: set[str] = set()  # the effect kinds the calamity causes, which its modifiers may change
+        self._effects(cal.primary, name, kinds)
+        if cal.secondary:
+            self._secondary(cal.secondary, name, kinds)
+        for ex in cal.exclusions:
+            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
+                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
+                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
+            if ex.condition is not None:
+                check(ex.condition, self.scope, self.d, name)
+        for expr, _ in cal.cancel:
+            check(expr, self.scope, self.d, name)
+        for m in cal.modifiers:
+            check(m.condition, self.scope, self.d, name)
+            for op in m.ops:
+                self.visit(op, name, kinds)
+
+    def _calamity_fields(self, cal: Calamity) -> None:
+        """Stack, class, beneficiary and a primary effect: given, and words the language knows."""
+        name = cal.name
         if cal.stack is None:
             self._missing(cal.span, name, "stack", f"calamity `{name}` has no stack", help="add `stack N`")
         elif cal.stack not in STACKS:
@@ -413,29 +434,15 @@ class _Validator(NodeVisitor):
         if not cal.primary:
             self._missing(cal.span, name, "primary", f"calamity `{name}` has no primary effect",
                           help="add `primary { ... }`")
-        kinds = set()
-        self._effects(cal.primary, name, kinds)
-        if cal.secondary:
-            sec = cal.secondary
-            if sec.count is None and sec.share is None:
-                self.d.error("CIV022", "a secondary block needs `count N` or `share N`", sec.span, item=name)
-            for e in (sec.count, sec.share):
-                if e is not None:
-                    check(e, self.scope, self.d, name)
-                    self._non_negative(e, name)
-            self._effects(sec.effects, name, kinds)
-        for ex in cal.exclusions:
-            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
-                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
-                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
-            if ex.condition is not None:
-                check(ex.condition, self.scope, self.d, name)
-        for expr, _ in cal.cancel:
-            check(expr, self.scope, self.d, name)
-        for m in cal.modifiers:
-            check(m.condition, self.scope, self.d, name)
-            for op in m.ops:
-                self.visit(op, name, kinds)
+
+    def _secondary(self, sec, name: str, kinds: set) -> None:
+        if sec.count is None and sec.share is None:
+            self.d.error("CIV022", "a secondary block needs `count N` or `share N`", sec.span, item=name)
+        for e in (sec.count, sec.share):
+            if e is not None:
+                check(e, self.scope, self.d, name)
+                self._non_negative(e, name)
+        self._effects(sec.effects, name, kinds)
 
     def _effects(self, effects: list, item: str, kinds: set) -> None:
         for e in effects:
@@ -678,6 +685,16 @@ def set_value(ed: Edition, n: int, face: int):
     return evaluate(ed.set_value, lookup)
 
 
+# the functions of an author invariant over a collection: (its items, each further argument as a
+# function of an item) -> the value
+_AGGREGATES = {
+    "count": lambda items, args: len(items),
+    "sum": lambda items, args: sum(args[0](item) or 0 for item in items),
+    "all": lambda items, args: all(args[0](item) is True for item in items),
+    "any": lambda items, args: any(args[0](item) is True for item in items),
+}
+
+
 class ModelEvaluator:
     """Evaluates author invariants over the rulebook's own data."""
 
@@ -695,17 +712,22 @@ class ModelEvaluator:
         return self._views[name]
 
     def _collection(self, name: str) -> list[dict]:
-        if name == "advances":
-            return [self.advance_view(a) for a in self.ed.advances.values()]
-        if name == "calamities":
-            return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
-                     "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
-        if name == "commodities":
-            return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
-                    for c in self.ed.commodities.values()]
-        if name == "specific_credits":
-            return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
-        raise KeyError(name)
+        """A collection of vocabulary.MODEL_COLLECTIONS, as its `_collection_<name>` views it."""
+        return getattr(self, f"_collection_{name}")()
+
+    def _collection_advances(self) -> list[dict]:
+        return [self.advance_view(a) for a in self.ed.advances.values()]
+
+    def _collection_calamities(self) -> list[dict]:
+        return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
+                 "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
+
+    def _collection_commodities(self) -> list[dict]:
+        return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
+                for c in self.ed.commodities.values()]
+
+    def _collection_specific_credits(self) -> list[dict]:
+        return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
 
     def advance_view(self, adv: Advance, depth: int = 0) -> dict:
         view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
@@ -742,16 +764,9 @@ class ModelEvaluator:
             if c.name in self.ed.tables:
                 raise EvalError("tables read player state; they cannot appear in an assert", c.span)
             items = self.items(c.args[0], context)
-            if c.name == "count":
-                return len(items)
-            if c.name == "sum":
-                field = c.args[1]
-                return sum(self.evaluate(field, item) or 0 for item in items)
-            if c.name == "all":
-                return all(self.evaluate(c.args[1], item) is True for item in items)
-            if c.name == "any":
-                return any(self.evaluate(c.args[1], item) is True for item in items)
-            raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
+            if c.name not in _AGGREGATES:
+                raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
+            return _AGGREGATES[c.name](items, [lambda item, a=a: self.evaluate(a, item) for a in c.args[1:]])
 
         return evaluate(expr, lookup, call)
 

@@ -82,3 +82,11 @@ def test_every_expression_node_has_a_compiler_and_a_text(node):
 
     assert callable(getattr(PythonCompiler, f"visit_{node.__name__}", None))
     assert node in _UNPARSE
+
+
+def test_every_model_collection_has_its_view():
+    """An author invariant can read each collection vocabulary.MODEL_COLLECTIONS names."""
+    from civdsl import vocabulary
+    from civdsl.validator import ModelEvaluator
+
+    assert all(callable(getattr(ModelEvaluator, f"_collection_{n}", None)) for n in vocabulary.MODEL_COLLECTIONS)
