@@ -200,6 +200,8 @@ def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> 
     _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
                                            "line": cal.span.line, "summary": summaries[cal.name],
                                            "exclude": tuple(x.role for x in cal.exclusions if x.role),
+                                           # a city's unit points in this calamity (`amounts { city_points }`)
+                                           "city_points": _AmountRules(ed, cal).city_points,
                                            "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
                                for cal in ed.calamities.values()])
     # `resolution { ... }`: limits as numbers, the rest as declared

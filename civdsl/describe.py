@@ -108,8 +108,8 @@ def _call_words(e: Call) -> str:
         return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
     if e.name == "most_among" and e.args:  # table queries, in the players' words
         among = _relation(e, "among", "others")
-        who = "other players" if among == "others" else f"players bordering by {among}" if among != "near" \
-            else "players within reach"
+        who = {"others": "other players", "everyone": "players", "near": "players within reach"}.get(
+            among, f"players bordering by {among}")
         return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
     if e.name in ("of_beneficiary", "of_trader") and e.args:
         return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"
@@ -226,18 +226,19 @@ def _comparison(e: Expr) -> tuple[tuple[str, str], str, int] | None:
     return words, op, right.value
 
 
+# a comparison of a count with the number n in words (its noun's singular and plural), by operator
+_AMOUNT_PHRASES = {
+    ">=": lambda n, w: f"at least {n} {noun(n, w)}",
+    ">": lambda n, w: f"at least 1 {w[0]}" if n == 0 else f"more than {n} {w[1]}",
+    "<=": lambda n, w: f"no {w[0]}" if n == 0 else f"at most {n} {noun(n, w)}",
+    "<": lambda n, w: f"no {w[0]}" if n == 1 else f"fewer than {n} {w[1]}",
+    "==": lambda n, w: f"no {w[0]}" if n == 0 else f"exactly {n} {noun(n, w)}",
+    "!=": lambda n, w: f"at least 1 {w[0]}" if n == 0 else f"other than {n} {w[1]}",
+}
+
+
 def _amount_phrase(op: str, n: int, words: tuple[str, str]) -> str:
-    if op == ">=":
-        return f"at least {n} {noun(n, words)}"
-    if op == ">":
-        return f"at least 1 {words[0]}" if n == 0 else f"more than {n} {words[1]}"
-    if op == "<=":
-        return f"no {words[0]}" if n == 0 else f"at most {n} {noun(n, words)}"
-    if op == "<":
-        return f"no {words[0]}" if n == 1 else f"fewer than {n} {words[1]}"
-    if op == "==":
-        return f"no {words[0]}" if n == 0 else f"exactly {n} {noun(n, words)}"
-    return f"at least 1 {words[0]}" if n == 0 else f"other than {n} {words[1]}"
+    return _AMOUNT_PHRASES.get(op, _AMOUNT_PHRASES["!="])(n, words)
 
 
 def _literal(e: Expr) -> str:

@@ -207,6 +207,13 @@ class Differ:
         if a.credit_policy != b.credit_policy:
             self.add("rules", "changed", None, "credit policy", a.credit_policy, b.credit_policy,
                      f"credit policy {a.credit_policy} -> {b.credit_policy}")
+        from .vocabulary import RESOLUTION_SETTINGS
+
+        for name in RESOLUTION_SETTINGS:  # the calamity phase of the table (`resolution { ... }`)
+            va, vb = a.resolution_setting(name), b.resolution_setting(name)
+            if va != vb:
+                self.add("rules", "changed", None, f"resolution {name}", va, vb,
+                         f"resolution {name} {', '.join(va) or 'none'} -> {', '.join(vb) or 'none'}")
         if a.vp_tiers != b.vp_tiers:
             self.add("rules", "changed", None, "vp tiers", a.vp_tiers, b.vp_tiers,
                      f"vp tiers {_tiers(a.vp_tiers)} -> {_tiers(b.vp_tiers)}")
@@ -392,6 +399,11 @@ class Differ:
     def _calamity_amounts(self, ch, spec, old: Calamity, new: Calamity) -> None:
         if old.amounts != new.amounts:
             ch("amounts", old.amounts, new.amounts, f"amounts {_amounts(old.amounts)} -> {_amounts(new.amounts)}")
+
+    def _calamity_resolution(self, ch, spec, old: Calamity, new: Calamity) -> None:
+        if old.resolution != new.resolution:
+            ch("resolution", old.resolution, new.resolution,
+               f"resolution {_amounts(old.resolution)} -> {_amounts(new.resolution)}")
 
     def _effects(self, ch, where: str, old: list, new: list) -> None:
         if [_effect_key(e) for e in old] == [_effect_key(e) for e in new]:

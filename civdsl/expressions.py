@@ -218,13 +218,14 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
         elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
-            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r != "others"]
+            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
             if not _one_of(value, allowed_relations):
                 diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), allowed_relations)
                             or f"relations: {', '.join(allowed_relations)}")
         elif key == "group":
-            if not _one_of(value, scope.groups):
+            # a group's name is checked with every other use of a name (references.py, the validator)
+            if not (isinstance(value, Name) and len(value.parts) == 1):
                 diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
                             help=suggestion(unparse(value), scope.groups))
         else:

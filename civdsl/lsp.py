@@ -15,6 +15,8 @@ What an editor gets:
   groups, keywords and the other names of the vocabulary: the keywords are the terminals the
   grammar accepts at the cursor (Lark's interactive parser), the names come from the index and the
   resolved rulebook, the kinds from `civdsl.vocabulary`: nothing is listed twice;
+- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option
+  or track: its declarations and uses across the chain, from the same index;
 - document formatting through `civdsl.fmt` and an outline (document symbols).
 
 The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
@@ -829,6 +831,30 @@ def references(analysis: Analysis, target: Target, include_declaration: bool = T
             if include_declaration or r.role != "def"]
 
 
+# Names written as strings (their span holds the quotes) and as bare identifiers; the others (player
+# facts, editions) are not the rulebook's to rename.
+_STRING_NAMED = frozenset({"advance", "calamity", "commodity", "civilization", "epoch"})
+_WORD_NAMED = frozenset({"group", "const", "table", "option", "track"})
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def rename_edits(analysis: Analysis, offset: int, new_name: str) -> list[tuple[FileInfo, int, int, str]] | None:
+    """Every declaration and use of the name under the cursor, across the chain, written anew:
+    (file, start, end, new text). None where nothing renamable is; ValueError for a new name that
+    cannot stand where the old one does (a constant's must be an identifier and no keyword)."""
+    target = target_at(analysis, offset)
+    if target is None or target.kind not in _STRING_NAMED | _WORD_NAMED:
+        return None
+    if target.kind in _STRING_NAMED:
+        text = quote_string(new_name)
+    elif _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
+        text = new_name
+    else:
+        raise ValueError(f"`{new_name}` cannot name a {target.kind}: write a name of letters, digits and `_` "
+                         "that is no keyword")
+    return [(f, s.start, s.end, text) for f, s in references(analysis, target)]
+
+
 def _where(f: FileInfo, s: Symbol) -> str:
     return f"{f.display}:{f.position(s.start)[0] + 1}"
 
@@ -1317,6 +1343,8 @@ class OutlineItem:
 
 
 def outline(info: FileInfo) -> list[OutlineItem]:
+    """The document's top-level statements, from its tokens (so it works while the text does not
+    parse), tracks with their epochs."""
     toks = info.tokens
     marks = split_statements(toks)
     out: list[OutlineItem] = []
@@ -1324,45 +1352,47 @@ def outline(info: FileInfo) -> list[OutlineItem]:
         if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters()):
             continue
         end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
-        if end_i < m:
-            continue
-        first, last = toks[m], toks[end_i]
-        nxt = toks[m + 1] if m + 1 <= end_i else None
-        kw = first.text
-
-        def item(name, kind, name_tok, detail=None):
-            return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
-
-        if kw in ("advance", "calamity", "commodity") and nxt is not None and nxt.kind == "string":
-            out.append(item(unquote_string(nxt.text), kw, nxt))
-        elif kw in ("change", "remove") and m + 2 <= end_i and toks[m + 2].kind == "string":
-            out.append(item(f"{kw} {toks[m + 1].text} {unquote_string(toks[m + 2].text)}", kw, toks[m + 2]))
-        elif kw == "ast" and nxt is not None and nxt.kind == "name":
-            track = item(nxt.text, "track", nxt,
-                         unquote_string(toks[m + 2].text) if m + 2 <= end_i and toks[m + 2].kind == "string" else None)
-            for j in range(m, end_i):
-                if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string":
-                    close = j + 1
-                    depth = 0
-                    for c in range(j + 1, end_i + 1):
-                        if toks[c].text == "{":
-                            depth += 1
-                        elif toks[c].text == "}":
-                            depth -= 1
-                            if depth == 0:
-                                close = c
-                                break
-                    track.children.append(OutlineItem(unquote_string(toks[j + 1].text), "epoch", toks[j].start,
-                                                      toks[close].end, toks[j + 1].start, toks[j + 1].end))
-            out.append(track)
-        elif kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
-            detail = None
-            if kw == "group" and m + 2 <= end_i and toks[m + 2].kind == "string":
-                detail = unquote_string(toks[m + 2].text)
-            out.append(item(nxt.text, kw, nxt, detail))
-        elif kw == "score":
-            out.append(item("score", "score", first))
+        if end_i >= m:
+            found = _outline_item(toks, m, end_i)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def _outline_item(toks: list[Tok], m: int, end_i: int) -> OutlineItem | None:
+    """The outline entry of the statement of tokens m..end_i, or None for one the outline skips."""
+    first, last = toks[m], toks[end_i]
+    nxt = toks[m + 1] if m + 1 <= end_i else None
+    third = toks[m + 2] if m + 2 <= end_i and toks[m + 2].kind == "string" else None
+    kw = first.text
+
+    def item(name, kind, name_tok, detail=None):
+        return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
+
+    if kw in ERRATA_TARGETS and nxt is not None and nxt.kind == "string":
+        return item(unquote_string(nxt.text), kw, nxt)
+    if kw in ("change", "remove") and third is not None:
+        return item(f"{kw} {nxt.text} {unquote_string(third.text)}", kw, third)
+    if kw == "ast" and nxt is not None and nxt.kind == "name":
+        track = item(nxt.text, "track", nxt, unquote_string(third.text) if third is not None else None)
+        track.children = [_epoch_entry(toks, j, end_i) for j in range(m, end_i)
+                          if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string"]
+        return track
+    if kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
+        return item(nxt.text, kw, nxt, unquote_string(third.text) if kw == "group" and third is not None else None)
+    return item("score", "score", first) if kw == "score" else None
+
+
+def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
+    """An epoch of a track: from its keyword to the `}` closing its block."""
+    close, depth = j + 1, 0
+    for c in range(j + 1, end_i + 1):
+        depth += {"{": 1, "}": -1}.get(toks[c].text, 0)
+        if toks[c].text == "}" and depth == 0:
+            close = c
+            break
+    return OutlineItem(unquote_string(toks[j + 1].text), "epoch", toks[j].start, toks[close].end, toks[j + 1].start,
+                       toks[j + 1].end)
 
 
 # --- formatting
@@ -1506,6 +1536,7 @@ def _framing_tolerant(server_class):
 def build_server():
     """The pygls LanguageServer with every feature registered."""
     from lsprotocol import types as T
+    from pygls.exceptions import JsonRpcInvalidParams
 
     try:  # pygls 2
         from pygls.lsp.server import LanguageServer
@@ -1696,6 +1727,23 @@ def build_server():
             return None
         include = params.context.include_declaration if params.context else True
         return [location(f, s) for f, s in references(analysis, target, include)]
+
+    @server.feature(T.TEXT_DOCUMENT_RENAME)
+    def rename(params: T.RenameParams):
+        analysis = current(params.text_document.uri)
+        if analysis is None:
+            return None
+        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        try:
+            edits = rename_edits(analysis, offset, params.new_name)
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        if edits is None:
+            return None
+        changes: dict[str, list] = {}
+        for f, start, end, text in edits:
+            changes.setdefault(f.uri, []).append(T.TextEdit(range=rng(f, start, end), new_text=text))
+        return T.WorkspaceEdit(changes=changes)
 
     kinds = {"keyword": T.CompletionItemKind.Keyword, "effect": T.CompletionItemKind.Function,
              "ability": T.CompletionItemKind.Method, "function": T.CompletionItemKind.Function,

@@ -469,13 +469,7 @@ def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diag
     line = getattr(exc, "line", 1) or 1
     column = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        if ch == '"':
-            diags.error("CIV002", "unterminated string", Span(path, line, column),
-                        help='close the string with `"` on the same line')
-        else:
-            shown = repr(ch)[1:-1] if ch else "end of input"
-            diags.error("CIV002", f"unexpected character `{shown}`", Span(path, line, column, column + 1))
+        _report_unexpected_character(exc, text, Span(path, line, column), diags)
         return
     expected = sorted({describe_terminal(t) for t in getattr(exc, "expected", ()) or ()
                        if not t.startswith("__")})
@@ -493,6 +487,16 @@ def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diag
     end = column + (len(str(exc.token)) if isinstance(exc, UnexpectedToken) and exc.token.type != "$END" else 1)
     notes = [f"expected {_join_expected(expected)}"] if expected else []
     diags.error("CIV001", message, Span(path, line, column, end), notes=notes)
+
+
+def _report_unexpected_character(exc: UnexpectedCharacters, text: str, at: Span, diags: Diagnostics) -> None:
+    """CIV002: a character no token starts with (a string left open is the usual one)."""
+    ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+    if ch == '"':
+        diags.error("CIV002", "unterminated string", at, help='close the string with `"` on the same line')
+    else:
+        shown = repr(ch)[1:-1] if ch else "end of input"
+        diags.error("CIV002", f"unexpected character `{shown}`", Span(at.path, at.line, at.column, at.column + 1))
 
 
 def _report_unclosed(exc: UnexpectedInput, text: str, path: str, line: int, column: int, found: str,

@@ -221,14 +221,27 @@ class _FileIndexer:
             self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
         self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
-        group = call.kwargs.get("group")
-        if isinstance(group, Name) and len(group.parts) == 1:
-            self._use("group", group.parts[0], group.span, "group=", neg)
-        todo = [(v, local, neg) for k, v in call.kwargs.items() if v is not group]
+        group = _group_argument(call)
+        word = group.value if type(group) is Str else group.parts[0] if type(group) is Name and len(group.parts) == 1 \
+            else None
+        if word is not None:
+            self._use("group", word, group.span, "group=", neg)
+        todo = [(v, local, neg) for v in call.kwargs.values() if v is not group]
         fn = vocab.FUNCTIONS.get(call.name)
         # `count(advances where ..., cost)`: the later arguments read the items' attributes
         inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
-        return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args)]
+        return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args) if a is not group]
+
+
+def _group_argument(call: Call):
+    """The argument naming a group: `group=` of a function, or the `group` parameter of an effect
+    kind or ability (vocabulary.py), given by name or by position."""
+    if "group" in call.kwargs:
+        return call.kwargs["group"]
+    kind = vocab.EFFECT_KINDS.get(call.name) or vocab.ABILITY_KINDS.get(call.name)
+    names = [p.name for p in kind.params] if kind is not None else []
+    at = names.index("group") if "group" in names else len(call.args)
+    return call.args[at] if at < len(call.args) else None
 
 
 # Values that name nothing (most of what a statement holds): skipped before any other test.
@@ -364,9 +377,10 @@ def _with(r: Ref, **changes) -> Ref:
     return out
 
 
-def index_chain(chain) -> Index:
-    """The index of a loaded extends chain (loader.LoadedFile objects, base first)."""
-    return Index(getattr(f, "ast", None) for f in chain)
+def index_chain(chain, memo: dict | None = None) -> Index:
+    """The index of a loaded extends chain (loader.LoadedFile objects, base first); `memo` as
+    for Index."""
+    return Index((getattr(f, "ast", None) for f in chain), memo)
 
 
 def uses_in(node) -> list[Ref]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+import operator
 from operator import itemgetter
 
 from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
@@ -124,16 +125,13 @@ def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, l
 
     One call in the generated module instead of a trace tuple and an assignment per operation:
     the module is shorter, and compile() (a large part of building a rulebook) has less to do."""
-    if op == "add":
-        new = old + value
-    elif op == "prevent":
-        new = old - value
-    elif op == "cap":
-        new = min_(old, value)
-    else:  # "set"
-        new = value
+    new = _CHANGES[op](old, value)
     trace.append((op, kind, param, value, old, new, by, line, path))
     return new
+
+
+# each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
+_CHANGES = {"add": operator.add, "prevent": operator.sub, "cap": min_, "set": lambda old, v: v}
 
 
 abs = abs  # noqa: A001 - re-exported under the rulebook's name; Unknown answers abs() itself
@@ -231,12 +229,16 @@ class PlayerState:
     def fact(self, name: str):
         if name in self.facts:
             return self.facts[name]
-        if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+        if name == "unit_points" and self._counts_units():
             return self._unit_points()
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
         return self._missing(name)
+
+    def _counts_units(self) -> bool:
+        """Whether unit points can be derived: the state gives tokens and cities."""
+        return "tokens" in self.facts and "cities" in self.facts
 
     def _unit_points(self):
         """`unit_points` derived from tokens and cities, each counted as the rulebook's
@@ -248,11 +250,11 @@ class PlayerState:
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
         not say: a bound is applied only to a holding the user gave. `city`: a city's unit points
         where a calamity declares its own (unit points then count from tokens and cities)."""
-        if city is not None and name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+        if city is not None and name == "unit_points" and self._counts_units():
             return self.facts["tokens"] * self.module.UNIT_POINTS["token"] + self.facts["cities"] * city
         if name in self.facts:
             return self.facts[name]
-        if name == "unit_points" and "tokens" in self.facts and "cities" in self.facts:
+        if name == "unit_points" and self._counts_units():
             return self._unit_points()
         hand = self.facts.get("commodities")
         if hand is not None and name == "commodity_cards":
@@ -651,22 +653,29 @@ def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
         need = args.get("taken", args.get("amount"))
         if kind not in kinds or need is None or type(need) is Unknown:
             continue
-        # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
-        best: dict = {0: ()}
-        for index, name in enumerate(cards):
-            face = faces[name]["value"]
-            for v, picked in list(best.items()):
-                w = v + face
-                if w not in best or len(best[w]) > len(picked) + 1:
-                    best[w] = picked + (index,)
-        enough = [v for v in best if v >= need]
-        value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
-        picked = best[value] if enough else tuple(range(len(cards)))
-        chosen: dict = {}
-        for index in picked:
-            chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+        chosen, value = _cheapest_discard(cards, faces, need)
         effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
                                                  "over": max(0, value - need)}}, line)
+
+
+def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
+    """({card: n}, face value) of the cards worth at least `need` with the least excess, then the
+    fewest cards; the whole hand when it is worth less."""
+    # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+    best: dict = {0: ()}
+    for index, name in enumerate(cards):
+        face = faces[name]["value"]
+        for v, picked in list(best.items()):
+            w = v + face
+            if w not in best or len(best[w]) > len(picked) + 1:
+                best[w] = picked + (index,)
+    enough = [v for v in best if v >= need]
+    value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
+    picked = best[value] if enough else tuple(range(len(cards)))
+    chosen: dict = {}
+    for index in picked:
+        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+    return chosen, value
 
 
 def assigned(s: PlayerState, most, kind: str):

@@ -34,7 +34,7 @@ CALAMITY_KEYS = {
     "secondary": "the primary victim's secondary victims: a list of names, or name: amount assigned",
     "beneficiary": "the player the victim names where the rules let him choose (a nominee, a tie he breaks)",
 }
-RELATIONS = tuple(r for r in vocab.RELATIONS if r != "others")  # "others" needs no list
+RELATIONS = tuple(r for r in vocab.RELATIONS if r not in ("others", "everyone"))  # these need no list
 
 
 class Seat:
@@ -51,8 +51,8 @@ class Seat:
 
     def related(self, relation: str) -> list | None:
         """(name, state) of the players related to this one; None when the table does not say."""
-        if relation == "others":
-            names = [n for n in self.table.players if n != self.name]
+        if relation in ("others", "everyone"):
+            names = [n for n in self.table.players if n != self.name or relation == "everyone"]
         else:
             pairs = self.table.borders.get(relation)
             if pairs is None:

@@ -248,8 +248,7 @@ def beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None
 def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Beneficiary:
     victim = c["victim"]
     among = rules["beneficiary_among"][0]
-    seat = Seat(table, victim, {})
-    related = seat.related(among)
+    related = Seat(table, victim, {}).related(among)
     if related is None:
         missing.append(f"borders.{among}")
         return Beneficiary(None, f"the candidates border the victim by {among}, and the table does not say who does")
@@ -257,6 +256,7 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
     if not candidates:
         return Beneficiary(None, "no candidate" + ("" if among == "others" else f" bordering the victim by {among}"))
     ranking = rules["beneficiary_rank"]
+    fewest = rules["beneficiary_prefer"] == ("fewest",)
     left = list(candidates)
     said = []
     for fact in ranking:
@@ -270,12 +270,12 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
                         missing.append(name)
             return Beneficiary(None, f"the most {fact.replace('_', ' ')}, not given for {', '.join(unknown)}",
                                candidates)
-        best = max(values.values())
+        best = min(values.values()) if fewest else max(values.values())
         left = [n for n in left if values[n] == best]
         said.append(f"{fact.replace('_', ' ')} {best}")
         if len(left) == 1:
             break
-    why = "most " + ", then ".join(said)
+    why = ("fewest " if fewest else "most ") + ", then ".join(said)
     if len(left) == 1:
         return Beneficiary(left[0], why, candidates)
     ties = rules["beneficiary_ties"][0]
@@ -283,19 +283,21 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
         chosen = c["beneficiary"]
         if chosen is None:
             missing.append(f"calamities[{c['index']}].beneficiary")
-            return Beneficiary(None, f"{why}: tied between {', '.join(left)}, and the victim chooses", left)
+            return Beneficiary(None, f"{why}: tied between {', '.join(left)}, and the victim chooses", candidates)
         if chosen not in left:
             raise StateError(f"calamities[{c['index']}] ({c['calamity']}): `beneficiary` {chosen} is not among "
                              f"the tied candidates ({', '.join(left)})")
-        return Beneficiary(chosen, f"{why}: tied, the victim's choice", left)
+        return Beneficiary(chosen, f"{why}: tied with {', '.join(n for n in left if n != chosen)}, the victim's "
+                           "choice", candidates)
     ranks = {n: table.ranks.get(n) for n in left}
     if None in ranks.values():
         for n, r in ranks.items():
             if r is None and f"players.{n}.ast_rank" not in missing:
                 missing.append(f"players.{n}.ast_rank")
-        return Beneficiary(None, f"{why}: tied between {', '.join(left)}, broken by the A.S.T. ranking", left)
+        return Beneficiary(None, f"{why}: tied between {', '.join(left)}, broken by the A.S.T. ranking", candidates)
     first = min(left, key=lambda n: ranks[n])
-    return Beneficiary(first, f"{why}: tied, first in A.S.T. order", left)
+    return Beneficiary(first, f"{why}: tied with {', '.join(n for n in left if n != first)}, first in A.S.T. order",
+                       candidates)
 
 
 # --- 4. the phase ------------------------------------------------------------------------------
@@ -334,6 +336,10 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     # what naming the beneficiary lacks counts only if the calamity is not cancelled
     ben_missing: list[str] = []
     ben = beneficiary(table, c, ben_missing)
+    where = f"calamities[{c['index']}] ({c['calamity']})"
+    if c["beneficiary"] is not None and (ben is None or (ben.name is not None and ben.name != c["beneficiary"])):
+        said = "has no beneficiary" if ben is None else f"names {ben.name} ({ben.why})"
+        raise StateError(f"{where}: `beneficiary` is {c['beneficiary']}, but the rule {said}")
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
     victim = table.fresh(c["victim"])
     victim.seat = Seat(table, c["victim"], roles)
@@ -344,6 +350,8 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     else:
         missing.extend(ben_missing)
     secondary = []
+    if primary.assignment is None and c["secondary"]:
+        raise StateError(f"{where}: `secondary` names secondary victims, but {c['calamity']} has none")
     if primary.assignment is not None and not primary.is_cancelled:
         busy = (taken or {}).get(c["calamity"], set())
         secondary = _secondary(table, c, primary, roles, missing, notes, busy)

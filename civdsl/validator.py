@@ -39,6 +39,9 @@ _UNKNOWN = {
     ("advance", "requires"): ("CIV010", "unknown prerequisite `{}`"),
     ("advance", "holds"): ("CIV010", "unknown advance `{}`"),
     ("commodity", "cards"): ("CIV018", "unknown commodity `{}`"),
+    ("group", "groups"): ("CIV012", "unknown group `{}`"),
+    ("group", "credits"): ("CIV012", "credits to unknown group `{}`"),
+    ("group", "group="): ("CIV012", "unknown group `{}`"),
 }
 
 
@@ -79,7 +82,7 @@ class _Validator(NodeVisitor):
         self._unread_options()
 
     def _unknown_names(self) -> None:
-        pools = {"advance": self.ed.advances, "commodity": self.ed.commodities}
+        pools = {"advance": self.ed.advances, "commodity": self.ed.commodities, "group": self.ed.groups}
         for kind, pool in pools.items():
             for ref in self.refs.unknown(kind, pool):
                 code, message = _UNKNOWN[(kind, ref.via)]
@@ -281,11 +284,6 @@ class _Validator(NodeVisitor):
         name = adv.name
         if not adv.groups:
             self._missing(adv.span, name, "groups", f"advance `{name}` belongs to no group", help="add `groups ID`")
-        group_spans = adv.field_spans.get("group_spans", [])
-        for i, g in enumerate(adv.groups):
-            if g not in self.ed.groups:
-                self.d.error("CIV012", f"unknown group `{g}`", group_spans[i] if i < len(group_spans) else adv.span,
-                             item=name, help=suggestion(g, self.ed.groups))
         if len(adv.groups) > 2:
             self.d.error("CIV024", f"advance `{name}` names {len(adv.groups)} groups; at most two", adv.field_spans["groups"], item=name)
         if len(adv.groups) == 2 and adv.groups[0] == adv.groups[1]:
@@ -297,8 +295,6 @@ class _Validator(NodeVisitor):
         name = adv.name
         for g, amount in adv.credits.items():
             span = adv.field_spans.get(f"credit:{g}", adv.span)
-            if g not in self.ed.groups:
-                self.d.error("CIV012", f"credits to unknown group `{g}`", span, item=name, help=suggestion(g, self.ed.groups))
             if amount < 0:
                 self.d.error("CIV025", f"negative credit to `{g}`", span, item=name)
         for sc in adv.specific:
@@ -384,9 +380,6 @@ class _Validator(NodeVisitor):
         elif p.kind == "str":
             if not isinstance(value, (Str, Name)):
                 self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a name", value.span, item=item)
-            elif p.name == "group" and _word(value) not in self.ed.groups:
-                self.d.error("CIV012", f"unknown group `{_word(value)}`", value.span, item=item,
-                             help=suggestion(_word(value), self.ed.groups))
         elif p.kind == "int":
             if literal_only:
                 if not (isinstance(value, Num) or (isinstance(value, Neg) and isinstance(value.operand, Num))):
@@ -666,10 +659,6 @@ class _Validator(NodeVisitor):
                             f"errata CIV042 {quote(a.message)} \"why\"")
                 self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
                              notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
-
-
-def _word(value) -> str:
-    return value.value if isinstance(value, Str) else value.parts[0]
 
 
 def set_value(ed: Edition, n: int, face: int):

@@ -252,6 +252,7 @@ class ResolutionSetting(Record):
 RESOLUTION_ORDER = ("minor_first", "stack", "nontradable_first", "ast")
 RELATIONS = {
     "others": "every other player",
+    "everyone": "every player, this one included",
     "land": "the players sharing a land border with this player (the table's `borders.land`)",
     "water": "the players bordering this player by water (the table's `borders.water`)",
     "near": "the players within the edition's reach of this player (the table's `borders.near`, e.g. eight areas)",
@@ -272,11 +273,14 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
     ResolutionSetting("beneficiary_rank", "facts", ("cities_in_stock", "tokens_in_stock"), True,
                       "the beneficiary not named by a trade is the candidate with most of the first fact, ties by "
                       "the next, ...", many=True),
+    ResolutionSetting("beneficiary_prefer", ("most", "fewest"), ("most",), True,
+                      "whether the ranking names the candidate with the most or the fewest of each fact"),
     ResolutionSetting("beneficiary_ties", ("ast", "victim"), ("ast",), True,
                       "who breaks the remaining ties: ast (A.S.T. ranking) or victim (the primary victim chooses: "
                       "the table names the choice)"),
     ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
-                      "the candidates for beneficiary: the victim's relation (RELATIONS); never the victim himself"),
+                      "the candidates for beneficiary: the victim's relation (RELATIONS); the victim himself only "
+                      "with everyone"),
     ResolutionSetting("secondary_once", ("per_name", "none"), ("none",), False,
                       "per_name: a player is a secondary victim of a calamity name at most once a turn, and not while "
                       "he is a primary victim or a beneficiary of a calamity of that name; none: no such rule"),
@@ -525,8 +529,9 @@ CREDIT_VARIANTS = {
 BENEFICIARIES = {
     "none": "no beneficiary",
     "trader": "the player who traded the card to the victim",
-    "most_stock": "the player with the most cities in stock (then tokens in stock)",
-    "trader_or_most_stock": "the player who traded the card, else the one with most cities in stock",
+    "most_stock": "the player the edition's ranking names (by default the one with the most cities in stock, then "
+                  "tokens in stock)",
+    "trader_or_most_stock": "the player who traded the card, else the one the edition's ranking names",
     "nominee": "a player the victim names (where a rule says, one forced on it)",
 }
 

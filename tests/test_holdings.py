@@ -46,7 +46,8 @@ def test_no_answer_takes_more_than_the_player_has(edition, data):
                 fact = vocab.bound_fact(e["kind"], e.get("area"))
                 if fact is None or e.get("amount") is None:
                     continue
-                have = state.holding(fact)
+                # a city counts what the calamity says it does (`amounts { city_points ... }`)
+                have = state.holding(fact, rb.calamities[calamity]["city_points"])
                 if "select" in e:  # select (never more than held), then unselect: the rest are taken
                     sel = e["select"]
                     assert sel["selected"] <= have and e["taken"] == sel["selected"] - sel["unselected"], (e, have)
@@ -119,7 +120,7 @@ def test_a_house_rule_lifts_the_bound_for_one_calamity_or_the_whole_edition(tmp_
                      encoding="utf-8")
     rb = civdsl.load(whole)
     assert rb.module.AMOUNTS == {"bound": ("none",), "floor": ("zero",), "order": ("add_prevent", "set", "cap"),
-                                 "losses": ("none",), "prevention": ("amount",)}
+                                 "losses": ("none",), "city_points": (), "prevention": ("amount",)}
     assert "taken" not in rb.resolve("Squandered Wealth", "primary", [], state).to_dict()["effects"][0]
 
 
@@ -128,8 +129,9 @@ def test_a_house_rule_lifts_the_bound_for_one_calamity_or_the_whole_edition(tmp_
 @given(cities=st.integers(0, 6), tokens=st.integers(0, 20), data=st.data())
 def test_a_loss_is_met_exactly_or_exceeded_by_as_little_as_possible(edition, cities, tokens, data):
     rb = civdsl.load(edition)
-    value = rb.module.UNIT_POINTS["city"]
     calamity = data.draw(st.sampled_from([c for c in rb.calamities]))
+    # a city counts what the calamity says it does (`amounts { city_points ... }`: 4 in an Epidemic)
+    value = rb.calamities[calamity]["city_points"] or rb.module.UNIT_POINTS["city"]
     out = rb.resolve(calamity, "primary", [], {"cities": cities, "tokens": tokens}).to_dict()
     for e in out["effects"]:
         if "loss" not in e:

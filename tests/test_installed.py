@@ -59,6 +59,9 @@ def test_installed_build_matches_the_committed_effects_modules(installed, tmp_pa
                            cwd=ROOT, capture_output=True, text=True)
     assert fresh.returncode == 0, fresh.stderr
     assert (tmp_path / "gen" / "megaciv" / "effects.py").read_bytes() == (tmp_path / "gen2" / "megaciv" / "effects.py").read_bytes()
+    # the companion page: its runtime, UI and CSS are package data of the installed copy
+    assert (tmp_path / "gen" / "megaciv" / "companion.html").read_bytes() == \
+        (tmp_path / "gen2" / "megaciv" / "companion.html").read_bytes()
 
 
 def _checkout(tmp_path: Path) -> Path:

@@ -222,6 +222,28 @@ def test_definition_of_a_constant_read_by_a_rule_comes_from_the_index(tmp_path):
     assert vocab.FACTS["cities"].doc in hover_text(analysis, _offset(text, "when cities", 6))[0]
 
 
+def test_rename_writes_every_declaration_and_use_across_the_chain(tmp_path):
+    from civdsl.lsp import rename_edits
+
+    house = tmp_path / "house.civ"
+    house.write_text('language 1\nedition house "House" extends megaciv\nconst harsh = 3\n'
+                     'change calamity "Famine" {\n  when holds("Pottery") and cities > harsh { prevent damage 1 }\n}\n',
+                     encoding="utf-8")
+    text = house.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(house, text)
+    edits = rename_edits(analysis, _offset(text, 'holds("Pottery")', 8), 'Pot "Thrown"')
+    base = MEGACIV.read_text(encoding="utf-8")
+    assert {f.display for f, *_ in edits} == {"rulebooks/megaciv.civ", analysis.doc.display}
+    assert len(edits) == base.count('"Pottery"') + 1
+    assert all(new == '"Pot \\"Thrown\\""' for *_, new in edits)
+    assert all(f.text[start:end] == '"Pottery"' for f, start, end, _ in edits)
+    edits = rename_edits(analysis, _offset(text, "> harsh", 3), "bitter")
+    assert [(f.text[a:b], new) for f, a, b, new in edits] == [("harsh", "bitter")] * 2
+    with pytest.raises(ValueError):
+        rename_edits(analysis, _offset(text, "> harsh", 3), "advance")  # a keyword
+    assert rename_edits(analysis, _offset(text, "when holds", 2) - 2, "x") is None  # nothing to rename there
+
+
 # --- completion -----------------------------------------------------------------------------------
 
 
@@ -447,6 +469,9 @@ def test_server_session_on_megaciv(server):
     refs = server.request("textDocument/references", {"textDocument": {"uri": uri}, "position": _position(text, use),
                                                       "context": {"includeDeclaration": True}})
     assert len(refs) == text.count('"Calendar"')
+    edit = server.request("textDocument/rename", {"textDocument": {"uri": uri}, "position": _position(text, use),
+                                                  "newName": "Almanac"})
+    assert [e["newText"] for e in edit["changes"][uri]] == ['"Almanac"'] * len(refs)
 
     # completion inside the misspelt string offers every advance, replacing the string's contents
     inside = start + len('"Pot')

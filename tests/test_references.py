@@ -135,3 +135,18 @@ def test_a_use_under_not_is_negated_and_the_charts_read_it(tmp_path):
     m = ed.calamities["Famine"].modifiers[-1]
     assert sorted((r.name, r.negated) for r in uses_in(m.condition)) == [("Agriculture", False), ("Pottery", True)]
     assert sorted(held_advances(m.condition)) == [("Agriculture", False), ("Pottery", True)]
+
+
+def test_unknown_groups_are_reported_from_the_index_wherever_a_group_is_named(tmp_path):
+    house = _house(tmp_path, 'advance "Guilds" { cost 90 groups craft credits art 5\n'
+                             '  ability free_advance(craf, 100)\n  ability acquire_all(group="sciencs", cost_below=80) }\n'
+                             'assert count_advances(group=civic) >= 0 "a group by keyword"\n')
+    errors = [d for d in check_file(house).diagnostics.errors if d.code == "CIV012"]
+    assert sorted(d.message for d in errors) == ["credits to unknown group `art`", "unknown group `civic`",
+                                                 "unknown group `craf`", "unknown group `craft`",
+                                                 "unknown group `sciencs`"]
+    text = house.read_text(encoding="utf-8").split("\n")
+    for d in errors:
+        word = d.message.split("`")[1]
+        assert text[d.span.line - 1][d.span.column - 1:d.span.end_column - 1].strip('"') == word
+    assert {d.help for d in errors if "craf" in d.message} == {"did you mean `crafts`?"}

@@ -3,7 +3,7 @@ beneficiary, limits, order and secondary victims each edition declares in `resol
 
 from __future__ import annotations
 
-import copy
+import re
 import json
 from pathlib import Path
 
@@ -452,3 +452,46 @@ def test_megaciv_a_player_suffers_a_calamity_name_once_a_turn():
             _phase("megaciv", data)
     data["calamities"][1]["secondary"] = {}
     assert len(_phase("megaciv", data).resolved) == 2
+
+
+def test_diff_names_the_phase_rules_a_house_rule_changes(tmp_path):
+    path = tmp_path / "strict_table.civ"
+    path.write_text('''language 1
+edition strict_table "Strict table" extends megaciv
+const calamity_cap = 2
+resolution { limit calamity_cap  assign ast }
+change calamity "Tyranny" { resolution { beneficiary_among land } }
+''', encoding="utf-8")
+    result = _cli("diff", "megaciv", str(path))
+    assert "resolution limit calamity_limit -> calamity_cap" in result.output
+    assert "resolution assign ask -> ast" in result.output
+    assert "Tyranny: resolution the edition's -> beneficiary_among land" in result.output
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"calamity": "Superstition", "victim": "anna", "secondary": ["bruno"]}, "Superstition has none"),
+    ({"calamity": "Famine", "victim": "anna", "beneficiary": "bruno", "secondary": []}, "the rule has no beneficiary"),
+    ({"calamity": "Civil War", "victim": "chloe", "beneficiary": "bruno"},
+     "`beneficiary` is bruno, but the rule names dario (most cities in stock 5, then tokens in stock 22)"),
+])
+def test_a_choice_the_rules_do_not_leave_to_the_victim_is_an_error(entry, message):
+    data = _example()
+    data["calamities"] = [entry]
+    with pytest.raises(StateError, match=re.escape(message)):
+        _phase("megaciv", data)
+
+
+def test_expansion_barbarians_drawn_are_controlled_by_the_player_with_fewest_cities_even_the_victim():
+    # 30.521: the trader controls them; if not traded, the player with the fewest cities, even the victim
+    data = {"players": [_player("egypt", cities=2, edge_units=5, civilization="Egypt"),
+                        _player("crete", cities=3, civilization="Crete"),
+                        _player("arabia", cities=2, civilization="Arabia")],
+            "calamities": [{"calamity": "Barbarian Hordes", "victim": "egypt"}]}
+    hordes = _calamity(_phase("expansion", data), "Barbarian Hordes")
+    # egypt and arabia tie at 2 cities: A.S.T. order (our reading) puts Arabia (2) before Egypt (18)
+    assert hordes.beneficiary.candidates == ["egypt", "crete", "arabia"]
+    assert hordes.beneficiary.name == "arabia" and hordes.beneficiary.why.startswith("fewest cities 2")
+    data["players"][2]["cities"] = 4
+    assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "egypt"
+    data["calamities"][0]["traded_by"] = "crete"
+    assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "crete"

@@ -24,9 +24,37 @@ _PARTS = (("target", "target", str), ("source", "source", str), ("expr", "expr",
           ("body", "body", _stmts), ("else", "otherwise", _stmts))
 
 
+def _text(e) -> str | None:
+    return unparse(e) if e is not None else None
+
+
+def _pool(p) -> dict:
+    return {"id": p.id, "name": p.name, "sides": _text(p.sides), "base": _text(p.base),
+            "terms": [{"amount": unparse(x.amount), "when": _text(x.condition), "label": x.label} for x in p.terms],
+            "success": list(p.success) if p.success is not None else None, "notes": p.notes, "line": p.span.line}
+
+
+def _track(t) -> dict:
+    return {"id": t.id, "name": t.name, "start": t.start, "low": t.low, "high": t.high,
+            "stages": [{"low": s.low, "high": s.high, "name": s.name} for s in t.stages],
+            "marks": [{"position": m.position, "label": m.label, "effects": _stmts(m.body)} for m in t.marks],
+            "notes": t.notes, "line": t.span.line}
+
+
+def _event_table(t) -> dict:
+    return {"id": t.id, "name": t.name, "die": t.die,
+            "rows": [{"low": r.low, "high": r.high, "label": r.label, "effects": _stmts(r.body)} for r in t.rows],
+            "line": t.span.line}
+
+
+def _deck(d) -> dict:
+    return {"id": d.id, "name": d.name, "suits": [{"name": s.name, "color": s.color} for s in d.suits],
+            "ranks": [{"name": r.name, "value": r.value} for r in d.ranks], "hand_limit": d.hand_limit,
+            "notes": d.notes, "line": d.span.line}
+
+
 def to_data(ed: Edition) -> dict:
     """The `rounds` part of the JSON model (schemas/model.schema.json)."""
-    text = lambda e: unparse(e) if e is not None else None  # noqa: E731
     return {
         "stats": [{"id": s.id, "name": s.name, "initial": s.initial_value, "low": s.low, "high": s.high,
                    "line": s.span.line} for s in ed.stats.values()],
@@ -35,21 +63,10 @@ def to_data(ed: Edition) -> dict:
                     for c in ed.choices.values()],
         "thresholds": [{"id": t.id, "name": t.name, "when": unparse(t.condition), "effects": _stmts(t.body),
                         "line": t.span.line} for t in ed.thresholds.values()],
-        "pools": [{"id": p.id, "name": p.name, "sides": text(p.sides), "base": text(p.base),
-                   "terms": [{"amount": unparse(x.amount), "when": text(x.condition), "label": x.label}
-                             for x in p.terms],
-                   "success": list(p.success) if p.success is not None else None, "notes": p.notes,
-                   "line": p.span.line} for p in ed.pools.values()],
-        "tracks": [{"id": t.id, "name": t.name, "start": t.start, "low": t.low, "high": t.high,
-                    "stages": [{"low": s.low, "high": s.high, "name": s.name} for s in t.stages],
-                    "marks": [{"position": m.position, "label": m.label, "effects": _stmts(m.body)} for m in t.marks],
-                    "notes": t.notes, "line": t.span.line} for t in ed.tracks.values()],
-        "event_tables": [{"id": t.id, "name": t.name, "die": t.die,
-                          "rows": [{"low": r.low, "high": r.high, "label": r.label, "effects": _stmts(r.body)}
-                                   for r in t.rows], "line": t.span.line} for t in ed.event_tables.values()],
-        "decks": [{"id": d.id, "name": d.name, "suits": [{"name": s.name, "color": s.color} for s in d.suits],
-                   "ranks": [{"name": r.name, "value": r.value} for r in d.ranks], "hand_limit": d.hand_limit,
-                   "notes": d.notes, "line": d.span.line} for d in ed.card_decks.values()],
+        "pools": [_pool(p) for p in ed.pools.values()],
+        "tracks": [_track(t) for t in ed.tracks.values()],
+        "event_tables": [_event_table(t) for t in ed.event_tables.values()],
+        "decks": [_deck(d) for d in ed.card_decks.values()],
         "setup": _stmts(ed.setup.body) if ed.setup is not None else None,
         "phases": [{"id": p.id, "name": p.name, "statements": _stmts(p.body), "line": p.span.line}
                    for p in ed.phases.values()],

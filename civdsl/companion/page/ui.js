@@ -666,6 +666,12 @@
       out.appendChild(answerProblem(ans));
       return;
     }
+    const budget = ans.budget;
+    if (budget && budget.total !== null && budget.total !== undefined) {
+      const hand = budget.hand && budget.hand.total !== null && budget.hand.total !== undefined ? budget.hand.total : "?";
+      out.appendChild(el("p", {id: "plan-budget", cls: "muted", text: "To spend: cards worth " + hand + " and " +
+        budget.treasury + " treasury, " + budget.total + " in all."}));
+    }
     const best = (ans.plans || [])[0];
     if (!best) {
       out.appendChild(el("p", {cls: "muted", text: "Nothing can be bought with this hand and treasury."}));
@@ -793,7 +799,7 @@
     else text = effectsText(ans.effects);
     cell.appendChild(el("span", {cls: "effects", text: text}));
     if (role === "primary" && ans.secondary && ans.secondary.count) {
-      cell.appendChild(el("span", {cls: "muted", text: "; assigns to " + ans.secondary.count + " other " +
+      cell.appendChild(el("span", {cls: "muted", text: "assigns to " + ans.secondary.count + " other " +
         words(ans.secondary.count, ["player", "players"])}));
     }
     const by = changedBy(ans);
