@@ -40,7 +40,7 @@ def test_hostile_rulebook_engine_runs_as_data(path):
     script = engine_script(module)
     assert script.isascii(), "the engine holds a character outside ASCII (U+2028 ends a line in old parsers)"
     lowered = script.lower()
-    assert "</script" not in lowered and "<!--" not in lowered
+    assert "<script" not in lowered and "</script" not in lowered and "<!--" not in lowered
     queries = []
     for state in ({}, {"holds": list(module.ADVANCES), "cities": 3, "tokens": 9, "commodities": {}}):
         for calamity in module.CALAMITIES:
