@@ -90,6 +90,13 @@ def _reuse(path: Path, diags: Diagnostics) -> Checked | None:
     return Checked(edition, diags, chain)
 
 
+# The uses of the statements indexed by the last check (references.Index's memo): the house rules
+# of a build share their base's syntax trees (loader._PARSED), so each indexes the base's
+# statements once, not once per house rule. Only statements of the very same syntax tree are
+# reused; the memo holds the last chain's and nothing else.
+_INDEX_MEMO: dict = {}
+
+
 def _check_file(path: Path, diags: Diagnostics) -> Checked:
     chain = load_chain(Path(path), diags)
     if not chain or diags.has_errors and len(chain) == 0:
@@ -99,5 +106,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         return Checked(None, diags, chain)
     edition = resolve(chain, diags)
     if edition is not None:
-        validate(edition, diags, index_chain(chain))
+        validate(edition, diags, index_chain(chain, _INDEX_MEMO))
     return Checked(edition, diags, chain)

@@ -469,7 +469,9 @@ def _step(layer: dict, c: Candidate, i: int, must: bool, machine: SameTurnMachin
         sig2 = sig | {c.name} if last_link[c.name] > i else sig
         if sig2:
             sig2 = frozenset(a for a in sig2 if last_link[a] > i)
-        target = new.setdefault((ms2, hd + c.hand, cnt + 1, sig2), {})
+        # the count is part of the state only under a card limit (the entries carry it for
+        # the ranking: it adds up like the objective)
+        target = new.setdefault((ms2, hd + c.hand, cnt + 1 if max_new is not None else 0, sig2), {})
         o, bit = c.objective, 1 << (size - 1 - c.rank)
         for price, entries in cells.items():
             p2 = price + dprice

@@ -377,9 +377,10 @@ def _with(r: Ref, **changes) -> Ref:
     return out
 
 
-def index_chain(chain) -> Index:
-    """The index of a loaded extends chain (loader.LoadedFile objects, base first)."""
-    return Index(getattr(f, "ast", None) for f in chain)
+def index_chain(chain, memo: dict | None = None) -> Index:
+    """The index of a loaded extends chain (loader.LoadedFile objects, base first); `memo` as
+    for Index."""
+    return Index((getattr(f, "ast", None) for f in chain), memo)
 
 
 def uses_in(node) -> list[Ref]:

@@ -343,3 +343,19 @@ def test_every_rulebook_and_house_rule_is_asked():
     assert set(SHIPPED) <= asked and set(HOUSE) <= asked
     assert any(q["options"].get("horizon") == 2 for _, _, q in QUESTIONS)
     assert any(q["options"].get("explain") for _, _, q in QUESTIONS)
+
+
+def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime():
+    """A guard: an ability kind the credit engine or the planner starts to read (vocabulary's
+    ABILITY_KINDS named in runtime.py, planner.py or plan_search.py) must be read by the JavaScript
+    runtime too, or the two engines would silently answer differently."""
+    import re
+
+    from civdsl import vocabulary
+
+    python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
+                     for f in ("runtime.py", "planner.py", "plan_search.py"))
+    js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
+    read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
+    assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
+    assert not [k for k in sorted(read) if not re.search(rf"[\"']{k}[\"']", js)]

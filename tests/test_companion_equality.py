@@ -153,7 +153,7 @@ def _house_rules():
 @pytest.mark.parametrize("path", _house_rules(), ids=lambda p: p.stem)
 def test_every_house_rule_answers_alike(path):
     """Each house rule: every calamity x role, epochs and score, on an empty state, a full state
-    and a few seeded ones."""
+    and a few seeded ones, as given and with rule switches and assigned amounts chosen at random."""
     module = civdsl.load(path).module
     named = []
     states = [("empty state", {}), ("every advance", {"holds": list(module.ADVANCES)})]
@@ -161,6 +161,7 @@ def test_every_house_rule_answers_alike(path):
     states += [(f"example state {i}", random_state(module, rng, dense=1.0)) for i in range(3)]
     for label, state in states:
         named += _questions(module, state, f"{path.name} {label}")
+        named += _questions(module, state, f"{path.name} {label} (switches, assigned)", rng)
     _compare(path, named)
 
 

@@ -40,7 +40,7 @@ def test_hostile_rulebook_engine_runs_as_data(path):
     script = engine_script(module)
     assert script.isascii(), "the engine holds a character outside ASCII (U+2028 ends a line in old parsers)"
     lowered = script.lower()
-    assert "</script" not in lowered and "<!--" not in lowered
+    assert "<script" not in lowered and "</script" not in lowered and "<!--" not in lowered
     queries = []
     for state in ({}, {"holds": list(module.ADVANCES), "cities": 3, "tokens": 9, "commodities": {}}):
         for calamity in module.CALAMITIES:
@@ -94,3 +94,95 @@ def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
     edition = edition_of(ed.module)
     rules = _AmountRules(edition, next(iter(edition.calamities.values())))
     assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect", "city_points"}
+
+
+# --- plain ES2017: the contract's language level, checked by a parser ---------------------------------
+
+ACORN = Path("/usr/share/nodejs/acorn")  # Debian's node-acorn (.ci/run installs it)
+_PARSE = r"""
+const acorn = require(process.argv[2]);
+const fs = require("fs");
+const out = {};
+for (const file of process.argv.slice(3)) {
+  try {
+    acorn.parse(fs.readFileSync(file, "utf8"), {ecmaVersion: 2017, sourceType: "script"});
+    out[file] = null;
+  } catch (exc) {
+    out[file] = exc.message;
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(not node_available() or not ACORN.is_dir(), reason="node or node-acorn is not installed")
+def test_the_engine_runtime_and_generated_rules_are_plain_es2017(tmp_path):
+    """jsengine's runtime files and every rulebook's generated rules parse as ECMAScript 2017
+    scripts (no later syntax: no BigInt literals, object spread, optional chaining, ...)."""
+    import json
+    import subprocess
+
+    from civdsl.companion.jsgen import edition_of, rules_source
+    from civdsl.resources import shipped_rulebooks
+
+    files = [RUNTIME / name for name in ("core.js", "resolve.js", "epoch.js", "score.js", "api.js")]
+    for rulebook in list(shipped_rulebooks()) + [CORPUS / "codegen_javascript.civ"]:
+        path = tmp_path / f"rules-{Path(str(rulebook)).stem}.js"
+        path.write_text(rules_source(edition_of(civdsl.load(rulebook).module)), encoding="utf-8")
+        files.append(path)
+    script = tmp_path / "parse.js"
+    script.write_text(_PARSE, encoding="utf-8")
+    from companion_harness import NODE
+
+    done = subprocess.run([NODE, str(script), str(ACORN), *map(str, files)], capture_output=True, text=True,
+                          timeout=300)
+    problems = {Path(f).name: msg for f, msg in json.loads(done.stdout).items() if msg}
+    assert not problems, problems
+
+
+_NAMES = r"""
+const acorn = require(process.argv[2]);
+const fs = require("fs");
+const out = {};
+for (const file of process.argv.slice(3)) {
+  const ast = acorn.parse(fs.readFileSync(file, "utf8"), {ecmaVersion: "latest", sourceType: "script"});
+  out[file] = [];
+  for (const node of ast.body) {
+    if (node.type === "FunctionDeclaration" || node.type === "ClassDeclaration") out[file].push(node.id.name);
+    if (node.type === "VariableDeclaration") node.declarations.forEach((d) => out[file].push(d.id.name));
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(not node_available() or not ACORN.is_dir(), reason="node or node-acorn is not installed")
+def test_no_top_level_name_is_declared_twice_in_the_engine(tmp_path):
+    """The engine's files share one scope (one IIFE): a name declared in two of them would shadow
+    the other silently (a function) or break the script (a const). The generated rules declare
+    only names starting with `rule` or `RULE`; jscost's files only names starting with cost, plan,
+    credit or pay (the contract in docs/companion.md)."""
+    import json
+    import subprocess
+
+    from civdsl.companion.jsgen import edition_of, rules_source
+    from companion_harness import NODE
+
+    files = sorted(RUNTIME.glob("*.js"))
+    rules = tmp_path / "rules.js"
+    rules.write_text(rules_source(edition_of(civdsl.load("megaciv").module)), encoding="utf-8")
+    script = tmp_path / "names.js"
+    script.write_text(_NAMES, encoding="utf-8")
+    done = subprocess.run([NODE, str(script), str(ACORN), *map(str, files + [rules])], capture_output=True,
+                          text=True, timeout=120)
+    declared = json.loads(done.stdout)
+    where: dict = {}
+    for file, names in declared.items():
+        for name in names:
+            where.setdefault(name, []).append(Path(file).name)
+    assert {n: f for n, f in where.items() if len(f) > 1} == {}
+    assert all(n.startswith(("rule", "RULE")) for n in declared[str(rules)])
+    for file, names in declared.items():
+        if Path(file).name in ("credits.js", "plan.js"):
+            odd = [n for n in names if not n.lower().startswith(("cost", "plan", "credit", "pay"))]
+            assert not odd, f"{Path(file).name} declares {odd}"

@@ -500,6 +500,46 @@ def test_a_slow_planner_waits_to_be_asked(driver, pages):
     assert _console_errors(driver) == []
 
 
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981"])
+def test_effects_read_as_the_command_line_says_them(driver, pages, edition):
+    """Each calamity's effects on the page are the command line's sentences (phrases.effect_text,
+    the vocabulary's templates) for the same answer, for the example state."""
+    from civdsl import phrases
+
+    _open(driver, pages[edition])
+    driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                          (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+    shown = driver.execute_script("""
+      const out = {};
+      for (const tr of document.querySelectorAll('#calamity-rows tr'))
+        out[tr.querySelector('th .name').textContent] = Array.from(tr.querySelectorAll('td .effects')).map(e => e.textContent);
+      return out;""")
+    state = driver.execute_script("return civdslPage.stateFile()")
+    assert shown
+    for calamity, cells in shown.items():
+        expected = []
+        for role in ("primary", "secondary"):
+            ans = driver.execute_script("return civdsl.resolve(arguments[0], arguments[1], arguments[2], {})", state, calamity, role)
+            if ans.get("immune") or ans.get("cancelled") is True or "error" in ans:
+                expected.append(None)
+                continue
+            parts = []
+            for e in ans["effects"]:
+                taken = e.get("taken")
+                args = {**e, "amount": taken if taken is not None else e.get("amount")}
+                if args["amount"] is None:
+                    args["amount"] = "?"
+                text = phrases.effect_text(e["kind"], args)
+                if taken is not None and e.get("amount") is not None and taken != e["amount"]:
+                    text += f" (the rule demands {e['amount']})"
+                if text:
+                    parts.append(text)
+            expected.append("; ".join(parts) or "nothing")
+        for got, want in zip(cells, expected):
+            if want is not None:
+                assert got == want, (calamity, got, want)
+
+
 def test_a_state_of_another_edition_keeps_what_this_one_knows(driver, pages):
     """The example state (Mega Civilization's names) imported into the 1981 page: the facts come
     in, the names 1981 does not declare are left out and listed."""

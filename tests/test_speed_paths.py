@@ -190,3 +190,24 @@ def test_the_index_skips_leaves_but_finds_every_name():
     indexer.expressions(value, ("", None), None, None, None)
     indexer.expressions(7, ("", None), None, None, None)
     assert sorted(r.name for r in out) == ["advances", "tax_rate"]  # `cost` is an attribute of the items
+
+
+def test_house_rules_checked_in_a_row_index_their_base_once_with_the_same_answer():
+    from civdsl import frontend, loader, references
+    from civdsl.diagnostics import Diagnostics
+    from civdsl.resources import shipped_house_rules
+
+    rules = [p for p in shipped_house_rules() if p.stem in ("gentle", "granary")]
+    chains = [loader.load_chain(p, Diagnostics()) for p in rules]
+    assert chains[0][0].ast is chains[1][0].ast  # one syntax tree of the base (loader._PARSED)
+    memo: dict = {}
+    first, second = (references.index_chain(c, memo) for c in chains)
+    base_uses = [r for r in second.refs if r.file == 0 and r.kind == "advance"]
+    assert base_uses and all(any(r is q for q in first.refs) for r in base_uses[:20])  # reused
+    fresh = references.index_chain(chains[1])
+    assert second.refs == fresh.refs and second.declared == fresh.declared
+    # the front end keeps such a memo: checking gives the same diagnostics either way
+    frontend._INDEX_MEMO.clear()
+    again = [frontend.check_file(p).diagnostics.render() for p in rules]
+    frontend._INDEX_MEMO.clear()
+    assert [frontend.check_file(p).diagnostics.render() for p in reversed(rules)][::-1] == again

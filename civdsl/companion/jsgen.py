@@ -684,11 +684,9 @@ def _target_branches(w: _Out, targets: list, param: str, ind: str):
         test = f"{t.flag} !== null" if t.conditional else "true"
         w.line(f"{ind}  {keyword} ({test}) {{")
         keyword = "} else if"
+        # the next branch opens with "} else if", which closes this body; the last closes itself
         last = i == len(targets) - 1
         yield t.var(param), ind + "    ", (lambda: w.line(f"{ind}  }}")) if last else (lambda: None)
-        if not last:
-            # the next branch opens with "} else if": this body closes there
-            pass
 
 
 def _call_args(c: JSCompiler, call) -> str:
@@ -764,7 +762,9 @@ def engine_for(ed: Edition, module) -> str:
         parts.append(_runtime_file(name))
     parts.append("})();")
     script = "\n".join(parts) + "\n"
-    # no rulebook text can close an inline <script> (every `<` of it is escaped); the runtime
-    # files are ours and must not either
-    assert "</script" not in script.lower() and "<!--" not in script, "a runtime file holds `</script` or `<!--`"
+    # no rulebook text can close or nest an inline <script> (every `<` of it is escaped); the
+    # runtime files are ours and must not either (checked always, not as an `assert`)
+    lowered = script.lower()
+    if "</script" in lowered or "<script" in lowered or "<!--" in script:
+        raise CodegenError("CIV043", "the companion engine would hold `<script`, `</script` or `<!--`")
     return script
