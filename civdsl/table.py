@@ -115,14 +115,17 @@ def load_table(rulebook, path: str | Path | None = None, data: dict | None = Non
         problems.append(str(exc))
         table_options = {}
     players, ranks = _players(rulebook, data.get("players"), source, table_options, problems)
-    borders = _borders(data.get("borders"), players, source, problems)
-    calamities = _calamities(rulebook, data.get("calamities"), players, source, problems)
+    # every name the file gives a player, his facts wrong or not: one mistake is reported once,
+    # not again wherever the player is named
+    named = [p["name"] for p in data.get("players") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    borders = _borders(data.get("borders"), named, source, problems)
+    calamities = _calamities(rulebook, data.get("calamities"), named, source, problems)
     if problems:
         raise StateError("\n".join(_first(problems)))
     return Table(rulebook, players, ranks, borders, calamities, table_options)
 
 
-def _name_problem(name, players, where: str, what: str = "player") -> str | None:
+def _name_problem(name, players: list, where: str, what: str = "player") -> str | None:
     if not isinstance(name, str) or not name:
         return f"{where}: a {what} is named by text, not {_value(name)}"
     if name not in players:
@@ -168,7 +171,7 @@ def _players(rulebook, given, source: str, options: dict, problems: list) -> tup
     return players, ranks
 
 
-def _borders(given, players: dict, source: str, problems: list) -> dict:
+def _borders(given, players: list, source: str, problems: list) -> dict:
     if given is None:
         return {}
     if not isinstance(given, dict):
@@ -203,7 +206,7 @@ def _borders(given, players: dict, source: str, problems: list) -> dict:
     return out
 
 
-def _calamities(rulebook, given, players: dict, source: str, problems: list) -> list:
+def _calamities(rulebook, given, players: list, source: str, problems: list) -> list:
     if given is None:
         return []
     if not isinstance(given, list):
@@ -251,7 +254,7 @@ def _calamities(rulebook, given, players: dict, source: str, problems: list) -> 
     return out
 
 
-def _secondary(given, players: dict, victim, where: str, problems: list):
+def _secondary(given, players: list, victim, where: str, problems: list):
     """The victim's assignment: None (not given), or [(name, amount or None)] in the file's order."""
     if given is None:
         return None

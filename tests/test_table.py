@@ -495,3 +495,10 @@ def test_expansion_barbarians_drawn_are_controlled_by_the_player_with_fewest_cit
     assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "egypt"
     data["calamities"][0]["traded_by"] = "crete"
     assert _calamity(_phase("expansion", data), "Barbarian Hordes").beneficiary.name == "crete"
+
+
+def test_a_player_whose_facts_are_wrong_is_reported_once_not_wherever_he_is_named():
+    result = _cli("table", "expansion", str(EXAMPLE))  # Minoa, Hellas and Saba are Mega Civilization's
+    assert result.exit_code == 1
+    assert "players[2] (chloe): `civilization` names unknown civilization `Minoa`" in result.output
+    assert "unknown player" not in result.output
