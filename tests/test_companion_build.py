@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from civdsl.build import render
 from civdsl.frontend import check_file
-from civdsl.resources import shipped_house_rules
+from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -62,3 +64,16 @@ def test_every_shipped_house_rule_renders_a_page():
         assert checked.ok
         html = render(checked).files["companion.html"]
         assert checked.edition.name.split(" (")[0] in html
+
+
+PAGE_WEIGHT_GOAL = 250_000  # bytes (issue 18: a page a phone loads at once)
+
+
+@pytest.mark.parametrize("rulebook", list(shipped_rulebooks().values()) + shipped_house_rules(),
+                         ids=lambda p: Path(p).stem)
+def test_every_shipped_page_weighs_under_250_kb(rulebook):
+    """The page exactly as `civdsl build` writes it (build.render), UTF-8 bytes."""
+    checked = check_file(rulebook)
+    assert checked.ok
+    weight = len(render(checked).files["companion.html"].encode("utf-8"))
+    assert weight < PAGE_WEIGHT_GOAL, f"{checked.edition.id}: {weight} bytes"

@@ -1,8 +1,9 @@
 """The companion page embeds its scripts compacted (comments, indentation and blank lines gone,
 companion.page.compact_script): the program must stay the same. Checked on tricky snippets
 (strings and regular expressions holding `//`, `/*` and quotes, divisions, template literals),
-and on every shipped engine in Node: the compacted engine answers every question exactly as the
-engine jsgen wrote."""
+then minified (minify_script: the spaces and line breaks no token or statement needs), and on
+every shipped engine in Node: the compacted and minified engine answers every question exactly
+as the engine jsgen wrote."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 
 import pytest
 
-from civdsl.companion.page import compact_script, ui_script
+from civdsl.companion.page import compact_css, compact_script, minify_script, ui_script
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
 from companion_harness import NODE, engine, node_available, run_engine
@@ -40,13 +41,43 @@ def test_what_it_cannot_scan_is_left_as_it_is(source):
     assert compact_script(source) == source
 
 
+@pytest.mark.parametrize("source, expected", [
+    ("const a = b + c;\nreturn a;\n", "const a=b+c;return a;\n"),
+    ("x = a + +b - -c + -d;\n", "x=a+ +b- -c+-d;\n"),        # `+ +` and `- -` would fuse into ++ / --
+    ("y = 1 .toString() + a . b;\n", "y=1 .toString()+a.b;\n"),  # `1.` would be a number
+    ("z = a / b / c;\n", "z=a / b / c;\n"),                  # spaces around `/` stay (comments, regex flags)
+    ("if (a) return /x/ .test(b);\n", "if(a)return /x/ .test(b);\n"),
+    ('s = "a  b" + \'c ; d\';\n', 's="a  b"+\'c ; d\';\n'),  # strings as they are
+    ("f(a,\n  b);\ng();\n", "f(a,b);g();\n"),               # after `,` and `;` a break never ends a statement
+    ("if (a) {\n  b();\n}\nc();\n", "if(a){b();}\nc();\n"),  # after `}` it may (an object literal), kept
+    ("function f() {\n  return\n  x;\n}\n", "function f(){return\nx;}\n"),  # ASI after return: kept
+    ("a = b\n++c;\n", "a=b\n++c;\n"),                        # a restricted production: kept
+    ("a = b +\n+c;\n", "a=b+ +c;\n"),
+    ("x = a < !--b;\n", "x=a< !--b;\n"),                      # never `<!--`
+    ("p.then(f)\n  .catch(g);\n", "p.then(f).catch(g);\n"),
+    ("const t = `a  b`;\n", "const t = `a  b`;\n"),           # a template literal: left as it is
+])
+def test_minify_drops_only_spaces_and_breaks_no_token_needs(source, expected):
+    assert minify_script(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("/* c */\na  b {\n  color: red;\n  margin: 0 1px;\n}\n", "a b{color:red;margin:0 1px}"),
+    ('a::before { content: "x ;  } y: z"; }', 'a::before{content:"x ;  } y: z"}'),
+    ("nav :focus, p a:hover { x: 1 }", "nav :focus,p a:hover{x:1}"),     # a descendant's space stays
+    ("@media (max-width: 699px) { a { b: c; } }", "@media (max-width:699px){a{b:c}}"),
+])
+def test_compact_css(source, expected):
+    assert compact_css(source) == expected
+
+
 needs_node = pytest.mark.skipif(not node_available(), reason="Node (apt-get install nodejs) runs the engines")
 
 
 @needs_node
 def test_the_compacted_ui_is_valid_javascript(tmp_path):
     path = tmp_path / "ui.js"
-    path.write_text(compact_script(ui_script()), encoding="utf-8")
+    path.write_text(minify_script(compact_script(ui_script())), encoding="utf-8")
     done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -76,7 +107,7 @@ def test_the_compacted_engine_answers_as_the_engine(rulebook):
     import civdsl
 
     script = engine(rulebook)
-    compact = compact_script(script)
+    compact = minify_script(compact_script(script))
     assert len(compact) < len(script)
     queries = _queries(civdsl.load(rulebook).module)
     assert run_engine(compact, queries) == run_engine(script, queries)

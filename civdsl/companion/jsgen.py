@@ -57,7 +57,7 @@ def js_json(value) -> str:
     key such as `__proto__` is an own key like any other (an object literal would set the prototype).
     The literal is single-quoted (JSON's own quotes then need no escape: a fifth smaller); the JSON
     text is ASCII, and its backslashes, single quotes and `<`, `>`, `&` are escaped."""
-    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))  # no spaces: page weight
     text = text.replace("\\", "\\\\").replace("'", "\\'")
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f"JSON.parse('{text}')"

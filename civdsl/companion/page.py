@@ -148,6 +148,143 @@ def compact_script(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+# minify_script: which characters make one token with their neighbour if nothing separates them.
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\")
+# Pairs of characters a dropped space would fuse into another token (`a + +b`, `a - -b`, `1 .x`)
+# or into the start of an HTML-like comment (`<!--`, `-->`); a `/` keeps its spaces always
+# (`a / /re/`, `/re/ in x`), so a division can never become a comment or a regex's flags.
+_FUSING_PAIRS = frozenset({"++", "--", "<!", "->", "..", "+.", "-."})
+# A line ending in one of these cannot be a finished statement, so the line break after it
+# never ends one by automatic semicolon insertion (ASI) and the next line may follow directly.
+_OPEN_ENDINGS = frozenset("{([,;=:?&|<>+-*%!~^")
+# A line starting with one of these continues the line before; a break before it is never an
+# ASI point that changes the program (before `}` a semicolon is inserted with or without it).
+_CLOSING_STARTS = frozenset("})],;:?")
+
+
+def _is_word(char: str) -> bool:
+    return char in _WORD_CHARS or char > "\x7f"
+
+
+def _needs_space(before: str, after: str) -> bool:
+    """Whether the space between a token ending in BEFORE and one starting with AFTER matters."""
+    if _is_word(before) and _is_word(after):
+        return True
+    if before == "/" or after == "/":
+        return True
+    if before.isdigit() and after == ".":
+        return True
+    return before + after in _FUSING_PAIRS
+
+
+def _joins(line: str, following: str) -> bool:
+    """Whether LINE and the FOLLOWING one can be one line with the same meaning: the break
+    between them is neither a place where ASI inserts a semicolon nor inside a restricted
+    production (`return`, `break`, `continue`, `throw`, `yield` or postfix `++`/`--` across it)."""
+    end, start = line[-1], following[0]
+    if line[-2:] in ("++", "--") or following[:2] in ("++", "--"):
+        return False
+    if line[-2:] == "*/" or end == "/":
+        return False
+    return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or (start == "." and end in ")]")
+
+
+def minify_script(text: str) -> str:
+    """compact_script's program with the spaces no token needs and the line breaks no statement
+    needs removed: still the same tokens in the same order, so the same program.
+
+    A space goes where two identifier characters, two `+` or `-`, a number and a dot would
+    otherwise fuse, and around every `/`; strings and regular expressions are copied as they
+    are. A line break stays unless `_joins` shows it cannot matter. Text it cannot scan (a
+    template literal, an unterminated string or comment) is returned unchanged."""
+    lines: list[list[str | None]] = []  # tokens of each line, None where a space was
+    line: list[str | None] = []
+    last = ""  # as in compact_script: is a `/` a division or a regex?
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _JS_TOKEN.match(text, pos)
+        if m is None:
+            return text
+        kind, token = m.lastgroup, m.group()
+        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
+            m = _JS_REGEX.match(text, pos)
+            if m is None:
+                return text
+            kind, token = "regex", m.group()
+        pos = m.end()
+        if kind == "code":
+            for i, piece in enumerate(_SPACES.split(token)):
+                if i:
+                    line.append(None)
+                if piece:
+                    line.append(piece)
+            code = token.rstrip()
+            if code:
+                word = _LAST_WORD.search(code)
+                last = word.group() if word else code[-1]
+        elif kind == "nl" or (kind == "block" and "\n" in token):
+            lines.append(line)
+            line = []
+        elif kind in ("block", "line"):
+            line.append(None)
+        else:
+            line.append(token)
+            last = token[-1]
+    lines.append(line)
+    out: list[str] = []
+    for tokens in lines:
+        text_line = ""
+        space = False
+        for token in tokens:
+            if token is None:
+                space = True
+                continue
+            if space and text_line and _needs_space(text_line[-1], token[0]):
+                text_line += " "
+            text_line += token
+            space = False
+        if not text_line:
+            continue
+        if out and _joins(out[-1], text_line):
+            out[-1] += (" " if _needs_space(out[-1][-1], text_line[0]) else "") + text_line
+        else:
+            out.append(text_line)
+    return "\n".join(out) + "\n"
+
+
+_CSS_TOKEN = re.compile(r"""(?P<str>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')|(?P<comment>/\*.*?\*/)|(?P<code>[^"'/]+|/)""", re.S)
+_CSS_SPACE = re.compile(r"\s+")
+_CSS_AROUND = re.compile(r" ?([{};,]) ?")
+
+
+def compact_css(text: str) -> str:
+    """The style sheet without comments and without the spaces no rule needs: runs of white
+    space become one space, none is kept around `{`, `}`, `;` and `,` or after a `:` followed
+    by a space, nor a rule's last `;` (a property's colon; a selector's pseudo-class has none after it). Strings
+    are copied as they are; text it cannot scan (a quote that never closes) is unchanged."""
+    out: list[str] = []
+    code: list[str] = []  # the code since the last string, a comment as a space
+
+    def flush():
+        spaced = _CSS_SPACE.sub(" ", "".join(code))
+        out.append(_CSS_AROUND.sub(r"\1", spaced.replace(": ", ":")).replace(";}", "}"))
+        code.clear()
+
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _CSS_TOKEN.match(text, pos)
+        if m is None:
+            return text
+        pos = m.end()
+        if m.lastgroup == "str":
+            flush()
+            out.append(m.group())
+        else:
+            code.append(" " if m.lastgroup == "comment" else m.group())
+    flush()
+    return "".join(out).strip()
+
+
 def _inline_safe(text: str, tag: str) -> str:
     """Refuse (a generator bug, never user input) code that could close its own element."""
     if f"</{tag}" in text.lower() or "<!--" in text:
@@ -174,9 +311,9 @@ def companion_html(module, edition=None) -> str:
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
     script = engine_for(edition, module) if edition is not None else engine_script(module)
-    engine = _inline_safe(compact_script(script), "script")
-    ui = _inline_safe(compact_script(ui_script()), "script")
-    css = _inline_safe(_asset("page.css"), "style")
+    engine = _inline_safe(minify_script(compact_script(script)), "script")
+    ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
+    css = _inline_safe(compact_css(_asset("page.css")), "style")
     edition = getattr(module, "EDITION", {}) or {}
     name = escape.html(edition.get("name", ""))
     ident = escape.html(edition.get("id", ""))
