@@ -57,11 +57,27 @@ def _header(title: str) -> str:
     return f"# --- {title} ".ljust(96, "-")
 
 
-def _pick(collection: dict, preferred: list[str]):
-    for name in preferred:
-        if name in collection:
-            return collection[name]
-    return next(iter(collection.values()), None)
+def _first(items, *tests):
+    """The first item (in declaration order) passing the first test any item passes: the examples
+    are chosen by the base's declared structure, never by card names, so every edition gets the
+    fullest example it allows."""
+    items = list(items)
+    for test in tests:
+        found = next((x for x in items if test(x)), None)
+        if found is not None:
+            return found
+    return items[0] if items else None
+
+
+def _amount(cal) -> int | None:
+    """The number the calamity's first primary effect starts with (`damage(10)`), if any."""
+    from .model import Effect
+    from .syntax import Num
+
+    effect = cal.primary[0] if cal.primary else None
+    if isinstance(effect, Effect) and effect.call.args and isinstance(effect.call.args[0], Num):
+        return effect.call.args[0].value
+    return None
 
 
 def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
@@ -103,10 +119,12 @@ def _examples(ed) -> list[tuple[list[str], list[str]]]:
     """(title lines, code) of each commented example the base allows: change a calamity, change an
     advance, remove an item, add one."""
     out = []
-    cal = _pick({k: v for k, v in ed.calamities.items() if v.primary}, ["Famine", "Epidemic", "Flood"])
+    # a calamity whose example can lower a number, drop a modifier and add one, else the fullest one
+    cal = _first([c for c in ed.calamities.values() if c.primary],
+                 lambda c: (_amount(c) or 0) > 2 and bool(c.modifiers), lambda c: bool(c.modifiers))
     if cal is not None:
         out.append(_calamity_examples(cal, ed))
-    adv = _pick(ed.advances, ["Pottery", "Agriculture"])
+    adv = _first(ed.advances.values(), lambda a: a.cost is not None)
     if adv is not None:
         out.append(([_header("change part of an advance")], _advance_examples(adv)))
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
@@ -114,10 +132,9 @@ def _examples(ed) -> list[tuple[list[str], list[str]]]:
         out.append(([_header("remove an item (advance, calamity or commodity)")],
                     [f"remove calamity {quote(small[-1].name)}"]))
     group = next(iter(ed.groups), None)
-    if group is not None and "Irrigation" not in ed.advances:
+    if group is not None:
         out.append(([_header("add a new item, or replace one whole by declaring it again under its own name")],
-                    ['advance "Irrigation" {', "  cost 110", f"  groups {group}", f"  credits {group} 10",
-                     '  summary "Flood plains feed one more token."', "}"]))
+                    _new_advance(ed, group)))
     return out
 
 
@@ -164,13 +181,38 @@ def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
         role = f" for {target.role}" if target.role != "any" else ""
         code.append(f"  drop when {unparse(target.condition)}{role}  # removes: {describe.modifier(target)}")
     kind = effect.kind if isinstance(effect, Effect) else None
-    adv = _pick(ed.advances, ["Medicine", "Agriculture", "Pottery"])
-    if kind is not None and adv is not None:
+    adv = _protector(cal, kind, ed) if kind is not None else None
+    if adv is not None:
         code.append(f"  when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
     if summary:
         code.append(summary)
     code.append("}")
     return title, code
+
+
+def _new_advance(ed, group: str) -> list[str]:
+    """A new advance in the base's first group, priced like that group's first advance."""
+    label = group.replace("_", " ")
+    name = f"New {label} advance"
+    n = 2
+    while name in ed.advances:  # a base could already use the placeholder name
+        name, n = f"New {label} advance {n}", n + 1
+    like = _first(ed.advances.values(), lambda a: group in getattr(a, "groups", ()) and a.cost is not None,
+                  lambda a: a.cost is not None)
+    cost = like.cost if like is not None and like.cost is not None else 100
+    return [f"advance {quote(name)} {{", f"  cost {cost}", f"  groups {group}", f"  credits {group} 10",
+            f'  summary "What the new {label} advance gives its holder."', "}"]
+
+
+def _protector(cal, kind: str, ed):
+    """An advance for the example's new modifier: the first (in the base's order) that already
+    protects against this kind of effect in another calamity, else the first this calamity's
+    modifiers do not name."""
+    named = {a for m in cal.modifiers for a in m.advances}
+    elsewhere = {a for c in ed.calamities.values() if c is not cal for m in c.modifiers
+                 if any(getattr(op, "op", None) == "prevent" and getattr(op, "kind", None) == kind for op in m.ops)
+                 for a in m.advances}
+    return _first([a for a in ed.advances.values() if a.name not in named], lambda a: a.name in elsewhere)
 
 
 def _advance_examples(adv) -> list[str]:

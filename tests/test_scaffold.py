@@ -43,7 +43,57 @@ def _uncomment(text: str, lines: list[int]) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.parametrize("base", ["megaciv", "civ1981", "civ1980"])
+from civdsl.resources import shipped_rulebooks
+
+SHIPPED = sorted(shipped_rulebooks())
+WITH_ITEMS = [b for b in SHIPPED if b != "cardgame"]  # the card game has no advances or calamities
+
+
+@pytest.mark.parametrize("base", SHIPPED)
+def test_every_shipped_base_gets_a_skeleton_that_checks(tmp_path, base):
+    res, path = _new(tmp_path, "my_rule", base)
+    assert res.exit_code == 0, res.output
+    checked = check_file(path)
+    assert checked.ok, checked.diagnostics.render()
+    text = path.read_text(encoding="utf-8")
+    assert format_text(text) == text
+    for i, lines in enumerate(_sections(text)):
+        trial = tmp_path / f"trial{i}.civ"
+        trial.write_text(_uncomment(text, lines), encoding="utf-8")
+        checked = check_file(trial)
+        assert checked.ok, (trial.read_text(), checked.diagnostics.render())
+
+
+def test_scaffold_names_no_card_of_any_edition():
+    """Rules are data: the examples are chosen by the base's structure, never by card name."""
+    import ast
+
+    from civdsl.diff import load_edition
+
+    source = (ROOT / "civdsl" / "scaffold.py").read_text(encoding="utf-8")
+    literals = {n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    for base in WITH_ITEMS:
+        ed = load_edition(base)
+        names = set(ed.advances) | set(ed.calamities)
+        assert not literals & names, (base, literals & names)
+
+
+def test_examples_follow_the_declared_structure(tmp_path):
+    """civ1980 declares Flood (17 damage, Engineering caps it) before Famine: the calamity example
+    is the first that can lower a number, drop a modifier and add one; its new modifier names an
+    advance the calamity does not already name."""
+    res, path = _new(tmp_path, "my_rule", "civ1980")
+    text = path.read_text(encoding="utf-8")
+    assert '# change calamity "Flood" {' in text
+    assert "#   primary { damage(15, area=flood_plain) }" in text
+    assert '#   drop when holds("Engineering")' in text
+    assert '#   when holds("Engineering") for primary' not in text
+    res, path = _new(tmp_path, "my_rule2", "megaciv")
+    # Medicine already prevents damage in Epidemic: the first advance protecting against that kind elsewhere
+    assert '#   when holds("Medicine") for primary { prevent damage 2 }' in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("base", WITH_ITEMS)
 def test_skeleton_checks_and_is_formatted(tmp_path, base):
     res, path = _new(tmp_path, "my_rule", base)
     assert res.exit_code == 0, res.output
@@ -56,7 +106,7 @@ def test_skeleton_checks_and_is_formatted(tmp_path, base):
         assert needle in text, needle
 
 
-@pytest.mark.parametrize("base", ["megaciv", "civ1981"])
+@pytest.mark.parametrize("base", WITH_ITEMS)
 def test_each_example_checks_once_uncommented(tmp_path, base):
     res, path = _new(tmp_path, "my_rule", base)
     text = path.read_text(encoding="utf-8")
