@@ -80,7 +80,7 @@ def pages() -> dict[str, tuple[str, dict[str, int]]]:
         _, code = generate_module(ed, {f.display: f.text for f in checked.chain})
         html = companion_html(module_from_code(code, ed.id), ed)
         engine, ui = re.findall(r"<script>(.*?)</script>", html, re.S)
-        model = re.search(r"const MODEL ?= ?JSON\.parse\('(?:[^'\\]|\\.)*'\)", engine)
+        model = re.search(r"const MODEL ?= ?(?:modelRows\()?(?:JSON\.parse\('(?:[^'\\]|\\.)*'\),? ?)+\)?", engine)
         out[ed.id] = (html, {"engine": len(engine.encode()), "MODEL": len(model.group(0).encode()) if model else 0,
                              "ui": len(ui.encode()), "css": len(re.search(r"<style>(.*?)</style>", html, re.S).group(1).encode())})
     return out
