@@ -77,6 +77,8 @@ class Pool:
     terms: list[PoolTerm] = field(default_factory=list)
     success: tuple[int, int | None] | None = None
     notes: list[str] = field(default_factory=list)
+    summary: str | None = None  # `summary "..."`: one line for the reference and the charts
+    aka: list[str] = field(default_factory=list)  # other printed names (`aka "..."`)
     field_spans: dict[str, Span] = field(default_factory=dict)
 
 
@@ -109,6 +111,8 @@ class Track:
     stages: list[TrackStage] = field(default_factory=list)
     marks: list[TrackMark] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    summary: str | None = None  # `summary "..."`: one line for the reference and the charts
+    aka: list[str] = field(default_factory=list)  # other printed names (`aka "..."`)
     field_spans: dict[str, Span] = field(default_factory=dict)
 
     def stage(self, position: int) -> str | None:
@@ -134,6 +138,9 @@ class EventTable:
     rows: list[EventRow]
     span: Span
     notes: list[str] = field(default_factory=list)
+    summary: str | None = None  # `summary "..."`: one line for the reference and the charts
+    aka: list[str] = field(default_factory=list)  # other printed names (`aka "..."`)
+    field_spans: dict[str, Span] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,6 +168,8 @@ class CardDeck:
     ranks: list[CardRank] = field(default_factory=list)
     hand_limit: int | None = None
     notes: list[str] = field(default_factory=list)
+    summary: str | None = None  # `summary "..."`: one line for the reference and the charts
+    aka: list[str] = field(default_factory=list)  # other printed names (`aka "..."`)
     field_spans: dict[str, Span] = field(default_factory=dict)
 
     @property

@@ -238,6 +238,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|") if "\\|" not in text else text
 
 
+def _named(x, bold: bool = False) -> str:
+    """An item's name, its other names (`aka`) and its `summary`, as the advance and calamity
+    charts show them."""
+    name = f"**{md(x.name)}**" if bold else md(x.name)
+    if x.aka:
+        name += " (also called " + ", ".join(md(a) for a in x.aka) + ")"
+    if x.summary:
+        name += f" \u2014 *{md(x.summary)}*"
+    return name
+
+
 def _bounds(low, high) -> str:
     if low is None and high is None:
         return "any"
@@ -346,7 +357,7 @@ def _section_pools(ed, w: Words, out: list[str]) -> None:
                 top = p.success[1] if p.success[1] is not None else "the top face"
                 result = f"the dice showing {p.success[0]} to {top}"
             sides = w.expr(p.sides) if p.sides is not None else ""
-            out.append(f"| {md(p.name)} | {md(sides)} | {md('; '.join(dice))} | {result} |")
+            out.append(f"| {_cell(_named(p))} | {md(sides)} | {md('; '.join(dice))} | {result} |")
         out.append("")
         for p in ed.pools.values():
             for n in p.notes:
@@ -360,7 +371,7 @@ def _section_tracks(ed, w: Words, out: list[str]) -> None:
     if ed.tracks:
         out += ["## Tracks", ""]
         for t in ed.tracks.values():
-            out += [f"**{md(t.name)}**: positions {_bounds(t.low, t.high)}, starts at {t.start}", ""]
+            out += [f"{_named(t, bold=True)}: positions {_bounds(t.low, t.high)}, starts at {t.start}", ""]
             for s in t.stages:
                 span = _range(s.low, s.high)
                 out.append(f"- {span}: {md(s.name)}")
@@ -377,19 +388,23 @@ def _section_event_tables(ed, w: Words, out: list[str]) -> None:
     if ed.event_tables:
         out += ["## Event tables", ""]
         for t in ed.event_tables.values():
-            out += [f"**{md(t.name)}**: roll one {t.die}-sided die", "", "| roll | event | effect |", "|---|---|---|"]
+            out += [f"{_named(t, bold=True)}: roll one {t.die}-sided die", "", "| roll | event | effect |", "|---|---|---|"]
             for row in t.rows:
                 face = _range(row.low, row.high)
                 out.append(f"| {face} | {md(row.label)} | {_cell(_clauses(w, row.body)) or DASH} |")
             out.append("")
             for n in t.notes:
                 out.append(f"- *Reading:* {md(n)}")
+            if t.notes:
+                out.append("")
 
 
 def _section_cards(ed, w: Words, out: list[str]) -> None:
     """The deck of cards: suits, ranks, hand limit, readings."""
     for deck in ed.card_decks.values():
         out += [f"## Cards: {md(deck.name)}", ""]
+        if deck.aka or deck.summary:
+            out += [_named(deck, bold=True), ""]
         suits = ", ".join(f"{md(s.name)} ({md(s.color)})" for s in deck.suits)
         out += [f"Suits: {suits}.", "", "| rank | value |", "|---|---|"]
         for r in deck.ranks:

@@ -28,17 +28,25 @@ class RoundsApplier:
             return None
 
     def _round_fields(self, obj, kind: str, item: Item, single: tuple[str, ...]) -> None:
-        """Each field of a round declaration through its handler `_round_<kind>_<key>`. (The
-        grammar's common fields `summary` and `aka` have none here: round declarations do not
-        keep them.)"""
+        """Each field of a round declaration through its handler `_round_<kind>_<key>`, or for the
+        grammar's common fields (`summary`, `aka`, `note`) `_round_common_<key>`: a round item keeps
+        them as an advance or a calamity does."""
         for f in item.fields:
-            self._round_field_once(obj, f, item.name, single)
-            handler = getattr(self, f"_round_{kind}_{f.key}", None)
+            self._round_field_once(obj, f, item.name, single + ("summary",))
+            handler = getattr(self, f"_round_{kind}_{f.key}", None) or getattr(self, f"_round_common_{f.key}", None)
             if handler is not None:
                 handler(obj, f)
 
     def _round_note(self, obj, f: Field) -> None:
         obj.notes.append(f.value)
+
+    _round_common_note = _round_note
+
+    def _round_common_summary(self, obj, f: Field) -> None:
+        obj.summary = f.value
+
+    def _round_common_aka(self, obj, f: Field) -> None:
+        obj.aka.append(f.value)
 
     def _round_bounds(self, obj, f: Field) -> None:
         obj.low, obj.high = f.value
@@ -117,13 +125,13 @@ class RoundsApplier:
     def _item_event_table(self, item: Item) -> None:
         if not self._once("event_table", item.name, item.span, f"event table `{item.name}`"):
             return
-        rows, notes = [], []
-        for f in item.fields:
-            if f.key == "row":
-                low, high, label, body = f.value
-                rows.append(EventRow(low, high, label, body, f.span))
-        self.ed.event_tables[item.name] = EventTable(item.name, item.value["title"], item.value["die"], rows,
-                                                     item.span, notes)
+        table = EventTable(item.name, item.value["title"], item.value["die"], [], item.span)
+        self._round_fields(table, "event_table", item, ())
+        self.ed.event_tables[item.name] = table
+
+    def _round_event_table_row(self, table: EventTable, f: Field) -> None:
+        low, high, label, body = f.value
+        table.rows.append(EventRow(low, high, label, body, f.span))
 
     def _item_card_deck(self, item: Item) -> None:
         if not self._once("card_deck", item.name, item.span, f"deck `{item.name}`"):

@@ -28,29 +28,34 @@ def _text(e) -> str | None:
     return unparse(e) if e is not None else None
 
 
+def _common(x) -> dict:
+    """The fields every round item may carry, as an advance or a calamity does."""
+    return {"summary": x.summary, "aka": x.aka, "notes": x.notes}
+
+
 def _pool(p) -> dict:
     return {"id": p.id, "name": p.name, "sides": _text(p.sides), "base": _text(p.base),
             "terms": [{"amount": unparse(x.amount), "when": _text(x.condition), "label": x.label} for x in p.terms],
-            "success": list(p.success) if p.success is not None else None, "notes": p.notes, "line": p.span.line}
+            "success": list(p.success) if p.success is not None else None, **_common(p), "line": p.span.line}
 
 
 def _track(t) -> dict:
     return {"id": t.id, "name": t.name, "start": t.start, "low": t.low, "high": t.high,
             "stages": [{"low": s.low, "high": s.high, "name": s.name} for s in t.stages],
             "marks": [{"position": m.position, "label": m.label, "effects": _stmts(m.body)} for m in t.marks],
-            "notes": t.notes, "line": t.span.line}
+            **_common(t), "line": t.span.line}
 
 
 def _event_table(t) -> dict:
     return {"id": t.id, "name": t.name, "die": t.die,
             "rows": [{"low": r.low, "high": r.high, "label": r.label, "effects": _stmts(r.body)} for r in t.rows],
-            "line": t.span.line}
+            **_common(t), "line": t.span.line}
 
 
 def _deck(d) -> dict:
     return {"id": d.id, "name": d.name, "suits": [{"name": s.name, "color": s.color} for s in d.suits],
             "ranks": [{"name": r.name, "value": r.value} for r in d.ranks], "hand_limit": d.hand_limit,
-            "notes": d.notes, "line": d.span.line}
+            **_common(d), "line": d.span.line}
 
 
 def to_data(ed: Edition) -> dict:
