@@ -49,9 +49,11 @@ def page_words() -> dict:
         zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
         effects[kind.name] = {"text": kind.text, "main": kind.main,
                               "params": {p.name: p.default for p in kind.params}, "zero": zero}
-    facts = [{"name": f.name, "type": f.type, "doc": f.doc, "minimum": f.minimum,
-              "words": list(f.words) if f.words else None, "states": list(f.states) if f.states else None}
-             for f in vocab.FACTS.values()]
+    # the facts as rows of values with their field names once (ui.js rebuilds the records): the
+    # same words, a third lighter
+    facts = {"fields": ["name", "type", "doc", "minimum", "words", "states"],
+             "rows": [[f.name, f.type, f.doc, f.minimum, list(f.words) if f.words else None,
+                       list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
     return {"facts": facts, "effects": effects, "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
             "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
 

@@ -12,6 +12,12 @@
   "use strict";
 
   const PAGE = /*PAGE*/null;
+  // the facts come as rows of values, their field names once (page.py's page_words)
+  PAGE.facts = PAGE.facts.rows.map(function (row) {
+    const fact = {};
+    PAGE.facts.fields.forEach(function (field, i) { fact[field] = row[i]; });
+    return fact;
+  });
   const api = globalThis.civdsl;
   const M = api.model;
   const EDITION = M.EDITION || {};
