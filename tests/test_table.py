@@ -629,3 +629,14 @@ def test_with_philosophy_the_nominee_is_the_player_with_most_tokens_in_stock_pos
     assert "calamities[0].beneficiary" in _phase(edition, data).missing_facts
     data["calamities"][0]["beneficiary"] = "b"
     assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "b"
+
+
+def test_a_house_rule_lets_a_block_calamity_name_a_beneficiary_from_either_block(tmp_path):
+    # the docs/house-rules.md example: `change calamity` repeats `beneficiary_among` as its own exception
+    path = tmp_path / "open_blocks.civ"
+    path.write_text('''language 1
+edition open_blocks "Open blocks" extends megaciv
+change calamity "Civil War" { resolution { beneficiary_among others } }
+''', encoding="utf-8")
+    data = _blocks_table(12, [{"calamity": "Civil War", "victim": "p0"}])
+    assert _calamity(resolve_phase(load_table(civdsl.load(path), data=data)), "Civil War").beneficiary.name == "p1"
