@@ -94,3 +94,13 @@ def test_a_second_summary_is_an_error(tmp_path):
     assert not checked.ok
     [d] = checked.diagnostics.errors
     assert d.code == "CIV021" and "`summary` given twice for `omens`" in d.message
+
+
+def test_fmt_keeps_the_common_fields_of_an_event_table(tmp_path):
+    from civdsl.fmt import format_text
+
+    once = format_text(RULES)
+    assert format_text(once) == once
+    assert '  2: "Bad omen" { add gold -1 }\n  summary "One die of two sides, every round."\n  aka "Signs"\n' in once
+    assert _check(tmp_path, once).edition.event_tables["omens"].notes == [
+        "The seed names only two omens; we read one each."]
