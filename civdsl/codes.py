@@ -152,16 +152,23 @@ _ALL = [
     Code("CIV085", "bad resolution setting", "`resolution { ... }` declares how `civdsl table` runs the calamity phase "
          "for a whole table: `limit`, `major_limit`, `minor_limit` (constants), `discard` (duplicates, random), `order` "
          "(minor_first, stack, nontradable_first, ast), `beneficiary_rank` (facts), `beneficiary_ties` (ast or victim), "
-         "`beneficiary_among` (others, land, water, near) and `assign` (ask or ast). A calamity may repeat the "
-         "beneficiary and assign settings as its own exception; the others are edition-wide.",
+         "`beneficiary_among` and `secondary_among` (a table relation), `nominee_without` (a fact), `nominee_forced_if` "
+         "(an advance) and `assign` (ask or ast). A calamity may repeat the beneficiary, nominee, secondary and assign "
+         "settings as its own exception; the others are edition-wide.",
          'resolution { order stack, alphabetical }', 'resolution { order minor_first, stack, nontradable_first, ast }'),
     Code("CIV086", "setting names an unknown constant or fact", "`limit`, `major_limit` and `minor_limit` "
          "of `resolution`, and `city_points` of `amounts`, name a whole-number constant of the rulebook; "
          "`beneficiary_rank` names player facts or derived names (`civdsl vocab`), compared from the first to the last.",
          'resolution { limit calamity_limt }', 'const calamity_limit = 3\nresolution { limit calamity_limit }'),
     Code("CIV087", "unknown table relation", "A table query (`neighbours(by=...)`, `most_among(..., among=...)`) "
-         "names how other players relate to this one: others, land, water or near (the table file's `borders`).",
+         "names how other players relate to this one: others, everyone, land, water or near (the table file's `borders`), "
+         "or same_block (the players' trade-card blocks).",
          'cancel when neighbours(by=lnd) == 0', 'cancel when neighbours(by=land) == 0'),
+    Code("CIV116", "nominee rule names an unknown advance", "`nominee_forced_if` of `resolution` names the advance "
+         "whose holder does not choose his nominee (e.g. Philosophy in the 1981 Civil War): a one-word advance the "
+         "edition declares.",
+         'calamity "Civil War" { ... resolution { nominee_forced_if Philosophi } }',
+         'calamity "Civil War" { ... resolution { nominee_forced_if Philosophy } }'),
     Code("CIV091", "row on an unknown A.S.T. track", "A civilization's `ast TRACK at ...` row names a track the "
          "rulebook does not declare with `ast TRACK \"Name\" { ... }`.",
          'civilization "Minoa" { ast basci at 6, 9, 11, 14, 15 }',

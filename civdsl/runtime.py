@@ -286,7 +286,7 @@ class PlayerState:
         if self.seat is None:
             return self._missing("other_players")
         related = self.seat.related(relation)
-        return self._missing(f"borders.{relation}") if related is None else related
+        return self._missing(self.seat.missing(relation)) if related is None else related
 
     def most_among(self, value, among: str):
         """The largest value of `value` (a function of a player's state) among the related players."""

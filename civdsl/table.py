@@ -34,7 +34,8 @@ CALAMITY_KEYS = {
     "secondary": "the primary victim's secondary victims: a list of names, or name: amount assigned",
     "beneficiary": "the player the victim names where the rules let him choose (a nominee, a tie he breaks)",
 }
-RELATIONS = tuple(r for r in vocab.RELATIONS if r not in ("others", "everyone"))  # these need no list
+# these need no list: `others` and `everyone` are every player, fact relations come from the players' facts
+RELATIONS = tuple(r for r in vocab.RELATIONS if r not in ("others", "everyone") and r not in vocab.FACT_RELATIONS)
 
 
 class Seat:
@@ -53,12 +54,39 @@ class Seat:
         """(name, state) of the players related to this one; None when the table does not say."""
         if relation in ("others", "everyone"):
             names = [n for n in self.table.players if n != self.name or relation == "everyone"]
+        elif relation in vocab.FACT_RELATIONS and self._one_block(relation):
+            names = [n for n in self.table.players if n != self.name]
+        elif relation in vocab.FACT_RELATIONS:
+            mine = self._fact(self.name, vocab.FACT_RELATIONS[relation])
+            if mine is None:
+                return None
+            names = [n for n in self.table.players
+                     if n != self.name and self._fact(n, vocab.FACT_RELATIONS[relation]) == mine]
         else:
             pairs = self.table.borders.get(relation)
             if pairs is None:
                 return None
             names = [n for n in self.table.players if n != self.name and n in pairs.get(self.name, ())]
         return [(n, self.table.fresh(n)) for n in names]
+
+    def _one_block(self, relation: str) -> bool:
+        """A block relation with fewer players than `resolution { separate_blocks }`: one block."""
+        least = self.table.module.TABLE_RULES.get("separate_blocks")
+        return vocab.FACT_RELATIONS[relation] == "block" and least is not None and len(self.table.players) < least
+
+    def _fact(self, name: str, fact: str):
+        """A player's value of a fact relation's fact, None when not known (the block falls back
+        on the civilization's, as in one-player answers)."""
+        from .runtime import player_block
+
+        state = self.table.players[name]
+        return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
+
+    def missing(self, relation: str) -> str:
+        """What the table lacks when `related(relation)` is None."""
+        if relation in vocab.FACT_RELATIONS:
+            return f"players.{self.name}.{vocab.FACT_RELATIONS[relation]}"
+        return f"borders.{relation}"
 
     def role(self, role: str):
         name = self.roles.get(role)

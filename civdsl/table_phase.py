@@ -238,20 +238,63 @@ def beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None
     if kind == "trader":
         return Beneficiary(None, "no trader: the victim drew the card")
     if kind == "nominee":
-        if c["beneficiary"] is None:
-            missing.append(f"calamities[{c['index']}].beneficiary")
-            return Beneficiary(None, "the victim names a nominee (the table does not say whom)")
-        return Beneficiary(c["beneficiary"], "the victim's nominee")
+        return _nominee(table, c, cal["resolution"], missing)
     return _most_stock(table, c, cal["resolution"], missing)
+
+
+def _nominee(table: Table, c: dict, rules: dict, missing: list[str]) -> Beneficiary:
+    """The victim's nominee, as far as the declared rules leave him a choice: forced by a held
+    advance (`nominee_forced_if`: the ranking among every player, the victim included), limited to
+    the candidates without a fact (`nominee_without`: named without asking when only one is left),
+    else any candidate of `beneficiary_among`; a named nominee outside them is an error naming the
+    rule."""
+    where = f"calamities[{c['index']}] ({c['calamity']})"
+    forced_if = rules["nominee_forced_if"]
+    if forced_if and table.fresh(c["victim"]).holds(forced_if[0]):
+        ben = _most_stock(table, c, {**rules, "beneficiary_among": ("everyone",)}, missing)
+        ben.why = f"`nominee_forced_if {forced_if[0]}`: the victim holds {forced_if[0]}, " + ben.why
+        return ben
+    among = rules["beneficiary_among"][0]
+    seat = Seat(table, c["victim"], {})
+    related = seat.related(among)
+    if related is None:
+        missing.append(seat.missing(among))
+        return Beneficiary(None, f"the candidates are the victim's {among} players, and the table does not say who")
+    candidates = [n for n, _ in related]
+    rule = f"`beneficiary_among {among}`"
+    for fact in rules["nominee_without"]:
+        values = {n: _value(table, n, fact) for n in candidates}
+        unknown = [n for n, v in values.items() if v.__class__ is runtime.Unknown]
+        if unknown:
+            for n in unknown:
+                for f in values[n].facts:
+                    if f"players.{n}.{f}" not in missing:
+                        missing.append(f"players.{n}.{f}")
+            return Beneficiary(None, f"`nominee_without {fact}`: not given for {', '.join(unknown)}", candidates)
+        without = [n for n in candidates if values[n] == 0]
+        if without:
+            candidates, rule = without, f"`nominee_without {fact}`: no {fact.replace('_', ' ')}"
+            if len(without) == 1:
+                return Beneficiary(without[0], f"{rule} (the only one)", candidates)
+    chosen = c["beneficiary"]
+    if chosen is None:
+        missing.append(f"calamities[{c['index']}].beneficiary")
+        return Beneficiary(None, f"the victim names a nominee among {', '.join(candidates) or 'nobody'} ({rule}); "
+                           "the table does not say whom", candidates)
+    if chosen not in candidates:
+        raise StateError(f"{where}: `beneficiary` {chosen} may not be the nominee: the rule {rule} allows only "
+                         f"{', '.join(candidates) or 'nobody'}")
+    return Beneficiary(chosen, f"the victim's nominee ({rule})", candidates)
 
 
 def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Beneficiary:
     victim = c["victim"]
     among = rules["beneficiary_among"][0]
-    related = Seat(table, victim, {}).related(among)
+    seat = Seat(table, victim, {})
+    related = seat.related(among)
     if related is None:
-        missing.append(f"borders.{among}")
-        return Beneficiary(None, f"the candidates border the victim by {among}, and the table does not say who does")
+        missing.append(seat.missing(among))
+        return Beneficiary(None, f"the candidates are the victim's {among} players, and the table does not say who")
     candidates = [n for n, _ in related]
     if not candidates:
         return Beneficiary(None, "no candidate" + ("" if among == "others" else f" bordering the victim by {among}"))
@@ -374,6 +417,16 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
     if count == 0 or share == 0:
         return []
     excluded_roles = {r: roles.get(r) for r in cal["exclude"]}
+    # `secondary_among`: only the victim's related players may be named (e.g. his trade block)
+    among = cal["resolution"]["secondary_among"][0]
+    allowed = None
+    if among != "others":
+        seat = Seat(table, c["victim"], {})
+        related = seat.related(among)
+        if related is None:
+            missing.append(seat.missing(among))
+            return []
+        allowed = {n for n, _ in related}
 
     def resolve_for(name: str, amount: int | None):
         st = table.fresh(name)
@@ -390,6 +443,8 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
             return "the primary victim"
         if name in busy:
             return f"already a victim or the beneficiary of a {c['calamity']} this turn"
+        if allowed is not None and name not in allowed:
+            return f"not among the victim's {among} players (`secondary_among {among}`)"
         for role, holder in excluded_roles.items():
             if holder == name:
                 return f"the {role}"

@@ -126,7 +126,8 @@ class _Validator(NodeVisitor):
     # --- edition-wide
     def _resolution(self) -> None:
         """`resolution` values that name declarations: limits name whole-number constants, a
-        beneficiary ranking names player facts or derived names (CIV086)."""
+        beneficiary ranking names player facts or derived names (CIV086), `nominee_forced_if` an
+        advance (CIV116)."""
         where = [(None, self.ed.resolution, self.ed.resolution_spans)]
         where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
         self._amount_constants()
@@ -146,6 +147,10 @@ class _Validator(NodeVisitor):
                             self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
                                          span, item=item, help=suggestion(v, facts)
                                          or "see `civdsl vocab` for the facts")
+                    elif kind == "advance" and v not in self.ed.advances:
+                        self.d.error("CIV116", f"`{name}` names `{v}`, which is not an advance of this edition",
+                                     span, item=item, help=suggestion(v, self.ed.advances)
+                                     or "name a one-word advance the edition declares")
 
     def _amount_constants(self) -> None:
         """`amounts` settings whose value is a constant's name (`city_points`): a whole number (CIV086)."""

@@ -242,7 +242,7 @@ class ResolutionSetting(Record):
     """One setting of a `resolution` block."""
 
     name: str
-    values: tuple[str, ...] | str  # the allowed values, or "const" / "facts"
+    values: tuple[str, ...] | str  # the allowed values, or "const" / "facts" / "advance"
     default: tuple[str, ...]
     per_calamity: bool
     doc: str
@@ -256,13 +256,20 @@ RELATIONS = {
     "land": "the players sharing a land border with this player (the table's `borders.land`)",
     "water": "the players bordering this player by water (the table's `borders.water`)",
     "near": "the players within the edition's reach of this player (the table's `borders.near`, e.g. eight areas)",
+    "same_block": "the other players of this player's trade-card block (the `block` fact, else his civilization's)",
 }
+# Relations the table derives from a player fact, not from a `borders` list: relation -> fact.
+# Two players are related when both values are known and equal (runtime.player_block for `block`).
+FACT_RELATIONS = {"same_block": "block"}
 
 RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
     ResolutionSetting("limit", "const", (), False,
                       "the most calamities a player resolves as primary victim in a turn (a constant)"),
     ResolutionSetting("major_limit", "const", (), False, "of which at most this many major (a constant)"),
     ResolutionSetting("minor_limit", "const", (), False, "of which at most this many minor (a constant)"),
+    ResolutionSetting("separate_blocks", "const", (), False,
+                      "the fewest players whose trade-card blocks are separate (a constant): with fewer at the table, "
+                      "`same_block` relates every player; not declared, blocks are always separate"),
     ResolutionSetting("discard", ("duplicates", "random", "highest_stack"), ("random",), False,
                       "how the calamities beyond the limits are discarded, in this order: duplicates (one of each "
                       "name held twice, first), random (at random, `--seed`), highest_stack (those of the highest "
@@ -281,6 +288,15 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
     ResolutionSetting("beneficiary_among", tuple(RELATIONS), ("others",), True,
                       "the candidates for beneficiary: the victim's relation (RELATIONS); the victim himself only "
                       "with everyone"),
+    ResolutionSetting("secondary_among", tuple(RELATIONS), ("others",), True,
+                      "the players the primary victim may name as secondary victims: his relation (RELATIONS)"),
+    ResolutionSetting("nominee_without", "facts", (), True,
+                      "a nominee (`beneficiary nominee`) must be a candidate with none of this fact when any candidate "
+                      "has none; when only one has none he is named without asking"),
+    ResolutionSetting("nominee_forced_if", "advance", (), True,
+                      "when the victim holds this advance (a one-word name) the nominee is not his choice: the player "
+                      "ranked first by `beneficiary_rank` (`beneficiary_prefer`, `beneficiary_ties`) among every "
+                      "player, the victim included"),
     ResolutionSetting("secondary_once", ("per_name", "none"), ("none",), False,
                       "per_name: a player is a secondary victim of a calamity name at most once a turn, and not while "
                       "he is a primary victim or a beneficiary of a calamity of that name; none: no such rule"),
@@ -294,7 +310,8 @@ def resolution_settings_markdown() -> str:
     rows = ["| setting | values | meaning | default |", "|---|---|---|---|"]
     for x in RESOLUTION_SETTINGS.values():
         values = ("a constant's name" if x.values == "const" else "player facts and derived names"
-                  if x.values == "facts" else ", ".join(f"`{a}`" for a in x.values))
+                  if x.values == "facts" else "an advance's name" if x.values == "advance"
+                  else ", ".join(f"`{a}`" for a in x.values))
         also = " (a calamity may repeat it)" if x.per_calamity else ""
         rows.append(f"| `{x.name}` | {values} | {x.doc}{also} | {', '.join(x.default) or 'none'} |")
     return "\n".join(rows) + "\n"

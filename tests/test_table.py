@@ -460,12 +460,12 @@ def test_diff_names_the_phase_rules_a_house_rule_changes(tmp_path):
 edition strict_table "Strict table" extends megaciv
 const calamity_cap = 2
 resolution { limit calamity_cap  assign ast }
-change calamity "Tyranny" { resolution { beneficiary_among land } }
+change calamity "Iconoclasm and Heresy" { resolution { beneficiary_among land } }
 ''', encoding="utf-8")
     result = _cli("diff", "megaciv", str(path))
     assert "resolution limit calamity_limit -> calamity_cap" in result.output
     assert "resolution assign ask -> ast" in result.output
-    assert "Tyranny: resolution the edition's -> beneficiary_among land" in result.output
+    assert "Iconoclasm and Heresy: resolution the edition's -> beneficiary_among land" in result.output
 
 
 @pytest.mark.parametrize("entry, message", [
@@ -502,3 +502,141 @@ def test_a_player_whose_facts_are_wrong_is_reported_once_not_wherever_he_is_name
     assert result.exit_code == 1
     assert "players[2] (chloe): `civilization` names unknown civilization `Minoa`" in result.output
     assert "unknown player" not in result.output
+
+
+# --- Mega Civilization, separate trade-card blocks (12-18 players) ------------------------------------
+# Phase 9b: the beneficiary and the secondary victims of a non-tradable calamity come from the
+# victim's own block (`beneficiary_among same_block`, `secondary_among same_block`); tradable ones
+# from either block; with fewer than 12 players one block is played (`separate_blocks`).
+
+MEGA_CIVS = ["Minoa", "Saba", "Assyria", "Maurya", "Celt", "Babylon", "Carthage", "Dravidia", "Hatti", "Kushan",
+             "Rome", "Persia"]  # west, east, west, east, ...
+
+
+def _blocks_table(n=12, calamities=()):
+    players = [_player(f"p{i}", civilization=MEGA_CIVS[i], cities=4, tokens=20, unit_points=40, cities_in_stock=2,
+                       tokens_in_stock=10, holds=[]) for i in range(n)]
+    players[1]["cities_in_stock"] = 7  # p1 (Saba, east): the most cities in stock of the whole table
+    players[2]["cities_in_stock"] = 5  # p2 (Assyria, west): the most of the west block after the victim
+    return {"players": players, "calamities": list(calamities)}
+
+
+def test_megaciv_non_tradable_beneficiary_comes_from_the_victims_block_with_12_players():
+    data = _blocks_table(12, [{"calamity": "Civil War", "victim": "p0"}, {"calamity": "Tyranny", "victim": "p4"}])
+    phase = _phase("megaciv", data)
+    civil_war = _calamity(phase, "Civil War")
+    assert civil_war.beneficiary.name == "p2"  # Saba's 7 cities in stock are in the other block
+    assert civil_war.beneficiary.candidates == ["p2", "p4", "p6", "p8", "p10"]
+    assert _calamity(phase, "Tyranny").beneficiary.name == "p2"
+    # a tradable calamity not traded: the beneficiary may come from either block
+    data["calamities"] = [{"calamity": "Epidemic", "victim": "p0", "secondary": {"p3": 10, "p5": 10}}]
+    assert _calamity(_phase("megaciv", data), "Epidemic").beneficiary.name == "p1"
+
+
+def test_megaciv_with_fewer_than_12_players_one_block_is_played():
+    data = _blocks_table(11, [{"calamity": "Civil War", "victim": "p0"}])
+    assert _calamity(_phase("megaciv", data), "Civil War").beneficiary.name == "p1"
+
+
+def test_megaciv_non_tradable_secondary_victims_come_from_the_victims_block():
+    data = _blocks_table(12, [{"calamity": "Famine", "victim": "p0", "secondary": ["p2", "p4", "p6"]}])
+    assert [n for n, _, _ in _calamity(_phase("megaciv", data), "Famine").secondary] == ["p2", "p4", "p6"]
+    data["calamities"][0]["secondary"] = ["p2", "p3"]
+    with pytest.raises(StateError, match=r"names p3, who may not be a secondary victim: not among the victim's "
+                                         r"same_block players \(`secondary_among same_block`\)"):
+        _phase("megaciv", data)
+    # with one block (11 players) p3 may be named
+    data = _blocks_table(11, [{"calamity": "Famine", "victim": "p0", "secondary": ["p2", "p3"]}])
+    assert [n for n, _, _ in _calamity(_phase("megaciv", data), "Famine").secondary] == ["p2", "p3"]
+
+
+def test_megaciv_a_victim_without_a_block_leaves_the_beneficiary_unknown():
+    data = _blocks_table(12, [{"calamity": "Civil War", "victim": "p0"}])
+    del data["players"][0]["civilization"]
+    data["players"][0]["ast_rank"] = 1
+    phase = _phase("megaciv", data)
+    assert _calamity(phase, "Civil War").beneficiary.name is None
+    assert "players.p0.block" in phase.missing_facts
+    data["players"][0]["block"] = "east"
+    assert _calamity(_phase("megaciv", data), "Civil War").beneficiary.name == "p1"
+
+
+# --- 1981 and 1980 Civil War: the nominee -----------------------------------------------------------
+# 1981 22.2.6.2: a player with no tokens on the board must be the nominee if there is one
+# (`nominee_without tokens`); 22.2.6.4 and 1980 52.5: with Philosophy, the player with most tokens
+# in stock, possibly the victim himself (`nominee_forced_if Philosophy`, `beneficiary_rank tokens_in_stock`).
+
+def _civil_war(edition, **victim):
+    data = _table(edition, ["a", "b", "c", "d"], [{"calamity": "Civil War", "victim": "a"}],
+                  unit_points=40, tokens=20, tokens_in_stock=10)
+    data["players"][0].update(victim)
+    return data
+
+
+@pytest.mark.parametrize("edition", ["civ1981", "civ1980"])
+def test_the_nominee_is_any_other_player_the_table_names(edition):
+    data = _civil_war(edition)
+    assert "calamities[0].beneficiary" in _phase(edition, data).missing_facts
+    data["calamities"][0]["beneficiary"] = "c"
+    assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "c"
+    data["calamities"][0]["beneficiary"] = "a"
+    with pytest.raises(StateError, match=r"`beneficiary` a may not be the nominee: the rule "
+                                         r"`beneficiary_among others` allows only b, c, d"):
+        _phase(edition, data)
+
+
+def test_civ1981_a_player_with_no_tokens_on_the_board_is_the_nominee():
+    data = _civil_war("civ1981")
+    data["players"][2]["tokens"] = 0
+    ben = _calamity(_phase("civ1981", data), "Civil War").beneficiary
+    assert (ben.name, ben.why) == ("c", "`nominee_without tokens`: no tokens (the only one)")
+    assert _phase("civ1981", data).complete
+    data["calamities"][0]["beneficiary"] = "b"
+    with pytest.raises(StateError, match=r"`beneficiary` is b, but the rule names c \(`nominee_without tokens`"):
+        _phase("civ1981", data)
+    # two without tokens: the victim chooses one of them
+    data["players"][3]["tokens"] = 0
+    with pytest.raises(StateError, match=r"the rule `nominee_without tokens`: no tokens allows only c, d"):
+        _phase("civ1981", data)
+    data["calamities"][0]["beneficiary"] = "d"
+    assert _calamity(_phase("civ1981", data), "Civil War").beneficiary.name == "d"
+    del data["calamities"][0]["beneficiary"]
+    assert "calamities[0].beneficiary" in _phase("civ1981", data).missing_facts
+
+
+def test_civ1980_has_no_rule_for_players_without_tokens():
+    data = _civil_war("civ1980")
+    data["players"][2]["tokens"] = 0
+    data["calamities"][0]["beneficiary"] = "b"
+    assert _calamity(_phase("civ1980", data), "Civil War").beneficiary.name == "b"
+
+
+@pytest.mark.parametrize("edition", ["civ1981", "civ1980"])
+def test_with_philosophy_the_nominee_is_the_player_with_most_tokens_in_stock_possibly_the_victim(edition):
+    data = _civil_war(edition, holds=["Mysticism", "Law", "Philosophy"], tokens_in_stock=12)
+    data["players"][3]["tokens_in_stock"] = 15
+    data["players"][2]["tokens"] = 0  # 1981: Philosophy takes precedence over 22.2.6.2 (reading)
+    ben = _calamity(_phase(edition, data), "Civil War").beneficiary
+    assert ben.name == "d" and ben.why.startswith("`nominee_forced_if Philosophy`: the victim holds Philosophy")
+    data["calamities"][0]["beneficiary"] = "c"
+    with pytest.raises(StateError, match=r"`beneficiary` is c, but the rule names d \(`nominee_forced_if Philosophy`"):
+        _phase(edition, data)
+    data["players"][3]["tokens_in_stock"] = 10
+    del data["calamities"][0]["beneficiary"]
+    assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "a"  # himself (12)
+    # a tie for most tokens in stock: the victim chooses among the tied (reading)
+    data["players"][1]["tokens_in_stock"] = 12
+    assert "calamities[0].beneficiary" in _phase(edition, data).missing_facts
+    data["calamities"][0]["beneficiary"] = "b"
+    assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "b"
+
+
+def test_a_house_rule_lets_a_block_calamity_name_a_beneficiary_from_either_block(tmp_path):
+    # the docs/house-rules.md example: `change calamity` repeats `beneficiary_among` as its own exception
+    path = tmp_path / "open_blocks.civ"
+    path.write_text('''language 1
+edition open_blocks "Open blocks" extends megaciv
+change calamity "Civil War" { resolution { beneficiary_among others } }
+''', encoding="utf-8")
+    data = _blocks_table(12, [{"calamity": "Civil War", "victim": "p0"}])
+    assert _calamity(resolve_phase(load_table(civdsl.load(path), data=data)), "Civil War").beneficiary.name == "p1"
