@@ -40,6 +40,9 @@ def test_tables_are_mappings_of_records_with_the_same_fields_in_the_same_order()
     assert _record_fields({"a": {}, "b": {}}) is None
     assert _record_fields({"a": {"x": 1}, "b": [1]}) is None
     assert _record_fields([{"x": 1}, {"x": 2}]) is None
+    # records inside records of one shape travel as rows too, at any depth
+    assert _record_fields({"a": {"x": {"p": 1, "q": {"r": 1}}, "y": {"p": 1}},
+                           "b": {"x": {"p": 2, "q": {"r": None}}, "y": {"z": 1}}}) == [["x", ["p", ["q", ["r"]]]], "y"]
 
 
 @needs_node
@@ -49,6 +52,8 @@ def test_model_rows_rebuild_hard_names_as_own_keys(tmp_path):
               "2": {"cost": 3, "__proto__": {"a": 1}}, "constructor": {"cost": 4, "__proto__": "x"}},
         "PLAIN": {"a": 1, "b": [1, 2]},
         "MIXED": {"a": {"x": 1}, "b": {"y": 2}},
+        "NESTED": {"a": {"__proto__": {"10": 1, "__proto__": {"k": [1]}}, "n": 1},
+                   "b": {"__proto__": {"10": 2, "__proto__": {"k": None}}, "n": 2}},
         "EDITION": {"id": "x", "name": "</script><script>alert(1)</script>"},
     }
     # the same object JSON.parse makes of the plain JSON (JavaScript puts integer-like keys first

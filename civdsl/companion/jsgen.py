@@ -72,29 +72,49 @@ MODEL_ROWS_JS = """function modelRows(tables, model) {
   function define(obj, key, value) {
     Object.defineProperty(obj, key, {value: value, writable: true, enumerable: true, configurable: true});
   }
-  for (const name of Object.keys(tables)) {
-    const fields = tables[name], rows = model[name], table = {};
-    for (const key of Object.keys(rows)) {
-      const record = {};
-      for (let i = 0; i < fields.length; i++) define(record, fields[i], rows[key][i]);
-      define(table, key, record);
+  function record(fields, row) {
+    const out = {};
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i];
+      if (typeof field === "string") define(out, field, row[i]);
+      else define(out, field[0], record(field[1], row[i]));
     }
+    return out;
+  }
+  for (const name of Object.keys(tables)) {
+    const rows = model[name], table = {};
+    for (const key of Object.keys(rows)) define(table, key, record(tables[name], rows[key]));
     model[name] = table;
   }
   return model;
 }"""
 
 
-def _record_fields(value) -> list | None:
-    """The field names of a table: a mapping of two or more records with the same fields in
-    the same order (else None)."""
-    if not isinstance(value, dict) or len(value) < 2:
+def _shape(records: list) -> list | None:
+    """The fields of RECORDS, two or more mappings with the same fields in the same order (else
+    None); a field whose values are again such records is [its name, their fields]."""
+    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
         return None
-    shapes = {tuple(record) if isinstance(record, dict) else None for record in value.values()}
+    shapes = {tuple(record) for record in records}
     if len(shapes) != 1:
         return None
     fields = shapes.pop()
-    return list(fields) if fields else None
+    if not fields:
+        return None
+    spec = []
+    for field in fields:
+        inner = _shape([record[field] for record in records])
+        spec.append(field if inner is None else [field, inner])
+    return spec
+
+
+def _record_fields(value) -> list | None:
+    """The fields of a table: a mapping of records of one shape (see `_shape`), else None."""
+    return _shape(list(value.values())) if isinstance(value, dict) else None
+
+
+def _row(record: dict, fields: list) -> list:
+    return [record[f] if isinstance(f, str) else _row(record[f[0]], f[1]) for f in fields]
 
 
 def js_model(data: dict) -> str:
@@ -107,7 +127,7 @@ def js_model(data: dict) -> str:
             rows[name] = value
         else:
             tables[name] = fields
-            rows[name] = {key: [record[f] for f in fields] for key, record in value.items()}
+            rows[name] = {key: _row(record, fields) for key, record in value.items()}
     return f"modelRows({js_json(tables)}, {js_json(rows)})"
 
 
