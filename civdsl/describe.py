@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import vocabulary as vocab
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
-from .phrases import Count, change, effect_text, fact_words, noun, sentence
+from .phrases import Count, change, effect_text, fact_words, name_words, noun, sentence
 from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, Expr, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
                      Str, StopOp)
 
@@ -559,5 +559,35 @@ def ability(kind_name: str, args: dict) -> str:
         return kind_name.replace("_", " ") + ": " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in args.items())
 
 
-def beneficiary(name: str) -> str:
-    return vocab.BENEFICIARIES.get(name, name)
+def beneficiary(cal: Calamity, edition=None) -> str:
+    """Who gains from CAL in words: the declared kind, with the edition's own ranking (`resolution`) spelled out
+    where the kind leaves the choice to it, so a chart never says "the edition's ranking" without saying which."""
+    kind = cal.beneficiary
+    if kind not in _RANKED_BENEFICIARIES:
+        return vocab.BENEFICIARIES.get(kind, kind)
+    ranked = _ranking_words(cal, edition)
+    return ranked if kind == "most_stock" else f"the player who traded the card, else {ranked}"
+
+
+_RANKED_BENEFICIARIES = ("most_stock", "trader_or_most_stock")
+
+_RELATION_WORDS = {"others": "", "everyone": " (the victim included)", "land": " among the victim's land neighbours",
+                   "water": " among the players bordering the victim by water",
+                   "near": " among the players within reach of the victim"}
+
+
+def _ranking_words(cal: Calamity, edition) -> str:
+    """The beneficiary ranking of `resolution` (beneficiary_rank/prefer/ties/among) as one phrase."""
+    def setting(name: str) -> tuple[str, ...]:
+        if edition is not None:
+            return edition.resolution_setting(name, cal)
+        return cal.resolution.get(name, vocab.RESOLUTION_SETTINGS[name].default)
+
+    most = "fewest" if setting("beneficiary_prefer") == ("fewest",) else "most"
+    facts = [name_words(f) for f in setting("beneficiary_rank")]
+    words = f"the player with the {most} {facts[0]}" if facts else "a player"
+    words += "".join(f", then the {most} {f}" for f in facts[1:])
+    among = setting("beneficiary_among")[0]
+    words += _RELATION_WORDS.get(among, f" among {vocab.RELATIONS.get(among, among)}")
+    ties = setting("beneficiary_ties")[0]
+    return words + ("; the victim breaks ties" if ties == "victim" else "; ties by A.S.T. order")

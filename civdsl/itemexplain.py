@@ -208,7 +208,7 @@ def _requirements_naming(ed: Edition, adv: Advance, users: set) -> list[str]:
 
 
 def _calamity(ed: Edition, cal: Calamity) -> list[str]:
-    out = [f"stack {cal.stack}, {cal.klass}; beneficiary: {describe.beneficiary(cal.beneficiary)}",
+    out = [f"stack {cal.stack}, {cal.klass}; beneficiary: {describe.beneficiary(cal, ed)}",
            f"defined at {_where(cal.span)}",
            f"in words: {describe.calamity(cal)}"]
     if cal.summary:

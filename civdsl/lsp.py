@@ -879,9 +879,9 @@ def advance_summary(adv, edition) -> str:
     return "; ".join(bits)
 
 
-def calamity_summary(cal) -> str:
+def calamity_summary(cal, edition=None) -> str:
     head = ", ".join(x for x in (f"stack {cal.stack}" if cal.stack is not None else None, cal.klass,
-                                 f"beneficiary: {describe.beneficiary(cal.beneficiary)}"
+                                 f"beneficiary: {describe.beneficiary(cal, edition)}"
                                  if cal.beneficiary and cal.beneficiary != "none" else None) if x)
     return f"({head}) {describe.calamity(cal)}" if head else describe.calamity(cal)
 
@@ -977,7 +977,7 @@ def _describe_calamity(edition, target: Target) -> list[str]:
     if cal is None:
         return []
     modifiers = ["\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers)] if cal.modifiers else []
-    return [calamity_summary(cal)] + modifiers
+    return [calamity_summary(cal, edition)] + modifiers
 
 
 def _describe_commodity(edition, target: Target) -> list[str]:

@@ -105,7 +105,7 @@ def test_calamity_modifiers_carry_card_and_sign(civ1981_files):
     civil_war = table["Civil War"]["Modifiers"].splitlines()
     assert civil_war[0] == "worsens Democracy without Philosophy (primary victim): exactly 45 unit points in the faction"
     assert civil_war[1].startswith("changes Philosophy (primary victim)")
-    assert table["Piracy"]["Beneficiary"] == describe.beneficiary("trader")
+    assert table["Piracy"]["Beneficiary"] == vocab.BENEFICIARIES["trader"]
     assert table["Epidemic"]["Class"] == "major, tradable"
     # the one sentence carries the secondary victims and the cancel condition
     assert "Other players share 25 among them" in table["Epidemic"]["Effect"]
@@ -998,3 +998,25 @@ def test_credits_chart_follows_the_advances_declared(tmp_path):
     big, bigger = cells(tables.MATRIX_LIMIT + 1), cells(4 * (tables.MATRIX_LIMIT + 1))
     assert bigger <= 4.5 * big
     assert big < (tables.MATRIX_LIMIT + 1) ** 2
+
+
+def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):
+    """A chart names the ranking the rulebook declares (`resolution`), never "the edition's ranking", and a
+    house rule that changes the ranking changes the words."""
+    megaciv = load(ROOT / "rulebooks" / "megaciv.civ")
+    words = describe.beneficiary(megaciv.calamities["Civil War"], megaciv)
+    assert words == ("the player with the most cities in stock, then the most tokens in stock; "
+                     "ties by A.S.T. order")
+    assert describe.beneficiary(megaciv.calamities["Epidemic"], megaciv).startswith(
+        "the player who traded the card, else the player with the most cities in stock")
+    assert describe.beneficiary(megaciv.calamities["Famine"], megaciv) == "no beneficiary"
+    house = tmp_path / "fewest.civ"
+    house.write_text('language 1\nedition fewest "Fewest tokens" extends megaciv\nsource "test"\n\nresolution {\n'
+                     '  beneficiary_rank tokens_in_stock\n  beneficiary_prefer fewest\n  beneficiary_ties victim\n}\n',
+                     encoding="utf-8")
+    changed = load(house)
+    assert describe.beneficiary(changed.calamities["Civil War"], changed) == (
+        "the player with the fewest tokens in stock; the victim breaks ties")
+    expansion = load(ROOT / "rulebooks" / "expansion.civ")
+    assert "among the players within reach of the victim" in describe.beneficiary(
+        expansion.calamities["Civil War"], expansion)

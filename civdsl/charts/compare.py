@@ -86,7 +86,7 @@ def _cal_attrs():
         ("Name", lambda ed, n: cell(n)),
         ("Stack", lambda ed, n: number(ed.calamities[n].stack)),
         ("Class", lambda ed, n: cell(CLASS_TEXT.get(ed.calamities[n].klass, str(ed.calamities[n].klass)))),
-        ("Beneficiary", lambda ed, n: cell(describe.beneficiary(ed.calamities[n].beneficiary))),
+        ("Beneficiary", lambda ed, n: cell(describe.beneficiary(ed.calamities[n], ed))),
         ("Effect", lambda ed, n: cell(describe.calamity(ed.calamities[n]))),
         ("Modifiers", mods),
     ]

@@ -109,7 +109,7 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
             mods = cell("none")
         detail.rows.append(_row(marks, n, [
             number(c.stack), name, cell(CLASS_TEXT.get(c.klass, str(c.klass))),
-            cell(describe.beneficiary(c.beneficiary)), cell(describe.calamity(c)), mods]))
+            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), mods]))
 
     flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
                  [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
