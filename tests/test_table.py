@@ -640,3 +640,15 @@ change calamity "Civil War" { resolution { beneficiary_among others } }
 ''', encoding="utf-8")
     data = _blocks_table(12, [{"calamity": "Civil War", "victim": "p0"}])
     assert _calamity(resolve_phase(load_table(civdsl.load(path), data=data)), "Civil War").beneficiary.name == "p1"
+
+
+def test_the_command_locates_a_nominee_against_the_rule_in_the_table_file(tmp_path):
+    path = tmp_path / "t.yaml"
+    data = _civil_war("civ1981")
+    data["players"][2]["tokens"] = 0
+    data["calamities"][0]["beneficiary"] = "b"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = _cli("table", "civ1981", str(path))
+    assert result.exit_code != 0
+    assert f"{path}: calamities[0] (Civil War): `beneficiary` is b, but the rule names c (`nominee_without tokens`" \
+        in result.output

@@ -25,13 +25,17 @@ TABLE_HELP = "The table (YAML): players with their facts, borders, this turn's c
 @_option_switch
 def table(rulebook, table_file, calamity, seed, options, as_json):
     """Resolve the calamity phase of a whole TABLE: beneficiaries, limits, order, secondary victims."""
+    from ..errors import StateError
     from ..table import load_table
     from ..table_phase import resolve_phase
 
     rb = _open(rulebook)
     only = rb.calamity_name(calamity) if calamity else None
     tb = load_table(rb, table_file, options=options)
-    phase = resolve_phase(tb, seed)
+    try:
+        phase = resolve_phase(tb, seed)
+    except StateError as exc:  # a choice the table makes against the rules: located in the file, like load errors
+        raise StateError(f"{table_file}: {exc}") from None
     data = phase.to_dict(only)
     if as_json:
         _emit_json(data, rb.id)
