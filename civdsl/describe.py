@@ -573,7 +573,14 @@ _RANKED_BENEFICIARIES = ("most_stock", "trader_or_most_stock")
 
 _RELATION_WORDS = {"others": "", "everyone": " (the victim included)", "land": " among the victim's land neighbours",
                    "water": " among the players bordering the victim by water",
-                   "near": " among the players within reach of the victim"}
+                   "near": " among the players within reach of the victim",
+                   "same_block": " among the players of the victim's trade-card block"}
+
+
+def _separate_blocks(const: tuple[str, ...], edition) -> str:
+    """When blocks are separate (`separate_blocks CONST`): from the constant's number of players."""
+    value = edition.consts[const[0]].value if const and edition is not None and const[0] in edition.consts else None
+    return f" (blocks are separate from {value} players)" if isinstance(value, int) else ""
 
 
 def _ranking_words(cal: Calamity, edition) -> str:
@@ -588,6 +595,8 @@ def _ranking_words(cal: Calamity, edition) -> str:
     words = f"the player with the {most} {facts[0]}" if facts else "a player"
     words += "".join(f", then the {most} {f}" for f in facts[1:])
     among = setting("beneficiary_among")[0]
-    words += _RELATION_WORDS.get(among, f" among {vocab.RELATIONS.get(among, among)}")
+    words += _RELATION_WORDS.get(among, f" among the players related by {among.replace('_', ' ')}")
+    if among == "same_block":
+        words += _separate_blocks(setting("separate_blocks"), edition)
     ties = setting("beneficiary_ties")[0]
     return words + ("; the victim breaks ties" if ties == "victim" else "; ties by A.S.T. order")

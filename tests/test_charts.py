@@ -1005,8 +1005,9 @@ def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):
     house rule that changes the ranking changes the words."""
     megaciv = load(ROOT / "rulebooks" / "megaciv.civ")
     words = describe.beneficiary(megaciv.calamities["Civil War"], megaciv)
-    assert words == ("the player with the most cities in stock, then the most tokens in stock; "
-                     "ties by A.S.T. order")
+    assert words == ("the player with the most cities in stock, then the most tokens in stock among the players "
+                     "of the victim's trade-card block (blocks are separate from 12 players); ties by A.S.T. order")
+    assert not any(ch in words for ch in "`_")
     assert describe.beneficiary(megaciv.calamities["Epidemic"], megaciv).startswith(
         "the player who traded the card, else the player with the most cities in stock")
     assert describe.beneficiary(megaciv.calamities["Famine"], megaciv) == "no beneficiary"
@@ -1015,8 +1016,8 @@ def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):
                      '  beneficiary_rank tokens_in_stock\n  beneficiary_prefer fewest\n  beneficiary_ties victim\n}\n',
                      encoding="utf-8")
     changed = load(house)
-    assert describe.beneficiary(changed.calamities["Civil War"], changed) == (
-        "the player with the fewest tokens in stock; the victim breaks ties")
+    assert describe.beneficiary(changed.calamities["Epidemic"], changed) == (
+        "the player who traded the card, else the player with the fewest tokens in stock; the victim breaks ties")
     expansion = load(ROOT / "rulebooks" / "expansion.civ")
     assert "among the players within reach of the victim" in describe.beneficiary(
         expansion.calamities["Civil War"], expansion)
