@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '5a252199ec80d0733e8b89e4470a6e37a3d90c51baaa610ecaca38a28f748978'}
+SOURCES = {'rulebooks/civ1980.civ': 'b05d6e7a7afb6013d2af6592f2e3baf9685c69c0f7d9a682de02616d491ce629'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -204,48 +204,48 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1980.civ:274
+    # rulebooks/civ1980.civ:279
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:278
-        e0_area = 'any'  # rulebooks/civ1980.civ:278
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 279)
+        e0_amount = 16  # rulebooks/civ1980.civ:283
+        e0_area = 'any'  # rulebooks/civ1980.civ:283
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 284)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:281
-        if c:  # rulebooks/civ1980.civ:281
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 281, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 278)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:286
+        if c:  # rulebooks/civ1980.civ:286
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 286, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 283)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:279
-        e0_area = 'any'  # rulebooks/civ1980.civ:279
+        e0_amount = 10  # rulebooks/civ1980.civ:284
+        e0_area = 'any'  # rulebooks/civ1980.civ:284
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:282
-        if c:  # rulebooks/civ1980.civ:282
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 282, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 279)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:287
+        if c:  # rulebooks/civ1980.civ:287
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 287, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1980.civ:287
+    # rulebooks/civ1980.civ:294
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:291
+        e0_amount = 4  # rulebooks/civ1980.civ:298
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:292
-        if c:  # rulebooks/civ1980.civ:292
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 292, 'rulebooks/civ1980.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1980.civ:293
-        if c:  # rulebooks/civ1980.civ:293
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 293, 'rulebooks/civ1980.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 291)]
+        c = (('Law' in held))  # rulebooks/civ1980.civ:299
+        if c:  # rulebooks/civ1980.civ:299
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 299, 'rulebooks/civ1980.civ')
+        c = (('Democracy' in held))  # rulebooks/civ1980.civ:300
+        if c:  # rulebooks/civ1980.civ:300
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 300, 'rulebooks/civ1980.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 298)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -253,48 +253,48 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:298
+    # rulebooks/civ1980.civ:305
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:302
-        e0_area = 'any'  # rulebooks/civ1980.civ:302
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 303)
+        e0_amount = 4  # rulebooks/civ1980.civ:309
+        e0_area = 'any'  # rulebooks/civ1980.civ:309
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 310)
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:304
-        if c:  # rulebooks/civ1980.civ:304
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 304, 'rulebooks/civ1980.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:305
-        if c:  # rulebooks/civ1980.civ:305
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 305, 'rulebooks/civ1980.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 302)]
+        c = (('Law' in held))  # rulebooks/civ1980.civ:311
+        if c:  # rulebooks/civ1980.civ:311
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 311, 'rulebooks/civ1980.civ')
+        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:312
+        if c:  # rulebooks/civ1980.civ:312
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 312, 'rulebooks/civ1980.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 309)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:303
-        e0_area = 'any'  # rulebooks/civ1980.civ:303
+        e0_amount = 2  # rulebooks/civ1980.civ:310
+        e0_area = 'any'  # rulebooks/civ1980.civ:310
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:307
-        c = (('Law' in held))  # rulebooks/civ1980.civ:306
-        if c:  # rulebooks/civ1980.civ:306
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 306, 'rulebooks/civ1980.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:314
+        c = (('Law' in held))  # rulebooks/civ1980.civ:313
+        if c:  # rulebooks/civ1980.civ:313
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 313, 'rulebooks/civ1980.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 303)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 310)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1980.civ:313
+    # rulebooks/civ1980.civ:320
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:317
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:317
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:324
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:324
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 317)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 324)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -303,19 +303,20 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'prevention': ('amount',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 223, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 235, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
-    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 260, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 274, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 287, "summary": "Reduce all cities but 4."}]',
-    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 298, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 313, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 223, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 235, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 260, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 279, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 294, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 305, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 320, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 428, 'discard': 429, 'order': 430, 'assign': 431}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -330,75 +331,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:325
+    # rulebooks/civ1980.civ:332
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:326
+    # rulebooks/civ1980.civ:333
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 326),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 333),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:327
+    # rulebooks/civ1980.civ:334
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 328),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 335),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:330
+    # rulebooks/civ1980.civ:337
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 330),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 337),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:331
+    # rulebooks/civ1980.civ:338
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 331),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 338),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:332
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 332)
+    # rulebooks/civ1980.civ:339
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 339)
 
 
 AST = {
     'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0], 'backward_except': ['1st Epoch'], 'spaces': 16, 'step_points': None},
 }
-CIVILIZATIONS = {
-    'Africa': {'rank': 1, 'block': None, 'rows': {}},
-    'Asia': {'rank': None, 'block': None, 'rows': {}},
-    'Assyria': {'rank': None, 'block': None, 'rows': {}},
-    'Babylon': {'rank': None, 'block': None, 'rows': {}},
-    'Crete': {'rank': None, 'block': None, 'rows': {}},
-    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
-    'Illyria': {'rank': None, 'block': None, 'rows': {}},
-    'Italy': {'rank': None, 'block': None, 'rows': {}},
-    'Thrace': {'rank': None, 'block': None, 'rows': {}},
-}
+CIVILIZATIONS = _rt.records((
+    '["Africa", {"rank": 1, "block": null, "rows": {}}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}}]',
+    '["Babylon", {"rank": null, "block": null, "rows": {}}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}}]',
+    '["Italy", {"rank": null, "block": null, "rows": {}}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}}]',
+))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 352),
-    ('Trade cards', lambda s: s.derived('hand_value'), 353),
-    ('Treasury', lambda s: s.fact('treasury'), 354),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 359),
+    ('Trade cards', lambda s: s.derived('hand_value'), 360),
+    ('Treasury', lambda s: s.fact('treasury'), 361),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:372 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 116:235 121:241 122:241 123:239 124:239 125:240 127:242 128:242 129:242 135:240 136:240 140:242 141:242 142:242 148:249 153:253 154:253 155:254 157:255 158:255 159:255 160:255 166:254 167:254 171:255 172:255 173:255 174:255 180:260 185:265 186:265 187:264 188:264 190:267 191:266 192:266 193:266 194:267 195:267 196:267 197:267 205:274 210:278 211:278 212:279 214:281 215:281 216:281 222:279 223:279 227:282 228:282 229:282 235:287 240:291 242:292 243:292 244:292 245:293 246:293 247:293 254:298 259:302 260:302 261:303 263:304 264:304 265:304 266:305 267:305 268:305 274:303 275:303 279:307 280:306 281:306 282:306 289:313 294:317 295:317 331:325 338:326 342:326 346:327 350:328 354:330 358:330 362:331 366:331 370:332 372:332 379:339 380:340 381:341 382:342 383:343 384:344 385:345 386:346 387:347 393:352 394:353 395:354')
+LINES = _rt.line_map('69:379 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 116:235 121:241 122:241 123:239 124:239 125:240 127:242 128:242 129:242 135:240 136:240 140:242 141:242 142:242 148:249 153:253 154:253 155:254 157:255 158:255 159:255 160:255 166:254 167:254 171:255 172:255 173:255 174:255 180:260 185:265 186:265 187:264 188:264 190:267 191:266 192:266 193:266 194:267 195:267 196:267 197:267 205:279 210:283 211:283 212:284 214:286 215:286 216:286 222:284 223:284 227:287 228:287 229:287 235:294 240:298 242:299 243:299 244:299 245:300 246:300 247:300 254:305 259:309 260:309 261:310 263:311 264:311 265:311 266:312 267:312 268:312 274:310 275:310 279:314 280:313 281:313 282:313 289:320 294:324 295:324 332:332 339:333 343:333 347:334 351:335 355:337 359:337 363:338 367:338 371:339 373:339 394:359 395:360 396:361')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:1:33 0:1:24 0:1:27 0:1:27 0:1:25 0:1:32 0:1:27 0:1:25 0:1:26 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': 'd60393355180a42fcd7814041e93b3fddd620616f4bca11cc13f6989401d1f4f'}
+SOURCES = {'rulebooks/civ1981.civ': '276024e84ede5ea3b45c0a081879607233e7f4395b76bff791f8c1ec166e54a9'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -182,41 +182,41 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:276
+    # rulebooks/civ1981.civ:282
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 284, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:284
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 284, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:280
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:280
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 281)
+        if s.decide((s.fact('flood_plain_units') == 0), 290, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:290
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 290, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:286
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:286
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 287)
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:282
-        if c:  # rulebooks/civ1981.civ:282
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:288
+        if c:  # rulebooks/civ1981.civ:288
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 282, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:285
-        if c:  # rulebooks/civ1981.civ:285
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 285, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 280)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 288, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:291
+        if c:  # rulebooks/civ1981.civ:291
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 291, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 286)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:281
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:281
+        e0_amount = 10  # rulebooks/civ1981.civ:287
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:287
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:282
-        if c:  # rulebooks/civ1981.civ:282
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:288
+        if c:  # rulebooks/civ1981.civ:288
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 282, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:285
-        if c:  # rulebooks/civ1981.civ:285
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 285, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 281)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 288, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:291
+        if c:  # rulebooks/civ1981.civ:291
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 291, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 287)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -224,58 +224,58 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:292
+    # rulebooks/civ1981.civ:298
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:296
-        e0_area = 'any'  # rulebooks/civ1981.civ:296
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 297)
+        e0_amount = 16  # rulebooks/civ1981.civ:302
+        e0_area = 'any'  # rulebooks/civ1981.civ:302
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 303)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:301
-        if c:  # rulebooks/civ1981.civ:301
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 301, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:298
-        if c:  # rulebooks/civ1981.civ:298
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:307
+        if c:  # rulebooks/civ1981.civ:307
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 307, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:304
+        if c:  # rulebooks/civ1981.civ:304
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 296)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
-        _rt.least_over(s, effects, ('damage',))
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 304, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 302)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
+        _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:297
-        e0_area = 'any'  # rulebooks/civ1981.civ:297
+        e0_amount = 10  # rulebooks/civ1981.civ:303
+        e0_area = 'any'  # rulebooks/civ1981.civ:303
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:298
-        if c:  # rulebooks/civ1981.civ:298
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:304
+        if c:  # rulebooks/civ1981.civ:304
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:302
-        if c:  # rulebooks/civ1981.civ:302
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 302, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 297)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
-        _rt.least_over(s, effects, ('damage',))
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 304, 'rulebooks/civ1981.civ')
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:308
+        if c:  # rulebooks/civ1981.civ:308
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 308, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 303)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
+        _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:307
+    # rulebooks/civ1981.civ:315
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:311
+        e0_amount = 4  # rulebooks/civ1981.civ:319
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:312
-        if c:  # rulebooks/civ1981.civ:312
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 312, 'rulebooks/civ1981.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1981.civ:313
-        if c:  # rulebooks/civ1981.civ:313
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 313, 'rulebooks/civ1981.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 311)]
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:320
+        if c:  # rulebooks/civ1981.civ:320
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 320, 'rulebooks/civ1981.civ')
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:321
+        if c:  # rulebooks/civ1981.civ:321
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 321, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 319)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -283,48 +283,48 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:317
+    # rulebooks/civ1981.civ:325
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:321
-        e0_area = 'any'  # rulebooks/civ1981.civ:321
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 322)
+        e0_amount = 4  # rulebooks/civ1981.civ:329
+        e0_area = 'any'  # rulebooks/civ1981.civ:329
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 330)
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:323
-        if c:  # rulebooks/civ1981.civ:323
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 323, 'rulebooks/civ1981.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:324
-        if c:  # rulebooks/civ1981.civ:324
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 324, 'rulebooks/civ1981.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 321)]
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:331
+        if c:  # rulebooks/civ1981.civ:331
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 331, 'rulebooks/civ1981.civ')
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:332
+        if c:  # rulebooks/civ1981.civ:332
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 332, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 329)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:322
-        e0_area = 'any'  # rulebooks/civ1981.civ:322
+        e0_amount = 2  # rulebooks/civ1981.civ:330
+        e0_area = 'any'  # rulebooks/civ1981.civ:330
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:326
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:325
-        if c:  # rulebooks/civ1981.civ:325
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 325, 'rulebooks/civ1981.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:334
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:333
+        if c:  # rulebooks/civ1981.civ:333
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 333, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 322)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 330)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:331
+    # rulebooks/civ1981.civ:339
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:335
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:335
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:343
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:343
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 335)]
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 343)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -333,19 +333,20 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Drama & Poetry': 'Drama and Poetry'}, 'calamity': {'Iconoclasm & Heresy': 'Iconoclasm and Heresy'}, 'commodity': {'Spices': 'Spice'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {'calamity_floor': False, 'africa_iron_age_entry': False}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'prevention': ('amount',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 237, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage."}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 262, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points."}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 276, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 292, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 307, "summary": "Reduce all cities but 4."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 317, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 331, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities."}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 237, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 262, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 282, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 298, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 315, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 325, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 339, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 459, 'discard': 460, 'order': 461, 'assign': 462}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -360,75 +361,75 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:343
+    # rulebooks/civ1981.civ:351
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:344
+    # rulebooks/civ1981.civ:352
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 344),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 352),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:345
+    # rulebooks/civ1981.civ:353
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 346),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 354),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:348
+    # rulebooks/civ1981.civ:356
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 348),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 356),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:349
+    # rulebooks/civ1981.civ:357
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 350),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 358),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:352
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 352)
+    # rulebooks/civ1981.civ:360
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 360)
 
 
 AST = {
     'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
 }
-CIVILIZATIONS = {
-    'Africa': {'rank': 1, 'block': None, 'rows': {}},
-    'Italy': {'rank': 2, 'block': None, 'rows': {}},
-    'Illyria': {'rank': None, 'block': None, 'rows': {}},
-    'Thrace': {'rank': None, 'block': None, 'rows': {}},
-    'Crete': {'rank': None, 'block': None, 'rows': {}},
-    'Asia': {'rank': None, 'block': None, 'rows': {}},
-    'Assyria': {'rank': None, 'block': None, 'rows': {}},
-    'Babylon': {'rank': 8, 'block': None, 'rows': {}},
-    'Egypt': {'rank': 9, 'block': None, 'rows': {}},
-}
+CIVILIZATIONS = _rt.records((
+    '["Africa", {"rank": 1, "block": null, "rows": {}}]',
+    '["Italy", {"rank": 2, "block": null, "rows": {}}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}}]',
+    '["Babylon", {"rank": 8, "block": null, "rows": {}}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}}]',
+))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 375),
-    ('Trade cards', lambda s: s.derived('hand_value'), 376),
-    ('Treasury', lambda s: s.fact('treasury'), 377),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 383),
+    ('Trade cards', lambda s: s.derived('hand_value'), 384),
+    ('Treasury', lambda s: s.fact('treasury'), 385),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 
-LINES = _rt.line_map('69:403 75:237 82:242 84:242 85:242 87:242 90:242 91:242 95:244 106:244 107:244 116:249 121:253 122:253 123:254 125:257 126:257 127:257 128:257 129:255 130:255 131:255 132:255 139:254 140:254 144:257 145:257 146:257 147:257 148:255 149:255 150:255 151:255 158:262 163:267 164:267 165:266 166:266 168:269 169:268 170:268 171:268 172:269 173:269 174:269 175:269 183:276 188:284 189:284 190:280 191:280 192:281 194:282 195:282 196:282 197:282 198:285 199:285 200:285 207:281 208:281 212:282 213:282 214:282 215:282 216:285 217:285 218:285 225:292 230:296 231:296 232:297 234:301 235:301 236:301 237:298 238:298 239:298 240:298 247:297 248:297 252:298 253:298 254:298 255:298 256:302 257:302 258:302 265:307 270:311 272:312 273:312 274:312 275:313 276:313 277:313 284:317 289:321 290:321 291:322 293:323 294:323 295:323 296:324 297:324 298:324 304:322 305:322 309:326 310:325 311:325 312:325 319:331 324:335 325:335 361:343 368:344 372:344 376:345 380:346 384:348 388:348 392:349 396:350 400:352 402:352 409:360 410:361 411:362 412:363 413:364 414:365 415:366 416:367 417:368 423:375 424:376 425:377')
+LINES = _rt.line_map('69:411 75:237 82:242 84:242 85:242 87:242 90:242 91:242 95:244 106:244 107:244 116:249 121:253 122:253 123:254 125:257 126:257 127:257 128:257 129:255 130:255 131:255 132:255 139:254 140:254 144:257 145:257 146:257 147:257 148:255 149:255 150:255 151:255 158:262 163:267 164:267 165:266 166:266 168:269 169:268 170:268 171:268 172:269 173:269 174:269 175:269 183:282 188:290 189:290 190:286 191:286 192:287 194:288 195:288 196:288 197:288 198:291 199:291 200:291 207:287 208:287 212:288 213:288 214:288 215:288 216:291 217:291 218:291 225:298 230:302 231:302 232:303 234:307 235:307 236:307 237:304 238:304 239:304 240:304 247:303 248:303 252:304 253:304 254:304 255:304 256:308 257:308 258:308 265:315 270:319 272:320 273:320 274:320 275:321 276:321 277:321 284:325 289:329 290:329 291:330 293:331 294:331 295:331 296:332 297:332 298:332 304:330 305:330 309:334 310:333 311:333 312:333 319:339 324:343 325:343 362:351 369:352 373:352 377:353 381:354 385:356 389:356 393:357 397:358 401:360 403:360 424:383 425:384 426:385')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:1:33 0:1:32 0:1:27 0:1:26 0:1:25 0:1:24 0:1:27 0:1:34 0:1:32 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29'
 # fmt: on

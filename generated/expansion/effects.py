@@ -13,14 +13,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'e0dc2fdccb62702ba5877a01600093ffed8da289bbf9a92b94bd85786f9401bc'}
+SOURCES = {'rulebooks/expansion.civ': 'c452d107ecfb5ac2833dc1336ba52feeebbb6cfb53e0385a8821b44c481116c3'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
 ABILITIES = (('trade_card_purchase_limit', {'cards': 2}, '27.51: never more than 2 trade cards bought a turn, whatever the advances held'), ('trade_card_purchase', {'stack': 9, 'price': 18}, '27.52: any player may buy stack-9 trade cards, no advance needed'))
 FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50}
+CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50, 'epidemic_city_points': 4}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '■'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '●'},
@@ -230,52 +230,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): 1 more city annexed; Diplomacy and a card the victim drew (primary victim): 1 more city reduced.'
+    "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
     # rulebooks/expansion.civ:529
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b238 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
-        ub238 = type(b238) is _U
-        if ub238:
-            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b238.facts))
-        if ub238 or b238:
-            e0_amount = 1  # rulebooks/expansion.civ:534
-        if ub238 or not b238:
-            e1_amount = 1  # rulebooks/expansion.civ:534
-            e1_area = 'any'  # rulebooks/expansion.civ:534
-        if ub238:
+        e2_amount = None
+        b239 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
+        ub239 = type(b239) is _U
+        if ub239:
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b239.facts))
+        if ub239 or b239:
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:535
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:536
+            e1_area = 'any'  # rulebooks/expansion.civ:536
+        if ub239 or not b239:
+            e2_amount = 1  # rulebooks/expansion.civ:538
+            e2_area = 'any'  # rulebooks/expansion.civ:538
+        if ub239:
             e0_amount = None
             e1_amount = None
+            e2_amount = None
         trace = []
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != '')))  # rulebooks/expansion.civ:536
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:541
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:545
         if type(c) is _U:
-            s.undecided.append((536, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', c.facts))
+            s.undecided.append((545, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
+            if e2_amount is not None:
+                u = _rt.unknown_of(c, e2_amount, v)
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 545, 'rulebooks/expansion.civ'))
+                e2_amount = u
+        elif c:  # rulebooks/expansion.civ:545
+            if e2_amount is not None:
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 545, 'rulebooks/expansion.civ')
+        if type(m0) is _U:
+            s.undecided.append((542, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                u = _rt.unknown_of(c, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 536, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m0, e0_amount, v)
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 542, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif c:  # rulebooks/expansion.civ:536
+        elif m0:  # rulebooks/expansion.civ:542
+            v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'add', 'annex_cities', 'amount', 1, e0_amount, ('Diplomacy',), 536, 'rulebooks/expansion.civ')
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:537
-        if type(c) is _U:
-            s.undecided.append((537, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
-            v = 1
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 542, 'rulebooks/expansion.civ')
+        if type(m0) is _U:
+            s.undecided.append((543, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                u = _rt.unknown_of(c, e1_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 537, 'rulebooks/expansion.civ'))
+                u = _rt.unknown_of(m0, e1_amount, v)
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 543, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif c:  # rulebooks/expansion.civ:537
+        elif m0:  # rulebooks/expansion.civ:543
+            v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e1_amount, ('Diplomacy',), 537, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 543, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 534))
+            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 535))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 534))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 536))
+        if e2_amount is not None:
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 538))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -284,12 +302,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:542
+    # rulebooks/expansion.civ:551
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:546
+        e0_amount = 10  # rulebooks/expansion.civ:555
         trace = []
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 546)]
+        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 555)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -298,34 +316,34 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:550
+    # rulebooks/expansion.civ:559
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:554
-        e0_area = 'any'  # rulebooks/expansion.civ:554
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 555)
+        e0_amount = 10  # rulebooks/expansion.civ:563
+        e0_area = 'any'  # rulebooks/expansion.civ:563
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 564)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:556
-        if c:  # rulebooks/expansion.civ:556
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 556, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:565
+        if c:  # rulebooks/expansion.civ:565
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 565, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 563)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:555
-        e0_area = 'any'  # rulebooks/expansion.civ:555
+        e0_amount = 8  # rulebooks/expansion.civ:564
+        e0_area = 'any'  # rulebooks/expansion.civ:564
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:556
-        if c:  # rulebooks/expansion.civ:556
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 556, 'rulebooks/expansion.civ')
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:557
-        if c:  # rulebooks/expansion.civ:557
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 557, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 555)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:565
+        if c:  # rulebooks/expansion.civ:565
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 565, 'rulebooks/expansion.civ')
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:566
+        if c:  # rulebooks/expansion.civ:566
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 566, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 564)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -333,25 +351,25 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:562
+    # rulebooks/expansion.civ:571
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:566
-        e0_area = 'any'  # rulebooks/expansion.civ:566
+        e0_amount = 3  # rulebooks/expansion.civ:575
+        e0_area = 'any'  # rulebooks/expansion.civ:575
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/expansion.civ:567
-        if c:  # rulebooks/expansion.civ:567
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 567, 'rulebooks/expansion.civ')
-        c = (('Deism' in held))  # rulebooks/expansion.civ:568
-        if c:  # rulebooks/expansion.civ:568
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 568, 'rulebooks/expansion.civ')
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:569
-        if c:  # rulebooks/expansion.civ:569
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 569, 'rulebooks/expansion.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:570
-        if c:  # rulebooks/expansion.civ:570
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 570, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 566)]
+        c = (('Mysticism' in held))  # rulebooks/expansion.civ:576
+        if c:  # rulebooks/expansion.civ:576
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 576, 'rulebooks/expansion.civ')
+        c = (('Deism' in held))  # rulebooks/expansion.civ:577
+        if c:  # rulebooks/expansion.civ:577
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 577, 'rulebooks/expansion.civ')
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:578
+        if c:  # rulebooks/expansion.civ:578
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 578, 'rulebooks/expansion.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:579
+        if c:  # rulebooks/expansion.civ:579
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 579, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -360,13 +378,13 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:573
+    # rulebooks/expansion.civ:582
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:577
-        e1_amount = 5  # rulebooks/expansion.civ:577
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:586
+        e1_amount = 5  # rulebooks/expansion.civ:586
         trace = []
-        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 577), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 577)]
+        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 586), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 586)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -374,63 +392,67 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:581
+    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
+    # rulebooks/expansion.civ:590
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 587, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:587
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 587, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 588, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:588
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 588, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 589, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:589
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 589, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 590, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:590
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 590, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 591, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:591
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 591, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 592, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:592
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 592, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 593, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:593
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 593, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 594, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:594
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 594, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 595, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:595
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 595, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:585
-        e0_by_victim = 15  # rulebooks/expansion.civ:585
-        e1_amount = 0  # rulebooks/expansion.civ:585
-        e1_area = 'any'  # rulebooks/expansion.civ:585
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 596, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:596
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 596, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 597, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:597
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 597, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 598, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:598
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 598, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 599, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:599
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 599, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 600, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:600
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 600, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 601, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:601
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 601, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 602, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:602
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 602, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 603, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:603
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 603, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 604, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:604
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 604, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 619, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:619
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 619, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 620, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:620
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 620, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:594
+        e0_by_victim = 15  # rulebooks/expansion.civ:594
+        e1_amount = 0  # rulebooks/expansion.civ:594
+        e1_area = 'any'  # rulebooks/expansion.civ:594
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:596
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:597
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:598
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:599
-        if m0:  # rulebooks/expansion.civ:596
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 596, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:596
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 596, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:597
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 597, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:597
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 597, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:598
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 598, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:598
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 598, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:603
-        if c:  # rulebooks/expansion.civ:603
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 603, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:604
-        if c:  # rulebooks/expansion.civ:604
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 604, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:605
-        if c:  # rulebooks/expansion.civ:605
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 605, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:600
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 600, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:601
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 601, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 585), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 585)]
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:605
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:606
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:607
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:608
+        if m0:  # rulebooks/expansion.civ:605
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 605, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:605
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 605, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:606
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 606, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:606
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 606, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:607
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 607, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:607
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 607, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:612
+        if c:  # rulebooks/expansion.civ:612
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 612, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:613
+        if c:  # rulebooks/expansion.civ:613
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 613, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:614
+        if c:  # rulebooks/expansion.civ:614
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 614, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:609
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 609, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:610
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 610, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 594), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 594)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -440,24 +462,24 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:613
+    # rulebooks/expansion.civ:630
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:617
+        e0_amount = 15  # rulebooks/expansion.civ:634
         trace = []
-        c = (('Theocracy' in held))  # rulebooks/expansion.civ:618
-        if c:  # rulebooks/expansion.civ:618
-            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 618, 'rulebooks/expansion.civ')
-        c = (('Mining' in held))  # rulebooks/expansion.civ:619
-        if c:  # rulebooks/expansion.civ:619
-            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 619, 'rulebooks/expansion.civ')
-        c = (('Mythology' in held))  # rulebooks/expansion.civ:620
-        if c:  # rulebooks/expansion.civ:620
-            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 620, 'rulebooks/expansion.civ')
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:621
-        if c:  # rulebooks/expansion.civ:621
-            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 621, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 617)]
+        c = (('Theocracy' in held))  # rulebooks/expansion.civ:635
+        if c:  # rulebooks/expansion.civ:635
+            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 635, 'rulebooks/expansion.civ')
+        c = (('Mining' in held))  # rulebooks/expansion.civ:636
+        if c:  # rulebooks/expansion.civ:636
+            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 636, 'rulebooks/expansion.civ')
+        c = (('Mythology' in held))  # rulebooks/expansion.civ:637
+        if c:  # rulebooks/expansion.civ:637
+            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 637, 'rulebooks/expansion.civ')
+        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:638
+        if c:  # rulebooks/expansion.civ:638
+            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 638, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 634)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -466,17 +488,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:626
+    # rulebooks/expansion.civ:643
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:630
-        e0_area = 'any'  # rulebooks/expansion.civ:630
+        e0_amount = 1  # rulebooks/expansion.civ:647
+        e0_area = 'any'  # rulebooks/expansion.civ:647
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:631
-        if s.decide(m0, 631, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:631
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 631, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:648
+        if s.decide(m0, 648, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:648
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 648, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -485,78 +507,78 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:635
+    # rulebooks/expansion.civ:652
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 648, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:648
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 648, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 665, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:665
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 665, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b495 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:640
-        ub495 = type(b495) is _U
-        if ub495:
-            s.undecided.append((640, 'rulebooks/expansion.civ', 'which effects apply', b495.facts))
-        if ub495 or b495:
-            e0_amount = 17  # rulebooks/expansion.civ:641
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:641
-        if ub495 or not b495:
-            e1_amount = 1  # rulebooks/expansion.civ:643
-            e1_area = 'coastal'  # rulebooks/expansion.civ:643
-            e2_amount = 0  # rulebooks/expansion.civ:644
-            e2_area = 'coastal'  # rulebooks/expansion.civ:644
-        if ub495:
+        b517 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:657
+        ub517 = type(b517) is _U
+        if ub517:
+            s.undecided.append((657, 'rulebooks/expansion.civ', 'which effects apply', b517.facts))
+        if ub517 or b517:
+            e0_amount = 17  # rulebooks/expansion.civ:658
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:658
+        if ub517 or not b517:
+            e1_amount = 1  # rulebooks/expansion.civ:660
+            e1_area = 'coastal'  # rulebooks/expansion.civ:660
+            e2_amount = 0  # rulebooks/expansion.civ:661
+            e2_area = 'coastal'  # rulebooks/expansion.civ:661
+        if ub517:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 647)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 664)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:650
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:667
         if type(m1) is _U:
-            s.undecided.append((652, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((669, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 652, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 669, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:652
+        elif m1:  # rulebooks/expansion.civ:669
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 652, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 669, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((651, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((668, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 651, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 668, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:651
+        elif m1:  # rulebooks/expansion.civ:668
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 651, 'rulebooks/expansion.civ')
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:649
-        if c:  # rulebooks/expansion.civ:649
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 668, 'rulebooks/expansion.civ')
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:666
+        if c:  # rulebooks/expansion.civ:666
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 649, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 641))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 658))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 643))
+            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 660))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 644))
+            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 661))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:647
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:647
+        e0_amount = 10  # rulebooks/expansion.civ:664
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:664
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:649
-        if c:  # rulebooks/expansion.civ:649
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 649, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:666
+        if c:  # rulebooks/expansion.civ:666
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 664)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -564,23 +586,23 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:659
+    # rulebooks/expansion.civ:676
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 664, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:664
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 664, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:663
+        if s.decide((s.fact('edge_units') == 0), 681, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:681
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 681, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:680
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:665
-        if c:  # rulebooks/expansion.civ:665
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 665, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:666
-        if c:  # rulebooks/expansion.civ:666
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 666, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:667
-        if c:  # rulebooks/expansion.civ:667
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 667, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 663)]
+        c = (('Politics' in held))  # rulebooks/expansion.civ:688
+        if c:  # rulebooks/expansion.civ:688
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 688, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:689
+        if c:  # rulebooks/expansion.civ:689
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 689, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:690
+        if c:  # rulebooks/expansion.civ:690
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 690, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 680)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -588,14 +610,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:672
+    # rulebooks/expansion.civ:695
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:676
-        e0_area = 'any'  # rulebooks/expansion.civ:676
-        e1_amount = 5  # rulebooks/expansion.civ:676
+        e0_amount = 1  # rulebooks/expansion.civ:699
+        e0_area = 'any'  # rulebooks/expansion.civ:699
+        e1_amount = 5  # rulebooks/expansion.civ:699
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 676), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 676)]
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 699), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 699)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -604,55 +626,55 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:680
+    # rulebooks/expansion.civ:703
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:684
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:684
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:684
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 685)
+        e0_amount = 3  # rulebooks/expansion.civ:707
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:707
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:707
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 708)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:687
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:710
         e0_amount_unselected = 0
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:686
-        if c:  # rulebooks/expansion.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 686, 'rulebooks/expansion.civ')
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:709
+        if c:  # rulebooks/expansion.civ:709
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 709, 'rulebooks/expansion.civ')
             e0_amount_unselected += 1
-        if m1:  # rulebooks/expansion.civ:687
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:710
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
             e0_amount_unselected += 2
-        if m1:  # rulebooks/expansion.civ:687
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:688
-        if c:  # rulebooks/expansion.civ:688
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 688, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 684), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 684)]
+        if m1:  # rulebooks/expansion.civ:710
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:711
+        if c:  # rulebooks/expansion.civ:711
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 711, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 707), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 707)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:685
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:685
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:685
+        e0_amount = 2  # rulebooks/expansion.civ:708
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:708
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:708
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:687
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:710
         e0_amount_unselected = 0
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:686
-        if c:  # rulebooks/expansion.civ:686
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 686, 'rulebooks/expansion.civ')
+        c = (('Masonry' in held))  # rulebooks/expansion.civ:709
+        if c:  # rulebooks/expansion.civ:709
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 709, 'rulebooks/expansion.civ')
             e0_amount_unselected += 1
-        if m1:  # rulebooks/expansion.civ:687
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:710
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
             e0_amount_unselected += 2
-        if m1:  # rulebooks/expansion.civ:687
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 687, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:688
-        if c:  # rulebooks/expansion.civ:688
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 688, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 685), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 685)]
+        if m1:  # rulebooks/expansion.civ:710
+            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:711
+        if c:  # rulebooks/expansion.civ:711
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 711, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 708), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 708)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -660,64 +682,64 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:696
+    # rulebooks/expansion.civ:719
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:700
-        e0_area = 'any'  # rulebooks/expansion.civ:700
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 701)
+        e0_amount = 16  # rulebooks/expansion.civ:723
+        e0_area = 'any'  # rulebooks/expansion.civ:723
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 724)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:703
-        if c:  # rulebooks/expansion.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 703, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:704
-        if c:  # rulebooks/expansion.civ:704
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 704, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:707
-        if c:  # rulebooks/expansion.civ:707
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 707, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:708
-        if c:  # rulebooks/expansion.civ:708
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 708, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 700)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
-        _rt.least_over(s, effects, ('damage',))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:726
+        if c:  # rulebooks/expansion.civ:726
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 726, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:727
+        if c:  # rulebooks/expansion.civ:727
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 727, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:730
+        if c:  # rulebooks/expansion.civ:730
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 730, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:731
+        if c:  # rulebooks/expansion.civ:731
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 731, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
+        _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:701
-        e0_area = 'any'  # rulebooks/expansion.civ:701
+        e0_amount = 10  # rulebooks/expansion.civ:724
+        e0_area = 'any'  # rulebooks/expansion.civ:724
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:705
-        if c:  # rulebooks/expansion.civ:705
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 705, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:706
-        if c:  # rulebooks/expansion.civ:706
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 706, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:707
-        if c:  # rulebooks/expansion.civ:707
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 707, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:708
-        if c:  # rulebooks/expansion.civ:708
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 708, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 701)]
-        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
-        _rt.least_over(s, effects, ('damage',))
+        c = (('Medicine' in held))  # rulebooks/expansion.civ:728
+        if c:  # rulebooks/expansion.civ:728
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 728, 'rulebooks/expansion.civ')
+        c = (('Anatomy' in held))  # rulebooks/expansion.civ:729
+        if c:  # rulebooks/expansion.civ:729
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 729, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:730
+        if c:  # rulebooks/expansion.civ:730
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 730, 'rulebooks/expansion.civ')
+        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:731
+        if c:  # rulebooks/expansion.civ:731
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 731, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 724)]
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
+        _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:712
+    # rulebooks/expansion.civ:738
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:716
-        e0_area = 'coastal'  # rulebooks/expansion.civ:716
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:716
+        e0_amount = 5  # rulebooks/expansion.civ:742
+        e0_area = 'coastal'  # rulebooks/expansion.civ:742
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:742
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 716), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 716)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 742), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 742)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -727,18 +749,18 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:721
+    # rulebooks/expansion.civ:747
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:725
+        e0_amount = 10  # rulebooks/expansion.civ:751
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:726
-        if c:  # rulebooks/expansion.civ:726
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 726, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:727
-        if c:  # rulebooks/expansion.civ:727
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 727, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 725)]
+        c = (('Coinage' in held))  # rulebooks/expansion.civ:752
+        if c:  # rulebooks/expansion.civ:752
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 752, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:753
+        if c:  # rulebooks/expansion.civ:753
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 753, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 751)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -748,36 +770,36 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:731
+    # rulebooks/expansion.civ:757
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:735
+        e0_amount = 3  # rulebooks/expansion.civ:761
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:736
-        if c:  # rulebooks/expansion.civ:736
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 736, 'rulebooks/expansion.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:737
-        if c:  # rulebooks/expansion.civ:737
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 737, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:738
-        if c:  # rulebooks/expansion.civ:738
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 738, 'rulebooks/expansion.civ')
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:739
-        if c:  # rulebooks/expansion.civ:739
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 739, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:740
-        if c:  # rulebooks/expansion.civ:740
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 740, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:741
-        if c:  # rulebooks/expansion.civ:741
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 741, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:742
-        if c:  # rulebooks/expansion.civ:742
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 742, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:743
-        if c:  # rulebooks/expansion.civ:743
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 743, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 735)]
+        c = (('Music' in held))  # rulebooks/expansion.civ:762
+        if c:  # rulebooks/expansion.civ:762
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 762, 'rulebooks/expansion.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:763
+        if c:  # rulebooks/expansion.civ:763
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 763, 'rulebooks/expansion.civ')
+        c = (('Law' in held))  # rulebooks/expansion.civ:764
+        if c:  # rulebooks/expansion.civ:764
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 764, 'rulebooks/expansion.civ')
+        c = (('Democracy' in held))  # rulebooks/expansion.civ:765
+        if c:  # rulebooks/expansion.civ:765
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 765, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:766
+        if c:  # rulebooks/expansion.civ:766
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 766, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:767
+        if c:  # rulebooks/expansion.civ:767
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 767, 'rulebooks/expansion.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:768
+        if c:  # rulebooks/expansion.civ:768
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 768, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:769
+        if c:  # rulebooks/expansion.civ:769
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 769, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 761)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -785,13 +807,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:747
+    # rulebooks/expansion.civ:773
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:751
-        e0_area = 'any'  # rulebooks/expansion.civ:751
+        e0_amount = 5  # rulebooks/expansion.civ:777
+        e0_area = 'any'  # rulebooks/expansion.civ:777
         trace = []
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 751)]
+        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 777)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -799,22 +821,24 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
-    'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:757
+    'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
+    # rulebooks/expansion.civ:783
     held = s.held_set
     if role == 'primary':
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:761
+        if s.decide((s.neighbours('land') == 0), 792, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:792
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 792, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:787
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:762
-        if c:  # rulebooks/expansion.civ:762
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 762, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:763
-        if c:  # rulebooks/expansion.civ:763
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 763, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:764
-        if c:  # rulebooks/expansion.civ:764
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 764, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 761)]
+        c = (('Sculpture' in held))  # rulebooks/expansion.civ:788
+        if c:  # rulebooks/expansion.civ:788
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 788, 'rulebooks/expansion.civ')
+        c = (('Monarchy' in held))  # rulebooks/expansion.civ:789
+        if c:  # rulebooks/expansion.civ:789
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 789, 'rulebooks/expansion.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:790
+        if c:  # rulebooks/expansion.civ:790
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 790, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 787)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -823,60 +847,60 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:769
+    # rulebooks/expansion.civ:800
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:773
-        e0_area = 'any'  # rulebooks/expansion.civ:773
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 774)
+        e0_amount = 4  # rulebooks/expansion.civ:804
+        e0_area = 'any'  # rulebooks/expansion.civ:804
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 805)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:776
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:777
-        if c:  # rulebooks/expansion.civ:777
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 777, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:778
-        if c:  # rulebooks/expansion.civ:778
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 778, 'rulebooks/expansion.civ')
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:779
-        if c:  # rulebooks/expansion.civ:779
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 779, 'rulebooks/expansion.civ')
-        if s.decide(m0, 776, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:776
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 776, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 773)]
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:807
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:808
+        if c:  # rulebooks/expansion.civ:808
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 808, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:809
+        if c:  # rulebooks/expansion.civ:809
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 809, 'rulebooks/expansion.civ')
+        c = (('Monotheism' in held))  # rulebooks/expansion.civ:810
+        if c:  # rulebooks/expansion.civ:810
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 810, 'rulebooks/expansion.civ')
+        if s.decide(m0, 807, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:807
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 807, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 804)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:774
-        e0_area = 'any'  # rulebooks/expansion.civ:774
+        e0_amount = 2  # rulebooks/expansion.civ:805
+        e0_area = 'any'  # rulebooks/expansion.civ:805
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:777
-        if c:  # rulebooks/expansion.civ:777
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 777, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:778
-        if c:  # rulebooks/expansion.civ:778
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 778, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 774)]
+        c = (('Philosophy' in held))  # rulebooks/expansion.civ:808
+        if c:  # rulebooks/expansion.civ:808
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 808, 'rulebooks/expansion.civ')
+        c = (('Theology' in held))  # rulebooks/expansion.civ:809
+        if c:  # rulebooks/expansion.civ:809
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 809, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 805)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:784
+    # rulebooks/expansion.civ:815
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:788
-        e0_area = 'any'  # rulebooks/expansion.civ:788
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:819
+        e0_area = 'any'  # rulebooks/expansion.civ:819
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:789
-        if s.decide(m0, 789, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:789
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 789, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 788)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:820
+        if s.decide(m0, 820, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:820
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 820, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 819)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -886,20 +910,20 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:793
+    # rulebooks/expansion.civ:824
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 798, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:797
+        if s.decide((s.fact('cities') == 0), 829, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:829
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 829, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:828
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:799
-        if c:  # rulebooks/expansion.civ:799
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 799, 'rulebooks/expansion.civ')
-        c = (('Library' in held))  # rulebooks/expansion.civ:800
-        if c:  # rulebooks/expansion.civ:800
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 800, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 797)]
+        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:830
+        if c:  # rulebooks/expansion.civ:830
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 830, 'rulebooks/expansion.civ')
+        c = (('Library' in held))  # rulebooks/expansion.civ:831
+        if c:  # rulebooks/expansion.civ:831
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 831, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 828)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -908,59 +932,59 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:804
+    # rulebooks/expansion.civ:835
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:808
-        e0_area = 'coastal'  # rulebooks/expansion.civ:808
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 809)
+        e0_amount = 2  # rulebooks/expansion.civ:839
+        e0_area = 'coastal'  # rulebooks/expansion.civ:839
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 840)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:811
-        if c:  # rulebooks/expansion.civ:811
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 811, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 808)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:842
+        if c:  # rulebooks/expansion.civ:842
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 842, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 839)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:809
-        e0_area = 'coastal'  # rulebooks/expansion.civ:809
+        e0_amount = 1  # rulebooks/expansion.civ:840
+        e0_area = 'coastal'  # rulebooks/expansion.civ:840
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:811
-        if c:  # rulebooks/expansion.civ:811
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 811, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 809)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:842
+        if c:  # rulebooks/expansion.civ:842
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 842, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 840)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:815
+    # rulebooks/expansion.civ:846
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b945 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:820
-        ub945 = type(b945) is _U
-        if ub945:
-            s.undecided.append((820, 'rulebooks/expansion.civ', 'which effects apply', b945.facts))
-        if ub945 or b945:
-            e0_amount = 1  # rulebooks/expansion.civ:820
-            e0_to = 'trader'  # rulebooks/expansion.civ:820
-        if ub945 or not b945:
-            e1_amount = 1  # rulebooks/expansion.civ:820
-        if ub945:
+        b969 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:851
+        ub969 = type(b969) is _U
+        if ub969:
+            s.undecided.append((851, 'rulebooks/expansion.civ', 'which effects apply', b969.facts))
+        if ub969 or b969:
+            e0_amount = 1  # rulebooks/expansion.civ:851
+            e0_to = 'trader'  # rulebooks/expansion.civ:851
+        if ub969 or not b969:
+            e1_amount = 1  # rulebooks/expansion.civ:851
+        if ub969:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 820))
+            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 851))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 820))
+            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 851))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -969,35 +993,36 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'prevention': ('amount',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 502, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 529, "summary": "With a card traded to the victim: the beneficiary annexes 1 city; otherwise reduce 1 city."}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 542, "summary": "Lose 10 treasury."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage."}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 562, "summary": "Reduce 3 cities."}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Lose all your ships; lose 5 treasury."}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 581, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry."}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 613, "summary": "15 of your tokens may not support cities; reduce unsupported cities."}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 626, "summary": "Destroy 1 city."}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 635, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader", "line": 659, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area."}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 672, "summary": "Reduce 1 city; lose 5 treasury."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 680, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 696, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader)."}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 712, "summary": "Take 5 damage from coastal areas; lose all your ships."}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 721, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 731, "summary": "Reduce all cities but 3."}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 747, "summary": "Lose 5 tokens."}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 757, "summary": "The beneficiary annexes 2 unit points per city."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 769, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader)."}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 784, "summary": "Take 1 damage per city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 793, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 804, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader)."}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 815, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card."}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 502, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 529, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 551, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 559, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 571, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 582, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 590, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 630, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 643, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 652, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 676, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 695, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 703, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 719, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 738, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 747, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 757, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 773, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 783, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 800, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 815, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 824, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 835, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 846, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('victim',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1034, 'minor_limit': 1035, 'discard': 1036, 'order': 1037, 'beneficiary_rank': 1038, 'beneficiary_ties': 1039, 'assign': 1040}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1028,90 +1053,90 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:831
+    # rulebooks/expansion.civ:862
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:832
+    # rulebooks/expansion.civ:863
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 833, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 864, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:835
+    # rulebooks/expansion.civ:866
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 836, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 837),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 867, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 868),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:839
+    # rulebooks/expansion.civ:870
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 840, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 841),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 871, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 872),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:843
+    # rulebooks/expansion.civ:874
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 844, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 845),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 875, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 876),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:847
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 847)
+    # rulebooks/expansion.civ:878
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 878)
 
 
 AST = {
     'standard': {'name': 'A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['Stone Age'], 'spaces': 15, 'step_points': 100},
 }
-CIVILIZATIONS = {
-    'Crete': {'rank': 1, 'block': 'west', 'rows': {}},
-    'Arabia': {'rank': 2, 'block': 'east', 'rows': {}},
-    'Illyria': {'rank': None, 'block': 'west', 'rows': {}},
-    'Chorasmia': {'rank': None, 'block': 'east', 'rows': {}},
-    'Assyria': {'rank': None, 'block': 'west', 'rows': {}},
-    'Dravidian': {'rank': None, 'block': 'east', 'rows': {}},
-    'Thrace': {'rank': None, 'block': 'west', 'rows': {}},
-    'Babylon': {'rank': None, 'block': 'east', 'rows': {}},
-    'Carthage': {'rank': None, 'block': 'west', 'rows': {}},
-    'Mauryan': {'rank': None, 'block': 'east', 'rows': {}},
-    'Rome': {'rank': None, 'block': 'west', 'rows': {}},
-    'Kushan': {'rank': None, 'block': 'east', 'rows': {}},
-    'Iberia': {'rank': None, 'block': 'west', 'rows': {}},
-    'Nubia': {'rank': None, 'block': 'east', 'rows': {}},
-    'Hatti': {'rank': None, 'block': 'west', 'rows': {}},
-    'Indus': {'rank': None, 'block': 'east', 'rows': {}},
-    'Egypt': {'rank': 18, 'block': 'west', 'rows': {}},
-    'Persia': {'rank': None, 'block': 'east', 'rows': {}},
-}
+CIVILIZATIONS = _rt.records((
+    '["Crete", {"rank": 1, "block": "west", "rows": {}}]',
+    '["Arabia", {"rank": 2, "block": "east", "rows": {}}]',
+    '["Illyria", {"rank": null, "block": "west", "rows": {}}]',
+    '["Chorasmia", {"rank": null, "block": "east", "rows": {}}]',
+    '["Assyria", {"rank": null, "block": "west", "rows": {}}]',
+    '["Dravidian", {"rank": null, "block": "east", "rows": {}}]',
+    '["Thrace", {"rank": null, "block": "west", "rows": {}}]',
+    '["Babylon", {"rank": null, "block": "east", "rows": {}}]',
+    '["Carthage", {"rank": null, "block": "west", "rows": {}}]',
+    '["Mauryan", {"rank": null, "block": "east", "rows": {}}]',
+    '["Rome", {"rank": null, "block": "west", "rows": {}}]',
+    '["Kushan", {"rank": null, "block": "east", "rows": {}}]',
+    '["Iberia", {"rank": null, "block": "west", "rows": {}}]',
+    '["Nubia", {"rank": null, "block": "east", "rows": {}}]',
+    '["Hatti", {"rank": null, "block": "west", "rows": {}}]',
+    '["Indus", {"rank": null, "block": "east", "rows": {}}]',
+    '["Egypt", {"rank": 18, "block": "west", "rows": {}}]',
+    '["Persia", {"rank": null, "block": "east", "rows": {}}]',
+))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 884),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 885),
-    ('Treasury', lambda s: s.fact('treasury'), 886),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 887),
-    ('Cities', lambda s: (s.fact('cities') * 50), 888),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 889),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 915),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 916),
+    ('Treasury', lambda s: s.fact('treasury'), 917),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 918),
+    ('Cities', lambda s: (s.fact('cities') * 50), 919),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 920),
 ]
 SCORE_TIEBREAKS = [
 ]
-SCORE_AST = (887,)
+SCORE_AST = (918,)
 
-LINES = _rt.line_map('140:952 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 239:534 241:534 242:534 244:534 246:534 247:534 252:536 253:536 254:536 255:536 257:536 258:536 259:536 260:536 262:536 263:537 264:537 265:537 266:537 268:537 269:537 270:537 271:537 273:537 285:542 290:546 299:550 304:554 305:554 306:555 308:556 309:556 310:556 317:555 318:555 322:556 323:556 324:556 325:557 326:557 327:557 334:562 339:566 340:566 342:567 343:567 344:567 345:568 346:568 347:568 348:569 349:569 350:569 351:570 352:570 353:570 361:573 366:577 367:577 376:581 381:587 382:587 383:588 384:588 385:589 386:589 387:590 388:590 389:591 390:591 391:592 392:592 393:593 394:593 395:594 396:594 397:595 398:595 399:585 400:585 401:585 402:585 404:596 405:597 406:598 407:599 408:596 409:596 410:596 411:596 412:597 413:597 414:597 415:597 416:598 417:598 418:598 419:598 420:603 421:603 422:603 423:604 424:604 425:604 426:605 427:605 428:605 429:600 430:600 431:601 432:601 441:613 446:617 448:618 449:618 450:618 451:619 452:619 453:619 454:620 455:620 456:620 457:621 458:621 459:621 467:626 472:630 473:630 476:631 477:631 478:631 486:635 491:648 492:648 496:640 498:640 499:640 501:641 502:641 504:643 505:643 506:644 507:644 512:647 514:650 515:652 516:652 517:652 519:652 520:652 521:652 522:652 524:652 525:651 526:651 527:651 529:651 530:651 531:651 532:651 534:651 535:649 536:649 538:649 551:647 552:647 556:649 557:649 558:649 565:659 570:664 571:664 572:663 574:665 575:665 576:665 577:666 578:666 579:666 580:667 581:667 582:667 589:672 594:676 595:676 596:676 605:680 610:684 611:684 612:684 613:685 615:687 617:686 618:686 619:686 620:686 621:687 622:687 623:687 624:687 625:687 626:688 627:688 628:688 635:685 636:685 637:685 641:687 643:686 644:686 645:686 646:686 647:687 648:687 649:687 650:687 651:687 652:688 653:688 654:688 661:696 666:700 667:700 668:701 670:703 671:703 672:703 673:704 674:704 675:704 676:707 677:707 678:707 679:708 680:708 681:708 688:701 689:701 693:705 694:705 695:705 696:706 697:706 698:706 699:707 700:707 701:707 702:708 703:708 704:708 711:712 716:716 717:716 718:716 728:721 733:725 735:726 736:726 737:726 738:727 739:727 740:727 749:731 754:735 756:736 757:736 758:736 759:737 760:737 761:737 762:738 763:738 764:738 765:739 766:739 767:739 768:740 769:740 770:740 771:741 772:741 773:741 774:742 775:742 776:742 777:743 778:743 779:743 786:747 791:751 792:751 801:757 806:761 808:762 809:762 810:762 811:763 812:763 813:763 814:764 815:764 816:764 824:769 829:773 830:773 831:774 834:776 835:777 836:777 837:777 838:778 839:778 840:778 841:779 842:779 843:779 844:776 845:776 851:774 852:774 856:777 857:777 858:777 859:778 860:778 861:778 867:784 872:788 873:788 876:789 877:789 878:789 887:793 892:798 893:798 894:797 896:799 897:799 898:799 899:800 900:800 901:800 909:804 914:808 915:808 916:809 918:811 919:811 920:811 926:809 927:809 931:811 932:811 933:811 939:815 946:820 948:820 949:820 951:820 952:820 954:820 1029:831 1036:832 1040:833 1044:835 1048:836 1049:837 1053:839 1057:840 1058:841 1062:843 1066:844 1067:845 1071:847 1073:847 1080:859 1081:860 1082:861 1083:862 1084:863 1085:864 1086:865 1087:866 1088:867 1089:868 1090:869 1091:870 1092:871 1093:872 1094:873 1095:874 1096:875 1097:876 1103:884 1104:885 1105:886 1106:887 1107:888 1108:889')
+LINES = _rt.line_map('140:983 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 240:534 242:534 243:534 245:535 246:536 247:536 249:538 250:538 256:541 257:545 258:545 259:545 260:545 262:545 263:545 264:545 265:545 267:545 268:542 269:542 270:542 272:542 273:542 274:542 275:542 276:542 278:542 279:543 280:543 281:543 283:543 284:543 285:543 286:543 287:543 289:543 303:551 308:555 317:559 322:563 323:563 324:564 326:565 327:565 328:565 335:564 336:564 340:565 341:565 342:565 343:566 344:566 345:566 352:571 357:575 358:575 360:576 361:576 362:576 363:577 364:577 365:577 366:578 367:578 368:578 369:579 370:579 371:579 379:582 384:586 385:586 394:590 399:596 400:596 401:597 402:597 403:598 404:598 405:599 406:599 407:600 408:600 409:601 410:601 411:602 412:602 413:603 414:603 415:604 416:604 417:619 418:619 419:620 420:620 421:594 422:594 423:594 424:594 426:605 427:606 428:607 429:608 430:605 431:605 432:605 433:605 434:606 435:606 436:606 437:606 438:607 439:607 440:607 441:607 442:612 443:612 444:612 445:613 446:613 447:613 448:614 449:614 450:614 451:609 452:609 453:610 454:610 463:630 468:634 470:635 471:635 472:635 473:636 474:636 475:636 476:637 477:637 478:637 479:638 480:638 481:638 489:643 494:647 495:647 498:648 499:648 500:648 508:652 513:665 514:665 518:657 520:657 521:657 523:658 524:658 526:660 527:660 528:661 529:661 534:664 536:667 537:669 538:669 539:669 541:669 542:669 543:669 544:669 546:669 547:668 548:668 549:668 551:668 552:668 553:668 554:668 556:668 557:666 558:666 560:666 573:664 574:664 578:666 579:666 580:666 587:676 592:681 593:681 594:680 596:688 597:688 598:688 599:689 600:689 601:689 602:690 603:690 604:690 611:695 616:699 617:699 618:699 627:703 632:707 633:707 634:707 635:708 637:710 639:709 640:709 641:709 642:709 643:710 644:710 645:710 646:710 647:710 648:711 649:711 650:711 657:708 658:708 659:708 663:710 665:709 666:709 667:709 668:709 669:710 670:710 671:710 672:710 673:710 674:711 675:711 676:711 683:719 688:723 689:723 690:724 692:726 693:726 694:726 695:727 696:727 697:727 698:730 699:730 700:730 701:731 702:731 703:731 710:724 711:724 715:728 716:728 717:728 718:729 719:729 720:729 721:730 722:730 723:730 724:731 725:731 726:731 733:738 738:742 739:742 740:742 750:747 755:751 757:752 758:752 759:752 760:753 761:753 762:753 771:757 776:761 778:762 779:762 780:762 781:763 782:763 783:763 784:764 785:764 786:764 787:765 788:765 789:765 790:766 791:766 792:766 793:767 794:767 795:767 796:768 797:768 798:768 799:769 800:769 801:769 808:773 813:777 814:777 823:783 828:792 829:792 830:787 832:788 833:788 834:788 835:789 836:789 837:789 838:790 839:790 840:790 848:800 853:804 854:804 855:805 858:807 859:808 860:808 861:808 862:809 863:809 864:809 865:810 866:810 867:810 868:807 869:807 875:805 876:805 880:808 881:808 882:808 883:809 884:809 885:809 891:815 896:819 897:819 900:820 901:820 902:820 911:824 916:829 917:829 918:828 920:830 921:830 922:830 923:831 924:831 925:831 933:835 938:839 939:839 940:840 942:842 943:842 944:842 950:840 951:840 955:842 956:842 957:842 963:846 970:851 972:851 973:851 975:851 976:851 978:851 1054:862 1061:863 1065:864 1069:866 1073:867 1074:868 1078:870 1082:871 1083:872 1087:874 1091:875 1092:876 1096:878 1098:878 1128:915 1129:916 1130:917 1131:918 1132:919 1133:920')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:69 0:5:69 0:5:69 0:26:41 0:51:67 0:51:67 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:79 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:1:43 0:1:44 0:1:38 0:1:40 0:1:38 0:1:40 0:1:37 0:1:38 0:1:39 0:1:38 0:1:35 0:1:37 0:1:37 0:1:36 0:1:36 0:1:36 0:1:44 0:1:37 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
 # fmt: on

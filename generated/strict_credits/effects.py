@@ -13,14 +13,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'strict_credits', 'name': 'Strict credits (Mega Civilization, each credit used once a turn)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/strict_credits.civ'
-SOURCES = {'rulebooks/megaciv.civ': '12e7150d9e83bb3c65d6c74f72411a65df47efeedc5b49396825e28fbb53372c', 'rulebooks/house/strict_credits.civ': '6bad9e097c719debfe3f55b4730dc5708872c3345f7eb7b61f0959f11013de4a'}
+SOURCES = {'rulebooks/megaciv.civ': 'cf4ec5b984986c6de73faf41337467a64712251ddfc261db929a87ed55b66780', 'rulebooks/house/strict_credits.civ': '6bad9e097c719debfe3f55b4730dc5708872c3345f7eb7b61f0959f11013de4a'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ('single_use',)
 SCENARIOS = ('The Short Game', 'The First Game')
 ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
 FACT_DEFAULTS = {'scenario': ''}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2, 'separate_blocks_players': 12}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -341,16 +341,22 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
-    'Treachery (stack 2, major tradable). The beneficiary annexes 1 city. Modifiers: Diplomacy: 1 more city annexed.'
+    "Treachery (stack 2, major tradable). The beneficiary annexes as many cities as the smaller of 1 and the beneficiary's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary's cities in stock. Modifiers: Diplomacy: exactly cities annexed, as many as the smaller of 2 and the beneficiary's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the beneficiary's cities in stock."
     # rulebooks/megaciv.civ:541
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:545
+        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:546
+        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:547
+        e1_area = 'any'  # rulebooks/megaciv.civ:547
         trace = []
-        c = (('Diplomacy' in held))  # rulebooks/megaciv.civ:546
-        if c:  # rulebooks/megaciv.civ:546
-            e0_amount = _rt.change(trace, 'add', 'annex_cities', 'amount', 1, e0_amount, ('Diplomacy',), 546, 'rulebooks/megaciv.civ')
-        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 545)]
+        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:549
+        if m0:  # rulebooks/megaciv.civ:550
+            v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
+            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 550, 'rulebooks/megaciv.civ')
+        if m0:  # rulebooks/megaciv.civ:551
+            v = (2 - _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))
+            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 551, 'rulebooks/megaciv.civ')
+        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 546), ('destroy_cities', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 547)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -359,60 +365,60 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:550
+    # rulebooks/megaciv.civ:556
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:554
-        e0_area = 'any'  # rulebooks/megaciv.civ:554
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 555)
+        e0_amount = 10  # rulebooks/megaciv.civ:560
+        e0_area = 'any'  # rulebooks/megaciv.civ:560
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 561)
         trace = []
-        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:556
-        if c:  # rulebooks/megaciv.civ:556
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 556, 'rulebooks/megaciv.civ')
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
-        if c:  # rulebooks/megaciv.civ:557
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 557, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
-        if c:  # rulebooks/megaciv.civ:558
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 554)]
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:562
+        if c:  # rulebooks/megaciv.civ:562
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 562, 'rulebooks/megaciv.civ')
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:563
+        if c:  # rulebooks/megaciv.civ:563
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 563, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:564
+        if c:  # rulebooks/megaciv.civ:564
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 564, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 560)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:555
-        e0_area = 'any'  # rulebooks/megaciv.civ:555
+        e0_amount = 5  # rulebooks/megaciv.civ:561
+        e0_area = 'any'  # rulebooks/megaciv.civ:561
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:557
-        if c:  # rulebooks/megaciv.civ:557
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 557, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:558
-        if c:  # rulebooks/megaciv.civ:558
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 558, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 555)]
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:563
+        if c:  # rulebooks/megaciv.civ:563
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 563, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:564
+        if c:  # rulebooks/megaciv.civ:564
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 564, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 561)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:563
+    # rulebooks/megaciv.civ:570
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:567
+        e0_amount = 2  # rulebooks/megaciv.civ:574
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:568
-        if c:  # rulebooks/megaciv.civ:568
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 568, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:569
-        if c:  # rulebooks/megaciv.civ:569
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 569, 'rulebooks/megaciv.civ')
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:570
-        if c:  # rulebooks/megaciv.civ:570
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 570, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 567)]
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:575
+        if c:  # rulebooks/megaciv.civ:575
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 575, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:576
+        if c:  # rulebooks/megaciv.civ:576
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 576, 'rulebooks/megaciv.civ')
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:577
+        if c:  # rulebooks/megaciv.civ:577
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 577, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 574)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -421,75 +427,75 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:576
+    # rulebooks/megaciv.civ:583
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b428 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:581
-        ub428 = type(b428) is _U
-        if ub428:
-            s.undecided.append((581, 'rulebooks/megaciv.civ', 'which effects apply', b428.facts))
-        if ub428 or b428:
-            e0_amount = 15  # rulebooks/megaciv.civ:581
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:581
-        if ub428 or not b428:
-            e1_amount = 5  # rulebooks/megaciv.civ:581
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:581
-        if ub428:
+        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:588
+        ub434 = type(b434) is _U
+        if ub434:
+            s.undecided.append((588, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
+        if ub434 or b434:
+            e0_amount = 15  # rulebooks/megaciv.civ:588
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:588
+        if ub434 or not b434:
+            e1_amount = 5  # rulebooks/megaciv.civ:588
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:588
+        if ub434:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 583)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 590)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:584
-        if c:  # rulebooks/megaciv.civ:584
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:591
+        if c:  # rulebooks/megaciv.civ:591
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 591, 'rulebooks/megaciv.civ')
             elif e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 591, 'rulebooks/megaciv.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 581))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 588))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 581))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 588))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:583
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:583
+        e0_amount = 5  # rulebooks/megaciv.civ:590
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:590
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:584
-        if c:  # rulebooks/megaciv.civ:584
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 584, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 583)]
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:591
+        if c:  # rulebooks/megaciv.civ:591
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 591, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 590)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:589
+    # rulebooks/megaciv.civ:596
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:593
-        e0_area = 'any'  # rulebooks/megaciv.civ:593
+        e0_amount = 3  # rulebooks/megaciv.civ:600
+        e0_area = 'any'  # rulebooks/megaciv.civ:600
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:594
-        if c:  # rulebooks/megaciv.civ:594
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 594, 'rulebooks/megaciv.civ')
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:595
-        if c:  # rulebooks/megaciv.civ:595
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 595, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:596
-        if c:  # rulebooks/megaciv.civ:596
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 596, 'rulebooks/megaciv.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:597
-        if c:  # rulebooks/megaciv.civ:597
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 597, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 593)]
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:601
+        if c:  # rulebooks/megaciv.civ:601
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 601, 'rulebooks/megaciv.civ')
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:602
+        if c:  # rulebooks/megaciv.civ:602
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 602, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:603
+        if c:  # rulebooks/megaciv.civ:603
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 603, 'rulebooks/megaciv.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:604
+        if c:  # rulebooks/megaciv.civ:604
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 604, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 600)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -498,27 +504,27 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:600
+    # rulebooks/megaciv.civ:607
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:604
+        e0_amount = 35  # rulebooks/megaciv.civ:611
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:605
-        if c:  # rulebooks/megaciv.civ:605
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 605, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:606
-        if c:  # rulebooks/megaciv.civ:606
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 606, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:607
-        if c:  # rulebooks/megaciv.civ:607
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 607, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:608
-        if c:  # rulebooks/megaciv.civ:608
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 608, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:609
-        if c:  # rulebooks/megaciv.civ:609
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 609, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 604)]
+        c = (('Music' in held))  # rulebooks/megaciv.civ:612
+        if c:  # rulebooks/megaciv.civ:612
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 612, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:613
+        if c:  # rulebooks/megaciv.civ:613
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 613, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:614
+        if c:  # rulebooks/megaciv.civ:614
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 614, 'rulebooks/megaciv.civ')
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:615
+        if c:  # rulebooks/megaciv.civ:615
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 615, 'rulebooks/megaciv.civ')
+        c = (('Military' in held))  # rulebooks/megaciv.civ:616
+        if c:  # rulebooks/megaciv.civ:616
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 616, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 611)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -526,21 +532,21 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:614
+    # rulebooks/megaciv.civ:622
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:618
+        e0_amount = 15  # rulebooks/megaciv.civ:626
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:619
-        if c:  # rulebooks/megaciv.civ:619
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 619, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:620
-        if c:  # rulebooks/megaciv.civ:620
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 620, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:621
-        if c:  # rulebooks/megaciv.civ:621
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 621, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 618)]
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:627
+        if c:  # rulebooks/megaciv.civ:627
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 627, 'rulebooks/megaciv.civ')
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:628
+        if c:  # rulebooks/megaciv.civ:628
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 628, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:629
+        if c:  # rulebooks/megaciv.civ:629
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 629, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 626)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -548,51 +554,51 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:626
+    # rulebooks/megaciv.civ:634
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 632, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:632
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 632, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:630
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:630
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 631)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 640, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:640
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 640, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:638
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:638
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 639)
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:633
-        if c:  # rulebooks/megaciv.civ:633
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 633, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:634
-        if c:  # rulebooks/megaciv.civ:634
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 634, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:641
+        if c:  # rulebooks/megaciv.civ:641
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 641, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:642
+        if c:  # rulebooks/megaciv.civ:642
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 642, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:635
-        if c:  # rulebooks/megaciv.civ:635
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 635, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:643
+        if c:  # rulebooks/megaciv.civ:643
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 643, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 630)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 638)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:631
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:631
+        e0_amount = 2  # rulebooks/megaciv.civ:639
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:639
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:633
-        if c:  # rulebooks/megaciv.civ:633
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 633, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:634
-        if c:  # rulebooks/megaciv.civ:634
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 634, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:641
+        if c:  # rulebooks/megaciv.civ:641
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 641, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:642
+        if c:  # rulebooks/megaciv.civ:642
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 642, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:635
-        if c:  # rulebooks/megaciv.civ:635
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 635, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:643
+        if c:  # rulebooks/megaciv.civ:643
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 643, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 631)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 639)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -600,66 +606,66 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:643
+    # rulebooks/megaciv.civ:651
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:647
-        e0_area = 'any'  # rulebooks/megaciv.civ:647
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 648)
+        e0_amount = 15  # rulebooks/megaciv.civ:655
+        e0_area = 'any'  # rulebooks/megaciv.civ:655
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 656)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:650
-        if c:  # rulebooks/megaciv.civ:650
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 650, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:651
-        if c:  # rulebooks/megaciv.civ:651
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 651, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:652
-        if c:  # rulebooks/megaciv.civ:652
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 652, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:653
-        if c:  # rulebooks/megaciv.civ:653
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 653, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:658
+        if c:  # rulebooks/megaciv.civ:658
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 658, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:659
+        if c:  # rulebooks/megaciv.civ:659
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 659, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:660
+        if c:  # rulebooks/megaciv.civ:660
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 660, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:661
+        if c:  # rulebooks/megaciv.civ:661
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 661, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 655)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:648
-        e0_area = 'any'  # rulebooks/megaciv.civ:648
+        e0_amount = 10  # rulebooks/megaciv.civ:656
+        e0_area = 'any'  # rulebooks/megaciv.civ:656
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:650
-        if c:  # rulebooks/megaciv.civ:650
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 650, 'rulebooks/megaciv.civ')
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:654
-        if c:  # rulebooks/megaciv.civ:654
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 654, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 648)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:658
+        if c:  # rulebooks/megaciv.civ:658
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 658, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:662
+        if c:  # rulebooks/megaciv.civ:662
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 662, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 656)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:657
+    # rulebooks/megaciv.civ:665
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:661
+        e0_amount = 15  # rulebooks/megaciv.civ:669
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:662
-        if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 662, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:663
-        if c:  # rulebooks/megaciv.civ:663
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 663, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:664
-        if c:  # rulebooks/megaciv.civ:664
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 664, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:665
-        if c:  # rulebooks/megaciv.civ:665
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 665, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 661)]
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:670
+        if c:  # rulebooks/megaciv.civ:670
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 670, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:671
+        if c:  # rulebooks/megaciv.civ:671
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 671, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:672
+        if c:  # rulebooks/megaciv.civ:672
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 672, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:673
+        if c:  # rulebooks/megaciv.civ:673
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 673, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -668,30 +674,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:669
+    # rulebooks/megaciv.civ:678
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:673
+        e0_amount = 3  # rulebooks/megaciv.civ:682
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:674
-        if c:  # rulebooks/megaciv.civ:674
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 674, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:675
-        if c:  # rulebooks/megaciv.civ:675
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 675, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:676
-        if c:  # rulebooks/megaciv.civ:676
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 676, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:677
-        if c:  # rulebooks/megaciv.civ:677
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 677, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:678
-        if c:  # rulebooks/megaciv.civ:678
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 678, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:679
-        if c:  # rulebooks/megaciv.civ:679
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 679, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 673)]
+        c = (('Music' in held))  # rulebooks/megaciv.civ:683
+        if c:  # rulebooks/megaciv.civ:683
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 683, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:684
+        if c:  # rulebooks/megaciv.civ:684
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 684, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:685
+        if c:  # rulebooks/megaciv.civ:685
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 685, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:686
+        if c:  # rulebooks/megaciv.civ:686
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 686, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:687
+        if c:  # rulebooks/megaciv.civ:687
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 687, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:688
+        if c:  # rulebooks/megaciv.civ:688
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 688, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 682)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -699,21 +705,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:683
+    # rulebooks/megaciv.civ:692
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:687
+        e0_amount = 10  # rulebooks/megaciv.civ:696
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:688
-        if c:  # rulebooks/megaciv.civ:688
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 688, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:689
-        if c:  # rulebooks/megaciv.civ:689
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 689, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:690
-        if c:  # rulebooks/megaciv.civ:690
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 690, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 687)]
+        c = (('Law' in held))  # rulebooks/megaciv.civ:697
+        if c:  # rulebooks/megaciv.civ:697
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 697, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 698, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:699
+        if c:  # rulebooks/megaciv.civ:699
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 699, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 696)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -723,74 +729,74 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:693
+    # rulebooks/megaciv.civ:702
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 701, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:701
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 701, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:697
-        e0_area = 'any'  # rulebooks/megaciv.civ:697
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 698)
+        if s.decide((s.fact('cities') == 0), 710, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:710
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 710, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:706
+        e0_area = 'any'  # rulebooks/megaciv.civ:706
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 707)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
-        if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
-        if c:  # rulebooks/megaciv.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
-        if c:  # rulebooks/megaciv.civ:704
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 697)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:714
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:711
+        if c:  # rulebooks/megaciv.civ:711
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 711, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:712
+        if c:  # rulebooks/megaciv.civ:712
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 712, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:713
+        if c:  # rulebooks/megaciv.civ:713
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 713, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 714, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:714
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 714, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 706)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (700, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 700, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:698
-        e0_area = 'any'  # rulebooks/megaciv.civ:698
+        excluded = (709, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 709, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:707
+        e0_area = 'any'  # rulebooks/megaciv.civ:707
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:705
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:702
-        if c:  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 702, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:703
-        if c:  # rulebooks/megaciv.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 703, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:704
-        if c:  # rulebooks/megaciv.civ:704
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 704, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 705, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:705
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 705, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 698)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:714
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:711
+        if c:  # rulebooks/megaciv.civ:711
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 711, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:712
+        if c:  # rulebooks/megaciv.civ:712
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 712, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:713
+        if c:  # rulebooks/megaciv.civ:713
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 713, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 714, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:714
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 714, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 707)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:710
+    # rulebooks/megaciv.civ:719
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:714
+        e0_amount = 1  # rulebooks/megaciv.civ:723
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:717
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:715
-        if c:  # rulebooks/megaciv.civ:715
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 715, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:716
-        if c:  # rulebooks/megaciv.civ:716
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 716, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 717, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:717
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 717, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 714)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:726
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:724
+        if c:  # rulebooks/megaciv.civ:724
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 724, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:725
+        if c:  # rulebooks/megaciv.civ:725
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 725, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 726, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:726
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 726, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 723)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -799,67 +805,68 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:722
+    # rulebooks/megaciv.civ:731
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 731, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:731
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 731, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:726
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:726
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 727)
+        if s.decide((s.fact('coastal_cities') == 0), 740, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:740
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 740, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:735
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:735
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 736)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:732
-        if c:  # rulebooks/megaciv.civ:732
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 732, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:733
-        if c:  # rulebooks/megaciv.civ:733
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 733, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 726)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:741
+        if c:  # rulebooks/megaciv.civ:741
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 741, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:742
+        if c:  # rulebooks/megaciv.civ:742
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 742, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 735)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (729, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 729, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:727
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:727
+        excluded = (738, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 738, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:736
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:736
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 727)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 736)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
-AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'prevention': ('amount',)}
+AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 465, "summary": "Take 2 damage from coastal areas; lose 5 treasury."}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 471, "summary": "Lose 10 treasury."}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 477, "summary": "Reduce 1 city; lose 5 treasury."}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 483, "summary": "Destroy 1 city."}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 490, "summary": "Take 5 damage."}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 496, "summary": "Destroy 1 city."}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 502, "summary": "Discard 2 commodity cards."}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 510, "summary": "Destroy 1 city from coastal areas; lose 5 treasury."}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area."}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes 1 city."}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 550, "summary": "Take 10 damage. 3 other players each: take 5 damage."}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 563, "summary": "City support rises by 2 per city; reduce unsupported cities."}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 576, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain."}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 589, "summary": "Reduce 3 cities."}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 600, "summary": "The beneficiary annexes all but 35 unit points."}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 614, "summary": "15 barbarian tokens attack a city."}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 626, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count."}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 643, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary)."}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 657, "summary": "The beneficiary annexes 15 unit points."}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 669, "summary": "Reduce all cities but 3."}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 683, "summary": "Discard commodity cards worth at least 10 in face value."}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 693, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city."}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 710, "summary": "Move back 1 step on the A.S.T."}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 722, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city."}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 465, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 471, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 477, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 483, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 490, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 496, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 502, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 510, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 556, "summary": "Take 10 damage. 3 other players each: take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 570, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 583, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 596, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 607, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 622, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 651, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 665, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 678, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 692, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 702, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 719, "summary": "Move back 1 step on the A.S.T.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 731, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1064, 'major_limit': 1065, 'discard': 1066, 'order': 1067, 'beneficiary_rank': 1068, 'beneficiary_ties': 1069, 'assign': 1070, 'separate_blocks': 1071, 'secondary_once': 1072}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -890,159 +897,159 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:745
+    # rulebooks/house/strict_credits.civ:754
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:746
+    # rulebooks/house/strict_credits.civ:755
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 747)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 747), _rt.requirement('cities', s.fact('cities'), '>=', 1, 747)]], 747, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 756)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 756), _rt.requirement('cities', s.fact('cities'), '>=', 1, 756)]], 756, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:749
+    # rulebooks/house/strict_credits.civ:758
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 750)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 750), _rt.requirement('cities', s.fact('cities'), '>=', 2, 750)]], 750, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 751, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 759)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 759), _rt.requirement('cities', s.fact('cities'), '>=', 2, 759)]], 759, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 760, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:753
+    # rulebooks/house/strict_credits.civ:762
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 754)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 754), _rt.requirement('cities', s.fact('cities'), '>=', 2, 754)]], 754, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 755, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 763)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 763), _rt.requirement('cities', s.fact('cities'), '>=', 2, 763)]], 763, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 764, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:757
+    # rulebooks/house/strict_credits.civ:766
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 758)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 758), _rt.requirement('cities', s.fact('cities'), '>=', 3, 758)]], 758, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 759, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 767)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 767), _rt.requirement('cities', s.fact('cities'), '>=', 3, 767)]], 767, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 768, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:761
+    # rulebooks/house/strict_credits.civ:770
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 4, 762)]], 762, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 763, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 771)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 771), _rt.requirement('cities', s.fact('cities'), '>=', 4, 771)]], 771, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 772, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:772
+    # rulebooks/house/strict_credits.civ:781
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:773
+    # rulebooks/house/strict_credits.civ:782
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 774)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 774), _rt.requirement('cities', s.fact('cities'), '>=', 2, 774)]], 774, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 783)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 783), _rt.requirement('cities', s.fact('cities'), '>=', 2, 783)]], 783, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:776
+    # rulebooks/house/strict_credits.civ:785
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 2, 777)]], 777, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 778, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 786)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 786), _rt.requirement('cities', s.fact('cities'), '>=', 2, 786)]], 786, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 787, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:780
+    # rulebooks/house/strict_credits.civ:789
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 781)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 781), _rt.requirement('cities', s.fact('cities'), '>=', 3, 781)]], 781, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 782, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 790)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 790), _rt.requirement('cities', s.fact('cities'), '>=', 3, 790)]], 790, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 791, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:784
+    # rulebooks/house/strict_credits.civ:793
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 785)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 785), _rt.requirement('cities', s.fact('cities'), '>=', 4, 785)]], 785, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 786, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 787, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 794)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 794), _rt.requirement('cities', s.fact('cities'), '>=', 4, 794)]], 794, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 795, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 796, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:789
+    # rulebooks/house/strict_credits.civ:798
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 790)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 790), _rt.requirement('cities', s.fact('cities'), '>=', 5, 790)]], 790, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 791, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 792, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 799)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 799), _rt.requirement('cities', s.fact('cities'), '>=', 5, 799)]], 799, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 800, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 801, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/strict_credits.civ:794
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 794)
+    # rulebooks/house/strict_credits.civ:803
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 803)
 
 
 AST = {
     'basic': {'name': 'Basic A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Middle Bronze Age', epoch_0_2_middle_bronze_age), ('Late Bronze Age', epoch_0_3_late_bronze_age), ('Early Iron Age', epoch_0_4_early_iron_age), ('Late Iron Age', epoch_0_5_late_iron_age)], 'backward': [], 'backward_except': [], 'spaces': 15, 'step_points': 5},
     'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
 }
-CIVILIZATIONS = {
-    'Minoa': {'rank': 1, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
-    'Saba': {'rank': 2, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [6, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
-    'Assyria': {'rank': 3, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Maurya': {'rank': 4, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
-    'Celt': {'rank': 5, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Babylon': {'rank': 6, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Carthage': {'rank': 7, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Dravidia': {'rank': 8, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Hatti': {'rank': 9, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Kushan': {'rank': 10, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
-    'Rome': {'rank': 11, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Persia': {'rank': 12, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Iberia': {'rank': 13, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [6, 8, 11, 14, 15]}}},
-    'Nubia': {'rank': 14, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Hellas': {'rank': 15, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Indus': {'rank': 16, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Egypt': {'rank': 17, 'block': 'west', 'rows': {'basic': {'spaces': 15, 'starts': [5, 8, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-    'Parthia': {'rank': 18, 'block': 'east', 'rows': {'basic': {'spaces': 15, 'starts': [5, 9, 11, 14, 15]}, 'expert': {'spaces': 16, 'starts': [5, 8, 11, 14, 15]}}},
-}
+CIVILIZATIONS = _rt.records((
+    '["Minoa", {"rank": 1, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
+    '["Saba", {"rank": 2, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
+    '["Assyria", {"rank": 3, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Maurya", {"rank": 4, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
+    '["Celt", {"rank": 5, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Babylon", {"rank": 6, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Carthage", {"rank": 7, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Dravidia", {"rank": 8, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Hatti", {"rank": 9, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Kushan", {"rank": 10, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
+    '["Rome", {"rank": 11, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Persia", {"rank": 12, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Iberia", {"rank": 13, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
+    '["Nubia", {"rank": 14, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Hellas", {"rank": 15, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Indus", {"rank": 16, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Egypt", {"rank": 17, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 936}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 945}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 941),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 942),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 943),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 944),
+    ('Cities in play', lambda s: s.fact('cities'), 950),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 951),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 952),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 953),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 945),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 946),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 947),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 948),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 949),
-    ('All credit points', lambda s: s.derived('credit_total'), 950),
-    ('Cities on the board', lambda s: s.fact('cities'), 951),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 952),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 954),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 955),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 956),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 957),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 958),
+    ('All credit points', lambda s: s.derived('credit_total'), 959),
+    ('Cities on the board', lambda s: s.fact('cities'), 960),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 961),
 ]
-SCORE_AST = (943,)
+SCORE_AST = (952,)
 
-LINES = _rt.line_map('140:1017 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:545 350:546 351:546 352:546 360:550 365:554 366:554 367:555 369:556 370:556 371:556 372:557 373:557 374:557 375:558 376:558 377:558 383:555 384:555 388:557 389:557 390:557 391:558 392:558 393:558 399:563 404:567 406:568 407:568 408:568 409:569 410:569 411:569 412:570 413:570 414:570 422:576 429:581 431:581 432:581 434:581 435:581 437:581 438:581 442:583 444:584 445:584 447:584 449:584 459:583 460:583 464:584 465:584 466:584 472:589 477:593 478:593 480:594 481:594 482:594 483:595 484:595 485:595 486:596 487:596 488:596 489:597 490:597 491:597 499:600 504:604 506:605 507:605 508:605 509:606 510:606 511:606 512:607 513:607 514:607 515:608 516:608 517:608 518:609 519:609 520:609 527:614 532:618 534:619 535:619 536:619 537:620 538:620 539:620 540:621 541:621 542:621 549:626 554:632 555:632 556:630 557:630 558:631 561:633 562:633 563:633 564:634 565:634 566:634 567:634 568:635 569:635 570:635 571:635 578:631 579:631 584:633 585:633 586:633 587:634 588:634 589:634 590:634 591:635 592:635 593:635 594:635 601:643 606:647 607:647 608:648 610:650 611:650 612:650 613:651 614:651 615:651 616:652 617:652 618:652 619:653 620:653 621:653 627:648 628:648 632:650 633:650 634:650 635:654 636:654 637:654 643:657 648:661 650:662 651:662 652:662 653:663 654:663 655:663 656:664 657:664 658:664 659:665 660:665 661:665 669:669 674:673 676:674 677:674 678:674 679:675 680:675 681:675 682:676 683:676 684:676 685:677 686:677 687:677 688:678 689:678 690:678 691:679 692:679 693:679 700:683 705:687 707:688 708:688 709:688 710:689 711:689 712:689 713:690 714:690 715:690 724:693 729:701 730:701 731:697 732:697 733:698 736:705 737:702 738:702 739:702 740:703 741:703 742:703 743:704 744:704 745:704 746:705 747:705 752:700 753:698 754:698 759:705 760:702 761:702 762:702 763:703 764:703 765:703 766:704 767:704 768:704 769:705 770:705 776:710 781:714 784:717 785:715 786:715 787:715 788:716 789:716 790:716 791:717 792:717 800:722 805:731 806:731 807:726 808:726 809:727 811:732 812:732 813:732 814:733 815:733 816:733 821:729 822:727 823:727 891:745 898:746 902:747 906:749 910:750 911:751 915:753 919:754 920:755 924:757 928:758 929:759 933:761 937:762 938:763 942:772 949:773 953:774 957:776 961:777 962:778 966:780 970:781 971:782 975:784 979:785 980:786 981:787 985:789 989:790 990:791 991:792 995:794 997:794 1005:805 1006:812 1007:819 1008:826 1009:833 1010:840 1011:847 1012:854 1013:861 1014:868 1015:875 1016:882 1017:889 1018:896 1019:903 1020:910 1021:917 1022:924 1025:936 1028:941 1029:942 1030:943 1031:944 1034:945 1035:946 1036:947 1037:948 1038:949 1039:950 1040:951 1041:952')
+LINES = _rt.line_map('140:1026 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:546 349:547 350:547 352:549 353:550 354:550 355:550 356:551 357:551 358:551 366:556 371:560 372:560 373:561 375:562 376:562 377:562 378:563 379:563 380:563 381:564 382:564 383:564 389:561 390:561 394:563 395:563 396:563 397:564 398:564 399:564 405:570 410:574 412:575 413:575 414:575 415:576 416:576 417:576 418:577 419:577 420:577 428:583 435:588 437:588 438:588 440:588 441:588 443:588 444:588 448:590 450:591 451:591 453:591 455:591 465:590 466:590 470:591 471:591 472:591 478:596 483:600 484:600 486:601 487:601 488:601 489:602 490:602 491:602 492:603 493:603 494:603 495:604 496:604 497:604 505:607 510:611 512:612 513:612 514:612 515:613 516:613 517:613 518:614 519:614 520:614 521:615 522:615 523:615 524:616 525:616 526:616 533:622 538:626 540:627 541:627 542:627 543:628 544:628 545:628 546:629 547:629 548:629 555:634 560:640 561:640 562:638 563:638 564:639 567:641 568:641 569:641 570:642 571:642 572:642 573:642 574:643 575:643 576:643 577:643 584:639 585:639 590:641 591:641 592:641 593:642 594:642 595:642 596:642 597:643 598:643 599:643 600:643 607:651 612:655 613:655 614:656 616:658 617:658 618:658 619:659 620:659 621:659 622:660 623:660 624:660 625:661 626:661 627:661 633:656 634:656 638:658 639:658 640:658 641:662 642:662 643:662 649:665 654:669 656:670 657:670 658:670 659:671 660:671 661:671 662:672 663:672 664:672 665:673 666:673 667:673 675:678 680:682 682:683 683:683 684:683 685:684 686:684 687:684 688:685 689:685 690:685 691:686 692:686 693:686 694:687 695:687 696:687 697:688 698:688 699:688 706:692 711:696 713:697 714:697 715:697 716:698 717:698 718:698 719:699 720:699 721:699 730:702 735:710 736:710 737:706 738:706 739:707 742:714 743:711 744:711 745:711 746:712 747:712 748:712 749:713 750:713 751:713 752:714 753:714 758:709 759:707 760:707 765:714 766:711 767:711 768:711 769:712 770:712 771:712 772:713 773:713 774:713 775:714 776:714 782:719 787:723 790:726 791:724 792:724 793:724 794:725 795:725 796:725 797:726 798:726 806:731 811:740 812:740 813:735 814:735 815:736 817:741 818:741 819:741 820:742 821:742 822:742 827:738 828:736 829:736 898:754 905:755 909:756 913:758 917:759 918:760 922:762 926:763 927:764 931:766 935:767 936:768 940:770 944:771 945:772 949:781 956:782 960:783 964:785 968:786 969:787 973:789 977:790 978:791 982:793 986:794 987:795 988:796 992:798 996:799 997:800 998:801 1002:803 1004:803 1032:945 1035:950 1036:951 1037:952 1038:953 1041:954 1042:955 1043:956 1044:957 1045:958 1046:959 1047:960 1048:961')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/strict_credits.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:13:28 0:29:47 0:29:47 0:29:47 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
