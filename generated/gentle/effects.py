@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle', 'name': 'Gentler calamities (Mega Civilization house rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/gentle.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'cf4ec5b984986c6de73faf41337467a64712251ddfc261db929a87ed55b66780', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
+SOURCES = {'rulebooks/megaciv.civ': 'dad71ef7e97906638a3bd300db23f4bdcfbb67fc26227ebfcf5c85fbd5e3ca74', 'rulebooks/house/gentle.civ': '2e6d5c25d5fb0f1ce8095a5123dbb76db5c92507123d6d136b5fc526ab430be5'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -404,21 +404,21 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:570
+    # rulebooks/megaciv.civ:572
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:574
+        e0_amount = 2  # rulebooks/megaciv.civ:576
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:575
-        if c:  # rulebooks/megaciv.civ:575
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 575, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:576
-        if c:  # rulebooks/megaciv.civ:576
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 576, 'rulebooks/megaciv.civ')
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:577
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:577
         if c:  # rulebooks/megaciv.civ:577
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 577, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 574)]
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 577, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:578
+        if c:  # rulebooks/megaciv.civ:578
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 578, 'rulebooks/megaciv.civ')
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:579
+        if c:  # rulebooks/megaciv.civ:579
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 579, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 576)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -427,25 +427,25 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
-    # rulebooks/megaciv.civ:583
+    # rulebooks/megaciv.civ:585
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:588
+        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:590
         ub434 = type(b434) is _U
         if ub434:
-            s.undecided.append((588, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
+            s.undecided.append((590, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
         if ub434 or b434:
-            e0_amount = 15  # rulebooks/megaciv.civ:588
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:588
+            e0_amount = 15  # rulebooks/megaciv.civ:590
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:590
         if ub434 or not b434:
-            e1_amount = 5  # rulebooks/megaciv.civ:588
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:588
+            e1_amount = 5  # rulebooks/megaciv.civ:590
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:590
         if ub434:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 590)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 592)
         trace = []
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
@@ -455,47 +455,47 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e1_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 588))
+            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 590))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 588))
+            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 590))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:590
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:590
+        e0_amount = 5  # rulebooks/megaciv.civ:592
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:592
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
         if c:  # rulebooks/house/gentle.civ:25
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 590)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:596
+    # rulebooks/megaciv.civ:598
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:600
-        e0_area = 'any'  # rulebooks/megaciv.civ:600
+        e0_amount = 3  # rulebooks/megaciv.civ:602
+        e0_area = 'any'  # rulebooks/megaciv.civ:602
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:601
-        if c:  # rulebooks/megaciv.civ:601
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 601, 'rulebooks/megaciv.civ')
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:602
-        if c:  # rulebooks/megaciv.civ:602
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 602, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:603
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:603
         if c:  # rulebooks/megaciv.civ:603
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 603, 'rulebooks/megaciv.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:604
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 603, 'rulebooks/megaciv.civ')
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:604
         if c:  # rulebooks/megaciv.civ:604
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 604, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 600)]
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 604, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:605
+        if c:  # rulebooks/megaciv.civ:605
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 605, 'rulebooks/megaciv.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:606
+        if c:  # rulebooks/megaciv.civ:606
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 606, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 602)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -504,27 +504,27 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:607
+    # rulebooks/megaciv.civ:609
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:611
+        e0_amount = 35  # rulebooks/megaciv.civ:613
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:612
-        if c:  # rulebooks/megaciv.civ:612
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 612, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:613
-        if c:  # rulebooks/megaciv.civ:613
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 613, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:614
+        c = (('Music' in held))  # rulebooks/megaciv.civ:614
         if c:  # rulebooks/megaciv.civ:614
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 614, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:615
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 614, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:615
         if c:  # rulebooks/megaciv.civ:615
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 615, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:616
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 615, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:616
         if c:  # rulebooks/megaciv.civ:616
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 616, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 611)]
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 616, 'rulebooks/megaciv.civ')
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:617
+        if c:  # rulebooks/megaciv.civ:617
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 617, 'rulebooks/megaciv.civ')
+        c = (('Military' in held))  # rulebooks/megaciv.civ:618
+        if c:  # rulebooks/megaciv.civ:618
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 618, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 613)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -532,21 +532,21 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:622
+    # rulebooks/megaciv.civ:626
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:626
+        e0_amount = 15  # rulebooks/megaciv.civ:630
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:627
-        if c:  # rulebooks/megaciv.civ:627
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 627, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:628
-        if c:  # rulebooks/megaciv.civ:628
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 628, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:629
-        if c:  # rulebooks/megaciv.civ:629
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 629, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 626)]
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:631
+        if c:  # rulebooks/megaciv.civ:631
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 631, 'rulebooks/megaciv.civ')
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:632
+        if c:  # rulebooks/megaciv.civ:632
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 632, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:633
+        if c:  # rulebooks/megaciv.civ:633
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 633, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 630)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -554,51 +554,51 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:634
+    # rulebooks/megaciv.civ:638
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 640, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:640
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 640, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:638
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:638
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 639)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 644, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:644
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 644, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:642
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:642
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 643)
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:641
-        if c:  # rulebooks/megaciv.civ:641
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 641, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:642
-        if c:  # rulebooks/megaciv.civ:642
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 642, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 645, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 646, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:643
-        if c:  # rulebooks/megaciv.civ:643
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 643, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:647
+        if c:  # rulebooks/megaciv.civ:647
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 647, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 638)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 642)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:639
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:639
+        e0_amount = 2  # rulebooks/megaciv.civ:643
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:643
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:641
-        if c:  # rulebooks/megaciv.civ:641
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 641, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:642
-        if c:  # rulebooks/megaciv.civ:642
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 642, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 645, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:646
+        if c:  # rulebooks/megaciv.civ:646
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 646, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:643
-        if c:  # rulebooks/megaciv.civ:643
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 643, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:647
+        if c:  # rulebooks/megaciv.civ:647
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 647, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 639)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -606,22 +606,22 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:651
+    # rulebooks/megaciv.civ:655
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 656)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 660)
         trace = []
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:659
-        if c:  # rulebooks/megaciv.civ:659
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 659, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:660
-        if c:  # rulebooks/megaciv.civ:660
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 660, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:661
-        if c:  # rulebooks/megaciv.civ:661
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 661, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:663
+        if c:  # rulebooks/megaciv.civ:663
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 663, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:664
+        if c:  # rulebooks/megaciv.civ:664
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 664, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:665
+        if c:  # rulebooks/megaciv.civ:665
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 665, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
@@ -630,42 +630,42 @@ def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:656
-        e0_area = 'any'  # rulebooks/megaciv.civ:656
+        e0_amount = 10  # rulebooks/megaciv.civ:660
+        e0_area = 'any'  # rulebooks/megaciv.civ:660
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:662
-        if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 662, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:666
+        if c:  # rulebooks/megaciv.civ:666
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 666, 'rulebooks/megaciv.civ')
         c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
         if c:  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 656)]
+        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 660)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:665
+    # rulebooks/megaciv.civ:669
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:669
+        e0_amount = 15  # rulebooks/megaciv.civ:673
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:670
-        if c:  # rulebooks/megaciv.civ:670
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 670, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:671
-        if c:  # rulebooks/megaciv.civ:671
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 671, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:672
-        if c:  # rulebooks/megaciv.civ:672
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 672, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:673
-        if c:  # rulebooks/megaciv.civ:673
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 673, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 669)]
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:674
+        if c:  # rulebooks/megaciv.civ:674
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 674, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:675
+        if c:  # rulebooks/megaciv.civ:675
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 675, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:676
+        if c:  # rulebooks/megaciv.civ:676
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 676, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:677
+        if c:  # rulebooks/megaciv.civ:677
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 677, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 673)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -674,30 +674,30 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:678
+    # rulebooks/megaciv.civ:684
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:682
+        e0_amount = 3  # rulebooks/megaciv.civ:688
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:683
-        if c:  # rulebooks/megaciv.civ:683
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 683, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:684
-        if c:  # rulebooks/megaciv.civ:684
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 684, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:685
-        if c:  # rulebooks/megaciv.civ:685
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 685, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:686
-        if c:  # rulebooks/megaciv.civ:686
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 686, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:687
-        if c:  # rulebooks/megaciv.civ:687
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 687, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:688
-        if c:  # rulebooks/megaciv.civ:688
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 688, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 682)]
+        c = (('Music' in held))  # rulebooks/megaciv.civ:689
+        if c:  # rulebooks/megaciv.civ:689
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 689, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:690
+        if c:  # rulebooks/megaciv.civ:690
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 690, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:691
+        if c:  # rulebooks/megaciv.civ:691
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 691, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:692
+        if c:  # rulebooks/megaciv.civ:692
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 692, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:693
+        if c:  # rulebooks/megaciv.civ:693
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 693, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:694
+        if c:  # rulebooks/megaciv.civ:694
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 694, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 688)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -705,21 +705,21 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:692
+    # rulebooks/megaciv.civ:698
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:696
+        e0_amount = 10  # rulebooks/megaciv.civ:702
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:697
-        if c:  # rulebooks/megaciv.civ:697
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 697, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:698
-        if c:  # rulebooks/megaciv.civ:698
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 698, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:699
-        if c:  # rulebooks/megaciv.civ:699
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 699, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 696)]
+        c = (('Law' in held))  # rulebooks/megaciv.civ:703
+        if c:  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 703, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:704
+        if c:  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 704, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:705
+        if c:  # rulebooks/megaciv.civ:705
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 705, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 702)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -729,74 +729,74 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:702
+    # rulebooks/megaciv.civ:708
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 710, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:710
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 710, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:706
-        e0_area = 'any'  # rulebooks/megaciv.civ:706
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 707)
+        if s.decide((s.fact('cities') == 0), 716, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:716
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 716, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:712
+        e0_area = 'any'  # rulebooks/megaciv.civ:712
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 713)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:714
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:711
-        if c:  # rulebooks/megaciv.civ:711
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 711, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:712
-        if c:  # rulebooks/megaciv.civ:712
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 712, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:713
-        if c:  # rulebooks/megaciv.civ:713
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 713, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 714, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:714
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 714, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 706)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:720
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
+        if c:  # rulebooks/megaciv.civ:717
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:718
+        if c:  # rulebooks/megaciv.civ:718
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 718, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:719
+        if c:  # rulebooks/megaciv.civ:719
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 719, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 720, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:720
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 720, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 712)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (709, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 709, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:707
-        e0_area = 'any'  # rulebooks/megaciv.civ:707
+        excluded = (715, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 715, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:713
+        e0_area = 'any'  # rulebooks/megaciv.civ:713
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:714
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:711
-        if c:  # rulebooks/megaciv.civ:711
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 711, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:712
-        if c:  # rulebooks/megaciv.civ:712
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 712, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:713
-        if c:  # rulebooks/megaciv.civ:713
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 713, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 714, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:714
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 714, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 707)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:720
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
+        if c:  # rulebooks/megaciv.civ:717
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:718
+        if c:  # rulebooks/megaciv.civ:718
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 718, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:719
+        if c:  # rulebooks/megaciv.civ:719
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 719, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 720, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:720
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 720, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 713)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:719
+    # rulebooks/megaciv.civ:725
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:723
+        e0_amount = 1  # rulebooks/megaciv.civ:729
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:726
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:724
-        if c:  # rulebooks/megaciv.civ:724
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 724, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:725
-        if c:  # rulebooks/megaciv.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 725, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 726, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:726
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 726, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 723)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:732
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:730
+        if c:  # rulebooks/megaciv.civ:730
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 730, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:731
+        if c:  # rulebooks/megaciv.civ:731
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 731, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 732, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:732
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 732, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 729)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -805,32 +805,32 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:731
+    # rulebooks/megaciv.civ:737
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 740, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:740
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 740, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:735
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:735
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 736)
+        if s.decide((s.fact('coastal_cities') == 0), 746, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:746
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 746, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:741
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:741
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 742)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:741
-        if c:  # rulebooks/megaciv.civ:741
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 741, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:742
-        if c:  # rulebooks/megaciv.civ:742
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 742, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 735)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:747
+        if c:  # rulebooks/megaciv.civ:747
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 747, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:748
+        if c:  # rulebooks/megaciv.civ:748
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 748, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 741)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (738, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 738, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:736
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:736
+        excluded = (744, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 744, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:742
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:742
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 736)]
+        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 742)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -852,21 +852,21 @@ CALAMITIES = _rt.records((
     '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 556, "summary": "Take 8 damage. 3 other players each: take 4 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 570, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 583, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 596, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 607, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 622, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 651, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 665, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 678, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 692, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 702, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 719, "summary": "Move back 1 step on the A.S.T.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 731, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 572, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 585, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 598, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 609, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 626, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 638, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 655, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 669, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 684, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 698, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 708, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 725, "summary": "Move back 1 step on the A.S.T.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 737, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1064, 'major_limit': 1065, 'discard': 1066, 'order': 1067, 'beneficiary_rank': 1068, 'beneficiary_ties': 1069, 'assign': 1070, 'separate_blocks': 1071, 'secondary_once': 1072}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1071, 'major_limit': 1072, 'discard': 1073, 'order': 1074, 'beneficiary_rank': 1075, 'beneficiary_ties': 1076, 'assign': 1077, 'separate_blocks': 1078, 'secondary_once': 1079}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -897,111 +897,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:754
+    # rulebooks/house/gentle.civ:760
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:755
+    # rulebooks/house/gentle.civ:761
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 756)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 756), _rt.requirement('cities', s.fact('cities'), '>=', 1, 756)]], 756, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 1, 762)]], 762, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:758
+    # rulebooks/house/gentle.civ:764
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 759)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 759), _rt.requirement('cities', s.fact('cities'), '>=', 2, 759)]], 759, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 760, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 765)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 765), _rt.requirement('cities', s.fact('cities'), '>=', 2, 765)]], 765, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 766, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:762
+    # rulebooks/house/gentle.civ:768
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 763)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 763), _rt.requirement('cities', s.fact('cities'), '>=', 2, 763)]], 763, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 764, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 769)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 769), _rt.requirement('cities', s.fact('cities'), '>=', 2, 769)]], 769, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 770, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:766
+    # rulebooks/house/gentle.civ:772
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 767)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 767), _rt.requirement('cities', s.fact('cities'), '>=', 3, 767)]], 767, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 768, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 3, 773)]], 773, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 774, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/gentle.civ:770
+    # rulebooks/house/gentle.civ:776
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 771)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 771), _rt.requirement('cities', s.fact('cities'), '>=', 4, 771)]], 771, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 772, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 4, 777)]], 777, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 778, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:781
+    # rulebooks/house/gentle.civ:787
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:782
+    # rulebooks/house/gentle.civ:788
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 783)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 783), _rt.requirement('cities', s.fact('cities'), '>=', 2, 783)]], 783, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 789)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 789), _rt.requirement('cities', s.fact('cities'), '>=', 2, 789)]], 789, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:785
+    # rulebooks/house/gentle.civ:791
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 786)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 786), _rt.requirement('cities', s.fact('cities'), '>=', 2, 786)]], 786, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 787, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 792)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 792), _rt.requirement('cities', s.fact('cities'), '>=', 2, 792)]], 792, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 793, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:789
+    # rulebooks/house/gentle.civ:795
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 790)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 790), _rt.requirement('cities', s.fact('cities'), '>=', 3, 790)]], 790, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 791, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 796)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 796), _rt.requirement('cities', s.fact('cities'), '>=', 3, 796)]], 796, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 797, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:793
+    # rulebooks/house/gentle.civ:799
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 794)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 794), _rt.requirement('cities', s.fact('cities'), '>=', 4, 794)]], 794, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 795, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 796, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 800)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 800), _rt.requirement('cities', s.fact('cities'), '>=', 4, 800)]], 800, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 801, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 802, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/gentle.civ:798
+    # rulebooks/house/gentle.civ:804
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 799)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 799), _rt.requirement('cities', s.fact('cities'), '>=', 5, 799)]], 799, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 800, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 801, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 805)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 805), _rt.requirement('cities', s.fact('cities'), '>=', 5, 805)]], 805, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 806, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 807, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/gentle.civ:803
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 803)
+    # rulebooks/house/gentle.civ:809
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 809)
 
 
 AST = {
@@ -1029,27 +1029,27 @@ CIVILIZATIONS = _rt.records((
     '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 945}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 951}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 950),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 951),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 952),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 953),
+    ('Cities in play', lambda s: s.fact('cities'), 956),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 957),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 958),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 959),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 954),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 955),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 956),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 957),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 958),
-    ('All credit points', lambda s: s.derived('credit_total'), 959),
-    ('Cities on the board', lambda s: s.fact('cities'), 960),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 961),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 960),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 961),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 962),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 963),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 964),
+    ('All credit points', lambda s: s.derived('credit_total'), 965),
+    ('Cities on the board', lambda s: s.fact('cities'), 966),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 967),
 ]
-SCORE_AST = (952,)
+SCORE_AST = (958,)
 
-LINES = _rt.line_map('140:1026 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:546 349:547 350:547 352:549 353:550 354:550 355:550 356:551 357:551 358:551 366:556 371:11 372:11 373:12 375:562 376:562 377:562 378:564 379:564 380:564 381:14 382:14 383:14 389:12 390:12 394:564 395:564 396:564 397:14 398:14 399:14 405:570 410:574 412:575 413:575 414:575 415:576 416:576 417:576 418:577 419:577 420:577 428:583 435:588 437:588 438:588 440:588 441:588 443:588 444:588 448:590 450:25 451:25 453:25 455:25 465:590 466:590 470:25 471:25 472:25 478:596 483:600 484:600 486:601 487:601 488:601 489:602 490:602 491:602 492:603 493:603 494:603 495:604 496:604 497:604 505:607 510:611 512:612 513:612 514:612 515:613 516:613 517:613 518:614 519:614 520:614 521:615 522:615 523:615 524:616 525:616 526:616 533:622 538:626 540:627 541:627 542:627 543:628 544:628 545:628 546:629 547:629 548:629 555:634 560:640 561:640 562:638 563:638 564:639 567:641 568:641 569:641 570:642 571:642 572:642 573:642 574:643 575:643 576:643 577:643 584:639 585:639 590:641 591:641 592:641 593:642 594:642 595:642 596:642 597:643 598:643 599:643 600:643 607:651 612:18 613:18 614:656 616:659 617:659 618:659 619:660 620:660 621:660 622:661 623:661 624:661 625:20 626:20 627:20 633:656 634:656 638:662 639:662 640:662 641:20 642:20 643:20 649:665 654:669 656:670 657:670 658:670 659:671 660:671 661:671 662:672 663:672 664:672 665:673 666:673 667:673 675:678 680:682 682:683 683:683 684:683 685:684 686:684 687:684 688:685 689:685 690:685 691:686 692:686 693:686 694:687 695:687 696:687 697:688 698:688 699:688 706:692 711:696 713:697 714:697 715:697 716:698 717:698 718:698 719:699 720:699 721:699 730:702 735:710 736:710 737:706 738:706 739:707 742:714 743:711 744:711 745:711 746:712 747:712 748:712 749:713 750:713 751:713 752:714 753:714 758:709 759:707 760:707 765:714 766:711 767:711 768:711 769:712 770:712 771:712 772:713 773:713 774:713 775:714 776:714 782:719 787:723 790:726 791:724 792:724 793:724 794:725 795:725 796:725 797:726 798:726 806:731 811:740 812:740 813:735 814:735 815:736 817:741 818:741 819:741 820:742 821:742 822:742 827:738 828:736 829:736 898:754 905:755 909:756 913:758 917:759 918:760 922:762 926:763 927:764 931:766 935:767 936:768 940:770 944:771 945:772 949:781 956:782 960:783 964:785 968:786 969:787 973:789 977:790 978:791 982:793 986:794 987:795 988:796 992:798 996:799 997:800 998:801 1002:803 1004:803 1032:945 1035:950 1036:951 1037:952 1038:953 1041:954 1042:955 1043:956 1044:957 1045:958 1046:959 1047:960 1048:961')
+LINES = _rt.line_map('140:1032 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:546 349:547 350:547 352:549 353:550 354:550 355:550 356:551 357:551 358:551 366:556 371:11 372:11 373:12 375:562 376:562 377:562 378:564 379:564 380:564 381:14 382:14 383:14 389:12 390:12 394:564 395:564 396:564 397:14 398:14 399:14 405:572 410:576 412:577 413:577 414:577 415:578 416:578 417:578 418:579 419:579 420:579 428:585 435:590 437:590 438:590 440:590 441:590 443:590 444:590 448:592 450:25 451:25 453:25 455:25 465:592 466:592 470:25 471:25 472:25 478:598 483:602 484:602 486:603 487:603 488:603 489:604 490:604 491:604 492:605 493:605 494:605 495:606 496:606 497:606 505:609 510:613 512:614 513:614 514:614 515:615 516:615 517:615 518:616 519:616 520:616 521:617 522:617 523:617 524:618 525:618 526:618 533:626 538:630 540:631 541:631 542:631 543:632 544:632 545:632 546:633 547:633 548:633 555:638 560:644 561:644 562:642 563:642 564:643 567:645 568:645 569:645 570:646 571:646 572:646 573:646 574:647 575:647 576:647 577:647 584:643 585:643 590:645 591:645 592:645 593:646 594:646 595:646 596:646 597:647 598:647 599:647 600:647 607:655 612:18 613:18 614:660 616:663 617:663 618:663 619:664 620:664 621:664 622:665 623:665 624:665 625:20 626:20 627:20 633:660 634:660 638:666 639:666 640:666 641:20 642:20 643:20 649:669 654:673 656:674 657:674 658:674 659:675 660:675 661:675 662:676 663:676 664:676 665:677 666:677 667:677 675:684 680:688 682:689 683:689 684:689 685:690 686:690 687:690 688:691 689:691 690:691 691:692 692:692 693:692 694:693 695:693 696:693 697:694 698:694 699:694 706:698 711:702 713:703 714:703 715:703 716:704 717:704 718:704 719:705 720:705 721:705 730:708 735:716 736:716 737:712 738:712 739:713 742:720 743:717 744:717 745:717 746:718 747:718 748:718 749:719 750:719 751:719 752:720 753:720 758:715 759:713 760:713 765:720 766:717 767:717 768:717 769:718 770:718 771:718 772:719 773:719 774:719 775:720 776:720 782:725 787:729 790:732 791:730 792:730 793:730 794:731 795:731 796:731 797:732 798:732 806:737 811:746 812:746 813:741 814:741 815:742 817:747 818:747 819:747 820:748 821:748 822:748 827:744 828:742 829:742 898:760 905:761 909:762 913:764 917:765 918:766 922:768 926:769 927:770 931:772 935:773 936:774 940:776 944:777 945:778 949:787 956:788 960:789 964:791 968:792 969:793 973:795 977:796 978:797 982:799 986:800 987:801 988:802 992:804 996:805 997:806 998:807 1002:809 1004:809 1032:951 1035:956 1036:957 1037:958 1038:959 1041:960 1042:961 1043:962 1044:963 1045:964 1046:965 1047:966 1048:967')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ')
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 1:27:43 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
 # fmt: on
