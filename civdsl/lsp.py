@@ -1023,39 +1023,42 @@ def _signature(kind: vocab.Kind) -> str:
     return f"{kind.name}({params})"
 
 
+# What hover says about a word of the language, by the vocabulary table that declares it (the
+# first table holding the word wins, in this order).
+_VOCABULARY_HOVERS = (
+    (vocab.EFFECT_KINDS, lambda word, k: f"**{_signature(k)}** (effect kind)\n\n{k.doc}"),
+    (vocab.ABILITY_KINDS, lambda word, k: f"**{_signature(k)}** (ability)\n\n{k.doc}"),
+    (vocab.FUNCTIONS, lambda word, f: f"**{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})** "
+                                      f"(function)\n\n{f.doc}"),
+    (vocab.FACTS, lambda word, f: f"**{f.name}** (player fact, {f.type})\n\n{f.doc}"),
+    (vocab.DERIVED_NAMES, lambda word, doc: f"**{word}** (derived name)\n\n{doc}"),
+    (vocab.CREDIT_POLICIES, lambda word, doc: f"**{word}** (credit policy)\n\n{doc}"),
+    (vocab.BENEFICIARIES, lambda word, doc: f"**{word}** (beneficiary)\n\n{doc}"),
+)
+
+
 def vocabulary_hover(word: str, edition=None) -> str | None:
-    if word in vocab.EFFECT_KINDS:
-        k = vocab.EFFECT_KINDS[word]
-        return f"**{_signature(k)}** (effect kind)\n\n{k.doc}"
-    if word in vocab.ABILITY_KINDS:
-        k = vocab.ABILITY_KINDS[word]
-        return f"**{_signature(k)}** (ability)\n\n{k.doc}"
-    if word in vocab.FUNCTIONS:
-        f = vocab.FUNCTIONS[word]
-        return f"**{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})** (function)\n\n{f.doc}"
-    if word in vocab.FACTS:
-        f = vocab.FACTS[word]
-        return f"**{f.name}** (player fact, {f.type})\n\n{f.doc}"
-    if word in vocab.DERIVED_NAMES:
-        return f"**{word}** (derived name)\n\n{vocab.DERIVED_NAMES[word]}"
-    if word in vocab.CREDIT_POLICIES:
-        return f"**{word}** (credit policy)\n\n{vocab.CREDIT_POLICIES[word]}"
-    if word in vocab.BENEFICIARIES:
-        return f"**{word}** (beneficiary)\n\n{vocab.BENEFICIARIES[word]}"
-    if edition is not None:
-        if word in edition.consts:
-            c = edition.consts[word]
-            value = c.value if c.value is not None else unparse(c.expr)
-            engine = vocab.ENGINE_NAMES.get(word)
-            return (f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
-                    + (f"\n\nread by the engine: {engine.doc}" if engine is not None else ""))
-        if word in edition.tables:
-            t = edition.tables[word]
-            bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
-            return f"**{word}** (table) {{ {bands} }}" + (f"\n\n{t.doc}" if t.doc else "")
-        if word in edition.options:
-            o = edition.options[word]
-            return f"**{word}** (option, {'on' if o.on else 'off'})" + (f"\n\n{o.doc}" if o.doc else "")
+    for table, say in _VOCABULARY_HOVERS:
+        if word in table:
+            return say(word, table[word])
+    return _edition_word_hover(word, edition) if edition is not None else None
+
+
+def _edition_word_hover(word: str, edition) -> str | None:
+    """A constant, table or option the rulebook declares, with its value and doc."""
+    if word in edition.consts:
+        c = edition.consts[word]
+        value = c.value if c.value is not None else unparse(c.expr)
+        engine = vocab.ENGINE_NAMES.get(word)
+        return (f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
+                + (f"\n\nread by the engine: {engine.doc}" if engine is not None else ""))
+    if word in edition.tables:
+        t = edition.tables[word]
+        bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
+        return f"**{word}** (table) {{ {bands} }}" + (f"\n\n{t.doc}" if t.doc else "")
+    if word in edition.options:
+        o = edition.options[word]
+        return f"**{word}** (option, {'on' if o.on else 'off'})" + (f"\n\n{o.doc}" if o.doc else "")
     return None
 
 

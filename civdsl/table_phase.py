@@ -321,7 +321,13 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
     why = ("fewest " if fewest else "most ") + ", then ".join(said)
     if len(left) == 1:
         return Beneficiary(left[0], why, candidates)
-    ties = rules["beneficiary_ties"][0]
+    return _break_tie(table, c, rules["beneficiary_ties"][0], left, why, candidates, missing)
+
+
+def _break_tie(table: Table, c: dict, ties: str, left: list[str], why: str, candidates: list[str],
+               missing: list[str]) -> Beneficiary:
+    """The beneficiary among LEFT, tied on every ranked fact: the victim's choice or the first
+    in A.S.T. order, as the rulebook's `beneficiary_ties` says."""
     if ties == "victim":
         chosen = c["beneficiary"]
         if chosen is None:
@@ -465,19 +471,7 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
         names = [n for n in sorted(table.players, key=lambda n: (table.ranks.get(n) or float("inf"),
                                                                  list(table.players).index(n)))
                  if eligible(n) is None]
-        given = []
-        left = share
-        for n in names:
-            if count is not None and len(given) >= count:
-                break
-            if share is not None:
-                if left <= 0:
-                    break
-                amount = min(left, per_player) if isinstance(per_player, int) else left
-                left -= amount
-                given.append((n, amount))
-            else:
-                given.append((n, None))
+        given = _default_assignment(names, count, share, per_player)
         notes.append("secondary victims chosen by the edition's default: "
                      + ", ".join(n if a is None else f"{n} ({a})" for n, a in given) + " (A.S.T. order)")
     else:
@@ -485,18 +479,43 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
             why = eligible(name)
             if why is not None:
                 raise StateError(f"{where}: `secondary` names {name}, who may not be a secondary victim: {why}")
-        if count is not None and len(given) > count:
-            raise StateError(f"{where}: `secondary` names {len(given)} players, but the primary victim assigns "
-                             f"to {count}")
-        if share is not None:
-            total = sum(a for _, a in given if a is not None)
-            if any(a is None for _, a in given):
-                raise StateError(f"{where}: `secondary` must say how much each player is assigned "
-                                 f"({share} in total)")
-            if total > share:
-                raise StateError(f"{where}: `secondary` assigns {total}, more than the {share} to share")
-            if total < share:
-                notes.append(f"{share - total} of the {share} to share is not assigned")
-        elif count is not None and len(given) < count:
-            notes.append(f"{len(given)} of {count} secondary victims named")
+        _check_assignment(given, count, share, where, notes)
     return [(name, amount, resolve_for(name, amount)) for name, amount in given]
+
+
+def _default_assignment(names: list[str], count: int | None, share: int | None, per_player) -> list:
+    """The default ("ast") assignment: NAMES (eligible, in A.S.T. order) each take the most
+    allowed (PER_PLAYER when it is a number) until COUNT players or the SHARE are used up."""
+    given = []
+    left = share
+    for n in names:
+        if count is not None and len(given) >= count:
+            break
+        if share is not None:
+            if left <= 0:
+                break
+            amount = min(left, per_player) if isinstance(per_player, int) else left
+            left -= amount
+            given.append((n, amount))
+        else:
+            given.append((n, None))
+    return given
+
+
+def _check_assignment(given: list, count: int | None, share: int | None, where: str, notes: list[str]) -> None:
+    """The table's own assignment against how many players and how much the primary victim assigns:
+    too many or too much is an error, too few or too little a note."""
+    if count is not None and len(given) > count:
+        raise StateError(f"{where}: `secondary` names {len(given)} players, but the primary victim assigns "
+                         f"to {count}")
+    if share is not None:
+        total = sum(a for _, a in given if a is not None)
+        if any(a is None for _, a in given):
+            raise StateError(f"{where}: `secondary` must say how much each player is assigned "
+                             f"({share} in total)")
+        if total > share:
+            raise StateError(f"{where}: `secondary` assigns {total}, more than the {share} to share")
+        if total < share:
+            notes.append(f"{share - total} of the {share} to share is not assigned")
+    elif count is not None and len(given) < count:
+        notes.append(f"{len(given)} of {count} secondary victims named")

@@ -234,6 +234,12 @@ def minify_script(text: str) -> str:
         else:
             line.append(token)
     lines.append(line)
+    return _minified_lines(lines)
+
+
+def _minified_lines(lines: list[list[str | None]]) -> str:
+    """minify_script's output from its scanned lines (tokens, None where a space was): each
+    line with only the spaces `_needs_space` keeps, joined to the line before where `_joins` allows."""
     out: list[str] = []
     for tokens in lines:
         text_line = ""
