@@ -1689,16 +1689,30 @@ def build_server():
             if stale not in engine.documents:
                 publish(stale, [])
 
-    @server.feature(T.TEXT_DOCUMENT_HOVER)
-    def hover(params: T.HoverParams):
+    def at_cursor(params):
+        """(analysis, cursor offset) for a request at a position, or None while the document has no
+        analysis yet: the start every position request shares."""
         analysis = current(params.text_document.uri)
         if analysis is None:
             return None
-        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
-        found = hover_text(analysis, offset)
+        return analysis, _from_units(analysis.doc, params.position.line, params.position.character, units())
+
+    def target_of(params):
+        """(analysis, the symbol under the cursor), or None: definition and references start here."""
+        found = at_cursor(params)
+        target = found and target_at(*found)
+        return None if target is None else (found[0], target)
+
+    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    def hover(params: T.HoverParams):
+        found = at_cursor(params)
         if found is None:
             return None
-        text, about = found
+        analysis, offset = found
+        hovered = hover_text(analysis, offset)
+        if hovered is None:
+            return None
+        text, about = hovered
         return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
                        range=rng(analysis.doc, about.start, about.end))
 
@@ -1707,33 +1721,25 @@ def build_server():
 
     @server.feature(T.TEXT_DOCUMENT_DEFINITION)
     def definition(params: T.DefinitionParams):
-        analysis = current(params.text_document.uri)
-        if analysis is None:
+        found = target_of(params)
+        if found is None:
             return None
-        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
-        target = target_at(analysis, offset)
-        if target is None:
-            return None
-        return [location(f, s) for f, s in definitions(analysis, target)] or None
+        return [location(f, s) for f, s in definitions(*found)] or None
 
     @server.feature(T.TEXT_DOCUMENT_REFERENCES)
     def find_references(params: T.ReferenceParams):
-        analysis = current(params.text_document.uri)
-        if analysis is None:
-            return None
-        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
-        target = target_at(analysis, offset)
-        if target is None:
+        found = target_of(params)
+        if found is None:
             return None
         include = params.context.include_declaration if params.context else True
-        return [location(f, s) for f, s in references(analysis, target, include)]
+        return [location(f, s) for f, s in references(*found, include)]
 
     @server.feature(T.TEXT_DOCUMENT_RENAME)
     def rename(params: T.RenameParams):
-        analysis = current(params.text_document.uri)
-        if analysis is None:
+        found = at_cursor(params)
+        if found is None:
             return None
-        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        analysis, offset = found
         try:
             edits = rename_edits(analysis, offset, params.new_name)
         except ValueError as exc:
@@ -1754,10 +1760,10 @@ def build_server():
 
     @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=['"', "(", "="]))
     def completion(params: T.CompletionParams):
-        analysis = current(params.text_document.uri)
-        if analysis is None:
+        found = at_cursor(params)
+        if found is None:
             return None
-        offset = _from_units(analysis.doc, params.position.line, params.position.character, units())
+        analysis, offset = found
         items = []
         for c in completions(analysis, offset):
             item = T.CompletionItem(label=c.label, kind=kinds.get(c.kind), detail=c.detail,

@@ -223,6 +223,21 @@ class _Located(int):
     span: Span
 
 
+def _keyed_names_block(key: str):
+    """The two rule callbacks of a `key { ... }` block of `_keyed_names` lines (amounts, resolution):
+    the block as a top-level item (a rulebook-wide default) and as a field of a calamity."""
+
+    @v_args(meta=True)
+    def as_item(self, meta, c):
+        return Item(key, None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+
+    @v_args(meta=True)
+    def as_field(self, meta, c):
+        return self._field(key, [x for x in c if isinstance(x, tuple)], meta)
+
+    return as_item, as_field
+
+
 class _ToSyntax(RoundsToSyntax, Transformer):
     """The whole language's transformer: the main rules here, the round rules' in the mixin."""
 
@@ -585,39 +600,29 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return ("when", c[1], self._span(meta))
 
     # --- amounts { bound holdings  floor zero  order add_prevent, set, cap } (issue 13)
-    @v_args(meta=True)
-    def amounts_field(self, meta, c):
+    def _keyed_names(self, meta, c):
+        """One `key name, name ... "doc"` line, the shape amounts { } and resolution { } share:
+        (key, names, doc, line span, key span, the span of every name)."""
         key = c[0]
-        values = [t for t in self._tokens(c[1:], "NAME")]
-        doc = self._tokens(c, "STRING")
-        return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
-                self._span(meta), span_of(self.file, key), span_of(self.file, values[0]))
-
-    @v_args(meta=True)
-    def amounts_decl(self, meta, c):
-        return Item("amounts", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
-
-    @v_args(meta=True)
-    def cal_amounts(self, meta, c):
-        return self._field("amounts", [x for x in c if isinstance(x, tuple)], meta)
-
-    # --- resolution { limit calamity_limit  order stack, ast ... } (issue 13 §3): the same shape,
-    # with the span of every value (a diagnostic points at the one that is wrong)
-    @v_args(meta=True)
-    def resolution_field(self, meta, c):
-        key = c[0]
-        values = [t for t in self._tokens(c[1:], "NAME")]
+        values = self._tokens(c[1:], "NAME")
         doc = self._tokens(c, "STRING")
         return (key.value, [v.value for v in values], self._string(doc[0]) if doc else None,
                 self._span(meta), span_of(self.file, key), [span_of(self.file, v) for v in values])
 
     @v_args(meta=True)
-    def resolution_decl(self, meta, c):
-        return Item("resolution", None, self._span(meta), value=[x for x in c if isinstance(x, tuple)])
+    def amounts_field(self, meta, c):
+        *line, value_spans = self._keyed_names(meta, c)
+        return (*line, value_spans[0])  # amounts' checks point at the first value
 
+    amounts_decl, cal_amounts = _keyed_names_block("amounts")
+
+    # --- resolution { limit calamity_limit  order stack, ast ... } (issue 13 §3): the same shape,
+    # with the span of every value (a diagnostic points at the one that is wrong)
     @v_args(meta=True)
-    def cal_resolution(self, meta, c):
-        return self._field("resolution", [x for x in c if isinstance(x, tuple)], meta)
+    def resolution_field(self, meta, c):
+        return self._keyed_names(meta, c)
+
+    resolution_decl, cal_resolution = _keyed_names_block("resolution")
 
     @v_args(meta=True)
     def cal_cancel(self, meta, c):

@@ -103,6 +103,35 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 _LAST_WORD = re.compile(r"[A-Za-z0-9_$]+$")
 
 
+def _js_tokens(text: str) -> list[tuple[str, str]] | None:
+    """TEXT as (kind, token) pairs, the kinds of `_JS_TOKEN` and "regex"; None for text this
+    scanner cannot read (a backtick, i.e. a template literal, or a quote or comment that never
+    closes). compact_script and minify_script both read JavaScript through it."""
+    tokens: list[tuple[str, str]] = []
+    last = ""  # the last significant character or word: is a `/` a division or a regex?
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _JS_TOKEN.match(text, pos)
+        if m is None:
+            return None
+        kind, token = m.lastgroup, m.group()
+        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
+            m = _JS_REGEX.match(text, pos)
+            if m is None:
+                return None
+            kind, token = "regex", m.group()
+        pos = m.end()
+        if kind == "code":
+            code = token.rstrip()
+            if code:
+                word = _LAST_WORD.search(code)
+                last = word.group() if word else code[-1]
+        elif kind not in ("nl", "block", "line"):
+            last = token[-1]  # a string's quote, a regex's flag or slash, a division
+        tokens.append((kind, token))
+    return tokens
+
+
 def compact_script(text: str) -> str:
     """JavaScript without its comments, indentation and blank lines: the same program, lighter.
 
@@ -111,28 +140,15 @@ def compact_script(text: str) -> str:
     sees the same lines), runs of spaces between tokens become one, a comment becomes a space,
     or a line break if it spans lines. Text it cannot scan (a template literal, an unterminated
     string or comment) is returned unchanged."""
+    tokens = _js_tokens(text)
+    if tokens is None:
+        return text
     out: list[str] = []
     line: list[str] = []
-    last = ""  # the last significant character or word: is a `/` a division or a regex?
-    pos, n = 0, len(text)
-    while pos < n:
-        m = _JS_TOKEN.match(text, pos)
-        if m is None:
-            return text  # a backtick (a template literal), or a quote or comment that never closes
-        kind, token = m.lastgroup, m.group()
-        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
-            m = _JS_REGEX.match(text, pos)
-            if m is None:
-                return text
-            kind, token = "regex", m.group()
-        pos = m.end()
+    for kind, token in tokens:
         if kind == "code":
             token = _SPACES.sub(" ", token)
             line.append(token[1:] if token[:1] == " " and line and line[-1][-1:] == " " else token)
-            code = token.rstrip()
-            if code:
-                word = _LAST_WORD.search(code)
-                last = word.group() if word else code[-1]
         elif kind == "nl" or (kind == "block" and "\n" in token):
             code = "".join(line).strip()
             if code:
@@ -143,7 +159,6 @@ def compact_script(text: str) -> str:
                 line.append(" ")
         elif kind != "line":
             line.append(token)
-            last = token[-1]  # a string's quote, a regex's flag or slash, a division
     code = "".join(line).strip()
     if code:
         out.append(code)
@@ -199,31 +214,18 @@ def minify_script(text: str) -> str:
     otherwise fuse, and around every `/`; strings and regular expressions are copied as they
     are. A line break stays unless `_joins` shows it cannot matter. Text it cannot scan (a
     template literal, an unterminated string or comment) is returned unchanged."""
+    scanned = _js_tokens(text)
+    if scanned is None:
+        return text
     lines: list[list[str | None]] = []  # tokens of each line, None where a space was
     line: list[str | None] = []
-    last = ""  # as in compact_script: is a `/` a division or a regex?
-    pos, n = 0, len(text)
-    while pos < n:
-        m = _JS_TOKEN.match(text, pos)
-        if m is None:
-            return text
-        kind, token = m.lastgroup, m.group()
-        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
-            m = _JS_REGEX.match(text, pos)
-            if m is None:
-                return text
-            kind, token = "regex", m.group()
-        pos = m.end()
+    for kind, token in scanned:
         if kind == "code":
             for i, piece in enumerate(_SPACES.split(token)):
                 if i:
                     line.append(None)
                 if piece:
                     line.append(piece)
-            code = token.rstrip()
-            if code:
-                word = _LAST_WORD.search(code)
-                last = word.group() if word else code[-1]
         elif kind == "nl" or (kind == "block" and "\n" in token):
             lines.append(line)
             line = []
@@ -231,7 +233,6 @@ def minify_script(text: str) -> str:
             line.append(None)
         else:
             line.append(token)
-            last = token[-1]
     lines.append(line)
     out: list[str] = []
     for tokens in lines:
