@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from types import CodeType
+from typing import NamedTuple
 
 from . import describe
 from .gcpause import paused
@@ -352,29 +354,44 @@ def _disjuncts(expr) -> list:
     return [expr]
 
 
-def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
+class RequirementWords(NamedTuple):
+    """How a target writes a requirement: its runtime's three constructors, a text literal, and
+    the argument marking a requirement checked at each step."""
+    any: str
+    one: str
+    bool: str
+    text: Callable[[str], str]
+    each_step: str
+
+
+_PY_REQUIREMENT = RequirementWords("_rt.requirement_any", "_rt.requirement", "_rt.requirement_bool", repr,
+                                   ", each_step=True")
+
+
+def _requirement(compiler, expr, req, line: int | None = None, each_step: bool = False,
+                 words: RequirementWords = _PY_REQUIREMENT) -> str:
     line = line if line is not None else req.span.line
     text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
-    step = ", each_step=True" if each_step else ""
+    step = words.each_step if each_step else ""
     alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
         # "A or B and C": every part is evaluated, so the answer shows the player's count in each
-        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line) for c in _conjuncts(alt)) + "]"
+        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line, words) for c in _conjuncts(alt)) + "]"
                           for alt in alternatives)
-        return f"_rt.requirement_any({text!r}, [{parts}], {line!r}{step})"
+        return f"{words.any}({words.text(text)}, [{parts}], {line!r}{step})"
+    return _requirement_part(compiler, expr, line, words, text, step)
+
+
+def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: str | None = None,
+                      step: str = "") -> str:
+    """A requirement, or one part of an "or" requirement (TEXT None): a part is named by what it
+    counts ("cities"), since the whole requirement carries the rulebook's words."""
     if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"_rt.requirement({text!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
+        text = describe.quantity(expr.left) if text is None else text
+        return (f"{words.one}({words.text(text)}, {compiler.compile(expr.left)}, {words.text(expr.op)}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")
-    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r}{step})"
-
-
-def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
-    """One part of an "or" requirement, named by what it counts ("cities"), since the whole
-    requirement carries the rulebook's words."""
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"_rt.requirement({describe.quantity(expr.left)!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
-                f"{compiler.compile(expr.right)}, {line!r})")
-    return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
+    text = describe.condition(expr) if text is None else text
+    return f"{words.bool}({words.text(text)}, {compiler.compile(expr)}, {line!r}{step})"
 
 
 class _AmountRules:

@@ -24,10 +24,11 @@ from pathlib import Path
 
 from .. import describe
 from .. import vocabulary as vocab
-from ..codegen import (_AmountRules, _conjuncts, _count_effects, _disjuncts, _never_unknown, _reads_ast,
-                       _RoleWalk, call_mapping, source_hashes)
+from ..codegen import _requirement as requirement
+from ..codegen import (_AmountRules, _const_value, _conjuncts, _count_effects, _never_unknown, _reads_ast,
+                       _RoleWalk, RequirementWords, call_mapping, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
-from ..expressions import EvalError, evaluate, unparse
+from ..expressions import unparse
 from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError, literal
 from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str, Unknown
@@ -40,6 +41,8 @@ _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 _COMPARE_FN = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH_FN = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv"}
+_JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirementBool", lambda text: js_string(text),
+                                   ", true")
 
 
 # --- literals ------------------------------------------------------------------------------------
@@ -337,22 +340,6 @@ def _set_value_expr(expr, consts: dict) -> str:
     raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
 
 
-def _const_value(consts: dict, options: dict, expr, table: str):
-    def lookup(name: Name):
-        head = name.parts[0]
-        if len(name.parts) == 1 and head in consts:
-            return consts[head]
-        if len(name.parts) == 1 and head in options:
-            return options[head]
-        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
-
-    try:
-        return literal(evaluate(expr, lookup))
-    except (EvalError, ArithmeticError, ValueError, TypeError) as exc:
-        raise CodegenError("CIV043", f"a value of table `{table}` must be a constant: {exc}",
-                           getattr(expr, "span", None)) from None
-
-
 # --- the rules -------------------------------------------------------------------------------------
 
 class _Out:
@@ -465,25 +452,7 @@ def rules_source(ed: Edition) -> str:
 
 
 def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
-    line = line if line is not None else req.span.line
-    text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
-    step = ", true" if each_step else ""
-    alternatives = _disjuncts(expr)
-    if len(alternatives) > 1:
-        parts = ", ".join("[" + ", ".join(_requirement_part(c, p, line) for p in _conjuncts(alt)) + "]"
-                          for alt in alternatives)
-        return f"requirementAny({js_string(text)}, [{parts}], {line}{step})"
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"requirement({js_string(text)}, {c.compile(expr.left)}, {js_string(expr.op)}, "
-                f"{c.compile(expr.right)}, {line}{step})")
-    return f"requirementBool({js_string(text)}, {c.compile(expr)}, {line}{step})"
-
-
-def _requirement_part(c: JSCompiler, expr, line: int) -> str:
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"requirement({js_string(describe.quantity(expr.left))}, {c.compile(expr.left)}, "
-                f"{js_string(expr.op)}, {c.compile(expr.right)}, {line})")
-    return f"requirementBool({js_string(describe.condition(expr))}, {c.compile(expr)}, {line})"
+    return requirement(c, expr, req, line, each_step, _JS_REQUIREMENT)
 
 
 # --- calamities (the twin of codegen._calamity) ----------------------------------------------------
