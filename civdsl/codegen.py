@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from types import CodeType
+from typing import NamedTuple
 
 from . import describe
 from .gcpause import paused
@@ -352,29 +354,44 @@ def _disjuncts(expr) -> list:
     return [expr]
 
 
-def _requirement(compiler: PythonCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
+class RequirementWords(NamedTuple):
+    """How a target writes a requirement: its runtime's three constructors, a text literal, and
+    the argument marking a requirement checked at each step."""
+    any: str
+    one: str
+    bool: str
+    text: Callable[[str], str]
+    each_step: str
+
+
+_PY_REQUIREMENT = RequirementWords("_rt.requirement_any", "_rt.requirement", "_rt.requirement_bool", repr,
+                                   ", each_step=True")
+
+
+def _requirement(compiler, expr, req, line: int | None = None, each_step: bool = False,
+                 words: RequirementWords = _PY_REQUIREMENT) -> str:
     line = line if line is not None else req.span.line
     text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
-    step = ", each_step=True" if each_step else ""
+    step = words.each_step if each_step else ""
     alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
         # "A or B and C": every part is evaluated, so the answer shows the player's count in each
-        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line) for c in _conjuncts(alt)) + "]"
+        parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line, words) for c in _conjuncts(alt)) + "]"
                           for alt in alternatives)
-        return f"_rt.requirement_any({text!r}, [{parts}], {line!r}{step})"
+        return f"{words.any}({words.text(text)}, [{parts}], {line!r}{step})"
+    return _requirement_part(compiler, expr, line, words, text, step)
+
+
+def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: str | None = None,
+                      step: str = "") -> str:
+    """A requirement, or one part of an "or" requirement (TEXT None): a part is named by what it
+    counts ("cities"), since the whole requirement carries the rulebook's words."""
     if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"_rt.requirement({text!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
+        text = describe.quantity(expr.left) if text is None else text
+        return (f"{words.one}({words.text(text)}, {compiler.compile(expr.left)}, {words.text(expr.op)}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")
-    return f"_rt.requirement_bool({text!r}, {compiler.compile(expr)}, {line!r}{step})"
-
-
-def _requirement_part(compiler: PythonCompiler, expr, line: int) -> str:
-    """One part of an "or" requirement, named by what it counts ("cities"), since the whole
-    requirement carries the rulebook's words."""
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"_rt.requirement({describe.quantity(expr.left)!r}, {compiler.compile(expr.left)}, {expr.op!r}, "
-                f"{compiler.compile(expr.right)}, {line!r})")
-    return f"_rt.requirement_bool({describe.condition(expr)!r}, {compiler.compile(expr)}, {line!r})"
+    text = describe.condition(expr) if text is None else text
+    return f"{words.bool}({words.text(text)}, {compiler.compile(expr)}, {line!r}{step})"
 
 
 class _AmountRules:
@@ -462,26 +479,38 @@ _AFTER = (
 )
 
 
-class _RoleBody(NodeVisitor):
-    """The code of one role's branch of a calamity function: its effects' parameters as locals,
-    then the modifiers' operations (one `visit_<Op>` each), then the Resolution."""
+def _param_code(c: PythonCompiler, p, value) -> str:
+    """A parameter's value as Python: a choice is its word, anything else an expression."""
+    return repr(value.parts[0]) if p.kind == "enum" else c.compile(value)
 
-    indent = "        "
 
-    def __init__(self, w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules):
-        self.w, self.c, self.cal, self.role, self.effects, self.rules = w, c, cal, role, effects, rules
+class _RoleWalk(NodeVisitor):
+    """What one role's branch of a calamity function does, whatever the language it is written in
+    (this module's Python, companion/jsgen.py's JavaScript): which effects it has and which of
+    them a branch makes conditional, which modifiers apply and which of their conditions are
+    tested in place, the changing operations in the edition's stage order, and the order the
+    operations are visited in. A target says how each statement is written: `line`, `END` (what
+    closes a statement), its words for none/true/false and a lazy `or`, `literal` and `param_code`
+    (a default and a given parameter value), `_effect_line`, `_excluded_if`, `_assigned`,
+    `_assignment`, and a `visit_<Op>` for every operation node but ImmuneOp and for EffectBranch."""
+
+    END = ""
+    NONE, TRUE, FALSE = "None", "True", "False"
+    OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
+
+    def __init__(self, cal: Calamity, role: str, effects: list, rules: _AmountRules, compile_expr):
+        self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
         self.variables: list[_EffectVar] = []
         _collect(effects, False, self.variables)
         mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
         self.mods = mods
         self.ops = [(j, m, o) for j, m in mods for o in m.ops]
         self.bounded = rules.bound and self.causes(vocab.BOUNDS)
-        self.has_trace = self.bounded or bool(self._ops(ChangeOp))
         self.has_options = bool(self._ops((OptionOp, StopOp)))
         self.immune_flags: list[str] = []
         # a condition used by one operation only is tested in place; others are evaluated once
         self.inline = {j for j, m in mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
-        self.conds = {j: f"({c.compile(m.condition)})" if j in self.inline else f"m{j}" for j, m in mods}
+        self.conds = {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in mods}
         self.ordered = self._ordered()
         self.unselecting = self._unselecting()
 
@@ -508,21 +537,94 @@ class _RoleBody(NodeVisitor):
                 and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
                         for _, _, o in self.ordered)]
 
+    def _targets_of(self, o) -> list[_EffectVar]:
+        """The effects of this role an operation changes or offers to replace (none: the validator
+        warned, CIV036, the calamity never causes that effect)."""
+        return [v for v in self.variables if v.effect.kind == o.kind]
+
+    def visit_ops(self) -> None:
+        """Cancellations first, then the changes in their stages, then the offers and immunity."""
+        for j, m, o in self._ops(CancelOp):
+            self.visit(o, j, m)
+        for v in self.unselecting:
+            self.line(f"{v.var('amount')}_unselected = 0{self.END}")
+        for j, m, o in self.ordered + self._ops((StopOp, OptionOp, ImmuneOp)):
+            self.visit(o, j, m)
+
+    def _effect_locals(self) -> None:
+        """Each effect's parameters as locals (a branch's effects start absent), then what the
+        primary victim assigns to the secondary ones or what was assigned to this one."""
+        for v in self.variables:
+            if v.conditional:
+                self.line(f"{v.flag} = {self.NONE}{self.END}")
+        self.visit_effects(self.effects, self.indent, iter(self.variables))
+        if self.role == "secondary":
+            self._assigned()
+        elif self.cal.secondary:
+            self._assignment()
+
+    def _exclusion(self) -> None:
+        ex = next((ex for ex in self.cal.exclusions if ex.condition is not None), None)
+        if ex is None:
+            self.line(f"excluded = {self.NONE}{self.END}")
+        else:
+            self._excluded_if(ex)
+
+    def visit_effects(self, effects: list, indent: str, variables) -> None:
+        for e in effects:
+            self.visit(e, indent, variables)
+
+    def visit_Effect(self, e: Effect, indent: str, variables) -> None:
+        v = next(variables)
+        given = _given(v.kind, e.call)
+        for p in v.kind.params:
+            if p.name in given:
+                code = self.param_code(self.c, p, given[p.name])
+            elif p.name == v.kind.main or p.name == "active":
+                code = self.TRUE
+            else:
+                code = self.literal(p.default)
+            self._effect_line(f"{indent}{v.var(p.name)} = {code}", e)
+        if v.kind.main is None:
+            self.w.line(f"{indent}{v.flag} = {self.TRUE}{self.END}")
+
+    def visit_ImmuneOp(self, o: ImmuneOp, j: int, m) -> None:
+        if f"m{j}" not in self.immune_flags:
+            self.immune_flags.append(f"m{j}")
+
+    def _immune(self) -> str:
+        """The resolution's immunity: FALSE, or the local holding whether a modifier grants it."""
+        flags = self.immune_flags
+        if not flags:
+            return self.FALSE
+        either = flags[0] if len(flags) == 1 else f"{self.OR}({flags[0]}, {', '.join(self.THUNK + f for f in flags[1:])})"
+        self.line(f"immune = {either}{self.END}")
+        return "immune"
+
+
+class _RoleBody(_RoleWalk):
+    """The code of one role's branch of a calamity function: its effects' parameters as locals,
+    then the modifiers' operations (one `visit_<Op>` each), then the Resolution."""
+
+    indent = "        "
+    literal = staticmethod(repr)
+    param_code = staticmethod(_param_code)
+
+    def __init__(self, w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules):
+        super().__init__(cal, role, effects, rules, c.compile)
+        self.w, self.c = w, c
+        self.has_trace = self.bounded or bool(self._ops(ChangeOp))
+
     def line(self, text: str, where=None) -> None:
         self.w.line(f"{self.indent}{text}", where)
 
     def emit(self) -> None:
         if self.role == "secondary":
+            self.w.line("    else:")
             self._exclusion()
         self._effect_locals()
         self._locals()
-        # cancellations first, then the changes in their stages, then the offers and immunity
-        for j, m, o in self._ops(CancelOp):
-            self.visit(o, j, m)
-        for v in self.unselecting:
-            self.line(f"{v.var('amount')}_unselected = 0")
-        for j, m, o in self.ordered + self._ops((StopOp, OptionOp, ImmuneOp)):
-            self.visit(o, j, m)
+        self.visit_ops()
         immune = self._immune()
         self._effect_list(immune != "False")
         for applies, call in _AFTER:
@@ -533,16 +635,6 @@ class _RoleBody(NodeVisitor):
         self.line(f"return Resolution((_MODULE, {self.cal.name!r}, role, s, effects, {assignment}, trace, "
                   f"{'options' if self.has_options else '()'}, {immune}, None, {excluded}))")
 
-    def _effect_locals(self) -> None:
-        for v in self.variables:
-            if v.conditional:
-                self.line(f"{v.flag} = None")
-        self.visit_effects(self.effects, self.indent, iter(self.variables))
-        if self.role == "secondary":
-            self._assigned()
-        elif self.cal.secondary:
-            self._assignment()
-
     def _locals(self) -> None:
         """The trace, the offered options and each modifier condition used more than once."""
         self.line("trace = []" if self.has_trace else "trace = ()")
@@ -552,12 +644,7 @@ class _RoleBody(NodeVisitor):
             if j not in self.inline:
                 self.line(f"m{j} = {self.c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
 
-    def _exclusion(self) -> None:
-        self.w.line("    else:")
-        ex = next((ex for ex in self.cal.exclusions if ex.condition is not None), None)
-        if ex is None:
-            self.line("excluded = None")
-            return
+    def _excluded_if(self, ex) -> None:
         self.line(f"excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
                   f"if s.decide({self.c.compile(ex.condition)}, {ex.span.line!r}, {ex.span.path!r}, "
                   f"'whether the victim may be chosen') else None", ex.span)
@@ -579,10 +666,6 @@ class _RoleBody(NodeVisitor):
         self.line(f"assignment = ({count}, {share}, [{flat}], {sec.span.line!r})", sec.span)
 
     # -- the effects: one local variable per parameter ------------------------------------
-
-    def visit_effects(self, effects: list, indent: str, variables) -> None:
-        for e in effects:
-            self.visit(e, indent, variables)
 
     def visit_EffectBranch(self, e: EffectBranch, indent: str, variables) -> None:
         w, c = self.w, self.c
@@ -607,20 +690,8 @@ class _RoleBody(NodeVisitor):
             for v in then_vars + else_vars:
                 w.line(f"{indent}    {v.flag} = None")
 
-    def visit_Effect(self, e: Effect, indent: str, variables) -> None:
-        v = next(variables)
-        given = dict(zip([p.name for p in v.kind.params], e.call.args))
-        given.update(e.call.kwargs)
-        for p in v.kind.params:
-            if p.name in given:
-                code = _param_code(self.c, p, given[p.name])
-            elif p.name == v.kind.main or p.name == "active":
-                code = "True"
-            else:
-                code = repr(p.default)
-            self.w.line(f"{indent}{v.var(p.name)} = {code}  # {comment_text(e.span.path)}:{e.span.line}", e.span)
-        if v.kind.main is None:
-            self.w.line(f"{indent}{v.flag} = True")
+    def _effect_line(self, text: str, e: Effect) -> None:
+        self.w.line(f"{text}  # {comment_text(e.span.path)}:{e.span.line}", e.span)
 
     # -- the modifiers' operations ---------------------------------------------------------
 
@@ -643,7 +714,7 @@ class _RoleBody(NodeVisitor):
                   f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
 
     def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
-        targets = [v for v in self.variables if v.effect.kind == o.kind]
+        targets = self._targets_of(o)
         if not targets:
             return
         active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
@@ -654,21 +725,8 @@ class _RoleBody(NodeVisitor):
         self.line(f"    options.append(({o.kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {o.each!r}, "
                   f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
 
-    def visit_ImmuneOp(self, o: ImmuneOp, j: int, m) -> None:
-        if f"m{j}" not in self.immune_flags:
-            self.immune_flags.append(f"m{j}")
-
-    def _immune(self) -> str:
-        """The Resolution's immunity: "False", or the local holding whether a modifier grants it."""
-        flags = self.immune_flags
-        if not flags:
-            return "False"
-        either = flags[0] if len(flags) == 1 else f"_rt.or_({flags[0]}, {', '.join('lambda: ' + f for f in flags[1:])})"
-        self.line(f"immune = {either}")
-        return "immune"
-
     def visit_ChangeOp(self, o: ChangeOp, j: int, m) -> None:
-        targets = [v for v in self.variables if v.effect.kind == o.kind]
+        targets = self._targets_of(o)
         if not targets:
             return  # the validator warned (CIV036): the calamity never causes this effect
         c, cond, indent = self.c, self.conds[j], self.indent
@@ -776,9 +834,11 @@ def _count_effects(effects: list) -> int:
                for e in effects)
 
 
-def _param_code(c: PythonCompiler, p, value) -> str:
-    """A parameter's value as Python: a choice is its word, anything else an expression."""
-    return repr(value.parts[0]) if p.kind == "enum" else c.compile(value)
+def _given(kind, call) -> dict:
+    """An effect call's arguments by parameter name, positional and keyword alike."""
+    given = dict(zip([p.name for p in kind.params], call.args))
+    given.update(call.kwargs)
+    return given
 
 
 def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
@@ -834,15 +894,21 @@ def _never_unknown(c: PythonCompiler, expr) -> bool:
 
 
 def _call_args(c: PythonCompiler, call) -> str:
+    return call_mapping(call, repr, lambda p, value: _param_code(c, p, value), repr)
+
+
+def call_mapping(call, key, code, literal) -> str:
+    """An effect call (a replacement's, an assigned effect's) as a mapping literal of its parameters,
+    given or defaulted, in the target's words: `key` writes a name, `code` a given value, `literal`
+    a default (a parameter without either is left out)."""
     kind = vocab.EFFECT_KINDS[call.name]
-    given = dict(zip([p.name for p in kind.params], call.args))
-    given.update(call.kwargs)
+    given = _given(kind, call)
     parts = []
     for p in kind.params:
         if p.name in given:
-            parts.append(f"{p.name!r}: {_param_code(c, p, given[p.name])}")
+            parts.append(f"{key(p.name)}: {code(p, given[p.name])}")
         elif p.default is not None:
-            parts.append(f"{p.name!r}: {p.default!r}")
+            parts.append(f"{key(p.name)}: {literal(p.default)}")
     return "{" + ", ".join(parts) + "}"
 
 

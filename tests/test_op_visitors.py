@@ -12,10 +12,12 @@ import pytest
 from civdsl import syntax
 from civdsl.charts.derive import _Direction
 from civdsl.codegen import _RoleBody
+from civdsl.companion.jsgen import _JSRoleBody
 from civdsl.describe import _OpText
 from civdsl.validator import _Validator
 
-STAGES = {"code generator": _RoleBody, "checker": _Validator, "renderer": _OpText, "chart direction": _Direction}
+STAGES = {"code generator": _RoleBody, "JavaScript code generator": _JSRoleBody, "checker": _Validator,
+          "renderer": _OpText, "chart direction": _Direction}
 
 
 def test_the_node_list_names_every_operation_type():
@@ -40,11 +42,26 @@ def test_every_operation_type_has_a_visitor_in_every_stage(stage, node):
         f"the {stage} has no visit_{node.__name__}"
 
 
-def test_the_code_generator_visits_both_kinds_of_effect_node():
+@pytest.mark.parametrize("generator", (_RoleBody, _JSRoleBody), ids=lambda t: t.__name__)
+def test_the_code_generators_visit_both_kinds_of_effect_node(generator):
     from civdsl.model import Effect, EffectBranch
 
     for node in (Effect, EffectBranch):
-        assert callable(getattr(_RoleBody, f"visit_{node.__name__}", None))
+        assert callable(getattr(generator, f"visit_{node.__name__}", None))
+
+
+def test_both_code_generators_share_one_walk_and_write_each_operation_themselves():
+    """Python and JavaScript differ only in how a statement is written: the walk (which effects,
+    modifiers and operations, in which order) is one class, and each target writes every operation
+    that emits code itself, so a new operation type cannot fall back to the other language's text."""
+    from civdsl.codegen import _RoleWalk
+
+    assert issubclass(_RoleBody, _RoleWalk) and issubclass(_JSRoleBody, _RoleWalk)
+    for node in syntax.OP_TYPES:
+        name = f"visit_{node.__name__}"
+        if name in vars(_RoleWalk):
+            continue  # immunity only records a flag each target writes in its own words
+        assert name in vars(_RoleBody) and name in vars(_JSRoleBody), name
 
 
 def test_a_missing_visitor_is_an_error_not_a_silent_skip():

@@ -24,10 +24,11 @@ from pathlib import Path
 
 from .. import describe
 from .. import vocabulary as vocab
-from ..codegen import (_AmountRules, _collect, _conjuncts, _count_effects, _disjuncts, _never_unknown,
-                       _reads_ast, source_hashes)
+from ..codegen import _requirement as requirement
+from ..codegen import (_AmountRules, _const_value, _conjuncts, _count_effects, _never_unknown, _reads_ast,
+                       _RoleWalk, RequirementWords, call_mapping, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
-from ..expressions import EvalError, evaluate, unparse
+from ..expressions import unparse
 from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError, literal
 from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str, Unknown
@@ -40,6 +41,8 @@ _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 _COMPARE_FN = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH_FN = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv"}
+_JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirementBool", lambda text: js_string(text),
+                                   ", true")
 
 
 # --- literals ------------------------------------------------------------------------------------
@@ -337,22 +340,6 @@ def _set_value_expr(expr, consts: dict) -> str:
     raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
 
 
-def _const_value(consts: dict, options: dict, expr, table: str):
-    def lookup(name: Name):
-        head = name.parts[0]
-        if len(name.parts) == 1 and head in consts:
-            return consts[head]
-        if len(name.parts) == 1 and head in options:
-            return options[head]
-        raise EvalError(f"`{name.dotted}` is not a constant", name.span)
-
-    try:
-        return literal(evaluate(expr, lookup))
-    except (EvalError, ArithmeticError, ValueError, TypeError) as exc:
-        raise CodegenError("CIV043", f"a value of table `{table}` must be a constant: {exc}",
-                           getattr(expr, "span", None)) from None
-
-
 # --- the rules -------------------------------------------------------------------------------------
 
 class _Out:
@@ -465,25 +452,7 @@ def rules_source(ed: Edition) -> str:
 
 
 def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
-    line = line if line is not None else req.span.line
-    text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
-    step = ", true" if each_step else ""
-    alternatives = _disjuncts(expr)
-    if len(alternatives) > 1:
-        parts = ", ".join("[" + ", ".join(_requirement_part(c, p, line) for p in _conjuncts(alt)) + "]"
-                          for alt in alternatives)
-        return f"requirementAny({js_string(text)}, [{parts}], {line}{step})"
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"requirement({js_string(text)}, {c.compile(expr.left)}, {js_string(expr.op)}, "
-                f"{c.compile(expr.right)}, {line}{step})")
-    return f"requirementBool({js_string(text)}, {c.compile(expr)}, {line}{step})"
-
-
-def _requirement_part(c: JSCompiler, expr, line: int) -> str:
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
-        return (f"requirement({js_string(describe.quantity(expr.left))}, {c.compile(expr.left)}, "
-                f"{js_string(expr.op)}, {c.compile(expr.right)}, {line})")
-    return f"requirementBool({js_string(describe.condition(expr))}, {c.compile(expr)}, {line})"
+    return requirement(c, expr, req, line, each_step, _JS_REQUIREMENT)
 
 
 # --- calamities (the twin of codegen._calamity) ----------------------------------------------------
@@ -500,11 +469,11 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> None:
         body.line(f"      return cancelled({js_string(cal.name)}, role, s, {span.line}, "
                   f"{js_string('cancelled: ' + describe.condition(expr))}, {c.path(span.path)});")
         body.line("    }")
-    _role_body(body, c, cal, "primary", cal.primary, rules)
+    _JSRoleBody(body, c, cal, "primary", cal.primary, rules).emit()
     body.line("  }")
     if cal.secondary:
         body.line("  {")
-        _role_body(body, c, cal, "secondary", cal.secondary.effects, rules)
+        _JSRoleBody(body, c, cal, "secondary", cal.secondary.effects, rules).emit()
         body.line("  }")
     else:
         body.line("  // only the primary victim suffers this calamity")
@@ -519,256 +488,233 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> None:
     w.line("}")
 
 
-def _role_body(w: _Out, c: JSCompiler, cal, role: str, effects: list, rules) -> None:
-    ind = "    "
-    if role == "secondary":
-        for ex in cal.exclusions:
-            if ex.condition is not None:
-                w.line(f"{ind}excluded = s.decide({c.compile(ex.condition)}, {ex.span.line}, {c.path(ex.span.path)}, "
-                       f"\"whether the victim may be chosen\") ? [{ex.span.line}, "
-                       f"{js_string(describe.exclusion(ex))}, {c.path(ex.span.path)}] : null;")
-                break
-        else:
-            w.line(f"{ind}excluded = null;")
-    variables: list = []
-    _collect(effects, False, variables)
-    for v in variables:
-        if v.conditional:
-            w.line(f"{ind}{v.flag} = null;")
-    _emit_effects(w, c, effects, ind, iter(variables))
-    if role == "secondary":
-        first = next((v for v in variables if v.kind.main == "amount" and not v.conditional), None)
+def _param_code(c: JSCompiler, p, value) -> str:
+    """A parameter's value as JavaScript: a choice is its word, anything else an expression."""
+    return js_string(value.parts[0]) if p.kind == "enum" else c.compile(value)
+
+
+class _JSRoleBody(_RoleWalk):
+    """One role's branch of a calamity function in JavaScript: the twin of codegen._RoleBody, the
+    same walk (codegen._RoleWalk) with each statement written for the JavaScript runtime."""
+
+    indent = "    "
+    END = ";"
+    NONE, TRUE, FALSE = "null", "true", "false"
+    OR, THUNK = "or_", "() => "
+    literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
+
+    def __init__(self, w: _Out, c: JSCompiler, cal, role: str, effects: list, rules):
+        super().__init__(cal, role, effects, rules, c.compile)
+        self.w, self.c = w, c
+
+    def line(self, text: str) -> None:
+        self.w.line(f"{self.indent}{text}")
+
+    def emit(self) -> None:
+        if self.role == "secondary":
+            self._exclusion()
+        self._effect_locals()
+        self.line("trace = [];")
+        if self.has_options:
+            self.line("options = [];")
+        for j, m in self.mods:
+            if j not in self.inline:
+                self.line(f"m{j} = {self.c.compile(m.condition)};")
+        self.visit_ops()
+        immune = self._immune()
+        self._effect_list(immune != "false")
+        self._after()
+        assignment = "assignment" if self.role == "primary" and self.cal.secondary else "null"
+        opts = "options" if self.has_options else "[]"
+        excluded = "excluded" if self.role == "secondary" else "null"
+        self.line(f"return resolution({js_string(self.cal.name)}, role, s, effects, {assignment}, trace, {opts}, "
+                  f"{immune}, null, {excluded});")
+
+    def _excluded_if(self, ex) -> None:
+        c = self.c
+        self.line(f"excluded = s.decide({c.compile(ex.condition)}, {ex.span.line}, {c.path(ex.span.path)}, "
+                  f"\"whether the victim may be chosen\") ? [{ex.span.line}, "
+                  f"{js_string(describe.exclusion(ex))}, {c.path(ex.span.path)}] : null;")
+
+    def _assigned(self) -> None:
+        first = next((v for v in self.variables if v.kind.main == "amount" and not v.conditional), None)
         if first is not None:
-            w.line(f"{ind}if (s.assigned !== null) {{")
-            w.line(f"{ind}  {first.var('amount')} = assignedAmount(s, {first.var('amount')}, "
-                   f"{js_string(first.effect.kind)});")
-            w.line(f"{ind}}}")
-    if role == "primary" and cal.secondary:
-        sec = cal.secondary
+            self.line("if (s.assigned !== null) {")
+            self.line(f"  {first.var('amount')} = assignedAmount(s, {first.var('amount')}, "
+                      f"{js_string(first.effect.kind)});")
+            self.line("}")
+
+    def _assignment(self) -> None:
+        sec, c = self.cal.secondary, self.c
         count = c.compile(sec.count) if sec.count is not None else "null"
         share = c.compile(sec.share) if sec.share is not None else "null"
         flat = ", ".join(f"[{js_string(e.kind)}, {_call_args(c, e.call)}]" for e in sec.effects if isinstance(e, Effect))
-        w.line(f"{ind}assignment = [{count}, {share}, [{flat}], {sec.span.line}];")
-    mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-    bounded = rules.bound and any(v.effect.kind in vocab.BOUNDS for v in variables)
-    has_options = any(o.op in ("option", "stop") for _, m in mods for o in m.ops)
-    has_immune = any(o.op == "immune" for _, m in mods for o in m.ops)
-    w.line(f"{ind}trace = [];")
-    if has_options:
-        w.line(f"{ind}options = [];")
-    inline = {j for j, m in mods if len(m.ops) == 1 and m.ops[0].op in ("add", "prevent", "set", "cap")}
-    conds = {j: f"({c.compile(m.condition)})" if j in inline else f"m{j}" for j, m in mods}
-    for j, m in mods:
-        if j not in inline:
-            w.line(f"{ind}m{j} = {c.compile(m.condition)};")
-    for j, m in mods:
-        for o in m.ops:
-            if o.op == "cancel":
-                by = ", ".join(m.advances) or "a modifier"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
-                       f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
-                w.line(f"{ind}  return cancelled({js_string(cal.name)}, role, s, {o.span.line}, "
-                       f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
-                w.line(f"{ind}}}")
-    stages = {
-        "add_prevent": [(j, m, o) for j, m in mods for o in m.ops if o.op in ("add", "prevent")],
-        "set": sorted(((j, m, o) for j, m in mods for o in m.ops if o.op == "set"), key=lambda t: t[1].priority),
-        "cap": [(j, m, o) for j, m in mods for o in m.ops if o.op == "cap"],
-    }
-    ordered = [op for stage in rules.order for op in stages[stage]]
-    unselecting = [v for v in variables if rules.unselect and v.effect.kind in vocab.UNSELECT_KINDS
-                   and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
-                           for _, _, o in ordered)]
-    for v in unselecting:
-        w.line(f"{ind}{v.var('amount')}_unselected = 0;")
-    for j, m, o in ordered:
-        _emit_op(w, c, conds[j], m, o, variables, ind, unselecting)
-    for j, m in mods:
-        for o in m.ops:
-            if o.op == "stop":
-                rep = o.replacement
-                what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
-                w.line(f"{ind}  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
-                       f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
-                w.line(f"{ind}}}")
-                continue
-            if o.op == "option":
-                targets = [v for v in variables if v.effect.kind == o.kind]
-                if not targets:
-                    continue
-                active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
-                rep = o.replacement
-                what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-                w.line(f"{ind}if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
-                       f"&& ({active})) {{")
-                w.line(f"{ind}  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
-                       f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
-                       f"{c.path(o.span.path)}]);")
-                w.line(f"{ind}}}")
-    immune = "false"
-    if has_immune:
-        flags = [f"m{j}" for j, m in mods if any(o.op == "immune" for o in m.ops)]
-        immune = flags[0] if len(flags) == 1 else f"or_({flags[0]}, {', '.join('() => ' + f for f in flags[1:])})"
-        w.line(f"{ind}immune = {immune};")
-        immune = "immune"
-    items = []
-    for v in variables:
-        args = []
-        for p in v.kind.params:
-            value = v.var(p.name)
-            if p.name == v.kind.main:
-                clamped = f"floorZero({value})" if rules.floor else value
-                value = f"unlessImmune(immune, {clamped})" if has_immune else clamped
-                if v in unselecting:
-                    raw = v.var(p.name)
-                    args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
-            args.append(f"{p.name}: {value}")
-        items.append((v, f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"))
-    w.line(f"{ind}effects = [];")
-    for v, item in items:
-        if v.conditional:
-            w.line(f"{ind}if ({v.flag} !== null) effects.push({item});")
-        else:
-            w.line(f"{ind}effects.push({item});")
-    path = c.path(cal.span.path)
-    # a city's unit points where the calamity declares its own (`amounts { city_points ... }`)
-    city = f", {js_literal(rules.city_points)}" if rules.city_points is not None else ""
-    if bounded:
-        w.line(f"{ind}boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
-    if unselecting:
-        w.line(f"{ind}unselect(s, effects, trace, MODEL.BOUNDS, {path});")
-    if any(v.effect.kind in vocab.VALUE_DISCARD_KINDS for v in variables):
-        w.line(f"{ind}discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});")
-    if any(v.effect.kind in vocab.SUPPORT_KINDS for v in variables):
-        w.line(f"{ind}reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
-    if rules.least_over and any(v.effect.kind in vocab.LOSS_SPLIT_KINDS for v in variables):
-        w.line(f"{ind}leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
-    assignment = "assignment" if role == "primary" and cal.secondary else "null"
-    opts = "options" if has_options else "[]"
-    excluded = "excluded" if role == "secondary" else "null"
-    w.line(f"{ind}return resolution({js_string(cal.name)}, role, s, effects, {assignment}, trace, {opts}, "
-           f"{immune}, null, {excluded});")
+        self.line(f"assignment = [{count}, {share}, [{flat}], {sec.span.line}];")
 
+    # -- the effects: one local variable per parameter ------------------------------------
 
-def _emit_effects(w: _Out, c: JSCompiler, effects: list, ind: str, variables) -> None:
-    for e in effects:
-        if isinstance(e, EffectBranch):
-            then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-            else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
-            b = f"b{len(w.lines)}"
-            w.line(f"{ind}{b} = {c.compile(e.condition)};")
-            w.line(f"{ind}u{b} = {b} instanceof Unknown;")
-            w.line(f"{ind}if (u{b}) s.undecided.push([{e.span.line}, {c.path(e.span.path)}, "
-                   f"\"which effects apply\", {b}.facts]);")
-            w.line(f"{ind}if (u{b} || truthy({b})) {{")
-            _emit_effects(w, c, e.then, ind + "  ", iter(then_vars))
+    def visit_EffectBranch(self, e: EffectBranch, ind: str, variables) -> None:
+        w, c = self.w, self.c
+        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
+        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        b = f"b{len(w.lines)}"
+        w.line(f"{ind}{b} = {c.compile(e.condition)};")
+        w.line(f"{ind}u{b} = {b} instanceof Unknown;")
+        w.line(f"{ind}if (u{b}) s.undecided.push([{e.span.line}, {c.path(e.span.path)}, "
+               f"\"which effects apply\", {b}.facts]);")
+        for test, branch, branch_vars in ((f"truthy({b})", e.then, then_vars), (f"!truthy({b})", e.otherwise, else_vars)):
+            w.line(f"{ind}if (u{b} || {test}) {{")
+            self.visit_effects(branch, ind + "  ", iter(branch_vars))
             w.line(f"{ind}}}")
-            w.line(f"{ind}if (u{b} || !truthy({b})) {{")
-            _emit_effects(w, c, e.otherwise, ind + "  ", iter(else_vars))
+        if then_vars or else_vars:
+            w.line(f"{ind}if (u{b}) {{")
+            for v in then_vars + else_vars:
+                w.line(f"{ind}  {v.flag} = null;")
             w.line(f"{ind}}}")
-            if then_vars or else_vars:
-                w.line(f"{ind}if (u{b}) {{")
-                for v in then_vars + else_vars:
-                    w.line(f"{ind}  {v.flag} = null;")
-                w.line(f"{ind}}}")
+
+    def _effect_line(self, text: str, e: Effect) -> None:
+        self.w.line(f"{text};")
+
+    # -- the modifiers' operations ---------------------------------------------------------
+
+    def visit_CancelOp(self, o, j: int, m) -> None:
+        c = self.c
+        by = ", ".join(m.advances) or "a modifier"
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
+                  f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
+        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, "
+                  f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
+        self.line("}")
+
+    def visit_StopOp(self, o, j: int, m) -> None:
+        c, rep = self.c, o.replacement
+        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
+        self.line(f"  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
+                  f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
+        self.line("}")
+
+    def visit_OptionOp(self, o, j: int, m) -> None:
+        targets = self._targets_of(o)
+        if not targets:
+            return
+        c, rep = self.c, o.replacement
+        active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
+        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
+                  f"&& ({active})) {{")
+        self.line(f"  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
+                  f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
+                  f"{c.path(o.span.path)}]);")
+        self.line("}")
+
+    def visit_ChangeOp(self, o, j: int, m) -> None:
+        targets = self._targets_of(o)
+        if not targets:
+            return
+        c, cond = self.c, self.conds[j]
+        kind = vocab.EFFECT_KINDS[o.kind]
+        param = o.param or kind.main
+        p = kind.param(param)
+        if p is not None and p.kind == "enum":
+            value = js_string(o.amount.parts[0])
         else:
-            v = next(variables)
-            given = dict(zip([p.name for p in v.kind.params], e.call.args))
-            given.update(e.call.kwargs)
+            value = c.compile(o.amount)
+            if o.per is not None:
+                value = f"mul({value}, {c.compile(o.per)})"
+        by = js_literal(list(m.advances))
+        where = f"{js_comment(o.span.path)}:{o.span.line}"
+        path = c.path(o.span.path)
+        if j in self.inline:
+            self.line(f"c = {cond};  // {where}")
+            cond = "c"
+        if m.condition is not None and _never_unknown(c, m.condition):
+            self.line(f"if (truthy({cond})) {{  // {where}")
+            self._decided(value, o, by, targets, param, path)
+            self.line("}")
+            return
+        self.line(f"if ({cond} instanceof Unknown) {{")
+        what = f"whether {', '.join(m.advances) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
+        self.line(f"  s.undecided.push([{o.span.line}, {path}, {js_string(what)}, {cond}.facts]);")
+        self.line(f"  v = {value};")
+        for var, inner, close in self._targets(targets, param):
+            self.w.line(f"{inner}u = unknownOf({cond}, {var}, v);")
+            self.w.line(f"{inner}trace.push([\"undecided\", {js_string(o.kind)}, {js_string(param)}, v, {var}, u, "
+                        f"{by}, {o.span.line}, {path}]);")
+            self.w.line(f"{inner}{var} = u;")
+            close()
+        self.line(f"}} else if (truthy({cond})) {{  // {where}")
+        self._decided(value, o, by, targets, param, path)
+        self.line("}")
+
+    def _decided(self, value: str, o, by: str, targets: list, param: str, path: str) -> None:
+        if not re.fullmatch(r"\(?-?\d+\)?", value):
+            self.line(f"  v = {value};")
+            value = "v"
+        unselected = {v.var("amount") for v in self.unselecting} if o.op == "prevent" else set()
+        for var, inner, close in self._targets(targets, param):
+            self.w.line(f"{inner}{var} = change(trace, {js_string(o.op)}, {js_string(o.kind)}, {js_string(param)}, "
+                        f"{value}, {var}, {by}, {o.span.line}, {path});")
+            if var in unselected:
+                self.w.line(f"{inner}{var}_unselected = add({var}_unselected, {value});")
+            close()
+
+    def _targets(self, targets: list, param: str):
+        """Each effect a modifier changes: (its variable, the indent of its body, a function closing
+        the body): one `if`/`else if` per target when there are several or it may be absent."""
+        if len(targets) == 1 and not targets[0].conditional:
+            yield targets[0].var(param), self.indent + "  ", lambda: None
+            return
+        keyword = "if"
+        for i, t in enumerate(targets):
+            test = f"{t.flag} !== null" if t.conditional else "true"
+            self.line(f"  {keyword} ({test}) {{")
+            keyword = "} else if"
+            # the next branch opens with "} else if", which closes this body; the last closes itself
+            last = i == len(targets) - 1
+            yield t.var(param), self.indent + "    ", (lambda: self.line("  }")) if last else (lambda: None)
+
+    # -- the resolution's effect list and the runtime's passes over it ---------------------
+
+    def _effect_list(self, immune: bool) -> None:
+        items = []
+        for v in self.variables:
+            args = []
             for p in v.kind.params:
-                if p.name in given:
-                    value = given[p.name]
-                    code = js_string(value.parts[0]) if p.kind == "enum" else c.compile(value)
-                elif p.name == v.kind.main or p.name == "active":
-                    code = "true"
-                else:
-                    code = js_literal(p.default)
-                w.line(f"{ind}{v.var(p.name)} = {code};")
-            if v.kind.main is None:
-                w.line(f"{ind}{v.flag} = true;")
+                value = v.var(p.name)
+                if p.name == v.kind.main:
+                    clamped = f"floorZero({value})" if self.rules.floor else value
+                    value = f"unlessImmune(immune, {clamped})" if immune else clamped
+                    if v in self.unselecting:
+                        raw = v.var(p.name)
+                        args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
+                args.append(f"{p.name}: {value}")
+            items.append((v, f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"))
+        self.line("effects = [];")
+        for v, item in items:
+            if v.conditional:
+                self.line(f"if ({v.flag} !== null) effects.push({item});")
+            else:
+                self.line(f"effects.push({item});")
 
-
-def _emit_op(w: _Out, c: JSCompiler, cond: str, m, o, variables: list, ind: str, unselecting: list) -> None:
-    targets = [v for v in variables if v.effect.kind == o.kind]
-    if not targets:
-        return
-    kind = vocab.EFFECT_KINDS[o.kind]
-    param = o.param or kind.main
-    p = kind.param(param)
-    if p is not None and p.kind == "enum":
-        value = js_string(o.amount.parts[0])
-    else:
-        value = c.compile(o.amount)
-        if o.per is not None:
-            value = f"mul({value}, {c.compile(o.per)})"
-    by = js_literal(list(m.advances))
-    where = f"{js_comment(o.span.path)}:{o.span.line}"
-    path = c.path(o.span.path)
-    if not cond.startswith("m"):
-        w.line(f"{ind}c = {cond};  // {where}")
-        cond = "c"
-    if m.condition is not None and _never_unknown(c, m.condition):
-        w.line(f"{ind}if (truthy({cond})) {{  // {where}")
-        _emit_decided(w, value, o, by, targets, param, ind, unselecting, path)
-        w.line(f"{ind}}}")
-        return
-    w.line(f"{ind}if ({cond} instanceof Unknown) {{")
-    what = f"whether {', '.join(m.advances) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
-    w.line(f"{ind}  s.undecided.push([{o.span.line}, {path}, {js_string(what)}, {cond}.facts]);")
-    w.line(f"{ind}  v = {value};")
-    for var, inner, close in _target_branches(w, targets, param, ind):
-        w.line(f"{inner}u = unknownOf({cond}, {var}, v);")
-        w.line(f"{inner}trace.push([\"undecided\", {js_string(o.kind)}, {js_string(param)}, v, {var}, u, {by}, "
-               f"{o.span.line}, {path}]);")
-        w.line(f"{inner}{var} = u;")
-        close()
-    w.line(f"{ind}}} else if (truthy({cond})) {{  // {where}")
-    _emit_decided(w, value, o, by, targets, param, ind, unselecting, path)
-    w.line(f"{ind}}}")
-
-
-def _emit_decided(w: _Out, value: str, o, by: str, targets: list, param: str, ind: str, unselecting: list,
-                  path: str) -> None:
-    if not re.fullmatch(r"\(?-?\d+\)?", value):
-        w.line(f"{ind}  v = {value};")
-        value = "v"
-    for var, inner, close in _target_branches(w, targets, param, ind):
-        w.line(f"{inner}{var} = change(trace, {js_string(o.op)}, {js_string(o.kind)}, {js_string(param)}, {value}, "
-               f"{var}, {by}, {o.span.line}, {path});")
-        if o.op == "prevent" and any(var == v.var("amount") for v in unselecting):
-            w.line(f"{inner}{var}_unselected = add({var}_unselected, {value});")
-        close()
-
-
-def _target_branches(w: _Out, targets: list, param: str, ind: str):
-    """Each effect a modifier changes: (its variable, the indent of its body, a function closing
-    the body): one `if`/`else if` per target when there are several or it may be absent."""
-    if len(targets) == 1 and not targets[0].conditional:
-        yield targets[0].var(param), ind + "  ", lambda: None
-        return
-    keyword = "if"
-    for i, t in enumerate(targets):
-        test = f"{t.flag} !== null" if t.conditional else "true"
-        w.line(f"{ind}  {keyword} ({test}) {{")
-        keyword = "} else if"
-        # the next branch opens with "} else if", which closes this body; the last closes itself
-        last = i == len(targets) - 1
-        yield t.var(param), ind + "    ", (lambda: w.line(f"{ind}  }}")) if last else (lambda: None)
+    def _after(self) -> None:
+        rules, path = self.rules, self.c.path(self.cal.span.path)
+        # a city's unit points where the calamity declares its own (`amounts { city_points ... }`)
+        city = f", {js_literal(rules.city_points)}" if rules.city_points is not None else ""
+        if self.bounded:
+            self.line(f"boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
+        if self.unselecting:
+            self.line(f"unselect(s, effects, trace, MODEL.BOUNDS, {path});")
+        if self.causes(vocab.VALUE_DISCARD_KINDS):
+            self.line(f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});")
+        if self.causes(vocab.SUPPORT_KINDS):
+            self.line(f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
+        if rules.least_over and self.causes(vocab.LOSS_SPLIT_KINDS):
+            self.line(f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
 
 
 def _call_args(c: JSCompiler, call) -> str:
-    kind = vocab.EFFECT_KINDS[call.name]
-    given = dict(zip([p.name for p in kind.params], call.args))
-    given.update(call.kwargs)
-    parts = []
-    for p in kind.params:
-        if p.name in given:
-            value = given[p.name]
-            parts.append(f"{p.name}: {js_string(value.parts[0]) if p.kind == 'enum' else c.compile(value)}")
-        elif p.default is not None:
-            parts.append(f"{p.name}: {js_literal(p.default)}")
-    return "{" + ", ".join(parts) + "}"
+    return call_mapping(call, str, lambda p, value: _param_code(c, p, value), js_literal)
 
 
 # --- the program ----------------------------------------------------------------------------------
