@@ -246,22 +246,6 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         self.file = path
         self.diags = diags
 
-    def _call_userfunc(self, tree, new_children=None):
-        # Lark's own dispatch makes a fresh `v_args` wrapper (with functools.update_wrapper) for
-        # every node it visits, a fifth of this pass: each rule's function is looked up once
-        # (_RULE_FUNCTIONS) and called the way Lark would call it, errors wrapped the same way.
-        entry = _RULE_FUNCTIONS.get(tree.data)
-        if entry is None:
-            return super()._call_userfunc(tree, new_children)
-        children = new_children if new_children is not None else tree.children
-        func, with_meta = entry
-        try:
-            return func(self, tree.meta, children) if with_meta else func(self, children)
-        except GrammarError:
-            raise
-        except Exception as exc:
-            raise VisitError(tree.data, tree, exc) from exc
-
     def _transform_tree(self, tree):
         # Lark's version collects each node's children through a generator (two frames and a
         # generator object per node); this loop does the same for this transformer, which
@@ -273,7 +257,9 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                 if c is Discard:
                     continue
             children.append(c)
-        # _call_userfunc inlined for the rules of _RULE_FUNCTIONS (a call less per node)
+        # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
+        # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
+        # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
         entry = _RULE_FUNCTIONS.get(tree.data)
         if entry is None:
             return super()._call_userfunc(tree, children)

@@ -95,7 +95,7 @@ def js_answers(rulebook, queries: list) -> list:
     return run_engine(engine(rulebook), queries)
 
 
-def _state_and_holds(query: dict) -> tuple[dict, list]:
+def state_and_holds(query: dict) -> tuple[dict, list]:
     from civdsl.state import split_names
 
     options = query.get("options") or {}
@@ -108,7 +108,7 @@ def _state_and_holds(query: dict) -> tuple[dict, list]:
 
 
 def _resolve(rb, query: dict) -> dict:
-    state, holds = _state_and_holds(query)
+    state, holds = state_and_holds(query)
     assigned = (query.get("options") or {}).get("assigned")
     return rb.resolve(query["calamity"], query.get("role") or "primary", holds, state, assigned=assigned).to_dict()
 
@@ -116,7 +116,7 @@ def _resolve(rb, query: dict) -> dict:
 def _epoch(rb, query: dict) -> dict:
     from civdsl.cli.questions import _check_track
 
-    state, holds = _state_and_holds(query)
+    state, holds = state_and_holds(query)
     track = (query.get("options") or {}).get("ast")
     if track == "":  # `--ast` with no name lists the tracks (cli.questions._list_tracks)
         return {"tracks": [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]}
@@ -125,7 +125,7 @@ def _epoch(rb, query: dict) -> dict:
 
 
 def _score(rb, query: dict) -> dict:
-    state, holds = _state_and_holds(query)
+    state, holds = state_and_holds(query)
     return rb.score(holds, state)
 
 

@@ -17,7 +17,7 @@ import yaml
 import civdsl
 from civdsl import runtime
 
-from companion_harness import PYTHON_ANSWERS, cli_answer, first_difference, js_answers, node_available
+from companion_harness import PYTHON_ANSWERS, state_and_holds, cli_answer, first_difference, js_answers, node_available
 
 pytestmark = pytest.mark.skipif(not node_available(), reason="node is not installed")
 
@@ -34,22 +34,13 @@ def _names(value) -> list[str]:
     return split_names(",".join(value) if isinstance(value, list) else value)
 
 
-def _state_and_holds(query: dict) -> tuple[dict, list]:
-    options = query.get("options") or {}
-    state = dict(query.get("state") or {})
-    if options.get("option"):  # --option NAME=on|off: over the state file's `options`
-        given = state.get("options")
-        state["options"] = {**(given if isinstance(given, dict) else {}), **options["option"]}
-    return state, _names(options.get("holds"))
-
-
 def _cost(rb, query: dict) -> dict:
     """cli/questions.cost: the purchase's prices, or with --trade-cards alone the cards' prices."""
     from civdsl.cli.questions import _stacks
     from civdsl.state import StateError
 
     options = query.get("options") or {}
-    state, holds = _state_and_holds(query)
+    state, holds = state_and_holds(query)
     buy, trade = _names(options.get("buy")), options.get("tradeCards")
     if not buy and not trade:
         raise StateError("give --buy ADVANCES or --trade-cards STACKS")
@@ -64,7 +55,7 @@ def _plan(rb, query: dict) -> dict:
     from civdsl.planner import plan
 
     options = query.get("options") or {}
-    state, holds = _state_and_holds(query)
+    state, holds = state_and_holds(query)
     among = options.get("among")
     with runtime.rules_of(rb.module):
         return plan(rb, dict(state), holds=holds, objective_spec=options.get("objective"),
