@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import describe
+from . import describe, roundexplain
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect
 from .references import Index, index_chain, mentions
@@ -30,8 +30,8 @@ def _load(rulebook: str):
     return checked
 
 
-def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
-    """(kind, name, the name asked for when it was an `aka`)."""
+def _find(ed: Edition, item: str, others: list[str]) -> tuple[str, str, str | None]:
+    """(kind, name, the name asked for when it was an `aka`); `others`: more names to suggest."""
     pools = (("advance", ed.advances), ("calamity", ed.calamities), ("commodity", ed.commodities),
              ("civilization", ed.civilizations))
     for kind, pool in pools:
@@ -48,7 +48,7 @@ def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
                 return kind, name, item
     from .diagnostics import did_you_mean
 
-    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities) + list(ed.civilizations)
+    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities) + list(ed.civilizations) + others
     best = did_you_mean(item, names)
     hint = f" (did you mean `{best}`?)" if best else ""
     raise StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
@@ -104,7 +104,10 @@ def explain_item(rulebook: str, item: str) -> str:
     checked = _load(rulebook)
     ed = checked.edition
     index = index_chain(checked.chain)
-    kind, name, asked = _find(ed, item)
+    round_name = roundexplain.find(index, item)  # a stat, a dice pool, ... of the round rules
+    if round_name is not None:
+        return roundexplain.explain(ed, index, *round_name)
+    kind, name, asked = _find(ed, item, roundexplain.names(index))
     obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities,
            "civilization": ed.civilizations}[kind][name]
     title = f"{name}: {kind} in {ed.id} ({ed.name})"
