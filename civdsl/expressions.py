@@ -366,18 +366,35 @@ def _chain(e: Expr, op: str) -> list[Expr]:
     return out
 
 
-# --- compilation to Python source -----------------------------------------------------------
+# --- compilation to a target language ---------------------------------------------------------
 
 
-class PythonCompiler(NodeVisitor):
-    """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
+class ExpressionCompiler(NodeVisitor):
+    """The one walk over a player-level expression's typed nodes, writing it in a target language
+    as an expression over `s` (the player's state): one `visit_<Node>` per node type, shared by
+    every target. A target declares its words once: `literal` (a folded value as source) and the
+    class attributes below; what its runtime does with an Unknown value is its runtime's business,
+    reached through the names these words call. The targets: PythonCompiler (the generated
+    module), companion.jsgen.JSCompiler (the companion page)."""
+
+    HELD: str  # where the set of held advances is, outside a calamity function's local
+    NOT: str  # the template of `not x` ({} the operand)
+    NEG: str  # the template of `-x`
+    LOGIC: str  # the template of a chain `a and b and c` ({op} the word, {operands} the first and the lazy rest)
+    THUNK: str  # what makes an operand of `and`/`or` lazy
+    BINARY: dict[str, str]  # every other binary operator: the template of its two operands
+    MATH_CALLS: dict[str, str]  # each math function (expressions.MATH): the runtime's function, which knows Unknown
+    TABLE: str  # a rulebook table's lookup: the template of its quoted name and the argument
+    HOLDS: str  # the template of `holds(advance)` ({advance}, {held})
+    FUNCTION: str  # what makes the expression after it a function of another player's state `s`
+    NO_FUNCTION: str  # a table query's argument when it has no expression
 
     def __init__(self, consts: dict[str, Any], options: dict[str, bool], tables: set[str]):
         self.consts = consts
         self.options = options
         self.tables = tables
         # where the set of held advances is: compiled calamity functions keep it in a local
-        self.held = "s.held_set"
+        self.held = self.HELD
         # constants that read the player's state cannot be folded: their expression is
         # compiled in place wherever they are used
         self.const_exprs: dict[str, Expr] = {}
@@ -386,17 +403,22 @@ class PythonCompiler(NodeVisitor):
         self.runtime_options = True
         self._expanding: set[str] = set()
 
+    @staticmethod
+    def literal(value: Any) -> str:
+        """A folded value (a number, text, a bool, None) as the target's source."""
+        raise NotImplementedError
+
     def compile(self, e: Expr) -> str:
-        """The Python source of `e`: each node type has its `visit_<Node>`."""
+        """The target's source of `e`: each node type has its `visit_<Node>`."""
         return self.visit(e)
 
     def visit_Num(self, e: Num) -> str:
-        return repr(e.value)
+        return self.literal(e.value)
 
     visit_Str = visit_Bool = visit_Num
 
     def visit_Unknown(self, e: Unknown) -> str:
-        return "None"
+        return self.literal(None)
 
     def visit_Where(self, e: Where) -> str:
         raise TypeError(type(e))  # only inside count/sum/all/any, which compile their filter themselves
@@ -404,15 +426,15 @@ class PythonCompiler(NodeVisitor):
     def visit_Name(self, e: Name) -> str:
         head = e.parts[0]
         if head in self.consts:
-            return repr(self.consts[head])
+            return self.literal(self.consts[head])
         if head in self.const_exprs:
             return self._expanded(head)
         if head in self.options:
             # a rule switch: the player's choice (`--option`) or the rulebook's setting
-            return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
+            return f"s.option({self.literal(head)})" if self.runtime_options else self.literal(self.options[head])
         if head in vocab.DERIVED_NAMES:
-            return f"s.derived({head!r})"
-        return f"s.fact({head!r})"
+            return f"s.derived({self.literal(head)})"
+        return f"s.fact({self.literal(head)})"
 
     def _expanded(self, head: str) -> str:
         """A constant that reads the player's state, compiled in place (never in terms of itself)."""
@@ -428,63 +450,98 @@ class PythonCompiler(NodeVisitor):
         return self._not(self.compile(e.operand))
 
     def visit_Neg(self, e: Neg) -> str:
-        return f"(-{self.compile(e.operand)})"
+        return self.NEG.format(self.compile(e.operand))
 
     def visit_BinOp(self, e: BinOp) -> str:
         if e.op in ("and", "or"):
             return self._logic(e.op, [self.compile(x) for x in _chain(e, e.op)])
-        left, right = self.compile(e.left), self.compile(e.right)
-        if e.op == "/":
-            return f"_rt.div({left}, {right})"
-        if e.op == "//":
-            return f"_rt.floordiv({left}, {right})"
-        return f"({left} {e.op} {right})"
-
-    def visit_Call(self, e: Call) -> str:
-        return self._call(e)
+        return self.BINARY[e.op].format(self.compile(e.left), self.compile(e.right))
 
     # A player's facts may be unknown (runtime.Unknown): `and`, `or` and `not` follow Kleene's
-    # three-valued logic there, keeping Python's short-circuit for known values.
+    # three-valued logic there, keeping short-circuit evaluation for known values.
     def _not(self, operand: str) -> str:
-        return f"_rt.not_({operand})"
+        return self.NOT.format(operand)
 
     def _logic(self, op: str, operands: list[str]) -> str:
-        return f"_rt.{op}_({operands[0]}, {', '.join('lambda: ' + x for x in operands[1:])})"
+        lazy = [operands[0]] + [self.THUNK + x for x in operands[1:]]
+        return self.LOGIC.format(op=op, operands=", ".join(lazy))
 
-    def _table_query(self, e: Call, fn) -> str:
+    def visit_Call(self, e: Call) -> str:
+        fn = vocab.FUNCTIONS.get(e.name)
+        if fn is not None and fn.scope == "table":
+            return self._table_query(e)
+        if e.name in self.tables:
+            return self.TABLE.format(self.literal(e.name), self.compile(e.args[0]))
+        if fn.scope == "math":
+            return self._math(e)
+        if e.name == "holds":
+            return self.HOLDS.format(advance=self.compile(e.args[0]), held=self.held)
+        return self._player_call(e, fn)
+
+    def _math(self, e: Call) -> str:
+        return f"{self.MATH_CALLS[e.name]}({', '.join(self.compile(a) for a in e.args)})"
+
+    def _table_query(self, e: Call) -> str:
         """A question about other players (issue 13 §3): the expression argument is evaluated
         for each of them, so it is compiled as a function of that player's state."""
         relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
-        inner = ""
-        if e.args:
-            held, self.held = self.held, "s.held_set"  # the other player's advances, not the victim's
-            try:
-                inner = f"lambda s: {self.compile(e.args[0])}"
-            finally:
-                self.held = held
         if e.name == "neighbours":
-            return f"s.neighbours({(relation or 'land')!r})"
+            return f"s.neighbours({self.literal(relation or 'land')})"
+        inner = self._of_another_player(e.args[0]) if e.args else self.NO_FUNCTION
         if e.name == "most_among":
-            return f"s.most_among({inner}, {(relation or 'others')!r})"
-        role = e.name.removeprefix("of_")
-        return f"s.of_role({role!r}, {inner})"
+            return f"s.most_among({inner}, {self.literal(relation or 'others')})"
+        return f"s.of_role({self.literal(e.name.removeprefix('of_'))}, {inner})"
 
-    def _call(self, e: Call) -> str:
-        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
-            return self._table_query(e, vocab.FUNCTIONS[e.name])
-        args = [self.compile(a) for a in e.args]
-        if e.name in self.tables:
-            return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"
-        fn = vocab.FUNCTIONS[e.name]
-        if fn.scope == "math":
-            name = {"min": "min_", "max": "max_"}.get(e.name, e.name)  # the runtime's, which know Unknown
-            return f"_rt.{name}({', '.join(args)})"
-        if e.name == "holds":
-            return f"({args[0]} in {self.held})"
-        # keyword names come from the vocabulary (checked), values are compiled expressions
+    def _of_another_player(self, e: Expr) -> str:
+        """`e` as a function of another player's state, reading that player's advances."""
+        held, self.held = self.held, self.HELD  # the other player's advances, not the victim's
+        try:
+            return f"{self.FUNCTION}{self.compile(e)}"
+        finally:
+            self.held = held
+
+    def _player_call(self, e: Call, fn) -> str:
+        """A function of the player's state: keyword names come from the vocabulary (checked),
+        values are compiled expressions, a group its word."""
         kwargs = []
         for key, value in e.kwargs.items():
             assert key in fn.kwargs, key
-            compiled = repr(value.parts[0]) if key == "group" and isinstance(value, Name) else self.compile(value)
-            kwargs.append(f"{key}={compiled}")
-        return f"s.{fn.name}({', '.join(args + kwargs)})"
+            grouped = key == "group" and isinstance(value, Name)
+            kwargs.append((key, self.literal(value.parts[0]) if grouped else self.compile(value)))
+        return f"s.{fn.name}({self._arguments(fn, [self.compile(a) for a in e.args], kwargs)})"
+
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        """A player function's arguments as the target passes them (positional, then keywords)."""
+        raise NotImplementedError
+
+
+COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")  # the operators a requirement compares with
+
+
+class PythonCompiler(ExpressionCompiler):
+    """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
+
+    HELD = "s.held_set"
+    NOT, NEG = "_rt.not_({})", "(-{})"
+    LOGIC, THUNK = "_rt.{op}_({operands})", "lambda: "
+    BINARY = {**{op: f"({{}} {op} {{}})" for op in ("+", "-", "*") + COMPARE_OPS},
+              "/": "_rt.div({}, {})", "//": "_rt.floordiv({}, {})"}
+    MATH_CALLS = {**{name: f"_rt.{name}" for name in MATH}, "min": "_rt.min_", "max": "_rt.max_"}
+    TABLE = "_rt.lookup(TABLES[{}], {})"
+    HOLDS = "({advance} in {held})"
+    FUNCTION, NO_FUNCTION = "lambda s: ", ""
+    literal = staticmethod(repr)
+
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        return ", ".join(args + [f"{key}={value}" for key, value in kwargs])
+
+
+class PlainLogicCompiler(PythonCompiler):
+    """Python over values that are never unknown (the round rules read no player facts, a set's
+    value only numbers): Python's own `not`, `and` and `or`."""
+
+    def _not(self, operand: str) -> str:
+        return f"(not {operand})"
+
+    def _logic(self, op: str, operands: list[str]) -> str:
+        return f"({f' {op} '.join(operands)})"
