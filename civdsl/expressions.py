@@ -9,7 +9,9 @@ goes through `repr()` (strings, numbers) or is a name checked against the fixed 
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable
 
 from . import vocabulary as vocab
@@ -62,24 +64,20 @@ _UNPARSE = {
 
 def quote(s: str) -> str:
     """A rulebook string literal for `s`."""
-    out = ['"']
-    for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 32 or ord(ch) in (0x2028, 0x2029, 0x7F) or 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return f'"{s.translate(_QUOTE_ESCAPES)}"'
+
+
+def _quote_escapes() -> dict[int, str]:
+    """What `quote` writes for each character it escapes: the quote and the backslash, the usual
+    control characters by name, and as `\\uXXXX` every other control character, the line and
+    paragraph separators, DEL and the bidirectional controls (text must read as it runs)."""
+    hidden = [*range(32), 0x2028, 0x2029, 0x7F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    escapes = {code: f"\\u{code:04x}" for code in hidden}
+    escapes.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r"})
+    return escapes
+
+
+_QUOTE_ESCAPES = _quote_escapes()
 
 
 def walk(e: Expr):
@@ -177,14 +175,18 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
         _unusable_function(e, fn, scope, diags, item)
         return
     if len(e.args) != len(fn.args):
-        diags.error("CIV014", f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}, "
-                              f"got {len(e.args)}", e.span, item=item)
+        diags.error("CIV014", f"{_takes(e.name, len(fn.args))}, got {len(e.args)}", e.span, item=item)
     _check_kwargs(e, fn, scope, diags, item)
+    _check_arguments(e, fn, scope, diags, item)
+
+
+def _check_arguments(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
+    """A function's positional arguments: a quoted name for `holds` and `cards` (the name itself is
+    checked with every other use of a name: references.py, the validator), a collection then its
+    items' expressions for a model function, expressions where the call stands for the rest."""
     if e.name in ("holds", "cards") and e.args:
-        arg = e.args[0]
-        # the name itself is checked with every other use of a name (references.py, the validator)
-        if not isinstance(arg, Str):
-            diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
+        if not isinstance(e.args[0], Str):
+            diags.error("CIV014", f"`{e.name}` needs a quoted name", e.args[0].span, item=item)
     elif fn.scope == "model" and e.args:
         _check(e.args[0], scope, diags, item)
         _check_all(e.args[1:], _item_scope(e.args[0], scope), diags, item)
@@ -217,19 +219,31 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
         if key not in fn.kwargs:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
-        elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
-            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
-            if not _one_of(value, allowed_relations):
-                diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
-                            help=suggestion(unparse(value), allowed_relations)
-                            or f"relations: {', '.join(allowed_relations)}")
-        elif key == "group":
-            # a group's name is checked with every other use of a name (references.py, the validator)
-            if not (isinstance(value, Name) and len(value.parts) == 1):
-                diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
-                            help=suggestion(unparse(value), scope.groups))
-        else:
-            _check(value, scope, diags, item)
+            continue
+        _KWARG_CHECKS.get(key, _check_kwarg_value)(key, value, scope, diags, item)
+
+
+def _check_kwarg_value(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    _check(value, scope, diags, item)
+
+
+def _check_relation(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    """`by` or `among`: a table relation (vocabulary.RELATIONS); only `among` counts everyone."""
+    allowed = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
+    if not _one_of(value, allowed):
+        diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
+                    help=suggestion(unparse(value), allowed) or f"relations: {', '.join(allowed)}")
+
+
+def _check_group(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    # a group's name is checked with every other use of a name (references.py, the validator)
+    if not (isinstance(value, Name) and len(value.parts) == 1):
+        diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
+                    help=suggestion(unparse(value), scope.groups))
+
+
+# the keyword arguments that are words, not expressions: each one's check
+_KWARG_CHECKS = {"by": _check_relation, "among": _check_relation, "group": _check_group}
 
 
 def _one_of(value: Expr, words) -> bool:
@@ -248,51 +262,74 @@ class EvalError(Exception):
 
 def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
     """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
-    # the nodes met most (author invariants evaluate one expression per item) by exact type first
-    t = type(e)
-    if t is Name:
-        return lookup(e)
-    if t is Num or t is Str or t is Bool:
-        return e.value
-    ev = lambda x: evaluate(x, lookup, call)  # noqa: E731
-    if t is BinOp and e.op not in ("and", "or"):
-        return binary(e.op, ev(e.left), ev(e.right), e.span)
-    if isinstance(e, Num):
-        return e.value
-    if isinstance(e, Str):
-        return e.value
-    if isinstance(e, Bool):
-        return e.value
-    if isinstance(e, Unknown):
-        return None
-    if isinstance(e, Name):
-        return lookup(e)
-    if isinstance(e, Not):
-        return not ev(e.operand)
-    if isinstance(e, Neg):
-        return -_number(ev(e.operand), e.span)
-    if isinstance(e, BinOp):
-        if e.op == "and":
-            return bool(ev(e.left)) and bool(ev(e.right))
-        if e.op == "or":
-            return bool(ev(e.left)) or bool(ev(e.right))
-        return binary(e.op, ev(e.left), ev(e.right), e.span)
-    if isinstance(e, Call):
-        fn = vocab.FUNCTIONS.get(e.name)
-        if fn and fn.scope == "math":
-            args = [_number(ev(a), a.span) for a in e.args]
-            if len(args) != len(fn.args):
-                raise EvalError(f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}", e.span)
-            try:
-                return _bounded(MATH[e.name](*args), e.span)
-            except (ArithmeticError, ValueError) as exc:  # sqrt(-1), a float overflow
-                raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
-        if call is None:
-            raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
-        return call(e, ev)
-    if isinstance(e, Where):
-        raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
-    raise TypeError(type(e))
+    # one handler per node type, found by exact type (author invariants evaluate one expression per item)
+    handler = _EVALUATE.get(type(e))
+    if handler is None:
+        raise TypeError(type(e))
+    return handler(e, lookup, call)
+
+
+def _evaluate_value(e: Num | Str | Bool, lookup, call) -> Any:
+    return e.value
+
+
+def _evaluate_unknown(e: Unknown, lookup, call) -> None:
+    return None
+
+
+def _evaluate_name(e: Name, lookup, call) -> Any:
+    return lookup(e)
+
+
+def _evaluate_not(e: Not, lookup, call) -> bool:
+    return not evaluate(e.operand, lookup, call)
+
+
+def _evaluate_neg(e: Neg, lookup, call) -> Any:
+    return -_number(evaluate(e.operand, lookup, call), e.span)
+
+
+def _evaluate_binop(e: BinOp, lookup, call) -> Any:
+    """`and` and `or` evaluate their right side only when it decides; every other operator both."""
+    left = evaluate(e.left, lookup, call)
+    if e.op == "and":
+        return bool(left) and bool(evaluate(e.right, lookup, call))
+    if e.op == "or":
+        return bool(left) or bool(evaluate(e.right, lookup, call))
+    return binary(e.op, left, evaluate(e.right, lookup, call), e.span)
+
+
+def _evaluate_call(e: Call, lookup, call) -> Any:
+    """A math function here; any other through `call`, where the caller has one."""
+    fn = vocab.FUNCTIONS.get(e.name)
+    if fn and fn.scope == "math":
+        return _evaluate_math(e, fn, [_number(evaluate(a, lookup, call), a.span) for a in e.args])
+    if call is None:
+        raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
+    return call(e, partial(evaluate, lookup=lookup, call=call))
+
+
+def _evaluate_math(e: Call, fn, args: list) -> Any:
+    if len(args) != len(fn.args):
+        raise EvalError(_takes(e.name, len(fn.args)), e.span)
+    try:
+        return _bounded(MATH[e.name](*args), e.span)
+    except (ArithmeticError, ValueError) as exc:  # sqrt(-1), a float overflow
+        raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
+
+
+def _evaluate_where(e: Where, lookup, call):
+    raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
+
+
+_EVALUATE = {Num: _evaluate_value, Str: _evaluate_value, Bool: _evaluate_value, Unknown: _evaluate_unknown,
+             Name: _evaluate_name, Not: _evaluate_not, Neg: _evaluate_neg, BinOp: _evaluate_binop,
+             Call: _evaluate_call, Where: _evaluate_where}
+
+
+def _takes(name: str, count: int) -> str:
+    """"`name` takes N argument(s)": a function called with the wrong number of them."""
+    return f"`{name}` takes {count} argument{'s' if count != 1 else ''}"
 
 
 MAX_MAGNITUDE = 10**18  # no folded number on a game board comes near; repr(), JSON and YAML all cope
@@ -327,20 +364,32 @@ def _describe(v: Any) -> str:
 
 
 def binary(op: str, a: Any, b: Any, span: Span) -> Any:
-    if op in ("==", "!="):
-        return (a == b) if op == "==" else (a != b)
+    """`a op b` for a binary operator other than `and`/`or`: equality of any values, the rest of numbers."""
+    if op in _EQUALITY:
+        return _EQUALITY[op](a, b)
     a, b = _number(a, span), _number(b, span)
-    if op == "+":
-        return _bounded(a + b, span)
-    if op == "-":
-        return _bounded(a - b, span)
-    if op == "*":
-        return _bounded(a * b, span)
-    if op in ("/", "//"):
-        if b == 0:
-            raise EvalError("division by zero", span)
-        return _bounded(Fraction(a) / Fraction(b) if op == "/" else math.floor(Fraction(a) / Fraction(b)), span)
-    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    if op in _ORDER:
+        return _ORDER[op](a, b)
+    try:
+        return _bounded(_ARITHMETIC[op](a, b), span)
+    except ZeroDivisionError:
+        raise EvalError("division by zero", span) from None
+
+
+_EQUALITY = {"==": operator.eq, "!=": operator.ne}
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _exact_quotient(a, b) -> Fraction:
+    return Fraction(a) / Fraction(b)
+
+
+def _floor_quotient(a, b) -> int:
+    return math.floor(Fraction(a) / Fraction(b))
+
+
+# division is exact (a Fraction), never a float
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": _exact_quotient, "//": _floor_quotient}
 
 
 MATH = {
