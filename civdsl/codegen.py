@@ -14,10 +14,10 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from types import CodeType
 from typing import NamedTuple
 
 from . import describe
+from .bytecode import CompiledModule, compile_module
 from .gcpause import paused
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
@@ -39,13 +39,13 @@ def generate(ed: Edition, files: dict[str, str]) -> str:
     return generate_module(ed, files)[0]
 
 
-def generate_module(ed: Edition, files: dict[str, str], filename: str = "effects.py") -> tuple[str, CodeType]:
+def generate_module(ed: Edition, files: dict[str, str], filename: str = "effects.py") -> tuple[str, CompiledModule]:
     """The module's source and its bytecode, compiled as the file `filename`."""
     with paused():
         source = _module_source(ed, files)
-        # compile() checks the module (a generator bug must never write an unparsable module)
-        # and yields the bytecode in one step; a separate ast.parse cost more than this
-        code = compile(source, filename, "exec", dont_inherit=True)
+        # compiling checks the module (a generator bug must never write an unparsable module)
+        # and yields the bytecode in one step; a house rule reuses its base's compiled functions
+        code = compile_module(source, filename)
     return source, code
 
 
@@ -235,7 +235,7 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
             w.line("")
             w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
             w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
-            w.line(f"    # {comment_text(main_path)}:{epoch.span.line}")
+            w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
             w.line("    return [")
             for req in epoch.requirements:
                 for part in _conjuncts(req.expr):
@@ -248,7 +248,7 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
             w.line("")
             w.line("")
             w.line(f"def {fn}(s: PlayerState) -> dict:", span)
-            w.line(f"    # {comment_text(main_path)}:{span.line}")
+            w.line(f"    # {comment_text(span.path)}:{span.line}")
             w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
         tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")

@@ -79,12 +79,12 @@ def test_generated_module_comes_with_its_bytecode_and_the_same_source():
     checked = check_file(shipped_rulebooks()["civ1980"])
     files = {f.display: f.text for f in checked.chain}
     source, code = generate_module(checked.edition, files, "where.py")
-    assert isinstance(code, types.CodeType) and code.co_filename == "where.py"
+    assert code.parts and all(isinstance(p, types.CodeType) and p.co_filename == "where.py" for p in code.parts)
     assert source == generate(checked.edition, files)
     module = types.ModuleType("civdsl_test_module")
     sys.modules[module.__name__] = module
     try:
-        exec(code, module.__dict__)
+        code.run(module.__dict__)
     finally:
         del sys.modules[module.__name__]
     assert module.EDITION["id"] == "civ1980"
@@ -106,7 +106,7 @@ def test_data_tables_read_back_exactly_as_the_model_gives_them():
         module = types.ModuleType(f"civdsl_test_{edition}")
         sys.modules[module.__name__] = module
         try:
-            exec(code, module.__dict__)
+            code.run(module.__dict__)
         finally:
             del sys.modules[module.__name__]
         for name, advance in checked.edition.advances.items():
