@@ -309,7 +309,7 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     module.__file__ = "effects.py"
     sys.modules[name] = module  # the module finds itself there while it runs (runtime.this_module)
     try:
-        exec(code, module.__dict__)
+        code.run(module.__dict__)
     finally:
         sys.modules.pop(name, None)
     return module
