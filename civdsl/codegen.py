@@ -21,15 +21,13 @@ from .bytecode import CompiledModule, compile_module
 from .gcpause import paused
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
-from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
+from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
-                     StopOp)
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, OptionOp, StopOp
 
 GENERATOR_VERSION = "2"
-_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
 def source_hashes(files: dict[str, str]) -> dict[str, str]:
@@ -156,8 +154,9 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
 def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonCompiler) -> None:
     w.line("def set_value(n: int, face: int):")
     w.line('    """The value of n identical commodity cards of this face value."""')
+    set_value = _SetValueCompiler(consts, {}, set())
     if ed.set_value is not None:
-        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
+        w.line(f"    return {set_value.compile(ed.set_value)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
     w.line("")
@@ -168,7 +167,7 @@ def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonC
     expr, when, span = ed.set_value_off_block
     w.line("def set_value_off_block(n: int, face: int):", span.line)
     w.line('    """The value of n identical cards redeemed outside their native trade block."""')
-    w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+    w.line(f"    return {set_value.compile(expr)}", span.line)
     w.line("")
     w.line("")
     w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {_lambda_or_none(compiler, when)}, "
@@ -312,30 +311,32 @@ def _const_value(consts: dict, options: dict, expr, table: str = ""):
                            getattr(expr, "span", None)) from None
 
 
-def _set_value_expr(expr, consts: dict | None = None) -> str:
-    """set_value reads only n, face, constants and numbers; compile it with those names."""
-    consts = consts or {}
-    sub = lambda e: _set_value_expr(e, consts)  # noqa: E731
-    if isinstance(expr, (Num, Bool)):
-        return repr(expr.value)
-    if isinstance(expr, Name) and len(expr.parts) == 1:
-        if expr.parts[0] in ("n", "face"):
-            return expr.parts[0]
-        if expr.parts[0] in consts:
-            return repr(consts[expr.parts[0]])
-    if isinstance(expr, Neg):
-        return f"(-{sub(expr.operand)})"
-    if isinstance(expr, Not):
-        return f"(not {sub(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("/", "//"):
-        fn = "div" if expr.op == "/" else "floordiv"
-        return f"_rt.{fn}({sub(expr.left)}, {sub(expr.right)})"
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*", "and", "or") + _COMPARE_OPS:
-        return f"({sub(expr.left)} {expr.op} {sub(expr.right)})"
-    if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        name = {"min": "min_", "max": "max_"}.get(expr.name, expr.name)
-        return f"_rt.{name}({', '.join(sub(a) for a in expr.args)})"
-    raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
+class SetValueScope:
+    """What a set's value (`set_value`) may read, whatever the target: `n`, `face`, constants and
+    numbers, and math functions; anything else is refused here. Mixed into a target's expression
+    compiler (expressions.ExpressionCompiler), whose words write the rest."""
+
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if len(e.parts) == 1 and head in ("n", "face"):
+            return head
+        if len(e.parts) == 1 and head in self.consts:
+            return self.literal(self.consts[head])
+        return self._refused(e)
+
+    def visit_Call(self, e: Call) -> str:
+        if e.kwargs or e.name not in MATH_FUNCTIONS:
+            return self._refused(e)
+        return self._math(e)
+
+    def _refused(self, e) -> str:
+        raise CodegenError("CIV043", f"set_value cannot use `{unparse(e)}`", getattr(e, "span", None))
+
+    visit_Str = visit_Unknown = visit_Where = _refused
+
+
+class _SetValueCompiler(SetValueScope, PlainLogicCompiler):
+    """A set's value (`set_value`) in Python: SetValueScope's names, plain logic (numbers are never unknown)."""
 
 
 def _conjuncts(expr) -> list:
@@ -386,7 +387,7 @@ def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: 
                       step: str = "") -> str:
     """A requirement, or one part of an "or" requirement (TEXT None): a part is named by what it
     counts ("cities"), since the whole requirement carries the rulebook's words."""
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+    if isinstance(expr, BinOp) and expr.op in COMPARE_OPS:
         text = describe.quantity(expr.left) if text is None else text
         return (f"{words.one}({words.text(text)}, {compiler.compile(expr.left)}, {words.text(expr.op)}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")

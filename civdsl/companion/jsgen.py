@@ -25,22 +25,18 @@ from pathlib import Path
 from .. import describe
 from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _const_value, _conjuncts, _count_effects, _never_unknown, _reads_ast,
-                       _RoleWalk, RequirementWords, call_mapping, source_hashes)
+from ..codegen import (_AmountRules, _const_value, _conjuncts, _count_effects, _never_unknown,
+                       _RoleWalk, RequirementWords, SetValueScope, call_mapping, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
-from ..expressions import unparse
+from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError, literal
-from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str, Unknown
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
 RUNTIME_BEFORE = ("core.js", "resolve.js", "epoch.js", "score.js", "credits.js", "plan.js")
 RUNTIME_AFTER = ("api.js",)
 # The generated module's own bookkeeping: the source map of its Python lines means nothing here.
 _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
-_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
-_COMPARE_FN = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-_ARITH_FN = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv"}
 _JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirementBool", lambda text: js_string(text),
                                    ", true")
 
@@ -208,19 +204,29 @@ def _plain(value):
 
 # --- expressions -----------------------------------------------------------------------------------
 
-class JSCompiler:
-    """A player-level expression as JavaScript over `s` (the runtime's PlayerState): the twin of
-    expressions.PythonCompiler. Every operator is a runtime call (add, compare, and_, ...) so that
-    Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
+class JSCompiler(ExpressionCompiler):
+    """A player-level expression as JavaScript over `s` (the runtime's PlayerState): expressions'
+    shared walk in JavaScript's words. Every operator is a runtime call (add, compare, and_, ...)
+    so that Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
+
+    HELD = "s.heldSet"
+    NOT, NEG = "not_({})", "neg({})"
+    LOGIC, THUNK = "{op}_({operands})", "() => "
+    BINARY = {op: f"{fn}({{}}, {{}})" for op, fn in {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt",
+                                                        ">=": "ge", "+": "add", "-": "sub", "*": "mul", "/": "div",
+                                                        "//": "floordiv"}.items()}
+    MATH_CALLS = {**{name: name for name in MATH_FUNCTIONS}, "min": "min_", "max": "max_", "abs": "abs_"}
+    TABLE = "lookup(RULE_TABLES.get({}), {})"
+    HOLDS = "{held}.has({advance})"
+    FUNCTION, NO_FUNCTION = "(s) => ", "null"
 
     def __init__(self, consts: dict, options: dict, tables: set):
-        self.consts = consts
-        self.options = options
-        self.tables = tables
-        self.held = "s.heldSet"
-        self.const_exprs: dict = {}
-        self._expanding: set = set()
+        super().__init__(consts, options, tables)
         self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
+
+    @staticmethod
+    def literal(value) -> str:
+        return js_literal(value)
 
     def path(self, path: str) -> str:
         """The rulebook file of a rule, as a constant written once at the top of the rules."""
@@ -228,116 +234,15 @@ class JSCompiler:
             self.paths[path] = f"rulePath{len(self.paths)}"
         return self.paths[path]
 
-    def compile(self, e) -> str:
-        if isinstance(e, (Num, Str, Bool)):
-            return js_literal(e.value)
-        if isinstance(e, Unknown):
-            return "null"
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.consts:
-                return js_literal(self.consts[head])
-            if head in self.const_exprs:
-                if head in self._expanding:
-                    raise ValueError(f"constant `{head}` is defined in terms of itself")
-                self._expanding.add(head)
-                try:
-                    return f"({self.compile(self.const_exprs[head])})"
-                finally:
-                    self._expanding.discard(head)
-            if head in self.options:
-                return f"s.option({js_string(head)})"
-            if head in vocab.DERIVED_NAMES:
-                return f"s.derived({js_string(head)})"
-            return f"s.fact({js_string(head)})"
-        if isinstance(e, Not):
-            return f"not_({self.compile(e.operand)})"
-        if isinstance(e, Neg):
-            return f"neg({self.compile(e.operand)})"
-        if isinstance(e, BinOp) and e.op in ("and", "or"):
-            parts = [self.compile(x) for x in _chain(e, e.op)]
-            return f"{e.op}_({parts[0]}, {', '.join('() => ' + x for x in parts[1:])})"
-        if isinstance(e, BinOp):
-            left, right = self.compile(e.left), self.compile(e.right)
-            fn = _COMPARE_FN.get(e.op) or _ARITH_FN[e.op]
-            return f"{fn}({left}, {right})"
-        if isinstance(e, Call):
-            return self._call(e)
-        raise TypeError(type(e))
-
-    def _table_query(self, e: Call) -> str:
-        """A question about other players (expressions.PythonCompiler._table_query): its argument is
-        compiled as a function of that player's state."""
-        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
-        inner = "null"
-        if e.args:
-            held, self.held = self.held, "s.heldSet"  # the other player's advances, not the victim's
-            try:
-                inner = f"(s) => {self.compile(e.args[0])}"
-            finally:
-                self.held = held
-        if e.name == "neighbours":
-            return f"s.neighbours({js_string(relation or 'land')})"
-        if e.name == "most_among":
-            return f"s.most_among({inner}, {js_string(relation or 'others')})"
-        return f"s.of_role({js_string(e.name.removeprefix('of_'))}, {inner})"
-
-    def _call(self, e: Call) -> str:
-        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
-            return self._table_query(e)
-        args = [self.compile(a) for a in e.args]
-        if e.name in self.tables:
-            return f"lookup(RULE_TABLES.get({js_string(e.name)}), {args[0]})"
-        fn = vocab.FUNCTIONS[e.name]
-        if fn.scope == "math":
-            name = {"min": "min_", "max": "max_", "abs": "abs_"}.get(e.name, e.name)
-            return f"{name}({', '.join(args)})"
-        if e.name == "holds":
-            return f"{self.held}.has({args[0]})"
-        kwargs = []
-        for key, value in e.kwargs.items():
-            assert key in fn.kwargs, key
-            compiled = js_string(value.parts[0]) if key == "group" and isinstance(value, Name) else self.compile(value)
-            kwargs.append(f"{js_string(key)}: {compiled}")
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        # keyword arguments travel as one object, given whenever the function takes any
         if fn.kwargs:
-            args.append("{" + ", ".join(kwargs) + "}")
-        return f"s.{fn.name}({', '.join(args)})"
+            args = args + ["{" + ", ".join(f"{js_string(key)}: {value}" for key, value in kwargs) + "}"]
+        return ", ".join(args)
 
 
-def _chain(e, op: str) -> list:
-    out, stack = [], [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, BinOp) and node.op == op:
-            stack.extend([node.right, node.left])
-        else:
-            out.append(node)
-    return out
-
-
-def _set_value_expr(expr, consts: dict) -> str:
-    """set_value reads only n, face, constants and numbers (codegen._set_value_expr)."""
-    sub = lambda e: _set_value_expr(e, consts)  # noqa: E731
-    if isinstance(expr, (Num, Bool)):
-        return js_literal(expr.value)
-    if isinstance(expr, Name) and len(expr.parts) == 1:
-        if expr.parts[0] in ("n", "face"):
-            return expr.parts[0]
-        if expr.parts[0] in consts:
-            return js_literal(consts[expr.parts[0]])
-    if isinstance(expr, Neg):
-        return f"neg({sub(expr.operand)})"
-    if isinstance(expr, Not):
-        return f"not_({sub(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("and", "or"):
-        return f"{expr.op}_({sub(expr.left)}, () => {sub(expr.right)})"
-    if isinstance(expr, BinOp) and expr.op in tuple(_ARITH_FN) + _COMPARE_OPS:
-        fn = _COMPARE_FN.get(expr.op) or _ARITH_FN[expr.op]
-        return f"{fn}({sub(expr.left)}, {sub(expr.right)})"
-    if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        name = {"min": "min_", "max": "max_", "abs": "abs_"}.get(expr.name, expr.name)
-        return f"{name}({', '.join(sub(a) for a in expr.args)})"
-    raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
+class _SetValueJS(SetValueScope, JSCompiler):
+    """A set's value (`set_value`) in JavaScript: codegen.SetValueScope's names in JSCompiler's words."""
 
 
 # --- the rules -------------------------------------------------------------------------------------
@@ -361,6 +266,7 @@ def rules_source(ed: Edition) -> str:
     options = {k: o.on for k, o in ed.options.items()}
     c = JSCompiler(consts, options, set(ed.tables))
     c.const_exprs = {k: cn.expr for k, cn in ed.consts.items() if cn.value is None}
+    set_value = _SetValueJS(consts, {}, set())
     w = _Out()
     w.line("// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)")
     w.line("const RULE_TABLES = new Map([")
@@ -370,14 +276,14 @@ def rules_source(ed: Edition) -> str:
     w.line("]);")
     w.line("")
     w.line("function rule_set_value(n, face) {")
-    w.line(f"  return {_set_value_expr(ed.set_value, consts) if ed.set_value is not None else 'mul(n, face)'};")
+    w.line(f"  return {set_value.compile(ed.set_value) if ed.set_value is not None else 'mul(n, face)'};")
     w.line("}")
     off = "null"
     if ed.set_value_off_block is not None:
         expr, when, span = ed.set_value_off_block
         w.line("")
         w.line("function rule_set_value_off_block(n, face) {")
-        w.line(f"  return {_set_value_expr(expr, consts)};")
+        w.line(f"  return {set_value.compile(expr)};")
         w.line("}")
         cond = f"(s) => {c.compile(when)}" if when is not None else "null"
         off = f"{{value: rule_set_value_off_block, when: {cond}, line: {span.line}}}"
