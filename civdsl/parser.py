@@ -378,7 +378,7 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
     kind = _item_kind(expected)
     if kind is None or "RBRACE" not in expected:
         return None
-    end = _field_end(text, tok.end_pos, word, {f.word for f in item_fields.ITEM_FIELDS[kind]})
+    end = _field_end(text, tok.end_pos, word, set(_field_words(kind)))
     return start, end, kind, word, _item_name(interactive)
 
 
@@ -415,12 +415,18 @@ def _glued_field_word(text: str, start: int, end: int) -> tuple | None:
     return start, text[start:end], set(interactive.accepts()), interactive
 
 
+def _field_words(kind: str, in_change: bool = True) -> list[str]:
+    """The words of an item kind's fields, with (`in_change`) or without those only a `change`
+    may give."""
+    return [f.word for f in item_fields.ITEM_FIELDS[kind] if in_change or not f.change_only]
+
+
 def _item_kind(expected: set) -> str | None:
     """The item kind whose fields (all of them) the parser expects, the one with most fields."""
     words, _ = _terminal_words()
     kind, size = None, 0
-    for k, fs in item_fields.ITEM_FIELDS.items():
-        wanted = {words.get(f.word) for f in fs if not f.change_only}
+    for k in item_fields.ITEM_FIELDS:
+        wanted = {words.get(word) for word in _field_words(k, in_change=False)}
         if None not in wanted and wanted <= expected and len(wanted) > size:
             kind, size = k, len(wanted)
     return kind
@@ -476,7 +482,7 @@ def _is_token(value, kind: str) -> bool:
 def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics) -> None:
     start, _, kind, word, name = found
     line, column = _position(text, start)
-    names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
+    names = _field_words(kind, in_change=False)
     a_kind = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
     elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]
     which = f"{kind} `{name}`" if name is not None else a_kind
@@ -486,7 +492,7 @@ def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics
         notes.insert(0, f"`{word}` is a field of: {', '.join(elsewhere)}")
     else:
         message = f"unknown field `{word}` in {which}"
-    best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
+    best = did_you_mean(word, _field_words(kind))
     diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
                 help=unknown_field_help(best) if best else None, item=name)
 
@@ -498,26 +504,29 @@ def unknown_field_help(field: str) -> str:
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:
-    line = getattr(exc, "line", 1) or 1
-    column = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
-        _report_unexpected_character(exc, text, Span(path, line, column), diags)
+        _report_unexpected_character(exc, text, Span(path, *_stopped_at(exc)), diags)
         return
     expected = sorted({describe_terminal(t) for t in exc.expected or () if not t.startswith("__")})
-    line, column, found, width = _found(exc, text, line, column)
+    line, column, found, width = _found(exc, text)
     if "`}`" in expected and _report_unclosed(exc, text, path, line, column, found, diags):
         return
     notes = [f"expected {_join_expected(expected)}"] if expected else []
     diags.error("CIV001", f"unexpected {found}", Span(path, line, column, column + width), notes=notes)
 
 
-def _found(exc: UnexpectedEOF | UnexpectedToken, text: str, line: int, column: int) -> tuple[int, int, str, int]:
+def _stopped_at(exc: UnexpectedInput) -> tuple[int, int]:
+    """(line, column) where Lark says the parser stopped (1, 1 where it does not say)."""
+    return getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+
+
+def _found(exc: UnexpectedEOF | UnexpectedToken, text: str) -> tuple[int, int, str, int]:
     """(line, column, how it is named, width) of what the parser met where it stopped: a token,
     or the end of the file (at its very end, wherever Lark places it)."""
     if isinstance(exc, UnexpectedEOF) or exc.token.type == "$END":
         return (*_position(text, len(text)), "end of file", 1)
     tok = exc.token
-    return line, column, f"`{tok}`" if tok.type != "STRING" else f"string {tok}", len(str(tok))
+    return (*_stopped_at(exc), f"`{tok}`" if tok.type != "STRING" else f"string {tok}", len(str(tok)))
 
 
 def _report_unexpected_character(exc: UnexpectedCharacters, text: str, at: Span, diags: Diagnostics) -> None:
