@@ -306,7 +306,14 @@ def _depth(node: lark.Tree, level: int) -> int:
     MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
     if level > MAX_DEPTH:
         raise _TooDeep
-    d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+    if node.data in _CHAINS:
+        d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+    else:  # most nodes: a plain loop, with no list built (this walk runs on every parse)
+        d = 0
+        for c in node.children:
+            if isinstance(c, lark.Tree):
+                d = max(d, _depth(c, level + 1))
+        d += 1
     if d > MAX_DEPTH:
         raise _TooDeep
     return d
