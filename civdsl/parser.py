@@ -221,17 +221,17 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
     return None
 
 
-# How each bracket changes the nesting depth (strings and comments, also matched, change nothing).
-_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
-
-
 def _first_too_nested(text: str, end: int) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
-        depth = max(0, depth + _NESTING.get(m.group(), 0))
-        if depth > MAX_NESTING:
-            return m.start()
+        ch = m.group()
+        if ch == "(" or ch == "{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return m.start()
+        elif ch == ")" or ch == "}":
+            depth = max(0, depth - 1)
     return None
 
 
@@ -437,6 +437,10 @@ def _item_kind(expected: set) -> str | None:
         if None not in wanted and wanted <= expected and len(wanted) > size:
             kind, size = k, len(wanted)
     return kind
+
+
+# How each bracket changes the nesting depth (other tokens change nothing).
+_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 def _field_end(text: str, end: int, word: str, stops: set) -> int:
