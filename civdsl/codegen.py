@@ -21,15 +21,13 @@ from .bytecode import CompiledModule, compile_module
 from .gcpause import paused
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
-from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
+from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
-                     StopOp)
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, OptionOp, StopOp
 
 GENERATOR_VERSION = "2"
-_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
 def source_hashes(files: dict[str, str]) -> dict[str, str]:
@@ -156,8 +154,9 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
 def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonCompiler) -> None:
     w.line("def set_value(n: int, face: int):")
     w.line('    """The value of n identical commodity cards of this face value."""')
+    set_value = _SetValueCompiler(consts, {}, set())
     if ed.set_value is not None:
-        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
+        w.line(f"    return {set_value.compile(ed.set_value)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
     w.line("")
@@ -168,7 +167,7 @@ def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonC
     expr, when, span = ed.set_value_off_block
     w.line("def set_value_off_block(n: int, face: int):", span.line)
     w.line('    """The value of n identical cards redeemed outside their native trade block."""')
-    w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+    w.line(f"    return {set_value.compile(expr)}", span.line)
     w.line("")
     w.line("")
     w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {_lambda_or_none(compiler, when)}, "
@@ -196,23 +195,32 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
 
 def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> None:
     """CALAMITIES (each calamity's data) and TABLE_RULES (the calamity phase of a whole table)."""
-    # how `civdsl table` resolves each calamity (its `resolution` exceptions merged with the
-    # edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)
     per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
-    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": summaries[cal.name],
-                                           "exclude": tuple(x.role for x in cal.exclusions if x.role),
-                                           # a city's unit points in this calamity (`amounts { city_points }`)
-                                           "city_points": _AmountRules(ed, cal).city_points,
-                                           "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
+    _records(w, "CALAMITIES", [(cal.name, _calamity_record(ed, cal, summaries[cal.name], per_calamity))
                                for cal in ed.calamities.values()])
     # `resolution { ... }`: limits as numbers, the rest as declared
-    table_rules: dict = {}
-    for name, spec in vocab.RESOLUTION_SETTINGS.items():
-        values = ed.resolution_setting(name)
-        table_rules[name] = (consts[values[0]] if values else None) if spec.values == "const" else values
+    table_rules = {name: _table_rule(spec, ed.resolution_setting(name), consts)
+                   for name, spec in vocab.RESOLUTION_SETTINGS.items()}
     table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
     w.line(f"TABLE_RULES = {table_rules!r}")
+
+
+def _calamity_record(ed: Edition, cal: Calamity, summary: str, per_calamity: list[str]) -> dict:
+    """A calamity's data: how `civdsl table` resolves it (its `resolution` exceptions merged with
+    the edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)."""
+    return {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+            "line": cal.span.line, "summary": summary,
+            "exclude": tuple(x.role for x in cal.exclusions if x.role),
+            # a city's unit points in this calamity (`amounts { city_points }`)
+            "city_points": _AmountRules(ed, cal).city_points,
+            "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}}
+
+
+def _table_rule(spec, values: tuple, consts: dict):
+    """A `resolution` setting's value: a limit named by a constant as its number (None unset), the rest as declared."""
+    if spec.values != "const":
+        return values
+    return consts[values[0]] if values else None
 
 
 def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
@@ -312,30 +320,32 @@ def _const_value(consts: dict, options: dict, expr, table: str = ""):
                            getattr(expr, "span", None)) from None
 
 
-def _set_value_expr(expr, consts: dict | None = None) -> str:
-    """set_value reads only n, face, constants and numbers; compile it with those names."""
-    consts = consts or {}
-    sub = lambda e: _set_value_expr(e, consts)  # noqa: E731
-    if isinstance(expr, (Num, Bool)):
-        return repr(expr.value)
-    if isinstance(expr, Name) and len(expr.parts) == 1:
-        if expr.parts[0] in ("n", "face"):
-            return expr.parts[0]
-        if expr.parts[0] in consts:
-            return repr(consts[expr.parts[0]])
-    if isinstance(expr, Neg):
-        return f"(-{sub(expr.operand)})"
-    if isinstance(expr, Not):
-        return f"(not {sub(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("/", "//"):
-        fn = "div" if expr.op == "/" else "floordiv"
-        return f"_rt.{fn}({sub(expr.left)}, {sub(expr.right)})"
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*", "and", "or") + _COMPARE_OPS:
-        return f"({sub(expr.left)} {expr.op} {sub(expr.right)})"
-    if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        name = {"min": "min_", "max": "max_"}.get(expr.name, expr.name)
-        return f"_rt.{name}({', '.join(sub(a) for a in expr.args)})"
-    raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
+class SetValueScope:
+    """What a set's value (`set_value`) may read, whatever the target: `n`, `face`, constants and
+    numbers, and math functions; anything else is refused here. Mixed into a target's expression
+    compiler (expressions.ExpressionCompiler), whose words write the rest."""
+
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if len(e.parts) == 1 and head in ("n", "face"):
+            return head
+        if len(e.parts) == 1 and head in self.consts:
+            return self.literal(self.consts[head])
+        return self._refused(e)
+
+    def visit_Call(self, e: Call) -> str:
+        if e.kwargs or e.name not in MATH_FUNCTIONS:
+            return self._refused(e)
+        return self._math(e)
+
+    def _refused(self, e) -> str:
+        raise CodegenError("CIV043", f"set_value cannot use `{unparse(e)}`", getattr(e, "span", None))
+
+    visit_Str = visit_Unknown = visit_Where = _refused
+
+
+class _SetValueCompiler(SetValueScope, PlainLogicCompiler):
+    """A set's value (`set_value`) in Python: SetValueScope's names, plain logic (numbers are never unknown)."""
 
 
 def _conjuncts(expr) -> list:
@@ -386,7 +396,7 @@ def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: 
                       step: str = "") -> str:
     """A requirement, or one part of an "or" requirement (TEXT None): a part is named by what it
     counts ("cities"), since the whole requirement carries the rulebook's words."""
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+    if isinstance(expr, BinOp) and expr.op in COMPARE_OPS:
         text = describe.quantity(expr.left) if text is None else text
         return (f"{words.one}({words.text(text)}, {compiler.compile(expr.left)}, {words.text(expr.op)}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")
@@ -502,17 +512,20 @@ class _RoleWalk(NodeVisitor):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
         self.variables: list[_EffectVar] = []
         _collect(effects, False, self.variables)
-        mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-        self.mods = mods
-        self.ops = [(j, m, o) for j, m in mods for o in m.ops]
+        self.mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
+        self.ops = [(j, m, o) for j, m in self.mods for o in m.ops]
         self.bounded = rules.bound and self.causes(vocab.BOUNDS)
         self.has_options = bool(self._ops((OptionOp, StopOp)))
         self.immune_flags: list[str] = []
-        # a condition used by one operation only is tested in place; others are evaluated once
-        self.inline = {j for j, m in mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
-        self.conds = {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in mods}
+        self.inline = {j for j, m in self.mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
+        self.conds = self._conditions(compile_expr)
         self.ordered = self._ordered()
         self.unselecting = self._unselecting()
+
+    def _conditions(self, compile_expr) -> dict[int, str]:
+        """Each modifier's condition as its operations test it: a condition used by one operation
+        only is tested in place (`inline`); the others are evaluated once, into `m<j>`."""
+        return {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in self.mods}
 
     def causes(self, kinds) -> bool:
         return any(v.effect.kind in kinds for v in self.variables)
@@ -533,9 +546,12 @@ class _RoleWalk(NodeVisitor):
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
         if not self.rules.unselect:
             return []
-        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS
-                and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
-                        for _, _, o in self.ordered)]
+        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS and self._prevented(v)]
+
+    def _prevented(self, v: _EffectVar) -> bool:
+        """Some changing operation prevents part of this effect's amount."""
+        return any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
+                   for _, _, o in self.ordered)
 
     def _targets_of(self, o) -> list[_EffectVar]:
         """The effects of this role an operation changes or offers to replace (none: the validator
@@ -867,19 +883,26 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
 def _json_exact(value) -> bool:
     """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
     same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
-    kind = type(value)
-    if value is None or kind is str or kind is bool or kind is int:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    if kind is tuple:
-        return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
-    if kind is dict:
-        return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
-    return False
+    exact = _JSON_EXACT.get(type(value))
+    return exact is not None and exact(value)
+
+
+def _json_leaf(value) -> bool:
+    return True
+
+
+def _json_exact_tuple(value: tuple) -> bool:
+    return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
+
+
+def _json_exact_dict(value: dict) -> bool:
+    return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
 
 
 _JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
+# each type JSON carries exactly, by exact type (a subclass is not exact), and what else it needs
+_JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
+               float: math.isfinite, tuple: _json_exact_tuple, dict: _json_exact_dict}
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:
