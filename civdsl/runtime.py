@@ -549,10 +549,7 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
     holding; the trace says when the bound applied. `amount` stays the amount the rule demands.
     `city`: a city's unit points for this calamity (`amounts { city_points ... }`)."""
     for i, (kind, args, line) in enumerate(effects):
-        by_area = bounds.get(kind)
-        if not by_area:
-            continue
-        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        fact = _bounding_fact(bounds, kind, args)
         demanded = args.get("amount")
         if fact is None or demanded is None or type(demanded) is Unknown:
             continue
@@ -565,6 +562,15 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
             if taken < demanded and "unselected" not in args:  # a selection is bounded by unselect
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
         effects[i] = (kind, new, line)
+
+
+def _bounding_fact(bounds: dict, kind: str, args: dict) -> str | None:
+    """The holding that bounds an effect of KIND in its area (BOUNDS: the rulebook's reading of
+    vocabulary.BOUNDS, kind -> area or "*" -> fact), or None when none does."""
+    by_area = bounds.get(kind)
+    if not by_area:
+        return None
+    return by_area.get(args.get("area", "any"), by_area.get("*"))
 
 
 def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
@@ -580,8 +586,7 @@ def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str
         if type(wanted) is Unknown or type(prevented) is Unknown:
             effects[i] = (kind, new, line)
             continue
-        by_area = bounds.get(kind, {})
-        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        fact = _bounding_fact(bounds, kind, args)
         have = s.holding(fact) if fact is not None else None
         selected = max(wanted, 0) if have is None else max(min(wanted, have), 0)
         unselected = min(max(prevented, 0), selected)
@@ -690,7 +695,22 @@ def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
 def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
     """({card: n}, face value) of the cards worth at least `need` with the least excess, then the
     fewest cards; the whole hand when it is worth less."""
-    # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+    best = _fewest_cards_by_value(cards, faces)
+    enough = [v for v in best if v >= need]
+    if enough:
+        value = min(enough, key=lambda v: (v, len(best[v])))
+        picked = best[value]
+    else:
+        value, picked = sum(faces[c]["value"] for c in cards), range(len(cards))
+    chosen: dict = {}
+    for index in picked:
+        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+    return chosen, value
+
+
+def _fewest_cards_by_value(cards: list[str], faces: dict) -> dict[int, tuple]:
+    """Face value -> the fewest cards (their indices in CARDS) worth exactly that much, for every
+    value up to the whole hand's worth."""
     best: dict = {0: ()}
     for index, name in enumerate(cards):
         face = faces[name]["value"]
@@ -698,13 +718,7 @@ def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
             w = v + face
             if w not in best or len(best[w]) > len(picked) + 1:
                 best[w] = picked + (index,)
-    enough = [v for v in best if v >= need]
-    value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
-    picked = best[value] if enough else tuple(range(len(cards)))
-    chosen: dict = {}
-    for index in picked:
-        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
-    return chosen, value
+    return best
 
 
 def assigned(s: PlayerState, most, kind: str):
@@ -1279,22 +1293,25 @@ def _off_block_applies(ob: dict, state: PlayerState) -> bool | None:
 def hand_value(module, cards: dict, state: PlayerState | None = None) -> dict:
     """Each set's value. With a player's state, a set redeemed outside its native trade block is
     worth the rulebook's `set_value off_block` (the Expansion Project's 28.53-28.54)."""
-    sets = []
-    for name, n in sorted(cards.items()):
-        face = module.COMMODITIES[name]["value"]
-        row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
-        outside = off_block(module, name, state) if n else False
-        if outside:
-            row["value"] = number(module.OFF_BLOCK["value"](n, face))
-            row["off_block"] = True
-        elif outside is None:
-            row["off_block"] = None  # not known: the state lacks a fact (see `missing_facts`)
-        sets.append(row)
+    sets = [_set_row(module, name, n, state) for name, n in sorted(cards.items())]
     out = {"sets": sets, "total": sum(s["value"] for s in sets)}
     if state is not None:
         _held_card_abilities(module, sets, state, out)
         out["missing_facts"] = list(state.missing)
     return out
+
+
+def _set_row(module, name: str, n: int, state: PlayerState | None) -> dict:
+    """One set of N cards of a commodity: its value, the off-block value where the player redeems
+    it outside its native block (`off_block` None: not known, the state lacks a fact)."""
+    face = module.COMMODITIES[name]["value"]
+    row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
+    outside = off_block(module, name, state) if n else False
+    if outside:
+        row["value"] = number(module.OFF_BLOCK["value"](n, face))
+    if outside is not False:
+        row["off_block"] = outside
+    return row
 
 
 def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> None:
@@ -1400,15 +1417,14 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     requirements depend on missing facts is neither met nor failed (`met` is None)."""
     t = module.AST[track]
     out = []
-    reached = None
-    still = True
     for name, fn in t["epochs"]:
         reqs = fn(state)
-        met = all_met(r["met"] for r in reqs)
-        still = still and met is True
-        if still:
-            reached = name
-        out.append({"epoch": name, "met": met, "requirements": reqs})
+        out.append({"epoch": name, "met": all_met(r["met"] for r in reqs), "requirements": reqs})
+    reached = None
+    for e in out:  # the last of the epochs met one after the other from the first
+        if e["met"] is not True:
+            break
+        reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
               "moves_backward": any_met(b["met"] for b in backward), "backward_rules": backward}
@@ -1528,12 +1544,7 @@ def _moves_back(out: dict, position: int, backward: list) -> None:
 def ast_standing(module, state: PlayerState) -> dict | None:
     """The marker's space and the points it is worth, on the track the state names (or the only one,
     or any when every track values a step alike)."""
-    tracks = list(module.AST)
-    chosen = state.facts.get("ast_track")
-    if chosen is None:
-        values = {module.AST[t]["step_points"] for t in tracks}
-        if len(tracks) == 1 or len(values) == 1:
-            chosen = tracks[0] if tracks else None
+    chosen = _standing_track(module, state)
     if chosen is None:
         state.fact("ast_track")  # recorded as missing
         return None
@@ -1542,6 +1553,16 @@ def ast_standing(module, state: PlayerState) -> dict | None:
         return None
     position = state.fact("ast_position")
     return {"track": chosen, "space": position, "points": position * points, "per_step": points}
+
+
+def _standing_track(module, state: PlayerState) -> str | None:
+    """The track the state names, else the only one, else any when every track values a step
+    alike; None when it matters which and the state does not say."""
+    tracks = list(module.AST)
+    chosen = state.facts.get("ast_track")
+    if chosen is None and (len(tracks) == 1 or len({module.AST[t]["step_points"] for t in tracks}) == 1):
+        return tracks[0]
+    return chosen
 
 
 def score(module, state: PlayerState) -> dict:
