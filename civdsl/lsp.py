@@ -654,32 +654,26 @@ class Engine:
         ast = info.ast = doc.parser.parse(text, display, tokens, diags)
         if ast is None:
             return text, info, chain
-        if ast.language not in loader.LANGUAGE_VERSIONS:
-            diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
-                                  f"{', '.join(map(str, loader.LANGUAGE_VERSIONS))}", ast.language_span)
+        loader.check_language(ast, diags)
         here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")
         loaded = LoadedFile(here, display, text, ast)
-        seen = [here.resolve()]
         chain.append(loaded)
-        while loaded.ast.extends is not None:
-            if len(chain) >= loader.MAX_CHAIN:
-                diags.error("CIV008", f"extends chain longer than {loader.MAX_CHAIN} files", loaded.ast.extends_span)
-                break
-            base = loader.resolve_base(loaded, diags)
-            if base is None:
-                break
-            resolved = base.resolve()
-            if resolved in seen:
-                names = " -> ".join(display_path(p) for p in seen + [resolved])
-                diags.error("CIV008", f"extends cycle: {names}", loaded.ast.extends_span)
-                break
-            seen.append(resolved)
+        chain += self._follow_bases(loaded, [here.resolve()], 1, diags)
+        chain.reverse()
+        return text, info, chain
+
+    def _follow_bases(self, loaded, seen: list[Path], files: int, diags: Diagnostics) -> list[LoadedFile]:
+        """The bases `loaded` extends, nearest first, as `loader.load_chain` follows them (`files`
+        of the chain are read already, `seen` their real paths), each parsed through the cache."""
+        bases: list[LoadedFile] = []
+        base = loader.next_base(loaded, files, diags)
+        while base is not None and not loader.extends_cycle(seen, base.resolve(), loaded, diags):
             loaded = self._parse_base(base, diags)
             if loaded is None:
                 break
-            chain.append(loaded)
-        chain.reverse()
-        return text, info, chain
+            bases.append(loaded)
+            base = loader.next_base(loaded, files + len(bases), diags)
+        return bases
 
     def _navigation_bases(self, doc: Document, info: FileInfo) -> list[FileInfo]:
         """The bases named in the header of a buffer that does not parse (yet), for hover and go to
@@ -692,21 +686,10 @@ class Engine:
             return []
         target = toks[at + 1]
         here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"
-        scratch = Diagnostics()
         loaded = SimpleNamespace(path=here, ast=SimpleNamespace(
             extends=unquote_string(target.text) if target.kind == "string" else target.text,
             extends_is_path=target.kind == "string", extends_span=None))
-        chain: list[LoadedFile] = []
-        seen = {here.resolve()}
-        while loaded.ast.extends is not None and len(chain) < loader.MAX_CHAIN:
-            base = loader.resolve_base(loaded, scratch)
-            if base is None or base.resolve() in seen:
-                break
-            seen.add(base.resolve())
-            loaded = self._parse_base(base, scratch)
-            if loaded is None:
-                break
-            chain.append(loaded)
+        chain = self._follow_bases(loaded, [here.resolve()], 0, Diagnostics())
         return [self._base_info(f) for f in reversed(chain)]
 
     def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
