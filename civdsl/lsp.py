@@ -51,6 +51,7 @@ from . import vocabulary as vocab
 from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
+from .frontend import stopped
 from .gcpause import paused
 from .loader import LoadedFile, display_path
 from .references import ERRATA_TARGETS, NAMING_CALLS, Index, Ref
@@ -58,9 +59,6 @@ from .resolver import resolve
 from .validator import validate
 
 log = logging.getLogger("civdsl.lsp")
-
-# Errors after which `check_file` does not resolve the chain (kept in step with frontend.py).
-_STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
 
 # ---------------------------------------------------------------------------------------------
 # Tokens: the grammar's own lexer (Lark's, over the grammar's terminals, keywords told from names
@@ -615,7 +613,7 @@ class Engine:
             raw = doc.text
             text, doc_info, chain = self._load_chain(doc, raw, diags)
             edition = index = None
-            if chain and not any(d.code in _STOP_CODES for d in diags.errors):
+            if chain and not stopped(diags):
                 edition = resolve(chain, diags)
                 if edition is not None:
                     index = Index((f.ast for f in chain), doc.refs_memo)
