@@ -393,79 +393,82 @@ class IncrementalParser:
 
     def _incremental(self, text, display, tokens, diags):
         marks = split_statements(tokens)
-        lark_parser = parser._parser()
         bounds = [tokens[m].start for m in marks[1:]] + [len(text)]
-        # the header: everything before the first statement
-        head_text = text[: bounds[0]] if len(marks) > 1 else text
-        if self.header is not None and self.header[0] == head_text + "\0" + display:
-            head_syntax, head_diags = self.header[1]
-        else:
-            head_diags_c = Diagnostics()
-            try:
-                tree = lark_parser.parse(head_text)
-            except Exception:
-                raise _Failed
-            if _too_deep(tree):
-                raise _Failed
-            head_syntax = syntax._ToSyntax(display, head_diags_c).transform(tree)
-            head_diags = head_diags_c.items
-            self.header = (head_text + "\0" + display, (head_syntax, head_diags))
-        (language, lang_span), header, _ = head_syntax
+        head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
         items: list = []
-        chunk_diags: list[Diagnostic] = list(head_diags)
+        found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
         line_of = _LineCounter(text)
         for k in range(1, len(marks)):
-            start = tokens[marks[k]].start
-            end = bounds[k]
-            chunk_text = text[start:end]
-            line, col = line_of(start)
-            key = (display, col, chunk_text, 0)
-            while key in fresh:  # the same statement twice: each copy has its own syntax objects
-                key = key[:3] + (key[3] + 1,)
-            chunk = self.cache.get(key)
-            if chunk is None:
-                try:
-                    chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
-                except _Failed:
-                    self.cache.update(fresh)  # keep what did parse, for the next edit
-                    raise _Failed((start, line, col, k - 1))
-                self.stats["parsed"] += 1
-            elif chunk.line != line:
-                # the statement moved: its cached syntax objects are this document's own, shift them
-                if chunk.refs is None:
-                    chunk.refs = _span_refs([chunk.items, chunk.diags])
-                _shift(chunk.refs, line - chunk.line)
-                chunk.line = line
-                self.stats["shifted"] += 1
-            else:
-                self.stats["reused"] += 1
-            fresh[key] = chunk
+            chunk = self._statement(text[tokens[marks[k]].start:bounds[k]], tokens[marks[k]].start, k - 1, display,
+                                    line_of, fresh)
             items.extend(chunk.items)
-            chunk_diags.extend(chunk.diags)
+            found.extend(chunk.diags)
         self.cache = fresh
-        diags.items.extend(chunk_diags)
-        edition, edition_span, display_name, ext = header
-        return syntax.RulebookAst(
-            path=display, language=language, language_span=lang_span, edition=edition, edition_span=edition_span,
-            display_name=display_name, extends=ext[0] if ext else None, extends_is_path=bool(ext and ext[1]),
-            extends_span=ext[2] if ext else None, items=items,
-        )
+        diags.items.extend(found)
+        return syntax.rulebook_ast(display, head, header, items)
 
-    @staticmethod
-    def _parse_chunk(lark_parser, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
+    def _header(self, head_text: str, display: str) -> tuple[Any, Any, list[Diagnostic]]:
+        """The `language` line and the header, parsed (or as parsed last time): the language,
+        the header and their diagnostics."""
+        if self.header is None or self.header[0] != head_text + "\0" + display:
+            d = Diagnostics()
+            head, header, _ = syntax._ToSyntax(display, d).transform(_lark_tree(head_text))
+            self.header = (head_text + "\0" + display, (head, header, d.items))
+        return self.header[1]
+
+    def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
+                   fresh: dict) -> _Chunk:
+        """The parse of one top-level statement (at offset `start`, `before` statements before it),
+        reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
+        line, col = line_of(start)
+        key = (display, col, chunk_text, 0)
+        while key in fresh:  # the same statement twice: each copy has its own syntax objects
+            key = key[:3] + (key[3] + 1,)
+        chunk = self.cache.get(key)
+        if chunk is None:
+            try:
+                chunk = self._parse_chunk(chunk_text, line, col, display)
+            except _Failed:
+                self.cache.update(fresh)  # keep what did parse, for the next edit
+                raise _Failed((start, line, col, before))
+        else:
+            self._reuse(chunk, line)
+        fresh[key] = chunk
+        return chunk
+
+    def _reuse(self, chunk: _Chunk, line: int) -> None:
+        """A statement parsed before, now at `line`: when it moved, its cached syntax objects (this
+        document's own) are shifted there."""
+        if chunk.line == line:
+            self.stats["reused"] += 1
+            return
+        if chunk.refs is None:
+            chunk.refs = _span_refs([chunk.items, chunk.diags])
+        _shift(chunk.refs, line - chunk.line)
+        chunk.line = line
+        self.stats["shifted"] += 1
+
+    def _parse_chunk(self, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
         if line < 2:
             raise _Failed
-        padded = _PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text
-        try:
-            tree = lark_parser.parse(padded)
-        except Exception:
-            raise _Failed
-        if _too_deep(tree):
-            raise _Failed  # parser.parse reports it, from the whole file's tree
+        tree = _lark_tree(_PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text)
         d = Diagnostics()
         _, _, items = syntax._ToSyntax(display, d).transform(tree)
+        self.stats["parsed"] += 1
         return _Chunk(line, items, d.items)
+
+
+def _lark_tree(text: str):
+    """Lark's tree of a piece of a buffer; _Failed when it does not parse, or when `parser.parse`
+    would refuse it as nested too deeply (that is reported from the whole file's tree)."""
+    try:
+        tree = parser._parser().parse(text)
+    except Exception:
+        raise _Failed
+    if _too_deep(tree):
+        raise _Failed
+    return tree
 
 
 def _too_deep(tree) -> bool:
