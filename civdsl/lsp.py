@@ -163,14 +163,15 @@ def split_statements(tokens: list[Tok]) -> list[int]:
     prev = None
     for i, t in enumerate(tokens):
         if t.kind == "op":
-            if t.text in "({":
-                depth += 1
-            elif t.text in ")}":
-                depth = max(0, depth - 1)
-        elif t.kind == "kw" and depth == 0 and i > 0 and t.type in first and prev is not None and prev.type in last:
+            depth = max(0, depth + _NESTING.get(t.text, 0))
+        elif t.kind == "kw" and depth == 0 and t.type in first and prev is not None and prev.type in last:
             out.append(i)
         prev = t
     return out
+
+
+# How a bracket changes the depth of nesting.
+_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -768,13 +769,19 @@ def diagnostic_range(d: Diagnostic, info: FileInfo | None, text: str | None = No
     if info is None and text is not None:
         info = FileInfo(text, d.span.path, None)
     if info is not None and 0 <= line < len(info.lines):
-        offset = info.offset(line, col)
-        _, tok = info.token_at(offset)
-        if tok is not None and tok.start == offset and info.position(tok.end)[0] == line:
-            return line, col, line, info.position(tok.end)[1]
-        length = len(info.lines[line])
-        return line, col, line, min(col + 1, length) if col < length else col
+        return line, col, line, _end_of_word(info, line, col)
     return line, col, line, col + 1
+
+
+def _end_of_word(info: FileInfo, line: int, col: int) -> int:
+    """Where a diagnostic at (line, col) without an end column ends: with the token starting
+    there (on one line), else one character on, not past the line's end (a column already past
+    it stays)."""
+    offset = info.offset(line, col)
+    _, tok = info.token_at(offset)
+    if tok is not None and tok.start == offset and info.position(tok.end)[0] == line:
+        return info.position(tok.end)[1]
+    return max(col, min(col + 1, len(info.lines[line])))
 
 
 def full_message(d: Diagnostic) -> str:
@@ -846,23 +853,21 @@ def _where(f: FileInfo, s: Symbol) -> str:
 
 
 def advance_summary(adv, edition) -> str:
-    bits = ["cost unknown" if adv.cost is None else f"cost {adv.cost}"]
-    if adv.groups:
-        bits.append(("groups " if len(adv.groups) > 1 else "group ") + ", ".join(adv.groups))
     vp = adv.vp if adv.vp is not None else edition.tier_vp(adv.cost)
-    if vp is not None:
-        bits.append(f"{vp} VP")
-    if adv.credits:
-        bits.append("credits " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
-    for sc in adv.specific:
-        bits.append(f"credit {sc.amount} to {sc.target}")
-    if adv.requires:
-        bits.append("requires " + ", ".join(adv.requires))
-    if adv.supply is not None:
-        bits.append(f"supply {adv.supply}")
-    for ab in adv.abilities:
-        bits.append(describe.ability(ab.kind, ab.args))
-    return "; ".join(bits)
+    bits = ["cost unknown" if adv.cost is None else f"cost {adv.cost}",
+            _listed("groups" if len(adv.groups) > 1 else "group", adv.groups),
+            f"{vp} VP" if vp is not None else "",
+            _listed("credits", [f"{g} {n}" for g, n in adv.credits.items()]),
+            *[f"credit {sc.amount} to {sc.target}" for sc in adv.specific],
+            _listed("requires", adv.requires),
+            f"supply {adv.supply}" if adv.supply is not None else "",
+            *[describe.ability(ab.kind, ab.args) for ab in adv.abilities]]
+    return "; ".join(b for b in bits if b)
+
+
+def _listed(head: str, items) -> str:
+    """`head a, b, c`; nothing for no items."""
+    return f"{head} {', '.join(items)}" if items else ""
 
 
 def calamity_summary(cal, edition=None) -> str:
@@ -937,14 +942,19 @@ def _word_hover(analysis: Analysis, offset: int) -> tuple[str, Tok] | None:
     i, tok = analysis.doc.token_at(offset)
     if tok is None or tok.kind not in ("name", "kw"):
         return None
-    if tok.kind == "kw":
-        opener = _block_opener(analysis.doc.tokens, i)
-        kind = next((t.text for t in opener if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), None)
-        spec = next((f for f in item_fields.ITEM_FIELDS.get(kind or "", ()) if f.word == tok.text), None)
-        if spec is not None:
-            return field_hover(kind, spec), tok
+    found = _field_at(analysis.doc.tokens, i) if tok.kind == "kw" else None
+    if found is not None:
+        return field_hover(*found), tok
     text = vocabulary_hover(tok.text, analysis.edition or analysis.last_edition)
     return (text, tok) if text else None
+
+
+def _field_at(toks: list[Tok], i: int) -> tuple[str, Any] | None:
+    """(item kind, field) of the keyword at token i when it is a field (fields.ITEM_FIELDS) of the
+    item whose block it stands in."""
+    kind = next((t.text for t in _block_opener(toks, i) if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), "")
+    spec = next((f for f in item_fields.ITEM_FIELDS.get(kind, ()) if f.word == toks[i].text), None)
+    return (kind, spec) if spec is not None else None
 
 
 def field_hover(kind: str, spec) -> str:
@@ -1049,20 +1059,35 @@ def vocabulary_hover(word: str, edition=None) -> str | None:
 
 def _edition_word_hover(word: str, edition) -> str | None:
     """A constant, table or option the rulebook declares, with its value and doc."""
-    if word in edition.consts:
-        c = edition.consts[word]
-        value = c.value if c.value is not None else unparse(c.expr)
-        engine = vocab.ENGINE_NAMES.get(word)
-        return (f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
-                + (f"\n\nread by the engine: {engine.doc}" if engine is not None else ""))
-    if word in edition.tables:
-        t = edition.tables[word]
-        bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
-        return f"**{word}** (table) {{ {bands} }}" + (f"\n\n{t.doc}" if t.doc else "")
-    if word in edition.options:
-        o = edition.options[word]
-        return f"**{word}** (option, {'on' if o.on else 'off'})" + (f"\n\n{o.doc}" if o.doc else "")
+    for pool, say in _EDITION_WORDS:
+        declared = getattr(edition, pool).get(word)
+        if declared is not None:
+            return say(word, declared)
     return None
+
+
+def _paragraphs(*texts: str | None) -> str:
+    return "\n\n".join(t for t in texts if t)
+
+
+def _const_hover(word: str, c) -> str:
+    value = c.value if c.value is not None else unparse(c.expr)
+    engine = vocab.ENGINE_NAMES.get(word)
+    return _paragraphs(f"**{word}** = {value} (constant)", c.doc,
+                       f"read by the engine: {engine.doc}" if engine is not None else None)
+
+
+def _table_hover(word: str, t) -> str:
+    bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
+    return _paragraphs(f"**{word}** (table) {{ {bands} }}", t.doc)
+
+
+def _option_hover(word: str, o) -> str:
+    return _paragraphs(f"**{word}** (option, {'on' if o.on else 'off'})", o.doc)
+
+
+# The rulebook's own words hover shows, by the edition's pool declaring them (first match first).
+_EDITION_WORDS = (("consts", _const_hover), ("tables", _table_hover), ("options", _option_hover))
 
 
 # --- completion
@@ -1091,13 +1116,13 @@ def string_context(toks: list[Tok], i: int) -> str | None:
     j = i - 1
     while j >= 1 and toks[j].text == "," and toks[j - 1].kind == "string":
         j -= 2
-    if j < 0:
-        return None
-    prev, before = toks[j], toks[j - 1] if j >= 1 else None
-    if prev.text == "(" and before is not None:
+    if j < 1:
+        return _STRING_NAMES.get(toks[j].text) if j == 0 and toks[j].kind == "kw" else None
+    prev, before = toks[j], toks[j - 1]
+    if prev.text == "(":
         return NAMING_CALLS.get(before.text)
-    if prev.kind == "code" and before is not None and before.text == "errata":
-        return "item"
+    if prev.kind == "code":
+        return "item" if before.text == "errata" else None
     return _STRING_NAMES.get(prev.text) if prev.kind == "kw" else None
 
 
@@ -1153,25 +1178,39 @@ def _vocab_completions(words: Iterable[str], kind: str) -> list[Completion]:
 
 
 def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
-    """The tokens that open the innermost `{` enclosing token index `upto` (up to 4 of them)."""
+    """The tokens that open the innermost `{` enclosing token index `upto`: from the statement
+    keyword owning the block (_BLOCK_OWNERS), not past another brace."""
+    j = _open_brace(toks, upto)
+    if j is None:
+        return []
+    k = j - 1
+    while k >= 0 and not (toks[k].kind == "kw" and toks[k].text in _BLOCK_OWNERS):
+        if toks[k].kind == "op" and toks[k].text in "{}":
+            break
+        k -= 1
+    return toks[max(k, 0): j]
+
+
+def _open_brace(toks: list[Tok], upto: int) -> int | None:
+    """The index of the innermost `{` before token `upto` that is still open there."""
     depth = 0
     for j in range(upto - 1, -1, -1):
         t = toks[j]
-        if t.kind == "op" and t.text == "}":
-            depth += 1
-        elif t.kind == "op" and t.text == "{":
-            if depth == 0:
-                k = j - 1
-                # walk back to the statement keyword that owns this block
-                while k >= 0 and not (toks[k].kind == "kw" and toks[k].text in (
-                        "primary", "secondary", "if", "else", "when", "advance", "calamity", "commodity", "ast",
-                        "epoch", "score", "tiers", "table", "change")):
-                    if toks[k].kind == "op" and toks[k].text in "{}":
-                        break
-                    k -= 1
-                return toks[max(k, 0): j]
-            depth -= 1
-    return []
+        if t.kind != "op":
+            continue
+        if t.text == "{" and depth == 0:
+            return j
+        depth += _BRACES_BACKWARDS.get(t.text, 0)
+    return None
+
+
+# Walking back: a `}` opens a block to skip, its `{` closes it.
+_BRACES_BACKWARDS = {"}": 1, "{": -1}
+
+
+# The keywords whose statement owns a block that completion and hover look into.
+_BLOCK_OWNERS = frozenset({"primary", "secondary", "if", "else", "when", "advance", "calamity", "commodity", "ast",
+                           "epoch", "score", "tiers", "table", "change"})
 
 
 # The field words whose values name a group (`groups`, `credits`): from fields.ITEM_FIELDS.
@@ -1233,8 +1272,7 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     index of references and the resolved rulebook, words of the vocabulary from vocabulary.py."""
     doc = analysis.doc
     i, tok = doc.token_at(offset)
-    if tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
-            tok.kind == "ustring" or offset < tok.end):
+    if _in_string(tok, offset):
         return _string_completions(analysis, i, tok, offset)
     typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
     prev_i = i - 1 if typing else _token_before(doc, i, tok, offset)
@@ -1245,6 +1283,12 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     if accepted is None:  # the statement does not parse up to here: everything that could be meant
         return _everything(analysis)
     return _from_grammar(analysis, doc.tokens, prev_i, accepted)
+
+
+def _in_string(tok: Tok | None, offset: int) -> bool:
+    """Whether the cursor is inside a string: after its opening quote, before its closing one."""
+    return tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
+        tok.kind == "ustring" or offset < tok.end)
 
 
 def _string_completions(analysis: Analysis, i: int, tok: Tok, offset: int) -> list[Completion]:
