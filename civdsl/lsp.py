@@ -1036,13 +1036,17 @@ def _signature(kind: vocab.Kind) -> str:
     return f"{kind.name}({params})"
 
 
+def _call_signature(f) -> str:
+    """A function of the vocabulary as it is called: `count(items, group=)`."""
+    return f"{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})"
+
+
 # What hover says about a word of the language, by the vocabulary table that declares it (the
 # first table holding the word wins, in this order).
 _VOCABULARY_HOVERS = (
     (vocab.EFFECT_KINDS, lambda word, k: f"**{_signature(k)}** (effect kind)\n\n{k.doc}"),
     (vocab.ABILITY_KINDS, lambda word, k: f"**{_signature(k)}** (ability)\n\n{k.doc}"),
-    (vocab.FUNCTIONS, lambda word, f: f"**{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})** "
-                                      f"(function)\n\n{f.doc}"),
+    (vocab.FUNCTIONS, lambda word, f: f"**{_call_signature(f)}** (function)\n\n{f.doc}"),
     (vocab.FACTS, lambda word, f: f"**{f.name}** (player fact, {f.type})\n\n{f.doc}"),
     (vocab.DERIVED_NAMES, lambda word, doc: f"**{word}** (derived name)\n\n{doc}"),
     (vocab.CREDIT_POLICIES, lambda word, doc: f"**{word}** (credit policy)\n\n{doc}"),
@@ -1137,15 +1141,20 @@ def _known_names(analysis: Analysis, kind: str) -> dict[str, str | None]:
     """Declared names of a kind across the chain (the index of references, and the resolved
     rulebook), less those a house rule removed, with a detail line."""
     edition = analysis.edition or analysis.last_edition
-    index = analysis.refs()
     names: dict[str, str | None] = {}
     for k in (ERRATA_TARGETS if kind == "item" else (kind,)):
-        pool = _pool(edition, k)
-        removed = {r.name for r in index.of_kind(k, role="remove")}
-        for name in index.names(k) | set(pool):
-            if name in pool or name not in removed or edition is None:
-                names.setdefault(name, _detail(k, pool.get(name), edition))
+        for name, detail in _names_of_kind(analysis.refs(), edition, k).items():
+            names.setdefault(name, detail)
     return names
+
+
+def _names_of_kind(index: Index, edition, kind: str) -> dict[str, str]:
+    """The names of one kind the chain declares and the rulebook still holds, with a detail line
+    (without a resolved rulebook: every name declared)."""
+    pool = _pool(edition, kind)
+    removed = {r.name for r in index.of_kind(kind, role="remove")} if edition is not None else set()
+    return {name: _detail(kind, pool.get(name), edition) for name in index.names(kind) | set(pool)
+            if name in pool or name not in removed}
 
 
 def _detail(kind: str, obj, edition) -> str:
@@ -1156,25 +1165,35 @@ def _detail(kind: str, obj, edition) -> str:
     return kind
 
 
+def _effect_word(word: str) -> Completion:
+    k = vocab.EFFECT_KINDS[word]
+    return Completion(word, "effect", _signature(k), k.doc)
+
+
+def _ability_word(word: str) -> Completion:
+    k = vocab.ABILITY_KINDS[word]
+    return Completion(word, "ability", _signature(k), k.doc)
+
+
+def _function_word(word: str) -> Completion:
+    f = vocab.FUNCTIONS[word]
+    return Completion(word, "function", _call_signature(f), f.doc)
+
+
+def _fact_word(word: str) -> Completion:
+    """A player fact, or a name derived from the facts."""
+    f = vocab.FACTS.get(word)
+    if f is None:
+        return Completion(word, "fact", "derived name", vocab.DERIVED_NAMES.get(word))
+    return Completion(word, "fact", f"player fact ({f.type})", f.doc)
+
+
+# How each kind of word of the vocabulary is offered: its signature or type, and its doc.
+_WORD_COMPLETIONS = {"effect": _effect_word, "ability": _ability_word, "function": _function_word, "fact": _fact_word}
+
+
 def _vocab_completions(words: Iterable[str], kind: str) -> list[Completion]:
-    out = []
-    for w in words:
-        if kind == "effect":
-            k = vocab.EFFECT_KINDS[w]
-            out.append(Completion(w, kind, _signature(k), k.doc))
-        elif kind == "ability":
-            k = vocab.ABILITY_KINDS[w]
-            out.append(Completion(w, kind, _signature(k), k.doc))
-        elif kind == "function":
-            f = vocab.FUNCTIONS[w]
-            out.append(Completion(w, kind, f"{w}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})", f.doc))
-        elif kind == "fact":
-            f = vocab.FACTS.get(w)
-            out.append(Completion(w, kind, f"player fact ({f.type})" if f else "derived name",
-                                  f.doc if f else vocab.DERIVED_NAMES.get(w)))
-        else:
-            out.append(Completion(w, kind))
-    return out
+    return [_WORD_COMPLETIONS[kind](w) for w in words]
 
 
 def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
