@@ -560,6 +560,13 @@ class Document:
     published: set[str] = field(default_factory=set)
 
 
+def _extended(toks: list[Tok]) -> Tok | None:
+    """The name or path after `extends` among a header's tokens."""
+    at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), len(toks))
+    named = toks[at + 1] if at + 1 < len(toks) else None
+    return named if named is not None and named.kind in ("name", "string") else None
+
+
 def uri_to_path(uri: str) -> Path | None:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
@@ -682,11 +689,9 @@ class Engine:
         definition only: nothing here is reported."""
         from types import SimpleNamespace
 
-        toks = info.tokens[:12]
-        at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), None)
-        if at is None or at + 1 >= len(toks) or toks[at + 1].kind not in ("name", "string"):
+        target = _extended(info.tokens[:12])
+        if target is None:
             return []
-        target = toks[at + 1]
         here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"
         loaded = SimpleNamespace(path=here, ast=SimpleNamespace(
             extends=unquote_string(target.text) if target.kind == "string" else target.text,
@@ -1623,10 +1628,7 @@ async def read_messages(stop_event, reader, protocol, on_error=None) -> None:
             break
         header = _CONTENT_LENGTH.search(line)
         if header is not None:
-            length = int(header.group(1))
-            if length > MAX_MESSAGE:
-                log.warning("dropped a message announcing %d bytes", length)
-                length = None
+            length = _announced(int(header.group(1)))
             continue
         if line.strip():
             continue  # another header (Content-Type), or what is left of a dropped message
@@ -1637,13 +1639,25 @@ async def read_messages(stop_event, reader, protocol, on_error=None) -> None:
         length = None
         if not body:
             break
-        try:
-            message = json.loads(body, object_hook=protocol.structure_message)
-            protocol.handle_message(message)
-        except Exception as exc:
-            log.exception("dropped a message that could not be handled")
-            if on_error is not None:
-                on_error(exc, None)
+        _handle(body, protocol, on_error)
+
+
+def _announced(length: int) -> int | None:
+    """A message's announced length; None (the message is dropped) for one no editor sends."""
+    if length > MAX_MESSAGE:
+        log.warning("dropped a message announcing %d bytes", length)
+        return None
+    return length
+
+
+def _handle(body: bytes, protocol, on_error) -> None:
+    """Hand one message to pygls; one that is not JSON, or not a message, is logged and dropped."""
+    try:
+        protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+    except Exception as exc:
+        log.exception("dropped a message that could not be handled")
+        if on_error is not None:
+            on_error(exc, None)
 
 
 def _framing_tolerant(server_class):
