@@ -560,6 +560,17 @@ class Document:
     published: set[str] = field(default_factory=set)
 
 
+def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[Any, Index | None]:
+    """Passes 3 and 4 on a chain that loaded: (the edition, the index of references), or
+    (None, None) when it does not resolve; `memo` is the document's index memo."""
+    edition = resolve(chain, diags)
+    if edition is None:
+        return None, None
+    index = Index((f.ast for f in chain), memo)
+    validate(edition, diags, index)
+    return edition, index
+
+
 def _extended(toks: list[Tok]) -> Tok | None:
     """The name or path after `extends` among a header's tokens."""
     at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), len(toks))
@@ -623,18 +634,12 @@ class Engine:
             diags = Diagnostics()
             raw = doc.text
             text, doc_info, chain = self._load_chain(doc, raw, diags)
-            edition = index = None
-            if chain and not stopped(diags):
-                edition = resolve(chain, diags)
-                if edition is not None:
-                    index = Index((f.ast for f in chain), doc.refs_memo)
-                    validate(edition, diags, index)
+            edition, index = _checked(chain, diags, doc.refs_memo) if chain and not stopped(diags) else (None, None)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:
                 bases = doc.last_bases or self._navigation_bases(doc, doc_info)
-            if edition is not None:
-                doc.last_edition = edition
+            doc.last_edition = edition or doc.last_edition
             analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition, index=index)
             analysis.seconds = time.perf_counter() - started
             doc.analysis = analysis
@@ -1446,16 +1451,11 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     parse), tracks with their epochs."""
     toks = info.tokens
     marks = split_statements(toks)
-    out: list[OutlineItem] = []
-    for k, m in enumerate(marks):
-        if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters()):
-            continue
-        end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
-        if end_i >= m:
-            found = _outline_item(toks, m, end_i)
-            if found is not None:
-                out.append(found)
-    return out
+    ends = [m - 1 for m in marks[1:]] + [len(toks) - 1]
+    # the first piece is the header, unless the text starts with a statement
+    first = 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
+    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[first:] if end >= m]
+    return [o for o in found if o is not None]
 
 
 class _Statement(NamedTuple):
