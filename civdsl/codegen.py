@@ -195,23 +195,32 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
 
 def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> None:
     """CALAMITIES (each calamity's data) and TABLE_RULES (the calamity phase of a whole table)."""
-    # how `civdsl table` resolves each calamity (its `resolution` exceptions merged with the
-    # edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)
     per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
-    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": summaries[cal.name],
-                                           "exclude": tuple(x.role for x in cal.exclusions if x.role),
-                                           # a city's unit points in this calamity (`amounts { city_points }`)
-                                           "city_points": _AmountRules(ed, cal).city_points,
-                                           "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
+    _records(w, "CALAMITIES", [(cal.name, _calamity_record(ed, cal, summaries[cal.name], per_calamity))
                                for cal in ed.calamities.values()])
     # `resolution { ... }`: limits as numbers, the rest as declared
-    table_rules: dict = {}
-    for name, spec in vocab.RESOLUTION_SETTINGS.items():
-        values = ed.resolution_setting(name)
-        table_rules[name] = (consts[values[0]] if values else None) if spec.values == "const" else values
+    table_rules = {name: _table_rule(spec, ed.resolution_setting(name), consts)
+                   for name, spec in vocab.RESOLUTION_SETTINGS.items()}
     table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
     w.line(f"TABLE_RULES = {table_rules!r}")
+
+
+def _calamity_record(ed: Edition, cal: Calamity, summary: str, per_calamity: list[str]) -> dict:
+    """A calamity's data: how `civdsl table` resolves it (its `resolution` exceptions merged with
+    the edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)."""
+    return {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+            "line": cal.span.line, "summary": summary,
+            "exclude": tuple(x.role for x in cal.exclusions if x.role),
+            # a city's unit points in this calamity (`amounts { city_points }`)
+            "city_points": _AmountRules(ed, cal).city_points,
+            "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}}
+
+
+def _table_rule(spec, values: tuple, consts: dict):
+    """A `resolution` setting's value: a limit named by a constant as its number (None unset), the rest as declared."""
+    if spec.values != "const":
+        return values
+    return consts[values[0]] if values else None
 
 
 def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
@@ -503,17 +512,20 @@ class _RoleWalk(NodeVisitor):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
         self.variables: list[_EffectVar] = []
         _collect(effects, False, self.variables)
-        mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-        self.mods = mods
-        self.ops = [(j, m, o) for j, m in mods for o in m.ops]
+        self.mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
+        self.ops = [(j, m, o) for j, m in self.mods for o in m.ops]
         self.bounded = rules.bound and self.causes(vocab.BOUNDS)
         self.has_options = bool(self._ops((OptionOp, StopOp)))
         self.immune_flags: list[str] = []
-        # a condition used by one operation only is tested in place; others are evaluated once
-        self.inline = {j for j, m in mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
-        self.conds = {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in mods}
+        self.inline = {j for j, m in self.mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
+        self.conds = self._conditions(compile_expr)
         self.ordered = self._ordered()
         self.unselecting = self._unselecting()
+
+    def _conditions(self, compile_expr) -> dict[int, str]:
+        """Each modifier's condition as its operations test it: a condition used by one operation
+        only is tested in place (`inline`); the others are evaluated once, into `m<j>`."""
+        return {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in self.mods}
 
     def causes(self, kinds) -> bool:
         return any(v.effect.kind in kinds for v in self.variables)
@@ -534,9 +546,12 @@ class _RoleWalk(NodeVisitor):
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
         if not self.rules.unselect:
             return []
-        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS
-                and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
-                        for _, _, o in self.ordered)]
+        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS and self._prevented(v)]
+
+    def _prevented(self, v: _EffectVar) -> bool:
+        """Some changing operation prevents part of this effect's amount."""
+        return any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
+                   for _, _, o in self.ordered)
 
     def _targets_of(self, o) -> list[_EffectVar]:
         """The effects of this role an operation changes or offers to replace (none: the validator
@@ -868,19 +883,26 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
 def _json_exact(value) -> bool:
     """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
     same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
-    kind = type(value)
-    if value is None or kind is str or kind is bool or kind is int:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    if kind is tuple:
-        return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
-    if kind is dict:
-        return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
-    return False
+    exact = _JSON_EXACT.get(type(value))
+    return exact is not None and exact(value)
+
+
+def _json_leaf(value) -> bool:
+    return True
+
+
+def _json_exact_tuple(value: tuple) -> bool:
+    return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
+
+
+def _json_exact_dict(value: dict) -> bool:
+    return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
 
 
 _JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
+# each type JSON carries exactly, by exact type (a subclass is not exact), and what else it needs
+_JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
+               float: math.isfinite, tuple: _json_exact_tuple, dict: _json_exact_dict}
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:
