@@ -667,9 +667,9 @@ CHARTS = {"turns": (turns_chart, None), "calamities": (calamities_chart, "calami
 def build(ed: Edition, diff: Diff | None = None, only_content: bool = False) -> dict[str, Chart]:
     """Every chart by kind; with ONLY_CONTENT, just the kinds the edition has items for."""
     kinds = [k for k in KINDS if not only_content or has_content(ed, k)]
-    return {k: CHARTS[k][0](ed, _marks(diff, CHARTS[k][1])) for k in kinds}
+    return {k: CHARTS[k][0](ed, marks_for(diff, CHARTS[k][1])) for k in kinds}
 
 
-def _marks(diff: Diff | None, category: str | None) -> dict[str, str] | None:
+def marks_for(diff: Diff | None, category: str | None) -> dict[str, str] | None:
     """The rows of CATEGORY a house rule changes; None for an edition that is no house rule."""
     return diff.marks(category) if diff is not None and category else None
