@@ -196,7 +196,9 @@ class _FactChecker:
     problem is kept, in order, and the state is rejected if there is any."""
 
     def __init__(self, source: str, advances, commodities, groups):
-        self.source, self.advances, self.commodities, self.groups = source, advances, commodities, groups
+        self.source, self.advances, self.groups = source, advances, groups
+        # what the names of a list fact (advances) or a map fact (groups) are, where not these
+        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity")}
         self.problems: list[str] = []
 
     def problem(self, text: str) -> None:
@@ -228,7 +230,7 @@ class _FactChecker:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.problem(f"`{key}` must be a list of names")
             return value
-        valid, what = (self.groups, "group") if key == "start_credits_used" else (self.advances, "advance")
+        valid, what = self.named.get(key, (self.advances, "advance"))
         for name in value:
             if name not in valid:
                 self.problem(f"`{key}` names unknown {what} `{_short(name)}`{self.hint(name, valid)}")
@@ -238,7 +240,7 @@ class _FactChecker:
         if not isinstance(value, dict):
             self.problem(f"`{key}` must be a mapping of name: number")
             return value
-        valid, what = (self.commodities, "commodity") if key == "commodities" else (self.groups, "group")
+        valid, what = self.named.get(key, (self.groups, "group"))
         for name, n in value.items():
             if name not in valid:
                 self.problem(f"`{key}` names unknown {what} `{_key(name)}`{self.hint(name, valid)}")
