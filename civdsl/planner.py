@@ -39,7 +39,6 @@ import bisect
 import copy
 import functools
 import heapq
-import math
 import re
 from fractions import Fraction
 from typing import Any, Iterable
@@ -395,6 +394,12 @@ class PaymentTable:
             self._levels[limit] = got
         return got
 
+    def cards_only(self, treasury_value: int, rate: int, substitute: bool) -> "PaymentTable":
+        """The same cards with no treasury, at token value `treasury_value` and with these card
+        abilities (card_treasury's rate, substitute_card)."""
+        return PaymentTable(self.module, dict(zip(self.names, self.counts)), 0, treasury_value, self.state, rate,
+                            substitute)
+
     def budget(self, limit: int):
         """The largest total price payable: cards, the tokens converted cards give, all the treasury."""
         conv = self._final(limit)
@@ -571,6 +576,10 @@ def _by_ratio(obj: dict, eff: dict, order: dict, x: str, y: str) -> int:
     if cx == 1 and vx * by != vy * bx:
         return -1 if vx * by > vy * bx else 1
     return order[x] - order[y]
+
+
+class _SearchStopped(Exception):
+    """The capped branch and bound visited its limit of sets."""
 
 
 class Choice(Record, frozen=False):
@@ -762,6 +771,12 @@ class PurchaseProblem:
         clone._prepare()
         return clone
 
+    def after(self, buys, payments: dict | None = None) -> "PurchaseProblem":
+        """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
+        the same hand and treasury (`payments` shares payment tables between such problems)."""
+        return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
+                               **dict(self.options, want=()))
+
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
         a discount at most its amount, a free advance at most the dearest eligible price."""
@@ -862,6 +877,11 @@ class PurchaseProblem:
     def _key(self, names, price, spent) -> tuple:
         ranked = tuple(sorted(self.order[n] for n in names))
         return (self.objective.of(names), -spent, self.credit(names), -len(names), tuple(-i for i in ranked))
+
+    def choice(self, names, price, spent, limit: int) -> Choice:
+        """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
+        key = self._key(names, price, spent)
+        return Choice(key, tuple(sorted(names, key=self.order.get)), price, spent, key[0], key[2], limit)
 
     def _walk(self, visit, prune) -> None:
         """Visit every set worth visiting once: `visit(names, price_base, same_turn, hand_delta)`
@@ -1057,9 +1077,7 @@ class PurchaseProblem:
             got = self._price_and_spent(names, sumb, same, hdelta)
             if got is None:
                 return
-            price, spent, limit = got
-            key = self._key(names, price, spent)
-            out.append(Choice(key, tuple(sorted(names, key=self.order.get)), price, spent, key[0], key[2], limit))
+            out.append(self.choice(names, *got))
 
         self._walk(visit, lambda q, ub, lbp, objective, c, h: lbp > self.budget_max or ub < floor)
         out.sort(key=lambda c: c.key, reverse=True)
@@ -1203,7 +1221,9 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
-        report["horizon"] = _two_turns(problem)
+        from .plan_horizon import two_turns
+
+        report["horizon"] = two_turns(problem)
     return report
 
 
@@ -1267,318 +1287,6 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     for e in near:
         del e["rank_key"]
     return {"runners_up": runners, "advances_not_bought": near + far}
-
-
-# --- two turns ------------------------------------------------------------------------------
-
-class _SearchStopped(Exception):
-    pass
-
-
-def _two_turns(first: PurchaseProblem, max_sets: int = 3000) -> dict:
-    """The best pair of purchases over this turn and the next, the hand and treasury assumed
-    to be the same next turn: an estimate. This turn's advances credit next turn's prices and
-    bring their prerequisites, treasury value and hand-limit abilities.
-
-    Exact under that assumption unless it examines more than `max_sets` sets of this turn's
-    advances (dense mid-game states with many cheap advances): then it reports the best pair
-    found so far, with complete = False. The turn-one sets are walked as the one-turn search
-    walks them; a branch is cut when what it can still reach over both turns cannot beat the
-    best pair found (next turn an advance's price falls at most by the credits this turn's
-    purchases give it: each new card's best group credit towards it plus its specific credit,
-    true of both credit policies). Only sets that survive are priced for the next turn, with
-    runtime.prices and the one-turn search."""
-    return _TwoTurns(first, max_sets).run()
-
-
-class _TwoTurns:
-    """The two-turn look-ahead's search (see _two_turns): its bounds and its walk."""
-
-    def __init__(self, first: PurchaseProblem, max_sets: int):
-        self.first, self.max_sets = first, max_sets
-        module, obj = first.module, first.objective
-        self.module, self.obj = module, obj
-        self.payments: dict = {}
-        self.opts = dict(first.options, want=())
-        unheld, price1 = self._prices_now()
-        worth = [n for n in unheld if obj.values[n] > 0]
-        self.worth = worth
-        self.give_row = {h: [self._gives(h, i) for i in worth] for h in first.candidates}
-        self.whole = all(isinstance(obj.values[n], int) for n in worth)
-        self.tv_of = {h: max([a["value"] for a in _abilities(module, h, "treasury_value")] or [0])
-                      for h in first.candidates}
-        self.card_value = self._card_value()
-        self.ratio_obj = [obj.values[i] for i in worth]
-        self.floor_price = [price1[i] - self._reduction(i, unheld, price1) for i in worth]
-        self.best: Any = None
-        self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
-
-    def _prices_now(self) -> tuple[list, dict]:
-        """The advances not held that may be bought this turn or next (cost known, not avoided,
-        among the given ones), and this turn's price of each (those a prerequisite locks too)."""
-        first, module = self.first, self.module
-        among, avoid = self.opts["among"], set(self.opts["avoid"])
-        unheld = [n for n, a in module.ADVANCES.items() if n not in first.held and a["cost"] is not None
-                  and n not in avoid and (among is None or n in among)]
-        price1 = {n: first.base[n] for n in unheld if n in first.base}
-        for n in [n for n in unheld if n not in price1]:
-            price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
-        return unheld, price1
-
-    def _gives(self, h: str, i: str):
-        """The most credit a turn-one advance h can give a next-turn advance i: its best group
-        credit towards i plus its specific credit to i."""
-        advances = self.module.ADVANCES
-        best = max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
-        return best + advances[h]["specific"].get(i, 0)
-
-    def _reduction(self, n: str, unheld: list, price1: dict):
-        """The most an advance's own same-turn abilities take off next turn's other purchases."""
-        advances = self.module.ADVANCES
-        r = sum(a["amount"] for a in _abilities(self.module, n, "discount"))
-        for a in _abilities(self.module, n, "free_advance"):
-            r += max([price1[c] for c in unheld if a["group"] in advances[c]["groups"]
-                      and advances[c]["cost"] < a["cost_below"]], default=0)
-        return r
-
-    def _card_value(self):
-        """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
-        Trade Routes, or substitute_card, Trade Empire: then the bound counts both, converted
-        tokens at the best token value either turn may have)."""
-        first, module = self.first, self.module
-        card_value = first.payments.levels(first.payments.total_cards)[-1]
-        either = list(first.holds) + list(first.candidates)
-        rate = max([a["rate"] for h in either for a in _abilities(module, h, "card_treasury")] or [0])
-        substitute = any(_abilities(module, h, "substitute_card") for h in either)
-        if rate or substitute:
-            tv_max = max([first.treasury_value] + list(self.tv_of.values()))
-            wide = PaymentTable(module, first.cards, 0, tv_max, first.payments.state, rate, substitute)
-            card_value = max(card_value, wide.budget(wide.total_cards))
-        return card_value
-
-    # -- bounds of next turn ---------------------------------------------------------------
-
-    def quick_rows(self, credit: list, excluded, tv):
-        """Next turn's advances worth something (but `excluded`), by objective per least possible
-        price given at most `credit` more credit each, and next turn's budget (all cards, all
-        treasury at token value `tv`, widened by negative prices)."""
-        room = self.card_value + self.first.treasury * tv
-        rows = []
-        for k, name in enumerate(self.worth):
-            if name in excluded:
-                continue
-            p = self.floor_price[k] - credit[k]
-            if p <= 0:
-                room -= p
-                rows.append((float("inf"), self.ratio_obj[k], 0))
-            else:
-                rows.append((self.ratio_obj[k] / p, self.ratio_obj[k], p))
-        rows.sort(key=lambda r: r[0], reverse=True)
-        return rows, room
-
-    def quick_bound(self, rows, room):
-        """At most what next turn can add: the fractional knapsack of `rows` within `room`."""
-        total = 0
-        for _, v, p in rows:
-            if p > room:
-                # the part of it that fits (rounded down for whole-number objectives)
-                part = Fraction(v) * room / p
-                total += math.floor(part) if self.whole else part
-                break
-            total += v
-            room -= p
-        return total
-
-    def least_price(self, rows, need):
-        """At least the price next turn must pay to add `need` objective (fractional, rounded down)."""
-        cost = 0
-        for _, v, p in rows:
-            if need <= 0:
-                break
-            if v >= need:
-                part = Fraction(p) * need / v
-                return cost + (math.floor(part) if self.whole else part)
-            cost += p
-            need -= v
-        return cost if need <= 0 else None
-
-    # -- pairs -------------------------------------------------------------------------------
-
-    def evaluate(self, c1: Choice) -> None:
-        """Price a turn-one set for next turn and keep the pair if it is the best so far."""
-        self.examined[1] += 1
-        p2 = PurchaseProblem(self.module, self.first.holds + tuple(c1.buys), self.first.facts, self.obj,
-                             payments=self.payments, **self.opts)
-        got = p2.search(top=1)
-        if not got:
-            return
-        c2 = got[0]
-        key = (c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, len(c1.buys), c1.key[4])
-        if self.best is None or key > self.best[0]:
-            self.best = (key, c1, c2, p2)
-
-    def visit(self, names, sumb, same, hdelta, objective, credit, tv):
-        """A turn-one set reached by the walk: priced for next turn unless its bound over both
-        turns (with the tie bound: a set that can at best tie must not already spend more)
-        cannot beat the best pair."""
-        pp = self.pp
-        self.examined[0] += 1
-        if self.examined[0] > self.max_sets:
-            raise _SearchStopped
-        got = pp._price_and_spent(names, sumb, same, hdelta)
-        if got is None:
-            return
-        price, spent, limit = got
-        buys = tuple(sorted(names, key=pp.order.get))
-        if buys == self.one[0].buys:
-            return
-        rows, room = self.quick_rows(credit, set(names), tv)
-        bound = objective + self.quick_bound(rows, room)
-        total, neg_spent = self.best[0][0], self.best[0][1]
-        if bound < total:
-            return
-        if bound == total:
-            # it can at best tie on the objective: then what both turns hand over decides, and
-            # next turn hands over at least the price of the objective still missing
-            least = self.least_price(rows, total - objective)
-            if least is None or spent + least > -neg_spent:
-                return
-        self.evaluate(Choice(pp._key(names, price, spent), buys, price, spent, objective, pp.credit(names), limit))
-
-    def _prepare_walk(self) -> None:
-        """Per position of the walk: the credit and treasury value every later advance can
-        bring, and per group the advances that give credit in it, by credit per price."""
-        pp, advances, worth = self.pp, self.module.ADVANCES, self.worth
-        items = pp.items
-        n_items, width = len(items), len(worth)
-        self.position = {n: j for j, n in enumerate(items)}
-        self.suffix_credit = [[0] * width for _ in range(n_items + 1)]
-        self.suffix_tv = [0] * (n_items + 1)
-        self.specific_suffix = [[0] * width for _ in range(n_items + 1)]
-        for j in range(n_items - 1, -1, -1):
-            self.suffix_credit[j] = [x + y for x, y in zip(self.suffix_credit[j + 1], self.give_row[items[j]])]
-            self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
-            spec = advances[items[j]]["specific"]
-            self.specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(self.specific_suffix[j + 1], worth)]
-        # The credit this turn's remaining purchases can add towards one advance is at most the
-        # group credits they can add in its groups (each group: a fractional knapsack of credit
-        # per effective price within this turn's budget) plus the specific credits they carry to it.
-        self.groups = list(self.module.GROUPS)
-        self.weight = [max(0, x) for x in pp.e]
-        self.group_credit = {g: [advances[n]["credits"].get(g, 0) for n in items] for g in self.groups}
-        self.group_order = {}
-        for g in self.groups:
-            ranked = [j for j in range(n_items) if self.group_credit[g][j] > 0]
-            ranked.sort(key=lambda j: (0, 0) if self.weight[j] == 0 else (1, -self.group_credit[g][j] / self.weight[j]))
-            self.group_order[g] = ranked
-        self.worth_groups = [advances[i]["groups"] for i in worth]
-
-    def group_gain(self, g, j, cap):
-        total = 0
-        for at in self.group_order[g]:
-            if at < j:
-                continue
-            w, c = self.weight[at], self.group_credit[g][at]
-            if w <= cap:
-                total += c
-                cap -= w
-            else:
-                return total + (c * cap) // w + 1  # the part that fits, rounded up
-        return total
-
-    def pair_bound(self, j, cap1, credit, tv, names):
-        """At most what the rest of a pair can add when advances from position j on may still be
-        bought this turn. The lesser of two bounds: this turn's fractional knapsack plus next
-        turn's (at next turn's least prices); and one fractional knapsack over both turns'
-        budgets together in which each advance counts once, at the lesser of its two prices."""
-        gain = {g: self.group_gain(g, j, cap1) for g in self.groups}
-        credit = [x + min(y, sum(gain[g] for g in gs) + z) for x, y, z, gs
-                  in zip(credit, self.suffix_credit[j], self.specific_suffix[j], self.worth_groups)]
-        room2 = self.card_value + self.first.treasury * max(tv, self.suffix_tv[j])
-        room = cap1 + room2
-        rows, rows2 = [], []
-        e = self.pp.e
-        for k, n in enumerate(self.worth):
-            if n in names:
-                continue
-            p = self.floor_price[k] - credit[k]
-            if p <= 0:
-                room -= p
-                room2 -= p
-                p = 0
-            rows2.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
-            at = self.position.get(n)
-            if at is not None and at >= j:
-                p = min(p, max(0, e[at]))
-            rows.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
-        rows.sort(key=lambda r: r[0], reverse=True)
-        rows2.sort(key=lambda r: r[0], reverse=True)
-        return min(self.quick_bound(rows, room), self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2))
-
-    def dfs(self, q, sumb, sume, objective, hch, same, credit, tv):
-        """Depth-first over turn-one sets, as the one-turn search walks them. A branch is cut
-        when its turn-one bound plus a bound of next turn (credit from the set so far and from
-        every advance the branch could still add, the best treasury value among them) cannot
-        reach the best pair found."""
-        pp, names = self.pp, self.names
-        if pp.max_new is not None and len(names) >= pp.max_new:
-            return
-        for j in range(q, len(pp.items)):
-            ne = sume + pp.e[j]
-            if ne - pp.neg_suf[j + 1] > pp.budget_max:
-                continue
-            lbp = sume - pp.neg_suf[j]
-            if lbp > pp.budget_max:
-                break
-            if objective + self.pair_bound(j, pp.budget_max - lbp, credit, tv, names) < self.best[0][0]:
-                break  # the bound only falls as j grows
-            name = pp.items[j]
-            names.append(name)
-            ncredit = [x + y for x, y in zip(credit, self.give_row[name])]
-            ntv = max(tv, self.tv_of[name])
-            nsame = same or name in pp.same_turn
-            args = (sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
-            self.visit(names, *args)
-            self.dfs(j + 1, sumb + pp.b[j], ne, objective + pp.o[j], hch + pp.hd[j], nsame, ncredit, ntv)
-            names.pop()
-
-    def run(self) -> dict:
-        first, obj = self.first, self.obj
-        self.one = one = first.search(top=1)
-        self.evaluate(one[0])
-        # An advance free this turn (price 0 after credits), worth something or nothing, without a
-        # same-turn ability or a hand-limit cut, is best bought now: next turn it is still free,
-        # its credits come a turn earlier, and more advances now ranks first among equals. Without
-        # a card limit every turn-one set worth examining includes all of them.
-        free_now = [n for n in first.items if first.base[n] == 0 and obj.values[n] >= 0
-                    and n not in first.same_turn and _hand_delta(self.module, n) >= 0] if first.max_new is None else []
-        self.pp = pp = first.with_want(*free_now) if free_now else first
-        self._prepare_walk()
-        self.names = list(pp.want)
-        w_b, w_e, w_o, _, w_h, w_same = pp.start
-        credit0 = [sum(col) for col in zip(*([self.give_row[w] for w in pp.want] or [[0] * len(self.worth)]))]
-        tv0 = max([first.treasury_value] + [self.tv_of[w] for w in pp.want])
-        complete = True
-        try:
-            self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
-            self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
-        except _SearchStopped:
-            complete = False
-            self.examined[0] -= 1
-        _, c1, c2, p2 = self.best
-        return {
-            "estimate": True,
-            "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
-                       "free choice (free_credits) are not allocated",
-            "this_turn": first.plan_dict(c1),
-            "next_turn": p2.plan_dict(c2),
-            "total": runtime.number(c1.objective + c2.objective),
-            "one_turn_best": list(one[0].buys),
-            "one_turn_best_objective": runtime.number(one[0].objective),
-            "complete": complete,
-            "turn_one_sets": self.examined[0] + 1,
-            "turn_one_sets_priced_for_next_turn": self.examined[1],
-        }
 
 
 # --- text output ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import planner, runtime
+from civdsl import plan_horizon, planner, runtime
 from civdsl.cli import main
 from civdsl.state import StateError
 
@@ -738,7 +738,7 @@ def test_two_turns_stops_early_on_a_work_limit_and_says_so(books):
     ps = rb.state((), state)
     problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
     problem.search()
-    hz = planner._two_turns(problem, max_sets=5)
+    hz = plan_horizon.two_turns(problem, max_sets=5)
     assert hz["complete"] is False and hz["turn_one_sets"] <= 6
     assert hz["total"] >= hz["one_turn_best_objective"]
     full = planner.plan(rb, state, horizon=2)["horizon"]
