@@ -132,8 +132,8 @@ class SameTurnMachine:
     def _compact(self, opens, us, mods: dict) -> tuple:
         """The state as a key: a lowered price is kept while it is of interest (an ability's
         waiting candidate, or above 0 and eligible for an ability still open)."""
-        reach = frozenset().union(*[self.abilities[j][3] for j in self._open(opens)])
-        keep = sorted((n, p) for n, p in mods.items() if n in us or (p > 0 and n in reach))
+        eligible = [self.abilities[j][3] for j in self._open(opens)]
+        keep = sorted((n, p) for n, p in mods.items() if n in us or (p > 0 and any(n in e for e in eligible)))
         return (tuple(opens), tuple(us), tuple(keep))
 
     def _dearest(self, j: int, name: str | None, u: str | None, mods: dict) -> tuple | None:
@@ -423,6 +423,11 @@ def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[l
     return items, _last_links(items)
 
 
+def _links_to(c: Candidate, sig: frozenset) -> Any:
+    """The specific credit between `c` and the advances of a signature."""
+    return sum(c.links.get(a, 0) for a in sig) if sig else 0
+
+
 def _still_open(sig: frozenset, i: int, last_link: dict) -> frozenset:
     """The advances of a signature with a link to one after position i."""
     return frozenset(a for a in sig if last_link[a] > i) if sig else sig
@@ -439,6 +444,7 @@ class _Programme:
         # the count of advances is part of the state only under a card limit (the entries carry
         # it for the ranking: it adds up like the objective)
         self.count_step = int(max_new is not None)
+        self.room = math.inf if max_new is None else max_new
         # the entries' masks have a bit per rulebook position
         self.size = max([c.rank for c in cands], default=0) + 1
         # the highest hand limit any purchase can have (it never hands over more)
@@ -480,7 +486,8 @@ class _Programme:
             layer = self._step(layer, c, i, c.name in forced, machine, last_link)
             if self.floor is not None:
                 _cut_below(layer, machine, self.budget, self.floor, _Bound(items[i + 1:]))
-            layer = _prune_signatures(layer, _Ahead(i, by_name, pos), self.top)
+            if any(k[3] for k in layer):
+                layer = _prune_signatures(layer, _Ahead(i, by_name, pos), self.top)
             self._measure(layer, machine)
         self.stats["runs"] += 1
         self._collect(layer, machine)
@@ -496,25 +503,28 @@ class _Programme:
               last_link: dict) -> dict:
         """The next layer: every cell of `layer` without `c` (unless it must be bought) and with it."""
         new: dict = {}
+        # c joins the signature of the cells that buy it when it has a link to a later advance
+        opened = frozenset([c.name]) if last_link[c.name] > i else frozenset()
         for key, cells in layer.items():
             if not must:
-                target = new.setdefault(key[:3] + (_still_open(key[3], i, last_link),), {})
+                ms, hd, cnt, sig = key
+                target = new.setdefault((ms, hd, cnt, _still_open(sig, i, last_link)), {})
                 for price, entries in cells.items():
                     _merge(target, price, entries, self.top)
-            if _within(key[2] + 1, self.max_new):
-                self._buy(new, key, cells, c, i, machine, last_link)
-        return new
+            if key[2] < self.room:
+                self._buy(new, key, cells, c, _still_open(key[3] | opened, i, last_link), machine)
+        return {k: v for k, v in new.items() if v}  # without the states whose prices all went over
 
-    def _buy(self, new: dict, key: tuple, cells: dict, c: Candidate, i: int, machine: SameTurnMachine,
-             last_link: dict) -> None:
-        """Add to `new` the cells of state `key` with `c` bought: the machine's next state and
-        price, c's objective, credit and bit; prices the budget cannot reach are dropped."""
+    def _buy(self, new: dict, key: tuple, cells: dict, c: Candidate, sig2: frozenset, machine: SameTurnMachine
+             ) -> None:
+        """Add to `new` the cells of state `key` with `c` bought (signature `sig2`): the machine's
+        next state and price, c's objective, credit and bit; prices the budget cannot reach are
+        dropped."""
         ms, hd, cnt, sig = key
         ms2, dprice = machine.step(ms, c.name)
         off = machine.most_off(ms2)
         # a specific credit between c and an advance of the signature no longer counts
-        dcredit = c.credit - sum(c.links.get(a, 0) for a in sig)
-        sig2 = _still_open(sig | {c.name}, i, last_link)
+        dcredit = c.credit - _links_to(c, sig)
         target = new.setdefault((ms2, hd + c.hand, cnt + self.count_step, sig2), {})
         o, bit = c.objective, 1 << (self.size - 1 - c.rank)
         for price, entries in cells.items():
@@ -573,8 +583,6 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
     for key in layer:
         if key[3]:
             groups.setdefault(key[:3], []).append(key)
-    if not groups:
-        return layer
     for keys in groups.values():
         if len(keys) > 1:
             _prune_group(layer, keys, ahead, top)

@@ -39,6 +39,7 @@ import bisect
 import copy
 import functools
 import heapq
+import math
 import re
 from fractions import Fraction
 from typing import Any, Iterable
@@ -80,22 +81,17 @@ def objective(module, spec: str | None = None) -> Objective:
     Without a spec: victory points where the edition gives every advance some, else points
     (the editions without victory points per advance score the printed costs).
     """
-    advances = module.ADVANCES
-    if spec is None or spec.strip() == "":
-        spec = "vp" if all(a["vp"] is not None for a in advances.values() if a["cost"] is not None) else "points"
-    spec = spec.strip()
-    if spec.lower() in ("vp", "points", "cards"):
-        spec = spec.lower()
-    # advances of unknown cost are never bought: their objective is never read (0)
-    if spec == "vp":
-        return _vp_objective(module)
-    if spec == "points":
-        return Objective("points", "points", {n: a["cost"] or 0 for n, a in advances.items()})
-    if spec == "cards":
-        return Objective("cards", "advances", {n: 1 for n in advances})
-    expr = _parse_expression(spec)
-    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
-                                  for n, a in advances.items()})
+    spec = (spec or "").strip() or _default_objective(module)
+    named = _NAMED_OBJECTIVES.get(spec.lower())
+    if named is not None:
+        return named(module)
+    return _expression_objective(module, spec)
+
+
+def _default_objective(module) -> str:
+    """`vp` where every advance that may be bought has victory points, else `points`."""
+    known = [a for a in module.ADVANCES.values() if a["cost"] is not None]
+    return "vp" if all(a["vp"] is not None for a in known) else "points"
 
 
 def _vp_objective(module) -> Objective:
@@ -107,9 +103,32 @@ def _vp_objective(module) -> Objective:
     return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
 
 
+def _points_objective(module) -> Objective:
+    # advances of unknown cost are never bought: their objective is never read (0)
+    return Objective("points", "points", {n: a["cost"] or 0 for n, a in module.ADVANCES.items()})
+
+
+def _cards_objective(module) -> Objective:
+    return Objective("cards", "advances", {n: 1 for n in module.ADVANCES})
+
+
+def _expression_objective(module, spec: str) -> Objective:
+    """An expression evaluated per advance (0 for those of unknown cost: never bought)."""
+    expr = _parse_expression(spec)
+    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
+                                  for n, a in module.ADVANCES.items()})
+
+
+# the objectives named by a word (any case)
+_NAMED_OBJECTIVES = {"vp": _vp_objective, "points": _points_objective, "cards": _cards_objective}
+
+
+_ONE_LINE = re.compile(r"[^\r\n]{0,500}")
+
+
 def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
-    if "\n" in text or "\r" in text or len(text) > 500:
+    if not _ONE_LINE.fullmatch(text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
     from .diagnostics import Diagnostics
     from .parser import parse
@@ -118,8 +137,7 @@ def _parse_expression(text: str):
     diags = Diagnostics()
     source = f'language 1\nedition objective "objective"\nconst objective = {text}\n'
     tree = parse(source, "--objective", diags)
-    ast = to_syntax(tree, "--objective", diags) if tree is not None else None
-    items = ast.items if ast is not None else []
+    items = to_syntax(tree, "--objective", diags).items if tree is not None else []
     if diags.has_errors or len(items) != 1 or items[0].kind != "const":
         why = diags.errors[0].message if diags.has_errors else "not a single expression"
         raise StateError(f"--objective {text!r}: {why} (write vp, points, cards or an expression over "
@@ -214,6 +232,14 @@ _DONE = ("done",)
 # and owes a set (only a commodity of the same face can still take it)
 _OWE = ("owe",)
 _GAVE = ("gave",)
+# the flag once a commodity takes a role in the substitution: the first of the set and the donor
+# owes the other, the second completes it
+_AFTER = {"set": {None: _OWE, _GAVE: _DONE}, "donor": {None: _GAVE, _OWE: _DONE}}
+
+
+def _complete(flag) -> bool:
+    """A substitution owed or given but not matched is no payment."""
+    return flag is None or flag is _DONE
 
 
 class PaymentTable:
@@ -253,12 +279,7 @@ class PaymentTable:
         self.faces = [int(module.COMMODITIES[n]["value"]) for n in self.names]
         # a complete set needs no substitute: the deck's count of the commodity (0: unknown)
         self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
-        self.values = []
-        for name, n, face in zip(self.names, self.counts, self.faces):
-            # a set redeemed outside its native trade block may be worth more (runtime.off_block)
-            value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
-            top = n + 1 if self.substitute else n  # a substitute card makes a set one larger
-            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, top + 1)])
+        self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
         self.total_cards = sum(self.counts)
         # the programme's order: the names', or with Trade Empire ascending face then name (the
         # substitution's face test becomes an order; ties between equally good payments are then
@@ -269,33 +290,50 @@ class PaymentTable:
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
-        self._spent: dict[tuple, Any] = {}
+        # the search asks the same (price, limit) many times; every state of a commodity's layer
+        # with the same flag has the same moves
+        self.spent = functools.cache(self._least_spent)
+        self._moves = functools.cache(self._all_moves)
 
-    def _moves(self, i: int, flag):
-        """(cards turned in as a set, cards converted, role, set value, new flag) for commodity i."""
-        n, f, face = self.counts[i], self.values[i], self.faces[i]
+    def _set_values(self, name: str, n: int, face: int) -> list:
+        """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
+        makes a set one larger)."""
+        # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+        module = self.module
+        value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, self.state) else module.set_value
+        top = n + 1 if self.substitute else n
+        return [0] + [runtime.number(value(k, face)) for k in range(1, top + 1)]
+
+    def _all_moves(self, i: int, flag) -> list[tuple]:
+        """(cards turned in as a set, cards converted, role, set value, new flag, cards kept): the
+        moves of commodity i from a state with substitution flag `flag`."""
+        n, f = self.counts[i], self.values[i]
+        moves = []
         for k in range(n + 1):
             for c in range(n - k + 1 if self.rate else 1):
-                yield k, c, None, f[k], flag
-                if not self.substitute:
-                    continue
-                # this commodity's set takes the substitute: it must have a card of its own and
-                # stay within the deck's count (an incomplete set)
-                # (faces ascend: a donor given before has this face, see _layers)
-                if k >= 1 and face > 0 and not (self.deck[i] and k + 1 > self.deck[i]):
-                    if flag is None:
-                        yield k, c, "set", f[k + 1], _OWE
-                    elif flag is _GAVE:
-                        yield k, c, "set", f[k + 1], _DONE
-                # one of this commodity's cards is the substitute (faces ascend: at least the
-                # face of a set that took it before)
-                if k + c < n:
-                    if flag is None:
-                        yield k, c, "donor", f[k], _GAVE
-                    elif flag is _OWE:
-                        yield k, c, "donor", f[k], _DONE
+                moves.append((k, c, None, f[k], flag, n - k - c))
+                if self.substitute:
+                    moves.extend(self._substitutions(i, k, c, flag))
+        return moves
 
-    def _layers(self, limit: int, cap=None, keep: bool = False, clamp=None) -> list[dict]:
+    def _substitutions(self, i: int, k: int, c: int, flag):
+        """The moves of commodity i (k cards in its set, c converted) that take part in the
+        substitution (faces ascend: a donor given before its set has the set's face, one given
+        after at least its face)."""
+        n, f = self.counts[i], self.values[i]
+        after = _AFTER["set"].get(flag)
+        if after is not None and self._may_take(i, k):
+            yield k, c, "set", f[k + 1], after, n - k - c
+        after = _AFTER["donor"].get(flag)
+        if after is not None and k + c < n:  # one of its cards left is the substitute
+            yield k, c, "donor", f[k], after, n - k - c - 1
+
+    def _may_take(self, i: int, k: int) -> bool:
+        """Whether commodity i's set of k cards may take the substitute: it has a card of its own
+        and a face, and stays within the deck's count of the commodity (an incomplete set)."""
+        return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
+
+    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
         substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
         the previous state and this commodity's move); with `keep` the value kept counts the
@@ -305,52 +343,66 @@ class PaymentTable:
         are counted only while the limit can bind (else 0); values above `cap` are dropped
         (values only grow)."""
         binds = limit < self.total_cards
+        add = functools.partial(self._kept_layer, clamp) if keep else self._paid_layer
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            n, f = self.counts[i], self.values[i]
-            per_card = self.rate * self.faces[i]
-            # a donor given at a lower face can no longer find a set (faces ascend)
-            new_face = p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
-            new: dict = {}
-            for key, (kept_value, held, _) in layers[-1].items():
-                value, conv, kept_cards, flag = key
-                if new_face and flag is _GAVE:
-                    continue
-                if not keep:
-                    conv = kept_value  # the most tokens, kept in the value slot (below)
-                for k, c, role, worth, nflag in self._moves(i, flag):
-                    j = n - k - c - (role == "donor")
-                    kc = kept_cards + j if binds else 0
-                    if kc > limit:
-                        continue  # keeping more would break the hand limit; turn in more
-                    v = value + worth
-                    if cap is not None and v > cap:
-                        continue
-                    if not keep:
-                        # only the most tokens matter for what can be paid: the tokens a later
-                        # commodity adds do not depend on them, so (value, cards kept, flag)
-                        # keeps the largest (the token dimension drops out)
-                        nkey = (v, 0, kc, nflag)
-                        got = new.get(nkey)
-                        tokens = conv + c * per_card
-                        if got is None or tokens > got[0]:
-                            new[nkey] = (tokens, 0, None)
-                        continue
-                    # tokens beyond `clamp` pay nothing more (the most a price can ask of
-                    # them): states above it share a key, ranked by their wealth kept
-                    tokens = conv + c * per_card
-                    nkey = (v, tokens if clamp is None else min(tokens, clamp), kc, nflag)
-                    kv, kh = kept_value + f[j] + c * per_card * self.tv, held + j
-                    old = new.get(nkey)
-                    # more value kept, then more cards kept (fewer turned in): the order `best`
-                    # ranks payments by; between equals the first found (fewer of the earlier
-                    # commodities turned in)
-                    if old is None or (kv, kh) > (old[0], old[1]):
-                        new[nkey] = (kv, kh, (key, (k, c, role)))
+            new = add(i, self._transitions(layers[-1], p, i, limit, binds, cap))
             if keep and self.rate:
                 new = self._pareto(new)
             layers.append(new)
         return layers
+
+    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap) -> Iterable[tuple]:
+        """Every move of commodity i (at position p of `order`) from every state of `layer` that
+        keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
+        at most `cap`: (state, entry, move, value turned in, cards kept)."""
+        for key, entry in self._open_states(layer, p):
+            for move in self._moves(i, key[3]):
+                kc = key[2] + move[5] if binds else 0
+                v = key[0] + move[3]
+                if kc <= limit and v <= cap:
+                    yield key, entry, move, v, kc
+
+    def _open_states(self, layer: dict, p: int) -> Iterable:
+        """The states of `layer` that commodity order[p] may extend: with a substitute card, a
+        donor given at a lower face can no longer find a set (faces ascend)."""
+        faces, order = self.faces, self.order
+        if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
+            return layer.items()
+        return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
+
+    def _paid_layer(self, i: int, transitions: Iterable[tuple]) -> dict:
+        """The next layer of what can be paid: only the most tokens matter (the tokens a later
+        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
+        held in the entry's first slot (the token dimension drops out)."""
+        per_card = self.rate * self.faces[i]
+        new: dict = {}
+        for key, entry, move, v, kc in transitions:
+            nkey = (v, 0, kc, move[4])
+            tokens = entry[0] + move[1] * per_card
+            got = new.get(nkey)
+            if got is None or tokens > got[0]:
+                new[nkey] = (tokens, 0, None)
+        return new
+
+    def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
+        """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
+        (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
+        share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
+        back-pointer."""
+        per_card = self.rate * self.faces[i]
+        worth, tv = self.values[i], self.tv
+        new: dict = {}
+        for key, entry, (k, c, role, _, flag, kept), v, kc in transitions:
+            nkey = (v, min(key[1] + c * per_card, clamp), kc, flag)
+            kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
+            old = new.get(nkey)
+            # more value kept, then more cards kept (fewer turned in): the order `best` ranks
+            # payments by; between equals the first found (fewer of the earlier commodities
+            # turned in)
+            if old is None or (kv, kh) > (old[0], old[1]):
+                new[nkey] = (kv, kh, (key, (k, c, role, kept)))
+        return new
 
     @staticmethod
     def _pareto(layer: dict) -> dict:
@@ -380,7 +432,7 @@ class PaymentTable:
         if got is None:
             got = {}
             for (v, _, _, flag), (conv, _, _) in self._layers(limit)[-1].items():
-                if flag is None or flag == _DONE:
+                if _complete(flag):
                     got[v] = max(got.get(v, 0), conv)
             self._conv[limit] = got
         return got
@@ -405,35 +457,37 @@ class PaymentTable:
         conv = self._final(limit)
         return max(v + (self.treasury + c) * self.tv for v, c in conv.items())
 
-    def spent(self, price, limit: int):
-        """The least that can be handed over for `price` (None if unaffordable)."""
-        key = (price, limit)
-        if key in self._spent:
-            return self._spent[key]
+    def _least_spent(self, price, limit: int):
+        """The least that can be handed over for `price` (None if unaffordable): a card value
+        alone at or above it, or one below it topped up with treasury."""
         levels = self.levels(limit)
-        best = None
         i = bisect.bisect_left(levels, price)
-        if i < len(levels):
-            best = levels[i]  # cards alone, no treasury
         if self.rate:
-            # converted tokens depend on the cards turned in: every value below the price
-            conv = self._final(limit)
-            for v in levels[:i]:
-                t = self.tokens_for(price, v)
-                if t <= self.treasury + conv[v]:
-                    paid = v + t * self.tv
-                    best = paid if best is None else min(best, paid)
-            self._spent[key] = best
-            return best
+            topped = self._topped_up_converted(price, limit, levels[:i])
+        else:
+            topped = self._topped_up(price, levels, i)
+        return min(levels[i:i + 1] + topped, default=None)
+
+    def _topped_up(self, price, levels: list, i: int) -> list:
+        """The least handed over for `price` by card values below it (levels[:i]) topped up with
+        whole tokens, never more than needed (empty when the treasury cannot make up any)."""
         j = bisect.bisect_left(levels, price - self.treasury * self.tv)
-        if j < i:
-            if self.tv == 1:
-                best = price
-            else:
-                over = min((v - price) % self.tv for v in levels[j:i])
-                best = price + over if best is None else min(best, price + over)
-        self._spent[key] = best
-        return best
+        if j >= i:
+            return []
+        if self.tv == 1:
+            return [price]
+        return [price + min((v - price) % self.tv for v in levels[j:i])]
+
+    def _topped_up_converted(self, price, limit: int, below: list) -> list:
+        """What the card values `below` the price hand over topped up with tokens when cards may
+        first be turned into tokens (the tokens they give depend on the cards turned in)."""
+        conv = self._final(limit)
+        paid = []
+        for v in below:
+            t = self.tokens_for(price, v)
+            if t <= self.treasury + conv[v]:
+                paid.append(v + t * self.tv)
+        return paid
 
     def tokens_for(self, price, card_value) -> int:
         """Treasury tokens needed on top of `card_value`: exactly enough, never more."""
@@ -453,54 +507,58 @@ class PaymentTable:
         layers = self._layers(limit, cap=least, keep=True, clamp=clamp)
         _, value, t, wealth, moves = self._choose(layers, price, least)
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
-        kept = wealth - conv * self.tv
-        given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
-        converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
-        substitute = {"set": roles["set"], "card": roles["donor"]} if roles else None
-        left = {n: c - m[0] - m[1] - (m[2] == "donor") for n, c, m in zip(self.names, self.counts, moves)}
-        left = {n: k for n, k in left.items() if k}
-        return Payment(price=price, cards=given, card_value=value, treasury=t, treasury_value=self.tv,
-                       paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
-                       kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
-                       treasury_left=self.treasury + conv - t, converted=converted, converted_treasury=conv,
-                       substitute=substitute)
+        left = self._per_commodity(moves, 3)
+        return Payment(price=price, cards=self._per_commodity(moves, 0), card_value=value, treasury=t,
+                       treasury_value=self.tv, paid=value + t * self.tv, overpayment=value + t * self.tv - price,
+                       kept=left, kept_value=wealth - conv * self.tv, kept_cards=sum(left.values()),
+                       hand_limit=limit, treasury_left=self.treasury + conv - t,
+                       converted=self._per_commodity(moves, 1), converted_treasury=conv,
+                       substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+
+    def _per_commodity(self, moves: tuple, part: int) -> dict:
+        """Commodity -> one part of its move (cards turned in, converted or kept), where not 0."""
+        return {n: m[part] for n, m in zip(self.names, moves) if m[part]}
 
     def _choose(self, layers: list[dict], price, least) -> tuple:
         """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
         wealth kept, moves in the names' order) of the best by the order `best` documents."""
         choice = None
         for key, (wealth, held, _) in layers[-1].items():
-            value, conv, _, flag = key
-            if flag is not None and flag != _DONE:
-                continue
-            t = self.tokens_for(price, value)
-            if t > self.treasury + conv or value + t * self.tv != least:
+            t = self._tokens_paying(key, price, least)
+            if t is None:
                 continue
             rank = (-(wealth + (self.treasury - t) * self.tv), -held)
             if choice is not None and rank > choice[0][:2]:
                 continue
             moves = self._turned_in(layers, key)
-            # back in the names' (alphabetical) order
-            by_name = [None] * len(moves)
-            for i, move in zip(self.order, moves):
-                by_name[i] = move
-            moves = tuple(by_name)
-            rank += (tuple(m[0] for m in moves), tuple(m[1] for m in moves),
-                     tuple(m[2] or "" for m in moves))
+            rank += _tie_break(moves)
             if choice is None or rank < choice[0]:
-                choice = (rank, value, t, wealth, moves)
+                choice = (rank, key[0], t, wealth, moves)
         return choice
 
-    @staticmethod
-    def _turned_in(layers: list[dict], key) -> tuple:
+    def _tokens_paying(self, key: tuple, price, least) -> int | None:
+        """The tokens with which the final state `key` pays exactly `least` for `price` (None: it
+        cannot, or it leaves a substitution unmatched)."""
+        value, conv, _, flag = key
+        t = self.tokens_for(price, value)
+        if not _complete(flag) or t > self.treasury + conv or value + t * self.tv != least:
+            return None
+        return t
+
+    def _turned_in(self, layers: list[dict], key) -> tuple:
         """Follow the back-pointers from a final state: each commodity's move (cards turned in,
-        cards converted, substitution role)."""
-        moves = []
-        for layer in reversed(layers[1:]):
-            _, _, (key, move) = layer[key]
-            moves.append(move)
-        return tuple(reversed(moves))
+        cards converted, substitution role, cards kept), in the names' (alphabetical) order."""
+        moves: list = [None] * len(self.names)
+        for p in range(len(self.order) - 1, -1, -1):
+            key, moves[self.order[p]] = layers[p + 1][key][2]
+        return tuple(moves)
+
+
+def _tie_break(moves: tuple) -> tuple:
+    """Between equally good payments: the fewest of the alphabetically first commodities turned
+    in, then converted, then substituted."""
+    return (tuple(m[0] for m in moves), tuple(m[1] for m in moves), tuple(m[2] or "" for m in moves))
 
 
 def hand_report(module, cards: dict[str, int], state=None) -> dict:
