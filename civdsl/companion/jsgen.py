@@ -25,8 +25,8 @@ from pathlib import Path
 from .. import describe
 from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _count_effects, _never_unknown,
-                       _RoleWalk, RequirementWords, SetValueScope, call_mapping, source_hashes)
+from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
+                       call_mapping, score_lines, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
 from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
@@ -377,8 +377,7 @@ def _rules_object(w: _Out, c: JSCompiler, ed: Edition, off: str, calamities: lis
     w.line("  ]),")
     w.line(f"  startCredits: {_start_credits(c, ed.start_credits)},")
     w.line("  score: {")
-    for attr, lines in (("points", ed.score.points if ed.score else []),
-                        ("tiebreaks", ed.score.tiebreaks if ed.score else [])):
+    for attr, lines in zip(("points", "tiebreaks"), score_lines(ed)):
         w.line(f"    {attr}: [")
         for line in lines:
             w.line(f"      [{js_string(line.label)}, (s) => {c.compile(line.expr)}, {line.span.line}],")
@@ -498,8 +497,7 @@ class _JSRoleBody(_RoleWalk):
 
     def visit_EffectBranch(self, e: EffectBranch, ind: str, variables) -> None:
         w, c = self.w, self.c
-        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        then_vars, else_vars = self._branch_variables(e, variables)
         b = f"b{len(w.lines)}"
         w.line(f"{ind}{b} = {c.compile(e.condition)};")
         w.line(f"{ind}u{b} = {b} instanceof Unknown;")
