@@ -522,11 +522,13 @@ class _RoleWalk(NodeVisitor):
     closes a statement), its words for none/true/false, an empty list, a lazy `or` and a change's
     amount per unit, `literal` and `param_code` (a default and a given parameter value),
     `_comment`, `_effect_line`, `_excluded_if`, `_assigned`, `_assignment`, `_locals`,
-    `_effect_list`, `_resolution`, an `_after_<pass>` for each of `_AFTER`, and a `visit_<Op>`
-    for every operation node but ImmuneOp and for EffectBranch."""
+    `_effect_list`, `_resolution`, `_cancel` and `_offer` (what a cancelling modifier and an
+    offered option write), an `_after_<pass>` for each of `_AFTER`, and `visit_ChangeOp` and
+    `visit_EffectBranch`."""
 
     END = ""
     NONE, TRUE, FALSE, EMPTY = "None", "True", "False", "()"
+    PRESENT = "{} is not None"  # an effect of a branch was taken
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
     PER = "({}) * ({})"  # a change's amount times its `per` expression
 
@@ -660,6 +662,26 @@ class _RoleWalk(NodeVisitor):
             return self.conds[j]
         self.line(f"c = {self.conds[j]}{self.END}  {self._comment(o)}", o.span)
         return "c"
+
+    def _present(self, v: _EffectVar) -> str:
+        """Whether an effect is present: always, unless a branch makes it conditional."""
+        return self.PRESENT.format(v.flag) if v.conditional else self.TRUE
+
+    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
+        by = ", ".join(m.advances) or "a modifier"
+        self._cancel(o, j, f"whether {by} cancels the calamity", f"cancelled by {by}")
+
+    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
+        # the victim may pay the price to stop the whole calamity for everyone
+        what = f"whether the option to stop the calamity ({o.replacement.name.replace('_', ' ')}) is offered"
+        self._offer(o, j, m, what, "calamity", False, None)
+
+    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
+        targets = self._targets_of(o)
+        if not targets:
+            return
+        what = f"whether the option to {o.replacement.name.replace('_', ' ')} is offered"
+        self._offer(o, j, m, what, o.kind, o.each, targets)
 
     def _always_decided(self, m) -> bool:
         """A condition on held advances, constants and options is a plain bool: the branch for an
@@ -803,31 +825,18 @@ class _RoleBody(_RoleWalk):
     def _comment(self, o) -> str:
         return f"# {self._where(o)}"
 
-    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
-                  f"{('whether ' + by + ' cancels the calamity')!r}):  # {self._where(o)}", o.span)
-        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, "
-                  f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
-
-    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
-        # the victim may pay the price to stop the whole calamity for everyone
-        rep = o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+    def _cancel(self, o: CancelOp, j: int, what: str, text: str) -> None:
         self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}):  # {self._where(o)}", o.span)
-        self.line(f"    options.append(('calamity', {rep.name!r}, {_call_args(self.c, rep)}, False, "
-                  f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
+        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, {text!r}, "
+                  f"{o.span.path!r})", o.span)
 
-    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         rep = o.replacement
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}) and ({active}):  "
-                  f"# {self._where(o)}", o.span)
-        self.line(f"    options.append(({o.kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {o.each!r}, "
+        test = f"s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r})"
+        if targets is not None:
+            test += f" and ({' or '.join(self._present(v) for v in targets)})"
+        self.line(f"if {test}:  # {self._where(o)}", o.span)
+        self.line(f"    options.append(({kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {each!r}, "
                   f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
 
     def visit_ChangeOp(self, o: ChangeOp, j: int, m) -> None:
@@ -878,8 +887,7 @@ class _RoleBody(_RoleWalk):
             return
         keyword = "if"
         for t in targets:
-            test = f"{t.flag} is not None" if t.conditional else "True"
-            self.line(f"    {keyword} {test}:")
+            self.line(f"    {keyword} {self._present(t)}:")
             keyword = "elif"
             yield t.var(param), self.indent + "        "
 
@@ -912,7 +920,7 @@ class _RoleBody(_RoleWalk):
         self.line("effects = []")
         for v, item in items:
             if v.conditional:
-                self.line(f"if {v.flag} is not None:")
+                self.line(f"if {self._present(v)}:")
                 self.line(f"    effects.append({item})")
             else:
                 self.line(f"effects.append({item})")

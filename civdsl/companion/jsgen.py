@@ -445,6 +445,7 @@ class _JSRoleBody(_RoleWalk):
     indent = "    "
     END = ";"
     NONE, TRUE, FALSE, EMPTY = "null", "true", "false", "[]"
+    PRESENT = "{} !== null"
     OR, THUNK = "or_", "() => "
     PER = "mul({}, {})"
     literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
@@ -518,34 +519,20 @@ class _JSRoleBody(_RoleWalk):
 
     # -- the modifiers' operations ---------------------------------------------------------
 
-    def visit_CancelOp(self, o, j: int, m) -> None:
-        c = self.c
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
-                  f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
-        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, "
-                  f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
+    def _cancel(self, o, j: int, what: str, text: str) -> None:
+        path = self.c.path(o.span.path)
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {path}, {js_string(what)})) {{")
+        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, {js_string(text)}, {path});")
         self.line("}")
 
-    def visit_StopOp(self, o, j: int, m) -> None:
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         c, rep = self.c, o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
-        self.line(f"  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
-                  f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
-        self.line("}")
-
-    def visit_OptionOp(self, o, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        c, rep = self.c, o.replacement
-        active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
-                  f"&& ({active})) {{")
-        self.line(f"  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
-                  f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
+        test = f"s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})"
+        if targets is not None:
+            test += f" && ({' || '.join(self._present(v) for v in targets)})"
+        self.line(f"if ({test}) {{")
+        self.line(f"  options.push([{js_string(kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
+                  f"{js_literal(bool(each))}, {js_literal(list(m.advances))}, {o.span.line}, "
                   f"{c.path(o.span.path)}]);")
         self.line("}")
 
@@ -600,8 +587,7 @@ class _JSRoleBody(_RoleWalk):
             return
         keyword = "if"
         for i, t in enumerate(targets):
-            test = f"{t.flag} !== null" if t.conditional else "true"
-            self.line(f"  {keyword} ({test}) {{")
+            self.line(f"  {keyword} ({self._present(t)}) {{")
             keyword = "} else if"
             # the next branch opens with "} else if", which closes this body; the last closes itself
             last = i == len(targets) - 1
@@ -614,7 +600,7 @@ class _JSRoleBody(_RoleWalk):
         self.line("effects = [];")
         for v, item in items:
             if v.conditional:
-                self.line(f"if ({v.flag} !== null) effects.push({item});")
+                self.line(f"if ({self._present(v)}) effects.push({item});")
             else:
                 self.line(f"effects.push({item});")
 
