@@ -512,12 +512,10 @@ class Resolution(tuple):
             "missing_facts": list(self.state.missing),
             "undecided": undecided(self.state),
         }
-        if self.cancel_reason:
-            line, why, where = self.cancel_reason
-            out["cancel_reason"] = {"line": line, "path": where, "why": why}
-        if self.excluded:
-            line, why, where = self.excluded
-            out["excluded"] = {"line": line, "path": where, "why": why}
+        for key, reason in (("cancel_reason", self.cancel_reason), ("excluded", self.excluded)):
+            if reason:
+                line, why, where = reason
+                out[key] = {"line": line, "path": where, "why": why}
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
@@ -605,7 +603,7 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
     withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
     tokens on the board; the tokens a reduced city leaves always count."""
     cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
-    if cities is None or tokens is None or leave is None:
+    if None in (cities, tokens, leave):
         return
     base = _city_support(s)
     for i, (kind, args, line) in enumerate(effects):
@@ -646,7 +644,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
     over} to each such effect. Among equally small excesses the fewest cities go (our reading:
     a player keeps his cities where he can)."""
     cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
-    if cities is None or tokens is None:
+    if None in (cities, tokens):
         return
     value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
     for i, (kind, args, line) in enumerate(effects):
@@ -1215,7 +1213,7 @@ def start_credits(module, state: PlayerState) -> dict | None:
         return None
     probe = PlayerState(module, state.held, state.facts, state.options)  # the rule switches set for the question
     amount, waived, problem = _start_credit_amount(sc, probe)
-    used = [g for g in state.facts.get("start_credits_used") or []]
+    used = list(state.facts.get("start_credits_used") or [])
     groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
     return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
             "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],

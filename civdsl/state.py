@@ -357,10 +357,16 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     found = [_own_name(n, valid, table) for n in names]
     bad = [n for n, own in zip(names, found) if own is None]
     if bad and strict:
-        known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
-        problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
-        raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
+        raise _unknown_items(module, kind, bad, option)
     return [n if own is None else own for n, own in zip(names, found)]
+
+
+def _unknown_items(module, kind: str, bad: list, option: str) -> StateError:
+    """The error naming each unknown item (the first MAX_PROBLEMS with the closest declared name)."""
+    known = list(getattr(module, ITEM_TABLES[kind])) + list(getattr(module, "ALIASES", {}).get(kind, {}))
+    table = item_names(module, kind)
+    problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
+    return StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
 
 
 def _own_name(name, valid, table: dict) -> str | None:
