@@ -444,6 +444,7 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _Amou
                f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
     _RoleBody(w, c, cal, "primary", cal.primary, rules).emit()
     if cal.secondary:
+        w.line("    else:")
         _RoleBody(w, c, cal, "secondary", cal.secondary.effects, rules).emit()
     else:
         w.line("    # only the primary victim suffers this calamity")
@@ -471,21 +472,19 @@ class _EffectVar:
 # which stage of the edition's `amounts { order ... }` each changing operation belongs to
 _STAGE = {"add": "add_prevent", "prevent": "add_prevent", "set": "set", "cap": "cap"}
 
-# runtime passes over the finished effect list: (whether one applies to a role, its call), in order
+# the runtime's passes over the finished effect list, in order: (the pass, whether it applies to a
+# role); a target writes each pass's call with its `_after_<pass>`
 _AFTER = (
     # nothing beyond what the player has: the taken amount beside the demanded one
-    (lambda r: r.bounded,
-     lambda r: f"_rt.bound_effects(s, effects, trace, BOUNDS, {r.cal.span.path!r}{r.rules.city_arg()})"),
+    ("bound", lambda r: r.bounded),
     # select (never more than held), then unselect what prevention allows
-    (lambda r: r.unselecting, lambda r: f"_rt.unselect(s, effects, trace, BOUNDS, {r.cal.span.path!r})"),
+    ("unselect", lambda r: bool(r.unselecting)),
     # discard by value: which cards, from the hand the state gives
-    (lambda r: r.causes(vocab.VALUE_DISCARD_KINDS),
-     lambda r: f"_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})"),
+    ("discard_by_value", lambda r: r.causes(vocab.VALUE_DISCARD_KINDS)),
     # reduce until supported: how many cities the support check reduces
-    (lambda r: r.causes(vocab.SUPPORT_KINDS), lambda r: f"_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})"),
+    ("reduce_until_supported", lambda r: r.causes(vocab.SUPPORT_KINDS)),
     # losses met exactly or exceeded by as little as possible: which cities and tokens go
-    (lambda r: r.rules.least_over and r.causes(vocab.LOSS_SPLIT_KINDS),
-     lambda r: f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r}{r.rules.city_arg()})"),
+    ("least_over", lambda r: r.rules.least_over and r.causes(vocab.LOSS_SPLIT_KINDS)),
 )
 
 
@@ -500,13 +499,16 @@ class _RoleWalk(NodeVisitor):
     them a branch makes conditional, which modifiers apply and which of their conditions are
     tested in place, the changing operations in the edition's stage order, and the order the
     operations are visited in. A target says how each statement is written: `line`, `END` (what
-    closes a statement), its words for none/true/false and a lazy `or`, `literal` and `param_code`
-    (a default and a given parameter value), `_effect_line`, `_excluded_if`, `_assigned`,
-    `_assignment`, and a `visit_<Op>` for every operation node but ImmuneOp and for EffectBranch."""
+    closes a statement), its words for none/true/false, an empty list, a lazy `or` and a change's
+    amount per unit, `literal` and `param_code` (a default and a given parameter value),
+    `_comment`, `_effect_line`, `_excluded_if`, `_assigned`, `_assignment`, `_locals`,
+    `_effect_list`, `_resolution`, an `_after_<pass>` for each of `_AFTER`, and a `visit_<Op>`
+    for every operation node but ImmuneOp and for EffectBranch."""
 
     END = ""
-    NONE, TRUE, FALSE = "None", "True", "False"
+    NONE, TRUE, FALSE, EMPTY = "None", "True", "False", "()"
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
+    PER = "({}) * ({})"  # a change's amount times its `per` expression
 
     def __init__(self, cal: Calamity, role: str, effects: list, rules: _AmountRules, compile_expr):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
@@ -586,6 +588,60 @@ class _RoleWalk(NodeVisitor):
         else:
             self._excluded_if(ex)
 
+    def emit(self) -> None:
+        """The role's branch: its effects' parameters as locals, the modifiers' operations (one
+        `visit_<Op>` each), the effect list and the runtime's passes over it, then the resolution."""
+        if self.role == "secondary":
+            self._exclusion()
+        self._effect_locals()
+        self._locals()
+        self.visit_ops()
+        immune = self._immune()
+        self._effect_list(immune != self.FALSE)
+        self._after()
+        self._resolution(immune)
+
+    def _after(self) -> None:
+        """The runtime's passes over the finished effect list that this role needs, in order."""
+        for name, applies in _AFTER:
+            if applies(self):
+                self.line(getattr(self, f"_after_{name}")())
+
+    def _resolution_args(self) -> tuple[str, str, str]:
+        """What the resolution is given beside its effects, in the target's words: the assignment
+        to the secondary victims, the options offered, the exclusion of this victim."""
+        assignment = "assignment" if self.role == "primary" and self.cal.secondary else self.NONE
+        options = "options" if self.has_options else self.EMPTY
+        excluded = "excluded" if self.role == "secondary" else self.NONE
+        return assignment, options, excluded
+
+    def _evaluated_once(self) -> list:
+        """The modifiers whose condition is evaluated once, into `m<j>`, before the operations."""
+        return [(j, m) for j, m in self.mods if j not in self.inline]
+
+    def _change(self, o: ChangeOp) -> tuple[str, str]:
+        """A changing operation's parameter and its amount as code: a choice is its word; a number
+        may be per unit of another expression (`per`)."""
+        kind = vocab.EFFECT_KINDS[o.kind]
+        param = o.param or kind.main
+        p = kind.param(param)
+        if p is not None and p.kind == "enum":
+            return param, self.param_code(self.c, p, o.amount)
+        value = self.c.compile(o.amount)
+        return param, value if o.per is None else self.PER.format(value, self.c.compile(o.per))
+
+    def _tested(self, o: ChangeOp, j: int) -> str:
+        """The condition an operation of modifier j tests: an inline one is evaluated once here, into `c`."""
+        if j not in self.inline:
+            return self.conds[j]
+        self.line(f"c = {self.conds[j]}{self.END}  {self._comment(o)}", o.span)
+        return "c"
+
+    def _always_decided(self, m) -> bool:
+        """A condition on held advances, constants and options is a plain bool: the branch for an
+        undecided condition could never run (and was a third of the module's compile time)."""
+        return m.condition is not None and _never_unknown(self.c, m.condition)
+
     def visit_effects(self, effects: list, indent: str, variables) -> None:
         for e in effects:
             self.visit(e, indent, variables)
@@ -634,31 +690,33 @@ class _RoleBody(_RoleWalk):
     def line(self, text: str, where=None) -> None:
         self.w.line(f"{self.indent}{text}", where)
 
-    def emit(self) -> None:
-        if self.role == "secondary":
-            self.w.line("    else:")
-            self._exclusion()
-        self._effect_locals()
-        self._locals()
-        self.visit_ops()
-        immune = self._immune()
-        self._effect_list(immune != "False")
-        for applies, call in _AFTER:
-            if applies(self):
-                self.line(call(self))
-        assignment = "assignment" if self.role == "primary" and self.cal.secondary else "None"
-        excluded = "excluded" if self.role == "secondary" else "None"
+    def _resolution(self, immune: str) -> None:
+        assignment, options, excluded = self._resolution_args()
         self.line(f"return Resolution((_MODULE, {self.cal.name!r}, role, s, effects, {assignment}, trace, "
-                  f"{'options' if self.has_options else '()'}, {immune}, None, {excluded}))")
+                  f"{options}, {immune}, None, {excluded}))")
+
+    def _after_bound(self) -> str:
+        return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
+
+    def _after_unselect(self) -> str:
+        return f"_rt.unselect(s, effects, trace, BOUNDS, {self.cal.span.path!r})"
+
+    def _after_discard_by_value(self) -> str:
+        return f"_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})"
+
+    def _after_reduce_until_supported(self) -> str:
+        return f"_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})"
+
+    def _after_least_over(self) -> str:
+        return f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r}{self.rules.city_arg()})"
 
     def _locals(self) -> None:
         """The trace, the offered options and each modifier condition used more than once."""
         self.line("trace = []" if self.has_trace else "trace = ()")
         if self.has_options:
             self.line("options = []")
-        for j, m in self.mods:
-            if j not in self.inline:
-                self.line(f"m{j} = {self.c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
+        for j, m in self._evaluated_once():
+            self.line(f"m{j} = {self.c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
 
     def _excluded_if(self, ex) -> None:
         self.line(f"excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
@@ -714,6 +772,9 @@ class _RoleBody(_RoleWalk):
     def _where(self, o) -> str:
         return f"{comment_text(o.span.path)}:{o.span.line}"
 
+    def _comment(self, o) -> str:
+        return f"# {self._where(o)}"
+
     def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
         by = ", ".join(m.advances) or "a modifier"
         self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
@@ -745,24 +806,19 @@ class _RoleBody(_RoleWalk):
         targets = self._targets_of(o)
         if not targets:
             return  # the validator warned (CIV036): the calamity never causes this effect
-        c, cond, indent = self.c, self.conds[j], self.indent
-        kind = vocab.EFFECT_KINDS[o.kind]
-        param = o.param or kind.main
-        p = kind.param(param)
-        value = _param_code(c, p, o.amount) if p is not None else c.compile(o.amount)
-        if o.per is not None and not (p is not None and p.kind == "enum"):
-            value = f"({value}) * ({c.compile(o.per)})"
+        param, value = self._change(o)
         by = tuple(m.advances)
-        if j in self.inline:  # an inline condition: evaluated once here
-            self.line(f"c = {cond}  # {self._where(o)}", o.span)
-            cond = "c"
-        if m.condition is not None and _never_unknown(c, m.condition):
-            # a condition on held advances, constants and options is a plain bool: the branch for an
-            # undecided condition could never run (and was a third of the module's compile time)
+        cond = self._tested(o, j)
+        if self._always_decided(m):
             self.line(f"if {cond}:  # {self._where(o)}", o.span)
             self._decided(value, o, by, targets, param)
             return
-        # a modifier whose condition depends on a missing fact leaves the amount unknown
+        self._undecided(cond, value, o, by, targets, param)
+        self.line(f"elif {cond}:  # {self._where(o)}", o.span)
+        self._decided(value, o, by, targets, param)
+
+    def _undecided(self, cond: str, value: str, o: ChangeOp, by: tuple, targets: list, param: str) -> None:
+        """A modifier whose condition depends on a missing fact leaves the amount unknown."""
         self.line(f"if type({cond}) is _U:", o.span)
         what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
         self.line(f"    s.undecided.append(({o.span.line!r}, {o.span.path!r}, {what!r}, {cond}.facts))", o.span)
@@ -772,8 +828,6 @@ class _RoleBody(_RoleWalk):
             self.w.line(f"{inner}trace.append(('undecided', {o.kind!r}, {param!r}, v, {var}, u, {by!r}, "
                         f"{o.span.line!r}, {o.span.path!r}))", o.span)
             self.w.line(f"{inner}{var} = u", o.span)
-        self.line(f"elif {cond}:  # {self._where(o)}", o.span)
-        self._decided(value, o, by, targets, param)
 
     def _decided(self, value: str, o: ChangeOp, by: tuple, targets: list, param: str) -> None:
         """The body of a modifier operation whose condition held: change each target, with a trace."""

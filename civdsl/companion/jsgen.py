@@ -445,35 +445,32 @@ class _JSRoleBody(_RoleWalk):
 
     indent = "    "
     END = ";"
-    NONE, TRUE, FALSE = "null", "true", "false"
+    NONE, TRUE, FALSE, EMPTY = "null", "true", "false", "[]"
     OR, THUNK = "or_", "() => "
+    PER = "mul({}, {})"
     literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
 
     def __init__(self, w: _Out, c: JSCompiler, cal, role: str, effects: list, rules):
         super().__init__(cal, role, effects, rules, c.compile)
         self.w, self.c = w, c
 
-    def line(self, text: str) -> None:
-        self.w.line(f"{self.indent}{text}")
+    def line(self, text: str, where=None) -> None:
+        self.w.line(f"{self.indent}{text}")  # WHERE: the Python target's line map; the page keeps none
 
-    def emit(self) -> None:
-        if self.role == "secondary":
-            self._exclusion()
-        self._effect_locals()
+    def _comment(self, o) -> str:
+        return f"// {js_comment(o.span.path)}:{o.span.line}"
+
+    def _locals(self) -> None:
+        """The trace, the offered options and each modifier condition used more than once."""
         self.line("trace = [];")
         if self.has_options:
             self.line("options = [];")
-        for j, m in self.mods:
-            if j not in self.inline:
-                self.line(f"m{j} = {self.c.compile(m.condition)};")
-        self.visit_ops()
-        immune = self._immune()
-        self._effect_list(immune != "false")
-        self._after()
-        assignment = "assignment" if self.role == "primary" and self.cal.secondary else "null"
-        opts = "options" if self.has_options else "[]"
-        excluded = "excluded" if self.role == "secondary" else "null"
-        self.line(f"return resolution({js_string(self.cal.name)}, role, s, effects, {assignment}, trace, {opts}, "
+        for j, m in self._evaluated_once():
+            self.line(f"m{j} = {self.c.compile(m.condition)};")
+
+    def _resolution(self, immune: str) -> None:
+        assignment, options, excluded = self._resolution_args()
+        self.line(f"return resolution({js_string(self.cal.name)}, role, s, effects, {assignment}, trace, {options}, "
                   f"{immune}, null, {excluded});")
 
     def _excluded_if(self, ex) -> None:
@@ -558,27 +555,22 @@ class _JSRoleBody(_RoleWalk):
         targets = self._targets_of(o)
         if not targets:
             return
-        c, cond = self.c, self.conds[j]
-        kind = vocab.EFFECT_KINDS[o.kind]
-        param = o.param or kind.main
-        p = kind.param(param)
-        if p is not None and p.kind == "enum":
-            value = js_string(o.amount.parts[0])
-        else:
-            value = c.compile(o.amount)
-            if o.per is not None:
-                value = f"mul({value}, {c.compile(o.per)})"
+        param, value = self._change(o)
         by = js_literal(list(m.advances))
-        where = f"{js_comment(o.span.path)}:{o.span.line}"
-        path = c.path(o.span.path)
-        if j in self.inline:
-            self.line(f"c = {cond};  // {where}")
-            cond = "c"
-        if m.condition is not None and _never_unknown(c, m.condition):
-            self.line(f"if (truthy({cond})) {{  // {where}")
+        path = self.c.path(o.span.path)
+        cond = self._tested(o, j)
+        if self._always_decided(m):
+            self.line(f"if (truthy({cond})) {{  {self._comment(o)}")
             self._decided(value, o, by, targets, param, path)
             self.line("}")
             return
+        self._undecided(cond, m, o, by, targets, param, path, value)
+        self.line(f"}} else if (truthy({cond})) {{  {self._comment(o)}")
+        self._decided(value, o, by, targets, param, path)
+        self.line("}")
+
+    def _undecided(self, cond: str, m, o, by: str, targets: list, param: str, path: str, value: str) -> None:
+        """A modifier whose condition depends on a missing fact leaves the amount unknown."""
         self.line(f"if ({cond} instanceof Unknown) {{")
         what = f"whether {', '.join(m.advances) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
         self.line(f"  s.undecided.push([{o.span.line}, {path}, {js_string(what)}, {cond}.facts]);")
@@ -589,9 +581,6 @@ class _JSRoleBody(_RoleWalk):
                         f"{by}, {o.span.line}, {path}]);")
             self.w.line(f"{inner}{var} = u;")
             close()
-        self.line(f"}} else if (truthy({cond})) {{  // {where}")
-        self._decided(value, o, by, targets, param, path)
-        self.line("}")
 
     def _decided(self, value: str, o, by: str, targets: list, param: str, path: str) -> None:
         if not re.fullmatch(r"\(?-?\d+\)?", value):
@@ -623,19 +612,7 @@ class _JSRoleBody(_RoleWalk):
     # -- the resolution's effect list and the runtime's passes over it ---------------------
 
     def _effect_list(self, immune: bool) -> None:
-        items = []
-        for v in self.variables:
-            args = []
-            for p in v.kind.params:
-                value = v.var(p.name)
-                if p.name == v.kind.main:
-                    clamped = f"floorZero({value})" if self.rules.floor else value
-                    value = f"unlessImmune(immune, {clamped})" if immune else clamped
-                    if v in self.unselecting:
-                        raw = v.var(p.name)
-                        args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
-                args.append(f"{p.name}: {value}")
-            items.append((v, f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"))
+        items = [(v, self._item(v, immune)) for v in self.variables]
         self.line("effects = [];")
         for v, item in items:
             if v.conditional:
@@ -643,20 +620,48 @@ class _JSRoleBody(_RoleWalk):
             else:
                 self.line(f"effects.push({item});")
 
+    def _item(self, v, immune: bool) -> str:
+        """One effect of the resolution's list: its kind, its parameters, its rulebook line."""
+        args = []
+        for p in v.kind.params:
+            value = v.var(p.name)
+            if p.name == v.kind.main:
+                value = self._amount(value, immune)
+                if v in self.unselecting:
+                    raw = v.var(p.name)
+                    args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
+            args.append(f"{p.name}: {value}")
+        return f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"
+
+    def _amount(self, value: str, immune: bool) -> str:
+        """An effect's main amount as it leaves the function: never below zero where the edition
+        declares a floor, nothing where the victim is immune."""
+        clamped = f"floorZero({value})" if self.rules.floor else value
+        return f"unlessImmune(immune, {clamped})" if immune else clamped
+
     def _after(self) -> None:
-        rules, path = self.rules, self.c.path(self.cal.span.path)
-        # a city's unit points where the calamity declares its own (`amounts { city_points ... }`)
-        city = f", {js_literal(rules.city_points)}" if rules.city_points is not None else ""
-        if self.bounded:
-            self.line(f"boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
-        if self.unselecting:
-            self.line(f"unselect(s, effects, trace, MODEL.BOUNDS, {path});")
-        if self.causes(vocab.VALUE_DISCARD_KINDS):
-            self.line(f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});")
-        if self.causes(vocab.SUPPORT_KINDS):
-            self.line(f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
-        if rules.least_over and self.causes(vocab.LOSS_SPLIT_KINDS):
-            self.line(f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
+        # the calamity's file is named once in the rules' constants, in the order first used
+        self.path = self.c.path(self.cal.span.path)
+        super()._after()
+
+    def _city(self) -> str:
+        """A city's unit points where the calamity declares its own (`amounts { city_points ... }`)."""
+        return f", {js_literal(self.rules.city_points)}" if self.rules.city_points is not None else ""
+
+    def _after_bound(self) -> str:
+        return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"
+
+    def _after_unselect(self) -> str:
+        return f"unselect(s, effects, trace, MODEL.BOUNDS, {self.path});"
+
+    def _after_discard_by_value(self) -> str:
+        return f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});"
+
+    def _after_reduce_until_supported(self) -> str:
+        return f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});"
+
+    def _after_least_over(self) -> str:
+        return f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{self._city()});"
 
 
 def _call_args(c: JSCompiler, call) -> str:
