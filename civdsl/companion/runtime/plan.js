@@ -2237,7 +2237,18 @@ function planTwoTurns(first, maxSets) {
     }
     ratioSort(rows);
     ratioSort(rows2);
-    return Math.min(quickBound(rows, room), pp.ratioBound(j, cap1) + quickBound(rows2, room2));
+    return [Math.min(quickBound(rows, room), pp.ratioBound(j, cap1) + quickBound(rows2, room2)), rows];
+  }
+
+  // whether a branch whose pairs reach at most `bound` and already spend at least `spent` cannot
+  // beat the best pair: below its objective, or equal to it while the least price of the objective
+  // still missing (rows: each advance at its least price over what is left of both turns) already
+  // makes both turns hand over more
+  function beaten(bound, objective, spent, rows) {
+    const total = best.key[0];
+    if (bound !== total) return bound < total;
+    const least = leastPrice(rows, total - objective);
+    return least === null || spent + least > -best.key[1];
   }
 
   const e = pp.e;
@@ -2249,14 +2260,20 @@ function planTwoTurns(first, maxSets) {
   const maxNew = pp.maxNew;
   const names = pp.want.slice();
 
+  // per level of the walk, the bound of the branch it is in
+  const open = [];
+
   function dfs(q, sumb, sume, objective, hch, same, credit, tv) {
     if (maxNew !== null && names.length >= maxNew) return;
+    open.push(null);
     for (let j = q; j < nItems; j++) {
       const ne = sume + e[j];
       if (ne - negSuf[j + 1] > budget) continue;
       const lbp = sume - negSuf[j];
       if (lbp > budget) break;
-      if (objective + pairBound(j, budget - lbp, credit, tv, names) < best.key[0]) break;
+      const [bound, rows] = pairBound(j, budget - lbp, credit, tv, names);
+      if (beaten(objective + bound, objective, lbp, rows)) break;
+      open[open.length - 1] = objective + bound;
       const name = items[j];
       names.push(name);
       const row = giveRow[name];
@@ -2267,6 +2284,7 @@ function planTwoTurns(first, maxSets) {
       dfs(j + 1, sumb + b[j], ne, objective + o[j], hch + hd[j], nsame, ncredit, ntv);
       names.pop();
     }
+    open.pop();
   }
 
   const s = pp.start;
@@ -2283,13 +2301,22 @@ function planTwoTurns(first, maxSets) {
     complete = false;
     examined[0] -= 1;
   }
+  const total = best.c1.objective + best.c2.objective;
+  // stopped: no pair the walk left unexamined gives more than the bound of the branch each level
+  // was in (a whole number above it, so that both engines print it alike; objectives here are in
+  // units of 1/scale)
+  let atMost = total;
+  if (!complete) {
+    for (const bound of open) if (bound !== null) atMost = Math.max(atMost, Math.ceil(bound / scale) * scale);
+  }
   return {
     estimate: true,
     assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
       + "free choice (free_credits) are not allocated",
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
-    total: planNumber(obj, best.c1.objective + best.c2.objective, best.c1.buys.length + best.c2.buys.length),
+    total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
+    total_at_most: planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
     complete: complete,
