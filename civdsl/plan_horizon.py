@@ -71,19 +71,32 @@ class _TwoTurns:
 
     def _gives(self, h: str, i: str):
         """The most credit a turn-one advance h can give a next-turn advance i: its best group
-        credit towards i plus its specific credit to i."""
+        credit towards i plus its own credit to i."""
         advances = self.module.ADVANCES
         best = max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
-        return best + advances[h]["specific"].get(i, 0)
+        return best + self._specific(h, i)
+
+    def _specific(self, h: str, i: str):
+        """A turn-one advance h's own credit to a next-turn advance i: its specific credit, and all
+        of i's cost where h's acquire_all covers i (held, h makes i free: runtime.prices)."""
+        advances = self.module.ADVANCES
+        acquires = h != i and any(a["group"] in advances[i]["groups"] and advances[i]["cost"] < a["cost_below"]
+                                  for a in runtime.ability(self.module, h, "acquire_all"))
+        return advances[h]["specific"].get(i, 0) + (advances[i]["cost"] if acquires else 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
-        """The most an advance's own same-turn abilities take off next turn's other purchases."""
+        """The most an advance's own same-turn abilities take off next turn's other purchases: a
+        discount its amount, a free advance the dearest eligible price, acquiring every eligible
+        advance (acquire_all, the Expansion's Anatomy) all their prices."""
         advances = self.module.ADVANCES
+
+        def eligible(a) -> list:
+            return [price1[c] for c in unheld if c != n and a["group"] in advances[c]["groups"]
+                    and advances[c]["cost"] < a["cost_below"]]
+
         r = sum(a["amount"] for a in runtime.ability(self.module, n, "discount"))
-        for a in runtime.ability(self.module, n, "free_advance"):
-            r += max([price1[c] for c in unheld if a["group"] in advances[c]["groups"]
-                      and advances[c]["cost"] < a["cost_below"]], default=0)
-        return r
+        r += sum(max(eligible(a), default=0) for a in runtime.ability(self.module, n, "free_advance"))
+        return r + sum(sum(eligible(a)) for a in runtime.ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
         """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
@@ -201,8 +214,7 @@ class _TwoTurns:
         for j in range(n_items - 1, -1, -1):
             self.suffix_credit[j] = [x + y for x, y in zip(self.suffix_credit[j + 1], self.give_row[items[j]])]
             self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
-            spec = advances[items[j]]["specific"]
-            self.specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(self.specific_suffix[j + 1], worth)]
+            self.specific_suffix[j] = [x + self._specific(items[j], i) for x, i in zip(self.specific_suffix[j + 1], worth)]
         # The credit this turn's remaining purchases can add towards one advance is at most the
         # group credits they can add in its groups (each group: a fractional knapsack of credit
         # per effective price within this turn's budget) plus the specific credits they carry to it.

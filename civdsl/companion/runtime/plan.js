@@ -2012,25 +2012,31 @@ function planTwoTurns(first, maxSets) {
   const locked = unheld.filter((n) => !creditHas(price1, n));
   for (const n of locked) price1[n] = Math.max(0, creditPrices(M, first.holds, [n], first.extra).items[0].price);
   const worth = unheld.filter((n) => obj.values[n] > 0);
+  // a turn-one advance h's own credit to a next-turn advance i: its specific credit, and all of i's
+  // cost where h's acquire_all covers i (held, h makes i free: creditPrices)
+  const specificOf = (h, i) => {
+    const acquires = h !== i && planAbilities(M, h, "acquire_all").some((a) => advances[i].groups.indexOf(a.group) >= 0
+      && advances[i].cost < a.cost_below);
+    return creditGet(advances[h].specific, i, 0) + (acquires ? advances[i].cost : 0);
+  };
   const gives = {};
   for (const h of first.candidates) {
     gives[h] = {};
     for (const i of worth) {
       let g = 0;
       for (const x of advances[i].groups) g = Math.max(g, creditGet(advances[h].credits, x, 0));
-      gives[h][i] = g + creditGet(advances[h].specific, i, 0);
+      gives[h][i] = g + specificOf(h, i);
     }
   }
+  // the most an advance's own same-turn abilities take off next turn's other purchases: a discount
+  // its amount, a free advance the dearest eligible price, acquire_all every eligible price
   const reduction = {};
   for (const n of worth) {
+    const eligible = (a) => unheld.filter((c) => c !== n && advances[c].groups.indexOf(a.group) >= 0
+      && advances[c].cost < a.cost_below).map((c) => price1[c]);
     let r = creditSum(planAbilities(M, n, "discount").map((a) => a.amount));
-    for (const a of planAbilities(M, n, "free_advance")) {
-      let most = 0;
-      for (const c of unheld) {
-        if (advances[c].groups.indexOf(a.group) >= 0 && advances[c].cost < a.cost_below) most = Math.max(most, price1[c]);
-      }
-      r += most;
-    }
+    for (const a of planAbilities(M, n, "free_advance")) r += Math.max(0, ...eligible(a));
+    for (const a of planAbilities(M, n, "acquire_all")) r += creditSum(eligible(a));
     reduction[n] = r;
   }
   const whole = worth.every((n) => obj.isInt[n]);
@@ -2187,8 +2193,7 @@ function planTwoTurns(first, maxSets) {
   const specificSuffix = [];
   specificSuffix[nItems] = new Array(W).fill(0);
   for (let j = nItems - 1; j >= 0; j--) {
-    const spec = advances[items[j]].specific;
-    specificSuffix[j] = specificSuffix[j + 1].map((x, k) => x + creditGet(spec, worth[k], 0));
+    specificSuffix[j] = specificSuffix[j + 1].map((x, k) => x + specificOf(items[j], worth[k]));
   }
   const worthGroups = worth.map((i) => advances[i].groups);
 
