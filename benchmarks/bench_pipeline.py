@@ -8,7 +8,8 @@ both times and their ratio (goal: at most 2x). Run:  python benchmarks/bench_pip
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
 the same load of a shared machine; the ratio reported is the median of the rounds' ratios.
 Nothing is kept from one pipeline run to the next (the syntax trees loader keeps for a build
-are dropped before each), and the bare parse runs with the collector on, as a plain Lark user's
+and the functions civdsl.bytecode compiled are dropped before each; within a run, as within a
+build, a house rule shares its base's syntax trees and compiled functions), and the bare parse runs with the collector on, as a plain Lark user's
 would.
 """
 
@@ -24,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import lark  # noqa: E402
 
-from civdsl import loader, parser  # noqa: E402
+from civdsl import bytecode, loader, parser  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks  # noqa: E402
@@ -60,6 +61,7 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
 
     def pipeline():
         loader._PARSED.clear()  # no syntax trees from an earlier run
+        bytecode.forget()  # nor compiled functions (within a run, a house rule reuses its base's)
         for path in paths:
             checked = check_file(path)
             assert checked.ok, checked.diagnostics.render()

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
 from civdsl import runtime  # noqa: E402
-from civdsl.table import load_table  # noqa: E402
+from civdsl.table import Seat, load_table  # noqa: E402
 from civdsl.table_phase import resolve_phase  # noqa: E402
 
 TARGET_MS = 50.0
@@ -71,19 +71,30 @@ def random_table(rb, rng: random.Random) -> dict:
             "calamities": calamities}
 
 
-def assign_secondaries(rb, data: dict, rng: random.Random) -> None:
-    """Name every secondary victim the primary victims must name, as a table file would."""
+def assign_secondaries(rb, data: dict, seed: int) -> None:
+    """Name every secondary victim the primary victims must name, as a table file would (the
+    calamities over the limits discarded with the SEED the timed phase uses)."""
     table = load_table(rb, data=data)
-    phase = resolve_phase(table, 0)
+    phase = resolve_phase(table, seed)
+    # `secondary_once per_name`: nobody suffers or gains from two calamities of one name
+    once = rb.module.TABLE_RULES["secondary_once"] == ("per_name",)
+    taken: dict[str, set] = {}
+    for r in phase.resolved:
+        taken.setdefault(r.calamity, set()).add(r.victim if once else None)
     for r in phase.resolved:
         entry = data["calamities"][r.index]
-        if r.primary.assignment is None or r.primary.is_cancelled:
+        part = taken[r.calamity] if once else set()
+        if r.beneficiary is not None:
+            part.add(r.beneficiary.name)
+        count, share, effects, _ = r.primary.assignment or (None, None, None, None)
+        if r.primary.is_cancelled or not isinstance(count, int) and not isinstance(share, int):
+            part.update(name for name, _, _ in r.secondary)  # the edition's default, if any, stays
             continue
-        count, share, effects, _ = r.primary.assignment
-        if not isinstance(count, int) and not isinstance(share, int):
-            continue
-        excluded = {r.beneficiary.name if r.beneficiary else None, entry.get("traded_by"), entry["victim"]}
+        among = rb.module.CALAMITIES[r.calamity]["resolution"]["secondary_among"][0]
+        allowed = {n for n, _ in Seat(table, r.victim, {}).related(among) or ()}
+        excluded = part | {r.beneficiary.name if r.beneficiary else None, entry.get("traded_by"), entry["victim"]}
         others = [p["name"] for p in data["players"] if p["name"] not in excluded and p.get("cities", 0) > 0
+                  and p["name"] in allowed
                   and not runtime.resolve(rb.module, r.calamity, "secondary", table.fresh(p["name"])).excluded]
         if share is not None:
             most = effects[0][1].get("amount") if effects else share
@@ -96,6 +107,7 @@ def assign_secondaries(rb, data: dict, rng: random.Random) -> None:
             entry["secondary"] = chosen
         else:
             entry["secondary"] = others[:count]
+        part.update(entry["secondary"])
 
 
 def main() -> None:
@@ -111,7 +123,7 @@ def main() -> None:
     tables = []
     for _ in range(args.runs):
         data = random_table(rb, rng)
-        assign_secondaries(rb, data, rng)
+        assign_secondaries(rb, data, args.seed)
         tables.append(data)
     times = []
     resolved = 0

@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 from . import cache, runtime
+from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
                     hand_limits)
@@ -103,7 +104,7 @@ def _load(path: Path) -> "Rulebook":
     where = _cache_file(key, ".py")
     if cache.write(f"module-{key}.py", source.encode("utf-8")) is not None:
         cache.write(f"module-{key}.bytecode", _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
-                    + marshal.dumps(code))
+                    + marshal.dumps(code.parts))
         old = manifest.get("key") if isinstance(manifest, dict) else None
         cache.write_json(manifest_name, {"files": files, "key": key})
         if isinstance(old, str) and old != key and re.fullmatch(r"[0-9a-f]{32}", old):
@@ -123,9 +124,12 @@ def _cached_bytecode(key: str):
     if data is None or not data.startswith(head):
         return None
     try:
-        return marshal.loads(data[len(head):])
+        parts = marshal.loads(data[len(head):])
     except (EOFError, ValueError, TypeError):
         return None
+    if not isinstance(parts, tuple) or not all(isinstance(p, types.CodeType) for p in parts):
+        return None  # kept by an earlier civdsl, as one code object
+    return CompiledModule(parts)
 
 
 def compile_source(path: Path):
@@ -157,7 +161,7 @@ def _module(code, key: str, filename: str):
     module.__file__ = filename
     sys.modules[name] = module
     try:
-        exec(code, module.__dict__)
+        code.run(module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

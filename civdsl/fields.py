@@ -4,7 +4,8 @@ For every field: the word a rulebook writes, the key the syntax tree gives it, w
 whether an item may give it more than once, what it names, how a house rule's `change` treats
 it, and its words for charts and `explain`. The parser's unknown-field diagnostic (CIV135, with
 did-you-mean), the resolver's "given twice" check and `change` semantics, the LSP's field
-completion and the language reference's field tables derive from here.
+completion, the language reference's field tables and the field lines of `civdsl explain`
+(`EXPLAIN_HEAD`, `FieldSpec.explain`, `FieldSpec.section`) derive from here.
 
 This module imports nothing from civdsl: every pass may read it.
 """
@@ -38,6 +39,17 @@ class FieldSpec:
     attr: str = ""  # the model attribute it fills, when not named `key`
     prose: bool = False  # words for readers (summary, aka, note), not a rule: diffs list them apart
     data: str = ""  # its key in the compiled model's data (serialize.py), when not `model_attr`
+    # How `civdsl explain` words it. `explain`: a template, `{}` the value (a list joined with
+    # ", "), `{s}` a list's plural ending; a field named in EXPLAIN_HEAD is a part of the item's
+    # first line (its template starts with the separator from the part before), any other a line
+    # of its own. `missing`: the value's words when the item does not give it (none, or an empty
+    # list; None: left out).
+    explain: str = ""
+    missing: str | None = None
+    # `section`: explain lists each of its values under this title; `empty`: the section's one
+    # line when there are none (None: the section is left out). Prose sections come last.
+    section: str = ""
+    empty: str | None = None
 
     @property
     def model_attr(self) -> str:
@@ -51,22 +63,25 @@ class FieldSpec:
 def _common(change: str | None) -> tuple[FieldSpec, ...]:
     return (
         FieldSpec("summary", "summary", "string", False, None, change and "replace", "summary",
-                  "what the item does, in one line of our own words", prose=True),
+                  "what the item does, in one line of our own words", prose=True, explain="summary: {}"),
         FieldSpec("aka", "aka", "string", True, None, change and "add", "also known as",
-                  "another name the item is known by (explain and the LSP find it)", prose=True),
+                  "another name the item is known by (explain and the LSP find it)", prose=True,
+                  explain="also called: {}"),
         FieldSpec("note", "note", "string", True, None, change and "add", "note",
                   "a reading the authors chose where the printed rules are ambiguous", attr="notes",
-                  prose=True),
+                  prose=True, section="Notes"),
     )
 
 
 ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
     "advance": (
-        FieldSpec("cost", "cost", "number or `unknown`", False, None, "replace", "cost", "the printed cost"),
+        FieldSpec("cost", "cost", "number or `unknown`", False, None, "replace", "cost", "the printed cost",
+                  explain="cost {}", missing="unknown"),
         FieldSpec("groups", "groups", "group ids, comma-separated", False, "group", "replace", "groups",
-                  "the groups (colours) the advance belongs to"),
+                  "the groups (colours) the advance belongs to", explain="; group{s} {}",
+                  missing="none"),
         FieldSpec("vp", "vp", "number", False, None, "replace", "victory points",
-                  "victory points, where not derived from the cost by `vp tiers`"),
+                  "victory points, where not derived from the cost by `vp tiers`", explain=", {} VP"),
         FieldSpec("credits", "credits", "group id and amount pairs", True, "group", "replace_all", "credits",
                   "credit points toward later advances of each group"),
         FieldSpec("credit", "credit", "advance name and amount", True, "advance", "replace_all", "special credit",
@@ -75,27 +90,32 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("requires", "requires", "advance names", True, "advance", "replace_all", "requires",
                   "advances that must be held before this one is bought"),
         FieldSpec("supply", "supply", "number", False, None, "replace", "cards in the supply",
-                  "how many cards of the advance the game has"),
+                  "how many cards of the advance the game has", explain="; supply {} cards"),
         FieldSpec("ability", "ability", "an ability call (vocabulary)", True, "ability", "replace_all", "ability",
-                  "what holding the advance lets a player do", what_it_does=True, attr="abilities"),
+                  "what holding the advance lets a player do", what_it_does=True, attr="abilities",
+                  section="Abilities"),
     ) + _common("replace"),
     "calamity": (
         FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
-                  "the trade card stack the calamity is shuffled into"),
+                  "the trade card stack the calamity is shuffled into", explain="stack {}"),
         FieldSpec("class", "class", "`minor`, `major tradable` or `major nontradable`", False, None, "replace",
-                  "class", "minor or major, tradable or not", attr="klass", data="class"),
+                  "class", "minor or major, tradable or not", attr="klass", data="class", explain=", {}"),
         FieldSpec("beneficiary", "beneficiary", "a beneficiary (vocabulary)", False, "beneficiary", "replace",
-                  "beneficiary", "who gains from the calamity"),
+                  "beneficiary", "who gains from the calamity", explain="; beneficiary: {}"),
         FieldSpec("primary", "primary", "an effect block", False, "effect", "replace", "primary victim",
-                  "the effects on the primary victim", what_it_does=True),
+                  "the effects on the primary victim", what_it_does=True,
+                  section="Primary victim", empty="nothing"),
         FieldSpec("secondary", "secondary", "`count` / `share` and an effect block", False, "effect", "replace",
-                  "secondary victims", "the effects on secondary victims", what_it_does=True),
+                  "secondary victims", "the effects on secondary victims", what_it_does=True,
+                  section="Secondary victims"),
         FieldSpec("exclude", "exclude", "a role or `when` condition", True, "player role", "add", "excluded",
-                  "players who cannot be secondary victims", attr="exclusions"),
+                  "players who cannot be secondary victims", attr="exclusions",
+                  section="Who may not be a secondary victim"),
         FieldSpec("cancel", "cancel", "`when` condition", True, None, "add", "cancelled when",
-                  "a condition under which the calamity has no effect"),
+                  "a condition under which the calamity has no effect", section="Cancelled when"),
         FieldSpec("when", "modifier", "a condition, role, priority and operations", True, "advance", "add",
-                  "modifier", "changes the effects when a condition holds", attr="modifiers"),
+                  "modifier", "changes the effects when a condition holds", attr="modifiers",
+                  section="Modifiers (in source order; adds and prevents, then set by priority, then cap)", empty="none"),
         FieldSpec("amounts", "amounts", "amounts settings", True, None, "merge", "amounts",
                   "how this calamity's amounts are bounded and combined (an exception to the edition's)"),
         FieldSpec("resolution", "resolution", "resolution settings", True, None, "merge", "resolution",
@@ -105,21 +125,36 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
                   "removes the base's modifier with this condition", change_only=True, attr="modifiers"),
     ) + _common("replace"),
     "commodity": (
-        FieldSpec("value", "value", "number", False, None, "replace", "value", "the face value of one card"),
-        FieldSpec("count", "count", "number", False, None, "replace", "cards", "how many cards of it the game has"),
+        FieldSpec("value", "value", "number", False, None, "replace", "value", "the face value of one card",
+                  explain="value {}"),
+        FieldSpec("count", "count", "number", False, None, "replace", "cards", "how many cards of it the game has",
+                  explain=", {} cards"),
         FieldSpec("stack", "stack", "number", False, None, "replace", "trade stack",
-                  "the trade card stack it is dealt from"),
+                  "the trade card stack it is dealt from", explain=", stack {}",
+                  missing="none"),
         FieldSpec("block", "block", "a trade block id", False, "block", "replace", "block",
-                  "the trade block whose deck holds it"),
+                  "the trade block whose deck holds it", explain=", block {}"),
         FieldSpec("printed", "printed", "numbers, comma-separated", False, None, "replace", "printed values",
-                  "the values printed on the card, where they differ from the set formula"),
+                  "the values printed on the card, where they differ from the set formula",
+                  explain="printed set values: {}"),
     ) + _common("replace"),
     "civilization": (
-        FieldSpec("rank", "rank", "number", False, None, None, "A.S.T. rank", "its place in the A.S.T. ranking"),
-        FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block"),
+        FieldSpec("rank", "rank", "number", False, None, None, "A.S.T. rank", "its place in the A.S.T. ranking",
+                  explain="A.S.T. ranking {}", missing="not given"),
+        FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block", explain=", block {}"),
         FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
                   "A.S.T. row", "where each epoch begins on a track for this civilization", attr="rows"),
     ) + _common(None),
+}
+
+
+# The parts of each kind's first line in `civdsl explain`, in order (each field's `explain` words
+# them): "cost 60, 1 VP; groups Crafts; supply 3 cards".
+EXPLAIN_HEAD = {
+    "advance": ("cost", "vp", "groups", "supply"),
+    "calamity": ("stack", "class", "beneficiary"),
+    "commodity": ("value", "count", "stack", "block"),
+    "civilization": ("rank", "block"),
 }
 
 

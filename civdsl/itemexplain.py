@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import describe
+from . import describe, roundexplain
+from . import fields as item_fields
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect
 from .references import Index, index_chain, mentions
@@ -30,51 +31,74 @@ def _load(rulebook: str):
     return checked
 
 
-def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
-    """(kind, name, the name asked for when it was an `aka`)."""
-    pools = (("advance", ed.advances), ("calamity", ed.calamities), ("commodity", ed.commodities),
-             ("civilization", ed.civilizations))
-    for kind, pool in pools:
-        if item in pool:
-            return kind, item, None
+# the item kinds `explain` answers for, in the order a name is looked up, with their pools
+_POOLS = {"advance": "advances", "calamity": "calamities", "commodity": "commodities",
+          "civilization": "civilizations"}
+
+
+def _match_rank(item: str, name: str, obj) -> int | None:
+    """How well NAME answers ITEM: 0 exactly, 1 but for case, 2 as one of its `aka`; None not at all."""
+    if name == item:
+        return 0
     lowered = item.casefold()
-    for kind, pool in pools:
-        for name in pool:
-            if name.casefold() == lowered:
-                return kind, name, None
-    for kind, pool in pools:
-        for name, obj in pool.items():
-            if any(a.casefold() == lowered for a in obj.aka):
-                return kind, name, item
+    if name.casefold() == lowered:
+        return 1
+    return 2 if any(a.casefold() == lowered for a in obj.aka) else None
+
+
+def _find(ed: Edition, item: str, others: list[str]) -> tuple[str, str, str | None]:
+    """(kind, name, the name asked for when it was an `aka`): the best match, an exact name
+    before a name but for case before an `aka`, in the order of _POOLS; `others`: more names to
+    suggest for an unknown one."""
+    found = [(rank, order, kind, name) for order, (kind, pool) in enumerate(_POOLS.items())
+             for name, obj in getattr(ed, pool).items() if (rank := _match_rank(item, name, obj)) is not None]
+    if not found:
+        raise _unknown(ed, item, others)
+    rank, _, kind, name = min(found, key=lambda m: m[:2])
+    return kind, name, item if rank == 2 else None
+
+
+def _unknown(ed: Edition, item: str, others: list[str]) -> StateError:
+    """The error for a name the edition does not declare, with the nearest name it does."""
     from .diagnostics import did_you_mean
 
-    names = list(ed.advances) + list(ed.calamities) + list(ed.commodities) + list(ed.civilizations)
-    best = did_you_mean(item, names)
+    best = did_you_mean(item, [name for pool in _POOLS.values() for name in getattr(ed, pool)] + others)
     hint = f" (did you mean `{best}`?)" if best else ""
-    raise StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
+    return StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
 
 
 def _history(index: Index, kind: str, names: set[str], files: int) -> list[str]:
-    """Every statement of the chain that defines, replaces, changes or removes the item (the
-    declarations, changes and removals of the index of references, in chain order)."""
+    """Every statement of the chain that defines, replaces, changes or removes the item, in
+    chain order, each with the file that makes it (a base's or the rulebook's own)."""
+    refs = _statements(index, kind, names)
+    first = next((r for r in refs if r.role == "def"), None)
     out = []
-    declared = False
-    for ref in index.refs:
-        if ref.kind != kind or ref.name not in names or ref.role == "ref":
-            continue
-        item, ast = ref.part, index.asts[ref.file]
-        where = f"{item.span.path}:{item.span.line}"
-        role = "base " if ref.file < files - 1 else ""
-        if ref.role == "def":
-            verb = "replaced whole" if declared and ref.file > 0 else "defined"
-            declared = True
-            out.append(f"{where}  {verb}: {kind} {quote(item.name)} (in {role}{ast.edition})")
-        elif ref.role == "change":
-            out.append(f"{where}  changed: {_changed_fields(item)} (in {role}{ast.edition})")
-            out += _drops(item)
-        else:
-            out.append(f"{where}  removed (in {role}{ast.edition})")
+    for ref in refs:
+        place = f"(in {'base ' if ref.file < files - 1 else ''}{index.asts[ref.file].edition})"
+        out += _HISTORY[ref.role](ref.part, kind, place, ref is not first and ref.file > 0)
     return out
+
+
+def _statements(index: Index, kind: str, names: set[str]) -> list:
+    """The declarations, changes and removals of the item in the index of references."""
+    return [r for r in index.of_kind(kind) if r.name in names and r.role != "ref"]
+
+
+def _defined(item, kind: str, place: str, again: bool) -> list[str]:
+    """A declaration: the first, or one in a later file that replaces the item whole."""
+    return [f"{_where(item.span)}  {'replaced whole' if again else 'defined'}: {kind} {quote(item.name)} {place}"]
+
+
+def _changed(item, kind: str, place: str, again: bool) -> list[str]:
+    """A `change`: the fields it gives, then each modifier it drops."""
+    return [f"{_where(item.span)}  changed: {_changed_fields(item)} {place}"] + _drops(item)
+
+
+def _removed(item, kind: str, place: str, again: bool) -> list[str]:
+    return [f"{_where(item.span)}  removed {place}"]
+
+
+_HISTORY = {"def": _defined, "change": _changed, "remove": _removed}
 
 
 def _changed_fields(item) -> str:
@@ -104,186 +128,235 @@ def explain_item(rulebook: str, item: str) -> str:
     checked = _load(rulebook)
     ed = checked.edition
     index = index_chain(checked.chain)
-    kind, name, asked = _find(ed, item)
-    obj = {"advance": ed.advances, "calamity": ed.calamities, "commodity": ed.commodities,
-           "civilization": ed.civilizations}[kind][name]
+    round_name = roundexplain.find(index, item)  # a stat, a dice pool, ... of the round rules
+    if round_name is not None:
+        return roundexplain.explain(ed, index, *round_name)
+    kind, name, asked = _find(ed, item, roundexplain.names(index))
+    obj = getattr(ed, _POOLS[kind])[name]
     title = f"{name}: {kind} in {ed.id} ({ed.name})"
     lines = [title, "=" * len(title)]
     if asked:
         lines.append(f"(`{asked}` is another name of {name}: aka)")
-    if kind == "advance":
-        lines += _advance(ed, obj, index)
-    elif kind == "calamity":
-        lines += _calamity(ed, obj)
-    elif kind == "civilization":
-        lines += _civilization(ed, obj)
-    else:
-        lines += _commodity(ed, obj)
+    lines += _item_text(ed, kind, obj, index)
     lines += ["", "Source lines (the extends chain, base first):"]
     history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
     lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
 
 
+# --- the item's fields, as fields.py words them ----------------------------------------------
+
+
+def _item_text(ed: Edition, kind: str, obj, index: Index) -> list[str]:
+    """Its first line, where it is defined, its field lines and sections, what names it (the
+    kind's relations), and its prose sections (notes) last."""
+    head = [item_fields.field(kind, key) for key in item_fields.EXPLAIN_HEAD[kind]]
+    out = ["".join(_words(spec, _value(ed, obj, spec)) for spec in head), f"defined at {_where(obj.span)}"]
+    out += _IN_WORDS.get(kind, _no_words)(obj)
+    out += _field_lines(ed, obj, [spec for spec in item_fields.ITEM_FIELDS[kind] if spec not in head])
+    out += _sections(obj, kind, prose=False)
+    return out + _RELATIONS[kind](ed, obj, index) + _sections(obj, kind, prose=True)
+
+
+def _field_lines(ed: Edition, obj, specs: list[item_fields.FieldSpec]) -> list[str]:
+    """A line for each field with `explain` words that the item gives (or has words for lacking)."""
+    said = [_words(spec, _value(ed, obj, spec)) for spec in specs if spec.explain]
+    return [text for text in said if text]
+
+
+def _value(ed: Edition, obj, spec: item_fields.FieldSpec):
+    """What the item gives for a field, in the words of the edition where it names something."""
+    value = getattr(obj, spec.model_attr)
+    return _NAMED[spec.key](ed, obj, value) if spec.key in _NAMED else value
+
+
+def _group_names(ed: Edition, adv: Advance, groups: list[str]) -> list[str]:
+    return [ed.groups[g].name if g in ed.groups else g for g in groups]
+
+
+def _beneficiary(ed: Edition, cal: Calamity, kind: str) -> str:
+    return describe.beneficiary(cal, ed)
+
+
+_NAMED = {"groups": _group_names, "beneficiary": _beneficiary}
+
+
+def _words(spec: item_fields.FieldSpec, value) -> str:
+    """A field in its `explain` words; "" when the item does not give it and it has no words for that."""
+    if value not in (None, "", []):
+        return spec.explain.format(_said(value), s="" if isinstance(value, list) and len(value) == 1 else "s")
+    return "" if spec.missing is None else spec.explain.format(spec.missing, s="s")
+
+
+def _said(value) -> str:
+    """A value in a line: a list joined with commas."""
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _sections(obj, kind: str, prose: bool) -> list[str]:
+    """The fields of KIND explained as sections, the prose ones or the others."""
+    return [line for spec in item_fields.ITEM_FIELDS[kind] if spec.section and spec.prose == prose
+            for line in _section(obj, spec)]
+
+
+def _section(obj, spec: item_fields.FieldSpec) -> list[str]:
+    """A field listed under its title, one line per value (a value's text from _ENTRIES)."""
+    value = getattr(obj, spec.model_attr)
+    entries = [_ENTRIES.get(spec.key, _note)(obj, v) for v in (value if isinstance(value, list) else [value])
+               if v is not None]
+    if entries:
+        return _titled(spec.section, entries)
+    return [] if spec.empty is None else _titled(spec.section, [spec.empty])
+
+
+def _titled(title: str, entries: list[str]) -> list[str]:
+    """A section of the explanation: a blank line, its title, its lines indented."""
+    return ["", f"{title}:"] + [f"  {e}" for e in entries]
+
+
+def _note(item, text: str) -> str:
+    return text
+
+
+def _ability(adv: Advance, a) -> str:
+    return f"{describe.ability(a.kind, a.args)}  [{unparse(a.call)}]  {_where(a.span)}"
+
+
+def _effect(cal: Calamity, e) -> str:
+    said = unparse(e.call) if isinstance(e, Effect) else f"if {unparse(e.condition)} ..."
+    return f"{describe.effect(e)}  [{said}]  {_where(e.span)}"
+
+
+def _secondary(cal: Calamity, sec) -> str:
+    return f"{describe.secondary(cal)}  {_where(sec.span)}"
+
+
+def _exclusion(cal: Calamity, x) -> str:
+    return f"{describe.exclusion(x)}  {_where(x.span)}"
+
+
+def _cancel(cal: Calamity, cancel) -> str:
+    c, span = cancel
+    return f"{describe.condition(c)}  [{unparse(c)}]  {_where(span)}"
+
+
+def _modifier(cal: Calamity, m) -> str:
+    role = "" if m.role == "any" else f" for {m.role}"
+    prio = f" priority {m.priority}" if m.priority else ""
+    return f"{describe.modifier(m)}  [when {unparse(m.condition)}{role}{prio}]  {_where(m.span)}"
+
+
+# the line of one value of a field explained as a section, by field key (others: the value itself)
+_ENTRIES = {"ability": _ability, "primary": _effect, "secondary": _secondary, "exclude": _exclusion,
+            "cancel": _cancel, "modifier": _modifier}
+
+
+def _no_words(item) -> list[str]:
+    return []
+
+
+def _calamity_in_words(cal: Calamity) -> list[str]:
+    return [f"in words: {describe.calamity(cal)}"]
+
+
+# a kind's own lines after `defined at`: a calamity's whole rule in words
+_IN_WORDS = {"calamity": _calamity_in_words}
+
+
+# --- what names the item (its relations) ---------------------------------------------------------
+
+
 def _advance(ed: Edition, adv: Advance, index: Index) -> list[str]:
     # the advances, calamities and tracks that name it: its uses in force in the index of references
     users = {(r.owner, r.via) for r in index.uses("advance", adv.name) if index.in_force(r)}
-    out = _advance_head(ed, adv)
-    out += _prerequisites(ed, adv, users)
-    out += _credits_given(adv)
-    out += _credits_received(ed, adv, users)
-    out += _calamities_naming(ed, adv, users)
-    out += _requirements_naming(ed, adv, users)
-    if adv.notes:
-        out += ["", "Notes:"] + [f"  {n}" for n in adv.notes]
-    return out
-
-
-def _advance_head(ed: Edition, adv: Advance) -> list[str]:
-    vp = f", {adv.vp} VP" if adv.vp is not None else ""
-    cost = adv.cost if adv.cost is not None else "unknown"
-    out = [f"cost {cost}{vp}; group{'s' if len(adv.groups) != 1 else ''} "
-           f"{', '.join(ed.groups[g].name if g in ed.groups else g for g in adv.groups) or 'none'}"
-           + (f"; supply {adv.supply} cards" if adv.supply is not None else ""),
-           f"defined at {_where(adv.span)}"]
-    if adv.summary:
-        out.append(f"summary: {adv.summary}")
-    if adv.aka:
-        out.append("also called: " + ", ".join(adv.aka))
-    if adv.abilities:
-        out += ["", "Abilities:"]
-        out += [f"  {describe.ability(a.kind, a.args)}  [{unparse(a.call)}]  {_where(a.span)}" for a in adv.abilities]
-    return out
+    return (_prerequisites(ed, adv, users) + _credits_given(adv) + _credits_received(ed, adv, users)
+            + _calamities_naming(ed, adv, users) + _requirements_naming(ed, adv, users))
 
 
 def _prerequisites(ed: Edition, adv: Advance, users: set) -> list[str]:
     needed_by = [a.name for a in ed.advances.values() if (("advance", a.name), "requires") in users]
-    return ["", "Prerequisites:",
-            "  requires: " + (", ".join(adv.requires) if adv.requires else "nothing"),
-            "  required by: " + (", ".join(needed_by) if needed_by else "nothing")]
+    return _titled("Prerequisites", ["requires: " + (", ".join(adv.requires) or "nothing"),
+                                     "required by: " + (", ".join(needed_by) or "nothing")])
 
 
 def _credits_given(adv: Advance) -> list[str]:
-    out = ["", "Credits it gives (while held, towards later purchases):"]
-    if adv.credits:
-        out.append("  group credits: " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
-    out += [f"  {s.amount} towards {s.target}  {_where(s.span)}" for s in adv.specific]
-    if not adv.credits and not adv.specific:
-        out.append("  none")
-    return out
+    out = ["group credits: " + ", ".join(f"{g} {n}" for g, n in adv.credits.items())] if adv.credits else []
+    out += [f"{s.amount} towards {s.target}  {_where(s.span)}" for s in adv.specific]
+    return _titled("Credits it gives (while held, towards later purchases)", out or ["none"])
 
 
 def _credits_received(ed: Edition, adv: Advance, users: set) -> list[str]:
-    out = ["", f"Credits towards buying it (credit policy {ed.credit_policy}):"]
-    for g in adv.groups:
-        givers = [(a.name, a.credits[g]) for a in ed.advances.values() if a.credits.get(g) and a.name != adv.name]
-        if givers:
-            out.append(f"  {g} credits from: " + ", ".join(f"{n} {amt}" for n, amt in givers))
-    out += [f"  {s.amount} from {a.name} (specific)  {_where(s.span)}" for a in ed.advances.values()
+    out = [f"{g} credits from: " + ", ".join(givers) for g in adv.groups if (givers := _group_givers(ed, adv, g))]
+    out += _specific_givers(ed, adv, users)
+    return _titled(f"Credits towards buying it (credit policy {ed.credit_policy})", out or ["none"])
+
+
+def _group_givers(ed: Edition, adv: Advance, group: str) -> list[str]:
+    """"name amount" of every other advance whose credits count towards GROUP."""
+    return [f"{a.name} {a.credits[group]}" for a in ed.advances.values() if a.credits.get(group) and a.name != adv.name]
+
+
+def _specific_givers(ed: Edition, adv: Advance, users: set) -> list[str]:
+    """The specific credits aimed at ADV, with the advance that gives each."""
+    return [f"{s.amount} from {a.name} (specific)  {_where(s.span)}" for a in ed.advances.values()
             if (("advance", a.name), "credit") in users for s in a.specific if s.target == adv.name]
-    return out if len(out) > 2 else out + ["  none"]
 
 
 def _calamities_naming(ed: Edition, adv: Advance, users: set) -> list[str]:
-    out = []
-    for cal in ed.calamities.values():
-        if (("calamity", cal.name), "holds") not in users:
-            continue
-        out += [f"  {cal.name}: {describe.modifier(m)}  {_where(m.span)}" for m in cal.modifiers
-                if adv.name in m.advances]
-        out += [f"  {cal.name}: {describe.exclusion(x)} may be chosen as a secondary victim  {_where(x.span)}"
-                for x in cal.exclusions if x.condition is not None and mentions(x.condition, "advance", adv.name)]
-        out += [f"  {cal.name}: cancelled if {describe.condition(c)}  {_where(span)}" for c, span in cal.cancel
-                if mentions(c, "advance", adv.name)]
-    return ["", "Calamities that mention it:"] + (out or ["  none"])
+    out = [line for cal in ed.calamities.values() if (("calamity", cal.name), "holds") in users
+           for line in _mentions_in(cal, adv.name)]
+    return _titled("Calamities that mention it", out or ["none"])
+
+
+def _mentions_in(cal: Calamity, name: str) -> list[str]:
+    """The modifiers, exclusions and cancel conditions of CAL that ask whether a player holds NAME."""
+    out = [f"{cal.name}: {describe.modifier(m)}  {_where(m.span)}" for m in cal.modifiers if name in m.advances]
+    out += [f"{cal.name}: {describe.exclusion(x)} may be chosen as a secondary victim  {_where(x.span)}"
+            for x in cal.exclusions if mentions(x.condition, "advance", name)]  # a role's exclusion has none
+    return out + [f"{cal.name}: cancelled if {describe.condition(c)}  {_where(span)}" for c, span in cal.cancel
+                  if mentions(c, "advance", name)]
 
 
 def _requirements_naming(ed: Edition, adv: Advance, users: set) -> list[str]:
-    epochs = [(t.id, e.name, r) for t in ed.asts.values() if (("ast", t.id), "holds") in users
-              for e in t.epochs for r in e.requirements if mentions(r.expr, "advance", adv.name)]
-    if not epochs:
-        return []
-    return ["", "A.S.T. requirements that mention it:"] + [
-        f"  {t} / {e}: {unparse(r.expr)}  {_where(r.span)}" for t, e, r in epochs]
+    epochs = [line for t in ed.asts.values() if (("ast", t.id), "holds") in users for line in _track_naming(t, adv.name)]
+    return _titled("A.S.T. requirements that mention it", epochs) if epochs else []
 
 
-def _calamity(ed: Edition, cal: Calamity) -> list[str]:
-    out = [f"stack {cal.stack}, {cal.klass}; beneficiary: {describe.beneficiary(cal, ed)}",
-           f"defined at {_where(cal.span)}",
-           f"in words: {describe.calamity(cal)}"]
-    if cal.summary:
-        out.append(f"summary: {cal.summary}")
-    if cal.aka:
-        out.append("also called: " + ", ".join(cal.aka))
-    out += ["", "Primary victim:"]
-    out += [f"  {describe.effect(e)}  [{_effect_text(e)}]  {_where(e.span)}" for e in cal.primary] or ["  nothing"]
-    if cal.secondary is not None:
-        out += ["", "Secondary victims:", f"  {describe.secondary(cal)}  {_where(cal.secondary.span)}"]
-    if cal.exclusions:
-        out += ["", "Who may not be a secondary victim:"]
-        out += [f"  {describe.exclusion(x)}  {_where(x.span)}" for x in cal.exclusions]
-    if cal.cancel:
-        out += ["", "Cancelled when:"]
-        out += [f"  {describe.condition(c)}  [{unparse(c)}]  {_where(s)}" for c, s in cal.cancel]
-    out += ["", "Modifiers (in source order; adds and prevents, then set by priority, then cap):"]
-    if cal.modifiers:
-        for m in cal.modifiers:
-            prio = f" priority {m.priority}" if m.priority else ""
-            out.append(f"  {describe.modifier(m)}  [when {unparse(m.condition)}"
-                       f"{'' if m.role == 'any' else ' for ' + m.role}{prio}]  {_where(m.span)}")
-    else:
-        out.append("  none")
+def _track_naming(track, name: str) -> list[str]:
+    """The epoch requirements of TRACK that ask whether a player holds the advance NAME."""
+    return [f"{track.id} / {e.name}: {unparse(r.expr)}  {_where(r.span)}" for e in track.epochs for r in e.requirements
+            if mentions(r.expr, "advance", name)]
+
+
+def _calamity(ed: Edition, cal: Calamity, index: Index) -> list[str]:
     mentioned = sorted({a for m in cal.modifiers for a in m.advances})
-    out += ["", "Advances it mentions: " + (", ".join(mentioned) if mentioned else "none")]
-    if cal.notes:
-        out += ["", "Notes:"] + [f"  {n}" for n in cal.notes]
-    return out
+    return ["", "Advances it mentions: " + (", ".join(mentioned) or "none")]
 
 
-def _effect_text(e) -> str:
-    if isinstance(e, Effect):
-        return unparse(e.call)
-    return f"if {unparse(e.condition)} ..."
+def _commodity(ed: Edition, com: Commodity, index: Index) -> list[str]:
+    uses = [f"{cal.name}: {describe.modifier(m)}  {_where(m.span)}" for cal in ed.calamities.values()
+            for m in cal.modifiers if mentions((m.condition, m.ops), "commodity", com.name)]
+    return _titled("Calamities that count it", uses or ["none"])
 
 
-def _commodity(ed: Edition, com: Commodity) -> list[str]:
-    out = [f"value {com.value}, {com.count} cards, stack {com.stack}" + (f", block {com.block}" if com.block else ""),
-           f"defined at {_where(com.span)}"]
-    if com.printed:
-        out.append("printed set values: " + ", ".join(map(str, com.printed)))
-    if com.summary:
-        out.append(f"summary: {com.summary}")
-    if com.aka:
-        out.append("also called: " + ", ".join(com.aka))
-    uses = [(cal.name, m) for cal in ed.calamities.values() for m in cal.modifiers
-            if mentions(m.condition, "commodity", com.name) or mentions(m.ops, "commodity", com.name)]
-    out += ["", "Calamities that count it:"]
-    out += [f"  {c}: {describe.modifier(m)}  {_where(m.span)}" for c, m in uses] or ["  none"]
-    if com.notes:
-        out += ["", "Notes:"] + [f"  {n}" for n in com.notes]
-    return out
+def _civilization(ed: Edition, civ, index: Index) -> list[str]:
+    """Its row on each A.S.T. track: the spaces each epoch covers."""
+    return [line for track in ed.asts.values() for line in _row(track, civ.rows.get(track.id))]
 
 
-def _civilization(ed: Edition, civ) -> list[str]:
-    """Its ranking, block and its row on each A.S.T. track: the spaces each epoch covers."""
-    bits = [f"A.S.T. ranking {civ.rank}" if civ.rank is not None else "A.S.T. ranking not given"]
-    if civ.block:
-        bits.append(f"block {civ.block}")
-    out = [", ".join(bits), f"defined at {_where(civ.span)}"]
-    if civ.summary:
-        out.append(f"summary: {civ.summary}")
-    for track in ed.asts.values():
-        row = civ.rows.get(track.id)
-        if row is None:
-            out += ["", f"{track.name}: no row (the epoch of a position is not known)"]
-            continue
-        spaces = row.spaces if row.spaces is not None else track.spaces
-        firsts = [1] + list(row.starts)
-        out += ["", f"{track.name} ({spaces} spaces after the start arrow):"]
-        for i, epoch in enumerate(track.epochs):
-            last = firsts[i + 1] - 1 if i + 1 < len(firsts) else spaces
-            span = f"space {firsts[i]}" if last == firsts[i] else f"spaces {firsts[i]}-{last}"
-            out.append(f"  {epoch.name}: {span}")
-    if civ.notes:
-        out += ["", "Notes:"] + [f"  {n}" for n in civ.notes]
-    return out
+def _row(track, row) -> list[str]:
+    if row is None:
+        return ["", f"{track.name}: no row (the epoch of a position is not known)"]
+    spaces = row.spaces if row.spaces is not None else track.spaces
+    ends = [first - 1 for first in row.starts] + [spaces]  # an epoch ends where the next begins
+    return _titled(f"{track.name} ({spaces} spaces after the start arrow)",
+                   [f"{epoch.name}: {_spaces(first, last)}" for epoch, first, last in
+                    zip(track.epochs, [1] + list(row.starts), ends)])
+
+
+def _spaces(first: int, last: int) -> str:
+    return f"space {first}" if last == first else f"spaces {first}-{last}"
+
+
+# what names an item of each kind, after its field lines and sections
+_RELATIONS = {"advance": _advance, "calamity": _calamity, "commodity": _commodity, "civilization": _civilization}

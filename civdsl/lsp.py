@@ -10,13 +10,15 @@ What an editor gets:
   extends chain; on an effect kind, ability, function or player fact: its signature and doc;
 - go to definition and find references for every name the index of references knows (advances,
   calamities, commodities, civilizations, groups, constants, tables, options, tracks, epochs,
-  editions), across the extends chain: `civdsl.references`, the index the validator uses too;
+  editions, and the round rules' stats, flags, choices, thresholds, dice pools, tracks, event
+  tables, deck, phases and suit colours), across the extends chain: `civdsl.references`, the index
+  the validator uses too; hover on a round name is `civdsl.roundexplain`'s line on it;
 - completion of advance, calamity and commodity names inside quotes, of effect kinds, abilities,
   groups, keywords and the other names of the vocabulary: the keywords are the terminals the
   grammar accepts at the cursor (Lark's interactive parser), the names come from the index and the
   resolved rulebook, the kinds from `civdsl.vocabulary`: nothing is listed twice;
-- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option
-  or track: its declarations and uses across the chain, from the same index;
+- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option,
+  track or round name: its declarations and uses across the chain, from the same index;
 - document formatting through `civdsl.fmt` and an outline (document symbols).
 
 The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
@@ -44,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from . import describe, loader, parser, syntax
+from . import describe, loader, parser, roundexplain, syntax
 from . import vocabulary as vocab
 from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
@@ -246,7 +248,7 @@ class FileInfo:
 # The kinds of name the editor navigates (a bare name that is none of these is a local: an item
 # attribute, a loop variable).
 _NAVIGABLE = frozenset({"advance", "calamity", "commodity", "civilization", "group", "const", "table", "option",
-                        "track", "epoch", "edition", "fact", "item"})
+                        "track", "epoch", "edition", "fact", "item", *roundexplain.KINDS})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -834,7 +836,7 @@ def references(analysis: Analysis, target: Target, include_declaration: bool = T
 # Names written as strings (their span holds the quotes) and as bare identifiers; the others (player
 # facts, editions) are not the rulebook's to rename.
 _STRING_NAMED = frozenset({"advance", "calamity", "commodity", "civilization", "epoch"})
-_WORD_NAMED = frozenset({"group", "const", "table", "option", "track"})
+_WORD_NAMED = frozenset({"group", "const", "table", "option", "track", *roundexplain.KINDS})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -908,30 +910,41 @@ def _edition_hover(analysis: Analysis, target: Target) -> tuple[str, Symbol] | N
 
 # Names the vocabulary or the rulebook's header statements declare, hovered with their own text.
 _WORD_KINDS = ("const", "table", "option", "fact")
+# A kind of name in words, where it is not its own word.
+_KIND_WORDS = {"track": "A.S.T. track", **roundexplain.KIND_WORDS}
 
 
 def _target_hover(analysis: Analysis, target: Target) -> str:
+    """What the thing is (from the resolved rules or the vocabulary), then where the chain declares
+    it, or that nothing does."""
     edition = analysis.edition or analysis.last_edition
     if target.kind in _WORD_KINDS:
         lines = [vocabulary_hover(target.name, edition) or f"**{target.name}** ({target.kind})"]
     else:
-        lines = [f"**{target.name}** ({'A.S.T. track' if target.kind == 'track' else target.kind})"]
+        lines = [f"**{target.name}** ({_KIND_WORDS.get(target.kind, target.kind)})"]
         lines += _describe_target(edition, target)
     defs = definitions(analysis, target)
     if defs:
-        where = [f"defined at `{_where(*defs[0])}`"]
-        if len(defs) > 1:
-            where.append("replacing " + ", ".join(f"`{_where(f, s)}`" for f, s in defs[1:]))
-        changes = [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
-                   if r.role == "change"]
-        if changes:
-            where.append("changed at " + ", ".join(f"`{_where(f, s)}`" for f, s in changes))
-        lines.append("; ".join(where))
+        lines.append(_declared_where(analysis, target, defs))
     elif target.kind not in ("track", "epoch", "fact"):
         best = did_you_mean(target.name, analysis.refs().names(target.kind))
         lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
                      + (f"; did you mean `{best}`?" if best else ""))
     return "\n\n".join(lines)
+
+
+def _declared_where(analysis: Analysis, target: Target, defs: list[tuple[FileInfo, Symbol]]) -> str:
+    """Where the declaration in force is, the declarations of earlier files it replaces, the others
+    of its own file (a colour of two suits) and the `change`s of the chain."""
+    def places(found) -> str:
+        return ", ".join(f"`{_where(f, s)}`" for f, s in found)
+
+    here = defs[0][0]
+    changes = [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
+               if r.role == "change"]
+    parts = (("defined at", defs[:1]), ("also at", [d for d in defs[1:] if d[0] is here]),
+             ("replacing", [d for d in defs[1:] if d[0] is not here]), ("changed at", changes))
+    return "; ".join(f"{words} {places(found)}" for words, found in parts if found)
 
 
 def _word_hover(analysis: Analysis, offset: int) -> tuple[str, Tok] | None:
@@ -1014,8 +1027,14 @@ def _describe_epoch(edition, target: Target) -> list[str]:
     return []
 
 
+def _describe_round(edition, target: Target) -> list[str]:
+    line = roundexplain.summary(edition, target.kind, target.name)
+    return [line] if line is not None else []
+
+
 _DESCRIBE = {"advance": _describe_advance, "calamity": _describe_calamity, "commodity": _describe_commodity,
-             "group": _describe_group, "track": _describe_track, "epoch": _describe_epoch}
+             "group": _describe_group, "track": _describe_track, "epoch": _describe_epoch,
+             **dict.fromkeys(roundexplain.KINDS, _describe_round)}
 
 
 def _signature(kind: vocab.Kind) -> str:
@@ -1181,6 +1200,18 @@ def _groups(analysis: Analysis) -> list[Completion]:
     return [Completion(g, "group") for g in sorted(_known_names(analysis, "group"))]
 
 
+def _round_names(*kinds: str) -> Callable[[Analysis], list[Completion]]:
+    """The names of these kinds the round rules declare (the index of references), in words."""
+    def names(analysis: Analysis) -> list[Completion]:
+        index = analysis.refs()
+        return [Completion(n, "name", roundexplain.KIND_WORDS[k]) for k in kinds for n in sorted(index.names(k))]
+    return names
+
+
+# The round rules' names an expression reads (dice pools and event tables are rolled, not read).
+_ROUND_VALUES = _round_names("stat", "flag", "choice", "threshold", "round_track")
+
+
 def _editions(analysis: Analysis) -> list[Completion]:
     from .resources import shipped_rulebooks
 
@@ -1196,11 +1227,16 @@ _AFTER_KEYWORD: dict[str, Callable[[Analysis], list[Completion]]] = {
     "policy": lambda a: [Completion(b, "value", d) for b, d in vocab.CREDIT_POLICIES.items()],
     "exclude": lambda a: [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")],
     "extends": _editions,
+    # a round statement's target (rounds/grammar.lark)
+    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
+    "reset": _round_names("round_track", "stat", "flag"),
     **{w: (lambda a: []) for w in _DECLARING},
 }
 # After `key =` in a call: the values that parameter takes.
 _AFTER_EQUALS: dict[str, Callable[[Analysis], list[Completion]]] = {
     "group": _groups,
+    "color": _round_names("color"),
+    "roll x =": _round_names("pool"),
     "area": lambda a: [Completion(x, "value") for x in vocab.AREAS],
     "chooser": lambda a: [Completion(x, "value") for x in vocab.CHOOSERS],
     "to": lambda a: [Completion(x, "value") for x in vocab.EFFECT_KINDS["give_cards"].param("to").choices],
@@ -1255,9 +1291,17 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
         return _AFTER_KEYWORD[prev.text](analysis)
     if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
         return _groups(analysis)
-    if prev.text == "=" and prev_i >= 1 and toks[prev_i - 1].text in _AFTER_EQUALS:
-        return _AFTER_EQUALS[toks[prev_i - 1].text](analysis)
+    if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
+        return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
     return None
+
+
+def _assigned(toks: list[Tok], j: int) -> str:
+    """What the `=` at token j gives a value to: a call's parameter (`group=`), or the result of a
+    roll (`roll x =`, which a dice pool's name follows)."""
+    if j >= 2 and toks[j - 2].kind == "kw" and toks[j - 2].text == "roll":
+        return "roll x ="
+    return toks[j - 1].text if j >= 1 else ""
 
 
 def _list_head(toks: list[Tok], j: int) -> str | None:
@@ -1320,7 +1364,7 @@ def _expression_names(analysis: Analysis) -> list[Completion]:
         out += [Completion(name, "name", "constant", c.doc) for name, c in edition.consts.items()]
         out += [Completion(name, "function", "table", t.doc) for name, t in edition.tables.items()]
         out += [Completion(name, "name", "option", o.doc) for name, o in edition.options.items()]
-    return out + _groups(analysis)
+    return out + _ROUND_VALUES(analysis) + _groups(analysis)
 
 
 def _everything(analysis: Analysis) -> list[Completion]:
@@ -1362,28 +1406,75 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     return out
 
 
+class _Statement(NamedTuple):
+    """The tokens m..end of one top-level statement, as the outline reads them."""
+
+    toks: list[Tok]
+    m: int
+    end: int
+
+    def token(self, k: int, kind: str) -> Tok | None:
+        """Its k-th token, if it is of `kind` (name, string, ...)."""
+        return self.toks[self.m + k] if self.m + k <= self.end and self.toks[self.m + k].kind == kind else None
+
+    def entry(self, name: str, kind: str, name_tok: Tok, detail: str | None = None) -> OutlineItem:
+        return OutlineItem(name, kind, self.toks[self.m].start, self.toks[self.end].end, name_tok.start, name_tok.end,
+                           detail)
+
+
 def _outline_item(toks: list[Tok], m: int, end_i: int) -> OutlineItem | None:
     """The outline entry of the statement of tokens m..end_i, or None for one the outline skips."""
-    first, last = toks[m], toks[end_i]
-    nxt = toks[m + 1] if m + 1 <= end_i else None
-    third = toks[m + 2] if m + 2 <= end_i and toks[m + 2].kind == "string" else None
-    kw = first.text
+    statement = _Statement(toks, m, end_i)
+    keyword = toks[m].text
+    if keyword in _OUTLINE_WORDS:
+        return _named_entry(statement, *_OUTLINE_WORDS[keyword])
+    outlined = _OUTLINE.get(keyword)
+    return outlined(statement) if outlined is not None else None
 
-    def item(name, kind, name_tok, detail=None):
-        return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
 
-    if kw in ERRATA_TARGETS and nxt is not None and nxt.kind == "string":
-        return item(unquote_string(nxt.text), kw, nxt)
-    if kw in ("change", "remove") and third is not None:
-        return item(f"{kw} {nxt.text} {unquote_string(third.text)}", kw, third)
-    if kw == "ast" and nxt is not None and nxt.kind == "name":
-        track = item(nxt.text, "track", nxt, unquote_string(third.text) if third is not None else None)
-        track.children = [_epoch_entry(toks, j, end_i) for j in range(m, end_i)
-                          if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string"]
-        return track
-    if kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
-        return item(nxt.text, kw, nxt, unquote_string(third.text) if kw == "group" and third is not None else None)
-    return item("score", "score", first) if kw == "score" else None
+def _item_entry(st: _Statement) -> OutlineItem | None:
+    """`advance "Pottery" { ... }` (a calamity, a commodity)."""
+    name = st.token(1, "string")
+    return st.entry(unquote_string(name.text), st.toks[st.m].text, name) if name is not None else None
+
+
+def _edit_entry(st: _Statement) -> OutlineItem | None:
+    """`change advance "Pottery" { ... }`, `remove calamity "Flood"`."""
+    name = st.token(2, "string")
+    if name is None:
+        return None
+    keyword = st.toks[st.m].text
+    return st.entry(f"{keyword} {st.toks[st.m + 1].text} {unquote_string(name.text)}", keyword, name)
+
+
+def _ast_entry(st: _Statement) -> OutlineItem | None:
+    """An A.S.T. track, with its epochs."""
+    track = _named_entry(st, "track", True)
+    if track is not None:
+        track.children = [_epoch_entry(st.toks, j, st.end) for j in range(st.m, st.end)
+                          if st.toks[j].kind == "kw" and st.toks[j].text == "epoch" and st.toks[j + 1].kind == "string"]
+    return track
+
+
+def _named_entry(st: _Statement, kind: str, titled: bool) -> OutlineItem | None:
+    """A statement declaring a bare name (`group arts "Arts"`, `stat food "Food"`), its title the
+    detail when `titled`."""
+    name = st.token(1, "name")
+    if name is None:
+        return None
+    title = st.token(2, "string") if titled else None
+    return st.entry(name.text, kind, name, unquote_string(title.text) if title is not None else None)
+
+
+# The statements the outline lists, by keyword: those declaring a bare name, (their kind, whether
+# their title is the detail) (a round track is `round_track`, as in the index of references), and
+# the others, each with its own reading.
+_OUTLINE_WORDS = {"group": ("group", True), "const": ("const", False), "table": ("table", False),
+                  "option": ("option", False), "deck": ("deck", True), "track": ("round_track", True),
+                  **{w: (w, True) for w in ("stat", "flag", "choice", "threshold", "pool", "event_table", "phase")}}
+_OUTLINE: dict[str, Callable[[_Statement], OutlineItem | None]] = {
+    **{k: _item_entry for k in ERRATA_TARGETS}, "change": _edit_entry, "remove": _edit_entry, "ast": _ast_entry,
+    "score": lambda st: st.entry("score", "score", st.toks[st.m])}
 
 
 def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
@@ -1782,7 +1873,10 @@ def build_server():
     symbol_kinds = {"advance": T.SymbolKind.Class, "calamity": T.SymbolKind.Event, "commodity": T.SymbolKind.Struct,
                     "track": T.SymbolKind.Namespace, "epoch": T.SymbolKind.EnumMember, "group": T.SymbolKind.Enum,
                     "const": T.SymbolKind.Constant, "table": T.SymbolKind.Array, "option": T.SymbolKind.Boolean,
-                    "score": T.SymbolKind.Object, "change": T.SymbolKind.Property, "remove": T.SymbolKind.Property}
+                    "score": T.SymbolKind.Object, "change": T.SymbolKind.Property, "remove": T.SymbolKind.Property,
+                    "stat": T.SymbolKind.Variable, "flag": T.SymbolKind.Boolean, "choice": T.SymbolKind.TypeParameter,
+                    "threshold": T.SymbolKind.Event, "pool": T.SymbolKind.Array, "round_track": T.SymbolKind.Namespace,
+                    "event_table": T.SymbolKind.Array, "deck": T.SymbolKind.Struct, "phase": T.SymbolKind.Function}
 
     @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(params: T.DocumentSymbolParams):

@@ -19,8 +19,10 @@ MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest 
 MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
 
 
-def _hint(name: str, candidates) -> str:
-    if len(name) > 200:
+def _hint(name, candidates) -> str:
+    """" (did you mean `X`?)" for the closest of CANDIDATES to a name; nothing for a key that is
+    not a name, or one too long to compare."""
+    if not isinstance(name, str) or len(name) > 200:
         return ""
     from .diagnostics import did_you_mean  # only for a mistake: answering never loads it
 
@@ -49,11 +51,25 @@ def _value(value) -> str:
     return _short(value if not isinstance(value, str) else repr(value[:200]))
 
 
-def parse_yaml(path: Path) -> dict:
-    import yaml  # only when a state file is given
+def _key(key) -> str:
+    """A key of a mapping for a message: a name as it is, any other value as Python writes it."""
+    return _short(key) if isinstance(key, str) else _value(key)
 
+
+def parse_yaml(path: Path) -> dict:
+    """A state (or table) file's mapping: read within the limits, decoded, parsed by the one
+    YAML reader; every problem a StateError located in the file."""
+    data = _parse_text(_decode(_read_limited(path), path), path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
+    return data
+
+
+def _read_limited(path: Path) -> bytes:
+    """The bytes of a regular file, never more than the limit read (and no blocking on a FIFO)."""
     try:
-        # no blocking on a FIFO, nothing but a regular file, never more than the limit read
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
@@ -63,17 +79,28 @@ def parse_yaml(path: Path) -> dict:
         raise StateError(f"{path}: cannot read the state file: {getattr(exc, 'strerror', None) or exc}") from None
     if len(raw) > MAX_STATE_BYTES:
         raise StateError(f"{path}: the state file is larger than {MAX_STATE_BYTES:,} bytes")
+    return raw
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    """The file's text; a byte that is not UTF-8 is located by line and column."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = raw[: exc.start].decode("utf-8", errors="replace")
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
+
+
+def _parse_text(text: str, path: Path):
+    """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read)."""
+    import yaml  # only when a state file is given
+
     from . import safeyaml
 
     try:
-        data = safeyaml.load(text)
+        return safeyaml.load(text)
     except safeyaml.YAMLLimitError as exc:
         raise StateError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -84,42 +111,45 @@ def parse_yaml(path: Path) -> dict:
         raise StateError(f"{path}: the state file is nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise StateError(f"{path}: not a usable value: {_short(str(exc))}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
-    return data
 
 
 def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
                options: tuple[str, ...] | list[str] = ()) -> dict:
     """The facts of a state file (if any) overridden by `--set key=value` assignments; rule
     switches (`options:` in the file, `--option NAME=on|off`) under "options"."""
-    facts: dict = {}
-    if state_file:
-        facts.update(parse_yaml(Path(state_file)))
+    facts: dict = parse_yaml(Path(state_file)) if state_file else {}
     for item in sets:
-        key, value = parse_assignment(item)
-        head, dot, entry = key.partition(".")
-        if not dot:
-            facts[key] = value
-            continue
-        # `--set commodities.Grain=2`: one entry of a map fact, the rest of the map kept
-        if not head or not entry:
-            raise StateError(f"--set {item!r}: write NAME=VALUE, or NAME.KEY=VALUE for an entry of a map")
-        current = facts.get(head, {})
-        if not isinstance(current, dict):
-            raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
-        facts[head] = {**current, entry: value}
+        _set_fact(facts, item)
     if options:
-        chosen = dict(facts.get("options") or {}) if isinstance(facts.get("options"), dict) else {}
-        for item in options:
-            name, sep, value = item.partition("=")
-            if not sep or value.strip().lower() not in ("on", "off"):
-                raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
-            chosen[name.strip()] = value.strip().lower() == "on"
-        facts["options"] = chosen
+        facts["options"] = _switched(facts.get("options"), options)
     return facts
+
+
+def _set_fact(facts: dict, item: str) -> None:
+    """One `--set NAME=VALUE`, or `--set commodities.Grain=2`: one entry of a map fact, the rest
+    of the map kept."""
+    key, value = parse_assignment(item)
+    head, dot, entry = key.partition(".")
+    if not dot:
+        facts[key] = value
+        return
+    if not head or not entry:
+        raise StateError(f"--set {item!r}: write NAME=VALUE, or NAME.KEY=VALUE for an entry of a map")
+    current = facts.get(head, {})
+    if not isinstance(current, dict):
+        raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
+    facts[head] = {**current, entry: value}
+
+
+def _switched(given, options) -> dict:
+    """The rule switches of the state file (GIVEN) with `--option NAME=on|off` ones over them."""
+    chosen = dict(given) if isinstance(given, dict) else {}
+    for item in options:
+        name, sep, value = item.partition("=")
+        if not sep or value.strip().lower() not in ("on", "off"):
+            raise StateError(f"--option {item!r}: write NAME=on or NAME=off")
+        chosen[name.strip()] = value.strip().lower() == "on"
+    return chosen
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
@@ -148,8 +178,7 @@ def check_state(data: dict, advances, commodities, groups, source: str = "state"
     clean: dict = {}
     for key, value in data.items():
         if not isinstance(key, str) or key not in vocab.FACTS:
-            shown = _short(key) if isinstance(key, str) else _value(key)
-            checker.problem(f"unknown key `{shown}`{checker.hint(key, vocab.FACTS) if isinstance(key, str) else ''}")
+            checker.problem(f"unknown key `{_key(key)}`{checker.hint(key, vocab.FACTS)}")
             continue
         fact = vocab.FACTS[key]
         clean[key] = getattr(checker, f"check_{fact.type}")(key, fact, value)
@@ -167,7 +196,9 @@ class _FactChecker:
     problem is kept, in order, and the state is rejected if there is any."""
 
     def __init__(self, source: str, advances, commodities, groups):
-        self.source, self.advances, self.commodities, self.groups = source, advances, commodities, groups
+        self.source, self.advances, self.groups = source, advances, groups
+        # what the names of a list fact (advances) or a map fact (groups) are, where not these
+        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity")}
         self.problems: list[str] = []
 
     def problem(self, text: str) -> None:
@@ -199,7 +230,7 @@ class _FactChecker:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.problem(f"`{key}` must be a list of names")
             return value
-        valid, what = (self.groups, "group") if key == "start_credits_used" else (self.advances, "advance")
+        valid, what = self.named.get(key, (self.advances, "advance"))
         for name in value:
             if name not in valid:
                 self.problem(f"`{key}` names unknown {what} `{_short(name)}`{self.hint(name, valid)}")
@@ -209,15 +240,18 @@ class _FactChecker:
         if not isinstance(value, dict):
             self.problem(f"`{key}` must be a mapping of name: number")
             return value
-        valid, what = (self.commodities, "commodity") if key == "commodities" else (self.groups, "group")
+        valid, what = self.named.get(key, (self.groups, "group"))
         for name, n in value.items():
             if name not in valid:
-                shown = _short(name) if isinstance(name, str) else _value(name)
-                close = self.hint(name, valid) if isinstance(name, str) else ""
-                self.problem(f"`{key}` names unknown {what} `{shown}`{close}")
-            elif isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > MAX_COUNT:
+                self.problem(f"`{key}` names unknown {what} `{_key(name)}`{self.hint(name, valid)}")
+            elif not _count(n):
                 self.problem(f"`{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
         return value
+
+
+def _count(n) -> bool:
+    """N is a count a board can hold: a whole number (not a yes/no) from 0 to MAX_COUNT."""
+    return isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_COUNT
 
 
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
@@ -240,35 +274,31 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
 def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
     """The marker cannot stand past the finish of the player's row (or, without a civilization,
     of the track)."""
-    problems = []
     rows = civilizations.get(civ, {}).get("rows", {}) if civ is not None else {}
-    ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
-    if ends and position > max(ends.values()):  # without `ast_track`, beyond the finish of every row
-        t = max(ends, key=ends.get)
-        problems.append(f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on "
-                        f"`{t}` (space {ends[t]})")
+    if rows:
+        return _beyond_row(position, civ, track, rows, source)
     declared = [tracks[t]["spaces"] for t in ([track] if track else tracks) if tracks[t]["spaces"] is not None]
-    if not rows and declared and position > max(declared):
-        problems.append(f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. "
-                        f"(space {max(declared)})")
-    return problems
+    if declared and position > max(declared):
+        return [f"{source}: `ast_position` {position} is beyond the finish of the A.S.T. (space {max(declared)})"]
+    return []
+
+
+def _beyond_row(position: int, civ: str, track, rows: dict, source: str) -> list[str]:
+    """Past the finish of the civilization's row on the track (without `ast_track`, of every row)."""
+    ends = {t: row["spaces"] for t, row in rows.items() if (track is None or t == track) and row["spaces"]}
+    if not ends or position <= max(ends.values()):
+        return []
+    t = max(ends, key=ends.get)
+    return [f"{source}: `ast_position` {position} is beyond the finish of {civ}'s row on `{t}` (space {ends[t]})"]
 
 
 def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
     """The scenario must be one the rulebook declares; spent start credits need single-use ones;
     no hand holds more cards of a commodity than the edition's deck has."""
-    problems = []
-    scenarios = getattr(module, "SCENARIOS", ())
-    scenario = facts.get("scenario")
-    if scenario is not None and scenario not in scenarios:
-        known = _hint(scenario, scenarios) or (f"; scenarios: {', '.join(scenarios)}" if scenarios
-                                               else "; the rulebook declares none")
-        problems.append(f"{source}: `scenario` names unknown scenario `{_short(scenario)}`{known}")
     blocks = sorted({c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]})
-    block = facts.get("block")
-    if block is not None and block not in blocks:
-        known = _hint(block, blocks) or (f"; blocks: {', '.join(blocks)}" if blocks else "; the rulebook declares none")
-        problems.append(f"{source}: `block` names unknown trade block `{_short(block)}`{known}")
+    problems = (_undeclared(facts.get("scenario"), getattr(module, "SCENARIOS", ()), "scenario", "scenario",
+                            "scenarios", source)
+                + _undeclared(facts.get("block"), blocks, "block", "trade block", "blocks", source))
     sc = getattr(module, "START_CREDITS", None)
     if facts.get("start_credits_used") and not (sc and sc["once"]):
         problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "
@@ -276,6 +306,15 @@ def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
     problems += hand_limits(facts.get("commodities") or {}, module.COMMODITIES, f"{source}: `commodities`")
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _undeclared(value, declared, key: str, what: str, plural: str, source: str) -> list[str]:
+    """A fact (KEY) naming something the rulebook does not declare: the closest name, else the
+    declared ones, else that there are none."""
+    if value is None or value in declared:
+        return []
+    listed = f"; {plural}: {', '.join(declared)}" if declared else "; the rulebook declares none"
+    return [f"{source}: `{key}` names unknown {what} `{_short(value)}`{_hint(value, declared) or listed}"]
 
 
 def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:
@@ -314,32 +353,36 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     strict=False it is kept as given, for the state check to report."""
     table = item_names(module, kind)
     valid = getattr(module, ITEM_TABLES[kind])
-    out, bad = [], []
-    for n in names:
-        if n in valid:
-            out.append(n)
-            continue
-        found = table.get(n.casefold()) if isinstance(n, str) else None
-        if found is None:
-            bad.append(n)
-            out.append(n)
-        else:
-            out.append(found)
+    names = list(names)
+    found = [_own_name(n, valid, table) for n in names]
+    bad = [n for n, own in zip(names, found) if own is None]
     if bad and strict:
-        from .diagnostics import did_you_mean_words
-
         known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
-        problems = []
-        for n in bad[:MAX_PROBLEMS]:
-            hint = ""
-            if isinstance(n, str) and len(n) <= 200:
-                best = did_you_mean_words(n, known)
-                if best is not None:
-                    own = table.get(best.casefold(), best)
-                    hint = f" (did you mean `{best}`?)" if own == best else f" (did you mean `{best}`, that is `{own}`?)"
-            problems.append(f"{option}: unknown {kind} `{_short(n)}`{hint}")
+        problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
         raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
-    return out
+    return [n if own is None else own for n, own in zip(names, found)]
+
+
+def _own_name(name, valid, table: dict) -> str | None:
+    """The item's own name for any declared name or `aka` of it, in any case; None for a name
+    the rulebook does not declare."""
+    if name in valid:
+        return name
+    return table.get(name.casefold()) if isinstance(name, str) else None
+
+
+def _item_hint(name, known: list, table: dict) -> str:
+    """The closest declared name (its single words considered), with the item's own name when
+    the closest is another's `aka`."""
+    if not isinstance(name, str) or len(name) > 200:
+        return ""
+    from .diagnostics import did_you_mean_words
+
+    best = did_you_mean_words(name, known)
+    if best is None:
+        return ""
+    own = table.get(best.casefold(), best)
+    return f" (did you mean `{best}`?)" if own == best else f" (did you mean `{best}`, that is `{own}`?)"
 
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:
@@ -349,22 +392,23 @@ def check_names(names: list[str], valid, what: str, option: str) -> None:
         raise StateError("\n".join(_first(bad + unknown[MAX_PROBLEMS:])))
 
 
+# the JSON Schema of a fact's value, by its vocabulary type
+_FACT_SCHEMAS = {
+    "int": {"type": "integer"},
+    "bool": {"type": "boolean"},
+    "str": {"type": "string"},
+    "list": {"type": "array", "items": {"type": "string"}},
+    "map": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+}
+
+
 def state_schema() -> dict:
     """JSON Schema of a player state file, derived from vocabulary.FACTS."""
     props = {}
     for f in vocab.FACTS.values():
-        if f.type == "int":
-            p = {"type": "integer"}
-            if f.minimum is not None:
-                p["minimum"] = f.minimum
-        elif f.type == "bool":
-            p = {"type": "boolean"}
-        elif f.type == "str":
-            p = {"type": "string"}
-        elif f.type == "list":
-            p = {"type": "array", "items": {"type": "string"}}
-        else:
-            p = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+        p = dict(_FACT_SCHEMAS[f.type])
+        if f.type == "int" and f.minimum is not None:
+            p["minimum"] = f.minimum
         p["description"] = f.doc
         props[f.name] = p
     return {

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import vocabulary as vocab
 from .errors import StateError
-from .state import _first, _hint, _short, _value, parse_yaml
+from .state import _first, _hint, _key, _short, _value, parse_yaml
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -54,25 +54,36 @@ class Seat:
         """(name, state) of the players related to this one; None when the table does not say."""
         if relation in ("others", "everyone"):
             names = [n for n in self.table.players if n != self.name or relation == "everyone"]
-        elif relation in vocab.FACT_RELATIONS and self._one_block(relation):
-            names = [n for n in self.table.players if n != self.name]
         elif relation in vocab.FACT_RELATIONS:
-            mine = self._fact(self.name, vocab.FACT_RELATIONS[relation])
-            if mine is None:
-                return None
-            names = [n for n in self.table.players
-                     if n != self.name and self._fact(n, vocab.FACT_RELATIONS[relation]) == mine]
+            names = self._sharing(vocab.FACT_RELATIONS[relation])
         else:
-            pairs = self.table.borders.get(relation)
-            if pairs is None:
-                return None
-            names = [n for n in self.table.players if n != self.name and n in pairs.get(self.name, ())]
-        return [(n, self.table.fresh(n)) for n in names]
+            names = self._bordering(relation)
+        return None if names is None else [(n, self.table.fresh(n)) for n in names]
 
-    def _one_block(self, relation: str) -> bool:
-        """A block relation with fewer players than `resolution { separate_blocks }`: one block."""
+    def _others(self) -> list[str]:
+        return [n for n in self.table.players if n != self.name]
+
+    def _sharing(self, fact: str) -> list[str] | None:
+        """The other players with this player's value of FACT; None when his is not known."""
+        if self._one_block(fact):
+            return self._others()
+        mine = self._fact(self.name, fact)
+        if mine is None:
+            return None
+        return [n for n in self._others() if self._fact(n, fact) == mine]
+
+    def _bordering(self, relation: str) -> list[str] | None:
+        """The other players the table's borders of this relation link to this one."""
+        pairs = self.table.borders.get(relation)
+        if pairs is None:
+            return None
+        mine = pairs.get(self.name, ())
+        return [n for n in self._others() if n in mine]
+
+    def _one_block(self, fact: str) -> bool:
+        """The block, with fewer players than `resolution { separate_blocks }`: one block."""
         least = self.table.module.TABLE_RULES.get("separate_blocks")
-        return vocab.FACT_RELATIONS[relation] == "block" and least is not None and len(self.table.players) < least
+        return fact == "block" and least is not None and len(self.table.players) < least
 
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
@@ -126,31 +137,48 @@ def load_table(rulebook, path: str | Path | None = None, data: dict | None = Non
     source = str(path) if path is not None else "table"
     if data is None:
         data = parse_yaml(Path(path))
-    problems: list[str] = []
-    for key in data:
-        if not isinstance(key, str) or key not in TABLE_KEYS:
-            shown = _short(key) if isinstance(key, str) else _value(key)
-            problems.append(f"{source}: unknown key `{shown}`{_hint(key, TABLE_KEYS) if isinstance(key, str) else ''}")
-    table_options = data.get("options") or {}
-    if options:
-        from .state import facts_from
-
-        table_options = {**(table_options if isinstance(table_options, dict) else {}),
-                         **facts_from(None, (), options)["options"]}
-    try:
-        rulebook.options(table_options, f"{source}: options")
-    except StateError as exc:
-        problems.append(str(exc))
-        table_options = {}
+    problems = _unknown_keys(data, TABLE_KEYS, source)
+    table_options = _table_options(rulebook, data.get("options") or {}, options, source, problems)
     players, ranks = _players(rulebook, data.get("players"), source, table_options, problems)
-    # every name the file gives a player, his facts wrong or not: one mistake is reported once,
-    # not again wherever the player is named
-    named = [p["name"] for p in data.get("players") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    named = _names_given(data.get("players"))
     borders = _borders(data.get("borders"), named, source, problems)
     calamities = _calamities(rulebook, data.get("calamities"), named, source, problems)
     if problems:
         raise StateError("\n".join(_first(problems)))
     return Table(rulebook, players, ranks, borders, calamities, table_options)
+
+
+def _names_given(players) -> list[str]:
+    """Every name the table file gives a player (his facts wrong or not), so that one mistake is
+    reported once, not again wherever the player is named."""
+    if not isinstance(players, list):
+        return []
+    return [p["name"] for p in players if isinstance(p, dict) and isinstance(p.get("name"), str)]
+
+
+def _unknown_keys(mapping: dict, known: dict, where: str) -> list[str]:
+    """A problem for each key of MAPPING that is not one of KNOWN, with the closest known one."""
+    out = []
+    for key in mapping:
+        if isinstance(key, str) and key in known:
+            continue
+        out.append(f"{where}: unknown key `{_key(key)}`{_hint(key, known)}")
+    return out
+
+
+def _table_options(rulebook, given, switched, source: str, problems: list) -> dict:
+    """The rule switches of the whole table: the file's `options`, overridden by the command
+    line's `--option` ones (SWITCHED), checked against the rulebook's declared options."""
+    if switched:
+        from .state import facts_from
+
+        given = {**(given if isinstance(given, dict) else {}), **facts_from(None, (), switched)["options"]}
+    try:
+        rulebook.options(given, f"{source}: options")
+    except StateError as exc:
+        problems.append(str(exc))
+        return {}
+    return given
 
 
 def _name_problem(name, players: list, where: str, what: str = "player") -> str | None:
@@ -161,42 +189,65 @@ def _name_problem(name, players: list, where: str, what: str = "player") -> str 
     return None
 
 
+def _whole(value, least: int) -> bool:
+    """VALUE is a whole number (not a yes/no) of at least LEAST."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
 def _players(rulebook, given, source: str, options: dict, problems: list) -> tuple[dict, dict]:
     if not isinstance(given, list) or not given:
         problems.append(f"{source}: `players` must be a list of players, each a mapping with a `name`")
         return {}, {}
     players, ranks = {}, {}
-    civilizations = getattr(rulebook.module, "CIVILIZATIONS", {})
     for i, entry in enumerate(given):
         where = f"{source}: players[{i}]"
-        if not isinstance(entry, dict):
-            problems.append(f"{where}: a player is a mapping of facts with a `name`, not {_value(entry)}")
+        problem = _player_entry_problem(entry, players, where)
+        if problem:
+            problems.append(problem)
             continue
-        name = entry.get("name")
-        if not isinstance(name, str) or not name.strip():
-            problems.append(f"{where}: every player needs a `name` (text)")
-            continue
-        where = f"{where} ({_short(name)})"
-        if name in players:
-            problems.append(f"{where}: a second player named `{_short(name)}`")
-            continue
-        facts = {k: v for k, v in entry.items() if k not in PLAYER_KEYS}
-        # the player count is the table's, unless a player's facts say otherwise
-        facts.setdefault("players", len(given))
-        own = facts.get("options")
-        facts["options"] = {**options, **own} if isinstance(own, dict) else options if own is None else own
+        where = f"{where} ({_short(entry['name'])})"
         try:
-            players[name] = rulebook.state((), facts, where)
+            players[entry["name"]] = _player_state(rulebook, entry, len(given), options, where)
         except StateError as exc:
             problems.append(str(exc))
             continue
-        rank = entry.get("ast_rank")
-        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
-            problems.append(f"{where}: `ast_rank` must be a whole number from 1, not {_value(rank)}")
-            rank = None
-        civ = players[name].facts.get("civilization")
-        ranks[name] = rank if rank is not None else (civilizations.get(civ, {}).get("rank") if civ else None)
+        ranks[entry["name"]] = _rank(rulebook, entry, players[entry["name"]], where, problems)
     return players, ranks
+
+
+def _player_entry_problem(entry, players: dict, where: str) -> str | None:
+    """What is wrong with a player's entry before his facts are read: not a mapping, no name, or
+    the name of a player before him."""
+    if not isinstance(entry, dict):
+        return f"{where}: a player is a mapping of facts with a `name`, not {_value(entry)}"
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return f"{where}: every player needs a `name` (text)"
+    if name in players:
+        return f"{where} ({_short(name)}): a second player named `{_short(name)}`"
+    return None
+
+
+def _player_state(rulebook, entry: dict, count: int, options: dict, where: str):
+    """A player's state, loaded as a one-player state is: his facts, the table's player COUNT
+    unless he says otherwise, and the table's OPTIONS under his own."""
+    facts = {k: v for k, v in entry.items() if k not in PLAYER_KEYS}
+    facts.setdefault("players", count)
+    own = facts.get("options")
+    facts["options"] = {**options, **own} if isinstance(own, dict) else options if own is None else own
+    return rulebook.state((), facts, where)
+
+
+def _rank(rulebook, entry: dict, state, where: str, problems: list) -> int | None:
+    """A player's A.S.T. rank: the table's `ast_rank`, else his civilization's, else None."""
+    rank = entry.get("ast_rank")
+    if rank is not None and not _whole(rank, 1):
+        problems.append(f"{where}: `ast_rank` must be a whole number from 1, not {_value(rank)}")
+        rank = None
+    if rank is not None:
+        return rank
+    civ = state.facts.get("civilization")
+    return getattr(rulebook.module, "CIVILIZATIONS", {}).get(civ, {}).get("rank") if civ else None
 
 
 def _borders(given, players: list, source: str, problems: list) -> dict:
@@ -207,31 +258,38 @@ def _borders(given, players: list, source: str, problems: list) -> dict:
         return {}
     out: dict = {}
     for relation, pairs in given.items():
-        where = f"{source}: borders.{_short(relation) if isinstance(relation, str) else _value(relation)}"
+        where = f"{source}: borders.{_key(relation)}"
         if relation not in RELATIONS:
-            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS) if isinstance(relation, str) else ''}"
-                            f" (relations: {', '.join(RELATIONS)})")
-            continue
-        if not isinstance(pairs, list):
+            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS)} (relations: {', '.join(RELATIONS)})")
+        elif not isinstance(pairs, list):
             problems.append(f"{where}: a list of [player, player] pairs")
-            continue
-        links: dict[str, set] = {}
-        for j, pair in enumerate(pairs):
-            if not (isinstance(pair, list) and len(pair) == 2):
-                problems.append(f"{where}[{j}]: a pair of player names, not {_value(pair)}")
-                continue
-            bad = [p for p in (_name_problem(n, players, f"{where}[{j}]") for n in pair) if p]
-            if bad:
-                problems.extend(bad)
-                continue
-            a, b = pair
-            if a == b:
-                problems.append(f"{where}[{j}]: a player does not border himself")
-                continue
-            links.setdefault(a, set()).add(b)
-            links.setdefault(b, set()).add(a)
-        out[relation] = links
+        else:
+            out[relation] = _links(pairs, players, where, problems)
     return out
+
+
+def _links(pairs: list, players: list, where: str, problems: list) -> dict[str, set]:
+    """One relation's pairs of players, both ways: name -> the names it borders."""
+    links: dict[str, set] = {}
+    for j, pair in enumerate(pairs):
+        bad = _pair_problems(pair, players, f"{where}[{j}]")
+        if bad:
+            problems.extend(bad)
+            continue
+        a, b = pair
+        links.setdefault(a, set()).add(b)
+        links.setdefault(b, set()).add(a)
+    return links
+
+
+def _pair_problems(pair, players: list, where: str) -> list[str]:
+    """What is wrong with one border: not a pair, an unknown name, a player bordering himself."""
+    if not (isinstance(pair, list) and len(pair) == 2):
+        return [f"{where}: a pair of player names, not {_value(pair)}"]
+    bad = [p for p in (_name_problem(n, players, where) for n in pair) if p]
+    if not bad and pair[0] == pair[1]:
+        bad.append(f"{where}: a player does not border himself")
+    return bad
 
 
 def _calamities(rulebook, given, players: list, source: str, problems: list) -> list:
@@ -247,38 +305,53 @@ def _calamities(rulebook, given, players: list, source: str, problems: list) -> 
         if not isinstance(entry, dict):
             problems.append(f"{where}: a mapping with `calamity` and `victim`, not {_value(entry)}")
             continue
-        for key in entry:
-            if key not in CALAMITY_KEYS:
-                shown = _short(key) if isinstance(key, str) else _value(key)
-                problems.append(f"{where}: unknown key `{shown}`{_hint(key, CALAMITY_KEYS) if isinstance(key, str) else ''}")
-        name = entry.get("calamity")
-        if not isinstance(name, str):
-            problems.append(f"{where}: `calamity` names the calamity (text)")
+        problems += _unknown_keys(entry, CALAMITY_KEYS, where)
+        name = _calamity_name(rulebook, entry.get("calamity"), where, problems)
+        if name is not None:
+            out.append(_calamity(rulebook, i, name, entry, players, f"{where} ({name})", problems))
+    return out
+
+
+def _calamity_name(rulebook, name, where: str, problems: list) -> str | None:
+    """The calamity's own name for any name the rulebook declares for it; None (and a problem)
+    for anything else."""
+    if not isinstance(name, str):
+        problems.append(f"{where}: `calamity` names the calamity (text)")
+        return None
+    try:
+        return rulebook.calamity_name(name)
+    except StateError as exc:
+        problems.append(f"{where}: {exc}")
+        return None
+
+
+def _calamity(rulebook, i: int, name: str, entry: dict, players: list, where: str, problems: list) -> dict:
+    """One calamity drawn this turn: its players checked (the victim, the trader, the beneficiary
+    named, the secondary victims)."""
+    victim, trader = entry.get("victim"), entry.get("traded_by")
+    named_badly = _role_problems(entry, players, where)
+    problems += named_badly.values()
+    if not ({"victim", "traded_by"} & named_badly.keys()) and trader is not None and trader == victim:
+        problems.append(f"{where}: `traded_by` is the victim himself (leave it out for a card he drew)")
+    klass = rulebook.calamities[name]["class"]
+    if trader is not None and not klass.endswith(" tradable") and klass != "minor":
+        problems.append(f"{where}: `traded_by` is given, but {name} is not tradable")
+    secondary = _secondary(entry.get("secondary"), players, victim, where, problems)
+    return {"index": i, "calamity": name, "victim": victim, "traded_by": trader,
+            "secondary": secondary, "beneficiary": entry.get("beneficiary")}
+
+
+def _role_problems(entry: dict, players: list, where: str) -> dict[str, str]:
+    """The players a calamity names (its victim always, the trader and beneficiary if given) that
+    are not the table's: role -> problem."""
+    out = {}
+    for key in ("victim", "traded_by", "beneficiary"):
+        value = entry.get(key)
+        if value is None and key != "victim":
             continue
-        try:
-            name = rulebook.calamity_name(name)
-        except StateError as exc:
-            problems.append(f"{where}: {exc}")
-            continue
-        where = f"{where} ({name})"
-        found = []
-        for key in ("victim", "traded_by", "beneficiary"):
-            value = entry.get(key)
-            if value is None and key != "victim":
-                continue
-            problem = _name_problem(value, players, f"{where}: `{key}`")
-            if problem:
-                problems.append(problem)
-                found.append(key)
-        victim, trader = entry.get("victim"), entry.get("traded_by")
-        if "victim" not in found and "traded_by" not in found and trader is not None and trader == victim:
-            problems.append(f"{where}: `traded_by` is the victim himself (leave it out for a card he drew)")
-        if trader is not None and not rulebook.calamities[name]["class"].endswith(" tradable") \
-                and rulebook.calamities[name]["class"] != "minor":
-            problems.append(f"{where}: `traded_by` is given, but {name} is not tradable")
-        secondary = _secondary(entry.get("secondary"), players, victim, where, problems)
-        out.append({"index": i, "calamity": name, "victim": victim, "traded_by": trader,
-                    "secondary": secondary, "beneficiary": entry.get("beneficiary")})
+        problem = _name_problem(value, players, f"{where}: `{key}`")
+        if problem:
+            out[key] = problem
     return out
 
 
@@ -286,26 +359,32 @@ def _secondary(given, players: list, victim, where: str, problems: list):
     """The victim's assignment: None (not given), or [(name, amount or None)] in the file's order."""
     if given is None:
         return None
-    if isinstance(given, list):
-        given = {n: None for n in given} if all(isinstance(n, str) for n in given) and \
-            len(set(given)) == len(given) else given
+    if isinstance(given, list) and all(isinstance(n, str) for n in given) and len(set(given)) == len(given):
+        given = {n: None for n in given}
     if not isinstance(given, dict):
         problems.append(f"{where}: `secondary` is a list of player names, or a mapping of name: amount assigned")
         return None
     out = []
     for name, amount in given.items():
-        problem = _name_problem(name, players, f"{where}: `secondary`")
+        problem = _secondary_problem(name, amount, players, victim, where)
         if problem:
             problems.append(problem)
-            continue
-        if name == victim:
-            problems.append(f"{where}: `secondary` names the primary victim `{name}`")
-            continue
-        if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
-            problems.append(f"{where}: `secondary.{name}` must be a whole number from 0, not {_value(amount)}")
-            continue
-        out.append((name, amount))
+        else:
+            out.append((name, amount))
     return out
+
+
+def _secondary_problem(name, amount, players: list, victim, where: str) -> str | None:
+    """What is wrong with one secondary victim named by the table: not a player, the primary
+    victim himself, or an amount that is not a whole number."""
+    problem = _name_problem(name, players, f"{where}: `secondary`")
+    if problem:
+        return problem
+    if name == victim:
+        return f"{where}: `secondary` names the primary victim `{name}`"
+    if amount is not None and not _whole(amount, 0):
+        return f"{where}: `secondary.{name}` must be a whole number from 0, not {_value(amount)}"
+    return None
 
 
 def table_schema() -> dict:

@@ -86,7 +86,7 @@ class Phase:
         return {
             "complete": self.complete,
             "players": [{"name": n, "ast_rank": self.table.ranks.get(n)} for n in self.table.players],
-            "rules": {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k != "lines"},
+            "rules": _rules_data(rules),
             "seed": self.seed,
             "discarded": [{"victim": d.victim, "calamity": d.calamity, "index": d.index, "why": d.why}
                           for d in self.discarded],
@@ -95,6 +95,12 @@ class Phase:
             "notes": list(self.notes),
             "missing_facts": self.missing_facts,
         }
+
+
+def _rules_data(rules: dict) -> dict:
+    """The edition's resolution rules as data: settings by name (tuples as lists), without the
+    rulebook lines they come from."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k != "lines"}
 
 
 def _resolved_dict(r: Resolved) -> dict:
@@ -142,21 +148,39 @@ def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Dis
     for victim, held in by_victim.items():
         held = list(held)
         for how in rules["discard"]:
-            if how == "duplicates":
-                # one of each name held twice goes first (identical cards: which one does not matter)
-                seen: set[str] = set()
-                for c in list(held):
-                    if c["calamity"] in seen:
-                        held.remove(c)
-                        discarded.append(Discard(victim, c["calamity"], c["index"], "duplicate"))
-                    seen.add(c["calamity"])
-            elif how in ("random", "highest_stack"):
-                for c in _over_limits(module, rules, held, rng if how == "random" else None):
-                    held.remove(c)
-                    discarded.append(Discard(victim, c["calamity"], c["index"], how))
+            why, gone = _DISCARD_RULES[how](module, rules, held, rng)
+            for c in gone:
+                held.remove(c)
+                discarded.append(Discard(victim, c["calamity"], c["index"], why))
         kept.extend(held)
     kept.sort(key=lambda c: c["index"])
     return kept, discarded
+
+
+def _duplicates(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+    """`discard duplicates`: one of each name held twice goes first (identical cards: which one
+    does not matter)."""
+    seen: set[str] = set()
+    gone = []
+    for c in held:
+        if c["calamity"] in seen:
+            gone.append(c)
+        seen.add(c["calamity"])
+    return "duplicate", gone
+
+
+def _at_random(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+    """`discard random`: drawn at random until the limits hold."""
+    return "random", _over_limits(module, rules, held, rng)
+
+
+def _highest_stack(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+    """`discard highest_stack`: those of the highest stacks until the limits hold."""
+    return "highest_stack", _over_limits(module, rules, held, None)
+
+
+# `resolution { discard ... }`: each rule -> (why, the cards it discards from a victim's hand)
+_DISCARD_RULES = {"duplicates": _duplicates, "random": _at_random, "highest_stack": _highest_stack}
 
 
 def _over_limits(module, rules: dict, held: list[dict], rng: random.Random | None) -> list[dict]:
@@ -167,52 +191,70 @@ def _over_limits(module, rules: dict, held: list[dict], rng: random.Random | Non
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
                           (rules["minor_limit"], lambda c: not _is_major(module, c["calamity"])),
                           (rules["limit"], lambda c: True)):
-        if limit is None:
-            continue
-        while True:
-            pool = [c for c in left if chosen(c)]
-            if len(pool) <= limit:
-                break
-            if rng is not None:
-                gone = pool[rng.randrange(len(pool))]
-            else:
-                gone = max(pool, key=lambda c: (module.CALAMITIES[c["calamity"]]["stack"] or 0, c["index"]))
+        pool = [c for c in left if chosen(c)]
+        while limit is not None and len(pool) > limit:
+            gone = _one_to_discard(module, pool, rng)
+            pool.remove(gone)
             left.remove(gone)
             out.append(gone)
     return out
 
 
+def _one_to_discard(module, pool: list[dict], rng: random.Random | None) -> dict:
+    """One card of POOL: drawn with RNG, or without it the highest stack (the latest drawn of equal ones)."""
+    if rng is not None:
+        return pool[rng.randrange(len(pool))]
+    return max(pool, key=lambda c: (module.CALAMITIES[c["calamity"]]["stack"] or 0, c["index"]))
+
+
 # --- 2. order ----------------------------------------------------------------------------------
+
+def _minor_first(table: Table, cal: dict, c: dict):
+    return 0 if cal["class"] == "minor" else 1
+
+
+def _by_stack(table: Table, cal: dict, c: dict):
+    return cal["stack"] if cal["stack"] is not None else 0
+
+
+def _nontradable_first(table: Table, cal: dict, c: dict):
+    return 0 if cal["class"] == "major nontradable" else 1
+
+
+def _by_ast(table: Table, cal: dict, c: dict):
+    rank = table.ranks.get(c["victim"])
+    return rank if rank is not None else float("inf")
+
+
+# `resolution { order ... }`: each key of the order of resolution -> a calamity's value of it
+_ORDER_KEYS = {"minor_first": _minor_first, "stack": _by_stack, "nontradable_first": _nontradable_first,
+               "ast": _by_ast}
+
 
 def order(table: Table, kept: list[dict], notes: list[str]) -> list[dict]:
     module = table.module
-    keys = module.TABLE_RULES["order"]
+    keys = [_ORDER_KEYS[k] for k in module.TABLE_RULES["order"]]
 
     def key(c: dict) -> tuple:
         cal = module.CALAMITIES[c["calamity"]]
-        out = []
-        for k in keys:
-            if k == "minor_first":
-                out.append(0 if cal["class"] == "minor" else 1)
-            elif k == "stack":
-                out.append(cal["stack"] if cal["stack"] is not None else 0)
-            elif k == "nontradable_first":
-                out.append(0 if cal["class"] == "major nontradable" else 1)
-            elif k == "ast":
-                rank = table.ranks.get(c["victim"])
-                out.append(rank if rank is not None else float("inf"))
-        return tuple(out)
+        return tuple(k(table, cal, c) for k in keys)
 
     ordered = sorted(kept, key=lambda c: (key(c), c["index"]))
-    if "ast" in keys:  # a tie the A.S.T. ranking breaks, with a ranking not given: say so
-        for a, b in zip(ordered, ordered[1:]):
-            if key(a)[:-1] == key(b)[:-1] and a["victim"] != b["victim"] and \
-                    None in (table.ranks.get(a["victim"]), table.ranks.get(b["victim"])):
-                notes.append(f"{a['calamity']} of {a['victim']} and {b['calamity']} of {b['victim']} are "
-                             "resolved in A.S.T. order, but the table gives no A.S.T. rank for "
-                             + " and ".join(v for v in (a["victim"], b["victim"]) if table.ranks.get(v) is None)
-                             + ": the table's order is kept")
+    if "ast" in module.TABLE_RULES["order"]:
+        notes += _unranked_ties(table, ordered, key)
     return ordered
+
+
+def _unranked_ties(table: Table, ordered: list[dict], key) -> list[str]:
+    """A tie the A.S.T. ranking breaks, with a ranking not given: a note saying the table's order is kept."""
+    out = []
+    for a, b in zip(ordered, ordered[1:]):
+        unranked = [v for v in (a["victim"], b["victim"]) if table.ranks.get(v) is None]
+        if key(a)[:-1] == key(b)[:-1] and a["victim"] != b["victim"] and unranked:
+            out.append(f"{a['calamity']} of {a['victim']} and {b['calamity']} of {b['victim']} are "
+                       "resolved in A.S.T. order, but the table gives no A.S.T. rank for "
+                       + " and ".join(unranked) + ": the table's order is kept")
+    return out
 
 
 # --- 3. beneficiary ----------------------------------------------------------------------------
@@ -223,6 +265,49 @@ def _value(table: Table, name: str, fact: str):
 
     v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
     return v
+
+
+def _add_missing(missing: list[str], names) -> None:
+    """The facts an answer lacks, each named once, in the order met."""
+    for name in names:
+        if name not in missing:
+            missing.append(name)
+
+
+def _fact_values(table: Table, names: list[str], fact: str, missing: list[str]) -> tuple[dict, list[str]]:
+    """Each player's value of FACT, and the players whose value the table does not give (what
+    it lacks for them recorded in MISSING)."""
+    values = {n: _value(table, n, fact) for n in names}
+    unknown = [n for n, v in values.items() if v.__class__ is runtime.Unknown]
+    _add_missing(missing, [f"players.{n}.{f}" for n in unknown for f in values[n].facts])
+    return values, unknown
+
+
+def _related_names(table: Table, victim: str, among: str, missing: list[str]) -> list[str] | None:
+    """The players related to the victim by AMONG; None, what the table lacks recorded in MISSING,
+    when the table does not say."""
+    seat = Seat(table, victim, {})
+    related = seat.related(among)
+    if related is None:
+        missing.append(seat.missing(among))
+        return None
+    return [n for n, _ in related]
+
+
+def _candidates_not_known(among: str) -> Beneficiary:
+    return Beneficiary(None, f"the candidates are the victim's {among} players, and the table does not say who")
+
+
+def _victims_choice(c: dict, allowed: list[str], missing: list[str], refusal: str) -> str | None:
+    """The beneficiary the table names where the victim chooses among ALLOWED: None (and the
+    choice recorded as missing) when it names none; one outside them is an error saying REFUSAL."""
+    chosen = c["beneficiary"]
+    if chosen is None:
+        missing.append(f"calamities[{c['index']}].beneficiary")
+        return None
+    if chosen not in allowed:
+        raise StateError(f"calamities[{c['index']}] ({c['calamity']}): `beneficiary` {chosen} {refusal}")
+    return chosen
 
 
 def beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
@@ -248,80 +333,72 @@ def _nominee(table: Table, c: dict, rules: dict, missing: list[str]) -> Benefici
     the candidates without a fact (`nominee_without`: named without asking when only one is left),
     else any candidate of `beneficiary_among`; a named nominee outside them is an error naming the
     rule."""
-    where = f"calamities[{c['index']}] ({c['calamity']})"
     forced_if = rules["nominee_forced_if"]
     if forced_if and table.fresh(c["victim"]).holds(forced_if[0]):
         ben = _most_stock(table, c, {**rules, "beneficiary_among": ("everyone",)}, missing)
         ben.why = f"`nominee_forced_if {forced_if[0]}`: the victim holds {forced_if[0]}, " + ben.why
         return ben
     among = rules["beneficiary_among"][0]
-    seat = Seat(table, c["victim"], {})
-    related = seat.related(among)
-    if related is None:
-        missing.append(seat.missing(among))
-        return Beneficiary(None, f"the candidates are the victim's {among} players, and the table does not say who")
-    candidates = [n for n, _ in related]
+    candidates = _related_names(table, c["victim"], among, missing)
+    if candidates is None:
+        return _candidates_not_known(among)
     rule = f"`beneficiary_among {among}`"
     for fact in rules["nominee_without"]:
-        values = {n: _value(table, n, fact) for n in candidates}
-        unknown = [n for n, v in values.items() if v.__class__ is runtime.Unknown]
+        values, unknown = _fact_values(table, candidates, fact, missing)
         if unknown:
-            for n in unknown:
-                for f in values[n].facts:
-                    if f"players.{n}.{f}" not in missing:
-                        missing.append(f"players.{n}.{f}")
             return Beneficiary(None, f"`nominee_without {fact}`: not given for {', '.join(unknown)}", candidates)
         without = [n for n in candidates if values[n] == 0]
+        if len(without) == 1:
+            return Beneficiary(without[0], f"`nominee_without {fact}`: no {fact.replace('_', ' ')} (the only one)",
+                               without)
         if without:
             candidates, rule = without, f"`nominee_without {fact}`: no {fact.replace('_', ' ')}"
-            if len(without) == 1:
-                return Beneficiary(without[0], f"{rule} (the only one)", candidates)
-    chosen = c["beneficiary"]
+    return _named_nominee(c, candidates, rule, missing)
+
+
+def _named_nominee(c: dict, candidates: list[str], rule: str, missing: list[str]) -> Beneficiary:
+    """The nominee the table names, among the candidates the rules leave (RULE says which)."""
+    allowed = ", ".join(candidates) or "nobody"
+    chosen = _victims_choice(c, candidates, missing, f"may not be the nominee: the rule {rule} allows only {allowed}")
     if chosen is None:
-        missing.append(f"calamities[{c['index']}].beneficiary")
-        return Beneficiary(None, f"the victim names a nominee among {', '.join(candidates) or 'nobody'} ({rule}); "
-                           "the table does not say whom", candidates)
-    if chosen not in candidates:
-        raise StateError(f"{where}: `beneficiary` {chosen} may not be the nominee: the rule {rule} allows only "
-                         f"{', '.join(candidates) or 'nobody'}")
+        return Beneficiary(None, f"the victim names a nominee among {allowed} ({rule}); the table does not say whom",
+                           candidates)
     return Beneficiary(chosen, f"the victim's nominee ({rule})", candidates)
 
 
 def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Beneficiary:
-    victim = c["victim"]
+    """The candidate ranked first by the declared facts (`beneficiary_rank`, most or fewest), a
+    tie broken as `beneficiary_ties` says."""
     among = rules["beneficiary_among"][0]
-    seat = Seat(table, victim, {})
-    related = seat.related(among)
-    if related is None:
-        missing.append(seat.missing(among))
-        return Beneficiary(None, f"the candidates are the victim's {among} players, and the table does not say who")
-    candidates = [n for n, _ in related]
+    candidates = _related_names(table, c["victim"], among, missing)
+    if candidates is None:
+        return _candidates_not_known(among)
     if not candidates:
         return Beneficiary(None, "no candidate" + ("" if among == "others" else f" bordering the victim by {among}"))
-    ranking = rules["beneficiary_rank"]
+    left, why = _ranked(table, candidates, rules, missing)
+    if len(left) == 1:
+        return Beneficiary(left[0], why, candidates)
+    if not left:
+        return Beneficiary(None, why, candidates)
+    return _break_tie(table, c, rules["beneficiary_ties"][0], left, why, candidates, missing)
+
+
+def _ranked(table: Table, candidates: list[str], rules: dict, missing: list[str]) -> tuple[list[str], str]:
+    """The candidates first by the declared facts in turn (until one is left), and the ranking in
+    words; nobody when a fact is not given (the words say for whom)."""
     fewest = rules["beneficiary_prefer"] == ("fewest",)
     left = list(candidates)
     said = []
-    for fact in ranking:
-        values = {n: _value(table, n, fact) for n in left}
-        unknown = [n for n, v in values.items() if v.__class__ is runtime.Unknown]
+    for fact in rules["beneficiary_rank"]:
+        values, unknown = _fact_values(table, left, fact, missing)
         if unknown:
-            for n in unknown:
-                for f in values[n].facts:
-                    name = f"players.{n}.{f}"
-                    if name not in missing:
-                        missing.append(name)
-            return Beneficiary(None, f"the most {fact.replace('_', ' ')}, not given for {', '.join(unknown)}",
-                               candidates)
+            return [], f"the most {fact.replace('_', ' ')}, not given for {', '.join(unknown)}"
         best = min(values.values()) if fewest else max(values.values())
         left = [n for n in left if values[n] == best]
         said.append(f"{fact.replace('_', ' ')} {best}")
         if len(left) == 1:
             break
-    why = ("fewest " if fewest else "most ") + ", then ".join(said)
-    if len(left) == 1:
-        return Beneficiary(left[0], why, candidates)
-    return _break_tie(table, c, rules["beneficiary_ties"][0], left, why, candidates, missing)
+    return left, ("fewest " if fewest else "most ") + ", then ".join(said)
 
 
 def _break_tie(table: Table, c: dict, ties: str, left: list[str], why: str, candidates: list[str],
@@ -329,23 +406,22 @@ def _break_tie(table: Table, c: dict, ties: str, left: list[str], why: str, cand
     """The beneficiary among LEFT, tied on every ranked fact: the victim's choice or the first
     in A.S.T. order, as the rulebook's `beneficiary_ties` says."""
     if ties == "victim":
-        chosen = c["beneficiary"]
-        if chosen is None:
-            missing.append(f"calamities[{c['index']}].beneficiary")
-            return Beneficiary(None, f"{why}: tied between {', '.join(left)}, and the victim chooses", candidates)
-        if chosen not in left:
-            raise StateError(f"calamities[{c['index']}] ({c['calamity']}): `beneficiary` {chosen} is not among "
-                             f"the tied candidates ({', '.join(left)})")
-        return Beneficiary(chosen, f"{why}: tied with {', '.join(n for n in left if n != chosen)}, the victim's "
-                           "choice", candidates)
-    ranks = {n: table.ranks.get(n) for n in left}
-    if None in ranks.values():
-        for n, r in ranks.items():
-            if r is None and f"players.{n}.ast_rank" not in missing:
-                missing.append(f"players.{n}.ast_rank")
+        return _tie_chosen(c, left, why, candidates, missing)
+    unranked = [n for n in left if table.ranks.get(n) is None]
+    if unranked:
+        _add_missing(missing, [f"players.{n}.ast_rank" for n in unranked])
         return Beneficiary(None, f"{why}: tied between {', '.join(left)}, broken by the A.S.T. ranking", candidates)
-    first = min(left, key=lambda n: ranks[n])
+    first = min(left, key=lambda n: table.ranks[n])
     return Beneficiary(first, f"{why}: tied with {', '.join(n for n in left if n != first)}, first in A.S.T. order",
+                       candidates)
+
+
+def _tie_chosen(c: dict, left: list[str], why: str, candidates: list[str], missing: list[str]) -> Beneficiary:
+    """`beneficiary_ties victim`: the tied candidate the victim chooses, as the table names him."""
+    chosen = _victims_choice(c, left, missing, f"is not among the tied candidates ({', '.join(left)})")
+    if chosen is None:
+        return Beneficiary(None, f"{why}: tied between {', '.join(left)}, and the victim chooses", candidates)
+    return Beneficiary(chosen, f"{why}: tied with {', '.join(n for n in left if n != chosen)}, the victim's choice",
                        candidates)
 
 
@@ -360,145 +436,182 @@ def resolve_phase(table: Table, seed: int | None = None) -> Phase:
         notes.append("calamities over the limits were discarded at random with seed 0 (pass --seed N for another "
                      "draw, or leave the discarded card out of the table)")
     resolved = []
-    # who took part in each calamity name so far (`resolution { secondary_once per_name }`): every
-    # primary victim of the name from the start, beneficiaries and secondary victims as they come
-    taken: dict[str, set] = {}
-    if module.TABLE_RULES["secondary_once"] == ("per_name",):
-        for c in kept:
-            taken.setdefault(c["calamity"], set()).add(c["victim"])
+    taken = _primary_victims_by_name(module, kept)
     with runtime.rules_of(module):
         for c in order(table, kept, notes):
             r = _resolve_one(table, c, taken)
             resolved.append(r)
-            if module.TABLE_RULES["secondary_once"] == ("per_name",):
-                part = taken.setdefault(c["calamity"], set())
-                part.update(name for name, _, _ in r.secondary)
-                if r.beneficiary is not None and r.beneficiary.name is not None:
-                    part.add(r.beneficiary.name)
+            _took_part(taken, r)
     return Phase(table, discarded, resolved, seed, notes)
 
 
+def _primary_victims_by_name(module, kept: list[dict]) -> dict[str, set] | None:
+    """Under `resolution { secondary_once per_name }`, who takes part in each calamity name: every
+    primary victim of the name from the start (beneficiaries and secondary victims join as they
+    come); None without the rule."""
+    if module.TABLE_RULES["secondary_once"] != ("per_name",):
+        return None
+    taken: dict[str, set] = {}
+    for c in kept:
+        taken.setdefault(c["calamity"], set()).add(c["victim"])
+    return taken
+
+
+def _took_part(taken: dict[str, set] | None, r: Resolved) -> None:
+    """The secondary victims and the beneficiary of a resolved calamity take part in its name."""
+    if taken is None:
+        return
+    part = taken.setdefault(r.calamity, set())
+    part.update(name for name, _, _ in r.secondary)
+    if r.beneficiary is not None and r.beneficiary.name is not None:
+        part.add(r.beneficiary.name)
+
+
 def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
-    module = table.module
     missing: list[str] = []
     notes: list[str] = []
     # what naming the beneficiary lacks counts only if the calamity is not cancelled
     ben_missing: list[str] = []
-    ben = beneficiary(table, c, ben_missing)
-    where = f"calamities[{c['index']}] ({c['calamity']})"
-    if c["beneficiary"] is not None and (ben is None or (ben.name is not None and ben.name != c["beneficiary"])):
-        said = "has no beneficiary" if ben is None else f"names {ben.name} ({ben.why})"
-        raise StateError(f"{where}: `beneficiary` is {c['beneficiary']}, but the rule {said}")
+    ben = _checked_beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
-    victim = table.fresh(c["victim"])
-    victim.seat = Seat(table, c["victim"], roles)
-    victim.facts["traded_by"] = c["traded_by"] or ""  # the table says who traded this card (`traded_by` fact)
-    primary = runtime.resolve(module, c["calamity"], "primary", victim)
+    primary = runtime.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
     if primary.is_cancelled and ben is not None and ben.name is None:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
         missing.extend(ben_missing)
-    secondary = []
-    if primary.assignment is None and c["secondary"]:
-        raise StateError(f"{where}: `secondary` names secondary victims, but {c['calamity']} has none")
-    if primary.assignment is not None and not primary.is_cancelled:
-        busy = (taken or {}).get(c["calamity"], set())
-        secondary = _secondary(table, c, primary, roles, missing, notes, busy)
+    busy = (taken or {}).get(c["calamity"], set())
+    secondary = _secondary(table, c, primary, roles, missing, notes, busy)
     for st in [primary.state] + [r.state for _, _, r in secondary]:
-        for f in st.missing:
-            if f not in missing:
-                missing.append(f)
+        _add_missing(missing, st.missing)
     return Resolved(c["index"], c["calamity"], c["victim"], c["traded_by"], ben, primary, secondary, notes, missing)
+
+
+def _primary_victim(table: Table, c: dict, roles: dict):
+    """The primary victim's state for this calamity: seated at the table, with the beneficiary
+    and the trader (ROLES) known, and the `traded_by` fact the table gives for this card."""
+    victim = table.fresh(c["victim"])
+    victim.seat = Seat(table, c["victim"], roles)
+    victim.facts["traded_by"] = c["traded_by"] or ""
+    return victim
+
+
+def _checked_beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
+    """The calamity's beneficiary by the rules; a different one named by the table is an error."""
+    ben = beneficiary(table, c, missing)
+    named = c["beneficiary"]
+    if named is not None and (ben is None or ben.name not in (None, named)):
+        said = "has no beneficiary" if ben is None else f"names {ben.name} ({ben.why})"
+        raise StateError(f"calamities[{c['index']}] ({c['calamity']}): `beneficiary` is {named}, but the rule {said}")
+    return ben
+
+
+class _SecondaryVictims:
+    """Who may be a secondary victim of one calamity, and what each suffers."""
+
+    def __init__(self, table: Table, c: dict, roles: dict, busy: set, allowed: set | None):
+        self.table, self.c, self.roles, self.busy, self.allowed = table, c, roles, busy, allowed
+        self.cal = table.module.CALAMITIES[c["calamity"]]
+        self.where = f"calamities[{c['index']}] ({c['calamity']})"
+
+    def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
+        st = self.table.fresh(name)
+        st.seat = Seat(self.table, name, self.roles)
+        st.assigned = amount
+        try:
+            return runtime.resolve(self.table.module, self.c["calamity"], "secondary", st)
+        except StateError as exc:
+            raise StateError(f"{self.where}: `secondary.{name}`: {exc}") from None
+
+    def ineligible(self, name: str) -> str | None:
+        """Why this player may not be a secondary victim, or None."""
+        if name == self.c["victim"]:
+            return "the primary victim"
+        if name in self.busy:
+            return f"already a victim or the beneficiary of a {self.c['calamity']} this turn"
+        if self.allowed is not None and name not in self.allowed:
+            among = self.cal["resolution"]["secondary_among"][0]
+            return f"not among the victim's {among} players (`secondary_among {among}`)"
+        role = next((r for r in self.cal["exclude"] if self.roles.get(r) == name), None)
+        if role is not None:
+            return f"the {role}"
+        probe = self.resolve_for(name, None)
+        return probe.excluded[1] if probe.excluded else None
+
+    def check_named(self, given: list) -> None:
+        """Every player the table names may be a secondary victim."""
+        for name, _amount in given:
+            why = self.ineligible(name)
+            if why is not None:
+                raise StateError(f"{self.where}: `secondary` names {name}, who may not be a secondary victim: {why}")
+
+    def unnamed(self, count, share, effects: list, missing: list[str], notes: list[str]) -> list:
+        """The secondary victims when the table names none: the victim's to choose (`assign ask`:
+        missing), or the edition's default (`assign ast`: the eligible players in A.S.T. order,
+        each the most allowed)."""
+        if self.cal["resolution"]["assign"][0] == "ask":
+            missing.append(f"calamities[{self.c['index']}].secondary")
+            notes.append("the primary victim assigns the secondary losses: the table does not say to whom")
+            return []
+        table = self.table
+        seats = list(table.players)
+        names = [n for n in sorted(seats, key=lambda n: (table.ranks.get(n) or float("inf"), seats.index(n)))
+                 if self.ineligible(n) is None]
+        given = _default_assignment(names, count, share, effects[0][1].get("amount") if effects else None)
+        notes.append("secondary victims chosen by the edition's default: "
+                     + ", ".join(n if a is None else f"{n} ({a})" for n, a in given) + " (A.S.T. order)")
+        return given
 
 
 def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, missing: list[str],
                notes: list[str], busy: set = frozenset()) -> list:
     """The secondary victims: the table's assignment, checked, or the declared default policy."""
-    module = table.module
-    cal = module.CALAMITIES[c["calamity"]]
-    count, share, effects, _line = primary.assignment
-    where = f"calamities[{c['index']}] ({c['calamity']})"
-    if count.__class__ is runtime.Unknown or share.__class__ is runtime.Unknown:
-        return []  # how many depends on a missing fact: already named by the primary's answer
-    if count == 0 or share == 0:
+    if primary.assignment is None:
+        if c["secondary"]:
+            raise StateError(f"calamities[{c['index']}] ({c['calamity']}): `secondary` names secondary victims, "
+                             f"but {c['calamity']} has none")
         return []
-    excluded_roles = {r: roles.get(r) for r in cal["exclude"]}
+    count, share, effects, _line = primary.assignment
+    if primary.is_cancelled or _none_to_assign(count, share):
+        return []
+    cal = table.module.CALAMITIES[c["calamity"]]
     # `secondary_among`: only the victim's related players may be named (e.g. his trade block)
     among = cal["resolution"]["secondary_among"][0]
     allowed = None
     if among != "others":
-        seat = Seat(table, c["victim"], {})
-        related = seat.related(among)
-        if related is None:
-            missing.append(seat.missing(among))
+        allowed = _related_names(table, c["victim"], among, missing)
+        if allowed is None:
             return []
-        allowed = {n for n, _ in related}
-
-    def resolve_for(name: str, amount: int | None):
-        st = table.fresh(name)
-        st.seat = Seat(table, name, roles)
-        st.assigned = amount
-        try:
-            return runtime.resolve(module, c["calamity"], "secondary", st)
-        except StateError as exc:
-            raise StateError(f"{where}: `secondary.{name}`: {exc}") from None
-
-    def eligible(name: str) -> str | None:
-        """Why this player may not be a secondary victim, or None."""
-        if name == c["victim"]:
-            return "the primary victim"
-        if name in busy:
-            return f"already a victim or the beneficiary of a {c['calamity']} this turn"
-        if allowed is not None and name not in allowed:
-            return f"not among the victim's {among} players (`secondary_among {among}`)"
-        for role, holder in excluded_roles.items():
-            if holder == name:
-                return f"the {role}"
-        probe = resolve_for(name, None)
-        if probe.excluded:
-            return probe.excluded[1]
-        return None
-
+    victims = _SecondaryVictims(table, c, roles, busy, None if allowed is None else set(allowed))
     given = c["secondary"]
-    per_player = effects[0][1].get("amount") if effects else None
     if given is None:
-        policy = cal["resolution"]["assign"][0]
-        if policy == "ask":
-            missing.append(f"calamities[{c['index']}].secondary")
-            notes.append("the primary victim assigns the secondary losses: the table does not say to whom")
-            return []
-        # "ast": the eligible players in A.S.T. order, each the most allowed
-        names = [n for n in sorted(table.players, key=lambda n: (table.ranks.get(n) or float("inf"),
-                                                                 list(table.players).index(n)))
-                 if eligible(n) is None]
-        given = _default_assignment(names, count, share, per_player)
-        notes.append("secondary victims chosen by the edition's default: "
-                     + ", ".join(n if a is None else f"{n} ({a})" for n, a in given) + " (A.S.T. order)")
+        given = victims.unnamed(count, share, effects, missing, notes)
     else:
-        for name, _amount in given:
-            why = eligible(name)
-            if why is not None:
-                raise StateError(f"{where}: `secondary` names {name}, who may not be a secondary victim: {why}")
-        _check_assignment(given, count, share, where, notes)
-    return [(name, amount, resolve_for(name, amount)) for name, amount in given]
+        victims.check_named(given)
+        _check_assignment(given, count, share, victims.where, notes)
+    return [(name, amount, victims.resolve_for(name, amount)) for name, amount in given]
+
+
+def _none_to_assign(count, share) -> bool:
+    """No secondary victim to name: none assigned, or how many depends on a missing fact (already
+    named by the primary's answer)."""
+    return count.__class__ is runtime.Unknown or share.__class__ is runtime.Unknown or count == 0 or share == 0
 
 
 def _default_assignment(names: list[str], count: int | None, share: int | None, per_player) -> list:
     """The default ("ast") assignment: NAMES (eligible, in A.S.T. order) each take the most
     allowed (PER_PLAYER when it is a number) until COUNT players or the SHARE are used up."""
+    if count is not None:
+        names = names[:count]
+    if share is None:
+        return [(n, None) for n in names]
     given = []
     left = share
     for n in names:
-        if count is not None and len(given) >= count:
+        if left <= 0:
             break
-        if share is not None:
-            if left <= 0:
-                break
-            amount = min(left, per_player) if isinstance(per_player, int) else left
-            left -= amount
-            given.append((n, amount))
-        else:
-            given.append((n, None))
+        amount = min(left, per_player) if isinstance(per_player, int) else left
+        left -= amount
+        given.append((n, amount))
     return given
 
 
@@ -509,13 +622,17 @@ def _check_assignment(given: list, count: int | None, share: int | None, where: 
         raise StateError(f"{where}: `secondary` names {len(given)} players, but the primary victim assigns "
                          f"to {count}")
     if share is not None:
-        total = sum(a for _, a in given if a is not None)
-        if any(a is None for _, a in given):
-            raise StateError(f"{where}: `secondary` must say how much each player is assigned "
-                             f"({share} in total)")
-        if total > share:
-            raise StateError(f"{where}: `secondary` assigns {total}, more than the {share} to share")
-        if total < share:
-            notes.append(f"{share - total} of the {share} to share is not assigned")
+        _check_share(given, share, where, notes)
     elif count is not None and len(given) < count:
         notes.append(f"{len(given)} of {count} secondary victims named")
+
+
+def _check_share(given: list, share: int, where: str, notes: list[str]) -> None:
+    """The amounts the table assigns against the SHARE to assign: each given, not more in total."""
+    if any(a is None for _, a in given):
+        raise StateError(f"{where}: `secondary` must say how much each player is assigned ({share} in total)")
+    total = sum(a for _, a in given)
+    if total > share:
+        raise StateError(f"{where}: `secondary` assigns {total}, more than the {share} to share")
+    if total < share:
+        notes.append(f"{share - total} of the {share} to share is not assigned")

@@ -125,7 +125,7 @@ def test_questions_from_a_current_cache_load_no_parser(args):
 # the cache, the runtime and what states and answers are checked and said with. Anything more is
 # import work every question pays for; a module needed only on a rare path (a mistake to name, a
 # division) is imported where that path starts.
-QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
+QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
                  "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),

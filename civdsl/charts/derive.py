@@ -54,25 +54,29 @@ def _effects(items):
 
 def base_values(cal: Calamity, role: str, kind: str, param: str | None) -> list[int | None]:
     """The calamity's own values of KIND.PARAM for the victims of ROLE (None where not literal)."""
+    k = vocab.EFFECT_KINDS.get(kind)
+    name = param or (k.main if k else "amount")
+    return [_base_value(e, k, name) for pool in _victim_effects(cal, role) for e in _effects(pool) if e.kind == kind]
+
+
+def _victim_effects(cal: Calamity, role: str) -> list[list]:
+    """The calamity's effects on the victims of ROLE ("any": primary and secondary)."""
     pools = []
     if role in ("primary", "any"):
         pools.append(cal.primary)
     if role in ("secondary", "any") and cal.secondary is not None:
         pools.append(cal.secondary.effects)
-    k = vocab.EFFECT_KINDS.get(kind)
-    name = param or (k.main if k else "amount")
-    out = []
-    for pool in pools:
-        for e in _effects(pool):
-            if e.kind != kind:
-                continue
-            raw = e.args.get(name)
-            if raw is None:
-                p = k.param(name) if k else None
-                out.append(p.default if p is not None and isinstance(p.default, int) else None)
-            else:
-                out.append(_literal(raw))
-    return out
+    return pools
+
+
+def _base_value(e: Effect, k, name: str) -> int | None:
+    """The effect's value of parameter NAME: its default where the effect leaves it out, None where
+    it is not a literal."""
+    raw = e.args.get(name)
+    if raw is not None:
+        return _literal(raw)
+    p = k.param(name) if k else None
+    return p.default if p is not None and isinstance(p.default, int) else None
 
 
 class _Direction(NodeVisitor):
@@ -260,14 +264,17 @@ def _tier_bands(tiers: list, known: list[Advance]) -> list[Band]:
     lows = [None] + [b for b, _ in tiers[:-1]]
     for key, (below, vp), low in zip(("low", "mid", "high"), tiers, lows):
         members = [a.name for a in known if (low is None or a.cost >= low) and (below is None or a.cost < below)]
-        if below is None:
-            label = f"cost {low} or more ({vp} VP)"
-        elif low is None:
-            label = f"cost under {below} ({vp} VP)"
-        else:
-            label = f"cost {low} to {below - 1} ({vp} VP)"
-        out.append(Band(key, label, members))
+        out.append(Band(key, _tier_label(low, below, vp), members))
     return out
+
+
+def _tier_label(low: int | None, below: int | None, vp) -> str:
+    """A VP tier's band named by its costs (from LOW, under BELOW; None: open) and its VP."""
+    if below is None:
+        return f"cost {low} or more ({vp} VP)"
+    if low is None:
+        return f"cost under {below} ({vp} VP)"
+    return f"cost {low} to {below - 1} ({vp} VP)"
 
 
 def _tertile_bands(known: list[Advance]) -> list[Band]:

@@ -7,6 +7,10 @@ apart as quotations.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from .. import describe
 from .. import vocabulary as vocab
@@ -14,7 +18,7 @@ from ..model import Edition
 from ..phrases import sentence
 from ..validator import set_value
 from . import derive
-from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Column, Link, Quote, Row, Sign, Strong, Table, cell,
+from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Chip, Column, Link, Quote, Row, Sign, Strong, Table, cell,
                     chips_for, joined, lines, number)
 from .diff import CATEGORY_TITLES, Diff
 
@@ -24,27 +28,79 @@ CLASS_TEXT = {"minor": "minor", "major tradable": "major, tradable", "major nont
               None: "unclassified"}
 
 
+def _status(marks, key: str) -> str | None:
+    """KEY's change against the base ("added", "changed", "removed"), None when unchanged or no house rule."""
+    return marks.get(key) if marks else None
+
+
+def _mark_words(status: str) -> str:
+    return f"{MARK_GLYPH[status]} {MARK_TEXT[status]}"
+
+
 def _mark_column(marks) -> list[Column]:
     return [Column("vs base", 0.85)] if marks is not None else []
 
 
-def _mark_cell(marks, key: str) -> list[Cell]:
-    if marks is None:
-        return []
-    status = marks.get(key)
-    return [_mark(status)]
+def _mark_cell(marks, status: str | None) -> list[Cell]:
+    """The "vs base" cell of a row, where the chart has that column."""
+    return [_mark(status)] if marks is not None else []
 
 
 def _mark(status: str | None) -> Cell:
     """The "vs base" cell: glyph and word in print, the bare word in CSV."""
     if not status:
         return cell()
-    return cell(Strong(f"{MARK_GLYPH[status]} {MARK_TEXT[status]}"), value=status)
+    return cell(Strong(_mark_words(status)), value=status)
+
+
+def _mark_suffix(marks, key):
+    """The change of KEY after its name, where the chart has no "vs base" column for it."""
+    status = _status(marks, key)
+    return Strong(f" ({_mark_words(status)})") if status else None
 
 
 def _row(marks, key: str, cells: list[Cell], head: bool = True) -> Row:
-    status = marks.get(key) if marks is not None else None
-    return Row(_mark_cell(marks, key) + cells, mark=status, head=head)
+    status = _status(marks, key)
+    return Row(_mark_cell(marks, status) + cells, mark=status, head=head)
+
+
+def _name_cell(item) -> Cell:
+    """An item's name in bold, its other names and its rulebook summary; the bare name in CSV."""
+    name = lines(Strong(item.name), *[("also called ", a) for a in item.aka],
+                 Quote(item.summary) if item.summary else None)
+    name.value = item.name
+    return name
+
+
+def _class_cell(c) -> Cell:
+    return cell(CLASS_TEXT.get(c.klass, str(c.klass)))
+
+
+def _number_or_blank(n) -> Cell:
+    """A number, or an empty cell where the rulebook gives none (not the "?" of an unknown figure)."""
+    return cell() if n is None else number(n)
+
+
+@dataclass(frozen=True)
+class _Field:
+    """One column of an item table and the cell each item gives it; a column with HAS is shown only
+    where some item has the value."""
+
+    column: Column
+    fill: Callable[[Any], Cell]
+    has: Callable[[Any], bool] | None = None
+
+
+def _shown(fields: list[_Field], items) -> list[_Field]:
+    return [f for f in fields if f.has is None or any(f.has(i) for i in items)]
+
+
+def _item_table(slug: str, title: str, intro: list[str], fields: list[_Field], items: dict, order: list[str],
+                marks) -> Table:
+    """A row per item in ORDER: the "vs base" column, then each field shown."""
+    shown = _shown(fields, items.values())
+    return Table(slug, title, _mark_column(marks) + [f.column for f in shown],
+                 [_row(marks, key, [f.fill(items[key]) for f in shown]) for key in order], intro=intro)
 
 
 def advance_order(ed: Edition) -> list[str]:
@@ -64,30 +120,42 @@ def calamity_order(ed: Edition) -> list[str]:
     return sorted(names, key=key)
 
 
+def _keys_used(known: list, used: set) -> list:
+    """The keys of KNOWN (in its order) that USED holds, then None if USED holds anything else."""
+    keys = [k for k in known if k in used]
+    if used - set(known):
+        keys.append(None)
+    return keys
+
+
 # --- calamities -----------------------------------------------------------------------------
 
 
 def stack_grid(ed: Edition, marks=None) -> Table:
     """Which calamity sits in each trade-card stack, by class."""
-    order = calamity_order(ed)
-    classes = [k for k in CLASS_ORDER if any(c.klass == k for c in ed.calamities.values())]
-    if any(c.klass not in CLASS_ORDER for c in ed.calamities.values()):
-        classes.append(None)
-    stacks = sorted({ed.calamities[n].stack for n in order if ed.calamities[n].stack is not None})
-    if any(ed.calamities[n].stack is None for n in order):
-        stacks.append(None)
+    classes = _keys_used(list(CLASS_ORDER), {c.klass for c in ed.calamities.values()})
+    stacks = {c.stack for c in ed.calamities.values()}
+    stacks = _keys_used(sorted(stacks - {None}), stacks)
+    slots = _calamities_by_slot(ed)
     grid = Table(
         "calamity-stacks", "Calamities by stack and class",
         [Column("Stack", 0.4, numeric=True)] + [Column(CLASS_TEXT[k].capitalize(), 2) for k in classes],
         [], intro=["Which calamity sits in each trade-card stack; tradable calamities can be passed on in trade."])
     for s in stacks:
         row = [number(s) if s is not None else cell("?")]
-        for k in classes:
-            names = [n for n in order if ed.calamities[n].stack == s and ed.calamities[n].klass == k]
-            row.append(lines(*[(n, _mark_suffix(marks, n)) for n in names]))
+        row += [lines(*[(n, _mark_suffix(marks, n)) for n in slots.get((s, k), [])]) for k in classes]
         grid.rows.append(Row(row, head=True))
-
     return grid
+
+
+def _calamities_by_slot(ed: Edition) -> dict[tuple, list[str]]:
+    """(stack, class) -> its calamities in chart order. A class outside CLASS_ORDER has no column of
+    the grid: the "unclassified" one holds the calamities without a class."""
+    slots: dict[tuple, list[str]] = {}
+    for n in calamity_order(ed):
+        c = ed.calamities[n]
+        slots.setdefault((c.stack, c.klass), []).append(n)
+    return slots
 
 
 def calamities_chart(ed: Edition, marks=None) -> Chart:
@@ -102,87 +170,83 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
                    "worse (+) or better (\u2212) for the victim, mixed (\u00b1), or a choice (\u21c4)."])
     for n in order:
         c = ed.calamities[n]
-        name = lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None)
-        name.value = c.name
-        mods = lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
-        if not c.modifiers:
-            mods = cell("none")
         detail.rows.append(_row(marks, n, [
-            number(c.stack), name, cell(CLASS_TEXT.get(c.klass, str(c.klass))),
-            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), mods]))
+            number(c.stack), _name_cell(c), _class_cell(c),
+            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]))
 
     flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
                  [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
                   Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
     flat.listed = False
-    for n in order:
-        c = ed.calamities[n]
-        for m in c.modifiers:
-            flat.rows.append(Row([cell(c.name), number(c.stack), cell(m.role), cell(describe.condition(m.condition)),
-                                  cell(", ".join(derive.positive_advances(m))),
-                                  cell(Sign(derive.modifier_direction(m, c))),
-                                  cell("; ".join(describe.op(o) for o in m.ops)), number(m.priority)]))
+    flat.rows = [_modifier_row(ed.calamities[n], m) for n in order for m in ed.calamities[n].modifiers]
     return Chart("calamities", "Calamities", [grid, detail, flat])
 
 
-def _mark_suffix(marks, key):
-    if marks and marks.get(key):
-        return Strong(f" ({MARK_GLYPH[marks[key]]} {MARK_TEXT[marks[key]]})")
-    return None
+def _modifiers_cell(c) -> Cell:
+    """A calamity's modifiers, a line each with its sign."""
+    if not c.modifiers:
+        return cell("none")
+    return lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
+
+
+def _modifier_row(c, m) -> Row:
+    return Row([cell(c.name), number(c.stack), cell(m.role), cell(describe.condition(m.condition)),
+                cell(", ".join(derive.positive_advances(m))), cell(Sign(derive.modifier_direction(m, c))),
+                cell("; ".join(describe.op(o) for o in m.ops)), number(m.priority)])
 
 
 # --- advances -------------------------------------------------------------------------------
 
 
 def advances_chart(ed: Edition, marks=None) -> Chart:
-    chips = chips_for(ed)
     inter = derive.interactions(ed)
     order = advance_order(ed)
-    has_req = any(a.requires for a in ed.advances.values())
-    has_supply = any(a.supply is not None for a in ed.advances.values())
-    has_vp = any(a.vp is not None for a in ed.advances.values())
-    cols = _mark_column(marks) + [Column("Advance", 2.4), Column("Cost", 0.55, numeric=True), Column("Groups", 1.2)]
-    if has_vp:
-        cols.append(Column("VP", 0.35, numeric=True))
-    # group credits one column per colour, as the printed advance sheets give them
-    group_cols = list(chips.values())
-    cols += [Column(g.name, 0.42, numeric=True, vertical=True, chip=g) for g in group_cols]
-    cols += [Column("Specific credits", 1.5), Column("Abilities", 1.5), Column("Calamities it changes", 2.8)]
-    if has_req:
-        cols.append(Column("Requires", 0.9))
-    if has_supply:
-        cols.append(Column("Cards", 0.65, numeric=True))
-    t = Table("advances", "Advances", cols, [], intro=[
+    t = _item_table("advances", "Advances", [
         "Sorted by cost. Group credits (a column per group) count towards any advance of that group; "
         "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
-        "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."])
-    for n in order:
-        a = ed.advances[n]
-        name = lines(Strong(a.name), *[("also called ", x) for x in a.aka], Quote(a.summary) if a.summary else None)
-        name.value = a.name
-        groups = joined([chips[g] for g in a.groups if g in chips])
-        specific = lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])
-        abilities = lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])
-        cal = lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(n, [])])
-        row = [name, number(a.cost) if a.cost_known else cell("unknown"), groups]
-        if has_vp:
-            row.append(number(a.vp))
-        row += [number(a.credits[g.id]) if a.credits.get(g.id) else cell() for g in group_cols]
-        row += [specific, abilities, cal]
-        if has_req:
-            row.append(cell(", ".join(a.requires)))
-        if has_supply:
-            row.append(number(a.supply) if a.supply is not None else cell())
-        t.rows.append(_row(marks, n, row))
+        "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."],
+        _advance_fields(chips_for(ed), inter), ed.advances, order, marks)
 
     flat = Table("advance-calamities", "Calamities each advance changes, one per line",
                  [Column("Advance"), Column("Calamity"), Column("Direction"), Column("Change")], [])
     flat.listed = False
-    for n in order:
-        for i in inter.get(n, []):
-            flat.rows.append(Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)]))
+    flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
+                 for n in order for i in inter.get(n, [])]
     return Chart("advances", "Advances", [t, flat])
+
+
+def _advance_fields(chips: dict, inter: dict) -> list[_Field]:
+    """The advances table's columns in print order; the group credits get a column per colour, as
+    the printed advance sheets give them."""
+    return [
+        _Field(Column("Advance", 2.4), _name_cell),
+        _Field(Column("Cost", 0.55, numeric=True), lambda a: number(a.cost) if a.cost_known else cell("unknown")),
+        _Field(Column("Groups", 1.2), lambda a: _group_chips(chips, a)),
+        _Field(Column("VP", 0.35, numeric=True), lambda a: number(a.vp), has=lambda a: a.vp is not None),
+        *[_group_credit_field(g) for g in chips.values()],
+        _Field(Column("Specific credits", 1.5),
+               lambda a: lines(*[(f"\u2192 {s.target} ", Strong(str(s.amount))) for s in a.specific])),
+        _Field(Column("Abilities", 1.5), lambda a: lines(*[describe.ability(ab.kind, ab.args) for ab in a.abilities])),
+        _Field(Column("Calamities it changes", 2.8), lambda a: lines(
+            *[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(a.name, [])])),
+        _Field(Column("Requires", 0.9), lambda a: cell(", ".join(a.requires)), has=lambda a: bool(a.requires)),
+        _Field(Column("Cards", 0.65, numeric=True), lambda a: _number_or_blank(a.supply),
+               has=lambda a: a.supply is not None)]
+
+
+def _group_credit_field(g: Chip) -> _Field:
+    return _Field(Column(g.name, 0.42, numeric=True, vertical=True, chip=g), lambda a: _group_credit(a, g, cell()))
+
+
+def _group_chips(chips: dict, a) -> Cell:
+    return joined([chips[g] for g in a.groups if g in chips])
+
+
+def _group_credit(held, g: Chip, blank: Cell) -> Cell:
+    """What a held advance credits towards any advance of group G; BLANK where nothing."""
+    amount = held.credits.get(g.id)
+    return number(amount) if amount else blank
 
 
 # --- credits ---------------------------------------------------------------------------------
@@ -200,64 +264,85 @@ MATRIX_LIMIT = 4 * MATRIX_CHUNK
 def credits_chart(ed: Edition, marks=None) -> Chart:
     chips = chips_for(ed)
     order = advance_order(ed)
-    groups = list(chips.values())
     policy = ed.credit_policy or "best_group"
-    declared = (f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
-                if ed.credit_policy else "No credit policy is declared; the cells read it as best group")
-    declared += "; group credits of several held cards add up per group first" if policy == "best_group" else ""
+    declared = _policy_text(ed, policy)
     if len(order) > MATRIX_LIMIT:
-        return Chart("credits", "Credits", _credits_factored(ed, order, chips, policy, declared, marks)
-                     + [_chain_table(ed)])
-    intro = [declared + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what "
-             "that one held card credits; bold cells include a specific credit; \u2014 is the card itself."]
+        tables = _credits_factored(ed, order, chips, policy, declared, marks)
+    else:
+        matrix = _CreditsMatrix(order, list(chips.values()), _matrix_rows(ed, order, chips, policy, marks))
+        tables = matrix.tables(
+            [declared + ". Rows: an advance you hold. Columns: a group, then an advance you buy. A cell is what "
+             "that one held card credits; bold cells include a specific credit; \u2014 is the card itself."])
+    return Chart("credits", "Credits", tables + [_chain_table(ed)])
 
-    # Every cell is worked out once: the full matrix (for CSV) and its printed parts share their
-    # rows, and the cells that say nothing are one shared object, so that the chart's time and
-    # memory follow the cells that say something (the matrix grows with the square of the
-    # number of advances; building it twice, and an object per empty cell, made it dominate
-    # large builds).
+
+def _policy_text(ed: Edition, policy: str) -> str:
+    """The credit policy the cells follow, in words."""
+    if not ed.credit_policy:
+        declared = "No credit policy is declared; the cells read it as best group"
+    else:
+        declared = f"Credit policy {policy.replace('_', ' ')}: {vocab.CREDIT_POLICIES.get(policy, '')}"
+    if policy == "best_group":
+        declared += "; group credits of several held cards add up per group first"
+    return declared
+
+
+def _matrix_rows(ed: Edition, order: list[str], chips: dict, policy: str, marks) -> list[tuple[list[Cell], object]]:
+    """Every cell of the credits matrix, worked out once: the full matrix (for CSV) and its printed
+    parts share these rows, and the cells that say nothing are one shared object, so that the chart's
+    time and memory follow the cells that say something (the matrix grows with the square of the
+    number of advances; building it twice, and an object per empty cell, made it dominate large
+    builds)."""
     empty = cell(numeric=True)
     itself = cell("\u2014", numeric=True, value="")
-    width = len(groups)
-    rows: list[tuple[list, object]] = []
+    rows = []
     for hn in order:
         held = ed.advances[hn]
-        row = [cell(Strong(hn), _mark_suffix(marks, hn))]
-        row += [number(held.credits[g.id]) if held.credits.get(g.id) else empty for g in groups]
-        for tname in order:
-            if tname == hn:
-                row.append(itself)
-                continue
-            cc = derive.card_credit(ed, held, ed.advances[tname])
-            row.append(_credit_cell(cc, policy) if cc.amount else empty)
-        rows.append((row, marks.get(hn) if marks else None))
+        row = [cell(Strong(hn), _mark_suffix(marks, hn))] + [_group_credit(held, g, empty) for g in chips.values()]
+        row += [itself if tname == hn else _purchase_cell(ed, held, tname, policy, empty) for tname in order]
+        rows.append((row, _status(marks, hn)))
+    return rows
 
-    def matrix(slug, title, start, stop, with_groups, listed=True):
+
+def _purchase_cell(ed: Edition, held, target: str, policy: str, empty: Cell) -> Cell:
+    """What one held card credits towards buying TARGET; EMPTY where nothing."""
+    cc = derive.card_credit(ed, held, ed.advances[target])
+    return _credit_cell(cc, policy) if cc.amount else empty
+
+
+@dataclass
+class _CreditsMatrix:
+    """The credits matrix's rows, of which each table is a range of columns."""
+
+    order: list[str]
+    groups: list[Chip]
+    rows: list[tuple[list[Cell], object]]
+
+    def table(self, slug: str, title: str, start: int, stop: int, with_groups: bool) -> Table:
         """The columns of advances order[start:stop] (and the group columns if asked)."""
         cols = [Column("Held \u2193, buying \u2192", 2.6)]
-        if with_groups:
-            cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups]
-        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in order[start:stop]]
-        table = Table(slug, title, cols, [], matrix=True)
-        table.listed = listed
-        for row, mark in rows:
-            cells = row[:1] + (row[1:1 + width] if with_groups else []) + row[1 + width + start:1 + width + stop]
-            table.rows.append(Row(cells, mark=mark, head=True))
-        return table
+        width = len(self.groups) if with_groups else 0
+        cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in self.groups[:width]]
+        cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in self.order[start:stop]]
+        first = 1 + len(self.groups)
+        return Table(slug, title, cols, [Row(row[:1 + width] + row[first + start:first + stop], mark=mark, head=True)
+                                         for row, mark in self.rows], matrix=True)
 
-    tables = [matrix("credits", "Credits matrix", 0, len(order), True, listed=False)]
-    starts = list(range(0, len(order), MATRIX_CHUNK)) or [0]
-    for i, start in enumerate(starts):
-        title = "Credits matrix" if len(starts) == 1 else f"Credits matrix, part {i + 1} of {len(starts)}"
-        t = matrix(f"credits-{i + 1}", title, start, start + MATRIX_CHUNK, i == 0)
+    def tables(self, intro: list[str]) -> list[Table]:
+        """The whole matrix (CSV only), then its printed parts of MATRIX_CHUNK advances each."""
+        whole = self.table("credits", "Credits matrix", 0, len(self.order), True)
+        whole.listed = False
+        starts = list(range(0, len(self.order), MATRIX_CHUNK)) or [0]
+        parts = [self._part(i, start, len(starts)) for i, start in enumerate(starts)]
+        parts[0].intro = intro
+        return [whole] + parts
+
+    def _part(self, i: int, start: int, count: int) -> Table:
+        title = "Credits matrix" if count == 1 else f"Credits matrix, part {i + 1} of {count}"
+        t = self.table(f"credits-{i + 1}", title, start, start + MATRIX_CHUNK, i == 0)
         t.csv = False
         t.new_page = i > 0
-        if i == 0:
-            t.intro = intro
-        tables.append(t)
-
-    tables.append(_chain_table(ed))
-    return Chart("credits", "Credits", tables)
+        return t
 
 
 def _credit_cell(cc: derive.CardCredit, policy: str) -> Cell:
@@ -284,23 +369,28 @@ def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declare
                             "(the next table, where the two are added up)."])
     for hn in order:
         held = ed.advances[hn]
-        row = [cell(Strong(hn), _mark_suffix(marks, hn)), joined([chips[g] for g in held.groups if g in chips])]
-        row += [number(held.credits[g.id]) if held.credits.get(g.id) else cell(numeric=True) for g in groups]
-        by_group.rows.append(Row(row, mark=marks.get(hn) if marks else None, head=True))
+        row = [cell(Strong(hn), _mark_suffix(marks, hn)), _group_chips(chips, held)]
+        row += [_group_credit(held, g, cell(numeric=True)) for g in groups]
+        by_group.rows.append(Row(row, mark=_status(marks, hn), head=True))
     specific = Table("credits-specific", "Specific credits",
                      [Column("Held", 2.6), Column("Buying", 2.6), Column("Specific credit", 0.9, numeric=True),
                       Column("The held card credits", 1.1, numeric=True)], [],
                      intro=["Each specific credit, by the held advance's cost, and what that one card credits "
                             "towards the advance it names (bold where the specific credit counts)."])
-    for hn in order:
-        held = ed.advances[hn]
-        for target in dict.fromkeys(s.target for s in held.specific):
-            if target == hn or target not in ed.advances:
-                continue
-            cc = derive.card_credit(ed, held, ed.advances[target])
-            specific.rows.append(Row([cell(Strong(hn), _mark_suffix(marks, hn)), cell(target), number(cc.special),
-                                      _credit_cell(cc, policy)], mark=marks.get(hn) if marks else None, head=True))
+    specific.rows = [_specific_row(ed, hn, target, policy, marks) for hn in order
+                     for target in _credited_advances(ed, hn)]
     return [by_group, specific]
+
+
+def _credited_advances(ed: Edition, hn: str) -> list[str]:
+    """The other declared advances HN names in a specific credit, once each."""
+    return [t for t in dict.fromkeys(s.target for s in ed.advances[hn].specific) if t != hn and t in ed.advances]
+
+
+def _specific_row(ed: Edition, hn: str, target: str, policy: str, marks) -> Row:
+    cc = derive.card_credit(ed, ed.advances[hn], ed.advances[target])
+    return Row([cell(Strong(hn), _mark_suffix(marks, hn)), cell(target), number(cc.special), _credit_cell(cc, policy)],
+               mark=_status(marks, hn), head=True)
 
 
 def _chain_table(ed: Edition) -> Table:
@@ -309,18 +399,27 @@ def _chain_table(ed: Edition) -> Table:
                         intro=["Each chain follows specific credits from an advance that none credits, "
                                "to one that credits no other; figures are costs and credits."])
     for ch in derive.chains(ed):
-        parts: list = []
-        for i, (name, amt) in enumerate(ch):
-            a = ed.advances[name]
-            parts += [Strong(name), f" ({a.cost if a.cost is not None else '?'})"]
-            if i < len(ch) - 1:
-                parts.append(f" \u2192{amt}\u2192 ")
         amounts = [amt for _, amt in ch[:-1]]
-        # in words, not arithmetic: "45 (20 and 25)"
-        parts_text = ", ".join(str(x) for x in amounts[:-1]) + f" and {amounts[-1]}" if len(amounts) > 1 else ""
-        total = f"{sum(amounts)} ({parts_text})" if parts_text else str(sum(amounts))
-        chain_table.rows.append(Row([cell(*parts), cell(total, value=sum(amounts))]))
+        chain_table.rows.append(Row([cell(*_chain_parts(ed, ch)), cell(_chain_total(amounts), value=sum(amounts))]))
     return chain_table
+
+
+def _chain_parts(ed: Edition, ch: list) -> list:
+    """A chain's advances with their costs, and the credit passed along each arrow."""
+    parts: list = []
+    for i, (name, amt) in enumerate(ch):
+        a = ed.advances[name]
+        parts += [Strong(name), f" ({a.cost if a.cost is not None else '?'})"]
+        if i < len(ch) - 1:
+            parts.append(f" \u2192{amt}\u2192 ")
+    return parts
+
+
+def _chain_total(amounts: list[int]) -> str:
+    """The credits along a chain in words, not arithmetic: "45 (20 and 25)"."""
+    if len(amounts) < 2:
+        return str(sum(amounts))
+    return f"{sum(amounts)} ({', '.join(str(x) for x in amounts[:-1])} and {amounts[-1]})"
 
 
 # --- strategy explorer ------------------------------------------------------------------------
@@ -332,24 +431,27 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
               [Column("Band", 1.2), Column("Advances", 6)], [],
               intro=["The explorer draws every advance in its cost band, left to right, with an arrow for "
                      "each specific credit; a node shows the colour and symbol of each of its groups."])
-    for b in derive.bands(ed):
-        t.rows.append(Row([cell(Strong(b.label)), cell(", ".join(b.members))], head=True))
-    edges = Table("explorer-edges", "Specific credits",
-                  [Column("From"), Column("To"), Column("Credit", numeric=True), Column("From band"),
-                   Column("To band")], [])
-    edges.listed = False
-    band_of = {n: b.key for b in derive.bands(ed) for n in b.members}
-    for n in advance_order(ed):
-        for s in ed.advances[n].specific:
-            edges.rows.append(Row([cell(n), cell(s.target), number(s.amount), cell(band_of.get(n, "")),
-                                   cell(band_of.get(s.target, ""))]))
+    bands = derive.bands(ed)
+    t.rows = [Row([cell(Strong(b.label)), cell(", ".join(b.members))], head=True) for b in bands]
     # both links always: the page must not depend on whether Graphviz was there to draw the SVG
     links = [Link("explorer.svg (drawn where Graphviz is installed)", "explorer.svg"),
              Link("explorer.dot (Graphviz source)", "explorer.dot")]
     from .figure import explorer_svg
 
-    return Chart("explorer", "Strategy explorer", [t, edges], links=links, figure=explorer_svg(ed, marks),
+    return Chart("explorer", "Strategy explorer", [t, _explorer_edges(ed, bands)], links=links, figure=explorer_svg(ed, marks),
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
+
+
+def _explorer_edges(ed: Edition, bands: list) -> Table:
+    """The explorer's arrows, one per specific credit, with the bands they join (CSV only)."""
+    edges = Table("explorer-edges", "Specific credits",
+                  [Column("From"), Column("To"), Column("Credit", numeric=True), Column("From band"),
+                   Column("To band")], [])
+    edges.listed = False
+    band_of = {n: b.key for b in bands for n in b.members}
+    edges.rows = [Row([cell(n), cell(s.target), number(s.amount), cell(band_of.get(n, "")),
+                       cell(band_of.get(s.target, ""))]) for n in advance_order(ed) for s in ed.advances[n].specific]
+    return edges
 
 
 # --- epochs --------------------------------------------------------------------------------
@@ -358,36 +460,45 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
 def epochs_chart(ed: Edition, marks=None) -> Chart:
     tracks = list(ed.asts.values())
     depth = max((len(t.epochs) for t in tracks), default=0)
-    cols = [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks]
-    if marks is not None:
-        cols = [Column("vs base", 0.85)] + cols
-    table = Table("epochs", "Epochs side by side", cols, [],
-                  intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
-                         "listed for it holds."])
-    for i in range(depth):
-        row, status = [number(i + 1)], None
-        for t in tracks:
-            if i >= len(t.epochs):
-                row.append(cell())
-                continue
-            e = t.epochs[i]
-            key = f"{t.name} / {e.name}"
-            mark = (marks or {}).get(key)
-            status = status or mark
-            reqs = [("\u2022 ", describe.condition(r.expr)) for r in e.requirements] or ["no requirement"]
-            row.append(lines((Strong(e.name), _mark_suffix(marks, key)), *reqs))
-        if marks is not None:
-            row = [_mark(status)] + row
-        table.rows.append(Row(row, mark=status, head=True))
+    table = Table("epochs", "Epochs side by side",
+                  _mark_column(marks) + [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks],
+                  [], intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
+                             "listed for it holds."])
+    table.rows = [_epoch_row(tracks, i, marks) for i in range(depth)]
     if any(t.backward for t in tracks):
-        row = [cell("back")] + [lines(*[("moves back a step with ", describe.condition(b)) for b, _ in t.backward])
-                                if t.backward else cell("never moves back") for t in tracks]
-        if marks is not None:
-            row = [cell()] + row
-        table.rows.append(Row(row, head=True))
-    notes = [(t.name, n) for t in tracks for n in t.notes]
-    notes += [(c.name, n) for c in ed.civilizations.values() for n in c.notes]
+        row = [cell("back")] + [_backward_cell(t) for t in tracks]
+        table.rows.append(Row(_mark_cell(marks, None) + row, head=True))
+    # the rulebook's notes on the tracks, then on the civilizations' rows
+    notes = [(x.name, n) for x in [*tracks, *ed.civilizations.values()] for n in x.notes]
     return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
+
+
+def _epoch_key(t, e) -> str:
+    """How a house rule's diff names an epoch of a track."""
+    return f"{t.name} / {e.name}"
+
+
+def _epoch_row(tracks: list, i: int, marks) -> Row:
+    """Step I + 1 of every track side by side, marked with the first change among them."""
+    changes = (_status(marks, _epoch_key(t, t.epochs[i])) for t in tracks if i < len(t.epochs))
+    status = next(filter(None, changes), None)
+    row = [number(i + 1)] + [_epoch_cell(t, i, marks) for t in tracks]
+    return Row(_mark_cell(marks, status) + row, mark=status, head=True)
+
+
+def _epoch_cell(t, i: int, marks) -> Cell:
+    """Epoch I of track T, its name and each requirement for entering it; blank past its last."""
+    if i >= len(t.epochs):
+        return cell()
+    e = t.epochs[i]
+    reqs = [("\u2022 ", describe.condition(r.expr)) for r in e.requirements] or ["no requirement"]
+    return lines((Strong(e.name), _mark_suffix(marks, _epoch_key(t, e))), *reqs)
+
+
+def _backward_cell(t) -> Cell:
+    if not t.backward:
+        return cell("never moves back")
+    return lines(*[("moves back a step with ", describe.condition(b)) for b, _ in t.backward])
 
 
 def _civilization_rows(ed: Edition, tracks: list) -> Table:
@@ -401,62 +512,43 @@ def _civilization_rows(ed: Edition, tracks: list) -> Table:
                          "means the rulebook gives no row for that civilization."],
                   empty="the rulebook declares no civilizations")
     civs = sorted(ed.civilizations.values(), key=lambda c: (c.rank is None, c.rank or 0, c.name))
-    for civ in civs:
-        row = [number(civ.rank) if civ.rank is not None else cell(), cell(civ.name), cell(civ.block or "")]
-        for t in tracks:
-            r = civ.rows.get(t.id)
-            row += [number(s) for s in r.starts] if r and len(r.starts) == len(t.epochs) - 1 else \
-                [cell() for _ in t.epochs[1:]]
-        for t in tracks:
-            r = civ.rows.get(t.id)
-            row.append(number(r.spaces if r.spaces is not None else t.spaces) if r else cell())
-        table.rows.append(Row(row))
+    table.rows = [_civilization_row(civ, tracks) for civ in civs]
     return table
+
+
+def _civilization_row(civ, tracks: list) -> Row:
+    row = [_number_or_blank(civ.rank), cell(civ.name), cell(civ.block or "")]
+    row += [c for t in tracks for c in _epoch_starts(civ.rows.get(t.id), t)]
+    return Row(row + [_finish_cell(civ.rows.get(t.id), t) for t in tracks])
+
+
+def _epoch_starts(r, t) -> list[Cell]:
+    """The spaces of civilization row R on which the epochs of track T after the first begin;
+    blanks unless R gives one for each."""
+    if r and len(r.starts) == len(t.epochs) - 1:
+        return [number(s) for s in r.starts]
+    return [cell() for _ in t.epochs[1:]]
+
+
+def _finish_cell(r, t) -> Cell:
+    """The last space of civilization row R (the track's own length where R gives none)."""
+    if not r:
+        return cell()
+    return number(r.spaces if r.spaces is not None else t.spaces)
 
 
 # --- commodities -----------------------------------------------------------------------------
 
 
 def commodities_chart(ed: Edition, marks=None) -> Chart:
-    items = list(ed.commodities.values())
-    names = list(ed.commodities)
-    items.sort(key=lambda c: (c.stack is None, c.stack or 0, -(c.value or 0), names.index(c.name)))
-    has_block = any(c.block for c in items)
-    top = max((c.count or 0 for c in items), default=0)
-    cols = _mark_column(marks) + [Column("Commodity", 1.3), Column("Value", 0.45, numeric=True),
-                                  Column("Count", 0.45, numeric=True)]
-    if has_block:
-        cols.append(Column("Block", 0.5))
-    cols.append(Column("Stack", 0.55, numeric=True))
-    cols += [Column(f"{n} card{'s' if n > 1 else ''}", 0.55, numeric=True) for n in range(1, top + 1)]
-    table = Table("commodities", "Commodities and set values", cols, [], intro=[
+    items = ed.commodities
+    # by stack, then dearest first; ties keep rulebook order (the sort is stable)
+    order = sorted(items, key=lambda n: (items[n].stack is None, items[n].stack or 0, -(items[n].value or 0)))
+    top = max((c.count or 0 for c in items.values()), default=0)
+    table = _item_table("commodities", "Commodities and set values", [
         "A set of n identical cards is worth the value shown under n (up to the number of cards there are). "
-        "Where the printed card shows another figure it follows in brackets."])
-    errors = []
-    for c in items:
-        label = lines(Strong(c.name), *[("also called ", a) for a in c.aka], Quote(c.summary) if c.summary else None)
-        label.value = c.name
-        row = [label, number(c.value), number(c.count)]
-        if has_block:
-            row.append(cell(c.block or "\u2014"))
-        row.append(number(c.stack) if c.stack is not None else cell("none"))
-        for n in range(1, top + 1):
-            if c.count is None or n > c.count or c.value is None or ed.set_value is None:
-                row.append(cell())
-                continue
-            try:
-                v = set_value(ed, n, c.value)
-            except Exception as exc:  # an edition whose set_value reads names we cannot supply
-                errors.append(f"{c.name}: {exc}")
-                row.append(cell("?", numeric=True))
-                continue
-            v = int(v) if float(v).is_integer() else v
-            printed = c.printed[n - 1] if c.printed and n <= len(c.printed) else None
-            if printed is not None and printed != v:
-                row.append(cell(str(v), Strong(f" (card {printed})"), numeric=True, value=v))
-            else:
-                row.append(number(v))
-        table.rows.append(_row(marks, c.name, row))
+        "Where the printed card shows another figure it follows in brackets."],
+        _commodity_fields(ed, top), items, order, marks)
     chart = Chart("commodities", "Commodities", [table])
     if ed.decks:
         decks = Table("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
@@ -464,6 +556,41 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
                        for d in sorted(ed.decks.values(), key=lambda d: d.stack)])
         chart.tables.append(decks)
     return chart
+
+
+def _commodity_fields(ed: Edition, top: int) -> list[_Field]:
+    """The commodities table's columns: the card, then what a set of 1 to TOP cards is worth."""
+    return [
+        _Field(Column("Commodity", 1.3), _name_cell),
+        _Field(Column("Value", 0.45, numeric=True), lambda c: number(c.value)),
+        _Field(Column("Count", 0.45, numeric=True), lambda c: number(c.count)),
+        _Field(Column("Block", 0.5), lambda c: cell(c.block or "\u2014"), has=lambda c: bool(c.block)),
+        _Field(Column("Stack", 0.55, numeric=True), lambda c: number(c.stack) if c.stack is not None else cell("none")),
+        *[_set_field(ed, n) for n in range(1, top + 1)]]
+
+
+def _set_field(ed: Edition, n: int) -> _Field:
+    return _Field(Column(f"{n} card{'s' if n > 1 else ''}", 0.55, numeric=True), lambda c: _set_value_cell(ed, c, n))
+
+
+def _set_value_cell(ed: Edition, c, n: int) -> Cell:
+    """What a set of N cards of commodity C is worth, with the printed card's figure where it differs;
+    blank where there are fewer cards or no value to work from."""
+    if c.count is None or n > c.count or c.value is None or ed.set_value is None:
+        return cell()
+    try:
+        v = set_value(ed, n, c.value)
+    except Exception:  # an edition whose set_value reads names we cannot supply
+        return cell("?", numeric=True)
+    return _worth_cell(c, n, int(v) if float(v).is_integer() else v)
+
+
+def _worth_cell(c, n: int, v) -> Cell:
+    """The worth V of a set of N cards of C, with the printed card's figure in brackets where that differs."""
+    printed = c.printed[n - 1] if n <= len(c.printed or ()) else None
+    if printed is not None and printed != v:
+        return cell(str(v), Strong(f" (card {printed})"), numeric=True, value=v)
+    return number(v)
 
 
 # --- house-rule summary --------------------------------------------------------------------
@@ -475,11 +602,11 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
         Column("In the base", 3.0), Column("In the house rule", 3.0)], [],
         empty="nothing: this house rule plays exactly as its base")
     for ch in diff.changes:
-        fields = ch.fields or [("", "", "")]
+        # the field, its base value and its house-rule value: a column each, a line per field
+        fields = zip(*(ch.fields or [("", "", "")]))
         table.rows.append(Row([_mark(ch.status), cell(CATEGORY_TITLES[ch.category]), cell(Strong(ch.key)),
-                               lines(*[f for f, _, _ in fields]), lines(*[b for _, b, _ in fields]),
-                               lines(*[h for _, _, h in fields])], mark=ch.status))
-    counts = {s: sum(1 for c in diff.changes if c.status == s) for s in ("added", "changed", "removed")}
+                               *[lines(*column) for column in fields]], mark=ch.status))
+    counts = Counter(c.status for c in diff.changes)
     intro = [f"House rule {ed.name} against its base {base.name}: "
              f"{counts['added']} added, {counts['changed']} changed, {counts['removed']} removed. "
              "The other charts of this edition mark the same rows."]
@@ -509,24 +636,19 @@ def glance_chart(ed: Edition, marks=None) -> Chart:
     for n in calamity_order(ed):
         c = ed.calamities[n]
         text = " ".join(sentence(p) for p in (describe.effects(c.primary) or "no effect", describe.secondary(c)) if p)
-        brief.rows.append(Row([number(c.stack), cell(Strong(c.name)), cell(CLASS_TEXT.get(c.klass, str(c.klass))),
-                               cell(text)], head=True, mark=marks.get(n) if marks else None))
+        brief.rows.append(Row([number(c.stack), cell(Strong(c.name)), _class_cell(c), cell(text)], head=True,
+                              mark=_status(marks, n)))
     return Chart("glance", "Calamities at a glance", [brief])
+
+
+# The edition's collection each kind of chart shows; a kind not named here always has content.
+CONTENT = {"calamities": "calamities", "glance": "calamities", "turns": "turn", "advances": "advances",
+           "credits": "advances", "explorer": "advances", "epochs": "asts", "commodities": "commodities"}
 
 
 def has_content(ed: Edition, kind: str) -> bool:
     """Whether the edition declares anything this kind of chart shows."""
-    if kind in ("calamities", "glance"):
-        return bool(ed.calamities)
-    if kind == "turns":
-        return bool(ed.turn)
-    if kind in ("advances", "credits", "explorer"):
-        return bool(ed.advances)
-    if kind == "epochs":
-        return bool(ed.asts)
-    if kind == "commodities":
-        return bool(ed.commodities)
-    return True
+    return kind not in CONTENT or bool(getattr(ed, CONTENT[kind]))
 
 
 def nothing_chart(ed: Edition) -> Chart:
@@ -535,18 +657,19 @@ def nothing_chart(ed: Edition) -> Chart:
         "commodities); its compiled model is in model.json and charts/model.yaml."])
 
 
+# Each kind of chart (in KINDS order) and the category of the house-rule diff that marks its rows.
+CHARTS = {"turns": (turns_chart, None), "calamities": (calamities_chart, "calamities"),
+          "advances": (advances_chart, "advances"), "credits": (credits_chart, "advances"),
+          "explorer": (explorer_chart, "advances"), "epochs": (epochs_chart, "epochs"),
+          "commodities": (commodities_chart, "commodities")}
+
+
 def build(ed: Edition, diff: Diff | None = None, only_content: bool = False) -> dict[str, Chart]:
     """Every chart by kind; with ONLY_CONTENT, just the kinds the edition has items for."""
-    marks = (lambda cat: diff.marks(cat)) if diff is not None else (lambda cat: None)
-    if only_content:
-        full = build(ed, diff)
-        return {k: c for k, c in full.items() if has_content(ed, k)}
-    return {
-        "turns": turns_chart(ed),
-        "calamities": calamities_chart(ed, marks("calamities")),
-        "advances": advances_chart(ed, marks("advances")),
-        "credits": credits_chart(ed, marks("advances")),
-        "explorer": explorer_chart(ed, marks("advances")),
-        "epochs": epochs_chart(ed, marks("epochs")),
-        "commodities": commodities_chart(ed, marks("commodities")),
-    }
+    kinds = [k for k in KINDS if not only_content or has_content(ed, k)]
+    return {k: CHARTS[k][0](ed, marks_for(diff, CHARTS[k][1])) for k in kinds}
+
+
+def marks_for(diff: Diff | None, category: str | None) -> dict[str, str] | None:
+    """The rows of CATEGORY a house rule changes; None for an edition that is no house rule."""
+    return diff.marks(category) if diff is not None and category else None

@@ -39,10 +39,9 @@ def table(rulebook, table_file, calamity, seed, options, as_json):
     data = phase.to_dict(only)
     if as_json:
         _emit_json(data, rb.id)
-        sys.exit(0 if data["complete"] else 1)
-    _print(rb, phase, data)
-    if not data["complete"]:
-        sys.exit(1)
+    else:
+        _print(rb, phase, data)
+    sys.exit(0 if data["complete"] else 1)
 
 
 def _where(rb, setting: str) -> str:
@@ -50,51 +49,64 @@ def _where(rb, setting: str) -> str:
     return f"  [{rb.module.SOURCE_PATH}:{line}]" if line else ""
 
 
+# why a calamity over the limits was discarded, in words (`resolution { discard ... }`)
+DISCARD_WHY = {"duplicate": "one of two of the same name", "random": "at random, over the limits",
+               "highest_stack": "the highest stack, over the limits"}
+
+
 def _print(rb, phase, data: dict) -> None:
     from .questions import _describe_effect
 
-    rules = rb.module.TABLE_RULES
+    _print_limits(rb, phase, data)
+    for i, c in enumerate(data["calamities"], 1):
+        _print_calamity(rb, i, c, _describe_effect)
+    echo("")
+    echo("Outcome by player")
+    for name, parts in data["outcomes"].items():
+        echo(f"  {name}: " + (" | ".join(_outcome_text(p, _describe_effect) for p in parts) or "nothing"))
+    if data["missing_facts"]:
+        echo(f"incomplete: the table does not give {', '.join(data['missing_facts'])}")
+
+
+def _print_limits(rb, phase, data: dict) -> None:
+    """The head of the answer: how many calamities are resolved, those the limits discard, the
+    order of resolution and the phase's notes."""
     kept = len(phase.resolved)
     echo(f"Calamity phase of {len(data['players'])} players: {kept} calamit{'y' if kept == 1 else 'ies'} resolved"
          + (f", {len(data['discarded'])} discarded" if data["discarded"] else ""))
     for d in data["discarded"]:
-        how = {"duplicate": "one of two of the same name", "random": "at random, over the limits",
-               "highest_stack": "the highest stack, over the limits"}[d["why"]]
-        echo(f"  discarded: {d['victim']}'s {d['calamity']} ({how}){_where(rb, 'discard')}")
-    echo(f"  order: {', '.join(o.replace('_', ' ') for o in rules['order'])}{_where(rb, 'order')}")
+        echo(f"  discarded: {d['victim']}'s {d['calamity']} ({DISCARD_WHY[d['why']]}){_where(rb, 'discard')}")
+    order = rb.module.TABLE_RULES["order"]
+    echo(f"  order: {', '.join(o.replace('_', ' ') for o in order)}{_where(rb, 'order')}")
     for n in data["notes"]:
         echo(f"  note: {n}")
-    for i, c in enumerate(data["calamities"], 1):
-        cal = rb.calamities[c["calamity"]]
-        traded = f", traded by {c['traded_by']}" if c["traded_by"] else ""
-        echo("")
-        echo(f"{i}. {c['calamity']} ({cal['class']}, stack {cal['stack']}) \u2014 {c['victim']}{traded}")
-        b = c["beneficiary"]
-        if b is not None:
-            echo(f"   beneficiary: {b['name'] or '?'} ({b['why']})")
-        _victim(c["victim"], "primary victim", c["primary"], _describe_effect)
-        for s in c["secondary"]:
-            assigned = f", assigned {s['assigned']}" if s["assigned"] is not None else ""
-            _victim(s["player"], f"secondary victim{assigned}", s, _describe_effect)
-        for n in c["notes"]:
-            echo(f"   note: {n}")
+
+
+def _print_calamity(rb, i: int, c: dict, describe) -> None:
+    """One resolved calamity: its victim, beneficiary, and what each victim suffers."""
+    cal = rb.calamities[c["calamity"]]
+    traded = f", traded by {c['traded_by']}" if c["traded_by"] else ""
     echo("")
-    echo("Outcome by player")
-    for name, parts in data["outcomes"].items():
-        if not parts:
-            echo(f"  {name}: nothing")
-            continue
-        said = []
-        for p in parts:
-            if p["role"] == "beneficiary":
-                said.append(f"beneficiary of {p['calamity']}")
-                continue
-            effects = "; ".join(filter(None, (_describe_effect(e) for e in p["effects"] if e["kind"] != "cancelled")))
-            what = "cancelled" if p["cancelled"] else (effects or "nothing")
-            said.append(f"{p['calamity']} ({p['role']}): {what}")
-        echo(f"  {name}: " + " | ".join(said))
-    if data["missing_facts"]:
-        echo(f"incomplete: the table does not give {', '.join(data['missing_facts'])}")
+    echo(f"{i}. {c['calamity']} ({cal['class']}, stack {cal['stack']}) \u2014 {c['victim']}{traded}")
+    b = c["beneficiary"]
+    if b is not None:
+        echo(f"   beneficiary: {b['name'] or '?'} ({b['why']})")
+    _victim(c["victim"], "primary victim", c["primary"], describe)
+    for s in c["secondary"]:
+        assigned = f", assigned {s['assigned']}" if s["assigned"] is not None else ""
+        _victim(s["player"], f"secondary victim{assigned}", s, describe)
+    for n in c["notes"]:
+        echo(f"   note: {n}")
+
+
+def _outcome_text(part: dict, describe) -> str:
+    """A player's part in one calamity, in a few words."""
+    if part["role"] == "beneficiary":
+        return f"beneficiary of {part['calamity']}"
+    if part["cancelled"]:
+        return f"{part['calamity']} ({part['role']}): cancelled"
+    effects = "; ".join(filter(None, (describe(e) for e in part["effects"] if e["kind"] != "cancelled")))
+    return f"{part['calamity']} ({part['role']}): {effects or 'nothing'}"
 
 
 def _victim(name: str, role: str, r: dict, describe) -> None:
@@ -105,13 +117,24 @@ def _victim(name: str, role: str, r: dict, describe) -> None:
         why = r.get("cancel_reason", {})
         echo(f"     {why.get('why', 'cancelled')}  [{why.get('path')}:{why.get('line')}]")
         return
+    _victim_losses(r, describe)
+
+
+def _victim_losses(r: dict, describe) -> None:
+    """What a victim whose calamity is not cancelled suffers: the effects, the modifiers' trace
+    and the rules the answer cannot decide."""
     texts = [t for t in (describe(e) for e in r["effects"]) if t]
     for t in texts or ["nothing"]:
         echo(f"     {t}")
     for t in r["trace"]:
-        before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-        by = ", ".join(t["by"]) or "rule"
-        echo(f"       {t['op']} {t['value'] if t['value'] is not None else ''} {by}: {before} \u2192 {after}  "
-             f"[{t['path']}:{t['line']}]")
+        echo(_trace_line(t))
     for u in r.get("undecided", ()):
         echo(f"     undecided: {u['what']} (depends on {', '.join(u['depends_on'])})  [{u['path']}:{u['line']}]")
+
+
+def _trace_line(t: dict) -> str:
+    """One step of a victim's trace: the modifier, who caused it, the amount before and after."""
+    before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
+    value = "" if t["value"] is None else t["value"]
+    by = ", ".join(t["by"]) or "rule"
+    return f"       {t['op']} {value} {by}: {before} \u2192 {after}  [{t['path']}:{t['line']}]"

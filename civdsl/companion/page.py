@@ -112,24 +112,74 @@ def _js_tokens(text: str) -> list[tuple[str, str]] | None:
     pos, n = 0, len(text)
     while pos < n:
         m = _JS_TOKEN.match(text, pos)
+        if m is not None and m.lastgroup == "slash" and _regex_may_start(last):
+            m = _JS_REGEX.match(text, pos)
+            kind = "regex"
+        elif m is not None:
+            kind = m.lastgroup
         if m is None:
             return None
-        kind, token = m.lastgroup, m.group()
-        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
-            m = _JS_REGEX.match(text, pos)
-            if m is None:
-                return None
-            kind, token = "regex", m.group()
         pos = m.end()
-        if kind == "code":
-            code = token.rstrip()
-            if code:
-                word = _LAST_WORD.search(code)
-                last = word.group() if word else code[-1]
-        elif kind not in ("nl", "block", "line"):
-            last = token[-1]  # a string's quote, a regex's flag or slash, a division
-        tokens.append((kind, token))
+        last = _last_significant(kind, m.group(), last)
+        tokens.append((kind, m.group()))
     return tokens
+
+
+def _regex_may_start(last: str) -> bool:
+    """After LAST (a character or word), a `/` starts a regular expression rather than dividing."""
+    return last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS
+
+
+def _last_significant(kind: str, token: str, last: str) -> str:
+    """The last significant character or word once TOKEN is read (line breaks and comments are not)."""
+    if kind in ("nl", "block", "line"):
+        return last
+    if kind != "code":
+        return token[-1]  # a string's quote, a regex's flag or slash, a division
+    code = token.rstrip()
+    if not code:
+        return last
+    word = _LAST_WORD.search(code)
+    return word.group() if word else code[-1]
+
+
+class _CompactLines:
+    """compact_script's output as it is written: the finished lines and the one being written,
+    one method per kind of token (a string, a regex and a division are copied as they are)."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.line: list[str] = []
+
+    def add(self, kind: str, token: str) -> None:
+        getattr(self, f"_{kind}", self._copy)(token)
+
+    def _code(self, token: str) -> None:
+        token = _SPACES.sub(" ", token)
+        self.line.append(token[1:] if token[:1] == " " and self.line and self.line[-1][-1:] == " " else token)
+
+    def _nl(self, token: str) -> None:
+        code = "".join(self.line).strip()
+        if code:
+            self.out.append(code)
+        self.line = []
+
+    def _block(self, token: str) -> None:
+        """A block comment: a line break if it spans lines, else a space."""
+        if "\n" in token:
+            self._nl(token)
+        elif self.line and self.line[-1][-1:] != " ":
+            self.line.append(" ")
+
+    def _line(self, token: str) -> None:
+        pass  # a line comment: its line break follows
+
+    def _copy(self, token: str) -> None:
+        self.line.append(token)
+
+    def text(self) -> str:
+        self._nl("")
+        return "\n".join(self.out) + "\n"
 
 
 def compact_script(text: str) -> str:
@@ -143,26 +193,10 @@ def compact_script(text: str) -> str:
     tokens = _js_tokens(text)
     if tokens is None:
         return text
-    out: list[str] = []
-    line: list[str] = []
+    lines = _CompactLines()
     for kind, token in tokens:
-        if kind == "code":
-            token = _SPACES.sub(" ", token)
-            line.append(token[1:] if token[:1] == " " and line and line[-1][-1:] == " " else token)
-        elif kind == "nl" or (kind == "block" and "\n" in token):
-            code = "".join(line).strip()
-            if code:
-                out.append(code)
-            line = []
-        elif kind == "block":
-            if line and line[-1][-1:] != " ":
-                line.append(" ")
-        elif kind != "line":
-            line.append(token)
-    code = "".join(line).strip()
-    if code:
-        out.append(code)
-    return "\n".join(out) + "\n"
+        lines.add(kind, token)
+    return lines.text()
 
 
 # minify_script: which characters make one token with their neighbour if nothing separates them.
@@ -217,48 +251,63 @@ def minify_script(text: str) -> str:
     scanned = _js_tokens(text)
     if scanned is None:
         return text
-    lines: list[list[str | None]] = []  # tokens of each line, None where a space was
-    line: list[str | None] = []
+    lines: list[list[str | None]] = [[]]  # tokens of each line, None where a space was
     for kind, token in scanned:
-        if kind == "code":
-            for i, piece in enumerate(_SPACES.split(token)):
-                if i:
-                    line.append(None)
-                if piece:
-                    line.append(piece)
-        elif kind == "nl" or (kind == "block" and "\n" in token):
-            lines.append(line)
-            line = []
-        elif kind in ("block", "line"):
-            line.append(None)
+        if kind == "nl" or (kind == "block" and "\n" in token):
+            lines.append([])
         else:
-            line.append(token)
-    lines.append(line)
+            lines[-1].extend(_MINIFY_PIECES.get(kind, _copied)(token))
     return _minified_lines(lines)
+
+
+def _code_pieces(token: str) -> list[str | None]:
+    """A run of code as its pieces between spaces, None where a space was."""
+    pieces: list[str | None] = []
+    for i, piece in enumerate(_SPACES.split(token)):
+        if i:
+            pieces.append(None)
+        if piece:
+            pieces.append(piece)
+    return pieces
+
+
+def _copied(token: str) -> list[str | None]:
+    return [token]
+
+
+def _comment_piece(token: str) -> list[str | None]:
+    return [None]  # a comment on one line: a space
+
+
+# what minify_script keeps of each kind of token on a line (a string, a regex, a division: itself)
+_MINIFY_PIECES = {"code": _code_pieces, "block": _comment_piece, "line": _comment_piece}
 
 
 def _minified_lines(lines: list[list[str | None]]) -> str:
     """minify_script's output from its scanned lines (tokens, None where a space was): each
     line with only the spaces `_needs_space` keeps, joined to the line before where `_joins` allows."""
     out: list[str] = []
-    for tokens in lines:
-        text_line = ""
-        space = False
-        for token in tokens:
-            if token is None:
-                space = True
-                continue
-            if space and text_line and _needs_space(text_line[-1], token[0]):
-                text_line += " "
-            text_line += token
-            space = False
-        if not text_line:
-            continue
+    for text_line in filter(None, map(_minified_line, lines)):
         if out and _joins(out[-1], text_line):
             out[-1] += (" " if _needs_space(out[-1][-1], text_line[0]) else "") + text_line
         else:
             out.append(text_line)
     return "\n".join(out) + "\n"
+
+
+def _minified_line(tokens: list[str | None]) -> str:
+    """One scanned line with only the spaces `_needs_space` keeps."""
+    text_line = ""
+    space = False
+    for token in tokens:
+        if token is None:
+            space = True
+            continue
+        if space and text_line and _needs_space(text_line[-1], token[0]):
+            text_line += " "
+        text_line += token
+        space = False
+    return text_line
 
 
 _CSS_TOKEN = re.compile(r"""(?P<str>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')|(?P<comment>/\*.*?\*/)|(?P<code>[^"'/]+|/)""", re.S)
@@ -309,7 +358,7 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     module.__file__ = "effects.py"
     sys.modules[name] = module  # the module finds itself there while it runs (runtime.this_module)
     try:
-        exec(code, module.__dict__)
+        code.run(module.__dict__)
     finally:
         sys.modules.pop(name, None)
     return module

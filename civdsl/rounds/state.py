@@ -31,28 +31,48 @@ def _parse_card(module, text, where: str):
         raise StateError(f"{where}: a card is written `RANK of SUIT` (e.g. `10 of Hearts`), not {text!r}")
     rank, suit = text.rsplit(" of ", 1)
     card = (rank.strip(), suit.strip())
-    if card not in module.CARDS:
-        ranks = [r for r, _ in module.CARD_DECK["ranks"]] if module.CARD_DECK else []
-        suits = [s for s, _ in module.CARD_DECK["suits"]] if module.CARD_DECK else []
-        if card[0] not in ranks:
-            raise StateError(f"{where}: unknown rank `{card[0]}`{hint(card[0], ranks)}")
-        raise StateError(f"{where}: unknown suit `{card[1]}`{hint(card[1], suits)}")
-    return card
+    if card in module.CARDS:
+        return card
+    ranks = _deck_words(module, "ranks")
+    if card[0] not in ranks:
+        raise StateError(f"{where}: unknown rank `{card[0]}`{hint(card[0], ranks)}")
+    raise StateError(f"{where}: unknown suit `{card[1]}`{hint(card[1], _deck_words(module, 'suits'))}")
+
+
+def _deck_words(module, part: str) -> list[str]:
+    """The words of the card deck's `ranks` or `suits` (none when the edition has no cards)."""
+    return [word for word, _ in module.CARD_DECK[part]] if module.CARD_DECK else []
 
 
 def _value(module, name: str, value, where: str):
+    """The value of a stat, flag or track as a state gives it: a flag true or false, a number
+    whole and within its declared bounds."""
     if name in module.FLAGS:
         if not isinstance(value, bool):
             raise StateError(f"{where}: `{name}` is a flag: true or false, not {value!r}")
         return value
     spec = module.STATS.get(name) or module.TRACKS.get(name)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not _whole_number(value):
         raise StateError(f"{where}: `{name}` must be a whole number, not {value!r}")
-    if spec["low"] is not None and value < spec["low"] or spec["high"] is not None and value > spec["high"]:
-        low = "" if spec["low"] is None else spec["low"]
-        high = "" if spec["high"] is None else spec["high"]
-        raise StateError(f"{where}: `{name}` = {value} is outside its bounds {low}..{high}")
+    low, high = spec["low"], spec["high"]
+    if _outside(value, low, high):
+        raise StateError(f"{where}: `{name}` = {value} is outside its bounds "
+                         f"{'' if low is None else low}..{'' if high is None else high}")
     return value
+
+
+def _whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _outside(value: int, low: int | None, high: int | None) -> bool:
+    """Whether a number is below its lower bound or above its upper one (None: no such bound)."""
+    return (low is not None and value < low) or (high is not None and value > high)
+
+
+def _value_names(module) -> list[str]:
+    """What a state's `stats` (or `--set`) may give: every stat, flag and track."""
+    return list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
 
 
 def state_from_data(module, data: dict, rng: random.Random, source: str = "state") -> GameState:
@@ -71,19 +91,22 @@ def state_from_data(module, data: dict, rng: random.Random, source: str = "state
     _read_cards(module, data, state, rng, source)
     state.on = _thresholds_on(module, data, source)
     state.choices = check_choices(module, data.get("choices") or {}, f"{source}: choices")
-    rnd = data.get("round", 0)
-    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 0:
-        raise StateError(f"{source}: `round` must be a whole number of at least 0")
-    state.round = rnd
-    ended = data.get("ended")
-    if ended is not None and not isinstance(ended, str):
-        raise StateError(f"{source}: `ended` is text (why the game ended) or absent")
-    state.ended = ended
+    _read_progress(data, state, source)
     return state
 
 
+def _read_progress(data: dict, state: GameState, source: str) -> None:
+    """How far the game is: the round played last, and why it ended (if it did)."""
+    state.round = data.get("round", 0)
+    if not _whole_number(state.round) or state.round < 0:
+        raise StateError(f"{source}: `round` must be a whole number of at least 0")
+    state.ended = data.get("ended")
+    if not isinstance(state.ended, (str, type(None))):
+        raise StateError(f"{source}: `ended` is text (why the game ended) or absent")
+
+
 def _read_stats(module, data: dict, state: GameState, source: str) -> None:
-    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
+    names = _value_names(module)
     stats = data.get("stats") or {}
     if not isinstance(stats, dict):
         raise StateError(f"{source}: `stats` is a mapping of name: value")
@@ -99,7 +122,7 @@ def _read_cards(module, data: dict, state: GameState, rng: random.Random, source
     piles = {}
     seen: dict = {}
     for pile in ("hand", "deck", "discard"):
-        if pile in data and data[pile] is not None:
+        if data.get(pile) is not None:
             piles[pile] = _read_pile(module, data, pile, seen, source)
     state.hand = piles.get("hand", [])
     state.discard = piles.get("discard", [])
@@ -108,9 +131,13 @@ def _read_cards(module, data: dict, state: GameState, rng: random.Random, source
     else:
         state.deck = [c for c in state.deck if c not in seen]
         rng.shuffle(state.deck)
+    _check_hand_limit(module, state.hand, source)
+
+
+def _check_hand_limit(module, hand: list, source: str) -> None:
     limit = module.CARD_DECK["hand_limit"] if module.CARD_DECK else None
-    if limit is not None and len(state.hand) > limit:
-        raise StateError(f"{source}: `hand` holds {len(state.hand)} cards; the hand limit is {limit}")
+    if limit is not None and len(hand) > limit:
+        raise StateError(f"{source}: `hand` holds {len(hand)} cards; the hand limit is {limit}")
 
 
 def _read_pile(module, data: dict, pile: str, seen: dict, source: str) -> list:
@@ -153,7 +180,7 @@ def check_choices(module, choices, where: str) -> dict:
 
 def assignments(module, sets: tuple[str, ...], chooses: tuple[str, ...]) -> tuple[dict, dict]:
     stats, choices = {}, {}
-    names = list(module.STATS) + list(module.FLAGS) + list(module.TRACKS)
+    names = _value_names(module)
     for item in sets:
         key, value = parse_assignment(item)
         if key not in names:
