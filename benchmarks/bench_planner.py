@@ -173,8 +173,8 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
     else:
         from civdsl import plan_horizon
 
-        problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, pl.objective(rb.module, options.get("objective_spec")),
-                                     among=options.get("among"))
+        obj = pl.objective(rb.module, options.get("objective_spec"))
+        problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
         problem.search()
         hz = plan_horizon.two_turns(problem, max_sets=max_sets)
     return {"cpu": time.process_time() - t0, "complete": hz["complete"], "sets": hz["turn_one_sets"],

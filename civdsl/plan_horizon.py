@@ -214,7 +214,8 @@ class _TwoTurns:
         for j in range(n_items - 1, -1, -1):
             self.suffix_credit[j] = [x + y for x, y in zip(self.suffix_credit[j + 1], self.give_row[items[j]])]
             self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
-            self.specific_suffix[j] = [x + self._specific(items[j], i) for x, i in zip(self.specific_suffix[j + 1], worth)]
+            self.specific_suffix[j] = [x + self._specific(items[j], i)
+                                       for x, i in zip(self.specific_suffix[j + 1], worth)]
         # The credit this turn's remaining purchases can add towards one advance is at most the
         # group credits they can add in its groups (each group: a fractional knapsack of credit
         # per effective price within this turn's budget) plus the specific credits they carry to it.
