@@ -115,16 +115,9 @@ STRESS = [
 # The two-turn look-ahead's stress states (`--stress --horizon`; every one with --horizon 2): the
 # dense ones above, and two random mid-game states of `random_state` (seed 7, treasury 0-40; two of
 # the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped).
-HORIZON_STRESS = [
-    ("affords most of the deck", "megaciv",
-     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}, {}),
-    ("--objective points", "megaciv",
-     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9},
-     {"objective_spec": "points"}),
-    ("Expansion, treasury 1000, 9 players", "expansion",
-     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {}),
-    ("30 cards, Trade Routes + Trade Empire", "megaciv",
-     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 30, "treasury": 20, "players": 9}, {}),
+HORIZON_STRESS = [case for case in STRESS if case[0] in (
+    "affords most of the deck", "--objective points", "Expansion, treasury 1000, 9 players",
+    "30 cards, Trade Routes + Trade Empire")] + [
     ("mid-game, Sugar x8 and Trade Routes", "megaciv",
      {"holds": ["Empiricism", "Masonry", "Astronavigation", "Sculpture", "Pottery", "Mathematics", "Trade Routes",
                 "Enlightenment", "Metalworking", "Mining", "Advanced Military", "Music", "Architecture",
@@ -146,13 +139,21 @@ def stress_state(module, state: dict) -> dict:
     return state
 
 
-def _time_case(root: str, index: int) -> None:
-    """Child process of --baseline: time one stress case with the planner under `root`."""
+def _tree_planner(root: str):
+    """The civdsl package and its planner of the tree under `root`, imported instead of this one's
+    (a child process of --baseline)."""
     sys.path.insert(0, root)
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
     from civdsl import planner as pl
+
+    return lib, pl
+
+
+def _time_case(root: str, index: int) -> None:
+    """Child process of --baseline: time one stress case with the planner under `root`."""
+    lib, pl = _tree_planner(root)
 
     name, rid, state, options = STRESS[index]
     rb = lib.load(rid)
@@ -183,11 +184,7 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
 
 def _time_horizon_case(root: str, index: int) -> None:
     """Child process of --baseline: one two-turn stress case with the planner under `root`."""
-    sys.path.insert(0, root)
-    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
-        del sys.modules[mod]
-    import civdsl as lib
-    from civdsl import planner as pl
+    lib, pl = _tree_planner(root)
 
     name, rid, state, options = HORIZON_STRESS[index]
     rb = lib.load(rid)
@@ -385,11 +382,7 @@ def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> 
 def _time_growth(root: str, rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> None:
     """Child process of --baseline: the growth series' CPU times with the planner under `root`
     (its dynamic programme alone where it has one)."""
-    sys.path.insert(0, root)
-    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
-        del sys.modules[mod]
-    import civdsl as lib
-    from civdsl import planner as pl
+    lib, pl = _tree_planner(root)
 
     pl.PurchaseProblem.bb_cap = 0
     rb = lib.load(rid)
