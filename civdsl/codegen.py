@@ -134,12 +134,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    _records(w, "ADVANCES", [(a.name, {
-        "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
-        "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-        "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
-        "line": a.span.line,
-    }) for a in ed.advances.values()])
+    _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
     _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
@@ -149,6 +144,14 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     w.line("}")
     w.line("")
     w.line("")
+
+
+def _advance_record(a) -> dict:
+    """An advance's data as the runtime reads it (ADVANCES)."""
+    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+            "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
+            "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
+            "line": a.span.line}
 
 
 def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonCompiler) -> None:
@@ -233,32 +236,12 @@ def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
 
 def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     """One function per epoch's requirements and per backward rule, then the AST table."""
-    main_path = ed.files[-1]
     tracks = {}
     for ti, track in enumerate(ed.asts.values()):
-        epoch_fns = []
-        for ei, epoch in enumerate(track.epochs):
-            fn = f"epoch_{ti}_{ei}_{slug(epoch.name)}"
-            epoch_fns.append((epoch.name, fn))
-            w.line("")
-            w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
-            w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
-            w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
-            w.line("    return [")
-            for req in epoch.requirements:
-                for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
-            w.line("    ]")
-        back_fns = []
-        for bi, (expr, span) in enumerate(track.backward):
-            fn = f"backward_{ti}_{bi}"
-            back_fns.append(fn)
-            w.line("")
-            w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> dict:", span)
-            w.line(f"    # {comment_text(span.path)}:{span.line}")
-            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
+        epoch_fns = [(epoch.name, _epoch_function(w, compiler, track, epoch, f"epoch_{ti}_{ei}_{slug(epoch.name)}"))
+                     for ei, epoch in enumerate(track.epochs)]
+        back_fns = [_backward_function(w, compiler, expr, span, f"backward_{ti}_{bi}")
+                    for bi, (expr, span) in enumerate(track.backward)]
         tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
@@ -269,6 +252,31 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
         w.line(f"    {tid!r}: {{'name': {track.name!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}], "
                f"'backward_except': {except_!r}, 'spaces': {track.spaces!r}, 'step_points': {track.step_points!r}}},")
     w.line("}")
+
+
+def _epoch_function(w: Writer, compiler: PythonCompiler, track, epoch, fn: str) -> str:
+    """The function listing an epoch's requirements (each part of an `and` its own); returns its name."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
+    w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
+    w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
+    w.line("    return [")
+    for req in epoch.requirements:
+        for part in _conjuncts(req.expr):
+            w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
+    w.line("    ]")
+    return fn
+
+
+def _backward_function(w: Writer, compiler: PythonCompiler, expr, span, fn: str) -> str:
+    """The function of a backward rule (when a civilization moves back); returns its name."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState) -> dict:", span)
+    w.line(f"    # {comment_text(span.path)}:{span.line}")
+    w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
+    return fn
 
 
 def _civilizations(w: Writer, ed: Edition) -> None:
@@ -291,9 +299,14 @@ def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     w.line("")
 
 
+def score_lines(ed: Edition) -> tuple[list, list]:
+    """The edition's score lines: (those that count points, the tie-breaks), empty without a score."""
+    return (ed.score.points, ed.score.tiebreaks) if ed.score else ([], [])
+
+
 def _score(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
-    points = ed.score.points if ed.score else []
-    for attr, lines in (("SCORE_POINTS", points), ("SCORE_TIEBREAKS", ed.score.tiebreaks if ed.score else [])):
+    points, tiebreaks = score_lines(ed)
+    for attr, lines in (("SCORE_POINTS", points), ("SCORE_TIEBREAKS", tiebreaks)):
         w.line(f"{attr} = [")
         for line in lines:
             w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span)
@@ -381,7 +394,7 @@ _PY_REQUIREMENT = RequirementWords("_rt.requirement_any", "_rt.requirement", "_r
 def _requirement(compiler, expr, req, line: int | None = None, each_step: bool = False,
                  words: RequirementWords = _PY_REQUIREMENT) -> str:
     line = line if line is not None else req.span.line
-    text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
+    text = _requirement_text(expr, req)
     step = words.each_step if each_step else ""
     alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
@@ -390,6 +403,13 @@ def _requirement(compiler, expr, req, line: int | None = None, each_step: bool =
                           for alt in alternatives)
         return f"{words.any}({words.text(text)}, [{parts}], {line!r}{step})"
     return _requirement_part(compiler, expr, line, words, text, step)
+
+
+def _requirement_text(expr, req) -> str:
+    """What a requirement says: the rulebook's words (`why`) for a whole requirement, else its condition described."""
+    if req is not None and req.why and _conjuncts(req.expr) == [expr]:
+        return req.why
+    return describe.condition(expr)
 
 
 def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: str | None = None,
@@ -502,11 +522,13 @@ class _RoleWalk(NodeVisitor):
     closes a statement), its words for none/true/false, an empty list, a lazy `or` and a change's
     amount per unit, `literal` and `param_code` (a default and a given parameter value),
     `_comment`, `_effect_line`, `_excluded_if`, `_assigned`, `_assignment`, `_locals`,
-    `_effect_list`, `_resolution`, an `_after_<pass>` for each of `_AFTER`, and a `visit_<Op>`
-    for every operation node but ImmuneOp and for EffectBranch."""
+    `_effect_list`, `_resolution`, `_cancel` and `_offer` (what a cancelling modifier and an
+    offered option write), an `_after_<pass>` for each of `_AFTER`, and `visit_ChangeOp` and
+    `visit_EffectBranch`."""
 
     END = ""
     NONE, TRUE, FALSE, EMPTY = "None", "True", "False", "()"
+    PRESENT = "{} is not None"  # an effect of a branch was taken
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
     PER = "({}) * ({})"  # a change's amount times its `per` expression
 
@@ -519,10 +541,14 @@ class _RoleWalk(NodeVisitor):
         self.bounded = rules.bound and self.causes(vocab.BOUNDS)
         self.has_options = bool(self._ops((OptionOp, StopOp)))
         self.immune_flags: list[str] = []
-        self.inline = {j for j, m in self.mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
+        self.inline = self._inline()
         self.conds = self._conditions(compile_expr)
         self.ordered = self._ordered()
         self.unselecting = self._unselecting()
+
+    def _inline(self) -> set[int]:
+        """The modifiers whose condition only one operation tests, a change: tested in place."""
+        return {j for j, m in self.mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
 
     def _conditions(self, compile_expr) -> dict[int, str]:
         """Each modifier's condition as its operations test it: a condition used by one operation
@@ -637,10 +663,35 @@ class _RoleWalk(NodeVisitor):
         self.line(f"c = {self.conds[j]}{self.END}  {self._comment(o)}", o.span)
         return "c"
 
+    def _present(self, v: _EffectVar) -> str:
+        """Whether an effect is present: always, unless a branch makes it conditional."""
+        return self.PRESENT.format(v.flag) if v.conditional else self.TRUE
+
+    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
+        by = ", ".join(m.advances) or "a modifier"
+        self._cancel(o, j, f"whether {by} cancels the calamity", f"cancelled by {by}")
+
+    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
+        # the victim may pay the price to stop the whole calamity for everyone
+        what = f"whether the option to stop the calamity ({o.replacement.name.replace('_', ' ')}) is offered"
+        self._offer(o, j, m, what, "calamity", False, None)
+
+    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
+        targets = self._targets_of(o)
+        if not targets:
+            return
+        what = f"whether the option to {o.replacement.name.replace('_', ' ')} is offered"
+        self._offer(o, j, m, what, o.kind, o.each, targets)
+
     def _always_decided(self, m) -> bool:
         """A condition on held advances, constants and options is a plain bool: the branch for an
         undecided condition could never run (and was a third of the module's compile time)."""
         return m.condition is not None and _never_unknown(self.c, m.condition)
+
+    def _branch_variables(self, e: EffectBranch, variables) -> tuple[list, list]:
+        """The variables of a branch's effects, taken in order: (those of `then`, those of `otherwise`)."""
+        return ([next(variables) for _ in range(_count_effects(e.then))],
+                [next(variables) for _ in range(_count_effects(e.otherwise))])
 
     def visit_effects(self, effects: list, indent: str, variables) -> None:
         for e in effects:
@@ -743,8 +794,7 @@ class _RoleBody(_RoleWalk):
 
     def visit_EffectBranch(self, e: EffectBranch, indent: str, variables) -> None:
         w, c = self.w, self.c
-        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        then_vars, else_vars = self._branch_variables(e, variables)
         b = f"b{len(w.lines)}"
         where = f"{comment_text(e.span.path)}:{e.span.line}"
         w.line(f"{indent}{b} = {c.compile(e.condition)}  # {where}", e.span)
@@ -775,31 +825,18 @@ class _RoleBody(_RoleWalk):
     def _comment(self, o) -> str:
         return f"# {self._where(o)}"
 
-    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
-                  f"{('whether ' + by + ' cancels the calamity')!r}):  # {self._where(o)}", o.span)
-        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, "
-                  f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
-
-    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
-        # the victim may pay the price to stop the whole calamity for everyone
-        rep = o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+    def _cancel(self, o: CancelOp, j: int, what: str, text: str) -> None:
         self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}):  # {self._where(o)}", o.span)
-        self.line(f"    options.append(('calamity', {rep.name!r}, {_call_args(self.c, rep)}, False, "
-                  f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
+        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, {text!r}, "
+                  f"{o.span.path!r})", o.span)
 
-    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         rep = o.replacement
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}) and ({active}):  "
-                  f"# {self._where(o)}", o.span)
-        self.line(f"    options.append(({o.kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {o.each!r}, "
+        test = f"s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r})"
+        if targets is not None:
+            test += f" and ({' or '.join(self._present(v) for v in targets)})"
+        self.line(f"if {test}:  # {self._where(o)}", o.span)
+        self.line(f"    options.append(({kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {each!r}, "
                   f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
 
     def visit_ChangeOp(self, o: ChangeOp, j: int, m) -> None:
@@ -850,8 +887,7 @@ class _RoleBody(_RoleWalk):
             return
         keyword = "if"
         for t in targets:
-            test = f"{t.flag} is not None" if t.conditional else "True"
-            self.line(f"    {keyword} {test}:")
+            self.line(f"    {keyword} {self._present(t)}:")
             keyword = "elif"
             yield t.var(param), self.indent + "        "
 
@@ -884,7 +920,7 @@ class _RoleBody(_RoleWalk):
         self.line("effects = []")
         for v, item in items:
             if v.conditional:
-                self.line(f"if {v.flag} is not None:")
+                self.line(f"if {self._present(v)}:")
                 self.line(f"    effects.append({item})")
             else:
                 self.line(f"effects.append({item})")
@@ -919,19 +955,20 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
     nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
     bool or None), the dict displays are written instead."""
     if not all(type(key) is str and _json_exact(data) for key, data in records):
-        lines = None
-    else:
-        lines = [json.dumps([key, data], ensure_ascii=False) for key, data in records]
-    if lines is None:
-        w.line(f"{name} = {{")
-        for key, data in records:
-            w.line(f"    {key!r}: {data!r},")
-        w.line("}")
+        _record_displays(w, name, records)
         return
     w.line(f"{name} = _rt.records((")
-    for line in lines:
-        w.line(f"    {line!r},")
+    for key, data in records:
+        w.line(f"    {json.dumps([key, data], ensure_ascii=False)!r},")
     w.line("))")
+
+
+def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
+    """`NAME = {record name: data, ...}` as dict displays, for data JSON cannot carry exactly."""
+    w.line(f"{name} = {{")
+    for key, data in records:
+        w.line(f"    {key!r}: {data!r},")
+    w.line("}")
 
 
 def _json_exact(value) -> bool:
@@ -962,12 +999,14 @@ _JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
 def _never_unknown(c: PythonCompiler, expr) -> bool:
     """`expr` reads no player fact (only held advances, folded constants and options), so its
     value is never runtime.Unknown."""
-    for node in walk(expr):
-        if isinstance(node, Call) and node.name != "holds":
-            return False
-        if isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options:
-            return False
-    return True
+    return not any(_reads_a_fact(c, node) for node in walk(expr))
+
+
+def _reads_a_fact(c: PythonCompiler, node) -> bool:
+    """The node itself reads the player's state: a call but `holds`, a name that is not folded."""
+    if isinstance(node, Call):
+        return node.name != "holds"
+    return isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options
 
 
 def _call_args(c: PythonCompiler, call) -> str:

@@ -221,17 +221,17 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
     return None
 
 
-# How each bracket changes the nesting depth (strings and comments, also matched, change nothing).
-_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
-
-
 def _first_too_nested(text: str, end: int) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
-        depth = max(0, depth + _NESTING.get(m.group(), 0))
-        if depth > MAX_NESTING:
-            return m.start()
+        ch = m.group()
+        if ch == "(" or ch == "{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return m.start()
+        elif ch == ")" or ch == "}":
+            depth = max(0, depth - 1)
     return None
 
 
@@ -306,7 +306,14 @@ def _depth(node: lark.Tree, level: int) -> int:
     MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
     if level > MAX_DEPTH:
         raise _TooDeep
-    d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+    if node.data in _CHAINS:
+        d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+    else:  # most nodes: a plain loop, with no list built (this walk runs on every parse)
+        d = 0
+        for c in node.children:
+            if isinstance(c, lark.Tree):
+                d = max(d, _depth(c, level + 1))
+        d += 1
     if d > MAX_DEPTH:
         raise _TooDeep
     return d
@@ -378,7 +385,7 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
     kind = _item_kind(expected)
     if kind is None or "RBRACE" not in expected:
         return None
-    end = _field_end(text, tok.end_pos, word, {f.word for f in item_fields.ITEM_FIELDS[kind]})
+    end = _field_end(text, tok.end_pos, word, set(_field_words(kind)))
     return start, end, kind, word, _item_name(interactive)
 
 
@@ -415,15 +422,25 @@ def _glued_field_word(text: str, start: int, end: int) -> tuple | None:
     return start, text[start:end], set(interactive.accepts()), interactive
 
 
+def _field_words(kind: str, in_change: bool = True) -> list[str]:
+    """The words of an item kind's fields, with (`in_change`) or without those only a `change`
+    may give."""
+    return [f.word for f in item_fields.ITEM_FIELDS[kind] if in_change or not f.change_only]
+
+
 def _item_kind(expected: set) -> str | None:
     """The item kind whose fields (all of them) the parser expects, the one with most fields."""
     words, _ = _terminal_words()
     kind, size = None, 0
-    for k, fs in item_fields.ITEM_FIELDS.items():
-        wanted = {words.get(f.word) for f in fs if not f.change_only}
+    for k in item_fields.ITEM_FIELDS:
+        wanted = {words.get(word) for word in _field_words(k, in_change=False)}
         if None not in wanted and wanted <= expected and len(wanted) > size:
             kind, size = k, len(wanted)
     return kind
+
+
+# How each bracket changes the nesting depth (other tokens change nothing).
+_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 def _field_end(text: str, end: int, word: str, stops: set) -> int:
@@ -476,7 +493,7 @@ def _is_token(value, kind: str) -> bool:
 def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics) -> None:
     start, _, kind, word, name = found
     line, column = _position(text, start)
-    names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
+    names = _field_words(kind, in_change=False)
     a_kind = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
     elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]
     which = f"{kind} `{name}`" if name is not None else a_kind
@@ -486,7 +503,7 @@ def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics
         notes.insert(0, f"`{word}` is a field of: {', '.join(elsewhere)}")
     else:
         message = f"unknown field `{word}` in {which}"
-    best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
+    best = did_you_mean(word, _field_words(kind))
     diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
                 help=unknown_field_help(best) if best else None, item=name)
 
@@ -498,26 +515,29 @@ def unknown_field_help(field: str) -> str:
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:
-    line = getattr(exc, "line", 1) or 1
-    column = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
-        _report_unexpected_character(exc, text, Span(path, line, column), diags)
+        _report_unexpected_character(exc, text, Span(path, *_stopped_at(exc)), diags)
         return
     expected = sorted({describe_terminal(t) for t in exc.expected or () if not t.startswith("__")})
-    line, column, found, width = _found(exc, text, line, column)
+    line, column, found, width = _found(exc, text)
     if "`}`" in expected and _report_unclosed(exc, text, path, line, column, found, diags):
         return
     notes = [f"expected {_join_expected(expected)}"] if expected else []
     diags.error("CIV001", f"unexpected {found}", Span(path, line, column, column + width), notes=notes)
 
 
-def _found(exc: UnexpectedEOF | UnexpectedToken, text: str, line: int, column: int) -> tuple[int, int, str, int]:
+def _stopped_at(exc: UnexpectedInput) -> tuple[int, int]:
+    """(line, column) where Lark says the parser stopped (1, 1 where it does not say)."""
+    return getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+
+
+def _found(exc: UnexpectedEOF | UnexpectedToken, text: str) -> tuple[int, int, str, int]:
     """(line, column, how it is named, width) of what the parser met where it stopped: a token,
     or the end of the file (at its very end, wherever Lark places it)."""
     if isinstance(exc, UnexpectedEOF) or exc.token.type == "$END":
         return (*_position(text, len(text)), "end of file", 1)
     tok = exc.token
-    return line, column, f"`{tok}`" if tok.type != "STRING" else f"string {tok}", len(str(tok))
+    return (*_stopped_at(exc), f"`{tok}`" if tok.type != "STRING" else f"string {tok}", len(str(tok)))
 
 
 def _report_unexpected_character(exc: UnexpectedCharacters, text: str, at: Span, diags: Diagnostics) -> None:

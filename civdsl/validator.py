@@ -133,7 +133,7 @@ class _Validator(NodeVisitor):
     def _resolution_const(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
         """A setting that names a constant must name a whole-number one (CIV086)."""
         const = self.ed.consts.get(v)
-        if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
+        if const is None or not _whole_number(const.value):
             self.d.error("CIV086", f"{setting} names `{v}`, which is not a whole-number constant",
                          span, item=item, help=suggestion(v, self.ed.consts) or "declare it: `const NAME = N`")
 
@@ -230,7 +230,7 @@ class _Validator(NodeVisitor):
             if value is None:
                 self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
                              "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
-            elif isinstance(value, bool) or not isinstance(value, int) or value < e.minimum:
+            elif not _whole_number(value) or value < e.minimum:
                 # the engine still reads the number (a fraction of a card limit compares, a
                 # fraction of a unit point multiplies), so this is a warning, not an error
                 what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
@@ -556,11 +556,7 @@ class _Validator(NodeVisitor):
         """Each row must fit its track: one first space per epoch after the first, rising, on the track."""
         ranks: dict[int, str] = {}
         for civ in self.ed.civilizations.values():
-            if civ.rank in ranks:
-                self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
-                             f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
-            if civ.rank is not None:
-                ranks.setdefault(civ.rank, civ.name)
+            self._rank(civ, ranks)
             for row in civ.rows.values():
                 track = self.ed.asts.get(row.track)
                 if track is None:
@@ -569,6 +565,14 @@ class _Validator(NodeVisitor):
                                  or f"declared tracks: {', '.join(self.ed.asts) or 'none'}")
                     continue
                 self._row(civ, row, track)
+
+    def _rank(self, civ, ranks: dict[int, str]) -> None:
+        """A civilization's A.S.T. ranking, if it has one, is no other's (`ranks`: those seen so far)."""
+        if civ.rank in ranks:
+            self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
+                         f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
+        if civ.rank is not None:
+            ranks.setdefault(civ.rank, civ.name)
 
     def _row(self, civ, row, track) -> None:
         spaces = row.spaces if row.spaces is not None else track.spaces
@@ -598,11 +602,13 @@ class _Validator(NodeVisitor):
 
     # --- commodities and the deck
     def _commodities(self) -> None:
+        # a set value reads the number of cards in the set and the card's face value, no player
+        set_scope = Scope(consts=self.ed.consts, player=False, extra_names=("n", "face"))
         if self.ed.set_value is not None:
-            check(self.ed.set_value, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            check(self.ed.set_value, set_scope, self.d, "set_value")
         if self.ed.set_value_off_block is not None:
             expr, when, _ = self.ed.set_value_off_block
-            check(expr, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            check(expr, set_scope, self.d, "set_value")
             if when is not None:
                 check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
@@ -703,6 +709,10 @@ def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | No
     previous = [1] + list(starts)
     return next(((start, epoch) for before, start, epoch in zip(previous, starts, epochs)
                  if start <= before or start > spaces), None)
+
+
+def _whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _negative_literal(e) -> bool:
@@ -856,14 +866,17 @@ class ModelEvaluator:
         from .syntax import BinOp
         try:
             if isinstance(expr, Call) and expr.name == "all":
-                bad = [i.get("name", "?") for i in self.items(expr.args[0], None)
-                       if self.evaluate(expr.args[1], i) is not True]
-                return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+                return self._failing(expr)
             if isinstance(expr, BinOp) and expr.op in ("==", "!=", "<", "<=", ">", ">="):
                 return f"left side is {self.evaluate(expr.left)}, right side is {self.evaluate(expr.right)}"
         except EvalError:
             return None
         return None
+
+    def _failing(self, expr: Call) -> str:
+        """The items (the first ten) for which `all(items, condition)` does not hold."""
+        bad = [i.get("name", "?") for i in self.items(expr.args[0], None) if self.evaluate(expr.args[1], i) is not True]
+        return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
 
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:

@@ -25,8 +25,8 @@ from pathlib import Path
 from .. import describe
 from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _count_effects, _never_unknown,
-                       _RoleWalk, RequirementWords, SetValueScope, call_mapping, source_hashes)
+from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
+                       call_mapping, score_lines, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
 from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
@@ -92,12 +92,7 @@ MODEL_ROWS_JS = """function modelRows(tables, model) {
 def _shape(records: list) -> list | None:
     """The fields of RECORDS, two or more mappings with the same fields in the same order (else
     None); a field whose values are again such records is [its name, their fields]."""
-    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
-        return None
-    shapes = {tuple(record) for record in records}
-    if len(shapes) != 1:
-        return None
-    fields = shapes.pop()
+    fields = _common_fields(records)
     if not fields:
         return None
     spec = []
@@ -105,6 +100,14 @@ def _shape(records: list) -> list | None:
         inner = _shape([record[field] for record in records])
         spec.append(field if inner is None else [field, inner])
     return spec
+
+
+def _common_fields(records: list) -> tuple | None:
+    """The fields every one of two or more mappings has, in the same order (None if they differ)."""
+    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
+        return None
+    shapes = {tuple(record) for record in records}
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def _record_fields(value) -> list | None:
@@ -377,8 +380,7 @@ def _rules_object(w: _Out, c: JSCompiler, ed: Edition, off: str, calamities: lis
     w.line("  ]),")
     w.line(f"  startCredits: {_start_credits(c, ed.start_credits)},")
     w.line("  score: {")
-    for attr, lines in (("points", ed.score.points if ed.score else []),
-                        ("tiebreaks", ed.score.tiebreaks if ed.score else [])):
+    for attr, lines in zip(("points", "tiebreaks"), score_lines(ed)):
         w.line(f"    {attr}: [")
         for line in lines:
             w.line(f"      [{js_string(line.label)}, (s) => {c.compile(line.expr)}, {line.span.line}],")
@@ -446,6 +448,7 @@ class _JSRoleBody(_RoleWalk):
     indent = "    "
     END = ";"
     NONE, TRUE, FALSE, EMPTY = "null", "true", "false", "[]"
+    PRESENT = "{} !== null"
     OR, THUNK = "or_", "() => "
     PER = "mul({}, {})"
     literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
@@ -498,8 +501,7 @@ class _JSRoleBody(_RoleWalk):
 
     def visit_EffectBranch(self, e: EffectBranch, ind: str, variables) -> None:
         w, c = self.w, self.c
-        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        then_vars, else_vars = self._branch_variables(e, variables)
         b = f"b{len(w.lines)}"
         w.line(f"{ind}{b} = {c.compile(e.condition)};")
         w.line(f"{ind}u{b} = {b} instanceof Unknown;")
@@ -520,34 +522,20 @@ class _JSRoleBody(_RoleWalk):
 
     # -- the modifiers' operations ---------------------------------------------------------
 
-    def visit_CancelOp(self, o, j: int, m) -> None:
-        c = self.c
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
-                  f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
-        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, "
-                  f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
+    def _cancel(self, o, j: int, what: str, text: str) -> None:
+        path = self.c.path(o.span.path)
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {path}, {js_string(what)})) {{")
+        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, {js_string(text)}, {path});")
         self.line("}")
 
-    def visit_StopOp(self, o, j: int, m) -> None:
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         c, rep = self.c, o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
-        self.line(f"  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
-                  f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
-        self.line("}")
-
-    def visit_OptionOp(self, o, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        c, rep = self.c, o.replacement
-        active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
-                  f"&& ({active})) {{")
-        self.line(f"  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
-                  f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
+        test = f"s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})"
+        if targets is not None:
+            test += f" && ({' || '.join(self._present(v) for v in targets)})"
+        self.line(f"if ({test}) {{")
+        self.line(f"  options.push([{js_string(kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
+                  f"{js_literal(bool(each))}, {js_literal(list(m.advances))}, {o.span.line}, "
                   f"{c.path(o.span.path)}]);")
         self.line("}")
 
@@ -602,8 +590,7 @@ class _JSRoleBody(_RoleWalk):
             return
         keyword = "if"
         for i, t in enumerate(targets):
-            test = f"{t.flag} !== null" if t.conditional else "true"
-            self.line(f"  {keyword} ({test}) {{")
+            self.line(f"  {keyword} ({self._present(t)}) {{")
             keyword = "} else if"
             # the next branch opens with "} else if", which closes this body; the last closes itself
             last = i == len(targets) - 1
@@ -616,7 +603,7 @@ class _JSRoleBody(_RoleWalk):
         self.line("effects = [];")
         for v, item in items:
             if v.conditional:
-                self.line(f"if ({v.flag} !== null) effects.push({item});")
+                self.line(f"if ({self._present(v)}) effects.push({item});")
             else:
                 self.line(f"effects.push({item});")
 

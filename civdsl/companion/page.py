@@ -42,20 +42,28 @@ def _asset(name: str) -> str:
 def page_words() -> dict:
     """What ui.js needs from the vocabulary: every fact (its type, meaning, minimum and noun),
     every effect kind's sentence template and parameters, and the plural words they use."""
-    # the words `civdsl resolve` prints with (phrases.py's tables of area phrases and of the
-    # sentences a zero parameter changes), so the page says an effect as the command line does
+    return {"facts": _fact_rows(), "effects": _effect_words(), "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
+            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+
+
+def _effect_words() -> dict:
+    """Each effect kind's sentence, main parameter and defaults, in the words `civdsl resolve`
+    prints with (phrases.py's sentences a zero parameter changes), so the page says an effect
+    as the command line does."""
     effects = {}
     for kind in vocab.EFFECT_KINDS.values():
         zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
         effects[kind.name] = {"text": kind.text, "main": kind.main,
                               "params": {p.name: p.default for p in kind.params}, "zero": zero}
-    # the facts as rows of values with their field names once (ui.js rebuilds the records): the
-    # same words, a third lighter
-    facts = {"fields": ["name", "type", "doc", "minimum", "words", "states"],
-             "rows": [[f.name, f.type, f.doc, f.minimum, list(f.words) if f.words else None,
-                       list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
-    return {"facts": facts, "effects": effects, "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
-            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+    return effects
+
+
+def _fact_rows() -> dict:
+    """The facts as rows of values with their field names once (ui.js rebuilds the records): the
+    same words, a third lighter."""
+    return {"fields": ["name", "type", "doc", "minimum", "words", "states"],
+            "rows": [[f.name, f.type, f.doc, f.minimum, list(f.words) if f.words else None,
+                      list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
 
 
 @lru_cache(maxsize=None)
@@ -232,12 +240,20 @@ def _joins(line: str, following: str) -> bool:
     """Whether LINE and the FOLLOWING one can be one line with the same meaning: the break
     between them is neither a place where ASI inserts a semicolon nor inside a restricted
     production (`return`, `break`, `continue`, `throw`, `yield` or postfix `++`/`--` across it)."""
+    if _break_stays(line, following):
+        return False
     end, start = line[-1], following[0]
-    if line[-2:] in ("++", "--") or following[:2] in ("++", "--"):
-        return False
-    if line[-2:] == "*/" or end == "/":
-        return False
-    return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or (start == "." and end in ")]")
+    return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or end + start in _MEMBER_ACCESS
+
+
+# A line starting with `.` after a call or an index continues it (`f()` then `.x`).
+_MEMBER_ACCESS = frozenset({").", "]."})
+
+
+def _break_stays(line: str, following: str) -> bool:
+    """The break must stay whatever the lines hold: a postfix `++`/`--` may not cross it (a
+    restricted production), and after a `/` or `*/` the scanner's reading ends there."""
+    return line[-2:] in ("++", "--", "*/") or following[:2] in ("++", "--") or line[-1] == "/"
 
 
 def minify_script(text: str) -> str:
