@@ -86,15 +86,30 @@ def walk(e: Expr):
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, Call):
-            stack.extend(node.args)
-            stack.extend(node.kwargs.values())
-        elif isinstance(node, Where):
-            stack.extend([node.items, node.condition])
-        elif isinstance(node, (Not, Neg)):
-            stack.append(node.operand)
-        elif isinstance(node, BinOp):
-            stack.extend([node.left, node.right])
+        stack.extend(sub_expressions(node))
+
+
+def sub_expressions(e: Expr) -> list[Expr]:
+    """The expressions directly inside `e`, in the order written (none in a literal or a name)."""
+    return _SUB_EXPRESSIONS.get(type(e), _no_sub_expressions)(e)
+
+
+def _no_sub_expressions(e: Expr) -> list[Expr]:
+    return []
+
+
+def _operand(e: Not | Neg) -> list[Expr]:
+    return [e.operand]
+
+
+# each node type that holds expressions: them, in the order written
+_SUB_EXPRESSIONS = {
+    Call: lambda e: [*e.args, *e.kwargs.values()],
+    Where: lambda e: [e.items, e.condition],
+    Not: _operand,
+    Neg: _operand,
+    BinOp: lambda e: [e.left, e.right],
+}
 
 
 # --- checking ---------------------------------------------------------------------------
@@ -129,29 +144,24 @@ def check(e: Expr, scope: Scope, diags: Diagnostics, item: str | None = None) ->
 
 
 def _check(e: Expr, scope: Scope, diags: Diagnostics, item) -> None:
-    if isinstance(e, Name):
-        head = e.parts[0]
-        if head not in scope.names():
-            diags.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
-                        help=suggestion(head, scope.names()) or "see `civdsl vocab` for the facts a rule can read")
-        return
-    if isinstance(e, Call):
-        _check_call(e, scope, diags, item)
-        return
-    if isinstance(e, Where):
-        _check(e.items, scope, diags, item)
-        _check(e.condition, _item_scope(e.items, scope), diags, item)
-        return
-    for child in _children(e):
-        _check(child, scope, diags, item)
+    _CHECKS.get(type(e), _check_parts)(e, scope, diags, item)
 
 
-def _children(e: Expr) -> list[Expr]:
-    if isinstance(e, (Not, Neg)):
-        return [e.operand]
-    if isinstance(e, BinOp):
-        return [e.left, e.right]
-    return []
+def _check_name(e: Name, scope: Scope, diags: Diagnostics, item) -> None:
+    head = e.parts[0]
+    if head not in scope.names():
+        diags.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
+                    help=suggestion(head, scope.names()) or "see `civdsl vocab` for the facts a rule can read")
+
+
+def _check_where(e: Where, scope: Scope, diags: Diagnostics, item) -> None:
+    """A filter: its condition reads the items' attributes."""
+    _check(e.items, scope, diags, item)
+    _check(e.condition, _item_scope(e.items, scope), diags, item)
+
+
+def _check_parts(e: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    _check_all(sub_expressions(e), scope, diags, item)
 
 
 def _item_scope(items: Expr, scope: Scope) -> Scope:
@@ -244,6 +254,10 @@ def _check_group(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) 
 
 # the keyword arguments that are words, not expressions: each one's check
 _KWARG_CHECKS = {"by": _check_relation, "among": _check_relation, "group": _check_group}
+
+
+# the node types checked in their own way; the others by their parts
+_CHECKS = {Name: _check_name, Call: _check_call, Where: _check_where}
 
 
 def _one_of(value: Expr, words) -> bool:

@@ -223,18 +223,18 @@ class FileInfo:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return line, offset - self.line_starts[line]
 
+    @functools.cached_property
+    def _token_starts(self) -> list[int]:
+        return [t.start for t in self.tokens]
+
     def token_at(self, offset: int) -> tuple[int, Tok] | tuple[None, None]:
-        """The token under the cursor (a cursor just after a token counts as on it)."""
+        """The token under the cursor: the last one starting at or before it, if the cursor is
+        inside it or just after it (tokens do not overlap, so no earlier one can hold it)."""
         import bisect
 
-        starts = [t.start for t in self.tokens] if not hasattr(self, "_starts") else self._starts
-        self._starts = starts
-        i = bisect.bisect_right(starts, offset) - 1
-        for j in (i, i - 1):
-            if 0 <= j < len(self.tokens) and self.tokens[j].start <= offset <= self.tokens[j].end:
-                if j == i - 1 and i >= 0 and self.tokens[i].start == offset:
-                    continue
-                return j, self.tokens[j]
+        i = bisect.bisect_right(self._token_starts, offset) - 1
+        if i >= 0 and offset <= self.tokens[i].end:
+            return i, self.tokens[i]
         return None, None
 
     def symbol(self, ref: Ref) -> Symbol:
@@ -381,16 +381,9 @@ class IncrementalParser:
         if line < 2:
             return False
         padded = _PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
-        scratch = Diagnostics()
-        try:
-            tree = parser.parse(padded, display, scratch)
-        except RecursionError:
-            return False
-        found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
-        if tree is not None or not found or len(found) != len(scratch.items):
-            return False
+        found = _syntax_errors(padded, display)
         diags.items.extend(found)
-        return True
+        return bool(found)
 
     def _incremental(self, text, display, tokens, diags):
         marks = split_statements(tokens)
@@ -458,6 +451,18 @@ class IncrementalParser:
         _, _, items = syntax._ToSyntax(display, d).transform(tree)
         self.stats["parsed"] += 1
         return _Chunk(line, items, d.items)
+
+
+def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
+    """The diagnostics of the whole-file parse of `text` when it fails with syntax errors only
+    (CIV001, CIV002); else none."""
+    scratch = Diagnostics()
+    try:
+        tree = parser.parse(text, display, scratch)
+    except RecursionError:
+        return []
+    found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
+    return found if tree is None and len(found) == len(scratch.items) else []
 
 
 def _lark_tree(text: str):
@@ -753,20 +758,24 @@ def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, 
         info = by_display.get(d.span.path) if d.span else analysis.doc
         if d.span is None or info is analysis.doc:
             out[analysis.uri].append((d, analysis.doc, None))
-            continue
-        if info is not None:
+        elif info is not None:
             out.setdefault(info.uri, []).append((d, info, info.path))
-            continue
-        path = Path(d.span.path)
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        try:
-            uri = path.resolve().as_uri()
-        except (OSError, RuntimeError, ValueError):  # not a usable file name: shown on the buffer
-            out[analysis.uri].append((d, analysis.doc, None))
-            continue
-        out.setdefault(uri, []).append((d, None, path))
+        else:
+            uri, path = _file_uri(d.span.path)
+            out.setdefault(uri or analysis.uri, []).append((d, None, path) if uri else (d, analysis.doc, None))
     return out
+
+
+def _file_uri(display: str) -> tuple[str | None, Path]:
+    """The URI of a file named in a diagnostic but not open (None: not a usable file name, the
+    diagnostic is shown on the buffer), and its path."""
+    path = Path(display)
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    try:
+        return path.resolve().as_uri(), path
+    except (OSError, RuntimeError, ValueError):
+        return None, path
 
 
 def diagnostic_range(d: Diagnostic, info: FileInfo | None, text: str | None = None) -> tuple[int, int, int, int]:
@@ -1127,17 +1136,22 @@ _STRING_NAMES = {**{k: k for k in ERRATA_TARGETS},
 
 def string_context(toks: list[Tok], i: int) -> str | None:
     """What the string token at index i names, from the tokens before it."""
-    j = i - 1
+    j = _before_strings(toks, i - 1)
+    if j < 0:
+        return None
+    prev, before = toks[j], toks[j - 1].text if j >= 1 else ""
+    if prev.text == "(":
+        return NAMING_CALLS.get(before)
+    if prev.kind == "code":
+        return "item" if before == "errata" else None
+    return _STRING_NAMES.get(prev.text) if prev.kind == "kw" else None
+
+
+def _before_strings(toks: list[Tok], j: int) -> int:
+    """The token before a list `"A", "B", ` ending at token j (j itself when there is none)."""
     while j >= 1 and toks[j].text == "," and toks[j - 1].kind == "string":
         j -= 2
-    if j < 1:
-        return _STRING_NAMES.get(toks[j].text) if j == 0 and toks[j].kind == "kw" else None
-    prev, before = toks[j], toks[j - 1]
-    if prev.text == "(":
-        return NAMING_CALLS.get(before.text)
-    if prev.kind == "code":
-        return "item" if before.text == "errata" else None
-    return _STRING_NAMES.get(prev.text) if prev.kind == "kw" else None
+    return j
 
 
 def _pool(edition, kind: str) -> dict:

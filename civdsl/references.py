@@ -264,14 +264,11 @@ class _FileIndexer:
             return []
         self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = _group_argument(call)
-        word = group.value if type(group) is Str else group.parts[0] if type(group) is Name and len(group.parts) == 1 \
-            else None
+        word = _group_word(group)
         if word is not None:
             self._use("group", word, group.span, "group=", neg)
         todo = [(v, local, neg) for v in call.kwargs.values() if v is not group]
-        fn = vocab.FUNCTIONS.get(call.name)
-        # `count(advances where ..., cost)`: the later arguments read the items' attributes
-        inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
+        inner = _later_scope(call, local)
         return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args) if a is not group]
 
 
@@ -284,6 +281,22 @@ def _group_argument(call: Call):
     names = [p.name for p in kind.params] if kind is not None else []
     at = names.index("group") if "group" in names else len(call.args)
     return call.args[at] if at < len(call.args) else None
+
+
+def _group_word(group) -> str | None:
+    """The group a group argument names: a string, or a bare name of one part."""
+    if type(group) is Str:
+        return group.value
+    return group.parts[0] if type(group) is Name and len(group.parts) == 1 else None
+
+
+def _later_scope(call: Call, local: frozenset) -> frozenset:
+    """The names in scope in a call's later arguments: `count(advances where ..., cost)` reads
+    the attributes of the items a model function ranges over."""
+    fn = vocab.FUNCTIONS.get(call.name)
+    if fn is None or fn.scope != "model" or not call.args:
+        return local
+    return local | _attributes(call.args[0])
 
 
 # Values that name nothing (most of what a statement holds): skipped before any other test.
@@ -328,14 +341,7 @@ class Index:
         """`memo`: kept by a caller that indexes the same statements again and again (the language
         server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
-        raw: list[Ref] = []
-        fresh: dict = {}
-        for i, ast in enumerate(self.asts):
-            if ast is not None:
-                _FileIndexer(ast, i, raw, memo, fresh).run()
-        if memo is not None:
-            memo.clear()
-            memo.update(fresh)
+        raw = _index_files(self.asts, memo)
         self.declared: dict[str, set[str]] = {}
         for r in raw:
             if r.role == "def":
@@ -384,30 +390,17 @@ class Index:
 
     def at(self, path: str, line: int, column: int) -> Ref | None:
         """The declaration or use whose span holds (line, column) of `path` (1-based)."""
-        best = None
-        for r in self.refs:
-            s = r.span
-            if s.path == path and s.line == line and s.column <= column <= (s.end_column or s.column):
-                if best is None or s.column > best.span.column:
-                    best = r
-        return best
+        here = [r for r in self.refs if r.span.path == path and r.span.line == line
+                and r.span.column <= column <= (r.span.end_column or r.span.column)]
+        return max(here, key=lambda r: r.span.column, default=None)  # the innermost
 
     def in_force(self, r: Ref) -> bool:
         """Whether the resolved rulebook still holds this use: no later file of the chain declares its
         statement whole or removes it, nor `change`s the field holding it in a way that replaces the
         base's (fields.ITEM_FIELDS `change`), nor drops the modifier holding it."""
-        kind, name = r.owner
-        for later in self.asts[r.file + 1:]:
-            for it in (later.items if later is not None else ()):
-                if it.name != name:
-                    continue
-                if it.kind == kind and kind not in _COLLECTED:
-                    return False
-                if it.kind == "remove" and it.value == kind:
-                    return False
-                if it.kind == "change" and it.value == kind and r.field is not None and _edits(it, kind, r):
-                    return False
-        return True
+        name = r.owner[1]
+        return not any(_takes_out(it, r) for later in self.asts[r.file + 1:] if later is not None
+                       for it in later.items if it.name == name)
 
     def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
         """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
@@ -416,22 +409,53 @@ class Index:
                 if r.name not in known and r.field != "drop" and self.in_force(r)]
 
 
+def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[Ref]:
+    """The declarations and uses of every file of the chain, as written (not yet resolved by
+    scope); `memo` (see Index) is updated to hold these statements'."""
+    raw: list[Ref] = []
+    fresh: dict = {}
+    for i, ast in enumerate(asts):
+        if ast is not None:
+            _FileIndexer(ast, i, raw, memo, fresh).run()
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
+    return raw
+
+
+def _takes_out(later: Item, r: Ref) -> bool:
+    """Whether a later statement of the same name takes the use out of force: it declares the
+    use's statement whole (but for statements the chain collects), removes it, or `change`s it in
+    a way that takes the use out."""
+    kind = r.owner[0]
+    if later.kind == "change":
+        return later.value == kind and r.field is not None and _edits(later, kind, r)
+    if later.kind == "remove":
+        return later.value == kind
+    return later.kind == kind and kind not in _COLLECTED
+
+
 def _edits(change: Item, kind: str, r: Ref) -> bool:
     """Whether a later `change` takes the use's field out: it replaces that field, or drops the
     modifier holding the use."""
+    return any(_replaces(f, kind, r) or _drops(f, r) for f in change.fields)
+
+
+def _replaces(f, kind: str, r: Ref) -> bool:
+    """Whether a field of a `change` replaces the field holding the use (fields.ITEM_FIELDS)."""
+    spec = item_fields.field(kind, f.key) if f.key == r.field else None
+    return spec is not None and spec.change in ("replace", "replace_all")
+
+
+def _drops(f, r: Ref) -> bool:
+    """Whether a field of a `change` is the `drop` of the modifier holding the use."""
     from .expressions import unparse
 
-    for f in change.fields:
-        if f.key == r.field:
-            spec = item_fields.field(kind, f.key)
-            if spec is not None and spec.change in ("replace", "replace_all"):
-                return True
-        if f.key == "drop" and r.field == "modifier" and r.part is not None:
-            cond, role = f.value
-            mod = r.part.value
-            if unparse(cond) == unparse(mod.condition) and role == mod.role:
-                return True
-    return False
+    if f.key != "drop" or r.field != "modifier" or r.part is None:
+        return False
+    cond, role = f.value
+    mod = r.part.value
+    return unparse(cond) == unparse(mod.condition) and role == mod.role
 
 
 def _with(r: Ref, **changes) -> Ref:

@@ -92,12 +92,7 @@ MODEL_ROWS_JS = """function modelRows(tables, model) {
 def _shape(records: list) -> list | None:
     """The fields of RECORDS, two or more mappings with the same fields in the same order (else
     None); a field whose values are again such records is [its name, their fields]."""
-    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
-        return None
-    shapes = {tuple(record) for record in records}
-    if len(shapes) != 1:
-        return None
-    fields = shapes.pop()
+    fields = _common_fields(records)
     if not fields:
         return None
     spec = []
@@ -105,6 +100,14 @@ def _shape(records: list) -> list | None:
         inner = _shape([record[field] for record in records])
         spec.append(field if inner is None else [field, inner])
     return spec
+
+
+def _common_fields(records: list) -> tuple | None:
+    """The fields every one of two or more mappings has, in the same order (None if they differ)."""
+    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
+        return None
+    shapes = {tuple(record) for record in records}
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def _record_fields(value) -> list | None:
