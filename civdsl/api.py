@@ -93,24 +93,39 @@ def _load(path: Path) -> "Rulebook":
     (which trusts a file's size and modification time)."""
     manifest_name = f"module-{cache.path_key(path)}.json"
     manifest = cache.read_json(manifest_name)
-    if isinstance(manifest, dict) and isinstance(manifest.get("files"), dict):
-        files = manifest["files"]
-        key = cache.chain_key(files)
-        if manifest.get("key") == key and cache.unchanged(files):
-            code = _cached_bytecode(key)
-            if code is not None:
-                return Rulebook(_module(code, key, _cache_file(key, ".py")), files)
+    manifest = manifest if isinstance(manifest, dict) else {}
+    kept = _kept_module(manifest)
+    if kept is not None:
+        return kept
     key, source, code, files = compile_source(path)
-    where = _cache_file(key, ".py")
     if cache.write(f"module-{key}.py", source.encode("utf-8")) is not None:
-        cache.write(f"module-{key}.bytecode", _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
-                    + marshal.dumps(code.parts))
-        old = manifest.get("key") if isinstance(manifest, dict) else None
+        cache.write(f"module-{key}.bytecode", _bytecode_head(key) + marshal.dumps(code.parts))
         cache.write_json(manifest_name, {"files": files, "key": key})
-        if isinstance(old, str) and old != key and re.fullmatch(r"[0-9a-f]{32}", old):
-            cache.remove(f"module-{old}.py")
-            cache.remove(f"module-{old}.bytecode")
-    return Rulebook(_module(code, key, where), files)
+        _forget_module(manifest.get("key"), key)
+    return Rulebook(_module(code, key, _cache_file(key, ".py")), files)
+
+
+def _kept_module(manifest: dict) -> "Rulebook | None":
+    """The module a manifest names, when every file of its chain has the bytes it was compiled
+    from and its bytecode is kept."""
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return None
+    key = cache.chain_key(files)
+    code = _cached_bytecode(key) if manifest.get("key") == key and cache.unchanged(files) else None
+    return Rulebook(_module(code, key, _cache_file(key, ".py")), files) if code is not None else None
+
+
+def _forget_module(old, key: str) -> None:
+    """Remove the module a rulebook's manifest named before `key` replaced it."""
+    if isinstance(old, str) and old != key and re.fullmatch(r"[0-9a-f]{32}", old):
+        cache.remove(f"module-{old}.py")
+        cache.remove(f"module-{old}.bytecode")
+
+
+def _bytecode_head(key: str) -> bytes:
+    """What a kept module's bytecode starts with: the tag, Python's magic number and the key."""
+    return _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
 
 
 def _cache_file(key: str, suffix: str) -> str:
@@ -120,7 +135,7 @@ def _cache_file(key: str, suffix: str) -> str:
 
 def _cached_bytecode(key: str):
     data = cache.read(f"module-{key}.bytecode")
-    head = _BYTECODE_TAG + importlib.util.MAGIC_NUMBER + key.encode() + b"\0"
+    head = _bytecode_head(key)
     if data is None or not data.startswith(head):
         return None
     try:
@@ -182,6 +197,36 @@ def import_module_file(path: Path, name: str):
     return _import(Path(path), name)
 
 
+def _switch(value):
+    """An option's value as given: `on`/`off`/`true`/`false` (any case) are true and false."""
+    if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
+        return value.lower() in ("on", "true")
+    return value
+
+
+def _option_problem(name, value, declared: dict, source: str) -> str | None:
+    """What is wrong with one option given for a question: an unknown name, a value not on/off."""
+    if name not in declared:
+        from .diagnostics import did_you_mean
+
+        best = did_you_mean(str(name), declared)
+        known = f" (did you mean `{best}`?)" if best else (
+            f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
+        return f"{source}: unknown option `{name}`{known}"
+    if not isinstance(value, bool):
+        return f"{source}: option `{name}` is on or off, not {value!r}"
+    return None
+
+
+def _assigned(role: str, assigned) -> int:
+    """The amount assigned to a secondary victim, checked."""
+    if role != "secondary":
+        raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
+    if isinstance(assigned, bool) or not isinstance(assigned, int) or assigned < 0:
+        raise StateError(f"--assigned must be a whole number from 0, not {assigned!r}")
+    return assigned
+
+
 class Rulebook:
     """A compiled rulebook: its data and the answers its rules give."""
 
@@ -204,20 +249,13 @@ class Rulebook:
         return list(self.module.AST)
 
     def state(self, holds=(), facts: dict | None = None, source: str = "state") -> runtime.PlayerState:
-        facts = dict(facts or {})
-        from_state = facts.pop("holds", [])
+        facts = self._by_own_names(dict(facts or {}))
         problems: list[str] = []
         # any name the rulebook declares for an item, `aka` included, in any case: its own name
         holds = _or_problem(problems, [], canonical_names, self.module, "advance", list(holds), "--holds")
-        # (an unknown name in the state is left for check_state, which names the closest)
-        if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
-            from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
-        hand = facts.get("commodities")
-        if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
-            facts["commodities"] = self._canonical_hand(hand)
         options = _or_problem(problems, {}, self.options, facts.pop("options", None) or {}, source)
-        clean = _or_problem(problems, {}, check_state, {**facts, "holds": from_state} if from_state else facts,
-                            self.module.ADVANCES, self.module.COMMODITIES, self.module.GROUPS, source)
+        clean = _or_problem(problems, {}, check_state, facts, self.module.ADVANCES, self.module.COMMODITIES,
+                            self.module.GROUPS, source)
         _or_problem(problems, None, check_ast_facts, clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST,
                     source)
         _or_problem(problems, None, check_purchase_facts, clean, self.module, source)
@@ -227,6 +265,19 @@ class Rulebook:
         st = runtime.PlayerState(self.module, held, clean, options)
         runtime.apply_start_credits(self.module, st)
         return st
+
+    def _by_own_names(self, facts: dict) -> dict:
+        """A state's advances and cards by their own names (an unknown name is left for
+        check_state, which names the closest); no `holds` key when it holds nothing."""
+        from_state = facts.pop("holds", [])
+        if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
+            from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
+        if from_state:
+            facts["holds"] = from_state
+        hand = facts.get("commodities")
+        if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
+            facts["commodities"] = self._canonical_hand(hand)
+        return facts
 
     def _canonical_hand(self, hand: dict) -> dict:
         """A hand of cards by each commodity's own name (cards named twice, by `aka`, added up)."""
@@ -243,24 +294,10 @@ class Rulebook:
         declared = getattr(self.module, "OPTIONS", {})
         if not isinstance(given, dict):
             raise StateError(f"{source}: `options` must be a mapping of option: on/off")
-        out, bad = {}, []
-        for name, value in given.items():
-            if name not in declared:
-                from .diagnostics import did_you_mean
-
-                best = did_you_mean(str(name), declared)
-                known = f" (did you mean `{best}`?)" if best else (
-                    f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
-                bad.append(f"{source}: unknown option `{name}`{known}")
-                continue
-            if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
-                value = value.lower() in ("on", "true")
-            if not isinstance(value, bool):
-                bad.append(f"{source}: option `{name}` is on or off, not {value!r}")
-                continue
-            out[name] = value
-        if bad:
-            raise StateError("\n".join(bad))
+        out = {name: _switch(value) for name, value in given.items()}
+        bad = [_option_problem(name, value, declared, source) for name, value in out.items()]
+        if any(bad):
+            raise StateError("\n".join(b for b in bad if b))
         return out
 
     def calamity_name(self, name: str) -> str:
@@ -280,11 +317,7 @@ class Rulebook:
         name = self.calamity_name(calamity)
         st = self.state(holds, state)
         if assigned is not None:
-            if role != "secondary":
-                raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
-            if isinstance(assigned, bool) or not isinstance(assigned, int) or assigned < 0:
-                raise StateError(f"--assigned must be a whole number from 0, not {assigned!r}")
-            st.assigned = assigned
+            st.assigned = _assigned(role, assigned)
         return runtime.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
@@ -298,6 +331,11 @@ class Rulebook:
         # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
         result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
         result["start_credits"] = st.start_credits
+        result["notes"] = self._cost_notes(st)
+        return result
+
+    def _cost_notes(self, st: runtime.PlayerState) -> list[str]:
+        """What a price leaves out: supply limits, start credits the state cannot give."""
         notes = []
         if any(a["supply"] for a in self.module.ADVANCES.values()):
             notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
@@ -307,8 +345,7 @@ class Rulebook:
             need = ", ".join(f"`{m}`" for m in sc["missing"])
             notes.append(f"start credits are not counted: they depend on {need}" if need else
                          f"start credits are not counted: {sc['problem']}")
-        result["notes"] = notes
-        return result
+        return notes
 
     def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""

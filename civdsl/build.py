@@ -37,7 +37,7 @@ def atomic_write(path: Path, content: str | bytes) -> None:
     path = Path(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    data = _encoded(content)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
@@ -207,8 +207,7 @@ def _safe_child(root: Path, rel: str) -> Path:
     """`root/rel`, refusing any `rel` that could lead outside `root`: absolute paths, `..`, empty
     or odd components, and folders on the way that are symlinks (checked without following)."""
     parts = str(rel).replace("\\", "/").split("/")
-    if (not rel or str(rel).startswith("/") or "\0" in str(rel)
-            or any(p in ("", ".", "..") or ":" in p for p in parts)):
+    if _leads_out(str(rel), parts):
         raise BuildError(f"refusing to write outside {root}: {rel!r}")
     if parts[0] in (MANIFEST_NAME, WORK_NAME):
         raise BuildError(f"refusing to write {rel!r}: the name is civdsl's own")
@@ -218,6 +217,11 @@ def _safe_child(root: Path, rel: str) -> Path:
         if target.is_symlink():
             raise BuildError(f"refusing to write through the symlink {target}")
     return target / parts[-1]
+
+
+def _leads_out(rel: str, parts: list[str]) -> bool:
+    """Whether REL (split into PARTS) is absolute, empty, or has a part that could lead elsewhere."""
+    return not rel or rel.startswith("/") or "\0" in rel or any(p in ("", ".", "..") or ":" in p for p in parts)
 
 
 def _injected_failure() -> None:
@@ -238,15 +242,15 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
     says an earlier build wrote is ever replaced (see `_check_ownership`).
     """
     out_dir = Path(out_dir)
+    top = top or {}
     try:
         with _locked(out_dir):
             _recover(out_dir)
             manifest = _read_manifest(out_dir)
             had_manifest = manifest is not None
-            if manifest is None:
-                manifest = _adopt_legacy(out_dir)
-            _check_ownership(out_dir, results, top or {}, manifest)
-            _write_locked(results, out_dir, top or {}, manifest, had_manifest, fail_after)
+            manifest = manifest or _adopt_legacy(out_dir)
+            _check_ownership(out_dir, results, top, manifest)
+            _write_locked(results, out_dir, top, manifest, had_manifest, fail_after)
     except OSError as exc:
         raise BuildError(f"cannot write {out_dir}: {exc.strerror or exc}"
                          + (f" ({exc.filename})" if exc.filename else "")) from None
@@ -254,7 +258,7 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
 
 def _read_manifest(out_dir: Path) -> dict | None:
     path = out_dir / MANIFEST_NAME
-    if not path.exists() and not path.is_symlink():
+    if _absent(path):
         return None
     if path.is_symlink() or not path.is_file():
         raise BuildError(f"{path} is not a file civdsl wrote; remove it to build into {out_dir}")
@@ -266,18 +270,26 @@ def _read_manifest(out_dir: Path) -> dict | None:
         raise BuildError(f"{path} is damaged; remove it (and check what {out_dir} holds) to build again") from None
 
 
+def _absent(path: Path) -> bool:
+    """Nothing at PATH, not even a dangling symlink."""
+    return not path.exists() and not path.is_symlink()
+
+
+def _plain(path: Path) -> bool:
+    """Neither a symlink nor a hidden name: what an older civdsl may have written."""
+    return not path.is_symlink() and not path.name.startswith(".")
+
+
 def _adopt_legacy(out_dir: Path) -> dict | None:
     """The manifest an output folder of an older civdsl (which kept none) would have had: its
     edition folders (recognised by the generated module's docstring) with the files they hold,
     and the plain files beside them (the site files that civdsl wrote there). None when the
     folder holds no such edition: then it is not an older output and nothing in it is ours."""
-    editions = {d.name: sorted(_files_under(d)) for d in sorted(out_dir.iterdir())
-                if d.is_dir() and not d.is_symlink() and not d.name.startswith(".") and _is_legacy_edition(d)}
+    entries = [p for p in sorted(out_dir.iterdir()) if _plain(p)]
+    editions = {d.name: sorted(_files_under(d)) for d in entries if d.is_dir() and _is_legacy_edition(d)}
     if not editions:
         return None
-    files = sorted(f.name for f in out_dir.iterdir()
-                   if f.is_file() and not f.is_symlink() and not f.name.startswith("."))
-    return {"editions": editions, "files": files}
+    return {"editions": editions, "files": sorted(f.name for f in entries if f.is_file())}
 
 
 def _is_legacy_edition(folder: Path) -> bool:
@@ -292,43 +304,49 @@ def _files_under(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir() or p.is_symlink()}
 
 
+def _first_of(problems: list[str]) -> str:
+    """The first of PROBLEMS, saying how many more there are."""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return problems[0] + more
+
+
 def _check_ownership(out_dir: Path, results: list[EditionOutputs], top: dict[str, str], manifest: dict | None) -> None:
     """Refuse, before writing anything, to replace what an earlier build did not write: a folder
     named like an edition id that is not in the manifest, a file inside an edition folder that
     its manifest entry does not list, a symlink, or a top-level file not in the manifest."""
-    problems = []
-    for res in results:
-        final = out_dir / res.id
-        if not final.exists() and not final.is_symlink():
-            continue
-        if final.is_symlink() or not final.is_dir():
-            problems.append(f"{final} is not a folder civdsl wrote")
-        elif manifest is not None and res.id in manifest["editions"]:
-            extra = sorted(_files_under(final) - set(manifest["editions"][res.id]))
-            if extra:
-                problems.append(f"{final / extra[0]} was not written by civdsl"
-                                + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""))
-        else:
-            problems.append(f"{final} was not written by civdsl")
-    owned_top = set(manifest["files"]) if manifest is not None else set()
-    for rel in sorted(top):
-        final = out_dir / rel
-        if not final.exists() and not final.is_symlink():
-            continue
-        if final.is_symlink() or not final.is_file():
-            problems.append(f"{final} is not a file civdsl wrote")
-        elif rel not in owned_top:
-            problems.append(f"{final} was not written by civdsl")
+    manifest = manifest or {"editions": {}, "files": []}
+    problems = [_edition_folder_problem(out_dir / res.id, manifest["editions"].get(res.id)) for res in results]
+    problems += [_top_file_problem(out_dir / rel, rel in manifest["files"]) for rel in sorted(top)]
+    problems = [p for p in problems if p]
     if problems:
-        raise BuildError(f"refusing to overwrite {problems[0]}"
-                         + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
-                         + "; move it away or choose another output folder")
+        raise BuildError(f"refusing to overwrite {_first_of(problems)}; move it away or choose another output folder")
+
+
+def _edition_folder_problem(final: Path, listed: list[str] | None) -> str | None:
+    """Why the edition folder FINAL may not be replaced (LISTED: its files in the manifest), if it may not."""
+    if _absent(final):
+        return None
+    if final.is_symlink() or not final.is_dir():
+        return f"{final} is not a folder civdsl wrote"
+    if listed is None:
+        return f"{final} was not written by civdsl"
+    extra = sorted(_files_under(final) - set(listed))
+    return _first_of([f"{final / rel} was not written by civdsl" for rel in extra]) if extra else None
+
+
+def _top_file_problem(final: Path, owned: bool) -> str | None:
+    """Why the top-level file FINAL may not be replaced (OWNED: the manifest lists it), if it may not."""
+    if _absent(final):
+        return None
+    if final.is_symlink() or not final.is_file():
+        return f"{final} is not a file civdsl wrote"
+    return None if owned else f"{final} was not written by civdsl"
 
 
 def _work_folder(out_dir: Path) -> Path | None:
     """The work folder of a build, if one is there; refuses one that civdsl did not make."""
     work = out_dir / WORK_NAME
-    if not work.exists() and not work.is_symlink():
+    if _absent(work):
         return None
     if work.is_symlink() or not work.is_dir() or not (work / _MARKER).is_file():
         raise BuildError(f"{work} was not made by civdsl; remove it to build into {out_dir}")
@@ -341,11 +359,11 @@ def _recover(out_dir: Path) -> None:
     if work is None:
         return
     old = work / "old"
-    if old.is_dir():
-        for aside in sorted(old.iterdir()):
-            final = out_dir / aside.name
-            if aside.is_dir() and not aside.is_symlink() and not final.exists() and not final.is_symlink():
-                os.replace(aside, final)
+    aside = sorted(old.iterdir()) if old.is_dir() else []
+    for folder in aside:
+        final = out_dir / folder.name
+        if folder.is_dir() and not folder.is_symlink() and _absent(final):
+            os.replace(folder, final)
     shutil.rmtree(work)
 
 
@@ -357,127 +375,182 @@ def _write_manifest(out_dir: Path, work: Path, manifest: dict) -> None:
     os.replace(tmp, out_dir / MANIFEST_NAME)
 
 
-def _write_locked(results: list[EditionOutputs], out_dir: Path, top: dict[str, str], manifest: dict | None,
-                  had_manifest: bool, fail_after: int | None) -> None:
-    steps = 0
+def _encoded(content: str | bytes) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else content
 
-    def step() -> None:
-        nonlocal steps
-        steps += 1
-        if fail_after is not None and steps >= fail_after:
-            _injected_failure()
 
-    for res in results:  # refuse a bad id or file name before anything is written
+def _check_names(results: list[EditionOutputs], out_dir: Path, top: dict[str, str]) -> None:
+    """Refuse a bad edition id or file name before anything is written."""
+    for res in results:
         _safe_child(out_dir, res.id)
         for rel in res.files:
             _safe_child(out_dir / res.id, rel)
     for rel in top:
         _safe_child(out_dir, rel)
-    # Folders are made with the default mode (the umask applies), files likewise: the output is
-    # readable as any other file the user makes, not 0700/0600 as mkdtemp/mkstemp would leave.
-    work = out_dir / WORK_NAME
-    work.mkdir()
-    (work / _MARKER).write_text("a civdsl build is writing here; the next build removes this folder\n")
-    (work / "new").mkdir()
-    (work / "old").mkdir()
-    previous_manifest = (out_dir / MANIFEST_NAME).read_bytes() if had_manifest else None
-    staged: list[tuple[Path, Path]] = []        # (final folder, staging folder)
-    top_staged: list[tuple[Path, Path]] = []    # (final file, temporary file)
-    swapped: list[tuple[Path, Path | None]] = []  # (final folder, where its old version waits)
-    top_old: list[tuple[Path, bytes | None]] = []
+
+
+def _claimed(manifest: dict | None, results: list[EditionOutputs], top: dict[str, str]) -> dict:
+    """The manifest while the new outputs are swapped in: what the old one listed and the new
+    files, so that after a crash during the swaps the next build recognises every folder as its own."""
+    editions = dict(manifest["editions"]) if manifest else {}
+    for res in results:
+        editions[res.id] = sorted(set(editions.get(res.id, ())) | set(res.files))
+    return {"editions": editions, "files": sorted(set(manifest["files"] if manifest else ()) | set(top))}
+
+
+class _Swap:
+    """One build's writes under the lock, all or nothing: every output is staged in the work folder,
+    claimed in the manifest, then swapped in by rename; `undo` puts back what was replaced so far."""
+
+    def __init__(self, out_dir: Path, previous_manifest: bytes | None, fail_after: int | None):
+        self.out_dir = out_dir
+        self.work = out_dir / WORK_NAME
+        self.previous_manifest = previous_manifest
+        self.fail_after = fail_after
+        self.steps = 0
+        self.staged: list[tuple[Path, Path]] = []        # (final folder, staging folder)
+        self.top_staged: list[tuple[Path, Path]] = []    # (final file, temporary file)
+        self.swapped: list[tuple[Path, Path | None]] = []  # (final folder, where its old version waits)
+        self.top_old: list[tuple[Path, bytes | None]] = []
+
+    def step(self) -> None:
+        """One file written or renamed: where a test injects a failure."""
+        self.steps += 1
+        if self.fail_after is not None and self.steps >= self.fail_after:
+            _injected_failure()
+
+    def make_work_folder(self) -> None:
+        # Folders are made with the default mode (the umask applies), files likewise: the output is
+        # readable as any other file the user makes, not 0700/0600 as mkdtemp/mkstemp would leave.
+        self.work.mkdir()
+        (self.work / _MARKER).write_text("a civdsl build is writing here; the next build removes this folder\n")
+        (self.work / "new").mkdir()
+        (self.work / "old").mkdir()
+
+    def stage_edition(self, res: EditionOutputs) -> None:
+        staging = self.work / "new" / res.id
+        staging.mkdir()
+        self.staged.append((_safe_child(self.out_dir, res.id), staging))
+        for rel, content in sorted(res.files.items()):
+            target = _safe_child(staging, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(_encoded(content))
+            self.step()
+
+    def stage_top(self, rel: str, content: str | bytes) -> None:
+        final = _safe_child(self.out_dir, rel)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        # staged in the work folder (one filesystem, so the rename is atomic)
+        fd, tmp = _create_temporary(self.work, "top.")
+        self.top_staged.append((final, Path(tmp)))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_encoded(content))
+        self.step()
+
+    def swap_in(self) -> None:
+        """Every output is complete on disk: move each into place, the old folders aside."""
+        for final, staging in self.staged:
+            old = None
+            if not _absent(final):
+                old = self.work / "old" / final.name
+                os.replace(final, old)
+            self.swapped.append((final, old))
+            os.replace(staging, final)
+            self.step()
+        for final, tmp in self.top_staged:
+            self.top_old.append((final, final.read_bytes() if final.is_file() and not final.is_symlink() else None))
+            os.replace(tmp, final)
+            self.step()
+
+    def undo(self) -> None:
+        """Put back every top-level file and folder replaced so far, and the previous manifest."""
+        for final, previous in reversed(self.top_old):
+            with contextlib.suppress(OSError):
+                _restore_file(final, previous)
+        for final, old in reversed(self.swapped):
+            with contextlib.suppress(OSError):
+                _restore_folder(final, old)
+        with contextlib.suppress(OSError):
+            _restore_file(self.out_dir / MANIFEST_NAME, self.previous_manifest)
+        with contextlib.suppress(OSError):
+            shutil.rmtree(self.work)
+
+
+def _restore_file(final: Path, previous: bytes | None) -> None:
+    """FINAL as it was: PREVIOUS, or no file where there was none."""
+    if previous is None:
+        final.unlink()
+    else:
+        atomic_write(final, previous)
+
+
+def _restore_folder(final: Path, old: Path | None) -> None:
+    """The folder FINAL as it was: the one moved aside to OLD, or none."""
+    if final.exists() and not final.is_symlink():
+        shutil.rmtree(final)
+    if old is not None:
+        os.replace(old, final)
+
+
+def _write_locked(results: list[EditionOutputs], out_dir: Path, top: dict[str, str], manifest: dict | None,
+                  had_manifest: bool, fail_after: int | None) -> None:
+    _check_names(results, out_dir, top)
+    swap = _Swap(out_dir, (out_dir / MANIFEST_NAME).read_bytes() if had_manifest else None, fail_after)
+    swap.make_work_folder()
     try:
         for res in results:
-            final = _safe_child(out_dir, res.id)
-            staging = work / "new" / res.id
-            staging.mkdir()
-            staged.append((final, staging))
-            for rel, content in sorted(res.files.items()):
-                target = _safe_child(staging, rel)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-                step()
+            swap.stage_edition(res)
         for rel, content in sorted(top.items()):
-            final = _safe_child(out_dir, rel)
-            final.parent.mkdir(parents=True, exist_ok=True)
-            # staged in the work folder (one filesystem, so the rename is atomic)
-            fd, tmp = _create_temporary(work, "top.")
-            top_staged.append((final, Path(tmp)))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(content.encode("utf-8") if isinstance(content, str) else content)
-            step()
-        # The manifest claims the new outputs before they are swapped in, so that after a crash
-        # during the swaps the next build still recognises every folder as its own.
-        claimed = {"editions": dict(manifest["editions"]) if manifest else {},
-                   "files": sorted(set(manifest["files"] if manifest else ()) | set(top))}
-        for res in results:
-            claimed["editions"][res.id] = sorted(set(claimed["editions"].get(res.id, ())) | set(res.files))
-        _write_manifest(out_dir, work, claimed)
-        # every output is complete on disk: swap them in
-        for final, staging in staged:
-            old = None
-            if final.exists() or final.is_symlink():
-                old = work / "old" / final.name
-                os.replace(final, old)
-            swapped.append((final, old))
-            os.replace(staging, final)
-            step()
-        for final, tmp in top_staged:
-            top_old.append((final, final.read_bytes() if final.is_file() and not final.is_symlink() else None))
-            os.replace(tmp, final)
-            step()
+            swap.stage_top(rel, content)
+        claimed = _claimed(manifest, results, top)
+        _write_manifest(out_dir, swap.work, claimed)
+        swap.swap_in()
         # the manifest now says exactly what each edition folder holds
-        exact = {"editions": dict(claimed["editions"]), "files": claimed["files"]}
-        for res in results:
-            exact["editions"][res.id] = sorted(res.files)
-        _write_manifest(out_dir, work, exact)
+        exact = {"editions": {**claimed["editions"], **{res.id: sorted(res.files) for res in results}},
+                 "files": claimed["files"]}
+        _write_manifest(out_dir, swap.work, exact)
     except BaseException:
-        for final, previous in reversed(top_old):
-            with contextlib.suppress(OSError):
-                if previous is None:
-                    final.unlink()
-                else:
-                    atomic_write(final, previous)
-        for final, old in reversed(swapped):
-            with contextlib.suppress(OSError):
-                if final.exists() and not final.is_symlink():
-                    shutil.rmtree(final)
-                if old is not None:
-                    os.replace(old, final)
-        with contextlib.suppress(OSError):
-            if previous_manifest is None:
-                (out_dir / MANIFEST_NAME).unlink()
-            else:
-                atomic_write(out_dir / MANIFEST_NAME, previous_manifest)
-        with contextlib.suppress(OSError):
-            shutil.rmtree(work)
+        swap.undo()
         raise
-    shutil.rmtree(work)
+    shutil.rmtree(swap.work)
 
 
 def compare(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | None = None) -> list[str]:
     """Differences between a fresh build and what is on disk (empty when in sync)."""
-    problems = []
-    for res in results:
-        folder = out_dir / res.id
-        expected = set(res.files)
-        present = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else set()
-        for rel in sorted(expected - present):
-            problems.append(f"{res.id}/{rel}: missing")
-        for rel in sorted(present - expected):
-            if rel.endswith(TOOL_DEPENDENT_SUFFIXES) and any(rel[: -len(suf)] + ".dot" in expected
-                                                              for suf in TOOL_DEPENDENT_SUFFIXES if rel.endswith(suf)):
-                continue  # drawn from a DOT source this build produced, where the tool is installed
-            problems.append(f"{res.id}/{rel}: not produced by the build (stale)")
-        for rel in sorted(expected & present):
-            content = res.files[rel]
-            data = content.encode("utf-8") if isinstance(content, str) else content
-            on_disk = (folder / rel).read_bytes()
-            if rel.endswith(TOOL_DEPENDENT_SUFFIXES):
-                continue  # rendered by an external tool whose version may differ; the DOT source is compared
-            if on_disk != data:
-                problems.append(f"{res.id}/{rel}: differs from a fresh build")
+    problems = [p for res in results for p in _compare_edition(res, out_dir / res.id)]
     for rel, content in sorted((top or {}).items()):
         path = out_dir / rel
         if not path.is_file() or path.read_text(encoding="utf-8") != content:
             problems.append(f"{rel}: differs from a fresh build")
     return problems
+
+
+def _compare_edition(res: EditionOutputs, folder: Path) -> list[str]:
+    """How the edition folder on disk differs from the files of a fresh build."""
+    expected = set(res.files)
+    present = _files_in(folder)
+    problems = [f"{res.id}/{rel}: missing" for rel in sorted(expected - present)]
+    # an SVG drawn from a DOT source this build produced, where the tool is installed, is no stale file
+    problems += [f"{res.id}/{rel}: not produced by the build (stale)" for rel in sorted(present - expected)
+                 if not _drawn_by_tool(rel, expected)]
+    problems += [f"{res.id}/{rel}: differs from a fresh build" for rel in sorted(expected & present)
+                 if _differs(folder / rel, res.files[rel])]
+    return problems
+
+
+def _files_in(folder: Path) -> set[str]:
+    """Every file below FOLDER, relative to it; none where there is no such folder."""
+    if not folder.is_dir():
+        return set()
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def _differs(path: Path, content: str | bytes) -> bool:
+    """Whether the file at PATH is not CONTENT. An output rendered by an external tool may differ
+    with its version and is not compared: its DOT source is."""
+    return not path.name.endswith(TOOL_DEPENDENT_SUFFIXES) and path.read_bytes() != _encoded(content)
+
+
+def _drawn_by_tool(rel: str, expected: set[str]) -> bool:
+    """Whether REL is a tool's drawing of a DOT source among EXPECTED."""
+    return any(rel.endswith(suf) and rel[: -len(suf)] + ".dot" in expected for suf in TOOL_DEPENDENT_SUFFIXES)

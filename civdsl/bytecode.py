@@ -44,10 +44,9 @@ def forget() -> None:
 def compile_module(source: str, filename: str) -> CompiledModule:
     """Compile `source` (a generated module) as the file `filename`; a SyntaxError is raised for
     the whole module, with its own line numbers, exactly as compile() would raise it."""
-    lines = source.split("\n")
     parts: list[CodeType] = []
     try:
-        for first, text in _definitions(lines):
+        for first, text in _definitions(source):
             # the module's `from __future__` imports (in its first part) hold for every part
             futures = parts[0].co_flags & _FUTURE_FLAGS if parts else 0
             parts.append(_compiled(text, first, filename, futures))
@@ -57,16 +56,20 @@ def compile_module(source: str, filename: str) -> CompiledModule:
     return CompiledModule(tuple(parts))
 
 
-def _definitions(lines: list[str]):
-    """(index of its first line, text) for each run of lines from one top-level `def` (or the
+def _definitions(source: str):
+    """(number of lines before it, text) for each run of lines from one top-level `def` (or the
     module's start) to the next. Generated modules write one statement per line at the top level
     and every function starts with `def` at column 0, so these are whole statements."""
-    start = 0
-    for i, line in enumerate(lines):
-        if i > start and line.startswith("def "):
-            yield start, "\n".join(lines[start:i])
-            start = i
-    yield start, "\n".join(lines[start:])
+    start, lines = 0, 0
+    while True:
+        end = source.find("\ndef ", start)
+        if end < 0:
+            yield lines, source[start:]
+            return
+        text = source[start:end]
+        yield lines, text
+        lines += text.count("\n") + 1
+        start = end + 1
 
 
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
@@ -88,5 +91,7 @@ def _compiled(text: str, first: int, filename: str, futures: int) -> CodeType:
 def _moved(code: CodeType, lines: int, filename: str) -> CodeType:
     """`code` and the code it holds, `lines` further down and in the file `filename` (line numbers
     are stored relative to co_firstlineno, so moving the first line moves every line)."""
-    consts = tuple(_moved(c, lines, filename) if isinstance(c, CodeType) else c for c in code.co_consts)
+    consts = code.co_consts
+    if any(type(c) is CodeType for c in consts):
+        consts = tuple(_moved(c, lines, filename) if type(c) is CodeType else c for c in consts)
     return code.replace(co_firstlineno=code.co_firstlineno + lines, co_filename=filename, co_consts=consts)

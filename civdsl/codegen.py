@@ -21,15 +21,13 @@ from .bytecode import CompiledModule, compile_module
 from .gcpause import paused
 from . import vocabulary as vocab
 from .expressions import MATH as MATH_FUNCTIONS
-from .expressions import EvalError, PythonCompiler, evaluate, unparse, walk
+from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
-                     StopOp)
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, OptionOp, StopOp
 
 GENERATOR_VERSION = "2"
-_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
 def source_hashes(files: dict[str, str]) -> dict[str, str]:
@@ -136,12 +134,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    _records(w, "ADVANCES", [(a.name, {
-        "cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
-        "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-        "supply": a.supply, "abilities": tuple((ab.kind, {k: v for k, v in ab.args.items()}) for ab in a.abilities),
-        "line": a.span.line,
-    }) for a in ed.advances.values()])
+    _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
     _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
@@ -153,11 +146,20 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     w.line("")
 
 
+def _advance_record(a) -> dict:
+    """An advance's data as the runtime reads it (ADVANCES)."""
+    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+            "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
+            "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
+            "line": a.span.line}
+
+
 def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonCompiler) -> None:
     w.line("def set_value(n: int, face: int):")
     w.line('    """The value of n identical commodity cards of this face value."""')
+    set_value = _SetValueCompiler(consts, {}, set())
     if ed.set_value is not None:
-        w.line(f"    return {_set_value_expr(ed.set_value, consts)}", getattr(ed.set_value, "span", None))
+        w.line(f"    return {set_value.compile(ed.set_value)}", getattr(ed.set_value, "span", None))
     else:
         w.line("    return n * face")
     w.line("")
@@ -168,7 +170,7 @@ def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonC
     expr, when, span = ed.set_value_off_block
     w.line("def set_value_off_block(n: int, face: int):", span.line)
     w.line('    """The value of n identical cards redeemed outside their native trade block."""')
-    w.line(f"    return {_set_value_expr(expr, consts)}", span.line)
+    w.line(f"    return {set_value.compile(expr)}", span.line)
     w.line("")
     w.line("")
     w.line(f"OFF_BLOCK = {{'value': set_value_off_block, 'when': {_lambda_or_none(compiler, when)}, "
@@ -196,23 +198,32 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
 
 def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> None:
     """CALAMITIES (each calamity's data) and TABLE_RULES (the calamity phase of a whole table)."""
-    # how `civdsl table` resolves each calamity (its `resolution` exceptions merged with the
-    # edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)
     per_calamity = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if x.per_calamity]
-    _records(w, "CALAMITIES", [(cal.name, {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
-                                           "line": cal.span.line, "summary": summaries[cal.name],
-                                           "exclude": tuple(x.role for x in cal.exclusions if x.role),
-                                           # a city's unit points in this calamity (`amounts { city_points }`)
-                                           "city_points": _AmountRules(ed, cal).city_points,
-                                           "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}})
+    _records(w, "CALAMITIES", [(cal.name, _calamity_record(ed, cal, summaries[cal.name], per_calamity))
                                for cal in ed.calamities.values()])
     # `resolution { ... }`: limits as numbers, the rest as declared
-    table_rules: dict = {}
-    for name, spec in vocab.RESOLUTION_SETTINGS.items():
-        values = ed.resolution_setting(name)
-        table_rules[name] = (consts[values[0]] if values else None) if spec.values == "const" else values
+    table_rules = {name: _table_rule(spec, ed.resolution_setting(name), consts)
+                   for name, spec in vocab.RESOLUTION_SETTINGS.items()}
     table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
     w.line(f"TABLE_RULES = {table_rules!r}")
+
+
+def _calamity_record(ed: Edition, cal: Calamity, summary: str, per_calamity: list[str]) -> dict:
+    """A calamity's data: how `civdsl table` resolves it (its `resolution` exceptions merged with
+    the edition's) and who may not be its secondary victim by role (a `when` exclusion is compiled)."""
+    return {"stack": cal.stack, "class": cal.klass, "beneficiary": cal.beneficiary,
+            "line": cal.span.line, "summary": summary,
+            "exclude": tuple(x.role for x in cal.exclusions if x.role),
+            # a city's unit points in this calamity (`amounts { city_points }`)
+            "city_points": _AmountRules(ed, cal).city_points,
+            "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}}
+
+
+def _table_rule(spec, values: tuple, consts: dict):
+    """A `resolution` setting's value: a limit named by a constant as its number (None unset), the rest as declared."""
+    if spec.values != "const":
+        return values
+    return consts[values[0]] if values else None
 
 
 def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
@@ -225,32 +236,12 @@ def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
 
 def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     """One function per epoch's requirements and per backward rule, then the AST table."""
-    main_path = ed.files[-1]
     tracks = {}
     for ti, track in enumerate(ed.asts.values()):
-        epoch_fns = []
-        for ei, epoch in enumerate(track.epochs):
-            fn = f"epoch_{ti}_{ei}_{slug(epoch.name)}"
-            epoch_fns.append((epoch.name, fn))
-            w.line("")
-            w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
-            w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
-            w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
-            w.line("    return [")
-            for req in epoch.requirements:
-                for part in _conjuncts(req.expr):
-                    w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
-            w.line("    ]")
-        back_fns = []
-        for bi, (expr, span) in enumerate(track.backward):
-            fn = f"backward_{ti}_{bi}"
-            back_fns.append(fn)
-            w.line("")
-            w.line("")
-            w.line(f"def {fn}(s: PlayerState) -> dict:", span)
-            w.line(f"    # {comment_text(span.path)}:{span.line}")
-            w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
+        epoch_fns = [(epoch.name, _epoch_function(w, compiler, track, epoch, f"epoch_{ti}_{ei}_{slug(epoch.name)}"))
+                     for ei, epoch in enumerate(track.epochs)]
+        back_fns = [_backward_function(w, compiler, expr, span, f"backward_{ti}_{bi}")
+                    for bi, (expr, span) in enumerate(track.backward)]
         tracks[track.id] = (track, epoch_fns, back_fns)
     w.line("")
     w.line("")
@@ -261,6 +252,31 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
         w.line(f"    {tid!r}: {{'name': {track.name!r}, 'epochs': [{epochs_src}], 'backward': [{', '.join(back_fns)}], "
                f"'backward_except': {except_!r}, 'spaces': {track.spaces!r}, 'step_points': {track.step_points!r}}},")
     w.line("}")
+
+
+def _epoch_function(w: Writer, compiler: PythonCompiler, track, epoch, fn: str) -> str:
+    """The function listing an epoch's requirements (each part of an `and` its own); returns its name."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
+    w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
+    w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
+    w.line("    return [")
+    for req in epoch.requirements:
+        for part in _conjuncts(req.expr):
+            w.line(f"        {_requirement(compiler, part, req, each_step=req.each_step)},", req.span)
+    w.line("    ]")
+    return fn
+
+
+def _backward_function(w: Writer, compiler: PythonCompiler, expr, span, fn: str) -> str:
+    """The function of a backward rule (when a civilization moves back); returns its name."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState) -> dict:", span)
+    w.line(f"    # {comment_text(span.path)}:{span.line}")
+    w.line(f"    return {_requirement(compiler, expr, None, span.line)}", span)
+    return fn
 
 
 def _civilizations(w: Writer, ed: Edition) -> None:
@@ -283,9 +299,14 @@ def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     w.line("")
 
 
+def score_lines(ed: Edition) -> tuple[list, list]:
+    """The edition's score lines: (those that count points, the tie-breaks), empty without a score."""
+    return (ed.score.points, ed.score.tiebreaks) if ed.score else ([], [])
+
+
 def _score(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
-    points = ed.score.points if ed.score else []
-    for attr, lines in (("SCORE_POINTS", points), ("SCORE_TIEBREAKS", ed.score.tiebreaks if ed.score else [])):
+    points, tiebreaks = score_lines(ed)
+    for attr, lines in (("SCORE_POINTS", points), ("SCORE_TIEBREAKS", tiebreaks)):
         w.line(f"{attr} = [")
         for line in lines:
             w.line(f"    ({line.label!r}, lambda s: {compiler.compile(line.expr)}, {line.span.line!r}),", line.span)
@@ -312,30 +333,32 @@ def _const_value(consts: dict, options: dict, expr, table: str = ""):
                            getattr(expr, "span", None)) from None
 
 
-def _set_value_expr(expr, consts: dict | None = None) -> str:
-    """set_value reads only n, face, constants and numbers; compile it with those names."""
-    consts = consts or {}
-    sub = lambda e: _set_value_expr(e, consts)  # noqa: E731
-    if isinstance(expr, (Num, Bool)):
-        return repr(expr.value)
-    if isinstance(expr, Name) and len(expr.parts) == 1:
-        if expr.parts[0] in ("n", "face"):
-            return expr.parts[0]
-        if expr.parts[0] in consts:
-            return repr(consts[expr.parts[0]])
-    if isinstance(expr, Neg):
-        return f"(-{sub(expr.operand)})"
-    if isinstance(expr, Not):
-        return f"(not {sub(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("/", "//"):
-        fn = "div" if expr.op == "/" else "floordiv"
-        return f"_rt.{fn}({sub(expr.left)}, {sub(expr.right)})"
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*", "and", "or") + _COMPARE_OPS:
-        return f"({sub(expr.left)} {expr.op} {sub(expr.right)})"
-    if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        name = {"min": "min_", "max": "max_"}.get(expr.name, expr.name)
-        return f"_rt.{name}({', '.join(sub(a) for a in expr.args)})"
-    raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
+class SetValueScope:
+    """What a set's value (`set_value`) may read, whatever the target: `n`, `face`, constants and
+    numbers, and math functions; anything else is refused here. Mixed into a target's expression
+    compiler (expressions.ExpressionCompiler), whose words write the rest."""
+
+    def visit_Name(self, e: Name) -> str:
+        head = e.parts[0]
+        if len(e.parts) == 1 and head in ("n", "face"):
+            return head
+        if len(e.parts) == 1 and head in self.consts:
+            return self.literal(self.consts[head])
+        return self._refused(e)
+
+    def visit_Call(self, e: Call) -> str:
+        if e.kwargs or e.name not in MATH_FUNCTIONS:
+            return self._refused(e)
+        return self._math(e)
+
+    def _refused(self, e) -> str:
+        raise CodegenError("CIV043", f"set_value cannot use `{unparse(e)}`", getattr(e, "span", None))
+
+    visit_Str = visit_Unknown = visit_Where = _refused
+
+
+class _SetValueCompiler(SetValueScope, PlainLogicCompiler):
+    """A set's value (`set_value`) in Python: SetValueScope's names, plain logic (numbers are never unknown)."""
 
 
 def _conjuncts(expr) -> list:
@@ -371,7 +394,7 @@ _PY_REQUIREMENT = RequirementWords("_rt.requirement_any", "_rt.requirement", "_r
 def _requirement(compiler, expr, req, line: int | None = None, each_step: bool = False,
                  words: RequirementWords = _PY_REQUIREMENT) -> str:
     line = line if line is not None else req.span.line
-    text = req.why if (req is not None and req.why and _conjuncts(req.expr) == [expr]) else describe.condition(expr)
+    text = _requirement_text(expr, req)
     step = words.each_step if each_step else ""
     alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
@@ -382,11 +405,18 @@ def _requirement(compiler, expr, req, line: int | None = None, each_step: bool =
     return _requirement_part(compiler, expr, line, words, text, step)
 
 
+def _requirement_text(expr, req) -> str:
+    """What a requirement says: the rulebook's words (`why`) for a whole requirement, else its condition described."""
+    if req is not None and req.why and _conjuncts(req.expr) == [expr]:
+        return req.why
+    return describe.condition(expr)
+
+
 def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: str | None = None,
                       step: str = "") -> str:
     """A requirement, or one part of an "or" requirement (TEXT None): a part is named by what it
     counts ("cities"), since the whole requirement carries the rulebook's words."""
-    if isinstance(expr, BinOp) and expr.op in _COMPARE_OPS:
+    if isinstance(expr, BinOp) and expr.op in COMPARE_OPS:
         text = describe.quantity(expr.left) if text is None else text
         return (f"{words.one}({words.text(text)}, {compiler.compile(expr.left)}, {words.text(expr.op)}, "
                 f"{compiler.compile(expr.right)}, {line!r}{step})")
@@ -434,6 +464,7 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _Amou
                f"{('cancelled: ' + describe.condition(expr))!r}, {span.path!r})", span)
     _RoleBody(w, c, cal, "primary", cal.primary, rules).emit()
     if cal.secondary:
+        w.line("    else:")
         _RoleBody(w, c, cal, "secondary", cal.secondary.effects, rules).emit()
     else:
         w.line("    # only the primary victim suffers this calamity")
@@ -461,21 +492,19 @@ class _EffectVar:
 # which stage of the edition's `amounts { order ... }` each changing operation belongs to
 _STAGE = {"add": "add_prevent", "prevent": "add_prevent", "set": "set", "cap": "cap"}
 
-# runtime passes over the finished effect list: (whether one applies to a role, its call), in order
+# the runtime's passes over the finished effect list, in order: (the pass, whether it applies to a
+# role); a target writes each pass's call with its `_after_<pass>`
 _AFTER = (
     # nothing beyond what the player has: the taken amount beside the demanded one
-    (lambda r: r.bounded,
-     lambda r: f"_rt.bound_effects(s, effects, trace, BOUNDS, {r.cal.span.path!r}{r.rules.city_arg()})"),
+    ("bound", lambda r: r.bounded),
     # select (never more than held), then unselect what prevention allows
-    (lambda r: r.unselecting, lambda r: f"_rt.unselect(s, effects, trace, BOUNDS, {r.cal.span.path!r})"),
+    ("unselect", lambda r: bool(r.unselecting)),
     # discard by value: which cards, from the hand the state gives
-    (lambda r: r.causes(vocab.VALUE_DISCARD_KINDS),
-     lambda r: f"_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})"),
+    ("discard_by_value", lambda r: r.causes(vocab.VALUE_DISCARD_KINDS)),
     # reduce until supported: how many cities the support check reduces
-    (lambda r: r.causes(vocab.SUPPORT_KINDS), lambda r: f"_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})"),
+    ("reduce_until_supported", lambda r: r.causes(vocab.SUPPORT_KINDS)),
     # losses met exactly or exceeded by as little as possible: which cities and tokens go
-    (lambda r: r.rules.least_over and r.causes(vocab.LOSS_SPLIT_KINDS),
-     lambda r: f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r}{r.rules.city_arg()})"),
+    ("least_over", lambda r: r.rules.least_over and r.causes(vocab.LOSS_SPLIT_KINDS)),
 )
 
 
@@ -490,29 +519,41 @@ class _RoleWalk(NodeVisitor):
     them a branch makes conditional, which modifiers apply and which of their conditions are
     tested in place, the changing operations in the edition's stage order, and the order the
     operations are visited in. A target says how each statement is written: `line`, `END` (what
-    closes a statement), its words for none/true/false and a lazy `or`, `literal` and `param_code`
-    (a default and a given parameter value), `_effect_line`, `_excluded_if`, `_assigned`,
-    `_assignment`, and a `visit_<Op>` for every operation node but ImmuneOp and for EffectBranch."""
+    closes a statement), its words for none/true/false, an empty list, a lazy `or` and a change's
+    amount per unit, `literal` and `param_code` (a default and a given parameter value),
+    `_comment`, `_effect_line`, `_excluded_if`, `_assigned`, `_assignment`, `_locals`,
+    `_effect_list`, `_resolution`, `_cancel` and `_offer` (what a cancelling modifier and an
+    offered option write), an `_after_<pass>` for each of `_AFTER`, and `visit_ChangeOp` and
+    `visit_EffectBranch`."""
 
     END = ""
-    NONE, TRUE, FALSE = "None", "True", "False"
+    NONE, TRUE, FALSE, EMPTY = "None", "True", "False", "()"
+    PRESENT = "{} is not None"  # an effect of a branch was taken
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
+    PER = "({}) * ({})"  # a change's amount times its `per` expression
 
     def __init__(self, cal: Calamity, role: str, effects: list, rules: _AmountRules, compile_expr):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
         self.variables: list[_EffectVar] = []
         _collect(effects, False, self.variables)
-        mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
-        self.mods = mods
-        self.ops = [(j, m, o) for j, m in mods for o in m.ops]
+        self.mods = [(j, m) for j, m in enumerate(cal.modifiers) if m.role in ("any", role)]
+        self.ops = [(j, m, o) for j, m in self.mods for o in m.ops]
         self.bounded = rules.bound and self.causes(vocab.BOUNDS)
         self.has_options = bool(self._ops((OptionOp, StopOp)))
         self.immune_flags: list[str] = []
-        # a condition used by one operation only is tested in place; others are evaluated once
-        self.inline = {j for j, m in mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
-        self.conds = {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in mods}
+        self.inline = self._inline()
+        self.conds = self._conditions(compile_expr)
         self.ordered = self._ordered()
         self.unselecting = self._unselecting()
+
+    def _inline(self) -> set[int]:
+        """The modifiers whose condition only one operation tests, a change: tested in place."""
+        return {j for j, m in self.mods if len(m.ops) == 1 and isinstance(m.ops[0], ChangeOp)}
+
+    def _conditions(self, compile_expr) -> dict[int, str]:
+        """Each modifier's condition as its operations test it: a condition used by one operation
+        only is tested in place (`inline`); the others are evaluated once, into `m<j>`."""
+        return {j: f"({compile_expr(m.condition)})" if j in self.inline else f"m{j}" for j, m in self.mods}
 
     def causes(self, kinds) -> bool:
         return any(v.effect.kind in kinds for v in self.variables)
@@ -533,9 +574,12 @@ class _RoleWalk(NodeVisitor):
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
         if not self.rules.unselect:
             return []
-        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS
-                and any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
-                        for _, _, o in self.ordered)]
+        return [v for v in self.variables if v.effect.kind in vocab.UNSELECT_KINDS and self._prevented(v)]
+
+    def _prevented(self, v: _EffectVar) -> bool:
+        """Some changing operation prevents part of this effect's amount."""
+        return any(o.op == "prevent" and o.kind == v.effect.kind and (o.param or v.kind.main) == "amount"
+                   for _, _, o in self.ordered)
 
     def _targets_of(self, o) -> list[_EffectVar]:
         """The effects of this role an operation changes or offers to replace (none: the validator
@@ -569,6 +613,85 @@ class _RoleWalk(NodeVisitor):
             self.line(f"excluded = {self.NONE}{self.END}")
         else:
             self._excluded_if(ex)
+
+    def emit(self) -> None:
+        """The role's branch: its effects' parameters as locals, the modifiers' operations (one
+        `visit_<Op>` each), the effect list and the runtime's passes over it, then the resolution."""
+        if self.role == "secondary":
+            self._exclusion()
+        self._effect_locals()
+        self._locals()
+        self.visit_ops()
+        immune = self._immune()
+        self._effect_list(immune != self.FALSE)
+        self._after()
+        self._resolution(immune)
+
+    def _after(self) -> None:
+        """The runtime's passes over the finished effect list that this role needs, in order."""
+        for name, applies in _AFTER:
+            if applies(self):
+                self.line(getattr(self, f"_after_{name}")())
+
+    def _resolution_args(self) -> tuple[str, str, str]:
+        """What the resolution is given beside its effects, in the target's words: the assignment
+        to the secondary victims, the options offered, the exclusion of this victim."""
+        assignment = "assignment" if self.role == "primary" and self.cal.secondary else self.NONE
+        options = "options" if self.has_options else self.EMPTY
+        excluded = "excluded" if self.role == "secondary" else self.NONE
+        return assignment, options, excluded
+
+    def _evaluated_once(self) -> list:
+        """The modifiers whose condition is evaluated once, into `m<j>`, before the operations."""
+        return [(j, m) for j, m in self.mods if j not in self.inline]
+
+    def _change(self, o: ChangeOp) -> tuple[str, str]:
+        """A changing operation's parameter and its amount as code: a choice is its word; a number
+        may be per unit of another expression (`per`)."""
+        kind = vocab.EFFECT_KINDS[o.kind]
+        param = o.param or kind.main
+        p = kind.param(param)
+        if p is not None and p.kind == "enum":
+            return param, self.param_code(self.c, p, o.amount)
+        value = self.c.compile(o.amount)
+        return param, value if o.per is None else self.PER.format(value, self.c.compile(o.per))
+
+    def _tested(self, o: ChangeOp, j: int) -> str:
+        """The condition an operation of modifier j tests: an inline one is evaluated once here, into `c`."""
+        if j not in self.inline:
+            return self.conds[j]
+        self.line(f"c = {self.conds[j]}{self.END}  {self._comment(o)}", o.span)
+        return "c"
+
+    def _present(self, v: _EffectVar) -> str:
+        """Whether an effect is present: always, unless a branch makes it conditional."""
+        return self.PRESENT.format(v.flag) if v.conditional else self.TRUE
+
+    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
+        by = ", ".join(m.advances) or "a modifier"
+        self._cancel(o, j, f"whether {by} cancels the calamity", f"cancelled by {by}")
+
+    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
+        # the victim may pay the price to stop the whole calamity for everyone
+        what = f"whether the option to stop the calamity ({o.replacement.name.replace('_', ' ')}) is offered"
+        self._offer(o, j, m, what, "calamity", False, None)
+
+    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
+        targets = self._targets_of(o)
+        if not targets:
+            return
+        what = f"whether the option to {o.replacement.name.replace('_', ' ')} is offered"
+        self._offer(o, j, m, what, o.kind, o.each, targets)
+
+    def _always_decided(self, m) -> bool:
+        """A condition on held advances, constants and options is a plain bool: the branch for an
+        undecided condition could never run (and was a third of the module's compile time)."""
+        return m.condition is not None and _never_unknown(self.c, m.condition)
+
+    def _branch_variables(self, e: EffectBranch, variables) -> tuple[list, list]:
+        """The variables of a branch's effects, taken in order: (those of `then`, those of `otherwise`)."""
+        return ([next(variables) for _ in range(_count_effects(e.then))],
+                [next(variables) for _ in range(_count_effects(e.otherwise))])
 
     def visit_effects(self, effects: list, indent: str, variables) -> None:
         for e in effects:
@@ -618,31 +741,33 @@ class _RoleBody(_RoleWalk):
     def line(self, text: str, where=None) -> None:
         self.w.line(f"{self.indent}{text}", where)
 
-    def emit(self) -> None:
-        if self.role == "secondary":
-            self.w.line("    else:")
-            self._exclusion()
-        self._effect_locals()
-        self._locals()
-        self.visit_ops()
-        immune = self._immune()
-        self._effect_list(immune != "False")
-        for applies, call in _AFTER:
-            if applies(self):
-                self.line(call(self))
-        assignment = "assignment" if self.role == "primary" and self.cal.secondary else "None"
-        excluded = "excluded" if self.role == "secondary" else "None"
+    def _resolution(self, immune: str) -> None:
+        assignment, options, excluded = self._resolution_args()
         self.line(f"return Resolution((_MODULE, {self.cal.name!r}, role, s, effects, {assignment}, trace, "
-                  f"{'options' if self.has_options else '()'}, {immune}, None, {excluded}))")
+                  f"{options}, {immune}, None, {excluded}))")
+
+    def _after_bound(self) -> str:
+        return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
+
+    def _after_unselect(self) -> str:
+        return f"_rt.unselect(s, effects, trace, BOUNDS, {self.cal.span.path!r})"
+
+    def _after_discard_by_value(self) -> str:
+        return f"_rt.discard_by_value(s, effects, {vocab.VALUE_DISCARD_KINDS!r})"
+
+    def _after_reduce_until_supported(self) -> str:
+        return f"_rt.reduce_until_supported(s, effects, {vocab.SUPPORT_KINDS!r})"
+
+    def _after_least_over(self) -> str:
+        return f"_rt.least_over(s, effects, {vocab.LOSS_SPLIT_KINDS!r}{self.rules.city_arg()})"
 
     def _locals(self) -> None:
         """The trace, the offered options and each modifier condition used more than once."""
         self.line("trace = []" if self.has_trace else "trace = ()")
         if self.has_options:
             self.line("options = []")
-        for j, m in self.mods:
-            if j not in self.inline:
-                self.line(f"m{j} = {self.c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
+        for j, m in self._evaluated_once():
+            self.line(f"m{j} = {self.c.compile(m.condition)}  # {comment_text(m.span.path)}:{m.span.line}", m.span)
 
     def _excluded_if(self, ex) -> None:
         self.line(f"excluded = ({ex.span.line!r}, {describe.exclusion(ex)!r}, {ex.span.path!r}) "
@@ -669,8 +794,7 @@ class _RoleBody(_RoleWalk):
 
     def visit_EffectBranch(self, e: EffectBranch, indent: str, variables) -> None:
         w, c = self.w, self.c
-        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        then_vars, else_vars = self._branch_variables(e, variables)
         b = f"b{len(w.lines)}"
         where = f"{comment_text(e.span.path)}:{e.span.line}"
         w.line(f"{indent}{b} = {c.compile(e.condition)}  # {where}", e.span)
@@ -698,55 +822,40 @@ class _RoleBody(_RoleWalk):
     def _where(self, o) -> str:
         return f"{comment_text(o.span.path)}:{o.span.line}"
 
-    def visit_CancelOp(self, o: CancelOp, j: int, m) -> None:
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, "
-                  f"{('whether ' + by + ' cancels the calamity')!r}):  # {self._where(o)}", o.span)
-        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, "
-                  f"{('cancelled by ' + by)!r}, {o.span.path!r})", o.span)
+    def _comment(self, o) -> str:
+        return f"# {self._where(o)}"
 
-    def visit_StopOp(self, o: StopOp, j: int, m) -> None:
-        # the victim may pay the price to stop the whole calamity for everyone
-        rep = o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
+    def _cancel(self, o: CancelOp, j: int, what: str, text: str) -> None:
         self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}):  # {self._where(o)}", o.span)
-        self.line(f"    options.append(('calamity', {rep.name!r}, {_call_args(self.c, rep)}, False, "
-                  f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
+        self.line(f"    return _rt.cancelled(_MODULE, {self.cal.name!r}, role, s, {o.span.line!r}, {text!r}, "
+                  f"{o.span.path!r})", o.span)
 
-    def visit_OptionOp(self, o: OptionOp, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        active = " or ".join(f"{v.flag} is not None" if v.conditional else "True" for v in targets)
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         rep = o.replacement
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r}) and ({active}):  "
-                  f"# {self._where(o)}", o.span)
-        self.line(f"    options.append(({o.kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {o.each!r}, "
+        test = f"s.decide(m{j}, {o.span.line!r}, {o.span.path!r}, {what!r})"
+        if targets is not None:
+            test += f" and ({' or '.join(self._present(v) for v in targets)})"
+        self.line(f"if {test}:  # {self._where(o)}", o.span)
+        self.line(f"    options.append(({kind!r}, {rep.name!r}, {_call_args(self.c, rep)}, {each!r}, "
                   f"{tuple(m.advances)!r}, {o.span.line!r}, {o.span.path!r}))", o.span)
 
     def visit_ChangeOp(self, o: ChangeOp, j: int, m) -> None:
         targets = self._targets_of(o)
         if not targets:
             return  # the validator warned (CIV036): the calamity never causes this effect
-        c, cond, indent = self.c, self.conds[j], self.indent
-        kind = vocab.EFFECT_KINDS[o.kind]
-        param = o.param or kind.main
-        p = kind.param(param)
-        value = _param_code(c, p, o.amount) if p is not None else c.compile(o.amount)
-        if o.per is not None and not (p is not None and p.kind == "enum"):
-            value = f"({value}) * ({c.compile(o.per)})"
+        param, value = self._change(o)
         by = tuple(m.advances)
-        if j in self.inline:  # an inline condition: evaluated once here
-            self.line(f"c = {cond}  # {self._where(o)}", o.span)
-            cond = "c"
-        if m.condition is not None and _never_unknown(c, m.condition):
-            # a condition on held advances, constants and options is a plain bool: the branch for an
-            # undecided condition could never run (and was a third of the module's compile time)
+        cond = self._tested(o, j)
+        if self._always_decided(m):
             self.line(f"if {cond}:  # {self._where(o)}", o.span)
             self._decided(value, o, by, targets, param)
             return
-        # a modifier whose condition depends on a missing fact leaves the amount unknown
+        self._undecided(cond, value, o, by, targets, param)
+        self.line(f"elif {cond}:  # {self._where(o)}", o.span)
+        self._decided(value, o, by, targets, param)
+
+    def _undecided(self, cond: str, value: str, o: ChangeOp, by: tuple, targets: list, param: str) -> None:
+        """A modifier whose condition depends on a missing fact leaves the amount unknown."""
         self.line(f"if type({cond}) is _U:", o.span)
         what = f"whether {', '.join(by) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
         self.line(f"    s.undecided.append(({o.span.line!r}, {o.span.path!r}, {what!r}, {cond}.facts))", o.span)
@@ -756,8 +865,6 @@ class _RoleBody(_RoleWalk):
             self.w.line(f"{inner}trace.append(('undecided', {o.kind!r}, {param!r}, v, {var}, u, {by!r}, "
                         f"{o.span.line!r}, {o.span.path!r}))", o.span)
             self.w.line(f"{inner}{var} = u", o.span)
-        self.line(f"elif {cond}:  # {self._where(o)}", o.span)
-        self._decided(value, o, by, targets, param)
 
     def _decided(self, value: str, o: ChangeOp, by: tuple, targets: list, param: str) -> None:
         """The body of a modifier operation whose condition held: change each target, with a trace."""
@@ -780,8 +887,7 @@ class _RoleBody(_RoleWalk):
             return
         keyword = "if"
         for t in targets:
-            test = f"{t.flag} is not None" if t.conditional else "True"
-            self.line(f"    {keyword} {test}:")
+            self.line(f"    {keyword} {self._present(t)}:")
             keyword = "elif"
             yield t.var(param), self.indent + "        "
 
@@ -814,7 +920,7 @@ class _RoleBody(_RoleWalk):
         self.line("effects = []")
         for v, item in items:
             if v.conditional:
-                self.line(f"if {v.flag} is not None:")
+                self.line(f"if {self._present(v)}:")
                 self.line(f"    effects.append({item})")
             else:
                 self.line(f"effects.append({item})")
@@ -849,48 +955,58 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
     nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
     bool or None), the dict displays are written instead."""
     if not all(type(key) is str and _json_exact(data) for key, data in records):
-        lines = None
-    else:
-        lines = [json.dumps([key, data], ensure_ascii=False) for key, data in records]
-    if lines is None:
-        w.line(f"{name} = {{")
-        for key, data in records:
-            w.line(f"    {key!r}: {data!r},")
-        w.line("}")
+        _record_displays(w, name, records)
         return
     w.line(f"{name} = _rt.records((")
-    for line in lines:
-        w.line(f"    {line!r},")
+    for key, data in records:
+        w.line(f"    {json.dumps([key, data], ensure_ascii=False)!r},")
     w.line("))")
+
+
+def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
+    """`NAME = {record name: data, ...}` as dict displays, for data JSON cannot carry exactly."""
+    w.line(f"{name} = {{")
+    for key, data in records:
+        w.line(f"    {key!r}: {data!r},")
+    w.line("}")
 
 
 def _json_exact(value) -> bool:
     """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
     same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
-    kind = type(value)
-    if value is None or kind is str or kind is bool or kind is int:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    if kind is tuple:
-        return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
-    if kind is dict:
-        return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
-    return False
+    exact = _JSON_EXACT.get(type(value))
+    return exact is not None and exact(value)
+
+
+def _json_leaf(value) -> bool:
+    return True
+
+
+def _json_exact_tuple(value: tuple) -> bool:
+    return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
+
+
+def _json_exact_dict(value: dict) -> bool:
+    return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
 
 
 _JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
+# each type JSON carries exactly, by exact type (a subclass is not exact), and what else it needs
+_JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
+               float: math.isfinite, tuple: _json_exact_tuple, dict: _json_exact_dict}
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:
     """`expr` reads no player fact (only held advances, folded constants and options), so its
     value is never runtime.Unknown."""
-    for node in walk(expr):
-        if isinstance(node, Call) and node.name != "holds":
-            return False
-        if isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options:
-            return False
-    return True
+    return not any(_reads_a_fact(c, node) for node in walk(expr))
+
+
+def _reads_a_fact(c: PythonCompiler, node) -> bool:
+    """The node itself reads the player's state: a call but `holds`, a name that is not folded."""
+    if isinstance(node, Call):
+        return node.name != "holds"
+    return isinstance(node, Name) and node.parts[0] not in c.consts and node.parts[0] not in c.options
 
 
 def _call_args(c: PythonCompiler, call) -> str:

@@ -7,6 +7,7 @@ message`, the source line as written, a caret under the span, then notes and hel
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,17 +87,12 @@ class Diagnostics:
     def render(self, *, color: bool = False, limit: int | None = None, notes: bool = False) -> str:
         """Errors and warnings; `notes` also shows acknowledged errata and other notes."""
         shown = [d for d in self.sorted() if notes or d.level != "note"]
-        hidden = 0
-        if limit is not None and len(shown) > limit:
-            hidden = len(shown) - limit
-            shown = shown[:limit]
-        parts = [render_one(d, self.sources, color=color) for d in shown]
-        if hidden:
-            parts.append(f"... and {hidden} more")
-        errors = len(self.errors)
-        warnings = sum(1 for d in self.items if d.level == "warning")
-        if errors or warnings:
-            parts.append(_summary(errors, warnings))
+        parts = [render_one(d, self.sources, color=color) for d in shown[:limit]]
+        if len(parts) < len(shown):
+            parts.append(f"... and {len(shown) - len(parts)} more")
+        summary = _summary(self.items)
+        if summary:
+            parts.append(summary)
         return "\n".join(parts)
 
     def to_json(self) -> str:
@@ -105,13 +101,12 @@ class Diagnostics:
         return json.dumps([d.to_json() for d in self.sorted()], indent=2, ensure_ascii=False)
 
 
-def _summary(errors: int, warnings: int) -> str:
-    bits = []
-    if errors:
-        bits.append(f"{errors} error{'s' if errors != 1 else ''}")
-    if warnings:
-        bits.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
-    return " and ".join(bits) + " found"
+def _summary(items: list[Diagnostic]) -> str | None:
+    """"N errors and M warnings found" (notes not counted), or None when there are neither."""
+    counts = Counter(d.level for d in items)
+    bits = [f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}" for level in ("error", "warning")
+            if counts[level]]
+    return " and ".join(bits) + " found" if bits else None
 
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m", "help": "\x1b[1;32m"}
@@ -119,28 +114,34 @@ _RESET = "\x1b[0m"
 
 
 def render_one(d: Diagnostic, sources: dict[str, str], *, color: bool = False) -> str:
-    def paint(text: str, level: str) -> str:
-        return f"{_COLORS[level]}{text}{_RESET}" if color else text
-
-    head = f"{d.level}[{d.code}]: {d.message}"
-    lines = [f"{d.span}: {paint(head, d.level)}" if d.span else paint(head, d.level)]
+    head = _paint(f"{d.level}[{d.code}]: {d.message}", d.level, color)
+    lines = [f"{d.span}: {head}" if d.span else head]
     if d.span and d.span.path in sources:
-        src_lines = sources[d.span.path].split("\n")
-        if 1 <= d.span.line <= len(src_lines):
-            text = _printable(src_lines[d.span.line - 1])
-            gutter = str(d.span.line)
-            pad = " " * len(gutter)
-            width = 1
-            if d.span.end_column and d.span.end_column > d.span.column:
-                width = d.span.end_column - d.span.column
-            width = max(1, min(width, max(1, len(text) - d.span.column + 1)))
-            caret_pad = "".join("\t" if ch == "\t" else " " for ch in text[: d.span.column - 1])
-            lines += [f"{pad} |", f"{gutter} | {text}", f"{pad} | {caret_pad}{paint('^' * width, d.level)}"]
-    for note in d.notes:
-        lines.append(f"  = note: {note}")
+        lines += _excerpt(d.span, sources[d.span.path], d.level, color)
+    lines += [f"  = note: {note}" for note in d.notes]
     if d.help:
-        lines.append(f"  = {paint('help', 'help')}: {d.help}")
+        lines.append(f"  = {_paint('help', 'help', color)}: {d.help}")
     return "\n".join(lines)
+
+
+def _paint(text: str, level: str, color: bool) -> str:
+    """Text in the colour of a level (or of `help`), when colour is on."""
+    return f"{_COLORS[level]}{text}{_RESET}" if color else text
+
+
+def _excerpt(span: Span, source: str, level: str, color: bool) -> list[str]:
+    """The source line a span is on, as written, with a caret under the span (nothing when the
+    line is not in the source)."""
+    src_lines = source.split("\n")
+    if not 1 <= span.line <= len(src_lines):
+        return []
+    text = _printable(src_lines[span.line - 1])
+    gutter = str(span.line)
+    pad = " " * len(gutter)
+    width = span.end_column - span.column if span.end_column and span.end_column > span.column else 1
+    width = max(1, min(width, max(1, len(text) - span.column + 1)))
+    caret_pad = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])
+    return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {caret_pad}{_paint('^' * width, level, color)}"]
 
 
 def _printable(line: str) -> str:

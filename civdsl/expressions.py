@@ -9,7 +9,9 @@ goes through `repr()` (strings, numbers) or is a name checked against the fixed 
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable
 
 from . import vocabulary as vocab
@@ -62,24 +64,20 @@ _UNPARSE = {
 
 def quote(s: str) -> str:
     """A rulebook string literal for `s`."""
-    out = ['"']
-    for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 32 or ord(ch) in (0x2028, 0x2029, 0x7F) or 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return f'"{s.translate(_QUOTE_ESCAPES)}"'
+
+
+def _quote_escapes() -> dict[int, str]:
+    """What `quote` writes for each character it escapes: the quote and the backslash, the usual
+    control characters by name, and as `\\uXXXX` every other control character, the line and
+    paragraph separators, DEL and the bidirectional controls (text must read as it runs)."""
+    hidden = [*range(32), 0x2028, 0x2029, 0x7F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    escapes = {code: f"\\u{code:04x}" for code in hidden}
+    escapes.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r"})
+    return escapes
+
+
+_QUOTE_ESCAPES = _quote_escapes()
 
 
 def walk(e: Expr):
@@ -88,15 +86,30 @@ def walk(e: Expr):
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, Call):
-            stack.extend(node.args)
-            stack.extend(node.kwargs.values())
-        elif isinstance(node, Where):
-            stack.extend([node.items, node.condition])
-        elif isinstance(node, (Not, Neg)):
-            stack.append(node.operand)
-        elif isinstance(node, BinOp):
-            stack.extend([node.left, node.right])
+        stack.extend(sub_expressions(node))
+
+
+def sub_expressions(e: Expr) -> list[Expr]:
+    """The expressions directly inside `e`, in the order written (none in a literal or a name)."""
+    return _SUB_EXPRESSIONS.get(type(e), _no_sub_expressions)(e)
+
+
+def _no_sub_expressions(e: Expr) -> list[Expr]:
+    return []
+
+
+def _operand(e: Not | Neg) -> list[Expr]:
+    return [e.operand]
+
+
+# each node type that holds expressions: them, in the order written
+_SUB_EXPRESSIONS = {
+    Call: lambda e: [*e.args, *e.kwargs.values()],
+    Where: lambda e: [e.items, e.condition],
+    Not: _operand,
+    Neg: _operand,
+    BinOp: lambda e: [e.left, e.right],
+}
 
 
 # --- checking ---------------------------------------------------------------------------
@@ -131,29 +144,24 @@ def check(e: Expr, scope: Scope, diags: Diagnostics, item: str | None = None) ->
 
 
 def _check(e: Expr, scope: Scope, diags: Diagnostics, item) -> None:
-    if isinstance(e, Name):
-        head = e.parts[0]
-        if head not in scope.names():
-            diags.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
-                        help=suggestion(head, scope.names()) or "see `civdsl vocab` for the facts a rule can read")
-        return
-    if isinstance(e, Call):
-        _check_call(e, scope, diags, item)
-        return
-    if isinstance(e, Where):
-        _check(e.items, scope, diags, item)
-        _check(e.condition, _item_scope(e.items, scope), diags, item)
-        return
-    for child in _children(e):
-        _check(child, scope, diags, item)
+    _CHECKS.get(type(e), _check_parts)(e, scope, diags, item)
 
 
-def _children(e: Expr) -> list[Expr]:
-    if isinstance(e, (Not, Neg)):
-        return [e.operand]
-    if isinstance(e, BinOp):
-        return [e.left, e.right]
-    return []
+def _check_name(e: Name, scope: Scope, diags: Diagnostics, item) -> None:
+    head = e.parts[0]
+    if head not in scope.names():
+        diags.error("CIV013", f"unknown name `{e.dotted}`", e.span, item=item,
+                    help=suggestion(head, scope.names()) or "see `civdsl vocab` for the facts a rule can read")
+
+
+def _check_where(e: Where, scope: Scope, diags: Diagnostics, item) -> None:
+    """A filter: its condition reads the items' attributes."""
+    _check(e.items, scope, diags, item)
+    _check(e.condition, _item_scope(e.items, scope), diags, item)
+
+
+def _check_parts(e: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    _check_all(sub_expressions(e), scope, diags, item)
 
 
 def _item_scope(items: Expr, scope: Scope) -> Scope:
@@ -177,14 +185,18 @@ def _check_call(e: Call, scope: Scope, diags: Diagnostics, item) -> None:
         _unusable_function(e, fn, scope, diags, item)
         return
     if len(e.args) != len(fn.args):
-        diags.error("CIV014", f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}, "
-                              f"got {len(e.args)}", e.span, item=item)
+        diags.error("CIV014", f"{_takes(e.name, len(fn.args))}, got {len(e.args)}", e.span, item=item)
     _check_kwargs(e, fn, scope, diags, item)
+    _check_arguments(e, fn, scope, diags, item)
+
+
+def _check_arguments(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
+    """A function's positional arguments: a quoted name for `holds` and `cards` (the name itself is
+    checked with every other use of a name: references.py, the validator), a collection then its
+    items' expressions for a model function, expressions where the call stands for the rest."""
     if e.name in ("holds", "cards") and e.args:
-        arg = e.args[0]
-        # the name itself is checked with every other use of a name (references.py, the validator)
-        if not isinstance(arg, Str):
-            diags.error("CIV014", f"`{e.name}` needs a quoted name", arg.span, item=item)
+        if not isinstance(e.args[0], Str):
+            diags.error("CIV014", f"`{e.name}` needs a quoted name", e.args[0].span, item=item)
     elif fn.scope == "model" and e.args:
         _check(e.args[0], scope, diags, item)
         _check_all(e.args[1:], _item_scope(e.args[0], scope), diags, item)
@@ -217,19 +229,35 @@ def _check_kwargs(e: Call, fn, scope: Scope, diags: Diagnostics, item) -> None:
         if key not in fn.kwargs:
             diags.error("CIV014", f"`{e.name}` has no parameter `{key}`", e.kwarg_spans.get(key, e.span), item=item,
                         help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
-        elif key in ("by", "among"):  # a table relation (vocabulary.RELATIONS)
-            allowed_relations = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
-            if not _one_of(value, allowed_relations):
-                diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
-                            help=suggestion(unparse(value), allowed_relations)
-                            or f"relations: {', '.join(allowed_relations)}")
-        elif key == "group":
-            # a group's name is checked with every other use of a name (references.py, the validator)
-            if not (isinstance(value, Name) and len(value.parts) == 1):
-                diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
-                            help=suggestion(unparse(value), scope.groups))
-        else:
-            _check(value, scope, diags, item)
+            continue
+        _KWARG_CHECKS.get(key, _check_kwarg_value)(key, value, scope, diags, item)
+
+
+def _check_kwarg_value(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    _check(value, scope, diags, item)
+
+
+def _check_relation(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    """`by` or `among`: a table relation (vocabulary.RELATIONS); only `among` counts everyone."""
+    allowed = [r for r in vocab.RELATIONS if key == "among" or r not in ("others", "everyone")]
+    if not _one_of(value, allowed):
+        diags.error("CIV087", f"unknown table relation `{unparse(value)}`", value.span, item=item,
+                    help=suggestion(unparse(value), allowed) or f"relations: {', '.join(allowed)}")
+
+
+def _check_group(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) -> None:
+    # a group's name is checked with every other use of a name (references.py, the validator)
+    if not (isinstance(value, Name) and len(value.parts) == 1):
+        diags.error("CIV012", f"unknown group `{unparse(value)}`", value.span, item=item,
+                    help=suggestion(unparse(value), scope.groups))
+
+
+# the keyword arguments that are words, not expressions: each one's check
+_KWARG_CHECKS = {"by": _check_relation, "among": _check_relation, "group": _check_group}
+
+
+# the node types checked in their own way; the others by their parts
+_CHECKS = {Name: _check_name, Call: _check_call, Where: _check_where}
 
 
 def _one_of(value: Expr, words) -> bool:
@@ -248,51 +276,74 @@ class EvalError(Exception):
 
 def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
     """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
-    # the nodes met most (author invariants evaluate one expression per item) by exact type first
-    t = type(e)
-    if t is Name:
-        return lookup(e)
-    if t is Num or t is Str or t is Bool:
-        return e.value
-    ev = lambda x: evaluate(x, lookup, call)  # noqa: E731
-    if t is BinOp and e.op not in ("and", "or"):
-        return binary(e.op, ev(e.left), ev(e.right), e.span)
-    if isinstance(e, Num):
-        return e.value
-    if isinstance(e, Str):
-        return e.value
-    if isinstance(e, Bool):
-        return e.value
-    if isinstance(e, Unknown):
-        return None
-    if isinstance(e, Name):
-        return lookup(e)
-    if isinstance(e, Not):
-        return not ev(e.operand)
-    if isinstance(e, Neg):
-        return -_number(ev(e.operand), e.span)
-    if isinstance(e, BinOp):
-        if e.op == "and":
-            return bool(ev(e.left)) and bool(ev(e.right))
-        if e.op == "or":
-            return bool(ev(e.left)) or bool(ev(e.right))
-        return binary(e.op, ev(e.left), ev(e.right), e.span)
-    if isinstance(e, Call):
-        fn = vocab.FUNCTIONS.get(e.name)
-        if fn and fn.scope == "math":
-            args = [_number(ev(a), a.span) for a in e.args]
-            if len(args) != len(fn.args):
-                raise EvalError(f"`{e.name}` takes {len(fn.args)} argument{'s' if len(fn.args) != 1 else ''}", e.span)
-            try:
-                return _bounded(MATH[e.name](*args), e.span)
-            except (ArithmeticError, ValueError) as exc:  # sqrt(-1), a float overflow
-                raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
-        if call is None:
-            raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
-        return call(e, ev)
-    if isinstance(e, Where):
-        raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
-    raise TypeError(type(e))
+    # one handler per node type, found by exact type (author invariants evaluate one expression per item)
+    handler = _EVALUATE.get(type(e))
+    if handler is None:
+        raise TypeError(type(e))
+    return handler(e, lookup, call)
+
+
+def _evaluate_value(e: Num | Str | Bool, lookup, call) -> Any:
+    return e.value
+
+
+def _evaluate_unknown(e: Unknown, lookup, call) -> None:
+    return None
+
+
+def _evaluate_name(e: Name, lookup, call) -> Any:
+    return lookup(e)
+
+
+def _evaluate_not(e: Not, lookup, call) -> bool:
+    return not evaluate(e.operand, lookup, call)
+
+
+def _evaluate_neg(e: Neg, lookup, call) -> Any:
+    return -_number(evaluate(e.operand, lookup, call), e.span)
+
+
+def _evaluate_binop(e: BinOp, lookup, call) -> Any:
+    """`and` and `or` evaluate their right side only when it decides; every other operator both."""
+    left = evaluate(e.left, lookup, call)
+    if e.op == "and":
+        return bool(left) and bool(evaluate(e.right, lookup, call))
+    if e.op == "or":
+        return bool(left) or bool(evaluate(e.right, lookup, call))
+    return binary(e.op, left, evaluate(e.right, lookup, call), e.span)
+
+
+def _evaluate_call(e: Call, lookup, call) -> Any:
+    """A math function here; any other through `call`, where the caller has one."""
+    fn = vocab.FUNCTIONS.get(e.name)
+    if fn and fn.scope == "math":
+        return _evaluate_math(e, fn, [_number(evaluate(a, lookup, call), a.span) for a in e.args])
+    if call is None:
+        raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
+    return call(e, partial(evaluate, lookup=lookup, call=call))
+
+
+def _evaluate_math(e: Call, fn, args: list) -> Any:
+    if len(args) != len(fn.args):
+        raise EvalError(_takes(e.name, len(fn.args)), e.span)
+    try:
+        return _bounded(MATH[e.name](*args), e.span)
+    except (ArithmeticError, ValueError) as exc:  # sqrt(-1), a float overflow
+        raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
+
+
+def _evaluate_where(e: Where, lookup, call):
+    raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
+
+
+_EVALUATE = {Num: _evaluate_value, Str: _evaluate_value, Bool: _evaluate_value, Unknown: _evaluate_unknown,
+             Name: _evaluate_name, Not: _evaluate_not, Neg: _evaluate_neg, BinOp: _evaluate_binop,
+             Call: _evaluate_call, Where: _evaluate_where}
+
+
+def _takes(name: str, count: int) -> str:
+    """"`name` takes N argument(s)": a function called with the wrong number of them."""
+    return f"`{name}` takes {count} argument{'s' if count != 1 else ''}"
 
 
 MAX_MAGNITUDE = 10**18  # no folded number on a game board comes near; repr(), JSON and YAML all cope
@@ -327,20 +378,32 @@ def _describe(v: Any) -> str:
 
 
 def binary(op: str, a: Any, b: Any, span: Span) -> Any:
-    if op in ("==", "!="):
-        return (a == b) if op == "==" else (a != b)
+    """`a op b` for a binary operator other than `and`/`or`: equality of any values, the rest of numbers."""
+    if op in _EQUALITY:
+        return _EQUALITY[op](a, b)
     a, b = _number(a, span), _number(b, span)
-    if op == "+":
-        return _bounded(a + b, span)
-    if op == "-":
-        return _bounded(a - b, span)
-    if op == "*":
-        return _bounded(a * b, span)
-    if op in ("/", "//"):
-        if b == 0:
-            raise EvalError("division by zero", span)
-        return _bounded(Fraction(a) / Fraction(b) if op == "/" else math.floor(Fraction(a) / Fraction(b)), span)
-    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    if op in _ORDER:
+        return _ORDER[op](a, b)
+    try:
+        return _bounded(_ARITHMETIC[op](a, b), span)
+    except ZeroDivisionError:
+        raise EvalError("division by zero", span) from None
+
+
+_EQUALITY = {"==": operator.eq, "!=": operator.ne}
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _exact_quotient(a, b) -> Fraction:
+    return Fraction(a) / Fraction(b)
+
+
+def _floor_quotient(a, b) -> int:
+    return math.floor(Fraction(a) / Fraction(b))
+
+
+# division is exact (a Fraction), never a float
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": _exact_quotient, "//": _floor_quotient}
 
 
 MATH = {
@@ -366,18 +429,35 @@ def _chain(e: Expr, op: str) -> list[Expr]:
     return out
 
 
-# --- compilation to Python source -----------------------------------------------------------
+# --- compilation to a target language ---------------------------------------------------------
 
 
-class PythonCompiler(NodeVisitor):
-    """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
+class ExpressionCompiler(NodeVisitor):
+    """The one walk over a player-level expression's typed nodes, writing it in a target language
+    as an expression over `s` (the player's state): one `visit_<Node>` per node type, shared by
+    every target. A target declares its words once: `literal` (a folded value as source) and the
+    class attributes below; what its runtime does with an Unknown value is its runtime's business,
+    reached through the names these words call. The targets: PythonCompiler (the generated
+    module), companion.jsgen.JSCompiler (the companion page)."""
+
+    HELD: str  # where the set of held advances is, outside a calamity function's local
+    NOT: str  # the template of `not x` ({} the operand)
+    NEG: str  # the template of `-x`
+    LOGIC: str  # the template of a chain `a and b and c` ({op} the word, {operands} the first and the lazy rest)
+    THUNK: str  # what makes an operand of `and`/`or` lazy
+    BINARY: dict[str, str]  # every other binary operator: the template of its two operands
+    MATH_CALLS: dict[str, str]  # each math function (expressions.MATH): the runtime's function, which knows Unknown
+    TABLE: str  # a rulebook table's lookup: the template of its quoted name and the argument
+    HOLDS: str  # the template of `holds(advance)` ({advance}, {held})
+    FUNCTION: str  # what makes the expression after it a function of another player's state `s`
+    NO_FUNCTION: str  # a table query's argument when it has no expression
 
     def __init__(self, consts: dict[str, Any], options: dict[str, bool], tables: set[str]):
         self.consts = consts
         self.options = options
         self.tables = tables
         # where the set of held advances is: compiled calamity functions keep it in a local
-        self.held = "s.held_set"
+        self.held = self.HELD
         # constants that read the player's state cannot be folded: their expression is
         # compiled in place wherever they are used
         self.const_exprs: dict[str, Expr] = {}
@@ -386,17 +466,22 @@ class PythonCompiler(NodeVisitor):
         self.runtime_options = True
         self._expanding: set[str] = set()
 
+    @staticmethod
+    def literal(value: Any) -> str:
+        """A folded value (a number, text, a bool, None) as the target's source."""
+        raise NotImplementedError
+
     def compile(self, e: Expr) -> str:
-        """The Python source of `e`: each node type has its `visit_<Node>`."""
+        """The target's source of `e`: each node type has its `visit_<Node>`."""
         return self.visit(e)
 
     def visit_Num(self, e: Num) -> str:
-        return repr(e.value)
+        return self.literal(e.value)
 
     visit_Str = visit_Bool = visit_Num
 
     def visit_Unknown(self, e: Unknown) -> str:
-        return "None"
+        return self.literal(None)
 
     def visit_Where(self, e: Where) -> str:
         raise TypeError(type(e))  # only inside count/sum/all/any, which compile their filter themselves
@@ -404,15 +489,15 @@ class PythonCompiler(NodeVisitor):
     def visit_Name(self, e: Name) -> str:
         head = e.parts[0]
         if head in self.consts:
-            return repr(self.consts[head])
+            return self.literal(self.consts[head])
         if head in self.const_exprs:
             return self._expanded(head)
         if head in self.options:
             # a rule switch: the player's choice (`--option`) or the rulebook's setting
-            return f"s.option({head!r})" if self.runtime_options else repr(self.options[head])
+            return f"s.option({self.literal(head)})" if self.runtime_options else self.literal(self.options[head])
         if head in vocab.DERIVED_NAMES:
-            return f"s.derived({head!r})"
-        return f"s.fact({head!r})"
+            return f"s.derived({self.literal(head)})"
+        return f"s.fact({self.literal(head)})"
 
     def _expanded(self, head: str) -> str:
         """A constant that reads the player's state, compiled in place (never in terms of itself)."""
@@ -428,63 +513,98 @@ class PythonCompiler(NodeVisitor):
         return self._not(self.compile(e.operand))
 
     def visit_Neg(self, e: Neg) -> str:
-        return f"(-{self.compile(e.operand)})"
+        return self.NEG.format(self.compile(e.operand))
 
     def visit_BinOp(self, e: BinOp) -> str:
         if e.op in ("and", "or"):
             return self._logic(e.op, [self.compile(x) for x in _chain(e, e.op)])
-        left, right = self.compile(e.left), self.compile(e.right)
-        if e.op == "/":
-            return f"_rt.div({left}, {right})"
-        if e.op == "//":
-            return f"_rt.floordiv({left}, {right})"
-        return f"({left} {e.op} {right})"
-
-    def visit_Call(self, e: Call) -> str:
-        return self._call(e)
+        return self.BINARY[e.op].format(self.compile(e.left), self.compile(e.right))
 
     # A player's facts may be unknown (runtime.Unknown): `and`, `or` and `not` follow Kleene's
-    # three-valued logic there, keeping Python's short-circuit for known values.
+    # three-valued logic there, keeping short-circuit evaluation for known values.
     def _not(self, operand: str) -> str:
-        return f"_rt.not_({operand})"
+        return self.NOT.format(operand)
 
     def _logic(self, op: str, operands: list[str]) -> str:
-        return f"_rt.{op}_({operands[0]}, {', '.join('lambda: ' + x for x in operands[1:])})"
+        lazy = [operands[0]] + [self.THUNK + x for x in operands[1:]]
+        return self.LOGIC.format(op=op, operands=", ".join(lazy))
 
-    def _table_query(self, e: Call, fn) -> str:
+    def visit_Call(self, e: Call) -> str:
+        fn = vocab.FUNCTIONS.get(e.name)
+        if fn is not None and fn.scope == "table":
+            return self._table_query(e)
+        if e.name in self.tables:
+            return self.TABLE.format(self.literal(e.name), self.compile(e.args[0]))
+        if fn.scope == "math":
+            return self._math(e)
+        if e.name == "holds":
+            return self.HOLDS.format(advance=self.compile(e.args[0]), held=self.held)
+        return self._player_call(e, fn)
+
+    def _math(self, e: Call) -> str:
+        return f"{self.MATH_CALLS[e.name]}({', '.join(self.compile(a) for a in e.args)})"
+
+    def _table_query(self, e: Call) -> str:
         """A question about other players (issue 13 §3): the expression argument is evaluated
         for each of them, so it is compiled as a function of that player's state."""
         relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
-        inner = ""
-        if e.args:
-            held, self.held = self.held, "s.held_set"  # the other player's advances, not the victim's
-            try:
-                inner = f"lambda s: {self.compile(e.args[0])}"
-            finally:
-                self.held = held
         if e.name == "neighbours":
-            return f"s.neighbours({(relation or 'land')!r})"
+            return f"s.neighbours({self.literal(relation or 'land')})"
+        inner = self._of_another_player(e.args[0]) if e.args else self.NO_FUNCTION
         if e.name == "most_among":
-            return f"s.most_among({inner}, {(relation or 'others')!r})"
-        role = e.name.removeprefix("of_")
-        return f"s.of_role({role!r}, {inner})"
+            return f"s.most_among({inner}, {self.literal(relation or 'others')})"
+        return f"s.of_role({self.literal(e.name.removeprefix('of_'))}, {inner})"
 
-    def _call(self, e: Call) -> str:
-        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
-            return self._table_query(e, vocab.FUNCTIONS[e.name])
-        args = [self.compile(a) for a in e.args]
-        if e.name in self.tables:
-            return f"_rt.lookup(TABLES[{e.name!r}], {args[0]})"
-        fn = vocab.FUNCTIONS[e.name]
-        if fn.scope == "math":
-            name = {"min": "min_", "max": "max_"}.get(e.name, e.name)  # the runtime's, which know Unknown
-            return f"_rt.{name}({', '.join(args)})"
-        if e.name == "holds":
-            return f"({args[0]} in {self.held})"
-        # keyword names come from the vocabulary (checked), values are compiled expressions
+    def _of_another_player(self, e: Expr) -> str:
+        """`e` as a function of another player's state, reading that player's advances."""
+        held, self.held = self.held, self.HELD  # the other player's advances, not the victim's
+        try:
+            return f"{self.FUNCTION}{self.compile(e)}"
+        finally:
+            self.held = held
+
+    def _player_call(self, e: Call, fn) -> str:
+        """A function of the player's state: keyword names come from the vocabulary (checked),
+        values are compiled expressions, a group its word."""
         kwargs = []
         for key, value in e.kwargs.items():
             assert key in fn.kwargs, key
-            compiled = repr(value.parts[0]) if key == "group" and isinstance(value, Name) else self.compile(value)
-            kwargs.append(f"{key}={compiled}")
-        return f"s.{fn.name}({', '.join(args + kwargs)})"
+            grouped = key == "group" and isinstance(value, Name)
+            kwargs.append((key, self.literal(value.parts[0]) if grouped else self.compile(value)))
+        return f"s.{fn.name}({self._arguments(fn, [self.compile(a) for a in e.args], kwargs)})"
+
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        """A player function's arguments as the target passes them (positional, then keywords)."""
+        raise NotImplementedError
+
+
+COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")  # the operators a requirement compares with
+
+
+class PythonCompiler(ExpressionCompiler):
+    """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
+
+    HELD = "s.held_set"
+    NOT, NEG = "_rt.not_({})", "(-{})"
+    LOGIC, THUNK = "_rt.{op}_({operands})", "lambda: "
+    BINARY = {**{op: f"({{}} {op} {{}})" for op in ("+", "-", "*") + COMPARE_OPS},
+              "/": "_rt.div({}, {})", "//": "_rt.floordiv({}, {})"}
+    MATH_CALLS = {**{name: f"_rt.{name}" for name in MATH}, "min": "_rt.min_", "max": "_rt.max_"}
+    TABLE = "_rt.lookup(TABLES[{}], {})"
+    HOLDS = "({advance} in {held})"
+    FUNCTION, NO_FUNCTION = "lambda s: ", ""
+    literal = staticmethod(repr)
+
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        return ", ".join(args + [f"{key}={value}" for key, value in kwargs])
+
+
+class PlainLogicCompiler(PythonCompiler):
+    """Python over values that are never unknown (the round rules read no player facts, a set's
+    value only numbers): Python's own `not`, `and` and `or`."""
+
+    def _not(self, operand: str) -> str:
+        return f"(not {operand})"
+
+    def _logic(self, op: str, operands: list[str]) -> str:
+        return f"({f' {op} '.join(operands)})"

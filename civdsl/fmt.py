@@ -147,13 +147,11 @@ class _Builder:
         i = 0
         while i < len(children):
             c = children[i]
-            if isinstance(c, lark.Token) and c.type == "LBRACE":
-                close = next(j for j in range(i + 1, len(children))
-                             if isinstance(children[j], lark.Token) and children[j].type == "RBRACE")
-                parts.append(self.block(node, children[i], children[i + 1:close], children[close]))
-                i = close + 1
-                continue
-            if isinstance(c, lark.Token):
+            if _is_token(c, "LBRACE"):
+                close = next(j for j in range(i + 1, len(children)) if _is_token(children[j], "RBRACE"))
+                parts.append(self.block(node, c, children[i + 1:close], children[close]))
+                i = close
+            elif isinstance(c, lark.Token):
                 parts.append(self.tok(c, node.data))
             else:
                 self.walk(c, parts)
@@ -161,16 +159,18 @@ class _Builder:
 
     def block(self, node: lark.Tree, opening, inner: list, closing) -> Block:
         open_tok = self.tok(opening, node.data)
-        listy = node.data in _LISTY or any(isinstance(c, lark.Token) and c.type == "COMMA" for c in inner)
+        listy = node.data in _LISTY or any(_is_token(c, "COMMA") for c in inner)
         entries: list[Stmt] = []
         for c in inner:
-            if isinstance(c, lark.Token) and c.type == "COMMA" and listy and entries:
+            if listy and entries and _is_token(c, "COMMA"):  # a band's comma stays with the band
                 entries[-1].parts.append(self.tok(c, node.data))
-            elif isinstance(c, lark.Token):
-                entries.append(Stmt([self.tok(c, node.data)]))
             else:
-                entries.append(self.stmt(c))
+                entries.append(self.stmt(c) if isinstance(c, lark.Tree) else Stmt([self.tok(c, node.data)]))
         return Block(open_tok, entries, self.tok(closing, node.data), listy)
+
+
+def _is_token(c, type_: str) -> bool:
+    return isinstance(c, lark.Token) and c.type == type_
 
 
 def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -> None:
@@ -200,22 +200,33 @@ def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -
 def _normalise_listy(stmt: Stmt) -> None:
     """Drop the commas between bands (the writer puts them back), keeping their comments."""
     for part in stmt.parts:
-        if isinstance(part, Block):
-            if part.listy:
-                for i, entry in enumerate(part.entries):
-                    while entry.parts and isinstance(entry.parts[-1], Tok) and entry.parts[-1].type == "COMMA":
-                        comma = entry.parts.pop()
-                        last = entry.last()
-                        after = part.entries[i + 1].first() if i + 1 < len(part.entries) else part.close
-                        moved = list(comma.leading)
-                        if comma.trailing is not None:
-                            if last.trailing is None and not moved:
-                                last.trailing = comma.trailing
-                            else:  # a comma on a line of its own, between two comments
-                                moved.append(comma.trailing)
-                        after.leading[:0] = moved
-            for entry in part.entries:
-                _normalise_listy(entry)
+        if not isinstance(part, Block):
+            continue
+        if part.listy:
+            _drop_commas(part)
+        for entry in part.entries:
+            _normalise_listy(entry)
+
+
+def _drop_commas(block: Block) -> None:
+    """The commas ending the bands of one block go; their comments stay with the band before
+    or the token after."""
+    for i, entry in enumerate(block.entries):
+        after = block.entries[i + 1].first() if i + 1 < len(block.entries) else block.close
+        while entry.parts and isinstance(entry.parts[-1], Tok) and entry.parts[-1].type == "COMMA":
+            comma = entry.parts.pop()
+            _keep_comments(comma, entry.last(), after)
+
+
+def _keep_comments(comma: Tok, last: Tok, after: Tok) -> None:
+    """A dropped comma's comments: one after it ends the band's line (when that line has none),
+    the others go before the token after it."""
+    moved = list(comma.leading)
+    if comma.trailing is not None and last.trailing is None and not moved:
+        last.trailing = comma.trailing
+    elif comma.trailing is not None:  # a comma on a line of its own, between two comments
+        moved.append(comma.trailing)
+    after.leading[:0] = moved
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -396,19 +407,32 @@ class _Writer:
 def format_text(text: str, path: str = "<text>") -> str:
     """The canonical layout of a rulebook's text. Raises FormatError on a syntax error."""
     text = parser.normalise(text)
+    tree, comments = _parsed(text, path)
+    _check_complete(text, tree, comments, path)
+    out = _layout(tree, comments)
+    if _signature(tree, comments) != _signature(*_parse(out)):
+        raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
+    return out
+
+
+def _parsed(text: str, path: str) -> tuple[lark.Tree, list[lark.Token]]:
+    """The tree and comments of a text within the input limits; FormatError with civdsl's
+    diagnostics when it is beyond them or does not parse."""
     diags = Diagnostics()
     diags.add_source(path, text)
-    limits = getattr(parser, "_check_limits", None)
-    if limits is not None and not limits(text, path, diags):
+    if not parser._check_limits(text, path, diags):
         raise FormatError(f"{path} is beyond the input limits", diags)
     try:
-        tree, comments = _parse(text)
+        return _parse(text)
     except lark.exceptions.LarkError:
         parser.parse(text, path, diags)  # the same grammar: report its syntax errors in civdsl's words
         if not diags.has_errors:
             diags.error("CIV001", "the file does not parse", Span(path, 1, 1))
         raise FormatError(f"{path} has syntax errors", diags) from None
-    _check_complete(text, tree, comments, path)
+
+
+def _layout(tree: lark.Tree, comments: list[lark.Token]) -> str:
+    """The file's statements and comments, written in the canonical layout."""
     builder = _Builder()
     stmts = [builder.stmt(c) for c in tree.children if c is not None]
     eof: list[Comment] = []
@@ -417,14 +441,10 @@ def format_text(text: str, path: str = "<text>") -> str:
         _normalise_listy(s)
     w = _Writer()
     last_multi = w.entries(stmts, 0, top=True)
-    if eof:
-        if last_multi and w.lines:
-            w.blank()
-        w.comments(eof, 0, not w.lines)
-    out = "\n".join(w.lines).rstrip("\n") + "\n"
-    if _signature(tree, comments) != _signature(*_parse(out)):
-        raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
-    return out
+    if eof and last_multi and w.lines:
+        w.blank()
+    w.comments(eof, 0, not w.lines)
+    return "\n".join(w.lines).rstrip("\n") + "\n"
 
 
 # --- safety -----------------------------------------------------------------------------------

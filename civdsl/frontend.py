@@ -32,15 +32,17 @@ def check_file(path: Path, diags: Diagnostics | None = None, reuse: bool = False
     same bytes of every file of the chain and the same compiler is returned instead (with the
     same diagnostics), and a clean result is kept for next time (`check` and `build` do this)."""
     diags = diags or Diagnostics()
-    if reuse:
-        kept = _reuse(Path(path), diags)
-        if kept is not None:
-            return kept
+    if not reuse:
+        return _check_file(path, diags)
+    return _reuse(Path(path), diags) or _check_and_keep(Path(path), diags)
+
+
+def _check_and_keep(path: Path, diags: Diagnostics) -> Checked:
+    """Check the rulebook, and keep a clean result in the cache folder with its diagnostics."""
     before = len(diags.items)
-    with paused():
-        checked = _check_file(path, diags)
-    if reuse and checked.ok:
-        _keep(Path(path), checked, diags.items[before:])
+    checked = _check_file(path, diags)
+    if checked.ok:
+        _keep(path, checked, diags.items[before:])
     return checked
 
 
@@ -54,40 +56,55 @@ def _keep(path: Path, checked: Checked, items: list) -> None:
     if not all(files.values()):
         return
     key = cache.chain_key(files)
-    record = {"edition": checked.edition, "diagnostics": items,
-              "chain": [(f.path, f.display, f.text, f.digest, f.named) for f in checked.chain]}
-    try:
-        with paused():
-            data = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return
-    if cache.write(f"checked-{key}.pickle", data) is not None:
+    data = _pickled({"edition": checked.edition, "diagnostics": items,
+                     "chain": [(f.path, f.display, f.text, f.digest, f.named) for f in checked.chain]})
+    if data is not None and cache.write(f"checked-{key}.pickle", data) is not None:
         cache.write_json(f"check-{cache.path_key(path)}.json", {"files": files, "key": key})
 
 
+def _pickled(record: dict) -> bytes | None:
+    """A result as the cache keeps it; None for one that cannot be pickled (it is not kept)."""
+    try:
+        with paused():
+            return pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+
+
 def _reuse(path: Path, diags: Diagnostics) -> Checked | None:
+    key = _kept_key(path)
+    data = cache.read(f"checked-{key}.pickle") if key is not None else None
+    kept = _unpickled(data) if data is not None else None
+    if kept is None:
+        return None
+    edition, items, chain = kept
+    for f in chain:
+        diags.add_source(f.display, f.text)
+    diags.items.extend(items)
+    return Checked(edition, diags, chain)
+
+
+def _kept_key(path: Path) -> str | None:
+    """The cache key of the result kept for this rulebook, if every file of its chain is as it
+    was when the result was kept."""
     manifest = cache.read_json(f"check-{cache.path_key(path)}.json")
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
         return None
     files = manifest["files"]
     key = cache.chain_key(files)
-    if manifest.get("key") != key or not cache.unchanged(files):
-        return None
-    data = cache.read(f"checked-{key}.pickle")
-    if data is None:
-        return None
+    return key if manifest.get("key") == key and cache.unchanged(files) else None
+
+
+def _unpickled(data: bytes) -> tuple[Edition, list, list[LoadedFile]] | None:
+    """(edition, diagnostics, chain) of a kept result; None for a damaged one (compile afresh)."""
     try:
         with paused():
             record = pickle.loads(data)
         chain = [LoadedFile(Path(p), display, text, None, digest, named)
                  for p, display, text, digest, named in record["chain"]]
-        edition, items = record["edition"], list(record["diagnostics"])
-    except Exception:  # a damaged file: compile afresh
+        return record["edition"], list(record["diagnostics"]), chain
+    except Exception:
         return None
-    for f in chain:
-        diags.add_source(f.display, f.text)
-    diags.items.extend(items)
-    return Checked(edition, diags, chain)
 
 
 # The uses of the statements indexed by the last check (references.Index's memo): the house rules
@@ -97,14 +114,23 @@ def _reuse(path: Path, diags: Diagnostics) -> Checked | None:
 _INDEX_MEMO: dict = {}
 
 
+# Errors after which the chain is not resolved: a file that cannot be read or parsed, a base that
+# cannot be found or followed. The model would be guesswork.
+STOP_CODES = frozenset({"CIV001", "CIV002", "CIV004", "CIV005", "CIV006", "CIV007", "CIV008"})
+
+
+def stopped(diags: Diagnostics) -> bool:
+    """Whether the diagnostics so far stop the chain from being resolved (STOP_CODES)."""
+    return any(d.code in STOP_CODES for d in diags.errors)
+
+
 def _check_file(path: Path, diags: Diagnostics) -> Checked:
-    chain = load_chain(Path(path), diags)
-    if not chain or diags.has_errors and len(chain) == 0:
-        return Checked(None, diags, chain)
-    # syntax errors in any file of the chain stop here: the model would be guesswork
-    if any(d.code in ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006") for d in diags.errors):
-        return Checked(None, diags, chain)
-    edition = resolve(chain, diags)
-    if edition is not None:
-        validate(edition, diags, index_chain(chain, _INDEX_MEMO))
-    return Checked(edition, diags, chain)
+    """Passes 0-4 (the collector paused: see gcpause)."""
+    with paused():
+        chain = load_chain(Path(path), diags)
+        if not chain or stopped(diags):
+            return Checked(None, diags, chain)
+        edition = resolve(chain, diags)
+        if edition is not None:
+            validate(edition, diags, index_chain(chain, _INDEX_MEMO))
+        return Checked(edition, diags, chain)

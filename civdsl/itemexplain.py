@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import describe
+from . import describe, roundexplain
 from . import fields as item_fields
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect
@@ -46,22 +46,23 @@ def _match_rank(item: str, name: str, obj) -> int | None:
     return 2 if any(a.casefold() == lowered for a in obj.aka) else None
 
 
-def _find(ed: Edition, item: str) -> tuple[str, str, str | None]:
+def _find(ed: Edition, item: str, others: list[str]) -> tuple[str, str, str | None]:
     """(kind, name, the name asked for when it was an `aka`): the best match, an exact name
-    before a name but for case before an `aka`, in the order of _POOLS."""
+    before a name but for case before an `aka`, in the order of _POOLS; `others`: more names to
+    suggest for an unknown one."""
     found = [(rank, order, kind, name) for order, (kind, pool) in enumerate(_POOLS.items())
              for name, obj in getattr(ed, pool).items() if (rank := _match_rank(item, name, obj)) is not None]
     if not found:
-        raise _unknown(ed, item)
+        raise _unknown(ed, item, others)
     rank, _, kind, name = min(found, key=lambda m: m[:2])
     return kind, name, item if rank == 2 else None
 
 
-def _unknown(ed: Edition, item: str) -> StateError:
+def _unknown(ed: Edition, item: str, others: list[str]) -> StateError:
     """The error for a name the edition does not declare, with the nearest name it does."""
     from .diagnostics import did_you_mean
 
-    best = did_you_mean(item, [name for pool in _POOLS.values() for name in getattr(ed, pool)])
+    best = did_you_mean(item, [name for pool in _POOLS.values() for name in getattr(ed, pool)] + others)
     hint = f" (did you mean `{best}`?)" if best else ""
     return StateError(f"{ed.id} has no advance, calamity, commodity or civilization `{item}`{hint}")
 
@@ -127,7 +128,10 @@ def explain_item(rulebook: str, item: str) -> str:
     checked = _load(rulebook)
     ed = checked.edition
     index = index_chain(checked.chain)
-    kind, name, asked = _find(ed, item)
+    round_name = roundexplain.find(index, item)  # a stat, a dice pool, ... of the round rules
+    if round_name is not None:
+        return roundexplain.explain(ed, index, *round_name)
+    kind, name, asked = _find(ed, item, roundexplain.names(index))
     obj = getattr(ed, _POOLS[kind])[name]
     title = f"{name}: {kind} in {ed.id} ({ed.name})"
     lines = [title, "=" * len(title)]

@@ -86,29 +86,36 @@ def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | No
     file, not too big, inside its allowed roots) is what is read, even if the name is swapped
     for a symlink meanwhile."""
     try:
-        # open without blocking (a FIFO would wait for a writer forever), refuse anything but a
-        # regular file, and never read more than the limit (a huge file or /dev/zero)
+        # open without blocking (a FIFO would wait for a writer forever)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                diags.error("CIV004", f"cannot read {display}: not a regular file")
-                return None
-            if within is not None and not any(inside(_opened_path(fh.fileno(), path), r) for r in within.roots):
-                diags.error("CIV006", f"`{within.target}` leads outside this rulebook's folder", within.span,
-                            notes=["the path changed between checking it and opening it"])
-                return None
-            data = fh.read(parser.MAX_BYTES + 1)
+            data = _read_open(fh, path, display, diags, within)
     except FileNotFoundError:
         diags.error("CIV004", f"no such file: {display}")
         return None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         diags.error("CIV004", f"cannot read {display}: {getattr(exc, 'strerror', None) or exc}")
         return None
+    if data is None:
+        return None
     if len(data) > parser.MAX_BYTES:
         diags.error("CIV005", f"{display} is more than {parser.MAX_BYTES:,} bytes long; the limit is {parser.MAX_BYTES:,}",
                     Span(display, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return None
     return data
+
+
+def _read_open(fh, path: Path, display: str, diags: Diagnostics, within: Within | None) -> bytes | None:
+    """The bytes of an open file, if it is a regular file inside its allowed roots; never more
+    than one byte over the limit (a huge file or /dev/zero)."""
+    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        diags.error("CIV004", f"cannot read {display}: not a regular file")
+        return None
+    if within is not None and not any(inside(_opened_path(fh.fileno(), path), r) for r in within.roots):
+        diags.error("CIV006", f"`{within.target}` leads outside this rulebook's folder", within.span,
+                    notes=["the path changed between checking it and opening it"])
+        return None
+    return fh.read(parser.MAX_BYTES + 1)
 
 
 def decode_source(data: bytes, display: str, diags: Diagnostics) -> str | None:
@@ -146,25 +153,36 @@ def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
     text = None if data is None else decode_source(data, display, diags)
     if text is None:
         return None
-    ast = _PARSED.get((display, text))
+    ast = _PARSED.get((display, text)) or _parse(text, display, diags)
     if ast is None:
-        before = len(diags.items)
-        tree = parser.parse(text, display, diags)
-        if tree is None:
-            return None
-        try:
-            ast = syntax.to_syntax(tree, display, diags)
-        except RecursionError:
-            diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
-            return None
-        if len(diags.items) == before:
-            if len(_PARSED) >= _PARSED_LIMIT:
-                _PARSED.pop(next(iter(_PARSED)))
-            _PARSED[(display, text)] = ast
+        return None
+    check_language(ast, diags)
+    return LoadedFile(path, display, text, ast, hashlib.sha256(data).hexdigest(), path)
+
+
+def check_language(ast: syntax.RulebookAst, diags: Diagnostics) -> None:
+    """CIV003 for a `language` this civdsl does not read."""
     if ast.language not in LANGUAGE_VERSIONS:
         diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
-    return LoadedFile(path, display, text, ast, hashlib.sha256(data).hexdigest(), path)
+
+
+def _parse(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
+    """Passes 1 and 2 on a file's text; a tree that came with no diagnostic is kept in _PARSED."""
+    before = len(diags.items)
+    tree = parser.parse(text, display, diags)
+    if tree is None:
+        return None
+    try:
+        ast = syntax.to_syntax(tree, display, diags)
+    except RecursionError:
+        diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
+        return None
+    if len(diags.items) == before:
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[(display, text)] = ast
+    return ast
 
 
 def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
@@ -174,86 +192,119 @@ def load_chain(path: Path, diags: Diagnostics) -> list[LoadedFile]:
     named = [path]  # each file's path as reached (see LoadedFile.named)
     current = path
     within: Within | None = None
-    while True:
-        try:
-            resolved = current.resolve()
-        except (OSError, RuntimeError, ValueError):  # a symlink loop: let reading report it
-            resolved = current.absolute()
-        if resolved in seen:
-            first = chain[-1]
-            names = " -> ".join(display_path(p) for p in seen + [resolved])
-            diags.error("CIV008", f"extends cycle: {names}", first.ast.extends_span)
-            break
-        seen.append(resolved)
+    by: LoadedFile | None = None  # the file whose `extends` names `current`
+    while not extends_cycle(seen, _resolved(current), by, diags):
         loaded = parse_file(current, diags, within=within)
         if loaded is None:
             break
         chain.append(loaded)
-        if loaded.ast.extends is None:
+        current = next_base(loaded, len(chain), diags)
+        if current is None:
             break
-        if len(chain) >= MAX_CHAIN:
-            diags.error("CIV008", f"extends chain longer than {MAX_CHAIN} files", loaded.ast.extends_span)
-            break
-        base = resolve_base(loaded, diags)
-        if base is None:
-            break
-        current = base
-        within = None
-        if loaded.ast.extends_is_path:
-            within = Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
-                            loaded.ast.extends_span)
-        named.append(loaded.path.parent / loaded.ast.extends if loaded.ast.extends_is_path else base)
+        within = _within(loaded)
+        named.append(loaded.path.parent / loaded.ast.extends if within is not None else current)
+        by = loaded
     for loaded, as_named in zip(chain, named):
         loaded.named = as_named
     chain.reverse()
     return chain
 
 
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+def extends_cycle(seen: list[Path], resolved: Path, by, diags: Diagnostics) -> bool:
+    """Whether the file a chain reaches next (`resolved`, named by the `extends` of `by`) is one
+    it holds already (reported); else it is added to `seen`."""
+    if resolved in seen:
+        names = " -> ".join(display_path(p) for p in seen + [resolved])
+        diags.error("CIV008", f"extends cycle: {names}", by.ast.extends_span)
+        return True
+    seen.append(resolved)
+    return False
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop: let reading report it
+        return path.absolute()
+
+
+def next_base(loaded: LoadedFile, files: int, diags: Diagnostics) -> Path | None:
+    """The base the file extends, as the chain's `files`-th file; None (reported) when the chain
+    would grow too long or the base cannot be used, and None when the file extends nothing."""
+    if loaded.ast.extends is None:
+        return None
+    if files >= MAX_CHAIN:
+        diags.error("CIV008", f"extends chain longer than {MAX_CHAIN} files", loaded.ast.extends_span)
+        return None
+    return resolve_base(loaded, diags)
+
+
+def _within(loaded: LoadedFile) -> Within | None:
+    """Where the base a file names by path must lie (None for a shipped edition named by id)."""
+    if not loaded.ast.extends_is_path:
+        return None
+    return Within([loaded.path.resolve().parent, rulebooks_dir().resolve()], loaded.ast.extends,
+                  loaded.ast.extends_span)
+
+
+# What `extends` refuses to follow before looking at the disk, and why.
+_REFUSED = (
+    (re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^//"),
+     "extends cannot fetch a URL; name a shipped edition id or a file beside this one"),
+    (re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)"), "extends takes a relative path, not an absolute one"),
+    (re.compile("\0"), "extends path contains a NUL character"),
+)
+
+
+def _refusal(target: str) -> str | None:
+    """Why `extends` will not follow this path, if it will not (_REFUSED)."""
+    return next((why for pattern, why in _REFUSED if pattern.search(target)), None)
 
 
 def resolve_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
+    """The file a rulebook's `extends` names, or None after reporting why it cannot be used."""
     ast = loaded.ast
-    target = ast.extends
-    span = ast.extends_span
-    shipped = shipped_rulebooks()
     if not ast.extends_is_path:
-        if target in shipped:
-            return shipped[target]
-        beside = loaded.path.parent / f"{target}.civ"
-        if beside.is_file():
-            diags.error("CIV007", f"no shipped rulebook `{target}`", span,
-                        help=f'`{target}.civ` is beside this file: write extends "{target}.civ"')
-            return None
-        diags.error("CIV007", f"no shipped rulebook `{target}`", span,
-                    help=suggestion(target, shipped) or f"shipped rulebooks: {', '.join(shipped)}")
-        return None
-    if _URL.match(target) or target.startswith("//"):
-        diags.error("CIV006", "extends cannot fetch a URL; name a shipped edition id or a file beside this one", span)
-        return None
-    if Path(target).is_absolute() or re.match(r"^([A-Za-z]:[\\/]|\\\\)", target):
-        diags.error("CIV006", "extends takes a relative path, not an absolute one", span)
-        return None
-    if "\0" in target:
-        diags.error("CIV006", "extends path contains a NUL character", span)
+        return _shipped_base(loaded, diags)
+    refused = _refusal(ast.extends)
+    if refused is not None:
+        diags.error("CIV006", refused, ast.extends_span)
         return None
     try:
-        home = loaded.path.resolve().parent
-        candidate = (loaded.path.parent / target)
-        resolved = candidate.resolve()
-        roots = [home, rulebooks_dir().resolve()]
-        if not any(inside(resolved, root) for root in roots):
-            diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
-                        help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
-            return None
-        if not resolved.is_file():
-            diags.error("CIV007", f"no rulebook at `{target}`", span)
-            return None
+        return _base_in_tree(loaded, diags)
     except RuntimeError:  # Python 3.11 raises it for a symlink loop
-        diags.error("CIV006", f"`{target}` is a symlink loop", span)
-        return None
+        diags.error("CIV006", f"`{ast.extends}` is a symlink loop", ast.extends_span)
     except (OSError, ValueError) as exc:
-        diags.error("CIV006", f"`{target}` cannot be used as a path: {getattr(exc, 'strerror', None) or exc}", span)
+        diags.error("CIV006", f"`{ast.extends}` cannot be used as a path: {getattr(exc, 'strerror', None) or exc}",
+                    ast.extends_span)
+    return None
+
+
+def _shipped_base(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
+    """A base named by edition id: a shipped rulebook (a file of that name beside this one gets
+    a hint to name it by path)."""
+    target = loaded.ast.extends
+    shipped = shipped_rulebooks()
+    if target in shipped:
+        return shipped[target]
+    if (loaded.path.parent / f"{target}.civ").is_file():
+        hint = f'`{target}.civ` is beside this file: write extends "{target}.civ"'
+    else:
+        hint = suggestion(target, shipped) or f"shipped rulebooks: {', '.join(shipped)}"
+    diags.error("CIV007", f"no shipped rulebook `{target}`", loaded.ast.extends_span, help=hint)
+    return None
+
+
+def _base_in_tree(loaded: LoadedFile, diags: Diagnostics) -> Path | None:
+    """A base named by relative path: a file in this file's folder tree or the shipped rulebooks'."""
+    target, span = loaded.ast.extends, loaded.ast.extends_span
+    resolved = (loaded.path.parent / target).resolve()
+    if not any(inside(resolved, root) for root in (loaded.path.resolve().parent, rulebooks_dir().resolve())):
+        diags.error("CIV006", f"`{target}` leads outside this rulebook's folder", span,
+                    help="keep a house rule and its bases in one folder tree, or extend a shipped edition by id")
+        return None
+    if not resolved.is_file():
+        diags.error("CIV007", f"no rulebook at `{target}`", span)
         return None
     return resolved
 

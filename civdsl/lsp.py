@@ -10,13 +10,15 @@ What an editor gets:
   extends chain; on an effect kind, ability, function or player fact: its signature and doc;
 - go to definition and find references for every name the index of references knows (advances,
   calamities, commodities, civilizations, groups, constants, tables, options, tracks, epochs,
-  editions), across the extends chain: `civdsl.references`, the index the validator uses too;
+  editions, and the round rules' stats, flags, choices, thresholds, dice pools, tracks, event
+  tables, deck, phases and suit colours), across the extends chain: `civdsl.references`, the index
+  the validator uses too; hover on a round name is `civdsl.roundexplain`'s line on it;
 - completion of advance, calamity and commodity names inside quotes, of effect kinds, abilities,
   groups, keywords and the other names of the vocabulary: the keywords are the terminals the
   grammar accepts at the cursor (Lark's interactive parser), the names come from the index and the
   resolved rulebook, the kinds from `civdsl.vocabulary`: nothing is listed twice;
-- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option
-  or track: its declarations and uses across the chain, from the same index;
+- rename of an advance, calamity, commodity, civilization, epoch, group, constant, table, option,
+  track or round name: its declarations and uses across the chain, from the same index;
 - document formatting through `civdsl.fmt` and an outline (document symbols).
 
 The analysis half of this module does not need pygls: `Engine.analyse` turns a buffer into an
@@ -44,11 +46,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from . import describe, loader, parser, syntax
+from . import describe, loader, parser, roundexplain, syntax
 from . import vocabulary as vocab
 from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from .expressions import unparse
+from .frontend import stopped
 from .gcpause import paused
 from .loader import LoadedFile, display_path
 from .references import ERRATA_TARGETS, NAMING_CALLS, Index, Ref
@@ -56,9 +59,6 @@ from .resolver import resolve
 from .validator import validate
 
 log = logging.getLogger("civdsl.lsp")
-
-# Errors after which `check_file` does not resolve the chain (kept in step with frontend.py).
-_STOP_CODES = ("CIV001", "CIV002", "CIV004", "CIV005", "CIV007", "CIV008", "CIV006")
 
 # ---------------------------------------------------------------------------------------------
 # Tokens: the grammar's own lexer (Lark's, over the grammar's terminals, keywords told from names
@@ -163,14 +163,15 @@ def split_statements(tokens: list[Tok]) -> list[int]:
     prev = None
     for i, t in enumerate(tokens):
         if t.kind == "op":
-            if t.text in "({":
-                depth += 1
-            elif t.text in ")}":
-                depth = max(0, depth - 1)
-        elif t.kind == "kw" and depth == 0 and i > 0 and t.type in first and prev is not None and prev.type in last:
+            depth = max(0, depth + _NESTING.get(t.text, 0))
+        elif t.kind == "kw" and depth == 0 and t.type in first and prev is not None and prev.type in last:
             out.append(i)
         prev = t
     return out
+
+
+# How a bracket changes the depth of nesting.
+_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,18 +223,18 @@ class FileInfo:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return line, offset - self.line_starts[line]
 
+    @functools.cached_property
+    def _token_starts(self) -> list[int]:
+        return [t.start for t in self.tokens]
+
     def token_at(self, offset: int) -> tuple[int, Tok] | tuple[None, None]:
-        """The token under the cursor (a cursor just after a token counts as on it)."""
+        """The token under the cursor: the last one starting at or before it, if the cursor is
+        inside it or just after it (tokens do not overlap, so no earlier one can hold it)."""
         import bisect
 
-        starts = [t.start for t in self.tokens] if not hasattr(self, "_starts") else self._starts
-        self._starts = starts
-        i = bisect.bisect_right(starts, offset) - 1
-        for j in (i, i - 1):
-            if 0 <= j < len(self.tokens) and self.tokens[j].start <= offset <= self.tokens[j].end:
-                if j == i - 1 and i >= 0 and self.tokens[i].start == offset:
-                    continue
-                return j, self.tokens[j]
+        i = bisect.bisect_right(self._token_starts, offset) - 1
+        if i >= 0 and offset <= self.tokens[i].end:
+            return i, self.tokens[i]
         return None, None
 
     def symbol(self, ref: Ref) -> Symbol:
@@ -246,7 +247,7 @@ class FileInfo:
 # The kinds of name the editor navigates (a bare name that is none of these is a local: an item
 # attribute, a loop variable).
 _NAVIGABLE = frozenset({"advance", "calamity", "commodity", "civilization", "group", "const", "table", "option",
-                        "track", "epoch", "edition", "fact", "item"})
+                        "track", "epoch", "edition", "fact", "item", *roundexplain.KINDS})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,92 +381,100 @@ class IncrementalParser:
         if line < 2:
             return False
         padded = _PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
-        scratch = Diagnostics()
-        try:
-            tree = parser.parse(padded, display, scratch)
-        except RecursionError:
-            return False
-        found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
-        if tree is not None or not found or len(found) != len(scratch.items):
-            return False
+        found = _syntax_errors(padded, display)
         diags.items.extend(found)
-        return True
+        return bool(found)
 
     def _incremental(self, text, display, tokens, diags):
         marks = split_statements(tokens)
-        lark_parser = parser._parser()
         bounds = [tokens[m].start for m in marks[1:]] + [len(text)]
-        # the header: everything before the first statement
-        head_text = text[: bounds[0]] if len(marks) > 1 else text
-        if self.header is not None and self.header[0] == head_text + "\0" + display:
-            head_syntax, head_diags = self.header[1]
-        else:
-            head_diags_c = Diagnostics()
-            try:
-                tree = lark_parser.parse(head_text)
-            except Exception:
-                raise _Failed
-            if _too_deep(tree):
-                raise _Failed
-            head_syntax = syntax._ToSyntax(display, head_diags_c).transform(tree)
-            head_diags = head_diags_c.items
-            self.header = (head_text + "\0" + display, (head_syntax, head_diags))
-        (language, lang_span), header, _ = head_syntax
+        head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
         items: list = []
-        chunk_diags: list[Diagnostic] = list(head_diags)
+        found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
         line_of = _LineCounter(text)
         for k in range(1, len(marks)):
-            start = tokens[marks[k]].start
-            end = bounds[k]
-            chunk_text = text[start:end]
-            line, col = line_of(start)
-            key = (display, col, chunk_text, 0)
-            while key in fresh:  # the same statement twice: each copy has its own syntax objects
-                key = key[:3] + (key[3] + 1,)
-            chunk = self.cache.get(key)
-            if chunk is None:
-                try:
-                    chunk = self._parse_chunk(lark_parser, chunk_text, line, col, display)
-                except _Failed:
-                    self.cache.update(fresh)  # keep what did parse, for the next edit
-                    raise _Failed((start, line, col, k - 1))
-                self.stats["parsed"] += 1
-            elif chunk.line != line:
-                # the statement moved: its cached syntax objects are this document's own, shift them
-                if chunk.refs is None:
-                    chunk.refs = _span_refs([chunk.items, chunk.diags])
-                _shift(chunk.refs, line - chunk.line)
-                chunk.line = line
-                self.stats["shifted"] += 1
-            else:
-                self.stats["reused"] += 1
-            fresh[key] = chunk
+            chunk = self._statement(text[tokens[marks[k]].start:bounds[k]], tokens[marks[k]].start, k - 1, display,
+                                    line_of, fresh)
             items.extend(chunk.items)
-            chunk_diags.extend(chunk.diags)
+            found.extend(chunk.diags)
         self.cache = fresh
-        diags.items.extend(chunk_diags)
-        edition, edition_span, display_name, ext = header
-        return syntax.RulebookAst(
-            path=display, language=language, language_span=lang_span, edition=edition, edition_span=edition_span,
-            display_name=display_name, extends=ext[0] if ext else None, extends_is_path=bool(ext and ext[1]),
-            extends_span=ext[2] if ext else None, items=items,
-        )
+        diags.items.extend(found)
+        return syntax.rulebook_ast(display, head, header, items)
 
-    @staticmethod
-    def _parse_chunk(lark_parser, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
+    def _header(self, head_text: str, display: str) -> tuple[Any, Any, list[Diagnostic]]:
+        """The `language` line and the header, parsed (or as parsed last time): the language,
+        the header and their diagnostics."""
+        if self.header is None or self.header[0] != head_text + "\0" + display:
+            d = Diagnostics()
+            head, header, _ = syntax._ToSyntax(display, d).transform(_lark_tree(head_text))
+            self.header = (head_text + "\0" + display, (head, header, d.items))
+        return self.header[1]
+
+    def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
+                   fresh: dict) -> _Chunk:
+        """The parse of one top-level statement (at offset `start`, `before` statements before it),
+        reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
+        line, col = line_of(start)
+        key = (display, col, chunk_text, 0)
+        while key in fresh:  # the same statement twice: each copy has its own syntax objects
+            key = key[:3] + (key[3] + 1,)
+        chunk = self.cache.get(key)
+        if chunk is None:
+            try:
+                chunk = self._parse_chunk(chunk_text, line, col, display)
+            except _Failed:
+                self.cache.update(fresh)  # keep what did parse, for the next edit
+                raise _Failed((start, line, col, before))
+        else:
+            self._reuse(chunk, line)
+        fresh[key] = chunk
+        return chunk
+
+    def _reuse(self, chunk: _Chunk, line: int) -> None:
+        """A statement parsed before, now at `line`: when it moved, its cached syntax objects (this
+        document's own) are shifted there."""
+        if chunk.line == line:
+            self.stats["reused"] += 1
+            return
+        if chunk.refs is None:
+            chunk.refs = _span_refs([chunk.items, chunk.diags])
+        _shift(chunk.refs, line - chunk.line)
+        chunk.line = line
+        self.stats["shifted"] += 1
+
+    def _parse_chunk(self, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
         if line < 2:
             raise _Failed
-        padded = _PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text
-        try:
-            tree = lark_parser.parse(padded)
-        except Exception:
-            raise _Failed
-        if _too_deep(tree):
-            raise _Failed  # parser.parse reports it, from the whole file's tree
+        tree = _lark_tree(_PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text)
         d = Diagnostics()
         _, _, items = syntax._ToSyntax(display, d).transform(tree)
+        self.stats["parsed"] += 1
         return _Chunk(line, items, d.items)
+
+
+def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
+    """The diagnostics of the whole-file parse of `text` when it fails with syntax errors only
+    (CIV001, CIV002); else none."""
+    scratch = Diagnostics()
+    try:
+        tree = parser.parse(text, display, scratch)
+    except RecursionError:
+        return []
+    found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
+    return found if tree is None and len(found) == len(scratch.items) else []
+
+
+def _lark_tree(text: str):
+    """Lark's tree of a piece of a buffer; _Failed when it does not parse, or when `parser.parse`
+    would refuse it as nested too deeply (that is reported from the whole file's tree)."""
+    try:
+        tree = parser._parser().parse(text)
+    except Exception:
+        raise _Failed
+    if _too_deep(tree):
+        raise _Failed
+    return tree
 
 
 def _too_deep(tree) -> bool:
@@ -556,6 +565,24 @@ class Document:
     published: set[str] = field(default_factory=set)
 
 
+def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[Any, Index | None]:
+    """Passes 3 and 4 on a chain that loaded: (the edition, the index of references), or
+    (None, None) when it does not resolve; `memo` is the document's index memo."""
+    edition = resolve(chain, diags)
+    if edition is None:
+        return None, None
+    index = Index((f.ast for f in chain), memo)
+    validate(edition, diags, index)
+    return edition, index
+
+
+def _extended(toks: list[Tok]) -> Tok | None:
+    """The name or path after `extends` among a header's tokens."""
+    at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), len(toks))
+    named = toks[at + 1] if at + 1 < len(toks) else None
+    return named if named is not None and named.kind in ("name", "string") else None
+
+
 def uri_to_path(uri: str) -> Path | None:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
@@ -612,18 +639,12 @@ class Engine:
             diags = Diagnostics()
             raw = doc.text
             text, doc_info, chain = self._load_chain(doc, raw, diags)
-            edition = index = None
-            if chain and not any(d.code in _STOP_CODES for d in diags.errors):
-                edition = resolve(chain, diags)
-                if edition is not None:
-                    index = Index((f.ast for f in chain), doc.refs_memo)
-                    validate(edition, diags, index)
+            edition, index = _checked(chain, diags, doc.refs_memo) if chain and not stopped(diags) else (None, None)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:
                 bases = doc.last_bases or self._navigation_bases(doc, doc_info)
-            if edition is not None:
-                doc.last_edition = edition
+            doc.last_edition = edition or doc.last_edition
             analysis = Analysis(doc.uri, doc.version, doc_info, bases, diags, edition, doc.last_edition, index=index)
             analysis.seconds = time.perf_counter() - started
             doc.analysis = analysis
@@ -652,59 +673,40 @@ class Engine:
         ast = info.ast = doc.parser.parse(text, display, tokens, diags)
         if ast is None:
             return text, info, chain
-        if ast.language not in loader.LANGUAGE_VERSIONS:
-            diags.error("CIV003", f"language {ast.language} is not supported; this civdsl reads language "
-                                  f"{', '.join(map(str, loader.LANGUAGE_VERSIONS))}", ast.language_span)
+        loader.check_language(ast, diags)
         here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")
         loaded = LoadedFile(here, display, text, ast)
-        seen = [here.resolve()]
         chain.append(loaded)
-        while loaded.ast.extends is not None:
-            if len(chain) >= loader.MAX_CHAIN:
-                diags.error("CIV008", f"extends chain longer than {loader.MAX_CHAIN} files", loaded.ast.extends_span)
-                break
-            base = loader.resolve_base(loaded, diags)
-            if base is None:
-                break
-            resolved = base.resolve()
-            if resolved in seen:
-                names = " -> ".join(display_path(p) for p in seen + [resolved])
-                diags.error("CIV008", f"extends cycle: {names}", loaded.ast.extends_span)
-                break
-            seen.append(resolved)
+        chain += self._follow_bases(loaded, [here.resolve()], 1, diags)
+        chain.reverse()
+        return text, info, chain
+
+    def _follow_bases(self, loaded, seen: list[Path], files: int, diags: Diagnostics) -> list[LoadedFile]:
+        """The bases `loaded` extends, nearest first, as `loader.load_chain` follows them (`files`
+        of the chain are read already, `seen` their real paths), each parsed through the cache."""
+        bases: list[LoadedFile] = []
+        base = loader.next_base(loaded, files, diags)
+        while base is not None and not loader.extends_cycle(seen, base.resolve(), loaded, diags):
             loaded = self._parse_base(base, diags)
             if loaded is None:
                 break
-            chain.append(loaded)
-        chain.reverse()
-        return text, info, chain
+            bases.append(loaded)
+            base = loader.next_base(loaded, files + len(bases), diags)
+        return bases
 
     def _navigation_bases(self, doc: Document, info: FileInfo) -> list[FileInfo]:
         """The bases named in the header of a buffer that does not parse (yet), for hover and go to
         definition only: nothing here is reported."""
         from types import SimpleNamespace
 
-        toks = info.tokens[:12]
-        at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), None)
-        if at is None or at + 1 >= len(toks) or toks[at + 1].kind not in ("name", "string"):
+        target = _extended(info.tokens[:12])
+        if target is None:
             return []
-        target = toks[at + 1]
         here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"
-        scratch = Diagnostics()
         loaded = SimpleNamespace(path=here, ast=SimpleNamespace(
             extends=unquote_string(target.text) if target.kind == "string" else target.text,
             extends_is_path=target.kind == "string", extends_span=None))
-        chain: list[LoadedFile] = []
-        seen = {here.resolve()}
-        while loaded.ast.extends is not None and len(chain) < loader.MAX_CHAIN:
-            base = loader.resolve_base(loaded, scratch)
-            if base is None or base.resolve() in seen:
-                break
-            seen.add(base.resolve())
-            loaded = self._parse_base(base, scratch)
-            if loaded is None:
-                break
-            chain.append(loaded)
+        chain = self._follow_bases(loaded, [here.resolve()], 0, Diagnostics())
         return [self._base_info(f) for f in reversed(chain)]
 
     def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
@@ -756,20 +758,24 @@ def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, 
         info = by_display.get(d.span.path) if d.span else analysis.doc
         if d.span is None or info is analysis.doc:
             out[analysis.uri].append((d, analysis.doc, None))
-            continue
-        if info is not None:
+        elif info is not None:
             out.setdefault(info.uri, []).append((d, info, info.path))
-            continue
-        path = Path(d.span.path)
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        try:
-            uri = path.resolve().as_uri()
-        except (OSError, RuntimeError, ValueError):  # not a usable file name: shown on the buffer
-            out[analysis.uri].append((d, analysis.doc, None))
-            continue
-        out.setdefault(uri, []).append((d, None, path))
+        else:
+            uri, path = _file_uri(d.span.path)
+            out.setdefault(uri or analysis.uri, []).append((d, None, path) if uri else (d, analysis.doc, None))
     return out
+
+
+def _file_uri(display: str) -> tuple[str | None, Path]:
+    """The URI of a file named in a diagnostic but not open (None: not a usable file name, the
+    diagnostic is shown on the buffer), and its path."""
+    path = Path(display)
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    try:
+        return path.resolve().as_uri(), path
+    except (OSError, RuntimeError, ValueError):
+        return None, path
 
 
 def diagnostic_range(d: Diagnostic, info: FileInfo | None, text: str | None = None) -> tuple[int, int, int, int]:
@@ -782,13 +788,19 @@ def diagnostic_range(d: Diagnostic, info: FileInfo | None, text: str | None = No
     if info is None and text is not None:
         info = FileInfo(text, d.span.path, None)
     if info is not None and 0 <= line < len(info.lines):
-        offset = info.offset(line, col)
-        _, tok = info.token_at(offset)
-        if tok is not None and tok.start == offset and info.position(tok.end)[0] == line:
-            return line, col, line, info.position(tok.end)[1]
-        length = len(info.lines[line])
-        return line, col, line, min(col + 1, length) if col < length else col
+        return line, col, line, _end_of_word(info, line, col)
     return line, col, line, col + 1
+
+
+def _end_of_word(info: FileInfo, line: int, col: int) -> int:
+    """Where a diagnostic at (line, col) without an end column ends: with the token starting
+    there (on one line), else one character on, not past the line's end (a column already past
+    it stays)."""
+    offset = info.offset(line, col)
+    _, tok = info.token_at(offset)
+    if tok is not None and tok.start == offset and info.position(tok.end)[0] == line:
+        return info.position(tok.end)[1]
+    return max(col, min(col + 1, len(info.lines[line])))
 
 
 def full_message(d: Diagnostic) -> str:
@@ -834,7 +846,7 @@ def references(analysis: Analysis, target: Target, include_declaration: bool = T
 # Names written as strings (their span holds the quotes) and as bare identifiers; the others (player
 # facts, editions) are not the rulebook's to rename.
 _STRING_NAMED = frozenset({"advance", "calamity", "commodity", "civilization", "epoch"})
-_WORD_NAMED = frozenset({"group", "const", "table", "option", "track"})
+_WORD_NAMED = frozenset({"group", "const", "table", "option", "track", *roundexplain.KINDS})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -860,23 +872,21 @@ def _where(f: FileInfo, s: Symbol) -> str:
 
 
 def advance_summary(adv, edition) -> str:
-    bits = ["cost unknown" if adv.cost is None else f"cost {adv.cost}"]
-    if adv.groups:
-        bits.append(("groups " if len(adv.groups) > 1 else "group ") + ", ".join(adv.groups))
     vp = adv.vp if adv.vp is not None else edition.tier_vp(adv.cost)
-    if vp is not None:
-        bits.append(f"{vp} VP")
-    if adv.credits:
-        bits.append("credits " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
-    for sc in adv.specific:
-        bits.append(f"credit {sc.amount} to {sc.target}")
-    if adv.requires:
-        bits.append("requires " + ", ".join(adv.requires))
-    if adv.supply is not None:
-        bits.append(f"supply {adv.supply}")
-    for ab in adv.abilities:
-        bits.append(describe.ability(ab.kind, ab.args))
-    return "; ".join(bits)
+    bits = ["cost unknown" if adv.cost is None else f"cost {adv.cost}",
+            _listed("groups" if len(adv.groups) > 1 else "group", adv.groups),
+            f"{vp} VP" if vp is not None else "",
+            _listed("credits", [f"{g} {n}" for g, n in adv.credits.items()]),
+            *[f"credit {sc.amount} to {sc.target}" for sc in adv.specific],
+            _listed("requires", adv.requires),
+            f"supply {adv.supply}" if adv.supply is not None else "",
+            *[describe.ability(ab.kind, ab.args) for ab in adv.abilities]]
+    return "; ".join(b for b in bits if b)
+
+
+def _listed(head: str, items) -> str:
+    """`head a, b, c`; nothing for no items."""
+    return f"{head} {', '.join(items)}" if items else ""
 
 
 def calamity_summary(cal, edition=None) -> str:
@@ -908,30 +918,41 @@ def _edition_hover(analysis: Analysis, target: Target) -> tuple[str, Symbol] | N
 
 # Names the vocabulary or the rulebook's header statements declare, hovered with their own text.
 _WORD_KINDS = ("const", "table", "option", "fact")
+# A kind of name in words, where it is not its own word.
+_KIND_WORDS = {"track": "A.S.T. track", **roundexplain.KIND_WORDS}
 
 
 def _target_hover(analysis: Analysis, target: Target) -> str:
+    """What the thing is (from the resolved rules or the vocabulary), then where the chain declares
+    it, or that nothing does."""
     edition = analysis.edition or analysis.last_edition
     if target.kind in _WORD_KINDS:
         lines = [vocabulary_hover(target.name, edition) or f"**{target.name}** ({target.kind})"]
     else:
-        lines = [f"**{target.name}** ({'A.S.T. track' if target.kind == 'track' else target.kind})"]
+        lines = [f"**{target.name}** ({_KIND_WORDS.get(target.kind, target.kind)})"]
         lines += _describe_target(edition, target)
     defs = definitions(analysis, target)
     if defs:
-        where = [f"defined at `{_where(*defs[0])}`"]
-        if len(defs) > 1:
-            where.append("replacing " + ", ".join(f"`{_where(f, s)}`" for f, s in defs[1:]))
-        changes = [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
-                   if r.role == "change"]
-        if changes:
-            where.append("changed at " + ", ".join(f"`{_where(f, s)}`" for f, s in changes))
-        lines.append("; ".join(where))
+        lines.append(_declared_where(analysis, target, defs))
     elif target.kind not in ("track", "epoch", "fact"):
         best = did_you_mean(target.name, analysis.refs().names(target.kind))
         lines.append(f"no {target.kind} `{target.name}` is declared in this rulebook or its bases"
                      + (f"; did you mean `{best}`?" if best else ""))
     return "\n\n".join(lines)
+
+
+def _declared_where(analysis: Analysis, target: Target, defs: list[tuple[FileInfo, Symbol]]) -> str:
+    """Where the declaration in force is, the declarations of earlier files it replaces, the others
+    of its own file (a colour of two suits) and the `change`s of the chain."""
+    def places(found) -> str:
+        return ", ".join(f"`{_where(f, s)}`" for f, s in found)
+
+    here = defs[0][0]
+    changes = [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
+               if r.role == "change"]
+    parts = (("defined at", defs[:1]), ("also at", [d for d in defs[1:] if d[0] is here]),
+             ("replacing", [d for d in defs[1:] if d[0] is not here]), ("changed at", changes))
+    return "; ".join(f"{words} {places(found)}" for words, found in parts if found)
 
 
 def _word_hover(analysis: Analysis, offset: int) -> tuple[str, Tok] | None:
@@ -940,14 +961,19 @@ def _word_hover(analysis: Analysis, offset: int) -> tuple[str, Tok] | None:
     i, tok = analysis.doc.token_at(offset)
     if tok is None or tok.kind not in ("name", "kw"):
         return None
-    if tok.kind == "kw":
-        opener = _block_opener(analysis.doc.tokens, i)
-        kind = next((t.text for t in opener if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), None)
-        spec = next((f for f in item_fields.ITEM_FIELDS.get(kind or "", ()) if f.word == tok.text), None)
-        if spec is not None:
-            return field_hover(kind, spec), tok
+    found = _field_at(analysis.doc.tokens, i) if tok.kind == "kw" else None
+    if found is not None:
+        return field_hover(*found), tok
     text = vocabulary_hover(tok.text, analysis.edition or analysis.last_edition)
     return (text, tok) if text else None
+
+
+def _field_at(toks: list[Tok], i: int) -> tuple[str, Any] | None:
+    """(item kind, field) of the keyword at token i when it is a field (fields.ITEM_FIELDS) of the
+    item whose block it stands in."""
+    kind = next((t.text for t in _block_opener(toks, i) if t.kind == "kw" and t.text in item_fields.ITEM_FIELDS), "")
+    spec = next((f for f in item_fields.ITEM_FIELDS.get(kind, ()) if f.word == toks[i].text), None)
+    return (kind, spec) if spec is not None else None
 
 
 def field_hover(kind: str, spec) -> str:
@@ -1014,8 +1040,14 @@ def _describe_epoch(edition, target: Target) -> list[str]:
     return []
 
 
+def _describe_round(edition, target: Target) -> list[str]:
+    line = roundexplain.summary(edition, target.kind, target.name)
+    return [line] if line is not None else []
+
+
 _DESCRIBE = {"advance": _describe_advance, "calamity": _describe_calamity, "commodity": _describe_commodity,
-             "group": _describe_group, "track": _describe_track, "epoch": _describe_epoch}
+             "group": _describe_group, "track": _describe_track, "epoch": _describe_epoch,
+             **dict.fromkeys(roundexplain.KINDS, _describe_round)}
 
 
 def _signature(kind: vocab.Kind) -> str:
@@ -1023,13 +1055,17 @@ def _signature(kind: vocab.Kind) -> str:
     return f"{kind.name}({params})"
 
 
+def _call_signature(f) -> str:
+    """A function of the vocabulary as it is called: `count(items, group=)`."""
+    return f"{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})"
+
+
 # What hover says about a word of the language, by the vocabulary table that declares it (the
 # first table holding the word wins, in this order).
 _VOCABULARY_HOVERS = (
     (vocab.EFFECT_KINDS, lambda word, k: f"**{_signature(k)}** (effect kind)\n\n{k.doc}"),
     (vocab.ABILITY_KINDS, lambda word, k: f"**{_signature(k)}** (ability)\n\n{k.doc}"),
-    (vocab.FUNCTIONS, lambda word, f: f"**{f.name}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})** "
-                                      f"(function)\n\n{f.doc}"),
+    (vocab.FUNCTIONS, lambda word, f: f"**{_call_signature(f)}** (function)\n\n{f.doc}"),
     (vocab.FACTS, lambda word, f: f"**{f.name}** (player fact, {f.type})\n\n{f.doc}"),
     (vocab.DERIVED_NAMES, lambda word, doc: f"**{word}** (derived name)\n\n{doc}"),
     (vocab.CREDIT_POLICIES, lambda word, doc: f"**{word}** (credit policy)\n\n{doc}"),
@@ -1046,20 +1082,35 @@ def vocabulary_hover(word: str, edition=None) -> str | None:
 
 def _edition_word_hover(word: str, edition) -> str | None:
     """A constant, table or option the rulebook declares, with its value and doc."""
-    if word in edition.consts:
-        c = edition.consts[word]
-        value = c.value if c.value is not None else unparse(c.expr)
-        engine = vocab.ENGINE_NAMES.get(word)
-        return (f"**{word}** = {value} (constant)" + (f"\n\n{c.doc}" if c.doc else "")
-                + (f"\n\nread by the engine: {engine.doc}" if engine is not None else ""))
-    if word in edition.tables:
-        t = edition.tables[word]
-        bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
-        return f"**{word}** (table) {{ {bands} }}" + (f"\n\n{t.doc}" if t.doc else "")
-    if word in edition.options:
-        o = edition.options[word]
-        return f"**{word}** (option, {'on' if o.on else 'off'})" + (f"\n\n{o.doc}" if o.doc else "")
+    for pool, say in _EDITION_WORDS:
+        declared = getattr(edition, pool).get(word)
+        if declared is not None:
+            return say(word, declared)
     return None
+
+
+def _paragraphs(*texts: str | None) -> str:
+    return "\n\n".join(t for t in texts if t)
+
+
+def _const_hover(word: str, c) -> str:
+    value = c.value if c.value is not None else unparse(c.expr)
+    engine = vocab.ENGINE_NAMES.get(word)
+    return _paragraphs(f"**{word}** = {value} (constant)", c.doc,
+                       f"read by the engine: {engine.doc}" if engine is not None else None)
+
+
+def _table_hover(word: str, t) -> str:
+    bands = ", ".join(f"{b.low}..{'' if b.high is None else b.high}: {unparse(b.value)}" for b in t.bands)
+    return _paragraphs(f"**{word}** (table) {{ {bands} }}", t.doc)
+
+
+def _option_hover(word: str, o) -> str:
+    return _paragraphs(f"**{word}** (option, {'on' if o.on else 'off'})", o.doc)
+
+
+# The rulebook's own words hover shows, by the edition's pool declaring them (first match first).
+_EDITION_WORDS = (("consts", _const_hover), ("tables", _table_hover), ("options", _option_hover))
 
 
 # --- completion
@@ -1085,17 +1136,22 @@ _STRING_NAMES = {**{k: k for k in ERRATA_TARGETS},
 
 def string_context(toks: list[Tok], i: int) -> str | None:
     """What the string token at index i names, from the tokens before it."""
-    j = i - 1
-    while j >= 1 and toks[j].text == "," and toks[j - 1].kind == "string":
-        j -= 2
+    j = _before_strings(toks, i - 1)
     if j < 0:
         return None
-    prev, before = toks[j], toks[j - 1] if j >= 1 else None
-    if prev.text == "(" and before is not None:
-        return NAMING_CALLS.get(before.text)
-    if prev.kind == "code" and before is not None and before.text == "errata":
-        return "item"
+    prev, before = toks[j], toks[j - 1].text if j >= 1 else ""
+    if prev.text == "(":
+        return NAMING_CALLS.get(before)
+    if prev.kind == "code":
+        return "item" if before == "errata" else None
     return _STRING_NAMES.get(prev.text) if prev.kind == "kw" else None
+
+
+def _before_strings(toks: list[Tok], j: int) -> int:
+    """The token before a list `"A", "B", ` ending at token j (j itself when there is none)."""
+    while j >= 1 and toks[j].text == "," and toks[j - 1].kind == "string":
+        j -= 2
+    return j
 
 
 def _pool(edition, kind: str) -> dict:
@@ -1109,15 +1165,20 @@ def _known_names(analysis: Analysis, kind: str) -> dict[str, str | None]:
     """Declared names of a kind across the chain (the index of references, and the resolved
     rulebook), less those a house rule removed, with a detail line."""
     edition = analysis.edition or analysis.last_edition
-    index = analysis.refs()
     names: dict[str, str | None] = {}
     for k in (ERRATA_TARGETS if kind == "item" else (kind,)):
-        pool = _pool(edition, k)
-        removed = {r.name for r in index.of_kind(k, role="remove")}
-        for name in index.names(k) | set(pool):
-            if name in pool or name not in removed or edition is None:
-                names.setdefault(name, _detail(k, pool.get(name), edition))
+        for name, detail in _names_of_kind(analysis.refs(), edition, k).items():
+            names.setdefault(name, detail)
     return names
+
+
+def _names_of_kind(index: Index, edition, kind: str) -> dict[str, str]:
+    """The names of one kind the chain declares and the rulebook still holds, with a detail line
+    (without a resolved rulebook: every name declared)."""
+    pool = _pool(edition, kind)
+    removed = {r.name for r in index.of_kind(kind, role="remove")} if edition is not None else set()
+    return {name: _detail(kind, pool.get(name), edition) for name in index.names(kind) | set(pool)
+            if name in pool or name not in removed}
 
 
 def _detail(kind: str, obj, edition) -> str:
@@ -1128,47 +1189,71 @@ def _detail(kind: str, obj, edition) -> str:
     return kind
 
 
+def _effect_word(word: str) -> Completion:
+    k = vocab.EFFECT_KINDS[word]
+    return Completion(word, "effect", _signature(k), k.doc)
+
+
+def _ability_word(word: str) -> Completion:
+    k = vocab.ABILITY_KINDS[word]
+    return Completion(word, "ability", _signature(k), k.doc)
+
+
+def _function_word(word: str) -> Completion:
+    f = vocab.FUNCTIONS[word]
+    return Completion(word, "function", _call_signature(f), f.doc)
+
+
+def _fact_word(word: str) -> Completion:
+    """A player fact, or a name derived from the facts."""
+    f = vocab.FACTS.get(word)
+    if f is None:
+        return Completion(word, "fact", "derived name", vocab.DERIVED_NAMES.get(word))
+    return Completion(word, "fact", f"player fact ({f.type})", f.doc)
+
+
+# How each kind of word of the vocabulary is offered: its signature or type, and its doc.
+_WORD_COMPLETIONS = {"effect": _effect_word, "ability": _ability_word, "function": _function_word, "fact": _fact_word}
+
+
 def _vocab_completions(words: Iterable[str], kind: str) -> list[Completion]:
-    out = []
-    for w in words:
-        if kind == "effect":
-            k = vocab.EFFECT_KINDS[w]
-            out.append(Completion(w, kind, _signature(k), k.doc))
-        elif kind == "ability":
-            k = vocab.ABILITY_KINDS[w]
-            out.append(Completion(w, kind, _signature(k), k.doc))
-        elif kind == "function":
-            f = vocab.FUNCTIONS[w]
-            out.append(Completion(w, kind, f"{w}({', '.join(list(f.args) + [k + '=' for k in f.kwargs])})", f.doc))
-        elif kind == "fact":
-            f = vocab.FACTS.get(w)
-            out.append(Completion(w, kind, f"player fact ({f.type})" if f else "derived name",
-                                  f.doc if f else vocab.DERIVED_NAMES.get(w)))
-        else:
-            out.append(Completion(w, kind))
-    return out
+    return [_WORD_COMPLETIONS[kind](w) for w in words]
 
 
 def _block_opener(toks: list[Tok], upto: int) -> list[Tok]:
-    """The tokens that open the innermost `{` enclosing token index `upto` (up to 4 of them)."""
+    """The tokens that open the innermost `{` enclosing token index `upto`: from the statement
+    keyword owning the block (_BLOCK_OWNERS), not past another brace."""
+    j = _open_brace(toks, upto)
+    if j is None:
+        return []
+    k = j - 1
+    while k >= 0 and not (toks[k].kind == "kw" and toks[k].text in _BLOCK_OWNERS):
+        if toks[k].kind == "op" and toks[k].text in "{}":
+            break
+        k -= 1
+    return toks[max(k, 0): j]
+
+
+def _open_brace(toks: list[Tok], upto: int) -> int | None:
+    """The index of the innermost `{` before token `upto` that is still open there."""
     depth = 0
     for j in range(upto - 1, -1, -1):
         t = toks[j]
-        if t.kind == "op" and t.text == "}":
-            depth += 1
-        elif t.kind == "op" and t.text == "{":
-            if depth == 0:
-                k = j - 1
-                # walk back to the statement keyword that owns this block
-                while k >= 0 and not (toks[k].kind == "kw" and toks[k].text in (
-                        "primary", "secondary", "if", "else", "when", "advance", "calamity", "commodity", "ast",
-                        "epoch", "score", "tiers", "table", "change")):
-                    if toks[k].kind == "op" and toks[k].text in "{}":
-                        break
-                    k -= 1
-                return toks[max(k, 0): j]
-            depth -= 1
-    return []
+        if t.kind != "op":
+            continue
+        if t.text == "{" and depth == 0:
+            return j
+        depth += _BRACES_BACKWARDS.get(t.text, 0)
+    return None
+
+
+# Walking back: a `}` opens a block to skip, its `{` closes it.
+_BRACES_BACKWARDS = {"}": 1, "{": -1}
+
+
+# The keywords whose statement owns a block that completion and hover look into.
+_BLOCK_OWNERS = frozenset({"primary", "secondary", "if", "else", "when", "advance", "calamity", "commodity", "ast",
+                           "epoch", "score", "tiers", "table", "change"})
 
 
 # The field words whose values name a group (`groups`, `credits`): from fields.ITEM_FIELDS.
@@ -1179,6 +1264,18 @@ _DECLARING = ("group", "ast", "const", "table", "option", "edition")  # a new na
 
 def _groups(analysis: Analysis) -> list[Completion]:
     return [Completion(g, "group") for g in sorted(_known_names(analysis, "group"))]
+
+
+def _round_names(*kinds: str) -> Callable[[Analysis], list[Completion]]:
+    """The names of these kinds the round rules declare (the index of references), in words."""
+    def names(analysis: Analysis) -> list[Completion]:
+        index = analysis.refs()
+        return [Completion(n, "name", roundexplain.KIND_WORDS[k]) for k in kinds for n in sorted(index.names(k))]
+    return names
+
+
+# The round rules' names an expression reads (dice pools and event tables are rolled, not read).
+_ROUND_VALUES = _round_names("stat", "flag", "choice", "threshold", "round_track")
 
 
 def _editions(analysis: Analysis) -> list[Completion]:
@@ -1196,11 +1293,16 @@ _AFTER_KEYWORD: dict[str, Callable[[Analysis], list[Completion]]] = {
     "policy": lambda a: [Completion(b, "value", d) for b, d in vocab.CREDIT_POLICIES.items()],
     "exclude": lambda a: [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")],
     "extends": _editions,
+    # a round statement's target (rounds/grammar.lark)
+    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
+    "reset": _round_names("round_track", "stat", "flag"),
     **{w: (lambda a: []) for w in _DECLARING},
 }
 # After `key =` in a call: the values that parameter takes.
 _AFTER_EQUALS: dict[str, Callable[[Analysis], list[Completion]]] = {
     "group": _groups,
+    "color": _round_names("color"),
+    "roll x =": _round_names("pool"),
     "area": lambda a: [Completion(x, "value") for x in vocab.AREAS],
     "chooser": lambda a: [Completion(x, "value") for x in vocab.CHOOSERS],
     "to": lambda a: [Completion(x, "value") for x in vocab.EFFECT_KINDS["give_cards"].param("to").choices],
@@ -1213,8 +1315,7 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     index of references and the resolved rulebook, words of the vocabulary from vocabulary.py."""
     doc = analysis.doc
     i, tok = doc.token_at(offset)
-    if tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
-            tok.kind == "ustring" or offset < tok.end):
+    if _in_string(tok, offset):
         return _string_completions(analysis, i, tok, offset)
     typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
     prev_i = i - 1 if typing else _token_before(doc, i, tok, offset)
@@ -1225,6 +1326,12 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     if accepted is None:  # the statement does not parse up to here: everything that could be meant
         return _everything(analysis)
     return _from_grammar(analysis, doc.tokens, prev_i, accepted)
+
+
+def _in_string(tok: Tok | None, offset: int) -> bool:
+    """Whether the cursor is inside a string: after its opening quote, before its closing one."""
+    return tok is not None and tok.kind in ("string", "ustring") and tok.start < offset and (
+        tok.kind == "ustring" or offset < tok.end)
 
 
 def _string_completions(analysis: Analysis, i: int, tok: Tok, offset: int) -> list[Completion]:
@@ -1255,9 +1362,17 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
         return _AFTER_KEYWORD[prev.text](analysis)
     if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
         return _groups(analysis)
-    if prev.text == "=" and prev_i >= 1 and toks[prev_i - 1].text in _AFTER_EQUALS:
-        return _AFTER_EQUALS[toks[prev_i - 1].text](analysis)
+    if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
+        return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
     return None
+
+
+def _assigned(toks: list[Tok], j: int) -> str:
+    """What the `=` at token j gives a value to: a call's parameter (`group=`), or the result of a
+    roll (`roll x =`, which a dice pool's name follows)."""
+    if j >= 2 and toks[j - 2].kind == "kw" and toks[j - 2].text == "roll":
+        return "roll x ="
+    return toks[j - 1].text if j >= 1 else ""
 
 
 def _list_head(toks: list[Tok], j: int) -> str | None:
@@ -1320,7 +1435,7 @@ def _expression_names(analysis: Analysis) -> list[Completion]:
         out += [Completion(name, "name", "constant", c.doc) for name, c in edition.consts.items()]
         out += [Completion(name, "function", "table", t.doc) for name, t in edition.tables.items()]
         out += [Completion(name, "name", "option", o.doc) for name, o in edition.options.items()]
-    return out + _groups(analysis)
+    return out + _ROUND_VALUES(analysis) + _groups(analysis)
 
 
 def _everything(analysis: Analysis) -> list[Completion]:
@@ -1350,40 +1465,82 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     parse), tracks with their epochs."""
     toks = info.tokens
     marks = split_statements(toks)
-    out: list[OutlineItem] = []
-    for k, m in enumerate(marks):
-        if k == 0 and not (toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters()):
-            continue
-        end_i = (marks[k + 1] if k + 1 < len(marks) else len(toks)) - 1
-        if end_i >= m:
-            found = _outline_item(toks, m, end_i)
-            if found is not None:
-                out.append(found)
-    return out
+    ends = [m - 1 for m in marks[1:]] + [len(toks) - 1]
+    # the first piece is the header, unless the text starts with a statement
+    first = 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
+    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[first:] if end >= m]
+    return [o for o in found if o is not None]
+
+
+class _Statement(NamedTuple):
+    """The tokens m..end of one top-level statement, as the outline reads them."""
+
+    toks: list[Tok]
+    m: int
+    end: int
+
+    def token(self, k: int, kind: str) -> Tok | None:
+        """Its k-th token, if it is of `kind` (name, string, ...)."""
+        return self.toks[self.m + k] if self.m + k <= self.end and self.toks[self.m + k].kind == kind else None
+
+    def entry(self, name: str, kind: str, name_tok: Tok, detail: str | None = None) -> OutlineItem:
+        return OutlineItem(name, kind, self.toks[self.m].start, self.toks[self.end].end, name_tok.start, name_tok.end,
+                           detail)
 
 
 def _outline_item(toks: list[Tok], m: int, end_i: int) -> OutlineItem | None:
     """The outline entry of the statement of tokens m..end_i, or None for one the outline skips."""
-    first, last = toks[m], toks[end_i]
-    nxt = toks[m + 1] if m + 1 <= end_i else None
-    third = toks[m + 2] if m + 2 <= end_i and toks[m + 2].kind == "string" else None
-    kw = first.text
+    statement = _Statement(toks, m, end_i)
+    keyword = toks[m].text
+    if keyword in _OUTLINE_WORDS:
+        return _named_entry(statement, *_OUTLINE_WORDS[keyword])
+    outlined = _OUTLINE.get(keyword)
+    return outlined(statement) if outlined is not None else None
 
-    def item(name, kind, name_tok, detail=None):
-        return OutlineItem(name, kind, first.start, last.end, name_tok.start, name_tok.end, detail)
 
-    if kw in ERRATA_TARGETS and nxt is not None and nxt.kind == "string":
-        return item(unquote_string(nxt.text), kw, nxt)
-    if kw in ("change", "remove") and third is not None:
-        return item(f"{kw} {nxt.text} {unquote_string(third.text)}", kw, third)
-    if kw == "ast" and nxt is not None and nxt.kind == "name":
-        track = item(nxt.text, "track", nxt, unquote_string(third.text) if third is not None else None)
-        track.children = [_epoch_entry(toks, j, end_i) for j in range(m, end_i)
-                          if toks[j].kind == "kw" and toks[j].text == "epoch" and toks[j + 1].kind == "string"]
-        return track
-    if kw in ("group", "const", "table", "option") and nxt is not None and nxt.kind == "name":
-        return item(nxt.text, kw, nxt, unquote_string(third.text) if kw == "group" and third is not None else None)
-    return item("score", "score", first) if kw == "score" else None
+def _item_entry(st: _Statement) -> OutlineItem | None:
+    """`advance "Pottery" { ... }` (a calamity, a commodity)."""
+    name = st.token(1, "string")
+    return st.entry(unquote_string(name.text), st.toks[st.m].text, name) if name is not None else None
+
+
+def _edit_entry(st: _Statement) -> OutlineItem | None:
+    """`change advance "Pottery" { ... }`, `remove calamity "Flood"`."""
+    name = st.token(2, "string")
+    if name is None:
+        return None
+    keyword = st.toks[st.m].text
+    return st.entry(f"{keyword} {st.toks[st.m + 1].text} {unquote_string(name.text)}", keyword, name)
+
+
+def _ast_entry(st: _Statement) -> OutlineItem | None:
+    """An A.S.T. track, with its epochs."""
+    track = _named_entry(st, "track", True)
+    if track is not None:
+        track.children = [_epoch_entry(st.toks, j, st.end) for j in range(st.m, st.end)
+                          if st.toks[j].kind == "kw" and st.toks[j].text == "epoch" and st.toks[j + 1].kind == "string"]
+    return track
+
+
+def _named_entry(st: _Statement, kind: str, titled: bool) -> OutlineItem | None:
+    """A statement declaring a bare name (`group arts "Arts"`, `stat food "Food"`), its title the
+    detail when `titled`."""
+    name = st.token(1, "name")
+    if name is None:
+        return None
+    title = st.token(2, "string") if titled else None
+    return st.entry(name.text, kind, name, unquote_string(title.text) if title is not None else None)
+
+
+# The statements the outline lists, by keyword: those declaring a bare name, (their kind, whether
+# their title is the detail) (a round track is `round_track`, as in the index of references), and
+# the others, each with its own reading.
+_OUTLINE_WORDS = {"group": ("group", True), "const": ("const", False), "table": ("table", False),
+                  "option": ("option", False), "deck": ("deck", True), "track": ("round_track", True),
+                  **{w: (w, True) for w in ("stat", "flag", "choice", "threshold", "pool", "event_table", "phase")}}
+_OUTLINE: dict[str, Callable[[_Statement], OutlineItem | None]] = {
+    **{k: _item_entry for k in ERRATA_TARGETS}, "change": _edit_entry, "remove": _edit_entry, "ast": _ast_entry,
+    "score": lambda st: st.entry("score", "score", st.toks[st.m])}
 
 
 def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
@@ -1485,10 +1642,7 @@ async def read_messages(stop_event, reader, protocol, on_error=None) -> None:
             break
         header = _CONTENT_LENGTH.search(line)
         if header is not None:
-            length = int(header.group(1))
-            if length > MAX_MESSAGE:
-                log.warning("dropped a message announcing %d bytes", length)
-                length = None
+            length = _announced(int(header.group(1)))
             continue
         if line.strip():
             continue  # another header (Content-Type), or what is left of a dropped message
@@ -1499,13 +1653,25 @@ async def read_messages(stop_event, reader, protocol, on_error=None) -> None:
         length = None
         if not body:
             break
-        try:
-            message = json.loads(body, object_hook=protocol.structure_message)
-            protocol.handle_message(message)
-        except Exception as exc:
-            log.exception("dropped a message that could not be handled")
-            if on_error is not None:
-                on_error(exc, None)
+        _handle(body, protocol, on_error)
+
+
+def _announced(length: int) -> int | None:
+    """A message's announced length; None (the message is dropped) for one no editor sends."""
+    if length > MAX_MESSAGE:
+        log.warning("dropped a message announcing %d bytes", length)
+        return None
+    return length
+
+
+def _handle(body: bytes, protocol, on_error) -> None:
+    """Hand one message to pygls; one that is not JSON, or not a message, is logged and dropped."""
+    try:
+        protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+    except Exception as exc:
+        log.exception("dropped a message that could not be handled")
+        if on_error is not None:
+            on_error(exc, None)
 
 
 def _framing_tolerant(server_class):
@@ -1782,7 +1948,10 @@ def build_server():
     symbol_kinds = {"advance": T.SymbolKind.Class, "calamity": T.SymbolKind.Event, "commodity": T.SymbolKind.Struct,
                     "track": T.SymbolKind.Namespace, "epoch": T.SymbolKind.EnumMember, "group": T.SymbolKind.Enum,
                     "const": T.SymbolKind.Constant, "table": T.SymbolKind.Array, "option": T.SymbolKind.Boolean,
-                    "score": T.SymbolKind.Object, "change": T.SymbolKind.Property, "remove": T.SymbolKind.Property}
+                    "score": T.SymbolKind.Object, "change": T.SymbolKind.Property, "remove": T.SymbolKind.Property,
+                    "stat": T.SymbolKind.Variable, "flag": T.SymbolKind.Boolean, "choice": T.SymbolKind.TypeParameter,
+                    "threshold": T.SymbolKind.Event, "pool": T.SymbolKind.Array, "round_track": T.SymbolKind.Namespace,
+                    "event_table": T.SymbolKind.Array, "deck": T.SymbolKind.Struct, "phase": T.SymbolKind.Function}
 
     @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(params: T.DocumentSymbolParams):

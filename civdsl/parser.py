@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import itertools
 import re
 import sys
 
@@ -110,29 +111,37 @@ def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
     rules: dict[str, list] = {}
     for r in _parser().rules:
         rules.setdefault(str(r.origin.name), []).append(r.expansion)
+    nullable = _nullable(rules)
+    return (frozenset(_edge_terminals(rules, nullable, "item", False)),
+            frozenset(_edge_terminals(rules, nullable, "item", True)))
+
+
+def _nullable(rules: dict[str, list]) -> set[str]:
+    """The rules that can match nothing (a fixed point: a rule is nullable when one of its
+    expansions holds only nullable rules)."""
     nullable: set[str] = set()
     changed = True
     while changed:
-        changed = False
-        for name, expansions in rules.items():
-            if name not in nullable and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions):
-                nullable.add(name)
-                changed = True
+        found = {name for name, expansions in rules.items() if name not in nullable
+                 and any(all(not s.is_term and s.name in nullable for s in e) for e in expansions)}
+        nullable |= found
+        changed = bool(found)
+    return nullable
 
-    def edge(rule: str, last: bool, seen: tuple = ()) -> set[str]:
-        out: set[str] = set()
-        for expansion in rules.get(rule, []):
-            for sym in (reversed(expansion) if last else expansion):
-                if sym.is_term:
-                    out.add(sym.name)
-                    break
-                if sym.name not in seen:
-                    out |= edge(str(sym.name), last, seen + (rule,))
-                if sym.name not in nullable:
-                    break
-        return out
 
-    return frozenset(edge("item", False)), frozenset(edge("item", True))
+def _edge_terminals(rules: dict[str, list], nullable: set[str], rule: str, last: bool, seen: tuple = ()) -> set[str]:
+    """The terminals that can begin (or, `last`, end) a match of `rule`."""
+    out: set[str] = set()
+    for expansion in rules.get(rule, []):
+        for sym in (reversed(expansion) if last else expansion):
+            if sym.is_term:
+                out.add(sym.name)
+                break
+            if sym.name not in seen:
+                out |= _edge_terminals(rules, nullable, str(sym.name), last, seen + (rule,))
+            if sym.name not in nullable:
+                break
+    return out
 
 
 def keyword_terminals() -> dict[str, str]:
@@ -173,100 +182,113 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
         diags.error("CIV005", f"the file is {len(text):,} characters long; the limit is {MAX_BYTES:,}",
                     Span(path, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return False
-    # the first line longer than the limit (its number, length, and the offset where it ends)
-    long_line = None
-    lines = text.split("\n") if len(text) > MAX_LINE else []
-    if lines and max(map(len, lines)) > MAX_LINE:  # the loop only for a file that has such a line
-        offset = 0
-        for number, line in enumerate(lines, 1):
-            if len(line) > MAX_LINE:
-                long_line = (number, len(line), offset + len(line))
-                break
-            offset += len(line) + 1
+    long_line = _first_long_line(text)
     # the first bracket nested too deep, unless a long line ends before it (the error met first)
-    depth = 0
-    for m in _BRACKET_SCAN.finditer(text, 0, long_line[2] if long_line else len(text)):
-        ch = m.group()
-        if ch == "(" or ch == "{":
-            depth += 1
-            if depth > MAX_NESTING:
-                before = text[: m.start()]
-                diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep",
-                            Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")))
-                return False
-        elif ch == ")" or ch == "}":
-            depth = max(0, depth - 1)
+    nested = _first_too_nested(text, long_line[2] if long_line else len(text))
+    if nested is not None:
+        diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep", Span(path, *_position(text, nested)))
+        return False
     if long_line is not None:
         number, length, _ = long_line
         diags.error("CIV005", f"line {number} is {length:,} characters long; the limit is {MAX_LINE:,}",
                     Span(path, number, 1))
         return False
-    # comments do not count as tokens; only a file whose matches (comments included) pass the
-    # limit needs the exact count, and only a file longer than the limit can: every match is at
-    # least one character long
-    if len(text) > MAX_TOKENS and len(_TOKEN.findall(text)) > MAX_TOKENS:
-        tokens = 0
-        for m in _TOKEN.finditer(text):
-            if m.group()[0] != "#":
-                tokens += 1
-                if tokens > MAX_TOKENS:
-                    before = text[: m.start()]
-                    diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
-                                Span(path, before.count("\n") + 1, m.start() - before.rfind("\n")),
-                                help="split the rulebook, or extend a base rulebook instead of copying it")
-                    return False
+    excess = _first_excess_token(text)
+    if excess is not None:
+        diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
+                    Span(path, *_position(text, excess)),
+                    help="split the rulebook, or extend a base rulebook instead of copying it")
+        return False
     return True
 
 
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """(line, column), both from 1, of a character offset in normalised text."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+def _first_long_line(text: str) -> tuple[int, int, int] | None:
+    """The first line longer than MAX_LINE: its number, length, and the offset where it ends."""
+    lines = text.split("\n") if len(text) > MAX_LINE else []
+    if not lines or max(map(len, lines)) <= MAX_LINE:  # the loop only for a file that has such a line
+        return None
+    offset = 0
+    for number, line in enumerate(lines, 1):
+        offset += len(line)
+        if len(line) > MAX_LINE:
+            return number, len(line), offset
+        offset += 1
+    return None
+
+
+def _first_too_nested(text: str, end: int) -> int | None:
+    """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
+    depth = 0
+    for m in _BRACKET_SCAN.finditer(text, 0, end):
+        ch = m.group()
+        if ch == "(" or ch == "{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return m.start()
+        elif ch == ")" or ch == "}":
+            depth = max(0, depth - 1)
+    return None
+
+
+def _first_excess_token(text: str) -> int | None:
+    """The offset of the first token past MAX_TOKENS, comments not counted.
+
+    Only a file whose matches (comments included) pass the limit needs the exact count, and only
+    a file longer than the limit can: every match is at least one character long."""
+    if len(text) <= MAX_TOKENS or len(_TOKEN.findall(text)) <= MAX_TOKENS:
+        return None
+    tokens = (m for m in _TOKEN.finditer(text) if m.group()[0] != "#")
+    excess = next(itertools.islice(tokens, MAX_TOKENS, None), None)
+    return excess.start() if excess else None
+
+
 def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
-    """Parse normalised text; on failure report every syntax error Lark can recover from."""
+    """Parse normalised text; on failure report the first syntax error."""
     if not _check_limits(text, path, diags):
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
     # that point away from the real mistake. Every later pass reports all of its findings.
-    # An unknown field inside an item (`cots 60`) is the one mistake recovered from: it is
-    # reported with did-you-mean (CIV135), blanked out, and the text parsed again, so that the
-    # rest of the file is still checked. The repairs are bounded so a hostile file full of them
-    # costs at most a few full parses' worth of characters.
-    errors: list[UnexpectedInput] = []
-    work = text
-    repairs = max(1, min(MAX_UNKNOWN_FIELDS, REPAIR_BUDGET // max(len(text), 1)))
-    while True:
-        try:
-            tree = _parser().parse(work)
-            break
-        except UnexpectedToken as exc:
-            found = _unknown_field(exc, work) if repairs > 0 else None
-            if found is None:
-                errors.append(exc)
-                tree = None
-                break
-            repairs -= 1
-            start, end = found[0], found[1]
-            _report_unknown_field(found, work, path, diags)
-            work = work[:start] + re.sub(r"[^\n]", " ", work[start:end]) + work[end:]
-        except UnexpectedInput as exc:
-            errors.append(exc)
-            tree = None
-            break
-        except RecursionError:
-            diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
-            return None
-    for exc in errors:
+    try:
+        tree = _parse_past_unknown_fields(text, path, diags)
+    except UnexpectedInput as exc:
         _report_syntax_error(exc, text, path, diags)
-    if errors:
+        return None
+    except RecursionError:
+        diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
         return None
     deep = _too_deep(tree)
     if deep is not None:
-        meta = deep.meta
-        line = getattr(meta, "line", 1) if not meta.empty else 1
-        column = getattr(meta, "column", 1) if not meta.empty else 1
-        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, line, column),
+        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep",
+                    Span(path, getattr(deep.meta, "line", 1), getattr(deep.meta, "column", 1)),
                     notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
                            "a chain of N operators (`a + b + ...`) counts N"],
                     help="split the expression using `const` declarations")
         return None
     return tree
+
+
+def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark.Tree:
+    """The parse tree, or raises the first syntax error. An unknown field inside an item (`cots 60`)
+    is the one mistake recovered from: it is reported with did-you-mean (CIV135), blanked out, and
+    the text parsed again, so that the rest of the file is still checked. The repairs are bounded
+    so a hostile file full of them costs at most a few full parses' worth of characters."""
+    repairs = max(1, min(MAX_UNKNOWN_FIELDS, REPAIR_BUDGET // max(len(text), 1)))
+    while True:
+        try:
+            return _parser().parse(text)
+        except UnexpectedToken as exc:
+            found = _unknown_field(exc, text) if repairs > 0 else None
+            if found is None:
+                raise
+            repairs -= 1
+            start, end = found[0], found[1]
+            _report_unknown_field(found, text, path, diags)
+            text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
 _CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
@@ -284,24 +306,27 @@ def _depth(node: lark.Tree, level: int) -> int:
     MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
     if level > MAX_DEPTH:
         raise _TooDeep
-    children = node.children
-    if node.data in _CHAINS and len(children) > 1:
-        k = (len(children) + 1) // 2
+    if node.data in _CHAINS:
+        d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+    else:  # most nodes: a plain loop, with no list built (this walk runs on every parse)
         d = 0
-        for i, c in enumerate(children[0::2]):
-            if isinstance(c, lark.Tree):
-                d = max(d, (k - 1 if i == 0 else k - i) + _depth(c, level + 1))
-            else:
-                d = max(d, k - 1 if i == 0 else k - i)
-    else:
-        d = 0
-        for c in children:
+        for c in node.children:
             if isinstance(c, lark.Tree):
                 d = max(d, _depth(c, level + 1))
         d += 1
     if d > MAX_DEPTH:
         raise _TooDeep
     return d
+
+
+def _node_depth(node: lark.Tree, kids: list[int]) -> int:
+    """A node's depth from its children's depths (0 for a token)."""
+    if node.data in _CHAINS and len(kids) > 1:
+        operands = kids[0::2]
+        k = len(operands)
+        # left-deep: the first operand sits k-1 levels down, operand i (i >= 1) k-i levels
+        return max([k - 1 + operands[0]] + [k - i + operands[i] for i in range(1, k)])
+    return 1 + max(kids, default=0)
 
 
 def _too_deep(tree: lark.Tree) -> lark.Tree | None:
@@ -323,14 +348,7 @@ def _first_too_deep(tree: lark.Tree) -> lark.Tree | None:
             stack.append((node, True))
             stack.extend((c, False) for c in node.children if isinstance(c, lark.Tree))
             continue
-        kids = [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children]
-        if node.data in _CHAINS and len(kids) > 1:
-            operands = kids[0::2]
-            k = len(operands)
-            # left-deep: the first operand sits k-1 levels down, operand i (i >= 1) k-i levels
-            d = max([k - 1 + operands[0]] + [k - i + operands[i] for i in range(1, k)])
-        else:
-            d = 1 + max(kids, default=0)
+        d = _node_depth(node, [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children])
         if d > MAX_DEPTH:
             return node
         depth[id(node)] = d
@@ -367,7 +385,7 @@ def _unknown_field(exc: UnexpectedToken, text: str) -> tuple | None:
     kind = _item_kind(expected)
     if kind is None or "RBRACE" not in expected:
         return None
-    end = _field_end(text, tok.end_pos, word, {f.word for f in item_fields.ITEM_FIELDS[kind]})
+    end = _field_end(text, tok.end_pos, word, set(_field_words(kind)))
     return start, end, kind, word, _item_name(interactive)
 
 
@@ -375,34 +393,54 @@ def _field_word(exc: UnexpectedToken, text: str) -> tuple | None:
     """(start, the word, the terminals the parser expected there, its interactive parser) of the
     word the parser stopped at, or None when that word cannot be a field."""
     tok = exc.token
-    words, item_starts = _terminal_words()
-    start = tok.start_pos
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
-        start -= 1
+    start = _word_start(text, tok.start_pos)
     if start != tok.start_pos:
-        # the lexer read a keyword glued to the rest of the word (`supplyy` as `supply` `y`,
-        # since where only keywords may stand it tries only them): the word is the field
-        try:
-            interactive = _parser().parse_interactive(text[:start])
-            interactive.exhaust_lexer()
-        except UnexpectedInput:
-            return None
-        return start, text[start:tok.end_pos], set(interactive.accepts()), interactive
-    all_words = {f.word for fs in item_fields.ITEM_FIELDS.values() for f in fs}
-    if tok.type != "NAME" and (tok.value not in all_words or tok.type in item_starts):
+        return _glued_field_word(text, start, tok.end_pos)
+    _, item_starts = _terminal_words()
+    if tok.type != "NAME" and (not item_fields.kinds_with_word(tok.value) or tok.type in item_starts):
         return None
     return start, tok.value, set(exc.expected or ()), getattr(exc, "interactive_parser", None)
+
+
+def _word_start(text: str, end: int) -> int:
+    """Where the word that runs up to `end` begins."""
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return start
+
+
+def _glued_field_word(text: str, start: int, end: int) -> tuple | None:
+    """_field_word's answer when the lexer read a keyword glued to the rest of the word (`supplyy`
+    as `supply` `y`, since where only keywords may stand it tries only them): the word from
+    `start` to `end` is the field, and the parser state is the one before it."""
+    try:
+        interactive = _parser().parse_interactive(text[:start])
+        interactive.exhaust_lexer()
+    except UnexpectedInput:
+        return None
+    return start, text[start:end], set(interactive.accepts()), interactive
+
+
+def _field_words(kind: str, in_change: bool = True) -> list[str]:
+    """The words of an item kind's fields, with (`in_change`) or without those only a `change`
+    may give."""
+    return [f.word for f in item_fields.ITEM_FIELDS[kind] if in_change or not f.change_only]
 
 
 def _item_kind(expected: set) -> str | None:
     """The item kind whose fields (all of them) the parser expects, the one with most fields."""
     words, _ = _terminal_words()
     kind, size = None, 0
-    for k, fs in item_fields.ITEM_FIELDS.items():
-        wanted = {words.get(f.word) for f in fs if not f.change_only}
+    for k in item_fields.ITEM_FIELDS:
+        wanted = {words.get(word) for word in _field_words(k, in_change=False)}
         if None not in wanted and wanted <= expected and len(wanted) > size:
             kind, size = k, len(wanted)
     return kind
+
+
+# How each bracket changes the nesting depth (other tokens change nothing).
+_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 def _field_end(text: str, end: int, word: str, stops: set) -> int:
@@ -413,48 +451,59 @@ def _field_end(text: str, end: int, word: str, stops: set) -> int:
         t = m.group()
         if t[0] == "#":
             continue
-        # outside brackets, the value ends at `}`, at a field word, at the end of its line
-        # (unless the line ends with a comma), or at a word after a number or string (the
-        # next field, misspelt too: `cots 45 grups crafts`)
-        if depth == 0 and (t == "}" or t in stops or ("\n" in text[end:m.start()] and prev != ",")
-                           or (_WORD.fullmatch(t) and not t[0].isdigit() and (prev[0].isdigit() or prev[0] == '"'))):
+        if depth == 0 and _ends_field(t, prev, "\n" in text[end:m.start()], stops):
             return end
-        if t in "({":
-            depth += 1
-        elif t in ")}":
-            depth -= 1
+        depth += _NESTING.get(t, 0)
         end, prev = m.end(), t
     return len(text)
+
+
+def _ends_field(token: str, prev: str, new_line: bool, stops: set) -> bool:
+    """Whether `token`, outside brackets, is past the end of an unknown field's value: it is `}`,
+    a field word, on a new line (unless the line before ends with a comma), or a word after a
+    number or string (the next field, misspelt too: `cots 45 grups crafts`)."""
+    if token == "}" or token in stops or (new_line and prev != ","):
+        return True
+    return bool(_WORD.fullmatch(token)) and not token[0].isdigit() and (prev[0].isdigit() or prev[0] == '"')
 
 
 def _item_name(interactive) -> str | None:
     """The name of the item whose block the parser is in: the string before the last `{` it
     has shifted (inner blocks are reduced by then), or None."""
-    stack = getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
-    for i in range(len(stack) - 1, 0, -1):
-        t = stack[i]
-        if isinstance(t, lark.Token) and t.type == "LBRACE":
-            before = stack[i - 1]
-            if isinstance(before, lark.Token) and before.type == "STRING":
-                return before.value[1:-1]
-            return None
-    return None
+    stack = _value_stack(interactive)
+    brace = _innermost_brace(stack)
+    before = stack[brace - 1] if brace else None
+    return before.value[1:-1] if _is_token(before, "STRING") else None
+
+
+def _value_stack(interactive) -> list:
+    """What the (interactive) parser has shifted and reduced so far, or [] when it is not known."""
+    return getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
+
+
+def _innermost_brace(stack: list) -> int | None:
+    """The index on a value stack of the innermost `{` still open, or None."""
+    return next((i for i in range(len(stack) - 1, -1, -1) if _is_token(stack[i], "LBRACE")), None)
+
+
+def _is_token(value, kind: str) -> bool:
+    return isinstance(value, lark.Token) and value.type == kind
 
 
 def _report_unknown_field(found: tuple, text: str, path: str, diags: Diagnostics) -> None:
     start, _, kind, word, name = found
-    line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
-    names = [f.word for f in item_fields.ITEM_FIELDS[kind] if not f.change_only]
-    article = "an" if kind[0] in "aeiou" else "a"
+    line, column = _position(text, start)
+    names = _field_words(kind, in_change=False)
+    a_kind = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
     elsewhere = [k for k in item_fields.kinds_with_word(word) if k != kind]
-    which = f"{kind} `{name}`" if name is not None else f"{article} {kind}"
+    which = f"{kind} `{name}`" if name is not None else a_kind
+    notes = [f"{a_kind}'s fields: {', '.join(names)}"]
     if elsewhere:
         message = f"`{word}` is not a field of {which}"
-        notes = [f"`{word}` is a field of: {', '.join(elsewhere)}", f"{article} {kind}'s fields: {', '.join(names)}"]
+        notes.insert(0, f"`{word}` is a field of: {', '.join(elsewhere)}")
     else:
         message = f"unknown field `{word}` in {which}"
-        notes = [f"{article} {kind}'s fields: {', '.join(names)}"]
-    best = did_you_mean(word, [f.word for f in item_fields.ITEM_FIELDS[kind]])
+    best = did_you_mean(word, _field_words(kind))
     diags.error("CIV135", message, Span(path, line, column, column + len(word)), notes=notes,
                 help=unknown_field_help(best) if best else None, item=name)
 
@@ -466,27 +515,29 @@ def unknown_field_help(field: str) -> str:
 
 
 def _report_syntax_error(exc: UnexpectedInput, text: str, path: str, diags: Diagnostics) -> None:
-    line = getattr(exc, "line", 1) or 1
-    column = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
-        _report_unexpected_character(exc, text, Span(path, line, column), diags)
+        _report_unexpected_character(exc, text, Span(path, *_stopped_at(exc)), diags)
         return
-    expected = sorted({describe_terminal(t) for t in getattr(exc, "expected", ()) or ()
-                       if not t.startswith("__")})
-    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        lines = text.split("\n")
-        line = len(lines)
-        column = len(lines[-1]) + 1
-        found = "end of file"
-    else:
-        tok = exc.token
-        found = f"`{tok}`" if tok.type != "STRING" else f"string {tok}"
+    expected = sorted({describe_terminal(t) for t in exc.expected or () if not t.startswith("__")})
+    line, column, found, width = _found(exc, text)
     if "`}`" in expected and _report_unclosed(exc, text, path, line, column, found, diags):
         return
-    message = f"unexpected {found}"
-    end = column + (len(str(exc.token)) if isinstance(exc, UnexpectedToken) and exc.token.type != "$END" else 1)
     notes = [f"expected {_join_expected(expected)}"] if expected else []
-    diags.error("CIV001", message, Span(path, line, column, end), notes=notes)
+    diags.error("CIV001", f"unexpected {found}", Span(path, line, column, column + width), notes=notes)
+
+
+def _stopped_at(exc: UnexpectedInput) -> tuple[int, int]:
+    """(line, column) where Lark says the parser stopped (1, 1 where it does not say)."""
+    return getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+
+
+def _found(exc: UnexpectedEOF | UnexpectedToken, text: str) -> tuple[int, int, str, int]:
+    """(line, column, how it is named, width) of what the parser met where it stopped: a token,
+    or the end of the file (at its very end, wherever Lark places it)."""
+    if isinstance(exc, UnexpectedEOF) or exc.token.type == "$END":
+        return (*_position(text, len(text)), "end of file", 1)
+    tok = exc.token
+    return (*_stopped_at(exc), f"`{tok}`" if tok.type != "STRING" else f"string {tok}", len(str(tok)))
 
 
 def _report_unexpected_character(exc: UnexpectedCharacters, text: str, at: Span, diags: Diagnostics) -> None:
@@ -499,22 +550,28 @@ def _report_unexpected_character(exc: UnexpectedCharacters, text: str, at: Span,
         diags.error("CIV002", f"unexpected character `{shown}`", Span(at.path, at.line, at.column, at.column + 1))
 
 
+def _open_brace(exc: UnexpectedInput) -> lark.Token | None:
+    """The innermost `{` still open where the parser stopped (the last on its value stack), if its
+    position is known."""
+    stack = _value_stack(getattr(exc, "interactive_parser", None))
+    at = _innermost_brace(stack)
+    return stack[at] if at is not None and stack[at].line is not None else None
+
+
 def _report_unclosed(exc: UnexpectedInput, text: str, path: str, line: int, column: int, found: str,
                      diags: Diagnostics) -> bool:
     """A block left open is reported at its `{`, not where the parser gave up: at the end of the
     file, or at a token on a later line that starts no further right than the block's own first
     line (a new item, written as if the block were closed). The innermost `{` still open is on
     the parser's value stack. False when the error is not that (a mistake inside the block)."""
-    parser = getattr(exc, "interactive_parser", None)
-    stack = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
-    brace = next((v for v in reversed(stack) if isinstance(v, lark.Token) and v.type == "LBRACE"), None)
-    if brace is None or brace.line is None:
+    brace = _open_brace(exc)
+    if brace is None:
         return False
     lines = text.split("\n")
     opening = lines[brace.line - 1]
     indent = len(opening) - len(opening.lstrip())
     at_end = found == "end of file"
-    if not at_end and not (line > brace.line and column - 1 <= indent):
+    if not (at_end or (line > brace.line and column - 1 <= indent)):
         return False
     header = " ".join(opening[indent:brace.column - 1].split())
     what = f"`{header}`" if header else "this block"

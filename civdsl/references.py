@@ -27,10 +27,22 @@ from typing import Any
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
+from .rounds.syntax import AddStmt, MoveStmt, ResetStmt, RollStmt, SetStmt
 from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
+# The names the round rules declare (civdsl/rounds/grammar.lark), by the statement declaring them:
+# stats, flags, choices, thresholds, dice pools, tracks, event tables, the deck and the phases. A
+# round track is `round_track` here: `track` is the A.S.T.'s.
+ROUND_KINDS = {"stat": "stat", "flag": "flag", "choice": "choice", "threshold": "threshold", "pool": "pool",
+               "track": "round_track", "event_table": "event_table", "card_deck": "deck", "phase": "phase"}
+# The kind of name each declaring statement declares, by its keyword.
+DECLARES = {**{k: k for k in ("group", "const", "table", "option", "civilization", *ITEM_KINDS)}, "ast": "track",
+            **ROUND_KINDS}
+# What a bare name in an expression (or a round statement's target) may stand for, first match first:
+# the round rules share one namespace with constants and options (rounds/checks.py, CIV074).
+NAME_KINDS = ("const", "option", "group", *(k for k in ROUND_KINDS.values() if k not in ("deck", "phase")), "color")
 # What an errata names: any of these, whichever is declared.
 ERRATA_TARGETS = ("advance", "calamity", "commodity")
 # Statements the chain collects rather than replaces: a later one never hides an earlier one.
@@ -120,25 +132,27 @@ class _FileIndexer:
             self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
-        kind = item.value if item.kind in ("change", "remove") else item.kind
-        owner = (kind, item.name)
+        owner = self._declared(item)
         label = self._label(item)
+        for f in item.fields:
+            self.field(f, owner, label)
+        if item.kind not in ("errata", "credit_policy"):
+            self.expressions(item.value, owner, None, label, None)
+
+    def _declared(self, item: Item) -> tuple[str, str | None]:
+        """Record what the statement declares, changes, removes or (an errata) names; its owner."""
         if item.kind in ("change", "remove"):
-            self.add(kind, item.name, item.kind, item.name_span, "declaration", owner, part=item)
-        elif item.kind in ("group", "const", "table", "option", "civilization") or item.kind in ITEM_KINDS:
-            self.add(item.kind, item.name, "def", item.name_span, "declaration", owner, part=item)
-        elif item.kind == "ast":
-            self.add("track", item.name, "def", item.name_span, "declaration", owner, part=item)
+            owner = (item.value, item.name)
+            self.add(item.value, item.name, item.kind, item.name_span, "declaration", owner, part=item)
+            return owner
+        owner = (item.kind, item.name)
+        declares = DECLARES.get(item.kind)
+        if declares is not None:
+            self.add(declares, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
             target, _, span = item.value
             self.add("item", target, "ref", span, "errata", owner, label=target)
-        if item.kind == "ast":
-            self._track(item, owner)
-        else:
-            for f in item.fields:
-                self.field(f, owner, label)
-        if item.kind not in ("errata", "credit_policy"):
-            self.expressions(item.value, owner, None, label, None)
+        return owner
 
     def _label(self, item: Item) -> str | None:
         if item.kind in _LABELS:
@@ -150,70 +164,98 @@ class _FileIndexer:
         return item.name
 
     def field(self, f, owner, label) -> None:
-        kind = _NAMING_FIELDS.get(f.key)
-        if kind is not None:
-            for entry in (f.value if isinstance(f.value, list) else [f.value]):
-                self.add(kind, entry[0], "ref", entry[-1], f.key, owner, f.key, label=owner[1], part=f)
-            return
-        if f.key == "row":  # a civilization's row on a track
-            track, span, _, _ = f.value
-            self.add("track", track, "ref", span, "row", owner, f.key, label=owner[1], part=f)
+        """The declarations and uses in one field of the statement `owner` (kind, name)."""
+        visit = _FIELD_VISITS.get((owner[0], f.key)) or (_FileIndexer._naming if f.key in _NAMING_FIELDS else None)
+        if visit is not None:
+            visit(self, f, owner)
             return
         if f.key in ("points", "tiebreak"):  # score lines are labelled by their own words
             label = f.value[0]
         self.expressions(f.value, owner, f.key, label, f)
 
-    def _track(self, item: Item, owner) -> None:
-        for f in item.fields:
-            if f.key == "epoch":
-                name, reqs = f.value
-                self.add("epoch", name, "def", f.name_span, "declaration", owner, f.key, scope=item.name, part=f)
-                self.expressions(reqs, owner, f.key, name, f)
-            elif f.key == "backward":
-                expr, except_ = f.value
-                for name, span in except_:
-                    self.add("epoch", name, "ref", span, "except", owner, f.key, scope=item.name,
-                             label=item.name, part=f)
-                self.expressions(expr, owner, f.key, item.name, f)
-            else:
-                self.field(f, owner, item.name)
+    def _naming(self, f, owner) -> None:
+        """A field whose value names things (`requires "Pottery"`, `groups arts, crafts`)."""
+        kind = _NAMING_FIELDS[f.key]
+        for entry in (f.value if isinstance(f.value, list) else [f.value]):
+            self.add(kind, entry[0], "ref", entry[-1], f.key, owner, f.key, label=owner[1], part=f)
 
-    # --- expressions, anywhere in a statement's value (round rules' nodes included). Each node on
-    # the stack comes with the item attributes in scope there (inside a `where`) and whether it
-    # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X").
+    def _row(self, f, owner) -> None:
+        """A civilization's row on an A.S.T. track."""
+        track, span, _, _ = f.value
+        self.add("track", track, "ref", span, "row", owner, f.key, label=owner[1], part=f)
+
+    def _suit(self, f, owner) -> None:
+        """A deck's suit declares its colour (`suit "Hearts" red`), which hand functions read
+        (`hand_value(color=red)`)."""
+        _, color, span = f.value
+        self.add("color", color, "def", span, "declaration", owner, f.key, part=f)
+
+    def _epoch(self, f, owner) -> None:
+        """An epoch of an A.S.T. track: a name in its track's scope, and its requirements."""
+        name, reqs = f.value
+        self.add("epoch", name, "def", f.name_span, "declaration", owner, f.key, scope=owner[1], part=f)
+        self.expressions(reqs, owner, f.key, name, f)
+
+    def _backward(self, f, owner) -> None:
+        """A track's backward movement, but for the epochs it names."""
+        expr, except_ = f.value
+        for name, span in except_:
+            self.add("epoch", name, "ref", span, "except", owner, f.key, scope=owner[1], label=owner[1], part=f)
+        self.expressions(expr, owner, f.key, owner[1], f)
+
+    # --- expressions, anywhere in a statement's value (round rules' statements included). Each node
+    # on the stack comes with the item attributes in scope there (inside a `where`) and whether it
+    # stands under an odd number of `not`s (the charts tell "holds X" from "does not hold X"). A node
+    # type's visit (`_VISITS`) records its uses and returns the nodes inside it.
     def expressions(self, value, owner, fld, label, part, attrs: frozenset = frozenset()) -> None:
         if type(value) in _LEAVES:  # most fields: `cost 60`
             return
         self._at = (owner, fld, label, part)
         stack: list = [(value, attrs, False)]
+        visits = _VISITS
         while stack:
             node, local, neg = stack.pop()
             t = type(node)
-            if t in _LEAVES:
-                continue
-            if t in (list, tuple):
-                stack.extend((x, local, neg) for x in node)
-            elif t is dict:
-                stack.extend((x, local, neg) for x in node.values())
-            elif t is Name:
-                self._name(node, local, neg)
-            elif t is Call:
-                stack.extend(self._call(node, local, neg))
-            elif t is Where:
-                stack += [(node.items, local, neg), (node.condition, local | _attributes(node.items), neg)]
-            elif t is Not:
-                stack.append((node.operand, local, not neg))
-            elif hasattr(t, "__dataclass_fields__") and t is not Span:
-                stack.extend((v, local, neg) for v in node.__dict__.values())
+            if t not in _LEAVES:
+                stack.extend((visits.get(t) or _visit_for(t))(self, node, local, neg))
+
+    def _items(self, node, local: frozenset, neg: bool) -> Iterable:
+        return ((x, local, neg) for x in node)
+
+    def _values(self, node, local: frozenset, neg: bool) -> Iterable:
+        return ((x, local, neg) for x in node.values())
+
+    def _parts(self, node, local: frozenset, neg: bool) -> Iterable:
+        """The fields of any other syntax node (an operator, a round statement, ...)."""
+        return ((v, local, neg) for v in node.__dict__.values())
+
+    def _where(self, node: Where, local: frozenset, neg: bool) -> Iterable:
+        return (node.items, local, neg), (node.condition, local | _attributes(node.items), neg)
+
+    def _not(self, node: Not, local: frozenset, neg: bool) -> Iterable:
+        return ((node.operand, local, not neg),)
+
+    def _target(self, node, local: frozenset, neg: bool) -> Iterable:
+        """A round statement's target: `set food = ...`, `move war_track 1`, `reset rebellion` name a
+        stat, flag or track as a bare name in an expression does (one namespace, rounds/checks.py)."""
+        self._use("name", node.target, node.target_span, node.keyword, neg)
+        return self._parts(node, local, neg)
+
+    def _roll(self, node: RollStmt, local: frozenset, neg: bool) -> tuple:
+        """`roll gained = luxury_dice` or `roll natural_events`: the dice pool or event table rolled
+        (the name bound to the result is local to its block)."""
+        self._use("name", node.source, node.source_span, "roll", neg)
+        return ()
 
     def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
         owner, fld, label, part = self._at
         self.add(kind, name, "ref", span, via, owner, fld, label=label, part=part, negated=neg)
 
-    def _name(self, node: Name, local: frozenset, neg: bool) -> None:
+    def _name(self, node: Name, local: frozenset, neg: bool) -> tuple:
         first = node.parts[0]
         if first not in local:
             self._use("name", first, _name_span(node.span, first), "name", neg)
+        return ()
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
         named = NAMING_CALLS.get(call.name)
@@ -222,14 +264,11 @@ class _FileIndexer:
             return []
         self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = _group_argument(call)
-        word = group.value if type(group) is Str else group.parts[0] if type(group) is Name and len(group.parts) == 1 \
-            else None
+        word = _group_word(group)
         if word is not None:
             self._use("group", word, group.span, "group=", neg)
         todo = [(v, local, neg) for v in call.kwargs.values() if v is not group]
-        fn = vocab.FUNCTIONS.get(call.name)
-        # `count(advances where ..., cost)`: the later arguments read the items' attributes
-        inner = local | _attributes(call.args[0]) if fn is not None and fn.scope == "model" and call.args else local
+        inner = _later_scope(call, local)
         return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args) if a is not group]
 
 
@@ -244,8 +283,47 @@ def _group_argument(call: Call):
     return call.args[at] if at < len(call.args) else None
 
 
+def _group_word(group) -> str | None:
+    """The group a group argument names: a string, or a bare name of one part."""
+    if type(group) is Str:
+        return group.value
+    return group.parts[0] if type(group) is Name and len(group.parts) == 1 else None
+
+
+def _later_scope(call: Call, local: frozenset) -> frozenset:
+    """The names in scope in a call's later arguments: `count(advances where ..., cost)` reads
+    the attributes of the items a model function ranges over."""
+    fn = vocab.FUNCTIONS.get(call.name)
+    if fn is None or fn.scope != "model" or not call.args:
+        return local
+    return local | _attributes(call.args[0])
+
+
 # Values that name nothing (most of what a statement holds): skipped before any other test.
 _LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
+# How the expression walk visits each type of node (`_visit_for` adds the others as it meets them).
+_VISITS = {list: _FileIndexer._items, tuple: _FileIndexer._items, dict: _FileIndexer._values,
+           Name: _FileIndexer._name, Call: _FileIndexer._call, Where: _FileIndexer._where, Not: _FileIndexer._not,
+           SetStmt: _FileIndexer._target, AddStmt: _FileIndexer._target, MoveStmt: _FileIndexer._target,
+           ResetStmt: _FileIndexer._target, RollStmt: _FileIndexer._roll}
+
+
+# Fields that declare or name things, by (the kind of statement, the field's key); the fields of
+# _NAMING_FIELDS are read alike in every statement.
+_FIELD_VISITS = {("ast", "epoch"): _FileIndexer._epoch, ("ast", "backward"): _FileIndexer._backward,
+                 ("civilization", "row"): _FileIndexer._row, ("card_deck", "suit"): _FileIndexer._suit}
+
+
+def _visit_for(t: type):
+    """The visit of a node type met for the first time: its fields for a syntax node (a
+    dataclass), nothing for any other value."""
+    visit = _FileIndexer._parts if hasattr(t, "__dataclass_fields__") else _no_parts
+    _VISITS[t] = visit
+    return visit
+
+
+def _no_parts(indexer, node, local: frozenset, neg: bool) -> tuple:
+    return ()
 
 
 def _attributes(items) -> frozenset:
@@ -263,41 +341,32 @@ class Index:
         """`memo`: kept by a caller that indexes the same statements again and again (the language
         server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
-        raw: list[Ref] = []
-        fresh: dict = {}
-        for i, ast in enumerate(self.asts):
-            if ast is not None:
-                _FileIndexer(ast, i, raw, memo, fresh).run()
-        if memo is not None:
-            memo.clear()
-            memo.update(fresh)
+        raw = _index_files(self.asts, memo)
         self.declared: dict[str, set[str]] = {}
         for r in raw:
             if r.role == "def":
                 self.declared.setdefault(r.kind, set()).add(r.name)
-        self.refs = [self._resolved(r) for r in raw if r.kind != "call" or self._is_table(r)]
+        # scope resolution: what a bare name, a call or an errata's target stands for where it is
+        # written, by the kinds it may be (first match first); a name none declares stays as it is
+        self._meaning = {"name": self._first_declared(NAME_KINDS, dict.fromkeys([*vocab.FACTS, *vocab.DERIVED_NAMES],
+                                                                                "fact")),
+                         "call": {name: "table" for name in self.declared.get("table", ())},
+                         "item": self._first_declared(ERRATA_TARGETS, {})}
+        self.refs = [self._resolved(r) for r in raw if r.kind != "call" or r.name in self._meaning["call"]]
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
         for r in self.refs:
             self._by_name.setdefault((r.kind, r.name), []).append(r)
 
-    # --- scope resolution: what a bare name or a call stands for where it is written
-    def _is_table(self, r: Ref) -> bool:
-        return r.name in self.declared.get("table", ())
+    def _first_declared(self, kinds: Iterable[str], otherwise: dict[str, str]) -> dict[str, str]:
+        """{name: the first of `kinds` declaring it}, falling back on `otherwise`."""
+        out = dict(otherwise)
+        for kind in reversed(tuple(kinds)):
+            out.update(dict.fromkeys(self.declared.get(kind, ()), kind))
+        return out
 
     def _resolved(self, r: Ref) -> Ref:
-        if r.kind == "call":
-            return _with(r, kind="table")
-        if r.kind == "name":
-            for kind in ("const", "option", "group"):
-                if r.name in self.declared.get(kind, ()):
-                    return _with(r, kind=kind)
-            if r.name in vocab.FACTS or r.name in vocab.DERIVED_NAMES:
-                return _with(r, kind="fact")
-        if r.kind == "item":
-            for kind in ERRATA_TARGETS:
-                if r.name in self.declared.get(kind, ()):
-                    return _with(r, kind=kind)
-        return r
+        kind = self._meaning.get(r.kind, {}).get(r.name)
+        return r if kind is None else _with(r, kind=kind)
 
     # --- questions
     def named(self, kind: str, name: str, scope: str | None = None) -> list[Ref]:
@@ -321,30 +390,17 @@ class Index:
 
     def at(self, path: str, line: int, column: int) -> Ref | None:
         """The declaration or use whose span holds (line, column) of `path` (1-based)."""
-        best = None
-        for r in self.refs:
-            s = r.span
-            if s.path == path and s.line == line and s.column <= column <= (s.end_column or s.column):
-                if best is None or s.column > best.span.column:
-                    best = r
-        return best
+        here = [r for r in self.refs if r.span.path == path and r.span.line == line
+                and r.span.column <= column <= (r.span.end_column or r.span.column)]
+        return max(here, key=lambda r: r.span.column, default=None)  # the innermost
 
     def in_force(self, r: Ref) -> bool:
         """Whether the resolved rulebook still holds this use: no later file of the chain declares its
         statement whole or removes it, nor `change`s the field holding it in a way that replaces the
         base's (fields.ITEM_FIELDS `change`), nor drops the modifier holding it."""
-        kind, name = r.owner
-        for later in self.asts[r.file + 1:]:
-            for it in (later.items if later is not None else ()):
-                if it.name != name:
-                    continue
-                if it.kind == kind and kind not in _COLLECTED:
-                    return False
-                if it.kind == "remove" and it.value == kind:
-                    return False
-                if it.kind == "change" and it.value == kind and r.field is not None and _edits(it, kind, r):
-                    return False
-        return True
+        name = r.owner[1]
+        return not any(_takes_out(it, r) for later in self.asts[r.file + 1:] if later is not None
+                       for it in later.items if it.name == name)
 
     def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
         """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
@@ -353,22 +409,53 @@ class Index:
                 if r.name not in known and r.field != "drop" and self.in_force(r)]
 
 
+def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[Ref]:
+    """The declarations and uses of every file of the chain, as written (not yet resolved by
+    scope); `memo` (see Index) is updated to hold these statements'."""
+    raw: list[Ref] = []
+    fresh: dict = {}
+    for i, ast in enumerate(asts):
+        if ast is not None:
+            _FileIndexer(ast, i, raw, memo, fresh).run()
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
+    return raw
+
+
+def _takes_out(later: Item, r: Ref) -> bool:
+    """Whether a later statement of the same name takes the use out of force: it declares the
+    use's statement whole (but for statements the chain collects), removes it, or `change`s it in
+    a way that takes the use out."""
+    kind = r.owner[0]
+    if later.kind == "change":
+        return later.value == kind and r.field is not None and _edits(later, kind, r)
+    if later.kind == "remove":
+        return later.value == kind
+    return later.kind == kind and kind not in _COLLECTED
+
+
 def _edits(change: Item, kind: str, r: Ref) -> bool:
     """Whether a later `change` takes the use's field out: it replaces that field, or drops the
     modifier holding the use."""
+    return any(_replaces(f, kind, r) or _drops(f, r) for f in change.fields)
+
+
+def _replaces(f, kind: str, r: Ref) -> bool:
+    """Whether a field of a `change` replaces the field holding the use (fields.ITEM_FIELDS)."""
+    spec = item_fields.field(kind, f.key) if f.key == r.field else None
+    return spec is not None and spec.change in ("replace", "replace_all")
+
+
+def _drops(f, r: Ref) -> bool:
+    """Whether a field of a `change` is the `drop` of the modifier holding the use."""
     from .expressions import unparse
 
-    for f in change.fields:
-        if f.key == r.field:
-            spec = item_fields.field(kind, f.key)
-            if spec is not None and spec.change in ("replace", "replace_all"):
-                return True
-        if f.key == "drop" and r.field == "modifier" and r.part is not None:
-            cond, role = f.value
-            mod = r.part.value
-            if unparse(cond) == unparse(mod.condition) and role == mod.role:
-                return True
-    return False
+    if f.key != "drop" or r.field != "modifier" or r.part is None:
+        return False
+    cond, role = f.value
+    mod = r.part.value
+    return unparse(cond) == unparse(mod.condition) and role == mod.role
 
 
 def _with(r: Ref, **changes) -> Ref:

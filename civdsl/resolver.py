@@ -147,29 +147,37 @@ class _Applier(RoundsApplier):
         declaration."""
         out = []
         for name, values, doc, span, key_span, value_spans in fields:
-            value_span = value_spans[0]
             spec = vocab.RESOLUTION_SETTINGS.get(name)
             if spec is None or (not edition and not spec.per_calamity):
-                known = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if edition or x.per_calamity]
-                what = "unknown resolution setting" if spec is None else "edition-wide resolution setting"
-                self.diags.error("CIV085", f"{what} `{name}`" + ("" if spec is None else " inside a calamity"),
-                                 key_span, help=suggestion(name, known) if spec is None else
-                                 f"a calamity may set: {', '.join(known)}")
-                continue
-            if isinstance(spec.values, tuple):
-                bad = [v for v in values if v not in spec.values]
-                if bad:
-                    self.diags.error("CIV085", f"`{name}` cannot be `{bad[0]}`", value_spans[values.index(bad[0])],
-                                     help=suggestion(bad[0], spec.values) or f"values: {', '.join(spec.values)}")
-                    continue
-            if not spec.many and len(values) != 1:
-                self.diags.error("CIV085", f"`{name}` takes one value", value_span)
-                continue
-            if len(set(values)) != len(values):
-                self.diags.error("CIV085", f"`{name}` lists a value twice", value_span)
-                continue
-            out.append((name, tuple(values), doc, span, tuple(value_spans)))
+                self._misplaced_resolution_setting(name, spec, edition, key_span)
+            elif self._resolution_values_fit(name, values, spec, value_spans):
+                out.append((name, tuple(values), doc, span, tuple(value_spans)))
         return out
+
+    def _misplaced_resolution_setting(self, name: str, spec, edition: bool, key_span: Span) -> None:
+        """CIV085: a setting `resolution` does not have, or an edition-wide one inside a calamity."""
+        known = [n for n, x in vocab.RESOLUTION_SETTINGS.items() if edition or x.per_calamity]
+        if spec is None:
+            self.diags.error("CIV085", f"unknown resolution setting `{name}`", key_span, help=suggestion(name, known))
+        else:
+            self.diags.error("CIV085", f"edition-wide resolution setting `{name}` inside a calamity", key_span,
+                             help=f"a calamity may set: {', '.join(known)}")
+
+    def _resolution_values_fit(self, name: str, values: list, spec, value_spans: list) -> bool:
+        """Whether a resolution setting's values are ones it can take, as many as it takes, each
+        once; CIV085 for the first that is not."""
+        bad = [v for v in values if v not in spec.values] if isinstance(spec.values, tuple) else []
+        if bad:
+            self.diags.error("CIV085", f"`{name}` cannot be `{bad[0]}`", value_spans[values.index(bad[0])],
+                             help=suggestion(bad[0], spec.values) or f"values: {', '.join(spec.values)}")
+            return False
+        if not spec.many and len(values) != 1:
+            self.diags.error("CIV085", f"`{name}` takes one value", value_spans[0])
+            return False
+        if len(set(values)) != len(values):
+            self.diags.error("CIV085", f"`{name}` lists a value twice", value_spans[0])
+            return False
+        return True
 
     def _amount_settings(self, fields: list) -> list:
         """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
@@ -180,21 +188,26 @@ class _Applier(RoundsApplier):
                 self.diags.error("CIV080", f"unknown amounts setting `{name}`", key_span,
                                  help=suggestion(name, vocab.AMOUNT_SETTINGS)
                                  or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
-                continue
-            allowed = spec[0]
-            bad = [] if allowed == "const" else [v for v in values if v not in allowed]  # a constant: the validator
-            if bad:
-                self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
-                                 help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
-                continue
-            if name == "order" and sorted(values) != sorted(allowed):
-                self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
-                continue
-            if name != "order" and len(values) != 1:
-                self.diags.error("CIV080", f"`{name}` takes one value", value_span)
-                continue
-            out.append((name, tuple(values), doc, span))
+            elif self._amount_values_fit(name, values, spec[0], value_span):
+                out.append((name, tuple(values), doc, span))
         return out
+
+    def _amount_values_fit(self, name: str, values: list, allowed, value_span: Span) -> bool:
+        """Whether an amounts setting's values are ones it can take (a constant's name: the
+        validator checks it), `order` each of its words once, any other one value; CIV080 for
+        the first problem."""
+        bad = [] if allowed == "const" else [v for v in values if v not in allowed]
+        if bad:
+            self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
+                             help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
+            return False
+        if name == "order" and sorted(values) != sorted(allowed):
+            self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
+            return False
+        if name != "order" and len(values) != 1:
+            self.diags.error("CIV080", f"`{name}` takes one value", value_span)
+            return False
+        return True
 
     def _item_scenario(self, item: Item) -> None:
         if self._once("scenario", item.name, item.span, f"scenario `{item.name}`"):
@@ -263,13 +276,7 @@ class _Applier(RoundsApplier):
         names: dict[str, Span] = {}
         for f in item.fields:
             if f.key == "epoch":
-                name, reqs = f.value
-                if name in names:
-                    self.diags.error("CIV020", f"epoch `{name}` declared twice in track `{item.name}`", f.span,
-                                     item=name, notes=[f"first declared at {names[name]}"])
-                    continue
-                names[name] = f.span
-                track.epochs.append(Epoch(name, [Requirement(e, why, s, each) for e, why, s, each in reqs], f.span))
+                self._epoch(track, f, names)
             elif f.key == "backward":
                 expr, except_ = f.value
                 track.backward.append((expr, f.span))
@@ -282,6 +289,16 @@ class _Applier(RoundsApplier):
             elif f.key == "note":
                 track.notes.append(f.value)
         self.ed.asts[item.name] = track
+
+    def _epoch(self, track: AstTrack, f: Field, names: dict[str, Span]) -> None:
+        """An epoch of an A.S.T. track, unless the track already has one of its name (CIV020)."""
+        name, reqs = f.value
+        if name in names:
+            self.diags.error("CIV020", f"epoch `{name}` declared twice in track `{track.id}`", f.span,
+                             item=name, notes=[f"first declared at {names[name]}"])
+            return
+        names[name] = f.span
+        track.epochs.append(Epoch(name, [Requirement(e, why, s, each) for e, why, s, each in reqs], f.span))
 
     def _item_civilization(self, item: Item) -> None:
         if not self._once("civilization", item.name, item.span, f"civilization `{item.name}`"):
@@ -329,12 +346,7 @@ class _Applier(RoundsApplier):
         base = self._collection(kind).get(item.name) if self.is_extension else None
         if base is None:
             return
-        kept = {f.key for f in item.fields}
-        # field_spans holds every field key given (_field_once) and a few finer spans besides:
-        # one per target (`credit:sciences`), `group_spans`, `beneficiary_name`
-        given = dict.fromkeys(k for k in (getattr(base, "field_spans", {}) or {})
-                              if ":" not in k and not k.endswith(("_spans", "_name")))
-        lost = [k for k in given if k not in kept]
+        lost = _dropped_fields(base, item)
         notes = [f"the base declares {kind} `{item.name}` at {base.span}"]
         if lost:
             notes.append(f"fields of the base's that this declaration drops: {', '.join(lost)}")
@@ -364,40 +376,38 @@ class _Applier(RoundsApplier):
             self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to change", item.span, item=item.name,
                              help=suggestion(item.name, coll))
             return
-        target = copy.copy(coll[item.name])
-        # lists and dicts are shared with the base after a shallow copy: copy the ones a change
-        # may edit (those of the repeatable fields, fields.ITEM_FIELDS)
-        for attr in item_fields.list_attrs(item.value):
-            value = getattr(target, attr, None)
-            if isinstance(value, (list, dict)):
-                setattr(target, attr, type(value)(value))
-        target.field_spans = dict(target.field_spans)
         base = coll[item.name]
-        if item.value == "advance":
-            # a field a change gives that replaces the base's whole list (fields.ITEM_FIELDS:
-            # `replace_all`) empties that list first, so the change's lines are all there is
-            for key in {f.key for f in item.fields}:
-                spec = item_fields.field("advance", key)
-                if spec is not None and spec.change == "replace_all":
-                    setattr(target, spec.model_attr, type(getattr(target, spec.model_attr))())
-            self._advance_fields(target, item.fields)
-        elif item.value == "calamity":
-            self._calamity_fields(target, item.fields)
-            self._stacked_modifiers(base, target)
-        else:
-            self._commodity_fields(target, item.fields)
+        target = _editable_copy(base, item.value)
+        getattr(self, f"_change_{item.value}")(base, target, item.fields)
         self._stale_summary(item, base, target)
         coll[item.name] = target
+
+    def _change_advance(self, base: Advance, target: Advance, fields: list[Field]) -> None:
+        # a field a change gives that replaces the base's whole list (fields.ITEM_FIELDS:
+        # `replace_all`) empties that list first, so the change's lines are all there is
+        for key in {f.key for f in fields}:
+            spec = item_fields.field("advance", key)
+            if spec is not None and spec.change == "replace_all":
+                setattr(target, spec.model_attr, type(getattr(target, spec.model_attr))())
+        self._advance_fields(target, fields)
+
+    def _change_calamity(self, base: Calamity, target: Calamity, fields: list[Field]) -> None:
+        self._calamity_fields(target, fields)
+        self._stacked_modifiers(base, target)
+
+    def _change_commodity(self, base: Commodity, target: Commodity, fields: list[Field]) -> None:
+        self._commodity_fields(target, fields)
 
     def _stacked_modifiers(self, base: Calamity, changed: Calamity) -> None:
         """A modifier a change adds with exactly the condition and role of one the base keeps
         applies on top of it (both fire): usually a house rule meant to replace the base's."""
-        kept = [m for m in changed.modifiers if any(m is b for b in base.modifiers)]
-        added = [m for m in changed.modifiers if not any(m is b for b in base.modifiers)]
-        for new in added:
+        from_base = {id(m) for m in base.modifiers}
+        # the base's modifiers the change keeps, by role and condition (the first of each)
+        kept = {(m.role, unparse(m.condition)): m for m in reversed(changed.modifiers) if id(m) in from_base}
+        for new in changed.modifiers:
             text = unparse(new.condition)
-            same = next((b for b in kept if b.role == new.role and unparse(b.condition) == text), None)
-            if same is not None:
+            same = kept.get((new.role, text))
+            if same is not None and id(new) not in from_base:
                 role = "" if new.role == "any" else f" for {new.role}"
                 self.diags.warning("CIV131", f"`{changed.name}` already has a modifier `when {text}`{role}: "
                                              "both will apply", new.span, item=changed.name,
@@ -547,6 +557,14 @@ class _Applier(RoundsApplier):
         """CIV061, naming the role asked for; the help never offers back what was written: the
         same condition under the roles it does have, else the closest other condition."""
         asked = f"when {text}" + (f" for {role}" if role != "any" else "")
+        notes, help_ = self._drop_hint(cal, text)
+        self.diags.error("CIV061", f"`{cal.name}` has no modifier `{asked}` to drop", f.span, item=cal.name,
+                         notes=notes, help=help_)
+
+    @staticmethod
+    def _drop_hint(cal: Calamity, text: str) -> tuple[list[str], str | None]:
+        """(notes, help) of a drop that matches nothing: the roles the condition does have, else
+        the closest other condition."""
         roles = sorted({m.role for m in cal.modifiers if unparse(m.condition) == text})
         notes, help_ = [], None
         if "any" in roles:  # written without `for`: one modifier for every role, dropped whole
@@ -562,14 +580,36 @@ class _Applier(RoundsApplier):
             help_ = suggestion(text, others)
             if not others:
                 notes.append(f"`{cal.name}` has no modifiers at all")
-        self.diags.error("CIV061", f"`{cal.name}` has no modifier `{asked}` to drop", f.span, item=cal.name,
-                         notes=notes, help=help_)
+        return notes, help_
 
     def _commodity_fields(self, com: Commodity, fields: list[Field]) -> None:
         for f in fields:
             self._field_once(com, f, com.name)
             _apply_field(self, "commodity", com, f)  # every commodity field holds its value as it is
         com.__dict__.pop("_seen_fields", None)
+
+
+def _dropped_fields(base, item: Item) -> list[str]:
+    """The fields the base's item gives that a whole redeclaration of it does not."""
+    kept = {f.key for f in item.fields}
+    # field_spans holds every field key given (_field_once) and a few finer spans besides:
+    # one per target (`credit:sciences`), `group_spans`, `beneficiary_name`
+    given = dict.fromkeys(k for k in (getattr(base, "field_spans", {}) or {})
+                          if ":" not in k and not k.endswith(("_spans", "_name")))
+    return [k for k in given if k not in kept]
+
+
+def _editable_copy(item, kind: str):
+    """A copy of an item that a `change` may edit without touching the base's: a shallow copy
+    whose lists and dicts of the repeatable fields (fields.ITEM_FIELDS), shared with the base
+    otherwise, and field spans are copied too."""
+    target = copy.copy(item)
+    for attr in item_fields.list_attrs(kind):
+        value = getattr(target, attr, None)
+        if isinstance(value, (list, dict)):
+            setattr(target, attr, type(value)(value))
+    target.field_spans = dict(target.field_spans)
+    return target
 
 
 _HANDLERS: dict[tuple[type, str, str], object] = {}

@@ -8,6 +8,7 @@ nothing from the compiler, so answering a question never loads the parser.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import operator
@@ -146,27 +147,22 @@ def not_(x):
     return x if x.__class__ is Unknown else not x
 
 
-def and_(a, *rights):
-    """`a and r1 and r2 ...` (a chain is one call: deep nesting would strain Python's parser)."""
+def _kleene(decisive: bool, a, *rights):
+    """`a and r1 and r2 ...` (DECISIVE False) or `a or r1 or r2 ...` (True): the first known value
+    whose truth is DECISIVE ends the chain; else the unknown ones joined, else the last value (a
+    chain is one call: deep nesting would strain Python's parser)."""
     unknown = None
     for right in (None, *rights):
         v = a if right is None else right()
         if v.__class__ is Unknown:
             unknown = v if unknown is None else unknown_of(unknown, v)
-        elif not v:
+        elif bool(v) is decisive:
             return v
     return unknown if unknown is not None else v
 
 
-def or_(a, *rights):
-    unknown = None
-    for right in (None, *rights):
-        v = a if right is None else right()
-        if v.__class__ is Unknown:
-            unknown = v if unknown is None else unknown_of(unknown, v)
-        elif v:
-            return v
-    return unknown if unknown is not None else v
+and_ = functools.partial(_kleene, False)
+or_ = functools.partial(_kleene, True)
 
 
 def lookup(bands, x):
@@ -240,28 +236,34 @@ class PlayerState:
         """Whether unit points can be derived: the state gives tokens and cities."""
         return "tokens" in self.facts and "cities" in self.facts
 
-    def _unit_points(self):
+    def _unit_points(self, city=None):
         """`unit_points` derived from tokens and cities, each counted as the rulebook's
-        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES)."""
+        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES), or a city as
+        CITY where a calamity declares its own value."""
         points = self.module.UNIT_POINTS
-        return self.facts["tokens"] * points["token"] + self.facts["cities"] * points["city"]
+        city = points["city"] if city is None else city
+        return self.facts["tokens"] * points["token"] + self.facts["cities"] * city
 
     def holding(self, name: str, city=None):
         """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
         not say: a bound is applied only to a holding the user gave. `city`: a city's unit points
         where a calamity declares its own (unit points then count from tokens and cities)."""
-        if city is not None and name == "unit_points" and self._counts_units():
-            return self.facts["tokens"] * self.module.UNIT_POINTS["token"] + self.facts["cities"] * city
+        if name == "unit_points":
+            return self._unit_holding(city)
         if name in self.facts:
             return self.facts[name]
-        if name == "unit_points" and self._counts_units():
-            return self._unit_points()
         hand = self.facts.get("commodities")
-        if hand is not None and name == "commodity_cards":
-            return sum(hand.values())
-        if hand is not None and name == "commodity_face_value":
-            return sum(n * self.module.COMMODITIES[c]["value"] for c, n in hand.items())
-        return None
+        of_hand = _HAND_HOLDINGS.get(name)
+        return None if hand is None or of_hand is None else of_hand(self.module, hand)
+
+    def _unit_holding(self, city):
+        """The unit points held: counted from tokens and cities where a calamity values a city its
+        own way (CITY), else as the state gives them, else counted from tokens and cities."""
+        if city is not None and self._counts_units():
+            return self._unit_points(city)
+        if "unit_points" in self.facts:
+            return self.facts["unit_points"]
+        return self._unit_points() if self._counts_units() else None
 
     # --- table queries (vocabulary.FUNCTIONS of scope "table"; issue 13 §3) ---------------------
     def _others_fact(self, value, who: str):
@@ -270,8 +272,7 @@ class PlayerState:
         if value.__class__ is Unknown:
             named = tuple(f"players.{who}.{f}" for f in value.facts)
             for f in named:
-                if f not in self.missing:
-                    self.missing.append(f)
+                self._missing(f)
             return Unknown(named)
         return value
 
@@ -393,6 +394,18 @@ class PlayerState:
         return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
 
 
+def _hand_cards(module, hand: dict) -> int:
+    return sum(hand.values())
+
+
+def _hand_face_value(module, hand: dict) -> int:
+    return sum(n * module.COMMODITIES[c]["value"] for c, n in hand.items())
+
+
+# the holdings (vocabulary.BOUNDS) counted from the hand of commodity cards the state gives
+_HAND_HOLDINGS = {"commodity_cards": _hand_cards, "commodity_face_value": _hand_face_value}
+
+
 # --- calamity resolution ------------------------------------------------------------------
 
 class EffectResult:
@@ -498,12 +511,10 @@ class Resolution(tuple):
             "missing_facts": list(self.state.missing),
             "undecided": undecided(self.state),
         }
-        if self.cancel_reason:
-            line, why, where = self.cancel_reason
-            out["cancel_reason"] = {"line": line, "path": where, "why": why}
-        if self.excluded:
-            line, why, where = self.excluded
-            out["excluded"] = {"line": line, "path": where, "why": why}
+        for key, reason in (("cancel_reason", self.cancel_reason), ("excluded", self.excluded)):
+            if reason:
+                line, why, where = reason
+                out[key] = {"line": line, "path": where, "why": why}
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
@@ -535,10 +546,7 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
     holding; the trace says when the bound applied. `amount` stays the amount the rule demands.
     `city`: a city's unit points for this calamity (`amounts { city_points ... }`)."""
     for i, (kind, args, line) in enumerate(effects):
-        by_area = bounds.get(kind)
-        if not by_area:
-            continue
-        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        fact = _bounding_fact(bounds, kind, args)
         demanded = args.get("amount")
         if fact is None or demanded is None or type(demanded) is Unknown:
             continue
@@ -551,6 +559,15 @@ def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path
             if taken < demanded and "unselected" not in args:  # a selection is bounded by unselect
                 trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
         effects[i] = (kind, new, line)
+
+
+def _bounding_fact(bounds: dict, kind: str, args: dict) -> str | None:
+    """The holding that bounds an effect of KIND in its area (BOUNDS: the rulebook's reading of
+    vocabulary.BOUNDS, kind -> area or "*" -> fact), or None when none does."""
+    by_area = bounds.get(kind)
+    if not by_area:
+        return None
+    return by_area.get(args.get("area", "any"), by_area.get("*"))
 
 
 def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
@@ -566,8 +583,7 @@ def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str
         if type(wanted) is Unknown or type(prevented) is Unknown:
             effects[i] = (kind, new, line)
             continue
-        by_area = bounds.get(kind, {})
-        fact = by_area.get(args.get("area", "any"), by_area.get("*"))
+        fact = _bounding_fact(bounds, kind, args)
         have = s.holding(fact) if fact is not None else None
         selected = max(wanted, 0) if have is None else max(min(wanted, have), 0)
         unselected = min(max(prevented, 0), selected)
@@ -586,12 +602,9 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
     withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
     tokens on the board; the tokens a reduced city leaves always count."""
     cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
-    if cities is None or tokens is None or leave is None:
+    if None in (cities, tokens, leave):
         return
-    base = s.module.CONSTS.get("city_support", 2)
-    for name in sorted(s.held_set):
-        if name in s.module.ADVANCES:
-            base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
+    base = _city_support(s)
     for i, (kind, args, line) in enumerate(effects):
         what = kinds.get(kind)
         amount = args.get("amount")
@@ -599,12 +612,29 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
             continue
         rate = base + amount if what == "rate" else base
         withheld = min(amount, tokens) if what == "withheld" else 0
-        available, left = tokens - withheld, cities
-        while left > 0 and available < rate * left:
-            left -= 1
-            available += leave
+        left = _cities_supported(cities, tokens - withheld, rate, leave)
         effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
                                                  "cities_left": left}}, line)
+
+
+def _city_support(s: PlayerState) -> int:
+    """The tokens a city needs: the `city_support` constant changed by the held advances'
+    `city_support` abilities."""
+    base = s.module.CONSTS.get("city_support", 2)
+    for name in sorted(s.held_set):
+        if name in s.module.ADVANCES:
+            base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
+    return base
+
+
+def _cities_supported(cities: int, available: int, rate: int, leave: int) -> int:
+    """The cities left once reduced one at a time, the tokens each leaves counting at once, until
+    the AVAILABLE tokens support the rest at RATE."""
+    left = cities
+    while left > 0 and available < rate * left:
+        left -= 1
+        available += leave
+    return left
 
 
 def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
@@ -613,7 +643,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
     over} to each such effect. Among equally small excesses the fewest cities go (our reading:
     a player keeps his cities where he can)."""
     cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
-    if cities is None or tokens is None:
+    if None in (cities, tokens):
         return
     value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
     for i, (kind, args, line) in enumerate(effects):
@@ -622,21 +652,22 @@ def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
         need = args.get("taken", args.get("amount"))
         if need is None or type(need) is Unknown or need <= 0:
             continue
-        best = None
-        for k in range(cities + 1):
-            t = need - k * value
-            t = 0 if t < 0 else t
-            if t > tokens:
-                continue
-            key = (k * value + t - need, k)
-            if best is None or key < best[0]:
-                best = (key, k, t)
-        if best is None:  # more than he has: everything goes (what the bound takes)
-            loss = {"cities": cities, "tokens": tokens, "over": 0}
-        else:
-            (over, _), k, t = best
-            loss = {"cities": k, "tokens": t, "over": over}
-        effects[i] = (kind, {**args, "loss": loss}, line)
+        effects[i] = (kind, {**args, "loss": _least_loss(need, cities, tokens, value)}, line)
+
+
+def _least_loss(need: int, cities: int, tokens: int, value: int) -> dict:
+    """The cities (each worth VALUE) and tokens that meet NEED with the least excess, then the
+    fewest cities; everything when the player has less."""
+    best = None
+    for k in range(cities + 1):
+        t = max(need - k * value, 0)
+        key = (k * value + t - need, k)
+        if t <= tokens and (best is None or key < best[0]):
+            best = (key, k, t)
+    if best is None:  # more than he has: everything goes (what the bound takes)
+        return {"cities": cities, "tokens": tokens, "over": 0}
+    (over, _), k, t = best
+    return {"cities": k, "tokens": t, "over": over}
 
 
 def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
@@ -661,7 +692,22 @@ def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
 def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
     """({card: n}, face value) of the cards worth at least `need` with the least excess, then the
     fewest cards; the whole hand when it is worth less."""
-    # best[v] = the fewest cards (and which) worth exactly v; v up to the whole hand's worth
+    best = _fewest_cards_by_value(cards, faces)
+    enough = [v for v in best if v >= need]
+    if enough:
+        value = min(enough, key=lambda v: (v, len(best[v])))
+        picked = best[value]
+    else:
+        value, picked = sum(faces[c]["value"] for c in cards), range(len(cards))
+    chosen: dict = {}
+    for index in picked:
+        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
+    return chosen, value
+
+
+def _fewest_cards_by_value(cards: list[str], faces: dict) -> dict[int, tuple]:
+    """Face value -> the fewest cards (their indices in CARDS) worth exactly that much, for every
+    value up to the whole hand's worth."""
     best: dict = {0: ()}
     for index, name in enumerate(cards):
         face = faces[name]["value"]
@@ -669,13 +715,7 @@ def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
             w = v + face
             if w not in best or len(best[w]) > len(picked) + 1:
                 best[w] = picked + (index,)
-    enough = [v for v in best if v >= need]
-    value = min(enough, key=lambda v: (v, len(best[v]))) if enough else sum(faces[c]["value"] for c in cards)
-    picked = best[value] if enough else tuple(range(len(cards)))
-    chosen: dict = {}
-    for index in picked:
-        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
-    return chosen, value
+    return best
 
 
 def assigned(s: PlayerState, most, kind: str):
@@ -796,26 +836,29 @@ class rules_of:
     def __exit__(self, kind, exc, tb):
         if exc is None or isinstance(exc, RulebookRuntimeError) or not isinstance(exc, _RULE_ERRORS):
             return False
-        filename = getattr(self.module, "__file__", None)
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == filename:
-                raise located(exc, self.module) from exc
-            tb = tb.tb_next
+        if _rule_line(tb, self.module) is not None:
+            raise located(exc, self.module) from exc
         return False
 
 
 _RULE_ERRORS = (ArithmeticError, TypeError, ValueError, KeyError, RecursionError)
 
 
-def located(exc: Exception, module) -> RulebookRuntimeError:
-    """Re-state an error from generated code at the rulebook file and line that produced it."""
-    tb = exc.__traceback__
+def _rule_line(tb, module) -> int | None:
+    """The line of the generated module that raised, the innermost of its frames in the traceback
+    TB; None when the error did not pass through the module's code."""
     line = None
     filename = getattr(module, "__file__", None)
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
+    return line
+
+
+def located(exc: Exception, module) -> RulebookRuntimeError:
+    """Re-state an error from generated code at the rulebook file and line that produced it."""
+    line = _rule_line(exc.__traceback__, module)
     where = source_of(module, line) if line is not None else None
     reason = _REASONS.get(type(exc), f"{type(exc).__name__}: {exc}")
     if where is None:
@@ -851,10 +894,8 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     """
     policy = module.CREDIT_POLICY
     holds = list(holds)
-    if "single_use" in getattr(module, "CREDIT_VARIANTS", ()):
-        rows = _single_use_rows(module, holds, list(buys), extra_credits or {})
-    else:
-        rows = _policy_rows(module, holds, buys, extra_credits)
+    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+    rows = (_single_use_rows if single_use else _policy_rows)(module, holds, list(buys), extra_credits or {})
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
     _acquired_automatically(module, rows, holds + list(buys))
@@ -862,17 +903,20 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     for row in rows:
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
-    known = [r["price"] for r in rows if r["price"] is not None]
-    treasury_value = max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
         "acquired": acquired_with(module, holds, buys),
-        "total": sum(known) if len(known) == len(rows) else None,
+        "total": _total(r["price"] for r in rows),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
-        "treasury_value": treasury_value,
+        "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _treasury_value(module, holds: list) -> int:
+    """What one treasury token pays toward advances: 1, or more by a held `treasury_value` ability."""
+    return max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
 
 
 def _price_row(name: str, adv: dict, credits: list[dict]) -> dict:
@@ -941,11 +985,10 @@ def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[
 def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
     """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
     acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
-    for row in (rows if acquirers else ()):
+    for row in rows:
         adv = module.ADVANCES[row["advance"]]
         for source, args in acquirers:
-            if (source != row["advance"] and row["price"] and args["group"] in adv["groups"]
-                    and adv["cost"] is not None and adv["cost"] < args["cost_below"]):
+            if source != row["advance"] and row["price"] and _covered(adv, args):
                 row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
                 row["price"] = 0
 
@@ -977,39 +1020,52 @@ def _place_single_use_credits(module, sources: list, priced: list) -> dict[str, 
     so the work follows the number of distinct states, not the number of placements."""
     per_card = module.CREDIT_POLICY == "per_card"
     groups = [tuple(module.ADVANCES[b]["groups"]) for b in priced]
-
-    def options(gcred: dict, spec: dict, i: int, chosen) -> list[tuple[int, object]]:
-        """(credit, group it fixes) for each way the source can discount advance i."""
-        b = priced[i]
-        if per_card:
-            return [(max(max([gcred.get(g, 0) for g in groups[i]] or [0]), spec.get(b, 0)), None)]
-        if chosen is not None:
-            return [(gcred.get(chosen, 0) + spec.get(b, 0), chosen)]
-        found = [(gcred[g] + spec.get(b, 0), g) for g in groups[i] if gcred.get(g, 0)]
-        return found or [(spec.get(b, 0), None)]
-
     start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
     states = {start: None}
     for name, gcred, spec in sources:
-        if not any(c > 0 for i in range(len(priced)) for c, _ in options(gcred, spec, i, None)):
-            continue
-        step: dict = {}
-        for state in states:
-            left, chosen = state
-            step.setdefault(state, (state, None))
-            for i in range(len(priced)):
-                if left[i] <= 0:
-                    continue
-                for credit, group in options(gcred, spec, i, chosen[i]):
-                    if credit <= 0:
-                        continue
+        # options[i](chosen): (credit, group it fixes) for each way the source can discount advance i
+        options = [functools.partial(_credit_options, per_card, groups[i], gcred, spec.get(b, 0))
+                   for i, b in enumerate(priced)]
+        if any(c > 0 for option in options for c, _ in option(None)):
+            states = _after_source(states, options)
+            layers.append((name, states))
+    return _placement(layers, min(states, key=lambda s: (sum(s[0]), s[0])), priced)
+
+
+def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:
+    """(credit, group it fixes) for each way a source (group credits GCRED, SPECIFIC credit toward
+    the advance) can discount an advance of GROUPS already discounted by the group CHOSEN (None:
+    not yet). Under `per_card` the larger of its group and specific credit, no group fixed."""
+    if per_card:
+        return [(max(max([gcred.get(g, 0) for g in groups] or [0]), specific), None)]
+    if chosen is not None:
+        return [(gcred.get(chosen, 0) + specific, chosen)]
+    found = [(gcred[g] + specific, g) for g in groups if gcred.get(g, 0)]
+    return found or [(specific, None)]
+
+
+def _after_source(states: dict, options: list) -> dict:
+    """Every state one source leads to, its credit placed on one advance still to pay or on none:
+    state -> (the state before, index of the advance or None). Equal states merge."""
+    step: dict = {}
+    for state in states:
+        left, chosen = state
+        step.setdefault(state, (state, None))
+        for i, option in enumerate(options):
+            if left[i] <= 0:
+                continue
+            for credit, group in option(chosen[i]):
+                if credit > 0:
                     after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
                              chosen[:i] + (group,) + chosen[i + 1:])
                     step.setdefault(after, (state, i))
-        layers.append((name, step))
-        states = step
-    state = min(states, key=lambda s: (sum(s[0]), s[0]))
+    return step
+
+
+def _placement(layers: list, state: tuple, priced: list) -> dict[str, list]:
+    """The credits each advance of PRICED takes, read back from the final STATE through the
+    LAYERS (each source's step), in the order of the sources."""
     given: dict[str, list] = {b: [] for b in priced}
     for name, step in reversed(layers):
         previous, i = step[state]
@@ -1027,26 +1083,32 @@ def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = N
     A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
     treasury than the state holds makes the purchase illegal."""
     offers, limits = _trade_card_offers(module, holds)
-    rows, illegal = [], []
+    rows = []
     for stack in stacks:
-        best = min(offers.get(stack, []), default=None)
-        if best is None:
-            sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
-            illegal.append({"stack": stack, "why": f"no rule sells cards from stack {stack} to this player "
-                                                   f"(stacks on sale: {sellers})"})
-            rows.append({"stack": stack, "price": None, "from": None})
-        else:
-            rows.append({"stack": stack, "price": best[0], "from": best[1]})
-    for cards, doc in limits:
-        if len(stacks) > cards:
-            illegal.append({"stack": None, "why": f"{len(stacks)} trade cards, but at most {cards} may be bought a "
-                                                  f"turn ({doc})"})
-    known = [r["price"] for r in rows if r["price"] is not None]
-    total = sum(known) if len(known) == len(rows) else None
+        price, seller = min(offers.get(stack, []), default=(None, None))
+        rows.append({"stack": stack, "price": price, "from": seller})
+    total = _total(r["price"] for r in rows)
+    return {"items": rows, "total": total, "illegal": _trade_card_problems(offers, limits, rows, total, treasury),
+            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def _trade_card_problems(offers: dict, limits: list, rows: list[dict], total, treasury) -> list[dict]:
+    """Why a purchase of trade cards is illegal: a stack nobody sells from, more cards than a limit
+    allows, more treasury than the state holds."""
+    sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
+    illegal = [{"stack": r["stack"], "why": f"no rule sells cards from stack {r['stack']} to this player "
+                                            f"(stacks on sale: {sellers})"} for r in rows if r["from"] is None]
+    illegal += [{"stack": None, "why": f"{len(rows)} trade cards, but at most {cards} may be bought a turn ({doc})"}
+                for cards, doc in limits if len(rows) > cards]
     if treasury is not None and total is not None and total > treasury:
         illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
-    return {"items": rows, "total": total, "illegal": illegal,
-            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+    return illegal
+
+
+def _total(values):
+    """The sum of VALUES, or None when any of them is not known (None)."""
+    values = list(values)
+    return None if any(v is None for v in values) else sum(values)
 
 
 def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
@@ -1073,25 +1135,30 @@ def purchase_problems(module, holds, buys) -> list[dict]:
     held = set(holds)
     out, seen = [], set()
     for name in buys:
-        adv = module.ADVANCES[name]
-        if name in held:
-            out.append({"advance": name, "why": "already held"})
-        elif name in seen:
-            out.append({"advance": name, "why": "named twice: one copy of each advance"})
-        else:
-            missing = [r for r in adv["requires"] if r not in held]
-            if missing:
-                alongside = [r for r in missing if r in buys]
-                why = f"needs {', '.join(missing)} held before this turn"
-                if alongside:
-                    why += " (bought in the same turn does not count)"
-                out.append({"advance": name, "why": why})
+        why = _purchase_problem(module, name, held, seen, buys)
+        if why is not None:
+            out.append({"advance": name, "why": why})
         seen.add(name)
     limit = module.CONSTS.get("card_limit")
     if limit is not None and len(held | seen) > limit:
         out.append({"advance": None, "why": f"{len(held | seen)} advances held after the purchase, but the card "
                                             f"limit is {limit}"})
     return out
+
+
+def _purchase_problem(module, name: str, held: set, seen: set, buys) -> str | None:
+    """Why one advance of a purchase may not be bought: held already, named before in the same
+    purchase (SEEN), or a prerequisite not held before this turn; None when it may."""
+    if name in held:
+        return "already held"
+    if name in seen:
+        return "named twice: one copy of each advance"
+    missing = [r for r in module.ADVANCES[name]["requires"] if r not in held]
+    if not missing:
+        return None
+    alongside = any(r in buys for r in missing)
+    return f"needs {', '.join(missing)} held before this turn" + (
+        " (bought in the same turn does not count)" if alongside else "")
 
 
 def acquired_with(module, holds, buys) -> list[dict]:
@@ -1102,8 +1169,7 @@ def acquired_with(module, holds, buys) -> list[dict]:
     for source in buys:  # a held source acquired its cards already; a state lacking them prices them at 0
         for args in ability(module, source, "acquire_all"):
             for name, adv in module.ADVANCES.items():
-                if (name not in owned and args["group"] in adv["groups"] and adv["cost"] is not None
-                        and adv["cost"] < args["cost_below"]):
+                if name not in owned and _covered(adv, args):
                     owned.add(name)
                     out.append({"advance": name, "printed": adv["cost"], "price": 0,
                                 "credits": [{"from": f"{source} (acquired automatically)", "amount": adv["cost"]}]})
@@ -1111,22 +1177,33 @@ def acquired_with(module, holds, buys) -> list[dict]:
 
 
 def _same_turn_abilities(module, rows: list[dict]) -> None:
+    """The one-time discounts and free advances an advance bought this turn gives another
+    advance of the same purchase: the dearest one still paid for (and eligible)."""
     for row in rows:
         name = row["advance"]
         for args in ability(module, name, "discount"):
-            others = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0]
-            if others:
-                target = max(others, key=lambda r: (r["price"], r["advance"]))
+            target = _dearest_other(module, rows, name)
+            if target is not None:
                 target["credits"].append({"from": f"{name} (one-time discount)", "amount": args["amount"]})
                 target["price"] -= args["amount"]
         for args in ability(module, name, "free_advance"):
-            eligible = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0
-                        and args["group"] in module.ADVANCES[r["advance"]]["groups"]
-                        and module.ADVANCES[r["advance"]]["cost"] < args["cost_below"]]
-            if eligible:
-                target = max(eligible, key=lambda r: (r["price"], r["advance"]))
+            target = _dearest_other(module, rows, name, args)
+            if target is not None:
                 target["credits"].append({"from": f"{name} (free advance)", "amount": target["price"]})
                 target["price"] = 0
+
+
+def _dearest_other(module, rows: list[dict], name: str, free: dict | None = None) -> dict | None:
+    """The row, other than NAME's, with the highest price still to pay (then the last name), of an
+    advance a `free_advance` ability's FREE arguments cover when given; None when there is none."""
+    others = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0
+              and (free is None or _covered(module.ADVANCES[r["advance"]], free))]
+    return max(others, key=lambda r: (r["price"], r["advance"])) if others else None
+
+
+def _covered(adv: dict, args: dict) -> bool:
+    """An advance of the group that an `acquire_all` or `free_advance` ability names, under its cost bound."""
+    return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
 
 
 def start_credits(module, state: PlayerState) -> dict | None:
@@ -1137,19 +1214,24 @@ def start_credits(module, state: PlayerState) -> dict | None:
     if sc is None:
         return None
     probe = PlayerState(module, state.held, state.facts, state.options)  # the rule switches set for the question
-    amount, waived, problem = None, False, None
-    try:
-        waived = sc["unless"] is not None and bool(sc["unless"](probe))
-        amount = 0 if waived else number(sc["amount"](probe))
-    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
-        problem = str(exc)
-    if probe.missing or problem:
-        amount = None
-    used = [g for g in state.facts.get("start_credits_used") or []]
+    amount, waived, problem = _start_credit_amount(sc, probe)
+    used = list(state.facts.get("start_credits_used") or [])
     groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
     return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
             "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
             "line": sc["line"]}
+
+
+def _start_credit_amount(sc: dict, probe: PlayerState) -> tuple:
+    """(credits per group or None when not known, whether the rule's `unless` waives them, the
+    problem that left the amount unknown)."""
+    waived = False
+    try:
+        waived = sc["unless"] is not None and bool(sc["unless"](probe))
+        amount = 0 if waived else number(sc["amount"](probe))
+    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
+        return None, waived, str(exc)
+    return (None if probe.missing else amount), waived, None
 
 
 def apply_start_credits(module, state: PlayerState) -> None:
@@ -1185,41 +1267,52 @@ def off_block(module, name: str, state: PlayerState | None):
     blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
     if ob is None or state is None or block not in blocks:
         return False
-    if ob["when"] is not None:
-        probe = PlayerState(module, state.held, state.facts)
-        applies = ob["when"](probe)
-        if probe.missing:
-            state.missing.extend(m for m in probe.missing if m not in state.missing)
-            return None
-        if not applies:
-            return False
+    applies = _off_block_applies(ob, state)
+    if not applies:
+        return applies
     mine = player_block(module, state)
     if mine is None:
-        if "block" not in state.missing:
-            state.missing.append("block")
+        state._missing("block")
         return None
     return mine != block
+
+
+def _off_block_applies(ob: dict, state: PlayerState) -> bool | None:
+    """Whether the off-block value's condition (`set_value off_block ... when`) holds for the
+    player; None, the facts it lacks added to `state.missing`, when it cannot be told."""
+    if ob["when"] is None:
+        return True
+    probe = PlayerState(state.module, state.held, state.facts)
+    applies = ob["when"](probe)
+    if probe.missing:
+        for m in probe.missing:
+            state._missing(m)
+        return None
+    return bool(applies)
 
 
 def hand_value(module, cards: dict, state: PlayerState | None = None) -> dict:
     """Each set's value. With a player's state, a set redeemed outside its native trade block is
     worth the rulebook's `set_value off_block` (the Expansion Project's 28.53-28.54)."""
-    sets = []
-    for name, n in sorted(cards.items()):
-        face = module.COMMODITIES[name]["value"]
-        row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
-        outside = off_block(module, name, state) if n else False
-        if outside:
-            row["value"] = number(module.OFF_BLOCK["value"](n, face))
-            row["off_block"] = True
-        elif outside is None:
-            row["off_block"] = None  # not known: the state lacks a fact (see `missing_facts`)
-        sets.append(row)
+    sets = [_set_row(module, name, n, state) for name, n in sorted(cards.items())]
     out = {"sets": sets, "total": sum(s["value"] for s in sets)}
     if state is not None:
         _held_card_abilities(module, sets, state, out)
         out["missing_facts"] = list(state.missing)
     return out
+
+
+def _set_row(module, name: str, n: int, state: PlayerState | None) -> dict:
+    """One set of N cards of a commodity: its value, the off-block value where the player redeems
+    it outside its native block (`off_block` None: not known, the state lacks a fact)."""
+    face = module.COMMODITIES[name]["value"]
+    row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
+    outside = off_block(module, name, state) if n else False
+    if outside:
+        row["value"] = number(module.OFF_BLOCK["value"](n, face))
+    if outside is not False:
+        row["off_block"] = outside
+    return row
 
 
 def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> None:
@@ -1241,8 +1334,17 @@ def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> N
 def _best_substitution(module, sets: list) -> dict | None:
     """The one substitute card that adds most to the hand: a card of commodity Y (face at least
     X's) counted as one more card of an incomplete set of X."""
-    value = {r["commodity"]: r["value"] for r in sets}
-    best = None
+    found = [(gain, x["commodity"], y["commodity"], grown) for x, y, grown, gain in _substitutions(module, sets)
+             if gain > 0]
+    if not found:
+        return None
+    gain, x, y, grown = max(found)
+    return {"set": x, "substitute": y, "gain": gain, "value": grown}
+
+
+def _substitutions(module, sets: list):
+    """Each (set, substitute, the set's value with one card more, what the hand gains) for a card
+    of the substitute's commodity counted as one more card of an incomplete set."""
     for x in sets:
         limit = module.COMMODITIES[x["commodity"]]["count"]
         if x["face"] <= 0 or (limit and x["cards"] >= limit):
@@ -1251,13 +1353,12 @@ def _best_substitution(module, sets: list) -> dict | None:
         for y in sets:
             if y is x or y["face"] < x["face"] or y["cards"] < 1:
                 continue
-            shrunk = number(module.set_value(y["cards"] - 1, y["face"])) if y["cards"] > 1 else 0
-            gain = grown - value[x["commodity"]] + shrunk - value[y["commodity"]]
-            key = (gain, x["commodity"], y["commodity"])
-            if gain > 0 and (best is None or key > best[0]):
-                best = (key, {"set": x["commodity"], "substitute": y["commodity"], "gain": gain,
-                              "value": grown})
-    return best[1] if best else None
+            yield x, y, grown, grown - x["value"] + _one_card_less(module, y) - y["value"]
+
+
+def _one_card_less(module, row: dict):
+    """The value of a set with one card fewer (the one that substitutes for another commodity)."""
+    return number(module.set_value(row["cards"] - 1, row["face"])) if row["cards"] > 1 else 0
 
 
 # --- epochs and score -----------------------------------------------------------------------
@@ -1288,20 +1389,17 @@ def requirement_bool(text: str, value, line: int, each_step: bool = False) -> di
     return out
 
 
-def all_met(values) -> bool | None:
-    """Three-valued `all`: False if any is False, else None if any is unknown, else True."""
+def _met_by(decisive: bool, values) -> bool | None:
+    """Three-valued `all` (DECISIVE False) or `any` (True) of requirements met (True, False or
+    None when unknown): DECISIVE if any is, else None if any is unknown, else not DECISIVE."""
     values = list(values)
-    if any(v is False for v in values):
-        return False
-    return None if any(v is None for v in values) else True
+    if any(v is decisive for v in values):
+        return decisive
+    return None if any(v is None for v in values) else not decisive
 
 
-def any_met(values) -> bool | None:
-    """Three-valued `any`: True if any is True, else None if any is unknown, else False."""
-    values = list(values)
-    if any(v is True for v in values):
-        return True
-    return None if any(v is None for v in values) else False
+all_met = functools.partial(_met_by, False)
+any_met = functools.partial(_met_by, True)
 
 
 def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:
@@ -1317,15 +1415,14 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     requirements depend on missing facts is neither met nor failed (`met` is None)."""
     t = module.AST[track]
     out = []
-    reached = None
-    still = True
     for name, fn in t["epochs"]:
         reqs = fn(state)
-        met = all_met(r["met"] for r in reqs)
-        still = still and met is True
-        if still:
-            reached = name
-        out.append({"epoch": name, "met": met, "requirements": reqs})
+        out.append({"epoch": name, "met": all_met(r["met"] for r in reqs), "requirements": reqs})
+    reached = None
+    for e in out:  # the last of the epochs met one after the other from the first
+        if e["met"] is not True:
+            break
+        reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
               "moves_backward": any_met(b["met"] for b in backward), "backward_rules": backward}
@@ -1401,15 +1498,19 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
         _moves_back(out, position, backward)
     if there is None:
         out["move"] = out["move"] or "finished"
-        return out
-    out["next_space"], out["next_epoch"] = position + 1, names[there]
-    reqs = epochs_out[there]["requirements"]
-    # entering an epoch needs all its requirements; a step inside one only those marked `each step`
-    out["needs"] = reqs if there != here else [r for r in reqs if r.get("each_step")]
+    else:
+        _step_forward(out, position, names[there], epochs_out[there]["requirements"], there == here)
+    return out
+
+
+def _step_forward(out: dict, position: int, epoch: str, reqs: list, inside: bool) -> None:
+    """What moving the marker one space forward, into EPOCH, needs and whether it is met: entering
+    an epoch needs all its requirements; a step INSIDE one only those marked `each step`."""
+    out["next_space"], out["next_epoch"] = position + 1, epoch
+    out["needs"] = [r for r in reqs if r.get("each_step")] if inside else reqs
     out["meets"] = all_met(r["met"] for r in out["needs"])
     if out["move"] is None:
         out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]
-    return out
 
 
 def _marker_place(module, track: str, civ, position: int) -> tuple:
@@ -1441,12 +1542,7 @@ def _moves_back(out: dict, position: int, backward: list) -> None:
 def ast_standing(module, state: PlayerState) -> dict | None:
     """The marker's space and the points it is worth, on the track the state names (or the only one,
     or any when every track values a step alike)."""
-    tracks = list(module.AST)
-    chosen = state.facts.get("ast_track")
-    if chosen is None:
-        values = {module.AST[t]["step_points"] for t in tracks}
-        if len(tracks) == 1 or len(values) == 1:
-            chosen = tracks[0] if tracks else None
+    chosen = _standing_track(module, state)
     if chosen is None:
         state.fact("ast_track")  # recorded as missing
         return None
@@ -1457,6 +1553,16 @@ def ast_standing(module, state: PlayerState) -> dict | None:
     return {"track": chosen, "space": position, "points": position * points, "per_step": points}
 
 
+def _standing_track(module, state: PlayerState) -> str | None:
+    """The track the state names, else the only one, else any when every track values a step
+    alike; None when it matters which and the state does not say."""
+    tracks = list(module.AST)
+    chosen = state.facts.get("ast_track")
+    if chosen is None and (len(tracks) == 1 or len({module.AST[t]["step_points"] for t in tracks}) == 1):
+        return tracks[0]
+    return chosen
+
+
 def score(module, state: PlayerState) -> dict:
     points = [{"label": label, "points": number(fn(state)), "line": line} for label, fn, line in module.SCORE_POINTS]
     for p in points:
@@ -1464,7 +1570,5 @@ def score(module, state: PlayerState) -> dict:
             p["ast_space"] = number(state.fact("ast_position"))
     ties = [{"label": label, "value": number(fn(state)), "line": line} for label, fn, line in module.SCORE_TIEBREAKS]
     # a line that depends on a missing fact is null, and so is the total
-    known_points = [p["points"] for p in points if p["points"] is not None]
-    total = sum(known_points) if len(known_points) == len(points) else None
-    return {"complete": state.complete, "points": points, "total": total, "tiebreaks": ties,
-            "missing_facts": list(state.missing)}
+    return {"complete": state.complete, "points": points, "total": _total(p["points"] for p in points),
+            "tiebreaks": ties, "missing_facts": list(state.missing)}

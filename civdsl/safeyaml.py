@@ -44,37 +44,58 @@ def load(text: str):
 def measure(root: yaml.Node) -> int:
     """The number of nodes of `root` with every alias expanded; raises YAMLLimitError when
     that, or the number of aliases, is over its limit, or when an alias contains itself."""
-    size: dict[int, int] = {}  # node id -> expanded size, once finished
-    open_: set[int] = set()  # nodes whose children are being measured (a cycle revisits one)
-    aliases = 0
-    seen: set[int] = {id(root)}  # nodes met so far: meeting one again is an alias
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if done:
-            total = 1 + sum(size[id(c)] for c in _children(node))
-            if total > MAX_NODES:
-                raise YAMLLimitError(f"the document would expand to more than {MAX_NODES:,} values "
-                                     f"(aliases repeat what an anchor names)")
-            size[key] = total
-            open_.discard(key)
-            continue
-        if key in size:
-            continue
-        open_.add(key)
-        stack.append((node, True))
+    return _Measurement(root).expanded_size()
+
+
+class _Measurement:
+    """One walk of a node graph, iterative (a deep document cannot exhaust Python's stack): each
+    distinct node is opened (its children met), then finished (its expanded size summed)."""
+
+    def __init__(self, root: yaml.Node):
+        self.root = root
+        self.size: dict[int, int] = {}  # node id -> expanded size, once finished
+        self.open: set[int] = set()  # nodes whose children are being measured (a cycle revisits one)
+        self.aliases = 0
+        self.seen: set[int] = {id(root)}  # nodes met so far: meeting one again is an alias
+
+    def expanded_size(self) -> int:
+        stack: list[tuple[yaml.Node, bool]] = [(self.root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                self._finish(node)
+            elif id(node) not in self.size:
+                stack += self._opened(node)
+        return self.size[id(self.root)]
+
+    def _opened(self, node: yaml.Node) -> list[tuple[yaml.Node, bool]]:
+        """What to visit after opening NODE: its children, then NODE again to finish it."""
+        self.open.add(id(node))
+        out = [(node, True)]
         for child in _children(node):
-            ckey = id(child)
-            if ckey in open_:
-                raise YAMLLimitError("an alias refers to a value that contains it")
-            if ckey in seen:
-                aliases += 1
-                if aliases > MAX_ALIASES:
-                    raise YAMLLimitError(f"the document uses more than {MAX_ALIASES:,} aliases")
-            seen.add(ckey)
-            stack.append((child, False))
-    return size[id(root)]
+            self._meet(child)
+            out.append((child, False))
+        return out
+
+    def _meet(self, child: yaml.Node) -> None:
+        """A child met: refused when it contains the node that leads to it, counted as an alias
+        when met before."""
+        key = id(child)
+        if key in self.open:
+            raise YAMLLimitError("an alias refers to a value that contains it")
+        if key in self.seen:
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise YAMLLimitError(f"the document uses more than {MAX_ALIASES:,} aliases")
+        self.seen.add(key)
+
+    def _finish(self, node: yaml.Node) -> None:
+        total = 1 + sum(self.size[id(c)] for c in _children(node))
+        if total > MAX_NODES:
+            raise YAMLLimitError(f"the document would expand to more than {MAX_NODES:,} values "
+                                 f"(aliases repeat what an anchor names)")
+        self.size[id(node)] = total
+        self.open.discard(id(node))
 
 
 def _children(node: yaml.Node) -> list:

@@ -118,24 +118,35 @@ def skeleton(name: str, base: str, out: Path, title: str | None = None) -> str:
 def _examples(ed) -> list[tuple[list[str], list[str]]]:
     """(title lines, code) of each commented example the base allows: change a calamity, change an
     advance, remove an item, add one."""
-    out = []
+    examples = (_calamity_example(ed), _advance_example(ed), _remove_example(ed), _add_example(ed))
+    return [x for x in examples if x is not None]
+
+
+def _calamity_example(ed):
     # a calamity whose example can lower a number, drop a modifier and add one, else the fullest one
     cal = _first([c for c in ed.calamities.values() if c.primary],
                  lambda c: (_amount(c) or 0) > 2 and bool(c.modifiers), lambda c: bool(c.modifiers))
-    if cal is not None:
-        out.append(_calamity_examples(cal, ed))
+    return _calamity_examples(cal, ed) if cal is not None else None
+
+
+def _advance_example(ed):
     adv = _first(ed.advances.values(), lambda a: a.cost is not None)
-    if adv is not None:
-        out.append(([_header("change part of an advance")], _advance_examples(adv)))
+    return ([_header("change part of an advance")], _advance_examples(adv)) if adv is not None else None
+
+
+def _remove_example(ed):
     small = [c for c in ed.calamities.values() if c.klass == "minor"] or list(ed.calamities.values())
-    if small:
-        out.append(([_header("remove an item (advance, calamity or commodity)")],
-                    [f"remove calamity {quote(small[-1].name)}"]))
+    if not small:
+        return None
+    return [_header("remove an item (advance, calamity or commodity)")], [f"remove calamity {quote(small[-1].name)}"]
+
+
+def _add_example(ed):
     group = next(iter(ed.groups), None)
-    if group is not None:
-        out.append(([_header("add a new item, or replace one whole by declaring it again under its own name")],
-                    _new_advance(ed, group)))
-    return out
+    if group is None:
+        return None
+    return ([_header("add a new item, or replace one whole by declaring it again under its own name")],
+            _new_advance(ed, group))
 
 
 def _edition_wide(ed) -> list[str]:
@@ -157,37 +168,39 @@ def _edition_wide(ed) -> list[str]:
 def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
     from . import describe
     from .model import Effect
-    from .syntax import Num
 
     title = [_header(f"change part of a calamity: the fields you give replace {ed.id}'s"),
              f"# {cal.name} in {ed.id}: {describe.calamity(cal)}"]
-    code = [f"change calamity {quote(cal.name)} {{"]
     effect = cal.primary[0] if cal.primary else None
-    summary = None
-    if isinstance(effect, Effect):
-        call = effect.call
-        args = [unparse(x) for x in call.args]
-        if call.args and isinstance(call.args[0], Num) and call.args[0].value > 2:
-            args[0] = str(call.args[0].value - 2)
-            text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
-            code.append(f"  primary {{ {call.name}({text}) }}  # was: {unparse(call)}")
-            # a changed effect needs its own summary: the base's describes the old one (CIV132)
-            args_now = dict(effect.args)
-            args_now[next(iter(args_now))] = call.args[0].value - 2
-            words = describe.effect_call(call.name, args_now)
-            summary = f"  summary {quote(f'As in {ed.id}, but the primary victim must {words}.')}"
-    target = cal.modifiers[0] if cal.modifiers else None
-    if target is not None:
+    lowered = _lowered(cal, effect, ed)
+    code = [f"change calamity {quote(cal.name)} {{"] + lowered[:1]
+    if cal.modifiers:
+        target = cal.modifiers[0]
         role = f" for {target.role}" if target.role != "any" else ""
         code.append(f"  drop when {unparse(target.condition)}{role}  # removes: {describe.modifier(target)}")
     kind = effect.kind if isinstance(effect, Effect) else None
     adv = _protector(cal, kind, ed) if kind is not None else None
     if adv is not None:
         code.append(f"  when holds({quote(adv.name)}) for primary {{ prevent {kind} 2 }}  # a new modifier")
-    if summary:
-        code.append(summary)
-    code.append("}")
-    return title, code
+    return title, code + lowered[1:] + ["}"]
+
+
+def _lowered(cal, effect, ed) -> list[str]:
+    """The example's primary effect with its first number lowered by 2, and the summary it then
+    needs (the base's describes the old effect: CIV132); nothing where that number is 2 or less."""
+    from . import describe
+
+    amount = _amount(cal)
+    if amount is None or amount <= 2:
+        return []
+    call = effect.call
+    args = [str(amount - 2)] + [unparse(x) for x in call.args[1:]]
+    text = ", ".join(args + [f"{k}={unparse(v)}" for k, v in call.kwargs.items()])
+    args_now = dict(effect.args)
+    args_now[next(iter(args_now))] = amount - 2
+    words = describe.effect_call(call.name, args_now)
+    return [f"  primary {{ {call.name}({text}) }}  # was: {unparse(call)}",
+            f"  summary {quote(f'As in {ed.id}, but the primary victim must {words}.')}"]
 
 
 def _new_advance(ed, group: str) -> list[str]:
@@ -209,10 +222,14 @@ def _protector(cal, kind: str, ed):
     protects against this kind of effect in another calamity, else the first this calamity's
     modifiers do not name."""
     named = {a for m in cal.modifiers for a in m.advances}
-    elsewhere = {a for c in ed.calamities.values() if c is not cal for m in c.modifiers
-                 if any(getattr(op, "op", None) == "prevent" and getattr(op, "kind", None) == kind for op in m.ops)
+    elsewhere = {a for c in ed.calamities.values() if c is not cal for m in c.modifiers if _prevents(m, kind)
                  for a in m.advances}
     return _first([a for a in ed.advances.values() if a.name not in named], lambda a: a.name in elsewhere)
+
+
+def _prevents(m, kind: str) -> bool:
+    """Whether modifier M prevents some of KIND."""
+    return any(getattr(op, "op", None) == "prevent" and getattr(op, "kind", None) == kind for op in m.ops)
 
 
 def _advance_examples(adv) -> list[str]:

@@ -196,7 +196,9 @@ class _FactChecker:
     problem is kept, in order, and the state is rejected if there is any."""
 
     def __init__(self, source: str, advances, commodities, groups):
-        self.source, self.advances, self.commodities, self.groups = source, advances, commodities, groups
+        self.source, self.advances, self.groups = source, advances, groups
+        # what the names of a list fact (advances) or a map fact (groups) are, where not these
+        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity")}
         self.problems: list[str] = []
 
     def problem(self, text: str) -> None:
@@ -228,7 +230,7 @@ class _FactChecker:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.problem(f"`{key}` must be a list of names")
             return value
-        valid, what = (self.groups, "group") if key == "start_credits_used" else (self.advances, "advance")
+        valid, what = self.named.get(key, (self.advances, "advance"))
         for name in value:
             if name not in valid:
                 self.problem(f"`{key}` names unknown {what} `{_short(name)}`{self.hint(name, valid)}")
@@ -238,7 +240,7 @@ class _FactChecker:
         if not isinstance(value, dict):
             self.problem(f"`{key}` must be a mapping of name: number")
             return value
-        valid, what = (self.commodities, "commodity") if key == "commodities" else (self.groups, "group")
+        valid, what = self.named.get(key, (self.groups, "group"))
         for name, n in value.items():
             if name not in valid:
                 self.problem(f"`{key}` names unknown {what} `{_key(name)}`{self.hint(name, valid)}")
@@ -255,18 +257,24 @@ def _count(n) -> bool:
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
     """`civilization` and `ast_track` must be the rulebook's names, and the marker must be on the
     player's row (the finish being its last space)."""
-    problems = []
     civ, track = facts.get("civilization"), facts.get("ast_track")
-    if civ is not None and civ not in civilizations:
-        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
-        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
-    if track is not None and track not in tracks:
-        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    problems = _unknown_ast_names(civ, track, civilizations, tracks, source)
     position = facts.get("ast_position")
     if position is not None and not problems:
         problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _unknown_ast_names(civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
+    """The civilization and the A.S.T. track the state names, where the rulebook declares no such."""
+    problems = []
+    if civ is not None and civ not in civilizations:
+        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
+        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+    if track is not None and track not in tracks:
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    return problems
 
 
 def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
@@ -355,10 +363,16 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     found = [_own_name(n, valid, table) for n in names]
     bad = [n for n, own in zip(names, found) if own is None]
     if bad and strict:
-        known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
-        problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
-        raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
+        raise _unknown_items(module, kind, bad, option)
     return [n if own is None else own for n, own in zip(names, found)]
+
+
+def _unknown_items(module, kind: str, bad: list, option: str) -> StateError:
+    """The error naming each unknown item (the first MAX_PROBLEMS with the closest declared name)."""
+    known = list(getattr(module, ITEM_TABLES[kind])) + list(getattr(module, "ALIASES", {}).get(kind, {}))
+    table = item_names(module, kind)
+    problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
+    return StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
 
 
 def _own_name(name, valid, table: dict) -> str | None:

@@ -940,8 +940,13 @@ _RULE_FUNCTIONS = _rule_functions(_ToSyntax)
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:
-    (language, lang_span), header, items = _ToSyntax(path, diags).transform(tree)
-    edition, edition_span, display, ext = header
+    return rulebook_ast(path, *_ToSyntax(path, diags).transform(tree))
+
+
+def rulebook_ast(path: str, head: tuple, header: tuple, items: list) -> RulebookAst:
+    """A file's syntax tree from what the transformer makes of its parts: the `language` line,
+    the `edition` header, the statements (the language server parses them apart)."""
+    (language, lang_span), (edition, edition_span, display, ext) = head, header
     return RulebookAst(
         path=path, language=language, language_span=lang_span, edition=edition, edition_span=edition_span,
         display_name=display, extends=ext[0] if ext else None, extends_is_path=bool(ext and ext[1]),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import vocabulary as vocab
 from .errors import StateError
-from .state import _first, _hint, _short, _value, parse_yaml
+from .state import _first, _hint, _key, _short, _value, parse_yaml
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -140,14 +140,20 @@ def load_table(rulebook, path: str | Path | None = None, data: dict | None = Non
     problems = _unknown_keys(data, TABLE_KEYS, source)
     table_options = _table_options(rulebook, data.get("options") or {}, options, source, problems)
     players, ranks = _players(rulebook, data.get("players"), source, table_options, problems)
-    # every name the file gives a player, his facts wrong or not: one mistake is reported once,
-    # not again wherever the player is named
-    named = [p["name"] for p in data.get("players") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    named = _names_given(data.get("players"))
     borders = _borders(data.get("borders"), named, source, problems)
     calamities = _calamities(rulebook, data.get("calamities"), named, source, problems)
     if problems:
         raise StateError("\n".join(_first(problems)))
     return Table(rulebook, players, ranks, borders, calamities, table_options)
+
+
+def _names_given(players) -> list[str]:
+    """Every name the table file gives a player (his facts wrong or not), so that one mistake is
+    reported once, not again wherever the player is named."""
+    if not isinstance(players, list):
+        return []
+    return [p["name"] for p in players if isinstance(p, dict) and isinstance(p.get("name"), str)]
 
 
 def _unknown_keys(mapping: dict, known: dict, where: str) -> list[str]:
@@ -156,8 +162,7 @@ def _unknown_keys(mapping: dict, known: dict, where: str) -> list[str]:
     for key in mapping:
         if isinstance(key, str) and key in known:
             continue
-        shown = _short(key) if isinstance(key, str) else _value(key)
-        out.append(f"{where}: unknown key `{shown}`{_hint(key, known) if isinstance(key, str) else ''}")
+        out.append(f"{where}: unknown key `{_key(key)}`{_hint(key, known)}")
     return out
 
 
@@ -253,10 +258,9 @@ def _borders(given, players: list, source: str, problems: list) -> dict:
         return {}
     out: dict = {}
     for relation, pairs in given.items():
-        where = f"{source}: borders.{_short(relation) if isinstance(relation, str) else _value(relation)}"
+        where = f"{source}: borders.{_key(relation)}"
         if relation not in RELATIONS:
-            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS) if isinstance(relation, str) else ''}"
-                            f" (relations: {', '.join(RELATIONS)})")
+            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS)} (relations: {', '.join(RELATIONS)})")
         elif not isinstance(pairs, list):
             problems.append(f"{where}: a list of [player, player] pairs")
         else:
@@ -355,8 +359,7 @@ def _secondary(given, players: list, victim, where: str, problems: list):
     """The victim's assignment: None (not given), or [(name, amount or None)] in the file's order."""
     if given is None:
         return None
-    if isinstance(given, list) and all(isinstance(n, str) for n in given) and len(set(given)) == len(given):
-        given = {n: None for n in given}
+    given = _as_mapping(given)
     if not isinstance(given, dict):
         problems.append(f"{where}: `secondary` is a list of player names, or a mapping of name: amount assigned")
         return None
@@ -368,6 +371,13 @@ def _secondary(given, players: list, victim, where: str, problems: list):
         else:
             out.append((name, amount))
     return out
+
+
+def _as_mapping(given):
+    """A list of distinct names as the mapping name: None (no amount said); anything else as it is."""
+    if isinstance(given, list) and all(isinstance(n, str) for n in given) and len(set(given)) == len(given):
+        return dict.fromkeys(given)
+    return given
 
 
 def _secondary_problem(name, amount, players: list, victim, where: str) -> str | None:

@@ -86,7 +86,7 @@ class Phase:
         return {
             "complete": self.complete,
             "players": [{"name": n, "ast_rank": self.table.ranks.get(n)} for n in self.table.players],
-            "rules": {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k != "lines"},
+            "rules": _rules_data(rules),
             "seed": self.seed,
             "discarded": [{"victim": d.victim, "calamity": d.calamity, "index": d.index, "why": d.why}
                           for d in self.discarded],
@@ -95,6 +95,12 @@ class Phase:
             "notes": list(self.notes),
             "missing_facts": self.missing_facts,
         }
+
+
+def _rules_data(rules: dict) -> dict:
+    """The edition's resolution rules as data: settings by name (tuples as lists), without the
+    rulebook lines they come from."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k != "lines"}
 
 
 def _resolved_dict(r: Resolved) -> dict:
@@ -468,10 +474,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     ben_missing: list[str] = []
     ben = _checked_beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
-    victim = table.fresh(c["victim"])
-    victim.seat = Seat(table, c["victim"], roles)
-    victim.facts["traded_by"] = c["traded_by"] or ""  # the table says who traded this card (`traded_by` fact)
-    primary = runtime.resolve(table.module, c["calamity"], "primary", victim)
+    primary = runtime.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
     if primary.is_cancelled and ben is not None and ben.name is None:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
@@ -481,6 +484,15 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     for st in [primary.state] + [r.state for _, _, r in secondary]:
         _add_missing(missing, st.missing)
     return Resolved(c["index"], c["calamity"], c["victim"], c["traded_by"], ben, primary, secondary, notes, missing)
+
+
+def _primary_victim(table: Table, c: dict, roles: dict):
+    """The primary victim's state for this calamity: seated at the table, with the beneficiary
+    and the trader (ROLES) known, and the `traded_by` fact the table gives for this card."""
+    victim = table.fresh(c["victim"])
+    victim.seat = Seat(table, c["victim"], roles)
+    victim.facts["traded_by"] = c["traded_by"] or ""
+    return victim
 
 
 def _checked_beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
@@ -500,6 +512,16 @@ class _SecondaryVictims:
         self.table, self.c, self.roles, self.busy, self.allowed = table, c, roles, busy, allowed
         self.cal = table.module.CALAMITIES[c["calamity"]]
         self.where = f"calamities[{c['index']}] ({c['calamity']})"
+
+    @classmethod
+    def among(cls, table: Table, c: dict, roles: dict, busy: set, missing: list[str]) -> "_SecondaryVictims | None":
+        """The choice for calamity C, limited by `secondary_among` to the victim's related players
+        (e.g. his trade block); None when the table does not say who they are (recorded in MISSING)."""
+        among = table.module.CALAMITIES[c["calamity"]]["resolution"]["secondary_among"][0]
+        if among == "others":
+            return cls(table, c, roles, busy, None)
+        allowed = _related_names(table, c["victim"], among, missing)
+        return None if allowed is None else cls(table, c, roles, busy, set(allowed))
 
     def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
         st = self.table.fresh(name)
@@ -561,15 +583,9 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
     count, share, effects, _line = primary.assignment
     if primary.is_cancelled or _none_to_assign(count, share):
         return []
-    cal = table.module.CALAMITIES[c["calamity"]]
-    # `secondary_among`: only the victim's related players may be named (e.g. his trade block)
-    among = cal["resolution"]["secondary_among"][0]
-    allowed = None
-    if among != "others":
-        allowed = _related_names(table, c["victim"], among, missing)
-        if allowed is None:
-            return []
-    victims = _SecondaryVictims(table, c, roles, busy, None if allowed is None else set(allowed))
+    victims = _SecondaryVictims.among(table, c, roles, busy, missing)
+    if victims is None:
+        return []
     given = c["secondary"]
     if given is None:
         given = victims.unnamed(count, share, effects, missing, notes)

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .bounds import FIELDS
-from .diagnostics import Diagnostics, Span, did_you_mean, suggestion
+from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
@@ -19,8 +19,12 @@ from .references import Index
 from .rounds import checks as rounds_checks
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
+# how a declaration of each kind is called in messages
+_DECLARED_AS = {"const": "constant", "table": "table"}
 STACKS = range(FIELDS["stack"].low, FIELDS["stack"].high + 1)
 ROLES = ("primary", "secondary", "any")
+# what a `resolution` setting that ranks players may name: a whole-number player fact or a derived name
+_NUMBER_FACTS = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
 
 
 def validate(ed: Edition, diags: Diagnostics, refs: Index) -> None:
@@ -95,28 +99,7 @@ class _Validator(NodeVisitor):
         new construct cannot be forgotten here."""
         if not self.ed.options:
             return
-        read: set[str] = set()
-        unread = set(self.ed.options)  # the walk stops once every option was seen read
-        seen: set[int] = set()
-        stack: list = [v for k, v in vars(self.ed).items() if k != "options"]
-        while stack:
-            x = stack.pop()
-            if x is None or isinstance(x, (str, int, float, bool, Span)) or id(x) in seen:
-                continue
-            seen.add(id(x))
-            if isinstance(x, Name):
-                read.add(x.parts[0])
-                unread.discard(x.parts[0])
-                if not unread:
-                    break
-            elif isinstance(x, dict):
-                stack.extend(x.values())
-            elif isinstance(x, (list, tuple, set, frozenset)):
-                stack.extend(x)
-            elif hasattr(x, "__dict__"):
-                stack.extend(vars(x).values())
-            elif hasattr(x, "__slots__"):
-                stack.extend(getattr(x, a, None) for a in x.__slots__)
+        read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
@@ -128,43 +111,49 @@ class _Validator(NodeVisitor):
         """`resolution` values that name declarations: limits name whole-number constants, a
         beneficiary ranking names player facts or derived names (CIV086), `nominee_forced_if` an
         advance (CIV116)."""
-        where = [(None, self.ed.resolution, self.ed.resolution_spans)]
-        where += [(c.name, c.resolution, c.resolution_spans) for c in self.ed.calamities.values()]
         self._amount_constants()
-        facts = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
-        for item, settings, spans in where:
+        for item, settings, spans in self._settings("resolution"):
             for name, values in settings.items():
-                kind = vocab.RESOLUTION_SETTINGS[name].values
+                check_name = self._NAMING_SETTINGS.get(vocab.RESOLUTION_SETTINGS[name].values)
+                if check_name is None:
+                    continue  # a setting of fixed words, which the resolver checked
                 for v, span in zip(values, spans.get(name, ())):
-                    if kind == "const":
-                        const = self.ed.consts.get(v)
-                        if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
-                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a whole-number constant",
-                                         span, item=item, help=suggestion(v, self.ed.consts)
-                                         or "declare it: `const NAME = N`")
-                    elif kind == "facts":
-                        if v not in facts:
-                            self.d.error("CIV086", f"`{name}` names `{v}`, which is not a player number",
-                                         span, item=item, help=suggestion(v, facts)
-                                         or "see `civdsl vocab` for the facts")
-                    elif kind == "advance" and v not in self.ed.advances:
-                        self.d.error("CIV116", f"`{name}` names `{v}`, which is not an advance of this edition",
-                                     span, item=item, help=suggestion(v, self.ed.advances)
-                                     or "name a one-word advance the edition declares")
+                    getattr(self, check_name)(f"`{name}`", v, span, item)
+
+    # the check of a `resolution` setting whose values name declarations, by what they name
+    _NAMING_SETTINGS = {"const": "_resolution_const", "facts": "_resolution_facts", "advance": "_resolution_advance"}
+
+    def _settings(self, block: str) -> list[tuple[str | None, dict, dict]]:
+        """(item, settings, their spans) of a settings block (`resolution`, `amounts`): the
+        edition's (item None), then each calamity's own."""
+        spans = f"{block}_spans"
+        return [(None, getattr(self.ed, block), getattr(self.ed, spans))] + [
+            (c.name, getattr(c, block), getattr(c, spans)) for c in self.ed.calamities.values()]
+
+    def _resolution_const(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
+        """A setting that names a constant must name a whole-number one (CIV086)."""
+        const = self.ed.consts.get(v)
+        if const is None or not _whole_number(const.value):
+            self.d.error("CIV086", f"{setting} names `{v}`, which is not a whole-number constant",
+                         span, item=item, help=suggestion(v, self.ed.consts) or "declare it: `const NAME = N`")
+
+    def _resolution_facts(self, setting: str, v: str, span: Span, item: str | None) -> None:
+        if v not in _NUMBER_FACTS:
+            self.d.error("CIV086", f"{setting} names `{v}`, which is not a player number",
+                         span, item=item, help=suggestion(v, _NUMBER_FACTS) or "see `civdsl vocab` for the facts")
+
+    def _resolution_advance(self, setting: str, v: str, span: Span, item: str | None) -> None:
+        if v not in self.ed.advances:
+            self.d.error("CIV116", f"{setting} names `{v}`, which is not an advance of this edition",
+                         span, item=item, help=suggestion(v, self.ed.advances)
+                         or "name a one-word advance the edition declares")
 
     def _amount_constants(self) -> None:
         """`amounts` settings whose value is a constant's name (`city_points`): a whole number (CIV086)."""
-        named = [(None, self.ed.amounts, self.ed.amounts_spans)]
-        named += [(c.name, c.amounts, c.amounts_spans) for c in self.ed.calamities.values()]
-        for item, settings, spans in named:
+        for item, settings, spans in self._settings("amounts"):
             for name, values in settings.items():
-                if vocab.AMOUNT_SETTINGS[name][0] != "const":
-                    continue
-                const = self.ed.consts.get(values[0])
-                if const is None or not isinstance(const.value, int) or isinstance(const.value, bool):
-                    self.d.error("CIV086", f"`amounts {name}` names `{values[0]}`, which is not a whole-number constant",
-                                 spans.get(name), item=item, help=suggestion(values[0], self.ed.consts)
-                                 or "declare it: `const NAME = N`")
+                if vocab.AMOUNT_SETTINGS[name][0] == "const":
+                    self._resolution_const(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
@@ -173,7 +162,7 @@ class _Validator(NodeVisitor):
             self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
 
     def _consts_tables(self) -> None:
-        declared: list[str] = []
+        declared: set[str] = set()
         for const in self.ed.consts.values():
             check(const.expr, self.scope, self.d, const.id)
             # a constant reads only constants declared before it, so none is defined through itself
@@ -181,19 +170,23 @@ class _Validator(NodeVisitor):
                 if isinstance(node, Name) and node.parts[0] in self.ed.consts and node.parts[0] not in declared:
                     self.d.error("CIV052", f"constant `{const.id}` reads `{node.parts[0]}`, which is not declared before it",
                                  node.span, item=const.id, help="declare a constant before the constants that use it")
-            declared.append(const.id)
+            declared.add(const.id)
         for table in self.ed.tables.values():
-            previous = None
-            for band in sorted(table.bands, key=lambda b: b.low):
-                before = len(self.d.errors)
-                check(band.value, self.scope, self.d, table.id)
-                if len(self.d.errors) == before:
-                    self._table_value(table.id, band.value)
-                if band.high is not None and band.high < band.low:
-                    self.d.error("CIV051", f"band {band.low}..{band.high} of `{table.id}` is empty", band.span, item=table.id)
-                if previous is not None and (previous.high is None or previous.high >= band.low):
-                    self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
-                previous = band
+            self._bands(table)
+
+    def _bands(self, table) -> None:
+        """A table's bands: values that fold to numbers, none empty, none overlapping the one below."""
+        previous = None
+        for band in sorted(table.bands, key=lambda b: b.low):
+            before = len(self.d.errors)
+            check(band.value, self.scope, self.d, table.id)
+            if len(self.d.errors) == before:
+                self._table_value(table.id, band.value)
+            if band.high is not None and band.high < band.low:
+                self.d.error("CIV051", f"band {band.low}..{band.high} of `{table.id}` is empty", band.span, item=table.id)
+            if previous is not None and (previous.high is None or previous.high >= band.low):
+                self.d.error("CIV051", f"bands of `{table.id}` overlap at {band.low}", band.span, item=table.id)
+            previous = band
 
     # a near miss of a name the engine reads: closer than this difflib ratio (so `card_limt` and
     # `hand_limits` are caught, but `epidemic_city_points`, a rulebook's own name, is not)
@@ -203,52 +196,60 @@ class _Validator(NodeVisitor):
         """Constants and tables the engine reads by name (vocabulary.ENGINE_NAMES) are checked like
         facts: declared as the right kind with the right type (CIV134); a name close to one but
         not equal would be silently ignored, so it is a warning with did-you-mean (CIV133)."""
-        import difflib
-
         declared = [("const", c.id, c.span) for c in self.ed.consts.values()]
         declared += [("table", t.id, t.span) for t in self.ed.tables.values()]
         for kind, name, span in declared:
             if name in vocab.ENGINE_NAMES:
                 self._engine_name(vocab.ENGINE_NAMES[name], kind, span)
                 continue
-            # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
-            # arithmetic) go to difflib: most constants are far from every engine name
-            near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
-                                                    / (len(n) + len(name)) >= self.NEAR_MISS],
-                                             n=1, cutoff=self.NEAR_MISS)
-            if near:
-                e = vocab.ENGINE_NAMES[near[0]]
-                self.d.warning("CIV133", f"{'constant' if kind == 'const' else 'table'} `{name}` is not read by the "
+            e = self._near_engine_name(name)
+            if e is not None:
+                self.d.warning("CIV133", f"{_DECLARED_AS[kind]} `{name}` is not read by the "
                                f"engine, but `{e.name}` is", span, item=name,
                                notes=[f"the engine reads `{e.name}`: {e.doc}"], help=f"did you mean `{e.name}`?")
+
+    def _near_engine_name(self, name: str) -> vocab.EngineName | None:
+        """The name the engine reads that `name` is a near miss of, or None."""
+        import difflib
+
+        # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
+        # arithmetic) go to difflib: most constants are far from every engine name
+        near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
+                                                / (len(n) + len(name)) >= self.NEAR_MISS],
+                                         n=1, cutoff=self.NEAR_MISS)
+        return vocab.ENGINE_NAMES[near[0]] if near else None
 
     def _engine_name(self, e: vocab.EngineName, kind: str, span: Span) -> None:
         wanted = "a whole number" + (f" of at least {e.minimum}" if e.minimum else " (0 or more)")
         if kind != e.declared_as:
-            self.d.error("CIV134", f"the engine reads `{e.name}` as a {'constant' if e.declared_as == 'const' else 'table'}, "
-                         f"not a {'constant' if kind == 'const' else 'table'}", span, item=e.name,
+            self.d.error("CIV134", f"the engine reads `{e.name}` as a {_DECLARED_AS[e.declared_as]}, "
+                         f"not a {_DECLARED_AS[kind]}", span, item=e.name,
                          help=f"declare it with `{e.declared_as} {e.name}`: {e.doc}")
             return
-        if kind == "const":
-            const = self.ed.consts[e.name]
-            values = [(const.value, const.span)] if const.value is not None else [(None, const.span)]
-        else:
-            values = []
-            for band in self.ed.tables[e.name].bands:
-                try:
-                    values.append((evaluate(band.value, self._const_value), band.span))
-                except EvalError:
-                    pass  # reported by _table_value (CIV043)
-        for value, where in values:
+        for value, where in self._engine_values(e.name, kind):
             if value is None:
                 self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
                              "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
-            elif isinstance(value, bool) or not isinstance(value, int) or value < e.minimum:
+            elif not _whole_number(value) or value < e.minimum:
                 # the engine still reads the number (a fraction of a card limit compares, a
                 # fraction of a unit point multiplies), so this is a warning, not an error
                 what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
                 self.d.warning("CIV134", f"{what} should be {wanted}, not {value}", where, item=e.name,
                                notes=[f"the engine reads `{e.name}`: {e.doc}"])
+
+    def _engine_values(self, name: str, kind: str) -> list[tuple[Any, Span]]:
+        """(value, where it is written) of a constant, or of each band of a table whose value
+        folds to a number: None for a constant that has no value before play."""
+        if kind == "const":
+            const = self.ed.consts[name]
+            return [(const.value, const.span)]
+        values = []
+        for band in self.ed.tables[name].bands:
+            try:
+                values.append((evaluate(band.value, self._const_value), band.span))
+            except EvalError:
+                pass  # reported by _table_value (CIV043)
+        return values
 
     def _const_value(self, name: Name):
         const = self.ed.consts.get(name.parts[0])
@@ -258,14 +259,8 @@ class _Validator(NodeVisitor):
 
     def _table_value(self, table: str, expr) -> None:
         """Table values are data in the compiled module: they must fold to a number now."""
-        def lookup(name: Name):
-            const = self.ed.consts.get(name.parts[0])
-            if const is not None and const.value is not None and len(name.parts) == 1:
-                return const.value
-            raise EvalError(f"`{name.dotted}` is not a constant", name.span)
-
         try:
-            evaluate(expr, lookup)
+            evaluate(expr, self._const_value)
         except EvalError as exc:
             self.d.error("CIV043", f"a value of table `{table}` must be a constant: {exc}", exc.span, item=table)
 
@@ -354,7 +349,19 @@ class _Validator(NodeVisitor):
             self.d.error(code, f"unknown {what} `{call.name}`", call.span, item=item,
                          help=suggestion(call.name, table) or f"see `civdsl vocab` for every {what}")
             return
-        names = [p.name for p in kind.params]
+        given = self._arguments(call, [p.name for p in kind.params], item)
+        for p in kind.params:
+            value = given.get(p.name)
+            if value is not None:
+                check_argument = self._ARGUMENT_CHECKS.get(p.kind)
+                if check_argument:
+                    getattr(self, check_argument)(call, p, value, item, literal_only)
+            elif p.required:
+                self.d.error("CIV017", f"`{call.name}` needs `{p.name}` ({p.doc or p.kind})", call.span, item=item)
+
+    def _arguments(self, call: Call, names: list[str], item: str) -> dict:
+        """{parameter: the value given}, positional arguments first; too many of them, an unknown
+        parameter or one given twice is reported (CIV017)."""
         if len(call.args) > len(names):
             self.d.error("CIV017", f"`{call.name}` takes at most {len(names)} positional argument"
                                    f"{'s' if len(names) != 1 else ''}", call.span, item=item)
@@ -368,31 +375,33 @@ class _Validator(NodeVisitor):
             if key in given:
                 self.d.error("CIV017", f"parameter `{key}` of `{call.name}` given twice", span, item=item)
             given[key] = value
-        for p in kind.params:
-            value = given.get(p.name)
-            if value is None:
-                if p.required:
-                    self.d.error("CIV017", f"`{call.name}` needs `{p.name}` ({p.doc or p.kind})", call.span, item=item)
-                continue
-            self._param(call, p, value, item, literal_only)
+        return given
 
-    def _param(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
-        if p.kind == "enum":
-            word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
-            if word not in p.choices:
-                self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be one of {', '.join(p.choices)}", value.span,
-                             item=item, help=suggestion(unparse(value), p.choices))
-        elif p.kind == "str":
-            if not isinstance(value, (Str, Name)):
-                self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a name", value.span, item=item)
-        elif p.kind == "int":
-            if literal_only:
-                if not (isinstance(value, Num) or (isinstance(value, Neg) and isinstance(value.operand, Num))):
-                    self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a number", value.span, item=item)
-            else:
-                check(value, self.scope, self.d, item)
-                if isinstance(value, Neg) and isinstance(value.operand, Num):
-                    self.d.error("CIV025", f"`{p.name}` of `{call.name}` cannot be negative", value.span, item=item)
+    # the check of an argument, by the kind of its parameter (vocabulary.Param.kind); a kind
+    # without one here is not checked
+    _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument"}
+
+    def _enum_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """One of the parameter's words."""
+        word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
+        if word not in p.choices:
+            self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be one of {', '.join(p.choices)}", value.span,
+                         item=item, help=suggestion(unparse(value), p.choices))
+
+    def _str_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """A name (or a string)."""
+        if not isinstance(value, (Str, Name)):
+            self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a name", value.span, item=item)
+
+    def _int_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """A number written out (`literal_only`, an ability), else an expression; never a negative one."""
+        if literal_only:
+            if not (isinstance(value, Num) or _negative_literal(value)):
+                self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a number", value.span, item=item)
+            return
+        check(value, self.scope, self.d, item)
+        if _negative_literal(value):
+            self.d.error("CIV025", f"`{p.name}` of `{call.name}` cannot be negative", value.span, item=item)
 
     # --- calamities
     def _calamity(self, cal: Calamity) -> None:
@@ -403,11 +412,7 @@ class _Validator(NodeVisitor):
         if cal.secondary:
             self._secondary(cal.secondary, name, kinds)
         for ex in cal.exclusions:
-            if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
-                self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=name,
-                             help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
-            if ex.condition is not None:
-                check(ex.condition, self.scope, self.d, name)
+            self._exclusion(ex, name)
         for expr, _ in cal.cancel:
             check(expr, self.scope, self.d, name)
         for m in cal.modifiers:
@@ -415,14 +420,20 @@ class _Validator(NodeVisitor):
             for op in m.ops:
                 self.visit(op, name, kinds)
 
+    def _exclusion(self, ex, item: str) -> None:
+        """An `exclude`: a role the language knows, or a condition."""
+        if ex.role is not None and ex.role not in vocab.EXCLUDE_ROLES:
+            self.d.error("CIV019", f"unknown exclusion `{ex.role}`", ex.span, item=item,
+                         help=suggestion(ex.role, vocab.EXCLUDE_ROLES) or "use `exclude when CONDITION`")
+        if ex.condition is not None:
+            check(ex.condition, self.scope, self.d, item)
+
     def _calamity_fields(self, cal: Calamity) -> None:
         """Stack, class, beneficiary and a primary effect: given, and words the language knows."""
         name = cal.name
         if cal.stack is None:
             self._missing(cal.span, name, "stack", f"calamity `{name}` has no stack", help="add `stack N`")
-        elif cal.stack not in STACKS:
-            self.d.error("CIV023", f"stack {cal.stack} does not exist; trade stacks run from 1 to 9",
-                         cal.field_spans["stack"], item=name)
+        self._stack_exists(cal)
         if cal.klass is None:
             self._missing(cal.span, name, "class", f"calamity `{name}` has no class",
                           help="add `class minor`, `class major tradable` or `class major nontradable`")
@@ -491,10 +502,14 @@ class _Validator(NodeVisitor):
         elif p.kind == "enum":
             self._choice(op, param, p, item)
         else:
-            check(op.amount, self.scope, self.d, item)
-            self._non_negative(op.amount, item)
-            if op.per is not None:
-                check(op.per, self.scope, self.d, item)
+            self._changed_amount(op, item)
+
+    def _changed_amount(self, op: ChangeOp, item: str) -> None:
+        """The amount a number parameter changes by (never a negative one), and its `per`."""
+        check(op.amount, self.scope, self.d, item)
+        self._non_negative(op.amount, item)
+        if op.per is not None:
+            check(op.per, self.scope, self.d, item)
 
     def _choice(self, op: ChangeOp, param: str, p, item: str) -> None:
         """A choice parameter (an enum) can only be `set`, and only to one of its words."""
@@ -505,55 +520,59 @@ class _Validator(NodeVisitor):
                          item=item, help=suggestion(unparse(op.amount), p.choices))
 
     def _non_negative(self, e, item: str) -> None:
-        if isinstance(e, Neg) and isinstance(e.operand, Num) and e.operand.value:
+        if _negative_literal(e) and e.operand.value:
             self.d.error("CIV025", "a quantity here cannot be negative", e.span, item=item,
                          help="use `prevent` to lower a value and `add` to raise it")
 
     # --- epochs, score
     def _epochs(self) -> None:
         for track in self.ed.asts.values():
-            if not track.epochs:
-                self.d.error("CIV022", f"A.S.T. track `{track.id}` has no epochs", track.span, item=track.id)
-            for epoch in track.epochs:
-                for req in epoch.requirements:
-                    check(req.expr, self.scope, self.d, epoch.name)
-            for expr, _ in track.backward:
-                check(expr, self.scope, self.d, track.id)
-            names = [e.name for e in track.epochs]
-            for name, span in track.backward_except:
-                if name not in names:
-                    best = did_you_mean(name, names)
-                    self.d.error("CIV093", f"`except` names `{name}`, which is no epoch of track `{track.id}`", span,
-                                 item=track.id, help=f"did you mean `{best}`?" if best else
-                                 f"the epochs of `{track.id}`: {', '.join(names)}")
+            self._track(track)
         self._civilizations()
         for ability, _ in self.ed.abilities:
             self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", self.ed.id, literal_only=True)
         sc = self.ed.start_credits
         if sc is not None:
-            check(sc.amount, self.scope, self.d, "start credits")
-            if sc.unless is not None:
-                check(sc.unless, self.scope, self.d, "start credits")
+            for expr in (sc.amount, sc.unless):
+                if expr is not None:
+                    check(expr, self.scope, self.d, "start credits")
+
+    def _track(self, track) -> None:
+        """An A.S.T. track: some epochs, their requirements, and the epochs `backward except` names."""
+        if not track.epochs:
+            self.d.error("CIV022", f"A.S.T. track `{track.id}` has no epochs", track.span, item=track.id)
+        for epoch in track.epochs:
+            for req in epoch.requirements:
+                check(req.expr, self.scope, self.d, epoch.name)
+        for expr, _ in track.backward:
+            check(expr, self.scope, self.d, track.id)
+        names = [e.name for e in track.epochs]
+        for name, span in track.backward_except:
+            if name not in names:
+                self.d.error("CIV093", f"`except` names `{name}`, which is no epoch of track `{track.id}`", span,
+                             item=track.id, help=suggestion(name, names) or f"the epochs of `{track.id}`: {', '.join(names)}")
 
     def _civilizations(self) -> None:
         """Each row must fit its track: one first space per epoch after the first, rising, on the track."""
         ranks: dict[int, str] = {}
         for civ in self.ed.civilizations.values():
-            if civ.rank is not None:
-                if civ.rank in ranks:
-                    self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
-                                 f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
-                ranks.setdefault(civ.rank, civ.name)
+            self._rank(civ, ranks)
             for row in civ.rows.values():
                 track = self.ed.asts.get(row.track)
                 if track is None:
-                    best = did_you_mean(row.track, self.ed.asts)
                     self.d.error("CIV091", f"`{civ.name}` has a row on `{row.track}`, which is no A.S.T. track",
-                                 row.track_span, item=civ.name,
-                                 help=f"did you mean `{best}`?" if best else
-                                 f"declared tracks: {', '.join(self.ed.asts) or 'none'}")
+                                 row.track_span, item=civ.name, help=suggestion(row.track, self.ed.asts)
+                                 or f"declared tracks: {', '.join(self.ed.asts) or 'none'}")
                     continue
                 self._row(civ, row, track)
+
+    def _rank(self, civ, ranks: dict[int, str]) -> None:
+        """A civilization's A.S.T. ranking, if it has one, is no other's (`ranks`: those seen so far)."""
+        if civ.rank in ranks:
+            self.d.error("CIV094", f"A.S.T. ranking {civ.rank} is given to both `{ranks[civ.rank]}` and "
+                         f"`{civ.name}`", civ.field_spans.get("rank", civ.span), item=civ.name)
+        if civ.rank is not None:
+            ranks.setdefault(civ.rank, civ.name)
 
     def _row(self, civ, row, track) -> None:
         spaces = row.spaces if row.spaces is not None else track.spaces
@@ -569,14 +588,12 @@ class _Validator(NodeVisitor):
                          help="give the first space of each epoch after the first, in order: "
                               + ", ".join(e.name for e in track.epochs[1:]))
             return
-        previous = 1  # the first epoch starts on space 1 (space 0 is the start arrow)
-        for start, epoch in zip(row.starts, track.epochs[1:]):
-            if start <= previous or start > spaces:
-                self.d.error("CIV092", f"{where}: `{epoch.name}` starts on space {start}; each epoch must start after "
-                             f"the one before it (from space 2) and on the track (spaces 1-{spaces})", row.span,
-                             item=civ.name)
-                return
-            previous = start
+        misplaced = _misplaced_start(row.starts, track.epochs[1:], spaces)
+        if misplaced is not None:
+            start, epoch = misplaced
+            self.d.error("CIV092", f"{where}: `{epoch.name}` starts on space {start}; each epoch must start after "
+                         f"the one before it (from space 2) and on the track (spaces 1-{spaces})", row.span,
+                         item=civ.name)
 
     def _score(self) -> None:
         if self.ed.score:
@@ -585,11 +602,13 @@ class _Validator(NodeVisitor):
 
     # --- commodities and the deck
     def _commodities(self) -> None:
+        # a set value reads the number of cards in the set and the card's face value, no player
+        set_scope = Scope(consts=self.ed.consts, player=False, extra_names=("n", "face"))
         if self.ed.set_value is not None:
-            check(self.ed.set_value, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            check(self.ed.set_value, set_scope, self.d, "set_value")
         if self.ed.set_value_off_block is not None:
             expr, when, _ = self.ed.set_value_off_block
-            check(expr, Scope(consts=self.ed.consts, player=False, extra_names=("n", "face")), self.d, "set_value")
+            check(expr, set_scope, self.d, "set_value")
             if when is not None:
                 check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
@@ -601,12 +620,21 @@ class _Validator(NodeVisitor):
                 self._missing(com.span, com.name, key, f"commodity `{com.name}` has no {key}")
             elif getattr(com, key) < 0:
                 self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
-        if com.stack is not None and com.stack not in STACKS:
-            self.d.error("CIV023", f"stack {com.stack} does not exist; trade stacks run from 1 to 9",
-                         com.field_spans["stack"], item=com.name)
-        if com.printed and com.value is not None and self.ed.set_value is not None and not self._printed_values(com):
+        self._stack_exists(com)
+        if com.printed:
+            self._printed(com)
+
+    def _stack_exists(self, item) -> None:
+        """The trade stack a calamity or commodity card is in, if given, is one of the game's."""
+        if item.stack is not None and item.stack not in STACKS:
+            self.d.error("CIV023", f"stack {item.stack} does not exist; trade stacks run from 1 to 9",
+                         item.field_spans["stack"], item=item.name)
+
+    def _printed(self, com) -> None:
+        """Printed set values: what the set-value rule gives, and no more of them than cards."""
+        if com.value is not None and self.ed.set_value is not None and not self._printed_values(com):
             return  # set_value cannot be evaluated (reported)
-        if com.printed and com.count is not None and len(com.printed) > com.count:
+        if com.count is not None and len(com.printed) > com.count:
             self.d.error("CIV040", f"`{com.name}` prints {len(com.printed)} set values but there are only {com.count} cards",
                          com.field_spans["printed"], item=com.name)
 
@@ -631,14 +659,18 @@ class _Validator(NodeVisitor):
 
     def _decks(self) -> None:
         for stack, deck in sorted(self.ed.decks.items()):
-            commodities = [c for c in self.ed.commodities.values() if c.stack == stack]
-            calamities = [c for c in self.ed.calamities.values() if c.stack == stack]
-            total = sum(c.count or 0 for c in commodities) + len(calamities)
+            parts = self._stack_parts(stack)
+            total = sum(count or 0 for count, _ in parts)
             if total != deck.size:
-                parts = [f"{c.count} {c.name}" for c in commodities] + [f"1 {c.name}" for c in calamities]
                 self.d.error("CIV041", f"stack {stack} should hold {deck.size} cards, but its parts add up to {total}",
-                             deck.span, item=f"stack {stack}", notes=[" + ".join(parts) or "no cards"],
+                             deck.span, item=f"stack {stack}",
+                             notes=[" + ".join(f"{count} {name}" for count, name in parts) or "no cards"],
                              help=f'fix a count, or record the printed mistake: errata CIV041 "stack {stack}" "why"')
+
+    def _stack_parts(self, stack: int) -> list[tuple[int | None, str]]:
+        """(cards, name) of each commodity and then each calamity in a trade stack."""
+        return ([(c.count, c.name) for c in self.ed.commodities.values() if c.stack == stack]
+                + [(1, c.name) for c in self.ed.calamities.values() if c.stack == stack])
 
     # --- author invariants
     def _asserts(self) -> None:
@@ -649,21 +681,77 @@ class _Validator(NodeVisitor):
         for a in self.ed.asserts:
             before = len(self.d.errors)
             check(a.expr, model_scope, self.d, a.message)
-            if len(self.d.errors) > before:
-                continue
-            try:
-                ok = evaluator.evaluate(a.expr)
-            except EvalError as exc:
-                self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
-                continue
-            if ok is not True:
-                detail = evaluator.explain(a.expr)
-                hint = None
-                if self.ed.bases and a.span.path != self.ed.files[-1]:
-                    hint = (f"a house rule may depart from its base: acknowledge it with "
-                            f"errata CIV042 {quote(a.message)} \"why\"")
-                self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
-                             notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
+            if len(self.d.errors) == before:
+                self._assertion(a, evaluator)
+
+    def _assertion(self, a, evaluator: ModelEvaluator) -> None:
+        """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
+        try:
+            ok = evaluator.evaluate(a.expr)
+        except EvalError as exc:
+            self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
+            return
+        if ok is True:
+            return
+        detail = evaluator.explain(a.expr)
+        hint = None
+        if self.ed.bases and a.span.path != self.ed.files[-1]:
+            hint = (f"a house rule may depart from its base: acknowledge it with "
+                    f"errata CIV042 {quote(a.message)} \"why\"")
+        self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
+                     notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
+
+
+def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | None:
+    """(first space, epoch) of the first epoch of a row that does not start after the one before
+    it or that starts past the track's end, or None. The first epoch starts on space 1 (space 0 is
+    the start arrow)."""
+    previous = [1] + list(starts)
+    return next(((start, epoch) for before, start, epoch in zip(previous, starts, epochs)
+                 if start <= before or start > spaces), None)
+
+
+def _whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _negative_literal(e) -> bool:
+    """Whether an expression is a number written with a minus (`-3`)."""
+    return isinstance(e, Neg) and isinstance(e.operand, Num)
+
+
+def _names_read(roots: list, wanted: set[str]) -> set[str]:
+    """The first parts of the names (`Name` nodes) that the objects reachable from `roots` hold;
+    the walk stops once every name of `wanted` was seen."""
+    read: set[str] = set()
+    unread = set(wanted)
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack and unread:
+        x = stack.pop()
+        if x is None or isinstance(x, _LEAVES) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, Name):
+            read.add(x.parts[0])
+            unread.discard(x.parts[0])
+        else:
+            stack.extend(_held(x))
+    return read
+
+
+_LEAVES = (str, int, float, bool, Span)
+
+
+def _held(x) -> Any:
+    """The objects a model object holds: a container's items, an object's attribute values."""
+    if isinstance(x, dict):
+        return x.values()
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return x
+    if hasattr(x, "__dict__"):
+        return vars(x).values()
+    return (getattr(x, a, None) for a in getattr(x, "__slots__", ()))
 
 
 def set_value(ed: Edition, n: int, face: int):
@@ -778,14 +866,17 @@ class ModelEvaluator:
         from .syntax import BinOp
         try:
             if isinstance(expr, Call) and expr.name == "all":
-                bad = [i.get("name", "?") for i in self.items(expr.args[0], None)
-                       if self.evaluate(expr.args[1], i) is not True]
-                return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+                return self._failing(expr)
             if isinstance(expr, BinOp) and expr.op in ("==", "!=", "<", "<=", ">", ">="):
                 return f"left side is {self.evaluate(expr.left)}, right side is {self.evaluate(expr.right)}"
         except EvalError:
             return None
         return None
+
+    def _failing(self, expr: Call) -> str:
+        """The items (the first ten) for which `all(items, condition)` does not hold."""
+        bad = [i.get("name", "?") for i in self.items(expr.args[0], None) if self.evaluate(expr.args[1], i) is not True]
+        return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
 
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:

@@ -147,6 +147,34 @@ def test_explain_item_did_you_mean():
         explain_item("megaciv", "Zzyzx")
 
 
+def test_explain_a_round_rule_name_lists_what_reads_and_changes_it():
+    text = explain_item("cardgame", "war_track")
+    assert text.startswith("war_track: track in cardgame")
+    assert '"War progress track": start 0, positions 0..7' in text
+    assert "declared at rulebooks/cardgame.civ:" in text
+    assert "threshold under_siege reads it  rulebooks/cardgame.civ:" in text
+    assert "pool rebellion_dice reads it" in text and text.count("phase war moves it") == 3
+    text = explain_item("cardgame", "Natural_Events")  # its case aside; the event table, not the phase
+    assert text.startswith("natural_events: event table in cardgame")
+    assert "phase natural_events rolls it" in text
+    assert "Used by: nothing" in explain_item("cardgame", "upkeep")
+    with pytest.raises(StateError, match=r"did you mean `unrest`"):
+        explain_item("cardgame", "unrst")
+
+
+def test_explain_a_round_rule_name_follows_the_chain(tmp_path):
+    house = tmp_path / "calm.civ"
+    house.write_text('language 1\nedition calm "Calm" extends cardgame\n'
+                     'threshold lose_action "40+ unrest: lose 1 state action" when unrest >= 40\n', encoding="utf-8")
+    text = explain_item(str(house), "lose_action")
+    assert "declared at rulebooks/cardgame.civ:101 (in cardgame)" in text
+    assert f"replaced whole at {house}:3 (in calm)" in text
+    assert '"40+ unrest: lose 1 state action": holds while unrest >= 40' in text
+    text = explain_item(str(house), "unrest")
+    assert f"threshold lose_action reads it  {house}:3" in text
+    assert "threshold lose_action reads it  rulebooks/cardgame.civ" not in text  # replaced: out of force
+
+
 def test_explain_command(tmp_path):
     from click.testing import CliRunner
 

@@ -244,6 +244,100 @@ def test_rename_writes_every_declaration_and_use_across_the_chain(tmp_path):
     assert rename_edits(analysis, _offset(text, "when holds", 2) - 2, "x") is None  # nothing to rename there
 
 
+# --- the round rules' names (rulebooks/cardgame.civ) ---------------------------------------------------
+
+CARDGAME = ROOT / "rulebooks" / "cardgame.civ"
+
+
+def test_round_rule_names_go_to_their_declaration_and_back():
+    text = CARDGAME.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(CARDGAME, text)
+    cases = [("add unrest ", 5, "stat", "unrest", "stat unrest"),
+             ("move war_track 2", 6, "round_track", "war_track", "track war_track"),
+             ("roll gained = luxury_dice", 16, "pool", "luxury_dice", "pool luxury_dice"),
+             ("roll emergency_card", 6, "event_table", "emergency_card", "event_table emergency_card"),
+             ("if under_siege {", 4, "threshold", "under_siege", "threshold under_siege"),
+             ("and act_domestic", 5, "choice", "act_domestic", "choice act_domestic"),
+             ("set collapsed = true", 5, "flag", "collapsed", "flag collapsed"),
+             ("hand_value(color=red)", 18, "color", "red", 'suit "Hearts" red')]
+    for needle, inside, kind, name, declaration in cases:
+        target = target_at(analysis, _offset(text, needle, inside))
+        assert (target.kind, target.name) == (kind, name), needle
+        (info, sym), *_ = definitions(analysis, target)
+        assert info is analysis.doc and text[sym.start:sym.end] == name
+        assert sym.end == text.index(declaration) + len(declaration), needle
+        found = references(analysis, target)
+        assert all(text[s.start:s.end] == name for _, s in found)
+        assert target.symbol.start in {s.start for _, s in found}
+    # every `add unrest` of the phases, and every rule reading it, is a reference of the stat
+    unrest = target_at(analysis, _offset(text, "add unrest ", 5))
+    starts = {s.start for _, s in references(analysis, unrest)}
+    assert {m.start() + 4 for m in re.finditer(r"add unrest ", text)} <= starts
+    assert _offset(text, "when unrest >= 30", 5) in starts
+
+
+def test_hover_on_round_rule_names_says_what_the_rules_make_of_them():
+    text = CARDGAME.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(CARDGAME, text)
+    hover, _ = hover_text(analysis, _offset(text, "move war_track 2", 6))
+    assert hover.startswith("**war_track** (track)")
+    assert '"War progress track": start 0, positions 0..7; stages Border Conflict (0..2)' in hover
+    assert "defined at `rulebooks/cardgame.civ:" in hover
+    hover, _ = hover_text(analysis, _offset(text, "roll rebels = rebellion_dice", 16))
+    assert "(dice pool)" in hover and "2 dice of 6 sides; +1 when population >= 75" in hover
+    hover, _ = hover_text(analysis, _offset(text, "if lose_action", 4))
+    assert '"30+ unrest: lose 1 state action": holds while unrest >= 30' in hover
+    hover, _ = hover_text(analysis, _offset(text, "hand_value(color=red)", 18))
+    assert "the colour of the suits Hearts, Diamonds" in hover and "also at `rulebooks/cardgame.civ:" in hover
+    hover, _ = hover_text(analysis, _offset(text, "phase upkeep", 7))
+    assert '"Upkeep Phase": phase 1 of 7 of a round' in hover
+
+
+def test_rename_a_stat_rewrites_its_declaration_targets_and_reads(tmp_path):
+    from civdsl.lsp import rename_edits
+
+    text = CARDGAME.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(CARDGAME, text)
+    edits = rename_edits(analysis, _offset(text, "stat food ", 6), "grain")
+    assert {text[a:b] for _, a, b, _ in edits} == {"food"}
+    assert len(edits) == len(re.findall(r"\bfood\b", re.sub(r'"[^"]*"|#.*', "", text)))  # strings, comments aside
+    renamed = text
+    for _, a, b, new in sorted(edits, key=lambda e: -e[1]):
+        renamed = renamed[:a] + new + renamed[b:]
+    copy = tmp_path / "cardgame.civ"
+    copy.write_text(renamed, encoding="utf-8")
+    checked = check_file(copy)
+    assert checked.ok and "grain" in checked.edition.stats and "food" not in checked.edition.stats
+    with pytest.raises(ValueError):
+        rename_edits(analysis, _offset(text, "stat food ", 6), "phase")  # a keyword
+
+
+def test_round_rule_completions_name_what_each_statement_takes():
+    text = CARDGAME.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(CARDGAME, text)
+    ed = analysis.edition
+
+    def labels(offset: int) -> set[str]:
+        return {c.label for c in completions(analysis, offset)}
+
+    assert labels(_offset(text, "roll attack = attack_dice", len("roll attack = "))) == set(ed.pools)
+    assert labels(_offset(text, "move war_track 2", len("move "))) == set(ed.tracks)
+    assert labels(_offset(text, "hand_value(color=red)", len("hand_value(color="))) == {"red", "black"}
+    assert set(ed.stats) | set(ed.flags) <= labels(_offset(text, "if under_siege {", len("if ")))
+
+
+def test_outline_lists_round_declarations():
+    text = CARDGAME.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(CARDGAME, text)
+    ed = analysis.edition
+    items = outline(analysis.doc)
+    phases = [o for o in items if o.kind == "phase"]
+    assert [(o.name, o.detail) for o in phases] == [(p.id, p.name) for p in ed.phases.values()]
+    assert [o.name for o in items if o.kind == "round_track"] == list(ed.tracks)
+    assert [o.name for o in items if o.kind == "stat"] == list(ed.stats)
+    assert text[phases[0].start:].startswith("phase upkeep") and text[phases[0].end - 1] == "}"
+
+
 # --- completion -----------------------------------------------------------------------------------
 
 

@@ -150,3 +150,77 @@ def test_unknown_groups_are_reported_from_the_index_wherever_a_group_is_named(tm
         word = d.message.split("`")[1]
         assert text[d.span.line - 1][d.span.column - 1:d.span.end_column - 1].strip('"') == word
     assert {d.help for d in errors if "craf" in d.message} == {"did you mean `crafts`?"}
+
+
+# --- the round rules' names (rulebooks/cardgame.civ) ---------------------------------------------------
+
+CARDGAME = ROOT / "rulebooks" / "cardgame.civ"
+
+
+def test_round_declarations_are_found_with_the_name_span():
+    chain, index = _index(CARDGAME)
+    ed = check_file(CARDGAME).edition
+    lines = chain[-1].text.split("\n")
+    declared = {"stat": ed.stats, "flag": ed.flags, "choice": ed.choices, "threshold": ed.thresholds,
+                "pool": ed.pools, "round_track": ed.tracks, "event_table": ed.event_tables, "deck": ed.card_decks,
+                "phase": ed.phases}
+    for kind, names in declared.items():
+        assert index.names(kind) == set(names), kind
+        for name in names:
+            [decl] = index.declarations(kind, name)
+            s = decl.span
+            assert lines[s.line - 1][s.column - 1:s.end_column - 1] == name
+    # a deck's suits declare its colours, which the hand functions read
+    assert index.names("color") == {"red", "black"}
+    assert len(index.declarations("color", "red")) == 2  # Hearts and Diamonds
+
+
+def test_round_statement_targets_are_uses_of_what_they_name():
+    chain, index = _index(CARDGAME)
+    text = chain[-1].text
+    lines = text.split("\n")
+    # the statements as written: strings, comments and dice pools (whose `add` is a term) aside
+    code = re.sub(r"\bpool [^{]*\{[^}]*\}", "", re.sub(r"#.*", "", re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)))
+    written = re.findall(r"\b(set|add|move|reset) ([a-z_]+)\b", code)
+    targets = [r for r in index.refs if r.role == "ref" and r.via in ("set", "add", "move", "reset")]
+    assert sorted((r.via, r.name) for r in targets) == sorted(written)
+    kinds = {r.name: r.kind for r in targets}
+    assert kinds["unrest"] == "stat" and kinds["collapsed"] == "flag" and kinds["war_track"] == "round_track"
+    for r in targets:
+        assert lines[r.span.line - 1][r.span.column - 1:r.span.end_column - 1] == r.name
+    rolled = {r.name: r.kind for r in index.refs if r.via == "roll"}
+    assert rolled["luxury_dice"] == "pool" and rolled["emergency_card"] == "event_table"
+    assert set(rolled) == set(re.findall(r"\broll (?:[a-z_]+ = )?([a-z_]+)", code))
+
+
+def test_round_names_read_in_expressions_resolve_by_the_one_namespace():
+    _, index = _index(CARDGAME)
+    under_siege = [r for r in index.uses("threshold", "under_siege")]
+    # read by a pool's term, a phase and another rule's condition
+    assert {r.owner for r in under_siege} >= {("pool", "rebellion_dice"), ("phase", "upkeep"), ("phase", "war")}
+    assert {r.owner for r in index.uses("round_track", "war_track") if r.via == "name"} == {
+        ("threshold", "under_siege"), ("pool", "rebellion_dice")}
+    # a stat outranks the player fact of the same name (round rules read their own stats)
+    assert all(r.kind == "stat" for r in index.refs if r.name == "population" and r.role == "ref")
+    # `let` and `roll x =` names are local to their block: they name no declaration
+    assert [r.kind for r in index.refs if r.name == "food_at_start"] == ["name"]
+    assert {r.kind for r in index.refs if r.name == "gained"} == {"name"}
+
+
+def test_event_table_rows_are_round_blocks_not_ast_rows():
+    """An event table's `row` is not a civilization's row on an A.S.T. track: its body is indexed."""
+    _, index = _index(CARDGAME)
+    assert not list(index.of_kind("track"))
+    owners = {(r.owner, r.name) for r in index.of_kind("stat", "flag", role="ref")}
+    assert (("event_table", "natural_events"), "morale_penalty") in owners
+    assert (("event_table", "natural_events"), "drought") in owners
+    assert (("event_table", "emergency_card"), "unrest") in owners
+
+
+def test_a_house_rule_replacing_a_round_declaration_takes_its_uses_out_of_force(tmp_path):
+    house = _house(tmp_path, 'threshold lose_action "40+ unrest: lose 1 state action" when unrest >= 40\n',
+                   base="cardgame")
+    _, index = _index(house)
+    reads = [r for r in index.uses("stat", "unrest") if r.owner == ("threshold", "lose_action")]
+    assert [(r.file, index.in_force(r)) for r in reads] == [(0, False), (1, True)]
+    assert [r.file for r in index.declarations("threshold", "lose_action")] == [1, 0]

@@ -12,7 +12,7 @@ from civdsl import runtime
 from civdsl.codegen import generate, generate_module
 from civdsl.frontend import check_file
 from civdsl.gcpause import paused
-from civdsl.resources import shipped_rulebooks
+from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
 
 def test_the_collector_is_paused_inside_and_back_on_after_even_on_error():
@@ -211,3 +211,69 @@ def test_house_rules_checked_in_a_row_index_their_base_once_with_the_same_answer
     again = [frontend.check_file(p).diagnostics.render() for p in rules]
     frontend._INDEX_MEMO.clear()
     assert [frontend.check_file(p).diagnostics.render() for p in reversed(rules)][::-1] == again
+
+
+def _functions_by_name(namespace: dict) -> dict:
+    return {k: v.__code__ for k, v in namespace.items() if isinstance(v, types.FunctionType)}
+
+
+@pytest.mark.parametrize("edition", ["megaciv", "cardgame", "civ1981"])
+def test_a_module_compiled_by_definitions_runs_as_the_whole_module_would(edition):
+    from civdsl import bytecode
+
+    checked = check_file(shipped_rulebooks()[edition])
+    source = generate(checked.edition, {f.display: f.text for f in checked.chain})
+    whole: dict = {}
+    parts: dict = {}
+    for namespace, run in ((whole, lambda ns: exec(compile(source, "m.py", "exec"), ns)),
+                           (parts, lambda ns: bytecode.compile_module(source, "m.py").run(ns))):
+        sys.modules["civdsl_test_parts"] = types.ModuleType("civdsl_test_parts")
+        namespace["__name__"] = "civdsl_test_parts"
+        try:
+            run(namespace)
+        finally:
+            del sys.modules["civdsl_test_parts"]
+    assert sorted(whole) == sorted(parts)
+    assert whole["LINES"] == parts["LINES"] and whole["__doc__"] == parts["__doc__"]
+    expected, got = _functions_by_name(whole), _functions_by_name(parts)
+    assert expected.keys() == got.keys() and len(got) > 5
+    for name, code in expected.items():
+        # the same lines and locals; the instructions may differ only in how a call on an imported
+        # module is looked up (the whole module's compiler knows `_rt` is an import, a part's does not)
+        assert got[name].co_filename == "m.py" and got[name].co_firstlineno == code.co_firstlineno, name
+        assert {line for *_, line in got[name].co_lines()} == {line for *_, line in code.co_lines()}, name
+        assert got[name].co_varnames == code.co_varnames and got[name].co_flags == code.co_flags, name
+
+
+def test_a_house_rule_compiles_only_what_differs_from_its_base(monkeypatch):
+    from civdsl import bytecode
+
+    bytecode.forget()
+    base = check_file(shipped_rulebooks()["megaciv"])
+    house = check_file(next(p for p in shipped_house_rules() if p.stem == "strict_credits"))
+    base_source = generate(base.edition, {f.display: f.text for f in base.chain})
+    house_source = generate(house.edition, {f.display: f.text for f in house.chain})
+    bytecode.compile_module(base_source, "base.py")
+    compiled: list[str] = []
+
+    def counting(text, *args, **kwargs):
+        compiled.append(text)
+        return compile(text, *args, **kwargs)
+
+    monkeypatch.setattr(bytecode, "compile", counting, raising=False)
+    module = bytecode.compile_module(house_source, "house.py")
+    definitions = house_source.count("\ndef ")
+    # the header (its own edition, paths and hashes) and the tables after the last function differ
+    assert len(compiled) <= 2 < definitions
+    assert all(p.co_filename == "house.py" for p in module.parts)
+    bytecode.forget()
+    assert len(bytecode.compile_module(house_source, "house.py").parts) == len(module.parts)
+
+
+def test_a_syntax_error_in_generated_code_is_located_in_the_whole_module():
+    from civdsl import bytecode
+
+    source = "X = 1\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return (\n"
+    with pytest.raises(SyntaxError) as caught:
+        bytecode.compile_module(source, "bad.py")
+    assert caught.value.filename == "bad.py" and caught.value.lineno >= 9

@@ -64,19 +64,21 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
         out += [legend, ""]
     if not charts:
         out += [md_escape(tables.nothing_chart(ed).intro[0]), ""]
-    for kind, chart in charts.items():
-        extra = []
-        for t in chart.tables:
-            if t.csv and f"charts/{t.slug}.csv" in files:
-                extra.append(f"[{md_escape(t.slug)}.csv]({href(t.slug + '.csv')})")
-        if kind == "explorer" and "charts/explorer.dot" in files:
-            # listed whether or not Graphviz drew the SVG here: the README never depends on it
-            extra += ["[explorer.svg](explorer.svg) (drawn where Graphviz is installed)", "[explorer.dot](explorer.dot)"]
-        out.append(f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else ""))
+    out += [_readme_line(kind, chart, files) for kind, chart in charts.items()]
     if "charts/reference.md" in files:
         out.append("- [the round reference](reference.md) (printable: [reference.html](reference.html))")
     out += ["- [the compiled model as YAML](model.yaml); as JSON: [../model.json](../model.json)", ""]
     return "\n".join(out)
+
+
+def _readme_line(kind: str, chart, files: dict) -> str:
+    """A chart's line in the README, with its CSV files (and the explorer's drawing)."""
+    extra = [f"[{md_escape(t.slug)}.csv]({href(t.slug + '.csv')})" for t in chart.tables
+             if t.csv and f"charts/{t.slug}.csv" in files]
+    if kind == "explorer" and "charts/explorer.dot" in files:
+        # listed whether or not Graphviz drew the SVG here: the README never depends on it
+        extra += ["[explorer.svg](explorer.svg) (drawn where Graphviz is installed)", "[explorer.dot](explorer.dot)"]
+    return f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else "")
 
 
 def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str, str | bytes], list[str]]:
@@ -85,45 +87,66 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
     files: dict[str, str | bytes] = {}
     messages: list[str] = []
     for kind, chart in charts.items():
-        files[f"charts/{kind}.md"] = md_chart(chart, edition.name)
-        for t in chart.tables:
-            if t.csv:
-                files[f"charts/{t.slug}.csv"] = csv_table(t)
+        files.update(_chart_files(kind, chart, edition.name))
     if "explorer" in charts:
-        dot = to_dot(edition, diff.marks("advances") if diff is not None else None)
-        files["charts/explorer.dot"] = dot
-        svg, problem = to_svg(dot)
-        if svg is not None:
-            files["charts/explorer.svg"] = svg
-        elif problem:
-            messages.append(problem)
+        messages += _explorer_files(edition, diff, files)
     files["charts/model.yaml"] = model_yaml(to_data(edition))
-    # editions with round rules (stats, phases, dice) get their own printable reference
-    from ..rounds.reference import render_round_reference
+    files.update(_round_reference_files(edition))
+    files.update(_pages(edition, base, charts, diff, has_reference="charts/reference.html" in files))
+    files["charts/README.md"] = _readme(edition, charts, diff, base, files)
+    return dict(sorted(files.items())), messages
 
+
+def _chart_files(name: str, chart, edition_name: str) -> dict[str, str]:
+    """A chart in Markdown and each of its tables written as CSV."""
+    files = {f"charts/{name}.md": md_chart(chart, edition_name)}
+    files.update({f"charts/{t.slug}.csv": csv_table(t) for t in chart.tables if t.csv})
+    return files
+
+
+def _explorer_files(edition: Edition, diff: Diff | None, files: dict) -> list[str]:
+    """Add the strategy explorer's Graphviz source to FILES, and its drawing where Graphviz is
+    installed; the message saying why it could not be drawn, if any."""
+    dot = to_dot(edition, tables.marks_for(diff, "advances"))
+    files["charts/explorer.dot"] = dot
+    svg, problem = to_svg(dot)
+    if svg is not None:
+        files["charts/explorer.svg"] = svg
+        return []
+    return [problem] if problem else []
+
+
+def _round_reference_files(edition: Edition) -> dict[str, str]:
+    """Editions with round rules (stats, phases, dice) get their own printable reference."""
+    from ..rounds.reference import render_round_reference
+    from .mdhtml import to_html
+
+    files = {}
     for name, text in render_round_reference(edition).items():
         files[f"charts/{name}"] = text
         if name.endswith(".md"):
-            from .mdhtml import to_html
-
             files[f"charts/{name[:-3]}.html"] = to_html(text, f"{edition.name}: round reference")
+    return files
+
+
+def _pages(edition: Edition, base: Edition | None, charts: dict, diff: Diff | None, has_reference: bool) -> dict:
+    """The printable page of every chart; for a house rule also its summary, first on the page and
+    on a page (and in Markdown and CSV) of its own."""
     chips = chips_for(edition)
     page_charts = list(charts.values()) or [tables.nothing_chart(edition)]
+    files = {}
     subtitle = ""
     if diff is not None:
         house = tables.house_chart(edition, base, diff)
-        files["charts/house-summary.md"] = md_chart(house, edition.name)
-        for t in house.tables:
-            files[f"charts/{t.slug}.csv"] = csv_table(t)
+        files.update(_chart_files("house-summary", house, edition.name))
         files["charts/house-summary.html"] = edition_page(edition, [house], chips, house=True,
                                                           subtitle=f"A house rule on {base.name}.")
         page_charts = [house] + page_charts
         subtitle = f"A house rule on {base.name}: marked rows differ from it."
-    links = [Link("the round reference", "reference.html")] if "charts/reference.html" in files else []
+    links = [Link("the round reference", "reference.html")] if has_reference else []
     files[f"charts/{edition.id}.html"] = edition_page(edition, page_charts, chips, house=diff is not None,
                                                       subtitle=subtitle, links=links)
-    files["charts/README.md"] = _readme(edition, charts, diff, base, files)
-    return dict(sorted(files.items())), messages
+    return files
 
 
 def site_files(results) -> dict[str, str]:

@@ -54,25 +54,29 @@ def _effects(items):
 
 def base_values(cal: Calamity, role: str, kind: str, param: str | None) -> list[int | None]:
     """The calamity's own values of KIND.PARAM for the victims of ROLE (None where not literal)."""
+    k = vocab.EFFECT_KINDS.get(kind)
+    name = param or (k.main if k else "amount")
+    return [_base_value(e, k, name) for pool in _victim_effects(cal, role) for e in _effects(pool) if e.kind == kind]
+
+
+def _victim_effects(cal: Calamity, role: str) -> list[list]:
+    """The calamity's effects on the victims of ROLE ("any": primary and secondary)."""
     pools = []
     if role in ("primary", "any"):
         pools.append(cal.primary)
     if role in ("secondary", "any") and cal.secondary is not None:
         pools.append(cal.secondary.effects)
-    k = vocab.EFFECT_KINDS.get(kind)
-    name = param or (k.main if k else "amount")
-    out = []
-    for pool in pools:
-        for e in _effects(pool):
-            if e.kind != kind:
-                continue
-            raw = e.args.get(name)
-            if raw is None:
-                p = k.param(name) if k else None
-                out.append(p.default if p is not None and isinstance(p.default, int) else None)
-            else:
-                out.append(_literal(raw))
-    return out
+    return pools
+
+
+def _base_value(e: Effect, k, name: str) -> int | None:
+    """The effect's value of parameter NAME: its default where the effect leaves it out, None where
+    it is not a literal."""
+    raw = e.args.get(name)
+    if raw is not None:
+        return _literal(raw)
+    p = k.param(name) if k else None
+    return p.default if p is not None and isinstance(p.default, int) else None
 
 
 class _Direction(NodeVisitor):
@@ -203,35 +207,49 @@ def card_credit(ed: Edition, held: Advance, target: Advance) -> CardCredit:
 
 def chains(ed: Edition, limit: int = 400) -> list[list[tuple[str, int]]]:
     """Maximal paths of specific credits: [(advance, credit to the next), ..., (last, 0)]."""
+    walk = _ChainWalk(_credit_edges(ed), limit)
+    incoming = {t for targets in walk.edges.values() for t, _ in targets}
+    for n in ed.advances:
+        if n in walk.edges and n not in incoming:
+            walk.start(n)
+    # advances in a cycle of credits with no way in: start from each of them
+    for n in ed.advances:
+        if n in walk.edges and n not in walk.seen:
+            walk.start(n)
+    return walk.paths
+
+
+def _credit_edges(ed: Edition) -> dict[str, list[tuple[str, int]]]:
+    """Advance -> (the other declared advance it credits, the amount), in declaration order."""
     edges: dict[str, list[tuple[str, int]]] = {}
-    incoming: set[str] = set()
     for a in ed.advances.values():
         for s in a.specific:
             if s.target in ed.advances and s.target != a.name:
                 edges.setdefault(a.name, []).append((s.target, s.amount))
-                incoming.add(s.target)
-    starts = [n for n in ed.advances if n in edges and n not in incoming]
-    # advances in a cycle of credits with no way in: start from each of them
-    seen_any = set()
-    out: list[list[tuple[str, int]]] = []
+    return edges
 
-    def walk(node: str, path: list[tuple[str, int]], on_path: set[str]):
-        if len(out) >= limit:
+
+class _ChainWalk:
+    """The chains found so far, walking the credits depth first (at most LIMIT chains)."""
+
+    def __init__(self, edges: dict[str, list[tuple[str, int]]], limit: int):
+        self.edges = edges
+        self.limit = limit
+        self.seen: set[str] = set()
+        self.paths: list[list[tuple[str, int]]] = []
+
+    def start(self, advance: str) -> None:
+        self.walk(advance, [], {advance})
+
+    def walk(self, node: str, path: list[tuple[str, int]], on_path: set[str]) -> None:
+        if len(self.paths) >= self.limit:
             return
-        seen_any.add(node)
-        nxt = [(t, amt) for t, amt in edges.get(node, []) if t not in on_path]
+        self.seen.add(node)
+        nxt = [(t, amt) for t, amt in self.edges.get(node, []) if t not in on_path]
         if not nxt:
-            out.append(path + [(node, 0)])
-            return
+            self.paths.append(path + [(node, 0)])
         for t, amt in nxt:
-            walk(t, path + [(node, amt)], on_path | {t})
-
-    for s in starts:
-        walk(s, [], {s})
-    for n in ed.advances:
-        if n in edges and n not in seen_any:
-            walk(n, [], {n})
-    return out
+            self.walk(t, path + [(node, amt)], on_path | {t})
 
 
 # --- cost bands -----------------------------------------------------------------------------
@@ -260,14 +278,17 @@ def _tier_bands(tiers: list, known: list[Advance]) -> list[Band]:
     lows = [None] + [b for b, _ in tiers[:-1]]
     for key, (below, vp), low in zip(("low", "mid", "high"), tiers, lows):
         members = [a.name for a in known if (low is None or a.cost >= low) and (below is None or a.cost < below)]
-        if below is None:
-            label = f"cost {low} or more ({vp} VP)"
-        elif low is None:
-            label = f"cost under {below} ({vp} VP)"
-        else:
-            label = f"cost {low} to {below - 1} ({vp} VP)"
-        out.append(Band(key, label, members))
+        out.append(Band(key, _tier_label(low, below, vp), members))
     return out
+
+
+def _tier_label(low: int | None, below: int | None, vp) -> str:
+    """A VP tier's band named by its costs (from LOW, under BELOW; None: open) and its VP."""
+    if below is None:
+        return f"cost {low} or more ({vp} VP)"
+    if low is None:
+        return f"cost under {below} ({vp} VP)"
+    return f"cost {low} to {below - 1} ({vp} VP)"
 
 
 def _tertile_bands(known: list[Advance]) -> list[Band]:

@@ -74,6 +74,17 @@ def _node(a, x: float, y: float, chips: dict, mark: str | None) -> list[str]:
     return out
 
 
+def _placement(ed: Edition, bands: list) -> dict[str, tuple[int, float, float]]:
+    """Advance -> (band index, x, y): each band a column, its advances one under another."""
+    return {n: (i, i * (NODE_W + GAP), TOP + j * ROW)
+            for i, b in enumerate(bands) for j, n in enumerate(_order(ed, b.members))}
+
+
+def _drawn_credits(ed: Edition, place: dict) -> list[tuple]:
+    """(advance, specific credit) for each credit between two advances placed in the figure."""
+    return [(a, s) for a in ed.advances.values() for s in a.specific if a.name in place and s.target in place]
+
+
 def explorer_svg(ed: Edition, marks: dict[str, str] | None = None) -> str:
     """An inline <svg> of the explorer (empty string for an edition without advances)."""
     marks = marks or {}
@@ -81,25 +92,18 @@ def explorer_svg(ed: Edition, marks: dict[str, str] | None = None) -> str:
     bands = [b for b in derive.bands(ed) if b.members]
     if not bands:
         return ""
-    place: dict[str, tuple[int, float, float]] = {}  # advance -> (band index, x, y)
-    for i, b in enumerate(bands):
-        for j, n in enumerate(_order(ed, b.members)):
-            place[n] = (i, i * (NODE_W + GAP), TOP + j * ROW)
+    place = _placement(ed, bands)
     width = len(bands) * NODE_W + (len(bands) - 1) * GAP + 40
     height = TOP + max(len(b.members) for b in bands) * ROW + 10
     out = [f'<svg class="explorer" xmlns="http://www.w3.org/2000/svg" viewBox="-10 0 {width} {height}" '
            f'role="img" aria-label="{esc(ed.name)}: specific credits by cost band">',
            '<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" '
            'orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>']
-    for i, b in enumerate(bands):
-        x = i * (NODE_W + GAP)
-        out.append(f'<text x="{x + NODE_W / 2}" y="16" text-anchor="middle" font-size="12" font-weight="bold">'
-                   f"{esc(b.label)}</text>")
+    out += [f'<text x="{i * (NODE_W + GAP) + NODE_W / 2}" y="16" text-anchor="middle" font-size="12" '
+            f'font-weight="bold">{esc(b.label)}</text>' for i, b in enumerate(bands)]
     # edges first, so the nodes are drawn over them
-    for a in ed.advances.values():
-        for s in a.specific:
-            if a.name in place and s.target in place:
-                out += _edge(place[a.name], place[s.target], s.amount)
+    for a, s in _drawn_credits(ed, place):
+        out += _edge(place[a.name], place[s.target], s.amount)
     for n, (_, x, y) in place.items():
         out += _node(ed.advances[n], x, y, chips, marks.get(n))
     out.append("</svg>")

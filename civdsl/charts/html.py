@@ -143,25 +143,26 @@ def cell_html(c: Cell) -> str:
 def table_html(t: Table, with_title: bool = True) -> str:
     out = []
     if with_title:
-        out.append(f'<h3 class="new-page">{esc(t.title)}</h3>' if t.new_page else f"<h3>{esc(t.title)}</h3>")
-    for p in t.intro:
-        out.append(f'<p class="muted">{esc(p)}</p>')
-    if not t.rows:
-        out.append(f"<p><i>{esc(t.empty)}</i></p>")
-        return "\n".join(out)
-    total = sum(c.width for c in t.columns) or 1
-    cls = ' class="matrix"' if t.matrix else ""
-    out.append(f'<table{cls} data-slug="{esc(t.slug)}">')
-    out.append("<colgroup>" + "".join(f'<col style="width:{100 * c.width / total:.3f}%">' for c in t.columns)
-               + "</colgroup>")
-    out.append("<thead><tr>" + "".join(_column_head(c) for c in t.columns) + "</tr></thead>")
-    out.append("<tbody>")
-    for r in t.rows:
-        attr = f' class="m-{r.mark}"' if r.mark else ""
-        out.append(f"<tr{attr}>" + "".join(_cell(t, r.head and i == _head_index(t), col, c)
-                                           for i, (col, c) in enumerate(zip(t.columns, r.cells))) + "</tr>")
-    out.append("</tbody></table>")
+        out.append(f"<h3{_classes('new-page' if t.new_page else '')}>{esc(t.title)}</h3>")
+    out += [f'<p class="muted">{esc(p)}</p>' for p in t.intro]
+    out += _grid_html(t) if t.rows else [f"<p><i>{esc(t.empty)}</i></p>"]
     return "\n".join(out)
+
+
+def _grid_html(t: Table) -> list[str]:
+    """The <table> itself: its columns' widths and heads, then a line per row."""
+    total = sum(c.width for c in t.columns) or 1
+    return [f'<table{_classes("matrix" if t.matrix else "")} data-slug="{esc(t.slug)}">',
+            "<colgroup>" + "".join(f'<col style="width:{100 * c.width / total:.3f}%">' for c in t.columns)
+            + "</colgroup>",
+            "<thead><tr>" + "".join(_column_head(c) for c in t.columns) + "</tr></thead>",
+            "<tbody>", *[_row_html(t, r) for r in t.rows], "</tbody></table>"]
+
+
+def _row_html(t: Table, r) -> str:
+    head = _head_index(t) if r.head else None
+    return (f"<tr{_classes(f'm-{r.mark}' if r.mark else '')}>"
+            + "".join(_cell(t, i == head, col, c) for i, (col, c) in enumerate(zip(t.columns, r.cells))) + "</tr>")
 
 
 def _classes(*names: str) -> str:
@@ -178,8 +179,8 @@ def _column_head(c) -> str:
 
 def _cell(t: Table, head: bool, col, c: Cell) -> str:
     """One cell of a row; the row's head cell is a <th>."""
-    tag = "th" if head else "td"
-    scope = ' scope="row"' if head else ""
+    tag, scope = ("th", ' scope="row"') if head else ("td", "")
+    # right-aligned numbers; the matrix's own cell (an advance against itself) greyed
     cattr = _classes("n" if c.numeric or col.numeric else "", "self" if t.matrix and c.plain() == "\u2014" else "")
     # the column's name, shown above the cell where a phone lays rows out as cards
     label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
@@ -192,25 +193,34 @@ def _head_index(t: Table) -> int:
 
 def chart_html(chart: Chart) -> str:
     out = [f'<section id="{esc(chart.id)}">']
-    head = [f"<h2>{esc(chart.title)}</h2>"]
-    for p in chart.intro:
-        head.append(f"<p>{esc(p)}</p>")
-    if chart.links:
-        head.append('<p class="links">' + "".join(part_html(link) for link in chart.links) + "</p>")
+    head = [f"<h2>{esc(chart.title)}</h2>"] + [f"<p>{esc(p)}</p>" for p in chart.intro] + _links_html(chart.links)
     if chart.figure:
         # the heading goes to the page the figure is printed on
         out.append('<div class="keep">' + "\n".join(head) + f"\n<figure>{chart.figure}</figure></div>")
     else:
         out += head
-    for t in chart.tables:
-        if t.listed:
-            out.append(table_html(t, with_title=len([x for x in chart.tables if x.listed]) > 1 or t.title != chart.title))
-    if chart.notes:
-        out.append("<h3>Rulebook notes</h3>")
-        out.append('<ul class="notes">' + "".join(f'<li>{esc(about)}: <q class="rb">{esc(n)}</q></li>'
-                                                  for about, n in chart.notes) + "</ul>")
+    listed = [t for t in chart.tables if t.listed]
+    # a chart of one table titled as the chart says its title once
+    out += [table_html(t, with_title=len(listed) > 1 or t.title != chart.title) for t in listed]
+    out += _notes_html(chart.notes)
     out.append("</section>")
     return "\n".join(out)
+
+
+def _notes_html(notes: list[tuple[str, str]]) -> list[str]:
+    """The rulebook's notes on what a chart shows, quoted; nothing where there are none."""
+    if not notes:
+        return []
+    return ["<h3>Rulebook notes</h3>",
+            '<ul class="notes">' + "".join(f'<li>{esc(about)}: <q class="rb">{esc(n)}</q></li>' for about, n in notes)
+            + "</ul>"]
+
+
+def _links_html(links) -> list[str]:
+    """A paragraph of LINKS, or nothing where there are none."""
+    if not links:
+        return []
+    return ['<p class="links">' + "".join(part_html(link) for link in links) + "</p>"]
 
 
 def key_html(chips, house: bool, signs: bool = True) -> str:
@@ -242,8 +252,7 @@ def edition_page(ed, charts: list[Chart], chips, house: bool, subtitle: str = ""
     head = [f"<header><h1>{esc(ed.name)}</h1>",
             f'<p class="muted">Quick-reference charts for edition <b>{esc(ed.id)}</b>, generated from the '
             f"compiled rulebook. {esc(subtitle)}</p>"]
-    if links:
-        head.append('<p class="links">' + "".join(part_html(x) for x in links) + "</p>")
+    head += _links_html(links)
     if len(charts) > 1:
         head.append(f"<nav>{nav}</nav>")
     if chips or house or ed.calamities:

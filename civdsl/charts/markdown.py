@@ -22,22 +22,32 @@ def href(target: str) -> str:
     return quote(target, safe="/#.-_~")
 
 
+def _chip_md(p: Chip) -> str:
+    amount = f" {p.amount}" if p.amount is not None else ""
+    return md_escape(f"{p.symbol} {p.name}{amount}")
+
+
+def _strong_md(p: Strong) -> str:
+    text = p.text.strip()
+    return f"**{md_escape(text)}**" if text else ""
+
+
+# how each kind of part of a cell is written (cells.py), in the order they are tried
+_PART_MD = (
+    (str, md_escape),
+    (Chip, _chip_md),
+    (Sign, lambda p: f"**{SIGN_GLYPH[p.direction]}**"),  # our own glyph, not rulebook text
+    (Strong, _strong_md),
+    (Quote, lambda p: f"*\u201c{md_escape(p.text)}\u201d*"),
+    (Link, lambda p: f"[{md_escape(p.text)}]({href(p.href)})"),
+    (Gap, lambda p: ", "),
+)
+
+
 def md_part(p) -> str:
-    if isinstance(p, str):
-        return md_escape(p)
-    if isinstance(p, Chip):
-        amount = f" {p.amount}" if p.amount is not None else ""
-        return md_escape(f"{p.symbol} {p.name}{amount}")
-    if isinstance(p, Sign):
-        return f"**{SIGN_GLYPH[p.direction]}**"  # our own glyph, not rulebook text
-    if isinstance(p, Strong):
-        return f"**{md_escape(p.text.strip())}**" if p.text.strip() else ""
-    if isinstance(p, Quote):
-        return f"*\u201c{md_escape(p.text)}\u201d*"
-    if isinstance(p, Link):
-        return f"[{md_escape(p.text)}]({href(p.href)})"
-    if isinstance(p, Gap):
-        return ", "
+    for kind, render in _PART_MD:
+        if isinstance(p, kind):
+            return render(p)
     raise TypeError(p)
 
 
@@ -68,25 +78,24 @@ def md_table(t: Table) -> str:
 
 def md_chart(chart: Chart, edition_name: str, level: int = 1) -> str:
     h = "#" * level
-    out = [f"{h} {md_escape(chart.title)}: {md_escape(edition_name)}", ""]
-    for p in chart.intro:
-        out += [md_escape(p), ""]
+    out = [f"{h} {md_escape(chart.title)}: {md_escape(edition_name)}", "", *_paragraphs(chart.intro)]
     for link in chart.links:
         out += [f"- {md_part(link)}"]
     if chart.links:
         out.append("")
     for t in chart.tables:
-        if not t.listed:
-            continue
-        out += [f"{h}# {md_escape(t.title)}", ""]
-        for p in t.intro:
-            out += [md_escape(p), ""]
-        out += [md_table(t)]
+        if t.listed:
+            out += [f"{h}# {md_escape(t.title)}", "", *_paragraphs(t.intro), md_table(t)]
     if chart.notes:
         out += [f"{h}# Rulebook notes", ""]
         out += [f"- {md_escape(about)}: {md_part(Quote(n))}" for about, n in chart.notes]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _paragraphs(texts: list[str]) -> list[str]:
+    """Our own words, a paragraph each."""
+    return [line for p in texts for line in (md_escape(p), "")]
 
 
 def legend_md(chips, signs: bool = True) -> str:

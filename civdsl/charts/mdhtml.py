@@ -33,55 +33,83 @@ def inline(text: str) -> str:
     return "".join(out)
 
 
+_BULLET = re.compile(r"^( *)- (.*)$")
+_TABLE_RULE = re.compile(r"^\|[-:| ]+\|$")
+
+
 def to_html(markdown: str, title: str) -> str:
-    body: list[str] = []
-    depth = 0  # open <ul> levels
+    body = _Body()
     lines = markdown.split("\n")
     i = 0
-
-    def close_lists(to: int) -> None:
-        nonlocal depth
-        while depth > to:
-            body.append("</li></ul>")
-            depth -= 1
-
     while i < len(lines):
+        i = body.block(lines, i)
+    body.close_lists(0)
+    return page(title, "<main>\n" + "\n".join(body.parts) + "\n</main>")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+class _Body:
+    """The HTML of a page being read block by block, with the bullet lists still open."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.depth = 0  # open <ul> levels
+
+    def block(self, lines: list[str], i: int) -> int:
+        """Write the block that starts at line I; the index of the line after it."""
         line = lines[i]
-        bullet = re.match(r"^( *)- (.*)$", line)
+        bullet = _BULLET.match(line)
         if bullet:
-            level = len(bullet.group(1)) // 2 + 1
-            if level > depth:
-                while depth < level:
-                    body.append("<ul><li>")
-                    depth += 1
-            else:
-                close_lists(level)
-                body.append("</li><li>")
-            body.append(inline(bullet.group(2)))
-        elif line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[-:| ]+\|$", lines[i + 1]):
-            close_lists(0)
-            head = [c.strip() for c in line.strip("|").split("|")]
-            rows = []
-            i += 2
-            while i < len(lines) and lines[i].startswith("|"):
-                rows.append([c.strip() for c in lines[i].strip("|").split("|")])
-                i += 1
-            body.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead><tbody>")
-            # each cell carries its column's name, shown above it where a phone lays rows out as cards
-            body += ["<tr>" + "".join(f'<td data-label="{esc(h)}">{inline(c)}</td>' for h, c in zip(head, r)) + "</tr>"
-                     for r in rows]
-            body.append("</tbody></table>")
-            continue
+            self.bullet(len(bullet.group(1)) // 2 + 1, bullet.group(2))
+        elif line.startswith("|") and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            return self.table(lines, i)
         elif line.startswith("#"):
-            close_lists(0)
-            level = min(len(line) - len(line.lstrip("#")), 4)
-            body.append(f"<h{level}>{inline(line[level:].strip())}</h{level}>")
+            self.heading(line)
         elif line.strip():
-            if depth and line.startswith("  "):
-                body.append(f"<br>{inline(line.strip())}")
-            else:
-                close_lists(0)
-                body.append(f"<p>{inline(line.strip())}</p>")
-        i += 1
-    close_lists(0)
-    return page(title, "<main>\n" + "\n".join(body) + "\n</main>")
+            self.text(line)
+        return i + 1
+
+    def close_lists(self, to: int) -> None:
+        while self.depth > to:
+            self.parts.append("</li></ul>")
+            self.depth -= 1
+
+    def bullet(self, level: int, text: str) -> None:
+        if level > self.depth:
+            self.parts += ["<ul><li>"] * (level - self.depth)
+            self.depth = level
+        else:
+            self.close_lists(level)
+            self.parts.append("</li><li>")
+        self.parts.append(inline(text))
+
+    def table(self, lines: list[str], i: int) -> int:
+        """The pipe table whose head is line I (its rule follows); the index of the line after it."""
+        self.close_lists(0)
+        head = _cells(lines[i])
+        end = i + 2
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        self.parts.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head)
+                          + "</tr></thead><tbody>")
+        # each cell carries its column's name, shown above it where a phone lays rows out as cards
+        self.parts += ["<tr>" + "".join(f'<td data-label="{esc(h)}">{inline(c)}</td>' for h, c in zip(head, _cells(r)))
+                       + "</tr>" for r in lines[i + 2:end]]
+        self.parts.append("</tbody></table>")
+        return end
+
+    def heading(self, line: str) -> None:
+        self.close_lists(0)
+        level = min(len(line) - len(line.lstrip("#")), 4)
+        self.parts.append(f"<h{level}>{inline(line[level:].strip())}</h{level}>")
+
+    def text(self, line: str) -> None:
+        """A paragraph, or a line continuing the open bullet (indented under it)."""
+        if self.depth and line.startswith("  "):
+            self.parts.append(f"<br>{inline(line.strip())}")
+        else:
+            self.close_lists(0)
+            self.parts.append(f"<p>{inline(line.strip())}</p>")

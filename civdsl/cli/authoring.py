@@ -51,24 +51,41 @@ def check(paths, schema, verbose, as_json):
     # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
     checked = [check_file(p, diags, reuse=True) for p in targets]
     if schema:
-        from ..schemas import validate_model
-
-        for c in checked:
-            if c.ok:
-                for problem in validate_model(c.edition):
-                    diags.error("CIV090", f"model does not match the schema: {problem}", c.edition.span)
+        _check_schema(checked, diags)
     if as_json:
         items = diags.sorted()
         emit_json({"checked": len(checked), "errors": sum(d.level == "error" for d in items),
                    "warnings": sum(d.level == "warning" for d in items),
                    "diagnostics": [d.to_json() for d in items]}, rulebooks=[_display(p) for p in targets])
     else:
-        report = diags.render(color=use_color(err=diags.has_errors), notes=verbose)
-        if report:
-            echo(report, err=diags.has_errors)
-        if not diags.has_errors:
-            click.echo(f"ok: {len(checked)} rulebook{'s' if len(checked) != 1 else ''} checked")
+        _check_report(diags, len(checked), verbose)
     sys.exit(1 if diags.has_errors else 0)
+
+
+def _check_schema(checked: list, diags) -> None:
+    """`check --schema`: each compiled model against schemas/model.schema.json."""
+    from ..schemas import validate_model
+
+    for c in checked:
+        if c.ok:
+            for problem in validate_model(c.edition):
+                diags.error("CIV090", f"model does not match the schema: {problem}", c.edition.span)
+
+
+def _check_report(diags, count: int, verbose: bool) -> None:
+    """The diagnostics (on stderr where there is an error), or how many rulebooks are fine."""
+    report = diags.render(color=use_color(err=diags.has_errors), notes=verbose)
+    if report:
+        echo(report, err=diags.has_errors)
+    if not diags.has_errors:
+        click.echo(f"ok: {_counted(count, 'rulebook')} checked")
+
+
+def _counted(n: int, word: str) -> str:
+    """"1 rulebook", "2 rulebooks"."""
+    from ..phrases import counted
+
+    return counted(n, (word, word + "s"))
 
 
 @command()
@@ -101,11 +118,15 @@ def build(paths, out, check_only, as_json):
         _check_output(compare(results, out_dir, top), out_dir, len(results), ids, as_json)
         return
     write(results, out_dir, top)
-    files = sum(len(r.files) for r in results)
+    _built(out_dir, ids, sum(len(r.files) for r in results), as_json)
+
+
+def _built(out_dir: Path, ids: list[str], files: int, as_json: bool) -> None:
+    """What a build wrote."""
     if as_json:
         emit_json({"output": str(out_dir), "files": files}, rulebooks=ids)
-        return
-    click.echo(f"built {len(results)} rulebook{'s' if len(results) != 1 else ''} into {out_dir} ({files} files)")
+    else:
+        click.echo(f"built {_counted(len(ids), 'rulebook')} into {out_dir} ({files} files)")
 
 
 def _compile_targets(targets: list, diags, as_json: bool) -> list:
@@ -165,29 +186,29 @@ def fmt(paths, check_only, show_diff, as_json):
 
     if not paths and local_rulebooks() is None:
         fail("no rulebooks in the current folder (rulebooks/*.civ, or *.civ): give the files or folders to format")
-    writes = not (check_only or show_diff)
     targets = rulebook_paths(paths)
-    if writes:
-        locked = [_display(p) for p in targets if _inside_installed_package(p)]
-        if locked:
-            fail(f"{', '.join(locked)}: part of the installed civdsl package, never rewritten (copy the file "
-                 f"to change it, or use --diff)")
     run = _FmtRun(check_only, show_diff, as_json)
+    if run.writes:
+        _refuse_installed(targets)
     for path in targets:
         run.file(path, format_file(path))
-    code = 1 if run.failed or (run.changed and check_only) else 0
     if as_json:
-        answer = {"changed": run.changed, "unchanged": run.unchanged, "failed": run.failed, "written": run.writes}
-        if show_diff:
-            answer["diffs"] = run.diffs
-        emit_json(answer, rulebooks=[_display(p) for p in targets])
-        sys.exit(code)
-    run.summary()
-    sys.exit(code)
+        emit_json(run.answer(), rulebooks=[_display(p) for p in targets])
+    else:
+        run.summary()
+    sys.exit(1 if run.failed or (run.changed and check_only) else 0)
+
+
+def _refuse_installed(targets: list) -> None:
+    """Nothing inside an installed civdsl package is ever rewritten."""
+    locked = [_display(p) for p in targets if _inside_installed_package(p)]
+    if locked:
+        fail(f"{', '.join(locked)}: part of the installed civdsl package, never rewritten (copy the file "
+             f"to change it, or use --diff)")
 
 
 def _files(n: int) -> str:
-    return f"{n} file{'s' if n != 1 else ''}"
+    return _counted(n, "file")
 
 
 class _FmtRun:
@@ -242,6 +263,13 @@ class _FmtRun:
         elif self.writes:
             atomic_write(path, res.new_text)
             self.say(f"formatted {name}")
+
+    def answer(self) -> dict:
+        """What `fmt --json` answers."""
+        answer = {"changed": self.changed, "unchanged": self.unchanged, "failed": self.failed, "written": self.writes}
+        if self.show_diff:
+            answer["diffs"] = self.diffs
+        return answer
 
     def summary(self) -> None:
         changed, unchanged = len(self.changed), self.unchanged
@@ -356,22 +384,31 @@ def vocab(as_json):
     from .. import vocabulary as v
 
     if as_json:
-        emit_json({
-            "effects": {k.name: {"params": [p.__dict__ for p in k.params], "doc": k.doc} for k in v.EFFECT_KINDS.values()},
-            "abilities": {k.name: {"params": [p.__dict__ for p in k.params], "doc": k.doc} for k in v.ABILITY_KINDS.values()},
-            "facts": {f.name: {"type": f.type, "doc": f.doc} for f in v.FACTS.values()},
-            "functions": {f.name: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc} for f in v.FUNCTIONS.values()},
-            "engine_names": {e.name: {"declared_as": e.declared_as, "type": e.type, "default": e.default,
-                                      "minimum": e.minimum, "doc": e.doc} for e in v.ENGINE_NAMES.values()},
-            "resolution_settings": {s.name: {"values": s.values, "default": s.default, "per_calamity": s.per_calamity,
-                                             "doc": s.doc} for s in v.RESOLUTION_SETTINGS.values()},
-            "relations": dict(v.RELATIONS),
-        }, None)
+        answer = {key: {e.name: entry(e) for e in entries.values()} for key, entries, entry in _vocab_json(v)}
+        emit_json({**answer, "relations": dict(v.RELATIONS)}, None)
         return
     for title, entries, line in _vocab_sections(v):
         click.echo(f"{title}:")
         for entry in entries:
             click.echo(f"  {line(entry)}")
+
+
+def _kind_json(k) -> dict:
+    return {"params": [p.__dict__ for p in k.params], "doc": k.doc}
+
+
+def _vocab_json(v) -> tuple:
+    """(key, entries by name, one entry's data) for each part of `civdsl vocab --json`, in order."""
+    return (
+        ("effects", v.EFFECT_KINDS, _kind_json),
+        ("abilities", v.ABILITY_KINDS, _kind_json),
+        ("facts", v.FACTS, lambda f: {"type": f.type, "doc": f.doc}),
+        ("functions", v.FUNCTIONS, lambda f: {"args": f.args, "kwargs": f.kwargs, "doc": f.doc}),
+        ("engine_names", v.ENGINE_NAMES, lambda e: {"declared_as": e.declared_as, "type": e.type,
+                                                    "default": e.default, "minimum": e.minimum, "doc": e.doc}),
+        ("resolution_settings", v.RESOLUTION_SETTINGS, lambda s: {"values": s.values, "default": s.default,
+                                                                  "per_calamity": s.per_calamity, "doc": s.doc}),
+    )
 
 
 def _params(k) -> str:

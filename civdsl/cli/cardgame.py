@@ -32,30 +32,19 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
     stats and the trace of every rule that fired."""
     import random
 
-    from ..rounds import runtime
     from ..rounds.simulate import render_step
     from ..rounds.simulate import step as play
-    from ..rounds.state import assignments, hint, phase_ids, state_from_data
-    from ..state import StateError, parse_yaml
+    from ..rounds.state import assignments
 
     module = _open_module(rulebook)
     rng = random.Random(seed)
-    if state_file:
-        state = state_from_data(module, parse_yaml(Path(state_file)), rng, source=state_file)
-    elif phase == "setup":
-        state = runtime.new_state(module)
-    else:
-        state, _ = runtime.new_game(module, rng)
+    state = _start_state(module, state_file, phase, rng)
     stats, choices = assignments(module, sets, chooses)
     if stats:
         state.values.update(stats)
         state.settled = False
     state.choices.update(choices)
-    if phase is not None and phase != "setup" and phase not in phase_ids(module):
-        raise StateError(f"--phase: unknown phase `{phase}`{hint(phase, phase_ids(module))}; "
-                         f"phases: {', '.join(phase_ids(module))}")
-    if phase == "setup" and module.SETUP is None:
-        raise StateError("--phase setup: this edition has no setup")
+    _check_phase(module, phase)
     before = dict(state.values)
     new, trace = play(module, state, phase, rng)  # a rule's runtime error becomes a diagnostic (cli/main.py)
     if save:
@@ -69,6 +58,31 @@ def step(rulebook, state_file, phase, seed, sets, chooses, save, as_json):
                   module.EDITION["id"])
         return
     click.echo(render_step(module, new, before, trace, phase, seed))
+
+
+def _start_state(module, state_file: str | None, phase: str | None, rng):
+    """The state a step starts from: the state file's, a bare one before `setup`, else a new game's."""
+    from ..rounds import runtime
+    from ..rounds.state import state_from_data
+    from ..state import parse_yaml
+
+    if state_file:
+        return state_from_data(module, parse_yaml(Path(state_file)), rng, source=state_file)
+    if phase == "setup":
+        return runtime.new_state(module)
+    return runtime.new_game(module, rng)[0]
+
+
+def _check_phase(module, phase: str | None) -> None:
+    """--phase names one of the edition's phases, or `setup` where it has one."""
+    from ..rounds.state import hint, phase_ids
+    from ..state import StateError
+
+    if phase is not None and phase != "setup" and phase not in phase_ids(module):
+        raise StateError(f"--phase: unknown phase `{phase}`{hint(phase, phase_ids(module))}; "
+                         f"phases: {', '.join(phase_ids(module))}")
+    if phase == "setup" and module.SETUP is None:
+        raise StateError("--phase setup: this edition has no setup")
 
 
 @command()

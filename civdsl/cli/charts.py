@@ -62,19 +62,22 @@ def render_chart(edition, base, kind: str, fmt: str) -> tuple[dict[str, str | by
         return _model_files(edition, kind, fmt), []
     if fmt in ("svg", "dot"):
         return _explorer_files(edition, base, fmt), []
-    kinds = kind.split(",")
-    chosen, diff, reference = _chosen_charts(edition, base, kinds)
-    if fmt == "md":
-        from ..charts.markdown import md_chart
+    chosen, diff, reference = _chosen_charts(edition, base, kind.split(","))
+    return _CHART_FILES[fmt](edition, kind, chosen, diff, reference), []
 
-        parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
-        return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}, []
-    if fmt == "html":
-        return _html_files(edition, kind, chosen, diff, reference), []
-    # csv: every table of the chosen charts
+
+def _md_files(edition, kind: str, chosen: list, diff, reference: str | None) -> dict[str, str]:
+    from ..charts.markdown import md_chart
+
+    parts = [md_chart(c, edition.name) for c in chosen] + ([reference] if reference else [])
+    return {f"{kind.replace(',', '-')}.md": "\n".join(parts)}
+
+
+def _csv_files(edition, kind: str, chosen: list, diff, reference: str | None) -> dict[str, str]:
+    """Every table of the chosen charts."""
     from ..charts.markdown import csv_table
 
-    return {f"{t.slug}.csv": csv_table(t) for c in chosen for t in c.tables if t.csv}, []
+    return {f"{t.slug}.csv": csv_table(t) for c in chosen for t in c.tables if t.csv}
 
 
 def _model_files(edition, kind: str, fmt: str) -> dict[str, str]:
@@ -111,25 +114,36 @@ def _chosen_charts(edition, base, kinds: list[str]) -> tuple[list, object, str |
     text or None). `all` is every chart the edition has items for; a chart asked for by name is
     drawn even when empty."""
     from ..charts import charts_for
-    from ..charts.tables import house_chart
-    from ..rounds.reference import render_round_reference
+    from ..charts.tables import glance_chart, house_chart, marks_for
 
-    charts, diff = charts_for(edition, base, only_content=kinds == ["all"])
+    every = kinds == ["all"]
+    charts, diff = charts_for(edition, base, only_content=every)
     if "glance" in kinds:  # the cheat-sheet view of the calamities, never part of `all`
-        from ..charts.tables import glance_chart
+        charts["glance"] = glance_chart(edition, marks_for(diff, "calamities"))
+    _check_drawn(edition, kinds, charts)
+    chosen = list(charts.values()) if every else [charts[k] for k in kinds if k in charts]
+    if diff is not None and every:
+        chosen = [house_chart(edition, base, diff)] + chosen
+    return chosen, diff, _round_reference(edition, kinds)
 
-        charts["glance"] = glance_chart(edition, diff.marks("calamities") if diff is not None else None)
+
+def _check_drawn(edition, kinds: list[str], charts: dict) -> None:
+    """A chart asked for by name that the edition has none of is an error."""
     missing = [k for k in kinds if k not in ("all", "reference") and k not in charts]
     if missing:
         raise click.ClickException(f"{edition.name} has no {', '.join(missing)} chart")
-    chosen = list(charts.values()) if kinds == ["all"] else [charts[k] for k in kinds if k in charts]
-    if diff is not None and kinds == ["all"]:
-        chosen = [house_chart(edition, base, diff)] + chosen
-    # the round reference of an edition with round rules: part of `all`, or asked for by name
-    reference = render_round_reference(edition).get("reference.md") if "all" in kinds or "reference" in kinds else None
+
+
+def _round_reference(edition, kinds: list[str]) -> str | None:
+    """The round reference of an edition with round rules: part of `all`, or asked for by name."""
+    from ..rounds.reference import render_round_reference
+
+    if "all" not in kinds and "reference" not in kinds:
+        return None
+    reference = render_round_reference(edition).get("reference.md")
     if "reference" in kinds and reference is None:
         raise click.ClickException(f"{edition.name} declares no round rules: it has no round reference")
-    return chosen, diff, reference
+    return reference
 
 
 def _html_files(edition, kind: str, chosen: list, diff, reference: str | None) -> dict[str, str]:
@@ -142,6 +156,10 @@ def _html_files(edition, kind: str, chosen: list, diff, reference: str | None) -
     # several kinds chosen by name make a cheat sheet: printed denser
     return {f"{kind.replace(',', '-')}.html": edition_page(edition, chosen, chips_for(edition),
                                                            house=diff is not None, sheet=len(kind.split(",")) > 1)}
+
+
+# how each format of the charts writes the charts chosen
+_CHART_FILES = {"md": _md_files, "html": _html_files, "csv": _csv_files}
 
 
 @command()
@@ -164,44 +182,53 @@ def chart(rulebook, kind, fmt, out, as_json):
         _answer_json(edition.id, kind, fmt, files, out)
         return
     if len(files) > 1 or (fmt == "csv" and kind == "all"):
-        if not out:
-            primary = _primary_csv(kind, files)
-            if primary is None:
-                _fail(f"error: --kind {kind} --format csv writes {len(files)} files: give a folder with -o")
-            files = {primary: files[primary]}
-        else:
-            folder = Path(out)
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, content in files.items():
-                _write(folder / name, content)
-            click.echo(f"wrote {len(files)} files into {folder}", err=True)
+        if out:
+            _write_folder(Path(out), files)
+            click.echo(f"wrote {len(files)} files into {Path(out)}", err=True)
             return
+        files = _primary_only(kind, files)
     (name, content), = files.items()
     if out:
         _write(Path(out), content)
-        return
-    if isinstance(content, bytes):
+    elif isinstance(content, bytes):
         sys.stdout.buffer.write(content)
     else:
         click.echo(content, nl=False)
 
 
+def _write_folder(folder: Path, files: dict) -> list[str]:
+    """Write FILES into FOLDER; the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        _write(folder / name, content)
+    return [str(folder / name) for name in files]
+
+
+def _primary_only(kind: str, files: dict) -> dict:
+    """Several files with no folder to write them to: the kind's main table alone, if it has one."""
+    primary = _primary_csv(kind, files)
+    if primary is None:
+        _fail(f"error: --kind {kind} --format csv writes {len(files)} files: give a folder with -o")
+    return {primary: files[primary]}
+
+
 def _answer_json(rulebook: str, kind: str, fmt: str, files: dict, out: str | None) -> None:
     answer: dict = {"kind": kind, "format": fmt}
     if out:
-        folder = Path(out) if len(files) > 1 else None
-        written = []
-        for name, content in files.items():
-            target = folder / name if folder else Path(out)
-            if folder:
-                folder.mkdir(parents=True, exist_ok=True)
-            _write(target, content)
-            written.append(str(target))
-        answer["written"] = written
+        answer["written"] = _write_files(Path(out), files)
     else:
         answer["files"] = {name: content.decode("utf-8") if isinstance(content, bytes) else content
                            for name, content in files.items()}
     emit_json(answer, rulebook)
+
+
+def _write_files(out: Path, files: dict) -> list[str]:
+    """Write FILES to OUT (a folder when there are several); the paths written."""
+    if len(files) > 1:
+        return _write_folder(out, files)
+    for content in files.values():
+        _write(out, content)
+    return [str(out)] * len(files)
 
 
 def _primary_csv(kind: str, files: dict) -> str | None:

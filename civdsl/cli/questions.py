@@ -4,6 +4,7 @@ the engine's answer as text or JSON."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -15,39 +16,62 @@ from .common import open_rulebook as _open
 from .common import option_switch as _option_switch
 
 
-def _describe_effect(e: dict) -> str:
-    kind = e["kind"]
-    args = {k: ("?" if v is None else v) for k, v in e.items()
-            if k not in ("kind", "depends_on", "bound", "taken", "loss", "discard", "select", "support")}
-    from ..phrases import counted, effect_text
+# what an answer's effect says about how it was met, beside the effect's own arguments
+_EFFECT_DETAILS = ("kind", "depends_on", "bound", "taken", "loss", "discard", "select", "support")
 
+
+def _describe_effect(e: dict) -> str:
+    """One effect of an answer in words, with how the player meets it."""
+    from ..phrases import effect_text
+
+    kind = e["kind"]
+    args = _effect_args(e)
     select = e.get("select")
     if select is not None:  # select, then unselect: the rest are taken
         args["amount"] = select["selected"]
         return (f"{effect_text(kind, args)}: {select['selected']} selected, {select['unselected']} unselected, "
                 f"{e['taken']} taken")
-
     taken = e.get("taken")
     if taken is not None and taken != e.get("amount"):  # nothing beyond what the player has
         args["amount"] = taken
-        text = effect_text(kind, args)
-        return f"{text} (the rule demands {e['amount']}; you have only {taken})"
-    text = effect_text(kind, args)
-    loss = e.get("loss")
-    if loss:  # met exactly, or exceeded by as little as possible
-        over = f", {loss['over']} over" if loss["over"] else ", exactly"
-        text += f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
-    support = e.get("support")
-    if support is not None:  # reduce until supported: the check at the changed rate
-        text += (f" (support {support['rate']} tokens per city, {support['withheld']} withheld: reduce "
-                 f"{counted(support['reduced'], ('city', 'cities'))}, {support['cities_left']} left)")
-    discard = e.get("discard")
-    if discard is not None:  # discard by value: the least excess
-        which = ", ".join(f"{name} x{n}" for name, n in discard["cards"].items()) or "nothing"
-        text += f" (discard {which}: face value {discard['face_value']})"
-    if e.get("depends_on"):  # a number the answer cannot know: it needs facts not given
-        text += f" (? depends on {_facts_words(e['depends_on'])}, not given)"
-    return text
+        return f"{effect_text(kind, args)} (the rule demands {e['amount']}; you have only {taken})"
+    return effect_text(kind, args) + "".join(note(e[key]) for key, note in _EFFECT_NOTES.items() if e.get(key))
+
+
+def _effect_args(e: dict) -> dict:
+    """The effect's own arguments, as the phrases take them: `?` for a number not known."""
+    return {k: ("?" if v is None else v) for k, v in e.items() if k not in _EFFECT_DETAILS}
+
+
+def _loss_note(loss: dict) -> str:
+    """Met exactly, or exceeded by as little as possible."""
+    from ..phrases import counted
+
+    over = f", {loss['over']} over" if loss["over"] else ", exactly"
+    return f" (lose {counted(loss['cities'], ('city', 'cities'))} and {counted(loss['tokens'], ('token', 'tokens'))}{over})"
+
+
+def _support_note(support: dict) -> str:
+    """Reduce until supported: the check at the changed rate."""
+    from ..phrases import counted
+
+    return (f" (support {support['rate']} tokens per city, {support['withheld']} withheld: reduce "
+            f"{counted(support['reduced'], ('city', 'cities'))}, {support['cities_left']} left)")
+
+
+def _discard_note(discard: dict) -> str:
+    """Discard by value: the least excess."""
+    which = ", ".join(f"{name} x{n}" for name, n in discard["cards"].items()) or "nothing"
+    return f" (discard {which}: face value {discard['face_value']})"
+
+
+def _depends_note(names: list) -> str:
+    """A number the answer cannot know: it needs facts not given."""
+    return f" (? depends on {_facts_words(names)}, not given)"
+
+
+# the notes after an effect, in this order, each where the effect has that detail
+_EFFECT_NOTES = {"loss": _loss_note, "support": _support_note, "discard": _discard_note, "depends_on": _depends_note}
 
 
 def _facts_words(names) -> str:
@@ -95,16 +119,7 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options
     held = ", ".join(r.state.held) or "no advances"
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
                f"\u2014 {role} victim holding {held}")
-    if data.get("excluded"):
-        x = data["excluded"]
-        click.echo(f"  may not be chosen as a secondary victim: {x['why']}  [{x['path']}:{x['line']}]")
-    if data["cancelled"]:
-        why = data.get("cancel_reason", {})
-        click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
-    else:
-        # an effect brought down to zero is no clause (the trace shows what prevented it)
-        for text in filter(None, (_describe_effect(e) for e in data["effects"])):
-            click.echo(f"  {text}")
+    _outcome(data)
     for t in data["trace"]:
         click.echo(_trace_line(t))
     _undecided(data)
@@ -116,41 +131,64 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options
         sys.exit(1)
 
 
+def _outcome(data: dict) -> None:
+    """Whether the victim may be chosen, and what the calamity does or why it is cancelled."""
+    if data.get("excluded"):
+        x = data["excluded"]
+        click.echo(f"  may not be chosen as a secondary victim: {x['why']}  [{x['path']}:{x['line']}]")
+    if data["cancelled"]:
+        why = data.get("cancel_reason", {})
+        click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
+        return
+    # an effect brought down to zero is no clause (the trace shows what prevented it)
+    for text in filter(None, (_describe_effect(e) for e in data["effects"])):
+        click.echo(f"  {text}")
+
+
 # how the trace shows each kind of change before its value
 _TRACE_SIGN = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}
 
 
 def _trace_line(t: dict) -> str:
     """One step of the trace: the change, who made it and where the rule is."""
-    from .. import vocabulary
     from ..phrases import name_words
 
-    by = ", ".join(t["by"]) or "rule"
-    before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
-    kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
-    words = kind.noun(t.get("param")) if kind else None  # "points of damage", "cities kept"
-    what = words[1] if words else str(t["kind"]).replace("_", " ")
+    before, after = (_value(t[k]) for k in ("before", "after"))
     where = f"[{t['path']}:{t['line']}]"
     if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
         held = name_words(t["by"][0]) if t["by"] else "of it"
-        return f"    you have only {t['value']} {held}: {what} {before} \u2192 {after}  {where}"
-    change = f"{what} {before} \u2192 {after}" if t.get("param") else t["op"]
+        return f"    you have only {t['value']} {held}: {_trace_what(t)} {before} \u2192 {after}  {where}"
+    change = f"{_trace_what(t)} {before} \u2192 {after}" if t.get("param") else t["op"]
     if t.get("depends_on"):
-        change += f" (depends on the {', '.join(name_words(f) for f in t['depends_on'])})"
+        change += f" (depends on {_facts_words(t['depends_on'])})"
     value = t["value"] if t["value"] is not None else ""
+    by = ", ".join(t["by"]) or "rule"
     return f"    {_TRACE_SIGN.get(t['op'], t['op'])}{value} {by}: {change}  {where}"
+
+
+def _trace_what(t: dict) -> str:
+    """What a trace step changes, in the vocabulary's words ("points of damage", "cities kept")."""
+    from .. import vocabulary
+
+    kind = vocabulary.EFFECT_KINDS.get(t["kind"] or "")
+    words = kind.noun(t.get("param")) if kind else None
+    return words[1] if words else str(t["kind"]).replace("_", " ")
 
 
 def _secondary(data: dict) -> None:
     """What the primary victim passes on to other players, if anything."""
     s = data.get("secondary")
-    effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"]))) if s else ""
-    if not (s and effects and s["count"] != 0 and not data["cancelled"]):
+    if not s or s["count"] == 0 or data["cancelled"]:
         return
+    effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"])))
+    if not effects:
+        return
+    from ..phrases import counted
+
     if s["share"] is not None:
         click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
     else:
-        click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
+        click.echo(f"  assigns to {counted(s['count'], ('other player', 'other players'))}: {effects} each")
 
 
 def _option_line(o: dict) -> str:
@@ -176,12 +214,17 @@ def _incomplete(missing: list) -> str:
     if not mine:
         return table
     said = ", ".join(name_words(f) for f in mine)
-    # a number or a word can be given with --set; a hand of cards only in a state file
-    kinds = {f: vocabulary.FACTS[f].type for f in mine}
-    sets = " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
-                    if t not in ("map", "list")) or "the hand of cards"
-    line = f"  incomplete: the state does not say how many {said} (pass {sets}, or a --state file)"
+    line = f"  incomplete: the state does not say how many {said} (pass {_set_options(mine)}, or a --state file)"
     return line + ("\n" + table if len(mine) < len(missing) else "")
+
+
+def _set_options(facts: list[str]) -> str:
+    """How to give FACTS: a number or a word with --set; a hand of cards only in a state file."""
+    from .. import vocabulary
+
+    kinds = {f: vocabulary.FACTS[f].type for f in facts}
+    return " ".join(f"--set {f}={'N' if t == 'int' else 'VALUE'}" for f, t in kinds.items()
+                    if t not in ("map", "list")) or "the hand of cards"
 
 
 @command()
@@ -202,9 +245,13 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     rb = _open(rulebook)
     if trade_cards:
         _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
-        if not buy:
-            return
-    data = rb.cost(split_names(holds), split_names(buy), _facts(state_file, sets, options))
+    if buy:
+        _buy(rb, split_names(holds), split_names(buy), _facts(state_file, sets, options), as_json)
+
+
+def _buy(rb, holds: list[str], buy: list[str], facts: dict, as_json: bool) -> None:
+    """The price of each advance to buy; exits 1 where a price is unknown or a purchase illegal."""
+    data = rb.cost(holds, buy, facts)
     # a price the rules leave unknown is an incomplete answer, an illegal purchase a user error: exit 1
     incomplete = data["total"] is None or bool(data["illegal"])
     if as_json:
@@ -213,31 +260,43 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     _cost_lines(data)
     for note in data["notes"]:
         click.echo(f"note: {note}")
-    if data["illegal"]:
-        for p in data["illegal"]:
-            click.echo(f"illegal purchase: {p['advance'] + ': ' if p['advance'] else ''}{p['why']}", err=True)
-        sys.exit(1)
+    _illegal(data["illegal"])
     sys.exit(1 if incomplete else 0)
+
+
+def _illegal(purchases: list[dict]) -> None:
+    """Each illegal purchase (the advance, where it names one, and why), on stderr."""
+    for p in purchases:
+        click.echo(f"illegal purchase: {p['advance'] + ': ' if p.get('advance') else ''}{p['why']}", err=True)
 
 
 def _cost_lines(data: dict) -> None:
     """Each advance's price with its credits, the total and the start credits counted."""
     for row in data["items"]:
-        if row["price"] is None:
-            click.echo(f"{row['advance']}: price unknown ({row['note']})")
-            continue
-        click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
-        for c in row["credits"]:
-            click.echo(f"    -{c['amount']} {c['from']}")
+        _price_lines(row)
     for row in data["acquired"]:
         click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
-    total = data["total"] if data["total"] is not None else "unknown"
     policy = ", ".join([data["policy"]] + data["variants"])
-    click.echo(f"total: {total}  (credit policy: {policy}; treasury counts {data['treasury_value']} per token)")
+    click.echo(f"total: {_known(data['total'])}  (credit policy: {policy}; treasury counts "
+               f"{data['treasury_value']} per token)")
     sc = data["start_credits"]
     if sc and sc["per_group"]:
         used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
         click.echo(f"start credits: {sc['per_group']} of every group, counted in the group credits above{used}")
+
+
+def _price_lines(row: dict) -> None:
+    """An advance's price and each credit taken off it."""
+    if row["price"] is None:
+        click.echo(f"{row['advance']}: price unknown ({row['note']})")
+        return
+    click.echo(f"{row['advance']}: {row['price']}  (printed {row['printed']})")
+    for c in row["credits"]:
+        click.echo(f"    -{c['amount']} {c['from']}")
+
+
+# a stack number, optionally times a count: "9x2", "3"
+_STACK = re.compile(r"(\d{1,3})(?:x(\d{0,3}))?")
 
 
 def _stacks(text: str) -> list[int]:
@@ -246,10 +305,10 @@ def _stacks(text: str) -> list[int]:
 
     out = []
     for part in split_names(text):
-        stack, _, n = part.replace(" ", "").partition("x")
-        if not stack.isdigit() or (n and not n.isdigit()) or len(stack) > 3 or len(n) > 3:
+        m = _STACK.fullmatch(part.replace(" ", ""))
+        if m is None:
             raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
-        out += [int(stack)] * (int(n) if n else 1)
+        out += [int(m[1])] * int(m[2] or 1)
     return out
 
 
@@ -263,11 +322,9 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
         for row in data["items"]:
             if row["price"] is not None:
                 click.echo(f"trade card from stack {row['stack']}: {row['price']} treasury  ({row['from']})")
-        total = data["total"] if data["total"] is not None else "unknown"
-        click.echo(f"total: {total} treasury")
+        click.echo(f"total: {_known(data['total'])} treasury")
     if data["illegal"]:
-        for p in data["illegal"]:
-            click.echo(f"illegal purchase: {p['why']}", err=True)
+        _illegal(data["illegal"])
         sys.exit(1)
 
 
@@ -298,24 +355,36 @@ def epoch(rulebook, track, holds, state_file, sets, options, as_json):
         _emit_json({"tracks": data}, rb.id)
         sys.exit(1 if incomplete else 0)
     for t in data:
-        m = t.get("marker")
-        if m is not None and m["epoch"] is not None:
-            _marker(t, m)
-        else:
-            if m is not None:
-                click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
-            click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
-            for e in t["epochs"]:
-                click.echo(f"  [{_mark(e['met'], 'x', ' ')}] {e['epoch']}")
-                for r in e["requirements"]:
-                    click.echo(f"        {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
-            if t["moves_backward"]:
-                click.echo("  the marker moves back a step")
-            elif t["moves_backward"] is None:
-                click.echo("  whether the marker moves back is not known")
-        if t["missing_facts"]:
-            click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+        _track_answer(t)
     _exit_if_incomplete(data)
+
+
+def _track_answer(t: dict) -> None:
+    """One track's answer: your own row where the marker's epoch is known, else the epochs reached."""
+    m = t.get("marker")
+    if m is not None and m["epoch"] is not None:
+        _marker(t, m)
+    else:
+        _epochs_reached(t, m)
+    if t["missing_facts"]:
+        click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+
+
+# whether the marker moves back a step (None: it depends on facts not given; no line when it stays)
+_MOVES_BACK = {True: "  the marker moves back a step", None: "  whether the marker moves back is not known"}
+
+
+def _epochs_reached(t: dict, m: dict | None) -> None:
+    """A track without a known marker: the epochs reached and each one's requirements."""
+    if m is not None:
+        click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
+    click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
+    for e in t["epochs"]:
+        click.echo(f"  [{_mark(e['met'], 'x', ' ')}] {e['epoch']}")
+        for r in e["requirements"]:
+            click.echo(f"        {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
+    if t["moves_backward"] in _MOVES_BACK:
+        click.echo(_MOVES_BACK[t["moves_backward"]])
 
 
 def _list_tracks(rb, as_json: bool) -> None:
@@ -338,8 +407,8 @@ def _check_track(rb, track: str | None) -> None:
     from ..errors import StateError
 
     valid = list(rb.module.AST)
-    best = did_you_mean(track, valid)
-    hint = f" (did you mean `{best}`?)" if best and best != track else ""
+    best = did_you_mean(track, valid)  # never TRACK itself: that is a valid track
+    hint = f" (did you mean `{best}`?)" if best else ""
     listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
     raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
 
@@ -396,6 +465,7 @@ def _requirement(r: dict) -> str:
 
 
 def _marker(t: dict, m: dict) -> None:
+    """Your own row of track T: where the marker is, what the next space needs, where it goes."""
     who = f" ({m['civilization']})" if m["civilization"] else ""
     click.echo(f"{t['name']}{who}")
     here = f"your marker is on space {m['space']} ({m['epoch']})"
@@ -403,25 +473,39 @@ def _marker(t: dict, m: dict) -> None:
         click.echo(f"  {here}: the finish")
     else:
         click.echo(f"  {here}; to move to space {m['next_space']} ({m['next_epoch']}) you need:")
-        for r in m["needs"]:
-            click.echo(f"    {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
-        if not m["needs"]:
-            click.echo("    nothing")
-        if m["meets"]:
-            click.echo("  you meet it")
-        elif m["meets"] is None:
-            click.echo("  whether you meet it depends on facts not given")
-        else:
-            click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
-    if m["move"] == "back":
-        why = "; ".join(r["requirement"] for r in m["back_rules"])
-        click.echo(f"  the marker moves back to space {m['back_to']} ({why})")
-    elif m["move"] == "forward":
-        click.echo(f"  the marker moves to space {m['next_space']}")
-    elif m["move"] == "stays":
-        click.echo(f"  the marker stays on space {m['space']}")
+        _needs(m)
+    move = _MOVE.get(m["move"])
+    if move:
+        click.echo(move(m))
     if m.get("backward_exempt") and any(b["met"] for b in t["backward_rules"]):
         click.echo(f"  no step back in the {m['epoch']}")
+
+
+def _needs(m: dict) -> None:
+    """What moving one space forward needs, and whether the player meets it."""
+    for r in m["needs"]:
+        click.echo(f"    {_mark(r['met'], 'ok ', 'no ')} {_requirement(r)}")
+    if not m["needs"]:
+        click.echo("    nothing")
+    if m["meets"] is False:
+        click.echo("  you lack " + ", ".join(r["requirement"] for r in m["needs"] if not r["met"]))
+    else:
+        click.echo(_MEETS[m["meets"]])
+
+
+# whether the player meets what the next space needs (None: it depends on facts not given)
+_MEETS = {True: "  you meet it", None: "  whether you meet it depends on facts not given"}
+
+
+def _moves_back(m: dict) -> str:
+    why = "; ".join(r["requirement"] for r in m["back_rules"])
+    return f"  the marker moves back to space {m['back_to']} ({why})"
+
+
+# where the marker goes at the end of the turn, by the engine's word for it (no line for the others)
+_MOVE = {"back": _moves_back,
+         "forward": lambda m: f"  the marker moves to space {m['next_space']}",
+         "stays": lambda m: f"  the marker stays on space {m['space']}"}
 
 
 @command()
@@ -445,9 +529,9 @@ def score(rulebook, holds, state_file, sets, options, as_json):
             click.echo(f"{p['label']}: space {_known(p['ast_space'])}, {_known(p['points'])} points")
         else:
             click.echo(f"{p['label']}: {_known(p['points'])}")
-    click.echo(f"total: {data['total'] if data['total'] is not None else 'unknown'}")
+    click.echo(f"total: {_known(data['total'])}")
     for t in data["tiebreaks"]:
-        click.echo(f"  tie-break {t['label']}: {t['value'] if t['value'] is not None else 'unknown'}")
+        click.echo(f"  tie-break {t['label']}: {_known(t['value'])}")
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
     _exit_if_incomplete(data)
@@ -481,9 +565,14 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
         report = hand_report(rb.module, parsed, player)
     if as_json:
         _emit_json(report, rb.id)
-        _exit_if_incomplete(report)
-        return
-    click.echo(render_hand(report, rb.name))
+    else:
+        click.echo(render_hand(report, rb.name))
+        _hand_extras(report)
+    _exit_if_incomplete(report)
+
+
+def _hand_extras(report: dict) -> None:
+    """What the player's state makes of the hand beyond its sets: treasury, a substitute card, a missing fact."""
     for row in report["sets"]:
         if "treasury" in row:
             click.echo(f"  as treasury ({row['treasury_from']}): {row['commodity']} x{row['cards']} -> "
@@ -495,4 +584,3 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     if report.get("missing_facts"):
         click.echo(f"incomplete: the state does not give {', '.join(report['missing_facts'])} "
                    f"(a set redeemed outside its trade block may be worth more)")
-    _exit_if_incomplete(report)

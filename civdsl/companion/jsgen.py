@@ -25,22 +25,18 @@ from pathlib import Path
 from .. import describe
 from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _const_value, _conjuncts, _count_effects, _never_unknown, _reads_ast,
-                       _RoleWalk, RequirementWords, call_mapping, source_hashes)
+from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
+                       call_mapping, score_lines, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
-from ..expressions import unparse
+from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
-from ..pysource import CodegenError, literal
-from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str, Unknown
+from ..pysource import CodegenError
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
 RUNTIME_BEFORE = ("core.js", "resolve.js", "epoch.js", "score.js", "credits.js", "plan.js")
 RUNTIME_AFTER = ("api.js",)
 # The generated module's own bookkeeping: the source map of its Python lines means nothing here.
 _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
-_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
-_COMPARE_FN = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-_ARITH_FN = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv"}
 _JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirementBool", lambda text: js_string(text),
                                    ", true")
 
@@ -96,12 +92,7 @@ MODEL_ROWS_JS = """function modelRows(tables, model) {
 def _shape(records: list) -> list | None:
     """The fields of RECORDS, two or more mappings with the same fields in the same order (else
     None); a field whose values are again such records is [its name, their fields]."""
-    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
-        return None
-    shapes = {tuple(record) for record in records}
-    if len(shapes) != 1:
-        return None
-    fields = shapes.pop()
+    fields = _common_fields(records)
     if not fields:
         return None
     spec = []
@@ -109,6 +100,14 @@ def _shape(records: list) -> list | None:
         inner = _shape([record[field] for record in records])
         spec.append(field if inner is None else [field, inner])
     return spec
+
+
+def _common_fields(records: list) -> tuple | None:
+    """The fields every one of two or more mappings has, in the same order (None if they differ)."""
+    if len(records) < 2 or not all(isinstance(record, dict) for record in records):
+        return None
+    shapes = {tuple(record) for record in records}
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def _record_fields(value) -> list | None:
@@ -137,25 +136,39 @@ def js_model(data: dict) -> str:
 def js_literal(value) -> str:
     """A folded value (int, bool, float, Fraction, str, None, tuple, list) as JavaScript that makes
     the runtime's value of the same Python type (a float stays a float, a Fraction exact)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value) if value >= 0 else f"({value})"
-    if isinstance(value, Fraction):
-        return f"fr({value.numerator}, {value.denominator})"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "pf(NaN)"
-        if math.isinf(value):
-            return "pf(Infinity)" if value > 0 else "pf(-Infinity)"
-        return f"pf({value!r})"
-    if isinstance(value, str):
-        return js_string(value)
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(js_literal(v) for v in value) + "]"
+    for kind, write in _JS_LITERALS:
+        if isinstance(value, kind):
+            return write(value)
     raise CodegenError("CIV043", f"a value of type {type(value).__name__} cannot be written in JavaScript")
+
+
+def _js_int(value: int) -> str:
+    return str(value) if value >= 0 else f"({value})"
+
+
+def _js_float(value: float) -> str:
+    """A float the runtime keeps a float (`pf`), NaN and the infinities included."""
+    if math.isnan(value):
+        return "pf(NaN)"
+    if math.isinf(value):
+        return "pf(Infinity)" if value > 0 else "pf(-Infinity)"
+    return f"pf({value!r})"
+
+
+def _js_array(value) -> str:
+    return "[" + ", ".join(js_literal(v) for v in value) + "]"
+
+
+# each type js_literal writes, in the order tested (a bool is an int too)
+_JS_LITERALS = (
+    (type(None), lambda value: "null"),
+    (bool, lambda value: str(value).lower()),
+    (int, _js_int),
+    (Fraction, lambda value: f"fr({value.numerator}, {value.denominator})"),
+    (float, _js_float),
+    (str, js_string),
+    ((tuple, list), _js_array),
+)
 
 
 def js_comment(text: str) -> str:
@@ -187,40 +200,61 @@ class _NotPlain(Exception):
 
 
 def _plain(value):
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        return float(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise _NotPlain
-        return {k: _plain(v) for k, v in value.items()}
+    """VALUE as JSON data (see model_data); _NotPlain for a value JSON cannot hold."""
+    for kind, convert in _PLAIN:
+        if isinstance(value, kind):
+            return convert(value)
     if callable(value):
         return None
     raise _NotPlain
 
 
+def _plain_mapping(value: dict) -> dict:
+    if not all(isinstance(k, str) for k in value):
+        raise _NotPlain
+    return {k: _plain(v) for k, v in value.items()}
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+# each type model_data keeps, in the order tested: JSON's own as they are, a Fraction as the nearest
+# float, an infinite float as null, tuples as lists
+_PLAIN = (
+    ((type(None), bool, str, int), lambda value: value),
+    (Fraction, float),
+    (float, _finite_or_none),
+    ((tuple, list), lambda value: [_plain(v) for v in value]),
+    (dict, _plain_mapping),
+)
+
+
 # --- expressions -----------------------------------------------------------------------------------
 
-class JSCompiler:
-    """A player-level expression as JavaScript over `s` (the runtime's PlayerState): the twin of
-    expressions.PythonCompiler. Every operator is a runtime call (add, compare, and_, ...) so that
-    Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
+class JSCompiler(ExpressionCompiler):
+    """A player-level expression as JavaScript over `s` (the runtime's PlayerState): expressions'
+    shared walk in JavaScript's words. Every operator is a runtime call (add, compare, and_, ...)
+    so that Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
+
+    HELD = "s.heldSet"
+    NOT, NEG = "not_({})", "neg({})"
+    LOGIC, THUNK = "{op}_({operands})", "() => "
+    BINARY = {op: f"{fn}({{}}, {{}})" for op, fn in {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt",
+                                                        ">=": "ge", "+": "add", "-": "sub", "*": "mul", "/": "div",
+                                                        "//": "floordiv"}.items()}
+    MATH_CALLS = {**{name: name for name in MATH_FUNCTIONS}, "min": "min_", "max": "max_", "abs": "abs_"}
+    TABLE = "lookup(RULE_TABLES.get({}), {})"
+    HOLDS = "{held}.has({advance})"
+    FUNCTION, NO_FUNCTION = "(s) => ", "null"
 
     def __init__(self, consts: dict, options: dict, tables: set):
-        self.consts = consts
-        self.options = options
-        self.tables = tables
-        self.held = "s.heldSet"
-        self.const_exprs: dict = {}
-        self._expanding: set = set()
+        super().__init__(consts, options, tables)
         self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
+
+    @staticmethod
+    def literal(value) -> str:
+        return js_literal(value)
 
     def path(self, path: str) -> str:
         """The rulebook file of a rule, as a constant written once at the top of the rules."""
@@ -228,116 +262,15 @@ class JSCompiler:
             self.paths[path] = f"rulePath{len(self.paths)}"
         return self.paths[path]
 
-    def compile(self, e) -> str:
-        if isinstance(e, (Num, Str, Bool)):
-            return js_literal(e.value)
-        if isinstance(e, Unknown):
-            return "null"
-        if isinstance(e, Name):
-            head = e.parts[0]
-            if head in self.consts:
-                return js_literal(self.consts[head])
-            if head in self.const_exprs:
-                if head in self._expanding:
-                    raise ValueError(f"constant `{head}` is defined in terms of itself")
-                self._expanding.add(head)
-                try:
-                    return f"({self.compile(self.const_exprs[head])})"
-                finally:
-                    self._expanding.discard(head)
-            if head in self.options:
-                return f"s.option({js_string(head)})"
-            if head in vocab.DERIVED_NAMES:
-                return f"s.derived({js_string(head)})"
-            return f"s.fact({js_string(head)})"
-        if isinstance(e, Not):
-            return f"not_({self.compile(e.operand)})"
-        if isinstance(e, Neg):
-            return f"neg({self.compile(e.operand)})"
-        if isinstance(e, BinOp) and e.op in ("and", "or"):
-            parts = [self.compile(x) for x in _chain(e, e.op)]
-            return f"{e.op}_({parts[0]}, {', '.join('() => ' + x for x in parts[1:])})"
-        if isinstance(e, BinOp):
-            left, right = self.compile(e.left), self.compile(e.right)
-            fn = _COMPARE_FN.get(e.op) or _ARITH_FN[e.op]
-            return f"{fn}({left}, {right})"
-        if isinstance(e, Call):
-            return self._call(e)
-        raise TypeError(type(e))
-
-    def _table_query(self, e: Call) -> str:
-        """A question about other players (expressions.PythonCompiler._table_query): its argument is
-        compiled as a function of that player's state."""
-        relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
-        inner = "null"
-        if e.args:
-            held, self.held = self.held, "s.heldSet"  # the other player's advances, not the victim's
-            try:
-                inner = f"(s) => {self.compile(e.args[0])}"
-            finally:
-                self.held = held
-        if e.name == "neighbours":
-            return f"s.neighbours({js_string(relation or 'land')})"
-        if e.name == "most_among":
-            return f"s.most_among({inner}, {js_string(relation or 'others')})"
-        return f"s.of_role({js_string(e.name.removeprefix('of_'))}, {inner})"
-
-    def _call(self, e: Call) -> str:
-        if e.name in vocab.FUNCTIONS and vocab.FUNCTIONS[e.name].scope == "table":
-            return self._table_query(e)
-        args = [self.compile(a) for a in e.args]
-        if e.name in self.tables:
-            return f"lookup(RULE_TABLES.get({js_string(e.name)}), {args[0]})"
-        fn = vocab.FUNCTIONS[e.name]
-        if fn.scope == "math":
-            name = {"min": "min_", "max": "max_", "abs": "abs_"}.get(e.name, e.name)
-            return f"{name}({', '.join(args)})"
-        if e.name == "holds":
-            return f"{self.held}.has({args[0]})"
-        kwargs = []
-        for key, value in e.kwargs.items():
-            assert key in fn.kwargs, key
-            compiled = js_string(value.parts[0]) if key == "group" and isinstance(value, Name) else self.compile(value)
-            kwargs.append(f"{js_string(key)}: {compiled}")
+    def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+        # keyword arguments travel as one object, given whenever the function takes any
         if fn.kwargs:
-            args.append("{" + ", ".join(kwargs) + "}")
-        return f"s.{fn.name}({', '.join(args)})"
+            args = args + ["{" + ", ".join(f"{js_string(key)}: {value}" for key, value in kwargs) + "}"]
+        return ", ".join(args)
 
 
-def _chain(e, op: str) -> list:
-    out, stack = [], [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, BinOp) and node.op == op:
-            stack.extend([node.right, node.left])
-        else:
-            out.append(node)
-    return out
-
-
-def _set_value_expr(expr, consts: dict) -> str:
-    """set_value reads only n, face, constants and numbers (codegen._set_value_expr)."""
-    sub = lambda e: _set_value_expr(e, consts)  # noqa: E731
-    if isinstance(expr, (Num, Bool)):
-        return js_literal(expr.value)
-    if isinstance(expr, Name) and len(expr.parts) == 1:
-        if expr.parts[0] in ("n", "face"):
-            return expr.parts[0]
-        if expr.parts[0] in consts:
-            return js_literal(consts[expr.parts[0]])
-    if isinstance(expr, Neg):
-        return f"neg({sub(expr.operand)})"
-    if isinstance(expr, Not):
-        return f"not_({sub(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("and", "or"):
-        return f"{expr.op}_({sub(expr.left)}, () => {sub(expr.right)})"
-    if isinstance(expr, BinOp) and expr.op in tuple(_ARITH_FN) + _COMPARE_OPS:
-        fn = _COMPARE_FN.get(expr.op) or _ARITH_FN[expr.op]
-        return f"{fn}({sub(expr.left)}, {sub(expr.right)})"
-    if isinstance(expr, Call) and not expr.kwargs and expr.name in MATH_FUNCTIONS:
-        name = {"min": "min_", "max": "max_", "abs": "abs_"}.get(expr.name, expr.name)
-        return f"{name}({', '.join(sub(a) for a in expr.args)})"
-    raise CodegenError("CIV043", f"set_value cannot use `{unparse(expr)}`", getattr(expr, "span", None))
+class _SetValueJS(SetValueScope, JSCompiler):
+    """A set's value (`set_value`) in JavaScript: codegen.SetValueScope's names in JSCompiler's words."""
 
 
 # --- the rules -------------------------------------------------------------------------------------
@@ -354,76 +287,84 @@ class _Out:
 
 def rules_source(ed: Edition) -> str:
     """The JavaScript of one edition's rules: RULE_TABLES and RULES, read by the runtime."""
-    consts = {}
-    for k, c in ed.consts.items():
-        if c.value is not None:
-            consts[k] = literal(c.value)
+    consts = _constants(ed)
     options = {k: o.on for k, o in ed.options.items()}
     c = JSCompiler(consts, options, set(ed.tables))
     c.const_exprs = {k: cn.expr for k, cn in ed.consts.items() if cn.value is None}
     w = _Out()
     w.line("// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)")
+    _rule_tables(w, ed, consts, options)
+    off = _set_value_functions(w, ed, c)
+    c.held = "held"  # calamity functions keep the held advances in a local
+    calamities = [_calamity(w, c, cal, f"rule_calamity_{index}", _AmountRules(ed, cal))
+                  for index, cal in enumerate(ed.calamities.values())]
+    c.held = c.HELD
+    tracks = [_track_functions(w, c, ti, track) for ti, track in enumerate(ed.asts.values())]
+    _rules_object(w, c, ed, off, calamities, tracks)
+    paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
+    return "\n".join(w.lines[:1] + paths + w.lines[1:]) + "\n"
+
+
+def _rule_tables(w: _Out, ed: Edition, consts: dict, options: dict) -> None:
+    """RULE_TABLES: each rulebook table's bands, their values folded (codegen._const_value)."""
     w.line("const RULE_TABLES = new Map([")
     for t in ed.tables.values():
         bands = [(b.low, b.high, _const_value(consts, options, b.value, t.id)) for b in t.bands]
         w.line(f"  [{js_string(t.id)}, {js_literal(bands)}],")
     w.line("]);")
+
+
+def _set_value_functions(w: _Out, ed: Edition, c: JSCompiler) -> str:
+    """The value of a set of commodity cards, and off its trade block where the edition says:
+    returns RULES.offBlock's JavaScript (null without one)."""
+    set_value = _SetValueJS(c.consts, {}, set())
     w.line("")
     w.line("function rule_set_value(n, face) {")
-    w.line(f"  return {_set_value_expr(ed.set_value, consts) if ed.set_value is not None else 'mul(n, face)'};")
+    w.line(f"  return {set_value.compile(ed.set_value) if ed.set_value is not None else 'mul(n, face)'};")
     w.line("}")
-    off = "null"
-    if ed.set_value_off_block is not None:
-        expr, when, span = ed.set_value_off_block
+    if ed.set_value_off_block is None:
+        return "null"
+    expr, when, span = ed.set_value_off_block
+    w.line("")
+    w.line("function rule_set_value_off_block(n, face) {")
+    w.line(f"  return {set_value.compile(expr)};")
+    w.line("}")
+    return f"{{value: rule_set_value_off_block, when: {_function_or_null(c, when)}, line: {span.line}}}"
+
+
+def _function_or_null(c: JSCompiler, expr) -> str:
+    """An optional expression of the state, as a function of it (or null)."""
+    return f"(s) => {c.compile(expr)}" if expr is not None else "null"
+
+
+def _track_functions(w: _Out, c: JSCompiler, ti: int, track) -> tuple:
+    """One function per epoch's requirements and per backward rule of a track:
+    (its id, [(epoch name, function)], [backward functions])."""
+    epoch_fns, back_fns = [], []
+    for ei, epoch in enumerate(track.epochs):
+        fn = f"rule_epoch_{ti}_{ei}"
+        epoch_fns.append((epoch.name, fn))
         w.line("")
-        w.line("function rule_set_value_off_block(n, face) {")
-        w.line(f"  return {_set_value_expr(expr, consts)};")
+        w.line(f"function {fn}(s) {{  // {js_comment(epoch.span.path)}:{epoch.span.line}")
+        w.line("  return [")
+        for req in epoch.requirements:
+            for part in _conjuncts(req.expr):
+                w.line(f"    {_requirement(c, part, req, each_step=req.each_step)},")
+        w.line("  ];")
         w.line("}")
-        cond = f"(s) => {c.compile(when)}" if when is not None else "null"
-        off = f"{{value: rule_set_value_off_block, when: {cond}, line: {span.line}}}"
+    for bi, (expr, span) in enumerate(track.backward):
+        fn = f"rule_backward_{ti}_{bi}"
+        back_fns.append(fn)
+        w.line("")
+        w.line(f"function {fn}(s) {{  // {js_comment(span.path)}:{span.line}")
+        w.line(f"  return {_requirement(c, expr, None, span.line)};")
+        w.line("}")
+    return track.id, epoch_fns, back_fns
 
-    calamities = []
-    c.held = "held"
-    for index, cal in enumerate(ed.calamities.values()):
-        fn = f"rule_calamity_{index}"
-        calamities.append((cal.name, fn))
-        _calamity(w, c, cal, fn, _AmountRules(ed, cal))
-    c.held = "s.heldSet"
 
-    tracks = []
-    for ti, track in enumerate(ed.asts.values()):
-        epoch_fns, back_fns = [], []
-        for ei, epoch in enumerate(track.epochs):
-            fn = f"rule_epoch_{ti}_{ei}"
-            epoch_fns.append((epoch.name, fn))
-            w.line("")
-            w.line(f"function {fn}(s) {{  // {js_comment(epoch.span.path)}:{epoch.span.line}")
-            w.line("  return [")
-            for req in epoch.requirements:
-                for part in _conjuncts(req.expr):
-                    w.line(f"    {_requirement(c, part, req, each_step=req.each_step)},")
-            w.line("  ];")
-            w.line("}")
-        for bi, (expr, span) in enumerate(track.backward):
-            fn = f"rule_backward_{ti}_{bi}"
-            back_fns.append(fn)
-            w.line("")
-            w.line(f"function {fn}(s) {{  // {js_comment(span.path)}:{span.line}")
-            w.line(f"  return {_requirement(c, expr, None, span.line)};")
-            w.line("}")
-        tracks.append((track.id, epoch_fns, back_fns))
-
-    sc = ed.start_credits
-    start = "null"
-    if sc is not None:
-        unless = f"(s) => {c.compile(sc.unless)}" if sc.unless is not None else "null"
-        start = f"{{amount: (s) => {c.compile(sc.amount)}, unless: {unless}}}"
-    score = {}
-    for attr, lines in (("points", ed.score.points if ed.score else []),
-                        ("tiebreaks", ed.score.tiebreaks if ed.score else [])):
-        score[attr] = [f"[{js_string(line.label)}, (s) => {c.compile(line.expr)}, {line.span.line}]" for line in lines]
-    facts = {f.name: {"type": f.type, "minimum": f.minimum} for f in vocab.FACTS.values()}
-
+def _rules_object(w: _Out, c: JSCompiler, ed: Edition, off: str, calamities: list, tracks: list) -> None:
+    """RULES: the compiled functions by what they answer, the start credits, the score lines and
+    the facts' types and minimums."""
     w.line("")
     w.line("const RULES = {")
     w.line("  setValue: rule_set_value,")
@@ -437,18 +378,24 @@ def rules_source(ed: Edition) -> str:
         epochs = ", ".join(f"[{js_string(n)}, {fn}]" for n, fn in epoch_fns)
         w.line(f"    [{js_string(tid)}, {{epochs: [{epochs}], backward: [{', '.join(back_fns)}]}}],")
     w.line("  ]),")
-    w.line(f"  startCredits: {start},")
+    w.line(f"  startCredits: {_start_credits(c, ed.start_credits)},")
     w.line("  score: {")
-    for attr, items in score.items():
+    for attr, lines in zip(("points", "tiebreaks"), score_lines(ed)):
         w.line(f"    {attr}: [")
-        for item in items:
-            w.line(f"      {item},")
+        for line in lines:
+            w.line(f"      [{js_string(line.label)}, (s) => {c.compile(line.expr)}, {line.span.line}],")
         w.line("    ],")
     w.line("  },")
+    facts = {f.name: {"type": f.type, "minimum": f.minimum} for f in vocab.FACTS.values()}
     w.line(f"  facts: {js_json(facts)},")
     w.line("};")
-    paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
-    return "\n".join(w.lines[:1] + paths + w.lines[1:]) + "\n"
+
+
+def _start_credits(c: JSCompiler, sc) -> str:
+    """The credit tokens every player starts with, as functions of the state (null: none)."""
+    if sc is None:
+        return "null"
+    return f"{{amount: (s) => {c.compile(sc.amount)}, unless: {_function_or_null(c, sc.unless)}}}"
 
 
 def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
@@ -457,10 +404,10 @@ def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: b
 
 # --- calamities (the twin of codegen._calamity) ----------------------------------------------------
 
-def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> None:
+def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> tuple[str, str]:
     """One function per calamity, straight-line code per role, as codegen._calamity writes it in
     Python: each effect parameter a local variable, each modifier condition evaluated once, the
-    modifier operations in their evaluation order."""
+    modifier operations in their evaluation order. Returns (the calamity's name, the function's)."""
     body = _Out()
     body.line("  if (role === \"primary\") {")
     for expr, span in cal.cancel:
@@ -486,6 +433,7 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> None:
         w.line(f"  let {', '.join(names)};")
     w.lines.extend(body.lines)
     w.line("}")
+    return cal.name, fn
 
 
 def _param_code(c: JSCompiler, p, value) -> str:
@@ -499,35 +447,33 @@ class _JSRoleBody(_RoleWalk):
 
     indent = "    "
     END = ";"
-    NONE, TRUE, FALSE = "null", "true", "false"
+    NONE, TRUE, FALSE, EMPTY = "null", "true", "false", "[]"
+    PRESENT = "{} !== null"
     OR, THUNK = "or_", "() => "
+    PER = "mul({}, {})"
     literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
 
     def __init__(self, w: _Out, c: JSCompiler, cal, role: str, effects: list, rules):
         super().__init__(cal, role, effects, rules, c.compile)
         self.w, self.c = w, c
 
-    def line(self, text: str) -> None:
-        self.w.line(f"{self.indent}{text}")
+    def line(self, text: str, where=None) -> None:
+        self.w.line(f"{self.indent}{text}")  # WHERE: the Python target's line map; the page keeps none
 
-    def emit(self) -> None:
-        if self.role == "secondary":
-            self._exclusion()
-        self._effect_locals()
+    def _comment(self, o) -> str:
+        return f"// {js_comment(o.span.path)}:{o.span.line}"
+
+    def _locals(self) -> None:
+        """The trace, the offered options and each modifier condition used more than once."""
         self.line("trace = [];")
         if self.has_options:
             self.line("options = [];")
-        for j, m in self.mods:
-            if j not in self.inline:
-                self.line(f"m{j} = {self.c.compile(m.condition)};")
-        self.visit_ops()
-        immune = self._immune()
-        self._effect_list(immune != "false")
-        self._after()
-        assignment = "assignment" if self.role == "primary" and self.cal.secondary else "null"
-        opts = "options" if self.has_options else "[]"
-        excluded = "excluded" if self.role == "secondary" else "null"
-        self.line(f"return resolution({js_string(self.cal.name)}, role, s, effects, {assignment}, trace, {opts}, "
+        for j, m in self._evaluated_once():
+            self.line(f"m{j} = {self.c.compile(m.condition)};")
+
+    def _resolution(self, immune: str) -> None:
+        assignment, options, excluded = self._resolution_args()
+        self.line(f"return resolution({js_string(self.cal.name)}, role, s, effects, {assignment}, trace, {options}, "
                   f"{immune}, null, {excluded});")
 
     def _excluded_if(self, ex) -> None:
@@ -555,8 +501,7 @@ class _JSRoleBody(_RoleWalk):
 
     def visit_EffectBranch(self, e: EffectBranch, ind: str, variables) -> None:
         w, c = self.w, self.c
-        then_vars = [next(variables) for _ in range(_count_effects(e.then))]
-        else_vars = [next(variables) for _ in range(_count_effects(e.otherwise))]
+        then_vars, else_vars = self._branch_variables(e, variables)
         b = f"b{len(w.lines)}"
         w.line(f"{ind}{b} = {c.compile(e.condition)};")
         w.line(f"{ind}u{b} = {b} instanceof Unknown;")
@@ -577,34 +522,20 @@ class _JSRoleBody(_RoleWalk):
 
     # -- the modifiers' operations ---------------------------------------------------------
 
-    def visit_CancelOp(self, o, j: int, m) -> None:
-        c = self.c
-        by = ", ".join(m.advances) or "a modifier"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, "
-                  f"{js_string('whether ' + by + ' cancels the calamity')})) {{")
-        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, "
-                  f"{js_string('cancelled by ' + by)}, {c.path(o.span.path)});")
+    def _cancel(self, o, j: int, what: str, text: str) -> None:
+        path = self.c.path(o.span.path)
+        self.line(f"if (s.decide(m{j}, {o.span.line}, {path}, {js_string(what)})) {{")
+        self.line(f"  return cancelled({js_string(self.cal.name)}, role, s, {o.span.line}, {js_string(text)}, {path});")
         self.line("}")
 
-    def visit_StopOp(self, o, j: int, m) -> None:
+    def _offer(self, o, j: int, m, what: str, kind: str, each, targets: list | None) -> None:
         c, rep = self.c, o.replacement
-        what = f"whether the option to stop the calamity ({rep.name.replace('_', ' ')}) is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})) {{")
-        self.line(f"  options.push([\"calamity\", {js_string(rep.name)}, {_call_args(c, rep)}, false, "
-                  f"{js_literal(list(m.advances))}, {o.span.line}, {c.path(o.span.path)}]);")
-        self.line("}")
-
-    def visit_OptionOp(self, o, j: int, m) -> None:
-        targets = self._targets_of(o)
-        if not targets:
-            return
-        c, rep = self.c, o.replacement
-        active = " || ".join(f"{v.flag} !== null" if v.conditional else "true" for v in targets)
-        what = f"whether the option to {rep.name.replace('_', ' ')} is offered"
-        self.line(f"if (s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)}) "
-                  f"&& ({active})) {{")
-        self.line(f"  options.push([{js_string(o.kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
-                  f"{js_literal(bool(o.each))}, {js_literal(list(m.advances))}, {o.span.line}, "
+        test = f"s.decide(m{j}, {o.span.line}, {c.path(o.span.path)}, {js_string(what)})"
+        if targets is not None:
+            test += f" && ({' || '.join(self._present(v) for v in targets)})"
+        self.line(f"if ({test}) {{")
+        self.line(f"  options.push([{js_string(kind)}, {js_string(rep.name)}, {_call_args(c, rep)}, "
+                  f"{js_literal(bool(each))}, {js_literal(list(m.advances))}, {o.span.line}, "
                   f"{c.path(o.span.path)}]);")
         self.line("}")
 
@@ -612,27 +543,22 @@ class _JSRoleBody(_RoleWalk):
         targets = self._targets_of(o)
         if not targets:
             return
-        c, cond = self.c, self.conds[j]
-        kind = vocab.EFFECT_KINDS[o.kind]
-        param = o.param or kind.main
-        p = kind.param(param)
-        if p is not None and p.kind == "enum":
-            value = js_string(o.amount.parts[0])
-        else:
-            value = c.compile(o.amount)
-            if o.per is not None:
-                value = f"mul({value}, {c.compile(o.per)})"
+        param, value = self._change(o)
         by = js_literal(list(m.advances))
-        where = f"{js_comment(o.span.path)}:{o.span.line}"
-        path = c.path(o.span.path)
-        if j in self.inline:
-            self.line(f"c = {cond};  // {where}")
-            cond = "c"
-        if m.condition is not None and _never_unknown(c, m.condition):
-            self.line(f"if (truthy({cond})) {{  // {where}")
+        path = self.c.path(o.span.path)
+        cond = self._tested(o, j)
+        if self._always_decided(m):
+            self.line(f"if (truthy({cond})) {{  {self._comment(o)}")
             self._decided(value, o, by, targets, param, path)
             self.line("}")
             return
+        self._undecided(cond, m, o, by, targets, param, path, value)
+        self.line(f"}} else if (truthy({cond})) {{  {self._comment(o)}")
+        self._decided(value, o, by, targets, param, path)
+        self.line("}")
+
+    def _undecided(self, cond: str, m, o, by: str, targets: list, param: str, path: str, value: str) -> None:
+        """A modifier whose condition depends on a missing fact leaves the amount unknown."""
         self.line(f"if ({cond} instanceof Unknown) {{")
         what = f"whether {', '.join(m.advances) or 'a modifier'} changes {o.kind.replace('_', ' ')}"
         self.line(f"  s.undecided.push([{o.span.line}, {path}, {js_string(what)}, {cond}.facts]);")
@@ -643,9 +569,6 @@ class _JSRoleBody(_RoleWalk):
                         f"{by}, {o.span.line}, {path}]);")
             self.w.line(f"{inner}{var} = u;")
             close()
-        self.line(f"}} else if (truthy({cond})) {{  // {where}")
-        self._decided(value, o, by, targets, param, path)
-        self.line("}")
 
     def _decided(self, value: str, o, by: str, targets: list, param: str, path: str) -> None:
         if not re.fullmatch(r"\(?-?\d+\)?", value):
@@ -667,8 +590,7 @@ class _JSRoleBody(_RoleWalk):
             return
         keyword = "if"
         for i, t in enumerate(targets):
-            test = f"{t.flag} !== null" if t.conditional else "true"
-            self.line(f"  {keyword} ({test}) {{")
+            self.line(f"  {keyword} ({self._present(t)}) {{")
             keyword = "} else if"
             # the next branch opens with "} else if", which closes this body; the last closes itself
             last = i == len(targets) - 1
@@ -677,40 +599,56 @@ class _JSRoleBody(_RoleWalk):
     # -- the resolution's effect list and the runtime's passes over it ---------------------
 
     def _effect_list(self, immune: bool) -> None:
-        items = []
-        for v in self.variables:
-            args = []
-            for p in v.kind.params:
-                value = v.var(p.name)
-                if p.name == v.kind.main:
-                    clamped = f"floorZero({value})" if self.rules.floor else value
-                    value = f"unlessImmune(immune, {clamped})" if immune else clamped
-                    if v in self.unselecting:
-                        raw = v.var(p.name)
-                        args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
-                args.append(f"{p.name}: {value}")
-            items.append((v, f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"))
+        items = [(v, self._item(v, immune)) for v in self.variables]
         self.line("effects = [];")
         for v, item in items:
             if v.conditional:
-                self.line(f"if ({v.flag} !== null) effects.push({item});")
+                self.line(f"if ({self._present(v)}) effects.push({item});")
             else:
                 self.line(f"effects.push({item});")
 
+    def _item(self, v, immune: bool) -> str:
+        """One effect of the resolution's list: its kind, its parameters, its rulebook line."""
+        args = []
+        for p in v.kind.params:
+            value = v.var(p.name)
+            if p.name == v.kind.main:
+                value = self._amount(value, immune)
+                if v in self.unselecting:
+                    raw = v.var(p.name)
+                    args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
+            args.append(f"{p.name}: {value}")
+        return f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"
+
+    def _amount(self, value: str, immune: bool) -> str:
+        """An effect's main amount as it leaves the function: never below zero where the edition
+        declares a floor, nothing where the victim is immune."""
+        clamped = f"floorZero({value})" if self.rules.floor else value
+        return f"unlessImmune(immune, {clamped})" if immune else clamped
+
     def _after(self) -> None:
-        rules, path = self.rules, self.c.path(self.cal.span.path)
-        # a city's unit points where the calamity declares its own (`amounts { city_points ... }`)
-        city = f", {js_literal(rules.city_points)}" if rules.city_points is not None else ""
-        if self.bounded:
-            self.line(f"boundEffects(s, effects, trace, MODEL.BOUNDS, {path}{city});")
-        if self.unselecting:
-            self.line(f"unselect(s, effects, trace, MODEL.BOUNDS, {path});")
-        if self.causes(vocab.VALUE_DISCARD_KINDS):
-            self.line(f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});")
-        if self.causes(vocab.SUPPORT_KINDS):
-            self.line(f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});")
-        if rules.least_over and self.causes(vocab.LOSS_SPLIT_KINDS):
-            self.line(f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{city});")
+        # the calamity's file is named once in the rules' constants, in the order first used
+        self.path = self.c.path(self.cal.span.path)
+        super()._after()
+
+    def _city(self) -> str:
+        """A city's unit points where the calamity declares its own (`amounts { city_points ... }`)."""
+        return f", {js_literal(self.rules.city_points)}" if self.rules.city_points is not None else ""
+
+    def _after_bound(self) -> str:
+        return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"
+
+    def _after_unselect(self) -> str:
+        return f"unselect(s, effects, trace, MODEL.BOUNDS, {self.path});"
+
+    def _after_discard_by_value(self) -> str:
+        return f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});"
+
+    def _after_reduce_until_supported(self) -> str:
+        return f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});"
+
+    def _after_least_over(self) -> str:
+        return f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{self._city()});"
 
 
 def _call_args(c: JSCompiler, call) -> str:

@@ -42,20 +42,28 @@ def _asset(name: str) -> str:
 def page_words() -> dict:
     """What ui.js needs from the vocabulary: every fact (its type, meaning, minimum and noun),
     every effect kind's sentence template and parameters, and the plural words they use."""
-    # the words `civdsl resolve` prints with (phrases.py's tables of area phrases and of the
-    # sentences a zero parameter changes), so the page says an effect as the command line does
+    return {"facts": _fact_rows(), "effects": _effect_words(), "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
+            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+
+
+def _effect_words() -> dict:
+    """Each effect kind's sentence, main parameter and defaults, in the words `civdsl resolve`
+    prints with (phrases.py's sentences a zero parameter changes), so the page says an effect
+    as the command line does."""
     effects = {}
     for kind in vocab.EFFECT_KINDS.values():
         zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
         effects[kind.name] = {"text": kind.text, "main": kind.main,
                               "params": {p.name: p.default for p in kind.params}, "zero": zero}
-    # the facts as rows of values with their field names once (ui.js rebuilds the records): the
-    # same words, a third lighter
-    facts = {"fields": ["name", "type", "doc", "minimum", "words", "states"],
-             "rows": [[f.name, f.type, f.doc, f.minimum, list(f.words) if f.words else None,
-                       list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
-    return {"facts": facts, "effects": effects, "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
-            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+    return effects
+
+
+def _fact_rows() -> dict:
+    """The facts as rows of values with their field names once (ui.js rebuilds the records): the
+    same words, a third lighter."""
+    return {"fields": ["name", "type", "doc", "minimum", "words", "states"],
+            "rows": [[f.name, f.type, f.doc, f.minimum, list(f.words) if f.words else None,
+                      list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
 
 
 @lru_cache(maxsize=None)
@@ -112,24 +120,74 @@ def _js_tokens(text: str) -> list[tuple[str, str]] | None:
     pos, n = 0, len(text)
     while pos < n:
         m = _JS_TOKEN.match(text, pos)
+        if m is not None and m.lastgroup == "slash" and _regex_may_start(last):
+            m = _JS_REGEX.match(text, pos)
+            kind = "regex"
+        elif m is not None:
+            kind = m.lastgroup
         if m is None:
             return None
-        kind, token = m.lastgroup, m.group()
-        if kind == "slash" and (last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS):
-            m = _JS_REGEX.match(text, pos)
-            if m is None:
-                return None
-            kind, token = "regex", m.group()
         pos = m.end()
-        if kind == "code":
-            code = token.rstrip()
-            if code:
-                word = _LAST_WORD.search(code)
-                last = word.group() if word else code[-1]
-        elif kind not in ("nl", "block", "line"):
-            last = token[-1]  # a string's quote, a regex's flag or slash, a division
-        tokens.append((kind, token))
+        last = _last_significant(kind, m.group(), last)
+        tokens.append((kind, m.group()))
     return tokens
+
+
+def _regex_may_start(last: str) -> bool:
+    """After LAST (a character or word), a `/` starts a regular expression rather than dividing."""
+    return last == "" or last in _REGEX_AFTER_CHARS or last in _REGEX_AFTER_WORDS
+
+
+def _last_significant(kind: str, token: str, last: str) -> str:
+    """The last significant character or word once TOKEN is read (line breaks and comments are not)."""
+    if kind in ("nl", "block", "line"):
+        return last
+    if kind != "code":
+        return token[-1]  # a string's quote, a regex's flag or slash, a division
+    code = token.rstrip()
+    if not code:
+        return last
+    word = _LAST_WORD.search(code)
+    return word.group() if word else code[-1]
+
+
+class _CompactLines:
+    """compact_script's output as it is written: the finished lines and the one being written,
+    one method per kind of token (a string, a regex and a division are copied as they are)."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.line: list[str] = []
+
+    def add(self, kind: str, token: str) -> None:
+        getattr(self, f"_{kind}", self._copy)(token)
+
+    def _code(self, token: str) -> None:
+        token = _SPACES.sub(" ", token)
+        self.line.append(token[1:] if token[:1] == " " and self.line and self.line[-1][-1:] == " " else token)
+
+    def _nl(self, token: str) -> None:
+        code = "".join(self.line).strip()
+        if code:
+            self.out.append(code)
+        self.line = []
+
+    def _block(self, token: str) -> None:
+        """A block comment: a line break if it spans lines, else a space."""
+        if "\n" in token:
+            self._nl(token)
+        elif self.line and self.line[-1][-1:] != " ":
+            self.line.append(" ")
+
+    def _line(self, token: str) -> None:
+        pass  # a line comment: its line break follows
+
+    def _copy(self, token: str) -> None:
+        self.line.append(token)
+
+    def text(self) -> str:
+        self._nl("")
+        return "\n".join(self.out) + "\n"
 
 
 def compact_script(text: str) -> str:
@@ -143,26 +201,10 @@ def compact_script(text: str) -> str:
     tokens = _js_tokens(text)
     if tokens is None:
         return text
-    out: list[str] = []
-    line: list[str] = []
+    lines = _CompactLines()
     for kind, token in tokens:
-        if kind == "code":
-            token = _SPACES.sub(" ", token)
-            line.append(token[1:] if token[:1] == " " and line and line[-1][-1:] == " " else token)
-        elif kind == "nl" or (kind == "block" and "\n" in token):
-            code = "".join(line).strip()
-            if code:
-                out.append(code)
-            line = []
-        elif kind == "block":
-            if line and line[-1][-1:] != " ":
-                line.append(" ")
-        elif kind != "line":
-            line.append(token)
-    code = "".join(line).strip()
-    if code:
-        out.append(code)
-    return "\n".join(out) + "\n"
+        lines.add(kind, token)
+    return lines.text()
 
 
 # minify_script: which characters make one token with their neighbour if nothing separates them.
@@ -198,12 +240,20 @@ def _joins(line: str, following: str) -> bool:
     """Whether LINE and the FOLLOWING one can be one line with the same meaning: the break
     between them is neither a place where ASI inserts a semicolon nor inside a restricted
     production (`return`, `break`, `continue`, `throw`, `yield` or postfix `++`/`--` across it)."""
+    if _break_stays(line, following):
+        return False
     end, start = line[-1], following[0]
-    if line[-2:] in ("++", "--") or following[:2] in ("++", "--"):
-        return False
-    if line[-2:] == "*/" or end == "/":
-        return False
-    return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or (start == "." and end in ")]")
+    return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or end + start in _MEMBER_ACCESS
+
+
+# A line starting with `.` after a call or an index continues it (`f()` then `.x`).
+_MEMBER_ACCESS = frozenset({").", "]."})
+
+
+def _break_stays(line: str, following: str) -> bool:
+    """The break must stay whatever the lines hold: a postfix `++`/`--` may not cross it (a
+    restricted production), and after a `/` or `*/` the scanner's reading ends there."""
+    return line[-2:] in ("++", "--", "*/") or following[:2] in ("++", "--") or line[-1] == "/"
 
 
 def minify_script(text: str) -> str:
@@ -217,48 +267,63 @@ def minify_script(text: str) -> str:
     scanned = _js_tokens(text)
     if scanned is None:
         return text
-    lines: list[list[str | None]] = []  # tokens of each line, None where a space was
-    line: list[str | None] = []
+    lines: list[list[str | None]] = [[]]  # tokens of each line, None where a space was
     for kind, token in scanned:
-        if kind == "code":
-            for i, piece in enumerate(_SPACES.split(token)):
-                if i:
-                    line.append(None)
-                if piece:
-                    line.append(piece)
-        elif kind == "nl" or (kind == "block" and "\n" in token):
-            lines.append(line)
-            line = []
-        elif kind in ("block", "line"):
-            line.append(None)
+        if kind == "nl" or (kind == "block" and "\n" in token):
+            lines.append([])
         else:
-            line.append(token)
-    lines.append(line)
+            lines[-1].extend(_MINIFY_PIECES.get(kind, _copied)(token))
     return _minified_lines(lines)
+
+
+def _code_pieces(token: str) -> list[str | None]:
+    """A run of code as its pieces between spaces, None where a space was."""
+    pieces: list[str | None] = []
+    for i, piece in enumerate(_SPACES.split(token)):
+        if i:
+            pieces.append(None)
+        if piece:
+            pieces.append(piece)
+    return pieces
+
+
+def _copied(token: str) -> list[str | None]:
+    return [token]
+
+
+def _comment_piece(token: str) -> list[str | None]:
+    return [None]  # a comment on one line: a space
+
+
+# what minify_script keeps of each kind of token on a line (a string, a regex, a division: itself)
+_MINIFY_PIECES = {"code": _code_pieces, "block": _comment_piece, "line": _comment_piece}
 
 
 def _minified_lines(lines: list[list[str | None]]) -> str:
     """minify_script's output from its scanned lines (tokens, None where a space was): each
     line with only the spaces `_needs_space` keeps, joined to the line before where `_joins` allows."""
     out: list[str] = []
-    for tokens in lines:
-        text_line = ""
-        space = False
-        for token in tokens:
-            if token is None:
-                space = True
-                continue
-            if space and text_line and _needs_space(text_line[-1], token[0]):
-                text_line += " "
-            text_line += token
-            space = False
-        if not text_line:
-            continue
+    for text_line in filter(None, map(_minified_line, lines)):
         if out and _joins(out[-1], text_line):
             out[-1] += (" " if _needs_space(out[-1][-1], text_line[0]) else "") + text_line
         else:
             out.append(text_line)
     return "\n".join(out) + "\n"
+
+
+def _minified_line(tokens: list[str | None]) -> str:
+    """One scanned line with only the spaces `_needs_space` keeps."""
+    text_line = ""
+    space = False
+    for token in tokens:
+        if token is None:
+            space = True
+            continue
+        if space and text_line and _needs_space(text_line[-1], token[0]):
+            text_line += " "
+        text_line += token
+        space = False
+    return text_line
 
 
 _CSS_TOKEN = re.compile(r"""(?P<str>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')|(?P<comment>/\*.*?\*/)|(?P<code>[^"'/]+|/)""", re.S)

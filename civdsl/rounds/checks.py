@@ -25,6 +25,15 @@ _NUMBER_RANK = {"int": 0, "rational": 1, "real": 2}
 _KIND_WORDS = {"int": "a whole number", "rational": "an exact fraction", "real": "a real number",
                "bool": "true/false", "text": "text"}
 _LITERAL_KINDS = {Num: "int", Str: "text", Bool: "bool"}
+# the kind of value a name of each kind of declaration reads (choices and constants: their own)
+_NAME_KINDS = {"stat": "int", "track": "int", "flag": "bool", "threshold": "bool", "option": "bool"}
+# declarations that are no value, and how they are used instead
+_HOW_TO_USE = {"table": "call it: `{0}(x)`", "dice pool": "roll it: `roll x = {0}`",
+               "event table": "roll it: `roll x = {0}`"}
+# what each statement that changes a value does to it, in words
+_VERBS = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}
+# how to change a value of each kind that a statement cannot change
+_TARGET_HINTS = {"track": "move a track with `move`", "local name": "a `let` name is fixed; use a stat"}
 _MATH_ARITY = {"floor": 1, "ceil": 1, "sqrt": 1, "abs": 1, "min": 2, "max": 2}
 
 
@@ -41,18 +50,14 @@ def _join_all(kinds: list[str]) -> str:
     return out
 
 
+# the kind of a folded value, by its Python type (the first that matches: a bool is an int too)
+_VALUE_KINDS = ((bool, "bool"), (int, "int"), (float, "real"), (str, "text"))
+
+
 def _value_kind(value) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
     if isinstance(value, Fraction):
         return "int" if value.denominator == 1 else "rational"
-    if isinstance(value, float):
-        return "real"
-    if isinstance(value, str):
-        return "text"
-    return "any"
+    return next((kind for python_type, kind in _VALUE_KINDS if isinstance(value, python_type)), "any")
 
 
 class RoundChecker(StatementVisitor):
@@ -70,6 +75,12 @@ class RoundChecker(StatementVisitor):
     # --- names
     def run(self) -> None:
         self._namespace()
+        self._declarations()
+        self._dependency_cycles()
+        self._rules()
+
+    def _declarations(self) -> None:
+        """Stats, tracks, the deck and the kinds of value of the choices."""
         for stat in self.ed.stats.values():
             self._stat(stat)
         for track in self.ed.tracks.values():
@@ -82,11 +93,12 @@ class RoundChecker(StatementVisitor):
             self._deck(deck)
         for choice in self.ed.choices.values():
             self._choice_kind(choice.id)
-        self._dependency_cycles()
+
+    def _rules(self) -> None:
+        """What is computed and done: thresholds, pools, event tables, the end, setup and the phases."""
         for th in self.ed.thresholds.values():
             self._condition(th.condition, {}, th.id)
-            if th.body:
-                self._block(th.body, {}, th.id)
+            self._block(th.body or [], {}, th.id)
         for pool in self.ed.pools.values():
             self._pool(pool)
         for table in self.ed.event_tables.values():
@@ -120,27 +132,29 @@ class RoundChecker(StatementVisitor):
         if name in env:
             return env[name]
         kind = self.kinds.get(name)
-        if kind in ("stat", "track"):
-            return "int"
-        if kind in ("flag", "threshold", "option"):
-            return "bool"
+        if kind in _NAME_KINDS:
+            return _NAME_KINDS[kind]
         if kind == "choice":
             return self._choice_kind(name)
         if kind == "constant":
-            const = self.ed.consts[name]
-            if const.value is None:
-                self.d.error("CIV013", f"constant `{name}` reads player facts; round rules cannot use it", span, item=item)
-                return None
-            return _value_kind(const.value)
-        if kind in ("table", "dice pool", "event table"):
-            how = "call it: `{0}(x)`" if kind == "table" else "roll it: `roll x = {0}`"
-            self.d.error("CIV072", f"`{name}` is a {kind}, not a value", span, item=item, help=how.format(name))
+            return self._constant_kind(name, span, item)
+        if kind in _HOW_TO_USE:
+            self.d.error("CIV072", f"`{name}` is a {kind}, not a value", span, item=item,
+                         help=_HOW_TO_USE[kind].format(name))
             return None
         candidates = list(env) + [n for n, k in self.kinds.items() if k not in ("dice pool", "event table")]
         self.d.error("CIV013", f"unknown name `{name}`", span, item=item,
                      help=suggestion(name, candidates) or "round rules read stats, flags, tracks, thresholds, choices, "
                                                           "constants and options")
         return None
+
+    def _constant_kind(self, name: str, span: Span, item: str) -> str | None:
+        """The kind of a constant's value; None (reported) for one that reads player facts."""
+        const = self.ed.consts[name]
+        if const.value is None:
+            self.d.error("CIV013", f"constant `{name}` reads player facts; round rules cannot use it", span, item=item)
+            return None
+        return _value_kind(const.value)
 
     def _choice_kind(self, name: str) -> str | None:
         if name in self._choice_kinds:
@@ -189,11 +203,11 @@ class RoundChecker(StatementVisitor):
         if stat.low is not None and stat.high is not None and stat.high < stat.low:
             self.d.error("CIV073", f"bounds {stat.low}..{stat.high} of stat `{stat.id}` are empty",
                          stat.field_spans.get("bounds", stat.span), item=stat.id)
-        if stat.initial is None:
-            return
-        kind = self._expr(stat.initial, {}, stat.id)
-        if kind is None:
-            return
+        if stat.initial is not None and self._expr(stat.initial, {}, stat.id) is not None:
+            self._initial_value(stat)
+
+    def _initial_value(self, stat) -> None:
+        """A stat's initial value: a constant whole number, within the stat's bounds."""
         try:
             value = evaluate(stat.initial, lambda n: self._const(n))
         except EvalError as exc:
@@ -228,6 +242,11 @@ class RoundChecker(StatementVisitor):
         if track.start not in inside:
             self.d.error("CIV073", f"track `{track.id}` starts at {track.start}, outside {track.low}..{track.high}",
                          track.field_spans.get("start", track.span), item=track.id)
+        self._stages(track, inside)
+        self._marks(track, inside)
+
+    def _stages(self, track, inside: range) -> None:
+        """A track's stages: ranges of its positions that do not overlap."""
         previous = None
         for stage in sorted(track.stages, key=lambda s: s.low):
             if stage.high < stage.low or stage.low not in inside or stage.high not in inside:
@@ -237,6 +256,9 @@ class RoundChecker(StatementVisitor):
                 self.d.error("CIV073", f"stages `{previous.name}` and `{stage.name}` of track `{track.id}` overlap",
                              stage.span, item=track.id)
             previous = stage
+
+    def _marks(self, track, inside: range) -> None:
+        """A track's marks: each on a position of the track, none twice, and their rules."""
         seen: dict[int, Span] = {}
         for mark in track.marks:
             if mark.position not in inside:
@@ -246,22 +268,25 @@ class RoundChecker(StatementVisitor):
                 self.d.error("CIV073", f"position {mark.position} of track `{track.id}` is marked twice", mark.span,
                              item=track.id, notes=[f"first marked at {seen[mark.position]}"])
             seen.setdefault(mark.position, mark.span)
-            if mark.body:
-                self._block(mark.body, {}, track.id)
+            self._block(mark.body or [], {}, track.id)
 
     def _deck(self, deck) -> None:
         if not deck.suits or not deck.ranks:
             self.d.error("CIV022", f"deck `{deck.id}` needs at least one `suit` and one `rank`", deck.span, item=deck.id)
         for what, entries in (("suit", deck.suits), ("rank", deck.ranks)):
-            seen: dict[str, Span] = {}
-            for entry in entries:
-                if entry.name in seen:
-                    self.d.error("CIV073", f"{what} `{entry.name}` of deck `{deck.id}` is declared twice", entry.span,
-                                 item=deck.id, notes=[f"first declared at {seen[entry.name]}"])
-                seen.setdefault(entry.name, entry.span)
+            self._declared_once(deck, what, entries)
         if deck.hand_limit is not None and deck.hand_limit < 1:
             self.d.error("CIV073", "a hand limit must be at least 1", deck.field_spans.get("hand_limit", deck.span),
                          item=deck.id)
+
+    def _declared_once(self, deck, what: str, entries: list) -> None:
+        """The suits (or ranks) of a deck: no name twice."""
+        seen: dict[str, Span] = {}
+        for entry in entries:
+            if entry.name in seen:
+                self.d.error("CIV073", f"{what} `{entry.name}` of deck `{deck.id}` is declared twice", entry.span,
+                             item=deck.id, notes=[f"first declared at {seen[entry.name]}"])
+            seen.setdefault(entry.name, entry.span)
 
     def _pool(self, pool) -> None:
         if pool.sides is None:
@@ -276,12 +301,16 @@ class RoundChecker(StatementVisitor):
             if term.condition is not None:
                 self._condition(term.condition, {}, pool.id)
         if pool.success is not None:
-            low, high = pool.success
-            sides = self._fold(pool.sides) if pool.sides is not None else None
-            top = high if high is not None else sides
-            if low < 1 or (top is not None and top < low) or (isinstance(sides, int) and top is not None and top > sides):
-                self.d.error("CIV073", f"success {low}..{high if high is not None else ''} is not a range of faces "
-                                       f"of pool `{pool.id}`", pool.field_spans.get("success", pool.span), item=pool.id)
+            self._success(pool)
+
+    def _success(self, pool) -> None:
+        """The faces a pool counts as successes: a range of the faces of its dice."""
+        low, high = pool.success
+        sides = self._fold(pool.sides) if pool.sides is not None else None
+        top = high if high is not None else sides
+        if low < 1 or (top is not None and top < low) or (isinstance(sides, int) and top is not None and top > sides):
+            self.d.error("CIV073", f"success {low}..{high if high is not None else ''} is not a range of faces "
+                                   f"of pool `{pool.id}`", pool.field_spans.get("success", pool.span), item=pool.id)
 
     def _fold(self, expr):
         try:
@@ -302,12 +331,7 @@ class RoundChecker(StatementVisitor):
                 self.d.error("CIV073", f"row {row.low}..{row.high} of `{table.id}` is not a range of faces of a "
                                        f"{table.die}-sided die", row.span, item=table.id)
             else:
-                clash = [(max(row.low, other.low), other) for other in covered
-                         if other.low <= row.high and row.low <= other.high]
-                if clash:
-                    face, other = min(clash, key=lambda c: c[0])
-                    self.d.error("CIV073", f"face {face} of `{table.id}` is in two rows", row.span, item=table.id,
-                                 notes=[f"also in the row at {other.span}"])
+                self._row_clash(table, row, covered)
                 covered.append(row)
             self._block(row.body, {}, table.id)
         missing = _uncovered(1, table.die, [(r.low, r.high) for r in covered], limit=10)
@@ -316,16 +340,21 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV073", f"no row of `{table.id}` covers face{'s' if len(missing) > 1 else ''} {faces}",
                          table.span, item=table.id, help="give every face of the die a row (an empty `{ }` for no effect)")
 
+    def _row_clash(self, table, row, covered: list) -> None:
+        """A row of an event table sharing a face with a row before it: the lowest such face."""
+        clash = [(max(row.low, other.low), other) for other in covered if other.low <= row.high and row.low <= other.high]
+        if clash:
+            face, other = min(clash, key=lambda c: c[0])
+            self.d.error("CIV073", f"face {face} of `{table.id}` is in two rows", row.span, item=table.id,
+                         notes=[f"also in the row at {other.span}"])
+
     # --- statements
     def _block(self, stmts: list, env: dict, item: str) -> None:
         env = dict(env)
         previous = None
         for s in stmts:
-            self._stmt(s, env, item, previous)
+            self.visit(s, env, item, previous)
             previous = s
-
-    def _stmt(self, s, env: dict, item: str, previous) -> None:
-        self.visit(s, env, item, previous)
 
     def visit_NoteStmt(self, s: NoteStmt, env: dict, item: str, previous) -> None:
         pass  # a reading: nothing to check
@@ -391,21 +420,23 @@ class RoundChecker(StatementVisitor):
                          item=item, help='declare one: `deck ID "Name" { suit "Hearts" red ... }`')
 
     def _target(self, s, env: dict, item: str, allowed: tuple[str, ...]) -> str | None:
-        name = s.target
-        span = s.target_span or s.span
-        kind = "local name" if name in env else self.kinds.get(name)
+        kind = "local name" if s.target in env else self.kinds.get(s.target)
         if kind in allowed:
             return kind
-        verb = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}[s.keyword]
+        self._wrong_target(s, kind, allowed, item)
+        return None
+
+    def _wrong_target(self, s, kind: str | None, allowed: tuple[str, ...], item: str) -> None:
+        """CIV072: a statement's target is nothing declared, or not of a kind it works on."""
+        name, span = s.target, s.target_span or s.span
         wanted = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
         if kind is None:
             candidates = [n for n, k in self.kinds.items() if k in allowed]
-            self.d.error("CIV072", f"there is no {wanted} `{name}` to {verb}", span, item=item,
+            self.d.error("CIV072", f"there is no {wanted} `{name}` to {_VERBS[s.keyword]}", span, item=item,
                          help=suggestion(name, candidates) or f"declare it: `{allowed[0]} {name} \"...\"`")
         else:
-            hint = {"track": "move a track with `move`", "local name": "a `let` name is fixed; use a stat"}.get(kind)
-            self.d.error("CIV072", f"`{name}` is a {kind}; `{s.keyword}` works on a {wanted}", span, item=item, help=hint)
-        return None
+            self.d.error("CIV072", f"`{name}` is a {kind}; `{s.keyword}` works on a {wanted}", span, item=item,
+                         help=_TARGET_HINTS.get(kind))
 
     def _bind(self, name: str, span: Span, env: dict, item: str, kind: str) -> None:
         if name in self.kinds or name in env:
@@ -421,13 +452,17 @@ class RoundChecker(StatementVisitor):
                 self.d.error("CIV072", f"rolling pool `{source}` needs a name for the result", s.span, item=item,
                              help=f"write `roll result = {source}`")
         elif source not in self.ed.event_tables:
-            what = self.kinds.get(source)
-            candidates = list(self.ed.pools) + list(self.ed.event_tables)
-            message = (f"`{source}` is a {what}, not a dice pool or event table" if what
-                       else f"there is no dice pool or event table `{source}`")
-            self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
+            self._not_rollable(source, span, item)
         if s.target is not None:
             self._bind(s.target, s.target_span or s.span, env, item, "int")
+
+    def _not_rollable(self, source: str, span: Span, item: str) -> None:
+        """CIV072: a `roll` of something that is no dice pool or event table."""
+        what = self.kinds.get(source)
+        candidates = list(self.ed.pools) + list(self.ed.event_tables)
+        message = (f"`{source}` is a {what}, not a dice pool or event table" if what
+                   else f"there is no dice pool or event table `{source}`")
+        self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
 
     # --- expressions
     def _condition(self, e, env: dict, item: str) -> None:
@@ -493,22 +528,12 @@ class RoundChecker(StatementVisitor):
         a, b = self._numeric(e.left, env, item), self._numeric(e.right, env, item)
         if e.op in ("<", "<=", ">", ">="):
             return "bool"
-        if a is None or b is None:
-            return None
-        if "any" in (a, b):
-            return "any"
-        if e.op == "//":
-            return "int"
-        joined = _join_numbers(a, b)
-        return _join_numbers(joined, "rational") if e.op == "/" else joined
-
-    def _kind_Call(self, e: Call, env: dict, item: str) -> str | None:
-        return self._call_kind(e, env, item)
+        return _arithmetic_kind(e.op, a, b)
 
     def _kind_Where(self, e: Where, env: dict, item: str) -> None:
         self.d.error("CIV014", "`where` filters only work in asserts", e.span, item=item)
 
-    def _call_kind(self, e: Call, env: dict, item: str) -> str | None:
+    def _kind_Call(self, e: Call, env: dict, item: str) -> str | None:
         if e.name in self.ed.tables:
             return self._table_call(e, env, item)
         if e.name in _MATH_ARITY:
@@ -542,15 +567,7 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV014", f"`{e.name}` takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
                          e.span, item=item)
         kinds = [self._numeric(a, env, item) for a in e.args]
-        if any(k is None for k in kinds):
-            return None
-        if e.name in ("floor", "ceil"):
-            return "int"
-        if "any" in kinds:
-            return "any"
-        if e.name == "sqrt":
-            return "real"
-        return _join_all(kinds) if kinds else "int"
+        return None if None in kinds else _math_kind(e.name, kinds)
 
     def _hand_call(self, e: Call, fn, item: str) -> str:
         """A function of the hand (`hand_value(color=red)`, ...): a whole number; its colour must
@@ -562,20 +579,53 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV072", f"`{e.name}` reads the hand, and the edition declares no deck of cards", e.span,
                          item=item)
             return "int"
+        self._hand_kwargs(e, fn, item)
+        return "int"
+
+    def _hand_kwargs(self, e: Call, fn, item: str) -> None:
+        """A hand function's named arguments: its parameters, each naming a colour of the deck."""
         colors = [c for deck in self.ed.card_decks.values() for c in deck.colors]
         for key, value in e.kwargs.items():
             span = e.kwarg_spans.get(key, e.span)
             if key not in fn.kwargs:
                 self.d.error("CIV014", f"`{e.name}` has no parameter `{key}`", span, item=item,
                              help=suggestion(key, fn.kwargs) or f"parameters: {', '.join(fn.kwargs) or 'none'}")
-            elif not (isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in colors):
+            elif not _names_one_of(value, colors):
                 self.d.error("CIV072", f"unknown colour `{unparse(value)}`", value.span, item=item,
                              help=suggestion(unparse(value), colors) or f"colours of the deck: {', '.join(colors)}")
-        return "int"
 
     def _value_kind_of_band(self, expr) -> str:
         value = self._fold(expr)
         return _value_kind(value) if value is not None else "any"
+
+
+def _math_kind(name: str, kinds: list[str]) -> str:
+    """The kind of a math function's value from its arguments' kinds."""
+    if name in ("floor", "ceil"):
+        return "int"
+    if "any" in kinds:
+        return "any"
+    if name == "sqrt":
+        return "real"
+    return _join_all(kinds) if kinds else "int"
+
+
+def _names_one_of(value, words) -> bool:
+    """Whether an expression is a plain name that is one of `words`."""
+    return isinstance(value, Name) and len(value.parts) == 1 and value.parts[0] in words
+
+
+def _arithmetic_kind(op: str, a: str | None, b: str | None) -> str | None:
+    """The kind of `a op b` for an arithmetic operator (None when an operand's is not known):
+    `//` gives a whole number, `/` at least a fraction, the rest the wider of the two."""
+    if a is None or b is None:
+        return None
+    if "any" in (a, b):
+        return "any"
+    if op == "//":
+        return "int"
+    joined = _join_numbers(a, b)
+    return _join_numbers(joined, "rational") if op == "/" else joined
 
 
 def _uncovered(low: int, high: int, ranges: list[tuple[int, int]], limit: int) -> list[int]:

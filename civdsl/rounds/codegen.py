@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from .. import describe
 from .. import vocabulary as vocab
-from ..expressions import PythonCompiler, unparse, walk
+from ..expressions import PlainLogicCompiler, unparse, walk
 from ..diagnostics import Span
 from ..model import Edition
 from ..pysource import Writer, comment_text, slug
-from ..syntax import BinOp, Call, Name
+from ..syntax import Call, Name
 from .syntax import (DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, NoteStmt, ResetStmt, RollStmt, RuleStmt,
                      ShuffleStmt, StatementVisitor)
 
@@ -23,22 +23,19 @@ RUNTIME_IMPORT = "from civdsl.rounds import runtime as _rr"
 
 
 
-class _RoundCompiler(PythonCompiler):
+class _RoundCompiler(PlainLogicCompiler):
     """Compiles round expressions over `s` (a rounds.runtime.RoundState): stats, flags and tracks are
-    `s.v[...]`, thresholds and choices are computed on reading, `let`/`roll` names are locals."""
+    `s.v[...]`, thresholds and choices are computed on reading, `let`/`roll` names are locals.
+    Round rules read no player facts, so no value is ever unknown: plain Python logic."""
+
+    # round rules divide by their own rules (rounds.runtime.round_div: exact where it can be)
+    BINARY = {**PlainLogicCompiler.BINARY, "/": "_rr.round_div({}, {})", "//": "_rr.round_floordiv({}, {})"}
 
     def __init__(self, consts, options, ed: Edition):
         super().__init__(consts, options, set(ed.tables))
         self.ed = ed
         self.locals: dict[str, str] = {}
         self.runtime_options = False  # a round state has no player's options: the rulebook's setting
-
-    # round rules read no player facts, so no value is ever unknown: plain Python logic
-    def _not(self, operand: str) -> str:
-        return f"(not {operand})"
-
-    def _logic(self, op: str, operands: list[str]) -> str:
-        return f"({f' {op} '.join(operands)})"
 
     def visit_Name(self, e: Name) -> str:
         head = e.parts[0]
@@ -51,13 +48,6 @@ class _RoundCompiler(PythonCompiler):
         if head in self.ed.choices:
             return f"s.choice({head!r})"
         return super().visit_Name(e)
-
-    def visit_BinOp(self, e: BinOp) -> str:
-        # round rules divide by their own rules (rounds.runtime.round_div: exact where it can be)
-        if e.op in ("/", "//"):
-            fn = "round_floordiv" if e.op == "//" else "round_div"
-            return f"_rr.{fn}({self.compile(e.left)}, {self.compile(e.right)})"
-        return super().visit_BinOp(e)
 
     def visit_Call(self, e: Call) -> str:
         if e.name in vocab.ROUND_FUNCTIONS and e.name not in self.tables:

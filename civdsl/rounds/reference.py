@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..escape import markdown as md
 from ..runtime import number
-from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str
+from ..syntax import BinOp, Bool, Call, Name, Neg, NodeVisitor, Not, Num, Str, Unknown
 from .syntax import (AddStmt, DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, MoveStmt, NoteStmt, ResetStmt,
                      RollStmt, RuleStmt, SetStmt, ShuffleStmt, StatementVisitor)
 
@@ -36,23 +36,32 @@ def _short(name: str) -> str:
     return name.split(":", 1)[0].strip()
 
 
-class Words:
-    """An edition's round expressions in words."""
+# functions said in words: of the cards in hand (`which`: the colour asked for, if any), of two
+# numbers, and of one (with how tightly the words bind their argument, for parentheses)
+_HAND_WORDS = {"hand_value": "the value of the {which}cards in hand", "hand_cards": "the {which}cards in hand",
+               "hand_limit": "the hand limit"}
+_OF_TWO = {"min": "the smaller of {} and {}", "max": "the larger of {} and {}"}
+_OF_ONE = {"floor": ("the whole part of {}", 7), "ceil": ("{} rounded up", 7), "sqrt": ("the square root of {}", 7),
+           "abs": ("the size of {}", 0)}
+
+
+class Words(NodeVisitor):
+    """An edition's round expressions in words: `expr(e, outer)`, with one `visit_<Node>` per
+    expression node; `outer` is how tightly the operator around it binds (for parentheses)."""
 
     def __init__(self, ed):
         self.ed = ed
         self.lets: set[str] = set()
 
+    expr = NodeVisitor.visit
+
     def name(self, n: str) -> str:
         ed = self.ed
         if n in ed.stats:
             return _lower(ed.stats[n].name)
-        if n in ed.flags:
-            return _lower(_short(ed.flags[n].name))
-        if n in ed.thresholds:
-            return _lower(_short(ed.thresholds[n].name))
-        if n in ed.choices:
-            return _lower(_short(ed.choices[n].name))
+        for named in (ed.flags, ed.thresholds, ed.choices):
+            if n in named:
+                return _lower(_short(named[n].name))
         if n in ed.tracks:
             return f"the {_lower(ed.tracks[n].name)}"
         if n in ed.consts:
@@ -62,49 +71,46 @@ class Words:
             return _lower(ed.options[n].doc or n.replace("_", " "))
         return n.replace("_", " ")
 
-    def expr(self, e, outer: int = 0) -> str:
-        if isinstance(e, Num):
-            return str(e.value)
-        if isinstance(e, Bool):
-            return "yes" if e.value else "no"
-        if isinstance(e, Str):
-            return f"\u201c{e.value}\u201d"
-        if isinstance(e, Name):
-            return self.name(e.dotted)
-        if isinstance(e, Neg):
-            return f"minus {self.expr(e.operand, 7)}"
-        if isinstance(e, Not):
-            return f"not {self.expr(e.operand, 3)}"
-        if isinstance(e, BinOp):
-            p = _PREC.get(e.op, 5)
-            text = f"{self.expr(e.left, p)} {_SAID.get(e.op, e.op)} {self.expr(e.right, p + 1)}"
-            if e.op == "//":
-                text += ", rounded down"
-            return f"({text})" if p < outer or (e.op == "//" and outer > 0) else text
-        if isinstance(e, Call):
-            return self.call(e)
-        return "?"
+    def visit_Num(self, e: Num, outer: int = 0) -> str:
+        return str(e.value)
 
-    def call(self, e: Call) -> str:
+    def visit_Bool(self, e: Bool, outer: int = 0) -> str:
+        return "yes" if e.value else "no"
+
+    def visit_Str(self, e: Str, outer: int = 0) -> str:
+        return f"\u201c{e.value}\u201d"
+
+    def visit_Name(self, e: Name, outer: int = 0) -> str:
+        return self.name(e.dotted)
+
+    def visit_Neg(self, e: Neg, outer: int = 0) -> str:
+        return f"minus {self.expr(e.operand, 7)}"
+
+    def visit_Not(self, e: Not, outer: int = 0) -> str:
+        return f"not {self.expr(e.operand, 3)}"
+
+    def visit_BinOp(self, e: BinOp, outer: int = 0) -> str:
+        p = _PREC.get(e.op, 5)
+        text = f"{self.expr(e.left, p)} {_SAID.get(e.op, e.op)} {self.expr(e.right, p + 1)}"
+        if e.op == "//":
+            text += ", rounded down"
+        return f"({text})" if p < outer or (e.op == "//" and outer > 0) else text
+
+    def visit_Unknown(self, e: Unknown, outer: int = 0) -> str:
+        return "?"  # no words for `unknown` or `where`, which round rules do not use
+
+    visit_Where = visit_Unknown
+
+    def visit_Call(self, e: Call, outer: int = 0) -> str:
         args = [self.expr(a) for a in e.args]
-        colour = e.kwargs.get("color")
-        which = f"{colour.dotted} " if isinstance(colour, Name) else ""
-        if e.name == "hand_value":
-            return f"the value of the {which}cards in hand"
-        if e.name == "hand_cards":
-            return f"the {which}cards in hand"
-        if e.name == "hand_limit":
-            return "the hand limit"
-        if e.name in ("min", "max") and len(args) == 2:
-            return f"the {'smaller' if e.name == 'min' else 'larger'} of {args[0]} and {args[1]}"
-        if e.name == "floor" and args:
-            return f"the whole part of {self.expr(e.args[0], 7)}"
-        if e.name == "ceil" and args:
-            return f"{self.expr(e.args[0], 7)} rounded up"
-        if e.name == "sqrt" and args:
-            return f"the square root of {self.expr(e.args[0], 7)}"
-        if e.name == "abs" and args:
-            return f"the size of {args[0]}"
+        if e.name in _HAND_WORDS:
+            colour = e.kwargs.get("color")
+            return _HAND_WORDS[e.name].format(which=f"{colour.dotted} " if isinstance(colour, Name) else "")
+        if e.name in _OF_TWO and len(args) == 2:
+            return _OF_TWO[e.name].format(*args)
+        if e.name in _OF_ONE and args:
+            words, binding = _OF_ONE[e.name]
+            return words.format(self.expr(e.args[0], binding))
         if e.name in self.ed.tables:
             t = self.ed.tables[e.name]
             label = (t.doc or e.name.replace("_", " ")).split(" (")[0]
@@ -295,25 +301,31 @@ def _section_setup(ed, w: Words, out: list[str]) -> None:
         out.append("")
 
 
+def _table(out: list[str], title: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """A section that is one table, if it has rows: its heading, the header and a line per row."""
+    if rows:
+        out += [f"## {title}", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        out += ["| " + " | ".join(map(str, cells)) + " |" for cells in rows]
+        out.append("")
+
+
+def _readings(notes, label: str = "") -> list[str]:
+    """An item's readings (its notes), a line each."""
+    return [f"- *Reading{label}:* {md(n)}" for n in notes]
+
+
 def _section_stats(ed, w: Words, out: list[str]) -> None:
     """Each stat and flag: where it starts and its range."""
-    if ed.stats or ed.flags:
-        out += ["## Stats", "", "| stat | starts at | range |", "|---|---|---|"]
-        for st in ed.stats.values():
-            out.append(f"| {md(st.name)} | {st.initial_value} | {_bounds(st.low, st.high)} |")
-        for fl in ed.flags.values():
-            out.append(f"| {md(fl.name)} | {'yes' if fl.on else 'no'} | yes or no |")
-        out.append("")
+    _table(out, "Stats", ("stat", "starts at", "range"),
+           [(md(st.name), st.initial_value, _bounds(st.low, st.high)) for st in ed.stats.values()]
+           + [(md(fl.name), "yes" if fl.on else "no", "yes or no") for fl in ed.flags.values()])
 
 
 def _section_numbers(ed, w: Words, out: list[str]) -> None:
     """The constants, by value."""
-    if ed.consts:
-        out += ["## Numbers", "", "| number | meaning |", "|---|---|"]
-        for c in ed.consts.values():
-            value = number(c.value) if c.value is not None else w.expr(c.expr)
-            out.append(f"| {md(value)} | {md(c.doc or c.id.replace('_', ' '))} |")
-        out.append("")
+    _table(out, "Numbers", ("number", "meaning"),
+           [(md(number(c.value) if c.value is not None else w.expr(c.expr)), md(c.doc or c.id.replace("_", " ")))
+            for c in ed.consts.values()])
 
 
 def _range(low, high) -> str:
@@ -335,35 +347,32 @@ def _section_tables(ed, w: Words, out: list[str]) -> None:
 
 def _section_thresholds(ed, w: Words, out: list[str]) -> None:
     """Each threshold: when it is on, and what it does when it switches on."""
-    if ed.thresholds:
-        out += ["## Thresholds", "", "| threshold | on while | when it switches on |", "|---|---|---|"]
-        for th in ed.thresholds.values():
-            effects = _clauses(w, th.body) if th.body else ""
-            out.append(f"| {md(th.name)} | {md(w.expr(th.condition))} | {_cell(effects) or DASH} |")
-        out.append("")
+    _table(out, "Thresholds", ("threshold", "on while", "when it switches on"),
+           [(md(th.name), md(w.expr(th.condition)), _cell(_clauses(w, th.body) if th.body else "") or DASH)
+            for th in ed.thresholds.values()])
 
 
 def _section_pools(ed, w: Words, out: list[str]) -> None:
     """Each dice pool: sides, dice and result, then its readings."""
-    if ed.pools:
-        out += ["## Dice pools", "", "| pool | sides | dice | result |", "|---|---|---|---|"]
-        for p in ed.pools.values():
-            dice = [w.expr(p.base)] if p.base is not None else []
-            for term in p.terms:
-                cond = f" if {w.expr(term.condition)}" if term.condition is not None else ""
-                dice.append(f"plus {w.expr(term.amount)}{cond}")
-            result = "the total of the dice"
-            if p.success is not None:
-                top = p.success[1] if p.success[1] is not None else "the top face"
-                result = f"the dice showing {p.success[0]} to {top}"
-            sides = w.expr(p.sides) if p.sides is not None else ""
-            out.append(f"| {_cell(_named(p))} | {md(sides)} | {md('; '.join(dice))} | {result} |")
+    _table(out, "Dice pools", ("pool", "sides", "dice", "result"), [_pool_row(w, p) for p in ed.pools.values()])
+    for p in ed.pools.values():
+        out += _readings(p.notes, f" ({md(p.name)})")
+    if any(p.notes for p in ed.pools.values()):
         out.append("")
-        for p in ed.pools.values():
-            for n in p.notes:
-                out.append(f"- *Reading ({md(p.name)}):* {md(n)}")
-        if any(p.notes for p in ed.pools.values()):
-            out.append("")
+
+
+def _pool_row(w: Words, p) -> tuple[str, str, str, str]:
+    """A dice pool's sides, its dice (a base and terms, each perhaps with a condition) and its result."""
+    dice = [w.expr(p.base)] if p.base is not None else []
+    for term in p.terms:
+        cond = f" if {w.expr(term.condition)}" if term.condition is not None else ""
+        dice.append(f"plus {w.expr(term.amount)}{cond}")
+    result = "the total of the dice"
+    if p.success is not None:
+        top = p.success[1] if p.success[1] is not None else "the top face"
+        result = f"the dice showing {p.success[0]} to {top}"
+    sides = w.expr(p.sides) if p.sides is not None else ""
+    return _cell(_named(p)), md(sides), md("; ".join(dice)), result
 
 
 def _section_tracks(ed, w: Words, out: list[str]) -> None:
@@ -378,8 +387,7 @@ def _section_tracks(ed, w: Words, out: list[str]) -> None:
             for m in t.marks:
                 what = _clauses(w, m.body) if m.body else ""
                 out.append(f"- at {m.position}: **{md(m.label)}**" + (f" \u2014 {what}" if what else ""))
-            for n in t.notes:
-                out.append(f"- *Reading:* {md(n)}")
+            out += _readings(t.notes)
             out.append("")
 
 
@@ -393,8 +401,7 @@ def _section_event_tables(ed, w: Words, out: list[str]) -> None:
                 face = _range(row.low, row.high)
                 out.append(f"| {face} | {md(row.label)} | {_cell(_clauses(w, row.body)) or DASH} |")
             out.append("")
-            for n in t.notes:
-                out.append(f"- *Reading:* {md(n)}")
+            out += _readings(t.notes)
             if t.notes:
                 out.append("")
 
@@ -412,18 +419,14 @@ def _section_cards(ed, w: Words, out: list[str]) -> None:
         out.append("")
         if deck.hand_limit is not None:
             out += [f"Hand limit: {deck.hand_limit} cards.", ""]
-        for n in deck.notes:
-            out.append(f"- *Reading:* {md(n)}")
+        out += _readings(deck.notes)
         out.append("")
 
 
 def _section_choices(ed, w: Words, out: list[str]) -> None:
     """Each choice, and what simulations choose."""
-    if ed.choices:
-        out += ["## Choices (and what simulations choose)", "", "| choice | simulations choose |", "|---|---|"]
-        for ch in ed.choices.values():
-            out.append(f"| {md(ch.name)} | {md(w.expr(ch.default))} |")
-        out.append("")
+    _table(out, "Choices (and what simulations choose)", ("choice", "simulations choose"),
+           [(md(ch.name), md(w.expr(ch.default))) for ch in ed.choices.values()])
 
 
 def _section_ends(ed, w: Words, out: list[str]) -> None:

@@ -347,38 +347,33 @@ class RoundState:
                     return
                 current, pending = pending, set()
                 self._pending = pending
-                for name, th in self.m.THRESHOLDS.items():
-                    if name not in current:
-                        continue
-                    now = bool(th["test"](self))
-                    if now == (name in self.on):
-                        continue
-                    (self.on.add if now else self.on.discard)(name)
-                    self._entry("threshold", th["line"], name=name, label=th["name"], state="on" if now else "off")
-                    if now and th["body"] is not None:
-                        self.rules.append(th["name"])
-                        th["body"](self)
-                        self.rules.pop()
+                self._switch(current)
             if pending:
                 self._fail(self.m.THRESHOLDS[next(iter(pending))]["line"], "thresholds keep switching each other")
         finally:
             self._checking = False
             self._pending = set()
 
+    def _switch(self, names) -> None:
+        """Test the thresholds named, in their declared order; one whose test changed switches,
+        and one that switches on runs its rule (which may make more thresholds pending)."""
+        for name, th in self.m.THRESHOLDS.items():
+            if name not in names:
+                continue
+            now = bool(th["test"](self))
+            if now == (name in self.on):
+                continue
+            (self.on.add if now else self.on.discard)(name)
+            self._entry("threshold", th["line"], name=name, label=th["name"], state="on" if now else "off")
+            if now and th["body"] is not None:
+                self.rules.append(th["name"])
+                th["body"](self)
+                self.rules.pop()
+
     # --- dice
     def roll(self, pool: str, line: int):
         spec = self.m.POOLS[pool]
-        sides, terms = spec["dice"](self)
-        sides = self._whole(f"{pool}.sides", sides, line)
-        if sides < 1:
-            self._fail(line, f"pool `{pool}` has {sides} sides")
-        terms = [(label, self._whole(pool, n, line)) for label, n in terms]
-        size = max(0, sum(n for _, n in terms))
-        # The pool's size and sides come from the state, known only now: held to the same bounds
-        # as numbers written in a rulebook, so that no state makes a roll allocate without end.
-        for field, value in (("dice", size), ("die sides", sides)):
-            if value not in FIELDS[field]:
-                self._fail(line, f"pool `{pool}`: {FIELDS[field].message(value)}")
+        sides, terms, size = self._pool_dice(pool, spec, line)
         randint = self.rng.randint
         dice = [randint(1, sides) for _ in range(size)]
         success = spec["success"]
@@ -391,6 +386,21 @@ class RoundState:
         self._entry("roll", line, pool=pool, sides=sides, terms=[{"label": lb, "dice": n} for lb, n in terms if n],
                     dice=dice, result=result)
         return result
+
+    def _pool_dice(self, pool: str, spec: dict, line: int) -> tuple[int, list, int]:
+        """(sides, (label, dice) of each term, dice in all) of a pool in the state now."""
+        sides, terms = spec["dice"](self)
+        sides = self._whole(f"{pool}.sides", sides, line)
+        if sides < 1:
+            self._fail(line, f"pool `{pool}` has {sides} sides")
+        terms = [(label, self._whole(pool, n, line)) for label, n in terms]
+        size = max(0, sum(n for _, n in terms))
+        # The pool's size and sides come from the state, known only now: held to the same bounds
+        # as numbers written in a rulebook, so that no state makes a roll allocate without end.
+        for field, value in (("dice", size), ("die sides", sides)):
+            if value not in FIELDS[field]:
+                self._fail(line, f"pool `{pool}`: {FIELDS[field].message(value)}")
+        return sides, terms, size
 
     def roll_table(self, table: str, line: int) -> int:
         spec = self.m.EVENT_TABLES[table]

@@ -17,7 +17,7 @@ from .state import require_rounds
 
 def _changed(e: dict) -> str:
     sign = "+" if e["by"] >= 0 else ""
-    text = f"{e['name']} {sign}{e['by']}: {_num(e['before'])} -> {_num(e['after'])}"
+    text = f"{e['name']} {sign}{e['by']}: {number(e['before'])} -> {number(e['after'])}"
     return text + (f" ({e['stage']})" if e["op"] == "move" and e.get("stage") else "")
 
 
@@ -28,11 +28,11 @@ def _rolled(e: dict) -> str:
 
 # each kind of trace entry (its `op`, written by rounds.runtime.RoundState) in words
 _ENTRY_WORDS = {
-    "set": lambda e: f"{e['name']} = {_num(e['after'])}" + (f" (was {_num(e['before'])})"
+    "set": lambda e: f"{e['name']} = {number(e['after'])}" + (f" (was {number(e['before'])})"
                                                              if e["before"] != e["after"] else ""),
     "add": _changed,
     "move": _changed,
-    "reset": lambda e: f"{e['name']} reset to {_num(e['after'])}",
+    "reset": lambda e: f"{e['name']} reset to {number(e['after'])}",
     "roll": _rolled,
     "event": lambda e: f"{e['table']}: rolled {e['face']} -> {e['row']}",
     "threshold": lambda e: f"threshold {e['label']}: {e['state']}",
@@ -51,10 +51,6 @@ def describe_entry(e: dict) -> str:
     """One trace entry in words."""
     words = _ENTRY_WORDS.get(e["op"])
     return words(e) if words is not None else e["op"]
-
-
-def _num(v):
-    return number(v)
 
 
 def trace_lines(module, trace: list[dict]) -> list[str]:
@@ -84,15 +80,7 @@ def render_step(module, new: GameState, before: dict, trace: list[dict], phase: 
     lines = [f"{module.EDITION['name']}: {what} (seed {seed})"]
     lines.extend(trace_lines(module, trace))
     lines.append("stats:")
-    width = max((len(n) for n in new.values), default=0)
-    for name, value in new.values.items():
-        old = before.get(name)
-        change = f"   (was {_num(old)})" if old != value else ""
-        stage = ""
-        if name in module.TRACKS:
-            label = next((lb for lo, hi, lb in module.TRACKS[name]["stages"] if lo <= value <= hi), None)
-            stage = f"  {label}" if label else ""
-        lines.append(f"  {name:<{width}}  {_num(value)}{stage}{change}")
+    lines.extend(_stat_lines(module, new.values, before))
     if module.CARD_DECK is not None:
         lines.append(f"hand ({len(new.hand)}): " + (", ".join(card_text(c) for c in new.hand) or "empty"))
     if new.on:
@@ -100,6 +88,26 @@ def render_step(module, new: GameState, before: dict, trace: list[dict], phase: 
     if new.ended:
         lines.append(f"the game has ended: {new.ended}")
     return "\n".join(lines)
+
+
+def _stat_lines(module, values: dict, before: dict) -> list[str]:
+    """Each stat, flag and track: its value, a track's stage, and what it was if it changed."""
+    width = max((len(n) for n in values), default=0)
+    lines = []
+    for name, value in values.items():
+        old = before.get(name)
+        change = f"   (was {number(old)})" if old != value else ""
+        label = _stage(module, name, value)
+        stage = f"  {label}" if label else ""
+        lines.append(f"  {name:<{width}}  {number(value)}{stage}{change}")
+    return lines
+
+
+def _stage(module, name: str, value) -> str | None:
+    """The label of the stage of a track that a value falls in (None for a stat or flag, or
+    between stages)."""
+    stages = module.TRACKS[name]["stages"] if name in module.TRACKS else ()
+    return next((label for low, high, label in stages if low <= value <= high), None)
 
 
 def run_seed(seed: int, run: int) -> random.Random:
@@ -127,28 +135,42 @@ def simulate(module, rounds: int, runs: int, seed: int, stats: dict | None = Non
     check_size(rounds, runs)
     require_rounds(module)
     labels = event_labels(module)
-    events: dict[str, list[int | None]] = {key: [] for key in labels}
-    finals: dict[str, list] = {name: [] for name in module.STATS}
-    lengths = []
+    tally = _Tally(labels, module.STATS)
     for run in range(runs):
-        state, first = _play_game(module, rounds, run_seed(seed, run), stats, choices)
-        for key in events:
-            events[key].append(first.get(key))
-        for name in finals:
-            finals[name].append(state.values[name])
-        lengths.append(state.round)
+        tally.add(*_play_game(module, rounds, run_seed(seed, run), stats, choices))
         if progress is not None:
             progress(1)
-    by_round = {key: _cumulative(firsts, rounds, runs) for key, firsts in events.items()}
     return {
         "edition": module.EDITION["id"], "rounds": rounds, "runs": runs, "seed": seed,
-        "events": {key: {"label": labels[key], "by_round": by_round[key],
-                         "share": by_round[key][-1] if by_round[key] else 0.0,
-                         "mean_first_round": _mean([r for r in events[key] if r is not None])}
-                   for key in labels},
-        "stats": {name: _summary(values) for name, values in finals.items()},
-        "rounds_played": _summary(lengths),
+        "events": {key: _event_summary(labels[key], firsts, rounds, runs) for key, firsts in tally.events.items()},
+        "stats": {name: _summary(values) for name, values in tally.finals.items()},
+        "rounds_played": _summary(tally.lengths),
     }
+
+
+class _Tally:
+    """What a simulation keeps of each game: the round each event first happened in (None: it
+    did not), each stat at the end, and the rounds played."""
+
+    def __init__(self, events, stats):
+        self.events: dict[str, list[int | None]] = {key: [] for key in events}
+        self.finals: dict[str, list] = {name: [] for name in stats}
+        self.lengths: list[int] = []
+
+    def add(self, state: GameState, first: dict[str, int]) -> None:
+        for key, firsts in self.events.items():
+            firsts.append(first.get(key))
+        for name, values in self.finals.items():
+            values.append(state.values[name])
+        self.lengths.append(state.round)
+
+
+def _event_summary(label: str, firsts: list[int | None], rounds: int, runs: int) -> dict:
+    """An event's line of the report: the share of games it happened in by each round, in all,
+    and the mean round it first happened in."""
+    by_round = _cumulative(firsts, rounds, runs)
+    return {"label": label, "by_round": by_round, "share": by_round[-1] if by_round else 0.0,
+            "mean_first_round": _mean([r for r in firsts if r is not None])}
 
 
 def event_labels(module) -> dict[str, str]:
@@ -245,15 +267,20 @@ def render_report(result: dict) -> str:
         mean = f"{ev['mean_first_round']:.1f}" if ev["mean_first_round"] is not None else "-"
         lines.append(f"{clip(ev['label'], 50):<52}{row}   {mean:>10}")
     lines.append("")
-    lines.append(f"{'stat at the end':<22}{'mean':>10}{'min':>8}{'p10':>8}{'p50':>8}{'p90':>8}{'max':>8}")
+    lines.extend(_stat_table(result))
+    return "\n".join(lines)
+
+
+def _stat_table(result: dict) -> list[str]:
+    """The report's second table: each stat's spread at the end of the games, and the rounds played."""
+    lines = [f"{'stat at the end':<22}{'mean':>10}{'min':>8}{'p10':>8}{'p50':>8}{'p90':>8}{'max':>8}"]
     rows = dict(result["stats"])
     rows["(rounds played)"] = result["rounds_played"]
     for name, s in rows.items():
-        if s["mean"] is None:
-            continue
-        lines.append(f"{clip(name, 20):<22}{s['mean']:>10.1f}{s['min']:>8}{s['p10']:>8}{s['p50']:>8}{s['p90']:>8}"
-                     f"{s['max']:>8}")
-    return "\n".join(lines)
+        if s["mean"] is not None:
+            lines.append(f"{clip(name, 20):<22}{s['mean']:>10.1f}{s['min']:>8}{s['p10']:>8}{s['p50']:>8}"
+                         f"{s['p90']:>8}{s['max']:>8}")
+    return lines
 
 
 def clip(text: str, n: int) -> str:

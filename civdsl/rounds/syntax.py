@@ -158,12 +158,16 @@ class RoundsToSyntax:
     def _title(self, c) -> str:
         return self._string(self._tokens(c, "STRING")[0])
 
-    def _named(self, c, meta) -> dict:
-        return {"title": self._string(c[2]), "name_span": span_of(self.file, c[1])}
+    def _declaration(self, kind: str, c, meta, fields: list, value: dict | None = None):
+        """A round declaration `KEYWORD NAME "title" ...`: an item that records where its name is
+        written, as every declaring item does (the index of references, references.py)."""
+        item = self._item(kind, c[1].value, meta, fields, {"title": self._string(c[2]), **(value or {})})
+        item.name_span = span_of(self.file, c[1])
+        return item
 
     @v_args(meta=True)
     def stat_decl(self, meta, c):
-        return self._item("stat", c[1].value, meta, self._fields(c), self._named(c, meta))
+        return self._declaration("stat", c, meta, self._fields(c))
 
     @v_args(meta=True)
     def stat_initial(self, meta, c):
@@ -177,21 +181,16 @@ class RoundsToSyntax:
     @v_args(meta=True)
     def flag_decl(self, meta, c):
         state = self._tokens(c, "ON", "OFF")
-        return self._item("flag", c[1].value, meta, [],
-                          {"title": self._string(c[2]), "on": bool(state) and state[0].type == "ON",
-                           "name_span": span_of(self.file, c[1])})
+        return self._declaration("flag", c, meta, [], {"on": bool(state) and state[0].type == "ON"})
 
     @v_args(meta=True)
     def choice_decl(self, meta, c):
-        return self._item("choice", c[1].value, meta, [],
-                          {"title": self._string(c[2]), "default": c[4], "name_span": span_of(self.file, c[1])})
+        return self._declaration("choice", c, meta, [], {"default": c[4]})
 
     @v_args(meta=True)
     def threshold_decl(self, meta, c):
         body = next((x for x in c[5:] if isinstance(x, list)), None)
-        return self._item("threshold", c[1].value, meta, [],
-                          {"title": self._string(c[2]), "when": c[4], "body": body,
-                           "name_span": span_of(self.file, c[1])})
+        return self._declaration("threshold", c, meta, [], {"when": c[4], "body": body})
 
     @v_args(meta=True)
     def end_decl(self, meta, c):
@@ -199,7 +198,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def pool_decl(self, meta, c):
-        return self._item("pool", c[1].value, meta, self._fields(c), self._named(c, meta))
+        return self._declaration("pool", c, meta, self._fields(c))
 
     @v_args(meta=True)
     def pool_sides(self, meta, c):
@@ -223,7 +222,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def track_decl(self, meta, c):
-        return self._item("track", c[1].value, meta, self._fields(c), self._named(c, meta))
+        return self._declaration("track", c, meta, self._fields(c))
 
     @v_args(meta=True)
     def track_start(self, meta, c):
@@ -247,9 +246,7 @@ class RoundsToSyntax:
     @v_args(meta=True)
     def event_table_decl(self, meta, c):
         die_tok = self._tokens(c, "INT")[0]
-        return self._item("event_table", c[1].value, meta, self._fields(c),
-                          {"title": self._string(c[2]), "die": self._int(die_tok, "die sides"),
-                           "name_span": span_of(self.file, c[1])})
+        return self._declaration("event_table", c, meta, self._fields(c), {"die": self._int(die_tok, "die sides")})
 
     @v_args(meta=True)
     def event_row(self, meta, c):
@@ -259,7 +256,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def card_deck(self, meta, c):
-        return self._item("card_deck", c[1].value, meta, self._fields(c), self._named(c, meta))
+        return self._declaration("card_deck", c, meta, self._fields(c))
 
     @v_args(meta=True)
     def deck_suit(self, meta, c):
@@ -280,8 +277,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def phase_decl(self, meta, c):
-        return self._item("phase", c[1].value, meta, [],
-                          {"title": self._string(c[2]), "body": c[3], "name_span": span_of(self.file, c[1])})
+        return self._declaration("phase", c, meta, [], {"body": c[3]})
 
     @v_args(meta=True)
     def setup_decl(self, meta, c):
