@@ -542,11 +542,9 @@ class Analysis:
         return self._symbols[at]
 
     def symbol_at(self, offset: int) -> Symbol | None:
-        best = None
-        for s in self.symbols(self.doc):
-            if s.start <= offset <= s.end and (best is None or s.start > best.start):
-                best = s
-        return best
+        """The innermost declaration or use of the open document at the offset."""
+        return max((s for s in self.symbols(self.doc) if s.start <= offset <= s.end), key=lambda s: s.start,
+                   default=None)
 
 
 @dataclass
@@ -828,12 +826,16 @@ def target_at(analysis: Analysis, offset: int) -> Target | None:
 
 def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symbol]]:
     """Where the thing is declared, the declaration in force first (the nearest file of the chain)."""
+    if target.kind == "edition" and target.symbol.role == "ref":
+        return _base_header(analysis)
     if target.kind == "edition":
-        if target.symbol.role == "ref":  # `extends X`: the base file's header (X may be a path)
-            return [(f, s) for f in analysis.bases[-1:] for s in analysis.symbols(f)
-                    if s.kind == "edition" and s.role == "def"]
         return [(analysis.doc, target.symbol)]
     return [analysis.located(r) for r in analysis.refs().declarations(target.kind, target.name, target.scope)]
+
+
+def _base_header(analysis: Analysis) -> list[tuple[FileInfo, Symbol]]:
+    """What `extends X` names: the header of the base file (X may be a path)."""
+    return [(f, s) for f in analysis.bases[-1:] for s in analysis.symbols(f) if s.kind == "edition" and s.role == "def"]
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
@@ -857,14 +859,18 @@ def rename_edits(analysis: Analysis, offset: int, new_name: str) -> list[tuple[F
     target = target_at(analysis, offset)
     if target is None or target.kind not in _STRING_NAMED | _WORD_NAMED:
         return None
-    if target.kind in _STRING_NAMED:
-        text = quote_string(new_name)
-    elif _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
-        text = new_name
-    else:
-        raise ValueError(f"`{new_name}` cannot name a {target.kind}: write a name of letters, digits and `_` "
-                         "that is no keyword")
+    text = _written(target.kind, new_name)
     return [(f, s.start, s.end, text) for f, s in references(analysis, target)]
+
+
+def _written(kind: str, new_name: str) -> str:
+    """A new name as a rulebook writes a name of this kind: quoted, or as it is when it is an
+    identifier and no keyword (ValueError otherwise)."""
+    if kind in _STRING_NAMED:
+        return quote_string(new_name)
+    if _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
+        return new_name
+    raise ValueError(f"`{new_name}` cannot name a {kind}: write a name of letters, digits and `_` that is no keyword")
 
 
 def _where(f: FileInfo, s: Symbol) -> str:
@@ -1558,29 +1564,12 @@ def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
 # --- formatting
 
 
-def find_formatter() -> Callable[[str, str], str] | None:
-    """`civdsl.fmt`'s text formatter, if that module is installed."""
-    try:
-        from . import fmt  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    for name in ("format_text", "format_source", "format_string", "fmt_text", "format"):
-        fn = getattr(fmt, name, None)
-        if callable(fn):
-            return fn
-    return None
-
-
 def format_document(text: str, display: str) -> str | None:
-    """The formatted text, or None when it cannot be formatted (syntax errors, no formatter)."""
-    fn = find_formatter()
-    if fn is None:
-        return None
+    """The formatted text (`civdsl.fmt`), or None when it cannot be formatted."""
+    from . import fmt
+
     try:
-        try:
-            return fn(text, display)
-        except TypeError:
-            return fn(text)
+        return fmt.format_text(text, display)
     except Exception as exc:  # a file with syntax errors is left alone; diagnostics say why
         log.info("formatting %s failed: %s", display, exc)
         return None
