@@ -298,17 +298,17 @@ def _inline_block(b: Block) -> str | None:
         return None
     if not b.entries:
         return "{ }"
-    texts = []
-    for e in b.entries:
-        t = _inline(e)
-        if t is None:
-            return None
-        texts.append(t)
-    return "{ " + (", " if b.listy else " ").join(texts) + " }"
+    texts = [_inline(e) for e in b.entries]
+    return None if None in texts else "{ " + (", " if b.listy else " ").join(texts) + " }"
 
 
-def _multiline(stmt: Stmt) -> bool:
-    return any(isinstance(p, Block) for p in stmt.parts) and _inline(stmt) is None
+def _has_block(stmt: Stmt) -> bool:
+    return any(isinstance(p, Block) for p in stmt.parts)
+
+
+def _with_trailing(text: str, tok: Tok) -> str:
+    """A line's text, with the comment after `tok` (if any) at its end."""
+    return text + "  " + tok.trailing.text if tok.trailing is not None else text
 
 
 class _Writer:
@@ -351,12 +351,8 @@ class _Writer:
         pad = INDENT * level
         comma = "," if listy else ""
         text = _inline(stmt)
-        if text is not None and (len(pad + text + comma) <= WIDTH or not any(isinstance(p, Block) for p in stmt.parts)):
-            line = pad + text + comma
-            last = stmt.last()
-            if last.trailing is not None:
-                line += "  " + last.trailing.text
-            return [line]
+        if text is not None and (len(pad + text + comma) <= WIDTH or not _has_block(stmt)):
+            return [_with_trailing(pad + text + comma, stmt.last())]
         sub = _Writer()
         sub._stmt(stmt, level, comma)
         return sub.lines
@@ -381,10 +377,8 @@ class _Writer:
                 self.comments(t.leading, level + CONTINUATION, True)
             if cur is None:
                 cur, prev = cont, None
-            cur += _space(prev, t) + t.value + suffix
-            prev = t
+            cur, prev = _with_trailing(cur + _space(prev, t) + t.value + suffix, t), t
             if t.trailing is not None:
-                cur += "  " + t.trailing.text
                 flush()
 
         last_index = len(stmt.parts) - 1
@@ -397,9 +391,8 @@ class _Writer:
             flush()
             self.entries(p.entries, level + 1, listy=p.listy)
             self.comments(p.close.leading, level + 1, not p.entries)
-            cur, prev = pad + p.close.value + suffix, p.close
+            cur, prev = _with_trailing(pad + p.close.value + suffix, p.close), p.close
             if p.close.trailing is not None:
-                cur += "  " + p.close.trailing.text
                 flush()
         flush()
 
