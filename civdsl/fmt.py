@@ -143,19 +143,14 @@ class _Builder:
     def walk(self, node: lark.Tree, parts: list) -> None:
         """Flatten a node into `parts`; each `{ ... }` among its children becomes a Block whose
         entries are the statements between the braces."""
-        children = [c for c in node.children if c is not None]
-        i = 0
-        while i < len(children):
-            c = children[i]
+        children = iter([c for c in node.children if c is not None])
+        for c in children:
             if _is_token(c, "LBRACE"):
-                close = next(j for j in range(i + 1, len(children)) if _is_token(children[j], "RBRACE"))
-                parts.append(self.block(node, c, children[i + 1:close], children[close]))
-                i = close
+                parts.append(self.block(node, c, *_until_close(children)))
             elif isinstance(c, lark.Token):
                 parts.append(self.tok(c, node.data))
             else:
                 self.walk(c, parts)
-            i += 1
 
     def block(self, node: lark.Tree, opening, inner: list, closing) -> Block:
         open_tok = self.tok(opening, node.data)
@@ -169,6 +164,16 @@ class _Builder:
         return Block(open_tok, entries, self.tok(closing, node.data), listy)
 
 
+def _until_close(children) -> tuple[list, lark.Token]:
+    """The children after a `{` up to its `}` (braces nest only inside child trees), and the `}`."""
+    inner = []
+    for c in children:
+        if _is_token(c, "RBRACE"):
+            return inner, c
+        inner.append(c)
+    raise ValueError("a block without its `}`")  # the grammar never gives one
+
+
 def _is_token(c, type_: str) -> bool:
     return isinstance(c, lark.Token) and c.type == type_
 
@@ -178,23 +183,25 @@ def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -
     items: list[tuple[int, int, object]] = [(t.line, t.column, t) for t in tokens]
     items += [(c.line, c.column, Comment(c.value.rstrip(), c.line, c.column)) for c in comments]
     items.sort(key=lambda x: (x[0], x[1]))
-    prev_line = None
+    prev_line = items[0][0] if items else 0
     last_tok: Tok | None = None
     pending: list[Comment] = []
     for line, _col, obj in items:
-        blank = prev_line is not None and line - prev_line > 1
-        if isinstance(obj, Comment):
-            obj.blank_before = blank
-            if last_tok is not None and last_tok.line == line and not pending:
-                last_tok.trailing = obj
-            else:
-                pending.append(obj)
-        else:
-            obj.blank_before = blank
+        obj.blank_before = line - prev_line > 1
+        if isinstance(obj, Tok):
             obj.leading, pending = pending, []
             last_tok = obj
+        elif _ends_line_of(last_tok, line) and not pending:
+            last_tok.trailing = obj
+        else:
+            pending.append(obj)
         prev_line = line
     eof.extend(pending)
+
+
+def _ends_line_of(tok: Tok | None, line: int) -> bool:
+    """Whether a comment on `line` comes after `tok` on its line."""
+    return tok is not None and tok.line == line
 
 
 def _normalise_listy(stmt: Stmt) -> None:
