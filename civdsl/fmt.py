@@ -238,18 +238,21 @@ def _keep_comments(comma: Tok, last: Tok, after: Tok) -> None:
 
 # --- writing ---------------------------------------------------------------------------------
 
+# No space before these tokens, and none after those.
+_TIGHT_BEFORE = frozenset({"RPAR", "COMMA", "COLON", "DOT", "RANGE"})
+_TIGHT_AFTER = frozenset({"LPAR", "DOT", "RANGE"})
+
+
 def _space(prev: Tok | None, cur: Tok) -> str:
-    if prev is None:
+    if prev is None or cur.type in _TIGHT_BEFORE or prev.type in _TIGHT_AFTER:
         return ""
-    if cur.type in ("RPAR", "COMMA", "COLON", "DOT", "RANGE"):
-        return ""
-    if prev.type in ("LPAR", "DOT", "RANGE") or prev.unary:
-        return ""
-    if cur.type == "LPAR" and prev.type == "NAME":
-        return ""
-    if cur.tight or prev.tight:
-        return ""
-    return " "
+    return "" if _glued(prev, cur) else " "
+
+
+def _glued(prev: Tok, cur: Tok) -> bool:
+    """Tokens written together: a unary minus and its operand, a keyword argument's `=` and what
+    is around it, a call's name and its `(`."""
+    return prev.unary or cur.tight or prev.tight or (cur.type == "LPAR" and prev.type == "NAME")
 
 
 def _has_comments_inside(stmt: Stmt) -> bool:
