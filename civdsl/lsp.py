@@ -359,14 +359,7 @@ class IncrementalParser:
         except RecursionError:
             pass
         self.stats["full"] += 1
-        tree = parser.parse(text, display, diags)
-        if tree is None:
-            return None
-        try:
-            return syntax.to_syntax(tree, display, diags)
-        except RecursionError:
-            diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
-            return None
+        return loader.parse_text(text, display, diags)
 
     @staticmethod
     def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
