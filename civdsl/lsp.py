@@ -209,6 +209,11 @@ class FileInfo:
         self.tokens = tokens if tokens is not None else tokenize(text)
         self.ast = ast  # None while the text does not parse
 
+    @classmethod
+    def of(cls, loaded: LoadedFile) -> "FileInfo":
+        """A base file of the chain, as loaded from disk."""
+        return cls(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
+
     # positions: (line, column) are 0-based here, columns in code points
     def offset(self, line: int, column: int) -> int:
         if line < 0:
@@ -567,6 +572,15 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[A
     return edition, index
 
 
+def _stamp(path: Path, resolved: Path) -> tuple | None:
+    """What says a base file changed on disk (times, size, name); None when it cannot be read."""
+    try:
+        st = resolved.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, display_path(path)
+
+
 def _extended(toks: list[Tok]) -> Tok | None:
     """The name or path after `extends` among a header's tokens."""
     at = next((i for i, t in enumerate(toks) if t.kind == "kw" and t.text == "extends"), len(toks))
@@ -703,11 +717,7 @@ class Engine:
     def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
         """`loader.parse_file`, cached until the file changes on disk."""
         resolved = path.resolve()
-        try:
-            st = resolved.stat()
-            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, display_path(path))
-        except OSError:
-            stamp = None
+        stamp = _stamp(path, resolved)
         hit = self._bases.get(resolved)
         if stamp is None or hit is None or hit[0] != stamp:
             d = Diagnostics()
@@ -724,13 +734,11 @@ class Engine:
     def _base_info(self, loaded: LoadedFile) -> FileInfo:
         resolved = loaded.path.resolve()
         hit = self._bases.get(resolved)
-        if hit is not None and hit[1] is loaded:
-            if hit[4] is None:
-                info = FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
-                self._bases[resolved] = hit[:4] + (info,)
-                return info
-            return hit[4]
-        return FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
+        if hit is None or hit[1] is not loaded:
+            return FileInfo.of(loaded)
+        if hit[4] is None:  # made once per parse of the base
+            hit = self._bases[resolved] = hit[:4] + (FileInfo.of(loaded),)
+        return hit[4]
 
     def invalidate_disk(self) -> None:
         """Forget cached bases (a file was saved or changed on disk)."""
