@@ -9,6 +9,11 @@ with runtime.prices and the payment), the rulebook already loaded, on one core. 
 also compares the first N plans with an exhaustive search (slow: it prices every set of
 advances whose effective prices fit the budget with runtime.prices).
 
+`--stress --horizon [--baseline REV]` times the two-turn look-ahead (`--horizon 2`) on its stress
+states instead, before and after in one run (sets examined, whether it completed, the best total
+and the bound of what it left), then its walk, not stopped, on growing sets of candidates with
+the fitted growth exponent.
+
 `--stress` times the stress states instead (each printed with its CPU time): a state that can
 afford most of the deck, `--objective points`, the Expansion Project's default objective with
 a treasury of 1,000 and 9 players, `--explain`, and a 180-card hand (tests/test_planner.py
@@ -107,6 +112,26 @@ STRESS = [
 ]
 
 
+# The two-turn look-ahead's stress states (`--stress --horizon`; every one with --horizon 2): the
+# dense ones above, and two random mid-game states of `random_state` (seed 7, treasury 0-40; two of
+# the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped).
+HORIZON_STRESS = [case for case in STRESS if case[0] in (
+    "affords most of the deck", "--objective points", "Expansion, treasury 1000, 9 players",
+    "30 cards, Trade Routes + Trade Empire")] + [
+    ("mid-game, Sugar x8 and Trade Routes", "megaciv",
+     {"holds": ["Empiricism", "Masonry", "Astronavigation", "Sculpture", "Pottery", "Mathematics", "Trade Routes",
+                "Enlightenment", "Metalworking", "Mining", "Advanced Military", "Music", "Architecture",
+                "Cloth Making"],
+      "commodities": {"Sugar": 8, "Furs": 1}, "treasury": 35, "players": 11,
+      "credits": {"crafts": 0, "sciences": 0, "arts": 0, "civics": 0, "religion": 5}}, {}),
+    ("mid-game, Trade Empire held", "megaciv",
+     {"holds": ["Medicine", "Masonry", "Fundamentalism", "Trade Empire", "Written Record", "Empiricism",
+                "Astronavigation", "Public Works", "Mysticism", "Cloth Making", "Music"],
+      "commodities": {"Obsidian": 4, "Hides": 1, "Marble": 2, "Lead": 2, "Wax": 1}, "treasury": 22, "players": 12,
+      "credits": {"crafts": 0, "sciences": 0, "arts": 0, "civics": 0, "religion": 10}}, {}),
+]
+
+
 def stress_state(module, state: dict) -> dict:
     state = dict(state)
     if "hand" in state:
@@ -114,13 +139,21 @@ def stress_state(module, state: dict) -> dict:
     return state
 
 
-def _time_case(root: str, index: int) -> None:
-    """Child process of --baseline: time one stress case with the planner under `root`."""
+def _tree_planner(root: str):
+    """The civdsl package and its planner of the tree under `root`, imported instead of this one's
+    (a child process of --baseline)."""
     sys.path.insert(0, root)
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
     from civdsl import planner as pl
+
+    return lib, pl
+
+
+def _time_case(root: str, index: int) -> None:
+    """Child process of --baseline: time one stress case with the planner under `root`."""
+    lib, pl = _tree_planner(root)
 
     name, rid, state, options = STRESS[index]
     rb = lib.load(rid)
@@ -129,6 +162,84 @@ def _time_case(root: str, index: int) -> None:
     report = pl.plan(rb, state, **options)
     print(json.dumps({"cpu": time.process_time() - t0, "objective": str(report["plans"][0]["objective"]),
                       "spent": str(report["plans"][0]["spent"])}))
+
+
+def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = None) -> dict:
+    """One two-turn look-ahead with the planner module `pl`: its CPU time and what it says.
+    `max_sets` replaces the limit of turn-one sets (the growth series measure the walk unstopped)."""
+    ps = rb.state((), state)
+    t0 = time.process_time()
+    if max_sets is None:
+        hz = pl.plan(rb, state, horizon=2, **options)["horizon"]
+    else:
+        from civdsl import plan_horizon
+
+        obj = pl.objective(rb.module, options.get("objective_spec"))
+        problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
+        problem.search()
+        hz = plan_horizon.two_turns(problem, max_sets=max_sets)
+    return {"cpu": time.process_time() - t0, "complete": hz["complete"], "sets": hz["turn_one_sets"],
+            "total": str(hz["total"]), "at_most": str(hz.get("total_at_most", "?"))}
+
+
+def _time_horizon_case(root: str, index: int) -> None:
+    """Child process of --baseline: one two-turn stress case with the planner under `root`."""
+    lib, pl = _tree_planner(root)
+
+    name, rid, state, options = HORIZON_STRESS[index]
+    rb = lib.load(rid)
+    print(json.dumps(_horizon_answer(pl, rb, stress_state(rb.module, state), options)))
+
+
+def horizon_stress(old_root: str | None = None, cap: float = 60.0) -> list[dict]:
+    """The two-turn stress states, now and (with a baseline tree) before, each in one run."""
+    rows = []
+    for i, (name, rid, state, options) in enumerate(HORIZON_STRESS):
+        rb = civdsl.load(rid)
+        row = {"case": name, **_horizon_answer(planner, rb, stress_state(rb.module, state), options)}
+        if old_root:
+            try:
+                out = subprocess.run([sys.executable, __file__, "--time-horizon-case", str(i), "--root", old_root],
+                                     capture_output=True, text=True, timeout=cap, cwd=old_root)
+                row["baseline"] = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
+            except subprocess.TimeoutExpired:
+                row["baseline"] = f">{cap:g}"
+        rows.append(row)
+    return rows
+
+
+def horizon_growth(sizes=(10, 15, 20, 25, 30, 37), max_sets: int = 400_000) -> dict:
+    """The look-ahead's walk, not stopped (up to `max_sets` turn-one sets), on the first `size`
+    advances not held of the Sugar x8 mid-game state: CPU time, sets examined, and the fitted
+    exponent of each against the number of candidates."""
+    name, rid, state, options = HORIZON_STRESS[4]
+    rb = civdsl.load(rid)
+    ps = rb.state((), state)
+    unheld = [n for n in rb.module.ADVANCES if n not in ps.held]
+    rows = [{"size": n, **_horizon_answer(planner, rb, state, {"among": unheld[:n]}, max_sets)} for n in sizes]
+    return {"rows": rows, "exponent": fitted_exponent([(r["size"], r["cpu"]) for r in rows]),
+            "sets_exponent": fitted_exponent([(r["size"], r["sets"]) for r in rows])}
+
+
+def print_horizon(old_root: str | None, cap: float) -> None:
+    print("two-turn look-ahead (--horizon 2), CPU time of one planner.plan call; sets: turn-one sets examined "
+          "(the limit is 3,000); total: the best pair found, at most: what no pair exceeds")
+    for r in horizon_stress(old_root, cap):
+        line = (f"  {r['case']:<38} {r['cpu'] * 1000:9.1f} ms  sets {r['sets']:>5}  "
+                f"{'complete' if r['complete'] else 'stopped '}  total {r['total']}, at most {r['at_most']}")
+        b = r.get("baseline", "")
+        if b is None:
+            line += "  | baseline failed"
+        elif isinstance(b, str) and b:
+            line += f"  | baseline {b} s"
+        elif b:
+            line += (f"  | baseline {b['cpu'] * 1000:.1f} ms ({r['cpu'] / b['cpu']:.2f}x the time), sets {b['sets']}, "
+                     f"{'complete' if b['complete'] else 'stopped'}, total {b['total']}")
+        print(line)
+    g = horizon_growth()
+    print("growth of the walk, not stopped (the Sugar x8 mid-game state, its first n advances not held):")
+    print("  " + ", ".join(f"{r['size']}: {r['cpu'] * 1000:.0f} ms / {r['sets']} sets" for r in g["rows"]))
+    print(f"  fitted exponent: time {g['exponent']:.2f}, sets {g['sets_exponent']:.2f} (against n)")
 
 
 def baseline_tree(baseline: str) -> str:
@@ -271,11 +382,7 @@ def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> 
 def _time_growth(root: str, rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> None:
     """Child process of --baseline: the growth series' CPU times with the planner under `root`
     (its dynamic programme alone where it has one)."""
-    sys.path.insert(0, root)
-    for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
-        del sys.modules[mod]
-    import civdsl as lib
-    from civdsl import planner as pl
+    lib, pl = _tree_planner(root)
 
     pl.PurchaseProblem.bb_cap = 0
     rb = lib.load(rid)
@@ -389,7 +496,10 @@ def main(argv=None) -> None:
     ap.add_argument("--stress", action="store_true", help="time the stress states instead")
     ap.add_argument("--baseline", help="with --stress: also time the planner of this git revision")
     ap.add_argument("--cap", type=float, default=60.0, help="seconds allowed to each baseline case")
+    ap.add_argument("--horizon", action="store_true",
+                    help="with --stress: the two-turn look-ahead's stress states and growth instead")
     ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--time-horizon-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-growth", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -398,6 +508,17 @@ def main(argv=None) -> None:
         return
     if args.time_growth:
         _time_growth(args.root)
+        return
+    if args.time_horizon_case is not None:
+        _time_horizon_case(args.root, args.time_horizon_case)
+        return
+    if args.stress and args.horizon:
+        old_root = baseline_tree(args.baseline) if args.baseline else None
+        print_horizon(old_root, args.cap)
+        if old_root:
+            import shutil
+
+            shutil.rmtree(old_root, ignore_errors=True)
         return
     if args.stress:
         print("stress states, CPU time of one planner.plan call" + (f" (baseline: {args.baseline})" if args.baseline else ""))

@@ -71,19 +71,32 @@ class _TwoTurns:
 
     def _gives(self, h: str, i: str):
         """The most credit a turn-one advance h can give a next-turn advance i: its best group
-        credit towards i plus its specific credit to i."""
+        credit towards i plus its own credit to i."""
         advances = self.module.ADVANCES
         best = max([advances[h]["credits"].get(g, 0) for g in advances[i]["groups"]] or [0])
-        return best + advances[h]["specific"].get(i, 0)
+        return best + self._specific(h, i)
+
+    def _specific(self, h: str, i: str):
+        """A turn-one advance h's own credit to a next-turn advance i: its specific credit, and all
+        of i's cost where h's acquire_all covers i (held, h makes i free: runtime.prices)."""
+        advances = self.module.ADVANCES
+        acquires = h != i and any(a["group"] in advances[i]["groups"] and advances[i]["cost"] < a["cost_below"]
+                                  for a in runtime.ability(self.module, h, "acquire_all"))
+        return advances[h]["specific"].get(i, 0) + (advances[i]["cost"] if acquires else 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
-        """The most an advance's own same-turn abilities take off next turn's other purchases."""
+        """The most an advance's own same-turn abilities take off next turn's other purchases: a
+        discount its amount, a free advance the dearest eligible price, acquiring every eligible
+        advance (acquire_all, the Expansion's Anatomy) all their prices."""
         advances = self.module.ADVANCES
+
+        def eligible(a) -> list:
+            return [price1[c] for c in unheld if c != n and a["group"] in advances[c]["groups"]
+                    and advances[c]["cost"] < a["cost_below"]]
+
         r = sum(a["amount"] for a in runtime.ability(self.module, n, "discount"))
-        for a in runtime.ability(self.module, n, "free_advance"):
-            r += max([price1[c] for c in unheld if a["group"] in advances[c]["groups"]
-                      and advances[c]["cost"] < a["cost_below"]], default=0)
-        return r
+        r += sum(max(eligible(a), default=0) for a in runtime.ability(self.module, n, "free_advance"))
+        return r + sum(sum(eligible(a)) for a in runtime.ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
         """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
@@ -201,8 +214,8 @@ class _TwoTurns:
         for j in range(n_items - 1, -1, -1):
             self.suffix_credit[j] = [x + y for x, y in zip(self.suffix_credit[j + 1], self.give_row[items[j]])]
             self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
-            spec = advances[items[j]]["specific"]
-            self.specific_suffix[j] = [x + spec.get(i, 0) for x, i in zip(self.specific_suffix[j + 1], worth)]
+            self.specific_suffix[j] = [x + self._specific(items[j], i)
+                                       for x, i in zip(self.specific_suffix[j + 1], worth)]
         # The credit this turn's remaining purchases can add towards one advance is at most the
         # group credits they can add in its groups (each group: a fractional knapsack of credit
         # per effective price within this turn's budget) plus the specific credits they carry to it.
@@ -256,7 +269,18 @@ class _TwoTurns:
             rows.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
         rows.sort(key=lambda r: r[0], reverse=True)
         rows2.sort(key=lambda r: r[0], reverse=True)
-        return min(self.quick_bound(rows, room), self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2))
+        return min(self.quick_bound(rows, room), self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2)), rows
+
+    def beaten(self, bound, objective, spent, rows) -> bool:
+        """Whether a branch whose pairs reach at most `bound` and already spend at least `spent`
+        cannot beat the best pair: below its objective, or equal to it while the least price of
+        the objective still missing (`rows`: each advance at its least price over what is left of
+        both turns) already makes both turns hand over more."""
+        total, neg_spent = self.best[0][0], self.best[0][1]
+        if bound != total:
+            return bound < total
+        least = self.least_price(rows, total - objective)
+        return least is None or spent + least > -neg_spent
 
     def dfs(self, q, sumb, sume, objective, hch, same, credit, tv):
         """Depth-first over turn-one sets, as the one-turn search walks them. A branch is cut
@@ -266,6 +290,7 @@ class _TwoTurns:
         pp, names = self.pp, self.names
         if pp.max_new is not None and len(names) >= pp.max_new:
             return
+        self.open.append(None)
         for j in range(q, len(pp.items)):
             ne = sume + pp.e[j]
             if ne - pp.neg_suf[j + 1] > pp.budget_max:
@@ -273,8 +298,10 @@ class _TwoTurns:
             lbp = sume - pp.neg_suf[j]
             if lbp > pp.budget_max:
                 break
-            if objective + self.pair_bound(j, pp.budget_max - lbp, credit, tv, names) < self.best[0][0]:
-                break  # the bound only falls as j grows
+            bound, rows = self.pair_bound(j, pp.budget_max - lbp, credit, tv, names)
+            if self.beaten(objective + bound, objective, lbp, rows):
+                break  # the bound only falls (and the least price only rises) as j grows
+            self.open[-1] = objective + bound  # bounds this branch and every later one of this level
             name = pp.items[j]
             names.append(name)
             ncredit = [x + y for x, y in zip(credit, self.give_row[name])]
@@ -284,6 +311,7 @@ class _TwoTurns:
             self.visit(names, *args)
             self.dfs(j + 1, sumb + pp.b[j], ne, objective + pp.o[j], hch + pp.hd[j], nsame, ncredit, ntv)
             names.pop()
+        self.open.pop()
 
     def run(self) -> dict:
         first, obj = self.first, self.obj
@@ -302,6 +330,7 @@ class _TwoTurns:
         credit0 = [sum(col) for col in zip(*([self.give_row[w] for w in pp.want] or [[0] * len(self.worth)]))]
         tv0 = max([first.treasury_value] + [self.tv_of[w] for w in pp.want])
         complete = True
+        self.open: list = []  # per level of the walk, the bound of the branch it is in
         try:
             self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
             self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
@@ -309,13 +338,20 @@ class _TwoTurns:
             complete = False
             self.examined[0] -= 1
         _, c1, c2, p2 = self.best
+        total = c1.objective + c2.objective
+        # stopped: no pair the walk left unexamined gives more than the bound of the branch each
+        # level was in (a whole number above it, so that both engines print it alike)
+        at_most = total if complete else max([total] + [math.ceil(b) for b in self.open if b is not None])
+        if isinstance(total, float):
+            at_most = float(at_most)  # printed as the total is
         return {
             "estimate": True,
             "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
                        "free choice (free_credits) are not allocated",
             "this_turn": first.plan_dict(c1),
             "next_turn": p2.plan_dict(c2),
-            "total": runtime.number(c1.objective + c2.objective),
+            "total": runtime.number(total),
+            "total_at_most": runtime.number(at_most),
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": runtime.number(one[0].objective),
             "complete": complete,

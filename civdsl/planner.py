@@ -1389,7 +1389,7 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
                  f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
     if not hz["complete"]:
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
-                     f"the best pair found so far")
+                     f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")
     return lines
 
 

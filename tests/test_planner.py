@@ -429,14 +429,8 @@ def test_trade_empire_completes_a_set_with_one_card():
                      objective_spec="cards")
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_two_turn_lookahead_matches_brute_force(data):
-    rb = _book("megaciv")
-    module = rb.module
-    state, among = random_instance(data, module, max_candidates=5)
-    values = objective_values(module, None)
-    got = planner.plan(rb, state, among=among, horizon=2)["horizon"]
+def best_pair(rb, state, among, values) -> tuple:
+    """The best (key, this turn's purchase, next turn's) by exhaustive search over pairs."""
     ps = rb.state((), state)
     best = None
     for first in brute_force(rb, state, among, values, top=10 ** 6):
@@ -445,6 +439,18 @@ def test_two_turn_lookahead_matches_brute_force(data):
         key = (first[0][0] + second[0][0], -(first[3] + second[3]), first[4] + second[4], len(first[1]), first[0][4])
         if best is None or key > best[0]:
             best = (key, first[1], second[1])
+    return best
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_two_turn_lookahead_matches_brute_force(data):
+    rb = _book("megaciv")
+    module = rb.module
+    state, among = random_instance(data, module, max_candidates=5)
+    values = objective_values(module, None)
+    got = planner.plan(rb, state, among=among, horizon=2)["horizon"]
+    best = best_pair(rb, state, among, values)
     assert got["total"] == best[0][0]
     assert (got["this_turn"]["buy"], got["next_turn"]["buy"]) == (best[1], best[2])
 
@@ -745,6 +751,24 @@ def test_two_turns_stops_early_on_a_work_limit_and_says_so(books):
     assert full["complete"] is True and full["total"] >= hz["total"]
 
 
+def test_a_stopped_look_ahead_bounds_the_pairs_it_left(books):
+    """Stopped by its work limit, the look-ahead says how much any pair could give at most (the
+    bound of every branch it had not finished): at least the best pair's total; complete, the
+    bound is the total found."""
+    rb = books["megaciv"]
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
+    ps = rb.state((), state)
+    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    stopped = plan_horizon.two_turns(problem, max_sets=5)
+    report = planner.plan(rb, state, horizon=2)
+    full = report["horizon"]
+    assert stopped["complete"] is False and full["complete"] is True
+    assert stopped["total"] <= full["total"] <= stopped["total_at_most"]
+    assert full["total_at_most"] == full["total"]
+    text = planner.render(dict(report, horizon=stopped))
+    assert f"no pair gives more than {stopped['total_at_most']} VP" in text
+
+
 # --- the hand ----------------------------------------------------------------------------------
 
 def test_hand_value_sets_and_water(books):
@@ -1004,6 +1028,39 @@ def test_stress_states_seed_the_property(data):
     assert [summary(p) for p in got["plans"]] == want
     got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
     assert [summary(p) for p in got["plans"]] == want
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_stress_states_seed_the_two_turn_property(data):
+    """The stress states as seeds of the two-turn look-ahead's property: up to six of their
+    advances (Library and Anatomy often, a whole link chain, an advance whose prerequisite is
+    among them, so that buying it now opens it next turn), a random treasury: the look-ahead
+    equals brute force over pairs of purchases, and it completes."""
+    name, rid, state, options = data.draw(st.sampled_from(FEASIBLE), label="stress state")
+    rb = _book(rid)
+    module = rb.module
+    state = BENCH.stress_state(module, state)
+    ps = rb.state((), state)
+    unheld = [n for n in module.ADVANCES if n not in ps.held and module.ADVANCES[n]["cost"] is not None]
+    among = [n for n in ("Library", "Anatomy") if n in unheld and data.draw(st.booleans(), label=n)]
+    chains = [c for c in BENCH._chains(module) if all(n in unheld for n in c) and len(c) <= 3]
+    among += [n for n in data.draw(st.sampled_from(chains), label="chain") if n not in among]
+    opened = [n for n in unheld if module.ADVANCES[n]["requires"]
+              and all(r in unheld and not module.ADVANCES[r]["requires"] for r in module.ADVANCES[n]["requires"])]
+    if opened and data.draw(st.booleans(), label="a prerequisite bought now?"):
+        late = data.draw(st.sampled_from(opened), label="opened")
+        among += [n for n in module.ADVANCES[late]["requires"] + [late] if n not in among]
+    among += data.draw(st.lists(st.sampled_from(unheld), max_size=3, unique=True), label="others")
+    among = list(dict.fromkeys(among))[:6]
+    whole = sum(module.ADVANCES[n]["cost"] for n in among)
+    treasury = data.draw(st.sampled_from([state["treasury"], whole // 2, whole // 4, whole // 8]), label="treasury")
+    st_ = dict(state, treasury=treasury)
+    spec = options.get("objective_spec")
+    got = planner.plan(rb, st_, objective_spec=spec, among=among, horizon=2)["horizon"]
+    best = best_pair(rb, st_, among, objective_values(module, spec))
+    assert got["complete"] is True and got["total_at_most"] == got["total"] == best[0][0]
+    assert (got["this_turn"]["buy"], got["next_turn"]["buy"]) == (best[1], best[2])
 
 
 def test_a_tie_on_the_objective_found_in_a_later_assignment_run_is_not_skipped():

@@ -2012,25 +2012,31 @@ function planTwoTurns(first, maxSets) {
   const locked = unheld.filter((n) => !creditHas(price1, n));
   for (const n of locked) price1[n] = Math.max(0, creditPrices(M, first.holds, [n], first.extra).items[0].price);
   const worth = unheld.filter((n) => obj.values[n] > 0);
+  // a turn-one advance h's own credit to a next-turn advance i: its specific credit, and all of i's
+  // cost where h's acquire_all covers i (held, h makes i free: creditPrices)
+  const specificOf = (h, i) => {
+    const acquires = h !== i && planAbilities(M, h, "acquire_all").some((a) => advances[i].groups.indexOf(a.group) >= 0
+      && advances[i].cost < a.cost_below);
+    return creditGet(advances[h].specific, i, 0) + (acquires ? advances[i].cost : 0);
+  };
   const gives = {};
   for (const h of first.candidates) {
     gives[h] = {};
     for (const i of worth) {
       let g = 0;
       for (const x of advances[i].groups) g = Math.max(g, creditGet(advances[h].credits, x, 0));
-      gives[h][i] = g + creditGet(advances[h].specific, i, 0);
+      gives[h][i] = g + specificOf(h, i);
     }
   }
+  // the most an advance's own same-turn abilities take off next turn's other purchases: a discount
+  // its amount, a free advance the dearest eligible price, acquire_all every eligible price
   const reduction = {};
   for (const n of worth) {
+    const eligible = (a) => unheld.filter((c) => c !== n && advances[c].groups.indexOf(a.group) >= 0
+      && advances[c].cost < a.cost_below).map((c) => price1[c]);
     let r = creditSum(planAbilities(M, n, "discount").map((a) => a.amount));
-    for (const a of planAbilities(M, n, "free_advance")) {
-      let most = 0;
-      for (const c of unheld) {
-        if (advances[c].groups.indexOf(a.group) >= 0 && advances[c].cost < a.cost_below) most = Math.max(most, price1[c]);
-      }
-      r += most;
-    }
+    for (const a of planAbilities(M, n, "free_advance")) r += Math.max(0, ...eligible(a));
+    for (const a of planAbilities(M, n, "acquire_all")) r += creditSum(eligible(a));
     reduction[n] = r;
   }
   const whole = worth.every((n) => obj.isInt[n]);
@@ -2187,8 +2193,7 @@ function planTwoTurns(first, maxSets) {
   const specificSuffix = [];
   specificSuffix[nItems] = new Array(W).fill(0);
   for (let j = nItems - 1; j >= 0; j--) {
-    const spec = advances[items[j]].specific;
-    specificSuffix[j] = specificSuffix[j + 1].map((x, k) => x + creditGet(spec, worth[k], 0));
+    specificSuffix[j] = specificSuffix[j + 1].map((x, k) => x + specificOf(items[j], worth[k]));
   }
   const worthGroups = worth.map((i) => advances[i].groups);
 
@@ -2237,7 +2242,18 @@ function planTwoTurns(first, maxSets) {
     }
     ratioSort(rows);
     ratioSort(rows2);
-    return Math.min(quickBound(rows, room), pp.ratioBound(j, cap1) + quickBound(rows2, room2));
+    return [Math.min(quickBound(rows, room), pp.ratioBound(j, cap1) + quickBound(rows2, room2)), rows];
+  }
+
+  // whether a branch whose pairs reach at most `bound` and already spend at least `spent` cannot
+  // beat the best pair: below its objective, or equal to it while the least price of the objective
+  // still missing (rows: each advance at its least price over what is left of both turns) already
+  // makes both turns hand over more
+  function beaten(bound, objective, spent, rows) {
+    const total = best.key[0];
+    if (bound !== total) return bound < total;
+    const least = leastPrice(rows, total - objective);
+    return least === null || spent + least > -best.key[1];
   }
 
   const e = pp.e;
@@ -2249,14 +2265,20 @@ function planTwoTurns(first, maxSets) {
   const maxNew = pp.maxNew;
   const names = pp.want.slice();
 
+  // per level of the walk, the bound of the branch it is in
+  const open = [];
+
   function dfs(q, sumb, sume, objective, hch, same, credit, tv) {
     if (maxNew !== null && names.length >= maxNew) return;
+    open.push(null);
     for (let j = q; j < nItems; j++) {
       const ne = sume + e[j];
       if (ne - negSuf[j + 1] > budget) continue;
       const lbp = sume - negSuf[j];
       if (lbp > budget) break;
-      if (objective + pairBound(j, budget - lbp, credit, tv, names) < best.key[0]) break;
+      const [bound, rows] = pairBound(j, budget - lbp, credit, tv, names);
+      if (beaten(objective + bound, objective, lbp, rows)) break;
+      open[open.length - 1] = objective + bound;
       const name = items[j];
       names.push(name);
       const row = giveRow[name];
@@ -2267,6 +2289,7 @@ function planTwoTurns(first, maxSets) {
       dfs(j + 1, sumb + b[j], ne, objective + o[j], hch + hd[j], nsame, ncredit, ntv);
       names.pop();
     }
+    open.pop();
   }
 
   const s = pp.start;
@@ -2283,13 +2306,22 @@ function planTwoTurns(first, maxSets) {
     complete = false;
     examined[0] -= 1;
   }
+  const total = best.c1.objective + best.c2.objective;
+  // stopped: no pair the walk left unexamined gives more than the bound of the branch each level
+  // was in (a whole number above it, so that both engines print it alike; objectives here are in
+  // units of 1/scale)
+  let atMost = total;
+  if (!complete) {
+    for (const bound of open) if (bound !== null) atMost = Math.max(atMost, Math.ceil(bound / scale) * scale);
+  }
   return {
     estimate: true,
     assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
       + "free choice (free_credits) are not allocated",
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
-    total: planNumber(obj, best.c1.objective + best.c2.objective, best.c1.buys.length + best.c2.buys.length),
+    total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
+    total_at_most: planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
     complete: complete,
