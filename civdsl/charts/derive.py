@@ -207,35 +207,49 @@ def card_credit(ed: Edition, held: Advance, target: Advance) -> CardCredit:
 
 def chains(ed: Edition, limit: int = 400) -> list[list[tuple[str, int]]]:
     """Maximal paths of specific credits: [(advance, credit to the next), ..., (last, 0)]."""
+    walk = _ChainWalk(_credit_edges(ed), limit)
+    incoming = {t for targets in walk.edges.values() for t, _ in targets}
+    for n in ed.advances:
+        if n in walk.edges and n not in incoming:
+            walk.start(n)
+    # advances in a cycle of credits with no way in: start from each of them
+    for n in ed.advances:
+        if n in walk.edges and n not in walk.seen:
+            walk.start(n)
+    return walk.paths
+
+
+def _credit_edges(ed: Edition) -> dict[str, list[tuple[str, int]]]:
+    """Advance -> (the other declared advance it credits, the amount), in declaration order."""
     edges: dict[str, list[tuple[str, int]]] = {}
-    incoming: set[str] = set()
     for a in ed.advances.values():
         for s in a.specific:
             if s.target in ed.advances and s.target != a.name:
                 edges.setdefault(a.name, []).append((s.target, s.amount))
-                incoming.add(s.target)
-    starts = [n for n in ed.advances if n in edges and n not in incoming]
-    # advances in a cycle of credits with no way in: start from each of them
-    seen_any = set()
-    out: list[list[tuple[str, int]]] = []
+    return edges
 
-    def walk(node: str, path: list[tuple[str, int]], on_path: set[str]):
-        if len(out) >= limit:
+
+class _ChainWalk:
+    """The chains found so far, walking the credits depth first (at most LIMIT chains)."""
+
+    def __init__(self, edges: dict[str, list[tuple[str, int]]], limit: int):
+        self.edges = edges
+        self.limit = limit
+        self.seen: set[str] = set()
+        self.paths: list[list[tuple[str, int]]] = []
+
+    def start(self, advance: str) -> None:
+        self.walk(advance, [], {advance})
+
+    def walk(self, node: str, path: list[tuple[str, int]], on_path: set[str]) -> None:
+        if len(self.paths) >= self.limit:
             return
-        seen_any.add(node)
-        nxt = [(t, amt) for t, amt in edges.get(node, []) if t not in on_path]
+        self.seen.add(node)
+        nxt = [(t, amt) for t, amt in self.edges.get(node, []) if t not in on_path]
         if not nxt:
-            out.append(path + [(node, 0)])
-            return
+            self.paths.append(path + [(node, 0)])
         for t, amt in nxt:
-            walk(t, path + [(node, amt)], on_path | {t})
-
-    for s in starts:
-        walk(s, [], {s})
-    for n in ed.advances:
-        if n in edges and n not in seen_any:
-            walk(n, [], {n})
-    return out
+            self.walk(t, path + [(node, amt)], on_path | {t})
 
 
 # --- cost bands -----------------------------------------------------------------------------

@@ -179,8 +179,8 @@ def _column_head(c) -> str:
 
 def _cell(t: Table, head: bool, col, c: Cell) -> str:
     """One cell of a row; the row's head cell is a <th>."""
-    tag = "th" if head else "td"
-    scope = ' scope="row"' if head else ""
+    tag, scope = ("th", ' scope="row"') if head else ("td", "")
+    # right-aligned numbers; the matrix's own cell (an advance against itself) greyed
     cattr = _classes("n" if c.numeric or col.numeric else "", "self" if t.matrix and c.plain() == "\u2014" else "")
     # the column's name, shown above the cell where a phone lays rows out as cards
     label = f' data-label="{esc(col.name)}"' if not t.matrix and col.name else ""
@@ -202,12 +202,18 @@ def chart_html(chart: Chart) -> str:
     listed = [t for t in chart.tables if t.listed]
     # a chart of one table titled as the chart says its title once
     out += [table_html(t, with_title=len(listed) > 1 or t.title != chart.title) for t in listed]
-    if chart.notes:
-        out.append("<h3>Rulebook notes</h3>")
-        out.append('<ul class="notes">' + "".join(f'<li>{esc(about)}: <q class="rb">{esc(n)}</q></li>'
-                                                  for about, n in chart.notes) + "</ul>")
+    out += _notes_html(chart.notes)
     out.append("</section>")
     return "\n".join(out)
+
+
+def _notes_html(notes: list[tuple[str, str]]) -> list[str]:
+    """The rulebook's notes on what a chart shows, quoted; nothing where there are none."""
+    if not notes:
+        return []
+    return ["<h3>Rulebook notes</h3>",
+            '<ul class="notes">' + "".join(f'<li>{esc(about)}: <q class="rb">{esc(n)}</q></li>' for about, n in notes)
+            + "</ul>"]
 
 
 def _links_html(links) -> list[str]:

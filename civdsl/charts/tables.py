@@ -141,11 +141,15 @@ def stack_grid(ed: Edition, marks=None) -> Table:
         "calamity-stacks", "Calamities by stack and class",
         [Column("Stack", 0.4, numeric=True)] + [Column(CLASS_TEXT[k].capitalize(), 2) for k in classes],
         [], intro=["Which calamity sits in each trade-card stack; tradable calamities can be passed on in trade."])
-    for s in stacks:
-        row = [number(s) if s is not None else cell("?")]
-        row += [lines(*[(n, _mark_suffix(marks, n)) for n in slots.get((s, k), [])]) for k in classes]
-        grid.rows.append(Row(row, head=True))
+    grid.rows = [_stack_row(s, classes, slots, marks) for s in stacks]
     return grid
+
+
+def _stack_row(stack: int | None, classes: list, slots: dict, marks) -> Row:
+    """One trade-card stack ("?" for calamities of no stack): its calamities of each class."""
+    row = [number(stack) if stack is not None else cell("?")]
+    row += [lines(*[(n, _mark_suffix(marks, n)) for n in slots.get((stack, k), [])]) for k in classes]
+    return Row(row, head=True)
 
 
 def _calamities_by_slot(ed: Edition) -> dict[tuple, list[str]]:
@@ -367,11 +371,7 @@ def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declare
                             "One held card credits towards an advance you buy its credit to the better of that "
                             f"advance's groups (a column here; the advance's own row names its groups), {rule} "
                             "(the next table, where the two are added up)."])
-    for hn in order:
-        held = ed.advances[hn]
-        row = [cell(Strong(hn), _mark_suffix(marks, hn)), _group_chips(chips, held)]
-        row += [_group_credit(held, g, cell(numeric=True)) for g in groups]
-        by_group.rows.append(Row(row, mark=_status(marks, hn), head=True))
+    by_group.rows = [_group_credits_row(ed.advances[hn], chips, marks) for hn in order]
     specific = Table("credits-specific", "Specific credits",
                      [Column("Held", 2.6), Column("Buying", 2.6), Column("Specific credit", 0.9, numeric=True),
                       Column("The held card credits", 1.1, numeric=True)], [],
@@ -380,6 +380,13 @@ def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declare
     specific.rows = [_specific_row(ed, hn, target, policy, marks) for hn in order
                      for target in _credited_advances(ed, hn)]
     return [by_group, specific]
+
+
+def _group_credits_row(held, chips: dict, marks) -> Row:
+    """A held advance, its own groups and its credit to each group."""
+    row = [cell(Strong(held.name), _mark_suffix(marks, held.name)), _group_chips(chips, held)]
+    row += [_group_credit(held, g, cell(numeric=True)) for g in chips.values()]
+    return Row(row, mark=_status(marks, held.name), head=True)
 
 
 def _credited_advances(ed: Edition, hn: str) -> list[str]:
@@ -465,9 +472,7 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
                   [], intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
                              "listed for it holds."])
     table.rows = [_epoch_row(tracks, i, marks) for i in range(depth)]
-    if any(t.backward for t in tracks):
-        row = [cell("back")] + [_backward_cell(t) for t in tracks]
-        table.rows.append(Row(_mark_cell(marks, None) + row, head=True))
+    table.rows += _backward_rows(tracks, marks)
     # the rulebook's notes on the tracks, then on the civilizations' rows
     notes = [(x.name, n) for x in [*tracks, *ed.civilizations.values()] for n in x.notes]
     return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
@@ -493,6 +498,13 @@ def _epoch_cell(t, i: int, marks) -> Cell:
     e = t.epochs[i]
     reqs = [("\u2022 ", describe.condition(r.expr)) for r in e.requirements] or ["no requirement"]
     return lines((Strong(e.name), _mark_suffix(marks, _epoch_key(t, e))), *reqs)
+
+
+def _backward_rows(tracks: list, marks) -> list[Row]:
+    """The row saying when each track's marker moves back, where any track has such a rule."""
+    if not any(t.backward for t in tracks):
+        return []
+    return [Row(_mark_cell(marks, None) + [cell("back")] + [_backward_cell(t) for t in tracks], head=True)]
 
 
 def _backward_cell(t) -> Cell:
@@ -549,13 +561,16 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
         "A set of n identical cards is worth the value shown under n (up to the number of cards there are). "
         "Where the printed card shows another figure it follows in brackets."],
         _commodity_fields(ed, top), items, order, marks)
-    chart = Chart("commodities", "Commodities", [table])
-    if ed.decks:
-        decks = Table("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
-                      [Row([number(d.stack), number(d.size)], head=True)
-                       for d in sorted(ed.decks.values(), key=lambda d: d.stack)])
-        chart.tables.append(decks)
-    return chart
+    return Chart("commodities", "Commodities", [table] + _decks_tables(ed))
+
+
+def _decks_tables(ed: Edition) -> list[Table]:
+    """The size of each trade-card stack, where the rulebook declares them."""
+    if not ed.decks:
+        return []
+    return [Table("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
+                  [Row([number(d.stack), number(d.size)], head=True)
+                   for d in sorted(ed.decks.values(), key=lambda d: d.stack)])]
 
 
 def _commodity_fields(ed: Edition, top: int) -> list[_Field]:

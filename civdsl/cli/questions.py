@@ -183,10 +183,12 @@ def _secondary(data: dict) -> None:
     effects = "; ".join(filter(None, (_describe_effect(e) for e in s["effects"])))
     if not effects:
         return
+    from ..phrases import counted
+
     if s["share"] is not None:
         click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
     else:
-        click.echo(f"  assigns to {s['count']} other player{'s' if s['count'] != 1 else ''}: {effects} each")
+        click.echo(f"  assigns to {counted(s['count'], ('other player', 'other players'))}: {effects} each")
 
 
 def _option_line(o: dict) -> str:
@@ -405,8 +407,8 @@ def _check_track(rb, track: str | None) -> None:
     from ..errors import StateError
 
     valid = list(rb.module.AST)
-    best = did_you_mean(track, valid)
-    hint = f" (did you mean `{best}`?)" if best and best != track else ""
+    best = did_you_mean(track, valid)  # never TRACK itself: that is a valid track
+    hint = f" (did you mean `{best}`?)" if best else ""
     listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
     raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
 
