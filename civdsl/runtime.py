@@ -272,8 +272,7 @@ class PlayerState:
         if value.__class__ is Unknown:
             named = tuple(f"players.{who}.{f}" for f in value.facts)
             for f in named:
-                if f not in self.missing:
-                    self.missing.append(f)
+                self._missing(f)
             return Unknown(named)
         return value
 
@@ -512,12 +511,10 @@ class Resolution(tuple):
             "missing_facts": list(self.state.missing),
             "undecided": undecided(self.state),
         }
-        if self.cancel_reason:
-            line, why, where = self.cancel_reason
-            out["cancel_reason"] = {"line": line, "path": where, "why": why}
-        if self.excluded:
-            line, why, where = self.excluded
-            out["excluded"] = {"line": line, "path": where, "why": why}
+        for key, reason in (("cancel_reason", self.cancel_reason), ("excluded", self.excluded)):
+            if reason:
+                line, why, where = reason
+                out[key] = {"line": line, "path": where, "why": why}
         if self.assignment:
             count, share, effects, line = self.assignment
             out["secondary"] = {"count": number(count), "share": number(share), "line": line,
@@ -605,7 +602,7 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
     withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
     tokens on the board; the tokens a reduced city leaves always count."""
     cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
-    if cities is None or tokens is None or leave is None:
+    if None in (cities, tokens, leave):
         return
     base = _city_support(s)
     for i, (kind, args, line) in enumerate(effects):
@@ -646,7 +643,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
     over} to each such effect. Among equally small excesses the fewest cities go (our reading:
     a player keeps his cities where he can)."""
     cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
-    if cities is None or tokens is None:
+    if None in (cities, tokens):
         return
     value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
     for i, (kind, args, line) in enumerate(effects):
@@ -839,26 +836,29 @@ class rules_of:
     def __exit__(self, kind, exc, tb):
         if exc is None or isinstance(exc, RulebookRuntimeError) or not isinstance(exc, _RULE_ERRORS):
             return False
-        filename = getattr(self.module, "__file__", None)
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == filename:
-                raise located(exc, self.module) from exc
-            tb = tb.tb_next
+        if _rule_line(tb, self.module) is not None:
+            raise located(exc, self.module) from exc
         return False
 
 
 _RULE_ERRORS = (ArithmeticError, TypeError, ValueError, KeyError, RecursionError)
 
 
-def located(exc: Exception, module) -> RulebookRuntimeError:
-    """Re-state an error from generated code at the rulebook file and line that produced it."""
-    tb = exc.__traceback__
+def _rule_line(tb, module) -> int | None:
+    """The line of the generated module that raised, the innermost of its frames in the traceback
+    TB; None when the error did not pass through the module's code."""
     line = None
     filename = getattr(module, "__file__", None)
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
+    return line
+
+
+def located(exc: Exception, module) -> RulebookRuntimeError:
+    """Re-state an error from generated code at the rulebook file and line that produced it."""
+    line = _rule_line(exc.__traceback__, module)
     where = source_of(module, line) if line is not None else None
     reason = _REASONS.get(type(exc), f"{type(exc).__name__}: {exc}")
     if where is None:
@@ -985,7 +985,7 @@ def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[
 def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
     """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
     acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
-    for row in (rows if acquirers else ()):
+    for row in rows:
         adv = module.ADVANCES[row["advance"]]
         for source, args in acquirers:
             if source != row["advance"] and row["price"] and _covered(adv, args):
@@ -1215,7 +1215,7 @@ def start_credits(module, state: PlayerState) -> dict | None:
         return None
     probe = PlayerState(module, state.held, state.facts, state.options)  # the rule switches set for the question
     amount, waived, problem = _start_credit_amount(sc, probe)
-    used = [g for g in state.facts.get("start_credits_used") or []]
+    used = list(state.facts.get("start_credits_used") or [])
     groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
     return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
             "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
@@ -1285,7 +1285,8 @@ def _off_block_applies(ob: dict, state: PlayerState) -> bool | None:
     probe = PlayerState(state.module, state.held, state.facts)
     applies = ob["when"](probe)
     if probe.missing:
-        state.missing.extend(m for m in probe.missing if m not in state.missing)
+        for m in probe.missing:
+            state._missing(m)
         return None
     return bool(applies)
 
@@ -1388,20 +1389,17 @@ def requirement_bool(text: str, value, line: int, each_step: bool = False) -> di
     return out
 
 
-def all_met(values) -> bool | None:
-    """Three-valued `all`: False if any is False, else None if any is unknown, else True."""
+def _met_by(decisive: bool, values) -> bool | None:
+    """Three-valued `all` (DECISIVE False) or `any` (True) of requirements met (True, False or
+    None when unknown): DECISIVE if any is, else None if any is unknown, else not DECISIVE."""
     values = list(values)
-    if any(v is False for v in values):
-        return False
-    return None if any(v is None for v in values) else True
+    if any(v is decisive for v in values):
+        return decisive
+    return None if any(v is None for v in values) else not decisive
 
 
-def any_met(values) -> bool | None:
-    """Three-valued `any`: True if any is True, else None if any is unknown, else False."""
-    values = list(values)
-    if any(v is True for v in values):
-        return True
-    return None if any(v is None for v in values) else False
+all_met = functools.partial(_met_by, False)
+any_met = functools.partial(_met_by, True)
 
 
 def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:

@@ -257,18 +257,24 @@ def _count(n) -> bool:
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
     """`civilization` and `ast_track` must be the rulebook's names, and the marker must be on the
     player's row (the finish being its last space)."""
-    problems = []
     civ, track = facts.get("civilization"), facts.get("ast_track")
-    if civ is not None and civ not in civilizations:
-        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
-        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
-    if track is not None and track not in tracks:
-        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    problems = _unknown_ast_names(civ, track, civilizations, tracks, source)
     position = facts.get("ast_position")
     if position is not None and not problems:
         problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
     if problems:
         raise StateError("\n".join(problems))
+
+
+def _unknown_ast_names(civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
+    """The civilization and the A.S.T. track the state names, where the rulebook declares no such."""
+    problems = []
+    if civ is not None and civ not in civilizations:
+        listed = "; the rulebook declares none" if not civilizations else _hint(civ, civilizations)
+        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+    if track is not None and track not in tracks:
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, tracks)}")
+    return problems
 
 
 def _beyond_finish(position: int, civ, track, civilizations: dict, tracks: dict, source: str) -> list[str]:
@@ -357,10 +363,16 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     found = [_own_name(n, valid, table) for n in names]
     bad = [n for n, own in zip(names, found) if own is None]
     if bad and strict:
-        known = list(valid) + list(getattr(module, "ALIASES", {}).get(kind, {}))
-        problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
-        raise StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
+        raise _unknown_items(module, kind, bad, option)
     return [n if own is None else own for n, own in zip(names, found)]
+
+
+def _unknown_items(module, kind: str, bad: list, option: str) -> StateError:
+    """The error naming each unknown item (the first MAX_PROBLEMS with the closest declared name)."""
+    known = list(getattr(module, ITEM_TABLES[kind])) + list(getattr(module, "ALIASES", {}).get(kind, {}))
+    table = item_names(module, kind)
+    problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
+    return StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
 
 
 def _own_name(name, valid, table: dict) -> str | None:

@@ -359,8 +359,7 @@ def _secondary(given, players: list, victim, where: str, problems: list):
     """The victim's assignment: None (not given), or [(name, amount or None)] in the file's order."""
     if given is None:
         return None
-    if isinstance(given, list) and all(isinstance(n, str) for n in given) and len(set(given)) == len(given):
-        given = {n: None for n in given}
+    given = _as_mapping(given)
     if not isinstance(given, dict):
         problems.append(f"{where}: `secondary` is a list of player names, or a mapping of name: amount assigned")
         return None
@@ -372,6 +371,13 @@ def _secondary(given, players: list, victim, where: str, problems: list):
         else:
             out.append((name, amount))
     return out
+
+
+def _as_mapping(given):
+    """A list of distinct names as the mapping name: None (no amount said); anything else as it is."""
+    if isinstance(given, list) and all(isinstance(n, str) for n in given) and len(set(given)) == len(given):
+        return dict.fromkeys(given)
+    return given
 
 
 def _secondary_problem(name, amount, players: list, victim, where: str) -> str | None:

@@ -513,6 +513,16 @@ class _SecondaryVictims:
         self.cal = table.module.CALAMITIES[c["calamity"]]
         self.where = f"calamities[{c['index']}] ({c['calamity']})"
 
+    @classmethod
+    def among(cls, table: Table, c: dict, roles: dict, busy: set, missing: list[str]) -> "_SecondaryVictims | None":
+        """The choice for calamity C, limited by `secondary_among` to the victim's related players
+        (e.g. his trade block); None when the table does not say who they are (recorded in MISSING)."""
+        among = table.module.CALAMITIES[c["calamity"]]["resolution"]["secondary_among"][0]
+        if among == "others":
+            return cls(table, c, roles, busy, None)
+        allowed = _related_names(table, c["victim"], among, missing)
+        return None if allowed is None else cls(table, c, roles, busy, set(allowed))
+
     def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
         st = self.table.fresh(name)
         st.seat = Seat(self.table, name, self.roles)
@@ -573,15 +583,9 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
     count, share, effects, _line = primary.assignment
     if primary.is_cancelled or _none_to_assign(count, share):
         return []
-    cal = table.module.CALAMITIES[c["calamity"]]
-    # `secondary_among`: only the victim's related players may be named (e.g. his trade block)
-    among = cal["resolution"]["secondary_among"][0]
-    allowed = None
-    if among != "others":
-        allowed = _related_names(table, c["victim"], among, missing)
-        if allowed is None:
-            return []
-    victims = _SecondaryVictims(table, c, roles, busy, None if allowed is None else set(allowed))
+    victims = _SecondaryVictims.among(table, c, roles, busy, missing)
+    if victims is None:
+        return []
     given = c["secondary"]
     if given is None:
         given = victims.unnamed(count, share, effects, missing, notes)
