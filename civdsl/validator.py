@@ -267,10 +267,7 @@ class _Validator(NodeVisitor):
     # --- advances
     def _advance(self, adv: Advance) -> None:
         name = adv.name
-        if "cost" not in adv.field_spans:
-            self._missing(adv.span, name, "cost", f"advance `{name}` has no cost", help="add `cost N` (or `cost unknown`)")
-        elif adv.cost is not None and adv.cost < 0:
-            self.d.error("CIV025", f"advance `{name}` has a negative cost", adv.field_spans["cost"], item=name)
+        self._advance_cost(adv)
         self._advance_groups(adv)
         self._advance_credits(adv)
         if adv.supply is not None and adv.supply < 0:
@@ -278,6 +275,14 @@ class _Validator(NodeVisitor):
         self._advance_vp(adv)
         for ability in adv.abilities:
             self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
+
+    def _advance_cost(self, adv: Advance) -> None:
+        """A cost, given (`unknown` counts), and not negative."""
+        if "cost" not in adv.field_spans:
+            self._missing(adv.span, adv.name, "cost", f"advance `{adv.name}` has no cost",
+                          help="add `cost N` (or `cost unknown`)")
+        elif adv.cost is not None and adv.cost < 0:
+            self.d.error("CIV025", f"advance `{adv.name}` has a negative cost", adv.field_spans["cost"], item=adv.name)
 
     def _advance_groups(self, adv: Advance) -> None:
         """One group or two different ones, each declared."""
@@ -318,29 +323,32 @@ class _Validator(NodeVisitor):
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
         state: dict[str, int] = {}  # 1: on the current path, 2: done
         for root in self.ed.advances:
-            if root in state:
+            if root not in state:
+                self._cycles_from(root, state)
+
+    def _cycles_from(self, root: str, state: dict[str, int]) -> None:
+        """Every prerequisite cycle reached from `root` through advances not yet searched (CIV050)."""
+        state[root] = 1
+        path = [root]
+        pending = [iter(self.ed.advances[root].requires)]
+        while pending:
+            name = path[-1]
+            req = next(pending[-1], None)
+            if req is None:
+                state[name] = 2
+                path.pop()
+                pending.pop()
+            elif req not in self.ed.advances:
                 continue
-            state[root] = 1
-            path = [root]
-            pending = [iter(self.ed.advances[root].requires)]
-            while pending:
-                name = path[-1]
-                req = next(pending[-1], None)
-                if req is None:
-                    state[name] = 2
-                    path.pop()
-                    pending.pop()
-                elif req not in self.ed.advances:
-                    continue
-                elif state.get(req) == 1:
-                    cycle = path[path.index(req):] + [req]
-                    adv = self.ed.advances[name]
-                    self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
-                                 adv.field_spans.get(f"requires:{req}", adv.span), item=name)
-                elif req not in state:
-                    state[req] = 1
-                    path.append(req)
-                    pending.append(iter(self.ed.advances[req].requires))
+            elif state.get(req) == 1:
+                cycle = path[path.index(req):] + [req]
+                adv = self.ed.advances[name]
+                self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
+                             adv.field_spans.get(f"requires:{req}", adv.span), item=name)
+            elif req not in state:
+                state[req] = 1
+                path.append(req)
+                pending.append(iter(self.ed.advances[req].requires))
 
     # --- calls to the vocabulary (effects and abilities)
     def _call(self, call: Call, table: dict, code: str, what: str, item: str, literal_only: bool = False) -> None:
@@ -881,13 +889,18 @@ class ModelEvaluator:
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
-        for d in diags.items[first:]:
-            # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
-            if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
-                d.level = "note"
-                d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
-                d.help = None
-                e.used = True
+        _acknowledge(e, diags.items[first:])
         if not e.used:
             diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
                           help="remove it, or check the item name and code")
+
+
+def _acknowledge(e, diagnostics: list) -> None:
+    """Turn the diagnostics an errata line names (its code, on its item) into notes."""
+    for d in diagnostics:
+        # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
+        if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
+            d.level = "note"
+            d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
+            d.help = None
+            e.used = True
