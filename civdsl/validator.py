@@ -121,7 +121,7 @@ class _Validator(NodeVisitor):
                     getattr(self, check_name)(f"`{name}`", v, span, item)
 
     # the check of a `resolution` setting whose values name declarations, by what they name
-    _NAMING_SETTINGS = {"const": "_resolution_const", "facts": "_resolution_facts", "advance": "_resolution_advance"}
+    _NAMING_SETTINGS = {"const": "_whole_constant", "facts": "_resolution_facts", "advance": "_resolution_advance"}
 
     def _settings(self, block: str) -> list[tuple[str | None, dict, dict]]:
         """(item, settings, their spans) of a settings block (`resolution`, `amounts`): the
@@ -130,7 +130,7 @@ class _Validator(NodeVisitor):
         return [(None, getattr(self.ed, block), getattr(self.ed, spans))] + [
             (c.name, getattr(c, block), getattr(c, spans)) for c in self.ed.calamities.values()]
 
-    def _resolution_const(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
+    def _whole_constant(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
         """A setting that names a constant must name a whole-number one (CIV086)."""
         const = self.ed.consts.get(v)
         if const is None or not _whole_number(const.value):
@@ -153,7 +153,7 @@ class _Validator(NodeVisitor):
         for item, settings, spans in self._settings("amounts"):
             for name, values in settings.items():
                 if vocab.AMOUNT_SETTINGS[name][0] == "const":
-                    self._resolution_const(f"`amounts {name}`", values[0], spans.get(name), item)
+                    self._whole_constant(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
