@@ -631,15 +631,10 @@ def _arithmetic_kind(op: str, a: str | None, b: str | None) -> str | None:
 def _uncovered(low: int, high: int, ranges: list[tuple[int, int]], limit: int) -> list[int]:
     """The first `limit` numbers of low..high that no range covers, in order (ranges may overlap)."""
     out: list[int] = []
-    nxt = low
-    for a, b in sorted(ranges):
-        while nxt < a and nxt <= high and len(out) < limit:
-            out.append(nxt)
-            nxt += 1
+    nxt = low  # the first number not yet covered nor listed
+    for a, b in sorted(ranges) + [(high + 1, high)]:  # the last range, just past the end, ends the search
+        out.extend(range(nxt, min(a, high + 1))[: limit - len(out)])
         if len(out) >= limit:
             return out
-        nxt = max(nxt, b + 1)
-    while nxt <= high and len(out) < limit:
-        out.append(nxt)
-        nxt += 1
+        nxt = max(nxt, a, b + 1)
     return out
