@@ -554,7 +554,12 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
         for a in e.args:
             self._number(a, env, item, whole=False, what="a table's argument")
-        kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
+        return self._table_kind(self.ed.tables[e.name])
+
+    def _table_kind(self, table) -> str:
+        """The kind of value a table's bands hold: the widest of their numbers, or any when they
+        are not all numbers."""
+        kinds = {self._value_kind_of_band(b.value) for b in table.bands}
         numbers = [k for k in kinds if k in _NUMBER_RANK]
         if not numbers or len(numbers) != len(kinds):
             return "any"
