@@ -199,17 +199,8 @@ class _TwoTurns:
         if buys == self.one[0].buys:
             return
         rows, room = self.quick_rows(credit, set(names), tv)
-        bound = objective + self.quick_bound(rows, room)
-        total, neg_spent = self.best[0][0], self.best[0][1]
-        if bound < total:
-            return
-        if bound == total:
-            # it can at best tie on the objective: then what both turns hand over decides, and
-            # next turn hands over at least the price of the objective still missing
-            least = self.least_price(rows, total - objective)
-            if least is None or spent + least > -neg_spent:
-                return
-        self.evaluate(pp.choice(names, price, spent, limit))
+        if not self.beaten(objective + self.quick_bound(rows, room), objective, spent, rows):
+            self.evaluate(pp.choice(names, price, spent, limit))
 
     def _prepare_walk(self) -> None:
         """Per position of the walk: the credit and treasury value every later advance can
