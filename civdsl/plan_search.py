@@ -75,10 +75,11 @@ look-ahead (its own capped walk).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from fractions import Fraction
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, Callable, Iterable
 
 
@@ -98,106 +99,98 @@ class SameTurnMachine:
     def __init__(self, abilities: list[tuple], base: dict[str, Any]):
         self.abilities = abilities
         self.base = base
-        self.start = (tuple(True for _ in abilities), tuple(None for _ in abilities), ())
-        self.reach = frozenset().union(*[a[3] for a in abilities]) if abilities else frozenset()
+        self.start = ((True,) * len(abilities), (None,) * len(abilities), ())
+        self.reach = frozenset().union(*[a[3] for a in abilities])
         # the most each ability can still take off (for the budget cut)
-        self.most = [a[2] if a[1] == "discount" else max([base[n] for n in a[3]] or [0]) for a in abilities]
-        self._steps: dict = {}
-        self._ends: dict = {}
-        self._most: dict = {}
+        self.most = [self._most(kind, amount, eligible) for _, kind, amount, eligible in abilities]
+        # the same states meet the same advances in many cells and runs: each answer is worked
+        # out once per machine
+        self.step = functools.cache(self._step)
+        self.finish = functools.cache(self._finish)
+        self.most_off = functools.cache(self._most_off)
 
-    def most_off(self, state) -> Any:
-        got = self._most.get(state)
-        if got is None:
-            got = self._most[state] = sum(m for m, o in zip(self.most, state[0]) if o)
-        return got
+    def _most(self, kind: str, amount, eligible: frozenset) -> Any:
+        """The most one ability can take off: a discount its amount, a free advance the dearest
+        eligible base price."""
+        if kind == "discount":
+            return amount
+        return max([self.base[n] for n in eligible], default=0)
+
+    def _most_off(self, state) -> Any:
+        """The most the abilities still open in `state` can take off."""
+        return sum(m for m, o in zip(self.most, state[0]) if o)
 
     @staticmethod
     def _effect(kind: str, amount, price):
         return price - amount if kind == "discount" else 0
 
-    def _compact(self, opens, us, mods: dict) -> tuple:
-        keep = []
-        for name, price in mods.items():
-            if name in us or (price > 0 and any(o and name in a[3] for o, a in zip(opens, self.abilities))):
-                keep.append((name, price))
-        return (tuple(opens), tuple(us), tuple(sorted(keep)))
+    @staticmethod
+    def _open(opens) -> list[int]:
+        """The abilities not yet landed."""
+        return [j for j, o in enumerate(opens) if o]
 
-    def step(self, state, name: str) -> tuple[tuple, Any]:
+    def _compact(self, opens, us, mods: dict) -> tuple:
+        """The state as a key: a lowered price is kept while it is of interest (an ability's
+        waiting candidate, or above 0 and eligible for an ability still open)."""
+        eligible = [self.abilities[j][3] for j in self._open(opens)]
+        keep = sorted((n, p) for n, p in mods.items() if n in us or (p > 0 and any(n in e for e in eligible)))
+        return (tuple(opens), tuple(us), tuple(keep))
+
+    def _dearest(self, j: int, name: str | None, u: str | None, mods: dict) -> tuple | None:
+        """Where ability j would land now: the dearest (price, advance, at its base price) above
+        0 among the lowered prices it may pick, its waiting candidate `u` and the advance `name`
+        being visited (None once every advance is visited); None when there is none. (`u` and
+        `name` are above 0 at their base price: an advance of price 0 is never remembered.)"""
+        eligible = self.abilities[j][3]
+        cands = [(p, m, False) for m, p in mods.items() if p > 0 and m in eligible]
+        cands += [(self.base[x], x, True) for x in (u, name) if x in eligible and x not in mods]
+        return max(cands) if cands else None
+
+    def _land(self, j: int, price, target: str, mods: dict) -> Any:
+        """Ability j lands on `target` at `price`: its new price goes into `mods`; returns what
+        the purchase's price changes by."""
+        _, kind, amount, _ = self.abilities[j]
+        new = self._effect(kind, amount, price)
+        mods[target] = new
+        return max(0, new) - price
+
+    def _wait(self, later: list[int], name: str, us: list, mods: dict) -> None:
+        """The abilities behind an undecided one wait for it: each that has no candidate yet
+        remembers `name` (while it is at its base price) as its dearest unlowered one."""
+        if name in mods:
+            return
+        for j in later:
+            if us[j] is None and name in self.abilities[j][3]:
+                us[j] = name
+
+    def _step(self, state, name: str) -> tuple[tuple, Any]:
         """The state after buying `name` (the cheapest so far), and what it adds to the price."""
-        key = (state, name)
-        got = self._steps.get(key)
-        if got is not None:
-            return got
         b = self.base[name]
         if b <= 0 or name not in self.reach or not any(state[0]):
-            got = (state, max(0, b))
-            self._steps[key] = got
-            return got
+            return state, max(0, b)
         opens, us, mods = list(state[0]), list(state[1]), dict(state[2])
-        cur, lowered, delta = b, False, b
-        decided_before = True  # every ability before this one is decided
-        for j, (card, kind, amount, eligible) in enumerate(self.abilities):
-            if not opens[j]:
-                continue
-            if not decided_before:
-                # it waits for an earlier ability; remember its dearest unlowered candidate
-                if name in eligible and not lowered and us[j] is None:
-                    us[j] = name
-                continue
-            cands = []
-            if name in eligible and cur > 0:
-                cands.append((cur, name, not lowered))
-            u = us[j]
-            if u is not None:
-                cands.append((mods[u], u, False) if u in mods else (self.base[u], u, True))
-            for m, p in mods.items():
-                if m != u and m in eligible and p > 0:
-                    cands.append((p, m, False))
-            cands = [c for c in cands if c[0] > 0]
-            if not cands:
-                decided_before = False
-                continue
-            best = max(cands, key=lambda c: (c[0], c[1]))
-            if not (best[2] or (best[0], best[1]) > (b, name)):
-                decided_before = False  # a cheaper advance still to come may beat a lowered one
-                continue
-            new = self._effect(kind, amount, best[0])
-            delta += max(0, new) - best[0]
-            if best[1] == name:
-                cur, lowered = new, True
-            else:
-                mods[best[1]] = new
+        delta = b
+        live = self._open(opens)
+        for at, j in enumerate(live):
+            best = self._dearest(j, name, us[j], mods)
+            # decided when the dearest is at its base price (every later advance is cheaper) or
+            # a lowered price above this advance; otherwise a cheaper advance still to come may
+            # beat a lowered one, and every later ability waits behind this one
+            if best is None or not (best[2] or best[:2] > (b, name)):
+                self._wait(live[at + 1:], name, us, mods)
+                break
+            delta += self._land(j, best[0], best[1], mods)
             opens[j], us[j] = False, None
-        if lowered:
-            mods[name] = cur
-        got = (self._compact(opens, us, mods), delta)
-        self._steps[key] = got
-        return got
+        return self._compact(opens, us, mods), delta
 
-    def finish(self, state) -> Any:
+    def _finish(self, state) -> Any:
         """What the abilities still waiting take off once every advance is visited."""
-        got = self._ends.get(state)
-        if got is not None:
-            return got
         opens, us, mods = state[0], state[1], dict(state[2])
         delta = 0
-        for j, (card, kind, amount, eligible) in enumerate(self.abilities):
-            if not opens[j]:
-                continue
-            cands = []
-            u = us[j]
-            if u is not None:
-                cands.append((mods.get(u, self.base[u]), u))
-            cands += [(p, m) for m, p in mods.items() if m != u and m in eligible]
-            cands = [c for c in cands if c[0] > 0]
-            if not cands:
-                continue
-            price, target = max(cands)
-            new = self._effect(kind, amount, price)
-            delta += max(0, new) - price
-            mods[target] = new
-        self._ends[state] = delta
+        for j in self._open(opens):
+            best = self._dearest(j, None, us[j], mods)
+            if best is not None:
+                delta += self._land(j, best[0], best[1], mods)
         return delta
 
 
@@ -211,6 +204,16 @@ class Candidate:
         self.credit, self.hand, self.links = credit, hand, links
 
 
+def _within(count: int, max_new: int | None) -> bool:
+    """Whether buying `count` advances keeps to the card limit (None: the rulebook has none)."""
+    return max_new is None or count <= max_new
+
+
+def _below(value, floor) -> bool:
+    """Whether a (float) objective bound falls short of `floor` (None: no floor)."""
+    return floor is not None and value < float(floor) - 1e-9
+
+
 def _merge(cell: dict, price, entries: list, top: int) -> None:
     old = cell.get(price)
     if old is None:
@@ -220,6 +223,14 @@ def _merge(cell: dict, price, entries: list, top: int) -> None:
             cell[price] = entries[:1]
     else:
         cell[price] = sorted(old + entries, reverse=True)[:top]
+
+
+def _replace(table: dict, key, kept) -> None:
+    """`table[key]` holds `kept` now; the key goes when nothing is kept."""
+    if kept:
+        table[key] = kept
+    else:
+        del table[key]
 
 
 def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, same_turn: list[str],
@@ -235,11 +246,8 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     never loses a set that ranks, and keeps the tables small when many sets tie). `stats`, when
     given, receives the widest signature the runs needed ("width": at most the link width).
     """
+    stats = {} if stats is None else stats
     linked = any(c.links for c in cands)
-    if stats is None:
-        stats = {}
-    stats.setdefault("width", 0)
-    stats.setdefault("runs", 0)
     if floor is None and linked:
         # A first pass without the specific-credit links (so without signatures: credit is then
         # wrong, objective and price are not) finds the objective the `top` best sets reach:
@@ -247,16 +255,24 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
         plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
         first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
                        max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
-        if len(first) == top:
-            floor = first[-1][0][0]
-    best: list[tuple] = []  # min-heap of the top keys
-    size = max([c.rank for c in cands], default=0) + 1
-    limit_max = limit0 + sum(max(0, c.hand) for c in cands)
+        floor = first[-1][0][0] if len(first) == top else None
+    programme = _Programme(cands, budget, max_new, spent, limit0, top, floor, stats)
     for items, must, machine, reach in _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked):
-        if reach is not None and _beaten(reach, best, top, spent, limit_max):
-            continue
-        _run(items, must, machine, budget, max_new, spent, limit0, top, best, floor, size, stats)
-    return _decode(sorted(best, reverse=True), cands, size)
+        if not programme.beaten(reach):
+            programme.run(items, must, machine)
+    return programme.found(cands)
+
+
+def _same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
+    """Every set T of the same-turn candidates a purchase may include (the forced ones always),
+    in rulebook order, within the card limit: 2^s of them for s candidates not forced."""
+    special = [n for n in same_turn if n in by_name]
+    fixed = [n for n in special if n in forced]
+    free = [n for n in special if n not in forced]
+    for extra in chain.from_iterable(combinations(free, r) for r in range(len(free) + 1)):
+        T = sorted(fixed + list(extra), key=lambda n: by_name[n].rank)
+        if _within(len(T), max_new):
+            yield T
 
 
 def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
@@ -268,22 +284,15 @@ def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked)
     cannot reach the budget, the card limit or the floor."""
     by_name = {c.name: c for c in cands}
     plain = [c for c in cands if c.name not in same_turn]
-    special = [n for n in same_turn if n in by_name]
-    forced_special = [n for n in special if n in forced]
-    free_special = [n for n in special if n not in forced]
-    for r in range(len(free_special) + 1):
-        for extra in combinations(free_special, r):
-            T = sorted(forced_special + list(extra), key=lambda n: by_name[n].rank)
-            if max_new is not None and len(T) > max_new:
-                continue
-            machine = machine_for(tuple(T))
-            # the prices in this purchase before the abilities that pick one advance (an advance
-            # acquired automatically with one of T costs nothing)
-            items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
-            if machine.abilities and linked:
-                yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
-            else:
-                yield items, forced | set(T), machine, None
+    for T in _same_turn_sets(by_name, forced, same_turn, max_new):
+        machine = machine_for(tuple(T))
+        # the prices in this purchase before the abilities that pick one advance (an advance
+        # acquired automatically with one of T costs nothing)
+        items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
+        if machine.abilities and linked:
+            yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
+        else:
+            yield items, forced | set(T), machine, None
 
 
 def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, budget, max_new, floor):
@@ -293,22 +302,16 @@ def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, b
     for must, out, prices in targets(machine, {c.name for c in items}, forced):
         run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
         reach = _reach(run, must, budget, max_new)
-        if reach is not None and (floor is None or reach[0] >= float(floor) - 1e-9):
+        if reach is not None and not _below(reach[0], floor):
             runs.append((reach, run, must))
     runs.sort(key=lambda r: -r[0][0])
     for reach, run, must in runs:
         yield run, must, SameTurnMachine([], {c.name: c.base for c in run}), reach
 
 
-def _decode(out: list, cands: list[Candidate], size: int) -> list[tuple]:
-    """The last part of each key, a mask with bit (size - 1 - position) per advance, back to
-    the tuple of -positions the rest of the planner compares, and the names bought."""
-    ranks = {c.rank: c.name for c in cands}
-    found = []
-    for key, _, mask, price, paid, limit in out:
-        chosen = [r for r in range(size) if mask >> (size - 1 - r) & 1]
-        found.append((key[:4] + (tuple(-r for r in chosen),), [ranks[r] for r in chosen], price, paid, limit))
-    return found
+def _positions(mask: int, size: int) -> list[int]:
+    """The rulebook positions whose bit (size - 1 - position) is set in `mask`, in order."""
+    return [r for r in range(size) if mask >> (size - 1 - r) & 1]
 
 
 def _priced(c: Candidate, base) -> Candidate:
@@ -350,16 +353,15 @@ def targets(machine: SameTurnMachine, pool: set, forced) -> Iterable[tuple[froze
     yield from assign(0, {}, set(forced), set())
 
 
+
 def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
     """What a machine-free run can reach: (objective bound, fixed price, fixed objective, the
     other advances worth something by objective per price), or None when its bought advances
     alone are over the budget or the card limit. The objective bound is the fixed objective
     plus the fractional-knapsack bound of the others within the budget left."""
     fixed = [c for c in items if c.name in must]
-    if len(fixed) < len(must) or (max_new is not None and len(fixed) > max_new):
-        return None
     price = sum(c.base for c in fixed)
-    if price > budget:
+    if len(fixed) < len(must) or not _within(len(fixed), max_new) or price > budget:
         return None
     bound = _Bound([c for c in items if c.name not in must])
     objective = sum(c.objective for c in fixed)
@@ -369,33 +371,17 @@ def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
     return reach, price, objective, bound.rows
 
 
-def _beaten(reach: tuple, best: list, top: int, spent: Callable, limit_max) -> bool:
-    """Whether `top` sets already found rank above every purchase of a run: its objective bound
-    is below the k-th best's objective, or reaches it only exactly while even the least price
-    that objective needs (fractional) hands over more than the k-th best (at the highest hand
-    limit any purchase can have, which never hands over more)."""
-    if len(best) < top:
-        return False
-    kth = best[0][0]
-    bound, price, objective, rows = reach
-    if bound < float(kth[0]) - 1e-9:
-        return True
-    if bound > float(kth[0]) + 1e-9:
-        return False
-    need = kth[0] - objective
+def _least_price(rows: list[tuple], need, price) -> Any:
+    """`price` plus the least price (fractional, rounded down) at which `rows` (objective, base
+    price, best ratio first) add `need` objective; None when they cannot."""
+    if need <= 0:
+        return price
     for value, cost in rows:
-        if need <= 0:
-            break
         if value >= need:
-            price += math.floor(Fraction(cost) * Fraction(need) / Fraction(value)) if cost else 0
-            need = 0
-            break
+            return price + math.floor(Fraction(cost) * Fraction(need) / Fraction(value))
         price += cost
         need -= value
-    if need > 0:
-        return True
-    least = spent(price, limit_max)
-    return least is None or least > -kth[1]
+    return None
 
 
 class _Ahead(dict):
@@ -411,97 +397,182 @@ class _Ahead(dict):
         return got
 
 
-def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[list, dict, dict]:
-    """The advances in the order a run visits them, their positions, and for each the last
-    position of an advance it has a credit link with (-1: none).
+def _by_price(items: list[Candidate]) -> list[Candidate]:
+    """Dearest first, by base price then name: the runtime's order of preference."""
+    return sorted(items, key=lambda c: (c.base, c.name), reverse=True)
+
+
+def _last_links(order: list[Candidate]) -> dict[str, int]:
+    """For each advance of a visiting order, the last position of an advance it has a credit
+    link with (-1: none)."""
+    pos = {c.name: i for i, c in enumerate(order)}
+    return {c.name: max([pos[o] for o in c.links if o in pos], default=-1) for c in order}
+
+
+def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[list, dict]:
+    """The advances in the order a run visits them, and for each the last position of an
+    advance it has a credit link with (-1: none).
 
     Dearest first (by base price, then name: the runtime's order of preference) when the
     machine has abilities; otherwise in an order that keeps few advances with links to later
     ones open (the signature): the specific-credit links of the shipped rulebooks form paths
     and stars, which this greedy order visits with at most one or a few open at a time."""
-    items = sorted(items, key=lambda c: (c.base, c.name), reverse=True)
+    items = _by_price(items)
     if not machine.abilities:
         items = _few_open_links(items)
-    pos = {c.name: i for i, c in enumerate(items)}
-    last_link = {c.name: max([pos[o] for o in c.links if o in pos], default=-1) for c in items}
-    return items, pos, last_link
+    return items, _last_links(items)
 
 
-def _run(items: list[Candidate], forced, machine: SameTurnMachine, budget, max_new, spent, limit0, top, best,
-         floor, size: int, stats: dict):
-    """One run of the programme over `items` (those in `forced` always bought), its best
-    entries added to the heap `best`."""
-    items, pos, last_link = _visiting_order(items, machine)
-    by_name = {c.name: c for c in items}
-    # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
-    # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
-    # each advance bought: between sets of the same size the larger mask holds the advance
-    # that comes first in the rulebook among those not in both, as the ranking prefers.
-    layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
-    for i, c in enumerate(items):
-        new = _step(layer, c, i, c.name in forced, machine, last_link, budget, max_new, top, size)
-        if floor is not None:
-            _cut_below(new, machine, budget, floor, _Bound(items[i + 1:]))
-        layer = _prune_signatures(new, _Ahead(i, by_name, pos), top) if any(k[3] for k in new) else new
+def _links_to(c: Candidate, sig: frozenset) -> Any:
+    """The specific credit between `c` and the advances of a signature."""
+    return sum(c.links.get(a, 0) for a in sig) if sig else 0
+
+
+def _still_open(sig: frozenset, i: int, last_link: dict) -> frozenset:
+    """The advances of a signature with a link to one after position i."""
+    return frozenset(a for a in sig if last_link[a] > i) if sig else sig
+
+
+class _Programme:
+    """The programme's fixed terms (the budget, the card limit, the payment, the plans asked
+    for, the floor) and the heap of the best entries its runs found."""
+
+    def __init__(self, cands: list[Candidate], budget, max_new, spent: Callable, limit0: int, top: int, floor,
+                 stats: dict):
+        self.budget, self.max_new, self.spent, self.limit0, self.top, self.floor = \
+            budget, max_new, spent, limit0, top, floor
+        # the count of advances is part of the state only under a card limit (the entries carry
+        # it for the ranking: it adds up like the objective)
+        self.count_step = int(max_new is not None)
+        self.room = math.inf if max_new is None else max_new
+        # the entries' masks have a bit per rulebook position
+        self.size = max([c.rank for c in cands], default=0) + 1
+        # the highest hand limit any purchase can have (it never hands over more)
+        self.limit_max = limit0 + sum(max(0, c.hand) for c in cands)
+        self.stats = stats
+        stats.setdefault("width", 0)
+        stats.setdefault("runs", 0)
+        self.best: list[tuple] = []  # min-heap of the top keys
+
+    def beaten(self, reach: tuple | None) -> bool:
+        """Whether `top` sets already found rank above every purchase of a run (never, for a run
+        without a `reach`): its objective bound is below the k-th best's objective, or reaches it
+        only exactly while even the least price that objective needs (fractional) hands over
+        more than the k-th best at the highest hand limit."""
+        if reach is None or len(self.best) < self.top:
+            return False
+        kth = self.best[0][0]
+        bound, price, objective, rows = reach
+        if abs(bound - float(kth[0])) > 1e-9:
+            return bound < float(kth[0])
+        price = _least_price(rows, kth[0] - objective, price)
+        if price is None:
+            return True
+        least = self.spent(price, self.limit_max)
+        return least is None or least > -kth[1]
+
+    def run(self, items: list[Candidate], forced, machine: SameTurnMachine) -> None:
+        """One run of the programme over `items` (those in `forced` always bought), its best
+        entries added to the heap."""
+        items, last_link = _visiting_order(items, machine)
+        by_name = {c.name: c for c in items}
+        pos = {c.name: i for i, c in enumerate(items)}
+        # state: (machine state, hand-limit change, advances bought, signature) -> {price: [entries]}
+        # entry: (objective, credit, -advances, mask). The mask has bit (size - 1 - position) for
+        # each advance bought: between sets of the same size the larger mask holds the advance
+        # that comes first in the rulebook among those not in both, as the ranking prefers.
+        layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
+        for i, c in enumerate(items):
+            layer = self._step(layer, c, i, c.name in forced, machine, last_link)
+            if self.floor is not None:
+                _cut_below(layer, machine, self.budget, self.floor, _Bound(items[i + 1:]))
+            if any(k[3] for k in layer):
+                layer = _prune_signatures(layer, _Ahead(i, by_name, pos), self.top)
+            self._measure(layer, machine)
+        self.stats["runs"] += 1
+        self._collect(layer, machine)
+
+    def _measure(self, layer: dict, machine: SameTurnMachine) -> None:
+        """The widest signature and the most machine states a layer holds (benchmarks read them)."""
+        stats = self.stats
         stats["width"] = max([stats["width"]] + [len(k[3]) for k in layer])
         if machine.abilities:
             stats["machine_states"] = max(stats.get("machine_states", 0), len({k[0] for k in layer}))
-    stats["runs"] += 1
-    _collect(layer, machine, spent, limit0, top, best)
 
+    def _step(self, layer: dict, c: Candidate, i: int, must: bool, machine: SameTurnMachine,
+              last_link: dict) -> dict:
+        """The next layer: every cell of `layer` without `c` (unless it must be bought) and with it."""
+        new: dict = {}
+        # c joins the signature of the cells that buy it when it has a link to a later advance
+        opened = frozenset([c.name]) if last_link[c.name] > i else frozenset()
+        for key, cells in layer.items():
+            if not must:
+                ms, hd, cnt, sig = key
+                target = new.setdefault((ms, hd, cnt, _still_open(sig, i, last_link)), {})
+                for price, entries in cells.items():
+                    _merge(target, price, entries, self.top)
+            if key[2] < self.room:
+                self._buy(new, key, cells, c, _still_open(key[3] | opened, i, last_link), machine)
+        return {k: v for k, v in new.items() if v}  # without the states whose prices all went over
 
-def _step(layer: dict, c: Candidate, i: int, must: bool, machine: SameTurnMachine, last_link: dict, budget,
-          max_new, top: int, size: int) -> dict:
-    """The next layer: every cell of `layer` without `c` (unless it must be bought) and with it."""
-    new: dict = {}
-    for (ms, hd, cnt, sig), cells in layer.items():
-        if not must:
-            keep_sig = frozenset(a for a in sig if last_link[a] > i) if sig else sig
-            target = new.setdefault((ms, hd, cnt, keep_sig), {})
-            for price, entries in cells.items():
-                _merge(target, price, entries, top)
-        if max_new is not None and cnt + 1 > max_new:
-            continue
+    def _buy(self, new: dict, key: tuple, cells: dict, c: Candidate, sig2: frozenset, machine: SameTurnMachine
+             ) -> None:
+        """Add to `new` the cells of state `key` with `c` bought (signature `sig2`): the machine's
+        next state and price, c's objective, credit and bit; prices the budget cannot reach are
+        dropped."""
+        ms, hd, cnt, sig = key
         ms2, dprice = machine.step(ms, c.name)
         off = machine.most_off(ms2)
         # a specific credit between c and an advance of the signature no longer counts
-        dcredit = c.credit - (sum(c.links.get(a, 0) for a in sig) if sig else 0)
-        sig2 = sig | {c.name} if last_link[c.name] > i else sig
-        if sig2:
-            sig2 = frozenset(a for a in sig2 if last_link[a] > i)
-        # the count is part of the state only under a card limit (the entries carry it for
-        # the ranking: it adds up like the objective)
-        target = new.setdefault((ms2, hd + c.hand, cnt + 1 if max_new is not None else 0, sig2), {})
-        o, bit = c.objective, 1 << (size - 1 - c.rank)
+        dcredit = c.credit - _links_to(c, sig)
+        target = new.setdefault((ms2, hd + c.hand, cnt + self.count_step, sig2), {})
+        o, bit = c.objective, 1 << (self.size - 1 - c.rank)
         for price, entries in cells.items():
             p2 = price + dprice
-            if p2 - off > budget:
-                continue
-            moved = [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries]
-            _merge(target, p2, moved, top)
-    return new
+            if p2 - off <= self.budget:
+                _merge(target, p2, [(e[0] + o, e[1] + dcredit, e[2] - 1, e[3] | bit) for e in entries], self.top)
+
+    def _collect(self, layer: dict, machine: SameTurnMachine) -> None:
+        """Complete each cell's price by the abilities still waiting, look up its least spend, and
+        keep the `top` best keys in the heap."""
+        for (ms, hd, cnt, sig), cells in layer.items():
+            end = machine.finish(ms)
+            limit = self.limit0 + hd
+            for price, entries in cells.items():
+                total = price + end
+                paid = self.spent(total, limit)
+                if paid is not None:
+                    self._keep(entries, total, paid, limit)
+
+    def _keep(self, entries: list, total, paid, limit: int) -> None:
+        """The entries of one cell (best first) into the heap, while they rank among the `top`."""
+        for e in entries:
+            entry = ((e[0], -paid, e[1], e[2], e[3]), id(e), e[3], total, paid, limit)
+            if not push_best(self.best, entry, self.top):
+                break  # entries are sorted: the rest rank lower
+
+    def found(self, cands: list[Candidate]) -> list[tuple]:
+        """The heap, best first, each key's last part, a mask with bit (size - 1 - position) per
+        advance, back to the tuple of -positions the rest of the planner compares, and the names
+        bought."""
+        ranks = {c.rank: c.name for c in cands}
+        found = []
+        for key, _, mask, price, paid, limit in sorted(self.best, reverse=True):
+            chosen = _positions(mask, self.size)
+            found.append((key[:4] + (tuple(-r for r in chosen),), [ranks[r] for r in chosen], price, paid, limit))
+        return found
 
 
-def _collect(layer: dict, machine: SameTurnMachine, spent, limit0, top: int, best: list) -> None:
-    """Complete each cell's price by the abilities still waiting, look up its least spend, and
-    keep the `top` best keys in the heap `best`."""
-    for (ms, hd, cnt, sig), cells in layer.items():
-        end = machine.finish(ms)
-        limit = limit0 + hd
-        for price, entries in cells.items():
-            total = price + end
-            paid = spent(total, limit)
-            if paid is None:
-                continue
-            for e in entries:
-                key = (e[0], -paid, e[1], e[2], e[3])
-                entry = (key, id(e), e[3], total, paid, limit)
-                if len(best) < top:
-                    heapq.heappush(best, entry)
-                elif key > best[0][0]:
-                    heapq.heapreplace(best, entry)
-                else:
-                    break  # entries are sorted: the rest rank lower
+def push_best(heap: list, entry: tuple, top: int) -> bool:
+    """Keep `entry` in the min-heap of the `top` best entries (ranked by entry[0]); False when
+    it ranks below all of them, a full heap."""
+    if len(heap) < top:
+        heapq.heappush(heap, entry)
+    elif entry[0] > heap[0][0]:
+        heapq.heapreplace(heap, entry)
+    else:
+        return False
+    return True
 
 
 def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
@@ -509,97 +580,124 @@ def _prune_signatures(layer: dict, ahead: dict, top: int) -> dict:
     price beat whatever is added later: a higher objective, or the same objective and more
     credit than the links still to come can take off their own signature's advances."""
     groups: dict = {}
-    for key, cells in layer.items():
+    for key in layer:
         if key[3]:
             groups.setdefault(key[:3], []).append(key)
-    for head, keys in groups.items():
-        if len(keys) < 2:
-            continue
-        prices: dict = {}
-        for key in keys:
-            for price, entries in layer[key].items():
-                prices.setdefault(price, []).extend((e, key[3]) for e in entries)
-        totals = {key[3]: sum(ahead[x] for x in key[3]) for key in keys}
-        for price, pool in prices.items():
-            if len(pool) <= top:
-                continue
-            doomed = _doomed(pool, totals, ahead, top)
-            if doomed:
-                for key in keys:
-                    entries = layer[key].get(price)
-                    if entries:
-                        kept = [e for e in entries if id(e) not in doomed]
-                        if kept:
-                            layer[key][price] = kept
-                        else:
-                            del layer[key][price]
+    for keys in groups.values():
+        if len(keys) > 1:
+            _prune_group(layer, keys, ahead, top)
     return {k: v for k, v in layer.items() if v}
+
+
+def _prune_group(layer: dict, keys: list, ahead: dict, top: int) -> None:
+    """_prune_signatures within the states `keys`, which differ only in their signature."""
+    totals = {key[3]: sum(ahead[x] for x in key[3]) for key in keys}
+    for price, pool in _pool_by_price(layer, keys).items():
+        if len(pool) > top:
+            _drop(layer, keys, price, _doomed(pool, totals, ahead, top))
+
+
+def _pool_by_price(layer: dict, keys: list) -> dict:
+    """The entries of the states `keys` gathered by price, each with its state's signature."""
+    prices: dict = {}
+    for key in keys:
+        for price, entries in layer[key].items():
+            prices.setdefault(price, []).extend((e, key[3]) for e in entries)
+    return prices
+
+
+def _drop(layer: dict, keys: list, price, doomed: set) -> None:
+    """Remove the entries whose ids are `doomed` from the cells of `keys` at `price`."""
+    for key in keys:
+        entries = layer[key].get(price)
+        if entries:
+            _replace(layer[key], price, [e for e in entries if id(e) not in doomed])
 
 
 def _doomed(pool: list, totals: dict, ahead: dict, top: int) -> set:
     """The ids of the entries of one price (entry, signature) that `top` others surely beat."""
     pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
     doomed = set()
-    margin: dict = {}
+    margin = _Margin(ahead)
     start = 0  # where the block of entries with this objective starts
     for i, (e2, sig2) in enumerate(pool):
         if e2[0] != pool[start][0][0]:
             start = i
-        if start >= top:
-            doomed.add(id(e2))  # `top` entries with a higher objective
-            continue
-        beaten = start
-        for e1, sig1 in pool[start:]:
-            if e1[0] != e2[0] or e1[1] <= e2[1]:
-                break  # sorted by credit: no later one has more
-            if e1[1] - totals[sig1] > e2[1]:
-                beaten += 1
-            else:
-                m = margin.get((sig1, sig2))
-                if m is None:
-                    m = margin[(sig1, sig2)] = sum(ahead[x] for x in sig1 - sig2)
-                if e1[1] - m > e2[1]:
-                    beaten += 1
-            if beaten >= top:
-                doomed.add(id(e2))
-                break
+        # `top` entries with a higher objective, or enough of this one with surely more credit
+        if start >= top or _outranked(pool[start:], e2, sig2, totals, margin, top - start):
+            doomed.add(id(e2))
     return doomed
+
+
+class _Margin(dict):
+    """For two signatures (s1, s2), the credit the links still to come can take off the
+    advances of s1 that are not in s2."""
+
+    def __init__(self, ahead: dict):
+        super().__init__()
+        self.ahead = ahead
+
+    def __missing__(self, pair):
+        got = self[pair] = sum(self.ahead[x] for x in pair[0] - pair[1])
+        return got
+
+
+def _outranked(block: list, e2: tuple, sig2: frozenset, totals: dict, margin: _Margin, need: int) -> bool:
+    """Whether `need` entries of `block` (one objective, most credit first) keep more credit than
+    `e2` whatever the links still to come take off (all of their signature's, or only those of
+    advances not in e2's signature: e2 loses those too)."""
+    for e1, sig1 in block:
+        if e1[0] != e2[0] or e1[1] <= e2[1]:
+            break  # sorted by credit: no later one has more
+        if e1[1] - totals[sig1] > e2[1] or e1[1] - margin[sig1, sig2] > e2[1]:
+            need -= 1
+            if need <= 0:
+                return True
+    return False
+
+
+def _links_among(items: list[Candidate]) -> dict[str, set]:
+    """Each advance's credit links to the others of `items`."""
+    names = {c.name for c in items}
+    return {c.name: {o for o in c.links if o in names} for c in items}
+
+
+def _open_cost(adj: dict, open_: set, done: set, index: dict, v: str) -> tuple:
+    """How visiting `v` next leaves the links: (advances left with a link to an unvisited one,
+    minus the open ones it links to, its position)."""
+    after = {x for x in open_ if adj[x] - done - {v}}
+    if adj[v] - done - {v}:
+        after.add(v)
+    return (len(after), -len(adj[v] & open_), index[v])
 
 
 def _few_open_links(items: list[Candidate]) -> list[Candidate]:
     """A visiting order that keeps the number of visited advances with a link to an unvisited
     one small (greedy: next the advance that leaves the fewest open, then the one closing most
     links, then the given order)."""
-    names = {c.name for c in items}
-    adj = {c.name: {o for o in c.links if o in names} for c in items}
+    adj = _links_among(items)
     if not any(adj.values()):
         return items
     index = {c.name: i for i, c in enumerate(items)}
-    by_name = {c.name: c for c in items}
     done: set = set()
     open_: set = set()
     left = dict(index)
-    out = []
+    order = []
     while left:
-        def cost(v):
-            after = {x for x in open_ if adj[x] - done - {v}}
-            if adj[v] - done - {v}:
-                after.add(v)
-            return (len(after), -len(adj[v] & open_), index[v])
-        v = min(left, key=cost)
+        v = min(left, key=functools.partial(_open_cost, adj, open_, done, index))
         del left[v]
         done.add(v)
-        out.append(by_name[v])
+        order.append(v)
         open_ = {x for x in open_ | {v} if adj[x] - done}
-    return out
+    by_name = {c.name: c for c in items}
+    return [by_name[v] for v in order]
 
 
 def link_width(cands: list[Candidate]) -> int:
     """The most advances with a link to a later one that the visiting order of the machine-free
     runs keeps open at once: every signature is a subset of them, so at most 2^w signatures."""
-    order = _few_open_links(sorted(cands, key=lambda c: (c.base, c.name), reverse=True))
-    pos = {c.name: i for i, c in enumerate(order)}
-    last = [max([pos[o] for o in c.links if o in pos], default=-1) for c in order]
+    order = _few_open_links(_by_price(cands))
+    last = list(_last_links(order).values())
     return max([sum(1 for a in range(i + 1) if last[a] > i) for i in range(len(order))], default=0)
 
 
@@ -630,17 +728,13 @@ class _Bound:
 
 
 def _cut_below(layer: dict, machine: SameTurnMachine, budget, floor, bound: _Bound) -> None:
+    """Drop the entries that cannot reach `floor` even with the bound of the advances still to
+    visit within the budget (widened by what the open abilities can still take off)."""
     floor = float(floor) - 1e-9
     for key in list(layer):
         cells = layer[key]
         off = machine.most_off(key[0])
         for price in list(cells):
             ub = bound(budget + off - price)
-            entries = cells[price]
-            kept = [e for e in entries if e[0] + ub >= floor]
-            if not kept:
-                del cells[price]
-            elif len(kept) < len(entries):
-                cells[price] = kept
-        if not cells:
-            del layer[key]
+            _replace(cells, price, [e for e in cells[price] if e[0] + ub >= floor])
+        _replace(layer, key, cells)

@@ -39,6 +39,7 @@ import bisect
 import copy
 import functools
 import heapq
+import math
 import re
 from fractions import Fraction
 from typing import Any, Iterable
@@ -80,22 +81,17 @@ def objective(module, spec: str | None = None) -> Objective:
     Without a spec: victory points where the edition gives every advance some, else points
     (the editions without victory points per advance score the printed costs).
     """
-    advances = module.ADVANCES
-    if spec is None or spec.strip() == "":
-        spec = "vp" if all(a["vp"] is not None for a in advances.values() if a["cost"] is not None) else "points"
-    spec = spec.strip()
-    if spec.lower() in ("vp", "points", "cards"):
-        spec = spec.lower()
-    # advances of unknown cost are never bought: their objective is never read (0)
-    if spec == "vp":
-        return _vp_objective(module)
-    if spec == "points":
-        return Objective("points", "points", {n: a["cost"] or 0 for n, a in advances.items()})
-    if spec == "cards":
-        return Objective("cards", "advances", {n: 1 for n in advances})
-    expr = _parse_expression(spec)
-    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
-                                  for n, a in advances.items()})
+    spec = (spec or "").strip() or _default_objective(module)
+    named = _NAMED_OBJECTIVES.get(spec.lower())
+    if named is not None:
+        return named(module)
+    return _expression_objective(module, spec)
+
+
+def _default_objective(module) -> str:
+    """`vp` where every advance that may be bought has victory points, else `points`."""
+    known = [a for a in module.ADVANCES.values() if a["cost"] is not None]
+    return "vp" if all(a["vp"] is not None for a in known) else "points"
 
 
 def _vp_objective(module) -> Objective:
@@ -107,9 +103,32 @@ def _vp_objective(module) -> Objective:
     return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
 
 
+def _points_objective(module) -> Objective:
+    # advances of unknown cost are never bought: their objective is never read (0)
+    return Objective("points", "points", {n: a["cost"] or 0 for n, a in module.ADVANCES.items()})
+
+
+def _cards_objective(module) -> Objective:
+    return Objective("cards", "advances", {n: 1 for n in module.ADVANCES})
+
+
+def _expression_objective(module, spec: str) -> Objective:
+    """An expression evaluated per advance (0 for those of unknown cost: never bought)."""
+    expr = _parse_expression(spec)
+    return Objective(spec, spec, {n: _evaluate_for(module, expr, n, spec) if a["cost"] is not None else 0
+                                  for n, a in module.ADVANCES.items()})
+
+
+# the objectives named by a word (any case)
+_NAMED_OBJECTIVES = {"vp": _vp_objective, "points": _points_objective, "cards": _cards_objective}
+
+
+_ONE_LINE = re.compile(r"[^\r\n]{0,500}")
+
+
 def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
-    if "\n" in text or "\r" in text or len(text) > 500:
+    if not _ONE_LINE.fullmatch(text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
     from .diagnostics import Diagnostics
     from .parser import parse
@@ -118,8 +137,7 @@ def _parse_expression(text: str):
     diags = Diagnostics()
     source = f'language 1\nedition objective "objective"\nconst objective = {text}\n'
     tree = parse(source, "--objective", diags)
-    ast = to_syntax(tree, "--objective", diags) if tree is not None else None
-    items = ast.items if ast is not None else []
+    items = to_syntax(tree, "--objective", diags).items if tree is not None else []
     if diags.has_errors or len(items) != 1 or items[0].kind != "const":
         why = diags.errors[0].message if diags.has_errors else "not a single expression"
         raise StateError(f"--objective {text!r}: {why} (write vp, points, cards or an expression over "
@@ -214,6 +232,14 @@ _DONE = ("done",)
 # and owes a set (only a commodity of the same face can still take it)
 _OWE = ("owe",)
 _GAVE = ("gave",)
+# the flag once a commodity takes a role in the substitution: the first of the set and the donor
+# owes the other, the second completes it
+_AFTER = {"set": {None: _OWE, _GAVE: _DONE}, "donor": {None: _GAVE, _OWE: _DONE}}
+
+
+def _complete(flag) -> bool:
+    """A substitution owed or given but not matched is no payment."""
+    return flag is None or flag is _DONE
 
 
 class PaymentTable:
@@ -253,12 +279,7 @@ class PaymentTable:
         self.faces = [int(module.COMMODITIES[n]["value"]) for n in self.names]
         # a complete set needs no substitute: the deck's count of the commodity (0: unknown)
         self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
-        self.values = []
-        for name, n, face in zip(self.names, self.counts, self.faces):
-            # a set redeemed outside its native trade block may be worth more (runtime.off_block)
-            value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, state) else module.set_value
-            top = n + 1 if self.substitute else n  # a substitute card makes a set one larger
-            self.values.append([0] + [runtime.number(value(k, face)) for k in range(1, top + 1)])
+        self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
         self.total_cards = sum(self.counts)
         # the programme's order: the names', or with Trade Empire ascending face then name (the
         # substitution's face test becomes an order; ties between equally good payments are then
@@ -269,33 +290,50 @@ class PaymentTable:
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
-        self._spent: dict[tuple, Any] = {}
+        # the search asks the same (price, limit) many times; every state of a commodity's layer
+        # with the same flag has the same moves
+        self.spent = functools.cache(self._least_spent)
+        self._moves = functools.cache(self._all_moves)
 
-    def _moves(self, i: int, flag):
-        """(cards turned in as a set, cards converted, role, set value, new flag) for commodity i."""
-        n, f, face = self.counts[i], self.values[i], self.faces[i]
+    def _set_values(self, name: str, n: int, face: int) -> list:
+        """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
+        makes a set one larger)."""
+        # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+        module = self.module
+        value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, self.state) else module.set_value
+        top = n + 1 if self.substitute else n
+        return [0] + [runtime.number(value(k, face)) for k in range(1, top + 1)]
+
+    def _all_moves(self, i: int, flag) -> list[tuple]:
+        """(cards turned in as a set, cards converted, role, set value, new flag, cards kept): the
+        moves of commodity i from a state with substitution flag `flag`."""
+        n, f = self.counts[i], self.values[i]
+        moves = []
         for k in range(n + 1):
             for c in range(n - k + 1 if self.rate else 1):
-                yield k, c, None, f[k], flag
-                if not self.substitute:
-                    continue
-                # this commodity's set takes the substitute: it must have a card of its own and
-                # stay within the deck's count (an incomplete set)
-                # (faces ascend: a donor given before has this face, see _layers)
-                if k >= 1 and face > 0 and not (self.deck[i] and k + 1 > self.deck[i]):
-                    if flag is None:
-                        yield k, c, "set", f[k + 1], _OWE
-                    elif flag is _GAVE:
-                        yield k, c, "set", f[k + 1], _DONE
-                # one of this commodity's cards is the substitute (faces ascend: at least the
-                # face of a set that took it before)
-                if k + c < n:
-                    if flag is None:
-                        yield k, c, "donor", f[k], _GAVE
-                    elif flag is _OWE:
-                        yield k, c, "donor", f[k], _DONE
+                moves.append((k, c, None, f[k], flag, n - k - c))
+                if self.substitute:
+                    moves.extend(self._substitutions(i, k, c, flag))
+        return moves
 
-    def _layers(self, limit: int, cap=None, keep: bool = False, clamp=None) -> list[dict]:
+    def _substitutions(self, i: int, k: int, c: int, flag):
+        """The moves of commodity i (k cards in its set, c converted) that take part in the
+        substitution (faces ascend: a donor given before its set has the set's face, one given
+        after at least its face)."""
+        n, f = self.counts[i], self.values[i]
+        after = _AFTER["set"].get(flag)
+        if after is not None and self._may_take(i, k):
+            yield k, c, "set", f[k + 1], after, n - k - c
+        after = _AFTER["donor"].get(flag)
+        if after is not None and k + c < n:  # one of its cards left is the substitute
+            yield k, c, "donor", f[k], after, n - k - c - 1
+
+    def _may_take(self, i: int, k: int) -> bool:
+        """Whether commodity i's set of k cards may take the substitute: it has a card of its own
+        and a face, and stays within the deck's count of the commodity (an incomplete set)."""
+        return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
+
+    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
         substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
         the previous state and this commodity's move); with `keep` the value kept counts the
@@ -305,52 +343,66 @@ class PaymentTable:
         are counted only while the limit can bind (else 0); values above `cap` are dropped
         (values only grow)."""
         binds = limit < self.total_cards
+        add = functools.partial(self._kept_layer, clamp) if keep else self._paid_layer
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            n, f = self.counts[i], self.values[i]
-            per_card = self.rate * self.faces[i]
-            # a donor given at a lower face can no longer find a set (faces ascend)
-            new_face = p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
-            new: dict = {}
-            for key, (kept_value, held, _) in layers[-1].items():
-                value, conv, kept_cards, flag = key
-                if new_face and flag is _GAVE:
-                    continue
-                if not keep:
-                    conv = kept_value  # the most tokens, kept in the value slot (below)
-                for k, c, role, worth, nflag in self._moves(i, flag):
-                    j = n - k - c - (role == "donor")
-                    kc = kept_cards + j if binds else 0
-                    if kc > limit:
-                        continue  # keeping more would break the hand limit; turn in more
-                    v = value + worth
-                    if cap is not None and v > cap:
-                        continue
-                    if not keep:
-                        # only the most tokens matter for what can be paid: the tokens a later
-                        # commodity adds do not depend on them, so (value, cards kept, flag)
-                        # keeps the largest (the token dimension drops out)
-                        nkey = (v, 0, kc, nflag)
-                        got = new.get(nkey)
-                        tokens = conv + c * per_card
-                        if got is None or tokens > got[0]:
-                            new[nkey] = (tokens, 0, None)
-                        continue
-                    # tokens beyond `clamp` pay nothing more (the most a price can ask of
-                    # them): states above it share a key, ranked by their wealth kept
-                    tokens = conv + c * per_card
-                    nkey = (v, tokens if clamp is None else min(tokens, clamp), kc, nflag)
-                    kv, kh = kept_value + f[j] + c * per_card * self.tv, held + j
-                    old = new.get(nkey)
-                    # more value kept, then more cards kept (fewer turned in): the order `best`
-                    # ranks payments by; between equals the first found (fewer of the earlier
-                    # commodities turned in)
-                    if old is None or (kv, kh) > (old[0], old[1]):
-                        new[nkey] = (kv, kh, (key, (k, c, role)))
+            new = add(i, self._transitions(layers[-1], p, i, limit, binds, cap))
             if keep and self.rate:
                 new = self._pareto(new)
             layers.append(new)
         return layers
+
+    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap) -> Iterable[tuple]:
+        """Every move of commodity i (at position p of `order`) from every state of `layer` that
+        keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
+        at most `cap`: (state, entry, move, value turned in, cards kept)."""
+        for key, entry in self._open_states(layer, p):
+            for move in self._moves(i, key[3]):
+                kc = key[2] + move[5] if binds else 0
+                v = key[0] + move[3]
+                if kc <= limit and v <= cap:
+                    yield key, entry, move, v, kc
+
+    def _open_states(self, layer: dict, p: int) -> Iterable:
+        """The states of `layer` that commodity order[p] may extend: with a substitute card, a
+        donor given at a lower face can no longer find a set (faces ascend)."""
+        faces, order = self.faces, self.order
+        if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
+            return layer.items()
+        return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
+
+    def _paid_layer(self, i: int, transitions: Iterable[tuple]) -> dict:
+        """The next layer of what can be paid: only the most tokens matter (the tokens a later
+        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
+        held in the entry's first slot (the token dimension drops out)."""
+        per_card = self.rate * self.faces[i]
+        new: dict = {}
+        for key, entry, move, v, kc in transitions:
+            nkey = (v, 0, kc, move[4])
+            tokens = entry[0] + move[1] * per_card
+            got = new.get(nkey)
+            if got is None or tokens > got[0]:
+                new[nkey] = (tokens, 0, None)
+        return new
+
+    def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
+        """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
+        (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
+        share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
+        back-pointer."""
+        per_card = self.rate * self.faces[i]
+        worth, tv = self.values[i], self.tv
+        new: dict = {}
+        for key, entry, (k, c, role, _, flag, kept), v, kc in transitions:
+            nkey = (v, min(key[1] + c * per_card, clamp), kc, flag)
+            kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
+            old = new.get(nkey)
+            # more value kept, then more cards kept (fewer turned in): the order `best` ranks
+            # payments by; between equals the first found (fewer of the earlier commodities
+            # turned in)
+            if old is None or (kv, kh) > (old[0], old[1]):
+                new[nkey] = (kv, kh, (key, (k, c, role, kept)))
+        return new
 
     @staticmethod
     def _pareto(layer: dict) -> dict:
@@ -380,7 +432,7 @@ class PaymentTable:
         if got is None:
             got = {}
             for (v, _, _, flag), (conv, _, _) in self._layers(limit)[-1].items():
-                if flag is None or flag == _DONE:
+                if _complete(flag):
                     got[v] = max(got.get(v, 0), conv)
             self._conv[limit] = got
         return got
@@ -405,35 +457,37 @@ class PaymentTable:
         conv = self._final(limit)
         return max(v + (self.treasury + c) * self.tv for v, c in conv.items())
 
-    def spent(self, price, limit: int):
-        """The least that can be handed over for `price` (None if unaffordable)."""
-        key = (price, limit)
-        if key in self._spent:
-            return self._spent[key]
+    def _least_spent(self, price, limit: int):
+        """The least that can be handed over for `price` (None if unaffordable): a card value
+        alone at or above it, or one below it topped up with treasury."""
         levels = self.levels(limit)
-        best = None
         i = bisect.bisect_left(levels, price)
-        if i < len(levels):
-            best = levels[i]  # cards alone, no treasury
         if self.rate:
-            # converted tokens depend on the cards turned in: every value below the price
-            conv = self._final(limit)
-            for v in levels[:i]:
-                t = self.tokens_for(price, v)
-                if t <= self.treasury + conv[v]:
-                    paid = v + t * self.tv
-                    best = paid if best is None else min(best, paid)
-            self._spent[key] = best
-            return best
+            topped = self._topped_up_converted(price, limit, levels[:i])
+        else:
+            topped = self._topped_up(price, levels, i)
+        return min(levels[i:i + 1] + topped, default=None)
+
+    def _topped_up(self, price, levels: list, i: int) -> list:
+        """The least handed over for `price` by card values below it (levels[:i]) topped up with
+        whole tokens, never more than needed (empty when the treasury cannot make up any)."""
         j = bisect.bisect_left(levels, price - self.treasury * self.tv)
-        if j < i:
-            if self.tv == 1:
-                best = price
-            else:
-                over = min((v - price) % self.tv for v in levels[j:i])
-                best = price + over if best is None else min(best, price + over)
-        self._spent[key] = best
-        return best
+        if j >= i:
+            return []
+        if self.tv == 1:
+            return [price]
+        return [price + min((v - price) % self.tv for v in levels[j:i])]
+
+    def _topped_up_converted(self, price, limit: int, below: list) -> list:
+        """What the card values `below` the price hand over topped up with tokens when cards may
+        first be turned into tokens (the tokens they give depend on the cards turned in)."""
+        conv = self._final(limit)
+        paid = []
+        for v in below:
+            t = self.tokens_for(price, v)
+            if t <= self.treasury + conv[v]:
+                paid.append(v + t * self.tv)
+        return paid
 
     def tokens_for(self, price, card_value) -> int:
         """Treasury tokens needed on top of `card_value`: exactly enough, never more."""
@@ -453,54 +507,58 @@ class PaymentTable:
         layers = self._layers(limit, cap=least, keep=True, clamp=clamp)
         _, value, t, wealth, moves = self._choose(layers, price, least)
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
-        kept = wealth - conv * self.tv
-        given = {n: m[0] for n, m in zip(self.names, moves) if m[0]}
-        converted = {n: m[1] for n, m in zip(self.names, moves) if m[1]}
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
-        substitute = {"set": roles["set"], "card": roles["donor"]} if roles else None
-        left = {n: c - m[0] - m[1] - (m[2] == "donor") for n, c, m in zip(self.names, self.counts, moves)}
-        left = {n: k for n, k in left.items() if k}
-        return Payment(price=price, cards=given, card_value=value, treasury=t, treasury_value=self.tv,
-                       paid=value + t * self.tv, overpayment=value + t * self.tv - price, kept=left,
-                       kept_value=kept, kept_cards=sum(left.values()), hand_limit=limit,
-                       treasury_left=self.treasury + conv - t, converted=converted, converted_treasury=conv,
-                       substitute=substitute)
+        left = self._per_commodity(moves, 3)
+        return Payment(price=price, cards=self._per_commodity(moves, 0), card_value=value, treasury=t,
+                       treasury_value=self.tv, paid=value + t * self.tv, overpayment=value + t * self.tv - price,
+                       kept=left, kept_value=wealth - conv * self.tv, kept_cards=sum(left.values()),
+                       hand_limit=limit, treasury_left=self.treasury + conv - t,
+                       converted=self._per_commodity(moves, 1), converted_treasury=conv,
+                       substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+
+    def _per_commodity(self, moves: tuple, part: int) -> dict:
+        """Commodity -> one part of its move (cards turned in, converted or kept), where not 0."""
+        return {n: m[part] for n, m in zip(self.names, moves) if m[part]}
 
     def _choose(self, layers: list[dict], price, least) -> tuple:
         """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
         wealth kept, moves in the names' order) of the best by the order `best` documents."""
         choice = None
         for key, (wealth, held, _) in layers[-1].items():
-            value, conv, _, flag = key
-            if flag is not None and flag != _DONE:
-                continue
-            t = self.tokens_for(price, value)
-            if t > self.treasury + conv or value + t * self.tv != least:
+            t = self._tokens_paying(key, price, least)
+            if t is None:
                 continue
             rank = (-(wealth + (self.treasury - t) * self.tv), -held)
             if choice is not None and rank > choice[0][:2]:
                 continue
             moves = self._turned_in(layers, key)
-            # back in the names' (alphabetical) order
-            by_name = [None] * len(moves)
-            for i, move in zip(self.order, moves):
-                by_name[i] = move
-            moves = tuple(by_name)
-            rank += (tuple(m[0] for m in moves), tuple(m[1] for m in moves),
-                     tuple(m[2] or "" for m in moves))
+            rank += _tie_break(moves)
             if choice is None or rank < choice[0]:
-                choice = (rank, value, t, wealth, moves)
+                choice = (rank, key[0], t, wealth, moves)
         return choice
 
-    @staticmethod
-    def _turned_in(layers: list[dict], key) -> tuple:
+    def _tokens_paying(self, key: tuple, price, least) -> int | None:
+        """The tokens with which the final state `key` pays exactly `least` for `price` (None: it
+        cannot, or it leaves a substitution unmatched)."""
+        value, conv, _, flag = key
+        t = self.tokens_for(price, value)
+        if not _complete(flag) or t > self.treasury + conv or value + t * self.tv != least:
+            return None
+        return t
+
+    def _turned_in(self, layers: list[dict], key) -> tuple:
         """Follow the back-pointers from a final state: each commodity's move (cards turned in,
-        cards converted, substitution role)."""
-        moves = []
-        for layer in reversed(layers[1:]):
-            _, _, (key, move) = layer[key]
-            moves.append(move)
-        return tuple(reversed(moves))
+        cards converted, substitution role, cards kept), in the names' (alphabetical) order."""
+        moves: list = [None] * len(self.names)
+        for p in range(len(self.order) - 1, -1, -1):
+            key, moves[self.order[p]] = layers[p + 1][key][2]
+        return tuple(moves)
+
+
+def _tie_break(moves: tuple) -> tuple:
+    """Between equally good payments: the fewest of the alphabetically first commodities turned
+    in, then converted, then substituted."""
+    return (tuple(m[0] for m in moves), tuple(m[1] for m in moves), tuple(m[2] or "" for m in moves))
 
 
 def hand_report(module, cards: dict[str, int], state=None) -> dict:
@@ -569,13 +627,19 @@ def _by_ratio(obj: dict, eff: dict, order: dict, x: str, y: str) -> int:
     """The branch and bound's order: objective per effective price, highest first (exact:
     cross-multiplied); free ones first, those worth nothing last; rulebook order between equals."""
     vx, bx, vy, by = obj[x], max(0, eff[x]), obj[y], max(0, eff[y])
-    cx = 2 if vx <= 0 else (0 if bx == 0 else 1)
-    cy = 2 if vy <= 0 else (0 if by == 0 else 1)
+    cx, cy = _ratio_class(vx, bx), _ratio_class(vy, by)
     if cx != cy:
         return cx - cy
     if cx == 1 and vx * by != vy * bx:
         return -1 if vx * by > vy * bx else 1
     return order[x] - order[y]
+
+
+def _ratio_class(value, price) -> int:
+    """0: free and worth something, 1: worth something for a price, 2: worth nothing."""
+    if value <= 0:
+        return 2
+    return 0 if price == 0 else 1
 
 
 class _SearchStopped(Exception):
@@ -611,6 +675,7 @@ class PurchaseProblem:
         self.objective = obj
         self.extra = dict(facts.get("credits") or {})
         self.order = {n: i for i, n in enumerate(module.ADVANCES)}
+        self._machines: dict[tuple, Any] = {}  # machine_for's, by the same-turn advances bought
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -629,25 +694,31 @@ class PurchaseProblem:
         if among is not None:
             among = canonical_names(module, "advance", list(among), "among")
         self.excluded: list[dict] = []
-        cands: list[str] = []
+        self.candidates: list[str] = []
         for name, adv in module.ADVANCES.items():
-            if name in self.held or (among is not None and name not in among):
-                continue
-            why = self._why_not_candidate(name, adv, avoid)
-            if why:
-                self.excluded.append({"advance": name, "why": why})
-            else:
-                cands.append(name)
+            if name not in self.held and (among is None or name in among):
+                self._consider(name, adv, avoid)
+        self.card_limit = module.CONSTS.get("card_limit")
+        self.max_new = None if self.card_limit is None else max(0, self.card_limit - len(self.holds))
+        self._check_want(want)
+
+    def _consider(self, name: str, adv: dict, avoid: set) -> None:
+        """`name` becomes a candidate, or an excluded advance with the reason."""
+        why = self._why_not_candidate(name, adv, avoid)
+        if why:
+            self.excluded.append({"advance": name, "why": why})
+        else:
+            self.candidates.append(name)
+
+    def _check_want(self, want: list[str]) -> None:
+        """Every wanted advance can be bought, and together they leave room in the card limit."""
         for w in want:
             if w in self.held:
                 raise StateError(f"--want: {w} is already held")
-            if w not in cands:
+            if w not in self.candidates:
                 why = next((e["why"] for e in self.excluded if e["advance"] == w), "not a candidate")
                 raise StateError(f"--want: {w} cannot be bought: {why}")
-        self.candidates = cands
         self.want = tuple(sorted(set(want), key=self.order.get))
-        self.card_limit = module.CONSTS.get("card_limit")
-        self.max_new = None if self.card_limit is None else max(0, self.card_limit - len(self.holds))
         if self.max_new is not None and len(self.want) > self.max_new:
             raise StateError(f"--want: {len(self.want)} advances, but the card limit ({self.card_limit}) "
                              f"leaves room for {self.max_new}")
@@ -670,75 +741,71 @@ class PurchaseProblem:
         alone stays a lower bound, since together it can only get fewer credits)."""
         module, cands = self.module, self.candidates
         self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
-        special_turn = [n for n in cands if self.single_use
-                        or any(_abilities(module, n, k) for k in SAME_TURN_ABILITIES)]
-        plain = [n for n in cands if n not in special_turn]
-        self.base: dict[str, Any] = {}
-        if plain:
-            for row in runtime.prices(module, self.holds, plain, self.extra)["items"]:
-                self.base[row["advance"]] = max(0, row["price"])
-        for n in special_turn:
-            self.base[n] = max(0, runtime.prices(module, self.holds, [n], self.extra)["items"][0]["price"])
+        special_turn = [n for n in cands if self.single_use or self._has_same_turn_ability(n)]
+        self.base = self._base_prices(special_turn)
         self.treasury_value = runtime.prices(module, self.holds, [], self.extra)["treasury_value"]
         self.same_turn = frozenset(special_turn)
         self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
-        self.frees = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "free_advance")]
-                      for n in special_turn}
-        self.alls = {n: [(a["group"], a["cost_below"]) for a in _abilities(module, n, "acquire_all")]
-                     for n in special_turn}
+        self.frees = self._group_abilities(special_turn, "free_advance")
+        self.alls = self._group_abilities(special_turn, "acquire_all")
+
+    def _has_same_turn_ability(self, name: str) -> bool:
+        return any(_abilities(self.module, name, k) for k in SAME_TURN_ABILITIES)
+
+    def _base_prices(self, special_turn: list[str]) -> dict[str, Any]:
+        """Each candidate's price after credits, before the same-turn abilities of the others:
+        those without such an ability priced together, those with one each alone."""
+        module, holds, extra = self.module, self.holds, self.extra
+        plain = [n for n in self.candidates if n not in special_turn]
+        base: dict[str, Any] = {row["advance"]: max(0, row["price"])
+                                for row in runtime.prices(module, holds, plain, extra)["items"]}
+        for n in special_turn:
+            base[n] = max(0, runtime.prices(module, holds, [n], extra)["items"][0]["price"])
+        return base
+
+    def _group_abilities(self, advances: list[str], kind: str) -> dict[str, list[tuple]]:
+        """For each of `advances`, its abilities of `kind` (free_advance, acquire_all) as (group,
+        cost limit)."""
+        return {n: [(a["group"], a["cost_below"]) for a in _abilities(self.module, n, kind)] for n in advances}
 
     def _payment_table(self, payments: dict | None) -> "PaymentTable":
         """The payment table of this hand under the abilities of advances held before the
         purchase (an advance bought takes effect only once the transaction completes, Mega
         Civilization phase 12), shared through `payments` between problems that agree on them."""
         module = self.module
-        rate = max([a["rate"] for h in self.holds for a in _abilities(module, h, "card_treasury")] or [0])
+        rate = max([a["rate"] for h in self.holds for a in _abilities(module, h, "card_treasury")], default=0)
         substitute = any(_abilities(module, h, "substitute_card") for h in self.holds)
+        payments = {} if payments is None else payments
         key = (self.treasury_value, rate, substitute)
-        if payments is not None and key in payments:
-            return payments[key]
-        table = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
-                             runtime.PlayerState(module, self.holds, self.facts), rate, substitute)
-        if payments is not None:
-            payments[key] = table
-        return table
+        if key not in payments:
+            payments[key] = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
+                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute)
+        return payments[key]
 
     # -- exact prices ------------------------------------------------------------------------
 
     def exact_price(self, names) -> Any:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
-        runtime.prices applies them (rulebook order; the dearest eligible other advance)."""
+        runtime.prices applies them (SameTurnMachine: visited from the dearest down), or under
+        the strict single-use credit variant runtime.prices itself."""
         names = sorted(names, key=self.order.get)
         if self.single_use:
             return runtime.prices(self.module, self.holds, names, self.extra)["total"]
-        if not any(n in self.same_turn for n in names):
-            return sum(self.base[n] for n in names)
-        rows = [[n, self.base[n]] for n in names]
-        for name in names:  # acquired automatically with another advance bought (runtime.prices: first)
-            for group, below in self.alls.get(name, ()):
-                for r in rows:
-                    if r[0] != name and self._in_group(r[0], group, below):
-                        r[1] = 0
-        for row in rows:
-            name = row[0]
-            for amount in self.discounts.get(name, ()):
-                self._land(rows, name, lambda r: True, lambda price: price - amount)
-            for group, below in self.frees.get(name, ()):
-                self._land(rows, name, lambda r: self._in_group(r[0], group, below), lambda price: 0)
-        return sum(max(0, r[1]) for r in rows)
+        machine = self.machine_for(tuple(n for n in names if n in self.same_turn))
+        state, price = machine.start, 0
+        for name in sorted(names, key=lambda n: (machine.base[n], n), reverse=True):
+            state, delta = machine.step(state, name)
+            price += delta
+        return price + machine.finish(state)
 
     def _in_group(self, name: str, group: str, below) -> bool:
         adv = self.module.ADVANCES[name]
         return group in adv["groups"] and adv["cost"] < below
 
-    @staticmethod
-    def _land(rows: list, card: str, eligible, effect) -> None:
-        """One same-turn ability of `card`: `effect` on the price of the dearest eligible other
-        row whose price is above 0 (by price, then name), if any."""
-        others = [r for r in rows if r[0] != card and r[1] > 0 and eligible(r)]
-        if others:
-            target = max(others, key=lambda r: (r[1], r[0]))
-            target[1] = effect(target[1])
+    def _group_members(self, pool: Iterable[str], card: str, group: str, below) -> list[str]:
+        """The advances of `pool` other than `card` in `group` with a printed cost below `below`:
+        those a free advance or an acquire_all of `card` may take."""
+        return [n for n in pool if n != card and self._in_group(n, group, below)]
 
     def hand_limit(self, names) -> int:
         return self.limit0 + sum(_hand_delta(self.module, n) for n in names)
@@ -779,16 +846,13 @@ class PurchaseProblem:
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
-        a discount at most its amount, a free advance at most the dearest eligible price."""
-        module = self.module
+        a discount at most its amount, a free advance at most the dearest eligible price, an
+        acquire_all every eligible price (each becomes free)."""
         total = sum(self.discounts.get(name, ()))
         for group, below in self.frees.get(name, ()):
-            eligible = [self.base[c] for c in self.candidates if c != name
-                        and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below]
-            total += max(eligible, default=0)
-        for group, below in self.alls.get(name, ()):  # every eligible one becomes free
-            total += sum(self.base[c] for c in self.candidates if c != name
-                         and group in module.ADVANCES[c]["groups"] and module.ADVANCES[c]["cost"] < below)
+            total += max([self.base[c] for c in self._group_members(self.candidates, name, group, below)], default=0)
+        for group, below in self.alls.get(name, ()):
+            total += sum(self.base[c] for c in self._group_members(self.candidates, name, group, below))
         return total
 
     def _prepare(self) -> None:
@@ -799,28 +863,35 @@ class PurchaseProblem:
         most). The search visits advances by objective per effective price, so the
         fractional-knapsack bound of the undecided advances is a prefix found by bisection.
         """
-        obj = self.objective.values
-        module = self.module
+        # an advance without a same-turn ability has nothing to take off
+        self.eff = eff = {n: self.base[n] - self._max_reduction(n) for n in self.candidates}
         pool = [n for n in self.candidates if n not in self.want]
-        eff = {n: self.base[n] - (self._max_reduction(n) if n in self.same_turn else 0) for n in self.candidates}
-        self.eff = eff
-
-        self.items = sorted(pool, key=functools.cmp_to_key(functools.partial(_by_ratio, obj, eff, self.order)))
-        n_items = len(self.items)
-        self.b = [self.base[n] for n in self.items]
-        self.e = [eff[n] for n in self.items]
-        self.o = [obj[n] for n in self.items]
-        self.cub = [self._credit_bound(n) for n in self.items]
-        self.hd = [_hand_delta(module, n) for n in self.items]
-        self._sums(n_items)
-        self.int_objective = all(isinstance(v, int) for v in self.o)
-        # the wanted advances start every set: base price, effective price, objective, credit
-        # bound, hand-limit change, same-turn ability
-        self.start = (sum(self.base[w] for w in self.want), sum(eff[w] for w in self.want),
-                      self.objective.of(self.want), sum(max(0, self._credit_bound(w)) for w in self.want),
-                      sum(_hand_delta(module, w) for w in self.want), any(w in self.same_turn for w in self.want))
-        self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(module, w)) for w in self.want)
+        order = functools.partial(_by_ratio, self.objective.values, eff, self.order)
+        self.items = sorted(pool, key=functools.cmp_to_key(order))
+        self._columns()
+        self._sums(len(self.items))
+        self.start = self._wanted_start()
+        self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(self.module, w)) for w in self.want)
         self.budget_max = self.payments.budget(self.limit_max)
+
+    def _columns(self) -> None:
+        """What the walk reads of the advance at each position: base price, effective price,
+        objective, credit bound and hand-limit change."""
+        items, obj = self.items, self.objective.values
+        self.b = [self.base[n] for n in items]
+        self.e = [self.eff[n] for n in items]
+        self.o = [obj[n] for n in items]
+        self.cub = [self._credit_bound(n) for n in items]
+        self.hd = [_hand_delta(self.module, n) for n in items]
+        self.int_objective = all(isinstance(v, int) for v in self.o)
+
+    def _wanted_start(self) -> tuple:
+        """What the wanted advances, which start every set, bring: base price, effective price,
+        objective, credit bound, hand-limit change, and whether one has a same-turn ability."""
+        want = self.want
+        return (sum(self.base[w] for w in want), sum(self.eff[w] for w in want), self.objective.of(want),
+                sum(max(0, self._credit_bound(w)) for w in want), sum(_hand_delta(self.module, w) for w in want),
+                any(w in self.same_turn for w in want))
 
     def _sums(self, n_items: int) -> None:
         """Suffix sums over positions >= i: negative effective prices (they widen the budget),
@@ -965,50 +1036,49 @@ class PurchaseProblem:
         from .plan_search import Candidate
 
         got = getattr(self, "_search_candidates", None)
-        if got is not None:
-            return got
+        if got is None:
+            cands = set(self.candidates)
+            got = self._search_candidates = [
+                Candidate(n, self.order[n], self.base[n], self.objective.values[n], self._credit_bound(n),
+                          _hand_delta(self.module, n), self._links(n, cands)) for n in self.candidates]
+        return got
+
+    def _links(self, name: str, cands: set) -> dict:
+        """The specific credits between `name` and the other candidates, either way, summed."""
         advances = self.module.ADVANCES
-        cands = set(self.candidates)
-        out = []
-        for n in self.candidates:
-            links: dict = {}
-            for t, v in advances[n]["specific"].items():
-                if t in cands and t != n and v:
-                    links[t] = links.get(t, 0) + v
-            for o in self.candidates:
-                v = advances[o]["specific"].get(n, 0)
-                if o != n and v:
-                    links[o] = links.get(o, 0) + v
-            out.append(Candidate(n, self.order[n], self.base[n], self.objective.values[n], self._credit_bound(n),
-                                 _hand_delta(self.module, n), links))
-        self._search_candidates = out
-        return out
+        pairs = [(t, v) for t, v in advances[name]["specific"].items() if t in cands]
+        pairs += [(o, advances[o]["specific"].get(name, 0)) for o in self.candidates]
+        links: dict = {}
+        _add_up(links, [(t, v) for t, v in pairs if t != name and v])
+        return links
 
     def machine_for(self, bought: tuple):
         """runtime.prices' same-turn rule for a purchase that includes exactly the same-turn
         advances `bought` (rulebook order): advances they acquire automatically cost nothing
         (its `base`), then a discount lands on any other advance, a free advance on one of its
-        group below its cost limit."""
-        from .plan_search import SameTurnMachine
+        group below its cost limit. One machine per `bought`, kept with what it has learnt."""
+        got = self._machines.get(bought)
+        if got is None:
+            from .plan_search import SameTurnMachine
 
-        advances = self.module.ADVANCES
-        pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
-        # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
-        # applies it first, so the other abilities never land on it
-        base = dict(self.base)
-        for card in bought:
-            for group, below in self.alls.get(card, ()):
-                for n in pool:
-                    if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below:
-                        base[n] = 0
-        abilities = []
-        for card in bought:
-            for amount in self.discounts.get(card, ()):
-                abilities.append((card, "discount", amount, frozenset(n for n in pool if n != card)))
-            for group, below in self.frees.get(card, ()):
-                abilities.append((card, "free_advance", None, frozenset(
-                    n for n in pool if n != card and group in advances[n]["groups"] and advances[n]["cost"] < below)))
-        return SameTurnMachine(abilities, base)
+            pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
+            # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
+            # applies it first, so the other abilities never land on it
+            base = dict(self.base)
+            for card in bought:
+                for group, below in self.alls.get(card, ()):
+                    base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
+            abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
+            got = self._machines[bought] = SameTurnMachine(abilities, base)
+        return got
+
+    def _same_turn_abilities(self, card: str, pool: list[str]) -> list[tuple]:
+        """`card`'s discounts, then its free advances, as the machine reads them: (card, kind,
+        amount, the advances of `pool` it may land on)."""
+        others = frozenset(n for n in pool if n != card)
+        return ([(card, "discount", amount, others) for amount in self.discounts.get(card, ())]
+                + [(card, "free_advance", None, frozenset(self._group_members(pool, card, group, below)))
+                   for group, below in self.frees.get(card, ())])
 
     def _branch_and_bound(self, top: int, cap: int | None) -> tuple[list[Choice] | None, Any]:
         """The `top` best sets by depth-first branch and bound (see docs/planner.md), or None
@@ -1097,18 +1167,6 @@ class PurchaseProblem:
             raise RuntimeError(f"planner bug: {', '.join(choice.buys)} priced {choice.price} by the search "
                                f"but {priced['total']} by runtime.prices")
         payment = self.payments.best(choice.price, choice.hand_limit)
-        groups: dict[str, int] = {}
-        specific: dict[str, int] = {}
-        free = 0
-        owned = self.held | set(choice.buys)
-        for n in choice.buys:
-            adv = self.module.ADVANCES[n]
-            for g, v in adv["credits"].items():
-                groups[g] = groups.get(g, 0) + v
-            for t, v in adv["specific"].items():
-                if t not in owned:
-                    specific[t] = specific.get(t, 0) + v
-            free += sum(a["amount"] for a in _abilities(self.module, n, "free_credits"))
         out = {
             "buy": list(choice.buys),
             "objective": runtime.number(choice.objective),
@@ -1116,23 +1174,44 @@ class PurchaseProblem:
             "total": choice.price,
             "spent": runtime.number(choice.spent),
             "payment": payment.to_dict() if payment else None,
-            "credit_gained": {"groups": groups, "specific": specific, "free_credit_points": free,
-                              "total": runtime.number(choice.credit)},
+            "credit_gained": {**self._credit_gained(choice.buys), "total": runtime.number(choice.credit)},
             "hand_limit": choice.hand_limit,
         }
-        if rank is not None:
-            out = {"rank": rank, **out}
-        return out
+        return out if rank is None else {"rank": rank, **out}
 
+    def _credit_gained(self, buys) -> dict:
+        """The credit the advances bought give for later turns: group credits, specific credits to
+        advances still not owned, free credit points."""
+        groups: dict[str, int] = {}
+        specific: dict[str, int] = {}
+        owned = self.held | set(buys)
+        for n in buys:
+            adv = self.module.ADVANCES[n]
+            _add_up(groups, adv["credits"].items())
+            _add_up(specific, [(t, v) for t, v in adv["specific"].items() if t not in owned])
+        free = sum(a["amount"] for n in buys for a in _abilities(self.module, n, "free_credits"))
+        return {"groups": groups, "specific": specific, "free_credit_points": free}
+
+
+def _add_up(totals: dict, pairs: Iterable[tuple]) -> None:
+    """Add each (key, amount) to `totals`."""
+    for key, amount in pairs:
+        totals[key] = totals.get(key, 0) + amount
 
 # --- the planner's answer -------------------------------------------------------------------
 
 def _notes(problem: PurchaseProblem) -> list[str]:
-    module = problem.module
+    """What the plan assumes or leaves unchecked: the limits, the payment's abilities held, the
+    rulebook's supply and prerequisites."""
     notes = []
-    if problem.card_limit is not None:
-        if len(problem.holds) > problem.card_limit:
-            notes.append(f"the state holds {len(problem.holds)} advances, more than the card limit")
+    if problem.card_limit is not None and len(problem.holds) > problem.card_limit:
+        notes.append(f"the state holds {len(problem.holds)} advances, more than the card limit")
+    return notes + _payment_notes(problem) + _rulebook_notes(problem.module)
+
+
+def _payment_notes(problem: PurchaseProblem) -> list[str]:
+    """How the advances held change the payment: token value, cards into treasury, a substitute."""
+    notes = []
     if problem.treasury_value != 1:
         notes.append(f"treasury counts {problem.treasury_value} per token (an advance held); it may exceed "
                      f"the price by at most {problem.treasury_value - 1}")
@@ -1143,6 +1222,12 @@ def _notes(problem: PurchaseProblem) -> list[str]:
     if problem.payments.substitute:
         notes.append("one card of at least the same face value may complete an incomplete set "
                      "(substitute_card, an advance held)")
+    return notes
+
+
+def _rulebook_notes(module) -> list[str]:
+    """The rulebook's rules the plan does not check (supply) or reads strictly (prerequisites)."""
+    notes = []
     if any(a["supply"] for a in module.ADVANCES.values()):
         notes.append("supply (cards of each advance in the box) is not checked: the state does not say "
                      "what other players hold")
@@ -1252,34 +1337,7 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     label = problem.objective.label
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
-    others = []
-    budget = runtime.number(problem.budget_max)
-    for name in problem.candidates:
-        if name in best.buys:
-            continue
-        entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
-                 "price": problem.base[name]}
-        # the first of the ranked plans that includes it is the best purchase with it (every
-        # plan ranked above that one is listed and leaves it out): no search needed then
-        listed = next((c for c in choices if name in c.buys), None)
-        if listed is not None:
-            got = [listed]
-        elif problem.max_new is None or len(problem.want) < problem.max_new:
-            got = problem.with_want(name).search(top=1)
-        else:
-            got = []
-        if not got:
-            if problem.eff[name] > problem.budget_max:
-                entry["why_not"] = f"costs {problem.base[name]} after credits; the budget is {budget}"
-            else:
-                entry["why_not"] = (f"costs {problem.base[name]} after credits; no purchase that includes it "
-                                    f"(and every --want) fits the budget of {budget} and the card limit")
-        else:
-            c = got[0]
-            entry["best_with_it"] = list(c.buys)
-            entry["rank_key"] = c.key
-            entry["why_not"] = f"the best purchase with it ({', '.join(c.buys)}) gives " + _compare(best, c, label)
-        others.append(entry)
+    others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
     # near misses first (the best purchases with them, best first), then the unaffordable ones
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
@@ -1289,6 +1347,43 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     return {"runners_up": runners, "advances_not_bought": near + far}
 
 
+def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
+    """An advance the plan leaves out: the best purchase that includes it and why the plan beats
+    it (with its ranking key, for the order), or why no purchase with it fits."""
+    entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
+             "price": problem.base[name]}
+    got = _best_with(problem, choices, name)
+    if got is None:
+        entry["why_not"] = _unaffordable(problem, name)
+        return entry
+    entry["best_with_it"] = list(got.buys)
+    entry["rank_key"] = got.key
+    entry["why_not"] = (f"the best purchase with it ({', '.join(got.buys)}) gives "
+                        + _compare(choices[0], got, problem.objective.label))
+    return entry
+
+
+def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Choice | None:
+    """The best purchase that includes `name`: the first of the ranked plans that does (every plan
+    ranked above it is listed and leaves it out: no search needed then), else a search that
+    wants it too where the card limit leaves room; None when no purchase with it fits."""
+    listed = next((c for c in choices if name in c.buys), None)
+    if listed is not None:
+        return listed
+    if problem.max_new is not None and len(problem.want) >= problem.max_new:
+        return None
+    got = problem.with_want(name).search(top=1)
+    return got[0] if got else None
+
+
+def _unaffordable(problem: PurchaseProblem, name: str) -> str:
+    """Why no purchase that includes `name` fits."""
+    budget = runtime.number(problem.budget_max)
+    if problem.eff[name] > problem.budget_max:
+        return f"costs {problem.base[name]} after credits; the budget is {budget}"
+    return (f"costs {problem.base[name]} after credits; no purchase that includes it "
+            f"(and every --want) fits the budget of {budget} and the card limit")
+
 # --- text output ----------------------------------------------------------------------------
 
 def _cards_text(cards: dict) -> str:
@@ -1296,70 +1391,91 @@ def _cards_text(cards: dict) -> str:
 
 
 def _plan_lines(p: dict, label: str, indent: str = "") -> list[str]:
-    lines = []
-    if not p["buy"]:
-        lines.append(f"{indent}buy nothing")
-    else:
-        lines.append(f"{indent}buy {', '.join(p['buy'])}: {p['objective']} {label}, total price {p['total']}")
-        width = max(len(r["advance"]) for r in p["items"])
-        for row in p["items"]:
-            credits = "; ".join(f"-{c['amount']} {c['from']}" for c in row["credits"])
-            lines.append(f"{indent}  {row['advance']:<{width}}  {row['price']:>4}  (printed {row['printed']}"
-                         f"{'; ' + credits if credits else ''})")
-    pay = p["payment"]
-    if pay:
-        parts = []
-        sub = pay.get("substitute")
-        if pay["cards"]:
-            extra = f" + 1 {sub['card']} as {sub['set']} (substitute card)" if sub else ""
-            parts.append(f"{_cards_text(pay['cards'])}{extra} (worth {pay['card_value']})")
-        if pay["treasury"]:
-            each = f" x {pay['treasury_value']}" if pay["treasury_value"] != 1 else ""
-            parts.append(f"{pay['treasury']} treasury{each}")
-        paid = " + ".join(parts) or "nothing"
-        if pay.get("converted"):
-            lines.append(f"{indent}first turn {_cards_text(pay['converted'])} into "
-                         f"{pay['converted_treasury']} treasury")
-        lines.append(f"{indent}pay {paid} = {pay['paid']}; overpayment {pay['overpayment']}")
-        lines.append(f"{indent}keep {_cards_text(pay['kept'])} ({pay['kept_cards']} of at most {pay['hand_limit']} "
-                     f"cards, worth {pay['kept_value']}) and {pay['treasury_left']} treasury")
-    cg = p["credit_gained"]
+    lines = _buy_lines(p, label, indent)
+    if p["payment"]:
+        lines += _payment_lines(p["payment"], indent)
     if p["buy"]:
-        bits = [f"{g} {v}" for g, v in cg["groups"].items() if v]
-        bits += [f"{t} {v}" for t, v in cg["specific"].items()]
-        if cg["free_credit_points"]:
-            bits.append(f"{cg['free_credit_points']} free credit points")
-        lines.append(f"{indent}credit for next turn: {', '.join(bits) or 'none'} (total {cg['total']})")
+        lines.append(_credit_line(p["credit_gained"], indent))
     return lines
+
+
+def _buy_lines(p: dict, label: str, indent: str) -> list[str]:
+    """What to buy, each advance's price and the credits that lowered it."""
+    if not p["buy"]:
+        return [f"{indent}buy nothing"]
+    lines = [f"{indent}buy {', '.join(p['buy'])}: {p['objective']} {label}, total price {p['total']}"]
+    width = max(len(r["advance"]) for r in p["items"])
+    for row in p["items"]:
+        credits = "".join(f"; -{c['amount']} {c['from']}" for c in row["credits"])
+        lines.append(f"{indent}  {row['advance']:<{width}}  {row['price']:>4}  (printed {row['printed']}{credits})")
+    return lines
+
+
+def _payment_lines(pay: dict, indent: str) -> list[str]:
+    """How to pay: cards turned into treasury first, what is handed over, what is kept."""
+    lines = []
+    if pay.get("converted"):
+        lines.append(f"{indent}first turn {_cards_text(pay['converted'])} into {pay['converted_treasury']} treasury")
+    lines.append(f"{indent}pay {_paid_text(pay)} = {pay['paid']}; overpayment {pay['overpayment']}")
+    lines.append(f"{indent}keep {_cards_text(pay['kept'])} ({pay['kept_cards']} of at most {pay['hand_limit']} "
+                 f"cards, worth {pay['kept_value']}) and {pay['treasury_left']} treasury")
+    return lines
+
+
+def _paid_text(pay: dict) -> str:
+    """The cards (with a substitute card) and treasury tokens handed over."""
+    parts = []
+    sub = pay.get("substitute")
+    if pay["cards"]:
+        extra = f" + 1 {sub['card']} as {sub['set']} (substitute card)" if sub else ""
+        parts.append(f"{_cards_text(pay['cards'])}{extra} (worth {pay['card_value']})")
+    if pay["treasury"]:
+        each = f" x {pay['treasury_value']}" if pay["treasury_value"] != 1 else ""
+        parts.append(f"{pay['treasury']} treasury{each}")
+    return " + ".join(parts) or "nothing"
+
+
+def _credit_line(cg: dict, indent: str) -> str:
+    """The credit the purchase gives for next turn."""
+    bits = [f"{g} {v}" for g, v in cg["groups"].items() if v]
+    bits += [f"{t} {v}" for t, v in cg["specific"].items()]
+    if cg["free_credit_points"]:
+        bits.append(f"{cg['free_credit_points']} free credit points")
+    return f"{indent}credit for next turn: {', '.join(bits) or 'none'} (total {cg['total']})"
 
 
 def render(report: dict) -> str:
     label = report["objective"]["label"]
-    b = report["budget"]
     lines = [f"{report['edition']}: purchase plan maximising {report['objective']['name']}"]
+    lines += _budget_lines(report)
+    lines += [f"note: {note}" for note in report.get("notes", [])]
+    plans = report["plans"]
+    for p in plans:
+        lines.append(f"plan {p['rank']}:" if len(plans) > 1 else "plan:")
+        lines.extend(_plan_lines(p, label, "  "))
+    lines += _not_considered_lines(report["not_considered"])
+    lines.extend(_explain_lines(report.get("explain"), label))
+    lines.extend(_horizon_lines(report.get("horizon"), label))
+    return "\n".join(lines)
+
+
+def _budget_lines(report: dict) -> list[str]:
+    """The budget (the hand's sets and the treasury) and the hand and card limits."""
+    b = report["budget"]
     hand = b["hand"]
     sets = ", ".join(f"{s['commodity']} x{s['cards']} = {s['value']}" for s in hand["sets"]) or "no cards"
     tv = f" x {b['treasury_value']}" if b["treasury_value"] != 1 else ""
-    lines.append(f"budget {b['total']}: hand {hand['total']} ({sets}) + treasury {b['treasury']}{tv}")
     hl = report["hand_limit"]
     limit = f"hand limit {hl['limit']} ({hl['from']}, before this turn's advances)"
     if report["card_limit"] is not None:
         limit += f"; card limit {report['card_limit']} (room for {report['card_room']} more)"
-    lines.append(limit)
-    for note in report.get("notes", []):
-        lines.append(f"note: {note}")
-    plans = report["plans"]
-    for p in plans:
-        head = f"plan {p['rank']}:" if len(plans) > 1 else "plan:"
-        lines.append(head)
-        lines.extend(_plan_lines(p, label, "  "))
-    if report["not_considered"]:
-        lines.append("not considered:")
-        for e in report["not_considered"]:
-            lines.append(f"  {e['advance']}: {e['why']}")
-    lines.extend(_explain_lines(report.get("explain"), label))
-    lines.extend(_horizon_lines(report.get("horizon"), label))
-    return "\n".join(lines)
+    return [f"budget {b['total']}: hand {hand['total']} ({sets}) + treasury {b['treasury']}{tv}", limit]
+
+
+def _not_considered_lines(excluded: list[dict]) -> list[str]:
+    if not excluded:
+        return []
+    return ["not considered:"] + [f"  {e['advance']}: {e['why']}" for e in excluded]
 
 
 def _explain_lines(ex: dict | None, label: str) -> list[str]:
