@@ -598,19 +598,22 @@ def _info(module) -> dict:
     got = _INFO.get(id(module))
     if got is not None and got[0] is module:
         return got[1]
-    info = {}
-    for name, adv in module.ADVANCES.items():
-        by_kind: dict[str, list] = {}
-        for kind, args in adv["abilities"]:
-            by_kind.setdefault(kind, []).append(args)
-        info[name] = {
-            "abilities": by_kind,
-            "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
-            "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
-            "group_credit": sum(adv["credits"].values()),
-        }
+    info = {name: _advance_info(adv) for name, adv in module.ADVANCES.items()}
     _INFO[id(module)] = (module, info)
     return info
+
+
+def _advance_info(adv: dict) -> dict:
+    """One advance's abilities by kind, hand-limit change, free credit points and group credits."""
+    by_kind: dict[str, list] = {}
+    for kind, args in adv["abilities"]:
+        by_kind.setdefault(kind, []).append(args)
+    return {
+        "abilities": by_kind,
+        "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
+        "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
+        "group_credit": sum(adv["credits"].values()),
+    }
 
 
 def _abilities(module, name: str, kind: str) -> list[dict]:
@@ -1062,15 +1065,19 @@ class PurchaseProblem:
             from .plan_search import SameTurnMachine
 
             pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
-            # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
-            # applies it first, so the other abilities never land on it
-            base = dict(self.base)
-            for card in bought:
-                for group, below in self.alls.get(card, ()):
-                    base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
             abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
-            got = self._machines[bought] = SameTurnMachine(abilities, base)
+            got = self._machines[bought] = SameTurnMachine(abilities, self._acquired(bought, pool))
         return got
+
+    def _acquired(self, bought: tuple, pool: list[str]) -> dict:
+        """The base prices once the advances of `pool` that an advance bought acquires
+        automatically (acquire_all) cost nothing: runtime.prices applies that first, so the other
+        abilities never land on them."""
+        base = dict(self.base)
+        for card in bought:
+            for group, below in self.alls.get(card, ()):
+                base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
+        return base
 
     def _same_turn_abilities(self, card: str, pool: list[str]) -> list[tuple]:
         """`card`'s discounts, then its free advances, as the machine reads them: (card, kind,
@@ -1484,13 +1491,17 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     lines = ["why this plan:"]
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
-    # advances whose best purchase is one of the plans above need no second line
+    return lines + _not_bought_lines(ex, label)
+
+
+def _not_bought_lines(ex: dict, label: str, most: int = 8) -> list[str]:
+    """The advances left out, at most `most` of them; those whose best purchase is one of the
+    plans above need no second line."""
     shown = [r["buy"] for r in ex["runners_up"]]
     rest = [e for e in ex["advances_not_bought"] if e.get("best_with_it") not in shown]
-    for e in rest[:8]:
-        lines.append(f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}")
-    if len(rest) > 8:
-        lines.append(f"  ... and {len(rest) - 8} more advances (see --json)")
+    lines = [f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}" for e in rest[:most]]
+    if len(rest) > most:
+        lines.append(f"  ... and {len(rest) - most} more advances (see --json)")
     return lines
 
 
