@@ -281,12 +281,7 @@ class PaymentTable:
         self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
         self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
         self.total_cards = sum(self.counts)
-        # the programme's order: the names', or with Trade Empire ascending face then name (the
-        # substitution's face test becomes an order; ties between equally good payments are then
-        # met in that order)
-        self.order = list(range(len(self.names)))
-        if self.substitute:
-            self.order.sort(key=lambda i: (self.faces[i], self.names[i]))
+        self.order = self._programme_order()
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
@@ -294,6 +289,15 @@ class PaymentTable:
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
         self._moves = functools.cache(self._all_moves)
+
+    def _programme_order(self) -> list[int]:
+        """The programme's order of the commodities: the names', or with a substitute card
+        ascending face then name (the substitution's face test becomes an order; ties between
+        equally good payments are then met in that order)."""
+        order = list(range(len(self.names)))
+        if self.substitute:
+            order.sort(key=lambda i: (self.faces[i], self.names[i]))
+        return order
 
     def _set_values(self, name: str, n: int, face: int) -> list:
         """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
@@ -1345,13 +1349,19 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
     others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
-    # near misses first (the best purchases with them, best first), then the unaffordable ones
+    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others)}
+
+
+def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
+    """The advances left out, near misses first (the best purchases with them, best first, by
+    their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
+    rulebook order)."""
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
                  key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))
     for e in near:
         del e["rank_key"]
-    return {"runners_up": runners, "advances_not_bought": near + far}
+    return near + far
 
 
 def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
