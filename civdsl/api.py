@@ -197,6 +197,12 @@ def import_module_file(path: Path, name: str):
     return _import(Path(path), name)
 
 
+def _names_only(value, kind: type) -> bool:
+    """Whether a state's value is a list (or mapping) of names, as its shape should be; a value of
+    another shape is left for check_state to report."""
+    return isinstance(value, kind) and all(isinstance(x, str) for x in value)
+
+
 def _switch(value):
     """An option's value as given: `on`/`off`/`true`/`false` (any case) are true and false."""
     if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
@@ -270,13 +276,12 @@ class Rulebook:
         """A state's advances and cards by their own names (an unknown name is left for
         check_state, which names the closest); no `holds` key when it holds nothing."""
         from_state = facts.pop("holds", [])
-        if isinstance(from_state, list) and all(isinstance(h, str) for h in from_state):
+        if _names_only(from_state, list):
             from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
         if from_state:
             facts["holds"] = from_state
-        hand = facts.get("commodities")
-        if isinstance(hand, dict) and all(isinstance(c, str) for c in hand):
-            facts["commodities"] = self._canonical_hand(hand)
+        if _names_only(facts.get("commodities"), dict):
+            facts["commodities"] = self._canonical_hand(facts["commodities"])
         return facts
 
     def _canonical_hand(self, hand: dict) -> dict:
@@ -355,9 +360,7 @@ class Rulebook:
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         tracks = [track] if track else list(self.module.AST)
-        for t in tracks:
-            if t not in self.module.AST:
-                check_names([t], self.module.AST, "A.S.T. track", "--ast")
+        check_names(tracks, self.module.AST, "A.S.T. track", "--ast")
         out = []
         for t in tracks:
             st = self.state(holds, state)

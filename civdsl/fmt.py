@@ -143,19 +143,14 @@ class _Builder:
     def walk(self, node: lark.Tree, parts: list) -> None:
         """Flatten a node into `parts`; each `{ ... }` among its children becomes a Block whose
         entries are the statements between the braces."""
-        children = [c for c in node.children if c is not None]
-        i = 0
-        while i < len(children):
-            c = children[i]
+        children = iter([c for c in node.children if c is not None])
+        for c in children:
             if _is_token(c, "LBRACE"):
-                close = next(j for j in range(i + 1, len(children)) if _is_token(children[j], "RBRACE"))
-                parts.append(self.block(node, c, children[i + 1:close], children[close]))
-                i = close
+                parts.append(self.block(node, c, *_until_close(children)))
             elif isinstance(c, lark.Token):
                 parts.append(self.tok(c, node.data))
             else:
                 self.walk(c, parts)
-            i += 1
 
     def block(self, node: lark.Tree, opening, inner: list, closing) -> Block:
         open_tok = self.tok(opening, node.data)
@@ -169,6 +164,16 @@ class _Builder:
         return Block(open_tok, entries, self.tok(closing, node.data), listy)
 
 
+def _until_close(children) -> tuple[list, lark.Token]:
+    """The children after a `{` up to its `}` (braces nest only inside child trees), and the `}`."""
+    inner = []
+    for c in children:
+        if _is_token(c, "RBRACE"):
+            return inner, c
+        inner.append(c)
+    raise ValueError("a block without its `}`")  # the grammar never gives one
+
+
 def _is_token(c, type_: str) -> bool:
     return isinstance(c, lark.Token) and c.type == type_
 
@@ -178,23 +183,25 @@ def _attach(tokens: list[Tok], comments: list[lark.Token], eof: list[Comment]) -
     items: list[tuple[int, int, object]] = [(t.line, t.column, t) for t in tokens]
     items += [(c.line, c.column, Comment(c.value.rstrip(), c.line, c.column)) for c in comments]
     items.sort(key=lambda x: (x[0], x[1]))
-    prev_line = None
+    prev_line = items[0][0] if items else 0
     last_tok: Tok | None = None
     pending: list[Comment] = []
     for line, _col, obj in items:
-        blank = prev_line is not None and line - prev_line > 1
-        if isinstance(obj, Comment):
-            obj.blank_before = blank
-            if last_tok is not None and last_tok.line == line and not pending:
-                last_tok.trailing = obj
-            else:
-                pending.append(obj)
-        else:
-            obj.blank_before = blank
+        obj.blank_before = line - prev_line > 1
+        if isinstance(obj, Tok):
             obj.leading, pending = pending, []
             last_tok = obj
+        elif _ends_line_of(last_tok, line) and not pending:
+            last_tok.trailing = obj
+        else:
+            pending.append(obj)
         prev_line = line
     eof.extend(pending)
+
+
+def _ends_line_of(tok: Tok | None, line: int) -> bool:
+    """Whether a comment on `line` comes after `tok` on its line."""
+    return tok is not None and tok.line == line
 
 
 def _normalise_listy(stmt: Stmt) -> None:
@@ -231,18 +238,21 @@ def _keep_comments(comma: Tok, last: Tok, after: Tok) -> None:
 
 # --- writing ---------------------------------------------------------------------------------
 
+# No space before these tokens, and none after those.
+_TIGHT_BEFORE = frozenset({"RPAR", "COMMA", "COLON", "DOT", "RANGE"})
+_TIGHT_AFTER = frozenset({"LPAR", "DOT", "RANGE"})
+
+
 def _space(prev: Tok | None, cur: Tok) -> str:
-    if prev is None:
+    if prev is None or cur.type in _TIGHT_BEFORE or prev.type in _TIGHT_AFTER:
         return ""
-    if cur.type in ("RPAR", "COMMA", "COLON", "DOT", "RANGE"):
-        return ""
-    if prev.type in ("LPAR", "DOT", "RANGE") or prev.unary:
-        return ""
-    if cur.type == "LPAR" and prev.type == "NAME":
-        return ""
-    if cur.tight or prev.tight:
-        return ""
-    return " "
+    return "" if _glued(prev, cur) else " "
+
+
+def _glued(prev: Tok, cur: Tok) -> bool:
+    """Tokens written together: a unary minus and its operand, a keyword argument's `=` and what
+    is around it, a call's name and its `(`."""
+    return prev.unary or cur.tight or prev.tight or (cur.type == "LPAR" and prev.type == "NAME")
 
 
 def _has_comments_inside(stmt: Stmt) -> bool:
@@ -298,17 +308,17 @@ def _inline_block(b: Block) -> str | None:
         return None
     if not b.entries:
         return "{ }"
-    texts = []
-    for e in b.entries:
-        t = _inline(e)
-        if t is None:
-            return None
-        texts.append(t)
-    return "{ " + (", " if b.listy else " ").join(texts) + " }"
+    texts = [_inline(e) for e in b.entries]
+    return None if None in texts else "{ " + (", " if b.listy else " ").join(texts) + " }"
 
 
-def _multiline(stmt: Stmt) -> bool:
-    return any(isinstance(p, Block) for p in stmt.parts) and _inline(stmt) is None
+def _has_block(stmt: Stmt) -> bool:
+    return any(isinstance(p, Block) for p in stmt.parts)
+
+
+def _with_trailing(text: str, tok: Tok) -> str:
+    """A line's text, with the comment after `tok` (if any) at its end."""
+    return text + "  " + tok.trailing.text if tok.trailing is not None else text
 
 
 class _Writer:
@@ -351,12 +361,8 @@ class _Writer:
         pad = INDENT * level
         comma = "," if listy else ""
         text = _inline(stmt)
-        if text is not None and (len(pad + text + comma) <= WIDTH or not any(isinstance(p, Block) for p in stmt.parts)):
-            line = pad + text + comma
-            last = stmt.last()
-            if last.trailing is not None:
-                line += "  " + last.trailing.text
-            return [line]
+        if text is not None and (len(pad + text + comma) <= WIDTH or not _has_block(stmt)):
+            return [_with_trailing(pad + text + comma, stmt.last())]
         sub = _Writer()
         sub._stmt(stmt, level, comma)
         return sub.lines
@@ -381,10 +387,8 @@ class _Writer:
                 self.comments(t.leading, level + CONTINUATION, True)
             if cur is None:
                 cur, prev = cont, None
-            cur += _space(prev, t) + t.value + suffix
-            prev = t
+            cur, prev = _with_trailing(cur + _space(prev, t) + t.value + suffix, t), t
             if t.trailing is not None:
-                cur += "  " + t.trailing.text
                 flush()
 
         last_index = len(stmt.parts) - 1
@@ -397,9 +401,8 @@ class _Writer:
             flush()
             self.entries(p.entries, level + 1, listy=p.listy)
             self.comments(p.close.leading, level + 1, not p.entries)
-            cur, prev = pad + p.close.value + suffix, p.close
+            cur, prev = _with_trailing(pad + p.close.value + suffix, p.close), p.close
             if p.close.trailing is not None:
-                cur += "  " + p.close.trailing.text
                 flush()
         flush()
 

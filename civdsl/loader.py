@@ -167,18 +167,23 @@ def check_language(ast: syntax.RulebookAst, diags: Diagnostics) -> None:
                               f"{', '.join(map(str, LANGUAGE_VERSIONS))}", ast.language_span)
 
 
-def _parse(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
-    """Passes 1 and 2 on a file's text; a tree that came with no diagnostic is kept in _PARSED."""
-    before = len(diags.items)
+def parse_text(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
+    """Passes 1 and 2 on a file's text: its syntax tree, or None (reported)."""
     tree = parser.parse(text, display, diags)
     if tree is None:
         return None
     try:
-        ast = syntax.to_syntax(tree, display, diags)
+        return syntax.to_syntax(tree, display, diags)
     except RecursionError:
         diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
         return None
-    if len(diags.items) == before:
+
+
+def _parse(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
+    """`parse_text`, keeping a tree that came with no diagnostic in _PARSED."""
+    before = len(diags.items)
+    ast = parse_text(text, display, diags)
+    if ast is not None and len(diags.items) == before:
         if len(_PARSED) >= _PARSED_LIMIT:
             _PARSED.pop(next(iter(_PARSED)))
         _PARSED[(display, text)] = ast

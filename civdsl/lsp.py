@@ -209,6 +209,11 @@ class FileInfo:
         self.tokens = tokens if tokens is not None else tokenize(text)
         self.ast = ast  # None while the text does not parse
 
+    @classmethod
+    def of(cls, loaded: LoadedFile) -> "FileInfo":
+        """A base file of the chain, as loaded from disk."""
+        return cls(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
+
     # positions: (line, column) are 0-based here, columns in code points
     def offset(self, line: int, column: int) -> int:
         if line < 0:
@@ -359,14 +364,7 @@ class IncrementalParser:
         except RecursionError:
             pass
         self.stats["full"] += 1
-        tree = parser.parse(text, display, diags)
-        if tree is None:
-            return None
-        try:
-            return syntax.to_syntax(tree, display, diags)
-        except RecursionError:
-            diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
-            return None
+        return loader.parse_text(text, display, diags)
 
     @staticmethod
     def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
@@ -542,11 +540,9 @@ class Analysis:
         return self._symbols[at]
 
     def symbol_at(self, offset: int) -> Symbol | None:
-        best = None
-        for s in self.symbols(self.doc):
-            if s.start <= offset <= s.end and (best is None or s.start > best.start):
-                best = s
-        return best
+        """The innermost declaration or use of the open document at the offset."""
+        return max((s for s in self.symbols(self.doc) if s.start <= offset <= s.end), key=lambda s: s.start,
+                   default=None)
 
 
 @dataclass
@@ -574,6 +570,15 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[A
     index = Index((f.ast for f in chain), memo)
     validate(edition, diags, index)
     return edition, index
+
+
+def _stamp(path: Path, resolved: Path) -> tuple | None:
+    """What says a base file changed on disk (times, size, name); None when it cannot be read."""
+    try:
+        st = resolved.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, display_path(path)
 
 
 def _extended(toks: list[Tok]) -> Tok | None:
@@ -712,11 +717,7 @@ class Engine:
     def _parse_base(self, path: Path, diags: Diagnostics) -> LoadedFile | None:
         """`loader.parse_file`, cached until the file changes on disk."""
         resolved = path.resolve()
-        try:
-            st = resolved.stat()
-            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, display_path(path))
-        except OSError:
-            stamp = None
+        stamp = _stamp(path, resolved)
         hit = self._bases.get(resolved)
         if stamp is None or hit is None or hit[0] != stamp:
             d = Diagnostics()
@@ -733,13 +734,11 @@ class Engine:
     def _base_info(self, loaded: LoadedFile) -> FileInfo:
         resolved = loaded.path.resolve()
         hit = self._bases.get(resolved)
-        if hit is not None and hit[1] is loaded:
-            if hit[4] is None:
-                info = FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
-                self._bases[resolved] = hit[:4] + (info,)
-                return info
-            return hit[4]
-        return FileInfo(loaded.text, loaded.display, loaded.path, ast=loaded.ast)
+        if hit is None or hit[1] is not loaded:
+            return FileInfo.of(loaded)
+        if hit[4] is None:  # made once per parse of the base
+            hit = self._bases[resolved] = hit[:4] + (FileInfo.of(loaded),)
+        return hit[4]
 
     def invalidate_disk(self) -> None:
         """Forget cached bases (a file was saved or changed on disk)."""
@@ -828,12 +827,16 @@ def target_at(analysis: Analysis, offset: int) -> Target | None:
 
 def definitions(analysis: Analysis, target: Target) -> list[tuple[FileInfo, Symbol]]:
     """Where the thing is declared, the declaration in force first (the nearest file of the chain)."""
+    if target.kind == "edition" and target.symbol.role == "ref":
+        return _base_header(analysis)
     if target.kind == "edition":
-        if target.symbol.role == "ref":  # `extends X`: the base file's header (X may be a path)
-            return [(f, s) for f in analysis.bases[-1:] for s in analysis.symbols(f)
-                    if s.kind == "edition" and s.role == "def"]
         return [(analysis.doc, target.symbol)]
     return [analysis.located(r) for r in analysis.refs().declarations(target.kind, target.name, target.scope)]
+
+
+def _base_header(analysis: Analysis) -> list[tuple[FileInfo, Symbol]]:
+    """What `extends X` names: the header of the base file (X may be a path)."""
+    return [(f, s) for f in analysis.bases[-1:] for s in analysis.symbols(f) if s.kind == "edition" and s.role == "def"]
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
@@ -857,14 +860,18 @@ def rename_edits(analysis: Analysis, offset: int, new_name: str) -> list[tuple[F
     target = target_at(analysis, offset)
     if target is None or target.kind not in _STRING_NAMED | _WORD_NAMED:
         return None
-    if target.kind in _STRING_NAMED:
-        text = quote_string(new_name)
-    elif _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
-        text = new_name
-    else:
-        raise ValueError(f"`{new_name}` cannot name a {target.kind}: write a name of letters, digits and `_` "
-                         "that is no keyword")
+    text = _written(target.kind, new_name)
     return [(f, s.start, s.end, text) for f, s in references(analysis, target)]
+
+
+def _written(kind: str, new_name: str) -> str:
+    """A new name as a rulebook writes a name of this kind: quoted, or as it is when it is an
+    identifier and no keyword (ValueError otherwise)."""
+    if kind in _STRING_NAMED:
+        return quote_string(new_name)
+    if _IDENTIFIER.fullmatch(new_name) and new_name not in parser.keywords():
+        return new_name
+    raise ValueError(f"`{new_name}` cannot name a {kind}: write a name of letters, digits and `_` that is no keyword")
 
 
 def _where(f: FileInfo, s: Symbol) -> str:
@@ -1558,29 +1565,12 @@ def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
 # --- formatting
 
 
-def find_formatter() -> Callable[[str, str], str] | None:
-    """`civdsl.fmt`'s text formatter, if that module is installed."""
-    try:
-        from . import fmt  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    for name in ("format_text", "format_source", "format_string", "fmt_text", "format"):
-        fn = getattr(fmt, name, None)
-        if callable(fn):
-            return fn
-    return None
-
-
 def format_document(text: str, display: str) -> str | None:
-    """The formatted text, or None when it cannot be formatted (syntax errors, no formatter)."""
-    fn = find_formatter()
-    if fn is None:
-        return None
+    """The formatted text (`civdsl.fmt`), or None when it cannot be formatted."""
+    from . import fmt
+
     try:
-        try:
-            return fn(text, display)
-        except TypeError:
-            return fn(text)
+        return fmt.format_text(text, display)
     except Exception as exc:  # a file with syntax errors is left alone; diagnostics say why
         log.info("formatting %s failed: %s", display, exc)
         return None

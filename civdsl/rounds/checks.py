@@ -30,6 +30,10 @@ _NAME_KINDS = {"stat": "int", "track": "int", "flag": "bool", "threshold": "bool
 # declarations that are no value, and how they are used instead
 _HOW_TO_USE = {"table": "call it: `{0}(x)`", "dice pool": "roll it: `roll x = {0}`",
                "event table": "roll it: `roll x = {0}`"}
+# what each statement that changes a value does to it, in words
+_VERBS = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}
+# how to change a value of each kind that a statement cannot change
+_TARGET_HINTS = {"track": "move a track with `move`", "local name": "a `let` name is fixed; use a stat"}
 _MATH_ARITY = {"floor": 1, "ceil": 1, "sqrt": 1, "abs": 1, "min": 2, "max": 2}
 
 
@@ -46,18 +50,14 @@ def _join_all(kinds: list[str]) -> str:
     return out
 
 
+# the kind of a folded value, by its Python type (the first that matches: a bool is an int too)
+_VALUE_KINDS = ((bool, "bool"), (int, "int"), (float, "real"), (str, "text"))
+
+
 def _value_kind(value) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
     if isinstance(value, Fraction):
         return "int" if value.denominator == 1 else "rational"
-    if isinstance(value, float):
-        return "real"
-    if isinstance(value, str):
-        return "text"
-    return "any"
+    return next((kind for python_type, kind in _VALUE_KINDS if isinstance(value, python_type)), "any")
 
 
 class RoundChecker(StatementVisitor):
@@ -274,15 +274,19 @@ class RoundChecker(StatementVisitor):
         if not deck.suits or not deck.ranks:
             self.d.error("CIV022", f"deck `{deck.id}` needs at least one `suit` and one `rank`", deck.span, item=deck.id)
         for what, entries in (("suit", deck.suits), ("rank", deck.ranks)):
-            seen: dict[str, Span] = {}
-            for entry in entries:
-                if entry.name in seen:
-                    self.d.error("CIV073", f"{what} `{entry.name}` of deck `{deck.id}` is declared twice", entry.span,
-                                 item=deck.id, notes=[f"first declared at {seen[entry.name]}"])
-                seen.setdefault(entry.name, entry.span)
+            self._declared_once(deck, what, entries)
         if deck.hand_limit is not None and deck.hand_limit < 1:
             self.d.error("CIV073", "a hand limit must be at least 1", deck.field_spans.get("hand_limit", deck.span),
                          item=deck.id)
+
+    def _declared_once(self, deck, what: str, entries: list) -> None:
+        """The suits (or ranks) of a deck: no name twice."""
+        seen: dict[str, Span] = {}
+        for entry in entries:
+            if entry.name in seen:
+                self.d.error("CIV073", f"{what} `{entry.name}` of deck `{deck.id}` is declared twice", entry.span,
+                             item=deck.id, notes=[f"first declared at {seen[entry.name]}"])
+            seen.setdefault(entry.name, entry.span)
 
     def _pool(self, pool) -> None:
         if pool.sides is None:
@@ -416,21 +420,23 @@ class RoundChecker(StatementVisitor):
                          item=item, help='declare one: `deck ID "Name" { suit "Hearts" red ... }`')
 
     def _target(self, s, env: dict, item: str, allowed: tuple[str, ...]) -> str | None:
-        name = s.target
-        span = s.target_span or s.span
-        kind = "local name" if name in env else self.kinds.get(name)
+        kind = "local name" if s.target in env else self.kinds.get(s.target)
         if kind in allowed:
             return kind
-        verb = {"set": "set", "add": "add to", "move": "move", "reset": "reset"}[s.keyword]
+        self._wrong_target(s, kind, allowed, item)
+        return None
+
+    def _wrong_target(self, s, kind: str | None, allowed: tuple[str, ...], item: str) -> None:
+        """CIV072: a statement's target is nothing declared, or not of a kind it works on."""
+        name, span = s.target, s.target_span or s.span
         wanted = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
         if kind is None:
             candidates = [n for n, k in self.kinds.items() if k in allowed]
-            self.d.error("CIV072", f"there is no {wanted} `{name}` to {verb}", span, item=item,
+            self.d.error("CIV072", f"there is no {wanted} `{name}` to {_VERBS[s.keyword]}", span, item=item,
                          help=suggestion(name, candidates) or f"declare it: `{allowed[0]} {name} \"...\"`")
         else:
-            hint = {"track": "move a track with `move`", "local name": "a `let` name is fixed; use a stat"}.get(kind)
-            self.d.error("CIV072", f"`{name}` is a {kind}; `{s.keyword}` works on a {wanted}", span, item=item, help=hint)
-        return None
+            self.d.error("CIV072", f"`{name}` is a {kind}; `{s.keyword}` works on a {wanted}", span, item=item,
+                         help=_TARGET_HINTS.get(kind))
 
     def _bind(self, name: str, span: Span, env: dict, item: str, kind: str) -> None:
         if name in self.kinds or name in env:
@@ -446,13 +452,17 @@ class RoundChecker(StatementVisitor):
                 self.d.error("CIV072", f"rolling pool `{source}` needs a name for the result", s.span, item=item,
                              help=f"write `roll result = {source}`")
         elif source not in self.ed.event_tables:
-            what = self.kinds.get(source)
-            candidates = list(self.ed.pools) + list(self.ed.event_tables)
-            message = (f"`{source}` is a {what}, not a dice pool or event table" if what
-                       else f"there is no dice pool or event table `{source}`")
-            self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
+            self._not_rollable(source, span, item)
         if s.target is not None:
             self._bind(s.target, s.target_span or s.span, env, item, "int")
+
+    def _not_rollable(self, source: str, span: Span, item: str) -> None:
+        """CIV072: a `roll` of something that is no dice pool or event table."""
+        what = self.kinds.get(source)
+        candidates = list(self.ed.pools) + list(self.ed.event_tables)
+        message = (f"`{source}` is a {what}, not a dice pool or event table" if what
+                   else f"there is no dice pool or event table `{source}`")
+        self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
 
     # --- expressions
     def _condition(self, e, env: dict, item: str) -> None:

@@ -21,6 +21,13 @@ def hint(name: str, candidates) -> str:
     return f" (did you mean `{best}`?)" if best else ""
 
 
+def _require_known(name, names, unknown: str, after: str = "") -> None:
+    """Raise the StateError `unknown `name`` (with a did-you-mean, then `after`) unless `name` is
+    one of `names`."""
+    if name not in names:
+        raise StateError(f"{unknown} `{name}`{hint(name, names)}{after}")
+
+
 def require_rounds(module) -> None:
     if not hasattr(module, "PHASES") or not module.PHASES:
         raise StateError(f"edition `{module.EDITION['id']}` declares no phases: it is not played in rounds")
@@ -83,9 +90,7 @@ def state_from_data(module, data: dict, rng: random.Random, source: str = "state
     if not isinstance(data, dict):
         raise StateError(f"{source}: a state is a mapping (round, stats, hand, ...)")
     for key in data:
-        if key not in STATE_KEYS:
-            raise StateError(f"{source}: unknown key `{key}`{hint(key, STATE_KEYS)}; "
-                             f"a state has {', '.join(STATE_KEYS)}")
+        _require_known(key, STATE_KEYS, f"{source}: unknown key", f"; a state has {', '.join(STATE_KEYS)}")
     state = new_state(module)
     _read_stats(module, data, state, source)
     _read_cards(module, data, state, rng, source)
@@ -111,8 +116,7 @@ def _read_stats(module, data: dict, state: GameState, source: str) -> None:
     if not isinstance(stats, dict):
         raise StateError(f"{source}: `stats` is a mapping of name: value")
     for name, value in stats.items():
-        if name not in names:
-            raise StateError(f"{source}: `stats` names unknown `{name}`{hint(name, names)}")
+        _require_known(name, names, f"{source}: `stats` names unknown")
         state.values[name] = _value(module, name, value, f"{source}: stats.{name}")
 
 
@@ -160,8 +164,7 @@ def _thresholds_on(module, data: dict, source: str) -> set:
     if not isinstance(on, list):
         raise StateError(f"{source}: `thresholds_on` is a list of threshold names")
     for name in on:
-        if name not in module.THRESHOLDS:
-            raise StateError(f"{source}: unknown threshold `{name}`{hint(name, module.THRESHOLDS)}")
+        _require_known(name, module.THRESHOLDS, f"{source}: unknown threshold")
     return set(on)
 
 
@@ -170,8 +173,7 @@ def check_choices(module, choices, where: str) -> dict:
         raise StateError(f"{where}: a mapping of choice: value")
     out = {}
     for name, value in choices.items():
-        if name not in module.CHOICES:
-            raise StateError(f"{where}: unknown choice `{name}`{hint(name, module.CHOICES)}")
+        _require_known(name, module.CHOICES, f"{where}: unknown choice")
         if not isinstance(value, (bool, int)):
             raise StateError(f"{where}: `{name}` must be a whole number or true/false, not {value!r}")
         out[name] = value
@@ -183,8 +185,7 @@ def assignments(module, sets: tuple[str, ...], chooses: tuple[str, ...]) -> tupl
     names = _value_names(module)
     for item in sets:
         key, value = parse_assignment(item)
-        if key not in names:
-            raise StateError(f"--set: unknown stat, flag or track `{key}`{hint(key, names)}")
+        _require_known(key, names, "--set: unknown stat, flag or track")
         stats[key] = _value(module, key, value, f"--set {item}")
     for item in chooses:
         key, value = parse_assignment(item)
