@@ -1300,11 +1300,16 @@ _AFTER_KEYWORD: dict[str, Callable[[Analysis], list[Completion]]] = {
     "policy": lambda a: [Completion(b, "value", d) for b, d in vocab.CREDIT_POLICIES.items()],
     "exclude": lambda a: [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")],
     "extends": _editions,
-    # a round statement's target (rounds/grammar.lark)
-    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
-    "reset": _round_names("round_track", "stat", "flag"),
     **{w: (lambda a: []) for w in _DECLARING},
 }
+# A round statement's target (rounds/grammar.lark), by its keyword: inside the round rules `set`
+# and `add` name a stat, flag or track (elsewhere an effect kind follows them).
+_ROUND_TARGETS: dict[str, Callable[[Analysis], list[Completion]]] = {
+    "set": _round_names("stat", "flag", "round_track"), "add": _round_names("stat"),
+    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
+    "reset": _round_names("round_track", "stat", "flag")}
+# The top-level statements that hold round statements.
+_ROUND_BLOCKS = frozenset({"phase", "setup", "threshold", "track", "event_table"})
 # After `key =` in a call: the values that parameter takes.
 _AFTER_EQUALS: dict[str, Callable[[Analysis], list[Completion]]] = {
     "group": _groups,
@@ -1365,6 +1370,8 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
     if prev_i < 0:
         return None
     prev = toks[prev_i]
+    if prev.kind == "kw" and prev.text in _ROUND_TARGETS and _in_round_rules(toks, prev_i):
+        return _ROUND_TARGETS[prev.text](analysis)
     if prev.kind == "kw" and prev.text in _AFTER_KEYWORD:
         return _AFTER_KEYWORD[prev.text](analysis)
     if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
@@ -1372,6 +1379,13 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
     if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
         return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
     return None
+
+
+def _in_round_rules(toks: list[Tok], i: int) -> bool:
+    """Whether token i stands in a top-level statement of the round rules (a phase, the setup, a
+    threshold, a track or an event table)."""
+    start = max((m for m in split_statements(toks) if m <= i), default=0)
+    return toks[start].text in _ROUND_BLOCKS
 
 
 def _assigned(toks: list[Tok], j: int) -> str:
