@@ -1017,11 +1017,14 @@ def _describe_commodity(edition, target: Target) -> list[str]:
     com = edition.commodities.get(target.name)
     if com is None:
         return []
-    bits = [f"value {com.value}" if com.value is not None else None,
-            f"{com.count} cards" if com.count is not None else None,
-            f"stack {com.stack}" if com.stack is not None else None,
-            f"block {com.block}" if com.block else None]
-    return ["; ".join(b for b in bits if b)]
+    bits = [words.format(getattr(com, attr)) for attr, words in _COMMODITY_WORDS if getattr(com, attr) is not None]
+    if com.block:
+        bits.append(f"block {com.block}")
+    return ["; ".join(bits)]
+
+
+# What hover says of a commodity's fields that it has, in order.
+_COMMODITY_WORDS = (("value", "value {}"), ("count", "{} cards"), ("stack", "stack {}"))
 
 
 def _describe_group(edition, target: Target) -> list[str]:
@@ -1040,11 +1043,11 @@ def _describe_track(edition, target: Target) -> list[str]:
 
 def _describe_epoch(edition, target: Target) -> list[str]:
     t = edition.asts.get(target.scope)
-    for i, e in enumerate(t.epochs if t is not None else ()):
-        if e.name == target.name:
-            reqs = "; ".join(r.why or describe.condition(r.expr) for r in e.requirements) or "no requirements"
-            return [f"epoch {i + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
-    return []
+    at = next((i for i, e in enumerate(t.epochs) if e.name == target.name), None) if t is not None else None
+    if at is None:
+        return []
+    reqs = "; ".join(r.why or describe.condition(r.expr) for r in t.epochs[at].requirements) or "no requirements"
+    return [f"epoch {at + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
 
 
 def _describe_round(edition, target: Target) -> list[str]:
@@ -1189,11 +1192,20 @@ def _names_of_kind(index: Index, edition, kind: str) -> dict[str, str]:
 
 
 def _detail(kind: str, obj, edition) -> str:
-    if obj is not None and kind == "advance":
-        return f"advance: {advance_summary(obj, edition)}"
-    if obj is not None and kind == "calamity":
-        return f"calamity: {', '.join(x for x in (f'stack {obj.stack}', obj.klass) if x)}"
-    return kind
+    """The detail line of a completed name: an advance's summary, a calamity's stack and class."""
+    say = _DETAILS.get(kind)
+    return say(obj, edition) if obj is not None and say is not None else kind
+
+
+def _advance_detail(adv, edition) -> str:
+    return f"advance: {advance_summary(adv, edition)}"
+
+
+def _calamity_detail(cal, edition) -> str:
+    return f"calamity: {', '.join(x for x in (f'stack {cal.stack}', cal.klass) if x)}"
+
+
+_DETAILS = {"advance": _advance_detail, "calamity": _calamity_detail}
 
 
 def _effect_word(word: str) -> Completion:
