@@ -11,6 +11,9 @@ expression; a clause whose number is zero disappears.
 
 from __future__ import annotations
 
+import operator
+from functools import partial
+
 from . import vocabulary as vocab
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
 from .phrases import Count, change, effect_text, fact_words, name_words, noun, sentence
@@ -27,18 +30,33 @@ _COUNT_FILTERS = {"cost_at_least": "costing {} or more", "cost_below": "costing 
 
 def _noun_of(e: Expr) -> tuple[str, str] | None:
     """What one unit of a countable expression is: a fact's noun, "Grain card held", ..."""
-    if isinstance(e, Name) and len(e.parts) == 1:
-        return fact_words(e.parts[0])
-    if isinstance(e, Call) and e.name == "cards" and e.args and isinstance(e.args[0], Str):
-        return (f"{e.args[0].value} card held", f"{e.args[0].value} cards held")
-    if isinstance(e, Call) and e.name == "neighbours":  # a table query: other players bordering this one
-        by = _relation(e, "by", "land")
-        return (f"other player bordering by {by}", f"other players bordering by {by}")
-    if isinstance(e, Call) and e.name == "count_advances":
-        bits = " and ".join(_COUNT_FILTERS[k].format(quantity_words(v)) for k, v in e.kwargs.items()
-                            if k in _COUNT_FILTERS)
-        return ("advance " + bits if bits else "advance", "advances " + bits if bits else "advances")
-    return None
+    if isinstance(e, Name):
+        return fact_words(e.parts[0]) if len(e.parts) == 1 else None
+    nouns = _CALL_NOUNS.get(e.name) if isinstance(e, Call) else None
+    return nouns(e) if nouns is not None else None
+
+
+def _cards_noun(e: Call) -> tuple[str, str] | None:
+    """cards("Grain"): the cards of one commodity a player holds."""
+    name = _text_arg(e, "cards")
+    return None if name is None else (f"{name} card held", f"{name} cards held")
+
+
+def _neighbours_noun(e: Call) -> tuple[str, str]:
+    """A table query: the other players bordering this one."""
+    by = _relation(e, "by", "land")
+    return (f"other player bordering by {by}", f"other players bordering by {by}")
+
+
+def _advances_noun(e: Call) -> tuple[str, str]:
+    """count_advances(...): the advances held, with the filters its arguments give in words."""
+    bits = " and ".join(_COUNT_FILTERS[k].format(quantity_words(v)) for k, v in e.kwargs.items()
+                        if k in _COUNT_FILTERS)
+    return ("advance " + bits, "advances " + bits) if bits else ("advance", "advances")
+
+
+# the functions whose value counts something, with the noun of what they count
+_CALL_NOUNS = {"cards": _cards_noun, "neighbours": _neighbours_noun, "count_advances": _advances_noun}
 
 
 def amount(e: Expr):
@@ -48,13 +66,16 @@ def amount(e: Expr):
     words = _noun_of(e)
     if words is not None:
         return Count(per=words)
-    if isinstance(e, BinOp) and e.op == "*":
-        found = _scaled(e.left, e.right) or _scaled(e.right, e.left)
-    elif isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
-        found = _bounded(e.name, e.args[0], e.args[1]) or _bounded(e.name, e.args[1], e.args[0])
-    else:
-        found = None
-    return found or Count(words=quantity_words(e))
+    return _scaled_or_bounded(e) or Count(words=quantity_words(e))
+
+
+def _scaled_or_bounded(e: Expr) -> Count | None:
+    """A count times a number (N * count), or with a cap or a floor (min or max of N and a count)."""
+    if _is_op(e, ("*",)):
+        return _scaled(e.left, e.right) or _scaled(e.right, e.left)
+    if isinstance(e, Call) and e.name in _LIMITS and len(e.args) == 2:
+        return _bounded(e.name, e.args[0], e.args[1]) or _bounded(e.name, e.args[1], e.args[0])
+    return None
 
 
 def _scaled(a: Expr, b: Expr) -> Count | None:
@@ -65,16 +86,18 @@ def _scaled(a: Expr, b: Expr) -> Count | None:
     return None
 
 
+# the bound min(N, count) and max(N, count) put on a count
+_LIMITS = {"min": "cap", "max": "floor"}
+
+
 def _bounded(fn: str, a: Expr, b: Expr) -> Count | None:
-    """min(N, a count) or max(N, a count): the count with a cap or a floor."""
+    """min(N, a count) or max(N, a count): the count with a cap or a floor (not a second one)."""
     inner = amount(b)
-    if not (isinstance(a, Num) and isinstance(inner, Count) and inner.per):
+    limit = _LIMITS[fn]
+    if not (isinstance(a, Num) and isinstance(inner, Count) and inner.per) or getattr(inner, limit) is not None:
         return None
-    if fn == "min" and inner.cap is None:
-        return Count(rate=inner.rate, per=inner.per, cap=a.value, floor=inner.floor)
-    if fn == "max" and inner.floor is None:
-        return Count(rate=inner.rate, per=inner.per, cap=inner.cap, floor=a.value)
-    return None
+    bounds = {"cap": inner.cap, "floor": inner.floor, limit: a.value}
+    return Count(rate=inner.rate, per=inner.per, **bounds)
 
 
 def quantity_words(e: Expr) -> str:
@@ -103,19 +126,46 @@ _ONE_ARG_WORDS = {"floor": "{}, rounded down", "ceil": "{}, rounded up", "sqrt":
 
 
 def _call_words(e: Call) -> str:
-    if len(e.args) == 2 and e.name in ("min", "max"):
-        which = "smaller" if e.name == "min" else "larger"
-        return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
-    if e.name == "most_among" and e.args:  # table queries, in the players' words
-        among = _relation(e, "among", "others")
-        who = {"others": "other players", "everyone": "players", "near": "players within reach"}.get(
-            among, f"players bordering by {among}")
-        return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
-    if e.name in ("of_beneficiary", "of_trader") and e.args:
-        return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"
+    say = _CALL_WORDS.get(e.name)
+    words = say(e) if say is not None else None
+    if words is not None:
+        return words
     if len(e.args) == 1:
         return _ONE_ARG_WORDS.get(e.name, "{}").format(quantity_words(e.args[0]))
     return condition(e)
+
+
+def _extreme_words(e: Call) -> str | None:
+    """min(a, b), max(a, b): the smaller or the larger of the two."""
+    if len(e.args) != 2:
+        return None
+    which = "smaller" if e.name == "min" else "larger"
+    return f"the {which} of {quantity_words(e.args[0])} and {quantity_words(e.args[1])}"
+
+
+# the players a table query ranks, by its `among`
+_AMONG_WORDS = {"others": "other players", "everyone": "players", "near": "players within reach"}
+
+
+def _most_among_words(e: Call) -> str | None:
+    """A table query, in the players' words: the most of something among some players."""
+    if not e.args:
+        return None
+    among = _relation(e, "among", "others")
+    who = _AMONG_WORDS.get(among, f"players bordering by {among}")
+    return f"the most {quantity_words(e.args[0]).removeprefix('the ')} among the {who}"
+
+
+def _whose_words(e: Call) -> str | None:
+    """of_beneficiary(x), of_trader(x): another player's number."""
+    if not e.args:
+        return None
+    return f"the {e.name.removeprefix('of_')}'s {quantity_words(e.args[0]).removeprefix('the ')}"
+
+
+# functions said in words of their own (None when their arguments do not fit)
+_CALL_WORDS = {"min": _extreme_words, "max": _extreme_words, "most_among": _most_among_words,
+               "of_beneficiary": _whose_words, "of_trader": _whose_words}
 
 
 # how each kind of expression node is said as a quantity (others: as a condition)
@@ -136,24 +186,42 @@ def _relation(e: Call, key: str, default: str) -> str:
 
 def _evaluate(e: Expr, name: str, x: int):
     """The value of an expression of one fact NAME at X, for the few operators a count uses."""
-    if isinstance(e, Num):
-        return e.value
-    if isinstance(e, Name):
-        return x if e.dotted == name else None
-    if isinstance(e, Neg):
-        v = _evaluate(e.operand, name, x)
-        return None if v is None else -v
-    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
-        a, b = _evaluate(e.left, name, x), _evaluate(e.right, name, x)
-        if a is None or b is None:
-            return None
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
-    if isinstance(e, Call) and e.name in ("min", "max") and len(e.args) == 2:
-        a, b = (_evaluate(arg, name, x) for arg in e.args)
-        if a is None or b is None:
-            return None
-        return min(a, b) if e.name == "min" else max(a, b)
-    return None
+    at = _VALUE_AT.get(type(e))
+    return at(e, name, x) if at is not None else None
+
+
+def _num_at(e: Num, name: str, x: int) -> int:
+    return e.value
+
+
+def _name_at(e: Name, name: str, x: int) -> int | None:
+    return x if e.dotted == name else None
+
+
+def _neg_at(e: Neg, name: str, x: int) -> int | None:
+    return _apply(operator.neg, [e.operand], name, x)
+
+
+def _binop_at(e: BinOp, name: str, x: int) -> int | None:
+    return _apply(_ARITHMETIC.get(e.op), [e.left, e.right], name, x)
+
+
+def _call_at(e: Call, name: str, x: int) -> int | None:
+    return _apply(_EXTREMES.get(e.name) if len(e.args) == 2 else None, e.args, name, x)
+
+
+def _apply(fn, args: list[Expr], name: str, x: int) -> int | None:
+    """FN of the values of ARGS at X; None when there is no FN or an argument has no value."""
+    if fn is None:
+        return None
+    values = [_evaluate(arg, name, x) for arg in args]
+    return None if None in values else fn(*values)
+
+
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_EXTREMES = {"min": min, "max": max}
+# the nodes a count's value is computed through (others have no value here)
+_VALUE_AT = {Num: _num_at, Name: _name_at, Neg: _neg_at, BinOp: _binop_at, Call: _call_at}
 
 
 def _names(e) -> set[str]:
@@ -176,46 +244,64 @@ def step(e: Expr) -> tuple[int, str] | None:
     name = names.pop()
     words = fact_words(name)
     values = [_evaluate(e, name, x) for x in range(41)]
-    if words is None or None in values or len(set(values)) != 2 or 0 not in values:
-        return None
-    cut = next(i for i in range(1, 41) if values[i] != values[i - 1])
-    if any(values[i] != values[cut] for i in range(cut, 41)):
-        return None
+    cut = _step_at(values) if words is not None and None not in values else None
+    return None if cut is None else _situation(values, cut, words)
+
+
+def _situation(values: list[int], cut: int, words: tuple[str, str]) -> tuple[int, str]:
+    """(the number that is not 0, the situation it holds in): below CUT of the fact, or from CUT on."""
     if values[0] != 0:
-        when = f"no {words[0]}" if cut == 1 else f"fewer than {cut} {words[1]}"
-        return values[0], when
+        return values[0], f"no {words[0]}" if cut == 1 else f"fewer than {cut} {words[1]}"
     return values[cut], f"at least {cut} {noun(cut, words)}"
+
+
+def _step_at(values: list[int]) -> int | None:
+    """Where VALUES change, when they change once, between 0 and one other number."""
+    if len(set(values)) != 2 or 0 not in values:
+        return None
+    cut = next(i for i in range(1, len(values)) if values[i] != values[i - 1])
+    return cut if all(v == values[cut] for v in values[cut:]) else None
 
 
 # --- conditions ---------------------------------------------------------------------------
 
 
+def _is_op(e: Expr, ops: tuple[str, ...] | dict) -> bool:
+    """Whether E is a binary operation with one of the operators OPS."""
+    return isinstance(e, BinOp) and e.op in ops
+
+
 def _disjuncts(e: Expr) -> list[list[Expr]]:
-    if isinstance(e, BinOp) and e.op == "or":
+    if _is_op(e, ("or",)):
         return _disjuncts(e.left) + _disjuncts(e.right)
     return [_conjuncts(e)]
 
 
 def _conjuncts(e: Expr) -> list[Expr]:
-    if isinstance(e, BinOp) and e.op == "and":
+    if _is_op(e, ("and",)):
         return _conjuncts(e.left) + _conjuncts(e.right)
     return [e]
 
 
+def _text_arg(e: Expr, fn: str) -> str | None:
+    """X of FN("X"): the advance of holds("X"), the commodity of cards("X")."""
+    if isinstance(e, Call) and e.name == fn and e.args and isinstance(e.args[0], Str):
+        return e.args[0].value
+    return None
+
+
 def _held(e: Expr) -> tuple[str, bool] | None:
     """(advance, held?) for holds("X") and not holds("X")."""
-    if isinstance(e, Call) and e.name == "holds" and e.args and isinstance(e.args[0], Str):
-        return e.args[0].value, True
-    if isinstance(e, Not):
-        inner = _held(e.operand)
-        if inner is not None:
-            return inner[0], not inner[1]
-    return None
+    name = _text_arg(e, "holds")
+    if name is not None:
+        return name, True
+    inner = _held(e.operand) if isinstance(e, Not) else None
+    return (inner[0], not inner[1]) if inner is not None else None
 
 
 def _comparison(e: Expr) -> tuple[tuple[str, str], str, int] | None:
     """(noun, operator, number) for a countable expression compared with a number."""
-    if not isinstance(e, BinOp) or e.op not in _FLIP:
+    if not _is_op(e, _FLIP):
         return None
     left, op, right = e.left, e.op, e.right
     if isinstance(left, Num) and not isinstance(right, Num):
@@ -242,87 +328,106 @@ def _amount_phrase(op: str, n: int, words: tuple[str, str]) -> str:
 
 
 def _literal(e: Expr) -> str:
-    """One condition that is not an and/or."""
-    cmp = _comparison(e)
-    if cmp is not None:
-        words, op, n = cmp
-        return _amount_phrase(op, n, words)
-    if isinstance(e, Bool):
-        return "always" if e.value else "never"
-    fact = _state_fact(e)
-    if fact is not None:
-        return fact
-    if isinstance(e, Call) and e.name == "holds" and e.args and isinstance(e.args[0], Str):
-        return e.args[0].value
-    if isinstance(e, Not):
-        return f"not {condition(e.operand)}"
-    if isinstance(e, BinOp) and e.op in _COMPARE:
-        return f"{quantity_words(e.left)} {_COMPARE[e.op]} {quantity_words(e.right)}"
-    if isinstance(e, BinOp) and e.op in ("and", "or"):
-        return condition(e)
+    """One condition that is not an and/or: the first of _LITERALS that reads it, else as a quantity."""
+    for read in _LITERALS:
+        text = read(e)
+        if text is not None:
+            return text
     return quantity_words(e)
+
+
+def _counted_words(e: Expr) -> str | None:
+    """A count compared with a number: "at least 2 cities"."""
+    cmp = _comparison(e)
+    return _amount_phrase(cmp[1], cmp[2], cmp[0]) if cmp is not None else None
+
+
+def _bool_words(e: Expr) -> str | None:
+    return ("always" if e.value else "never") if isinstance(e, Bool) else None
+
+
+def _not_words(e: Expr) -> str | None:
+    return f"not {condition(e.operand)}" if isinstance(e, Not) else None
+
+
+def _compared_words(e: Expr) -> str | None:
+    """Two quantities compared, or joined by and/or (nested inside another node)."""
+    if _is_op(e, _COMPARE):
+        return f"{quantity_words(e.left)} {_COMPARE[e.op]} {quantity_words(e.right)}"
+    return condition(e) if _is_op(e, ("and", "or")) else None
 
 
 def _state_fact(e: Expr) -> str | None:
     """A yes/no or text fact in its declared words: traded_by != "" -> "a card traded to the victim"."""
-    negated = False
-    if isinstance(e, Not):
-        e, negated = e.operand, True
+    negated = isinstance(e, Not)
+    test = _fact_test(e.operand if negated else e)
+    states = getattr(vocab.FACTS.get(test[0]), "states", None) if test is not None else None
+    if states is None:
+        return None
+    return states[0] if test[1] != negated else states[1]
+
+
+def _fact_test(e: Expr) -> tuple[str, bool] | None:
+    """(the fact a yes/no test reads, whether it asks for it to hold): `f`, `f != ""`, `f == ""`."""
     if isinstance(e, Name) and len(e.parts) == 1:
-        fact, holds = vocab.FACTS.get(e.parts[0]), True
-    elif isinstance(e, BinOp) and e.op in ("==", "!=") and isinstance(e.left, Name) and isinstance(e.right, Str) \
-            and e.right.value == "":
-        fact, holds = vocab.FACTS.get(e.left.dotted), e.op == "!="
-    else:
-        return None
-    if fact is None or fact.states is None:
-        return None
-    return fact.states[0] if holds != negated else fact.states[1]
+        return e.parts[0], True
+    if _is_empty_text_test(e):
+        return e.left.dotted, e.op == "!="
+    return None
+
+
+def _is_empty_text_test(e: Expr) -> bool:
+    """name == "" or name != "": whether a text fact is blank."""
+    return _is_op(e, ("==", "!=")) and isinstance(e.left, Name) and isinstance(e.right, Str) and e.right.value == ""
+
+
+# the readings of one condition, in the order they are tried
+_LITERALS = (_counted_words, _bool_words, _state_fact, partial(_text_arg, fn="holds"), _not_words, _compared_words)
 
 
 def _names_list(names: list[str], word: str) -> str:
     """"A and B"; with a serial comma when a name holds the word itself ("Music, and Drama and Poetry")."""
     if len(names) < 2:
         return "".join(names)
-    if any(f" {word} " in n for n in names):
-        return ", ".join(names[:-1]) + f", {word} " + names[-1]
-    return ", ".join(names[:-1]) + f" {word} " + names[-1]
+    comma = "," if any(f" {word} " in n for n in names) else ""
+    return ", ".join(names[:-1]) + f"{comma} {word} " + names[-1]
 
 
 def _advances_text(held: list[tuple[str, bool]]) -> str:
-    having = [n for n, h in held if h]
+    having = _names_list([n for n, h in held if h], "and")
     lacking = [n for n, h in held if not h]
-    text = _names_list(having, "and")
-    if lacking:
-        text += (" " if text else "") + "without " + _names_list(lacking, "or")
-    return text
+    return " ".join(filter(None, [having, "without " + _names_list(lacking, "or") if lacking else ""]))
 
 
 def _conjunction(lits: list[Expr]) -> str:
-    held = [h for h in (_held(x) for x in lits) if h is not None]
+    held = [h for h in map(_held, lits) if h is not None]
     rest = [_literal(x) for x in lits if _held(x) is None]
-    parts = [_advances_text(held)] if held else []
-    return " and ".join(parts + rest)
+    return " and ".join(([_advances_text(held)] if held else []) + rest)
+
+
+def _threshold(d: list[Expr]):
+    """(comparison, advances tested) of an alternative that compares one count and tests advances; or None."""
+    cmps = [x for x in d if _held(x) is None]
+    cmp = _comparison(cmps[0]) if len(cmps) == 1 else None
+    return None if cmp is None else (cmp, [h for h in map(_held, d) if h is not None])
 
 
 def _compact(ds: list[list[Expr]]) -> str | None:
     """Alternatives that differ in one threshold: "at least 2 cities, 1 with Wonder of the World"."""
-    rows = []
-    for d in ds:
-        cmps = [x for x in d if _held(x) is None]
-        if len(cmps) != 1 or _comparison(cmps[0]) is None:
-            return None
-        rows.append((_comparison(cmps[0]), [_held(x) for x in d if _held(x) is not None]))
-    if len({(words, op) for (words, op, _), _ in rows}) != 1 or len(rows) < 2:
+    rows = [_threshold(d) for d in ds]
+    if None in rows or len({(words, op) for (words, op, _), _ in rows}) != 1 or len(rows) < 2:
         return None
-    out = []
-    for i, ((words, op, n), held) in enumerate(rows):
-        text = _amount_phrase(op, n, words) if i == 0 else str(n)
-        if held:
-            adv = _advances_text(held)
-            text += f" {adv}" if adv.startswith("without") else f" with {adv}"
-        out.append(text)
-    return ", ".join(out)
+    (words, op, first), held = rows[0]
+    out = [_amount_phrase(op, first, words) + _with(held)]
+    return ", ".join(out + [f"{n}{_with(held)}" for (_, _, n), held in rows[1:]])
+
+
+def _with(held: list[tuple[str, bool]]) -> str:
+    """The advances an alternative tests, after its number: " with X", " without Y", or ""."""
+    if not held:
+        return ""
+    adv = _advances_text(held)
+    return f" {adv}" if adv.startswith("without") else f" with {adv}"
 
 
 def _disjunction(ds: list[list[Expr]]) -> str:
@@ -330,26 +435,34 @@ def _disjunction(ds: list[list[Expr]]) -> str:
         return _conjunction(ds[0])
     # group the alternatives around the advance most of them name: "without Philosophy: ..."
     key = _common_held(ds)
-    if key is None:
-        return _alternatives(ds, "; or ")
-    has_key = [key in {_held(x) for x in d} for d in ds]
-    inside = [[x for x in d if _held(x) != key] for d, k in zip(ds, has_key) if k]
+    return _alternatives(ds, "; or ") if key is None else _grouped(ds, key)
+
+
+def _grouped(ds: list[list[Expr]], key: tuple[str, bool]) -> str:
+    """The alternatives that test KEY as one group ("with X: ..."), in place among the others."""
+    has_key = [key in map(_held, d) for d in ds]
+    group = _group(key, [[x for x in d if _held(x) != key] for d, k in zip(ds, has_key) if k])
     outside = [d for d, k in zip(ds, has_key) if not k]
-    label = ("with " if key[1] else "without ") + key[0]
-    # one level of grouping only: a nested group would read as a sibling of its parent
-    group = label if any(not d for d in inside) else f"{label}: {_alternatives(inside, ', or ')}"
     if not outside:
         return group
+    # the group and the rest, in the order of the first alternative of each
     pieces = sorted([(has_key.index(True), group), (has_key.index(False), _alternatives(outside, "; or "))])
     return "; or ".join(text for _, text in pieces)
 
 
+def _group(key: tuple[str, bool], inside: list[list[Expr]]) -> str:
+    """"with X: a, or b": the alternatives that test KEY, each without that test."""
+    label = ("with " if key[1] else "without ") + key[0]
+    # one level of grouping only: a nested group would read as a sibling of its parent
+    return label if any(not d for d in inside) else f"{label}: {_alternatives(inside, ', or ')}"
+
+
 def _common_held(ds: list[list[Expr]]) -> tuple[str, bool] | None:
-    """(advance, held) that two or more of the alternatives test, the most often tested; or None."""
+    """(advance, held) that two or more of the alternatives test, the most often tested (the
+    first tested of those tested as often); or None."""
     counts: dict[tuple[str, bool], int] = {}
-    for d in ds:
-        for h in {_held(x) for x in d} - {None}:
-            counts[h] = counts.get(h, 0) + 1
+    for h in (h for d in ds for h in dict.fromkeys(map(_held, d)) if h is not None):
+        counts[h] = counts.get(h, 0) + 1
     key, n = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
     return key if n >= 2 else None
 
@@ -401,25 +514,30 @@ _effects = effects
 def effect_call(kind_name: str, args: dict) -> str:
     """An effect in words; `args` may hold expressions (from the model) or plain values."""
     kind = vocab.EFFECT_KINDS.get(kind_name)
-    plain = {}
-    for name, raw in args.items():
-        p = kind.param(name) if kind else None
-        if not hasattr(raw, "span"):
-            plain[name] = raw
-        elif isinstance(raw, Name) and p is not None and p.kind == "enum":
-            plain[name] = raw.parts[0]
-        else:
-            plain[name] = _all_of(amount(raw), kind, name)
-    return effect_text(kind_name, plain)
+    return effect_text(kind_name, {name: _plain(kind, name, raw) for name, raw in args.items()})
+
+
+def _plain(kind, name: str, raw):
+    """One argument as effect_text takes it: a plain value as it is, the word of an enum, else an amount."""
+    if not hasattr(raw, "span"):
+        return raw
+    p = kind.param(name) if kind else None
+    if isinstance(raw, Name) and p is not None and p.kind == "enum":
+        return raw.parts[0]
+    return _all_of(amount(raw), kind, name)
 
 
 def _all_of(q, kind, param: str):
     """1 per ship as the number of ships lost is "all your ships"."""
     own = kind.noun(param) if kind else None
-    if isinstance(q, Count) and q.per and q.rate == 1 and q.cap is None and q.floor is None and own \
-            and own[0].split()[0] == q.per[0].split()[0]:
+    if own and _one_per_unit(q) and own[0].split()[0] == q.per[0].split()[0]:
         return Count(all_of=q.per)
     return q
+
+
+def _one_per_unit(q) -> bool:
+    """1 per unit, with no cap and no floor: as many as there are units."""
+    return isinstance(q, Count) and bool(q.per) and q.rate == 1 and q.cap is None and q.floor is None
 
 
 def _op_words(o: ModifierOp) -> tuple[str, str]:
@@ -489,38 +607,40 @@ def exclusion(x: Exclusion) -> str:
 
 def _every_other(e: Expr) -> bool:
     """players - 1: every player but the victim."""
-    return (isinstance(e, BinOp) and e.op == "-" and isinstance(e.left, Name) and e.left.dotted == "players"
-            and isinstance(e.right, Num) and e.right.value == 1)
+    return _is_op(e, ("-",)) and isinstance(e.left, Name) and e.left.dotted == "players" and \
+        isinstance(e.right, Num) and e.right.value == 1
 
 
 def secondary(cal: Calamity) -> str | None:
     """The secondary victims in words; None when there are none (a count of 0, no effect)."""
     sec = cal.secondary
-    if sec is None:
+    effects = _effects(sec.effects) if sec is not None else ""
+    who = _secondary_victims(sec) if effects else None
+    if who is None:
         return None
-    effects = _effects(sec.effects)
-    if not effects:
-        return None
+    text = f"{who}: {effects}"
+    return text + f" ({', '.join(exclusion(x) for x in cal.exclusions)})" if cal.exclusions else text
+
+
+def _secondary_victims(sec) -> str | None:
+    """Who the secondary victims are, said before their effects; None when they are none."""
     if sec.share is not None:
-        text = f"other players share {quantity_text(sec.share)} among them, each at most: {effects}"
-    elif _every_other(sec.count):
-        text = f"every other player: {effects}"
-    else:
-        q, when = amount(sec.count), step(sec.count)
-        if when is not None:
-            n, situation = when
-            text = f"with {situation}, {n} other {noun(n, ('player', 'players'))} each: {effects}"
-        elif isinstance(q, Count) and q.per and q.rate == 1 and q.cap is None:
-            text = f"each of the {q.per[1]}: {effects}"
-        elif isinstance(q, Count):
-            text = f"other players, as many as {q.text()}, each: {effects}"
-        elif q == 0:
-            return None
-        else:
-            text = f"{q} other {noun(q, ('player', 'players'))} each: {effects}"
-    if cal.exclusions:
-        text += f" ({', '.join(exclusion(x) for x in cal.exclusions)})"
-    return text
+        return f"other players share {quantity_text(sec.share)} among them, each at most"
+    if _every_other(sec.count):
+        return "every other player"
+    return _counted_victims(sec.count)
+
+
+def _counted_victims(count: Expr) -> str | None:
+    """`count N` victims in words: a number, a count per something, or a number in one situation."""
+    q, when = amount(count), step(count)
+    if when is not None:
+        n, situation = when
+        return f"with {situation}, {n} other {noun(n, ('player', 'players'))} each"
+    if isinstance(q, Count):
+        return f"each of the {q.per[1]}" if q.per and q.rate == 1 and q.cap is None \
+            else f"other players, as many as {q.text()}, each"
+    return None if q == 0 else f"{q} other {noun(q, ('player', 'players'))} each"
 
 
 def cancelled(cal: Calamity) -> str | None:
@@ -583,20 +703,32 @@ def _separate_blocks(const: tuple[str, ...], edition) -> str:
     return f" (blocks are separate from {value} players)" if isinstance(value, int) else ""
 
 
+def _setting(cal: Calamity, edition, name: str) -> tuple[str, ...]:
+    """A `resolution` setting for CAL: its own, else the edition's, else the declared default."""
+    if edition is not None:
+        return edition.resolution_setting(name, cal)
+    return cal.resolution.get(name, vocab.RESOLUTION_SETTINGS[name].default)
+
+
 def _ranking_words(cal: Calamity, edition) -> str:
     """The beneficiary ranking of `resolution` (beneficiary_rank/prefer/ties/among) as one phrase."""
-    def setting(name: str) -> tuple[str, ...]:
-        if edition is not None:
-            return edition.resolution_setting(name, cal)
-        return cal.resolution.get(name, vocab.RESOLUTION_SETTINGS[name].default)
+    ties = _setting(cal, edition, "beneficiary_ties")[0]
+    return (_ranked_by(cal, edition) + _among(cal, edition)
+            + ("; the victim breaks ties" if ties == "victim" else "; ties by A.S.T. order"))
 
-    most = "fewest" if setting("beneficiary_prefer") == ("fewest",) else "most"
-    facts = [name_words(f) for f in setting("beneficiary_rank")]
+
+def _ranked_by(cal: Calamity, edition) -> str:
+    """"the player with the most X, then the most Y" (or the fewest)."""
+    most = "fewest" if _setting(cal, edition, "beneficiary_prefer") == ("fewest",) else "most"
+    facts = [name_words(f) for f in _setting(cal, edition, "beneficiary_rank")]
     words = f"the player with the {most} {facts[0]}" if facts else "a player"
-    words += "".join(f", then the {most} {f}" for f in facts[1:])
-    among = setting("beneficiary_among")[0]
-    words += _RELATION_WORDS.get(among, f" among the players related by {among.replace('_', ' ')}")
+    return words + "".join(f", then the {most} {f}" for f in facts[1:])
+
+
+def _among(cal: Calamity, edition) -> str:
+    """Among which players the beneficiary is ranked (and from how many players blocks are separate)."""
+    among = _setting(cal, edition, "beneficiary_among")[0]
+    words = _RELATION_WORDS.get(among, f" among the players related by {among.replace('_', ' ')}")
     if among == "same_block":
-        words += _separate_blocks(setting("separate_blocks"), edition)
-    ties = setting("beneficiary_ties")[0]
-    return words + ("; the victim breaks ties" if ties == "victim" else "; ties by A.S.T. order")
+        words += _separate_blocks(_setting(cal, edition, "separate_blocks"), edition)
+    return words

@@ -14,7 +14,9 @@ Summaries and notes are prose: `--prose` lists their changes, otherwise they are
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
+from operator import attrgetter, methodcaller
 from typing import Any
 
 from . import describe
@@ -22,6 +24,7 @@ from . import fields as item_fields
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
 from .rounds import diff as rounds_diff
+from .vocabulary import RESOLUTION_SETTINGS
 
 SECTIONS = [
     ("edition", "Edition"),
@@ -103,31 +106,25 @@ class _Renames:
 
 def _match(old: dict, new: dict) -> tuple[list[tuple[str, str]], list[str], list[str]]:
     """Pairs (old name, new name) matched by name or `aka`; then the removed and the added."""
-    pairs: list[tuple[str, str]] = []
-    used_new: set[str] = set()
-    alias_new: dict[str, str] = {}
-    for n, item in new.items():
-        for a in item.aka:
-            alias_new.setdefault(a, n)
-    pending = []
-    for o in old:
-        if o in new:
-            pairs.append((o, o))
-            used_new.add(o)
-        else:
-            pending.append(o)
+    alias_new = _first_each((a, n) for n, item in new.items() for a in item.aka)  # the newer item of each aka
+    pairs = [(o, o) for o in old if o in new]
+    used_new = {o for o, _ in pairs}
     removed = []
-    for o in pending:
-        candidates = [a for a in old[o].aka if a in new and a not in used_new]
-        if not candidates and o in alias_new and alias_new[o] not in used_new:
-            candidates = [alias_new[o]]
-        if candidates:
-            pairs.append((o, candidates[0]))
-            used_new.add(candidates[0])
-        else:
+    for o in (o for o in old if o not in new):
+        found = _renamed_to(o, old[o].aka, new, alias_new, used_new)
+        if found is None:
             removed.append(o)
-    added = [n for n in new if n not in used_new]
-    return pairs, removed, added
+        else:
+            pairs.append((o, found))
+            used_new.add(found)
+    return pairs, removed, [n for n in new if n not in used_new]
+
+
+def _renamed_to(name: str, aka: list[str], new: dict, alias_new: dict[str, str], used: set[str]) -> str | None:
+    """The new name of an item the newer rulebook lacks under NAME: one of its own `aka` the newer
+    has, else the item of the newer that lists NAME as its `aka`; never one already matched."""
+    found = next((a for a in aka if a in new and a not in used), alias_new.get(name))
+    return found if found is not None and found not in used else None
 
 
 def _diff_lists(old: list[str], new: list[str]) -> tuple[list[str], list[str]]:
@@ -142,6 +139,30 @@ def _diff_lists(old: list[str], new: list[str]) -> tuple[list[str], list[str]]:
     return gone, rest
 
 
+def _aligned(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
+    """(key, old value, new value) over two keyed collections: first the keys only OLD has (new
+    value None), then every key of NEW in its order (old value None where OLD lacks it)."""
+    return [(k, v, None) for k, v in old.items() if k not in new] + [(k, old.get(k), v) for k, v in new.items()]
+
+
+def _op(old, new) -> str | None:
+    """What happened to one thing between its OLD and NEW value (None where absent)."""
+    if old is None:
+        return None if new is None else "added"
+    if new is None:
+        return "removed"
+    return "changed" if old != new else None
+
+
+def _shown(show, value):
+    """VALUE in words, or None where the thing is absent."""
+    return None if value is None else show(value)
+
+
+# the words of a thing removed, added or changed, its label and values given (`label`, `x`, `y`)
+_SIGNED = {"removed": "- {label} {x}", "added": "+ {label} {y}", "changed": "{label} {x} -> {y}"}
+
+
 # --- the comparison ---------------------------------------------------------------------------------
 
 class Differ:
@@ -153,16 +174,16 @@ class Differ:
     def add(self, section, op, item, field, old, new, text) -> None:
         self.changes.append(Change(section, op, item, field, old, new, text))
 
+    def reporter(self, section: str, item, prefix: str = ""):
+        """A function reporting the changes of one item of SECTION: (field, old, new, text, op)."""
+        def report(field, x, y, text, op="changed"):
+            self.add(section, op, item, field, x, y, prefix + text)
+        return report
+
     def run(self) -> list[Change]:
-        a, b = self.a, self.b
         # renames first: every later comparison reads old names under their new ones
-        matches = {}
-        for kind in ("advances", "calamities", "commodities"):
-            pairs, removed, added = _match(getattr(a, kind), getattr(b, kind))
-            matches[kind] = (pairs, removed, added)
-            for o, n in pairs:
-                if o != n:
-                    self.renames.map[o] = n
+        matches = {kind: _match(getattr(self.a, kind), getattr(self.b, kind)) for kind in _KINDS}
+        self.renames.map.update((o, n) for pairs, _, _ in matches.values() for o, n in pairs if o != n)
         self.edition()
         self.rules()
         self.consts()
@@ -171,16 +192,7 @@ class Differ:
         self.groups()
         for kind, summary in (("advances", self.advance_summary), ("calamities", self.calamity_summary),
                               ("commodities", self.commodity_summary)):
-            pairs, removed, added = matches[kind]
-            old, new = getattr(a, kind), getattr(b, kind)
-            for o, n in pairs:
-                if o != n:
-                    self.add(kind, "renamed", n, "name", o, n, f'{o} is now called {n} (aka)')
-                self.item(_KINDS[kind], kind, old[o], new[n])
-            for o in removed:
-                self.add(kind, "removed", o, None, o, None, f"- {o}")
-            for n in added:
-                self.add(kind, "added", n, None, None, n, f"+ {n}: {summary(new[n])}")
+            self.items(kind, summary, *matches[kind])
         self.decks()
         self.asts()
         self.civilizations()
@@ -190,6 +202,35 @@ class Differ:
         self.rounds()
         self.edition_notes()
         return self.changes
+
+    def items(self, kind: str, summary, pairs: list[tuple[str, str]], removed: list[str], added: list[str]) -> None:
+        """The items of one kind: each matched pair field by field, then the removed and the added."""
+        old, new = getattr(self.a, kind), getattr(self.b, kind)
+        for o, n in pairs:
+            if o != n:
+                self.add(kind, "renamed", n, "name", o, n, f'{o} is now called {n} (aka)')
+            self.item(_KINDS[kind], kind, old[o], new[n])
+        for o in removed:
+            self.add(kind, "removed", o, None, o, None, f"- {o}")
+        for n in added:
+            self.add(kind, "added", n, None, None, n, f"+ {n}: {summary(new[n])}")
+
+    def whole(self, section: str, key: str, old, new, texts: dict, field: str) -> bool:
+        """One keyed thing removed, added or changed (OLD and NEW in words, None where absent), in
+        the words of TEXTS (`label` the key, `x` and `y` the words); a change names FIELD.
+        Whether it differs."""
+        op = _op(old, new)
+        if op is not None:
+            self.add(section, op, key, field if op == "changed" else None, old, new,
+                     texts[op].format(label=key, x=old, y=new))
+        return op is not None
+
+    def attrs(self, section: str, key: str, old, new, names: tuple[str, ...], label: str, show=str) -> None:
+        """The attributes NAMES of one thing present on both sides, each that differs."""
+        for attr in names:
+            u, v = getattr(old, attr), getattr(new, attr)
+            if u != v:
+                self.add(section, "changed", key, attr, u, v, f"{label}: {attr} {show(u)} -> {show(v)}")
 
     # --- edition-wide
     def edition(self):
@@ -203,110 +244,52 @@ class Differ:
             self.add("prose", "changed", None, "source", a.source, b.source, "source reworded")
 
     def rules(self):
-        a, b = self.a, self.b
-        if a.credit_policy != b.credit_policy:
-            self.add("rules", "changed", None, "credit policy", a.credit_policy, b.credit_policy,
-                     f"credit policy {a.credit_policy} -> {b.credit_policy}")
-        from .vocabulary import RESOLUTION_SETTINGS
-
-        for name in RESOLUTION_SETTINGS:  # the calamity phase of the table (`resolution { ... }`)
-            va, vb = a.resolution_setting(name), b.resolution_setting(name)
+        """The edition-wide settings of _RULE_SETTINGS, each compared whole."""
+        for field, value, show, label in _RULE_SETTINGS:
+            va, vb = value(self.a), value(self.b)
             if va != vb:
-                self.add("rules", "changed", None, f"resolution {name}", va, vb,
-                         f"resolution {name} {', '.join(va) or 'none'} -> {', '.join(vb) or 'none'}")
-        if a.vp_tiers != b.vp_tiers:
-            self.add("rules", "changed", None, "vp tiers", a.vp_tiers, b.vp_tiers,
-                     f"vp tiers {_tiers(a.vp_tiers)} -> {_tiers(b.vp_tiers)}")
-        sa, sb = _u(a.set_value), _u(b.set_value)
-        if sa != sb:
-            self.add("rules", "changed", None, "set_value", sa, sb, f"set_value {sa or 'none'} -> {sb or 'none'}")
-        if a.credit_variants != b.credit_variants:
-            self.add("rules", "changed", None, "credit variants", a.credit_variants, b.credit_variants,
-                     f"credit policy variants {', '.join(a.credit_variants) or 'none'} -> "
-                     f"{', '.join(b.credit_variants) or 'none'}")
-        ca, cb = (None if x.start_credits is None else (_u(x.start_credits.amount), _u(x.start_credits.unless),
-                                                          x.start_credits.once) for x in (a, b))
-        if ca != cb:
-            self.add("rules", "changed", None, "start credits", ca, cb, f"start credits {_start(ca)} -> {_start(cb)}")
+                self.add("rules", "changed", None, field, va, vb, f"{label} {show(va)} -> {show(vb)}")
 
     def consts(self):
-        a, b = self.a.consts, self.b.consts
-        for k in a:
-            if k not in b:
-                self.add("consts", "removed", k, None, _const(a[k]), None, f"- const {k} = {_const(a[k])}")
-        for k, c in b.items():
-            if k not in a:
-                self.add("consts", "added", k, None, None, _const(c), f"+ const {k} = {_const(c)}")
-            elif _const(a[k]) != _const(c):
-                self.add("consts", "changed", k, "value", _const(a[k]), _const(c), f"const {k} {_const(a[k])} -> {_const(c)}")
-            elif (a[k].doc or "") != (c.doc or ""):
-                self.add("prose", "changed", k, "doc", a[k].doc, c.doc, f"const {k}: description reworded")
+        for k, x, y in _aligned(self.a.consts, self.b.consts):
+            if not self.whole("consts", k, _shown(_const, x), _shown(_const, y), _CONST_TEXTS, "value") \
+                    and (x.doc or "") != (y.doc or ""):
+                self.add("prose", "changed", k, "doc", x.doc, y.doc, f"const {k}: description reworded")
 
     def tables(self):
-        a, b = self.a.tables, self.b.tables
-        for k in a:
-            if k not in b:
-                self.add("tables", "removed", k, None, _bands(a[k]), None, f"- table {k} {_bands(a[k])}")
-        for k, t in b.items():
-            if k not in a:
-                self.add("tables", "added", k, None, None, _bands(t), f"+ table {k} {_bands(t)}")
-            elif _bands(a[k]) != _bands(t):
-                self.add("tables", "changed", k, "bands", _bands(a[k]), _bands(t),
-                         f"table {k} {_bands(a[k])} -> {_bands(t)}")
+        for k, x, y in _aligned(self.a.tables, self.b.tables):
+            self.whole("tables", k, _shown(_bands, x), _shown(_bands, y), _TABLE_TEXTS, "bands")
 
     def options(self):
-        a, b = self.a.options, self.b.options
-        onoff = {True: "on", False: "off"}
-        for k in a:
-            if k not in b:
-                self.add("options", "removed", k, None, onoff[a[k].on], None, f"- option {k} ({onoff[a[k].on]})")
-        for k, o in b.items():
-            if k not in a:
-                self.add("options", "added", k, None, None, onoff[o.on], f"+ option {k} {onoff[o.on]}")
-            elif a[k].on != o.on:
-                self.add("options", "changed", k, "on", onoff[a[k].on], onoff[o.on],
-                         f"option {k} {onoff[a[k].on]} -> {onoff[o.on]}")
+        for k, x, y in _aligned(self.a.options, self.b.options):
+            self.whole("options", k, _shown(_on_off, x), _shown(_on_off, y), _OPTION_TEXTS, "on")
 
     def groups(self):
-        a, b = self.a.groups, self.b.groups
-        for k in a:
-            if k not in b:
-                self.add("groups", "removed", k, None, a[k].name, None, f"- group {k} {quote(a[k].name)}")
-        for k, g in b.items():
-            if k not in a:
-                self.add("groups", "added", k, None, None, g.name, f"+ group {k} {quote(g.name)}")
+        for k, x, y in _aligned(self.a.groups, self.b.groups):
+            if x is not None and y is not None:
+                self.attrs("groups", k, x, y, ("name", "color", "symbol"), f"group {k}", _q)
                 continue
-            for attr in ("name", "color", "symbol"):
-                x, y = getattr(a[k], attr), getattr(g, attr)
-                if x != y:
-                    self.add("groups", "changed", k, attr, x, y, f"group {k}: {attr} {_q(x)} -> {_q(y)}")
+            op = _op(x, y)
+            self.add("groups", op, k, None, _shown(_name, x), _shown(_name, y),
+                     f"{_SIGN[op]} group {k} {quote((x or y).name)}")
 
     # --- advances
     def advance_summary(self, adv: Advance) -> str:
         bits = [f"cost {_num(adv.cost)}", ", ".join(adv.groups) or "no group"]
-        if adv.vp is not None:
-            bits.append(f"{adv.vp} VP")
-        if adv.credits:
-            bits.append("credits " + ", ".join(f"{g} {n}" for g, n in adv.credits.items()))
-        for s in adv.specific:
-            bits.append(f"credit {quote(s.target)} {s.amount}")
-        if adv.requires:
-            bits.append("requires " + ", ".join(quote(r) for r in adv.requires))
-        return "; ".join(bits)
+        bits += [f"{adv.vp} VP"] if adv.vp is not None else []
+        bits += ["credits " + ", ".join(f"{g} {n}" for g, n in adv.credits.items())] if adv.credits else []
+        bits += [f"credit {quote(s.target)} {s.amount}" for s in adv.specific]
+        return "; ".join(bits + (["requires " + ", ".join(map(quote, adv.requires))] if adv.requires else []))
 
     # --- items, field by field in the order of fields.ITEM_FIELDS: a field with a comparer of its
     # own (`_<kind>_<key>`; a test checks each field has one or compares as a plain value) uses
     # it, the others compare their value
     def item(self, kind: str, section: str, old, new) -> None:
-        n = new.name
-
-        def ch(field, x, y, text, op="changed"):
-            self.add(section, op, n, field, x, y, f"{n}: {text}")
-
+        ch = self.reporter(section, new.name, f"{new.name}: ")
         for spec in item_fields.ITEM_FIELDS[kind]:
             if not spec.prose and not spec.change_only:
                 getattr(self, f"_{kind}_{spec.key}", self._plain)(ch, spec, old, new)
-        self._prose(n, old, new)
+        self._prose(new.name, old, new)
 
     @staticmethod
     def _plain(ch, spec: item_fields.FieldSpec, old, new) -> None:
@@ -315,26 +298,19 @@ class Differ:
             ch(spec.key, x, y, f"{spec.key} {_show(spec, x)} -> {_show(spec, y)}")
 
     def _advance_credits(self, ch, spec, old: Advance, new: Advance) -> None:
-        for g in old.credits:
-            if g not in new.credits:
-                ch("credits", {g: old.credits[g]}, None, f"- credits {g} {old.credits[g]}", "removed")
-        for g, amount in new.credits.items():
-            if g not in old.credits:
-                ch("credits", None, {g: amount}, f"+ credits {g} {amount}", "added")
-            elif old.credits[g] != amount:
-                ch("credits", {g: old.credits[g]}, {g: amount}, f"credits {g} {old.credits[g]} -> {amount}")
+        self._amounts(ch, "credits", old.credits, new.credits, str)
 
     def _advance_credit(self, ch, spec, old: Advance, new: Advance) -> None:
-        before = {self.renames.name(s.target): s.amount for s in old.specific}
-        after = {s.target: s.amount for s in new.specific}
-        for t, amount in before.items():
-            if t not in after:
-                ch("credit", {t: amount}, None, f"- credit {quote(t)} {amount}", "removed")
-        for t, amount in after.items():
-            if t not in before:
-                ch("credit", None, {t: amount}, f"+ credit {quote(t)} {amount}", "added")
-            elif before[t] != amount:
-                ch("credit", {t: before[t]}, {t: amount}, f"credit {quote(t)} {before[t]} -> {amount}")
+        self._amounts(ch, "credit", {self.renames.name(s.target): s.amount for s in old.specific},
+                      {s.target: s.amount for s in new.specific}, quote)
+
+    @staticmethod
+    def _amounts(ch, field: str, before: dict, after: dict, show) -> None:
+        """Amounts keyed by what they go to (credits by group, by advance): each removed, added or changed."""
+        for k, x, y in _aligned(before, after):
+            op = _op(x, y)
+            if op is not None:
+                ch(field, _entry(k, x), _entry(k, y), _SIGNED[op].format(label=f"{field} {show(k)}", x=x, y=y), op)
 
     def _advance_requires(self, ch, spec, old: Advance, new: Advance) -> None:
         self._listed(ch, "requires", [self.renames.name(r) for r in old.requires], new.requires, quote)
@@ -343,8 +319,8 @@ class Differ:
         self._listed(ch, "ability", [_ability(x) for x in old.abilities], [_ability(x) for x in new.abilities])
 
     @staticmethod
-    def _listed(ch, field: str, old: list, new: list, show=str, word: str | None = None) -> None:
-        """A repeatable field as a multiset: each line gone and each line come."""
+    def _listed(ch, field: str | None, old: list, new: list, show=str, word: str | None = None) -> None:
+        """Repeated lines as a multiset: each line gone and each line come."""
         gone, come = _diff_lists(old, new)
         for x in gone:
             ch(field, x, None, f"- {word or field} {show(x)}", "removed")
@@ -352,15 +328,11 @@ class Differ:
             ch(field, None, x, f"+ {word or field} {show(x)}", "added")
 
     def _prose(self, name: str, old, new) -> None:
-        if (old.summary or None) != (new.summary or None):
-            op = "added" if not old.summary else "removed" if not new.summary else "changed"
+        op = _op(old.summary or None, new.summary or None)
+        if op is not None:
             self.add("prose", op, name, "summary", old.summary, new.summary,
                      f"{name}: summary {_q(old.summary)} -> {_q(new.summary)}")
-        gone, come = _diff_lists(old.notes, new.notes)
-        for x in gone:
-            self.add("prose", "removed", name, "note", x, None, f"{name}: - note {quote(x)}")
-        for x in come:
-            self.add("prose", "added", name, "note", None, x, f"{name}: + note {quote(x)}")
+        self._listed(self.reporter("prose", name, f"{name}: "), "note", old.notes, new.notes, quote)
 
     # --- calamities
     def calamity_summary(self, cal: Calamity) -> str:
@@ -375,15 +347,19 @@ class Differ:
             ch("secondary", None, describe.secondary(new), f"+ secondary victims: {describe.secondary(new)}", "added")
         elif so is not None and sn is None:
             ch("secondary", describe.secondary(old), None, "- secondary victims", "removed")
-        elif so is not None and sn is not None:
-            for attr in ("count", "share"):
-                x, y = self.renames.expr(_u(getattr(so, attr))), _u(getattr(sn, attr))
-                if x != y:
-                    if x is None or y is None:
-                        ch(f"secondary {attr}", x, y, f"secondary {_spec(so)} -> {_spec(sn)}")
-                        break
-                    ch(f"secondary {attr}", x, y, f"secondary {attr} {x} -> {y}")
+        elif so is not None:
+            self._victims(ch, so, sn)
             self._effects(ch, "secondary", so.effects, sn.effects)
+
+    def _victims(self, ch, so, sn) -> None:
+        """How many secondary victims: `count` or `share`, one changed, or one given instead of the other."""
+        for attr in ("count", "share"):
+            x, y = self.renames.expr(_u(getattr(so, attr))), _u(getattr(sn, attr))
+            if x != y and (x is None or y is None):
+                ch(f"secondary {attr}", x, y, f"secondary {_spec(so)} -> {_spec(sn)}")
+                return
+            if x != y:
+                ch(f"secondary {attr}", x, y, f"secondary {attr} {x} -> {y}")
 
     def _calamity_exclude(self, ch, spec, old: Calamity, new: Calamity) -> None:
         self._listed(ch, "exclude", [self.renames.expr(_exclusion(x)) for x in old.exclusions],
@@ -408,104 +384,96 @@ class Differ:
     def _effects(self, ch, where: str, old: list, new: list) -> None:
         if [_effect_key(e) for e in old] == [_effect_key(e) for e in new]:
             return
-        if len(old) == len(new) and all(isinstance(x, Effect) and isinstance(y, Effect) and x.kind == y.kind
-                                        for x, y in zip(old, new)):
+        if _same_kinds(old, new):
             for x, y in zip(old, new):
-                for param in list(dict.fromkeys(list(x.args) + list(y.args))):
-                    u, v = self.renames.expr(_u(x.args.get(param))), _u(y.args.get(param))
-                    if u != v:
-                        label = x.kind if param in ("amount", "#0") else f"{x.kind} {param}"
-                        ch(f"{where} {x.kind}.{param}", u, v, f"{where} {label} {u or 'default'} -> {v or 'default'}")
+                self._arguments(ch, where, x, y)
             return
-        text_old = "; ".join(describe.effect(e) for e in old) or "nothing"
-        text_new = "; ".join(describe.effect(e) for e in new) or "nothing"
+        text_old, text_new = _effects_words(old), _effects_words(new)
         ch(where, text_old, text_new, f"{where}: {text_old} -> {text_new}")
 
-    def _modifiers(self, ch, old: list[Modifier], new: list[Modifier]) -> None:
-        def key(m: Modifier, renamed: bool) -> tuple[str, str]:
-            cond = unparse(m.condition)
-            return (self.renames.expr(cond) if renamed else cond, m.role)
+    def _arguments(self, ch, where: str, x: Effect, y: Effect) -> None:
+        """Two effects of one kind, argument by argument (a missing one is its default)."""
+        for param in dict.fromkeys([*x.args, *y.args]):
+            u, v = self.renames.expr(_u(x.args.get(param))), _u(y.args.get(param))
+            if u != v:
+                label = x.kind if param in ("amount", "#0") else f"{x.kind} {param}"
+                ch(f"{where} {x.kind}.{param}", u, v, f"{where} {label} {u or 'default'} -> {v or 'default'}")
 
+    def _modifiers(self, ch, old: list[Modifier], new: list[Modifier]) -> None:
+        pairs, gone, remaining = self._paired(old, new)
+        for m in gone:
+            ch("modifier", describe.modifier(m), None, f"- modifier {describe.modifier(m)}", "removed")
+        for m, x in pairs:
+            self._modifier(ch, m, x)
+        for m in remaining:
+            ch("modifier", None, describe.modifier(m), f"+ modifier {describe.modifier(m)}", "added")
+
+    def _paired(self, old: list[Modifier], new: list[Modifier]):
+        """(pairs, gone, new ones left): modifiers matched by condition and role, the old
+        condition read under the new names."""
         remaining = list(new)
         pairs, gone = [], []
         for m in old:
-            k = key(m, True)
-            match = next((x for x in remaining if key(x, False) == k), None)
+            key = (self.renames.expr(unparse(m.condition)), m.role)
+            match = next((x for x in remaining if (unparse(x.condition), x.role) == key), None)
             if match is None:
                 gone.append(m)
             else:
                 remaining.remove(match)
                 pairs.append((m, match))
-        for m in gone:
-            ch("modifier", describe.modifier(m), None, f"- modifier {describe.modifier(m)}", "removed")
-        for m, x in pairs:
-            before, after = self.renames.expr(_ops(m)), _ops(x)
-            if before != after or m.priority != x.priority:
-                head = describe.condition(x.condition) + describe.ROLE_TEXT[x.role]
-                ops_old = "; ".join(describe.op(o) for o in m.ops)
-                ops_new = "; ".join(describe.op(o) for o in x.ops)
-                bits = []
-                if before != after:
-                    bits.append(f"{ops_old} -> {ops_new}")
-                if m.priority != x.priority:
-                    bits.append(f"priority {m.priority} -> {x.priority}")
-                ch("modifier", describe.modifier(m), describe.modifier(x), f"modifier {head}: {'; '.join(bits)}")
-        for m in remaining:
-            ch("modifier", None, describe.modifier(m), f"+ modifier {describe.modifier(m)}", "added")
+        return pairs, gone, remaining
+
+    def _modifier(self, ch, m: Modifier, x: Modifier) -> None:
+        """One modifier kept: its operations and its priority, where they changed."""
+        bits = [f"{'; '.join(map(describe.op, m.ops))} -> {'; '.join(map(describe.op, x.ops))}"] \
+            if self.renames.expr(_ops(m)) != _ops(x) else []
+        bits += [f"priority {m.priority} -> {x.priority}"] if m.priority != x.priority else []
+        if bits:
+            head = describe.condition(x.condition) + describe.ROLE_TEXT[x.role]
+            ch("modifier", describe.modifier(m), describe.modifier(x), f"modifier {head}: {'; '.join(bits)}")
 
     # --- commodities
     def commodity_summary(self, c: Commodity) -> str:
         bits = [f"value {_num(c.value)}", f"count {_num(c.count)}", f"stack {_num(c.stack)}"]
-        if c.block:
-            bits.append(f"block {c.block}")
-        return ", ".join(bits)
+        return ", ".join(bits + ([f"block {c.block}"] if c.block else []))
 
     def decks(self):
         a, b = self.a.decks, self.b.decks
         for s in sorted(set(a) | set(b)):
-            x = a[s].size if s in a else None
-            y = b[s].size if s in b else None
-            if x != y:
-                op = "added" if x is None else "removed" if y is None else "changed"
-                text = {"added": f"+ deck stack {s} size {y}", "removed": f"- deck stack {s} (size {x})",
-                        "changed": f"deck stack {s} size {x} -> {y}"}[op]
-                self.add("decks", op, f"stack {s}", "size", x, y, text)
+            x, y = _shown(_size, a.get(s)), _shown(_size, b.get(s))
+            op = _op(x, y)
+            if op is not None:
+                self.add("decks", op, f"stack {s}", "size", x, y, _DECK_TEXTS[op].format(s=s, x=x, y=y))
 
     # --- A.S.T.
     def civilizations(self):
         """Civilizations added or removed, and each one's rank, block and rows."""
-        a, b = self.a.civilizations, self.b.civilizations
-        for k in a:
-            if k not in b:
-                self.add("ast", "removed", k, None, k, None, f"- civilization {quote(k)}")
-        for k, c in b.items():
-            if k not in a:
-                self.add("ast", "added", k, None, None, k, f"+ civilization {quote(k)}")
+        for k, x, y in _aligned(self.a.civilizations, self.b.civilizations):
+            if x is not None and y is not None:
+                self.civilization(k, x, y)
                 continue
-            old = a[k]
-            for attr in ("rank", "block"):
-                if getattr(old, attr) != getattr(c, attr):
-                    self.add("ast", "changed", k, attr, getattr(old, attr), getattr(c, attr),
-                             f"civilization {quote(k)}: {attr} {getattr(old, attr)} -> {getattr(c, attr)}")
-            rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
-            rows_b = {t: (r.spaces, r.starts) for t, r in c.rows.items()}
-            for t in sorted(set(rows_a) | set(rows_b)):
-                if rows_a.get(t) != rows_b.get(t):
-                    show = lambda r: "no row" if r is None else ", ".join(map(str, r[1]))  # noqa: E731
-                    self.add("ast", "changed", k, f"row {t}", rows_a.get(t), rows_b.get(t),
-                             f"civilization {quote(k)}: row on {t} {show(rows_a.get(t))} -> {show(rows_b.get(t))}")
+            op = _op(x, y)
+            self.add("ast", op, k, None, x and k, y and k, f"{_SIGN[op]} civilization {quote(k)}")
+
+    def civilization(self, k: str, old, new) -> None:
+        self.attrs("ast", k, old, new, ("rank", "block"), f"civilization {quote(k)}")
+        rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
+        rows_b = {t: (r.spaces, r.starts) for t, r in new.rows.items()}
+        for t in sorted(set(rows_a) | set(rows_b)):
+            x, y = rows_a.get(t), rows_b.get(t)
+            if x != y:
+                self.add("ast", "changed", k, f"row {t}", x, y,
+                         f"civilization {quote(k)}: row on {t} {_row(x)} -> {_row(y)}")
 
     def asts(self):
-        a, b = self.a.asts, self.b.asts
-        for k in a:
-            if k not in b:
-                self.add("ast", "removed", k, None, a[k].name, None, f"- track {k} {quote(a[k].name)}")
-        for k, t in b.items():
-            if k not in a:
-                names = ", ".join(e.name for e in t.epochs)
-                self.add("ast", "added", k, None, None, t.name, f"+ track {k} {quote(t.name)}: {names}")
+        for k, x, y in _aligned(self.a.asts, self.b.asts):
+            if y is None:
+                self.add("ast", "removed", k, None, x.name, None, f"- track {k} {quote(x.name)}")
+            elif x is None:
+                self.add("ast", "added", k, None, None, y.name,
+                         f"+ track {k} {quote(y.name)}: {', '.join(e.name for e in y.epochs)}")
             else:
-                self.track(k, a[k], t)
+                self.track(k, x, y)
 
     def track(self, k: str, old, t) -> None:
         if old.name != t.name:
@@ -513,24 +481,28 @@ class Differ:
         before = {e.name: e for e in old.epochs}
         after = {e.name: e for e in t.epochs}
         renamed = self._epoch_renames(k, old, t, before, after)
-        gone_names = {e.name for e in renamed.values()}
-        for e in old.epochs:
-            if e.name not in after and e.name not in gone_names:
-                self.add("ast", "removed", f"{k}/{e.name}", None, e.name, None, f"{k}: - epoch {quote(e.name)}")
+        self._epochs_gone(k, old, after, renamed)
         for i, e in enumerate(t.epochs):
-            if e.name not in before and e.name not in renamed:
-                reqs = "; ".join(_req(r) for r in e.requirements) or "no requirement"
-                self.add("ast", "added", f"{k}/{e.name}", None, None, e.name,
-                         f"{k}: + epoch {quote(e.name)} (position {i + 1}): {reqs}")
-            else:
-                self._requirements(k, e, before.get(e.name) or renamed[e.name])
+            self._epoch(k, i, e, before.get(e.name) or renamed.get(e.name))
         self._epoch_order(k, old, t, {**before, **renamed}, after, renamed)
-        gone, come = _diff_lists([self.renames.expr(unparse(x)) for x, _ in old.backward],
-                                 [unparse(x) for x, _ in t.backward])
-        for x in gone:
-            self.add("ast", "removed", k, "backward", x, None, f"{k}: - backward when {x}")
-        for x in come:
-            self.add("ast", "added", k, "backward", None, x, f"{k}: + backward when {x}")
+        self._listed(self.reporter("ast", k, f"{k}: "), "backward",
+                     [self.renames.expr(unparse(x)) for x, _ in old.backward], [unparse(x) for x, _ in t.backward],
+                     word="backward when")
+
+    def _epochs_gone(self, k: str, old, after: dict, renamed: dict) -> None:
+        """The epochs of the older track that the newer has under no name."""
+        gone_names = {e.name for e in renamed.values()}
+        for e in (e for e in old.epochs if e.name not in after and e.name not in gone_names):
+            self.add("ast", "removed", f"{k}/{e.name}", None, e.name, None, f"{k}: - epoch {quote(e.name)}")
+
+    def _epoch(self, k: str, i: int, e, prior) -> None:
+        """An epoch of the newer track: added at its position, or its requirements compared with PRIOR's."""
+        if prior is not None:
+            self._requirements(k, e, prior)
+            return
+        reqs = "; ".join(_req(r) for r in e.requirements) or "no requirement"
+        self.add("ast", "added", f"{k}/{e.name}", None, None, e.name,
+                 f"{k}: + epoch {quote(e.name)} (position {i + 1}): {reqs}")
 
     def _epoch_renames(self, k: str, old, t, before: dict, after: dict) -> dict:
         """Epochs have no `aka`: one that left a place another took is read as renamed."""
@@ -545,13 +517,9 @@ class Differ:
     def _requirements(self, k: str, e, prior) -> None:
         old_reqs = {self.renames.expr(unparse(r.expr)): r for r in prior.requirements}
         new_reqs = {unparse(r.expr): r for r in e.requirements}
-        gone, come = _diff_lists(list(old_reqs), list(new_reqs))
-        for r in gone:
-            self.add("ast", "removed", f"{k}/{e.name}", "require", r, None,
-                     f"{k} / {e.name}: - require {_req(old_reqs[r])}")
-        for r in come:
-            self.add("ast", "added", f"{k}/{e.name}", "require", None, r,
-                     f"{k} / {e.name}: + require {_req(new_reqs[r])}")
+        both = {**old_reqs, **new_reqs}  # a requirement gone is only in the old, one come only in the new
+        self._listed(self.reporter("ast", f"{k}/{e.name}", f"{k} / {e.name}: "), "require", list(old_reqs),
+                     list(new_reqs), lambda r: _req(both[r]))
         for r in new_reqs:
             if r in old_reqs and (old_reqs[r].why or None) != (new_reqs[r].why or None):
                 self.add("prose", "changed", f"{k}/{e.name}", "require why", old_reqs[r].why, new_reqs[r].why,
@@ -570,59 +538,40 @@ class Differ:
         if a is None and b is None:
             return
         for kind, attr in (("points", "points"), ("tiebreak", "tiebreaks")):
-            old = {p.label: self.renames.expr(unparse(p.expr)) for p in (getattr(a, attr) if a else [])}
-            new = {p.label: unparse(p.expr) for p in (getattr(b, attr) if b else [])}
-            for label, expr in old.items():
-                if label not in new:
-                    self.add("score", "removed", label, kind, expr, None, f"- {kind} {quote(label)} {expr}")
-            for label, expr in new.items():
-                if label not in old:
-                    self.add("score", "added", label, kind, None, expr, f"+ {kind} {quote(label)} {expr}")
-                elif old[label] != expr:
-                    self.add("score", "changed", label, kind, old[label], expr,
-                             f"{kind} {quote(label)} {old[label]} -> {expr}")
-            if kind == "tiebreak":
-                common_old = [x for x in old if x in new]
-                common_new = [x for x in new if x in old]
-                if common_old != common_new:
-                    self.add("score", "changed", None, "tiebreak order", common_old, common_new,
-                             "tie-breakers reordered: " + ", ".join(common_new))
+            for label, x, y in _aligned(_score_lines(a, attr, self.renames.expr), _score_lines(b, attr, str)):
+                op = _op(x, y)
+                if op is not None:
+                    self.add("score", op, label, kind, x, y, _SIGNED[op].format(label=f"{kind} {quote(label)}", x=x, y=y))
+        self._tiebreak_order(list(_score_lines(a, "tiebreaks", str)), list(_score_lines(b, "tiebreaks", str)))
+
+    def _tiebreak_order(self, old: list[str], new: list[str]) -> None:
+        """The tie-breakers both have, in another order."""
+        common_old, common_new = [x for x in old if x in new], [x for x in new if x in old]
+        if common_old != common_new:
+            self.add("score", "changed", None, "tiebreak order", common_old, common_new,
+                     "tie-breakers reordered: " + ", ".join(common_new))
 
     def asserts(self):
-        old = {}
-        for x in self.a.asserts:
-            old.setdefault(self.renames.expr(unparse(x.expr)), x)
-        new = {}
-        for x in self.b.asserts:
-            new.setdefault(unparse(x.expr), x)
-        for e, x in old.items():
-            if e not in new:
-                self.add("asserts", "removed", None, None, e, None, f"- assert {e} {quote(x.message)}")
-        for e, x in new.items():
-            if e not in old:
-                self.add("asserts", "added", None, None, None, e, f"+ assert {e} {quote(x.message)}")
-            elif old[e].message != x.message:
-                self.add("prose", "changed", None, "assert message", old[e].message, x.message,
-                         f"assert {e}: message {quote(old[e].message)} -> {quote(x.message)}")
+        old = _first_each((self.renames.expr(unparse(x.expr)), x) for x in self.a.asserts)
+        new = _first_each((unparse(x.expr), x) for x in self.b.asserts)
+        for e, x, y in _aligned(old, new):
+            if x is None or y is None:
+                op = _op(x, y)
+                self.add("asserts", op, None, None, x and e, y and e, f"{_SIGN[op]} assert {e} {quote((x or y).message)}")
+            elif x.message != y.message:
+                self.add("prose", "changed", None, "assert message", x.message, y.message,
+                         f"assert {e}: message {quote(x.message)} -> {quote(y.message)}")
 
     def errata(self):
-        old = [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata]
-        new = [f"{e.code} {quote(e.item)}" for e in self.b.errata]
-        gone, come = _diff_lists(old, new)
-        for x in gone:
-            self.add("errata", "removed", None, None, x, None, f"- errata {x}")
-        for x in come:
-            self.add("errata", "added", None, None, None, x, f"+ errata {x}")
+        self._listed(self.reporter("errata", None), None, [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata],
+                     [f"{e.code} {quote(e.item)}" for e in self.b.errata], word="errata")
 
     def rounds(self):
         rounds_diff.changes(self.a, self.b, self.add)
 
     def edition_notes(self):
-        gone, come = _diff_lists([t for t, _ in self.a.notes], [t for t, _ in self.b.notes])
-        for x in gone:
-            self.add("prose", "removed", None, "note", x, None, f"- note {quote(x)}")
-        for x in come:
-            self.add("prose", "added", None, "note", None, x, f"+ note {quote(x)}")
+        self._listed(self.reporter("prose", None), "note", [t for t, _ in self.a.notes], [t for t, _ in self.b.notes],
+                     quote)
 
 
 # The item kinds of fields.py, by their section.
@@ -651,6 +600,19 @@ def _start(c) -> str:
         return "none"
     amount, unless, once = c
     return amount + (f" unless {unless}" if unless else "") + (" once" if once else "")
+
+
+def _or_none(text: str | None) -> str:
+    return text or "none"
+
+
+def _joined(values) -> str:
+    return _or_none(", ".join(values))
+
+
+def _start_credits(ed: Edition):
+    c = ed.start_credits
+    return None if c is None else (_u(c.amount), _u(c.unless), c.once)
 
 
 def _tiers(tiers) -> str:
@@ -688,10 +650,67 @@ def _req(r) -> str:
 
 
 def _ops(m: Modifier) -> str:
-    parts = []
-    for o in m.ops:
-        parts.append(" ".join(str(x) for x in (o.op, o.kind, o.param, _u(o.amount), _u(o.per), _u(o.replacement), o.each)))
-    return " | ".join(parts)
+    return " | ".join(" ".join(str(x) for x in (o.op, o.kind, o.param, _u(o.amount), _u(o.per), _u(o.replacement), o.each))
+                      for o in m.ops)
+
+
+def _effects_words(effects: list) -> str:
+    return "; ".join(describe.effect(e) for e in effects) or "nothing"
+
+
+def _same_kinds(old: list, new: list) -> bool:
+    """Two effect lists of the same kinds in the same order (no branches): compared argument by argument."""
+    return len(old) == len(new) and all(isinstance(x, Effect) and isinstance(y, Effect) and x.kind == y.kind
+                                        for x, y in zip(old, new))
+
+
+def _score_lines(score, attr: str, read) -> dict[str, str]:
+    """The `points` or `tiebreak` lines of a score block by label, each expression READ (under new names)."""
+    return {p.label: read(unparse(p.expr)) for p in (getattr(score, attr) if score else [])}
+
+
+def _first_each(pairs) -> dict:
+    """The first value of each key."""
+    out: dict = {}
+    for k, v in pairs:
+        out.setdefault(k, v)
+    return out
+
+
+def _entry(key: str, value) -> dict | None:
+    return None if value is None else {key: value}
+
+
+def _row(r) -> str:
+    return "no row" if r is None else ", ".join(map(str, r[1]))
+
+
+def _on_off(option) -> str:
+    return "on" if option.on else "off"
+
+
+_name = attrgetter("name")
+_size = attrgetter("size")
+
+_SIGN = {"added": "+", "removed": "-"}
+_CONST_TEXTS = {"removed": "- const {label} = {x}", "added": "+ const {label} = {y}", "changed": "const {label} {x} -> {y}"}
+_TABLE_TEXTS = {"removed": "- table {label} {x}", "added": "+ table {label} {y}", "changed": "table {label} {x} -> {y}"}
+_OPTION_TEXTS = {"removed": "- option {label} ({x})", "added": "+ option {label} {y}",
+                 "changed": "option {label} {x} -> {y}"}
+_DECK_TEXTS = {"added": "+ deck stack {s} size {y}", "removed": "- deck stack {s} (size {x})",
+               "changed": "deck stack {s} size {x} -> {y}"}
+
+# the edition-wide settings compared whole: (field, its value in an edition, its words, its label)
+_RULE_SETTINGS = (
+    ("credit policy", attrgetter("credit_policy"), str, "credit policy"),
+    # the calamity phase of the table (`resolution { ... }`)
+    *((f"resolution {name}", methodcaller("resolution_setting", name), _joined, f"resolution {name}")
+      for name in RESOLUTION_SETTINGS),
+    ("vp tiers", attrgetter("vp_tiers"), _tiers, "vp tiers"),
+    ("set_value", lambda ed: _u(ed.set_value), _or_none, "set_value"),
+    ("credit variants", attrgetter("credit_variants"), _joined, "credit policy variants"),
+    ("start credits", _start_credits, _start, "start credits"),
+)
 
 
 def _effect_key(e) -> str:
@@ -707,17 +726,33 @@ def diff(a: Edition, b: Edition) -> list[Change]:
 # --- output -----------------------------------------------------------------------------------------
 
 def _counts(changes: list[Change], section: str) -> str:
-    items_added = sum(1 for c in changes if c.section == section and c.op == "added" and c.field is None)
-    items_removed = sum(1 for c in changes if c.section == section and c.op == "removed" and c.field is None)
-    touched = {c.item for c in changes if c.section == section and (c.field is not None or c.op == "renamed")}
-    bits = []
-    if items_added:
-        bits.append(f"{items_added} added")
-    if items_removed:
-        bits.append(f"{items_removed} removed")
-    if touched and section in ("advances", "calamities", "commodities"):
+    """"2 added, 1 removed, 3 changed": the items of one section's changes."""
+    whole = Counter(c.op for c in changes if c.field is None)
+    bits = [f"{whole[op]} {op}" for op in ("added", "removed") if whole[op]]
+    touched = {c.item for c in changes if c.field is not None or c.op == "renamed"}
+    if touched and section in _KINDS:
         bits.append(f"{len(touched)} changed")
     return ", ".join(bits)
+
+
+def _sections(changes: list[Change], prose: bool) -> list[tuple[str, list[Change]]]:
+    """(title with counts, changes) of each section with something to show (prose only with PROSE)."""
+    shown = [c for c in changes if prose or c.section != "prose"]
+    out = []
+    for key, title in SECTIONS:
+        section = [c for c in shown if c.section == key]
+        out += [(_label(title, _counts(section, key)), section)] if section else []
+    return out
+
+
+def _label(title: str, counts: str) -> str:
+    return title + (f" ({counts})" if counts else "")
+
+
+def _hidden(changes: list[Change], prose: bool) -> str:
+    """How many changes of prose are left out (without PROSE), in words; "" when none."""
+    n = 0 if prose else sum(c.section == "prose" for c in changes)
+    return f"{n} change{'s' if n != 1 else ''} to summaries, notes or descriptions not shown" if n else ""
 
 
 def _title(ed: Edition) -> str:
@@ -725,58 +760,32 @@ def _title(ed: Edition) -> str:
 
 
 _ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "bold": "\x1b[1m", "reset": "\x1b[0m"}
+_PLAIN = dict.fromkeys(_ANSI, "")
+_OP_COLORS = {"added": "green", "removed": "red"}
 
 
 def render_text(a: Edition, b: Edition, changes: list[Change], *, color: bool = False, prose: bool = False) -> str:
-    def paint(text: str, op: str) -> str:
-        if not color:
-            return text
-        return _ANSI[{"added": "green", "removed": "red"}.get(op, "yellow")] + text + _ANSI["reset"]
-
-    head = f"{_title(a)} -> {_title(b)}"
-    lines = [_ANSI["bold"] + head + _ANSI["reset"] if color else head]
-    shown = [c for c in changes if prose or c.section != "prose"]
-    if not shown:
-        lines.append("no differences in the rules")
-    for key, title in SECTIONS:
-        section = [c for c in shown if c.section == key]
-        if not section:
-            continue
-        counts = _counts(section, key)
-        label = f"{title}" + (f" ({counts})" if counts else "")
-        lines.append("")
-        lines.append(_ANSI["bold"] + label + _ANSI["reset"] if color else label)
-        for c in section:
-            lines.append("  " + paint(c.text, c.op))
-    hidden = [c for c in changes if c.section == "prose"]
-    if hidden and not prose:
-        lines.append("")
-        lines.append(f"({len(hidden)} change{'s' if len(hidden) != 1 else ''} to summaries, notes or descriptions "
-                     f"not shown; --prose lists them)")
-    return "\n".join(lines)
+    style = _ANSI if color else _PLAIN
+    sections = _sections(changes, prose)
+    lines = [style["bold"] + f"{_title(a)} -> {_title(b)}" + style["reset"]]
+    lines += [] if sections else ["no differences in the rules"]
+    for label, section in sections:
+        lines += ["", style["bold"] + label + style["reset"]]
+        lines += ["  " + style[_OP_COLORS.get(c.op, "yellow")] + c.text + style["reset"] for c in section]
+    hidden = _hidden(changes, prose)
+    return "\n".join(lines + (["", f"({hidden}; --prose lists them)"] if hidden else []))
 
 
 def render_md(a: Edition, b: Edition, changes: list[Change], *, prose: bool = False) -> str:
     from .escape import markdown as esc
 
+    sections = _sections(changes, prose)
     lines = [f"# {esc(a.name)} → {esc(b.name)}", "", f"`{a.id}` compared with `{b.id}`.", ""]
-    shown = [c for c in changes if prose or c.section != "prose"]
-    if not shown:
-        lines.append("No differences in the rules.")
-    for key, title in SECTIONS:
-        section = [c for c in shown if c.section == key]
-        if not section:
-            continue
-        counts = _counts(section, key)
-        lines.append(f"## {title}" + (f" ({counts})" if counts else ""))
-        lines.append("")
-        for c in section:
-            lines.append(f"- {esc(c.text)}")
-        lines.append("")
-    hidden = [c for c in changes if c.section == "prose"]
-    if hidden and not prose:
-        lines.append(f"_{len(hidden)} change{'s' if len(hidden) != 1 else ''} to summaries, notes or descriptions "
-                     f"not shown._")
+    lines += [] if sections else ["No differences in the rules."]
+    for label, section in sections:
+        lines += [f"## {label}", ""] + [f"- {esc(c.text)}" for c in section] + [""]
+    hidden = _hidden(changes, prose)
+    lines += [f"_{hidden}._"] if hidden else []
     return "\n".join(lines).rstrip() + "\n"
 
 

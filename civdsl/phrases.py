@@ -73,16 +73,27 @@ def counted(n, words: tuple[str, str]) -> str:
 def change(op: str, n, words: tuple[str, str]) -> str:
     """A modifier's change to a counted parameter: "1 more city reduced", "5 fewer points of
     damage", "at most 7 points of damage", "no city destroyed"."""
-    if op in ("add", "prevent"):
-        more = "more" if op == "add" else "fewer"
-        if isinstance(n, Count):
-            return f"{more} {counted(n, words)}"
-        return f"{n} {more} {noun(n, words)}"
-    if op == "set":
-        return f"no {words[0]}" if str(n) == "0" else f"exactly {counted(n, words)}"
-    if op == "cap":
-        return f"at most {counted(n, words)}"
-    raise ValueError(op)
+    say = _CHANGE_WORDS.get(op)
+    if say is None:
+        raise ValueError(op)
+    return say(op, n, words)
+
+
+def _more_or_fewer(op: str, n, words: tuple[str, str]) -> str:
+    more = "more" if op == "add" else "fewer"
+    return f"{more} {counted(n, words)}" if isinstance(n, Count) else f"{n} {more} {noun(n, words)}"
+
+
+def _exactly(op: str, n, words: tuple[str, str]) -> str:
+    return f"no {words[0]}" if str(n) == "0" else f"exactly {counted(n, words)}"
+
+
+def _at_most(op: str, n, words: tuple[str, str]) -> str:
+    return f"at most {counted(n, words)}"
+
+
+# the words of each modifier operation that changes a number
+_CHANGE_WORDS = {"add": _more_or_fewer, "prevent": _more_or_fewer, "set": _exactly, "cap": _at_most}
 
 
 def is_zero(value) -> bool:
@@ -94,25 +105,12 @@ def effect_text(kind_name: str, args: dict) -> str:
     kind = vocab.EFFECT_KINDS.get(kind_name)
     if kind is None:
         return kind_name.replace("_", " ")
-    values = {p.name: args.get(p.name, p.default) if args.get(p.name) is not None else p.default for p in kind.params}
+    values = {p.name: p.default if args.get(p.name) is None else args[p.name] for p in kind.params}
     amount = values.get("amount")
     if kind.main == "amount" and is_zero(amount):
         return ""
-    template = kind.text
-    for (k, param), variant in _ZERO_VARIANTS.items():
-        if k == kind_name and is_zero(values.get(param)):
-            template = variant
-    suffix = ""
-    if isinstance(amount, Count):
-        suffix = amount.suffix()
-        if amount.all_of is not None:
-            values["amount"], one, suffix = "all your", False, ""
-        elif amount.per is not None:
-            values["amount"], one = amount.rate, amount.rate == 1
-        else:  # "destroy as many cities as the smaller of ...": the number said after its noun
-            values["amount"], one, suffix = "as many", False, f" as {amount.words}" if amount.words else ""
-    else:
-        one = str(amount) == "1"
+    template = _template(kind_name, kind.text, values)
+    values["amount"], one, suffix = _amount_words(amount)
     for word, (sing, plural) in vocab.PLURALS.items():
         values[word] = sing if one else plural
     values["area_text"] = _AREA_TEXT.get(str(values.get("area", "any")), f" ({values.get('area')})")
@@ -121,6 +119,26 @@ def effect_text(kind_name: str, args: dict) -> str:
     values["to"] = str(values.get("to", "beneficiary"))
     text = template.format(**values).replace("\0 ", "").replace("\0", "")
     return text + suffix
+
+
+def _template(kind_name: str, text: str, values: dict) -> str:
+    """The kind's sentence, or its variant for a parameter that is zero (_ZERO_VARIANTS)."""
+    for (k, param), variant in _ZERO_VARIANTS.items():
+        if k == kind_name and is_zero(values.get(param)):
+            text = variant
+    return text
+
+
+def _amount_words(amount) -> tuple:
+    """(the amount as the sentence says it, whether its nouns are singular, what follows the sentence)."""
+    if not isinstance(amount, Count):
+        return amount, str(amount) == "1", ""
+    if amount.all_of is not None:
+        return "all your", False, ""
+    if amount.per is not None:
+        return amount.rate, amount.rate == 1, amount.suffix()
+    # "destroy as many cities as the smaller of ...": the number said after its noun
+    return "as many", False, f" as {amount.words}" if amount.words else ""
 
 
 def fact_words(name: str) -> tuple[str, str] | None:

@@ -39,48 +39,57 @@ class _Union:
 
 def linked(editions: list, kind: str) -> list[list[tuple[int, str]]]:
     """Groups of (edition index, item name) that are one card across editions (name or aka)."""
-    uf = _Union()
+    order = [(i, n) for i, ed in enumerate(editions) for n in _ORDERS[kind](ed)]
     index: dict[str, list[tuple[int, str]]] = {}
-    order: list[tuple[int, str]] = []
-    for i, ed in enumerate(editions):
-        names = calamity_order(ed) if kind == "calamities" else advance_order(ed)
-        for n in names:
-            index.setdefault(n, []).append((i, n))
-            order.append((i, n))
-            uf.find((i, n))
-    for i, ed in enumerate(editions):
-        for n, item in getattr(ed, kind).items():
-            for other in [n] + list(item.aka):
-                for j, m in index.get(other, []):
-                    if j != i:
-                        uf.union((i, n), (j, m))
+    for i, n in order:
+        index.setdefault(n, []).append((i, n))
+    uf = _Union()
+    for a, b in _same_cards(editions, kind, index):
+        uf.union(a, b)
     groups: dict = {}
     for key in order:
         groups.setdefault(uf.find(key), []).append(key)
     return [g for g in groups.values() if len({i for i, _ in g}) > 1]
 
 
+# each kind's items of an edition in the charts' order
+_ORDERS = {"calamities": calamity_order, "advances": advance_order}
+
+
+def _same_cards(editions: list, kind: str, index: dict) -> list[tuple[tuple[int, str], tuple[int, str]]]:
+    """Pairs of (edition index, name) that are one card: the name or an aka of one is the other's name."""
+    return [((i, n), (j, m)) for i, ed in enumerate(editions) for n, item in getattr(ed, kind).items()
+            for other in [n, *item.aka] for j, m in index.get(other, []) if j != i]
+
+
 def _attr_rows(editions, group, attrs) -> list[Row]:
-    rows = []
     present = sorted({i for i, _ in group})
-    for label, fn in attrs:
-        cells = []
-        for i in present:
-            names = [n for j, n in group if j == i]
-            parts = [fn(editions[i], n) for n in names]
-            cells.append(parts[0] if len(parts) == 1 else Cell([line for p in parts for line in p.lines]))
-        differ = len({c.plain() for c in cells}) > 1
-        head = cell(Strong(label), f" {DIFFERS}" if differ else "")
-        rows.append(Row([head] + cells, mark="changed" if differ else None, head=True))
-    return rows
+    return [_attr_row([_cell_of(editions[i], [n for j, n in group if j == i], fn) for i in present], label)
+            for label, fn in attrs]
+
+
+def _cell_of(ed, names: list[str], fn) -> Cell:
+    """One edition's cell of a row: its item's, or the lines of each of its items that are the card."""
+    parts = [fn(ed, n) for n in names]
+    return parts[0] if len(parts) == 1 else Cell([line for p in parts for line in p.lines])
+
+
+def _attr_row(cells: list[Cell], label: str) -> Row:
+    """A row of the editions' cells, marked where they differ."""
+    differ = len({c.plain() for c in cells}) > 1
+    head = cell(Strong(label), f" {DIFFERS}" if differ else "")
+    return Row([head] + cells, mark="changed" if differ else None, head=True)
+
+
+def _lines_or_none(items: list) -> Cell:
+    """One line per item, or `none`."""
+    return lines(*items) if items else cell("none")
 
 
 def _cal_attrs():
     def mods(ed, n):
         c = ed.calamities[n]
-        if not c.modifiers:
-            return cell("none")
-        return lines(*[(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
+        return _lines_or_none([(Sign(derive.modifier_direction(m, c)), " ", describe.modifier(m)) for m in c.modifiers])
 
     return [
         ("Name", lambda ed, n: cell(n)),
@@ -97,9 +106,8 @@ def _adv_attrs(inter_by_ed):
         return chips_for(ed)
 
     def cal(ed, n):
-        items = inter_by_ed[id(ed)].get(n, [])
-        return lines(*[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in items]) if items \
-            else cell("none")
+        return _lines_or_none([(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text)
+                               for i in inter_by_ed[id(ed)].get(n, [])])
 
     return [
         ("Name", lambda ed, n: cell(n)),
@@ -108,10 +116,10 @@ def _adv_attrs(inter_by_ed):
         ("VP", lambda ed, n: number(ed.advances[n].vp)),
         ("Group credits", lambda ed, n: joined([replace(chips(ed)[g], amount=v)
                                                 for g, v in ed.advances[n].credits.items() if g in chips(ed)])),
-        ("Specific credits", lambda ed, n: lines(*[f"\u2192 {s.target} {s.amount}" for s in ed.advances[n].specific])
-         if ed.advances[n].specific else cell("none")),
-        ("Abilities", lambda ed, n: lines(*[describe.ability(a.kind, a.args) for a in ed.advances[n].abilities])
-         if ed.advances[n].abilities else cell("none")),
+        ("Specific credits", lambda ed, n: _lines_or_none([f"\u2192 {s.target} {s.amount}"
+                                                           for s in ed.advances[n].specific])),
+        ("Abilities", lambda ed, n: _lines_or_none([describe.ability(a.kind, a.args)
+                                                    for a in ed.advances[n].abilities])),
         ("Calamities it changes", cal),
     ]
 
@@ -122,21 +130,18 @@ def comparison(editions: list) -> list[Chart]:
     out = []
     for kind, title, attrs in (("calamities", "Calamities in several editions", _cal_attrs()),
                                ("advances", "Advances in several editions", _adv_attrs(inter))):
-        tables = []
-        for g in linked(editions, kind):
-            present = sorted({i for i, _ in g})
-            names = []
-            for _, n in g:
-                if n not in names:
-                    names.append(n)
-            cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in present]
-            rows = _attr_rows(editions, g, attrs)
-            tables.append(Table(f"{kind}-{names[0]}", ", also called ".join(names), cols, rows))
-        chart = Chart(f"compare-{kind}", title, tables, intro=[
+        tables = [_card_table(editions, kind, g, attrs) for g in linked(editions, kind)]
+        out.append(Chart(f"compare-{kind}", title, tables, intro=[
             f"An item appears here when two or more editions have it under the same name or one lists the "
-            f"other's name as also-known-as. {DIFFERS} marks the lines that differ."])
-        out.append(chart)
+            f"other's name as also-known-as. {DIFFERS} marks the lines that differ."]))
     return out
+
+
+def _card_table(editions: list, kind: str, group: list[tuple[int, str]], attrs) -> Table:
+    """One card across the editions that have it: a column each, a row per attribute."""
+    names = list(dict.fromkeys(n for _, n in group))
+    cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in sorted({i for i, _ in group})]
+    return Table(f"{kind}-{names[0]}", ", also called ".join(names), cols, _attr_rows(editions, group, attrs))
 
 
 def compare_files(editions: list) -> dict[str, str]:
@@ -151,15 +156,24 @@ def compare_files(editions: list) -> dict[str, str]:
 def _compared(editions: list) -> tuple[str, list]:
     """(the page's introduction, the editions compared): only editions that share an item with
     another are compared (the card game shares none)."""
-    shared = {i for kind in ("calamities", "advances") for g in linked(editions, kind) for i, _ in g}
+    shared = _sharing(editions)
     compared = [ed for i, ed in enumerate(editions) if i in shared]
     left_out = [ed for i, ed in enumerate(editions) if i not in shared]
     names = ", ".join(f"{ed.name} ({ed.id})" for ed in compared) or "none"
     intro = f"Editions compared: {names}. House rules are compared with their base on their own summary page."
-    if left_out:
-        intro += (" Not compared, having no calamity or advance in common with another edition: "
-                  + ", ".join(ed.name for ed in left_out) + ".")
-    return intro, compared
+    return intro + _not_compared(left_out), compared
+
+
+def _sharing(editions: list) -> set[int]:
+    """The editions (by index) that share a calamity or an advance with another."""
+    return {i for kind in _ORDERS for g in linked(editions, kind) for i, _ in g}
+
+
+def _not_compared(editions: list) -> str:
+    if not editions:
+        return ""
+    return (" Not compared, having no calamity or advance in common with another edition: "
+            + ", ".join(ed.name for ed in editions) + ".")
 
 
 def _compare_md(intro: str, keys: list, charts: list) -> str:
@@ -184,6 +198,14 @@ def _compare_html(intro: str, keys: list, charts: list) -> str:
     return page("Editions compared", "\n".join(body))
 
 
+# the files of an edition the site index links to, with their words
+_SITE_LINKS = (("companion.html", "companion (for the table)"), ("charts/{id}.html", "printable charts"),
+               ("charts/reference.html", "round reference"), ("charts/house-summary.html", "house-rule summary"),
+               ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
+               ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),
+               ("charts/model.yaml", "model (YAML)"))
+
+
 def index_html(results) -> str:
     table = Table("editions", "Editions", [Column("Edition", 2.2), Column("Id", 1), Column("Extends", 1),
                                            Column("Advances", 0.9, numeric=True),
@@ -191,31 +213,28 @@ def index_html(results) -> str:
                                            Column("Commodities", 1.1, numeric=True), Column("Charts", 4)], [])
     for r in results:
         ed = r.edition
-        files = r.files or {}
-        links = []
-        for rel, text in (("companion.html", "companion (for the table)"),
-                          (f"charts/{ed.id}.html", "printable charts"), ("charts/reference.html", "round reference"),
-                          ("charts/house-summary.html", "house-rule summary"),
-                          ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
-                          ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),
-                          ("charts/model.yaml", "model (YAML)")):
-            # the SVG is linked wherever its DOT source is, so the page never depends on
-            # whether Graphviz drew it on the machine that built it
-            if rel in files or (rel.endswith(".svg") and rel[:-4] + ".dot" in files):
-                links.append(Link(text, f"{r.id}/{rel}"))
-        link_parts: list = []
-        for k, link in enumerate(links):
-            if k:
-                link_parts.append(" \u00b7 ")
-            link_parts.append(link)
         table.rows.append(Row([cell(Strong(ed.name)), cell(ed.id), cell(", ".join(ed.bases) or "\u2014"),
                                number(len(ed.advances)), number(len(ed.calamities)), number(len(ed.commodities)),
-                               cell(*link_parts)], head=True))
+                               cell(*_links(r))], head=True))
     body = ["<header><h1>civdsl rulebooks</h1>",
             "<p>Every compiled edition with its quick-reference charts, and the cross-edition comparison.</p>",
             '<p class="links"><a href="compare.html">editions compared</a> <a href="compare.md">(Markdown)</a></p>',
             "</header>", "<section id=\"editions\">", table_html(table, with_title=False), "</section>"]
     return page("civdsl rulebooks", "\n".join(body))
+
+
+def _links(r) -> list:
+    """The links of one edition's row, a dot between each two."""
+    files = r.files or {}
+    links = [Link(text, f"{r.id}/{rel}") for rel, text in
+             ((rel.format(id=r.edition.id), text) for rel, text in _SITE_LINKS) if _built(rel, files)]
+    return [part for link in links for part in (" \u00b7 ", link)][1:]
+
+
+def _built(rel: str, files: dict) -> bool:
+    """Whether the build wrote REL. The SVG is linked wherever its DOT source is, so the page never
+    depends on whether Graphviz drew it on the machine that built it."""
+    return rel in files or (rel.endswith(".svg") and rel[:-4] + ".dot" in files)
 
 
 def site(results) -> dict[str, str]:

@@ -51,8 +51,7 @@ class Diff:
 def compute(base: Edition, house: Edition) -> Diff:
     grouped: dict[tuple[str, str], list[editions_diff.Change]] = {}
     for c in editions_diff.diff(base, house):
-        # the house rule's own name and base, and the edition's prose, are no change of the game
-        if c.section != "edition" and not (c.section == "prose" and c.item is None):
+        if _of_the_game(c):
             grouped.setdefault(_place(c, base, house), []).append(c)
     order = {cat: i for i, cat in enumerate(CATEGORIES)}
     changes = [_item_change(cat, key, found, base, house)
@@ -60,51 +59,79 @@ def compute(base: Edition, house: Edition) -> Diff:
     return Diff(changes)
 
 
+def _of_the_game(c: editions_diff.Change) -> bool:
+    """The house rule's own name and base, and the edition's prose, are no change of the game."""
+    return c.section != "edition" and not (c.section == "prose" and c.item is None)
+
+
+# the sections of `civdsl diff` whose changes name their item as it is
+_ITEM_SECTIONS = ("advances", "calamities", "commodities", "consts", "groups", "tables", "options")
+
+
 def _place(c: editions_diff.Change, base: Edition, house: Edition) -> tuple[str, str]:
     """(category, key) of the item a change of `civdsl diff` is about."""
     item = c.item or ""
-    if c.section in ("advances", "calamities", "commodities", "consts", "groups", "tables", "options"):
+    if c.section in _ITEM_SECTIONS:
         return c.section, item
     if c.section in ("ast", "prose") and "/" in item:
-        track, epoch = item.split("/", 1)
-        t = house.asts.get(track) or base.asts.get(track)
-        return "epochs", f"{t.name if t else track} / {epoch}"
-    if item in house.civilizations or item in base.civilizations:
+        return "epochs", _epoch_key(item, base, house)
+    if _declared(item, "civilizations", base, house):
         return "civilizations", item
     if c.section == "ast":
         return "tracks", item
-    for section in ("advances", "calamities", "commodities"):  # a summary or note of an item
-        if c.section == "prose" and item and (item in getattr(house, section) or item in getattr(base, section)):
-            return section, item
-    return "rules", c.field or item or c.section
+    owner = _prose_owner(c, base, house)
+    return (owner, item) if owner else ("rules", c.field or item or c.section)
+
+
+def _prose_owner(c: editions_diff.Change, base: Edition, house: Edition) -> str | None:
+    """The section of the item whose summary or note a prose change is about; None for the edition's."""
+    if c.section != "prose" or not c.item:
+        return None
+    return next((s for s in ("advances", "calamities", "commodities") if _declared(c.item, s, base, house)), None)
+
+
+def _declared(name: str, pool: str, base: Edition, house: Edition) -> bool:
+    return name in getattr(house, pool) or name in getattr(base, pool)
+
+
+def _epoch_key(item: str, base: Edition, house: Edition) -> str:
+    """"track name / epoch" of `civdsl diff`'s "track/epoch"."""
+    track, epoch = item.split("/", 1)
+    t = house.asts.get(track) or base.asts.get(track)
+    return f"{t.name if t else track} / {epoch}"
 
 
 def _item_change(cat: str, key: str, found: list, base: Edition, house: Edition) -> Change:
-    whole = [c for c in found if c.field is None and c.op in ("added", "removed")]
-    if whole:
-        status = whole[0].op
-        ed = house if status == "added" else base
-        brief = _brief(cat, key, ed, whole[0])
-        return Change(cat, key, status, [("", "", brief)] if status == "added" else [("", brief, "")])
-    return Change(cat, key, "changed", _fields(cat, key, found, base, house))
+    whole = next((c for c in found if c.field is None and c.op in ("added", "removed")), None)
+    if whole is None:
+        return Change(cat, key, "changed", _fields(cat, key, found, base, house))
+    if whole.op == "added":
+        return Change(cat, key, "added", [("", "", _brief(cat, key, house, whole))])
+    return Change(cat, key, "removed", [("", _brief(cat, key, base, whole), "")])
 
 
 def _fields(cat: str, key: str, found: list, base: Edition, house: Edition) -> list[tuple[str, str, str]]:
-    kind = _KINDS.get(cat)
-    out = []
-    sentence = False
-    for c in found:
-        name = (c.field or "name").split(" ")[0]
-        if cat == "calamities" and name in _SENTENCE:
-            sentence = True
-            continue
-        spec = item_fields.field(kind, name) if kind else None
-        words = _setting_words if cat == "rules" else _words
-        out.append((spec.words if spec is not None else (c.field or "name"), words(c.old), words(c.new)))
-    if sentence:
+    words = _setting_words if cat == "rules" else _words
+    out = [(_field_words(_KINDS.get(cat), c), words(c.old), words(c.new)) for c in found if not _in_sentence(cat, c)]
+    if any(_in_sentence(cat, c) for c in found):
         out.insert(0, ("effect", describe.calamity(base.calamities[_old_name(key, found)]),
                        describe.calamity(house.calamities[key])))
     return out
+
+
+def _field_name(c: editions_diff.Change) -> str:
+    return (c.field or "name").split(" ")[0]
+
+
+def _in_sentence(cat: str, c: editions_diff.Change) -> bool:
+    """A change of a calamity that its sentence says (the whole sentence shows it)."""
+    return cat == "calamities" and _field_name(c) in _SENTENCE
+
+
+def _field_words(kind: str | None, c: editions_diff.Change) -> str:
+    """The changed field's words (fields.py) where it is an item's field, else its name in the diff."""
+    spec = item_fields.field(kind, _field_name(c)) if kind else None
+    return spec.words if spec is not None else (c.field or "name")
 
 
 def _old_name(key: str, found: list) -> str:
@@ -113,26 +140,41 @@ def _old_name(key: str, found: list) -> str:
 
 def _brief(cat: str, key: str, ed: Edition, c: editions_diff.Change) -> str:
     """An added or removed item in a few words."""
-    if cat == "advances":
-        a = ed.advances[key]
-        bits = [f"cost {_words(a.cost)}", "groups " + (", ".join(a.groups) or "none")]
-        if a.credits:
-            bits.append("credits " + _words(a.credits))
-        if a.specific:
-            bits.append("specific " + "; ".join(f"{s.target} {s.amount}" for s in a.specific))
-        return "; ".join(bits)
-    if cat == "calamities":
-        cal = ed.calamities[key]
-        return f"stack {cal.stack}, {cal.klass}: {describe.calamity(cal)}"
-    if cat == "commodities":
-        com = ed.commodities[key]
-        return f"value {com.value}, count {com.count}, stack {_words(com.stack)}"
-    if cat == "epochs":
-        track, epoch = key.split(" / ", 1)
-        e = next((e for t in ed.asts.values() if t.name == track for e in t.epochs if e.name == epoch), None)
-        return "; ".join(describe.condition(r.expr) for r in e.requirements) if e and e.requirements \
-            else "no requirement"
-    return _words(c.new if c.op == "added" else c.old)
+    brief = _BRIEFS.get(cat)
+    return brief(ed, key) if brief is not None else _words(c.new if c.op == "added" else c.old)
+
+
+def _advance_brief(ed: Edition, key: str) -> str:
+    a = ed.advances[key]
+    bits = [f"cost {_words(a.cost)}", "groups " + (", ".join(a.groups) or "none")]
+    bits += ["credits " + _words(a.credits)] if a.credits else []
+    bits += ["specific " + "; ".join(f"{s.target} {s.amount}" for s in a.specific)] if a.specific else []
+    return "; ".join(bits)
+
+
+def _calamity_brief(ed: Edition, key: str) -> str:
+    cal = ed.calamities[key]
+    return f"stack {cal.stack}, {cal.klass}: {describe.calamity(cal)}"
+
+
+def _commodity_brief(ed: Edition, key: str) -> str:
+    com = ed.commodities[key]
+    return f"value {com.value}, count {com.count}, stack {_words(com.stack)}"
+
+
+def _epoch_brief(ed: Edition, key: str) -> str:
+    requirements = _requirements(ed, *key.split(" / ", 1))
+    return "; ".join(describe.condition(r.expr) for r in requirements) if requirements else "no requirement"
+
+
+def _requirements(ed: Edition, track: str, epoch: str) -> list:
+    """The requirements of the epoch EPOCH on the track named TRACK (none where there is no such epoch)."""
+    return next((e.requirements for t in ed.asts.values() if t.name == track for e in t.epochs if e.name == epoch), [])
+
+
+# an added or removed item of these categories in words of its own (others: its value)
+_BRIEFS = {"advances": _advance_brief, "calamities": _calamity_brief, "commodities": _commodity_brief,
+           "epochs": _epoch_brief}
 
 
 def _setting_words(value) -> str:
@@ -142,12 +184,21 @@ def _setting_words(value) -> str:
 
 def _words(value) -> str:
     """A compact text of a changed value for the summary's before/after columns."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return "; ".join(_words(v) for v in value) if value else "none"
-    return str(value)
+    say = next((say for kind, say in _VALUE_WORDS if isinstance(value, kind)), str)
+    return say(value)
+
+
+def _listing(values) -> str:
+    return "; ".join(_words(v) for v in values) if values else "none"
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def _pairs(value: dict) -> str:
+    return ", ".join(f"{k} {_words(x)}" for k, x in value.items())
+
+
+# how a value of each type is said (in order: a bool is an int too); anything else as it prints
+_VALUE_WORDS = ((type(None), lambda v: "none"), (bool, _on_off), (dict, _pairs), ((list, tuple), _listing))

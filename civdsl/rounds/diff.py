@@ -15,15 +15,22 @@ def changes(a: Edition, b: Edition, add) -> None:
         new = to_data(b).get("rounds") or {}
     except Exception:  # the model serializer is another module's: never let it break a diff
         return
-    for kind in list(dict.fromkeys(list(old) + list(new))):
-        before, after = old.get(kind), new.get(kind)
-        if isinstance(before, list) or isinstance(after, list):
-            before, after = before or [], after or []
-        x, y = _keyed(before), _keyed(after)
-        if x is None or y is None:
-            _whole_part(kind, before, after, add)
-        else:
-            _items(kind[:-1] if kind.endswith("s") else kind, x, y, add)
+    for kind in dict.fromkeys([*old, *new]):
+        _part(kind, old.get(kind), new.get(kind), add)
+
+
+def _part(kind: str, before, after, add) -> None:
+    """One part of the round rules: its declarations matched by id, or the part whole."""
+    if isinstance(before, list) or isinstance(after, list):
+        before, after = before or [], after or []
+    x, y = _keyed(before), _keyed(after)
+    if x is None or y is None:
+        _whole_part(kind, before, after, add)
+    else:
+        _items(kind.removesuffix("s"), x, y, add)
+
+
+_SIGNS = {"added": "+ ", "removed": "- ", "changed": ""}
 
 
 def _whole_part(kind: str, before, after, add) -> None:
@@ -31,8 +38,7 @@ def _whole_part(kind: str, before, after, add) -> None:
     if _strip_lines(before) == _strip_lines(after):
         return
     op = "added" if not before else "removed" if not after else "changed"
-    sign = {"added": "+ ", "removed": "- ", "changed": ""}[op]
-    add("rounds", op, None, kind, None, None, f"{sign}{kind}" + (" changed" if op == "changed" else ""))
+    add("rounds", op, None, kind, None, None, f"{_SIGNS[op]}{kind}" + (" changed" if op == "changed" else ""))
 
 
 def _items(label: str, x: dict, y: dict, add) -> None:
@@ -41,19 +47,27 @@ def _items(label: str, x: dict, y: dict, add) -> None:
         if k not in y:
             add("rounds", "removed", k, None, k, None, f"- {label} {k}")
     for k, item in y.items():
-        if k not in x:
+        if k in x:
+            _fields(label, k, x[k], item, add)
+        else:
             add("rounds", "added", k, None, None, k, f"+ {label} {k}")
+
+
+_SCALARS = (int, str, bool, type(None))
+
+
+def _fields(label: str, k: str, old: dict, new: dict, add) -> None:
+    """One declaration present on both sides, field by field (where it stands left out)."""
+    for field in _compared_fields(old, new):
+        u, v = _strip_lines(old.get(field)), _strip_lines(new.get(field))
+        if u == v:
             continue
-        for field in dict.fromkeys(list(x[k]) + list(item)):
-            if field in ("line", "path"):
-                continue
-            u, v = _strip_lines(x[k].get(field)), _strip_lines(item.get(field))
-            if u == v:
-                continue
-            if isinstance(u, (int, str, bool, type(None))) and isinstance(v, (int, str, bool, type(None))):
-                add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {_plain(u)} -> {_plain(v)}")
-            else:
-                add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} changed")
+        said = f"{_plain(u)} -> {_plain(v)}" if isinstance(u, _SCALARS) and isinstance(v, _SCALARS) else "changed"
+        add("rounds", "changed", k, field, u, v, f"{label} {k}: {field} {said}")
+
+
+def _compared_fields(old: dict, new: dict) -> list[str]:
+    return [f for f in dict.fromkeys([*old, *new]) if f not in ("line", "path")]
 
 
 def _keyed(items) -> dict | None:
