@@ -74,9 +74,13 @@ def _history(index: Index, kind: str, names: set[str], files: int) -> list[str]:
     first = next((r for r in refs if r.role == "def"), None)
     out = []
     for ref in refs:
-        place = f"(in {'base ' if ref.file < files - 1 else ''}{index.asts[ref.file].edition})"
-        out += _HISTORY[ref.role](ref.part, kind, place, ref is not first and ref.file > 0)
+        out += _HISTORY[ref.role](ref.part, kind, _file_of(index, ref, files), ref is not first and ref.file > 0)
     return out
+
+
+def _file_of(index: Index, ref, files: int) -> str:
+    """"(in base megaciv)": the edition whose file makes a statement, a base's or the rulebook's own."""
+    return f"(in {'base ' if ref.file < files - 1 else ''}{index.asts[ref.file].edition})"
 
 
 def _statements(index: Index, kind: str, names: set[str]) -> list:
@@ -91,7 +95,7 @@ def _defined(item, kind: str, place: str, again: bool) -> list[str]:
 
 def _changed(item, kind: str, place: str, again: bool) -> list[str]:
     """A `change`: the fields it gives, then each modifier it drops."""
-    return [f"{_where(item.span)}  changed: {_changed_fields(item)} {place}"] + _drops(item)
+    return [f"{_where(item.span)}  changed: {_changed_fields(item, kind)} {place}"] + _drops(item)
 
 
 def _removed(item, kind: str, place: str, again: bool) -> list[str]:
@@ -101,18 +105,20 @@ def _removed(item, kind: str, place: str, again: bool) -> list[str]:
 _HISTORY = {"def": _defined, "change": _changed, "remove": _removed}
 
 
-def _changed_fields(item) -> str:
-    return ", ".join(dict.fromkeys(f.key if f.key != "modifier" else "when" for f in item.fields)) or "nothing"
+def _changed_fields(item, kind: str) -> str:
+    """The fields a change gives, each once, as a rulebook writes them (`when` for a modifier)."""
+    return ", ".join(dict.fromkeys(getattr(item_fields.field(kind, f.key), "word", f.key) for f in item.fields)) \
+        or "nothing"
 
 
 def _drops(item) -> list[str]:
-    out = []
-    for f in item.fields:
-        if f.key == "drop":
-            cond, r = f.value
-            out.append(f"{f.span.path}:{f.span.line}    drops the modifier `when {unparse(cond)}`"
-                       + (f" for {r}" if r != "any" else ""))
-    return out
+    return [_drop(f) for f in item.fields if f.key == "drop"]
+
+
+def _drop(f) -> str:
+    """A `drop` of a change: the base's modifier it removes, by condition and role."""
+    cond, role = f.value
+    return f"{_where(f.span)}    drops the modifier `when {unparse(cond)}`" + (f" for {role}" if role != "any" else "")
 
 
 def _where(span) -> str:
@@ -133,15 +139,17 @@ def explain_item(rulebook: str, item: str) -> str:
         return roundexplain.explain(ed, index, *round_name)
     kind, name, asked = _find(ed, item, roundexplain.names(index))
     obj = getattr(ed, _POOLS[kind])[name]
-    title = f"{name}: {kind} in {ed.id} ({ed.name})"
-    lines = [title, "=" * len(title)]
-    if asked:
-        lines.append(f"(`{asked}` is another name of {name}: aka)")
-    lines += _item_text(ed, kind, obj, index)
+    lines = _title(ed, kind, name, asked) + _item_text(ed, kind, obj, index)
     lines += ["", "Source lines (the extends chain, base first):"]
     history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
     lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
+
+
+def _title(ed: Edition, kind: str, name: str, asked: str | None) -> list[str]:
+    """The title, underlined, and the name asked for when it was one of the item's `aka`."""
+    title = f"{name}: {kind} in {ed.id} ({ed.name})"
+    return [title, "=" * len(title)] + ([f"(`{asked}` is another name of {name}: aka)"] if asked else [])
 
 
 # --- the item's fields, as fields.py words them ----------------------------------------------
@@ -201,12 +209,18 @@ def _sections(obj, kind: str, prose: bool) -> list[str]:
 
 def _section(obj, spec: item_fields.FieldSpec) -> list[str]:
     """A field listed under its title, one line per value (a value's text from _ENTRIES)."""
-    value = getattr(obj, spec.model_attr)
-    entries = [_ENTRIES.get(spec.key, _note)(obj, v) for v in (value if isinstance(value, list) else [value])
-               if v is not None]
+    entries = [_ENTRIES.get(spec.key, _note)(obj, v) for v in _values(obj, spec)]
     if entries:
         return _titled(spec.section, entries)
     return [] if spec.empty is None else _titled(spec.section, [spec.empty])
+
+
+def _values(obj, spec: item_fields.FieldSpec) -> list:
+    """A field's values: the items of a repeatable one, the value of a single one when given."""
+    value = getattr(obj, spec.model_attr)
+    if isinstance(value, list):
+        return value
+    return [] if value is None else [value]
 
 
 def _titled(title: str, entries: list[str]) -> list[str]:

@@ -105,20 +105,33 @@ def effect_text(kind_name: str, args: dict) -> str:
     kind = vocab.EFFECT_KINDS.get(kind_name)
     if kind is None:
         return kind_name.replace("_", " ")
-    values = {p.name: p.default if args.get(p.name) is None else args[p.name] for p in kind.params}
+    values = _with_defaults(kind, args)
     amount = values.get("amount")
     if kind.main == "amount" and is_zero(amount):
         return ""
     template = _template(kind_name, kind.text, values)
     values["amount"], one, suffix = _amount_words(amount)
-    for word, (sing, plural) in vocab.PLURALS.items():
-        values[word] = sing if one else plural
-    values["area_text"] = _AREA_TEXT.get(str(values.get("area", "any")), f" ({values.get('area')})")
-    values["area"] = str(values.get("area", "any")).replace("_", " ")
-    values["chooser"] = str(values.get("chooser", "victim"))
-    values["to"] = str(values.get("to", "beneficiary"))
+    values.update(_plurals(one))
+    values.update(_where_and_who(values))
     text = template.format(**values).replace("\0 ", "").replace("\0", "")
     return text + suffix
+
+
+def _with_defaults(kind, args: dict) -> dict:
+    """Each parameter of KIND: its argument in ARGS, else its default."""
+    return {p.name: p.default if args.get(p.name) is None else args[p.name] for p in kind.params}
+
+
+def _plurals(one: bool) -> dict[str, str]:
+    """Each declared noun (vocabulary.PLURALS) in the number the amount calls for."""
+    return {word: sing if one else plural for word, (sing, plural) in vocab.PLURALS.items()}
+
+
+def _where_and_who(values: dict) -> dict[str, str]:
+    """The words of where an effect acts and who chooses or receives: `area_text`, `area`, `chooser`, `to`."""
+    area = values.get("area", "any")
+    return {"area_text": _AREA_TEXT.get(str(area), f" ({values.get('area')})"), "area": str(area).replace("_", " "),
+            "chooser": str(values.get("chooser", "victim")), "to": str(values.get("to", "beneficiary"))}
 
 
 def _template(kind_name: str, text: str, values: dict) -> str:

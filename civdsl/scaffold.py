@@ -151,18 +151,30 @@ def _add_example(ed):
 
 def _edition_wide(ed) -> list[str]:
     """Commented examples of the base's edition-wide rules, each set the other way."""
-    lines = []
+    lines = (_const_line(ed), _policy_line(ed), _option_line(ed))
+    return [line for line in lines if line is not None]
+
+
+def _const_line(ed) -> str | None:
     const = next(iter(ed.consts.values()), None)
-    if const is not None:
-        doc = f" {quote(const.doc)}" if const.doc else ""
-        lines.append(f"# const {const.id} = {unparse(const.expr)}{doc}")
-    if ed.credit_policy:
-        other = "per_card" if ed.credit_policy == "best_group" else "best_group"
-        lines.append(f"# credit policy {other}  # {ed.id} uses {ed.credit_policy}")
-    if ed.options:
-        opt = next(iter(ed.options.values()))
-        lines.append(f"# option {opt.id} {'off' if opt.on else 'on'}  # {ed.id}: {'on' if opt.on else 'off'}")
-    return lines
+    if const is None:
+        return None
+    doc = f" {quote(const.doc)}" if const.doc else ""
+    return f"# const {const.id} = {unparse(const.expr)}{doc}"
+
+
+def _policy_line(ed) -> str | None:
+    if not ed.credit_policy:
+        return None
+    other = "per_card" if ed.credit_policy == "best_group" else "best_group"
+    return f"# credit policy {other}  # {ed.id} uses {ed.credit_policy}"
+
+
+def _option_line(ed) -> str | None:
+    if not ed.options:
+        return None
+    opt = next(iter(ed.options.values()))
+    return f"# option {opt.id} {'off' if opt.on else 'on'}  # {ed.id}: {'on' if opt.on else 'off'}"
 
 
 def _calamity_examples(cal, ed) -> tuple[list[str], list[str]]:
@@ -222,14 +234,17 @@ def _protector(cal, kind: str, ed):
     protects against this kind of effect in another calamity, else the first this calamity's
     modifiers do not name."""
     named = {a for m in cal.modifiers for a in m.advances}
-    elsewhere = {a for c in ed.calamities.values() if c is not cal for m in c.modifiers if _prevents(m, kind)
-                 for a in m.advances}
+    elsewhere = {a for c in ed.calamities.values() if c is not cal for a in _protectors(c, kind)}
     return _first([a for a in ed.advances.values() if a.name not in named], lambda a: a.name in elsewhere)
 
 
-def _prevents(m, kind: str) -> bool:
-    """Whether modifier M prevents some of KIND."""
-    return any(getattr(op, "op", None) == "prevent" and getattr(op, "kind", None) == kind for op in m.ops)
+def _protectors(cal, kind: str) -> list[str]:
+    """The advances named by the calamity's modifiers that prevent some of KIND."""
+    return [a for m in cal.modifiers if any(_prevents(op, kind) for op in m.ops) for a in m.advances]
+
+
+def _prevents(op, kind: str) -> bool:
+    return getattr(op, "op", None) == "prevent" and getattr(op, "kind", None) == kind
 
 
 def _advance_examples(adv) -> list[str]:

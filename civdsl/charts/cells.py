@@ -71,18 +71,25 @@ class Cell:
         return sep.join("".join(plain_part(p) for p in line) for line in self.lines)
 
 
-def plain_part(p) -> str:
-    if isinstance(p, str):
-        return p
-    if isinstance(p, Chip):
-        return f"{p.name} {p.amount}" if p.amount is not None else p.name
-    if isinstance(p, Sign):
-        return SIGN_WORD[p.direction]
-    if isinstance(p, (Strong, Quote, Link)):
-        return p.text
-    if isinstance(p, Gap):
-        return ", "
-    raise TypeError(p)
+def part_writer(ways):
+    """The function writing one part of a cell in a format: WAYS are (kind of part, how it is
+    written) pairs, tried in order (a part is of the first kind it is an instance of)."""
+    def write(p) -> str:
+        for kind, way in ways:
+            if isinstance(p, kind):
+                return way(p)
+        raise TypeError(p)
+    return write
+
+
+# a part as plain text (CSV, search, the bare values of cells)
+plain_part = part_writer((
+    (str, str),
+    (Chip, lambda p: f"{p.name} {p.amount}" if p.amount is not None else p.name),
+    (Sign, lambda p: SIGN_WORD[p.direction]),
+    ((Strong, Quote, Link), lambda p: p.text),
+    (Gap, lambda p: ", "),
+))
 
 
 def cell(*parts, numeric: bool = False, value=None) -> Cell:

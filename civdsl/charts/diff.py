@@ -102,7 +102,7 @@ def _epoch_key(item: str, base: Edition, house: Edition) -> str:
 
 
 def _item_change(cat: str, key: str, found: list, base: Edition, house: Edition) -> Change:
-    whole = next((c for c in found if c.field is None and c.op in ("added", "removed")), None)
+    whole = _whole(found)
     if whole is None:
         return Change(cat, key, "changed", _fields(cat, key, found, base, house))
     if whole.op == "added":
@@ -110,13 +110,20 @@ def _item_change(cat: str, key: str, found: list, base: Edition, house: Edition)
     return Change(cat, key, "removed", [("", _brief(cat, key, base, whole), "")])
 
 
+def _whole(found: list) -> editions_diff.Change | None:
+    """The change that adds or removes the item itself, if any."""
+    return next((c for c in found if c.field is None and c.op in ("added", "removed")), None)
+
+
 def _fields(cat: str, key: str, found: list, base: Edition, house: Edition) -> list[tuple[str, str, str]]:
     words = _setting_words if cat == "rules" else _words
     out = [(_field_words(_KINDS.get(cat), c), words(c.old), words(c.new)) for c in found if not _in_sentence(cat, c)]
-    if any(_in_sentence(cat, c) for c in found):
-        out.insert(0, ("effect", describe.calamity(base.calamities[_old_name(key, found)]),
-                       describe.calamity(house.calamities[key])))
-    return out
+    return _sentence_row(key, found, base, house) + out if any(_in_sentence(cat, c) for c in found) else out
+
+
+def _sentence_row(key: str, found: list, base: Edition, house: Edition) -> list[tuple[str, str, str]]:
+    """The "effect" row of a changed calamity: its whole sentence in the base and in the house rule."""
+    return [("effect", describe.calamity(base.calamities[_old_name(key, found)]), describe.calamity(house.calamities[key]))]
 
 
 def _field_name(c: editions_diff.Change) -> str:
@@ -130,7 +137,7 @@ def _in_sentence(cat: str, c: editions_diff.Change) -> bool:
 
 def _field_words(kind: str | None, c: editions_diff.Change) -> str:
     """The changed field's words (fields.py) where it is an item's field, else its name in the diff."""
-    spec = item_fields.field(kind, _field_name(c)) if kind else None
+    spec = item_fields.field(kind, _field_name(c))  # None for a category that is no item kind
     return spec.words if spec is not None else (c.field or "name")
 
 

@@ -51,6 +51,13 @@ def _edge(start: tuple, end: tuple, amount) -> list[str]:
             f'stroke="#fff" stroke-width="2.5" paint-order="stroke">{amount}</text>']
 
 
+def _badge(c, cx: float, y: float) -> str:
+    """A group's colour and symbol at the left of an advance's box."""
+    return (f'<rect x="{cx}" y="{y}" width="{CELL}" height="{NODE_H}" fill="{c.color}" stroke="#333"/>'
+            f'<text x="{cx + CELL / 2}" y="{y + 17}" font-size="10" text-anchor="middle" '
+            f'fill="{ink(c.color)}">{esc(c.symbol)}</text>')
+
+
 def _node(a, x: float, y: float, chips: dict, mark: str | None) -> list[str]:
     """An advance's box: its group colours, its name (marked when a house rule changes it) and its cost."""
     n = a.name
@@ -58,11 +65,7 @@ def _node(a, x: float, y: float, chips: dict, mark: str | None) -> list[str]:
     border = ' stroke-width="2.2"' if mark else ""
     out = [f'<g><title>{esc(n)}</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="3" '
            f'fill="#fff" stroke="#333"{border}/>']
-    for k, c in enumerate(cells):
-        cx = x + k * CELL
-        out.append(f'<rect x="{cx}" y="{y}" width="{CELL}" height="{NODE_H}" fill="{c.color}" stroke="#333"/>'
-                   f'<text x="{cx + CELL / 2}" y="{y + 17}" font-size="10" text-anchor="middle" '
-                   f'fill="{ink(c.color)}">{esc(c.symbol)}</text>')
+    out += [_badge(c, x + k * CELL, y) for k, c in enumerate(cells)]
     left = x + len(cells) * CELL + 4
     flag = f"{MARK_GLYPH[mark]} " if mark else ""
     cost = a.cost if a.cost is not None else "?"

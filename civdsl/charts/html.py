@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import escape
 from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
-                    Strong, Table, ink)
+                    Strong, Table, ink, part_writer)
 from .markdown import href
 
 PRINT_WIDTH_MM = 259  # Letter landscape (279.4 mm) less 2 x 10 mm margins; A4 landscape is wider
@@ -129,11 +129,7 @@ _PART_HTML = (
 )
 
 
-def part_html(p) -> str:
-    for kind, render in _PART_HTML:
-        if isinstance(p, kind):
-            return render(p)
-    raise TypeError(p)
+part_html = part_writer(_PART_HTML)
 
 
 def cell_html(c: Cell) -> str:

@@ -12,7 +12,7 @@ import io
 from urllib.parse import quote
 
 from .. import escape
-from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, Table
+from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, Table, part_writer
 
 # the one Markdown escaping of the project (civdsl/escape.py)
 md_escape = escape.markdown
@@ -44,11 +44,7 @@ _PART_MD = (
 )
 
 
-def md_part(p) -> str:
-    for kind, render in _PART_MD:
-        if isinstance(p, kind):
-            return render(p)
-    raise TypeError(p)
+md_part = part_writer(_PART_MD)
 
 
 def md_cell(c: Cell) -> str:

@@ -288,35 +288,47 @@ class _FmtRun:
 @click.option("--title", help="Display name (default: derived from NAME and the base).")
 def new(name, base, output, title, as_json):
     """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
-    import os
-
-    from ..build import atomic_write
     from ..scaffold import ScaffoldError, check_name, skeleton
 
     out = Path(output) if output else Path(f"{name}.civ")
     try:
         check_name(name)
-        if out.exists():
-            raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
-        if not out.parent.exists():
-            raise ScaffoldError(f"folder {out.parent} does not exist")
-        if _inside_installed_package(out):
-            raise ScaffoldError(f"{out} is inside the installed civdsl package: write it into a folder of your own")
+        _check_new_file(out)
         text = skeleton(name, base, out, title)
     except ScaffoldError as exc:
         raise UserError(str(exc)) from None
-    # never overwrite: create the file exclusively, then fill it atomically
+    _write_new(out, text)
+    if as_json:
+        emit_json({"path": str(out), "extends": base}, name)
+        return
+    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
+    click.echo(f"next: edit it, then `civdsl check {out}`")
+
+
+def _check_new_file(out: Path) -> None:
+    """`new` writes a new file, into an existing folder of the user's own."""
+    from ..scaffold import ScaffoldError
+
+    if out.exists():
+        raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
+    if not out.parent.exists():
+        raise ScaffoldError(f"folder {out.parent} does not exist")
+    if _inside_installed_package(out):
+        raise ScaffoldError(f"{out} is inside the installed civdsl package: write it into a folder of your own")
+
+
+def _write_new(out: Path, text: str) -> None:
+    """Never overwrite: create the file exclusively, then fill it atomically."""
+    import os
+
+    from ..build import atomic_write
+
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         raise UserError(f"{out} already exists; not overwriting it") from None
     os.close(fd)
     atomic_write(out, text)
-    if as_json:
-        emit_json({"path": str(out), "extends": base}, name)
-        return
-    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
-    click.echo(f"next: edit it, then `civdsl check {out}`")
 
 
 @command()

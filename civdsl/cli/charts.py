@@ -190,7 +190,13 @@ def chart(rulebook, kind, fmt, out, as_json):
     (name, content), = files.items()
     if out:
         _write(Path(out), content)
-    elif isinstance(content, bytes):
+    else:
+        _print(content)
+
+
+def _print(content: str | bytes) -> None:
+    """One file to stdout: bytes as they are, text through click."""
+    if isinstance(content, bytes):
         sys.stdout.buffer.write(content)
     else:
         click.echo(content, nl=False)

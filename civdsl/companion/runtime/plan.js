@@ -2166,14 +2166,7 @@ function planTwoTurns(first, maxSets) {
     const buys = pp.sortByOrder(names);
     if (buys.join("\u0000") === oneBuys) return;
     const qr = quickRows(credit, new Set(names), tv);
-    const bound = objective + quickBound(qr[0], qr[1]);
-    const total = best.key[0];
-    const negSpent = best.key[1];
-    if (bound < total) return;
-    if (bound === total) {
-      const least = leastPrice(qr[0], total - objective);
-      if (least === null || spent + least > -negSpent) return;
-    }
+    if (beaten(objective + quickBound(qr[0], qr[1]), objective, spent, qr[0])) return;
     evaluate(planChoice(pp.key(names, price, spent), buys, price, spent, limit));
   }
 
