@@ -1341,12 +1341,11 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     i, tok = doc.token_at(offset)
     if _in_string(tok, offset):
         return _string_completions(analysis, i, tok, offset)
-    typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
-    prev_i = i - 1 if typing else _token_before(doc, i, tok, offset)
+    prev_i, cut = _before_word(doc, i, tok, offset)
     named = _names_after(analysis, doc.tokens, prev_i)
     if named is not None:
         return named
-    accepted = _acceptable(doc, prev_i, tok.start if typing else offset)
+    accepted = _acceptable(doc, prev_i, cut)
     if accepted is None:  # the statement does not parse up to here: everything that could be meant
         return _everything(analysis)
     return _from_grammar(analysis, doc.tokens, prev_i, accepted)
@@ -1369,6 +1368,14 @@ def _string_completions(analysis: Analysis, i: int, tok: Tok, offset: int) -> li
             for name, detail in sorted(_known_names(analysis, what).items())]
 
 
+def _before_word(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) -> tuple[int, int]:
+    """(the token before the word being written at the cursor, where that word starts): the word
+    is the name or keyword the cursor is in or at the end of, else nothing yet."""
+    if tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end:
+        return i - 1, tok.start
+    return _token_before(doc, i, tok, offset), offset
+
+
 def _token_before(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) -> int:
     import bisect
 
@@ -1379,18 +1386,27 @@ def _token_before(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) ->
 
 def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Completion] | None:
     """The names a word before the cursor calls for (the grammar says only "a name" there)."""
-    if prev_i < 0:
-        return None
-    prev = toks[prev_i]
-    if prev.kind == "kw" and prev.text in _ROUND_TARGETS and _in_round_rules(toks, prev_i):
-        return _ROUND_TARGETS[prev.text](analysis)
-    if prev.kind == "kw" and prev.text in _AFTER_KEYWORD:
-        return _AFTER_KEYWORD[prev.text](analysis)
-    if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
-        return _groups(analysis)
-    if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
-        return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
-    return None
+    names = _names_called_for(toks, prev_i) if prev_i >= 0 else None
+    return names(analysis) if names is not None else None
+
+
+def _names_called_for(toks: list[Tok], j: int) -> Callable[[Analysis], list[Completion]] | None:
+    """What lists the names token j calls for: a keyword (_keyword_names), the comma of a list
+    of groups (`groups a, b`, `credits a 5, b 10`), the `=` of a parameter or of a roll's result."""
+    prev = toks[j]
+    if prev.kind == "kw":
+        return _keyword_names(toks, j)
+    if prev.text == ",":
+        return _groups if _list_head(toks, j) in _GROUP_FIELDS else None
+    return _AFTER_EQUALS.get(_assigned(toks, j)) if prev.text == "=" else None
+
+
+def _keyword_names(toks: list[Tok], j: int) -> Callable[[Analysis], list[Completion]] | None:
+    """What a keyword calls for: inside the round rules a statement's target, else _AFTER_KEYWORD's."""
+    word = toks[j].text
+    if word in _ROUND_TARGETS and _in_round_rules(toks, j):
+        return _ROUND_TARGETS[word]
+    return _AFTER_KEYWORD.get(word)
 
 
 def _in_round_rules(toks: list[Tok], i: int) -> bool:
