@@ -1043,9 +1043,10 @@ def _describe_track(edition, target: Target) -> list[str]:
 
 def _describe_epoch(edition, target: Target) -> list[str]:
     t = edition.asts.get(target.scope)
-    at = next((i for i, e in enumerate(t.epochs) if e.name == target.name), None) if t is not None else None
-    if at is None:
+    names = [e.name for e in t.epochs] if t is not None else []
+    if target.name not in names:
         return []
+    at = names.index(target.name)
     reqs = "; ".join(r.why or describe.condition(r.expr) for r in t.epochs[at].requirements) or "no requirements"
     return [f"epoch {at + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
 
@@ -1515,10 +1516,14 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     toks = info.tokens
     marks = split_statements(toks)
     ends = [m - 1 for m in marks[1:]] + [len(toks) - 1]
-    # the first piece is the header, unless the text starts with a statement
-    first = 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
-    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[first:] if end >= m]
+    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[_first_statement(toks):] if end >= m]
     return [o for o in found if o is not None]
+
+
+def _first_statement(toks: list[Tok]) -> int:
+    """Which piece of split_statements is the first statement: the first piece is the header,
+    unless the text starts with a statement."""
+    return 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
 
 
 class _Statement(NamedTuple):
