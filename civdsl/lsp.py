@@ -754,15 +754,19 @@ def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, 
     out: dict[str, list] = {analysis.uri: []}
     by_display = {f.display: f for f in analysis.files}
     for d in analysis.diagnostics.sorted():
-        info = by_display.get(d.span.path) if d.span else analysis.doc
-        if d.span is None or info is analysis.doc:
-            out[analysis.uri].append((d, analysis.doc, None))
-        elif info is not None:
-            out.setdefault(info.uri, []).append((d, info, info.path))
-        else:
-            uri, path = _file_uri(d.span.path)
-            out.setdefault(uri or analysis.uri, []).append((d, None, path) if uri else (d, analysis.doc, None))
+        uri, entry = _shown_on(analysis, by_display, d)
+        out.setdefault(uri, []).append(entry)
     return out
+
+
+def _shown_on(analysis: Analysis, by_display: dict[str, FileInfo], d: Diagnostic) -> tuple[str, tuple]:
+    """(the URI of the file a diagnostic is shown on, (the diagnostic, its FileInfo, its path)):
+    a file of the chain, another file on disk, or the buffer (no span, or no usable file name)."""
+    info = by_display.get(d.span.path) if d.span else analysis.doc
+    if info is not None and info is not analysis.doc:
+        return info.uri, (d, info, info.path)
+    uri, path = _file_uri(d.span.path) if info is None else (None, None)
+    return (uri, (d, None, path)) if uri else (analysis.uri, (d, analysis.doc, None))
 
 
 def _file_uri(display: str) -> tuple[str | None, Path]:
@@ -1454,12 +1458,18 @@ def _from_grammar(analysis: Analysis, toks: list[Tok], prev_i: int, accepted: se
     keywords = parser.keyword_terminals()
     words = {keywords[t] for t in accepted if t in keywords}
     kind = _fields_kind(words)
-    if kind is not None:  # a field of an item comes next: the kind's fields, with their meaning (fields.py)
-        return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind] if f.word in words]
+    if kind is not None:
+        return _field_completions(kind, words)
     out = [Completion(w, "keyword") for w in sorted(words)]
     if "NAME" in accepted:
         out += _names_here(analysis, toks, prev_i)
     return out
+
+
+def _field_completions(kind: str, words: set[str]) -> list[Completion]:
+    """A field of an item comes next: the kind's fields the grammar accepts, with their meaning
+    (fields.py)."""
+    return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind] if f.word in words]
 
 
 def _fields_kind(words: set[str]) -> str | None:
