@@ -321,6 +321,11 @@ def _with_trailing(text: str, tok: Tok) -> str:
     return text + "  " + tok.trailing.text if tok.trailing is not None else text
 
 
+def _set_apart(first: bool, prev_multi: bool, multi: bool) -> bool:
+    """At the top level a multi-line statement has a blank line before and after it."""
+    return not first and (prev_multi or multi)
+
+
 class _Writer:
     def __init__(self):
         self.lines: list[str] = []
@@ -346,7 +351,7 @@ class _Writer:
             head = stmt.first()
             lines = self.render(stmt, level, listy=listy)
             multi = len(lines) > 1
-            if top and not first and (prev_multi or multi):
+            if top and _set_apart(first, prev_multi, multi):
                 self.blank()
             first = self.comments(head.leading, level, first)
             if head.blank_before and not first:
