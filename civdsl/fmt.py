@@ -280,8 +280,12 @@ def _stmt_tokens(stmt: Stmt):
 def _block_one_line_in_source(b: Block) -> bool:
     if not b.entries and not b.close.leading:
         return True
-    return b.open.line == b.close.line and all(
-        _block_one_line_in_source(p) for e in b.entries for p in e.parts if isinstance(p, Block))
+    return b.open.line == b.close.line and all(_block_one_line_in_source(inner) for inner in _inner_blocks(b))
+
+
+def _inner_blocks(b: Block):
+    """The blocks of the statements of a block (one level down)."""
+    return (p for e in b.entries for p in e.parts if isinstance(p, Block))
 
 
 def _inline(stmt: Stmt) -> str | None:
@@ -486,8 +490,7 @@ def _check_complete(text: str, tree: lark.Tree, comments: list[lark.Token], path
 def _signature(tree: lark.Tree, comments: list[lark.Token]) -> tuple[list[tuple[str, str]], list[str]]:
     toks = [(t.type, t.value) for t in _tree_tokens(tree)]
     # a trailing comma before `}` in a list of bands is optional: the formatter adds or drops it
-    clean = [t for i, t in enumerate(toks)
-             if not (t[0] == "COMMA" and i + 1 < len(toks) and toks[i + 1][0] == "RBRACE")]
+    clean = [t for t, after in zip(toks, toks[1:] + [("", "")]) if (t[0], after[0]) != ("COMMA", "RBRACE")]
     return clean, [c.value.rstrip() for c in comments]
 
 
