@@ -844,8 +844,8 @@ def _base_header(analysis: Analysis) -> list[tuple[FileInfo, Symbol]]:
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
-    if target.kind == "edition":
-        return [(f, s) for f, s in definitions(analysis, target) if include_declaration]
+    if target.kind == "edition":  # an edition: its header (see definitions)
+        return definitions(analysis, target) if include_declaration else []
     return [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
             if include_declaration or r.role != "def"]
 
