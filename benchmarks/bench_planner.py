@@ -112,6 +112,23 @@ STRESS = [
 ]
 
 
+# The strict single-use credit variant (rulebooks/house/strict_credits.civ; `--stress` times them
+# after STRESS): the branch and bound is the whole search there and stops after
+# PurchaseProblem.single_use_cap sets, with the best plan found and total_at_most. Each of these
+# stops (tests/test_companion_cost_plan.py compares both engines on them); before the limit each
+# ran for minutes.
+STRICT = str(Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "strict_credits.civ")
+SINGLE_USE_STRESS = [
+    ("strict credits, affords most of the deck", STRICT,
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}, {"stops": True}),
+    ("strict credits, --objective points", STRICT,
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9},
+     {"objective_spec": "points", "stops": True}),
+    ("strict credits, 180-card hand", STRICT,
+     {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {"stops": True}),
+]
+
+
 # The two-turn look-ahead's stress states (`--stress --horizon`; every one with --horizon 2): the
 # dense ones above, and two random mid-game states of `random_state` (seed 7, treasury 0-40; two of
 # the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped).
@@ -155,11 +172,11 @@ def _time_case(root: str, index: int) -> None:
     """Child process of --baseline: time one stress case with the planner under `root`."""
     lib, pl = _tree_planner(root)
 
-    name, rid, state, options = STRESS[index]
+    name, rid, state, options = (STRESS + SINGLE_USE_STRESS)[index]
     rb = lib.load(rid)
     state = stress_state(rb.module, state)
     t0 = time.process_time()
-    report = pl.plan(rb, state, **options)
+    report = pl.plan(rb, state, **{k: v for k, v in options.items() if k != "stops"})
     print(json.dumps({"cpu": time.process_time() - t0, "objective": str(report["plans"][0]["objective"]),
                       "spent": str(report["plans"][0]["spent"])}))
 
@@ -271,14 +288,17 @@ def stress(baseline: str | None = None, cap: float = 60.0, old_root: str | None 
     rows = []
     if baseline and old_root is None:
         old_root = baseline_tree(baseline)
-    for i, (name, rid, state, options) in enumerate(STRESS):
+    for i, (name, rid, state, options) in enumerate(STRESS + SINGLE_USE_STRESS):
         rb = civdsl.load(rid)
         st = stress_state(rb.module, state)
+        options = {k: v for k, v in options.items() if k != "stops"}
         planner.plan(rb, {**st, "commodities": {}, "treasury": 0}, objective_spec=options.get("objective_spec"))
         t0 = time.process_time()
         report = planner.plan(rb, st, **options)
         row = {"case": name, "cpu": time.process_time() - t0, "objective": report["plans"][0]["objective"],
                "spent": report["plans"][0]["spent"], "plans_by": report["search"]}
+        if not report.get("complete", True):
+            row["plans_by"] += f", stopped after {report['sets_examined']:,} sets, at most {report['total_at_most']}"
         if old_root:
             try:
                 out = subprocess.run([sys.executable, __file__, "--time-case", str(i), "--root", old_root],

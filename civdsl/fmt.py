@@ -411,9 +411,13 @@ def format_text(text: str, path: str = "<text>") -> str:
     """The canonical layout of a rulebook's text. Raises FormatError on a syntax error."""
     text = parser.normalise(text)
     tree, comments = _parsed(text, path)
-    _check_complete(text, tree, comments, path)
-    out = _layout(tree, comments)
-    if _signature(tree, comments) != _signature(*_parse(out)):
+    try:
+        _check_complete(text, tree, comments, path)
+        out = _layout(tree, comments)
+        same = _signature(tree, comments) == _signature(*_parse(out))
+    except RecursionError:  # nested deeper than the formatter's walks reach
+        raise _unreadable(text, path) from None
+    if not same:
         raise FormatError(f"{path}: internal error: formatting would change the tokens or comments; nothing written")
     return out
 
@@ -427,11 +431,19 @@ def _parsed(text: str, path: str) -> tuple[lark.Tree, list[lark.Token]]:
         raise FormatError(f"{path} is beyond the input limits", diags)
     try:
         return _parse(text)
-    except lark.exceptions.LarkError:
-        parser.parse(text, path, diags)  # the same grammar: report its syntax errors in civdsl's words
-        if not diags.has_errors:
-            diags.error("CIV001", "the file does not parse", Span(path, 1, 1))
-        raise FormatError(f"{path} has syntax errors", diags) from None
+    except (lark.exceptions.LarkError, RecursionError):
+        raise _unreadable(text, path) from None
+
+
+def _unreadable(text: str, path: str) -> FormatError:
+    """The error for a text the formatter cannot read, with what the compiler says of it (the
+    same grammar and limits: its syntax errors, or its nesting limit, in civdsl's words)."""
+    diags = Diagnostics()
+    diags.add_source(path, text)
+    parser.parse(text, path, diags)
+    if not diags.has_errors:
+        diags.error("CIV001", "the file does not parse", Span(path, 1, 1))
+    return FormatError(f"{path} has syntax errors", diags)
 
 
 def _layout(tree: lark.Tree, comments: list[lark.Token]) -> str:

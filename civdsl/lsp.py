@@ -1017,11 +1017,14 @@ def _describe_commodity(edition, target: Target) -> list[str]:
     com = edition.commodities.get(target.name)
     if com is None:
         return []
-    bits = [f"value {com.value}" if com.value is not None else None,
-            f"{com.count} cards" if com.count is not None else None,
-            f"stack {com.stack}" if com.stack is not None else None,
-            f"block {com.block}" if com.block else None]
-    return ["; ".join(b for b in bits if b)]
+    bits = [words.format(getattr(com, attr)) for attr, words in _COMMODITY_WORDS if getattr(com, attr) is not None]
+    if com.block:
+        bits.append(f"block {com.block}")
+    return ["; ".join(bits)]
+
+
+# What hover says of a commodity's fields that it has, in order.
+_COMMODITY_WORDS = (("value", "value {}"), ("count", "{} cards"), ("stack", "stack {}"))
 
 
 def _describe_group(edition, target: Target) -> list[str]:
@@ -1040,11 +1043,11 @@ def _describe_track(edition, target: Target) -> list[str]:
 
 def _describe_epoch(edition, target: Target) -> list[str]:
     t = edition.asts.get(target.scope)
-    for i, e in enumerate(t.epochs if t is not None else ()):
-        if e.name == target.name:
-            reqs = "; ".join(r.why or describe.condition(r.expr) for r in e.requirements) or "no requirements"
-            return [f"epoch {i + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
-    return []
+    at = next((i for i, e in enumerate(t.epochs) if e.name == target.name), None) if t is not None else None
+    if at is None:
+        return []
+    reqs = "; ".join(r.why or describe.condition(r.expr) for r in t.epochs[at].requirements) or "no requirements"
+    return [f"epoch {at + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
 
 
 def _describe_round(edition, target: Target) -> list[str]:
@@ -1189,11 +1192,20 @@ def _names_of_kind(index: Index, edition, kind: str) -> dict[str, str]:
 
 
 def _detail(kind: str, obj, edition) -> str:
-    if obj is not None and kind == "advance":
-        return f"advance: {advance_summary(obj, edition)}"
-    if obj is not None and kind == "calamity":
-        return f"calamity: {', '.join(x for x in (f'stack {obj.stack}', obj.klass) if x)}"
-    return kind
+    """The detail line of a completed name: an advance's summary, a calamity's stack and class."""
+    say = _DETAILS.get(kind)
+    return say(obj, edition) if obj is not None and say is not None else kind
+
+
+def _advance_detail(adv, edition) -> str:
+    return f"advance: {advance_summary(adv, edition)}"
+
+
+def _calamity_detail(cal, edition) -> str:
+    return f"calamity: {', '.join(x for x in (f'stack {cal.stack}', cal.klass) if x)}"
+
+
+_DETAILS = {"advance": _advance_detail, "calamity": _calamity_detail}
 
 
 def _effect_word(word: str) -> Completion:
@@ -1300,11 +1312,16 @@ _AFTER_KEYWORD: dict[str, Callable[[Analysis], list[Completion]]] = {
     "policy": lambda a: [Completion(b, "value", d) for b, d in vocab.CREDIT_POLICIES.items()],
     "exclude": lambda a: [Completion(r, "value") for r in vocab.EXCLUDE_ROLES] + [Completion("when", "keyword")],
     "extends": _editions,
-    # a round statement's target (rounds/grammar.lark)
-    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
-    "reset": _round_names("round_track", "stat", "flag"),
     **{w: (lambda a: []) for w in _DECLARING},
 }
+# A round statement's target (rounds/grammar.lark), by its keyword: inside the round rules `set`
+# and `add` name a stat, flag or track (elsewhere an effect kind follows them).
+_ROUND_TARGETS: dict[str, Callable[[Analysis], list[Completion]]] = {
+    "set": _round_names("stat", "flag", "round_track"), "add": _round_names("stat"),
+    "roll": _round_names("pool", "event_table"), "move": _round_names("round_track"),
+    "reset": _round_names("round_track", "stat", "flag")}
+# The top-level statements that hold round statements.
+_ROUND_BLOCKS = frozenset({"phase", "setup", "threshold", "track", "event_table"})
 # After `key =` in a call: the values that parameter takes.
 _AFTER_EQUALS: dict[str, Callable[[Analysis], list[Completion]]] = {
     "group": _groups,
@@ -1365,6 +1382,8 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
     if prev_i < 0:
         return None
     prev = toks[prev_i]
+    if prev.kind == "kw" and prev.text in _ROUND_TARGETS and _in_round_rules(toks, prev_i):
+        return _ROUND_TARGETS[prev.text](analysis)
     if prev.kind == "kw" and prev.text in _AFTER_KEYWORD:
         return _AFTER_KEYWORD[prev.text](analysis)
     if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
@@ -1372,6 +1391,13 @@ def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Compl
     if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
         return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
     return None
+
+
+def _in_round_rules(toks: list[Tok], i: int) -> bool:
+    """Whether token i stands in a top-level statement of the round rules (a phase, the setup, a
+    threshold, a track or an event table)."""
+    start = max((m for m in split_statements(toks) if m <= i), default=0)
+    return toks[start].text in _ROUND_BLOCKS
 
 
 def _assigned(toks: list[Tok], j: int) -> str:

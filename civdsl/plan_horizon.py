@@ -36,6 +36,11 @@ def two_turns(first: "PurchaseProblem", max_sets: int = 3000) -> dict:
     return _TwoTurns(first, max_sets).run()
 
 
+def _row(objective, price) -> tuple:
+    """A knapsack row of the bounds: (objective per price, objective, price), free rows first."""
+    return (objective / price if price else float("inf"), objective, price)
+
+
 class _TwoTurns:
     """The two-turn look-ahead's search (see two_turns): its bounds and its walk."""
 
@@ -49,25 +54,34 @@ class _TwoTurns:
         self.worth = worth
         self.give_row = {h: [self._gives(h, i) for i in worth] for h in first.candidates}
         self.whole = all(isinstance(obj.values[n], int) for n in worth)
-        self.tv_of = {h: max([a["value"] for a in runtime.ability(module, h, "treasury_value")] or [0])
-                      for h in first.candidates}
+        self.tv_of = {h: self._treasury_value(h) for h in first.candidates}
         self.card_value = self._card_value()
         self.ratio_obj = [obj.values[i] for i in worth]
         self.floor_price = [price1[i] - self._reduction(i, unheld, price1) for i in worth]
         self.best: Any = None
         self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
 
+    def _treasury_value(self, h: str):
+        """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
+        return max([a["value"] for a in runtime.ability(self.module, h, "treasury_value")] or [0])
+
     def _prices_now(self) -> tuple[list, dict]:
-        """The advances not held that may be bought this turn or next (cost known, not avoided,
-        among the given ones), and this turn's price of each (those a prerequisite locks too)."""
+        """The advances not held that may be bought this turn or next, and this turn's price of
+        each (those a prerequisite locks too)."""
         first, module = self.first, self.module
-        among, avoid = first.options["among"], set(first.options["avoid"])
-        unheld = [n for n, a in module.ADVANCES.items() if n not in first.held and a["cost"] is not None
-                  and n not in avoid and (among is None or n in among)]
+        unheld = [n for n in module.ADVANCES if self._for_sale(n)]
         price1 = {n: first.base[n] for n in unheld if n in first.base}
         for n in [n for n in unheld if n not in price1]:
             price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
         return unheld, price1
+
+    def _for_sale(self, name: str) -> bool:
+        """Whether an advance may be bought this turn or next: not held, its cost known, not
+        avoided, among the given ones."""
+        options = self.first.options
+        if name in self.first.held or name in options["avoid"] or self.module.ADVANCES[name]["cost"] is None:
+            return False
+        return options["among"] is None or name in options["among"]
 
     def _gives(self, h: str, i: str):
         """The most credit a turn-one advance h can give a next-turn advance i: its best group
@@ -122,14 +136,10 @@ class _TwoTurns:
         room = self.card_value + self.first.treasury * tv
         rows = []
         for k, name in enumerate(self.worth):
-            if name in excluded:
-                continue
-            p = self.floor_price[k] - credit[k]
-            if p <= 0:
-                room -= p
-                rows.append((float("inf"), self.ratio_obj[k], 0))
-            else:
-                rows.append((self.ratio_obj[k] / p, self.ratio_obj[k], p))
+            if name not in excluded:
+                p = self.floor_price[k] - credit[k]
+                room += max(0, -p)
+                rows.append(_row(self.ratio_obj[k], max(0, p)))
         rows.sort(key=lambda r: r[0], reverse=True)
         return rows, room
 
@@ -189,23 +199,19 @@ class _TwoTurns:
         if buys == self.one[0].buys:
             return
         rows, room = self.quick_rows(credit, set(names), tv)
-        bound = objective + self.quick_bound(rows, room)
-        total, neg_spent = self.best[0][0], self.best[0][1]
-        if bound < total:
-            return
-        if bound == total:
-            # it can at best tie on the objective: then what both turns hand over decides, and
-            # next turn hands over at least the price of the objective still missing
-            least = self.least_price(rows, total - objective)
-            if least is None or spent + least > -neg_spent:
-                return
-        self.evaluate(pp.choice(names, price, spent, limit))
+        if not self.beaten(objective + self.quick_bound(rows, room), objective, spent, rows):
+            self.evaluate(pp.choice(names, price, spent, limit))
 
     def _prepare_walk(self) -> None:
         """Per position of the walk: the credit and treasury value every later advance can
-        bring, and per group the advances that give credit in it, by credit per price."""
-        pp, advances, worth = self.pp, self.module.ADVANCES, self.worth
-        items = pp.items
+        bring (_suffixes), and per group the advances that give credit in it (_group_orders)."""
+        self._suffixes()
+        self._group_orders()
+
+    def _suffixes(self) -> None:
+        """Per position j of the walk, over the advances from j on: the credit each gives every
+        next-turn advance, the best treasury value, and their own (specific) credits."""
+        items, worth = self.pp.items, self.worth
         n_items, width = len(items), len(worth)
         self.position = {n: j for j, n in enumerate(items)}
         self.suffix_credit = [[0] * width for _ in range(n_items + 1)]
@@ -216,18 +222,24 @@ class _TwoTurns:
             self.suffix_tv[j] = max(self.suffix_tv[j + 1], self.tv_of[items[j]])
             self.specific_suffix[j] = [x + self._specific(items[j], i)
                                        for x, i in zip(self.specific_suffix[j + 1], worth)]
+
+    def _group_orders(self) -> None:
+        """Per group, the advances of the walk that give credit in it, by credit per effective
+        price (free ones first), for group_gain."""
+        items, advances = self.pp.items, self.module.ADVANCES
         # The credit this turn's remaining purchases can add towards one advance is at most the
         # group credits they can add in its groups (each group: a fractional knapsack of credit
         # per effective price within this turn's budget) plus the specific credits they carry to it.
         self.groups = list(self.module.GROUPS)
-        self.weight = [max(0, x) for x in pp.e]
+        self.weight = [max(0, x) for x in self.pp.e]
         self.group_credit = {g: [advances[n]["credits"].get(g, 0) for n in items] for g in self.groups}
         self.group_order = {}
         for g in self.groups:
-            ranked = [j for j in range(n_items) if self.group_credit[g][j] > 0]
-            ranked.sort(key=lambda j: (0, 0) if self.weight[j] == 0 else (1, -self.group_credit[g][j] / self.weight[j]))
+            credit = self.group_credit[g]
+            ranked = [j for j in range(len(items)) if credit[j] > 0]
+            ranked.sort(key=lambda j: (1, -credit[j] / self.weight[j]) if self.weight[j] else (0, 0))
             self.group_order[g] = ranked
-        self.worth_groups = [advances[i]["groups"] for i in worth]
+        self.worth_groups = [advances[i]["groups"] for i in self.worth]
 
     def group_gain(self, g, j, cap):
         total = 0
@@ -242,34 +254,42 @@ class _TwoTurns:
                 return total + (c * cap) // w + 1  # the part that fits, rounded up
         return total
 
-    def pair_bound(self, j, cap1, credit, tv, names):
-        """At most what the rest of a pair can add when advances from position j on may still be
-        bought this turn. The lesser of two bounds: this turn's fractional knapsack plus next
-        turn's (at next turn's least prices); and one fractional knapsack over both turns'
-        budgets together in which each advance counts once, at the lesser of its two prices."""
+    def _branch_credit(self, j, cap1, credit) -> list:
+        """At most the credit towards each next-turn advance of a set that may still add advances
+        from position j on within `cap1`: what it has, plus the lesser of what every later
+        advance gives and the groups' gains (a fractional knapsack each) with the specific credits."""
         gain = {g: self.group_gain(g, j, cap1) for g in self.groups}
-        credit = [x + min(y, sum(gain[g] for g in gs) + z) for x, y, z, gs
-                  in zip(credit, self.suffix_credit[j], self.specific_suffix[j], self.worth_groups)]
-        room2 = self.card_value + self.first.treasury * max(tv, self.suffix_tv[j])
-        room = cap1 + room2
-        rows, rows2 = [], []
-        e = self.pp.e
+        return [x + min(y, sum(gain[g] for g in gs) + z) for x, y, z, gs
+                in zip(credit, self.suffix_credit[j], self.specific_suffix[j], self.worth_groups)]
+
+    def _pair_rows(self, j, credit, names) -> tuple[list, list, Any]:
+        """The rows of the advances worth something not in `names`: at next turn's least price,
+        and at the lesser of that and this turn's effective price where position j on may still
+        buy it; and how much room the prices below 0 add."""
+        rows, rows2, widen = [], [], 0
         for k, n in enumerate(self.worth):
             if n in names:
                 continue
             p = self.floor_price[k] - credit[k]
-            if p <= 0:
-                room -= p
-                room2 -= p
-                p = 0
-            rows2.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
-            at = self.position.get(n)
-            if at is not None and at >= j:
-                p = min(p, max(0, e[at]))
-            rows.append((float("inf") if p == 0 else self.ratio_obj[k] / p, self.ratio_obj[k], p))
+            widen += max(0, -p)
+            p = max(0, p)
+            rows2.append(_row(self.ratio_obj[k], p))
+            at = self.position.get(n, -1)
+            rows.append(_row(self.ratio_obj[k], min(p, max(0, self.pp.e[at])) if at >= j else p))
         rows.sort(key=lambda r: r[0], reverse=True)
         rows2.sort(key=lambda r: r[0], reverse=True)
-        return min(self.quick_bound(rows, room), self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2)), rows
+        return rows, rows2, widen
+
+    def pair_bound(self, j, cap1, credit, tv, names):
+        """At most what the rest of a pair can add when advances from position j on may still be
+        bought this turn (and the rows the tie bound reads). The lesser of two bounds: this
+        turn's fractional knapsack plus next turn's (at next turn's least prices); and one
+        fractional knapsack over both turns' budgets together in which each advance counts once,
+        at the lesser of its two prices."""
+        rows, rows2, widen = self._pair_rows(j, self._branch_credit(j, cap1, credit), names)
+        room2 = self.card_value + self.first.treasury * max(tv, self.suffix_tv[j]) + widen
+        both = self.quick_bound(rows, cap1 + room2)
+        return min(both, self.pp._ratio_bound(j, cap1) + self.quick_bound(rows2, room2)), rows
 
     def beaten(self, bound, objective, spent, rows) -> bool:
         """Whether a branch whose pairs reach at most `bound` and already spend at least `spent`
@@ -314,36 +334,55 @@ class _TwoTurns:
         self.open.pop()
 
     def run(self) -> dict:
-        first, obj = self.first, self.obj
-        self.one = one = first.search(top=1)
-        self.evaluate(one[0])
-        # An advance free this turn (price 0 after credits), worth something or nothing, without a
-        # same-turn ability or a hand-limit cut, is best bought now: next turn it is still free,
-        # its credits come a turn earlier, and more advances now ranks first among equals. Without
-        # a card limit every turn-one set worth examining includes all of them.
-        free_now = [n for n, hd in zip(first.items, first.hd) if first.base[n] == 0 and obj.values[n] >= 0
-                    and n not in first.same_turn and hd >= 0] if first.max_new is None else []
-        self.pp = pp = first.with_want(*free_now) if free_now else first
+        first = self.first
+        self.one = first.search(top=1)
+        self.evaluate(self.one[0])
+        free_now = self._free_now()
+        self.pp = first.with_want(*free_now) if free_now else first
         self._prepare_walk()
+        return self._answer(self._walk())
+
+    def _free_now(self) -> list:
+        """The advances best bought now: free this turn (price 0 after credits), worth something
+        or nothing, without a same-turn ability or a hand-limit cut. Next turn each is still free,
+        its credits come a turn earlier, and more advances now ranks first among equals; without a
+        card limit every turn-one set worth examining includes all of them."""
+        first = self.first
+        if first.max_new is not None:
+            return []
+        return [n for n, hd in zip(first.items, first.hd)
+                if first.base[n] == 0 and self.obj.values[n] >= 0 and n not in first.same_turn and hd >= 0]
+
+    def _walk(self) -> bool:
+        """Walk the turn-one sets from the wanted ones; False if the limit of sets stopped it."""
+        pp = self.pp
         self.names = list(pp.want)
         w_b, w_e, w_o, _, w_h, w_same = pp.start
-        credit0 = [sum(col) for col in zip(*([self.give_row[w] for w in pp.want] or [[0] * len(self.worth)]))]
-        tv0 = max([first.treasury_value] + [self.tv_of[w] for w in pp.want])
-        complete = True
+        credit0 = [sum(self.give_row[w][k] for w in pp.want) for k in range(len(self.worth))]
+        tv0 = max([self.first.treasury_value] + [self.tv_of[w] for w in pp.want])
         self.open: list = []  # per level of the walk, the bound of the branch it is in
         try:
             self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
             self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
         except _SearchStopped:
-            complete = False
             self.examined[0] -= 1
+            return False
+        return True
+
+    def _at_most(self, total, complete: bool):
+        """What no pair gives more than: the total found, or, stopped, the bound of the branch
+        each level of the walk was in (each covers every later branch of its level), rounded up
+        to a whole number so that both engines print it alike."""
+        if complete:
+            return total
+        at_most = max([total] + [math.ceil(b) for b in self.open if b is not None])
+        return float(at_most) if isinstance(total, float) else at_most  # printed as the total is
+
+    def _answer(self, complete: bool) -> dict:
+        first, one = self.first, self.one
         _, c1, c2, p2 = self.best
         total = c1.objective + c2.objective
-        # stopped: no pair the walk left unexamined gives more than the bound of the branch each
-        # level was in (a whole number above it, so that both engines print it alike)
-        at_most = total if complete else max([total] + [math.ceil(b) for b in self.open if b is not None])
-        if isinstance(total, float):
-            at_most = float(at_most)  # printed as the total is
+        at_most = self._at_most(total, complete)
         return {
             "estimate": True,
             "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "

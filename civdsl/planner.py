@@ -664,6 +664,10 @@ class PurchaseProblem:
     # Sets the branch and bound may visit before the search hands over to the dynamic programme
     # (0: always the dynamic programme). Most states finish in a few dozen.
     bb_cap = 3000
+    # Sets the branch and bound may examine under the strict single-use credit variant, where it
+    # is the whole search: past it the plan is the best found so far, with complete = False and
+    # the most any set left unexamined could reach (the two-turn look-ahead's contract).
+    single_use_cap = 3000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None):
@@ -967,9 +971,13 @@ class PurchaseProblem:
         names: list[str] = list(self.want)
         same_turn = self.same_turn
 
+        self.open: list = []  # per level of the walk, the bound of the branch it is in (for a stop)
+        open_ = self.open
+
         def dfs(q, sumb, sume, objective, cubs, hch, same):
             if max_new is not None and len(names) >= max_new:
                 return
+            open_.append(None)
             for j in range(q, n_items):
                 ne = sume + e[j]
                 if ne - neg_suf[j + 1] > budget:
@@ -979,12 +987,14 @@ class PurchaseProblem:
                 ub = objective + self._ratio_bound(j, cap)
                 if prune(j, ub, lbp, objective, cubs + self.cub_suf[j], self.limit0 + hch + self.hpos_suf[j]):
                     break  # nor can any set using only advances from j on (the bounds only fall)
+                open_[-1] = ub  # bounds this branch and every later one of this level
                 name = items[j]
                 names.append(name)
                 nsame = same or name in same_turn
                 visit(names, sumb + b[j], nsame, hch + hd[j], objective + o[j])
                 dfs(j + 1, sumb + b[j], ne, objective + o[j], cubs + cub[j], hch + hd[j], nsame)
                 names.pop()
+            open_.pop()
 
         w_b, w_e, w_o, w_c, w_h, w_same = self.start
         visit(names, w_b, w_same, w_h, w_o)
@@ -1006,12 +1016,14 @@ class PurchaseProblem:
         from . import plan_search
 
         top = max(1, int(top))
+        self.complete, self.total_at_most = True, None
         if self.single_use:
             # under the strict single-use credit variant advances bought together share the
-            # credits, so prices do not add up: the branch and bound, uncapped, prices every set
-            # it keeps with runtime.prices (its worst case is exponential; see docs/planner.md)
+            # credits, so prices do not add up: the branch and bound prices every set it keeps
+            # with runtime.prices, and stops after `single_use_cap` sets (no exact method is
+            # pseudo-polynomial here; see docs/planner.md) with the best found so far
             self.method = "branch and bound"
-            return self._branch_and_bound(top, None)[0]
+            return self._branch_and_bound(top, self.single_use_cap)[0]
         floor = None
         if self.bb_cap:
             quick, floor = self._branch_and_bound(top, self.bb_cap)
@@ -1094,6 +1106,8 @@ class PurchaseProblem:
             counter[0] += 1
             if cap is not None and counter[0] > cap:
                 raise _SearchStopped
+            if kth[0] is not None and objective < kth[0][0]:
+                return  # cannot rank, so not priced (pricing is the dear step under single_use)
             got = self._price_and_spent(names, sumb, same, hdelta)
             if got is None:
                 return
@@ -1130,12 +1144,25 @@ class PurchaseProblem:
         try:
             self._walk(visit, prune)
         except _SearchStopped:
-            # the objective `top` sets found so far reach: a floor for the dynamic programme
-            return None, (heap[0][0][0] if len(heap) == top else None)
-        self.visited = counter[0]
+            if not self.single_use:
+                # the objective `top` sets found so far reach: a floor for the dynamic programme
+                return None, (heap[0][0][0] if len(heap) == top else None)
+            self._stopped(heap, cap)
+        else:
+            self.visited = counter[0]
         out = sorted(heap, key=lambda e: e[0], reverse=True)
         return [Choice(key=e[0], buys=e[1], price=e[2], spent=e[3], objective=e[0][0], credit=e[0][2], hand_limit=e[4])
                 for e in out], None
+
+    def _stopped(self, heap: list, cap: int) -> None:
+        """The branch and bound stopped after `cap` sets (single_use): the best found so far
+        stand, and no set it left unexamined reaches more than the bound of the branch each level
+        of the walk was in (a whole number above it, so that both engines print it alike)."""
+        self.visited, self.complete = cap, False
+        best = max([e[0][0] for e in heap], default=0)
+        self.total_at_most = max([best] + [math.ceil(b) for b in self.open if b is not None])
+        if isinstance(best, float):
+            self.total_at_most = float(self.total_at_most)  # printed as the objective is
 
     def sets_reaching(self, floor) -> list[Choice]:
         """Every affordable set whose objective is at least `floor`, best first."""
@@ -1296,6 +1323,10 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         "candidates": len(problem.candidates),
         "sets_examined": problem.visited,
         "search": problem.method,
+        # False where the search stopped at its work limit (only under the strict single-use credit
+        # variant): the plans are the best found, and no purchase gives more than total_at_most
+        "complete": problem.complete,
+        "total_at_most": None,
         "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
     }
     if not choices:
@@ -1303,6 +1334,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         raise StateError(f"--want: {', '.join(problem.want)} cost {need} together after credits; "
                          f"the hand and treasury pay at most {report['budget']['total']}")
     report["plans"] = [problem.plan_dict(c, i + 1) for i, c in enumerate(choices[:max(1, int(top))])]
+    report["total_at_most"] = runtime.number(choices[0].objective if problem.complete else problem.total_at_most)
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
@@ -1453,6 +1485,9 @@ def render(report: dict) -> str:
     for p in plans:
         lines.append(f"plan {p['rank']}:" if len(plans) > 1 else "plan:")
         lines.extend(_plan_lines(p, label, "  "))
+    if not report["complete"]:
+        lines.append(f"the search stopped after {report['sets_examined']:,} sets of advances: the best plan "
+                     f"found so far (no plan gives more than {report['total_at_most']} {label})")
     lines += _not_considered_lines(report["not_considered"])
     lines.extend(_explain_lines(report.get("explain"), label))
     lines.extend(_horizon_lines(report.get("horizon"), label))

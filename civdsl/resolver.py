@@ -116,12 +116,16 @@ class _Applier(RoundsApplier):
             self.ed.credit_policy_span = item.span
             self.ed.credit_variants = []  # a redeclared policy replaces the base's variants too
             for f in item.fields:
-                if f.value not in vocab.CREDIT_VARIANTS:
-                    self.diags.error("CIV019", f"unknown credit policy variant `{f.value}`", f.span,
-                                     help=suggestion(f.value, vocab.CREDIT_VARIANTS)
-                                     or f"variants: {', '.join(vocab.CREDIT_VARIANTS)}")
-                elif f.value not in self.ed.credit_variants:
-                    self.ed.credit_variants.append(f.value)
+                self._credit_variant(f)
+
+    def _credit_variant(self, f: Field) -> None:
+        """A variant of the credit policy, one the vocabulary knows, kept once."""
+        if f.value not in vocab.CREDIT_VARIANTS:
+            self.diags.error("CIV019", f"unknown credit policy variant `{f.value}`", f.span,
+                             help=suggestion(f.value, vocab.CREDIT_VARIANTS)
+                             or f"variants: {', '.join(vocab.CREDIT_VARIANTS)}")
+        elif f.value not in self.ed.credit_variants:
+            self.ed.credit_variants.append(f.value)
 
     def _item_amounts(self, item: Item) -> None:
         for setting in self._amount_settings(item.value):

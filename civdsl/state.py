@@ -357,9 +357,11 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     """The items named, by their own names: any declared name or `aka`, in any case. An unknown
     name is an error naming the closest name (aka names and single words considered); with
     strict=False it is kept as given, for the state check to report."""
-    table = item_names(module, kind)
     valid = getattr(module, ITEM_TABLES[kind])
     names = list(names)
+    if valid.keys() >= set(names):  # the usual case: every item by its own name
+        return names
+    table = item_names(module, kind)
     found = [_own_name(n, valid, table) for n in names]
     bad = [n for n, own in zip(names, found) if own is None]
     if bad and strict:

@@ -234,23 +234,20 @@ _ORDER_KEYS = {"minor_first": _minor_first, "stack": _by_stack, "nontradable_fir
 def order(table: Table, kept: list[dict], notes: list[str]) -> list[dict]:
     module = table.module
     keys = [_ORDER_KEYS[k] for k in module.TABLE_RULES["order"]]
-
-    def key(c: dict) -> tuple:
-        cal = module.CALAMITIES[c["calamity"]]
-        return tuple(k(table, cal, c) for k in keys)
-
-    ordered = sorted(kept, key=lambda c: (key(c), c["index"]))
+    # (the declared keys, the table's order, the calamity): the table's order breaks what remains
+    keyed = sorted(((tuple(k(table, module.CALAMITIES[c["calamity"]], c) for k in keys), c["index"], c)
+                    for c in kept), key=lambda t: t[:2])
     if "ast" in module.TABLE_RULES["order"]:
-        notes += _unranked_ties(table, ordered, key)
-    return ordered
+        notes += _unranked_ties(table, keyed)
+    return [c for _, _, c in keyed]
 
 
-def _unranked_ties(table: Table, ordered: list[dict], key) -> list[str]:
+def _unranked_ties(table: Table, keyed: list[tuple]) -> list[str]:
     """A tie the A.S.T. ranking breaks, with a ranking not given: a note saying the table's order is kept."""
     out = []
-    for a, b in zip(ordered, ordered[1:]):
+    for (key_a, _, a), (key_b, _, b) in zip(keyed, keyed[1:]):
         unranked = [v for v in (a["victim"], b["victim"]) if table.ranks.get(v) is None]
-        if key(a)[:-1] == key(b)[:-1] and a["victim"] != b["victim"] and unranked:
+        if key_a[:-1] == key_b[:-1] and a["victim"] != b["victim"] and unranked:
             out.append(f"{a['calamity']} of {a['victim']} and {b['calamity']} of {b['victim']} are "
                        "resolved in A.S.T. order, but the table gives no A.S.T. rank for "
                        + " and ".join(unranked) + ": the table's order is kept")
@@ -541,9 +538,9 @@ class _SecondaryVictims:
         if self.allowed is not None and name not in self.allowed:
             among = self.cal["resolution"]["secondary_among"][0]
             return f"not among the victim's {among} players (`secondary_among {among}`)"
-        role = next((r for r in self.cal["exclude"] if self.roles.get(r) == name), None)
-        if role is not None:
-            return f"the {role}"
+        for role in self.cal["exclude"]:
+            if self.roles.get(role) == name:
+                return f"the {role}"
         probe = self.resolve_for(name, None)
         return probe.excluded[1] if probe.excluded else None
 

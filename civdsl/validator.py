@@ -121,7 +121,7 @@ class _Validator(NodeVisitor):
                     getattr(self, check_name)(f"`{name}`", v, span, item)
 
     # the check of a `resolution` setting whose values name declarations, by what they name
-    _NAMING_SETTINGS = {"const": "_resolution_const", "facts": "_resolution_facts", "advance": "_resolution_advance"}
+    _NAMING_SETTINGS = {"const": "_whole_constant", "facts": "_resolution_facts", "advance": "_resolution_advance"}
 
     def _settings(self, block: str) -> list[tuple[str | None, dict, dict]]:
         """(item, settings, their spans) of a settings block (`resolution`, `amounts`): the
@@ -130,7 +130,7 @@ class _Validator(NodeVisitor):
         return [(None, getattr(self.ed, block), getattr(self.ed, spans))] + [
             (c.name, getattr(c, block), getattr(c, spans)) for c in self.ed.calamities.values()]
 
-    def _resolution_const(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
+    def _whole_constant(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
         """A setting that names a constant must name a whole-number one (CIV086)."""
         const = self.ed.consts.get(v)
         if const is None or not _whole_number(const.value):
@@ -153,7 +153,7 @@ class _Validator(NodeVisitor):
         for item, settings, spans in self._settings("amounts"):
             for name, values in settings.items():
                 if vocab.AMOUNT_SETTINGS[name][0] == "const":
-                    self._resolution_const(f"`amounts {name}`", values[0], spans.get(name), item)
+                    self._whole_constant(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
         tiers = self.ed.vp_tiers
@@ -267,10 +267,7 @@ class _Validator(NodeVisitor):
     # --- advances
     def _advance(self, adv: Advance) -> None:
         name = adv.name
-        if "cost" not in adv.field_spans:
-            self._missing(adv.span, name, "cost", f"advance `{name}` has no cost", help="add `cost N` (or `cost unknown`)")
-        elif adv.cost is not None and adv.cost < 0:
-            self.d.error("CIV025", f"advance `{name}` has a negative cost", adv.field_spans["cost"], item=name)
+        self._advance_cost(adv)
         self._advance_groups(adv)
         self._advance_credits(adv)
         if adv.supply is not None and adv.supply < 0:
@@ -278,6 +275,14 @@ class _Validator(NodeVisitor):
         self._advance_vp(adv)
         for ability in adv.abilities:
             self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
+
+    def _advance_cost(self, adv: Advance) -> None:
+        """A cost, given (`unknown` counts), and not negative."""
+        if "cost" not in adv.field_spans:
+            self._missing(adv.span, adv.name, "cost", f"advance `{adv.name}` has no cost",
+                          help="add `cost N` (or `cost unknown`)")
+        elif adv.cost is not None and adv.cost < 0:
+            self.d.error("CIV025", f"advance `{adv.name}` has a negative cost", adv.field_spans["cost"], item=adv.name)
 
     def _advance_groups(self, adv: Advance) -> None:
         """One group or two different ones, each declared."""
@@ -318,29 +323,32 @@ class _Validator(NodeVisitor):
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
         state: dict[str, int] = {}  # 1: on the current path, 2: done
         for root in self.ed.advances:
-            if root in state:
+            if root not in state:
+                self._cycles_from(root, state)
+
+    def _cycles_from(self, root: str, state: dict[str, int]) -> None:
+        """Every prerequisite cycle reached from `root` through advances not yet searched (CIV050)."""
+        state[root] = 1
+        path = [root]
+        pending = [iter(self.ed.advances[root].requires)]
+        while pending:
+            name = path[-1]
+            req = next(pending[-1], None)
+            if req is None:
+                state[name] = 2
+                path.pop()
+                pending.pop()
+            elif req not in self.ed.advances:
                 continue
-            state[root] = 1
-            path = [root]
-            pending = [iter(self.ed.advances[root].requires)]
-            while pending:
-                name = path[-1]
-                req = next(pending[-1], None)
-                if req is None:
-                    state[name] = 2
-                    path.pop()
-                    pending.pop()
-                elif req not in self.ed.advances:
-                    continue
-                elif state.get(req) == 1:
-                    cycle = path[path.index(req):] + [req]
-                    adv = self.ed.advances[name]
-                    self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
-                                 adv.field_spans.get(f"requires:{req}", adv.span), item=name)
-                elif req not in state:
-                    state[req] = 1
-                    path.append(req)
-                    pending.append(iter(self.ed.advances[req].requires))
+            elif state.get(req) == 1:
+                cycle = path[path.index(req):] + [req]
+                adv = self.ed.advances[name]
+                self.d.error("CIV050", f"prerequisites form a cycle: {' -> '.join(cycle)}",
+                             adv.field_spans.get(f"requires:{req}", adv.span), item=name)
+            elif req not in state:
+                state[req] = 1
+                path.append(req)
+                pending.append(iter(self.ed.advances[req].requires))
 
     # --- calls to the vocabulary (effects and abilities)
     def _call(self, call: Call, table: dict, code: str, what: str, item: str, literal_only: bool = False) -> None:
@@ -881,13 +889,18 @@ class ModelEvaluator:
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
-        for d in diags.items[first:]:
-            # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
-            if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
-                d.level = "note"
-                d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
-                d.help = None
-                e.used = True
+        _acknowledge(e, diags.items[first:])
         if not e.used:
             diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
                           help="remove it, or check the item name and code")
+
+
+def _acknowledge(e, diagnostics: list) -> None:
+    """Turn the diagnostics an errata line names (its code, on its item) into notes."""
+    for d in diagnostics:
+        # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
+        if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
+            d.level = "note"
+            d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
+            d.help = None
+            e.used = True

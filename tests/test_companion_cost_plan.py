@@ -293,6 +293,12 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
                                                               "options": {"objective": "points", "top": 3}}))
     out.append(("civ1981", "stress: dense, card limit", {"command": "plan", "state": {"treasury": 1200},
                                                         "options": {"top": 3}}))
+    # the strict single-use credit variant: searches that stop at their work limit (complete: false)
+    for name, rid, state, options in bench.SINGLE_USE_STRESS:
+        if options.get("stops"):
+            state = bench.stress_state(civdsl.load(rid).module, state)
+            flags = {_FLAGS[k]: v for k, v in options.items() if k != "stops"}
+            out.append((rid, f"stress: {name}", {"command": "plan", "state": state, "options": flags}))
     return out
 
 

@@ -168,6 +168,16 @@ def test_syntax_error_is_reported_not_formatted():
     assert any(d.code == "CIV001" for d in info.value.diagnostics.errors)
 
 
+def test_a_file_nested_too_deeply_is_reported_not_a_traceback():
+    deep = 'language 1\nedition x "X"\nconst a = ' + "not " * 2000 + "true\n"
+    with pytest.raises(FormatError) as info:
+        format_text(deep, "deep.civ")
+    assert [d.code for d in info.value.diagnostics.errors] == ["CIV005"]
+    res = CliRunner().invoke(main, ["fmt", "--check", str(ROOT / "tests" / "hostile" / "reject_not_chain.civ")])
+    assert res.exit_code == 1 and "error[CIV005]" in res.output and "Traceback" not in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
 # --- the command ----------------------------------------------------------------------------------
 
 def test_fmt_command_rewrites_and_check_reports(tmp_path):

@@ -322,6 +322,9 @@ def test_round_rule_completions_name_what_each_statement_takes():
 
     assert labels(_offset(text, "roll attack = attack_dice", len("roll attack = "))) == set(ed.pools)
     assert labels(_offset(text, "move war_track 2", len("move "))) == set(ed.tracks)
+    # inside the round rules `set` and `add` name a stat (elsewhere an effect kind follows them)
+    assert labels(_offset(text, "add food farm_output", len("add "))) == set(ed.stats)
+    assert labels(_offset(text, "set drought = false", len("set "))) == set(ed.stats) | set(ed.flags) | set(ed.tracks)
     assert labels(_offset(text, "hand_value(color=red)", len("hand_value(color="))) == {"red", "black"}
     assert set(ed.stats) | set(ed.flags) <= labels(_offset(text, "if under_siege {", len("if ")))
 

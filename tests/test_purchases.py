@@ -233,21 +233,30 @@ def test_trade_cards_bought_for_treasury():
 def test_the_planner_under_strict_credits_matches_brute_force(data):
     """With credits shared between the advances bought together, the best plan's victory points
     equal the best over every affordable subset priced by the engine."""
+    strict, holds, among, treasury = _strict_instance(data)
+    report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    assert report["plans"][0]["objective"] == _strict_optimum(strict.module, holds, among, treasury)
+
+
+def _strict_instance(data):
+    """A strict-credit rulebook, up to 6 advances held, up to 6 candidates, a treasury."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
-    module = strict.module
-    names = sorted(module.ADVANCES)
+    names = sorted(strict.module.ADVANCES)
     holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=6))
     rest = [n for n in names if n not in holds]
     among = data.draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
-    treasury = data.draw(st.integers(0, 400))
-    report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    return strict, holds, among, data.draw(st.integers(0, 400))
+
+
+def _strict_optimum(module, holds, among, treasury):
+    """The most victory points over every subset of `among` the treasury pays, priced by the engine."""
     best = 0
     for r in range(len(among) + 1):
         for subset in itertools.combinations(among, r):
             priced = runtime.prices(module, holds, list(subset), {})
             if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
                 best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
-    assert report["plans"][0]["objective"] == best
+    return best
 
 
 def test_plan_says_when_the_block_is_needed(expansion):
@@ -255,3 +264,46 @@ def test_plan_says_when_the_block_is_needed(expansion):
     assert "sets are valued in their native trade block: the state does not give `block` (or `civilization`)" \
         in report["notes"]
     assert not any("block" in n for n in plan(expansion, {"players": 9, "commodities": {"Oil": 3}})["notes"])
+
+
+# --- the strict single-use credit variant's work limit -------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), cap=st.integers(1, 12))
+def test_a_stopped_strict_credit_search_is_bounded_by_brute_force(data, cap):
+    """Stopped at a small work limit (set on the class for one call), the plan found is never above
+    the optimum and total_at_most is at least the optimum; complete, it is the optimum."""
+    from civdsl.planner import PurchaseProblem
+
+    strict, holds, among, treasury = _strict_instance(data)
+    limit, PurchaseProblem.single_use_cap = PurchaseProblem.single_use_cap, cap
+    try:
+        report = plan(strict, {"holds": holds, "treasury": treasury, "players": 9, "commodities": {}}, among=among)
+    finally:
+        PurchaseProblem.single_use_cap = limit
+    best = _strict_optimum(strict.module, holds, among, treasury)
+    got = report["plans"][0]["objective"]
+    assert got <= best <= report["total_at_most"]
+    if report["complete"]:
+        assert got == best == report["total_at_most"]
+    else:
+        assert report["sets_examined"] == cap
+
+
+def test_the_strict_credit_search_stops_at_its_work_limit_and_says_so(tmp_path):
+    """A state that affords most of the deck: the search stops after its 3,000 sets with the best
+    plan found; the command line prints the stop and still exits 0 (as a stopped --horizon 2 does)."""
+    import yaml
+
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    report = plan(strict, state)
+    assert report["complete"] is False and report["sets_examined"] == 3000
+    assert report["total_at_most"] >= report["plans"][0]["objective"]
+    assert plan(civdsl.load("megaciv"), state)["complete"] is True  # the other searches always finish
+    path = tmp_path / "state.yaml"
+    path.write_text(yaml.safe_dump(state))
+    out = _run("plan", str(HOUSE / "strict_credits.civ"), "--state", str(path))
+    assert out.exit_code == 0, out.output
+    assert (f"the search stopped after 3,000 sets of advances: the best plan found so far (no plan gives more "
+            f"than {report['total_at_most']} VP)") in out.stdout.splitlines()

@@ -554,7 +554,12 @@ class RoundChecker(StatementVisitor):
             self.d.error("CIV014", f"table `{e.name}` takes exactly one argument", e.span, item=item)
         for a in e.args:
             self._number(a, env, item, whole=False, what="a table's argument")
-        kinds = {self._value_kind_of_band(b.value) for b in self.ed.tables[e.name].bands}
+        return self._table_kind(self.ed.tables[e.name])
+
+    def _table_kind(self, table) -> str:
+        """The kind of value a table's bands hold: the widest of their numbers, or any when they
+        are not all numbers."""
+        kinds = {self._value_kind_of_band(b.value) for b in table.bands}
         numbers = [k for k in kinds if k in _NUMBER_RANK]
         if not numbers or len(numbers) != len(kinds):
             return "any"
@@ -631,15 +636,10 @@ def _arithmetic_kind(op: str, a: str | None, b: str | None) -> str | None:
 def _uncovered(low: int, high: int, ranges: list[tuple[int, int]], limit: int) -> list[int]:
     """The first `limit` numbers of low..high that no range covers, in order (ranges may overlap)."""
     out: list[int] = []
-    nxt = low
-    for a, b in sorted(ranges):
-        while nxt < a and nxt <= high and len(out) < limit:
-            out.append(nxt)
-            nxt += 1
+    nxt = low  # the first number not yet covered nor listed
+    for a, b in sorted(ranges) + [(high + 1, high)]:  # the last range, just past the end, ends the search
+        out.extend(range(nxt, min(a, high + 1))[: limit - len(out)])
         if len(out) >= limit:
             return out
-        nxt = max(nxt, b + 1)
-    while nxt <= high and len(out) < limit:
-        out.append(nxt)
-        nxt += 1
+        nxt = max(nxt, a, b + 1)
     return out

@@ -56,10 +56,10 @@ def describe_entry(e: dict) -> str:
 def trace_lines(module, trace: list[dict]) -> list[str]:
     out = []
     phase = None
+    names = {pid: name for pid, name, _ in module.PHASES}
     for e in trace:
         if e["phase"] != phase:
             phase = e["phase"]
-            names = {pid: name for pid, name, _ in module.PHASES}
             out.append(f"{names.get(phase, phase)}:")
         where = f"  [{module.SOURCE_PATH}:{e['line']}]" if e.get("line") else ""
         rule = f"{e['rule']}: " if e.get("rule") else ""
@@ -81,13 +81,21 @@ def render_step(module, new: GameState, before: dict, trace: list[dict], phase: 
     lines.extend(trace_lines(module, trace))
     lines.append("stats:")
     lines.extend(_stat_lines(module, new.values, before))
-    if module.CARD_DECK is not None:
-        lines.append(f"hand ({len(new.hand)}): " + (", ".join(card_text(c) for c in new.hand) or "empty"))
-    if new.on:
-        lines.append("thresholds on: " + ", ".join(sorted(new.on)))
-    if new.ended:
-        lines.append(f"the game has ended: {new.ended}")
+    lines.extend(_table_lines(module, new))
     return "\n".join(lines)
+
+
+def _table_lines(module, state: GameState) -> list[str]:
+    """What is on the table besides the stats: the hand (in a game of cards), the thresholds on,
+    and why the game ended, if it did."""
+    lines = []
+    if module.CARD_DECK is not None:
+        lines.append(f"hand ({len(state.hand)}): " + (", ".join(card_text(c) for c in state.hand) or "empty"))
+    if state.on:
+        lines.append("thresholds on: " + ", ".join(sorted(state.on)))
+    if state.ended:
+        lines.append(f"the game has ended: {state.ended}")
+    return lines
 
 
 def _stat_lines(module, values: dict, before: dict) -> list[str]:

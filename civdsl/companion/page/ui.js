@@ -687,6 +687,12 @@
     const label = (ans.objective && ans.objective.label) || objective;
     out.appendChild(el("p", {}, "Buy ", el("strong", {id: "plan-buy", text: best.buy.length ? listText(best.buy) : "nothing"}),
       " for " + best.total + " (" + label + " " + best.objective + ")."));
+    if (ans.complete === false) {
+      // the search stopped at its work limit (planner.render prints the same line)
+      out.appendChild(el("p", {id: "plan-stopped", cls: "incomplete", text: "The search stopped after " +
+        ans.sets_examined.toLocaleString("en-US") + " sets of advances: the best plan found so far (no plan gives more than " +
+        ans.total_at_most + " " + label + ")."}));
+    }
     const pay = best.payment;
     if (pay) {
       const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);

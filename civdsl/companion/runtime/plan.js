@@ -7,6 +7,7 @@
 
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
+const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
@@ -1038,8 +1039,10 @@ planProblem.prototype.walk = function (visit, prune) {
   const names = this.want.slice();
   const sameTurn = this.sameTurn;
   const self = this;
+  const open = this.open = [];  // per level of the walk, the bound of the branch it is in (for a stop)
   function dfs(q, sumb, sume, objective, cubs, hch, same) {
     if (maxNew !== null && names.length >= maxNew) return;
+    open.push(null);
     for (let j = q; j < n; j++) {
       const ne = sume + e[j];
       if (ne - negSuf[j + 1] > budget) continue;
@@ -1047,6 +1050,7 @@ planProblem.prototype.walk = function (visit, prune) {
       const cap = budget - lbp;
       const ub = objective + self.ratioBound(j, cap);
       if (prune(j, ub, lbp, objective, cubs + self.cubSuf[j], self.limit0 + hch + self.hposSuf[j])) break;
+      open[open.length - 1] = ub;
       const name = items[j];
       names.push(name);
       const nsame = same || sameTurn.has(name);
@@ -1054,6 +1058,7 @@ planProblem.prototype.walk = function (visit, prune) {
       dfs(j + 1, sumb + b[j], ne, objective + o[j], cubs + cub[j], hch + hd[j], nsame);
       names.pop();
     }
+    open.pop();
   }
   const s = this.start;
   visit(names, s[0], s[5], s[4], s[2]);
@@ -1076,9 +1081,11 @@ function planChoice(key, buys, price, spent, limit) {
 
 planProblem.prototype.search = function (top) {
   top = Math.max(1, Math.trunc(top || 1));
+  this.complete = true;
+  this.totalAtMost = null;
   if (this.singleUse) {
     this.method = "branch and bound";
-    return this.branchAndBound(top, null)[0];
+    return this.branchAndBound(top, planSingleUseCap)[0];
   }
   let floor = null;
   if (planBbCap) {
@@ -1186,9 +1193,10 @@ planProblem.prototype.branchAndBound = function (top, cap) {
   let counter = 0;
   const pay = this.payments;
   const self = this;
-  const visit = (names, sumb, same, hdelta) => {
+  const visit = (names, sumb, same, hdelta, objective) => {
     counter += 1;
     if (cap !== null && counter > cap) throw planStop;
+    if (kth !== null && objective < kth[0]) return;  // cannot rank, so not priced
     const got = self.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const key = self.key(names, got[0], got[1]);
@@ -1213,11 +1221,23 @@ planProblem.prototype.branchAndBound = function (top, cap) {
     this.walk(visit, prune);
   } catch (exc) {
     if (exc !== planStop) throw exc;
-    return [null, heap.length === top ? heap[0][0][0] : null];
+    if (!this.singleUse) return [null, heap.length === top ? heap[0][0][0] : null];
+    this.stopped(heap, cap);
   }
-  this.visited = counter;
+  if (this.complete) this.visited = counter;
   const out = heap.slice().sort((x, y) => -planEntryCmp(x, y));
   return [out.map((e) => planChoice(e[0], e[1], e[2], e[3], e[4])), null];
+};
+
+// the branch and bound stopped after `cap` sets (single_use): planner._stopped (objectives in units
+// of 1/scale)
+planProblem.prototype.stopped = function (heap, cap) {
+  this.visited = cap;
+  this.complete = false;
+  const scale = this.objective.scale;
+  let atMost = heap.length ? Math.max(...heap.map((e) => e[0][0])) : 0;
+  for (const bound of this.open) if (bound !== null) atMost = Math.max(atMost, Math.ceil(bound / scale) * scale);
+  this.totalAtMost = atMost;
 };
 
 planProblem.prototype.planDict = function (choice, rank) {
@@ -2166,14 +2186,7 @@ function planTwoTurns(first, maxSets) {
     const buys = pp.sortByOrder(names);
     if (buys.join("\u0000") === oneBuys) return;
     const qr = quickRows(credit, new Set(names), tv);
-    const bound = objective + quickBound(qr[0], qr[1]);
-    const total = best.key[0];
-    const negSpent = best.key[1];
-    if (bound < total) return;
-    if (bound === total) {
-      const least = leastPrice(qr[0], total - objective);
-      if (least === null || spent + least > -negSpent) return;
-    }
+    if (beaten(objective + quickBound(qr[0], qr[1]), objective, spent, qr[0])) return;
     evaluate(planChoice(pp.key(names, price, spent), buys, price, spent, limit));
   }
 
@@ -2419,6 +2432,8 @@ function planAnswer(M, state, options) {
     candidates: problem.candidates.length,
     sets_examined: problem.visited,
     search: problem.method,
+    complete: problem.complete,
+    total_at_most: null,
     notes: planNotes(problem).concat(planMissingNotes(M, held, facts, hand)),
   };
   if (!choices.length) {
@@ -2427,6 +2442,8 @@ function planAnswer(M, state, options) {
       + "the hand and treasury pay at most " + budgetTotal);
   }
   report.plans = choices.slice(0, Math.max(1, top)).map((c, i) => problem.planDict(c, i + 1));
+  report.total_at_most = planNumber(obj, problem.complete ? choices[0].objective : problem.totalAtMost,
+    choices[0].buys.length);
   if (explain) report.explain = planExplain(problem, choices);
   if (horizon === 2) report.horizon = planTwoTurns(problem);
   return report;
