@@ -144,7 +144,7 @@ class SameTurnMachine:
         eligible = self.abilities[j][3]
         cands = [(p, m, False) for m, p in mods.items() if p > 0 and m in eligible]
         cands += [(self.base[x], x, True) for x in (u, name) if x in eligible and x not in mods]
-        return max(cands) if cands else None
+        return max(cands, default=None)
 
     def _land(self, j: int, price, target: str, mods: dict) -> Any:
         """Ability j lands on `target` at `price`: its new price goes into `mods`; returns what
@@ -173,11 +173,8 @@ class SameTurnMachine:
         live = self._open(opens)
         for at, j in enumerate(live):
             best = self._dearest(j, name, us[j], mods)
-            # decided when the dearest is at its base price (every later advance is cheaper) or
-            # a lowered price above this advance; otherwise a cheaper advance still to come may
-            # beat a lowered one, and every later ability waits behind this one
-            if best is None or not (best[2] or best[:2] > (b, name)):
-                self._wait(live[at + 1:], name, us, mods)
+            if not _decided(best, b, name):
+                self._wait(live[at + 1:], name, us, mods)  # every later ability waits behind it
                 break
             delta += self._land(j, best[0], best[1], mods)
             opens[j], us[j] = False, None
@@ -192,6 +189,13 @@ class SameTurnMachine:
             if best is not None:
                 delta += self._land(j, best[0], best[1], mods)
         return delta
+
+
+def _decided(best: tuple | None, b, name: str) -> bool:
+    """Whether an ability lands where `best` says while visiting `name` (base price b): the
+    dearest is at its base price (every later advance is cheaper) or a lowered price above this
+    advance; otherwise a cheaper advance still to come may beat a lowered one."""
+    return best is not None and (best[2] or best[:2] > (b, name))
 
 
 class Candidate:
@@ -249,13 +253,8 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     stats = {} if stats is None else stats
     linked = any(c.links for c in cands)
     if floor is None and linked:
-        # A first pass without the specific-credit links (so without signatures: credit is then
-        # wrong, objective and price are not) finds the objective the `top` best sets reach:
-        # the floor below which the second pass drops entries.
-        plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
-        first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
-                       max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
-        floor = first[-1][0][0] if len(first) == top else None
+        floor = _floor_without_links(cands, forced=forced, machine_for=machine_for, same_turn=same_turn,
+                                     budget=budget, max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
     programme = _Programme(cands, budget, max_new, spent, limit0, top, floor, stats)
     for items, must, machine, reach in _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked):
         if not programme.beaten(reach):
@@ -263,16 +262,29 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     return programme.found(cands)
 
 
+def _floor_without_links(cands: list[Candidate], *, top: int, **terms) -> Any:
+    """The objective the `top` best sets reach by a first pass without the specific-credit links
+    (so without signatures: credit is then wrong, objective and price are not): the floor below
+    which the second pass drops entries (None when fewer sets exist)."""
+    plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
+    first = search(plain_cands, top=top, **terms)
+    return first[-1][0][0] if len(first) == top else None
+
+
 def _same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
     """Every set T of the same-turn candidates a purchase may include (the forced ones always),
     in rulebook order, within the card limit: 2^s of them for s candidates not forced."""
     special = [n for n in same_turn if n in by_name]
     fixed = [n for n in special if n in forced]
-    free = [n for n in special if n not in forced]
-    for extra in chain.from_iterable(combinations(free, r) for r in range(len(free) + 1)):
+    for extra in _subsets([n for n in special if n not in forced]):
         T = sorted(fixed + list(extra), key=lambda n: by_name[n].rank)
         if _within(len(T), max_new):
             yield T
+
+
+def _subsets(items: list) -> Iterable[tuple]:
+    """Every subset of `items`, the smallest first."""
+    return chain.from_iterable(combinations(items, r) for r in range(len(items) + 1))
 
 
 def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
@@ -365,10 +377,14 @@ def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
         return None
     bound = _Bound([c for c in items if c.name not in must])
     objective = sum(c.objective for c in fixed)
-    reach = objective + bound(budget - price)
+    return _whole(objective + bound(budget - price), items), price, objective, bound.rows
+
+
+def _whole(bound: float, items: list[Candidate]) -> Any:
+    """An objective bound rounded down where every objective is whole (they sum to a whole number)."""
     if all(isinstance(c.objective, int) for c in items):
-        reach = math.floor(reach + 1e-9)  # whole objectives sum to a whole number
-    return reach, price, objective, bound.rows
+        return math.floor(bound + 1e-9)
+    return bound
 
 
 def _least_price(rows: list[tuple], need, price) -> Any:
@@ -507,13 +523,18 @@ class _Programme:
         opened = frozenset([c.name]) if last_link[c.name] > i else frozenset()
         for key, cells in layer.items():
             if not must:
-                ms, hd, cnt, sig = key
-                target = new.setdefault((ms, hd, cnt, _still_open(sig, i, last_link)), {})
-                for price, entries in cells.items():
-                    _merge(target, price, entries, self.top)
+                self._skip(new, key, cells, i, last_link)
             if key[2] < self.room:
                 self._buy(new, key, cells, c, _still_open(key[3] | opened, i, last_link), machine)
         return {k: v for k, v in new.items() if v}  # without the states whose prices all went over
+
+    def _skip(self, new: dict, key: tuple, cells: dict, i: int, last_link: dict) -> None:
+        """Add to `new` the cells of state `key` without the advance at position i: only the
+        signature changes (it loses the advances whose links all end by i)."""
+        ms, hd, cnt, sig = key
+        target = new.setdefault((ms, hd, cnt, _still_open(sig, i, last_link)), {})
+        for price, entries in cells.items():
+            _merge(target, price, entries, self.top)
 
     def _buy(self, new: dict, key: tuple, cells: dict, c: Candidate, sig2: frozenset, machine: SameTurnMachine
              ) -> None:

@@ -281,12 +281,7 @@ class PaymentTable:
         self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
         self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
         self.total_cards = sum(self.counts)
-        # the programme's order: the names', or with Trade Empire ascending face then name (the
-        # substitution's face test becomes an order; ties between equally good payments are then
-        # met in that order)
-        self.order = list(range(len(self.names)))
-        if self.substitute:
-            self.order.sort(key=lambda i: (self.faces[i], self.names[i]))
+        self.order = self._programme_order()
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
@@ -294,6 +289,15 @@ class PaymentTable:
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
         self._moves = functools.cache(self._all_moves)
+
+    def _programme_order(self) -> list[int]:
+        """The programme's order of the commodities: the names', or with a substitute card
+        ascending face then name (the substitution's face test becomes an order; ties between
+        equally good payments are then met in that order)."""
+        order = list(range(len(self.names)))
+        if self.substitute:
+            order.sort(key=lambda i: (self.faces[i], self.names[i]))
+        return order
 
     def _set_values(self, name: str, n: int, face: int) -> list:
         """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
@@ -598,19 +602,22 @@ def _info(module) -> dict:
     got = _INFO.get(id(module))
     if got is not None and got[0] is module:
         return got[1]
-    info = {}
-    for name, adv in module.ADVANCES.items():
-        by_kind: dict[str, list] = {}
-        for kind, args in adv["abilities"]:
-            by_kind.setdefault(kind, []).append(args)
-        info[name] = {
-            "abilities": by_kind,
-            "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
-            "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
-            "group_credit": sum(adv["credits"].values()),
-        }
+    info = {name: _advance_info(adv) for name, adv in module.ADVANCES.items()}
     _INFO[id(module)] = (module, info)
     return info
+
+
+def _advance_info(adv: dict) -> dict:
+    """One advance's abilities by kind, hand-limit change, free credit points and group credits."""
+    by_kind: dict[str, list] = {}
+    for kind, args in adv["abilities"]:
+        by_kind.setdefault(kind, []).append(args)
+    return {
+        "abilities": by_kind,
+        "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
+        "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
+        "group_credit": sum(adv["credits"].values()),
+    }
 
 
 def _abilities(module, name: str, kind: str) -> list[dict]:
@@ -1074,15 +1081,19 @@ class PurchaseProblem:
             from .plan_search import SameTurnMachine
 
             pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
-            # acquired automatically with an advance bought (acquire_all): free, and runtime.prices
-            # applies it first, so the other abilities never land on it
-            base = dict(self.base)
-            for card in bought:
-                for group, below in self.alls.get(card, ()):
-                    base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
             abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
-            got = self._machines[bought] = SameTurnMachine(abilities, base)
+            got = self._machines[bought] = SameTurnMachine(abilities, self._acquired(bought, pool))
         return got
+
+    def _acquired(self, bought: tuple, pool: list[str]) -> dict:
+        """The base prices once the advances of `pool` that an advance bought acquires
+        automatically (acquire_all) cost nothing: runtime.prices applies that first, so the other
+        abilities never land on them."""
+        base = dict(self.base)
+        for card in bought:
+            for group, below in self.alls.get(card, ()):
+                base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
+        return base
 
     def _same_turn_abilities(self, card: str, pool: list[str]) -> list[tuple]:
         """`card`'s discounts, then its free advances, as the machine reads them: (card, kind,
@@ -1370,13 +1381,19 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
     others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
-    # near misses first (the best purchases with them, best first), then the unaffordable ones
+    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others)}
+
+
+def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
+    """The advances left out, near misses first (the best purchases with them, best first, by
+    their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
+    rulebook order)."""
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
                  key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))
     for e in near:
         del e["rank_key"]
-    return {"runners_up": runners, "advances_not_bought": near + far}
+    return near + far
 
 
 def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
@@ -1519,13 +1536,17 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     lines = ["why this plan:"]
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
-    # advances whose best purchase is one of the plans above need no second line
+    return lines + _not_bought_lines(ex, label)
+
+
+def _not_bought_lines(ex: dict, label: str, most: int = 8) -> list[str]:
+    """The advances left out, at most `most` of them; those whose best purchase is one of the
+    plans above need no second line."""
     shown = [r["buy"] for r in ex["runners_up"]]
     rest = [e for e in ex["advances_not_bought"] if e.get("best_with_it") not in shown]
-    for e in rest[:8]:
-        lines.append(f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}")
-    if len(rest) > 8:
-        lines.append(f"  ... and {len(rest) - 8} more advances (see --json)")
+    lines = [f"  not {e['advance']} ({e['objective']} {label}): {e['why_not']}" for e in rest[:most]]
+    if len(rest) > most:
+        lines.append(f"  ... and {len(rest) - most} more advances (see --json)")
     return lines
 
 

@@ -1622,7 +1622,7 @@ function planReach(items, must, budget, maxNew) {
   return [reach, price, objective, bound.rows];
 }
 
-// whether `top` sets already found rank above every purchase of a run (plan_search._beaten)
+// whether `top` sets already found rank above every purchase of a run (plan_search._Programme.beaten)
 function planBeaten(reach, best, top, spent, limitMax) {
   if (best.length < top) return false;
   const kth = best[0][0];
