@@ -54,7 +54,8 @@ def _pool(pool, ed) -> str:
 
 
 def _track(track, ed) -> str:
-    stages = "; stages " + ", ".join(f"{s.name} ({_range(s.low, s.high)})" for s in track.stages) if track.stages else ""
+    stages = ", ".join(f"{s.name} ({_range(s.low, s.high)})" for s in track.stages)
+    stages = f"; stages {stages}" if stages else ""
     return f"start {track.start}, positions {_range(track.low, track.high)}{stages}"
 
 
