@@ -78,10 +78,16 @@ def _scaled_or_bounded(e: Expr) -> Count | None:
     return None
 
 
+def _per_unit_beside(a: Expr, b: Expr) -> Count | None:
+    """B as a count per unit, when A is a written number (the N of N * count, of min(N, count))."""
+    inner = amount(b)
+    return inner if isinstance(a, Num) and isinstance(inner, Count) and inner.per else None
+
+
 def _scaled(a: Expr, b: Expr) -> Count | None:
     """N * (a count per unit): N times the rate."""
-    inner = amount(b)
-    if isinstance(a, Num) and isinstance(inner, Count) and inner.per and inner.cap is None:
+    inner = _per_unit_beside(a, b)
+    if inner is not None and inner.cap is None:
         return Count(rate=a.value * inner.rate, per=inner.per)
     return None
 
@@ -92,9 +98,9 @@ _LIMITS = {"min": "cap", "max": "floor"}
 
 def _bounded(fn: str, a: Expr, b: Expr) -> Count | None:
     """min(N, a count) or max(N, a count): the count with a cap or a floor (not a second one)."""
-    inner = amount(b)
+    inner = _per_unit_beside(a, b)
     limit = _LIMITS[fn]
-    if not (isinstance(a, Num) and isinstance(inner, Count) and inner.per) or getattr(inner, limit) is not None:
+    if inner is None or getattr(inner, limit) is not None:
         return None
     bounds = {"cap": inner.cap, "floor": inner.floor, limit: a.value}
     return Count(rate=inner.rate, per=inner.per, **bounds)
@@ -399,17 +405,26 @@ def _advances_text(held: list[tuple[str, bool]]) -> str:
     return " ".join(filter(None, [having, "without " + _names_list(lacking, "or") if lacking else ""]))
 
 
+def _held_in(lits: list[Expr]) -> list[tuple[str, bool]]:
+    """The advance tests of a conjunction, (advance, held?) each."""
+    return [h for h in map(_held, lits) if h is not None]
+
+
+def _others(lits: list[Expr]) -> list[Expr]:
+    """The parts of a conjunction that test no advance."""
+    return [x for x in lits if _held(x) is None]
+
+
 def _conjunction(lits: list[Expr]) -> str:
-    held = [h for h in map(_held, lits) if h is not None]
-    rest = [_literal(x) for x in lits if _held(x) is None]
-    return " and ".join(([_advances_text(held)] if held else []) + rest)
+    held = _held_in(lits)
+    return " and ".join(([_advances_text(held)] if held else []) + [_literal(x) for x in _others(lits)])
 
 
 def _threshold(d: list[Expr]):
     """(comparison, advances tested) of an alternative that compares one count and tests advances; or None."""
-    cmps = [x for x in d if _held(x) is None]
+    cmps = _others(d)
     cmp = _comparison(cmps[0]) if len(cmps) == 1 else None
-    return None if cmp is None else (cmp, [h for h in map(_held, d) if h is not None])
+    return None if cmp is None else (cmp, _held_in(d))
 
 
 def _compact(ds: list[list[Expr]]) -> str | None:
@@ -638,9 +653,15 @@ def _counted_victims(count: Expr) -> str | None:
         n, situation = when
         return f"with {situation}, {n} other {noun(n, ('player', 'players'))} each"
     if isinstance(q, Count):
-        return f"each of the {q.per[1]}" if q.per and q.rate == 1 and q.cap is None \
-            else f"other players, as many as {q.text()}, each"
+        return _victims_counted(q)
     return None if q == 0 else f"{q} other {noun(q, ('player', 'players'))} each"
+
+
+def _victims_counted(q: Count) -> str:
+    """Victims as many as a count: one per unit of a fact ("each of the players ..."), or the count."""
+    if q.per and q.rate == 1 and q.cap is None:
+        return f"each of the {q.per[1]}"
+    return f"other players, as many as {q.text()}, each"
 
 
 def cancelled(cal: Calamity) -> str | None:
@@ -654,12 +675,17 @@ def unselecting(cal: Calamity) -> str | None:
     """`amounts { prevention unselect }` in words: what is selected before prevention unselects."""
     if cal.amounts.get("prevention") != ("unselect",):
         return None
-    ops = [o for m in cal.modifiers for o in m.ops if o.op == "prevent" and o.kind in vocab.UNSELECT_KINDS]
-    if not ops:
+    first = _first_unselecting(cal)
+    if first is None:
         return None
-    words = _op_words(ops[0])
+    words = _op_words(first)
     return (f"the {words[1]} are selected first, never more than the victim has; "
             f"protection then unselects some and only the rest count")
+
+
+def _first_unselecting(cal: Calamity) -> ModifierOp | None:
+    """The first protection (`prevent`) of CAL against an effect whose selection prevention unselects."""
+    return next((o for m in cal.modifiers for o in m.ops if o.op == "prevent" and o.kind in vocab.UNSELECT_KINDS), None)
 
 
 def calamity(cal: Calamity) -> str:

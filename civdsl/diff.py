@@ -729,10 +729,13 @@ def _counts(changes: list[Change], section: str) -> str:
     """"2 added, 1 removed, 3 changed": the items of one section's changes."""
     whole = Counter(c.op for c in changes if c.field is None)
     bits = [f"{whole[op]} {op}" for op in ("added", "removed") if whole[op]]
-    touched = {c.item for c in changes if c.field is not None or c.op == "renamed"}
-    if touched and section in _KINDS:
-        bits.append(f"{len(touched)} changed")
-    return ", ".join(bits)
+    touched = _touched(changes) if section in _KINDS else 0
+    return ", ".join(bits + ([f"{touched} changed"] if touched else []))
+
+
+def _touched(changes: list[Change]) -> int:
+    """How many items have a field changed, or a new name."""
+    return len({c.item for c in changes if c.field is not None or c.op == "renamed"})
 
 
 def _sections(changes: list[Change], prose: bool) -> list[tuple[str, list[Change]]]:

@@ -40,11 +40,8 @@ class _Union:
 def linked(editions: list, kind: str) -> list[list[tuple[int, str]]]:
     """Groups of (edition index, item name) that are one card across editions (name or aka)."""
     order = [(i, n) for i, ed in enumerate(editions) for n in _ORDERS[kind](ed)]
-    index: dict[str, list[tuple[int, str]]] = {}
-    for i, n in order:
-        index.setdefault(n, []).append((i, n))
     uf = _Union()
-    for a, b in _same_cards(editions, kind, index):
+    for a, b in _same_cards(editions, kind, _by_name(order)):
         uf.union(a, b)
     groups: dict = {}
     for key in order:
@@ -56,6 +53,14 @@ def linked(editions: list, kind: str) -> list[list[tuple[int, str]]]:
 _ORDERS = {"calamities": calamity_order, "advances": advance_order}
 
 
+def _by_name(entries: list[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
+    """Each name with the (edition index, name) entries that bear it."""
+    index: dict[str, list[tuple[int, str]]] = {}
+    for i, n in entries:
+        index.setdefault(n, []).append((i, n))
+    return index
+
+
 def _same_cards(editions: list, kind: str, index: dict) -> list[tuple[tuple[int, str], tuple[int, str]]]:
     """Pairs of (edition index, name) that are one card: the name or an aka of one is the other's name."""
     return [((i, n), (j, m)) for i, ed in enumerate(editions) for n, item in getattr(ed, kind).items()
@@ -63,9 +68,12 @@ def _same_cards(editions: list, kind: str, index: dict) -> list[tuple[tuple[int,
 
 
 def _attr_rows(editions, group, attrs) -> list[Row]:
-    present = sorted({i for i, _ in group})
-    return [_attr_row([_cell_of(editions[i], [n for j, n in group if j == i], fn) for i in present], label)
-            for label, fn in attrs]
+    return [_attr_row(_cells(editions, group, fn), label) for label, fn in attrs]
+
+
+def _cells(editions: list, group: list[tuple[int, str]], fn) -> list[Cell]:
+    """One cell per edition that has the card (in edition order), FN of its items."""
+    return [_cell_of(editions[i], [n for j, n in group if j == i], fn) for i in sorted({i for i, _ in group})]
 
 
 def _cell_of(ed, names: list[str], fn) -> Cell:
@@ -112,16 +120,25 @@ def _adv_attrs(inter_by_ed):
     return [
         ("Name", lambda ed, n: cell(n)),
         ("Cost", lambda ed, n: number(ed.advances[n].cost)),
-        ("Groups", lambda ed, n: joined([chips(ed)[g] for g in ed.advances[n].groups if g in chips(ed)])),
+        ("Groups", lambda ed, n: joined(_group_chips(chips(ed), ed.advances[n].groups))),
         ("VP", lambda ed, n: number(ed.advances[n].vp)),
-        ("Group credits", lambda ed, n: joined([replace(chips(ed)[g], amount=v)
-                                                for g, v in ed.advances[n].credits.items() if g in chips(ed)])),
+        ("Group credits", lambda ed, n: joined(_credit_chips(chips(ed), ed.advances[n].credits))),
         ("Specific credits", lambda ed, n: _lines_or_none([f"\u2192 {s.target} {s.amount}"
                                                            for s in ed.advances[n].specific])),
         ("Abilities", lambda ed, n: _lines_or_none([describe.ability(a.kind, a.args)
                                                     for a in ed.advances[n].abilities])),
         ("Calamities it changes", cal),
     ]
+
+
+def _group_chips(chips: dict, groups: list[str]) -> list:
+    """The badges of an advance's groups (a group without one left out)."""
+    return [chips[g] for g in groups if g in chips]
+
+
+def _credit_chips(chips: dict, credits: dict) -> list:
+    """The badges of an advance's group credits, each with its amount."""
+    return [replace(chips[g], amount=v) for g, v in credits.items() if g in chips]
 
 
 def comparison(editions: list) -> list[Chart]:
@@ -159,9 +176,12 @@ def _compared(editions: list) -> tuple[str, list]:
     shared = _sharing(editions)
     compared = [ed for i, ed in enumerate(editions) if i in shared]
     left_out = [ed for i, ed in enumerate(editions) if i not in shared]
+    return _intro(compared) + _not_compared(left_out), compared
+
+
+def _intro(compared: list) -> str:
     names = ", ".join(f"{ed.name} ({ed.id})" for ed in compared) or "none"
-    intro = f"Editions compared: {names}. House rules are compared with their base on their own summary page."
-    return intro + _not_compared(left_out), compared
+    return f"Editions compared: {names}. House rules are compared with their base on their own summary page."
 
 
 def _sharing(editions: list) -> set[int]:
@@ -226,9 +246,13 @@ def index_html(results) -> str:
 def _links(r) -> list:
     """The links of one edition's row, a dot between each two."""
     files = r.files or {}
-    links = [Link(text, f"{r.id}/{rel}") for rel, text in
-             ((rel.format(id=r.edition.id), text) for rel, text in _SITE_LINKS) if _built(rel, files)]
+    links = [Link(text, f"{r.id}/{rel}") for rel, text in _site_links(r.edition) if _built(rel, files)]
     return [part for link in links for part in (" \u00b7 ", link)][1:]
+
+
+def _site_links(ed) -> list[tuple[str, str]]:
+    """(path under the edition's folder, words) of each file the index may link to."""
+    return [(rel.format(id=ed.id), text) for rel, text in _SITE_LINKS]
 
 
 def _built(rel: str, files: dict) -> bool:
