@@ -280,8 +280,12 @@ def _stmt_tokens(stmt: Stmt):
 def _block_one_line_in_source(b: Block) -> bool:
     if not b.entries and not b.close.leading:
         return True
-    return b.open.line == b.close.line and all(
-        _block_one_line_in_source(p) for e in b.entries for p in e.parts if isinstance(p, Block))
+    return b.open.line == b.close.line and all(_block_one_line_in_source(inner) for inner in _inner_blocks(b))
+
+
+def _inner_blocks(b: Block):
+    """The blocks of the statements of a block (one level down)."""
+    return (p for e in b.entries for p in e.parts if isinstance(p, Block))
 
 
 def _inline(stmt: Stmt) -> str | None:
@@ -321,6 +325,11 @@ def _with_trailing(text: str, tok: Tok) -> str:
     return text + "  " + tok.trailing.text if tok.trailing is not None else text
 
 
+def _set_apart(first: bool, prev_multi: bool, multi: bool) -> bool:
+    """At the top level a multi-line statement has a blank line before and after it."""
+    return not first and (prev_multi or multi)
+
+
 class _Writer:
     def __init__(self):
         self.lines: list[str] = []
@@ -346,7 +355,7 @@ class _Writer:
             head = stmt.first()
             lines = self.render(stmt, level, listy=listy)
             multi = len(lines) > 1
-            if top and not first and (prev_multi or multi):
+            if top and _set_apart(first, prev_multi, multi):
                 self.blank()
             first = self.comments(head.leading, level, first)
             if head.blank_before and not first:
@@ -481,8 +490,7 @@ def _check_complete(text: str, tree: lark.Tree, comments: list[lark.Token], path
 def _signature(tree: lark.Tree, comments: list[lark.Token]) -> tuple[list[tuple[str, str]], list[str]]:
     toks = [(t.type, t.value) for t in _tree_tokens(tree)]
     # a trailing comma before `}` in a list of bands is optional: the formatter adds or drops it
-    clean = [t for i, t in enumerate(toks)
-             if not (t[0] == "COMMA" and i + 1 < len(toks) and toks[i + 1][0] == "RBRACE")]
+    clean = [t for t, after in zip(toks, toks[1:] + [("", "")]) if (t[0], after[0]) != ("COMMA", "RBRACE")]
     return clean, [c.value.rstrip() for c in comments]
 
 

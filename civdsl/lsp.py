@@ -754,15 +754,19 @@ def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, 
     out: dict[str, list] = {analysis.uri: []}
     by_display = {f.display: f for f in analysis.files}
     for d in analysis.diagnostics.sorted():
-        info = by_display.get(d.span.path) if d.span else analysis.doc
-        if d.span is None or info is analysis.doc:
-            out[analysis.uri].append((d, analysis.doc, None))
-        elif info is not None:
-            out.setdefault(info.uri, []).append((d, info, info.path))
-        else:
-            uri, path = _file_uri(d.span.path)
-            out.setdefault(uri or analysis.uri, []).append((d, None, path) if uri else (d, analysis.doc, None))
+        uri, entry = _shown_on(analysis, by_display, d)
+        out.setdefault(uri, []).append(entry)
     return out
+
+
+def _shown_on(analysis: Analysis, by_display: dict[str, FileInfo], d: Diagnostic) -> tuple[str, tuple]:
+    """(the URI of the file a diagnostic is shown on, (the diagnostic, its FileInfo, its path)):
+    a file of the chain, another file on disk, or the buffer (no span, or no usable file name)."""
+    info = by_display.get(d.span.path) if d.span else analysis.doc
+    if info is not None and info is not analysis.doc:
+        return info.uri, (d, info, info.path)
+    uri, path = _file_uri(d.span.path) if info is None else (None, None)
+    return (uri, (d, None, path)) if uri else (analysis.uri, (d, analysis.doc, None))
 
 
 def _file_uri(display: str) -> tuple[str | None, Path]:
@@ -840,8 +844,8 @@ def _base_header(analysis: Analysis) -> list[tuple[FileInfo, Symbol]]:
 
 
 def references(analysis: Analysis, target: Target, include_declaration: bool = True) -> list[tuple[FileInfo, Symbol]]:
-    if target.kind == "edition":
-        return [(f, s) for f, s in definitions(analysis, target) if include_declaration]
+    if target.kind == "edition":  # an edition: its header (see definitions)
+        return definitions(analysis, target) if include_declaration else []
     return [analysis.located(r) for r in analysis.refs().named(target.kind, target.name, target.scope)
             if include_declaration or r.role != "def"]
 
@@ -1043,9 +1047,10 @@ def _describe_track(edition, target: Target) -> list[str]:
 
 def _describe_epoch(edition, target: Target) -> list[str]:
     t = edition.asts.get(target.scope)
-    at = next((i for i, e in enumerate(t.epochs) if e.name == target.name), None) if t is not None else None
-    if at is None:
+    names = [e.name for e in t.epochs] if t is not None else []
+    if target.name not in names:
         return []
+    at = names.index(target.name)
     reqs = "; ".join(r.why or describe.condition(r.expr) for r in t.epochs[at].requirements) or "no requirements"
     return [f"epoch {at + 1} of {len(t.epochs)} on `{t.id}`: {reqs}"]
 
@@ -1341,12 +1346,11 @@ def completions(analysis: Analysis, offset: int) -> list[Completion]:
     i, tok = doc.token_at(offset)
     if _in_string(tok, offset):
         return _string_completions(analysis, i, tok, offset)
-    typing = tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end
-    prev_i = i - 1 if typing else _token_before(doc, i, tok, offset)
+    prev_i, cut = _before_word(doc, i, tok, offset)
     named = _names_after(analysis, doc.tokens, prev_i)
     if named is not None:
         return named
-    accepted = _acceptable(doc, prev_i, tok.start if typing else offset)
+    accepted = _acceptable(doc, prev_i, cut)
     if accepted is None:  # the statement does not parse up to here: everything that could be meant
         return _everything(analysis)
     return _from_grammar(analysis, doc.tokens, prev_i, accepted)
@@ -1369,6 +1373,14 @@ def _string_completions(analysis: Analysis, i: int, tok: Tok, offset: int) -> li
             for name, detail in sorted(_known_names(analysis, what).items())]
 
 
+def _before_word(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) -> tuple[int, int]:
+    """(the token before the word being written at the cursor, where that word starts): the word
+    is the name or keyword the cursor is in or at the end of, else nothing yet."""
+    if tok is not None and tok.kind in ("name", "kw") and tok.start < offset <= tok.end:
+        return i - 1, tok.start
+    return _token_before(doc, i, tok, offset), offset
+
+
 def _token_before(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) -> int:
     import bisect
 
@@ -1379,18 +1391,27 @@ def _token_before(doc: FileInfo, i: int | None, tok: Tok | None, offset: int) ->
 
 def _names_after(analysis: Analysis, toks: list[Tok], prev_i: int) -> list[Completion] | None:
     """The names a word before the cursor calls for (the grammar says only "a name" there)."""
-    if prev_i < 0:
-        return None
-    prev = toks[prev_i]
-    if prev.kind == "kw" and prev.text in _ROUND_TARGETS and _in_round_rules(toks, prev_i):
-        return _ROUND_TARGETS[prev.text](analysis)
-    if prev.kind == "kw" and prev.text in _AFTER_KEYWORD:
-        return _AFTER_KEYWORD[prev.text](analysis)
-    if prev.text == "," and _list_head(toks, prev_i) in _GROUP_FIELDS:  # `groups a, b` or `credits a 5, b 10`
-        return _groups(analysis)
-    if prev.text == "=" and _assigned(toks, prev_i) in _AFTER_EQUALS:
-        return _AFTER_EQUALS[_assigned(toks, prev_i)](analysis)
-    return None
+    names = _names_called_for(toks, prev_i) if prev_i >= 0 else None
+    return names(analysis) if names is not None else None
+
+
+def _names_called_for(toks: list[Tok], j: int) -> Callable[[Analysis], list[Completion]] | None:
+    """What lists the names token j calls for: a keyword (_keyword_names), the comma of a list
+    of groups (`groups a, b`, `credits a 5, b 10`), the `=` of a parameter or of a roll's result."""
+    prev = toks[j]
+    if prev.kind == "kw":
+        return _keyword_names(toks, j)
+    if prev.text == ",":
+        return _groups if _list_head(toks, j) in _GROUP_FIELDS else None
+    return _AFTER_EQUALS.get(_assigned(toks, j)) if prev.text == "=" else None
+
+
+def _keyword_names(toks: list[Tok], j: int) -> Callable[[Analysis], list[Completion]] | None:
+    """What a keyword calls for: inside the round rules a statement's target, else _AFTER_KEYWORD's."""
+    word = toks[j].text
+    if word in _ROUND_TARGETS and _in_round_rules(toks, j):
+        return _ROUND_TARGETS[word]
+    return _AFTER_KEYWORD.get(word)
 
 
 def _in_round_rules(toks: list[Tok], i: int) -> bool:
@@ -1437,12 +1458,18 @@ def _from_grammar(analysis: Analysis, toks: list[Tok], prev_i: int, accepted: se
     keywords = parser.keyword_terminals()
     words = {keywords[t] for t in accepted if t in keywords}
     kind = _fields_kind(words)
-    if kind is not None:  # a field of an item comes next: the kind's fields, with their meaning (fields.py)
-        return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind] if f.word in words]
+    if kind is not None:
+        return _field_completions(kind, words)
     out = [Completion(w, "keyword") for w in sorted(words)]
     if "NAME" in accepted:
         out += _names_here(analysis, toks, prev_i)
     return out
+
+
+def _field_completions(kind: str, words: set[str]) -> list[Completion]:
+    """A field of an item comes next: the kind's fields the grammar accepts, with their meaning
+    (fields.py)."""
+    return [Completion(f.word, "keyword", f.words, f.doc) for f in item_fields.ITEM_FIELDS[kind] if f.word in words]
 
 
 def _fields_kind(words: set[str]) -> str | None:
@@ -1499,10 +1526,14 @@ def outline(info: FileInfo) -> list[OutlineItem]:
     toks = info.tokens
     marks = split_statements(toks)
     ends = [m - 1 for m in marks[1:]] + [len(toks) - 1]
-    # the first piece is the header, unless the text starts with a statement
-    first = 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
-    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[first:] if end >= m]
+    found = [_outline_item(toks, m, end) for m, end in list(zip(marks, ends))[_first_statement(toks):] if end >= m]
     return [o for o in found if o is not None]
+
+
+def _first_statement(toks: list[Tok]) -> int:
+    """Which piece of split_statements is the first statement: the first piece is the header,
+    unless the text starts with a statement."""
+    return 0 if toks and toks[0].kind == "kw" and toks[0].text in parser.item_starters() else 1
 
 
 class _Statement(NamedTuple):

@@ -258,8 +258,8 @@ class _FileIndexer:
         return ()
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
-        named = NAMING_CALLS.get(call.name)
-        if named is not None and call.args and isinstance(call.args[0], Str):
+        named = _item_named(call)
+        if named is not None:
             self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
             return []
         self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
@@ -267,9 +267,7 @@ class _FileIndexer:
         word = _group_word(group)
         if word is not None:
             self._use("group", word, group.span, "group=", neg)
-        todo = [(v, local, neg) for v in call.kwargs.values() if v is not group]
-        inner = _later_scope(call, local)
-        return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args) if a is not group]
+        return _arguments(call, group, local, neg)
 
 
 def _group_argument(call: Call):
@@ -281,6 +279,19 @@ def _group_argument(call: Call):
     names = [p.name for p in kind.params] if kind is not None else []
     at = names.index("group") if "group" in names else len(call.args)
     return call.args[at] if at < len(call.args) else None
+
+
+def _item_named(call: Call) -> str | None:
+    """The kind of item a call names by its first argument, a string (`holds("Pottery")`)."""
+    named = NAMING_CALLS.get(call.name)
+    return named if named is not None and call.args and isinstance(call.args[0], Str) else None
+
+
+def _arguments(call: Call, group, local: frozenset, neg: bool) -> list:
+    """A call's arguments but the group's, each with the names in scope where it stands."""
+    inner = _later_scope(call, local)
+    todo = [(v, local, neg) for v in call.kwargs.values() if v is not group]
+    return todo + [(a, local if i == 0 else inner, neg) for i, a in enumerate(call.args) if a is not group]
 
 
 def _group_word(group) -> str | None:

@@ -54,7 +54,8 @@ def _pool(pool, ed) -> str:
 
 
 def _track(track, ed) -> str:
-    stages = "; stages " + ", ".join(f"{s.name} ({_range(s.low, s.high)})" for s in track.stages) if track.stages else ""
+    stages = ", ".join(f"{s.name} ({_range(s.low, s.high)})" for s in track.stages)
+    stages = f"; stages {stages}" if stages else ""
     return f"start {track.start}, positions {_range(track.low, track.high)}{stages}"
 
 
@@ -115,11 +116,21 @@ def explain(ed, index: Index, kind: str, name: str) -> str:
     """Everything the rulebook says about one round name, as text: what it is, where it is
     declared, and each statement using it (in force, in chain order)."""
     title = f"{name}: {KIND_WORDS[kind]} in {ed.id} ({ed.name})"
-    lines = [title, "=" * len(title), summary(ed, kind, name) or "", ""]
+    used = _uses(index, kind, name)
+    return "\n".join([title, "=" * len(title), summary(ed, kind, name) or "", "", *_declared(index, kind, name), "",
+                      "Used by:" if used else "Used by: nothing", *used])
+
+
+def _declared(index: Index, kind: str, name: str) -> list[str]:
+    """Where the chain declares the name, base first: the first declaration, then those that
+    replace it whole."""
     defs = [r for r in index.named(kind, name) if r.role == "def"]
-    lines += [f"{'replaced whole' if r.file > defs[0].file else 'declared'} at {_where(r)} "
-              f"(in {index.asts[r.file].edition})" for r in defs]
+    return [f"{'replaced whole' if r.file > defs[0].file else 'declared'} at {_where(r)} "
+            f"(in {index.asts[r.file].edition})" for r in defs]
+
+
+def _uses(index: Index, kind: str, name: str) -> list[str]:
+    """Each statement using the name, in force, in the order of the chain."""
     uses = sorted((r for r in index.uses(kind, name) if index.in_force(r)),
                   key=lambda r: (r.file, r.span.line, r.span.column))
-    used = [f"  {_statement(r.owner)} {_USES.get(r.via, 'names it')}  {_where(r)}" for r in uses]
-    return "\n".join(lines + ["", "Used by:" if used else "Used by: nothing"] + used)
+    return [f"  {_statement(r.owner)} {_USES.get(r.via, 'names it')}  {_where(r)}" for r in uses]

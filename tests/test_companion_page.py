@@ -595,3 +595,25 @@ def test_hostile_rulebook_text_never_runs(driver, case, tmp_path):
         assert ed.name in found["text"]
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_stopped_strict_credit_search_says_so(driver, pages):
+    """Under the strict single-use credit variant a state that affords most of the deck stops the
+    planner's search at its work limit: the page shows the plan found and the same stop line, with
+    the same bound, as the command line."""
+    import civdsl
+    from civdsl.planner import plan
+
+    _open(driver, pages["strict_credits"])
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}
+    driver.execute_script("civdslPage.importState(arguments[0])", state)
+    _settle(driver)
+    report = plan(civdsl.load(ROOT / "rulebooks" / "house" / "strict_credits.civ"),
+                  driver.execute_script("return civdslPage.stateFile()"))
+    assert report["complete"] is False
+    assert _text(driver, "#plan-stopped") == (
+        "The search stopped after 3,000 sets of advances: the best plan found so far (no plan gives more than "
+        f"{report['total_at_most']} VP).")
+    buy = report["plans"][0]["buy"]
+    assert _text(driver, "#plan-buy") == ", ".join(buy[:-1]) + " and " + buy[-1]
+    assert _console_errors(driver) == []
