@@ -242,6 +242,48 @@ def _complete(flag) -> bool:
     return flag is None or flag is _DONE
 
 
+def _unchanged(layer: dict) -> dict:
+    """A layer with nothing to drop."""
+    return layer
+
+
+def _fewest_kept(layer: dict) -> dict:
+    """Drop a state of what can be paid when another with the same (value, flag) keeps no more
+    cards and has at least as many tokens (the entry's first slot): every completion of the
+    first is one of the second, turning in the same value with at least its tokens, so the
+    values payable and their most tokens (`PaymentTable._final`) stay the same."""
+    most: dict = {}
+    out = {}
+    for key in sorted(layer, key=lambda key: key[2]):  # fewest cards kept first
+        group, tokens = (key[0], key[3]), layer[key][0]
+        if group not in most or tokens > most[group]:
+            most[group] = tokens
+            out[key] = layer[key]
+    return out
+
+
+def _outkept(layer: dict) -> set:
+    """The states of a chosen payment's layer beaten by another with the same (value, flag)
+    that keeps fewer cards, at least as many converted tokens and more wealth: its completions
+    are the other's, paying the same and keeping strictly more wealth, so none is chosen.
+    (Cards kept are counted only while the limit binds, where they are the entry's cards kept:
+    a state keeping fewer cards beats one only by wealth, never ties it.)"""
+    groups: dict = {}
+    for key, entry in layer.items():
+        groups.setdefault((key[0], key[3]), []).append((-key[1], key[2], entry[0], key))
+    beaten = set()
+    for states in groups.values():
+        if len(states) == 1:
+            continue
+        states.sort(key=lambda state: state[:2])  # most tokens first, then fewest cards kept
+        richest = [-math.inf] * (max(state[1] for state in states) + 1)  # the most wealth seen, per cards kept
+        for _, kept, wealth, key in states:
+            if max(richest[:kept], default=-math.inf) > wealth:
+                beaten.add(key)
+            richest[kept] = max(richest[kept], wealth)
+    return beaten
+
+
 class PaymentTable:
     """Every way to turn in cards, reduced to what a payment needs.
 
@@ -288,7 +330,7 @@ class PaymentTable:
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
-        self._moves = functools.cache(self._all_moves)
+        self._moves = functools.cache(self._moves_keeping)
 
     def _programme_order(self) -> list[int]:
         """The programme's order of the commodities: the names', or with a substitute card
@@ -307,6 +349,11 @@ class PaymentTable:
         value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, self.state) else module.set_value
         top = n + 1 if self.substitute else n
         return [0] + [runtime.number(value(k, face)) for k in range(1, top + 1)]
+
+    def _moves_keeping(self, i: int, flag, room: int) -> list[tuple]:
+        """The moves of commodity i from a state with substitution flag `flag` that keep at most
+        `room` cards of it, in `_all_moves`'s order (the first found wins between equals)."""
+        return [move for move in self._all_moves(i, flag) if move[5] <= room]
 
     def _all_moves(self, i: int, flag) -> list[tuple]:
         """(cards turned in as a set, cards converted, role, set value, new flag, cards kept): the
@@ -348,24 +395,30 @@ class PaymentTable:
         (values only grow)."""
         binds = limit < self.total_cards
         add = functools.partial(self._kept_layer, clamp) if keep else self._paid_layer
+        prune = self._prune(keep, binds)
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            new = add(i, self._transitions(layers[-1], p, i, limit, binds, cap))
-            if keep and self.rate:
-                new = self._pareto(new)
-            layers.append(new)
+            layers.append(prune(add(i, self._transitions(layers[-1], p, i, limit, binds, cap))))
         return layers
+
+    def _prune(self, keep: bool, binds: bool):
+        """How a layer drops the states no completion needs: the chosen payment's by `_pareto`
+        (only with converted tokens in its key), what can be paid by `_fewest_kept` (only while
+        the limit binds: else every state keeps 0 cards)."""
+        if keep:
+            return self._pareto if self.rate else _unchanged
+        return _fewest_kept if binds else _unchanged
 
     def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap) -> Iterable[tuple]:
         """Every move of commodity i (at position p of `order`) from every state of `layer` that
         keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
-        at most `cap`: (state, entry, move, value turned in, cards kept)."""
+        at most `cap`: (state, entry, move, value turned in, cards kept). A state's cards kept
+        are 0 unless the limit binds, so its room is the whole limit, never below a hand's cards."""
         for key, entry in self._open_states(layer, p):
-            for move in self._moves(i, key[3]):
-                kc = key[2] + move[5] if binds else 0
+            for move in self._moves(i, key[3], limit - key[2]):
                 v = key[0] + move[3]
-                if kc <= limit and v <= cap:
-                    yield key, entry, move, v, kc
+                if v <= cap:
+                    yield key, entry, move, v, key[2] + move[5] if binds else 0
 
     def _open_states(self, layer: dict, p: int) -> Iterable:
         """The states of `layer` that commodity order[p] may extend: with a substitute card, a
@@ -412,7 +465,9 @@ class PaymentTable:
     def _pareto(layer: dict) -> dict:
         """Drop a state when another with the same (value, cards kept, flag) has at least as
         many tokens and at least as much (wealth kept, cards kept): every completion of the first
-        is a completion of the second, paying the same and keeping at least as much."""
+        is a completion of the second, paying the same and keeping at least as much. Then drop
+        the states `_outkept` finds beaten by one keeping fewer cards (the survivors keep this
+        order: between equally good payments the first found wins)."""
         groups: dict = {}
         for key in layer:
             groups.setdefault((key[0], key[2], key[3]), []).append(key)
@@ -426,7 +481,8 @@ class PaymentTable:
                     continue
                 out[key] = entry
                 best = (entry[0], entry[1])
-        return out
+        beaten = _outkept(out)
+        return {key: entry for key, entry in out.items() if key not in beaten}
 
     def _final(self, limit: int) -> dict:
         """Value turned in -> the most tokens converted alongside it, over complete payments
