@@ -1048,19 +1048,33 @@ def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
     return useful
 
 
+def _greedy_saving(start: tuple, useful: list, order: list) -> int:
+    """The saving of one placement the search can reach: each source, taken in ORDER (indices of
+    USEFUL), goes to the advance it saves most on; then the sources are placed so in their own
+    order, as the search places them (which group an advance is discounted by depends on that
+    order). A placement, so never more than the best one's."""
+    target: list = [None] * len(useful)     # the advance each source went to in ORDER
+    for sequence in (order, range(len(useful))):
+        left, chosen = list(start[0]), list(start[1])
+        for j in sequence:
+            advances = range(len(left)) if target[j] is None else (target[j],)
+            gain, i, group = max(((min(c, left[i]), i, g) for i in advances
+                                  for c, g in useful[j][1][i](chosen[i])), key=lambda o: o[0])
+            if gain > 0:
+                left[i] -= gain
+                chosen[i] = group
+                target[j] = i
+    return sum(start[0]) - sum(left)
+
+
 def _within_reach(start: tuple, useful: list):
     """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
-    as a greedy placement does (each source in turn on the advance it saves most on). The most a
-    state can still save is what is left to pay, and at most the sum of the largest credit each
-    remaining source gives; a source's credit never grows once an advance's group is fixed."""
-    left, chosen = list(start[0]), list(start[1])
-    for _, options, _ in useful:
-        gain, i, group = max(((min(c, left[i]), i, g) for i, option in enumerate(options)
-                              for c, g in option(chosen[i])), key=lambda o: o[0])
-        if gain > 0:
-            left[i] -= gain
-            chosen[i] = group
-    greedy = sum(start[0]) - sum(left)
+    as a greedy placement does (the better of the sources chosen in their order and largest credit
+    first). The most a state can still save is what is left to pay, and at most the sum of the
+    largest credit each remaining source gives; a source's credit never grows once an advance's
+    group is fixed."""
+    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
+    greedy = max(_greedy_saving(start, useful, range(len(useful))), _greedy_saving(start, useful, by_credit))
     rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
     for k in range(len(useful) - 1, -1, -1):
         rest[k] = rest[k + 1] + useful[k][2]

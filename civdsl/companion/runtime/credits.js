@@ -257,26 +257,43 @@ function creditUsefulSources(sources, n, options) {
   return useful;
 }
 
-// reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much as
-// a greedy placement does (runtime._within_reach)
-function creditWithinReach(start, useful, options) {
-  const left = start[0].slice();
-  const chosen = start[1].slice();
-  for (const source of useful) {
-    let best = null;
-    for (let i = 0; i < left.length; i++) {
-      for (const opt of options(source[1], source[2], i, chosen[i])) {
-        const gain = Math.min(opt[0], left[i]);
-        if (best === null || gain > best[0]) best = [gain, i, opt[1]];
+// the saving of one placement the search can reach: each source, taken in ORDER (indices of
+// USEFUL), goes to the advance it saves most on; then the sources are placed so in their own
+// order, as the search places them (runtime._greedy_saving)
+function creditGreedySaving(start, useful, options, order) {
+  const target = useful.map(() => null);  // the advance each source went to in ORDER
+  let left = null;
+  for (const sequence of [order, useful.map((_, j) => j)]) {
+    left = start[0].slice();
+    const chosen = start[1].slice();
+    for (const j of sequence) {
+      let best = null;
+      for (let i = 0; i < left.length; i++) {
+        if (target[j] !== null && i !== target[j]) continue;
+        for (const opt of options(useful[j][1], useful[j][2], i, chosen[i])) {
+          const gain = Math.min(opt[0], left[i]);
+          if (best === null || gain > best[0]) best = [gain, i, opt[1]];
+        }
+      }
+      if (best[0] > 0) {
+        left[best[1]] -= best[0];
+        chosen[best[1]] = best[2];
+        target[j] = best[1];
       }
     }
-    if (best[0] > 0) {
-      left[best[1]] -= best[0];
-      chosen[best[1]] = best[2];
-    }
   }
+  return creditSum(start[0]) - creditSum(left);
+}
+
+// reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much as
+// a greedy placement does, the better of the sources chosen in their order and largest credit
+// first (runtime._within_reach)
+function creditWithinReach(start, useful, options) {
   const total = creditSum(start[0]);
-  const greedy = total - creditSum(left);
+  const inOrder = useful.map((_, j) => j);
+  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
+  const greedy = Math.max(creditGreedySaving(start, useful, options, inOrder),
+                          creditGreedySaving(start, useful, options, byCredit));
   const rest = new Array(useful.length + 1).fill(0);  // rest[k]: the most sources k, k + 1, ... give together
   for (let k = useful.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + useful[k][3];
   return (k, state) => {
