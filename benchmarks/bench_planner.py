@@ -261,6 +261,54 @@ def print_horizon(old_root: str | None, cap: float) -> None:
     print(f"  fitted exponent: time {g['exponent']:.2f}, sets {g['sets_exponent']:.2f} (against n)")
 
 
+# The strict single-use credit variant on ordinary states: the first STRICT_RANDOM random mid-game
+# states of random_state (seed 12) under strict_credits, each plan stopped at STRICT_RANDOM_CAP CPU
+# seconds (what costs there is the exact credit placement pricing one set, runtime.prices)
+STRICT_RANDOM, STRICT_RANDOM_CAP = 32, 8.0
+
+
+def _time_strict_random(root: str, cap: float) -> None:
+    """Child process of --stress: one JSON line per strict-credit random state with the planner
+    under `root`: its CPU seconds, or null when it ran past `cap` CPU seconds."""
+    import signal
+
+    lib, pl = _tree_planner(root)
+    rb = lib.load(str(Path(root) / "rulebooks" / "house" / "strict_credits.civ"))
+    rng = random.Random(12)
+    states = [random_state(rb.module, rng) for _ in range(STRICT_RANDOM)]
+
+    def over(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGPROF, over)
+    for st in states:
+        t0 = time.process_time()
+        signal.setitimer(signal.ITIMER_PROF, cap)
+        try:
+            pl.plan(rb, st)
+            cpu = time.process_time() - t0
+        except TimeoutError:
+            cpu = None
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        print(json.dumps({"cpu": cpu}), flush=True)
+
+
+def strict_random(root: str, cap: float = STRICT_RANDOM_CAP) -> str:
+    """The strict-credit random states timed with the planner under `root`: how many ran past
+    `cap`, the median and the worst (a state past the cap counts as longer than any)."""
+    out = subprocess.run([sys.executable, __file__, "--time-strict-random", "--root", root, "--cap", str(cap)],
+                         capture_output=True, text=True, cwd=root)
+    if out.returncode != 0:
+        return "failed"
+    times = [json.loads(line)["cpu"] for line in out.stdout.strip().splitlines()]
+    ranked = sorted(float("inf") if t is None else t for t in times)
+
+    def shown(t: float) -> str:
+        return f">{cap:g} s" if t == float("inf") else f"{t:.2f} s"
+    return (f"{sum(t > cap for t in ranked)} of {len(ranked)} past {cap:g} s, median "
+            f"{shown(statistics.median(ranked))}, worst {shown(ranked[-1])}")
+
+
 def baseline_tree(baseline: str) -> str:
     """The civdsl package (with its grammar, schemas and rulebooks) of git revision `baseline`,
     extracted into a temporary folder."""
@@ -523,6 +571,7 @@ def main(argv=None) -> None:
     ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-horizon-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-growth", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--time-strict-random", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.time_case is not None:
@@ -530,6 +579,9 @@ def main(argv=None) -> None:
         return
     if args.time_growth:
         _time_growth(args.root)
+        return
+    if args.time_strict_random:
+        _time_strict_random(args.root, args.cap)
         return
     if args.time_horizon_case is not None:
         _time_horizon_case(args.root, args.time_horizon_case)
@@ -556,6 +608,10 @@ def main(argv=None) -> None:
                 else:
                     line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
             print(line)
+        print(f"strict credits, the first {STRICT_RANDOM} random mid-game states (seed 12), CPU of one plan "
+              f"each: {strict_random(str(Path(__file__).resolve().parent.parent))}")
+        if old_root:
+            print(f"  baseline: {strict_random(old_root)}")
         print("growth of the dynamic programme alone (megaciv, --objective points, CPU, least of 2):")
         before = baseline_growth(old_root, args.cap * 5) if old_root else None
         if old_root:

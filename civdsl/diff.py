@@ -225,6 +225,12 @@ class Differ:
                      texts[op].format(label=key, x=old, y=new))
         return op is not None
 
+    def one_side(self, section: str, item, value, x, y, words: str) -> None:
+        """A thing only one side has (X or Y None): removed or added, VALUE standing for it."""
+        op = _op(x, y)
+        self.add(section, op, item, None, value if op == "removed" else None, value if op == "added" else None,
+                 f"{_SIGN[op]} {words}")
+
     def attrs(self, section: str, key: str, old, new, names: tuple[str, ...], label: str, show=str) -> None:
         """The attributes NAMES of one thing present on both sides, each that differs."""
         for attr in names:
@@ -268,10 +274,9 @@ class Differ:
         for k, x, y in _aligned(self.a.groups, self.b.groups):
             if x is not None and y is not None:
                 self.attrs("groups", k, x, y, ("name", "color", "symbol"), f"group {k}", _q)
-                continue
-            op = _op(x, y)
-            self.add("groups", op, k, None, _shown(_name, x), _shown(_name, y),
-                     f"{_SIGN[op]} group {k} {quote((x or y).name)}")
+            else:
+                name = (x or y).name
+                self.one_side("groups", k, name, x, y, f"group {k} {quote(name)}")
 
     # --- advances
     def advance_summary(self, adv: Advance) -> str:
@@ -451,9 +456,8 @@ class Differ:
         for k, x, y in _aligned(self.a.civilizations, self.b.civilizations):
             if x is not None and y is not None:
                 self.civilization(k, x, y)
-                continue
-            op = _op(x, y)
-            self.add("ast", op, k, None, x and k, y and k, f"{_SIGN[op]} civilization {quote(k)}")
+            else:
+                self.one_side("ast", k, k, x, y, f"civilization {quote(k)}")
 
     def civilization(self, k: str, old, new) -> None:
         self.attrs("ast", k, old, new, ("rank", "block"), f"civilization {quote(k)}")
@@ -556,8 +560,7 @@ class Differ:
         new = _first_each((unparse(x.expr), x) for x in self.b.asserts)
         for e, x, y in _aligned(old, new):
             if x is None or y is None:
-                op = _op(x, y)
-                self.add("asserts", op, None, None, x and e, y and e, f"{_SIGN[op]} assert {e} {quote((x or y).message)}")
+                self.one_side("asserts", None, e, x, y, f"assert {e} {quote((x or y).message)}")
             elif x.message != y.message:
                 self.add("prose", "changed", None, "assert message", x.message, y.message,
                          f"assert {e}: message {quote(x.message)} -> {quote(y.message)}")
@@ -689,7 +692,6 @@ def _on_off(option) -> str:
     return "on" if option.on else "off"
 
 
-_name = attrgetter("name")
 _size = attrgetter("size")
 
 _SIGN = {"added": "+", "removed": "-"}

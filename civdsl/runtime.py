@@ -1017,20 +1017,59 @@ def _place_single_use_credits(module, sources: list, priced: list) -> dict[str, 
     """The placement of credits with the largest total saving, each source's credit going to at
     most one of `priced`. A state is the prices still to pay and, under `best_group`, the group
     each advance is being discounted by (None until its first group credit). Equal states merge,
-    so the work follows the number of distinct states, not the number of placements."""
-    per_card = module.CREDIT_POLICY == "per_card"
-    groups = [tuple(module.ADVANCES[b]["groups"]) for b in priced]
+    so the work follows the number of distinct states, not the number of placements.
+
+    A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
+    state it leads to falls short too, so neither the best final state nor a back-pointer on its
+    path changes -- the answer is the one the full search gives."""
     start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
+    useful = _useful_sources(module, sources, priced)
+    reach = _within_reach(start, useful)
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
     states = {start: None}
-    for name, gcred, spec in sources:
-        # options[i](chosen): (credit, group it fixes) for each way the source can discount advance i
-        options = [functools.partial(_credit_options, per_card, groups[i], gcred, spec.get(b, 0))
-                   for i, b in enumerate(priced)]
-        if any(c > 0 for option in options for c, _ in option(None)):
-            states = _after_source(states, options)
-            layers.append((name, states))
+    for k, (name, options, _) in enumerate(useful):
+        states = {s: back for s, back in _after_source(states, options).items() if reach(k, s)}
+        layers.append((name, states))
     return _placement(layers, min(states, key=lambda s: (sum(s[0]), s[0])), priced)
+
+
+def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
+    """(name, options, the most it gives one advance) for each source that can discount one of
+    PRICED, in the sources' order; options[i](chosen) is (credit, group it fixes) for each way the
+    source can discount advance i."""
+    per_card = module.CREDIT_POLICY == "per_card"
+    useful = []
+    for name, gcred, spec in sources:
+        options = [functools.partial(_credit_options, per_card, tuple(module.ADVANCES[b]["groups"]), gcred,
+                                     spec.get(b, 0)) for b in priced]
+        most = max((c for option in options for c, _ in option(None)), default=0)
+        if most > 0:
+            useful.append((name, options, most))
+    return useful
+
+
+def _within_reach(start: tuple, useful: list):
+    """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
+    as a greedy placement does (each source in turn on the advance it saves most on). The most a
+    state can still save is what is left to pay, and at most the sum of the largest credit each
+    remaining source gives; a source's credit never grows once an advance's group is fixed."""
+    left, chosen = list(start[0]), list(start[1])
+    for _, options, _ in useful:
+        gain, i, group = max(((min(c, left[i]), i, g) for i, option in enumerate(options)
+                              for c, g in option(chosen[i])), key=lambda o: o[0])
+        if gain > 0:
+            left[i] -= gain
+            chosen[i] = group
+    greedy = sum(start[0]) - sum(left)
+    rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
+    for k in range(len(useful) - 1, -1, -1):
+        rest[k] = rest[k + 1] + useful[k][2]
+    total = sum(start[0])
+
+    def reach(k: int, state: tuple) -> bool:
+        to_pay = sum(state[0])
+        return total - to_pay + min(to_pay, rest[k + 1]) >= greedy
+    return reach
 
 
 def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:

@@ -897,14 +897,14 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:760
+    # rulebooks/megaciv.civ:760
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:761
+    # rulebooks/megaciv.civ:761
     return [
         _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 1, 762)]], 762, each_step=True),
     ]
@@ -912,7 +912,7 @@ def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:764
+    # rulebooks/megaciv.civ:764
     return [
         _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 765)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 765), _rt.requirement('cities', s.fact('cities'), '>=', 2, 765)]], 765, each_step=True),
         _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 766, each_step=True),
@@ -921,7 +921,7 @@ def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:768
+    # rulebooks/megaciv.civ:768
     return [
         _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 769)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 769), _rt.requirement('cities', s.fact('cities'), '>=', 2, 769)]], 769, each_step=True),
         _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 770, each_step=True),
@@ -930,7 +930,7 @@ def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:772
+    # rulebooks/megaciv.civ:772
     return [
         _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 3, 773)]], 773, each_step=True),
         _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 774, each_step=True),
@@ -939,7 +939,7 @@ def epoch_0_4_early_iron_age(s: PlayerState) -> list:
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/house/strict_credits.civ:776
+    # rulebooks/megaciv.civ:776
     return [
         _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 4, 777)]], 777, each_step=True),
         _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 778, each_step=True),
@@ -948,14 +948,14 @@ def epoch_0_5_late_iron_age(s: PlayerState) -> list:
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:787
+    # rulebooks/megaciv.civ:787
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:788
+    # rulebooks/megaciv.civ:788
     return [
         _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 789)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 789), _rt.requirement('cities', s.fact('cities'), '>=', 2, 789)]], 789, each_step=True),
     ]
@@ -963,7 +963,7 @@ def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:791
+    # rulebooks/megaciv.civ:791
     return [
         _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 792)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 792), _rt.requirement('cities', s.fact('cities'), '>=', 2, 792)]], 792, each_step=True),
         _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 793, each_step=True),
@@ -972,7 +972,7 @@ def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:795
+    # rulebooks/megaciv.civ:795
     return [
         _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 796)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 796), _rt.requirement('cities', s.fact('cities'), '>=', 3, 796)]], 796, each_step=True),
         _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 797, each_step=True),
@@ -981,7 +981,7 @@ def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:799
+    # rulebooks/megaciv.civ:799
     return [
         _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 800)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 800), _rt.requirement('cities', s.fact('cities'), '>=', 4, 800)]], 800, each_step=True),
         _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 801, each_step=True),
@@ -991,7 +991,7 @@ def epoch_1_4_early_iron_age(s: PlayerState) -> list:
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/house/strict_credits.civ:804
+    # rulebooks/megaciv.civ:804
     return [
         _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 805)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 805), _rt.requirement('cities', s.fact('cities'), '>=', 5, 805)]], 805, each_step=True),
         _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 806, each_step=True),
@@ -1000,7 +1000,7 @@ def epoch_1_5_late_iron_age(s: PlayerState) -> list:
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/house/strict_credits.civ:809
+    # rulebooks/megaciv.civ:809
     return _rt.requirement('no city', s.fact('cities'), '==', 0, 809)
 
 

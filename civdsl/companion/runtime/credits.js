@@ -243,6 +243,48 @@ function creditOrder(M) {
   return M.__creditOrder;
 }
 
+// [name, group credits, specific credits, the most it gives one advance] for each source that can
+// discount one of the N priced advances, in the sources' order (runtime._useful_sources)
+function creditUsefulSources(sources, n, options) {
+  const useful = [];
+  for (const source of sources) {
+    let most = 0;
+    for (let i = 0; i < n; i++) {
+      for (const opt of options(source[1], source[2], i, null)) most = Math.max(most, opt[0]);
+    }
+    if (most > 0) useful.push([source[0], source[1], source[2], most]);
+  }
+  return useful;
+}
+
+// reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much as
+// a greedy placement does (runtime._within_reach)
+function creditWithinReach(start, useful, options) {
+  const left = start[0].slice();
+  const chosen = start[1].slice();
+  for (const source of useful) {
+    let best = null;
+    for (let i = 0; i < left.length; i++) {
+      for (const opt of options(source[1], source[2], i, chosen[i])) {
+        const gain = Math.min(opt[0], left[i]);
+        if (best === null || gain > best[0]) best = [gain, i, opt[1]];
+      }
+    }
+    if (best[0] > 0) {
+      left[best[1]] -= best[0];
+      chosen[best[1]] = best[2];
+    }
+  }
+  const total = creditSum(start[0]);
+  const greedy = total - creditSum(left);
+  const rest = new Array(useful.length + 1).fill(0);  // rest[k]: the most sources k, k + 1, ... give together
+  for (let k = useful.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + useful[k][3];
+  return (k, state) => {
+    const toPay = creditSum(state[0]);
+    return total - toPay + Math.min(toPay, rest[k + 1]) >= greedy;
+  };
+}
+
 function creditPlaceSingleUse(M, sources, priced) {
   const perCard = M.CREDIT_POLICY === "per_card";
   const groups = priced.map((b) => M.ADVANCES[b].groups);
@@ -264,17 +306,13 @@ function creditPlaceSingleUse(M, sources, priced) {
 
   const keyOf = (s) => JSON.stringify(s);
   const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
+  const useful = creditUsefulSources(sources, priced.length, options);
+  const reach = creditWithinReach(start, useful, options);
   const layers = [];  // per useful source: state key -> [previous state, index of the advance or null]
   let states = new Map([[keyOf(start), start]]);
-  for (const source of sources) {
-    const name = source[0];
+  useful.forEach((source, placed) => {
     const gcred = source[1];
     const spec = source[2];
-    let useful = false;
-    for (let i = 0; i < priced.length && !useful; i++) {
-      for (const opt of options(gcred, spec, i, null)) if (opt[0] > 0) useful = true;
-    }
-    if (!useful) continue;
     const step = new Map();
     const stepStates = new Map();
     for (const state of states.values()) {
@@ -303,9 +341,16 @@ function creditPlaceSingleUse(M, sources, priced) {
         }
       }
     }
-    layers.push([name, step]);
+    // a state that cannot reach the greedy placement's saving is dropped (runtime._within_reach)
+    for (const [key, state] of stepStates) {
+      if (!reach(placed, state)) {
+        step.delete(key);
+        stepStates.delete(key);
+      }
+    }
+    layers.push([source[0], step]);
     states = stepStates;
-  }
+  });
   let state = null;
   let stateKey = null;
   for (const s of states.values()) {
