@@ -19,7 +19,10 @@ afford most of the deck, `--objective points`, the Expansion Project's default o
 a treasury of 1,000 and 9 players, `--explain`, and a 180-card hand (tests/test_planner.py
 checks the same states). `--baseline REV` also times them with the planner of git revision REV
 in a subprocess (each capped at `--cap` seconds) and prints the ratio: before and after in one
-run. It then times the dynamic programme alone (the bounded method; the branch and bound
+run. It then times the first 32 random mid-game states (seed 12) under the strict single-use
+credit variant (rulebooks/house/strict_credits.civ), each plan stopped at 8 s of CPU, and prints
+how many ran past that, the median and the worst (with --baseline, the baseline's too). It then
+times the dynamic programme alone (the bounded method; the branch and bound
 switched off) on three growing series of Mega Civilization states, --objective points: the deck
 (13 to 51 candidates, Library and Anatomy among them), the hand (20 to 160 cards) and the credit
 links (8 to 34 links: whole link chains with Library and Anatomy), and prints each series'
