@@ -134,7 +134,9 @@ SINGLE_USE_STRESS = [
 
 # The two-turn look-ahead's stress states (`--stress --horizon`; every one with --horizon 2): the
 # dense ones above, and two random mid-game states of `random_state` (seed 7, treasury 0-40; two of
-# the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped).
+# the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped), then the 180-card
+# hand (its payment tables: a 180-card programme per hand limit, token value and card ability; last,
+# so that the growth series' index stays).
 HORIZON_STRESS = [case for case in STRESS if case[0] in (
     "affords most of the deck", "--objective points", "Expansion, treasury 1000, 9 players",
     "30 cards, Trade Routes + Trade Empire")] + [
@@ -149,7 +151,7 @@ HORIZON_STRESS = [case for case in STRESS if case[0] in (
                 "Astronavigation", "Public Works", "Mysticism", "Cloth Making", "Music"],
       "commodities": {"Obsidian": 4, "Hides": 1, "Marble": 2, "Lead": 2, "Wax": 1}, "treasury": 22, "players": 12,
       "credits": {"crafts": 0, "sciences": 0, "arts": 0, "civics": 0, "religion": 10}}, {}),
-]
+] + [case for case in STRESS if case[0] == "180-card hand"]
 
 
 def stress_state(module, state: dict) -> dict:
