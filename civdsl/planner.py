@@ -262,28 +262,6 @@ def _fewest_kept(layer: dict) -> dict:
     return out
 
 
-def _outkept(layer: dict) -> set:
-    """The states of a chosen payment's layer beaten by another with the same (value, flag)
-    that keeps fewer cards, at least as many converted tokens and more wealth: its completions
-    are the other's, paying the same and keeping strictly more wealth, so none is chosen.
-    (Cards kept are counted only while the limit binds, where they are the entry's cards kept:
-    a state keeping fewer cards beats one only by wealth, never ties it.)"""
-    groups: dict = {}
-    for key, entry in layer.items():
-        groups.setdefault((key[0], key[3]), []).append((-key[1], key[2], entry[0], key))
-    beaten = set()
-    for states in groups.values():
-        if len(states) == 1:
-            continue
-        states.sort(key=lambda state: state[:2])  # most tokens first, then fewest cards kept
-        richest = [-math.inf] * (max(state[1] for state in states) + 1)  # the most wealth seen, per cards kept
-        for _, kept, wealth, key in states:
-            if max(richest[:kept], default=-math.inf) > wealth:
-                beaten.add(key)
-            richest[kept] = max(richest[kept], wealth)
-    return beaten
-
-
 class PaymentTable:
     """Every way to turn in cards, reduced to what a payment needs.
 
@@ -465,9 +443,9 @@ class PaymentTable:
     def _pareto(layer: dict) -> dict:
         """Drop a state when another with the same (value, cards kept, flag) has at least as
         many tokens and at least as much (wealth kept, cards kept): every completion of the first
-        is a completion of the second, paying the same and keeping at least as much. Then drop
-        the states `_outkept` finds beaten by one keeping fewer cards (the survivors keep this
-        order: between equally good payments the first found wins)."""
+        is a completion of the second, paying the same and keeping at least as much. (States beaten
+        by one keeping fewer cards are kept: dropping them would change the order in which the
+        next layer meets its states, and so which of two equally good payments is found first.)"""
         groups: dict = {}
         for key in layer:
             groups.setdefault((key[0], key[2], key[3]), []).append(key)
@@ -481,8 +459,7 @@ class PaymentTable:
                     continue
                 out[key] = entry
                 best = (entry[0], entry[1])
-        beaten = _outkept(out)
-        return {key: entry for key, entry in out.items() if key not in beaten}
+        return out
 
     def _final(self, limit: int) -> dict:
         """Value turned in -> the most tokens converted alongside it, over complete payments
