@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import runtime
+from .plan_search import stopped_bound
 
 
 class _SearchStopped(Exception):
@@ -373,10 +374,7 @@ class _TwoTurns:
         """What no pair gives more than: the total found, or, stopped, the bound of the branch
         each level of the walk was in (each covers every later branch of its level), rounded up
         to a whole number so that both engines print it alike."""
-        if complete:
-            return total
-        at_most = max([total] + [math.ceil(b) for b in self.open if b is not None])
-        return float(at_most) if isinstance(total, float) else at_most  # printed as the total is
+        return total if complete else stopped_bound(total, self.open)
 
     def _answer(self, complete: bool) -> dict:
         first, one = self.first, self.one

@@ -759,3 +759,12 @@ def _cut_below(layer: dict, machine: SameTurnMachine, budget, floor, bound: _Bou
             ub = bound(budget + off - price)
             _replace(cells, price, [e for e in cells[price] if e[0] + ub >= floor])
         _replace(layer, key, cells)
+
+
+def stopped_bound(best, bounds: Iterable):
+    """What no set a walk stopped at its work limit left unexamined can exceed: the best found,
+    or the bound of the branch each level of the walk was in (each covers every later branch of
+    its level), rounded up to a whole number so that both engines print it alike (a float where
+    the objective is one). Shared by the single-use search and the two-turn look-ahead."""
+    at_most = max([best] + [math.ceil(b) for b in bounds if b is not None])
+    return float(at_most) if isinstance(best, float) else at_most

@@ -1202,11 +1202,10 @@ class PurchaseProblem:
         """The branch and bound stopped after `cap` sets (single_use): the best found so far
         stand, and no set it left unexamined reaches more than the bound of the branch each level
         of the walk was in (a whole number above it, so that both engines print it alike)."""
+        from .plan_search import stopped_bound
+
         self.visited, self.complete = cap, False
-        best = max([e[0][0] for e in heap], default=0)
-        self.total_at_most = max([best] + [math.ceil(b) for b in self.open if b is not None])
-        if isinstance(best, float):
-            self.total_at_most = float(self.total_at_most)  # printed as the objective is
+        self.total_at_most = stopped_bound(max([e[0][0] for e in heap], default=0), self.open)
 
     def sets_reaching(self, floor) -> list[Choice]:
         """Every affordable set whose objective is at least `floor`, best first."""

@@ -249,9 +249,14 @@ class _FactChecker:
         return value
 
 
+def whole_number(value) -> bool:
+    """VALUE is a whole number, not a yes/no (Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _count(n) -> bool:
-    """N is a count a board can hold: a whole number (not a yes/no) from 0 to MAX_COUNT."""
-    return isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_COUNT
+    """N is a count a board can hold: a whole number from 0 to MAX_COUNT."""
+    return whole_number(n) and 0 <= n <= MAX_COUNT
 
 
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import vocabulary as vocab
 from .errors import StateError
-from .state import _first, _hint, _key, _short, _value, parse_yaml
+from .state import _first, _hint, _key, _short, _value, parse_yaml, whole_number
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -191,7 +191,7 @@ def _name_problem(name, players: list, where: str, what: str = "player") -> str 
 
 def _whole(value, least: int) -> bool:
     """VALUE is a whole number (not a yes/no) of at least LEAST."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+    return whole_number(value) and value >= least
 
 
 def _players(rulebook, given, source: str, options: dict, problems: list) -> tuple[dict, dict]:

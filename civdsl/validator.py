@@ -16,6 +16,7 @@ from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
+from .state import whole_number
 from .rounds import checks as rounds_checks
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
@@ -133,7 +134,7 @@ class _Validator(NodeVisitor):
     def _whole_constant(self, setting: str, v: str, span: Span | None, item: str | None) -> None:
         """A setting that names a constant must name a whole-number one (CIV086)."""
         const = self.ed.consts.get(v)
-        if const is None or not _whole_number(const.value):
+        if const is None or not whole_number(const.value):
             self.d.error("CIV086", f"{setting} names `{v}`, which is not a whole-number constant",
                          span, item=item, help=suggestion(v, self.ed.consts) or "declare it: `const NAME = N`")
 
@@ -230,7 +231,7 @@ class _Validator(NodeVisitor):
             if value is None:
                 self.d.error("CIV134", f"`{e.name}` must be a constant: the engine reads it before any player "
                              "state is known", where, item=e.name, help=f"give it {wanted}: {e.doc}")
-            elif not _whole_number(value) or value < e.minimum:
+            elif not whole_number(value) or value < e.minimum:
                 # the engine still reads the number (a fraction of a card limit compares, a
                 # fraction of a unit point multiplies), so this is a warning, not an error
                 what = f"`{e.name}`" if kind == "const" else f"a value of table `{e.name}`"
@@ -717,10 +718,6 @@ def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | No
     previous = [1] + list(starts)
     return next(((start, epoch) for before, start, epoch in zip(previous, starts, epochs)
                  if start <= before or start > spaces), None)
-
-
-def _whole_number(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _negative_literal(e) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from ..diagnostics import did_you_mean
-from ..state import StateError, parse_assignment
+from ..state import StateError, parse_assignment, whole_number
 from .runtime import GameState, card_text, new_state
 
 
@@ -59,17 +59,13 @@ def _value(module, name: str, value, where: str):
             raise StateError(f"{where}: `{name}` is a flag: true or false, not {value!r}")
         return value
     spec = module.STATS.get(name) or module.TRACKS.get(name)
-    if not _whole_number(value):
+    if not whole_number(value):
         raise StateError(f"{where}: `{name}` must be a whole number, not {value!r}")
     low, high = spec["low"], spec["high"]
     if _outside(value, low, high):
         raise StateError(f"{where}: `{name}` = {value} is outside its bounds "
                          f"{'' if low is None else low}..{'' if high is None else high}")
     return value
-
-
-def _whole_number(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _outside(value: int, low: int | None, high: int | None) -> bool:
@@ -103,7 +99,7 @@ def state_from_data(module, data: dict, rng: random.Random, source: str = "state
 def _read_progress(data: dict, state: GameState, source: str) -> None:
     """How far the game is: the round played last, and why it ended (if it did)."""
     state.round = data.get("round", 0)
-    if not _whole_number(state.round) or state.round < 0:
+    if not whole_number(state.round) or state.round < 0:
         raise StateError(f"{source}: `round` must be a whole number of at least 0")
     state.ended = data.get("ended")
     if not isinstance(state.ended, (str, type(None))):
