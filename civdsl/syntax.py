@@ -257,7 +257,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         position is derived here, in the walk that happens anyway: a node starts where its first
         token starts and ends where its last token ends, which is what Lark records for this
         grammar (every terminal is named and kept, and a rule inlined with `?` has one child;
-        tests/test_speed_paths.py checks the two agree on every node)."""
+        tests/test_syntax_positions.py checks the two agree on every node)."""
         # Lark's version collects each node's children through a generator (two frames and a
         # generator object per node); this loop does the same for this transformer, which
         # visits no tokens (they are passed through as they are)
