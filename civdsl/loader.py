@@ -170,11 +170,17 @@ def check_language(ast: syntax.RulebookAst, diags: Diagnostics) -> None:
 
 def parse_text(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
     """Passes 1 and 2 on a file's text: its syntax tree, or None (reported)."""
-    tree = parser.parse(text, display, diags)
+    tree = parser.parse(text, display, diags, depth=False)  # the syntax pass measures the depth
     if tree is None:
         return None
+    before = len(diags.items)
     try:
         return syntax.to_syntax(tree, display, diags)
+    except parser.TooDeep:
+        # reported as parser.parse reports it, with nothing of the syntax pass, as if it never ran
+        del diags.items[before:]
+        parser.report_too_deep(tree, display, diags)
+        return None
     except RecursionError:
         diags.error("CIV005", "the file is nested too deeply", Span(display, 1, 1))
         return None
