@@ -41,7 +41,6 @@ import functools
 import heapq
 import math
 import re
-from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
@@ -146,6 +145,8 @@ def _parse_expression(text: str):
 
 
 def _evaluate_for(module, expr, name: str, text: str):
+    from fractions import Fraction  # here, not at the top: only an objective or a division makes one (start-up)
+
     from .expressions import EvalError, evaluate
 
     adv = module.ADVANCES[name]
@@ -1420,6 +1421,8 @@ def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
     """The advances left out, near misses first (the best purchases with them, best first, by
     their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
     rulebook order)."""
+    from fractions import Fraction
+
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
                  key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))

@@ -11,6 +11,9 @@ drives only inside its commands. Nothing outside this package imports it (tests/
     lsp.py        lsp: the language server for editors
 """
 
-from .main import main
+from ..gcpause import paused
+
+with paused():  # what start-up builds is kept: see gcpause
+    from .main import main
 
 __all__ = ["main"]
