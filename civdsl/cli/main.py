@@ -1,6 +1,8 @@
-"""The `civdsl` group. Each command is imported only when it is run or listed for help, and the
-command modules import the engines only inside their commands: `civdsl --help` loads click and
-this package, never the parser, YAML or jsonschema (tests/test_layering.py checks it)."""
+"""The `civdsl` group. Each command's module is imported only when the command is run (or its own
+help is asked for), and the command modules import the engines only inside their commands:
+`civdsl --help` lists the commands from the table below and loads click and this package's
+common parts, never a command's module, the parser, YAML or jsonschema (tests/test_layering.py
+checks it)."""
 
 from __future__ import annotations
 
