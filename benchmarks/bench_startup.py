@@ -58,6 +58,8 @@ def main() -> int:
         for name, (args, _) in COMMANDS.items():
             times[name].append(cpu(CLI + args))
     base = statistics.median(times["baseline"])
+    # how busy the machine was: ratios from one run hold under load, but are steadiest when quiet
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"python -c 'import click': {base * 1000:.1f} ms (median of {opts.rounds})")
     failed = False
     for name, (args, goal) in COMMANDS.items():

@@ -53,7 +53,10 @@ LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return build_lark()
+    # Without Lark's position propagation, which costs more than a third of the parse: the syntax
+    # pass derives every node's position from its tokens (syntax._ToSyntax._transform_node), and
+    # the tokens keep theirs
+    return build_lark(propagate_positions=False)
 
 
 # Options Lark takes when loading an analysed grammar (not kept in the pickle: callbacks and the
@@ -263,8 +266,7 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
         return None
     deep = _too_deep(tree)
     if deep is not None:
-        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep",
-                    Span(path, getattr(deep.meta, "line", 1), getattr(deep.meta, "column", 1)),
+        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, *_start(deep)),
                     notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
                            "a chain of N operators (`a + b + ...`) counts N"],
                     help="split the expression using `const` declarations")
@@ -317,6 +319,18 @@ def _depth(node: lark.Tree, level: int) -> int:
     if d > MAX_DEPTH:
         raise _TooDeep
     return d
+
+
+def _start(node: lark.Tree) -> tuple[int, int]:
+    """(line, column) where a node of the parse tree starts: at its first token (1, 1 if it has none)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, lark.Token):
+            return n.line, n.column
+        if isinstance(n, lark.Tree):
+            stack.extend(reversed(n.children))
+    return 1, 1
 
 
 def _node_depth(node: lark.Tree, kids: list[int]) -> int:

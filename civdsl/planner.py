@@ -36,12 +36,10 @@ reported are priced again by runtime.prices.
 from __future__ import annotations
 
 import bisect
-import copy
 import functools
 import heapq
 import math
 import re
-from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
@@ -123,12 +121,13 @@ def _expression_objective(module, spec: str) -> Objective:
 _NAMED_OBJECTIVES = {"vp": _vp_objective, "points": _points_objective, "cards": _cards_objective}
 
 
-_ONE_LINE = re.compile(r"[^\r\n]{0,500}")
+# patterns as text, compiled (and kept by `re`) on first use: most plans use neither (start-up)
+_ONE_LINE = r"[^\r\n]{0,500}"
 
 
 def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
-    if not _ONE_LINE.fullmatch(text):
+    if not re.fullmatch(_ONE_LINE, text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
     from .diagnostics import Diagnostics
     from .parser import parse
@@ -146,6 +145,8 @@ def _parse_expression(text: str):
 
 
 def _evaluate_for(module, expr, name: str, text: str):
+    from fractions import Fraction  # here, not at the top: only an objective or a division makes one (start-up)
+
     from .expressions import EvalError, evaluate
 
     adv = module.ADVANCES[name]
@@ -181,14 +182,14 @@ def _evaluate_for(module, expr, name: str, text: str):
 
 # --- the hand and the payment ---------------------------------------------------------------
 
-_CARD_RE = re.compile(r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$", re.I)
+_CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"
 
 
 def parse_cards(module, text: str | None) -> dict[str, int]:
     """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
     cards: dict[str, int] = {}
     for part in split_names(text):
-        m = _CARD_RE.match(part)
+        m = re.match(_CARD, part, re.I)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
         # any declared name, `aka` included, in any case
@@ -1017,6 +1018,8 @@ class PurchaseProblem:
 
     def with_want(self, *names: str) -> "PurchaseProblem":
         """The same purchase, forced to include `names` too (prices and payments reused)."""
+        import copy  # here, not at the top: most plans never clone (start-up)
+
         clone = copy.copy(self)
         clone.want = tuple(sorted(set(self.want) | set(names), key=self.order.get))
         clone.options = dict(self.options, want=clone.want)
@@ -1561,6 +1564,8 @@ def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
     """The advances left out, near misses first (the best purchases with them, best first, by
     their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
     rulebook order)."""
+    from fractions import Fraction
+
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
                  key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))

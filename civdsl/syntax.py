@@ -247,25 +247,48 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         self.diags = diags
 
     def _transform_tree(self, tree):
+        return self._transform_node(tree)[0]
+
+    def _transform_node(self, tree) -> tuple[Any, Token | None, Token | None]:
+        """(what the node becomes, its first token, its last token).
+
+        Lark's tree builder can record every node's position (propagate_positions), but that costs
+        more than a third of the parse; civdsl's parser does without it (parser._parser), and the
+        position is derived here, in the walk that happens anyway: a node starts where its first
+        token starts and ends where its last token ends, which is what Lark records for this
+        grammar (every terminal is named and kept, and a rule inlined with `?` has one child;
+        tests/test_syntax_positions.py checks the two agree on every node)."""
         # Lark's version collects each node's children through a generator (two frames and a
         # generator object per node); this loop does the same for this transformer, which
         # visits no tokens (they are passed through as they are)
         children = []
+        first = last = None
         for c in tree.children:
             if isinstance(c, Tree):
-                c = self._transform_tree(c)
+                c, start, end = self._transform_node(c)
+                if start is not None:
+                    last = end
+                    if first is None:
+                        first = start
                 if c is Discard:
                     continue
+            elif c is not None:  # a token (None: an optional part left out)
+                last = c
+                if first is None:
+                    first = c
             children.append(c)
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
         # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
         entry = _RULE_FUNCTIONS.get(tree.data)
         if entry is None:
-            return super()._call_userfunc(tree, children)
+            _place(tree.meta, first, last)
+            return super()._call_userfunc(tree, children), first, last
         func, with_meta = entry
         try:
-            return func(self, tree.meta, children) if with_meta else func(self, children)
+            if with_meta:
+                return func(self, _Position(first, last) if first is not None else _NOWHERE, children), first, last
+            return func(self, children), first, last
         except GrammarError:
             raise
         except Exception as exc:
@@ -913,6 +936,32 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
+
+
+class _Position:
+    """Where a node of the parse tree stands, as Lark's `meta` gives it (what span_of reads): from
+    its first token's start to its last token's end."""
+
+    __slots__ = ("line", "column", "end_line", "end_column")
+
+    def __init__(self, first: Token, last: Token):
+        self.line, self.column = first.line, first.column
+        self.end_line, self.end_column = last.end_line, last.end_column
+
+
+class _Nowhere:
+    """The position of a node with no token (Lark's empty meta: span_of gives it line 1, column 1)."""
+
+
+_NOWHERE = _Nowhere()
+
+
+def _place(meta, first: Token | None, last: Token | None) -> None:
+    """Give a Lark meta the position derived from the node's tokens (for a rule Lark dispatches)."""
+    if first is not None:
+        meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
+        meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
+        meta.empty = False
 
 
 def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:

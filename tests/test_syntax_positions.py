@@ -1,0 +1,122 @@
+"""Positions without Lark's propagate_positions: the syntax pass derives every node's position
+from its tokens, and that is exactly what Lark would have recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lark
+import pytest
+
+from civdsl import parser, syntax
+from civdsl.diagnostics import Diagnostics
+from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks
+
+TESTS = Path(__file__).parent
+
+
+def _inputs() -> list[Path]:
+    """Every rulebook the project ships or tests with: shipped, house rules, UI cases, hostile files."""
+    found = list(shipped_rulebooks().values()) + shipped_house_rules()
+    for folder in ("ui", "hostile", "fixtures"):
+        found += sorted((TESTS / folder).rglob("*.civ"))
+    return found
+
+
+@pytest.fixture(scope="module")
+def positioned() -> lark.Lark:
+    """The grammar with Lark's own positions (the options the benchmark's bare parse uses)."""
+    return lark.Lark(grammar_text(), **parser.LARK_OPTIONS)
+
+
+def _edges(tree: lark.Tree) -> dict[int, tuple]:
+    """{id(node): (first token, last token) or (None, None)} for every node, children first."""
+    edges: dict[int, tuple] = {}
+    for node in tree.iter_subtrees():  # every child before its parent, without recursion
+        first = last = None
+        for c in node.children:
+            start, end = edges[id(c)] if isinstance(c, lark.Tree) else (c, c)
+            if start is not None:
+                first, last = first or start, end
+        edges[id(node)] = (first, last)
+    return edges
+
+
+def _parsed(lark_parser: lark.Lark, path: Path) -> lark.Tree | None:
+    try:
+        return lark_parser.parse(parser.normalise(path.read_bytes().decode("utf-8")))
+    except (UnicodeDecodeError, lark.exceptions.LarkError, RecursionError):
+        return None
+
+
+def test_the_civdsl_parser_records_no_positions_itself():
+    assert parser._parser().options.propagate_positions is False
+    assert parser.LARK_OPTIONS["propagate_positions"] is True  # the grammar's defining options keep them
+
+
+def test_lark_places_every_node_from_its_first_token_to_its_last(positioned):
+    """What _ToSyntax._transform_node relies on: for this grammar, Lark's propagated position of a
+    node is its first token's start and its last token's end (no terminal is filtered out, and a
+    rule inlined with `?` has a single child); a node without tokens has no position."""
+    nodes = 0
+    for path in _inputs():
+        tree = _parsed(positioned, path)
+        if tree is None:
+            continue
+        edges = _edges(tree)
+        for node in tree.iter_subtrees():
+            first, last = edges[id(node)]
+            if first is None:
+                assert node.meta.empty, (path, node.data)
+                continue
+            meta = node.meta
+            assert (meta.line, meta.column, meta.start_pos) == (first.line, first.column, first.start_pos), (path, node.data)
+            assert (meta.end_line, meta.end_column, meta.end_pos) == (last.end_line, last.end_column, last.end_pos), \
+                (path, node.data)
+            nodes += 1
+    assert nodes > 20_000  # every shipped rulebook was looked at
+
+
+def _syntax(tree: lark.Tree, display: str) -> tuple:
+    diags = Diagnostics()
+    return syntax.to_syntax(tree, display, diags), diags.items
+
+
+def test_the_syntax_tree_of_a_tree_without_positions_equals_the_one_lark_placed(positioned):
+    """The spans of every syntax node, and the diagnostics, whether Lark placed the nodes or not."""
+    for path in list(shipped_rulebooks().values()) + shipped_house_rules() + sorted((TESTS / "ui").glob("*.civ")):
+        bare, placed = _parsed(parser._parser(), path), _parsed(positioned, path)
+        if placed is None:
+            continue
+        assert _syntax(bare, str(path)) == _syntax(placed, str(path)), path
+
+
+def test_rules_lark_dispatches_itself_get_the_same_positions(monkeypatch):
+    """A rule without a function of its own in _RULE_FUNCTIONS goes through Lark's dispatch, which
+    reads the node's meta: the derived position is written there first."""
+    path = shipped_rulebooks()["megaciv"]
+    expected = _syntax(_parsed(parser._parser(), path), "m")
+    monkeypatch.setattr(syntax, "_RULE_FUNCTIONS", {})
+    assert _syntax(_parsed(parser._parser(), path), "m") == expected
+
+
+def test_spans_run_from_the_first_token_to_the_last():
+    text = 'language 1\nedition x "X"\nconst a = (1 + b) * 2\nconst c = 1 +\n  2\n'
+    diags = Diagnostics()
+    ast = syntax.to_syntax(parser.parse(text, "f.civ", diags), "f.civ", diags)
+    one_line, two_lines = ast.items
+    assert (one_line.span.line, one_line.span.column, one_line.span.end_column) == (3, 1, 22)
+    product = one_line.value[0]
+    assert (product.span.column, product.span.end_column) == (11, 22)
+    assert (product.left.span.column, product.left.span.end_column) == (12, 17)  # `( expr )` is the expr
+    assert (product.left.left.span.column, product.left.left.span.end_column) == (12, 13)
+    assert (two_lines.span.line, two_lines.span.column, two_lines.span.end_column) == (4, 1, None)  # ends on line 5
+    assert (ast.edition_span.line, ast.edition_span.column) == (2, 9)
+
+
+def test_too_deep_is_reported_at_the_first_token_of_the_node():
+    text = "language 1\nedition x \"X\"\nconst a = 1\nassert " + " and ".join(["a"] * 120) + ' "deep"\n'
+    diags = Diagnostics()
+    assert parser.parse(text, "f.civ", diags) is None
+    (found,) = diags.items
+    assert found.code == "CIV005" and (found.span.line, found.span.column) == (4, 8)
