@@ -258,7 +258,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         position is derived here, in the walk that happens anyway: a node starts where its first
         token starts and ends where its last token ends, which is what Lark records for this
         grammar (every terminal is named and kept, and a rule inlined with `?` has one child;
-        tests/test_syntax_walk.py checks the two agree on every node).
+        tests/test_front_paths.py checks the two agree on every node).
 
         The depth is measured here too, as parser.MAX_DEPTH counts it (parser.node_depth), so a file
         needs no walk of its own for it: past MAX_DEPTH this raises parser.TooDeep (a node that far
