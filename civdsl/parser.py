@@ -250,8 +250,10 @@ def _first_excess_token(text: str) -> int | None:
     return excess.start() if excess else None
 
 
-def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
-    """Parse normalised text; on failure report the first syntax error."""
+def parse(text: str, path: str, diags: Diagnostics, depth: bool = True) -> lark.Tree | None:
+    """Parse normalised text; on failure report the first syntax error. Without `depth`, the tree
+    is not checked against MAX_DEPTH here: the caller's syntax pass measures it on its way
+    (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`."""
     if not _check_limits(text, path, diags):
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
@@ -264,14 +266,19 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
     except RecursionError:
         diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
         return None
-    deep = _too_deep(tree)
-    if deep is not None:
-        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, *_start(deep)),
-                    notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
-                           "a chain of N operators (`a + b + ...`) counts N"],
-                    help="split the expression using `const` declarations")
+    if depth and _too_deep(tree) is not None:
+        report_too_deep(tree, path, diags)
         return None
     return tree
+
+
+def report_too_deep(tree: lark.Tree, path: str, diags: Diagnostics) -> None:
+    """CIV005 at the first node (innermost first) of a tree nested deeper than MAX_DEPTH."""
+    deep = _first_too_deep(tree)
+    diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, *_start(deep or tree)),
+                notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
+                       "a chain of N operators (`a + b + ...`) counts N"],
+                help="split the expression using `const` declarations")
 
 
 def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark.Tree:
@@ -293,23 +300,24 @@ def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark
             text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-_CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
+# The rules whose nodes are chains of binary operators (see MAX_DEPTH).
+CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
 
 
-class _TooDeep(Exception):
-    pass
+class TooDeep(Exception):
+    """A tree nested deeper than MAX_DEPTH, found by a walk that measures depth on its way."""
 
 
 def _depth(node: lark.Tree, level: int) -> int:
-    """The node's depth, counted as described at MAX_DEPTH; raises _TooDeep past MAX_DEPTH.
+    """The node's depth, counted as described at MAX_DEPTH; raises TooDeep past MAX_DEPTH.
 
     Recursive, and so about seven times faster than the exact search below, but only to a
     bounded level: a node's depth is at least the height of its tree, so a tree higher than
     MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
     if level > MAX_DEPTH:
-        raise _TooDeep
-    if node.data in _CHAINS:
-        d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+        raise TooDeep
+    if node.data in CHAINS:
+        d = node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
     else:  # most nodes: a plain loop, with no list built (this walk runs on every parse)
         d = 0
         for c in node.children:
@@ -317,7 +325,7 @@ def _depth(node: lark.Tree, level: int) -> int:
                 d = max(d, _depth(c, level + 1))
         d += 1
     if d > MAX_DEPTH:
-        raise _TooDeep
+        raise TooDeep
     return d
 
 
@@ -333,9 +341,9 @@ def _start(node: lark.Tree) -> tuple[int, int]:
     return 1, 1
 
 
-def _node_depth(node: lark.Tree, kids: list[int]) -> int:
+def node_depth(node: lark.Tree, kids: list[int]) -> int:
     """A node's depth from its children's depths (0 for a token)."""
-    if node.data in _CHAINS and len(kids) > 1:
+    if node.data in CHAINS and len(kids) > 1:
         operands = kids[0::2]
         k = len(operands)
         # left-deep: the first operand sits k-1 levels down, operand i (i >= 1) k-i levels
@@ -348,7 +356,7 @@ def _too_deep(tree: lark.Tree) -> lark.Tree | None:
     try:
         _depth(tree, 0)
         return None
-    except _TooDeep:
+    except TooDeep:
         return _first_too_deep(tree)
 
 
@@ -362,7 +370,7 @@ def _first_too_deep(tree: lark.Tree) -> lark.Tree | None:
             stack.append((node, True))
             stack.extend((c, False) for c in node.children if isinstance(c, lark.Tree))
             continue
-        d = _node_depth(node, [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children])
+        d = node_depth(node, [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children])
         if d > MAX_DEPTH:
             return node
         depth[id(node)] = d

@@ -80,9 +80,11 @@ class LazyGroup(Conventions, click.Group):
     usage errors (exit 2) and errors outside any one command."""
 
     def main(self, *args, **kwargs):
+        from ..gcpause import skip_collections_at_exit
         from .terminal import install
 
         install()  # before arguments are parsed: a usage error echoes them
+        skip_collections_at_exit()  # a run of the command line ends the process
         return super().main(*args, **kwargs)
 
     def make_context(self, info_name, args, parent=None, **extra):

@@ -1,5 +1,7 @@
-"""Positions without Lark's propagate_positions: the syntax pass derives every node's position
-from its tokens, and that is exactly what Lark would have recorded."""
+"""The syntax pass's walk of the parse tree does two jobs of its own: it derives every node's
+position from its tokens (the parser runs without Lark's propagate_positions), exactly what Lark
+would have recorded, and it measures the nesting depth parser.parse would otherwise check in a
+walk of its own, with the same answer."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 import lark
 import pytest
 
-from civdsl import parser, syntax
+from civdsl import loader, parser, syntax
 from civdsl.diagnostics import Diagnostics
 from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks
 
@@ -120,3 +122,39 @@ def test_too_deep_is_reported_at_the_first_token_of_the_node():
     assert parser.parse(text, "f.civ", diags) is None
     (found,) = diags.items
     assert found.code == "CIV005" and (found.span.line, found.span.column) == (4, 8)
+
+
+def _chained(depth: int) -> str:
+    """A file whose assert nests exactly `depth` levels (a chain of N `and`s is N levels, and
+    the statement itself one more), with a bad escape (CIV009) before it and after it."""
+    chain = " and ".join(["a"] * depth)  # depth - 1 operators: depth - 1 levels, +1 for the assert
+    return (f'language 1\nedition x "X"\nconst a = true\nconst s = "\\q"\n'
+            f'assert {chain} "deep"\nconst t = "\\q"\n')
+
+
+@pytest.mark.parametrize("depth", [parser.MAX_DEPTH - 1, parser.MAX_DEPTH, parser.MAX_DEPTH + 1, 3 * parser.MAX_DEPTH])
+def test_the_syntax_pass_measures_depth_as_the_parser_would(depth):
+    """loader.parse_text leaves the depth to the syntax pass: the same diagnostics as parser.parse
+    checking it first (and none of the syntax pass's when the file is too deep)."""
+    text = _chained(depth)
+    fused = Diagnostics()
+    ast = loader.parse_text(text, "f.civ", fused)
+    walked = Diagnostics()
+    tree = parser.parse(text, "f.civ", walked)
+    if tree is not None:
+        syntax.to_syntax(tree, "f.civ", walked)
+    assert fused.items == walked.items
+    assert (ast is None) == (tree is None)
+    codes = [d.code for d in fused.items]
+    assert codes == (["CIV005"] if tree is None else ["CIV009", "CIV009"])
+
+
+def test_a_tree_taller_than_the_limit_is_refused_before_the_stack_runs_out():
+    text = 'language 1\nedition x "X"\nconst a = ' + "not\n" * 5000 + "true\n"
+    diags = Diagnostics()
+    assert loader.parse_text(text, "f.civ", diags) is None
+    (found,) = diags.items
+    assert found.code == "CIV005" and "levels deep" in found.message
+    walked = Diagnostics()
+    assert parser.parse(text, "f.civ", walked) is None
+    assert walked.items == diags.items
