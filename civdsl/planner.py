@@ -310,6 +310,7 @@ class PaymentTable:
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
+        self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
@@ -468,8 +469,11 @@ class PaymentTable:
 
     def _final(self, limit: int) -> dict:
         """Value turned in -> the most tokens converted alongside it, over complete payments
-        (a substitution owed or given but not matched is no payment)."""
-        limit = max(0, limit)
+        (a substitution owed or given but not matched is no payment). With cards convertible
+        (`card_treasury`) every card not turned in may be converted, which only adds tokens: the
+        most tokens for a value keep no card, so the table is the same under every hand limit and
+        needs only the moves that keep none (those of a limit of 0)."""
+        limit = 0 if self.rate else max(0, limit)
         got = self._conv.get(limit)
         if got is None:
             got = {}
@@ -496,19 +500,28 @@ class PaymentTable:
 
     def budget(self, limit: int):
         """The largest total price payable: cards, the tokens converted cards give, all the treasury."""
-        if max(0, limit) >= self.total_cards and max(0, limit) not in self._conv:
-            return self._unbound_budget() + self.treasury * self.tv
-        conv = self._final(limit)
-        return max(v + (self.treasury + c) * self.tv for v, c in conv.items())
+        limit = max(0, limit)
+        got = self._budgets.get(limit)
+        if got is None:
+            if limit >= self.total_cards and limit not in self._conv:
+                got = self._unbound_most(self.tv) + self.treasury * self.tv
+            else:
+                got = max(v + (self.treasury + c) * self.tv for v, c in self._final(limit).items())
+            self._budgets[limit] = got
+        return got
 
-    def _unbound_budget(self):
-        """The most the cards pay (value turned in plus converted tokens at their token value)
-        where the hand limit cannot bind: every move is open, so the most adds up commodity by
-        commodity and only the substitution flag is carried (the moves and flags of `_layers`),
-        not every value turned in (the same number as `_final`'s largest value plus tokens)."""
+    def most_turned_in(self):
+        """The largest card value payable where the hand limit does not bind (`levels`' last)."""
+        return self._unbound_most(0)
+
+    def _unbound_most(self, token_value):
+        """The most the cards pay (value turned in plus converted tokens at `token_value`) where
+        the hand limit cannot bind: every move is open, so the most adds up commodity by commodity
+        and only the substitution flag is carried (the moves and flags of `_layers`), not every
+        value turned in (the same number as `_final`'s largest value plus tokens)."""
         layer = {(0, 0, 0, None): 0}
         for p, i in enumerate(self.order):
-            per_card, new = self.rate * self.faces[i] * self.tv, {}
+            per_card, new = self.rate * self.faces[i] * token_value, {}
             for key, paid in self._open_states(layer, p):
                 for move in self._moves(i, key[3], self.total_cards):
                     nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
@@ -1300,6 +1313,8 @@ class PurchaseProblem:
             if got is None:
                 return
             price, spent, limit = got
+            if kth[0] is not None and (self.objective.of(names), -spent) < kth[0][:2]:
+                return  # below the k-th best before its credit and rulebook order are needed
             key = self._key(names, price, spent)
             entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
             if len(heap) < top:
