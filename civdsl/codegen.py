@@ -185,15 +185,86 @@ def _lambda_or_none(compiler: PythonCompiler, expr) -> str:
 def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tuple[dict, dict]:
     """One function per calamity: ({calamity: its function's name}, {calamity: its summary})."""
     names: dict[str, str] = {}
-    # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
-    summaries = {cal.name: describe.calamity(cal) for cal in ed.calamities.values()}
+    summaries: dict[str, str] = {}
     compiler.held = "held"  # calamity functions keep the held advances in a local
+    setting = dict(vars(compiler))
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        _calamity(w, compiler, cal, fn, _AmountRules(ed, cal), summaries[cal.name])
+        rules = _AmountRules(ed, cal)
+        inputs = (cal, setting, vars(rules))
+        written = _WRITTEN.find(fn, inputs)
+        if written is None:
+            # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
+            recorder = _Recorder(w)
+            summary = describe.calamity(cal)
+            _calamity(recorder, compiler, cal, fn, rules, summary)
+            written = _WRITTEN.keep(fn, inputs, recorder.written, summary)
+        else:
+            for text, at in written.lines:
+                w.line(text, at)
+        summaries[cal.name] = written.summary
     compiler.held = "s.held_set"
     return names, summaries
+
+
+class _Written(NamedTuple):
+    inputs: tuple  # (the calamity, the compiler's settings, its amount rules): all a function's text depends on
+    lines: list[tuple[str, object]]  # (text, source position) as given to Writer.line
+    summary: str
+
+
+class _WrittenFunctions:
+    """The calamity functions generated in this process, for a calamity equal to one seen before.
+
+    A house rule's edition holds most of its base's calamities unchanged: equal values, mostly the
+    very same syntax nodes, so that comparing one with the base's costs a few microseconds where
+    generating its function costs hundreds. A function's text depends only on what `inputs`
+    holds (its branch variables are numbered within the function), so an equal calamity under an
+    equal compiler gets the same lines and source positions, as if generated again. A few
+    versions are kept per function name; the oldest go first."""
+
+    VERSIONS = 4
+    NAMES = 4096  # function names kept (a long editing session names many): past it, start afresh
+
+    def __init__(self) -> None:
+        self._kept: dict[str, list[_Written]] = {}
+
+    def find(self, fn: str, inputs: tuple) -> _Written | None:
+        return next((x for x in self._kept.get(fn, ()) if x.inputs == inputs), None)
+
+    def keep(self, fn: str, inputs: tuple, lines: list, summary: str) -> _Written:
+        # the inputs' dictionaries are copied: the compiler's settings change after this module
+        written = _Written((inputs[0], dict(inputs[1]), dict(inputs[2])), lines, summary)
+        if fn not in self._kept and len(self._kept) >= self.NAMES:
+            self._kept.clear()
+        versions = self._kept.setdefault(fn, [])
+        versions.insert(0, written)
+        del versions[self.VERSIONS:]
+        return written
+
+    def forget(self) -> None:
+        self._kept.clear()
+
+
+_WRITTEN = _WrittenFunctions()
+
+
+def forget_written() -> None:
+    """Forget the calamity functions generated so far (a benchmark's fresh run, a test's)."""
+    _WRITTEN.forget()
+
+
+class _Recorder:
+    """A Writer's `line`, also recording each line given (for _WrittenFunctions)."""
+
+    def __init__(self, w: Writer):
+        self.w = w
+        self.written: list[tuple[str, object]] = []
+
+    def line(self, text: str = "", at=None) -> None:
+        self.written.append((text, at))
+        self.w.line(text, at)
 
 
 def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> None:
@@ -737,6 +808,9 @@ class _RoleBody(_RoleWalk):
         super().__init__(cal, role, effects, rules, c.compile)
         self.w, self.c = w, c
         self.has_trace = self.bounded or bool(self._ops(ChangeOp))
+        # branch variables are numbered within the role's body, not by the module's line: a
+        # function's text then depends only on its calamity, so a house rule reuses it (_WRITTEN)
+        self.branches = 0
 
     def line(self, text: str, where=None) -> None:
         self.w.line(f"{self.indent}{text}", where)
@@ -795,7 +869,8 @@ class _RoleBody(_RoleWalk):
     def visit_EffectBranch(self, e: EffectBranch, indent: str, variables) -> None:
         w, c = self.w, self.c
         then_vars, else_vars = self._branch_variables(e, variables)
-        b = f"b{len(w.lines)}"
+        self.branches += 1
+        b = f"b{self.branches}"
         where = f"{comment_text(e.span.path)}:{e.span.line}"
         w.line(f"{indent}{b} = {c.compile(e.condition)}  # {where}", e.span)
         # a branch on a missing fact: neither branch's effects apply, but both are evaluated

@@ -11,6 +11,7 @@ as usual, once the outermost paused block is over.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 from collections.abc import Iterator
@@ -44,3 +45,18 @@ def _promote() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
+
+
+def skip_collections_at_exit() -> None:
+    """When this process ends, leave the objects still alive to the operating system instead of
+    having the collector walk them (for a process that runs one command and ends).
+
+    Ending, the interpreter runs full collections over every object still alive (modules,
+    classes, a compiled rulebook's tables) to finalize cycles of garbage; for a command those
+    walks free nothing that matters to it and cost about a tenth of its CPU time (`civdsl
+    resolve`: about 5 ms). Objects gc.freeze() moved to the permanent generation are never
+    walked, so freezing everything at exit skips the walks. Output and files are unaffected:
+    civdsl closes what it writes, sys.stdout and sys.stderr are flushed before the collections,
+    and the other exit handlers still run. Registered once however often it is asked for."""
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)

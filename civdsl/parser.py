@@ -53,7 +53,10 @@ LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return build_lark()
+    # Without Lark's position propagation, which costs more than a third of the parse: the syntax
+    # pass derives every node's position from its tokens (syntax._ToSyntax._transform_node), and
+    # the tokens keep theirs
+    return build_lark(propagate_positions=False)
 
 
 # Options Lark takes when loading an analysed grammar (not kept in the pickle: callbacks and the
@@ -223,6 +226,8 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
 
 def _first_too_nested(text: str, end: int) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
+    if end == len(text) and _nesting_bound(text) <= MAX_NESTING:  # the usual file: no loop over brackets
+        return None
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
         ch = m.group()
@@ -233,6 +238,24 @@ def _first_too_nested(text: str, end: int) -> int | None:
         elif ch == ")" or ch == "}":
             depth = max(0, depth - 1)
     return None
+
+
+# What _BRACKET_SCAN skips (strings, comments) and the runs of text between them without a bracket.
+_NOT_A_BRACKET = re.compile(r'[^"#(){}]+|"(?:[^"\\\n]|\\.)*"?|#[^\n]*')
+_ROUND = str.maketrans("{}", "()")
+
+
+def _nesting_bound(text: str) -> int:
+    """A bound brackets never nest deeper than in `text` (as _first_too_nested counts them), found by
+    string operations: the brackets alone, `{}` as `()`, lose their innermost pairs `()` round after
+    round, and matched pairs nested k deep are gone after k rounds; what is left is closers never
+    opened (nesting nothing) and openers never closed (a level each). Stops past MAX_NESTING."""
+    brackets = _NOT_A_BRACKET.sub("", text).translate(_ROUND)
+    rounds = 0
+    while rounds <= MAX_NESTING and "()" in brackets:
+        brackets = brackets.replace("()", "")
+        rounds += 1
+    return rounds + brackets.count("(")
 
 
 def _first_excess_token(text: str) -> int | None:
@@ -247,8 +270,10 @@ def _first_excess_token(text: str) -> int | None:
     return excess.start() if excess else None
 
 
-def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
-    """Parse normalised text; on failure report the first syntax error."""
+def parse(text: str, path: str, diags: Diagnostics, depth: bool = True) -> lark.Tree | None:
+    """Parse normalised text; on failure report the first syntax error. Without `depth`, the tree
+    is not checked against MAX_DEPTH here: the caller's syntax pass measures it on its way
+    (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`."""
     if not _check_limits(text, path, diags):
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
@@ -261,15 +286,19 @@ def parse(text: str, path: str, diags: Diagnostics) -> lark.Tree | None:
     except RecursionError:
         diags.error("CIV005", "the file is nested too deeply to parse", Span(path, 1, 1))
         return None
-    deep = _too_deep(tree)
-    if deep is not None:
-        diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep",
-                    Span(path, getattr(deep.meta, "line", 1), getattr(deep.meta, "column", 1)),
-                    notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
-                           "a chain of N operators (`a + b + ...`) counts N"],
-                    help="split the expression using `const` declarations")
+    if depth and _too_deep(tree) is not None:
+        report_too_deep(tree, path, diags)
         return None
     return tree
+
+
+def report_too_deep(tree: lark.Tree, path: str, diags: Diagnostics) -> None:
+    """CIV005 at the first node (innermost first) of a tree nested deeper than MAX_DEPTH."""
+    deep = _first_too_deep(tree)
+    diags.error("CIV005", f"this is nested more than {MAX_DEPTH} levels deep", Span(path, *_start(deep or tree)),
+                notes=["brackets, `not`, unary `-`, calls and blocks each count a level; "
+                       "a chain of N operators (`a + b + ...`) counts N"],
+                help="split the expression using `const` declarations")
 
 
 def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark.Tree:
@@ -291,23 +320,24 @@ def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark
             text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-_CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
+# The rules whose nodes are chains of binary operators (see MAX_DEPTH).
+CHAINS = frozenset({"or_expr", "and_expr", "comparison", "sum", "product"})
 
 
-class _TooDeep(Exception):
-    pass
+class TooDeep(Exception):
+    """A tree nested deeper than MAX_DEPTH, found by a walk that measures depth on its way."""
 
 
 def _depth(node: lark.Tree, level: int) -> int:
-    """The node's depth, counted as described at MAX_DEPTH; raises _TooDeep past MAX_DEPTH.
+    """The node's depth, counted as described at MAX_DEPTH; raises TooDeep past MAX_DEPTH.
 
     Recursive, and so about seven times faster than the exact search below, but only to a
     bounded level: a node's depth is at least the height of its tree, so a tree higher than
     MAX_DEPTH is too deep whatever it holds (`not not not ... x` builds one)."""
     if level > MAX_DEPTH:
-        raise _TooDeep
-    if node.data in _CHAINS:
-        d = _node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
+        raise TooDeep
+    if node.data in CHAINS:
+        d = node_depth(node, [_depth(c, level + 1) if isinstance(c, lark.Tree) else 0 for c in node.children])
     else:  # most nodes: a plain loop, with no list built (this walk runs on every parse)
         d = 0
         for c in node.children:
@@ -315,13 +345,25 @@ def _depth(node: lark.Tree, level: int) -> int:
                 d = max(d, _depth(c, level + 1))
         d += 1
     if d > MAX_DEPTH:
-        raise _TooDeep
+        raise TooDeep
     return d
 
 
-def _node_depth(node: lark.Tree, kids: list[int]) -> int:
+def _start(node: lark.Tree) -> tuple[int, int]:
+    """(line, column) where a node of the parse tree starts: at its first token (1, 1 if it has none)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, lark.Token):
+            return n.line, n.column
+        if isinstance(n, lark.Tree):
+            stack.extend(reversed(n.children))
+    return 1, 1
+
+
+def node_depth(node: lark.Tree, kids: list[int]) -> int:
     """A node's depth from its children's depths (0 for a token)."""
-    if node.data in _CHAINS and len(kids) > 1:
+    if node.data in CHAINS and len(kids) > 1:
         operands = kids[0::2]
         k = len(operands)
         # left-deep: the first operand sits k-1 levels down, operand i (i >= 1) k-i levels
@@ -334,7 +376,7 @@ def _too_deep(tree: lark.Tree) -> lark.Tree | None:
     try:
         _depth(tree, 0)
         return None
-    except _TooDeep:
+    except TooDeep:
         return _first_too_deep(tree)
 
 
@@ -348,7 +390,7 @@ def _first_too_deep(tree: lark.Tree) -> lark.Tree | None:
             stack.append((node, True))
             stack.extend((c, False) for c in node.children if isinstance(c, lark.Tree))
             continue
-        d = _node_depth(node, [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children])
+        d = node_depth(node, [depth.pop(id(c), 0) if isinstance(c, lark.Tree) else 0 for c in node.children])
         if d > MAX_DEPTH:
             return node
         depth[id(node)] = d

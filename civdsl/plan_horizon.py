@@ -118,7 +118,7 @@ class _TwoTurns:
         Trade Routes, or substitute_card, Trade Empire: then the bound counts both, converted
         tokens at the best token value either turn may have)."""
         first, module = self.first, self.module
-        card_value = first.payments.levels(first.payments.total_cards)[-1]
+        card_value = first.payments.most_turned_in()
         either = list(first.holds) + list(first.candidates)
         rate = max([a["rate"] for h in either for a in runtime.ability(module, h, "card_treasury")] or [0])
         substitute = any(runtime.ability(module, h, "substitute_card") for h in either)

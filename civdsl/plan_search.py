@@ -78,7 +78,6 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-from fractions import Fraction
 from itertools import chain, combinations
 from typing import Any, Callable, Iterable
 
@@ -390,6 +389,8 @@ def _whole(bound: float, items: list[Candidate]) -> Any:
 def _least_price(rows: list[tuple], need, price) -> Any:
     """`price` plus the least price (fractional, rounded down) at which `rows` (objective, base
     price, best ratio first) add `need` objective; None when they cannot."""
+    from fractions import Fraction  # here, not at the top: most plans never need it (start-up)
+
     if need <= 0:
         return price
     for value, cost in rows:

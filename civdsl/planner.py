@@ -36,12 +36,10 @@ reported are priced again by runtime.prices.
 from __future__ import annotations
 
 import bisect
-import copy
 import functools
 import heapq
 import math
 import re
-from fractions import Fraction
 from typing import Any, Iterable
 
 from . import runtime
@@ -123,12 +121,13 @@ def _expression_objective(module, spec: str) -> Objective:
 _NAMED_OBJECTIVES = {"vp": _vp_objective, "points": _points_objective, "cards": _cards_objective}
 
 
-_ONE_LINE = re.compile(r"[^\r\n]{0,500}")
+# patterns as text, compiled (and kept by `re`) on first use: most plans use neither (start-up)
+_ONE_LINE = r"[^\r\n]{0,500}"
 
 
 def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
-    if not _ONE_LINE.fullmatch(text):
+    if not re.fullmatch(_ONE_LINE, text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
     from .diagnostics import Diagnostics
     from .parser import parse
@@ -146,6 +145,8 @@ def _parse_expression(text: str):
 
 
 def _evaluate_for(module, expr, name: str, text: str):
+    from fractions import Fraction  # here, not at the top: only an objective or a division makes one (start-up)
+
     from .expressions import EvalError, evaluate
 
     adv = module.ADVANCES[name]
@@ -181,14 +182,14 @@ def _evaluate_for(module, expr, name: str, text: str):
 
 # --- the hand and the payment ---------------------------------------------------------------
 
-_CARD_RE = re.compile(r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$", re.I)
+_CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"
 
 
 def parse_cards(module, text: str | None) -> dict[str, int]:
     """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
     cards: dict[str, int] = {}
     for part in split_names(text):
-        m = _CARD_RE.match(part)
+        m = re.match(_CARD, part, re.I)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
         # any declared name, `aka` included, in any case
@@ -235,6 +236,10 @@ _GAVE = ("gave",)
 # the flag once a commodity takes a role in the substitution: the first of the set and the donor
 # owes the other, the second completes it
 _AFTER = {"set": {None: _OWE, _GAVE: _DONE}, "donor": {None: _GAVE, _OWE: _DONE}}
+
+
+# the flags as the low digit of a group's code (PaymentTable._group_order)
+_FLAG_INDEX = {None: 0, _OWE: 1, _GAVE: 2, _DONE: 3}
 
 
 def _complete(flag) -> bool:
@@ -305,6 +310,7 @@ class PaymentTable:
         self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
+        self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
@@ -463,8 +469,11 @@ class PaymentTable:
 
     def _final(self, limit: int) -> dict:
         """Value turned in -> the most tokens converted alongside it, over complete payments
-        (a substitution owed or given but not matched is no payment)."""
-        limit = max(0, limit)
+        (a substitution owed or given but not matched is no payment). With cards convertible
+        (`card_treasury`) every card not turned in may be converted, which only adds tokens: the
+        most tokens for a value keep no card, so the table is the same under every hand limit and
+        needs only the moves that keep none (those of a limit of 0)."""
+        limit = 0 if self.rate else max(0, limit)
         got = self._conv.get(limit)
         if got is None:
             got = {}
@@ -491,8 +500,35 @@ class PaymentTable:
 
     def budget(self, limit: int):
         """The largest total price payable: cards, the tokens converted cards give, all the treasury."""
-        conv = self._final(limit)
-        return max(v + (self.treasury + c) * self.tv for v, c in conv.items())
+        limit = max(0, limit)
+        got = self._budgets.get(limit)
+        if got is None:
+            if limit >= self.total_cards and limit not in self._conv:
+                got = self._unbound_most(self.tv) + self.treasury * self.tv
+            else:
+                got = max(v + (self.treasury + c) * self.tv for v, c in self._final(limit).items())
+            self._budgets[limit] = got
+        return got
+
+    def most_turned_in(self):
+        """The largest card value payable where the hand limit does not bind (`levels`' last)."""
+        return self._unbound_most(0)
+
+    def _unbound_most(self, token_value):
+        """The most the cards pay (value turned in plus converted tokens at `token_value`) where
+        the hand limit cannot bind: every move is open, so the most adds up commodity by commodity
+        and only the substitution flag is carried (the moves and flags of `_layers`), not every
+        value turned in (the same number as `_final`'s largest value plus tokens)."""
+        layer = {(0, 0, 0, None): 0}
+        for p, i in enumerate(self.order):
+            per_card, new = self.rate * self.faces[i] * token_value, {}
+            for key, paid in self._open_states(layer, p):
+                for move in self._moves(i, key[3], self.total_cards):
+                    nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
+                    if nkey not in new or x > new[nkey]:
+                        new[nkey] = x
+            layer = new
+        return max(x for key, x in layer.items() if _complete(key[3]))
 
     def _least_spent(self, price, limit: int):
         """The least that can be handed over for `price` (None if unaffordable): a card value
@@ -541,7 +577,7 @@ class PaymentTable:
             return None
         # no payment needs more converted tokens than the price in tokens less the treasury
         clamp = max(0, self.tokens_for(price, 0) - self.treasury)
-        layers = self._layers(limit, cap=least, keep=True, clamp=clamp)
+        layers = self._chosen_layers(limit, price, least, clamp)
         _, value, t, wealth, moves = self._choose(layers, price, least)
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
@@ -552,6 +588,125 @@ class PaymentTable:
                        hand_limit=limit, treasury_left=self.treasury + conv - t,
                        converted=self._per_commodity(moves, 1), converted_treasury=conv,
                        substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+
+    def _chosen_layers(self, limit: int, price, least, clamp) -> list[dict]:
+        """The chosen payment's layers (`_layers` with `keep`), restricted to the states that can
+        still lead to the payment `_choose` picks, found in the same order as the whole programme
+        finds them, so with the same back-pointers.
+
+        A payment handing over exactly `least` keeps wealth + treasury - tokens paid, and the tokens
+        paid are (least - value turned in) / token value, so payments rank first by wealth kept plus
+        value turned in. Given a floor of that sum, a state whose wealth and value so far plus the
+        most every later commodity can add (`_gains`) fall short of it is dropped. The states kept
+        are the whole programme's states that can reach the floor, with the same entries: an entry
+        a dropped state would have made in a kept state's key is strictly below it. So if the best
+        payment reaches the floor, it is among the final states kept, with the same back-pointers;
+        if no final state pays, it does not, and a lower floor is tried (`_floors`: from the most
+        any payment could keep down to what one payment found by a narrow pass keeps, `_floor`);
+        where none is found the whole programme runs. What a dropped state would have changed is the order the next
+        commodity meets the states in (between equal entries of one key the first found wins): a
+        layer of the whole programme lists its groups (value turned in, cards kept, flag) in the
+        order the previous layer's first state of each group first reaches them, then each group's
+        states by most tokens first (`_pareto`); every state of a group has the same moves, so that
+        order follows from the groups alone, which `_group_order` computes without entries, and
+        the kept states are put in it."""
+        # (group codes are whole numbers: set values that are not fall back to the whole programme)
+        if all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int):
+            gains, groups = self._gains(), None
+            for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp)):
+                groups = groups or self._group_order(limit, least, limit < self.total_cards)
+                layers = self._floored_layers(limit, least, clamp, floor, gains, groups)
+                if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
+                    return layers
+        return self._layers(limit, cap=least, keep=True, clamp=clamp)
+
+    @staticmethod
+    def _floors(most, found) -> Iterable:
+        """The floors `_chosen_layers` tries: `most` (no loss at all); then the sum of a payment
+        `found()` finds, which cannot fail; where it finds none, lower than `most` by 1, 3, 7, ...
+        (a run keeps few states while its floor is near the best payment) down to half of it."""
+        yield most
+        low, gap = found(), 1
+        if low is not None:
+            if low < most:
+                yield low
+            return
+        while gap <= most / 2:
+            yield most - gap
+            gap = gap * 2 + 1
+
+    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list) -> list[dict]:
+        """The chosen payment's programme keeping the states that can reach `floor` (wealth kept
+        plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
+        binds = limit < self.total_cards
+        width = (limit + 1 if binds else 1) * 4
+        prune = self._prune(True, binds)
+        layers = [{(0, 0, 0, None): (0, 0, None)}]
+        for p, i in enumerate(self.order):
+            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap)))
+            rank, rest = groups[p + 1], gains[p + 1]
+            live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
+            live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + _FLAG_INDEX[item[0][3]]],
+                                        -item[0][1]))
+            layers.append(dict(live))
+        return layers
+
+    def _gains(self) -> list[dict]:
+        """Per position p of `order` and substitution flag: the most wealth kept plus value turned
+        in that the commodities from p on can add to a state with that flag (-inf where none
+        completes the substitution), the hand limit and the price left aside."""
+        flags = (None, _OWE, _GAVE, _DONE)
+        after = {flag: 0 if _complete(flag) else -math.inf for flag in flags}
+        suffix = [after]
+        for p in range(len(self.order) - 1, -1, -1):
+            i = self.order[p]
+            worth, per_card = self.values[i], self.rate * self.faces[i] * self.tv
+            here = {flag: max((m[3] + worth[m[5]] + m[1] * per_card + after[m[4]] for m in self._all_moves(i, flag)),
+                              default=-math.inf) for flag in flags}
+            if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
+                here[_GAVE] = -math.inf  # a donor given at a lower face finds no set (`_open_states`)
+            suffix.append(here)
+            after = here
+        return suffix[::-1]
+
+    def _floor(self, limit: int, price, least, clamp, width: int = 48):
+        """Wealth kept plus value turned in of one payment handing over exactly `least`, found by
+        the chosen payment's programme keeping only the `width` states of most wealth and value
+        per layer; None when that finds none (the chosen payment then runs in full)."""
+        binds = limit < self.total_cards
+        layer = {(0, 0, 0, None): (0, 0, None)}
+        for p, i in enumerate(self.order):
+            new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least))
+            layer = dict(heapq.nlargest(width, new.items(), key=lambda item: item[1][0] + item[0][0]))
+        return max((entry[0] + key[0] for key, entry in layer.items()
+                    if self._tokens_paying(key, price, least) is not None), default=None)
+
+    def _group_order(self, limit: int, cap, binds: bool) -> list[dict]:
+        """Per layer of the chosen payment's programme: its groups (value turned in, cards kept,
+        flag; coded as one number) -> their place in the order the whole programme meets them.
+        A group first appears where the previous layer's earliest group first reaches it (its
+        first state makes every move of the group: moves depend on the flag and the room left),
+        so a layer's order is that of the previous layer's groups, then of the moves."""
+        span = limit + 1 if binds else 1
+        top = (cap * span + span - 1) * 4 + 3
+        codes = [0]
+        orders = [{0: 0}]
+        for p, i in enumerate(self.order):
+            steps = [self._group_steps(i, flag, limit - kc if binds else limit, span if binds else 0)
+                     for kc in range(span) for flag in (None, _OWE, _GAVE, _DONE)]
+            if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
+                codes = [g for g in codes if g % 4 != _FLAG_INDEX[_GAVE]]
+            codes = list(dict.fromkeys(g + d for g in codes for d in steps[g % (span * 4)] if g + d <= top))
+            orders.append({g: r for r, g in enumerate(codes)})
+        return orders
+
+    def _group_steps(self, i: int, flag, room: int, span: int) -> list:
+        """The moves of commodity i from a group with flag `flag` and `room` cards of room, as
+        what they add to the group's code, in move order (a repeated one only where first met)."""
+        here = _FLAG_INDEX[flag]
+        steps = ((m[3] * (span or 1) + (m[5] if span else 0)) * 4 + _FLAG_INDEX[m[4]] - here
+                 for m in self._moves(i, flag, room))
+        return list(dict.fromkeys(steps))
 
     def _per_commodity(self, moves: tuple, part: int) -> dict:
         """Commodity -> one part of its move (cards turned in, converted or kept), where not 0."""
@@ -891,6 +1046,8 @@ class PurchaseProblem:
 
     def with_want(self, *names: str) -> "PurchaseProblem":
         """The same purchase, forced to include `names` too (prices and payments reused)."""
+        import copy  # here, not at the top: most plans never clone (start-up)
+
         clone = copy.copy(self)
         clone.want = tuple(sorted(set(self.want) | set(names), key=self.order.get))
         clone.options = dict(self.options, want=clone.want)
@@ -1186,6 +1343,8 @@ class PurchaseProblem:
             if got is None:
                 return
             price, spent, limit = got
+            if kth[0] is not None and (self.objective.of(names), -spent) < kth[0][:2]:
+                return  # below the k-th best before its credit and rulebook order are needed
             key = self._key(names, price, spent)
             entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
             if len(heap) < top:
@@ -1463,6 +1622,8 @@ def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
     """The advances left out, near misses first (the best purchases with them, best first, by
     their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
     rulebook order)."""
+    from fractions import Fraction
+
     near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
     far = sorted((e for e in others if "rank_key" not in e),
                  key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))

@@ -144,7 +144,7 @@ def rulebook_paths(paths: tuple[str, ...] | list[str]) -> list[Path]:
         if p not in shipped and Path(p).is_dir():
             out.extend(sorted(Path(p).rglob("*.civ")))
         else:
-            out.append(rulebook_argument(p))
+            out.append(rulebook_argument(p, shipped))
     return out
 
 
@@ -154,12 +154,13 @@ def shipped_rulebooks() -> dict[str, Path]:
     return {p.stem: p for p in sorted(root.glob("*.civ"))}
 
 
-def rulebook_argument(name: str) -> Path:
+def rulebook_argument(name: str, shipped: dict[str, Path] | None = None) -> Path:
     """What a rulebook named on the command line (or to the API) means, the same for every
     command: a shipped edition id is the shipped rulebook even when the current folder holds a
     file of that name (a predictable answer whatever folder a command runs in); anything else is
-    a path, so a local file named like an id is reached as `./megaciv`."""
-    shipped = shipped_rulebooks()
+    a path, so a local file named like an id is reached as `./megaciv`. `shipped`: the shipped
+    rulebooks when the caller has them already (finding them lists the folder)."""
+    shipped = shipped_rulebooks() if shipped is None else shipped
     return shipped[name] if name in shipped else Path(name)
 
 

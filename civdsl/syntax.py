@@ -19,7 +19,7 @@ from lark.exceptions import GrammarError, VisitError
 
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_of
-from .parser import MAX_DIGITS
+from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
 from .rounds.syntax import RoundsToSyntax
 
 # --- expressions --------------------------------------------------------------------
@@ -247,25 +247,68 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         self.diags = diags
 
     def _transform_tree(self, tree):
+        return self._transform_node(tree, 0)[0]
+
+    def _transform_node(self, tree, level: int) -> tuple[Any, Token | None, Token | None, int]:
+        """(what the node becomes, its first token, its last token, its depth), for a node `level`
+        levels below the root.
+
+        Lark's tree builder can record every node's position (propagate_positions), but that costs
+        more than a third of the parse; civdsl's parser does without it (parser._parser), and the
+        position is derived here, in the walk that happens anyway: a node starts where its first
+        token starts and ends where its last token ends, which is what Lark records for this
+        grammar (every terminal is named and kept, and a rule inlined with `?` has one child;
+        tests/test_front_paths.py checks the two agree on every node).
+
+        The depth is measured here too, as parser.MAX_DEPTH counts it (parser.node_depth), so a file
+        needs no walk of its own for it: past MAX_DEPTH this raises parser.TooDeep (a node that far
+        down is too deep whatever it holds), before the recursion could run out of stack."""
+        if level > MAX_DEPTH:
+            raise TooDeep
         # Lark's version collects each node's children through a generator (two frames and a
         # generator object per node); this loop does the same for this transformer, which
         # visits no tokens (they are passed through as they are)
         children = []
+        first = last = None
+        chain = tree.data in CHAINS
+        kids: list[int] | None = [] if chain else None  # each child's depth in a chain of operators (0: a token)
+        depth = 0
         for c in tree.children:
             if isinstance(c, Tree):
-                c = self._transform_tree(c)
+                c, start, end, d = self._transform_node(c, level + 1)
+                if start is not None:
+                    last = end
+                    if first is None:
+                        first = start
+                if chain:
+                    kids.append(d)
+                elif d > depth:
+                    depth = d
                 if c is Discard:
                     continue
+            else:
+                if chain:
+                    kids.append(0)
+                if c is not None:  # a token (None: an optional part left out)
+                    last = c
+                    if first is None:
+                        first = c
             children.append(c)
+        depth = node_depth(tree, kids) if chain else depth + 1
+        if depth > MAX_DEPTH:
+            raise TooDeep
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
         # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
         entry = _RULE_FUNCTIONS.get(tree.data)
         if entry is None:
-            return super()._call_userfunc(tree, children)
+            _place(tree.meta, first, last)
+            return super()._call_userfunc(tree, children), first, last, depth
         func, with_meta = entry
         try:
-            return func(self, tree.meta, children) if with_meta else func(self, children)
+            if with_meta:
+                return func(self, _span_between(self.file, first, last) if first is not None else _NOWHERE, children), first, last, depth
+            return func(self, children), first, last, depth
         except GrammarError:
             raise
         except Exception as exc:
@@ -273,7 +316,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     # --- helpers
     def _span(self, meta) -> Span:
-        return span_of(self.file, meta)
+        # a rule's `meta` is the node's span already (_transform_node), or Lark's position
+        return meta if type(meta) is Span else span_of(self.file, meta)
 
     def _string(self, tok: Token) -> str:
         raw = tok.value[1:-1]
@@ -915,6 +959,35 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Neg(c[1], self._span(meta))
 
 
+def _span_between(path: str, first: Token, last: Token) -> Span:
+    """What diagnostics.span_of gives for a node from its first token to its last, made directly
+    (without an object standing for Lark's meta in between): a rule's `meta` is this span."""
+    span = _new_span(Span)
+    span.__dict__.update({"path": path if type(path) is str else str(path), "line": first.line or 1,
+                          "column": first.column or 1,
+                          "end_column": None if last.end_line is not None and last.end_line != first.line
+                          else last.end_column})
+    return span
+
+
+_new_span = object.__new__
+
+
+class _Nowhere:
+    """The position of a node with no token (Lark's empty meta: span_of gives it line 1, column 1)."""
+
+
+_NOWHERE = _Nowhere()
+
+
+def _place(meta, first: Token | None, last: Token | None) -> None:
+    """Give a Lark meta the position derived from the node's tokens (for a rule Lark dispatches)."""
+    if first is not None:
+        meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
+        meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
+        meta.empty = False
+
+
 def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
     """Rule name -> (function, takes meta) for every rule callback of `cls`. Empty (Lark's own,
     slower dispatch is used) if this Lark version keeps `v_args` differently."""
@@ -940,6 +1013,8 @@ _RULE_FUNCTIONS = _rule_functions(_ToSyntax)
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:
+    """The syntax tree of a parse tree; raises parser.TooDeep for one nested deeper than
+    parser.MAX_DEPTH (which parser.parse refuses unless told the depth is measured here)."""
     return rulebook_ast(path, *_ToSyntax(path, diags).transform(tree))
 
 

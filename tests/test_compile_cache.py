@@ -137,6 +137,22 @@ def test_every_source_file_of_the_compiler_is_in_the_fingerprint(tmp_path):
     assert before not in changed and len(set(changed)) == len(changed)
 
 
+def test_the_compiler_sources_are_what_pathlib_globbing_finds_in_the_same_order(tmp_path):
+    """compiler_sources walks the folder once (start-up): the same files, folders named like one
+    and symlinks included, symlinked folders not entered, each kind ordered as paths are."""
+    for rel in ("a.py", "a-b/x.py", "a/b.py", "a/b/c.js", ".py", "..py", ".hidden/z.css", "dir.py/inner.py",
+                "Z.py", "__pycache__/q.py", "a/b/c/d/f.css", "noext", "x.PY", "y.py.txt", "a b/c.py", "é/ü.js",
+                "a.py.css", "b.css.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    (tmp_path / "linked").symlink_to(tmp_path / "a")
+    (tmp_path / "linked.py").symlink_to(tmp_path / "a")
+    (tmp_path / "link.py").symlink_to(tmp_path / "a.py")
+    for package in (tmp_path, Path(frontend.__file__).resolve().parent):
+        globbed = sorted(package.rglob("*.py")) + sorted(package.rglob("*.js")) + sorted(package.rglob("*.css"))
+        assert cache.compiler_sources(package) == [str(p) for p in globbed]
+
+
 def _evil_pickle(marker: Path) -> bytes:
     class Evil:
         def __reduce__(self):

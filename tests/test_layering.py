@@ -99,16 +99,52 @@ def _modules_after(args: list[str], env_extra: dict | None = None) -> tuple[int,
     return code, set(modules)
 
 
-@pytest.mark.parametrize("args", [["--help"], ["-h"], ["resolve", "--help"], ["plan", "--help"]],
-                         ids=" ".join)
-def test_help_loads_no_engine(args):
+# the modules of the command line every command loads; each command's own module is loaded only
+# to run it or to show its help (`civdsl --help` lists the commands from cli/main.py's table)
+CLI_CORE = {"civdsl.cli", "civdsl.cli.main", "civdsl.cli.common", "civdsl.cli.terminal"}
+
+
+@pytest.mark.parametrize("args, own", [(["--help"], set()), (["-h"], set()), (["resolve", "--help"], {"civdsl.cli.questions"}),
+                                       (["plan", "--help"], {"civdsl.cli.plan"})], ids=lambda a: " ".join(a) if isinstance(a, list) else "")
+def test_help_loads_no_engine(args, own):
     code, modules = _modules_after(args)
     assert code == 0
     assert not [m for m in HEAVY if m in modules]
-    # civdsl.resources only finds files (the checkout around the current folder): no engine
+    # civdsl.resources only finds files (the checkout around the current folder), civdsl.gcpause
+    # only pauses the collector while start-up builds what it keeps: no engine
     engines = sorted(m for m in modules if m.startswith("civdsl.") and not m.startswith("civdsl.cli")
-                     and m not in ("civdsl.errors", "civdsl.resources"))
+                     and m not in ("civdsl.errors", "civdsl.resources", "civdsl.gcpause"))
     assert not engines, f"`civdsl {' '.join(args)}` imported {engines}"
+    commands = sorted(m for m in modules if m.startswith("civdsl.cli") and m not in CLI_CORE | own)
+    assert not commands, f"`civdsl {' '.join(args)}` imported {commands}"
+    # the standard library's modules that showing help does not use (textwrap is click's wrapping;
+    # click's parser tries a short option such as -h as a long one first, and its "no such
+    # option" error, made and caught, looks for close matches with difflib)
+    unused = {"shutil", "tempfile", "fractions", "decimal", "dataclasses"} | ({"difflib"} if "-h" not in args else set())
+    assert not unused & modules, f"`civdsl {' '.join(args)}` imported {sorted(unused & modules)}"
+
+
+@pytest.mark.parametrize("width", [20, 50, 60, 78, 200])
+def test_help_lists_each_command_with_the_first_sentence_of_its_own_help(width):
+    """`civdsl --help` lists the commands from COMMANDS without importing them: the list is the
+    one click makes from the commands themselves (a changed first sentence of a command's help
+    must be copied into cli/main.py's table), at every width."""
+    import importlib
+
+    import click
+
+    from civdsl.cli.main import COMMANDS, main
+
+    real = {name: getattr(importlib.import_module(module), attr) for name, (module, attr, _) in COMMANDS.items()}
+    assert all(cmd.name == name and not cmd.hidden and not cmd.short_help for name, cmd in real.items())
+    listed, expected = [], []
+    for group, out in ((main, listed), (click.Group(commands=list(real.values())), expected)):
+        ctx = click.Context(main, info_name="civdsl", terminal_width=width)
+        formatter = ctx.make_formatter()
+        group.format_commands(ctx, formatter)
+        out.append(formatter.getvalue())
+    assert listed == expected
+    assert "resolve" in listed[0] and "lsp" in listed[0]
 
 
 @pytest.mark.parametrize("args", [["resolve", "megaciv", "Famine"], ["cost", "megaciv", "--buy", "Pottery"],
@@ -126,7 +162,7 @@ def test_questions_from_a_current_cache_load_no_parser(args):
 # import work every question pays for; a module needed only on a rare path (a mistake to name, a
 # division) is imported where that path starts.
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
-                 "civdsl.cli.terminal", "civdsl.errors", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
+                 "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
                  "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
@@ -145,11 +181,12 @@ def test_each_question_loads_only_its_path(args, own):
     assert ours - QUESTION_PATH - own == set(), f"`civdsl {args[0]}` imported more than its path"
     assert "civdsl.planner" not in modules or args[0] == "plan"
     # the standard library's heavier modules that answering does not use (fractions: only a
-    # division makes a Fraction; difflib/did-you-mean: only a mistake; dataclasses: the tables
-    # on this path are civdsl.records classes, which compile nothing at import)
-    unused = {"fractions", "decimal", "difflib", "tempfile", "shutil", "hashlib", "dataclasses", "civdsl.diagnostics"}
-    if args[0] == "plan":
-        unused -= {"fractions", "decimal"}  # the planner ranks by exact fractions
+    # division, an objective expression or a bound with a remainder makes a Fraction;
+    # difflib/did-you-mean: only a mistake; dataclasses: the tables on this path are
+    # civdsl.records classes, which compile nothing at import; copy: only a plan with a wanted
+    # advance clones its problem)
+    unused = {"fractions", "decimal", "difflib", "tempfile", "shutil", "hashlib", "dataclasses", "copy",
+              "civdsl.diagnostics"}
     assert not unused & modules, f"`civdsl {args[0]}` imported {sorted(unused & modules)}"
 
 

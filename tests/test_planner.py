@@ -375,6 +375,30 @@ def test_payment_with_card_abilities_matches_brute_force(rid, data):
     assert got.treasury == 0 or got.card_value + (got.treasury - 1) * tv < price
 
 
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_chosen_payment_keeps_the_whole_programmes_choice(rid, data):
+    """The chosen payment's programme keeps only the states that can reach a floor, in the whole
+    programme's order (PaymentTable._chosen_layers): between payments equal in every ranked
+    respect it must name the very payment the whole programme names. Hands of many commodities
+    of few faces make such ties common."""
+    module = _book(rid).module
+    commodities = [n for n in module.COMMODITIES if module.COMMODITIES[n]["value"] > 0]
+    cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 4), min_size=1, max_size=8))
+    treasury = data.draw(st.sampled_from([0, 0, 5, 20]))
+    tv = data.draw(st.sampled_from([1, 2]))
+    rate = data.draw(st.sampled_from([0, 2]))
+    substitute = data.draw(st.booleans())
+    limit = data.draw(st.integers(0, sum(cards.values()) + 1))
+    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    whole = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    whole._chosen_layers = lambda limit, price, least, clamp: whole._layers(limit, cap=least, keep=True, clamp=clamp)
+    price = data.draw(st.integers(0, int(table.budget(limit)) + 3))
+    got, expected = table.best(price, limit), whole.best(price, limit)
+    assert (got and got.to_dict()) == (expected and expected.to_dict())
+
+
 def test_trade_routes_turns_cards_into_treasury_and_keeps_the_rest():
     """Mega Civilization's Trade Routes: "discard any number of commodity cards to gain treasury
     tokens at twice the face value" (004). Two Gold (face 9) pay 36 as a set, 1 over a price of

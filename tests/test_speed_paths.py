@@ -277,3 +277,59 @@ def test_a_syntax_error_in_generated_code_is_located_in_the_whole_module():
     with pytest.raises(SyntaxError) as caught:
         bytecode.compile_module(source, "bad.py")
     assert caught.value.filename == "bad.py" and caught.value.lineno >= 9
+
+
+# house rules that change what a calamity function's text depends on, each in its own way: a
+# constant the functions fold in, the edition's amount rules, one calamity's rules, the options
+# (the compiler's settings), the calamities' order (their functions' names); and one that
+# changes no calamity
+_REUSE_CASES = {
+    "constant": "const city_points = 4\n",
+    "amounts": "amounts { bound none }\n",
+    "one_calamity": 'change calamity "Tempest" { amounts { bound none "owed in full" } }\n',
+    "option": 'option strict_test_switch "a switch" on\n',
+    "order": ('remove calamity "Tempest"\nerrata CIV042 "24 calamities" "one fewer"\n'
+              'errata CIV042 "8 minor calamities" "one fewer"\n'),
+    "no_calamity": 'change advance "Pottery" { summary "Changed." }\n',
+}
+
+
+@pytest.mark.parametrize("case", sorted(_REUSE_CASES))
+def test_a_house_rule_module_is_the_same_whether_or_not_its_base_was_generated_first(tmp_path, case):
+    from civdsl import bytecode, codegen
+
+    path = tmp_path / f"{case}.civ"
+    path.write_text(f'language 1\nedition {case} "Test" extends megaciv\n{_REUSE_CASES[case]}', encoding="utf-8")
+    chains = [check_file(p) for p in (shipped_rulebooks()["megaciv"], *shipped_house_rules(), path)]
+    assert all(c.ok for c in chains), [c.diagnostics.render() for c in chains]
+
+    def source(checked):
+        return generate(checked.edition, {f.display: f.text for f in checked.chain})
+
+    codegen.forget_written()
+    after_others = [source(c) for c in chains]  # each house rule after its base and the others
+    alone = []
+    for checked in chains:
+        codegen.forget_written()
+        bytecode.forget()
+        alone.append(source(checked))
+    assert after_others == alone
+    # and the base's functions were reused where nothing they depend on changed
+    codegen.forget_written()
+    source(chains[0])
+    generated: list[str] = []
+    real = codegen._calamity
+
+    def counting(w, c, cal, fn, *rest):
+        generated.append(cal.name)
+        return real(w, c, cal, fn, *rest)
+
+    codegen._calamity = counting
+    try:
+        source(chains[-1])
+    finally:
+        codegen._calamity = real
+    total = len(chains[-1].edition.calamities)
+    expected_fresh = {"constant": total, "amounts": total, "one_calamity": 1, "option": total, "order": total,
+                      "no_calamity": 0}[case]
+    assert len(generated) == expected_fresh, generated

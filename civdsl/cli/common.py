@@ -269,8 +269,10 @@ def open_rulebook(rulebook: str):
     """The compiled rulebook (an edition id or a path); a compile error propagates as RulebookError
     (reported by Conventions.invoke with its diagnostics, exit 1)."""
     from ..api import load
+    from ..gcpause import paused
 
-    return load(rulebook)
+    with paused():
+        return load(rulebook)
 
 
 def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = ()) -> dict:

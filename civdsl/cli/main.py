@@ -1,6 +1,8 @@
-"""The `civdsl` group. Each command is imported only when it is run or listed for help, and the
-command modules import the engines only inside their commands: `civdsl --help` loads click and
-this package, never the parser, YAML or jsonschema (tests/test_layering.py checks it)."""
+"""The `civdsl` group. Each command's module is imported only when the command is run (or its own
+help is asked for), and the command modules import the engines only inside their commands:
+`civdsl --help` lists the commands from the table below and loads click and this package's
+common parts, never a command's module, the parser, YAML or jsonschema (tests/test_layering.py
+checks it)."""
 
 from __future__ import annotations
 
@@ -10,28 +12,51 @@ import sys
 
 import click
 
+from ..gcpause import paused
 from .common import CONTEXT_SETTINGS, Conventions, use_color
 
-# name -> (module, attribute). A new command: its function in one of the modules, one line here.
+# name -> (module, attribute, summary). A new command: its function in one of the modules, one line
+# here. The summary is the first sentence of the command's help, which `civdsl --help` lists: kept
+# here so that listing the commands imports none of their modules (a third of --help's time);
+# tests/test_layering.py checks that each summary is its command's own first sentence.
 COMMANDS = {
-    "resolve": ("civdsl.cli.questions", "resolve"),
-    "cost": ("civdsl.cli.questions", "cost"),
-    "epoch": ("civdsl.cli.questions", "epoch"),
-    "score": ("civdsl.cli.questions", "score"),
-    "hand": ("civdsl.cli.questions", "hand"),
-    "table": ("civdsl.cli.table", "table"),
-    "plan": ("civdsl.cli.plan", "plan"),
-    "check": ("civdsl.cli.authoring", "check"),
-    "build": ("civdsl.cli.authoring", "build"),
-    "fmt": ("civdsl.cli.authoring", "fmt"),
-    "new": ("civdsl.cli.authoring", "new"),
-    "diff": ("civdsl.cli.authoring", "diff"),
-    "explain": ("civdsl.cli.authoring", "explain"),
-    "vocab": ("civdsl.cli.authoring", "vocab"),
-    "chart": ("civdsl.cli.charts", "chart"),
-    "step": ("civdsl.cli.cardgame", "step"),
-    "simulate": ("civdsl.cli.cardgame", "simulate"),
-    "lsp": ("civdsl.cli.lsp", "lsp"),
+    "resolve": ("civdsl.cli.questions", "resolve",
+                "What CALAMITY does to a victim, after every modifier, with a trace."),
+    "cost": ("civdsl.cli.questions", "cost",
+             "Price of each advance to buy after credits, with a breakdown and the total; or, with "
+             "--trade-cards, the treasury price of trade cards bought from the stacks."),
+    "epoch": ("civdsl.cli.questions", "epoch",
+              "Where your marker is and what the next space needs; or each epoch's requirements."),
+    "score": ("civdsl.cli.questions", "score", "Victory points and tie-breakers for one player."),
+    "hand": ("civdsl.cli.questions", "hand",
+             "The value of a hand of commodity cards: each set, worthless cards and the total; with a "
+             "state, what the player's block and advances make of it."),
+    "table": ("civdsl.cli.table", "table",
+              "Resolve the calamity phase of a whole TABLE: beneficiaries, limits, order, secondary victims."),
+    "plan": ("civdsl.cli.plan", "plan",
+             "The advances to buy this turn that maximise an objective, their prices and the payment."),
+    "check": ("civdsl.cli.authoring", "check", "Check rulebooks and report every problem."),
+    "build": ("civdsl.cli.authoring", "build",
+              "Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts)."),
+    "fmt": ("civdsl.cli.authoring", "fmt", "Rewrite rulebooks in the canonical layout."),
+    "new": ("civdsl.cli.authoring", "new",
+            "Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."),
+    "diff": ("civdsl.cli.authoring", "diff",
+             "What changes from rulebook A to rulebook B (edition ids or paths, in any mix)."),
+    "explain": ("civdsl.cli.authoring", "explain",
+                "Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one "
+                "advance or calamity (civdsl explain megaciv Pottery)."),
+    "vocab": ("civdsl.cli.authoring", "vocab",
+              "The language's vocabulary: effect kinds, abilities, player facts and functions."),
+    "chart": ("civdsl.cli.charts", "chart", "Quick-reference charts of RULEBOOK (an edition id or a .civ file)."),
+    "step": ("civdsl.cli.cardgame", "step",
+             "Apply one phase (or one whole round) of RULEBOOK's round rules to a state; print the new stats "
+             "and the trace of every rule that fired."),
+    "simulate": ("civdsl.cli.cardgame", "simulate",
+                 "Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often each "
+                 "threshold, flag, track mark and game end happens by each round."),
+    "lsp": ("civdsl.cli.lsp", "lsp",
+            "Run the civdsl language server (Language Server Protocol over stdio) for editors."),
 }
 
 
@@ -55,9 +80,11 @@ class LazyGroup(Conventions, click.Group):
     usage errors (exit 2) and errors outside any one command."""
 
     def main(self, *args, **kwargs):
+        from ..gcpause import skip_collections_at_exit
         from .terminal import install
 
         install()  # before arguments are parsed: a usage error echoes them
+        skip_collections_at_exit()  # a run of the command line ends the process
         return super().main(*args, **kwargs)
 
     def make_context(self, info_name, args, parent=None, **extra):
@@ -87,9 +114,17 @@ class LazyGroup(Conventions, click.Group):
 
     def get_command(self, ctx, name):
         if name in COMMANDS and name not in self.commands:
-            module, attr = COMMANDS[name]
-            return getattr(importlib.import_module(module), attr)
+            module, attr, _ = COMMANDS[name]
+            with paused():
+                return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        """The list of commands in `civdsl --help`, laid out by click from each command's summary in
+        COMMANDS (a command that only stands in for it, so nothing is imported)."""
+        listed = click.Group(commands=[click.Command(name, help=summary) for name, (_, _, summary) in COMMANDS.items()])
+        listed.commands.update(self.commands)
+        listed.format_commands(ctx, formatter)
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)

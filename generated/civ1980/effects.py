@@ -79,17 +79,17 @@ def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b81 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:228
-        ub81 = type(b81) is _U
-        if ub81:
-            s.undecided.append((228, 'rulebooks/civ1980.civ', 'which effects apply', b81.facts))
-        if ub81 or b81:
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:228
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((228, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_area = 'volcano'  # rulebooks/civ1980.civ:228
             e0_active = True
-        if ub81 or not b81:
+        if ub1 or not b1:
             e1_amount = 1  # rulebooks/civ1980.civ:228
             e1_area = 'any'  # rulebooks/civ1980.civ:228
-        if ub81:
+        if ub1:
             e0_active = None
             e1_amount = None
         assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 230)

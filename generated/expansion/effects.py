@@ -156,19 +156,19 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b158 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:507
-        ub158 = type(b158) is _U
-        if ub158:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'which effects apply', b158.facts))
-        if ub158 or b158:
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:507
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((507, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_area = 'volcano'  # rulebooks/expansion.civ:508
             e0_active = True
-        if ub158 or not b158:
+        if ub1 or not b1:
             e1_amount = 1  # rulebooks/expansion.civ:510
             e1_area = 'any'  # rulebooks/expansion.civ:510
             e2_amount = 0  # rulebooks/expansion.civ:511
             e2_area = 'any'  # rulebooks/expansion.civ:511
-        if ub158:
+        if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
@@ -237,18 +237,18 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b239 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
-        ub239 = type(b239) is _U
-        if ub239:
-            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b239.facts))
-        if ub239 or b239:
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:535
             e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:536
             e1_area = 'any'  # rulebooks/expansion.civ:536
-        if ub239 or not b239:
+        if ub1 or not b1:
             e2_amount = 1  # rulebooks/expansion.civ:538
             e2_area = 'any'  # rulebooks/expansion.civ:538
-        if ub239:
+        if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
@@ -515,19 +515,19 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b517 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:657
-        ub517 = type(b517) is _U
-        if ub517:
-            s.undecided.append((657, 'rulebooks/expansion.civ', 'which effects apply', b517.facts))
-        if ub517 or b517:
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:657
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((657, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_amount = 17  # rulebooks/expansion.civ:658
             e0_area = 'flood_plain'  # rulebooks/expansion.civ:658
-        if ub517 or not b517:
+        if ub1 or not b1:
             e1_amount = 1  # rulebooks/expansion.civ:660
             e1_area = 'coastal'  # rulebooks/expansion.civ:660
             e2_amount = 0  # rulebooks/expansion.civ:661
             e2_area = 'coastal'  # rulebooks/expansion.civ:661
-        if ub517:
+        if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
@@ -967,16 +967,16 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b969 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:851
-        ub969 = type(b969) is _U
-        if ub969:
-            s.undecided.append((851, 'rulebooks/expansion.civ', 'which effects apply', b969.facts))
-        if ub969 or b969:
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:851
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((851, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_amount = 1  # rulebooks/expansion.civ:851
             e0_to = 'trader'  # rulebooks/expansion.civ:851
-        if ub969 or not b969:
+        if ub1 or not b1:
             e1_amount = 1  # rulebooks/expansion.civ:851
-        if ub969:
+        if ub1:
             e0_amount = None
             e1_amount = None
         trace = []

@@ -280,19 +280,19 @@ def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Res
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b282 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:524
-        ub282 = type(b282) is _U
-        if ub282:
-            s.undecided.append((524, 'rulebooks/megaciv.civ', 'which effects apply', b282.facts))
-        if ub282 or b282:
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:524
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((524, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_area = 'volcano'  # rulebooks/megaciv.civ:525
             e0_active = True
-        if ub282 or not b282:
+        if ub1 or not b1:
             e1_amount = 1  # rulebooks/megaciv.civ:527
             e1_area = 'any'  # rulebooks/megaciv.civ:527
             e2_amount = 0  # rulebooks/megaciv.civ:528
             e2_area = 'any'  # rulebooks/megaciv.civ:528
-        if ub282:
+        if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
@@ -432,17 +432,17 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b434 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:590
-        ub434 = type(b434) is _U
-        if ub434:
-            s.undecided.append((590, 'rulebooks/megaciv.civ', 'which effects apply', b434.facts))
-        if ub434 or b434:
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:590
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((590, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
             e0_amount = 15  # rulebooks/megaciv.civ:590
             e0_area = 'flood_plain'  # rulebooks/megaciv.civ:590
-        if ub434 or not b434:
+        if ub1 or not b1:
             e1_amount = 5  # rulebooks/megaciv.civ:590
             e1_area = 'coastal'  # rulebooks/megaciv.civ:590
-        if ub434:
+        if ub1:
             e0_amount = None
             e1_amount = None
         assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 592)
