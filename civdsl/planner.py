@@ -1313,7 +1313,7 @@ class PurchaseProblem:
             if got is None:
                 return
             price, spent, limit = got
-            if kth[0] is not None and (self.objective.of(names), -spent) < kth[0][:2]:
+            if kth[0] is not None and (objective, -spent) < kth[0][:2]:
                 return  # below the k-th best before its credit and rulebook order are needed
             key = self._key(names, price, spent)
             entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
