@@ -226,6 +226,8 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
 
 def _first_too_nested(text: str, end: int) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
+    if end == len(text) and _nesting_bound(text) <= MAX_NESTING:  # the usual file: no loop over brackets
+        return None
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
         ch = m.group()
@@ -236,6 +238,24 @@ def _first_too_nested(text: str, end: int) -> int | None:
         elif ch == ")" or ch == "}":
             depth = max(0, depth - 1)
     return None
+
+
+# What _BRACKET_SCAN skips (strings, comments) and the runs of text between them without a bracket.
+_NOT_A_BRACKET = re.compile(r'[^"#(){}]+|"(?:[^"\\\n]|\\.)*"?|#[^\n]*')
+_ROUND = str.maketrans("{}", "()")
+
+
+def _nesting_bound(text: str) -> int:
+    """A bound brackets never nest deeper than in `text` (as _first_too_nested counts them), found by
+    string operations: the brackets alone, `{}` as `()`, lose their innermost pairs `()` round after
+    round, and matched pairs nested k deep are gone after k rounds; what is left is closers never
+    opened (nesting nothing) and openers never closed (a level each). Stops past MAX_NESTING."""
+    brackets = _NOT_A_BRACKET.sub("", text).translate(_ROUND)
+    rounds = 0
+    while rounds <= MAX_NESTING and "()" in brackets:
+        brackets = brackets.replace("()", "")
+        rounds += 1
+    return rounds + brackets.count("(")
 
 
 def _first_excess_token(text: str) -> int | None:

@@ -258,7 +258,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         position is derived here, in the walk that happens anyway: a node starts where its first
         token starts and ends where its last token ends, which is what Lark records for this
         grammar (every terminal is named and kept, and a rule inlined with `?` has one child;
-        tests/test_syntax_walk.py checks the two agree on every node).
+        tests/test_front_paths.py checks the two agree on every node).
 
         The depth is measured here too, as parser.MAX_DEPTH counts it (parser.node_depth), so a file
         needs no walk of its own for it: past MAX_DEPTH this raises parser.TooDeep (a node that far
@@ -307,7 +307,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         func, with_meta = entry
         try:
             if with_meta:
-                return func(self, _Position(first, last) if first is not None else _NOWHERE, children), first, last, depth
+                return func(self, _span_between(self.file, first, last) if first is not None else _NOWHERE, children), first, last, depth
             return func(self, children), first, last, depth
         except GrammarError:
             raise
@@ -316,7 +316,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     # --- helpers
     def _span(self, meta) -> Span:
-        return span_of(self.file, meta)
+        # a rule's `meta` is the node's span already (_transform_node), or Lark's position
+        return meta if type(meta) is Span else span_of(self.file, meta)
 
     def _string(self, tok: Token) -> str:
         raw = tok.value[1:-1]
@@ -958,15 +959,18 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Neg(c[1], self._span(meta))
 
 
-class _Position:
-    """Where a node of the parse tree stands, as Lark's `meta` gives it (what span_of reads): from
-    its first token's start to its last token's end."""
+def _span_between(path: str, first: Token, last: Token) -> Span:
+    """What diagnostics.span_of gives for a node from its first token to its last, made directly
+    (without an object standing for Lark's meta in between): a rule's `meta` is this span."""
+    span = _new_span(Span)
+    span.__dict__.update({"path": path if type(path) is str else str(path), "line": first.line or 1,
+                          "column": first.column or 1,
+                          "end_column": None if last.end_line is not None and last.end_line != first.line
+                          else last.end_column})
+    return span
 
-    __slots__ = ("line", "column", "end_line", "end_column")
 
-    def __init__(self, first: Token, last: Token):
-        self.line, self.column = first.line, first.column
-        self.end_line, self.end_column = last.end_line, last.end_column
+_new_span = object.__new__
 
 
 class _Nowhere:

@@ -1,11 +1,15 @@
-"""The syntax pass's walk of the parse tree does two jobs of its own: it derives every node's
+"""The front end's fast paths answer exactly as the plain ones they stand for.
+
+The syntax pass's walk of the parse tree does two jobs of its own: it derives every node's
 position from its tokens (the parser runs without Lark's propagate_positions), exactly what Lark
 would have recorded, and it measures the nesting depth parser.parse would otherwise check in a
-walk of its own, with the same answer."""
+walk of its own, with the same answer. The bracket limit is checked by string operations first."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import random
 
 import lark
 import pytest
@@ -158,3 +162,41 @@ def test_a_tree_taller_than_the_limit_is_refused_before_the_stack_runs_out():
     walked = Diagnostics()
     assert parser.parse(text, "f.civ", walked) is None
     assert walked.items == diags.items
+
+
+def _nested_by_loop(text: str) -> int | None:
+    """The first bracket nested past MAX_NESTING, by the plain scan (parser._BRACKET_SCAN)."""
+    depth = 0
+    for m in parser._BRACKET_SCAN.finditer(text):
+        if m.group() in "({":
+            depth += 1
+            if depth > parser.MAX_NESTING:
+                return m.start()
+        elif m.group() in ")}":
+            depth = max(0, depth - 1)
+    return None
+
+
+def test_the_bracket_check_answers_as_the_plain_scan():
+    """Brackets, some in strings (closed or not, with escapes) and comments, nested near the limit,
+    with unmatched closers and openers: the same first offset, or none."""
+    rng = random.Random(15)
+    pieces = ["(", ")", "{", "}", "x", "\n", '"(("', '"a\\"(', '"\\"))"', '"unclosed ((', "# ((( {{\n", " "]
+    weights = [30, 24, 10, 8, 10, 3, 2, 1, 1, 1, 2, 8]
+    found = 0
+    for _ in range(3000):
+        opened = rng.choice("({") * rng.randrange(40, 70)  # near the limit, the rest decides
+        text = "".join(rng.choices(pieces, weights, k=rng.randrange(50, 400)))
+        at = rng.randrange(len(text))
+        text = text[:at] + opened + text[at:]
+        expected = _nested_by_loop(text)
+        assert parser._first_too_nested(text, len(text)) == expected, text
+        found += expected is not None
+    assert 300 < found < 2700  # both answers were met often
+
+
+def test_the_bracket_bound_is_exact_for_plain_nesting():
+    for depth in (0, 1, parser.MAX_NESTING, parser.MAX_NESTING + 1):
+        text = "(" * depth + ")" * depth
+        assert parser._nesting_bound(text) == depth
+        assert (parser._first_too_nested(text, len(text)) is None) == (depth <= parser.MAX_NESTING)
