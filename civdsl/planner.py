@@ -291,6 +291,10 @@ class PaymentTable:
     owes a set" states end at the next face (at most 4 times the states, not 2 x faces + 2).
     """
 
+    # a chosen payment without converted tokens and with fewer (value, cards kept) pairs than this
+    # runs the whole programme (PaymentTable._floors_pay)
+    SMALL_PROGRAMME = 20_000
+
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
                  rate: int = 0, substitute: bool = False):
         self.module = module
@@ -610,8 +614,7 @@ class PaymentTable:
         states by most tokens first (`_pareto`); every state of a group has the same moves, so that
         order follows from the groups alone, which `_group_order` computes without entries, and
         the kept states are put in it."""
-        # (group codes are whole numbers: set values that are not fall back to the whole programme)
-        if all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int):
+        if self._floors_pay(limit, least):
             gains, groups = self._gains(), None
             for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp)):
                 groups = groups or self._group_order(limit, least, limit < self.total_cards)
@@ -619,6 +622,14 @@ class PaymentTable:
                 if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
                     return layers
         return self._layers(limit, cap=least, keep=True, clamp=clamp)
+
+    def _floors_pay(self, limit: int, least) -> bool:
+        """Whether the floors are worth trying: with converted tokens in the key (many states per
+        group), or without them where the groups are many (below that the floors' passes cost
+        more than the whole programme); and only with whole-number set values (group codes)."""
+        groups = (least + 1) * (limit + 1 if limit < self.total_cards else 1)
+        whole = all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int)
+        return whole and (self.rate > 0 or groups >= self.SMALL_PROGRAMME)
 
     @staticmethod
     def _floors(most, found) -> Iterable:
@@ -1343,7 +1354,7 @@ class PurchaseProblem:
             if got is None:
                 return
             price, spent, limit = got
-            if kth[0] is not None and (self.objective.of(names), -spent) < kth[0][:2]:
+            if kth[0] is not None and (objective, -spent) < kth[0][:2]:
                 return  # below the k-th best before its credit and rulebook order are needed
             key = self._key(names, price, spent)
             entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
