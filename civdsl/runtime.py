@@ -1147,13 +1147,17 @@ def _after_source(states: dict, options: list) -> dict:
     """Every state one source leads to, its credit placed on one advance still to pay or on none:
     state -> (the state before, index of the advance or None). Equal states merge."""
     step: dict = {}
+    ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
     for state in states:
         left, chosen = state
         step.setdefault(state, (state, None))
         for i, option in enumerate(options):
             if left[i] <= 0:
                 continue
-            for credit, group in option(chosen[i]):
+            found = ways.get((i, chosen[i]))
+            if found is None:
+                found = ways[i, chosen[i]] = option(chosen[i])
+            for credit, group in found:
                 if credit > 0:
                     after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
                              chosen[:i] + (group,) + chosen[i + 1:])
