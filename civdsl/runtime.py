@@ -899,7 +899,11 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     if single_use:
         rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
     else:
-        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), 0
+        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), None
+    placed = _total(r["price"] for r in rows)   # after the credits, before what follows
+    # what follows may take more off another placement than off the one found (it lands on the
+    # dearest advance): where the placement stopped at its cap, the least price allows for it
+    taken = 0 if gap is None else _most_taken(module, rows, holds, list(buys))
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
     _acquired_automatically(module, rows, holds + list(buys))
@@ -908,6 +912,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
     total = _total(r["price"] for r in rows)
+    least = total if gap is None or total is None else max(0, total - gap if not taken else placed - gap - taken)
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
@@ -916,13 +921,31 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         "total": total,
         # False where the single-use placement stopped at SINGLE_USE_PLACEMENT_CAP short of a
         # proof: the prices are a real placement's (payable), and no placement pays less than
-        # total_at_least. Each step after the placement takes no more off a lower price than off
-        # a higher one, so the gap in saving bounds the gap in total.
-        "complete": gap == 0,
-        "total_at_least": None if total is None else max(0, total - gap),
+        # total_at_least, the total less what the best placement could save more (gap) and,
+        # where same-turn abilities or advances acquired automatically follow, less the most
+        # they could take off any placement.
+        "complete": gap is None or (gap == 0 and not taken),
+        "total_at_least": least,
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _most_taken(module, rows: list[dict], holds: list, buys: list) -> int:
+    """The most that advances acquired automatically (a held or bought card's `acquire_all`), the
+    one-time discounts and the free advances of the advances bought could take off ROWS under any
+    placement of the credits: each covered advance's printed cost, each discount, the dearest
+    printed cost a free advance covers."""
+    priced = [r["advance"] for r in rows if r["price"] is not None]
+    taken = 0
+    for source in holds + buys:
+        for kind, args in module.ADVANCES[source]["abilities"]:
+            if kind == "discount" and source in buys:
+                taken += args["amount"]
+            elif kind == "acquire_all" or (kind == "free_advance" and source in buys):
+                costs = [module.ADVANCES[n]["cost"] for n in priced if n != source and _covered(module.ADVANCES[n], args)]
+                taken += sum(costs) if kind == "acquire_all" else max(costs, default=0)
+    return taken
 
 
 def _treasury_value(module, holds: list) -> int:
@@ -1016,7 +1039,7 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | 
     largest total saving: an exact search, not a greedy placement (which is not always best and
     depended on the order the purchases were listed in). Purchases are taken in rulebook order,
     so the answer never depends on how the buys were listed. Also returns how much more than the
-    placement found the best one could save (0: the placement is the best)."""
+    placement found the best one could save (None: the search never reached its cap)."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
     order = {name: i for i, name in enumerate(module.ADVANCES)}
@@ -1036,8 +1059,8 @@ SINGLE_USE_PLACEMENT_CAP = 1000
 def _place_single_use_credits(module, sources: list, priced: list,
                               work: list | None = None) -> tuple[dict[str, list], int]:
     """The placement of credits with the largest total saving, each source's credit going to at
-    most one of `priced`, and how much more the best placement could save than it (0: it is the
-    best). A state is the prices still to pay and, under `best_group`, the group each advance is
+    most one of `priced`, and how much more the best placement could save than it (None: the
+    search never reached its cap, so it is the full search's). A state is the prices still to pay and, under `best_group`, the group each advance is
     being discounted by (None until its first group credit). Equal states merge, so the work
     follows the number of distinct states, not the number of placements.
 
@@ -1053,7 +1076,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
                  key=lambda path: -sum(path[-1][0]))    # the better one; the first of equals
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
-    states, beyond = {start: None}, 0
+    states, beyond = {start: None}, None
     for k, (name, options, _) in enumerate(useful):
         step = _after_source(states, options)
         if work is not None:
@@ -1061,10 +1084,11 @@ def _place_single_use_credits(module, sources: list, priced: list,
         states = {s: back for s, back in step.items() if reach(k, s)}
         if len(states) > SINGLE_USE_PLACEMENT_CAP:
             states, dropped = _keep_within_cap(states, greedy[k + 1])
-            beyond = max([beyond] + [most(k, s) for s in dropped])
+            beyond = max([most(k, s) for s in dropped] + ([] if beyond is None else [beyond]))
         layers.append((name, states))
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
-    return _placement(layers, best, priced), max(0, beyond - (sum(start[0]) - sum(best[0])))
+    gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
+    return _placement(layers, best, priced), gap
 
 
 def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:

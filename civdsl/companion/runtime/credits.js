@@ -120,7 +120,7 @@ function creditPrices(M, holds, buys, extra, work) {
   holds = Array.from(holds);
   buys = Array.from(buys);
   let rows = [];
-  let gap = 0;  // how much more the best single-use placement could save than the one found
+  let gap = null;  // how much more the best single-use placement could save (null: never capped)
   const credits = policy === "best_group" ? creditGroupCredits(M, holds, extra) : null;
   const singleUse = creditVariants(M).indexOf("single_use") >= 0;
   for (const name of (singleUse ? [] : buys)) {
@@ -163,6 +163,10 @@ function creditPrices(M, holds, buys, extra, work) {
     rows.push(row);
   }
   if (singleUse) [rows, gap] = creditSingleUseRows(M, holds, buys, extra || {}, work);
+  // after the credits, before what follows, and the most what follows could take off any
+  // placement (runtime.prices)
+  const placed = rows.every((r) => r.price !== null) ? creditSum(rows.map((r) => r.price)) : null;
+  const taken = gap === null ? 0 : creditMostTaken(M, rows, holds, buys);
   // an advance a held or bought card acquires automatically costs nothing; this comes first, so
   // a one-time discount of the same purchase goes to an advance that is still paid for
   const acquirers = [];
@@ -202,11 +206,30 @@ function creditPrices(M, holds, buys, extra, work) {
     acquired: creditAcquiredWith(M, holds, buys),
     total: total,
     // false where the single-use placement stopped at its cap short of a proof (runtime.prices)
-    complete: gap === 0,
-    total_at_least: total === null ? null : Math.max(0, total - gap),
+    complete: gap === null || (gap === 0 && !taken),
+    total_at_least: gap === null || total === null ? total : Math.max(0, taken ? placed - gap - taken : total - gap),
     unknown: rows.filter((r) => r.price === null).map((r) => r.advance),
     treasury_value: treasuryValue === null ? 1 : treasuryValue,
   };
+}
+
+// the most that advances acquired automatically, the one-time discounts and the free advances
+// could take off ROWS under any placement of the credits (runtime._most_taken)
+function creditMostTaken(M, rows, holds, buys) {
+  const priced = rows.filter((r) => r.price !== null).map((r) => r.advance);
+  let taken = 0;
+  for (const source of holds.concat(buys)) {
+    for (const [kind, args] of M.ADVANCES[source].abilities) {
+      if (kind === "discount" && buys.indexOf(source) >= 0) {
+        taken += args.amount;
+      } else if (kind === "acquire_all" || (kind === "free_advance" && buys.indexOf(source) >= 0)) {
+        const costs = priced.filter((n) => n !== source && M.ADVANCES[n].groups.indexOf(args.group) >= 0
+          && M.ADVANCES[n].cost !== null && M.ADVANCES[n].cost < args.cost_below).map((n) => M.ADVANCES[n].cost);
+        taken += kind === "acquire_all" ? creditSum(costs) : (costs.length ? Math.max(...costs) : 0);
+      }
+    }
+  }
+  return taken;
 }
 
 // The strict reading (variant `single_use`): each held card's credit, and each group's free
@@ -352,7 +375,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
   }
   const total = creditSum(start[0]);
   const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));
-  let beyond = 0;  // the most a state dropped at the cap could still save
+  let beyond = null;  // the most a state dropped at the cap could still save (null: none dropped)
   const layers = [];  // per useful source: state key -> [previous state, index of the advance or null]
   let states = new Map([[keyOf(start), start]]);
   useful.forEach((source, placed) => {
@@ -396,7 +419,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
     }
     if (stepStates.size > creditPlacementCap) {
       const [kept, dropped] = creditKeepWithinCap(stepStates, keyOf(greedy[placed + 1]));
-      for (const state of dropped) beyond = Math.max(beyond, most(placed, state));
+      for (const state of dropped) beyond = beyond === null ? most(placed, state) : Math.max(beyond, most(placed, state));
       for (const key of stepStates.keys()) if (!kept.has(key)) step.delete(key);
       states = kept;
     } else {
@@ -413,7 +436,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
       stateKey = k;
     }
   }
-  const gap = Math.max(0, beyond - (total - creditSum(state[0])));
+  const gap = beyond === null ? null : Math.max(0, beyond - (total - creditSum(state[0])));
   const given = {};
   for (const b of priced) given[b] = [];
   for (let l = layers.length - 1; l >= 0; l--) {
