@@ -392,6 +392,7 @@ def test_chosen_payment_keeps_the_whole_programmes_choice(rid, data):
     substitute = data.draw(st.booleans())
     limit = data.draw(st.integers(0, sum(cards.values()) + 1))
     table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table.SMALL_PROGRAMME = 0  # the floors even where the whole programme is small
     whole = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     whole._chosen_layers = lambda limit, price, least, clamp: whole._layers(limit, cap=least, keep=True, clamp=clamp)
     price = data.draw(st.integers(0, int(table.budget(limit)) + 3))
