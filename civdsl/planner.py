@@ -877,6 +877,9 @@ class PurchaseProblem:
     # is the whole search: past it the plan is the best found so far, with complete = False and
     # the most any set left unexamined could reach (the two-turn look-ahead's contract).
     single_use_cap = 3000
+    # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
+    # itself a search there, so the number of sets alone bounds neither time nor memory
+    single_use_work = 1_000_000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None):
@@ -889,6 +892,13 @@ class PurchaseProblem:
         self.extra = dict(facts.get("credits") or {})
         self.order = {n: i for i, n in enumerate(module.ADVANCES)}
         self._machines: dict[tuple, Any] = {}  # machine_for's, by the same-turn advances bought
+        # single_use: the sets priced by a placement that stopped at runtime.SINGLE_USE_PLACEMENT_CAP
+        # short of a proof -> the least price it proves; the best objective of those its least
+        # price would make affordable (None: none)
+        self.capped_least: dict[tuple, Any] = {}
+        self.unsure = None
+        self.stopped = False  # the single-use branch and bound stopped at single_use_cap or _work
+        self.work = [0]  # the states the single-use credit placements have made
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -973,7 +983,9 @@ class PurchaseProblem:
         base: dict[str, Any] = {row["advance"]: max(0, row["price"])
                                 for row in runtime.prices(module, holds, plain, extra)["items"]}
         for n in special_turn:
-            base[n] = max(0, runtime.prices(module, holds, [n], extra)["items"][0]["price"])
+            priced = runtime.prices(module, holds, [n], extra)
+            # a lower bound, as the search needs (a placement stopped at its cap proves one)
+            base[n] = max(0, priced["items"][0]["price"] if priced["complete"] else priced["total_at_least"])
         return base
 
     def _group_abilities(self, advances: list[str], kind: str) -> dict[str, list[tuple]]:
@@ -1003,7 +1015,10 @@ class PurchaseProblem:
         the strict single-use credit variant runtime.prices itself."""
         names = sorted(names, key=self.order.get)
         if self.single_use:
-            return runtime.prices(self.module, self.holds, names, self.extra)["total"]
+            priced = runtime.prices(self.module, self.holds, names, self.extra, self.work)
+            if not priced["complete"]:
+                self.capped_least[tuple(names)] = priced["total_at_least"]
+            return priced["total"]
         machine = self.machine_for(tuple(n for n in names if n in self.same_turn))
         state, price = machine.start, 0
         for name in sorted(names, key=lambda n: (machine.base[n], n), reverse=True):
@@ -1218,8 +1233,18 @@ class PurchaseProblem:
         limit = self.limit0 + hdelta
         spent = self.payments.spent(price, limit)
         if spent is None:
+            self._maybe_affordable(names, limit)
             return None
         return price, spent, limit
+
+    def _maybe_affordable(self, names, limit) -> None:
+        """A set whose price is a capped placement's (payable, but maybe not the least) that its
+        proven least price would make affordable may still be a plan: its objective raises what
+        the report says no plan exceeds."""
+        least = self.capped_least.get(tuple(sorted(names, key=self.order.get)))
+        if least is not None and self.payments.spent(least, limit) is not None:
+            objective = sum(self.objective.values[n] for n in names)
+            self.unsure = objective if self.unsure is None else max(self.unsure, objective)
 
     def search(self, top: int = 1) -> list[Choice]:
         """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook
@@ -1234,7 +1259,10 @@ class PurchaseProblem:
             # with runtime.prices, and stops after `single_use_cap` sets (no exact method is
             # pseudo-polynomial here; see docs/planner.md) with the best found so far
             self.method = "branch and bound"
-            return self._branch_and_bound(top, self.single_use_cap)[0]
+            found = self._branch_and_bound(top, self.single_use_cap)[0]
+            if self.capped_least:
+                self._capped_prices(found)
+            return found
         floor = None
         if self.bb_cap:
             quick, floor = self._branch_and_bound(top, self.bb_cap)
@@ -1321,6 +1349,8 @@ class PurchaseProblem:
             counter[0] += 1
             if cap is not None and counter[0] > cap:
                 raise _SearchStopped
+            if self.single_use and self.work[0] > self.single_use_work:
+                raise _SearchStopped
             if kth[0] is not None and objective < kth[0][0]:
                 return  # cannot rank, so not priced (pricing is the dear step under single_use)
             got = self._price_and_spent(names, sumb, same, hdelta)
@@ -1364,21 +1394,30 @@ class PurchaseProblem:
             if not self.single_use:
                 # the objective `top` sets found so far reach: a floor for the dynamic programme
                 return None, (heap[0][0][0] if len(heap) == top else None)
-            self._stopped(heap, cap)
+            self._stopped(heap, counter[0] - 1)
         else:
             self.visited = counter[0]
         out = sorted(heap, key=lambda e: e[0], reverse=True)
         return [Choice(key=e[0], buys=e[1], price=e[2], spent=e[3], objective=e[0][0], credit=e[0][2], hand_limit=e[4])
                 for e in out], None
 
-    def _stopped(self, heap: list, cap: int) -> None:
-        """The branch and bound stopped after `cap` sets (single_use): the best found so far
+    def _stopped(self, heap: list, examined: int) -> None:
+        """The branch and bound stopped after EXAMINED sets (single_use): the best found so far
         stand, and no set it left unexamined reaches more than the bound of the branch each level
         of the walk was in (a whole number above it, so that both engines print it alike)."""
         from .plan_search import stopped_bound
 
-        self.visited, self.complete = cap, False
+        self.visited, self.complete, self.stopped = examined, False, True
         self.total_at_most = stopped_bound(max([e[0][0] for e in heap], default=0), self.open)
+
+    def _capped_prices(self, found: list[Choice]) -> None:
+        """Some sets were priced by a placement stopped at its cap (single_use): their price is a
+        real one but maybe not the least, so the ranking is not proven (complete = False), and no
+        plan exceeds the best found, the stopped walk's bound, or a set whose least price it could
+        pay (`unsure`)."""
+        best = self.total_at_most if not self.complete else (found[0].objective if found else 0)
+        self.complete = False
+        self.total_at_most = best if self.unsure is None else max(best, self.unsure)
 
     def sets_reaching(self, floor) -> list[Choice]:
         """Every affordable set whose objective is at least `floor`, best first."""
@@ -1543,6 +1582,10 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         # variant): the plans are the best found, and no purchase gives more than total_at_most
         "complete": problem.complete,
         "total_at_most": None,
+        # why it is not: the walk stopped at its work limit; the number of sets priced by a
+        # single-use placement stopped at its cap (their price payable, maybe not the least)
+        "stopped": problem.stopped,
+        "prices_capped": len(problem.capped_least),
         "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
     }
     if not choices:
@@ -1709,9 +1752,13 @@ def render(report: dict) -> str:
     for p in plans:
         lines.append(f"plan {p['rank']}:" if len(plans) > 1 else "plan:")
         lines.extend(_plan_lines(p, label, "  "))
-    if not report["complete"]:
+    if report["stopped"]:
         lines.append(f"the search stopped after {report['sets_examined']:,} sets of advances: the best plan "
                      f"found so far (no plan gives more than {report['total_at_most']} {label})")
+    if report["prices_capped"]:
+        lines.append(f"{report['prices_capped']:,} sets of advances priced by the best placement of the credits "
+                     f"found, maybe not the least (the placement search stopped at its limit): the best plan "
+                     f"found (no plan gives more than {report['total_at_most']} {label})")
     lines += _not_considered_lines(report["not_considered"])
     lines.extend(_explain_lines(report.get("explain"), label))
     lines.extend(_horizon_lines(report.get("horizon"), label))

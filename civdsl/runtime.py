@@ -885,17 +885,21 @@ def ability(module, name: str, kind: str) -> list[dict]:
     return [args for k, args in module.ADVANCES[name]["abilities"] if k == kind]
 
 
-def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
+def prices(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> dict:
     """Price of each advance bought this turn after credits, with a breakdown.
 
     Credits come only from `holds` (advances held before this turn); the policy is the
     rulebook's declared one. One-time discounts and free advances carried by an advance bought
-    this turn apply to one other advance of the same purchase: the dearest eligible one.
+    this turn apply to one other advance of the same purchase: the dearest eligible one. WORK,
+    if given ([n]), counts the states the single-use placement makes (the planner's budget).
     """
     policy = module.CREDIT_POLICY
     holds = list(holds)
     single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
-    rows = (_single_use_rows if single_use else _policy_rows)(module, holds, list(buys), extra_credits or {})
+    if single_use:
+        rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
+    else:
+        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), 0
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
     _acquired_automatically(module, rows, holds + list(buys))
@@ -903,12 +907,19 @@ def prices(module, holds, buys, extra_credits: dict | None = None) -> dict:
     for row in rows:
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
+    total = _total(r["price"] for r in rows)
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
         "acquired": acquired_with(module, holds, buys),
-        "total": _total(r["price"] for r in rows),
+        "total": total,
+        # False where the single-use placement stopped at SINGLE_USE_PLACEMENT_CAP short of a
+        # proof: the prices are a real placement's (payable), and no placement pays less than
+        # total_at_least. Each step after the placement takes no more off a lower price than off
+        # a higher one, so the gap in saving bounds the gap in total.
+        "complete": gap == 0,
+        "total_at_least": None if total is None else max(0, total - gap),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
@@ -993,7 +1004,7 @@ def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
                 row["price"] = 0
 
 
-def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]:
+def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
     advance its credit in the group the advance is discounted by (a dual-group advance is
@@ -1004,33 +1015,66 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict) -> list[dict]
     The player places each credit where it serves best, so the answer is the placement with the
     largest total saving: an exact search, not a greedy placement (which is not always best and
     depended on the order the purchases were listed in). Purchases are taken in rulebook order,
-    so the answer never depends on how the buys were listed."""
+    so the answer never depends on how the buys were listed. Also returns how much more than the
+    placement found the best one could save (0: the placement is the best)."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
     order = {name: i for i, name in enumerate(module.ADVANCES)}
     priced = sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
-    given = _place_single_use_credits(module, sources, priced)
-    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys]
+    given, gap = _place_single_use_credits(module, sources, priced, work)
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
 
 
-def _place_single_use_credits(module, sources: list, priced: list) -> dict[str, list]:
+# The most partial placements the single-use credit placement keeps after each source (credits.js
+# creditPlacementCap mirrors it). Placing credits so is strongly NP-hard (bin covering), so the
+# exact search can meet exponentially many states; past the cap it keeps the greedy placement's
+# state and those that saved most so far, which bounds its time and memory (at most this many
+# states per source) and still ends in a real placement, with a proven bound on the best.
+SINGLE_USE_PLACEMENT_CAP = 1000
+
+
+def _place_single_use_credits(module, sources: list, priced: list,
+                              work: list | None = None) -> tuple[dict[str, list], int]:
     """The placement of credits with the largest total saving, each source's credit going to at
-    most one of `priced`. A state is the prices still to pay and, under `best_group`, the group
-    each advance is being discounted by (None until its first group credit). Equal states merge,
-    so the work follows the number of distinct states, not the number of placements.
+    most one of `priced`, and how much more the best placement could save than it (0: it is the
+    best). A state is the prices still to pay and, under `best_group`, the group each advance is
+    being discounted by (None until its first group credit). Equal states merge, so the work
+    follows the number of distinct states, not the number of placements.
 
     A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
     state it leads to falls short too, so neither the best final state nor a back-pointer on its
-    path changes -- the answer is the one the full search gives."""
+    path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
+    states after a source, the search keeps the greedy placement's state and those that saved
+    most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
     start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
     useful = _useful_sources(module, sources, priced)
-    reach = _within_reach(start, useful)
+    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
+    greedy = max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
+                 key=lambda path: -sum(path[-1][0]))    # the better one; the first of equals
+    reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
-    states = {start: None}
+    states, beyond = {start: None}, 0
     for k, (name, options, _) in enumerate(useful):
-        states = {s: back for s, back in _after_source(states, options).items() if reach(k, s)}
+        step = _after_source(states, options)
+        if work is not None:
+            work[0] += len(step)
+        states = {s: back for s, back in step.items() if reach(k, s)}
+        if len(states) > SINGLE_USE_PLACEMENT_CAP:
+            states, dropped = _keep_within_cap(states, greedy[k + 1])
+            beyond = max([beyond] + [most(k, s) for s in dropped])
         layers.append((name, states))
-    return _placement(layers, min(states, key=lambda s: (sum(s[0]), s[0])), priced)
+    best = min(states, key=lambda s: (sum(s[0]), s[0]))
+    return _placement(layers, best, priced), max(0, beyond - (sum(start[0]) - sum(best[0])))
+
+
+def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:
+    """The SINGLE_USE_PLACEMENT_CAP states to go on with (in the order found) and the dropped
+    ones: the greedy placement's state first (so the answer is never worse than it), then those
+    with the least left to pay, then the first found."""
+    listed = list(states.items())
+    ranked = sorted(range(len(listed)), key=lambda i: (listed[i][0] != greedy, sum(listed[i][0][0]), i))
+    kept = sorted(ranked[:SINGLE_USE_PLACEMENT_CAP])
+    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[SINGLE_USE_PLACEMENT_CAP:]]
 
 
 def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
@@ -1048,14 +1092,16 @@ def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
     return useful
 
 
-def _greedy_saving(start: tuple, useful: list, order: list) -> int:
-    """The saving of one placement the search can reach: each source, taken in ORDER (indices of
-    USEFUL), goes to the advance it saves most on; then the sources are placed so in their own
-    order, as the search places them (which group an advance is discounted by depends on that
-    order). A placement, so never more than the best one's."""
+def _greedy_path(start: tuple, useful: list, order) -> list[tuple]:
+    """The states of one placement the search can reach (START, then the state after each source):
+    each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then
+    the sources are placed so in their own order, as the search places them (which group an
+    advance is discounted by depends on that order). A placement, so never saving more than the
+    best one."""
     target: list = [None] * len(useful)     # the advance each source went to in ORDER
     for sequence in (order, range(len(useful))):
         left, chosen = list(start[0]), list(start[1])
+        path = [start]
         for j in sequence:
             advances = range(len(left)) if target[j] is None else (target[j],)
             gain, i, group = max(((min(c, left[i]), i, g) for i in advances
@@ -1064,26 +1110,25 @@ def _greedy_saving(start: tuple, useful: list, order: list) -> int:
                 left[i] -= gain
                 chosen[i] = group
                 target[j] = i
-    return sum(start[0]) - sum(left)
+            path.append((tuple(left), tuple(chosen)))
+    return path
 
 
-def _within_reach(start: tuple, useful: list):
+def _within_reach(start: tuple, useful: list, greedy: int):
     """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
-    as a greedy placement does (the better of the sources chosen in their order and largest credit
-    first). The most a state can still save is what is left to pay, and at most the sum of the
-    largest credit each remaining source gives; a source's credit never grows once an advance's
-    group is fixed."""
-    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
-    greedy = max(_greedy_saving(start, useful, range(len(useful))), _greedy_saving(start, useful, by_credit))
+    as a greedy placement does (GREEDY: the better of the sources chosen in their order and
+    largest credit first); and most(k, state), the most any placement through it saves. The most
+    a state can still save is what is left to pay, and at most the sum of the largest credit each
+    remaining source gives; a source's credit never grows once an advance's group is fixed."""
     rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
     for k in range(len(useful) - 1, -1, -1):
         rest[k] = rest[k + 1] + useful[k][2]
     total = sum(start[0])
 
-    def reach(k: int, state: tuple) -> bool:
+    def most(k: int, state: tuple) -> int:
         to_pay = sum(state[0])
-        return total - to_pay + min(to_pay, rest[k + 1]) >= greedy
-    return reach
+        return total - to_pay + min(to_pay, rest[k + 1])
+    return (lambda k, state: most(k, state) >= greedy), most
 
 
 def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:

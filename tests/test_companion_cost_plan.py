@@ -299,6 +299,20 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
             state = bench.stress_state(civdsl.load(rid).module, state)
             flags = {_FLAGS[k]: v for k, v in options.items() if k != "stops"}
             out.append((rid, f"stress: {name}", {"command": "plan", "state": state, "options": flags}))
+    # a credit placement stopped at its cap (complete: false, total_at_least), and a plan pricing it
+    capped = bench.SINGLE_USE_CAPPED
+    state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
+    out.append((bench.STRICT, "stress: a capped placement", {"command": "cost", "state": state,
+                                                             "options": {"buy": capped["buy"]}}))
+    out.append((bench.STRICT, "stress: a plan pricing a capped placement",
+                {"command": "plan", "state": state, "options": {"among": capped["buy"]}}))
+    # the benchmark's strict-credit random states 0 (the search stops at its placement work) and 2
+    # (prices from capped placements)
+    rng = random.Random(12)
+    strict = [bench.random_state(civdsl.load(bench.STRICT).module, rng) for _ in range(3)]
+    for i in (0, 2):
+        out.append((bench.STRICT, f"stress: strict random state {i}",
+                    {"command": "plan", "state": strict[i], "options": {}}))
     return out
 
 
@@ -356,3 +370,22 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
     assert not [k for k in sorted(read) if not re.search(rf"[\"']{k}[\"']", js)]
+
+
+@pytest.mark.parametrize("js_file, js_name, owner, attribute", [
+    ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
+    ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
+    ("credits.js", "creditPlacementCap", "runtime", "SINGLE_USE_PLACEMENT_CAP"),
+])
+def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, attribute):
+    """Each JavaScript work limit is its Python one (the comment beside it names it): the engines
+    stop at the same point only if they agree."""
+    import re
+
+    from civdsl import planner
+
+    text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
+    m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
+    assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
+    obj = {"runtime": runtime, "planner.PurchaseProblem": planner.PurchaseProblem}[owner]
+    assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

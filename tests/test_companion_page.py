@@ -617,3 +617,29 @@ def test_a_stopped_strict_credit_search_says_so(driver, pages):
     buy = report["plans"][0]["buy"]
     assert _text(driver, "#plan-buy") == ", ".join(buy[:-1]) + " and " + buy[-1]
     assert _console_errors(driver) == []
+
+
+def test_a_capped_credit_placement_says_so(driver, pages):
+    """Under the strict single-use credit variant a basket whose credit placement stops at its cap
+    shows the price found and the same least price as `civdsl cost`."""
+    import importlib.util
+
+    import civdsl
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    capped = bench.SINGLE_USE_CAPPED
+    _open(driver, pages["strict_credits"])
+    driver.execute_script("civdslPage.importState(arguments[0])", {"holds": capped["holds"], "players": 9})
+    _settle(driver)
+    for name in capped["buy"]:
+        _click(driver, f"button[aria-label='buy {name}']")
+    result = civdsl.load(ROOT / "rulebooks" / "house" / "strict_credits.civ").cost(capped["holds"], capped["buy"],
+                                                                                 {"players": 9})
+    assert result["complete"] is False
+    assert _text(driver, "#basket-total") == str(result["total"])
+    assert _text(driver, "#cost-capped") == (
+        "The best placement of the credits found, maybe not the least (the placement search stopped at its limit): "
+        f"no placement pays less than {result['total_at_least']}.")
+    assert _console_errors(driver) == []

@@ -15,7 +15,8 @@ from civdsl.cli import main
 from civdsl.planner import plan
 from civdsl.state import StateError
 
-HOUSE = Path(__file__).resolve().parent.parent / "rulebooks" / "house"
+ROOT = Path(__file__).resolve().parent.parent
+HOUSE = ROOT / "rulebooks" / "house"
 
 
 @pytest.fixture(scope="module")
@@ -307,3 +308,126 @@ def test_the_strict_credit_search_stops_at_its_work_limit_and_says_so(tmp_path):
     assert out.exit_code == 0, out.output
     assert (f"the search stopped after 3,000 sets of advances: the best plan found so far (no plan gives more "
             f"than {report['total_at_most']} VP)") in out.stdout.splitlines()
+
+
+# --- the strict single-use credit variant's placement of credits ---------------------------------------
+
+def _best_saving(module, holds, buys, extra):
+    """Brute force: every way to give each held card's credit (and each group's free tokens) to one
+    advance of BUYS or none, each advance discounted by one of its groups: the largest saving."""
+    sources = [(module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
+    sources += [({g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
+    per_card = module.CREDIT_POLICY == "per_card"
+    groupings = itertools.product(*[module.ADVANCES[b]["groups"] or [None] for b in buys])
+    best = 0
+    for groups in groupings:
+        for targets in itertools.product(range(len(buys) + 1), repeat=len(sources)):
+            given = [0] * len(buys)
+            for (gcred, spec), i in zip(sources, targets):
+                if i < len(buys):
+                    b = buys[i]
+                    group_part = (max([gcred.get(g, 0) for g in module.ADVANCES[b]["groups"]] or [0]) if per_card
+                                  else gcred.get(groups[i], 0))
+                    special = spec.get(b, 0)
+                    given[i] += max(group_part, special) if per_card else group_part + special
+            best = max(best, sum(min(module.ADVANCES[b]["cost"], g) for b, g in zip(buys, given)))
+    return best
+
+
+def _placement_instance(data, strict):
+    names = [n for n in sorted(strict.module.ADVANCES) if strict.module.ADVANCES[n]["cost"] is not None]
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=5))
+    buys = data.draw(st.lists(st.sampled_from([n for n in names if n not in holds]), unique=True, min_size=1,
+                              max_size=3))
+    extra = data.draw(st.dictionaries(st.sampled_from(list(strict.module.GROUPS)), st.sampled_from([5, 10]),
+                                      max_size=1))
+    return holds, buys, extra
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_single_use_placement_saves_what_brute_force_does(data):
+    """The placement's saving is the largest of every way to place the credits, and it is complete."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    holds, buys, extra = _placement_instance(data, strict)
+    rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+    assert gap == 0
+    assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), cap=st.integers(1, 4))
+def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
+    """With a cap of 1-4 states per credit the placement is a real one (never cheaper than the best)
+    and total_at_least is never above the best price; complete only where the two meet."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    holds, buys, extra = _placement_instance(data, strict)
+    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    try:
+        rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+    finally:
+        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+    printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
+    found = sum(r["price"] for r in rows)
+    best = printed - _best_saving(strict.module, holds, buys, extra)
+    assert found - gap <= best <= found
+    assert all(c["amount"] > 0 for r in rows for c in r["credits"]) and all(r["price"] >= 0 for r in rows)
+
+
+def _capped():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.SINGLE_USE_CAPPED
+
+
+def test_a_capped_placement_says_so_and_bounds_the_price():
+    """A purchase of five advances with 21 cards held: the placement stops at its cap with a real
+    price (640, the exhaustive search's) and a proven least (630); `cost` prints both and exits 0;
+    the planner pricing it says its plans are not proven and covers that set in total_at_most."""
+    import json
+
+    capped = _capped()
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    result = strict.cost(capped["holds"], capped["buy"], {"players": 9})
+    assert result["complete"] is False and (result["total"], result["total_at_least"]) == (640, 630)
+    assert sum(r["printed"] - r["price"] for r in result["items"]) == sum(
+        c["amount"] for r in result["items"] for c in r["credits"])     # a real placement
+    args = ("cost", str(HOUSE / "strict_credits.civ"), "--holds", ", ".join(capped["holds"]),
+            "--buy", ", ".join(capped["buy"]))
+    out = _run(*args)
+    assert out.exit_code == 0, out.output
+    assert ("the best placement of the credits found, maybe not the least (the placement search stopped at its "
+            "limit): no placement pays less than 630") in out.stdout.splitlines()
+    data = json.loads(_run(*args, "--json").stdout)
+    assert (data["complete"], data["total_at_least"]) == (False, 630)
+    assert _complete_under_the_usual_reading(capped)
+    state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
+    report = plan(strict, state, among=capped["buy"])
+    assert report["complete"] is False and report["stopped"] is False and report["prices_capped"] >= 1
+    assert report["total_at_most"] >= report["plans"][0]["objective"]
+    from civdsl.planner import render
+
+    assert any(line.endswith(f"the best plan found (no plan gives more than {report['total_at_most']} VP)")
+               and line.startswith(f"{report['prices_capped']} sets of advances priced by the best placement")
+               for line in render(report).splitlines())
+
+
+def _complete_under_the_usual_reading(capped) -> bool:
+    """The same purchase under the usual reading: every credit counts everywhere, always complete."""
+    result = civdsl.load("megaciv").cost(capped["holds"], capped["buy"], {"players": 9})
+    return result["complete"] is True and result["total_at_least"] == result["total"]
+
+
+def test_a_plan_over_a_capped_price_covers_the_sets_it_may_miss():
+    """A treasury that pays the capped set's least price but not the price found: the set is not a
+    plan, but total_at_most covers its objective, and the report is not complete."""
+    capped = _capped()
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    result = strict.cost(capped["holds"], capped["buy"], {"players": 9})
+    treasury = result["total_at_least"]      # a token pays 1 here
+    report = plan(strict, {"holds": capped["holds"], "players": 9, "treasury": treasury}, among=capped["buy"])
+    every = sum(strict.module.ADVANCES[b]["vp"] for b in capped["buy"])
+    assert report["complete"] is False and report["plans"][0]["objective"] < every == report["total_at_most"]

@@ -604,6 +604,12 @@
     }
     out.appendChild(list);
     out.appendChild(el("p", {cls: "total"}, "Total: ", el("strong", {id: "basket-total", text: ans.total === null ? "?" : String(ans.total)})));
+    if (ans.complete === false) {
+      // the single-use placement stopped at its cap (civdsl cost prints the same line)
+      out.appendChild(el("p", {id: "cost-capped", cls: "incomplete", text: "The best placement of the credits found, "
+        + "maybe not the least (the placement search stopped at its limit): no placement pays less than "
+        + ans.total_at_least + "."}));
+    }
     for (const x of ans.illegal || []) {
       out.appendChild(el("p", {cls: "problem", text: "not allowed: " + (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x))}));
     }
@@ -687,11 +693,18 @@
     const label = (ans.objective && ans.objective.label) || objective;
     out.appendChild(el("p", {}, "Buy ", el("strong", {id: "plan-buy", text: best.buy.length ? listText(best.buy) : "nothing"}),
       " for " + best.total + " (" + label + " " + best.objective + ")."));
-    if (ans.complete === false) {
+    if (ans.stopped) {
       // the search stopped at its work limit (planner.render prints the same line)
       out.appendChild(el("p", {id: "plan-stopped", cls: "incomplete", text: "The search stopped after " +
         ans.sets_examined.toLocaleString("en-US") + " sets of advances: the best plan found so far (no plan gives more than " +
         ans.total_at_most + " " + label + ")."}));
+    }
+    if (ans.prices_capped) {
+      // some prices are a capped placement's (planner.render prints the same line)
+      out.appendChild(el("p", {id: "plan-capped", cls: "incomplete", text: ans.prices_capped.toLocaleString("en-US") +
+        " sets of advances priced by the best placement of the credits found, maybe not the least (the placement " +
+        "search stopped at its limit): the best plan found (no plan gives more than " + ans.total_at_most + " " +
+        label + ")."}));
     }
     const pay = best.payment;
     if (pay) {

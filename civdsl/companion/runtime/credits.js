@@ -114,11 +114,13 @@ function creditVariants(M) {
 }
 
 // Price of each advance bought this turn after credits, with a breakdown (runtime.prices).
-function creditPrices(M, holds, buys, extra) {
+// WORK, if given ([n]), counts the states the single-use placement makes (the planner's budget).
+function creditPrices(M, holds, buys, extra, work) {
   const policy = M.CREDIT_POLICY;
   holds = Array.from(holds);
   buys = Array.from(buys);
   let rows = [];
+  let gap = 0;  // how much more the best single-use placement could save than the one found
   const credits = policy === "best_group" ? creditGroupCredits(M, holds, extra) : null;
   const singleUse = creditVariants(M).indexOf("single_use") >= 0;
   for (const name of (singleUse ? [] : buys)) {
@@ -160,7 +162,7 @@ function creditPrices(M, holds, buys, extra) {
     row.price = adv.cost - creditSum(row.credits.map((c) => c.amount));
     rows.push(row);
   }
-  if (singleUse) rows = creditSingleUseRows(M, holds, buys, extra || {});
+  if (singleUse) [rows, gap] = creditSingleUseRows(M, holds, buys, extra || {}, work);
   // an advance a held or bought card acquires automatically costs nothing; this comes first, so
   // a one-time discount of the same purchase goes to an advance that is still paid for
   const acquirers = [];
@@ -192,12 +194,16 @@ function creditPrices(M, holds, buys, extra) {
       treasuryValue = treasuryValue === null ? a.value : Math.max(treasuryValue, a.value);
     }
   }
+  const total = known.length === rows.length ? creditSum(known) : null;
   return {
     policy: policy,
     variants: creditVariants(M),
     items: rows,
     acquired: creditAcquiredWith(M, holds, buys),
-    total: known.length === rows.length ? creditSum(known) : null,
+    total: total,
+    // false where the single-use placement stopped at its cap short of a proof (runtime.prices)
+    complete: gap === 0,
+    total_at_least: total === null ? null : Math.max(0, total - gap),
     unknown: rows.filter((r) => r.price === null).map((r) => r.advance),
     treasury_value: treasuryValue === null ? 1 : treasuryValue,
   };
@@ -205,8 +211,8 @@ function creditPrices(M, holds, buys, extra) {
 
 // The strict reading (variant `single_use`): each held card's credit, and each group's free
 // credit tokens, count toward one advance of the turn only; the placement with the largest total
-// saving (runtime._single_use_rows).
-function creditSingleUseRows(M, holds, buys, extra) {
+// saving (runtime._single_use_rows), and how much more the best placement could save.
+function creditSingleUseRows(M, holds, buys, extra, work) {
   const sources = holds.map((h) => [h, M.ADVANCES[h].credits, M.ADVANCES[h].specific]);
   for (const g of Object.keys(extra).sort(creditCmpStr)) {
     if (extra[g]) {
@@ -217,7 +223,7 @@ function creditSingleUseRows(M, holds, buys, extra) {
   }
   const order = creditOrder(M);
   const priced = buys.filter((b) => M.ADVANCES[b].cost !== null).sort((a, b) => order[a] - order[b]);
-  const given = creditPlaceSingleUse(M, sources, priced);
+  const [given, gap] = creditPlaceSingleUse(M, sources, priced, work);
   const rows = [];
   for (const name of buys) {
     const adv = M.ADVANCES[name];
@@ -230,7 +236,7 @@ function creditSingleUseRows(M, holds, buys, extra) {
     rows.push({advance: name, printed: adv.cost, credits: credits,
                price: adv.cost - creditSum(credits.map((c) => c.amount))});
   }
-  return rows;
+  return [rows, gap];
 }
 
 // each advance's position in the rulebook
@@ -257,15 +263,16 @@ function creditUsefulSources(sources, n, options) {
   return useful;
 }
 
-// the saving of one placement the search can reach: each source, taken in ORDER (indices of
-// USEFUL), goes to the advance it saves most on; then the sources are placed so in their own
-// order, as the search places them (runtime._greedy_saving)
-function creditGreedySaving(start, useful, options, order) {
+// the states of one placement the search can reach (START, then the state after each source):
+// each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then the
+// sources are placed so in their own order, as the search places them (runtime._greedy_path)
+function creditGreedyPath(start, useful, options, order) {
   const target = useful.map(() => null);  // the advance each source went to in ORDER
-  let left = null;
+  let path = null;
   for (const sequence of [order, useful.map((_, j) => j)]) {
-    left = start[0].slice();
+    const left = start[0].slice();
     const chosen = start[1].slice();
+    path = [start];
     for (const j of sequence) {
       let best = null;
       for (let i = 0; i < left.length; i++) {
@@ -280,29 +287,41 @@ function creditGreedySaving(start, useful, options, order) {
         chosen[best[1]] = best[2];
         target[j] = best[1];
       }
+      path.push([left.slice(), chosen.slice()]);
     }
   }
-  return creditSum(start[0]) - creditSum(left);
+  return path;
 }
 
-// reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much as
-// a greedy placement does, the better of the sources chosen in their order and largest credit
-// first (runtime._within_reach)
-function creditWithinReach(start, useful, options) {
+// [reach, most]: reach(k, state), whether STATE, after the first k + 1 useful sources, can still
+// save GREEDY (a greedy placement's saving); most(k, state), the most any placement through it
+// saves (runtime._within_reach)
+function creditWithinReach(start, useful, greedy) {
   const total = creditSum(start[0]);
-  const inOrder = useful.map((_, j) => j);
-  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
-  const greedy = Math.max(creditGreedySaving(start, useful, options, inOrder),
-                          creditGreedySaving(start, useful, options, byCredit));
   const rest = new Array(useful.length + 1).fill(0);  // rest[k]: the most sources k, k + 1, ... give together
   for (let k = useful.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + useful[k][3];
-  return (k, state) => {
+  const most = (k, state) => {
     const toPay = creditSum(state[0]);
-    return total - toPay + Math.min(toPay, rest[k + 1]) >= greedy;
+    return total - toPay + Math.min(toPay, rest[k + 1]);
   };
+  return [(k, state) => most(k, state) >= greedy, most];
 }
 
-function creditPlaceSingleUse(M, sources, priced) {
+// the most partial placements kept after each source
+const creditPlacementCap = 1000;  // runtime.SINGLE_USE_PLACEMENT_CAP
+
+// past creditPlacementCap states, the states to go on with (in the order found) and the dropped
+// ones: the greedy placement's state first, then the least left to pay, then the first found
+// (runtime._keep_within_cap)
+function creditKeepWithinCap(stepStates, greedyKey) {
+  const listed = Array.from(stepStates.entries());
+  const rank = listed.map(([key, state], i) => [key === greedyKey ? 0 : 1, creditSum(state[0]), i]);
+  rank.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  const kept = rank.slice(0, creditPlacementCap).map((r) => r[2]).sort((a, b) => a - b);
+  return [new Map(kept.map((i) => listed[i])), rank.slice(creditPlacementCap).map((r) => listed[r[2]][1])];
+}
+
+function creditPlaceSingleUse(M, sources, priced, work) {
   const perCard = M.CREDIT_POLICY === "per_card";
   const groups = priced.map((b) => M.ADVANCES[b].groups);
 
@@ -324,7 +343,16 @@ function creditPlaceSingleUse(M, sources, priced) {
   const keyOf = (s) => JSON.stringify(s);
   const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
   const useful = creditUsefulSources(sources, priced.length, options);
-  const reach = creditWithinReach(start, useful, options);
+  const inOrder = useful.map((_, j) => j);
+  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
+  let greedy = null;  // the better greedy placement's states; the first of equals
+  for (const order of [inOrder, byCredit]) {
+    const path = creditGreedyPath(start, useful, options, order);
+    if (greedy === null || creditSum(path[path.length - 1][0]) < creditSum(greedy[greedy.length - 1][0])) greedy = path;
+  }
+  const total = creditSum(start[0]);
+  const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));
+  let beyond = 0;  // the most a state dropped at the cap could still save
   const layers = [];  // per useful source: state key -> [previous state, index of the advance or null]
   let states = new Map([[keyOf(start), start]]);
   useful.forEach((source, placed) => {
@@ -358,6 +386,7 @@ function creditPlaceSingleUse(M, sources, priced) {
         }
       }
     }
+    if (work) work[0] += step.size;
     // a state that cannot reach the greedy placement's saving is dropped (runtime._within_reach)
     for (const [key, state] of stepStates) {
       if (!reach(placed, state)) {
@@ -365,8 +394,15 @@ function creditPlaceSingleUse(M, sources, priced) {
         stepStates.delete(key);
       }
     }
+    if (stepStates.size > creditPlacementCap) {
+      const [kept, dropped] = creditKeepWithinCap(stepStates, keyOf(greedy[placed + 1]));
+      for (const state of dropped) beyond = Math.max(beyond, most(placed, state));
+      for (const key of stepStates.keys()) if (!kept.has(key)) step.delete(key);
+      states = kept;
+    } else {
+      states = stepStates;
+    }
     layers.push([source[0], step]);
-    states = stepStates;
   });
   let state = null;
   let stateKey = null;
@@ -377,6 +413,7 @@ function creditPlaceSingleUse(M, sources, priced) {
       stateKey = k;
     }
   }
+  const gap = Math.max(0, beyond - (total - creditSum(state[0])));
   const given = {};
   for (const b of priced) given[b] = [];
   for (let l = layers.length - 1; l >= 0; l--) {
@@ -388,7 +425,7 @@ function creditPlaceSingleUse(M, sources, priced) {
     state = previous;
   }
   for (const b of priced) given[b].reverse();
-  return given;
+  return [given, gap];
 }
 
 // Trade cards bought for treasury (runtime.trade_card_prices).

@@ -8,6 +8,7 @@
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
 const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
+const planSingleUseWork = 1000000;  // PurchaseProblem.single_use_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
@@ -744,6 +745,12 @@ function planProblem(M, holds, facts, obj, opts) {
   this.facts = facts;
   this.objective = obj;
   this.extra = Object.assign({}, facts.credits || {});
+  // single_use: the sets priced by a placement stopped at its cap -> the least price it proves;
+  // the best objective of those that price would make affordable (planner.capped_least, unsure)
+  this.cappedLeast = new Map();
+  this.unsure = null;
+  this.stoppedAtCap = false;
+  this.work = [0];  // the states the single-use credit placements have made
   const advances = M.ADVANCES;
   this.order = creditOrder(M);
   const want = creditCanonical(M, "advance", want0, "--want");
@@ -787,7 +794,11 @@ function planProblem(M, holds, facts, obj, opts) {
   if (plain.length) {
     for (const row of creditPrices(M, this.holds, plain, this.extra).items) this.base[row.advance] = Math.max(0, row.price);
   }
-  for (const n of special) this.base[n] = Math.max(0, creditPrices(M, this.holds, [n], this.extra).items[0].price);
+  for (const n of special) {
+    // a lower bound, as the search needs (a placement stopped at its cap proves one)
+    const priced = creditPrices(M, this.holds, [n], this.extra);
+    this.base[n] = Math.max(0, priced.complete ? priced.items[0].price : priced.total_at_least);
+  }
   this.treasuryValue = creditPrices(M, this.holds, [], this.extra).treasury_value;
   this.sameTurn = specialSet;
   this.discounts = {};
@@ -830,7 +841,11 @@ planProblem.prototype.sortByOrder = function (names) {
 
 planProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
-  if (this.singleUse) return creditPrices(this.M, this.holds, names, this.extra).total;
+  if (this.singleUse) {
+    const priced = creditPrices(this.M, this.holds, names, this.extra, this.work);
+    if (!priced.complete) this.cappedLeast.set(JSON.stringify(names), priced.total_at_least);
+    return priced.total;
+  }
   let any = false;
   for (const n of names) if (this.sameTurn.has(n)) { any = true; break; }
   if (!any) {
@@ -1070,8 +1085,27 @@ planProblem.prototype.priceAndSpent = function (names, sumb, same, hdelta) {
   const price = same ? this.exactPrice(names) : sumb;
   const limit = this.limit0 + hdelta;
   const spent = this.payments.spent(price, limit);
-  if (spent === null) return null;
+  if (spent === null) {
+    this.maybeAffordable(names, limit);
+    return null;
+  }
   return [price, spent, limit];
+};
+
+// a set priced by a capped placement that its least price would make affordable (planner._maybe_affordable)
+planProblem.prototype.maybeAffordable = function (names, limit) {
+  const key = JSON.stringify(this.sortByOrder(names));
+  if (!this.cappedLeast.has(key) || this.payments.spent(this.cappedLeast.get(key), limit) === null) return;
+  let objective = 0;
+  for (const n of names) objective += this.objective.values[n];
+  this.unsure = this.unsure === null ? objective : Math.max(this.unsure, objective);
+};
+
+// some sets were priced by a placement stopped at its cap: not proven (planner._capped_prices)
+planProblem.prototype.cappedPrices = function (found) {
+  const best = !this.complete ? this.totalAtMost : (found.length ? found[0].objective : 0);
+  this.complete = false;
+  this.totalAtMost = this.unsure === null ? best : Math.max(best, this.unsure);
 };
 
 // a Choice: {key, buys, price, spent, objective, credit, hand_limit}
@@ -1085,7 +1119,9 @@ planProblem.prototype.search = function (top) {
   this.totalAtMost = null;
   if (this.singleUse) {
     this.method = "branch and bound";
-    return this.branchAndBound(top, planSingleUseCap)[0];
+    const found = this.branchAndBound(top, planSingleUseCap)[0];
+    if (this.cappedLeast.size) this.cappedPrices(found);
+    return found;
   }
   let floor = null;
   if (planBbCap) {
@@ -1196,6 +1232,7 @@ planProblem.prototype.branchAndBound = function (top, cap) {
   const visit = (names, sumb, same, hdelta, objective) => {
     counter += 1;
     if (cap !== null && counter > cap) throw planStop;
+    if (self.singleUse && self.work[0] > planSingleUseWork) throw planStop;
     if (kth !== null && objective < kth[0]) return;  // cannot rank, so not priced
     const got = self.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
@@ -1222,18 +1259,19 @@ planProblem.prototype.branchAndBound = function (top, cap) {
   } catch (exc) {
     if (exc !== planStop) throw exc;
     if (!this.singleUse) return [null, heap.length === top ? heap[0][0][0] : null];
-    this.stopped(heap, cap);
+    this.stopped(heap, counter - 1);
   }
   if (this.complete) this.visited = counter;
   const out = heap.slice().sort((x, y) => -planEntryCmp(x, y));
   return [out.map((e) => planChoice(e[0], e[1], e[2], e[3], e[4])), null];
 };
 
-// the branch and bound stopped after `cap` sets (single_use): planner._stopped (objectives in units
-// of 1/scale)
-planProblem.prototype.stopped = function (heap, cap) {
-  this.visited = cap;
+// the branch and bound stopped after EXAMINED sets (single_use): planner._stopped (objectives in
+// units of 1/scale)
+planProblem.prototype.stopped = function (heap, examined) {
+  this.visited = examined;
   this.complete = false;
+  this.stoppedAtCap = true;
   const scale = this.objective.scale;
   let atMost = heap.length ? Math.max(...heap.map((e) => e[0][0])) : 0;
   for (const bound of this.open) if (bound !== null) atMost = Math.max(atMost, Math.ceil(bound / scale) * scale);
@@ -2434,6 +2472,8 @@ function planAnswer(M, state, options) {
     search: problem.method,
     complete: problem.complete,
     total_at_most: null,
+    stopped: problem.stoppedAtCap,
+    prices_capped: problem.cappedLeast.size,
     notes: planNotes(problem).concat(planMissingNotes(M, held, facts, hand)),
   };
   if (!choices.length) {
