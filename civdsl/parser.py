@@ -226,7 +226,7 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
 
 def _first_too_nested(text: str, end: int) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
-    if end == len(text) and _nesting_bound(text) <= MAX_NESTING:  # the usual file: no loop over brackets
+    if end == len(text) and _shallow(text):  # the usual file: no loop over brackets
         return None
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
@@ -245,17 +245,28 @@ _NOT_A_BRACKET = re.compile(r'[^"#(){}]+|"(?:[^"\\\n]|\\.)*"?|#[^\n]*')
 _ROUND = str.maketrans("{}", "()")
 
 
-def _nesting_bound(text: str) -> int:
-    """A bound brackets never nest deeper than in `text` (as _first_too_nested counts them), found by
-    string operations: the brackets alone, `{}` as `()`, lose their innermost pairs `()` round after
-    round, and matched pairs nested k deep are gone after k rounds; what is left is closers never
-    opened (nesting nothing) and openers never closed (a level each). Stops past MAX_NESTING."""
+# How many rounds _shallow takes at most: more than rulebooks nest brackets (the shipped ones, 7).
+_ROUNDS = 16
+
+
+def _shallow(text: str) -> bool:
+    """Whether brackets surely nest no deeper than MAX_NESTING in `text` (as _first_too_nested
+    counts them), found by string operations: the brackets alone, `{}` as `()`, lose their
+    innermost pairs `()` round after round, and matched pairs nested k deep are gone after k
+    rounds; what is left is closers never opened (nesting nothing) and openers never closed (a
+    level each), so rounds + openers left bound the nesting. False (the loop decides) after
+    _ROUNDS rounds, or with more than MAX_NESTING openers in a row, so that a hostile file costs a
+    few passes over its text."""
     brackets = _NOT_A_BRACKET.sub("", text).translate(_ROUND)
+    if "(" * (MAX_NESTING + 1) in brackets:
+        return False
     rounds = 0
-    while rounds <= MAX_NESTING and "()" in brackets:
+    while "()" in brackets:
+        if rounds == _ROUNDS:
+            return False
         brackets = brackets.replace("()", "")
         rounds += 1
-    return rounds + brackets.count("(")
+    return rounds + brackets.count("(") <= MAX_NESTING
 
 
 def _first_excess_token(text: str) -> int | None:

@@ -707,8 +707,11 @@ class PaymentTable:
                      for kc in range(span) for flag in (None, _OWE, _GAVE, _DONE)]
             if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
                 codes = [g for g in codes if g % 4 != _FLAG_INDEX[_GAVE]]
-            codes = list(dict.fromkeys(g + d for g in codes for d in steps[g % (span * 4)] if g + d <= top))
-            orders.append({g: r for r, g in enumerate(codes)})
+            # a group this far below the top cannot step past the cap: its moves need no test
+            safe, width = top - max(max(s, default=0) for s in steps), span * 4
+            codes = list(dict.fromkeys(g + d for g in codes for d in (
+                steps[g % width] if g <= safe else [d for d in steps[g % width] if g + d <= top])))
+            orders.append(dict(zip(codes, range(len(codes)))))
         return orders
 
     def _group_steps(self, i: int, flag, room: int, span: int) -> list:

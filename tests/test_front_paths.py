@@ -195,8 +195,18 @@ def test_the_bracket_check_answers_as_the_plain_scan():
     assert 300 < found < 2700  # both answers were met often
 
 
-def test_the_bracket_bound_is_exact_for_plain_nesting():
-    for depth in (0, 1, parser.MAX_NESTING, parser.MAX_NESTING + 1):
-        text = "(" * depth + ")" * depth
-        assert parser._nesting_bound(text) == depth
-        assert (parser._first_too_nested(text, len(text)) is None) == (depth <= parser.MAX_NESTING)
+@pytest.mark.parametrize("depth", [0, 1, parser._ROUNDS, parser._ROUNDS + 1, parser.MAX_NESTING, parser.MAX_NESTING + 1])
+def test_plain_nesting_past_the_rounds_is_left_to_the_loop(depth):
+    text = "(" * depth + ")" * depth
+    assert parser._shallow(text) == (depth <= parser._ROUNDS)
+    assert parser._first_too_nested(text, len(text)) == (parser.MAX_NESTING if depth > parser.MAX_NESTING else None)
+
+
+def test_hostile_bracket_files_get_the_loop_s_answer():
+    for text in ("(" * 5000 + ")" * 5000, "(()" * 3000, "()" * 50000, "(" * 64 + "x" + ")" * 64 + "()" * 9000):
+        assert parser._first_too_nested(text, len(text)) == _nested_by_loop(text)
+
+
+def test_shipped_rulebooks_take_the_string_path():
+    for path in list(shipped_rulebooks().values()) + shipped_house_rules():
+        assert parser._shallow(parser.normalise(path.read_text(encoding="utf-8"))), path
