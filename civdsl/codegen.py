@@ -10,6 +10,7 @@ can report an error at the rulebook line.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -192,37 +193,34 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
         rules = _AmountRules(ed, cal)
-        inputs = (cal, setting, vars(rules))
-        written = _WRITTEN.find(fn, inputs)
-        if written is None:
+
+        def write(recorder, cal=cal, fn=fn, rules=rules) -> str:
             # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
-            recorder = _Recorder(w)
             summary = describe.calamity(cal)
             _calamity(recorder, compiler, cal, fn, rules, summary)
-            written = _WRITTEN.keep(fn, inputs, recorder.written, summary)
-        else:
-            for text, at in written.lines:
-                w.line(text, at)
-        summaries[cal.name] = written.summary
+            return summary
+
+        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, vars(rules)), write)
     compiler.held = "s.held_set"
     return names, summaries
 
 
 class _Written(NamedTuple):
-    inputs: tuple  # (the calamity, the compiler's settings, its amount rules): all a function's text depends on
+    inputs: tuple  # all the function's text depends on
     lines: list[tuple[str, object]]  # (text, source position) as given to Writer.line
-    summary: str
+    result: object  # what writing it returned
 
 
 class _WrittenFunctions:
-    """The calamity functions generated in this process, for a calamity equal to one seen before.
+    """The rule functions (calamities', epochs') generated in this process, for the same inputs again.
 
-    A house rule's edition holds most of its base's calamities unchanged: equal values, mostly the
-    very same syntax nodes, so that comparing one with the base's costs a few microseconds where
-    generating its function costs hundreds. A function's text depends only on what `inputs`
-    holds (its branch variables are numbered within the function), so an equal calamity under an
-    equal compiler gets the same lines and source positions, as if generated again. A few
-    versions are kept per function name; the oldest go first."""
+    A house rule's edition holds most of its base's rules unchanged: equal values, mostly the very
+    same syntax nodes, so that comparing one with the base's costs a few microseconds where
+    generating its function costs hundreds. A function's text depends only on what its `inputs`
+    hold (the rule, the compiler's settings, and for a calamity its amount rules; its branch
+    variables are numbered within the function, not by the module's line), so equal inputs get
+    the same lines and source positions, as if generated again. A few versions are kept per
+    function name; the oldest go first."""
 
     VERSIONS = 4
     NAMES = 4096  # function names kept (a long editing session names many): past it, start afresh
@@ -230,12 +228,21 @@ class _WrittenFunctions:
     def __init__(self) -> None:
         self._kept: dict[str, list[_Written]] = {}
 
-    def find(self, fn: str, inputs: tuple) -> _Written | None:
-        return next((x for x in self._kept.get(fn, ()) if x.inputs == inputs), None)
+    def write(self, w: Writer, fn: str, inputs: tuple, write: Callable[[_Recorder], object]) -> object:
+        """Write function `fn` into `w`: replayed when `inputs` equal a kept version's, else by
+        `write(recorder)`, and kept. Returns what `write` returned for these inputs."""
+        found = next((x for x in self._kept.get(fn, ()) if x.inputs == inputs), None)
+        if found is None:
+            recorder = _Recorder(w)
+            found = self._keep(fn, inputs, recorder.written, write(recorder))
+        else:
+            for text, at in found.lines:
+                w.line(text, at)
+        return found.result
 
-    def keep(self, fn: str, inputs: tuple, lines: list, summary: str) -> _Written:
-        # the inputs' dictionaries are copied: the compiler's settings change after this module
-        written = _Written((inputs[0], dict(inputs[1]), dict(inputs[2])), lines, summary)
+    def _keep(self, fn: str, inputs: tuple, lines: list, result) -> _Written:
+        # the dictionaries among the inputs are copied: the compiler's settings change after this module
+        written = _Written(tuple(dict(x) if type(x) is dict else x for x in inputs), lines, result)
         if fn not in self._kept and len(self._kept) >= self.NAMES:
             self._kept.clear()
         versions = self._kept.setdefault(fn, [])
@@ -251,7 +258,7 @@ _WRITTEN = _WrittenFunctions()
 
 
 def forget_written() -> None:
-    """Forget the calamity functions generated so far (a benchmark's fresh run, a test's)."""
+    """Forget the rule functions generated so far (a benchmark's fresh run, a test's)."""
     _WRITTEN.forget()
 
 
@@ -308,9 +315,14 @@ def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
 def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     """One function per epoch's requirements and per backward rule, then the AST table."""
     tracks = {}
+    setting = dict(vars(compiler))
     for ti, track in enumerate(ed.asts.values()):
-        epoch_fns = [(epoch.name, _epoch_function(w, compiler, track, epoch, f"epoch_{ti}_{ei}_{slug(epoch.name)}"))
-                     for ei, epoch in enumerate(track.epochs)]
+        epoch_fns = []
+        for ei, epoch in enumerate(track.epochs):
+            fn = f"epoch_{ti}_{ei}_{slug(epoch.name)}"
+            inputs = (track.name, epoch, setting)
+            epoch_fns.append((epoch.name, _WRITTEN.write(w, fn, inputs, functools.partial(
+                _epoch_function, compiler=compiler, track_name=track.name, epoch=epoch, fn=fn))))
         back_fns = [_backward_function(w, compiler, expr, span, f"backward_{ti}_{bi}")
                     for bi, (expr, span) in enumerate(track.backward)]
         tracks[track.id] = (track, epoch_fns, back_fns)
@@ -325,12 +337,12 @@ def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     w.line("}")
 
 
-def _epoch_function(w: Writer, compiler: PythonCompiler, track, epoch, fn: str) -> str:
+def _epoch_function(w: Writer, compiler: PythonCompiler, track_name: str, epoch, fn: str) -> str:
     """The function listing an epoch's requirements (each part of an `and` its own); returns its name."""
     w.line("")
     w.line("")
     w.line(f"def {fn}(s: PlayerState) -> list:", epoch.span)
-    w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track.name)!r}")
+    w.line(f"    {('Requirements of ' + epoch.name + ' on ' + track_name)!r}")
     w.line(f"    # {comment_text(epoch.span.path)}:{epoch.span.line}")
     w.line("    return [")
     for req in epoch.requirements:

@@ -14,6 +14,7 @@ from .diagnostics import Span
 from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Phase, Pool, Stat,  # noqa: F401
                            Threshold, Track)
 from .syntax import Call, Expr, Op
+from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
 
 
 @dataclass
@@ -323,8 +324,6 @@ class Edition:
 
     def amount_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
         """An `amounts` setting for one calamity: its own exception, else the edition's, else the default."""
-        from .vocabulary import AMOUNT_SETTINGS
-
         if calamity is not None and name in calamity.amounts:
             return calamity.amounts[name]
         return self.amounts.get(name, AMOUNT_SETTINGS[name][1])
@@ -335,8 +334,6 @@ class Edition:
 
     def resolution_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
         """A `resolution` setting for one calamity: its own exception, else the edition's, else the default."""
-        from .vocabulary import RESOLUTION_SETTINGS
-
         if calamity is not None and name in calamity.resolution:
             return calamity.resolution[name]
         return self.resolution.get(name, RESOLUTION_SETTINGS[name].default)

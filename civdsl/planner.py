@@ -1043,11 +1043,12 @@ class PurchaseProblem:
         points, and specific credits to advances still not held."""
         info = _info(self.module)
         advances = self.module.ADVANCES
+        held, bought = self.held, set(names)
         total = 0
         for n in names:
             total += info[n]["group_credit"] + info[n]["free_credits"]
             for t, v in advances[n]["specific"].items():
-                if t not in self.held and t not in names:
+                if t not in held and t not in bought:
                     total += v
         return total
 
