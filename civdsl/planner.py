@@ -1015,10 +1015,10 @@ class PurchaseProblem:
         the strict single-use credit variant runtime.prices itself."""
         names = sorted(names, key=self.order.get)
         if self.single_use:
-            priced = runtime.prices(self.module, self.holds, names, self.extra, self.work)
-            if not priced["complete"]:
-                self.capped_least[tuple(names)] = priced["total_at_least"]
-            return priced["total"]
+            total, complete, least = runtime.purchase_total(self.module, self.holds, names, self.extra, self.work)
+            if not complete:
+                self.capped_least[tuple(names)] = least
+            return total
         machine = self.machine_for(tuple(n for n in names if n in self.same_turn))
         state, price = machine.start, 0
         for name in sorted(names, key=lambda n: (machine.base[n], n), reverse=True):

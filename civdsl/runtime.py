@@ -903,7 +903,8 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     placed = _total(r["price"] for r in rows)   # after the credits, before what follows
     # what follows may take more off another placement than off the one found (it lands on the
     # dearest advance): where the placement stopped at its cap, the least price allows for it
-    taken = 0 if gap is None else _most_taken(module, rows, holds, list(buys))
+    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
+                                              holds, list(buys))
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
     _acquired_automatically(module, rows, holds + list(buys))
@@ -931,12 +932,11 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     }
 
 
-def _most_taken(module, rows: list[dict], holds: list, buys: list) -> int:
+def _most_taken(module, priced: list, holds: list, buys: list) -> int:
     """The most that advances acquired automatically (a held or bought card's `acquire_all`), the
-    one-time discounts and the free advances of the advances bought could take off ROWS under any
-    placement of the credits: each covered advance's printed cost, each discount, the dearest
-    printed cost a free advance covers."""
-    priced = [r["advance"] for r in rows if r["price"] is not None]
+    one-time discounts and the free advances of the advances bought could take off the prices of
+    PRICED under any placement of the credits: each covered advance's printed cost, each
+    discount, the dearest printed cost a free advance covers."""
     taken = 0
     for source in holds + buys:
         for kind, args in module.ADVANCES[source]["abilities"]:
@@ -1040,12 +1040,37 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | 
     depended on the order the purchases were listed in). Purchases are taken in rulebook order,
     so the answer never depends on how the buys were listed. Also returns how much more than the
     placement found the best one could save (None: the search never reached its cap)."""
+    sources, priced = _single_use_sources(module, holds, buys, extra)
+    given, gap = _place_single_use_credits(module, sources, priced, work)
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
+
+
+def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[list, list]:
+    """The credit sources (each held card, then each group's free tokens) and the advances of BUYS
+    with a price, in rulebook order."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
     order = {name: i for i, name in enumerate(module.ADVANCES)}
-    priced = sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
-    given, gap = _place_single_use_credits(module, sources, priced, work)
-    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
+    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
+
+
+def purchase_total(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> tuple:
+    """(total, complete, total_at_least) of `prices`, which the planner needs for thousands of
+    sets. Under `single_use`, where a greedy placement already saves all the credits can give (or
+    the whole price) and nothing after the credits depends on where they went, that saving is the
+    best placement's, so the total is known without the placement's search: the total prices()
+    gives, with none of its work (credits.js creditPurchaseTotal)."""
+    holds, buys = list(holds), list(buys)
+    if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
+            and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
+        sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
+        start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
+        useful = _useful_sources(module, sources, priced)
+        saved = sum(start[0]) - sum(_greedy_placement(start, useful)[-1][0])
+        if saved == min(sum(start[0]), sum(most for _, _, most in useful)):
+            return sum(start[0]) - saved, True, sum(start[0]) - saved
+    got = prices(module, holds, buys, extra_credits, work)
+    return got["total"], got["complete"], got["total_at_least"]
 
 
 # The most partial placements the single-use credit placement keeps after each source (credits.js
@@ -1060,9 +1085,10 @@ def _place_single_use_credits(module, sources: list, priced: list,
                               work: list | None = None) -> tuple[dict[str, list], int]:
     """The placement of credits with the largest total saving, each source's credit going to at
     most one of `priced`, and how much more the best placement could save than it (None: the
-    search never reached its cap, so it is the full search's). A state is the prices still to pay and, under `best_group`, the group each advance is
-    being discounted by (None until its first group credit). Equal states merge, so the work
-    follows the number of distinct states, not the number of placements.
+    search never reached its cap, so it is the full search's). A state is the prices still to
+    pay and, under `best_group`, the group each advance is being discounted by (None until its
+    first group credit). Equal states merge, so the work follows the number of distinct states,
+    not the number of placements.
 
     A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
     state it leads to falls short too, so neither the best final state nor a back-pointer on its
@@ -1071,9 +1097,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
     most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
     start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
     useful = _useful_sources(module, sources, priced)
-    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
-    greedy = max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
-                 key=lambda path: -sum(path[-1][0]))    # the better one; the first of equals
+    greedy = _greedy_placement(start, useful)
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
     states, beyond = {start: None}, None
@@ -1114,6 +1138,14 @@ def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
         if most > 0:
             useful.append((name, options, most))
     return useful
+
+
+def _greedy_placement(start: tuple, useful: list) -> list[tuple]:
+    """The states of the better of two greedy placements (the first of equals): the sources chosen
+    in their order, or largest credit first (_greedy_path)."""
+    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
+    return max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
+               key=lambda path: -sum(path[-1][0]))
 
 
 def _greedy_path(start: tuple, useful: list, order) -> list[tuple]:

@@ -473,3 +473,28 @@ def test_a_free_advance_after_a_capped_placement_is_allowed_for():
         runtime.SINGLE_USE_PLACEMENT_CAP = limit
     assert (exact["total"], capped["total"], gap) == (615, 625, 5)
     assert capped["complete"] is False and capped["total_at_least"] <= 615
+
+
+def test_the_planners_total_is_the_price_total():
+    """runtime.purchase_total skips the placement's search where a greedy placement provably saves
+    the most: on mid-game purchases of 1-7 of the 16 cheapest advances (the benchmark's random
+    states), it gives the total, completeness and least price prices() gives."""
+    import importlib.util
+    import random
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    module = civdsl.load(HOUSE / "strict_credits.civ").module
+    rng = random.Random(5)
+    skipped = 0
+    for _ in range(80):
+        state = bench.random_state(module, rng)
+        cheap = sorted((a for a in module.ADVANCES if a not in state["holds"]), key=lambda a: module.ADVANCES[a]["cost"])
+        buys = rng.sample(cheap[:16], rng.randint(1, 7))
+        priced = runtime.prices(module, state["holds"], buys, state.get("credits"))
+        work = [0]
+        got = runtime.purchase_total(module, state["holds"], buys, state.get("credits"), work)
+        assert got == (priced["total"], priced["complete"], priced["total_at_least"]), buys
+        skipped += work[0] == 0
+    assert skipped >= 10      # the shortcut is taken (no placement states counted)

@@ -166,7 +166,8 @@ function creditPrices(M, holds, buys, extra, work) {
   // after the credits, before what follows, and the most what follows could take off any
   // placement (runtime.prices)
   const placed = rows.every((r) => r.price !== null) ? creditSum(rows.map((r) => r.price)) : null;
-  const taken = gap === null ? 0 : creditMostTaken(M, rows, holds, buys);
+  const taken = gap === null ? 0 : creditMostTaken(M, rows.filter((r) => r.price !== null).map((r) => r.advance),
+    holds, buys);
   // an advance a held or bought card acquires automatically costs nothing; this comes first, so
   // a one-time discount of the same purchase goes to an advance that is still paid for
   const acquirers = [];
@@ -214,9 +215,8 @@ function creditPrices(M, holds, buys, extra, work) {
 }
 
 // the most that advances acquired automatically, the one-time discounts and the free advances
-// could take off ROWS under any placement of the credits (runtime._most_taken)
-function creditMostTaken(M, rows, holds, buys) {
-  const priced = rows.filter((r) => r.price !== null).map((r) => r.advance);
+// could take off the prices of PRICED under any placement of the credits (runtime._most_taken)
+function creditMostTaken(M, priced, holds, buys) {
   let taken = 0;
   for (const source of holds.concat(buys)) {
     for (const [kind, args] of M.ADVANCES[source].abilities) {
@@ -236,16 +236,7 @@ function creditMostTaken(M, rows, holds, buys) {
 // credit tokens, count toward one advance of the turn only; the placement with the largest total
 // saving (runtime._single_use_rows), and how much more the best placement could save.
 function creditSingleUseRows(M, holds, buys, extra, work) {
-  const sources = holds.map((h) => [h, M.ADVANCES[h].credits, M.ADVANCES[h].specific]);
-  for (const g of Object.keys(extra).sort(creditCmpStr)) {
-    if (extra[g]) {
-      const one = {};
-      one[g] = Math.trunc(extra[g]);
-      sources.push([g + " credits", one, {}]);
-    }
-  }
-  const order = creditOrder(M);
-  const priced = buys.filter((b) => M.ADVANCES[b].cost !== null).sort((a, b) => order[a] - order[b]);
+  const [sources, priced] = creditSingleUseSources(M, holds, buys, extra);
   const [given, gap] = creditPlaceSingleUse(M, sources, priced, work);
   const rows = [];
   for (const name of buys) {
@@ -344,11 +335,58 @@ function creditKeepWithinCap(stepStates, greedyKey) {
   return [new Map(kept.map((i) => listed[i])), rank.slice(creditPlacementCap).map((r) => listed[r[2]][1])];
 }
 
-function creditPlaceSingleUse(M, sources, priced, work) {
+// [the credit sources (each held card, then each group's free tokens), the advances of BUYS with a
+// price in rulebook order] (runtime._single_use_sources)
+function creditSingleUseSources(M, holds, buys, extra) {
+  const sources = holds.map((h) => [h, M.ADVANCES[h].credits, M.ADVANCES[h].specific]);
+  for (const g of Object.keys(extra).sort(creditCmpStr)) {
+    if (extra[g]) {
+      const one = {};
+      one[g] = Math.trunc(extra[g]);
+      sources.push([g + " credits", one, {}]);
+    }
+  }
+  const order = creditOrder(M);
+  return [sources, buys.filter((b) => M.ADVANCES[b].cost !== null).sort((a, b) => order[a] - order[b])];
+}
+
+// [total, complete, total_at_least] of creditPrices, without the placement's search where a
+// greedy placement provably saves the most and nothing after the credits depends on where they
+// went (runtime.purchase_total)
+function creditPurchaseTotal(M, holds, buys, extra, work) {
+  if (creditVariants(M).indexOf("single_use") >= 0 && !creditMostTaken(M, buys, holds, buys)
+      && buys.every((b) => M.ADVANCES[b].cost !== null)) {
+    const [sources, priced] = creditSingleUseSources(M, holds, buys, extra || {});
+    const options = creditOptionsOf(M, priced);
+    const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
+    const useful = creditUsefulSources(sources, priced.length, options);
+    const greedy = creditGreedyPlacement(start, useful, options);
+    const printed = creditSum(start[0]);
+    const saved = printed - creditSum(greedy[greedy.length - 1][0]);
+    if (saved === Math.min(printed, creditSum(useful.map((u) => u[3])))) return [printed - saved, true, printed - saved];
+  }
+  const got = creditPrices(M, holds, buys, extra, work);
+  return [got.total, got.complete, got.total_at_least];
+}
+
+// the states of the better of two greedy placements, the first of equals (runtime._greedy_placement)
+function creditGreedyPlacement(start, useful, options) {
+  const inOrder = useful.map((_, j) => j);
+  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
+  let greedy = null;
+  for (const order of [inOrder, byCredit]) {
+    const path = creditGreedyPath(start, useful, options, order);
+    if (greedy === null || creditSum(path[path.length - 1][0]) < creditSum(greedy[greedy.length - 1][0])) greedy = path;
+  }
+  return greedy;
+}
+
+// options(gcred, spec, i, chosen): [credit, group it fixes] for each way a source can discount
+// PRICED[i] already discounted by the group CHOSEN (runtime._credit_options)
+function creditOptionsOf(M, priced) {
   const perCard = M.CREDIT_POLICY === "per_card";
   const groups = priced.map((b) => M.ADVANCES[b].groups);
-
-  function options(gcred, spec, i, chosen) {
+  return function options(gcred, spec, i, chosen) {
     const b = priced[i];
     if (perCard) {
       let g = 0;
@@ -361,18 +399,15 @@ function creditPlaceSingleUse(M, sources, priced, work) {
       if (creditGet(gcred, g, 0)) found.push([gcred[g] + creditGet(spec, b, 0), g]);
     }
     return found.length ? found : [[creditGet(spec, b, 0), null]];
-  }
+  };
+}
 
+function creditPlaceSingleUse(M, sources, priced, work) {
+  const options = creditOptionsOf(M, priced);
   const keyOf = (s) => JSON.stringify(s);
   const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
   const useful = creditUsefulSources(sources, priced.length, options);
-  const inOrder = useful.map((_, j) => j);
-  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
-  let greedy = null;  // the better greedy placement's states; the first of equals
-  for (const order of [inOrder, byCredit]) {
-    const path = creditGreedyPath(start, useful, options, order);
-    if (greedy === null || creditSum(path[path.length - 1][0]) < creditSum(greedy[greedy.length - 1][0])) greedy = path;
-  }
+  const greedy = creditGreedyPlacement(start, useful, options);
   const total = creditSum(start[0]);
   const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));
   let beyond = null;  // the most a state dropped at the cap could still save (null: none dropped)

@@ -842,9 +842,9 @@ planProblem.prototype.sortByOrder = function (names) {
 planProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
   if (this.singleUse) {
-    const priced = creditPrices(this.M, this.holds, names, this.extra, this.work);
-    if (!priced.complete) this.cappedLeast.set(JSON.stringify(names), priced.total_at_least);
-    return priced.total;
+    const [total, complete, least] = creditPurchaseTotal(this.M, this.holds, names, this.extra, this.work);
+    if (!complete) this.cappedLeast.set(JSON.stringify(names), least);
+    return total;
   }
   let any = false;
   for (const n of names) if (this.sameTurn.has(n)) { any = true; break; }
