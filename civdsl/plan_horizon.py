@@ -61,6 +61,8 @@ class _TwoTurns:
         self.floor_price = [price1[i] - self._reduction(i, unheld, price1) for i in worth]
         self.best: Any = None
         self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
+        # sets of next turn's problems priced by a capped placement (single_use): none, or no bound is proven
+        self.capped = 0
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
@@ -177,6 +179,7 @@ class _TwoTurns:
         self.examined[1] += 1
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
+        self.capped += len(p2.capped_least)
         if not got:
             return
         c2 = got[0]
@@ -380,7 +383,10 @@ class _TwoTurns:
         first, one = self.first, self.one
         _, c1, c2, p2 = self.best
         total = c1.objective + c2.objective
-        at_most = self._at_most(total, complete)
+        # a set priced by a capped placement may cost less than the walk took it to: no pair's
+        # total is proven out of reach, so the answer is the best pair found, with no bound
+        capped = self.capped + len(first.capped_least)
+        at_most = self._at_most(total, complete) if not capped else None
         return {
             "estimate": True,
             "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
@@ -388,10 +394,12 @@ class _TwoTurns:
             "this_turn": first.plan_dict(c1),
             "next_turn": p2.plan_dict(c2),
             "total": runtime.number(total),
-            "total_at_most": runtime.number(at_most),
+            "total_at_most": runtime.number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": runtime.number(one[0].objective),
-            "complete": complete,
+            "complete": complete and not capped,
+            "stopped": not complete,
+            "prices_capped": capped,
             "turn_one_sets": self.examined[0] + 1,
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }

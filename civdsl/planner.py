@@ -1814,7 +1814,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     lines.extend(_plan_lines(hz["next_turn"], label, "    "))
     lines.append(f"  total over two turns: {hz['total']} {label} (the one-turn plan "
                  f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
-    if not hz["complete"]:
+    if hz["prices_capped"]:
+        lines.append(f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits "
+                     "found within its limit (their least price is not proven): the best pair found, with no bound")
+    elif hz["stopped"]:
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
                      f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")
     return lines

@@ -306,6 +306,8 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
                                                              "options": {"buy": capped["buy"]}}))
     out.append((bench.STRICT, "stress: a plan pricing a capped placement",
                 {"command": "plan", "state": state, "options": {"among": capped["buy"]}}))
+    out.append((bench.STRICT, "stress: a two-turn plan pricing capped placements",
+                {"command": "plan", "state": state, "options": {"among": capped["buy"], "horizon": 2}}))
     # the benchmark's strict-credit random states 0 (the search stops at its placement work) and 2
     # (prices from capped placements)
     rng = random.Random(12)

@@ -438,6 +438,26 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
                for line in render(report).splitlines())
 
 
+def test_a_two_turn_plan_over_capped_prices_claims_no_bound():
+    """The look-ahead prices this turn's and next turn's sets; a set priced by a capped placement
+    may be affordable at its least price, so no pair is proven out of reach: the pair found, not
+    complete, no total_at_most, and the text says so."""
+    capped = _capped()
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
+    hz = plan(strict, state, among=capped["buy"], horizon=2)["horizon"]
+    assert hz["prices_capped"] >= 1 and hz["complete"] is False and hz["stopped"] is False
+    assert hz["total_at_most"] is None
+    from civdsl.planner import render
+
+    text = render(plan(strict, state, among=capped["buy"], horizon=2))
+    assert (f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits found "
+            "within its limit (their least price is not proven): the best pair found, with no bound") in text.splitlines()
+    # under the usual reading nothing is capped: the look-ahead is complete with its bound
+    usual = plan(civdsl.load("megaciv"), state, among=capped["buy"], horizon=2)["horizon"]
+    assert usual["prices_capped"] == 0 and usual["complete"] is True and usual["total_at_most"] == usual["total"]
+
+
 def _complete_under_the_usual_reading(capped) -> bool:
     """The same purchase under the usual reading: every credit counts everywhere, always complete."""
     result = civdsl.load("megaciv").cost(capped["holds"], capped["buy"], {"players": 9})

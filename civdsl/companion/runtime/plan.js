@@ -2184,11 +2184,13 @@ function planTwoTurns(first, maxSets) {
 
   let best = null;
   const examined = [0, 0];
+  let capped = 0;  // next turn's sets priced by a capped placement (plan_horizon.capped)
 
   function evaluate(c1) {
     examined[1] += 1;
     const p2 = followUp(c1.buys);
     const got = p2.search(1);
+    capped += p2.cappedLeast.size;
     if (!got.length) return;
     const c2 = got[0];
     const key = [c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.buys.length, c1.key[4]];
@@ -2365,6 +2367,8 @@ function planTwoTurns(first, maxSets) {
   if (!complete) {
     for (const bound of open) if (bound !== null) atMost = Math.max(atMost, Math.ceil(bound / scale) * scale);
   }
+  // a capped price may be above the least: no bound is proven (plan_horizon._answer)
+  capped += first.cappedLeast.size;
   return {
     estimate: true,
     assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
@@ -2372,10 +2376,12 @@ function planTwoTurns(first, maxSets) {
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
     total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
-    total_at_most: planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
+    total_at_most: capped ? null : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
-    complete: complete,
+    complete: complete && !capped,
+    stopped: !complete,
+    prices_capped: capped,
     turn_one_sets: examined[0] + 1,
     turn_one_sets_priced_for_next_turn: examined[1],
   };
