@@ -1630,7 +1630,10 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
     others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
-    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others)}
+    # the comparisons are proven only when the ranking is and no search here (the purchases with an
+    # advance left out share the problem's prices) priced a set by a capped placement (single_use)
+    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
+            "complete": problem.complete and not problem.capped_least}
 
 
 def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
@@ -1789,6 +1792,9 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     if not ex:
         return []
     lines = ["why this plan:"]
+    if not ex["complete"]:
+        lines.append("  (not proven: the search stopped at its limit or priced some sets by the best placement "
+                     "of the credits found within its limit)")
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
     return lines + _not_bought_lines(ex, label)

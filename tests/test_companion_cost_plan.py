@@ -308,6 +308,8 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
                 {"command": "plan", "state": state, "options": {"among": capped["buy"]}}))
     out.append((bench.STRICT, "stress: a two-turn plan pricing capped placements",
                 {"command": "plan", "state": state, "options": {"among": capped["buy"], "horizon": 2}}))
+    out.append((bench.STRICT, "stress: an explained plan pricing capped placements",
+                {"command": "plan", "state": state, "options": {"among": capped["buy"], "explain": True}}))
     # the benchmark's strict-credit random states 0 (the search stops at its placement work) and 2
     # (prices from capped placements)
     rng = random.Random(12)

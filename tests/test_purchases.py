@@ -458,6 +458,21 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound():
     assert usual["prices_capped"] == 0 and usual["complete"] is True and usual["total_at_most"] == usual["total"]
 
 
+def test_an_explanation_over_capped_prices_is_not_proven():
+    """--explain compares the plan with purchases its own searches price: over capped placements
+    those comparisons are not proven, and the explanation says so; under the usual reading they are."""
+    capped = _capped()
+    state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
+    strict = plan(civdsl.load(HOUSE / "strict_credits.civ"), state, among=capped["buy"], explain=True)
+    assert strict["explain"]["complete"] is False
+    from civdsl.planner import render
+
+    assert ("  (not proven: the search stopped at its limit or priced some sets by the best placement of the "
+            "credits found within its limit)") in render(strict).splitlines()
+    usual = plan(civdsl.load("megaciv"), state, among=capped["buy"], explain=True)
+    assert usual["explain"]["complete"] is True and "not proven" not in render(usual)
+
+
 def _complete_under_the_usual_reading(capped) -> bool:
     """The same purchase under the usual reading: every credit counts everywhere, always complete."""
     result = civdsl.load("megaciv").cost(capped["holds"], capped["buy"], {"players": 9})

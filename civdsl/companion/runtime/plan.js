@@ -2049,7 +2049,9 @@ function planExplain(problem, choices) {
   const far = others.filter((e) => e.__rank === undefined).sort((x, y) =>
     creditCmp([-x.__value, x.price, problem.order[x.advance]], [-y.__value, y.price, problem.order[y.advance]]));
   for (const e of others) delete e.__value;
-  return {runners_up: runners, advances_not_bought: near.concat(far)};
+  // proven only when the ranking is and no search here priced a set by a capped placement (planner._explain)
+  return {runners_up: runners, advances_not_bought: near.concat(far),
+    complete: problem.complete && problem.cappedLeast.size === 0};
 }
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------
