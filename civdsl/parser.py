@@ -47,7 +47,9 @@ _TERMINAL_WORDS = {
 }
 
 
-# The options every Lark construction of the grammar uses (the benchmark builds a bare parser with them).
+# The grammar's Lark options: the formatter's parser uses them with its own additions; civdsl's
+# parser (_parser: the pipeline, the language server) turns position propagation off.
+# benchmarks/bench_pipeline.py measures against a bare parse with each.
 LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
 
 
