@@ -194,13 +194,13 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
         names[cal.name] = fn
         rules = _AmountRules(ed, cal)
 
-        def write(recorder, cal=cal, fn=fn, rules=rules) -> str:
+        def generate(recorder, cal=cal, fn=fn, rules=rules) -> str:
             # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
             summary = describe.calamity(cal)
             _calamity(recorder, compiler, cal, fn, rules, summary)
             return summary
 
-        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), write)
+        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), generate)
     compiler.held = "s.held_set"
     return names, summaries
 
@@ -241,13 +241,13 @@ class _WrittenFunctions:
     def __init__(self) -> None:
         self._kept: dict[str, list[_Written]] = {}
 
-    def write(self, w: Writer, fn: str, inputs: tuple, write: Callable[[_Recorder], object]) -> object:
+    def write(self, w: Writer, fn: str, inputs: tuple, generate: Callable[[_Recorder], object]) -> object:
         """Write function `fn` into `w`: replayed when `inputs` equal a kept version's, else by
-        `write(recorder)`, and kept. Returns what `write` returned for these inputs."""
+        `generate(recorder)`, and kept. Returns what `generate` returned for these inputs."""
         found = next((x for x in self._kept.get(fn, ()) if x.inputs == inputs), None)
         if found is None:
             recorder = _Recorder(w)
-            found = self._keep(fn, inputs, recorder.written, write(recorder))
+            found = self._keep(fn, inputs, recorder.written, generate(recorder))
         else:
             for text, at in found.lines:
                 w.line(text, at)
