@@ -232,7 +232,9 @@ class _WrittenFunctions:
     generating its function costs hundreds. A function's text depends only on what its `inputs`
     hold (the rule, the compiler's settings, and for a calamity its amount rules; its branch
     variables are numbered within the function, not by the module's line), so equal inputs get
-    the same lines and source positions, as if generated again. A few versions are kept per
+    the same lines and source positions, as if generated again. Raw values among the inputs (the
+    constants, the amount rules) carry their types (_typed): Python calls True and 1 equal, but
+    a function folds in one or the other. A few versions are kept per
     function name; the oldest go first."""
 
     VERSIONS = 4
