@@ -188,21 +188,34 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
     names: dict[str, str] = {}
     summaries: dict[str, str] = {}
     compiler.held = "held"  # calamity functions keep the held advances in a local
-    setting = dict(vars(compiler))
+    setting = _setting(compiler)
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
         rules = _AmountRules(ed, cal)
 
-        def write(recorder, cal=cal, fn=fn, rules=rules) -> str:
+        def generate(recorder, cal=cal, fn=fn, rules=rules) -> str:
             # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
             summary = describe.calamity(cal)
             _calamity(recorder, compiler, cal, fn, rules, summary)
             return summary
 
-        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, vars(rules)), write)
+        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), generate)
     compiler.held = "s.held_set"
     return names, summaries
+
+
+def _setting(compiler: PythonCompiler) -> dict:
+    """What a rule function's text depends on in the compiler: its settings, each constant's
+    value with its type (see _typed)."""
+    return {**vars(compiler), "consts": _typed(compiler.consts)}
+
+
+def _typed(values: dict) -> dict:
+    """VALUES with each value's type beside it, for _WrittenFunctions to compare: a constant
+    `true` where the base has 1 is equal in Python (True == 1), but a function folds in `True`
+    or `1` (`const k = true` for a whole number is only a warning)."""
+    return {name: (type(value), value) for name, value in values.items()}
 
 
 class _Written(NamedTuple):
@@ -228,13 +241,13 @@ class _WrittenFunctions:
     def __init__(self) -> None:
         self._kept: dict[str, list[_Written]] = {}
 
-    def write(self, w: Writer, fn: str, inputs: tuple, write: Callable[[_Recorder], object]) -> object:
+    def write(self, w: Writer, fn: str, inputs: tuple, generate: Callable[[_Recorder], object]) -> object:
         """Write function `fn` into `w`: replayed when `inputs` equal a kept version's, else by
-        `write(recorder)`, and kept. Returns what `write` returned for these inputs."""
+        `generate(recorder)`, and kept. Returns what `generate` returned for these inputs."""
         found = next((x for x in self._kept.get(fn, ()) if x.inputs == inputs), None)
         if found is None:
             recorder = _Recorder(w)
-            found = self._keep(fn, inputs, recorder.written, write(recorder))
+            found = self._keep(fn, inputs, recorder.written, generate(recorder))
         else:
             for text, at in found.lines:
                 w.line(text, at)
@@ -315,7 +328,7 @@ def _mapping(w: Writer, name: str, functions: dict[str, str]) -> None:
 def _tracks(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
     """One function per epoch's requirements and per backward rule, then the AST table."""
     tracks = {}
-    setting = dict(vars(compiler))
+    setting = _setting(compiler)
     for ti, track in enumerate(ed.asts.values()):
         epoch_fns = []
         for ei, epoch in enumerate(track.epochs):

@@ -238,11 +238,17 @@ def span_of(path: str | Path, meta) -> Span:
         line, column, end_line, end = meta.line, meta.column, meta.end_line, meta.end_column
     except AttributeError:  # an empty node (Lark gives it no position) or a partial one
         return _span_of(path, meta)
-    if end_line is not None and end_line != line:
-        end = None
+    return span_from(path, line, column, end_line, end)
+
+
+def span_from(path: str | Path, line: int, column: int, end_line: int | None, end_column: int | None) -> Span:
+    """The Span of text from (line, column) to (end_line, end_column), as span_of gives it: the
+    end column only on a one-line span. The syntax pass calls it directly with a node's first
+    and last tokens' positions (syntax._ToSyntax._transform_node)."""
     span = _new_object(Span)
     span.__dict__.update({"path": path if type(path) is str else str(path), "line": line or 1,
-                          "column": column or 1, "end_column": end})
+                          "column": column or 1,
+                          "end_column": None if end_line is not None and end_line != line else end_column})
     return span
 
 

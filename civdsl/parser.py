@@ -244,11 +244,11 @@ def _first_too_nested(text: str, end: int) -> int | None:
 
 # What _BRACKET_SCAN skips (strings, comments) and the runs of text between them without a bracket.
 _NOT_A_BRACKET = re.compile(r'[^"#(){}]+|"(?:[^"\\\n]|\\.)*"?|#[^\n]*')
-_ROUND = str.maketrans("{}", "()")
+_BRACES_AS_PARENTHESES = str.maketrans("{}", "()")
 
 
 # How many rounds _shallow takes at most: more than rulebooks nest brackets (the shipped ones, 7).
-_ROUNDS = 16
+_MOST_ROUNDS = 16
 
 
 def _shallow(text: str) -> bool:
@@ -257,14 +257,14 @@ def _shallow(text: str) -> bool:
     innermost pairs `()` round after round, and matched pairs nested k deep are gone after k
     rounds; what is left is closers never opened (nesting nothing) and openers never closed (a
     level each), so rounds + openers left bound the nesting. False (the loop decides) after
-    _ROUNDS rounds, or with more than MAX_NESTING openers in a row, so that a hostile file costs a
+    _MOST_ROUNDS rounds, or with more than MAX_NESTING openers in a row, so that a hostile file costs a
     few passes over its text."""
-    brackets = _NOT_A_BRACKET.sub("", text).translate(_ROUND)
+    brackets = _NOT_A_BRACKET.sub("", text).translate(_BRACES_AS_PARENTHESES)
     if "(" * (MAX_NESTING + 1) in brackets:
         return False
     rounds = 0
     while "()" in brackets:
-        if rounds == _ROUNDS:
+        if rounds == _MOST_ROUNDS:
             return False
         brackets = brackets.replace("()", "")
         rounds += 1

@@ -913,7 +913,6 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
     total = _total(r["price"] for r in rows)
-    least = total if gap is None or total is None else max(0, total - gap if not taken else placed - gap - taken)
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
@@ -926,10 +925,20 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         # where same-turn abilities or advances acquired automatically follow, less the most
         # they could take off any placement.
         "complete": gap is None or (gap == 0 and not taken),
-        "total_at_least": least,
+        "total_at_least": _least_total(total, placed, gap, taken),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _least_total(total: int | None, placed: int | None, gap: int | None, taken: int) -> int | None:
+    """The least any placement of the credits pays (prices' total_at_least): the TOTAL where the
+    placement is the full search's (GAP None); else the total less GAP, the most the best
+    placement could save more; where steps after the credits could take up to TAKEN off another
+    placement, the total after the credits (PLACED) less both."""
+    if gap is None or total is None:
+        return total
+    return max(0, placed - gap - taken if taken else total - gap)
 
 
 def _most_taken(module, priced: list, holds: list, buys: list) -> int:

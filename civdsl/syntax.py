@@ -18,7 +18,7 @@ from lark import Discard, Token, Transformer, Tree, v_args
 from lark.exceptions import GrammarError, VisitError
 
 from .bounds import FIELDS
-from .diagnostics import Diagnostics, Span, span_of
+from .diagnostics import Diagnostics, Span, span_from, span_of
 from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
 from .rounds.syntax import RoundsToSyntax
 
@@ -307,7 +307,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         func, with_meta = entry
         try:
             if with_meta:
-                return func(self, _span_between(self.file, first, last) if first is not None else _NOWHERE, children), first, last, depth
+                # the rule's `meta` is the node's span: from its first token to its last
+                span = (_NOWHERE if first is None
+                        else span_from(self.file, first.line, first.column, last.end_line, last.end_column))
+                return func(self, span, children), first, last, depth
             return func(self, children), first, last, depth
         except GrammarError:
             raise
@@ -957,20 +960,6 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
-
-
-def _span_between(path: str, first: Token, last: Token) -> Span:
-    """What diagnostics.span_of gives for a node from its first token to its last, made directly
-    (without an object standing for Lark's meta in between): a rule's `meta` is this span."""
-    span = _new_span(Span)
-    span.__dict__.update({"path": path if type(path) is str else str(path), "line": first.line or 1,
-                          "column": first.column or 1,
-                          "end_column": None if last.end_line is not None and last.end_line != first.line
-                          else last.end_column})
-    return span
-
-
-_new_span = object.__new__
 
 
 class _Nowhere:

@@ -17,6 +17,7 @@ import yaml
 import civdsl
 from civdsl import runtime
 
+from benchmark_modules import bench_planner
 from companion_harness import PYTHON_ANSWERS, state_and_holds, cli_answer, first_difference, js_answers, node_available
 
 pytestmark = pytest.mark.skipif(not node_available(), reason="node is not installed")
@@ -263,21 +264,12 @@ def _random_queries(rid: str, seeds: range) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _bench():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 # the planner benchmark's stress states (options renamed as the command line's flags)
 _FLAGS = {"objective_spec": "objective", "explain": "explain", "top": "top", "horizon": "horizon"}
 
 
 def _stress_queries() -> list[tuple[str, str, dict]]:
-    bench = _bench()
+    bench = bench_planner()
     out = []
     for name, rid, state, options in bench.STRESS:
         state = bench.stress_state(civdsl.load(rid).module, state)

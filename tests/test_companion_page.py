@@ -622,14 +622,10 @@ def test_a_stopped_strict_credit_search_says_so(driver, pages):
 def test_a_capped_credit_placement_says_so(driver, pages):
     """Under the strict single-use credit variant a basket whose credit placement stops at its cap
     shows the price found and the same least price as `civdsl cost`."""
-    import importlib.util
-
     import civdsl
+    from benchmark_modules import bench_planner
 
-    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    capped = bench.SINGLE_USE_CAPPED
+    capped = bench_planner().SINGLE_USE_CAPPED
     _open(driver, pages["strict_credits"])
     driver.execute_script("civdslPage.importState(arguments[0])", {"holds": capped["holds"], "players": 9})
     _settle(driver)

@@ -195,10 +195,10 @@ def test_the_bracket_check_answers_as_the_plain_scan():
     assert 300 < found < 2700  # both answers were met often
 
 
-@pytest.mark.parametrize("depth", [0, 1, parser._ROUNDS, parser._ROUNDS + 1, parser.MAX_NESTING, parser.MAX_NESTING + 1])
+@pytest.mark.parametrize("depth", [0, 1, parser._MOST_ROUNDS, parser._MOST_ROUNDS + 1, parser.MAX_NESTING, parser.MAX_NESTING + 1])
 def test_plain_nesting_past_the_rounds_is_left_to_the_loop(depth):
     text = "(" * depth + ")" * depth
-    assert parser._shallow(text) == (depth <= parser._ROUNDS)
+    assert parser._shallow(text) == (depth <= parser._MOST_ROUNDS)
     assert parser._first_too_nested(text, len(text)) == (parser.MAX_NESTING if depth > parser.MAX_NESTING else None)
 
 

@@ -24,6 +24,8 @@ from civdsl import plan_horizon, planner, runtime
 from civdsl.cli import main
 from civdsl.state import StateError
 
+from benchmark_modules import bench_planner
+
 SHIPPED = ["megaciv", "expansion", "civ1981", "civ1980"]
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -939,17 +941,7 @@ def test_target_assignments_partition_purchases_and_price_them(rid, data):
     assert sum(prices.get(n, machine.base[n]) for n in buys) == expected
 
 
-def _stress_cases():
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_planner.py"
-    spec = importlib.util.spec_from_file_location("bench_planner", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-BENCH = _stress_cases()
+BENCH = bench_planner()
 
 
 @pytest.mark.parametrize("case", BENCH.STRESS, ids=[c[0] for c in BENCH.STRESS])

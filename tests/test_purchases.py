@@ -15,6 +15,8 @@ from civdsl.cli import main
 from civdsl.planner import plan
 from civdsl.state import StateError
 
+from benchmark_modules import bench_planner
+
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
 
@@ -398,12 +400,7 @@ def test_a_capped_price_with_a_same_turn_ability_stays_a_bound(data, cap, abilit
 
 
 def _capped():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench.SINGLE_USE_CAPPED
+    return bench_planner().SINGLE_USE_CAPPED
 
 
 def test_a_capped_placement_says_so_and_bounds_the_price():
@@ -514,12 +511,9 @@ def test_the_planners_total_is_the_price_total():
     """runtime.purchase_total skips the placement's search where a greedy placement provably saves
     the most: on mid-game purchases of 1-7 of the 16 cheapest advances (the benchmark's random
     states), it gives the total, completeness and least price prices() gives."""
-    import importlib.util
     import random
 
-    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = bench_planner()
     module = civdsl.load(HOUSE / "strict_credits.civ").module
     rng = random.Random(5)
     skipped = 0

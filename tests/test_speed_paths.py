@@ -333,3 +333,31 @@ def test_a_house_rule_module_is_the_same_whether_or_not_its_base_was_generated_f
     expected_fresh = {"constant": total, "amounts": total, "one_calamity": 1, "option": total, "order": total,
                       "no_calamity": 0}[case]
     assert len(generated) == expected_fresh, generated
+
+
+def test_a_constant_equal_only_in_python_gets_its_own_function(tmp_path):
+    """`const k = true` (a warning where a whole number is expected) folds in `True` where its
+    base's `const k = 1` folds in `1`: equal in Python (True == 1), so the house rule's calamity
+    function must not be the base's replayed, or its module would depend on what was generated
+    before it in the process."""
+    from civdsl import bytecode, codegen
+
+    base = tmp_path / "base.civ"
+    base.write_text('language 1\nedition base "B" extends megaciv\nconst k = 1\n'
+                    'change calamity "Tempest" { primary { lose_treasury(k) } }\n', encoding="utf-8")
+    (tmp_path / "house.civ").write_text('language 1\nedition house "H" extends "base.civ"\nconst k = true\n',
+                                        encoding="utf-8")
+    chains = [check_file(p) for p in (base, tmp_path / "house.civ")]
+    assert all(c.ok for c in chains), [c.diagnostics.render() for c in chains]
+
+    def source(checked):
+        return generate(checked.edition, {f.display: f.text for f in checked.chain})
+
+    codegen.forget_written()
+    source(chains[0])
+    after_base = source(chains[1])
+    codegen.forget_written()
+    bytecode.forget()
+    alone = source(chains[1])
+    assert after_base == alone
+    assert "e0_amount = True" in alone
