@@ -819,6 +819,7 @@ def _advance_info(adv: dict) -> dict:
         "hand_delta": sum(a["delta"] for a in by_kind.get("hand_limit", ())),
         "free_credits": sum(a["amount"] for a in by_kind.get("free_credits", ())),
         "group_credit": sum(adv["credits"].values()),
+        "same_turn": any(by_kind.get(k) for k in SAME_TURN_ABILITIES),
     }
 
 
@@ -892,6 +893,7 @@ class PurchaseProblem:
         self.extra = dict(facts.get("credits") or {})
         self.order = {n: i for i, n in enumerate(module.ADVANCES)}
         self._machines: dict[tuple, Any] = {}  # machine_for's, by the same-turn advances bought
+        self._credit_parts: dict[str, tuple] = {}  # credit's, by advance
         # single_use: the sets priced by a placement that stopped at runtime.SINGLE_USE_PLACEMENT_CAP
         # short of a proof -> the least price it proves; the best objective of those its least
         # price would make affordable (None: none)
@@ -973,7 +975,7 @@ class PurchaseProblem:
         self.alls = self._group_abilities(special_turn, "acquire_all")
 
     def _has_same_turn_ability(self, name: str) -> bool:
-        return any(_abilities(self.module, name, k) for k in SAME_TURN_ABILITIES)
+        return _info(self.module)[name]["same_turn"]
 
     def _base_prices(self, special_turn: list[str]) -> dict[str, Any]:
         """Each candidate's price after credits, before the same-turn abilities of the others:
@@ -1041,16 +1043,24 @@ class PurchaseProblem:
     def credit(self, names) -> Any:
         """Credit points the advances bought give for later turns: group credits, free credit
         points, and specific credits to advances still not held."""
-        info = _info(self.module)
-        advances = self.module.ADVANCES
-        held, bought = self.held, set(names)
+        parts, bought = self._credit_parts, set(names)
         total = 0
         for n in names:
-            total += info[n]["group_credit"] + info[n]["free_credits"]
-            for t, v in advances[n]["specific"].items():
-                if t not in held and t not in bought:
+            own, specific = parts.get(n) or self._credit_part(n)
+            total += own
+            for t, v in specific:
+                if t not in bought:
                     total += v
         return total
+
+    def _credit_part(self, name: str) -> tuple:
+        """What `credit` reads of one advance (the search asks for every set it ranks): its group
+        credits plus free credit points, and its specific credits to advances still not held, in
+        the rulebook's order (so the sum is added up in the same order)."""
+        i = _info(self.module)[name]
+        part = self._credit_parts[name] = (i["group_credit"] + i["free_credits"], tuple(
+            (t, v) for t, v in self.module.ADVANCES[name]["specific"].items() if t not in self.held))
+        return part
 
     def _credit_bound(self, name) -> Any:
         i = _info(self.module)[name]
@@ -1177,8 +1187,10 @@ class PurchaseProblem:
         return whole
 
     def _key(self, names, price, spent) -> tuple:
-        ranked = tuple(sorted(self.order[n] for n in names))
-        return (self.objective.of(names), -spent, self.credit(names), -len(names), tuple(-i for i in ranked))
+        # the last part: minus the rulebook places, largest first (the rulebook order reversed)
+        order = self.order
+        places = tuple(sorted([-order[n] for n in names], reverse=True))
+        return (self.objective.of(names), -spent, self.credit(names), -len(names), places)
 
     def choice(self, names, price, spent, limit: int) -> Choice:
         """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
@@ -1345,6 +1357,7 @@ class PurchaseProblem:
         kth: list = [None]  # the k-th best key's first three parts, once k sets are kept
         counter = [0]
         pay = self.payments
+        by_place = list(self.order)  # advance at each rulebook place
 
         def visit(names, sumb, same, hdelta, objective):
             counter[0] += 1
@@ -1361,7 +1374,7 @@ class PurchaseProblem:
             if kth[0] is not None and (objective, -spent) < kth[0][:2]:
                 return  # below the k-th best before its credit and rulebook order are needed
             key = self._key(names, price, spent)
-            entry = (key, tuple(sorted(names, key=self.order.get)), price, spent, limit)
+            entry = (key, tuple(by_place[-i] for i in key[4]), price, spent, limit)  # names in rulebook order
             if len(heap) < top:
                 heapq.heappush(heap, entry)
             elif key > heap[0][0]:
