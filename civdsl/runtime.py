@@ -900,7 +900,8 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
     else:
         rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), None
-    placed = _total(r["price"] for r in rows)   # after the credits, before what follows
+    # after the credits, before what follows (only a capped placement's least price reads it)
+    placed = _total(r["price"] for r in rows) if gap is not None else None
     # what follows may take more off another placement than off the one found (it lands on the
     # dearest advance): where the placement stopped at its cap, the least price allows for it
     taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
