@@ -193,14 +193,8 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
         rules = _AmountRules(ed, cal)
-
-        def generate(recorder, cal=cal, fn=fn, rules=rules) -> str:
-            # each calamity's summary, used twice (its function's docstring, CALAMITIES): described once
-            summary = describe.calamity(cal)
-            _calamity(recorder, compiler, cal, fn, rules, summary)
-            return summary
-
-        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), generate)
+        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), functools.partial(
+            _described_calamity, c=compiler, cal=cal, fn=fn, rules=rules))
     compiler.held = "s.held_set"
     return names, summaries
 
@@ -537,6 +531,14 @@ class _AmountRules:
 
     def city_arg(self) -> str:
         return f", city={self.city_points!r}" if self.city_points is not None else ""
+
+
+def _described_calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> str:
+    """A calamity's function (_calamity), and its summary: used twice (the function's docstring,
+    CALAMITIES), described once."""
+    summary = describe.calamity(cal)
+    _calamity(w, c, cal, fn, rules, summary)
+    return summary
 
 
 def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules, summary: str) -> None:

@@ -1256,7 +1256,7 @@ class PurchaseProblem:
         the report says no plan exceeds."""
         least = self.capped_least.get(tuple(sorted(names, key=self.order.get)))
         if least is not None and self.payments.spent(least, limit) is not None:
-            objective = sum(self.objective.values[n] for n in names)
+            objective = self.objective.of(names)
             self.unsure = objective if self.unsure is None else max(self.unsure, objective)
 
     def search(self, top: int = 1) -> list[Choice]:

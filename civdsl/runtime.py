@@ -1074,11 +1074,12 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
-        start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
+        start = _placement_start(module, priced)
         useful = _useful_sources(module, sources, priced)
-        saved = sum(start[0]) - sum(_greedy_placement(start, useful)[-1][0])
-        if saved == min(sum(start[0]), sum(most for _, _, most in useful)):
-            return sum(start[0]) - saved, True, sum(start[0]) - saved
+        left = sum(_greedy_placement(start, useful)[-1][0])
+        _, most = _within_reach(start, useful, 0)
+        if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
+            return left, True, left
     got = prices(module, holds, buys, extra_credits, work)
     return got["total"], got["complete"], got["total_at_least"]
 
@@ -1105,7 +1106,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
     path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
     states after a source, the search keeps the greedy placement's state and those that saved
     most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
-    start = (tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced))
+    start = _placement_start(module, priced)
     useful = _useful_sources(module, sources, priced)
     greedy = _greedy_placement(start, useful)
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
@@ -1123,6 +1124,11 @@ def _place_single_use_credits(module, sources: list, priced: list,
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
     gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
     return _placement(layers, best, priced), gap
+
+
+def _placement_start(module, priced: list) -> tuple:
+    """The placement's first state: every advance's printed cost still to pay, no group chosen."""
+    return tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced)
 
 
 def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:
