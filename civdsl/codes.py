@@ -233,6 +233,30 @@ _ALL = [
          "them): usually a misspelling, or a field of another kind of item. The line is skipped and the rest of "
          "the file is still checked; the field it looks like is not also reported missing from the item.",
          'advance "Pottery" { cots 45 groups crafts }', 'advance "Pottery" { cost 45 groups crafts }'),
+    Code("CIV160", "ruling fails", "A ruling of the rulebook (`ruling NAME \"question\" { ... }`) gets another "
+         "answer from the rules than the one it expects. The message gives what was expected and what the rules "
+         "answered; the notes give the question, the citation and the trace of the answer. Either a rule is wrong, or "
+         "the ruling's situation or expected answer is.",
+         'ruling f "Famine with Agriculture?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 10) '
+         'cite("8") }',
+         'ruling f "Famine with Agriculture?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 15) '
+         'cite("8") }'),
+    Code("CIV161", "ruling cannot be run", "A ruling's block is read as calls: `player(...)` (the situation), one "
+         "question (`resolve`, `cost`, `epoch`, `score`, `hand` or `table`), `expect(...)` with comparisons of the "
+         "answer's values with literals, and `cite(...)`. An unknown call, a second question, a value the answer does "
+         "not have, a missing expectation or citation, or a situation the rulebook refuses (an unknown advance, a fact "
+         "of the wrong type) stops the ruling from being run.",
+         'ruling f "?" { player(holds("Agriculture")) resolve("Famine") expect(damagee == 15) cite("8") }',
+         'ruling f "?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 15) cite("8") }'),
+    Code("CIV162", "house rule changes an inherited ruling", "A warning: a ruling of the base rulebook gets another "
+         "answer under the house rule. That may be the point of the house rule; say so with `overrules NAME \"why\"` "
+         "(the warning becomes a note), or fix the house rule.",
+         'edition kind "Kind" extends megaciv\nchange calamity "Famine" { primary { damage(8) } }',
+         'edition kind "Kind" extends megaciv\nchange calamity "Famine" { primary { damage(8) } }\n'
+         'overrules famine_agriculture "famine is kinder at our table"'),
+    Code("CIV163", "overrules excuses nothing", "A warning: `overrules NAME` names no ruling the rulebook inherits, "
+         "or a ruling whose answer the house rule does not change. Remove the line, or correct the name.",
+         'overrules famine_agriculturre "kinder"', 'overrules famine_agriculture "kinder"'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -50,6 +50,7 @@ def check(paths, schema, verbose, as_json):
     targets = rulebook_paths(paths)
     # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
     checked = [check_file(p, diags, reuse=True) for p in targets]
+    _run_rulings(targets, checked, diags)
     if schema:
         _check_schema(checked, diags)
     if as_json:
@@ -60,6 +61,23 @@ def check(paths, schema, verbose, as_json):
     else:
         _check_report(diags, len(checked), verbose)
     sys.exit(1 if diags.has_errors else 0)
+
+
+def _run_rulings(targets: list, checked: list, diags) -> None:
+    """Every ruling of each rulebook without errors, run on its compiled rules (rulings.check)."""
+    from ..api import load
+    from ..errors import RulebookError
+    from ..rulings import check as check_rulings
+
+    for path, c in zip(targets, checked):
+        if not c.ok:
+            continue
+        try:
+            rulebook = load(path)
+        except RulebookError as exc:  # a rule the validator let through but Python cannot hold
+            diags.items.extend(d for d in exc.diagnostics.items if d not in diags.items)
+            continue
+        check_rulings(c.edition, rulebook, diags)
 
 
 def _check_schema(checked: list, diags) -> None:
