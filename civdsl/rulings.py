@@ -456,8 +456,14 @@ def check(ed: Edition, rulebook, diags: Diagnostics) -> list[Outcome]:
             diags.error("CIV161", f"ruling `{ruling.name}` cannot be run: {exc}", exc.span, item=ruling.name,
                         help=exc.help)
             continue
-        except (StateError, RulebookRuntimeError) as exc:
-            diags.error("CIV161", f"ruling `{ruling.name}` cannot be run: {exc}", ruling.span, item=ruling.name)
+        except StateError as exc:  # a situation the rulebook refuses, reported where the situation is
+            diags.error("CIV161", f"ruling `{ruling.name}` cannot be run: {exc}", _situation_span(ruling),
+                        item=ruling.name)
+            continue
+        except RulebookRuntimeError as exc:
+            where = Span(exc.path, exc.line, exc.column or 1, exc.end_column) if exc.path and exc.line else ruling.span
+            diags.error("CIV130", f"this rule failed while running ruling `{ruling.name}`: {exc.reason}", where,
+                        item=ruling.name, notes=[f"ruling `{ruling.name}` is at {ruling.span}"])
             continue
         outcomes.append(outcome)
         if outcome.holds:
@@ -478,6 +484,10 @@ def check(ed: Edition, rulebook, diags: Diagnostics) -> list[Outcome]:
             diags.warning("CIV163", f"ruling `{name}` still gives its answer: `overrules {name}` overrules nothing",
                           o.name_span or o.span, item=name, help="remove the `overrules` line")
     return outcomes
+
+
+def _situation_span(ruling: Ruling) -> Span:
+    return next((c.span for c in ruling.calls if c.name == "player"), ruling.span)
 
 
 def _report_changed(ed: Edition, ruling: Ruling, outcome: Outcome, diags: Diagnostics) -> None:
