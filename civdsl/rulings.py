@@ -95,7 +95,7 @@ class Reading:
     expected: list[Expectation]
     citations: list[tuple[str, str]]  # (kind: "rules", "errata" or "faq", text)
     borders: dict = field(default_factory=dict)
-    secondary: dict = field(default_factory=dict)
+    secondary: dict | None = None  # the secondary victims named, with their amounts; None when not said
 
 
 @dataclass
@@ -167,6 +167,18 @@ def _player_part(player: dict, part: Call) -> None:
             {k: _literal(v, f"credits `{k}`") for k, v in part.kwargs.items()})
 
 
+def _secondary(call: Call, named: dict | None) -> dict:
+    """The secondary victims the primary victim names, with the amount assigned to each."""
+    values = [_literal(a, "an argument of `secondary`") for a in call.args]
+    if len(values) not in (0, 2) or (values and not (isinstance(values[0], str) and isinstance(values[1], int))):
+        raise RulingError('`secondary` names a victim and the amount assigned to him: secondary("bruno", 10), '
+                          "or none: secondary()", call.span)
+    out = dict(named or {})
+    if values:
+        out[values[0]] = values[1]
+    return out
+
+
 def _expectation(expr) -> Expectation:
     """`KEY == VALUE`, or a bare KEY (expected true)."""
     from .expressions import unparse
@@ -188,7 +200,8 @@ def _answer_key(expr) -> str:
 
 def read(ruling: Ruling) -> Reading:
     """The ruling as data, or RulingError at its first mistake."""
-    players, options, expected, citations, borders, secondary = [], {}, [], [], {}, {}
+    players, options, expected, citations, borders = [], {}, [], [], {}
+    secondary: dict | None = None  # None: the ruling names no secondary victims, {}: it names none
     questions = []
     for call in ruling.calls:
         if call.name in QUESTIONS:
@@ -205,9 +218,8 @@ def read(ruling: Ruling) -> Reading:
         elif call.name == "border":  # border("anna", "bruno", "land")
             a, b, *kind = _strings(call)
             borders.setdefault(kind[0] if kind else "land", []).append([a, b])
-        elif call.name == "secondary":  # secondary("bruno", 10): the amount assigned to him
-            name, amount = (_literal(a, "an argument of `secondary`") for a in call.args)
-            secondary[name] = amount
+        elif call.name == "secondary":  # secondary("bruno", 10): the amount assigned to him; secondary(): none
+            secondary = _secondary(call, secondary)
         else:
             raise RulingError(f"unknown call `{call.name}` in a ruling", call.span,
                               suggestion(call.name, list(QUESTIONS) + list(OTHER_CALLS)))
@@ -279,7 +291,9 @@ def run(rulebook, reading: Reading) -> Outcome:
     the rulebook refuses (an unknown advance, say), RulebookRuntimeError from a rule."""
     ask = _ASK[reading.question]
     got, trace = ask(rulebook, reading)
-    mismatches = [(e, got.get(e.key)) for e in reading.expected if not _same(got.get(e.key), e.value)]
+    # an incomplete answer is never taken for the expected one, unless the ruling expects it incomplete
+    incomplete = bool(got.get("missing")) and not any(e.key in ("missing", "complete") for e in reading.expected)
+    mismatches = [(e, got.get(e.key)) for e in reading.expected if incomplete or not _same(got.get(e.key), e.value)]
     return Outcome(reading, got, mismatches, trace)
 
 
@@ -398,7 +412,7 @@ def table_phase(rulebook, reading: Reading):
     players = [{"name": p["name"], "holds": p["holds"], **p["facts"]} for p in reading.players]
     entry = {"calamity": reading.subject[0], **reading.question_args}
     entry.setdefault("victim", players[0]["name"])
-    if reading.secondary:
+    if reading.secondary is not None:
         entry["secondary"] = dict(reading.secondary)
     data = {"players": players, "borders": reading.borders, "calamities": [entry]}
     if reading.options:
@@ -505,8 +519,11 @@ def _report_changed(ed: Edition, ruling: Ruling, outcome: Outcome, diags: Diagno
 
 def _mismatch_words(outcome: Outcome) -> str:
     missing = outcome.got.get("missing")
-    unknown = f"an unknown value (the answer depends on {', '.join(missing)})" if missing else None
-    return "; ".join(f"expected {e.text}, got {unknown if got is None and unknown else _shown(got)}"
+    if not missing:
+        return "; ".join(f"expected {e.text}, got {_shown(got)}" for e, got in outcome.mismatches)
+    why = f"the answer depends on {', '.join(missing)}"
+    return "; ".join(f"expected {e.text}, got " + (f"an unknown value ({why})" if got is None
+                                                   else f"{_shown(got)} in an incomplete answer ({why})")
                      for e, got in outcome.mismatches)
 
 

@@ -1,0 +1,157 @@
+"""Rulings: every shipped ruling holds, a changed number in a rulebook makes one fail, and house
+rules that change an inherited ruling's answer say so."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import civdsl
+from civdsl import rulings
+from civdsl.diagnostics import Diagnostics
+from civdsl.frontend import check_file
+from civdsl.resources import shipped_rulebooks
+
+ROOT = Path(__file__).resolve().parent.parent
+HOUSE = sorted((ROOT / "rulebooks" / "house").glob("*.civ"))
+
+
+def _checked(path: Path) -> tuple[list[rulings.Outcome], Diagnostics]:
+    diags = Diagnostics()
+    checked = check_file(path, diags)
+    assert checked.ok, diags.render(color=False)
+    outcomes = rulings.check(checked.edition, civdsl.load(path), diags)
+    return outcomes, diags
+
+
+def _codes(diags: Diagnostics) -> list[tuple[str, str, str]]:
+    return [(d.level, d.code, d.item) for d in diags.items if d.code.startswith("CIV16")]
+
+
+@pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion", "megaciv"])
+def test_every_shipped_ruling_holds(edition):
+    path = ROOT / "rulebooks" / f"{edition}.civ"
+    outcomes, diags = _checked(path)
+    assert outcomes, f"{edition} has no rulings"
+    assert [o.reading.ruling.name for o in outcomes if not o.holds] == []
+    assert _codes(diags) == []
+
+
+def test_every_shipped_edition_with_advances_has_rulings():
+    for edition in shipped_rulebooks():
+        ed = check_file(ROOT / "rulebooks" / f"{edition}.civ").edition
+        if ed.advances:
+            assert ed.rulings, f"{edition} records no worked example as a ruling"
+
+
+@pytest.mark.parametrize("path", HOUSE, ids=lambda p: p.stem)
+def test_a_shipped_house_rule_overrules_every_ruling_it_changes(path):
+    _, diags = _checked(path)
+    assert [c for c in _codes(diags) if c[0] != "note"] == []
+
+
+def test_a_house_rule_changing_an_inherited_answer_is_named_and_overruled():
+    _, diags = _checked(ROOT / "rulebooks" / "house" / "gentle.civ")
+    [note] = [d for d in diags.items if d.code == "CIV162"]
+    assert note.level == "note" and note.item == "famine_agriculture"
+    assert "expected damage == 15, got 13" in note.message
+
+
+def _mutated(tmp_path: Path, edition: str, old: str, new: str) -> Path:
+    """A copy of a shipped rulebook with one number changed."""
+    text = (ROOT / "rulebooks" / f"{edition}.civ").read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    out = tmp_path / f"{edition}.civ"
+    out.write_text(text.replace(old, new), encoding="utf-8")
+    return out
+
+
+# one changed number per edition, and the ruling it must break
+MUTATIONS = [
+    ("megaciv", 'when holds("Agriculture") for primary { add damage 5 }',
+     'when holds("Agriculture") for primary { add damage 6 }', "famine_agriculture"),
+    ("civ1980", 'credit "Literacy" 15', 'credit "Literacy" 10', "literacy_one_credit"),
+    ("expansion", 'credits arts 10, civics 5\n  credit "Architecture" 10', 'credits arts 15, civics 5\n  credit "Architecture" 10',
+     "diplomacy_credits"),
+]
+
+
+@pytest.mark.parametrize("edition, old, new, ruling", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_a_changed_number_makes_a_ruling_fail(tmp_path, edition, old, new, ruling):
+    outcomes, diags = _checked(_mutated(tmp_path, edition, old, new))
+    failed = [d for d in diags.items if d.code == "CIV160"]
+    assert ruling in [d.item for d in failed]
+    assert all(d.level == "error" for d in failed)
+
+
+def test_a_changed_credit_makes_the_purchase_example_fail(tmp_path):
+    text = (ROOT / "rulebooks" / "civ1981.civ").read_text(encoding="utf-8")
+    # Mysticism's Arts credit of 5 (17.5): the per-card credit of the Arts group
+    out = tmp_path / "civ1981.civ"
+    mysticism = text.index('advance "Mysticism"')
+    block_end = text.index("}", mysticism)
+    block = text[mysticism:block_end]
+    assert "credits" in block
+    import re
+
+    changed = re.sub(r"arts 5\b", "arts 10", block, count=1)
+    assert changed != block
+    out.write_text(text[:mysticism] + changed + text[block_end:], encoding="utf-8")
+    _, diags = _checked(out)
+    assert "music_purchase" in [d.item for d in diags.items if d.code == "CIV160"]
+
+
+def test_a_failing_ruling_shows_expected_got_and_the_trace(tmp_path):
+    path = _mutated(tmp_path, *MUTATIONS[0][:3])
+    _, diags = _checked(path)
+    [d] = [d for d in diags.items if d.code == "CIV160" and d.item == "famine_agriculture"]
+    assert "expected damage == 15, got 16" in d.message
+    assert any("Agriculture: add damage 10 -> 16" in n for n in d.notes)
+    assert any(n.startswith("cited: chapter 8") for n in d.notes)
+
+
+def test_an_incomplete_answer_never_counts_as_the_expected_one(tmp_path):
+    """A ruling whose answer depends on a fact the situation does not give fails, and says which."""
+    path = tmp_path / "h.civ"
+    path.write_text('language 1\nedition h "H" extends megaciv\n'
+                    'ruling piracy "How many cities turn pirate?" {\n  player()\n  resolve("Piracy")\n'
+                    '  expect(pirate_cities == 2)\n  cite("chapter 8")\n}\n', encoding="utf-8")
+    _, diags = _checked(path)
+    [d] = [d for d in diags.items if d.code == "CIV160"]
+    assert "got 2 in an incomplete answer (the answer depends on coastal_cities)" in d.message
+
+
+def test_a_table_ruling_runs_the_table_engine():
+    rb = civdsl.load("expansion")
+    ed = check_file(ROOT / "rulebooks" / "expansion.civ").edition
+    outcome = rulings.run(rb, rulings.read(ed.rulings["tyranny_annex"]))
+    assert outcome.holds
+    assert outcome.got["beneficiary"] == "Africa" and outcome.got["Egypt.annex_unit_points"] == 8
+
+
+def test_a_ruling_is_listed_under_the_items_it_is_about():
+    ed = check_file(ROOT / "rulebooks" / "megaciv.civ").edition
+    assert "famine_agriculture" in [r.name for r in rulings.rulings_of(ed, "Famine")]
+    assert "famine_agriculture" in [r.name for r in rulings.rulings_of(ed, "Agriculture")]
+    assert "purchase_example_2" in [r.name for r in rulings.rulings_of(ed, "Masonry")]
+    assert rulings.citation_text(ed.rulings["famine_agriculture"]) == "chapter 8, Famine"
+
+
+def test_the_citation_kinds_are_named():
+    ed = check_file(ROOT / "rulebooks" / "civ1981.civ").edition
+    assert rulings.citation_text(ed.rulings["calamity_floor_on"]).startswith("24.1")
+
+
+def test_check_runs_the_rulings_of_the_whole_chain(tmp_path):
+    """A house rule two files away from a ruling's base still runs it."""
+    shutil.copy(ROOT / "rulebooks" / "house" / "gentle.civ", tmp_path / "gentle.civ")
+    child = tmp_path / "harsh.civ"
+    child.write_text('language 1\nedition harsh "Harsh" extends "gentle.civ"\n'
+                     'change calamity "Famine" {\n  primary { damage(20) }\n  summary "The primary victim takes 20."\n}\n',
+                     encoding="utf-8")
+    _, diags = _checked(child)
+    [d] = [d for d in diags.items if d.code == "CIV162"]
+    # gentle overrules famine_agriculture, and that holds for a rule built on gentle too
+    assert d.level == "note" and "got 25" in d.message
