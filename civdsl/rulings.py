@@ -427,20 +427,64 @@ _ASK = {"resolve": _ask_resolve, "cost": _ask_cost, "epoch": _ask_epoch, "score"
 # --- what an item's rulings are ----------------------------------------------------------------
 
 def subjects(ruling: Ruling) -> list[str]:
-    """The items a ruling is about: the calamity or advances of its question and the advances its
-    situation holds (an item's rulings are listed under it in charts, `explain` and hover)."""
+    """The items a ruling is about: the calamity or advances of its question, the advances its
+    situation holds and the commodities in hand (an item's rulings are listed under it in charts,
+    `explain`, hover and the companion page)."""
     out: list[str] = []
     for call in ruling.calls:
         if call.name in QUESTIONS and call.name != "epoch":
             out.extend(a.value for a in call.args if isinstance(a, Str))
-        elif call.name == "player":
-            out.extend(h.value for part in call.args if isinstance(part, Call) and part.name == "holds"
-                       for h in part.args if isinstance(h, Str))
+        elif call.name == "player":  # the advances held and the commodities in hand
+            for part in call.args:
+                if isinstance(part, Call) and part.name in ("holds", "cards"):
+                    out.extend(a.value for a in part.args if isinstance(a, Str))
     return list(dict.fromkeys(out))
 
 
 def rulings_of(ed: Edition, item: str) -> list[Ruling]:
     return [r for r in ed.rulings.values() if item in subjects(r)]
+
+
+# How the answer's values read to a player ("secondary.count" is never shown as such).
+_ANSWER_WORDS = {
+    "cancelled": "cancelled", "immune": "immune", "complete": "complete", "missing": "depends on",
+    "secondary.count": "secondary victims", "secondary.share": "shared among the secondary victims",
+    "total": "total", "illegal": "not allowed", "acquired": "gained with the purchase", "reached": "reaches",
+    "beneficiary": "beneficiary", "discarded": "discarded",
+}
+
+
+def _kind_words(kind: str) -> str:
+    k = vocab.EFFECT_KINDS.get(kind)
+    words = k.noun(None) if k else None
+    return words[1] if words else kind.replace("_", " ")
+
+
+def answer_words(e: Expectation) -> str:
+    """One expected value in a player's words: "points of damage: 15", "Music costs 55"."""
+    value = e.value
+    shown = ("yes" if value else "no") if isinstance(value, bool) else "unknown" if value is None else str(value)
+    key = e.key
+    if key.startswith(("price(", "points(")):
+        name = key[key.index("(") + 2:-2]
+        return f"{name} costs {shown}" if key.startswith("price(") else f"{name}: {shown} points"
+    if key in _ANSWER_WORDS:
+        return f"{_ANSWER_WORDS[key]}: {shown}"
+    head, _, last = key.rpartition(".")
+    if head == "marker":
+        return f"marker, {last.replace('_', ' ')}: {shown}"
+    prefix = {"": "", "secondary": "each secondary victim, ", "demanded": "demanded, "}.get(head, f"{head}, ")
+    return f"{prefix}{_kind_words(last)}: {shown}"
+
+
+def summary(ruling: Ruling) -> dict:
+    """A ruling in a player's words: the question, the expected answer and the citation."""
+    try:
+        reading = read(ruling)
+    except RulingError:
+        return {"name": ruling.name, "question": ruling.question, "answer": "", "cited": ""}
+    return {"name": ruling.name, "question": ruling.question,
+            "answer": "; ".join(answer_words(e) for e in reading.expected), "cited": citation_text(ruling)}
 
 
 def citation_text(ruling: Ruling) -> str:

@@ -155,3 +155,58 @@ def test_check_runs_the_rulings_of_the_whole_chain(tmp_path):
     [d] = [d for d in diags.items if d.code == "CIV162"]
     # gentle overrules famine_agriculture, and that holds for a rule built on gentle too
     assert d.level == "note" and "got 25" in d.message
+
+
+# --- an item's rulings, shown under it ---------------------------------------------------------
+
+def test_the_answer_is_shown_in_a_players_words():
+    ed = check_file(ROOT / "rulebooks" / "megaciv.civ").edition
+    s = rulings.summary(ed.rulings["famine_agriculture"])
+    assert s["answer"] == "points of damage: 15; secondary victims: 3; each secondary victim, points of damage: 5"
+    assert rulings.summary(ed.rulings["purchase_example_1"])["answer"] == "Drama and Poetry costs 70; Mysticism costs 40"
+
+
+def test_explain_lists_the_items_rulings():
+    from civdsl.itemexplain import explain_item
+
+    text = explain_item("megaciv", "Famine")
+    section = text[text.index("\nRulings:"):]
+    assert "Does Agriculture make famine worse for its primary victim? points of damage: 15" in section
+    assert "(chapter 8, Famine)  rulebooks/megaciv.civ:" in section
+    assert "\nRulings:" not in explain_item("megaciv", "Tempest")
+
+
+def test_the_calamities_and_advances_charts_list_rulings_under_their_items():
+    from civdsl.charts import tables
+
+    ed = check_file(ROOT / "rulebooks" / "megaciv.civ").edition
+    [cal] = [t for t in tables.calamities_chart(ed).tables if t.slug == "calamity-rulings"]
+    about = [r.cells[0] for r in cal.rows]
+    assert len(about) == len([1 for n in ed.calamities for _ in rulings.rulings_of(ed, n)])
+    [adv] = [t for t in tables.advances_chart(ed).tables if t.slug == "advance-rulings"]
+    assert len(adv.rows) == len([1 for n in ed.advances for _ in rulings.rulings_of(ed, n)])
+    cardgame = check_file(ROOT / "rulebooks" / "cardgame.civ").edition
+    assert not [t for t in tables.calamities_chart(cardgame).tables if t.slug == "calamity-rulings"]
+
+
+def test_hover_on_an_item_lists_its_rulings():
+    from civdsl.lsp import Engine, hover_text
+
+    path = ROOT / "rulebooks" / "megaciv.civ"
+    text = path.read_text(encoding="utf-8")
+    engine = Engine()
+    doc = engine.open(path.resolve().as_uri(), text, 1)
+    analysis = engine.analyse(doc)
+    hover, _ = hover_text(analysis, text.index('calamity "Famine"') + 11)
+    assert "Rulings:\n- Does Agriculture make famine worse for its primary victim? points of damage: 15" in hover
+
+
+def test_the_companion_page_lists_the_rulings_escaped():
+    from civdsl.companion.page import rulings_section
+
+    ed = check_file(ROOT / "rulebooks" / "civ1981.civ").edition
+    html = rulings_section(ed)
+    assert html.count("<li>") == len(ed.rulings)
+    assert "Mysticism&#x27;s 20 Sciences credit" in html and "Music costs 55" in html
+    cardgame = check_file(ROOT / "rulebooks" / "cardgame.civ").edition
+    assert rulings_section(cardgame) == ""

@@ -380,10 +380,28 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     return module
 
 
+def rulings_section(edition) -> str:
+    """The rulebook's rulings as a short list below the player's answers: the question, the answer
+    the rules give (`civdsl check` runs each one) and where it comes from; none, no section."""
+    from .. import rulings
+
+    found = [(rulings.summary(r), rulings.subjects(r)) for r in edition.rulings.values()]
+    if not found:
+        return ""
+    items = "".join(
+        f"<li><strong>{escape.html(s['question'])}</strong> {escape.html(s['answer'])}"
+        f' <span class="muted">({escape.html(s["cited"])}{escape.html("; about " + ", ".join(about)) if about else ""})'
+        "</span></li>\n"
+        for s, about in found)
+    return (f'<section id="rulings" class="page"><details><summary>Rulings ({len(found)})</summary>\n'
+            f"<ul>\n{items}</ul></details></section>\n")
+
+
 def companion_html(module, edition=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
+    extra = rulings_section(edition) if edition is not None else ""
     script = engine_for(edition, module) if edition is not None else engine_script(module)
     engine = _inline_safe(minify_script(compact_script(script)), "script")
     ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
@@ -406,6 +424,7 @@ def companion_html(module, edition=None) -> str:
         '<nav role="tablist" id="tabs" aria-label="Players"></nav>\n'
         '<main id="player" role="tabpanel"><div id="app"><noscript>This page needs JavaScript.</noscript></div></main>\n'
         '<p id="summary" role="status" aria-live="polite"></p>\n'
+        f"{extra}"
         f"<script>{engine}</script>\n"
         f"<script>{ui}</script>\n"
         "</body>\n</html>\n"
