@@ -23,6 +23,7 @@ from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
+from .rulings import check_checked
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -161,6 +162,10 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
                         checked.edition.span)
             continue
         ids[checked.edition.id] = path
+        before = len(diags.errors)
+        check_checked(path, checked, diags)
+        if len(diags.errors) > before:
+            continue  # a failing ruling: the rules do not answer as the rulebook says they do
         try:
             results.append(_render_reusing(checked))
         except CodegenError as exc:

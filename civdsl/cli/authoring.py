@@ -64,20 +64,12 @@ def check(paths, schema, verbose, as_json):
 
 
 def _run_rulings(targets: list, checked: list, diags) -> None:
-    """Every ruling of each rulebook without errors, run on its compiled rules (rulings.check)."""
-    from ..api import load
-    from ..errors import RulebookError
-    from ..rulings import check as check_rulings
+    """Every ruling of each rulebook without errors, run on its compiled rules."""
+    from ..rulings import check_checked
 
     for path, c in zip(targets, checked):
-        if not c.ok:
-            continue
-        try:
-            rulebook = load(path)
-        except RulebookError as exc:  # a rule the validator let through but Python cannot hold
-            diags.items.extend(d for d in exc.diagnostics.items if d not in diags.items)
-            continue
-        check_rulings(c.edition, rulebook, diags)
+        if c.ok:
+            check_checked(path, c, diags)
 
 
 def _check_schema(checked: list, diags) -> None:
