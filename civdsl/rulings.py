@@ -289,12 +289,27 @@ def _check_answer_key(question: str, e: Expectation) -> None:
 def run(rulebook, reading: Reading) -> Outcome:
     """Ask the compiled rulebook the ruling's question; StateError or RulingError for a situation
     the rulebook refuses (an unknown advance, say), RulebookRuntimeError from a rule."""
+    _check_subject(rulebook, reading)
     ask = _ASK[reading.question]
     got, trace = ask(rulebook, reading)
     # an incomplete answer is never taken for the expected one, unless the ruling expects it incomplete
     incomplete = bool(got.get("missing")) and not any(e.key in ("missing", "complete") for e in reading.expected)
     mismatches = [(e, got.get(e.key)) for e in reading.expected if incomplete or not _same(got.get(e.key), e.value)]
     return Outcome(reading, got, mismatches, trace)
+
+
+def _check_subject(rulebook, reading: Reading) -> None:
+    """The calamity, advances or track the question names exist (RulingError at the question)."""
+    try:
+        if reading.question in ("resolve", "table"):
+            rulebook.calamity_name(reading.subject[0])
+        elif reading.question == "cost":
+            rulebook.item_names("advance", reading.subject, "cost")
+        elif reading.question == "epoch" and reading.subject[0] not in rulebook.tracks:
+            raise RulingError(f"no A.S.T. track `{reading.subject[0]}`", reading.question_span,
+                              suggestion(reading.subject[0], rulebook.tracks))
+    except StateError as exc:
+        raise RulingError(str(exc), reading.question_span) from None
 
 
 def _same(got, expected) -> bool:
