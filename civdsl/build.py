@@ -86,13 +86,26 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
                                          default=_json_value) + "\n"
     from . import charts
 
-    rendered, messages = charts.render_all(ed, base.edition if base else None)
+    effect = _impact_of_house_rule(checked, base)
+    rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
     from .companion.page import companion_html, module_from_code
 
-    out.files["companion.html"] = companion_html(module_from_code(code, ed.id), ed)
+    out.files["companion.html"] = companion_html(module_from_code(code, ed.id), ed, effect)
     return out
+
+
+def _impact_of_house_rule(checked: Checked, base: Checked | None):
+    """What a house rule changes for players against its nearest base (impact.py), or None for
+    an edition of its own."""
+    if base is None:
+        return None
+    from .api import load
+    from .impact import impact
+
+    return impact(load(base.chain[-1].path).module, load(checked.chain[-1].path).module, base.edition,
+                  checked.edition)
 
 
 def _render_reusing(checked: Checked) -> EditionOutputs:

@@ -6,7 +6,8 @@ does. For every calamity and role, every combination of the advances whose modif
 situation is resolved by both compiled rulebooks; the same for the price of each advance over
 the sets of advances that credit it (bought alone and with a companion), and for each A.S.T.
 track over holdings and cities. A space of at most EXHAUSTIVE situations is walked whole; a
-larger one is sampled (a stated sample size, reproducible with a seed).
+larger one is sampled (a stated sample size, reproducible with a seed). A situation either
+rulebook refuses as a state file (an A.S.T. position past the finish, say) is left out.
 
 Per item the report gives how many situations change, by how much (mean, least and most), the
 situation that changes most, and the rule lines of A and of B that differ for it. An answer that
@@ -200,6 +201,25 @@ def _situation_words(axes: list[tuple[str, tuple]], values: tuple) -> dict:
     return state
 
 
+def _possible(modules, state: dict, known: dict) -> bool:
+    """Whether both rulebooks accept the situation's facts as a state file (an A.S.T. position
+    past the finish, say, is no situation a player can be in); each set of facts checked once."""
+    from .state import StateError, check_ast_facts, check_purchase_facts, check_state
+
+    facts = {k: v for k, v in state.items() if k not in ("holds", "buy")}
+    key = repr(sorted(facts.items()))
+    if key not in known:
+        try:
+            for m in modules:
+                clean = check_state(dict(facts), m.ADVANCES, m.COMMODITIES, m.GROUPS, "situation")
+                check_ast_facts(clean, getattr(m, "CIVILIZATIONS", {}), m.AST, "situation")
+                check_purchase_facts(clean, m, "situation")
+            known[key] = True
+        except StateError:
+            known[key] = False
+    return known[key]
+
+
 def _player(module, state: dict) -> runtime.PlayerState:
     facts = {k: v for k, v in state.items() if k != "holds"}
     return runtime.PlayerState(module, list(state["holds"]), facts, {})
@@ -274,6 +294,8 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
         item.same_rules = True
         return item
     item.space, item.exhaustive, situations = _space(axes, rng)
+    known: dict = {}
+    situations = [s for s in situations if _possible((a, b), _situation_words(axes, s), known)]
     item.lines_a, item.lines_b = _changed_lines(ca, cb, role)
     with runtime.rules_of(a):
         answers_a = [_calamity_answer(a, name, role, _situation_words(axes, s)) for s in situations]
@@ -420,6 +442,9 @@ def _epoch_item(a, b, eda: Edition, edb: Edition, track: str, rng: random.Random
         held, values = s
         return {"holds": list(held), **dict(zip(grid, values))}
 
+    known: dict = {}
+    situations = [s for s in situations if _possible((a, b), state(s), known)]
+
     answers = []
     for module in (a, b):
         with runtime.rules_of(module):
@@ -495,7 +520,7 @@ def situation_text(state: dict) -> str:
 
 
 def _number(x) -> str:
-    text = f"{x:+g}" if isinstance(x, (int, float)) else str(x)
+    text = f"{round(x, 2):+g}" if isinstance(x, (int, float)) else str(x)
     return text.replace("-", "\u2212")
 
 
@@ -566,8 +591,28 @@ def impact_chart(imp: Impact, title_a: str):
                          f"over the facts its rules read (every situation up to {EXHAUSTIVE}, else a sample of "
                          f"{SAMPLE}, seed {imp.seed}); for a price, the sets of advances that credit it, bought alone "
                          f"and with another advance of its group; for a track, {EPOCH_SITUATIONS} holdings drawn "
-                         f"at random. Incomplete answers are counted apart, never compared.",
+                         f"at random. A situation either rulebook refuses as a state (an A.S.T. position past the "
+                         f"finish, say) is left out. Incomplete answers are counted apart, never compared.",
                          f"{len(imp.items) - len(rows)} items do not change: {same} have the same rules in both "
                          f"and were not resolved."],
                   empty="no situation changes")
     return Chart("impact", "Impact", [table])
+
+
+def impact_of(a: str, b: str, seed: int = 0) -> Impact:
+    """The impact of rulebook B against rulebook A (edition ids or paths), each checked and compiled
+    (from the cache when unchanged). Raises RulebookError for a rulebook with errors."""
+    from pathlib import Path
+
+    from .api import RulebookError, load, locate
+    from .frontend import check_file
+
+    loaded = []
+    for name in (a, b):
+        path = Path(locate(name))
+        checked = check_file(path, reuse=True)
+        if not checked.ok:
+            raise RulebookError(f"{name} has errors", checked.diagnostics)
+        loaded.append((load(path).module, checked.edition))
+    (ma, ea), (mb, eb) = loaded
+    return impact(ma, mb, ea, eb, seed)

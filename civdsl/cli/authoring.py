@@ -349,7 +349,12 @@ def _write_new(out: Path, text: str) -> None:
 @click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
 @click.option("--exit-code", "exit_code", is_flag=True,
               help="Exit 1 when the rules differ (as `git diff --exit-code`); prose counts only with --prose.")
-def diff(a, b, fmt, prose, exit_code, as_json):
+@click.option("--impact", "show_impact", is_flag=True,
+              help="What the change does to players: every calamity and role, price and A.S.T. track resolved in "
+                   "both rulebooks over a grid of situations; per item, how many situations change and by how much.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="With --impact: the seed of the situations drawn where a space is too large to walk whole.")
+def diff(a, b, fmt, prose, exit_code, show_impact, seed, as_json):
     """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
 
     Compares the resolved rules (a house rule with everything it inherits): advances,
@@ -357,6 +362,9 @@ def diff(a, b, fmt, prose, exit_code, as_json):
     epochs and their requirements, score lines. Exit 0 whether or not they differ, unless
     --exit-code.
     """
+    if show_impact:
+        _impact(a, b, seed, exit_code, as_json)
+        return
     from ..diff import diff as compute_diff
     from ..diff import load_edition, render_md, render_text, to_json
 
@@ -370,6 +378,18 @@ def diff(a, b, fmt, prose, exit_code, as_json):
     else:
         echo(render_text(ea, eb, changes, color=use_color(), prose=prose))
     sys.exit(1 if exit_code and differ else 0)
+
+
+def _impact(a: str, b: str, seed: int, exit_code: bool, as_json: bool) -> None:
+    """`diff --impact`: the impact report, as text or JSON."""
+    from ..impact import impact_of, render_text
+
+    result = impact_of(a, b, seed)
+    if as_json:
+        emit_json({"impact": result.to_dict()}, rulebooks=[result.a, result.b])
+    else:
+        echo(render_text(result))
+    sys.exit(1 if exit_code and result.changed() else 0)
 
 
 @command()

@@ -397,11 +397,26 @@ def rulings_section(edition) -> str:
             f"<ul>\n{items}</ul></details></section>\n")
 
 
-def companion_html(module, edition=None) -> str:
+def impact_section(effect) -> str:
+    """A house rule's impact (impact.py) in short: each item that changes for players, how many
+    situations and by how much; the printable impact page has the rest."""
+    from .. import impact
+
+    changed = effect.changed()
+    if not changed:
+        return ""
+    items = "".join(f"<li><strong>{escape.html(impact.item_title(i))}</strong>: {escape.html(impact.coverage_text(i))}; "
+                    f"{escape.html(impact.change_text(i))}</li>\n" for i in changed)
+    return (f'<section id="impact" class="page"><details><summary>What this house rule changes against '
+            f"{escape.html(effect.a)} ({len(changed)})</summary>\n<ul>\n{items}</ul></details></section>\n")
+
+
+def companion_html(module, edition=None, effect=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
-    rather than from the rulebook files the module names."""
-    extra = rulings_section(edition) if edition is not None else ""
+    rather than from the rulebook files the module names; with EFFECT (a house rule's impact
+    against its base), the page sums up what the house rule changes for players."""
+    extra = (rulings_section(edition) if edition is not None else "") + (impact_section(effect) if effect else "")
     script = engine_for(edition, module) if edition is not None else engine_script(module)
     engine = _inline_safe(minify_script(compact_script(script)), "script")
     ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
