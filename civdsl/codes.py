@@ -257,6 +257,21 @@ _ALL = [
     Code("CIV163", "overrules excuses nothing", "A warning: `overrules NAME` names no ruling the rulebook inherits, "
          "or a ruling whose answer the house rule does not change. Remove the line, or correct the name.",
          'overrules famine_agriculturre "kinder"', 'overrules famine_agriculture "kinder"'),
+    Code("CIV170", "law broken", "`civdsl check --laws` found a situation that breaks a law of the rulebook (`law NAME "
+         "\"what it says\" { property(...) cite(...) }`), or of a base the house rule extends. The notes give the two "
+         "answers that break it, the rule lines involved and the commands that show it; the situation is written as "
+         "a state file. A house rule that means to break an inherited law says so: `drop law NAME \"why\"`.",
+         'edition h "H" extends megaciv\nchange calamity "Famine" { primary { damage(5 + advances) } }',
+         'edition h "H" extends megaciv\nchange calamity "Famine" { primary { damage(5 + advances) } }\n'
+         'drop law advances_protect "every advance held makes famine worse at our table"'),
+    Code("CIV171", "law cannot be read", "A law's block names one property (`property(NAME)`, one of "
+         "`bounded_by_holdings`, `advances_never_hurt`, `credits_never_raise_prices`, `cities_never_lose_epochs`, "
+         "`advances_never_lose_epochs`) and cites where the printed rules imply it (`cite(\"...\")`).",
+         'law l "..." { property(advances_never_hurts) cite("9") }',
+         'law l "..." { property(advances_never_hurt) cite("9") }'),
+    Code("CIV172", "drop law drops nothing", "A warning: `drop law NAME` names no law of the rulebook or of the "
+         "rulebooks it extends. Remove the line, or correct the name.",
+         'drop law advances_protec "..."', 'drop law advances_protect "..."'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -306,6 +306,18 @@ class Overrule:
 
 
 @dataclass
+class Law:
+    """A property of the rules over every situation (`law NAME "what it says" { ... }`): the calls
+    of its block (the property and its citation), which civdsl/laws.py reads and searches."""
+
+    name: str
+    text: str
+    calls: list[Expr]
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
 class Deck:
     stack: int
     size: int
@@ -378,6 +390,8 @@ class Edition:
     asserts: list[Assertion] = field(default_factory=list)
     rulings: dict[str, Ruling] = field(default_factory=dict)  # by name, in the order of the chain
     overrules: dict[str, Overrule] = field(default_factory=dict)
+    laws: dict[str, Law] = field(default_factory=dict)  # by name, in the order of the chain
+    dropped_laws: dict[str, Overrule] = field(default_factory=dict)  # `drop law NAME "why"`
     errata: list[Errata] = field(default_factory=list)
     notes: list[tuple[str, Span]] = field(default_factory=list)
     turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)

@@ -860,6 +860,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                     name_span=span_of(self.file, c[1]))
 
     @v_args(meta=True)
+    def law_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("law", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def drop_law_decl(self, meta, c):
+        return Item("drop_law", c[2].value, self._span(meta), value=self._string(c[3]),
+                    name_span=span_of(self.file, c[2]))
+
+    @v_args(meta=True)
     def errata(self, meta, c):
         return Item("errata", c[1].value, self._span(meta),
                     value=(self._string(c[2]), self._string(c[3]), span_of(self.file, c[2])))

@@ -37,7 +37,16 @@ def _inside_installed_package(path: Path) -> bool:
 @click.argument("paths", nargs=-1)
 @click.option("--schema", is_flag=True, help="Also validate the compiled model against schemas/model.schema.json.")
 @click.option("-v", "--verbose", is_flag=True, help="Also show notes (e.g. diagnostics acknowledged by errata).")
-def check(paths, schema, verbose, as_json):
+@click.option("--laws", "search_laws", is_flag=True,
+              help="Also search every law of each rulebook for a situation that breaks it (writes each one found as "
+                   "a state file).")
+@click.option("--seed", type=int, default=0, show_default=True, help="With --laws: the seed of the search.")
+@click.option("--budget", type=click.IntRange(1, 100_000), default=None,
+              help="With --laws: situations tried per law at most, shared by its parts (a part no larger than its "
+                   "share is walked whole); default 600.")
+@click.option("--counterexamples", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="With --laws: the folder the counterexamples are written to.")
+def check(paths, schema, verbose, search_laws, seed, budget, counterexamples, as_json):
     """Check rulebooks and report every problem.
 
     PATHS are files, folders or shipped edition ids; with none, the rulebooks of the current
@@ -51,6 +60,7 @@ def check(paths, schema, verbose, as_json):
     # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
     checked = [check_file(p, diags, reuse=True) for p in targets]
     _run_rulings(targets, checked, diags)
+    _run_laws(targets, checked, diags, search_laws, budget, seed, Path(counterexamples))
     if schema:
         _check_schema(checked, diags)
     if as_json:
@@ -70,6 +80,18 @@ def _run_rulings(targets: list, checked: list, diags) -> None:
     for path, c in zip(targets, checked):
         if c.ok:
             check_checked(path, c, diags)
+
+
+def _run_laws(targets: list, checked: list, diags, search_them: bool, budget: int, seed: int, folder: Path) -> None:
+    """Every law of each rulebook without errors read and, with --laws, searched."""
+    from ..laws import DEFAULT_BUDGET, check_laws
+
+    budget = budget or DEFAULT_BUDGET
+    if search_them and not folder.is_dir():
+        fail(f"--counterexamples: {folder} is not a folder")
+    for path, c in zip(targets, checked):
+        if c.ok:
+            check_laws(path, c, diags, search_them, budget, seed, folder)
 
 
 def _check_schema(checked: list, diags) -> None:
