@@ -40,7 +40,7 @@ SECTIONS = [
     ("ast", "A.S.T."),
     ("score", "Score"),
     ("asserts", "Asserts"),
-    ("rulings", "Rulings"),
+    ("rulings", "Rulings and laws"),
     ("errata", "Errata"),
     ("rounds", "Round rules"),
     ("prose", "Summaries and notes"),
@@ -568,7 +568,7 @@ class Differ:
                          f"assert {e}: message {quote(x.message)} -> {quote(y.message)}")
 
     def rulings(self):
-        """Rulings added, removed or asked or answered otherwise, and the overrules lines."""
+        """Rulings added, removed or asked or answered otherwise; the overrules lines; laws and drop law lines."""
         old, new = self.a.rulings, self.b.rulings
         for name in [*old, *(n for n in new if n not in old)]:
             x, y = old.get(name), new.get(name)
@@ -580,6 +580,10 @@ class Differ:
                              unparse(c) for c in y.calls if unparse(c) not in {unparse(d) for d in x.calls}))
         self._listed(self.reporter("rulings", None), None, list(self.a.overrules), list(self.b.overrules),
                      word="overrules")
+        self._listed(self.reporter("rulings", None), None, [f"{n} {quote(x.text)}" for n, x in self.a.laws.items()],
+                     [f"{n} {quote(x.text)}" for n, x in self.b.laws.items()], word="law")
+        self._listed(self.reporter("rulings", None), None, list(self.a.dropped_laws), list(self.b.dropped_laws),
+                     word="drop law")
 
     def errata(self):
         self._listed(self.reporter("errata", None), None, [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata],
