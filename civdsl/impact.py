@@ -184,7 +184,7 @@ def _space(axes: list[tuple[str, tuple]], rng: random.Random) -> tuple[int, bool
     if size <= EXHAUSTIVE:
         return size, True, list(itertools.product(*(v for _, v in axes)))
     drawn = {tuple(rng.choice(v) for _, v in axes) for _ in range(SAMPLE * 2)}
-    return size, False, sorted(drawn, key=repr)[:SAMPLE] if len(drawn) > SAMPLE else sorted(drawn, key=repr)
+    return size, False, sorted(drawn, key=repr)[:SAMPLE]
 
 
 def _situation_words(axes: list[tuple[str, tuple]], values: tuple) -> dict:
@@ -254,14 +254,15 @@ def _role_parts(c: Calamity, role: str) -> dict:
 def _changed_lines(ca: Calamity, cb: Calamity, role: str) -> tuple[list[str], list[str]]:
     """The rule lines of A and of B for the parts of the role's rules that differ."""
     pa, pb = _role_parts(ca, role), _role_parts(cb, role)
-    field = "primary" if role == "primary" else "secondary"
+    effects_field = "primary" if role == "primary" else "secondary"
 
     def lines(mine: dict, other: dict, c: Calamity) -> list[str]:
         out = []
         for key, value in mine.items():
             if key in other and (key.startswith("modifier") or other[key] == value):
                 continue
-            span = value.span if key.startswith("modifier") else c.field_spans.get(field if "effects" in key else key)
+            span = value.span if key.startswith("modifier") else c.field_spans.get(effects_field if "effects" in key
+                                                                                   else key)
             if span is not None:
                 out.append(f"{span.path}:{span.line}")
         return sorted(set(out), key=_line_order)

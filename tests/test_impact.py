@@ -14,7 +14,6 @@ import civdsl
 from civdsl import impact as impact_mod
 from civdsl.cli.main import main
 from civdsl.errors import StateError
-from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
