@@ -45,6 +45,8 @@ QUESTIONS = {
 }
 # The situation and the rest of a ruling's block.
 OTHER_CALLS = ("player", "option", "border", "secondary", "expect", "cite")
+# How two players of a table may border each other (a table file's `borders`).
+BORDER_KINDS = ("land", "water", "near")
 # What a citation may name: a paragraph of the printed rules (no keyword), an errata card, an FAQ entry.
 CITATION_KINDS = ("errata", "faq")
 # Calls inside `player(...)` that give a part of the state.
@@ -214,10 +216,13 @@ def read(ruling: Ruling) -> Reading:
             expected.extend(_expectation(a) for a in call.args)
         elif call.name == "cite":
             citations.extend(("rules", text) for text in _strings(call))
-            citations.extend((_citation_kind(k, call), _literal(v, f"cite `{k}`")) for k, v in call.kwargs.items())
+            citations.extend((_citation_kind(k, call), _citation_text(v, k)) for k, v in call.kwargs.items())
         elif call.name == "border":  # border("anna", "bruno", "land")
-            a, b, *kind = _strings(call)
-            borders.setdefault(kind[0] if kind else "land", []).append([a, b])
+            names = _strings(call)
+            if len(names) not in (2, 3) or names[2:] and names[2] not in BORDER_KINDS:
+                raise RulingError('`border` names two players and how they border: border("anna", "bruno", "land"), '
+                                  "`land`, `water` or `near`", call.span)
+            borders.setdefault(names[2] if len(names) == 3 else "land", []).append(names[:2])
         elif call.name == "secondary":  # secondary("bruno", 10): the amount assigned to him; secondary(): none
             secondary = _secondary(call, secondary)
         else:
@@ -239,6 +244,12 @@ def read(ruling: Ruling) -> Reading:
     return Reading(ruling, players or [{"name": None, "holds": [], "facts": {}}], options, q.name, _strings(q),
                    {k: _literal(v, f"`{k}`") for k, v in q.kwargs.items()}, q.span, expected, citations,
                    borders, secondary)
+
+
+def _citation_text(value, key: str) -> str:
+    if not isinstance(value, Str):
+        raise RulingError(f"cite `{key}` is words in quotes: cite({key}=\"...\")", value.span)
+    return value.value
 
 
 def _citation_kind(key: str, call: Call) -> str:

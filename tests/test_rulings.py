@@ -210,3 +210,20 @@ def test_the_companion_page_lists_the_rulings_escaped():
     assert "Mysticism&#x27;s 20 Sciences credit" in html and "Music costs 55" in html
     cardgame = check_file(ROOT / "rulebooks" / "cardgame.civ").edition
     assert rulings_section(cardgame) == ""
+
+
+@pytest.mark.parametrize("calls, message", [
+    ('player() border("a") table("Famine", victim="a") expect(complete) cite("x")',
+     "`border` names two players and how they border"),
+    ('player() cost("Pottery") expect(total == 60) cite(faq=3)', "cite `faq` is words in quotes"),
+    ('player(holds(1)) resolve("Famine") expect(damage == 1) cite("x")', "`holds` takes names (strings)"),
+    ('player() score() expect(total > 3) cite("x")', "an expectation compares a value of the answer with a literal"),
+    ('player() resolve("Famine", role="tertiary") expect(damage == 10) cite("x")', "role must be primary or secondary"),
+    ('player("a") table("Famine", victim="zz") expect(complete) cite("x")', "unknown player `zz`"),
+])
+def test_a_malformed_ruling_is_a_located_error_never_a_crash(tmp_path, calls, message):
+    path = tmp_path / "h.civ"
+    path.write_text(f'language 1\nedition h "H" extends megaciv\nruling r "?" {{ {calls} }}\n', encoding="utf-8")
+    _, diags = _checked(path)
+    [d] = [d for d in diags.items if d.code == "CIV161"]
+    assert message in d.message and d.span.line == 3
