@@ -21,10 +21,12 @@ import io
 import json
 import os
 import py_compile
+import shutil
 import subprocess
 import sys
 import tokenize
 import unicodedata
+from xml.etree import ElementTree
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -242,6 +244,11 @@ def test_hostile_text_builds(path):
     assert results is not None, diags.render()
     files = results[0].files
     json.loads(files["model.json"])
+    if shutil.which("dot"):  # Graphviz renders the explorer, whatever the names hold
+        assert "charts/explorer.svg" in files, results[0].messages
+    for name, content in files.items():  # an SVG is XML: one forbidden character makes it unreadable
+        if name.endswith(".svg"):
+            ElementTree.fromstring(content if isinstance(content, bytes) else content.encode("utf-8"))
     assert files["effects.py"] == generate(results[0].edition, {f.display: f.text for f in check_file(path).chain})
 
 
