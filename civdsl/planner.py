@@ -1613,7 +1613,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if horizon == 2:
         from .plan_horizon import two_turns
 
-        report["horizon"] = two_turns(problem)
+        report["horizon"] = two_turns(problem, one=choices[:1])
     return report
 
 
@@ -1827,6 +1827,9 @@ def _not_bought_lines(ex: dict, label: str, most: int = 8) -> list[str]:
 def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     if not hz:
         return []
+    if hz["this_turn"] is None:
+        return ["two-turn look-ahead: the search stopped at its work limit before it priced any pair of "
+                f"purchases ({hz['turn_one_sets']:,} sets of this turn's advances examined): no estimate"]
     lines = ["two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):", "  this turn:"]
     lines.extend(_plan_lines(hz["this_turn"], label, "    "))
     lines.append("  next turn (estimate):")
