@@ -52,6 +52,25 @@ def dot_html(text) -> str:
     return _html.escape(_xml_chars(str(text)), quote=True)
 
 
+# what makes a name read as something else on a terminal: line breaks and tabs (a name would look
+# like two lines of output), control characters, and the bidirectional controls that reorder
+# the text around them (U+202E shows `anna\u202egnp.exe` as `annaexe.png`)
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_NOT_PLAIN_NAME = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff{_BIDI}\"\\\\]")
+_C_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def shown_name(text) -> str:
+    """A file name as `git` quotes one: as it is when every character prints plainly, else in double
+    quotes with C escapes (`\\n`, `\\t`, `\\"`, `\\\\`) and `\\u202e` for any other control or
+    bidirectional character. Names reach the terminal through this, so none can fake a line of
+    output or turn the text around it."""
+    text = str(text)
+    if not _NOT_PLAIN_NAME.search(text.replace("\\", "")):
+        return text
+    return '"' + _NOT_PLAIN_NAME.sub(lambda m: _C_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text) + '"'
+
+
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 

@@ -262,7 +262,9 @@ def write_output(path, content: str | bytes) -> None:
     try:
         atomic_write(path, content)
     except OSError as exc:
-        fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+        from ..escape import shown_name
+
+        fail(f"error: cannot write {shown_name(path)}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
 
 
 def open_rulebook(rulebook: str):
