@@ -215,12 +215,16 @@ def _option_problem(name, value, declared: dict, source: str) -> str | None:
     if name not in declared:
         from .diagnostics import did_you_mean
 
+        from .errors import cut_short
+
         best = did_you_mean(str(name), declared)
         known = f" (did you mean `{best}`?)" if best else (
             f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
-        return f"{source}: unknown option `{name}`{known}"
+        return f"{source}: unknown option `{cut_short(str(name))}`{known}"
     if not isinstance(value, bool):
-        return f"{source}: option `{name}` is on or off, not {value!r}"
+        from .errors import cut_short
+
+        return f"{source}: option `{name}` is on or off, not {cut_short(repr(value))}"
     return None
 
 

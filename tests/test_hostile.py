@@ -353,3 +353,18 @@ def test_an_uncompilable_rule_is_a_diagnostic_in_resolve(tmp_path):
     proc = subprocess.run(CLI + ["resolve", str(path), "Famine"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-1500:]
     assert f"{path}:16:71: error[CIV043]" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "--" + "x" * 100_000, "megaciv"],
+    ["resolve", "megaciv", "Famine", "--option", "y" * 100_000 + "=on"],
+    ["plan", "megaciv", "--horizon", "7" * 100_000],
+    ["plan", "megaciv", "--horizon", "7" * 100_000, "--json"],
+])
+def test_a_long_unknown_option_or_value_is_echoed_cut_short(args):
+    """Values are cut short in messages (docs/security.md): an unknown option name or a bad value
+    of 100,000 characters gives a message of a few lines, not 100 KB."""
+    proc = subprocess.run(CLI + args, capture_output=True, text=True)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stdout) + len(proc.stderr) < 1_000, (len(proc.stdout), len(proc.stderr))
+    assert "..." in proc.stdout + proc.stderr
