@@ -157,6 +157,20 @@ def test_questions_from_a_current_cache_load_no_parser(args):
     assert "civdsl.parser" not in modules and "civdsl.validator" not in modules
 
 
+def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
+    """The value of a state or table file is kept for its text (a date, which JSON cannot give back,
+    is read afresh each time); a changed file is read again."""
+    state = tmp_path / "state.yaml"
+    state.write_text("holds: [Pottery]\ntreasury: 12\n")
+    args = ["cost", "megaciv", "--state", str(state), "--buy", "Agriculture"]
+    _modules_after(args)
+    code, modules = _modules_after(args)
+    assert code == 0 and "yaml" not in modules
+    state.write_text("holds: [Pottery]\ntreasury: 13\n")
+    code, modules = _modules_after(args)
+    assert code == 0 and "yaml" in modules
+
+
 # What a question answered from a current cache may load (issue 15, start-up): the command line,
 # the cache, the runtime and what states and answers are checked and said with. Anything more is
 # import work every question pays for; a module needed only on a rare path (a mistake to name, a
@@ -169,7 +183,10 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"})]
+              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"}),
+             # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
+             (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
+                                                        "civdsl.table_phase"})]
 
 
 @pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")
