@@ -157,6 +157,18 @@ def test_questions_from_a_current_cache_load_no_parser(args):
     assert "civdsl.parser" not in modules and "civdsl.validator" not in modules
 
 
+def test_a_check_answered_from_its_kept_result_loads_no_parser():
+    """`civdsl check` of an unchanged rulebook reads its kept diagnostics: neither Lark, the parser,
+    the passes nor the model's classes are loaded."""
+    args = ["check", "rulebooks/megaciv.civ", "rulebooks/house/granary.civ"]
+    _modules_after(args)
+    code, modules = _modules_after(args)
+    assert code == 0
+    assert not [m for m in HEAVY if m in modules]
+    loaded = {"civdsl.parser", "civdsl.syntax", "civdsl.model", "civdsl.resolver", "civdsl.validator"} & modules
+    assert not loaded, f"a kept check imported {sorted(loaded)}"
+
+
 def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
     """The value of a state or table file is kept for its text (a date, which JSON cannot give back,
     is read afresh each time); a changed file is read again."""
