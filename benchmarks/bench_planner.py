@@ -212,11 +212,17 @@ def stress_state(module, state: dict) -> dict:
 def _tree_planner(root: str):
     """The civdsl package and its planner of the tree under `root`, imported instead of this one's
     (a child process of --baseline)."""
+    # an editable install (pip install -e) finds `civdsl` through a finder placed before every
+    # path: without dropping it the baseline would import this tree's package, not REV's
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
     sys.path.insert(0, root)
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
     from civdsl import planner as pl
+
+    if not lib.__file__.startswith(str(Path(root).resolve())) and not lib.__file__.startswith(root):
+        raise SystemExit(f"the baseline imported {lib.__file__}, not the tree under {root}")
 
     return lib, pl
 
