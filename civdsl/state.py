@@ -95,8 +95,11 @@ def _decode(raw: bytes, path: Path) -> str:
 
 def _parse_text(text: str, path: Path):
     """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read), or the
-    value kept for the same text by the same compiler (`_kept_value`): a question asked again of
-    an unchanged state or table file does not load the YAML reader."""
+    value kept in the cache folder for the same text by the same compiler, as JSON in the same
+    order: a question asked again of an unchanged state or table file does not load the YAML
+    reader."""
+    import json
+
     from . import cache
 
     name = f"yaml-{cache.text_key(text)}.json"
@@ -105,7 +108,7 @@ def _parse_text(text: str, path: Path):
         return kept["value"]
     value = _read_yaml(text, path)
     if _json_exact(value):
-        cache.write_json(name, {"value": value})
+        cache.write(name, json.dumps({"value": value}).encode("utf-8"))  # keys in the file's order
     return value
 
 

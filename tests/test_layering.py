@@ -229,3 +229,21 @@ def test_a_missing_dependency_is_named_without_a_traceback(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "needs the Python package `lark`" in proc.stderr
+
+
+def test_a_kept_state_file_keeps_its_order_and_values(tmp_path, monkeypatch):
+    """The value kept for a state file is the value read: the same keys in the same order (a hand's
+    commodities are listed as the file lists them), and a value JSON cannot give back exactly (a
+    date) is read afresh each time."""
+    import datetime
+
+    from civdsl import state
+
+    monkeypatch.setenv("CIVDSL_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "state.yaml"
+    path.write_text("commodities: {Salt: 2, Grain: 3, Ochre: 1}\ntreasury: 4.5\nholds: [Pottery]\n")
+    first, again = state.parse_yaml(path), state.parse_yaml(path)
+    assert list(again) == list(first) == ["commodities", "treasury", "holds"]
+    assert list(again["commodities"]) == ["Salt", "Grain", "Ochre"] and again == first
+    path.write_text("when: 2026-12-01\n")
+    assert state.parse_yaml(path) == state.parse_yaml(path) == {"when": datetime.date(2026, 12, 1)}
