@@ -110,9 +110,10 @@ def _kept_key(path: Path) -> str | None:
 
 
 def _unpickled(data: bytes) -> tuple[bytes, list, list[LoadedFile]] | None:
-    """(the edition pickled, diagnostics, chain) of a kept result; None for a damaged one (compile
-    afresh). The edition is checked to unpickle here only in part: a damaged one is caught where
-    it is read (Checked.edition), which a kept record written whole never meets."""
+    """(the edition still pickled, diagnostics, chain) of a kept result; None for a damaged one
+    (compile afresh). The edition is unpickled by Checked.edition when asked for: the record is
+    written whole and atomically under the compiler's fingerprint, so a record that unpickles
+    holds an edition this compiler can unpickle."""
     try:
         with paused():
             record = pickle.loads(data)

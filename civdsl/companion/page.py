@@ -337,7 +337,7 @@ def _minified_part(text: str) -> tuple[str, ...] | None:
     first token is a `/` (a division or a regex only the token before it tells apart)."""
     compacted = compact_script(text)
     scanned = _js_tokens(compacted)
-    if scanned is None or compacted is text:
+    if scanned is None or compacted is text:  # compact_script gives back what it cannot scan
         return None
     first = next((kind for kind, _ in scanned if kind not in ("nl", "block", "line")), None)
     if first in ("slash", "regex"):
