@@ -883,7 +883,7 @@ class PurchaseProblem:
     single_use_work = 1_000_000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
-                 hand_limit: int | None = None, payments: dict | None = None):
+                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None):
         self.module = module
         self.options = {"want": tuple(want), "avoid": tuple(avoid), "among": among, "hand_limit": hand_limit}
         self.holds = tuple(holds)
@@ -900,7 +900,11 @@ class PurchaseProblem:
         self.capped_least: dict[tuple, Any] = {}
         self.unsure = None
         self.stopped = False  # the single-use branch and bound stopped at single_use_cap or _work
-        self.work = [0]  # the states the single-use credit placements have made
+        # the work of the single-use credit placements (runtime.purchase_total counts it): one count
+        # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
+        # single_use_work bounds the whole answer
+        self.work = [0] if work is None else work
+        self.explain_stopped = 0  # --explain's searches stopped at that shared limit
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -1083,7 +1087,7 @@ class PurchaseProblem:
         """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
         the same hand and treasury (`payments` shares payment tables between such problems)."""
         return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               **dict(self.options, want=()))
+                               work=self.work, **dict(self.options, want=()))
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
@@ -1363,7 +1367,9 @@ class PurchaseProblem:
             counter[0] += 1
             if cap is not None and counter[0] > cap:
                 raise _SearchStopped
-            if self.single_use and self.work[0] > self.single_use_work:
+            # (the work is shared with the answer's other searches: the set of the wanted advances is
+            # always examined, so that every search has an answer)
+            if self.single_use and heap and self.work[0] > self.single_use_work:
                 raise _SearchStopped
             if kth[0] is not None and objective < kth[0][0]:
                 return  # cannot rank, so not priced (pricing is the dear step under single_use)
@@ -1646,7 +1652,7 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
     return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
-            "complete": problem.complete and not problem.capped_least}
+            "complete": problem.complete and not problem.capped_least and not problem.explain_stopped}
 
 
 def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
@@ -1688,7 +1694,9 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
         return listed
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
         return None
-    got = problem.with_want(name).search(top=1)
+    clone = problem.with_want(name)
+    got = clone.search(top=1)
+    problem.explain_stopped += clone.stopped
     return got[0] if got else None
 
 
@@ -1839,6 +1847,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     if hz["prices_capped"]:
         lines.append(f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits "
                      "found within its limit (their least price is not proven): the best pair found, with no bound")
+    elif hz.get("next_turn_stopped"):
+        lines.append(f"  {hz['next_turn_stopped']:,} of next turn's searches stopped at the work limit of the answer "
+                     f"({PurchaseProblem.single_use_work:,} units of credit-placement work in all): the best pair "
+                     "found, with no bound")
     elif hz["stopped"]:
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
                      f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")

@@ -1076,6 +1076,7 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
         start = _placement_start(module, priced)
         useful = _useful_sources(module, sources, priced)
+        _count_greedy_work(work, sources, useful, priced)
         left = sum(_greedy_placement(start, useful)[-1][0])
         _, most = _within_reach(start, useful, 0)
         if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
@@ -1108,6 +1109,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
     most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
     start = _placement_start(module, priced)
     useful = _useful_sources(module, sources, priced)
+    _count_greedy_work(work, sources, useful, priced)
     greedy = _greedy_placement(start, useful)
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
@@ -1124,6 +1126,16 @@ def _place_single_use_credits(module, sources: list, priced: list,
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
     gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
     return _placement(layers, best, priced), gap
+
+
+def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
+    """Count in WORK (the planner's shared count of placement work) what finding the useful sources
+    and the greedy placements weighs: every (source, advance) pair once, every (useful source,
+    advance) pair four times (two orders, each replayed). A purchase of many advances with many
+    held cards weighs thousands of pairs before its search makes any state, so the limit that
+    bounds a question's time counts them too (credits.js creditGreedyWork)."""
+    if work is not None:
+        work[0] += len(priced) * (len(sources) + 4 * len(useful))
 
 
 def _placement_start(module, priced: list) -> tuple:
