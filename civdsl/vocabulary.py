@@ -411,6 +411,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
     Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
          words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
+         "whether a backward step applies where the rulebook gives no row for the player's civilization",
+         words=("epoch of the marker", "epoch of the marker")),
     Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
