@@ -600,21 +600,39 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
     support check at the changed rate (or with tokens withheld) reduces one city at a time, the
     tokens it leaves counting at once, until the rest are supported; adds `support` = {rate,
     withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
-    tokens on the board; the tokens a reduced city leaves always count."""
-    cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
-    if None in (cities, tokens, leave):
-        return
-    base = _city_support(s)
+    tokens on the board; the tokens a reduced city leaves always count. Without
+    reduced_city_tokens the procedure still runs where its result does not depend on it (every
+    city supported, or reduced alike whether a city leaves none or enough for the rest); a fact
+    the result depends on is recorded missing, so the answer says it is incomplete."""
     for i, (kind, args, line) in enumerate(effects):
         what = kinds.get(kind)
         amount = args.get("amount")
         if what is None or amount is None or type(amount) is Unknown:
             continue
-        rate = base + amount if what == "rate" else base
+        cities, tokens = s.fact("cities"), s.fact("tokens")
+        if type(cities) is Unknown or type(tokens) is Unknown:
+            continue
+        rate = _city_support(s) + amount if what == "rate" else _city_support(s)
         withheld = min(amount, tokens) if what == "withheld" else 0
-        left = _cities_supported(cities, tokens - withheld, rate, leave)
+        left = _cities_left(s, cities, tokens - withheld, rate)
+        if left is None:
+            continue
         effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
                                                  "cities_left": left}}, line)
+
+
+def _cities_left(s: PlayerState, cities: int, available: int, rate: int) -> int | None:
+    """The cities the support check leaves; without reduced_city_tokens, the same count whether a
+    reduced city leaves no token or enough to support every other city, else None (the fact
+    recorded missing)."""
+    leave = s.facts.get("reduced_city_tokens")
+    if leave is not None:
+        return _cities_supported(cities, available, rate, leave)
+    fewest = _cities_supported(cities, available, rate, 0)
+    if fewest == _cities_supported(cities, available, rate, max(rate, 0) * cities):
+        return fewest
+    s.fact("reduced_city_tokens")  # recorded as missing: the count depends on it
+    return None
 
 
 def _city_support(s: PlayerState) -> int:
