@@ -104,3 +104,40 @@ def test_epoch_text_says_when_the_step_back_is_not_known():
     assert lines[-1] == "  incomplete: the state does not give ast_epoch"
     out = _run("epoch", "expansion", "--set", "ast_position=12", "--set", "cities=0")
     assert out.exit_code == 0 and "  the marker moves back a step" in out.output.splitlines()
+
+
+# --- table: who benefits ---------------------------------------------------------------------------
+
+def _table_phase(edition: str, data: dict):
+    from civdsl.table import load_table
+    from civdsl.table_phase import resolve_phase
+
+    return resolve_phase(load_table(civdsl.load(edition), data=data))
+
+
+def test_a_cancelled_civil_war_names_no_beneficiary():
+    # 30.4112: the victim with the most unit points in stock (6 cities and 25 tokens: 55) has no civil war
+    data = {"players": [{"name": "a", "cities": 3, "tokens": 30, "cities_in_stock": 6, "tokens_in_stock": 25},
+                        {"name": "b", "cities": 3, "tokens": 20, "cities_in_stock": 2, "tokens_in_stock": 10},
+                        {"name": "c", "cities": 3, "tokens": 20, "cities_in_stock": 1, "tokens_in_stock": 10}],
+            "borders": {"near": [["a", "b"], ["a", "c"]]},
+            "calamities": [{"calamity": "Civil War", "victim": "a"}]}
+    phase = _table_phase("expansion", data)
+    [resolved] = phase.resolved
+    assert resolved.primary.is_cancelled and resolved.beneficiary is None
+    assert phase.complete
+    data["players"][0].update(cities_in_stock=0, tokens_in_stock=5)  # 5 unit points to b's 20: the war goes ahead
+    [resolved] = _table_phase("expansion", data).resolved
+    assert not resolved.primary.is_cancelled and resolved.beneficiary.name == "b"
+
+
+def test_a_ranking_of_one_candidate_asks_no_facts():
+    # 30.811: the players sharing a land border with the victim; with only one, his stock is not asked
+    data = {"players": [{"name": "a", "cities": 4, "tokens": 30}, {"name": "b", "cities": 3, "tokens": 20},
+                        {"name": "c", "cities": 3, "tokens": 20}],
+            "borders": {"land": [["a", "b"]]},
+            "calamities": [{"calamity": "Tyranny", "victim": "a"}]}
+    phase = _table_phase("expansion", data)
+    [resolved] = phase.resolved
+    assert (resolved.beneficiary.name, resolved.beneficiary.why) == ("b", "the only candidate bordering the victim by land")
+    assert phase.complete, phase.missing_facts
