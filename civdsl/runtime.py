@@ -230,7 +230,23 @@ class PlayerState:
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
+        if name in getattr(self.module, "LAST_EPOCH_FACTS", ()) and not self.may_be_in_last_epoch():
+            return False
         return self._missing(name)
+
+    def may_be_in_last_epoch(self) -> bool:
+        """Whether the marker may be in the last epoch of the track in play (the state's
+        `ast_track`, else any track): false only where its position (or `ast_epoch`) rules it out."""
+        position = self.facts.get("ast_position")
+        if position is None and "ast_epoch" not in self.facts:
+            return True
+        chosen = self.facts.get("ast_track")
+        tracks = [chosen] if chosen in self.module.AST else list(self.module.AST)
+        for track in tracks:
+            possible, _ = epochs_possible(self.module, track, self, _NOT_GIVEN if position is None else position)
+            if len(self.module.AST[track]["epochs"]) - 1 in possible:
+                return True
+        return False
 
     def _counts_units(self) -> bool:
         """Whether unit points can be derived: the state gives tokens and cities."""

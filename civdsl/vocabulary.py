@@ -360,6 +360,9 @@ class Fact(Record):
     words: tuple[str, str] | None = None
     # for a yes/no or text fact: how a condition says it holds (true / not empty) and not
     states: tuple[str, str] | None = None
+    # a yes/no fact about the A.S.T.'s last epoch: absent, it reads false wherever the marker
+    # cannot be in that epoch (runtime.PlayerState.fact), and only there is it asked
+    last_epoch_only: bool = False
 
 
 # The player's situation: the facts a calamity, an epoch or a score can read.
@@ -402,7 +405,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
          states=("a card traded to the victim", "a card the victim drew"),
          words=("player who traded the card", "player who traded the card")),
-    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)",
+    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses); not asked of a "
+         "player whose marker cannot be in the last epoch", last_epoch_only=True,
          states=("the lead alone in the last epoch", "no lead alone in the last epoch"),
          words=("lead alone in the last epoch", "lead alone in the last epoch")),
     Fact("volcano_units", "int", "unit points in areas touched by a volcano",

@@ -135,6 +135,8 @@ def test_scenario(rulebook, sc):
         s = sc["score"]
         result = rb.score(s.get("holds") or [], s.get("state") or {})
         assert result["total"] == expect["total"]
+        if "missing" in expect:
+            assert result["missing_facts"] == expect["missing"]
         if "ast" in expect:  # the A.S.T. line: the marker's space and the points it is worth
             [line] = [p for p in result["points"] if "ast_space" in p]
             assert {"space": line["ast_space"], "points": line["points"]} == expect["ast"]
