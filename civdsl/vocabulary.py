@@ -445,6 +445,9 @@ ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
     EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
                "tokens x token_points + cities x city_points"),
     EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+    EngineName("calamity_card_value", "const", "int", None, "the trade value of a calamity card held in a hand "
+               "(1981 16.6: 0): `hand` accepts calamity cards where it is declared (absent: a hand holds commodity "
+               "cards only)"),
     EngineName("city_support", "const", "int", 2, "tokens on the board each city needs (the city support rate "
                "before a held `city_support` ability): reducing until supported starts from it"),
 ]}

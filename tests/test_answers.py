@@ -141,3 +141,26 @@ def test_a_ranking_of_one_candidate_asks_no_facts():
     [resolved] = phase.resolved
     assert (resolved.beneficiary.name, resolved.beneficiary.why) == ("b", "the only candidate bordering the victim by land")
     assert phase.complete, phase.missing_facts
+
+
+# --- hand: calamity cards held -----------------------------------------------------------------------
+
+def test_a_1981_hand_may_hold_calamity_cards_worth_nothing_in_trade():
+    # 16.6: calamity cards have a point value of 0 in trade
+    out = _run("hand", "civ1981", "--cards", "Grain x2, Civil War")
+    assert out.exit_code == 0, out.output
+    assert "  Civil War x1 (calamity card): 0  (worth nothing in trade)" in out.output.splitlines()
+    data = _json("hand", "civ1981", "--cards", "Grain x2, civil war")
+    assert data["total"] == 16 and data["calamities"] == [{"calamity": "Civil War", "cards": 1, "value": 0}]
+
+
+@pytest.mark.parametrize("edition", ["civ1980", "expansion", "megaciv"])
+def test_every_edition_with_calamity_cards_in_the_trade_deck_values_them(edition):
+    calamity = next(iter(civdsl.load(edition).module.CALAMITIES))
+    data = _json("hand", edition, "--cards", calamity)
+    assert data["total"] == 0 and data["calamities"][0]["calamity"] == calamity
+
+
+def test_a_misspelt_card_is_still_refused():
+    out = _run("hand", "civ1981", "--cards", "Grain x2, Civil Wor")
+    assert out.exit_code == 1 and "unknown commodity `Civil Wor`" in out.output
