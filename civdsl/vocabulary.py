@@ -177,7 +177,8 @@ EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
 # min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
 # (an "all but N" keeps a number, barbarians and support rates take nothing from a holding).
 BOUNDS: dict[str, dict[str, str]] = {
-    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units"},
+    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units",
+               "coastal": "coastal_units"},
     "destroy_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
                        "open_sea": "cities_adjacent_open_sea"},
     "reduce_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
@@ -415,6 +416,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
     Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
          words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("coastal_units", "int", "unit points in coastal areas (an area-scoped loss on the coast takes at most these)",
+         words=("unit point in coastal areas", "unit points in coastal areas")),
     Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
          "whether a backward step applies where the rulebook gives no row for the player's civilization",
          words=("epoch of the marker", "epoch of the marker")),
