@@ -416,6 +416,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
     Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
          words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("tokens_over_limit", "int", "tokens on the board above the printed population limits of their areas, "
+         "counted with no regard for Agriculture, once a calamity's losses are taken",
+         words=("token above the printed limits", "tokens above the printed limits")),
     Fact("coastal_units", "int", "unit points in coastal areas (an area-scoped loss on the coast takes at most these)",
          words=("unit point in coastal areas", "unit points in coastal areas")),
     Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
