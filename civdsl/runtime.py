@@ -1789,6 +1789,9 @@ def _unknown_move(out: dict, state: PlayerState, module, track: str, position: i
     if goes_back is None:
         out["move"] = "unknown"
         return
+    if position == module.AST[track]["spaces"]:
+        out["move"] = "finished"
+        return
     meets = {all_met(r["met"] for r in _needs(epochs_out[there]["requirements"], here == there))
              for here, there in _steps_possible(module, track, state, position)}
     if len(meets) == 1 and None not in meets:

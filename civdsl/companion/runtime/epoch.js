@@ -174,6 +174,10 @@ function unknownMove(out, state, track, position, goes, epochsOut, backward) {
     out.move = "unknown";
     return;
   }
+  if (position === MODEL.AST[track].spaces) {
+    out.move = "finished";
+    return;
+  }
   const meets = new Set(stepsPossible(track, state, position).map(function (s) {
     return allMet(stepNeeds(epochsOut[s[1]].requirements, s[0] === s[1]).map(function (r) { return r.met; }));
   }));
