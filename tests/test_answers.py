@@ -164,3 +164,11 @@ def test_every_edition_with_calamity_cards_in_the_trade_deck_values_them(edition
 def test_a_misspelt_card_is_still_refused():
     out = _run("hand", "civ1981", "--cards", "Grain x2, Civil Wor")
     assert out.exit_code == 1 and "unknown commodity `Civil Wor`" in out.output
+
+
+def test_the_card_games_tie_readings_cite_their_phase_or_say_they_are_readings():
+    text = (ROOT / "rulebooks" / "cardgame.civ").read_text(encoding="utf-8")
+    notes = [n for n in re.findall(r'note "([^"]*)"', text) if "ties" in n]
+    assert len(notes) == 2
+    for note in notes:
+        assert note.startswith("Phase 4, Battles & Casualties") or "(reading:" in note, note
