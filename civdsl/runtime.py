@@ -1694,7 +1694,8 @@ def epochs_possible(module, track: str, state: PlayerState, position) -> tuple[s
         if given not in names:
             from .errors import StateError
 
-            raise StateError(f"ast_epoch: `{given}` is no epoch of {module.AST[track]['name']}; it has: "
+            shown = given if len(given) <= 80 else given[:77] + "..."  # a hostile state may hold megabytes
+            raise StateError(f"ast_epoch: `{shown}` is no epoch of {module.AST[track]['name']}; it has: "
                              + ", ".join(names))
         return {names.index(given)}, None
     if position.__class__ is Unknown:

@@ -172,3 +172,8 @@ def test_the_card_games_tie_readings_cite_their_phase_or_say_they_are_readings()
     assert len(notes) == 2
     for note in notes:
         assert note.startswith("Phase 4, Battles & Casualties") or "(reading:" in note, note
+
+
+def test_a_hostile_ast_epoch_is_refused_in_a_message_of_bounded_length():
+    out = _run("epoch", "expansion", "--set", "ast_position=3", "--set", "ast_epoch=" + "x" * 100_000)
+    assert out.exit_code == 1 and "x" * 77 + "..." in out.output and len(out.output) < 1000

@@ -98,7 +98,8 @@ function epochsPossible(track, state, position) {
   const given = get(state.facts, "ast_epoch", null);
   if (given !== null) {
     if (names.indexOf(given) < 0) {
-      throw new UserError("ast_epoch: `" + given + "` is no epoch of " + MODEL.AST[track].name + "; it has: " + names.join(", "));
+      const shown = given.length <= 80 ? given : given.slice(0, 77) + "...";
+      throw new UserError("ast_epoch: `" + shown + "` is no epoch of " + MODEL.AST[track].name + "; it has: " + names.join(", "));
     }
     return [[names.indexOf(given)], null];
   }
