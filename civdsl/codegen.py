@@ -26,7 +26,7 @@ from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompi
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, OptionOp, StopOp
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp, Str
 
 GENERATOR_VERSION = "2"
 
