@@ -52,7 +52,9 @@ def _table(game: Game, calamities: list[dict]) -> Table:
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
         ranks[p.name] = civ["rank"] if civ else None
-    return Table(game.rulebook, states, ranks, {}, calamities, dict(game.options))
+    borders = {relation: {p: {q for pair in pairs if p in pair for q in pair if q != p} for p in states}
+               for relation, pairs in game.borders.items()}
+    return Table(game.rulebook, states, ranks, borders, calamities, dict(game.options))
 
 
 def resolve_step(game: Game, args: dict) -> None:
@@ -70,14 +72,39 @@ def resolve_step(game: Game, args: dict) -> None:
             r = _resolve_one(table, c, taken)
             _took_part(taken, r)
             if r.missing:
+                needs = [_need(c, m) for m in r.missing]
                 raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
-                              "players or the map: give it with `choose`", [f"`{m}`" for m in r.missing])
+                              "players or the map: give it with `choose`", [_need_words(n) for n in needs],
+                              needs=needs)
             _apply(game, r)
             _discard_calamity(game, c["victim"], c["calamity"])
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
         p.calamities = []
+
+
+def _need(c: dict, missing: str) -> dict:
+    """What a missing fact of the table asks of whom: a victim's choice for the calamity
+    (`secondary`, `beneficiary`) or a map fact of a player (`players.NAME.FACT`, or the victim's)."""
+    if missing.startswith("calamities[") or missing == "beneficiary":
+        return {"player": c["victim"], "calamity": c["calamity"], "key": missing.rpartition(".")[2]}
+    if missing.startswith("borders."):
+        return {"player": c["victim"], "calamity": None, "key": missing}
+    if missing.startswith("players."):
+        _, name, fact = missing.split(".", 2)
+        return {"player": name, "calamity": None, "key": fact}
+    return {"player": c["victim"], "calamity": None, "key": missing}
+
+
+def _need_words(n: dict) -> str:
+    if n["key"] == "secondary":
+        return f"choose {n['player']} \"{n['calamity']}\" secondary=NAME:N,... (the secondary victims he names)"
+    if n["key"] == "beneficiary":
+        return f"choose {n['player']} \"{n['calamity']}\" beneficiary=NAME (the beneficiary he names)"
+    if n["key"].startswith("borders."):
+        return f"choose {n['player']} {n['key'][8:]}=NAME,... (the players bordering him by {n['key'][8:]})"
+    return f"choose {n['player']} {n['key']}=N (a fact of the map)"
 
 
 def _discard_calamity(game: Game, victim: str, name: str) -> None:
@@ -118,7 +145,8 @@ def _take(game: Game, p, effect: dict, calamity: str) -> str:
         left = game.turn_facts.get(p.name, {}).get("reduced_city_tokens")
         if left is None:
             raise Refused(CHOICE, f"{calamity} reduces {amount} of {p.name}'s cities: how many tokens does each "
-                          "leave?", [f"choose {p.name} reduced_city_tokens=N"])
+                          "leave?", [f"choose {p.name} reduced_city_tokens=N"],
+                          needs=[{"player": p.name, "calamity": None, "key": "reduced_city_tokens", "amount": amount}])
         p.cities = max(p.cities - amount, 0)
         p.tokens += amount * left
         return f"{amount} cities reduced (each leaves {left} tokens)"
@@ -131,7 +159,11 @@ def _take(game: Game, p, effect: dict, calamity: str) -> str:
 
 def _pieces(p, cities: int, tokens: int) -> str:
     p.cities, p.tokens = max(p.cities - cities, 0), max(p.tokens - tokens, 0)
-    return f"{cities} cities and {tokens} tokens lost"
+    return f"{_n(cities, 'city', 'cities')} and {_n(tokens, 'token', 'tokens')} lost"
+
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str) -> str:
@@ -142,7 +174,8 @@ def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str) -> s
     if "cities" not in choice and "tokens" not in choice:
         raise Refused(CHOICE, f"{calamity}: {p.name} loses {amount} unit points, from cities ({city} each) and "
                       f"tokens ({token} each) of his choice",
-                      [f"choose {p.name} {calamity} cities=C tokens=T (C x {city} + T x {token} at least {amount})"])
+                      [f"choose {p.name} \"{calamity}\" cities=C tokens=T (C x {city} + T x {token} at least "
+                       f"{amount})"], needs=[{"player": p.name, "calamity": calamity, "key": "pieces", "amount": amount}])
     cities, tokens = choice.get("cities", 0), choice.get("tokens", 0)
     worth = cities * city + tokens * token
     least = min([x for x, n in ((city, cities), (token, tokens)) if n] or [0])
@@ -158,7 +191,8 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
         raise Refused(CHOICE, f"{calamity}: {p.name} discards commodity cards ({effect['kind'].replace('_', ' ')} "
-                      f"{amount}) of his choice", [f"choose {p.name} {calamity} cards=CARD,CARD,..."])
+                      f"{amount}) of his choice", [f"choose {p.name} \"{calamity}\" cards=CARD,CARD,..."],
+                      needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount}])
     if isinstance(cards, dict):
         cards = [c for c, n in cards.items() for _ in range(n)]
     if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):

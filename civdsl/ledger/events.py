@@ -18,6 +18,7 @@ EVENT_WORDS = {
               "or a fact it needs (choose PLAYER fact=value)",
     "buy": "advances a player buys and the payment (buy PLAYER ADVANCE... pay CARD... treasury N)",
     "discard": "cards a player discards (discard PLAYER CARD...)",
+    "ast": "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back)",
 }
 
 
@@ -233,16 +234,17 @@ def hand_limit(game: Game, player, args: dict) -> int | None:
 
 
 def check_hand_limits(game: Game, args: dict) -> None:
-    over = []
+    over, needs = [], []
     for p in game.seated():
         limit = hand_limit(game, p, args)
         held = p.card_count() + (len(p.calamities) if args["calamities"] == "count" else 0)
         if limit is not None and held > limit:
-            over.append(f"{p.name} holds {held} cards, keeps {limit}: discard {held - limit} of "
-                        f"{_hand_words(p)}")
+            over.append(f"discard {p.name} ... ({held} cards held, {limit} kept: {held - limit} of "
+                        f"{_hand_words(p)})")
+            needs.append({"player": p.name, "calamity": None, "key": "discard", "amount": held - limit})
     if over:
         raise Refused(CHOICE, "the step ends only when every hand is within the hand limit, and which cards go "
-                      "is each player's choice", over)
+                      "is each player's choice", over, needs=needs)
 
 
 # --- advances --------------------------------------------------------------------------------
@@ -315,13 +317,25 @@ def choose(game: Game, event: dict) -> None:
         if "cards" in chosen:
             chosen["cards"] = _card_names(game, chosen["cards"])
         game.choices[(name, p.name)] = {**game.choices.get((name, p.name), {}), **chosen}
+    borders = event.get("borders") or {}
+    from ..table import RELATIONS
+
+    if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
+        raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "
+                      f"{p.name} by it", field="borders")
+    for relation, names in borders.items():
+        for other in names:
+            game.player(other)
+            game.borders.setdefault(relation, set()).add(frozenset((p.name, other)))
+        game.borders.setdefault(relation, set())
     from ..vocabulary import FACTS
 
     unknown = [k for k in facts if k not in FACTS]
     if unknown:
         raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
     game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join(f"{k} {v}" for k, v in facts.items())
+    said = ", ".join([f"{k} {v}" for k, v in facts.items()]
+                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
     game.note(f"{p.name} chooses{f' for {calamity}' if calamity else ''}: "
               f"{game.choices.get((calamity, p.name)) or ''}{said}", _line(game, "resolve_calamities"))
 
@@ -351,8 +365,6 @@ def next_step(game: Game, event: dict) -> None:
     game.next_step()
 
 
-HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
-            "choose": choose, "leave": leave, "next": next_step}
 
 
 # --- automatic actions -----------------------------------------------------------------------
@@ -374,25 +386,49 @@ def collect_tax(game: Game, args: dict) -> None:
                   args["line"])
 
 
-def alter_ast(game: Game, args: dict) -> None:
+def _marker(game: Game, p) -> dict:
     track = game.ast_track or next(iter(game.module.AST))
+    answer = game.rulebook.epochs(track, (), game.facts(p))[0]
+    return answer.get("marker") or {}
+
+
+def ast(game: Game, event: dict) -> None:
+    """A marker's move the players enter where the rulebook cannot tell it (a track without the
+    civilization's row): the rules' own answer is never overridden."""
+    p = game.player(event.get("player"))
+    move = event.get("move")
+    if move not in ("forward", "stays", "back"):
+        raise Refused(ILLEGAL, "the move is forward, stays or back", field="move")
+    marker = _marker(game, p)
+    if marker.get("move") not in (None, "unknown"):
+        raise Refused(ILLEGAL, f"the rules move {p.name}'s marker themselves ({marker['move']}): nothing to enter",
+                      field="move")
+    game.ast_moves[p.name] = move
+    game.note(f"{p.name}: the marker {move if move != 'stays' else 'stays'} (entered: the rulebook gives no row to "
+              "tell)", _line(game, "alter_ast"))
+
+
+def alter_ast(game: Game, args: dict) -> None:
     ranked = sorted(game.seated(), key=lambda p: _rank(game, p))
+    unknown = [p.name for p in ranked if _marker(game, p).get("move") in (None, "unknown")
+               and p.name not in game.ast_moves]
+    if unknown:
+        raise Refused(CHOICE, "the rulebook gives no A.S.T. row to tell where these markers go: the players enter "
+                      "each move", [f"ast {n} forward|stays|back" for n in unknown],
+                      needs=[{"player": n, "calamity": None, "key": "ast"} for n in unknown])
     for p in ranked:
-        answer = game.rulebook.epochs(track, (), game.facts(p))[0]
-        marker = answer.get("marker") or {}
+        marker = _marker(game, p)
         move = marker.get("move")
+        if move in (None, "unknown"):
+            move = game.ast_moves[p.name]
         before = p.ast_position
         if move == "forward":
             p.ast_position += 1
         elif move == "back" and p.ast_position > 0:
             p.ast_position -= 1
-        if move is None:
-            game.note(f"{p.name}: the marker stays on space {before}: where it goes needs "
-                      f"{', '.join(answer.get('missing_facts') or ['a civilization with a row on the track'])}",
-                      args["line"])
-        else:
-            game.note(f"{p.name}: marker {'forward' if p.ast_position > before else 'back' if p.ast_position < before else 'stays'}"
-                      f" to space {p.ast_position}{_epoch_words(marker)}", args["line"])
+        went = "forward" if p.ast_position > before else "back" if p.ast_position < before else "stays"
+        game.note(f"{p.name}: marker {went} {'on' if went == 'stays' else 'to'} space {p.ast_position}"
+                  f"{_epoch_words(marker)}", args["line"])
 
 
 def _epoch_words(marker: dict) -> str:
@@ -402,7 +438,11 @@ def _epoch_words(marker: dict) -> str:
 
 def _rank(game: Game, p) -> int:
     civ = game.module.__dict__.get("CIVILIZATIONS", {}).get(p.civilization)
-    return civ["rank"] if civ else 10_000 + list(game.players).index(p.name)
+    seat = 10_000 + list(game.players).index(p.name)
+    return civ["rank"] if civ and civ["rank"] is not None else seat
 
 
-AUTOMATIC_ACTIONS = {"collect_tax": collect_tax, "alter_ast": alter_ast}
+AUTOMATIC_ACTIONS = {"collect_tax": collect_tax}
+
+HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
+            "choose": choose, "ast": ast, "leave": leave, "next": next_step}

@@ -26,7 +26,7 @@ TOP_KEYS = {
 }
 PLAYER_KEYS = ("name", "civilization")
 EVENT_KEYS = {"turn", "step", "do", "player", "with", "cards", "gives", "gets", "advances", "pay", "treasury",
-              "cities", "tokens", "ships", "calamity", "secondary", "beneficiary", "facts"}
+              "cities", "tokens", "ships", "calamity", "secondary", "beneficiary", "facts", "borders", "move"}
 MAX_PLAYERS = 64
 MAX_EVENTS = 100_000
 

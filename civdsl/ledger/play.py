@@ -17,12 +17,15 @@ CHOICE = "CIV143"  # a choice the rules leave to a player
 class Refused(Exception):
     """An event the rules or the state refuse; `choices` lists what a player may choose instead."""
 
-    def __init__(self, code: str, message: str, choices: list[str] | None = None, field: str | None = None):
+    def __init__(self, code: str, message: str, choices: list[str] | None = None, field: str | None = None,
+                 needs: list[dict] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.choices = list(choices or [])
         self.field = field  # the event's key the refusal is about, where one is
+        # what a choice refusal asks for, as data: {"player", "calamity", "key", "amount"}
+        self.needs = list(needs or [])
 
 
 @dataclass
@@ -57,6 +60,8 @@ class Game:
     done: dict = field(default_factory=dict)  # (what, player) -> True: what each player did this step
     choices: dict = field(default_factory=dict)  # (calamity, victim) -> the victim's choices this turn
     turn_facts: dict = field(default_factory=dict)  # player -> facts given for this turn's calamities
+    borders: dict = field(default_factory=dict)  # relation -> pairs of players bordering this turn
+    ast_moves: dict = field(default_factory=dict)  # player -> the move entered where the rules cannot tell
     events: int = 0  # events applied
     scores: list | None = None
 
@@ -103,8 +108,8 @@ class Game:
     def copy(self) -> "Game":
         g = Game(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
                  self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
-                 dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()}, self.events,
-                 self.scores)
+                 dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
+                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores)
         return g
 
     # --- events ------------------------------------------------------------------------------
@@ -160,6 +165,10 @@ class Game:
             check_hand_limits(self, acts["hand_limit"])
         if "resolve_calamities" in acts:
             resolve_step(self, acts["resolve_calamities"])
+        if "alter_ast" in acts:
+            from .events import alter_ast
+
+            alter_ast(self, acts["alter_ast"])
         self._leave()
         self._enter()
 
@@ -176,6 +185,8 @@ class Game:
             self.turn += 1
             self.choices = {}
             self.turn_facts = {}
+            self.borders = {}
+            self.ast_moves = {}
 
     def _enter(self) -> None:
         from .events import AUTOMATIC_ACTIONS

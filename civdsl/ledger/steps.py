@@ -3,8 +3,8 @@ does (phase actions), and the quantities those actions read."""
 
 from __future__ import annotations
 
-# actions that run by themselves when the game reaches their step (no player enters anything)
-AUTOMATIC = ("collect_tax", "alter_ast")
+# actions that run by themselves when the game reaches their step (no player enters anything);
+# `alter_ast` runs when its step ends, after any move the players enter where the rules cannot tell
 # the events each phase action lets players enter in its step
 EVENTS_OF_ACTION = {
     "census": ("census",),
@@ -14,6 +14,7 @@ EVENTS_OF_ACTION = {
     "resolve_calamities": ("choose",),
     "buy_advances": ("buy",),
     "hand_limit": ("discard",),
+    "alter_ast": ("ast",),
 }
 
 

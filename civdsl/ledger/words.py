@@ -13,9 +13,10 @@ USAGE = {
     "buy-cards": "buy-cards PLAYER CARD...",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
     "choose": "choose PLAYER [CALAMITY] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
-              "[cards=CARD,...] [FACT=N]",
+              "[cards=CARD,...] [land=NAME,...] [FACT=N]",
     "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
     "discard": "discard PLAYER CARD...",
+    "ast": "ast PLAYER forward|stays|back",
     "leave": "leave PLAYER",
     "next": "next",
 }
@@ -92,6 +93,10 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
         _buy(event, at, rest)
     elif kind == "choose":
         _choose(event, at, rest)
+    elif kind == "ast":
+        if len(rest) != 1:
+            raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+        event["move"], at["move"] = rest[0], 2
     elif kind == "leave" and rest:
         raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
     return event, at
@@ -144,6 +149,8 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
             event["beneficiary"] = value
         elif key == "cards":
             event["cards"] = _cards([c for c in value.split(",") if c])
+        elif key in ("land", "water", "near"):
+            event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
         elif key in ("cities", "tokens"):
             event[key] = _number(value, key)
         else:
