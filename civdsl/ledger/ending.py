@@ -49,11 +49,16 @@ def _finish(game: Game, why: str, line: int | None) -> None:
         game.note(f"{i}. {s['player']}: {s['total']} points", None)
 
 
+def sole_leaders(game: Game) -> list[str]:
+    """The players in the last epoch of the track (the `sole_leader` fact is true when one is)."""
+    track = game.ast_track or next(iter(game.module.AST), None)
+    return [p.name for p in game.seated() if track and _reached(game, p, track, "last_epoch")]
+
+
 def final_scores(game: Game) -> list[dict]:
     """Every seated player's score with its tie-breakers, best first; `sole_leader` is true for
     a player alone in the last epoch of the track."""
-    track = game.ast_track or next(iter(game.module.AST), None)
-    leaders = [p.name for p in game.seated() if track and _reached(game, p, track, "last_epoch")]
+    leaders = sole_leaders(game)
     rows = []
     for p in game.seated():
         answer = game.rulebook.score((), game.facts(p, sole_leader=leaders == [p.name]))

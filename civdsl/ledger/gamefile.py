@@ -196,3 +196,31 @@ def new_setup(rulebook_arg: str, rulebook, players: list[tuple[str, str | None]]
     return {"civdsl_game": FORMAT, "edition": rulebook_arg,
             "players": [{"name": n, **({"civilization": c} if c else {})} for n, c in players],
             "ast_track": ast_track, "last_turn": last_turn, "seed": seed}
+
+
+def player_facts(path: Path, player: str, rulebook) -> dict:
+    """A player's state in the game file, now, as the facts a one-turn question reads (`plan`,
+    `epoch`, `score` with `--state GAME --player P`)."""
+    gf = read(Path(path))
+    try:
+        game = replay(rulebook, gf)
+    except ReplayError as exc:
+        raise GameFileError(f"event {exc.index + 1}: {exc.refusal.message}", exc.line, exc.refusal.code) from None
+    if player not in game.players:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(player, list(game.players))
+        raise GameFileError(f"no player `{player}` in the game" + (f" (did you mean `{best}`?)" if best else ""))
+    from .ending import sole_leaders
+
+    return game.facts(game.players[player], sole_leader=sole_leaders(game) == [player])
+
+
+def is_game_file(path) -> bool:
+    """Whether a YAML file is a game file (its first key says so), read no further than needed."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return "\ncivdsl_game:" in "\n" + head
