@@ -147,9 +147,11 @@ def _take(game: Game, p, effect: dict, calamity: str) -> str:
             raise Refused(CHOICE, f"{calamity} reduces {amount} of {p.name}'s cities: how many tokens does each "
                           "leave?", [f"choose {p.name} reduced_city_tokens=N"],
                           needs=[{"player": p.name, "calamity": None, "key": "reduced_city_tokens", "amount": amount}])
+        stock = p.tokens_in_stock(game.pieces)
+        placed = amount * left if stock is None else min(amount * left, stock)  # tokens come from stock
         p.cities = max(p.cities - amount, 0)
-        p.tokens += amount * left
-        return f"{amount} cities reduced (each leaves {left} tokens)"
+        p.tokens += placed
+        return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
     if bound == "unit_points":
         return _chosen_pieces(game, p, amount, choice, calamity)
     if bound in ("commodity_cards", "commodity_face_value"):

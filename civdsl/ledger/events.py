@@ -274,7 +274,7 @@ def buy(game: Game, event: dict) -> None:
     paid = cards_value + treasury * worth
     names = ", ".join(i["advance"] for i in cost["items"])
     if paid < total:
-        raise Refused(ILLEGAL, f"{names} cost {total}; the payment is worth {paid} ({cards_value} in cards, "
+        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
                       f"{treasury * worth} in treasury)", field="pay")
     if treasury and cards_value + (treasury - 1) * worth >= total:
         raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
