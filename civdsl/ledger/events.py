@@ -22,6 +22,42 @@ EVENT_WORDS = {
 }
 
 
+# every key an event may have and what it holds (the game file's schema says the same)
+_TEXT, _NAMES, _COUNT, _MAP = "a name", "a list of names", "a whole number", "a mapping"
+EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
+                "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
+                "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
+                "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
+                "borders": _MAP}
+
+
+def _holds_type(value, kind: str) -> bool:
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _NAMES:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == _COUNT:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if kind == _MAP:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
+        isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
+
+
+def check_fields(event: dict) -> None:
+    """Every key of the event known and holding what it should: a refusal, never a crash."""
+    if not isinstance(event, dict):
+        raise Refused(ILLEGAL, "an event is a mapping of its keys")
+    for key, value in event.items():
+        kind = EVENT_FIELDS.get(key)
+        if kind is None:
+            raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
+        if value is not None and not _holds_type(value, kind):
+            raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
+    if event.get("do") not in HANDLERS:
+        raise Refused(ILLEGAL, f"no event `{event.get('do')}` (events: {', '.join(HANDLERS)})", field="do")
+
+
 def _line(game: Game, kind: str) -> int | None:
     return turn_steps.actions(game.current).get(kind, {}).get("line")
 

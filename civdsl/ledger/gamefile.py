@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StateError
+from .events import EVENT_FIELDS
 from .play import Game, Refused
 from .players import Player
 
@@ -25,8 +26,7 @@ TOP_KEYS = {
     "events": "the events in order, each with its turn, step and what happened",
 }
 PLAYER_KEYS = ("name", "civilization")
-EVENT_KEYS = {"turn", "step", "do", "player", "with", "cards", "gives", "gets", "advances", "pay", "treasury",
-              "cities", "tokens", "ships", "calamity", "secondary", "beneficiary", "facts", "borders", "move"}
+EVENT_KEYS = set(EVENT_FIELDS)  # every key an event may have (events.EVENT_FIELDS)
 MAX_PLAYERS = 64
 MAX_EVENTS = 100_000
 

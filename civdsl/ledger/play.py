@@ -127,8 +127,9 @@ class Game:
         self.events += 1
 
     def _apply(self, event: dict) -> None:
-        from .events import HANDLERS
+        from .events import HANDLERS, check_fields
 
+        check_fields(event)
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
         kind = event["do"]
