@@ -147,8 +147,7 @@ def add(path, words, as_json):
             start = col.get(index, 1)
             _fail(r.code, r.message, "<event>", 1, start, start + len(one[index]) if index < len(one) else None,
                   notes=r.choices, source=source,
-                  help="nothing was written: the game file is unchanged" + (f"; usage: {event_words.USAGE.get(one[0])}"
-                                                                              if r.code == "CIV142" and one[0] in event_words.USAGE else ""))
+                  help="nothing was written: the game file is unchanged" + _usage(one, r))
         added.append(stamped)
     gf.events += added
     from .common import write_output
@@ -160,6 +159,14 @@ def add(path, words, as_json):
     for entry in [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)]:
         click.echo(_log_line(rb, entry))
     _expects(game)
+
+
+def _usage(words: list[str], refusal) -> str:
+    """How the event is written, when the refusal is about how it was written."""
+    from ..ledger.words import USAGE
+
+    about_words = refusal.code == "CIV142" and (refusal.field in (None, "do") or str(refusal.field).startswith("#"))
+    return f"; usage: {USAGE[words[0]]}" if about_words and words[0] in USAGE else ""
 
 
 @command("undo")
