@@ -52,8 +52,9 @@ def read(path: Path) -> GameFile:
 
     try:
         data = parse_yaml(path)
-    except StateError as exc:
-        raise GameFileError(str(exc).split(": ", 1)[-1] if str(exc).startswith(str(path)) else str(exc)) from None
+    except StateError as exc:  # the reader's limits are a state file's: the words are this file's
+        message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
+        raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
     return checked(data, _event_lines(path))
 
 
@@ -224,3 +225,28 @@ def is_game_file(path) -> bool:
     except OSError:
         return False
     return "\ncivdsl_game:" in "\n" + head
+
+
+def game_schema() -> dict:
+    """The JSON Schema of a game file (schemas/game.schema.json), derived from the keys this module
+    and events.EVENT_FIELDS declare (a test keeps the file equal to it)."""
+    from .events import EVENT_FIELDS
+
+    kinds = {"a name": {"type": "string"}, "a list of names": {"type": "array", "items": {"type": "string"}},
+             "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"}}
+    secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
+    event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
+             "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}
+    player = {"type": "object", "additionalProperties": False, "required": ["name"],
+              "properties": {"name": {"type": "string", "minLength": 1, "description": "the player's name"},
+                             "civilization": {"type": "string", "description": "his civilization"}}}
+    top = {"civdsl_game": {"const": FORMAT}, "edition": {"type": "string"},
+           "players": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYERS, "items": player},
+           "options": {"type": "object"}, "ast_track": {"type": "string"},
+           "last_turn": {"type": "integer", "minimum": 1}, "seed": {"type": "integer", "minimum": 0},
+           "events": {"type": "array", "maxItems": MAX_EVENTS, "items": event}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://civdsl.invalid/schemas/game.schema.json", "title": "civdsl game",
+            "description": "A whole game for `civdsl game`: the edition, the players and the events in order.",
+            "type": "object", "additionalProperties": False, "required": ["civdsl_game", "edition", "players"],
+            "properties": {k: {**v, "description": TOP_KEYS[k]} for k, v in top.items()}}
