@@ -245,8 +245,8 @@ class Player:
             self.add({"do": "choose", "player": p.name, "facts": {key: value}})
 
 
-def play(name: str) -> Path:
-    edition, count, track, turns, last_turn = GAMES[name]
+def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Path:
+    edition, count, track, turns, last_turn = spec or GAMES[name]
     rb = load(edition)
     civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
     names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
@@ -258,7 +258,7 @@ def play(name: str) -> Path:
         if player.game.ended:
             break
         player.turn()
-    out = ROOT / "tests" / "games" / f"{name}.yaml"
+    out = (folder or ROOT / "tests" / "games") / f"{name}.yaml"
     gamefile.write(out, player.gf)
     return out
 

@@ -46,8 +46,7 @@ def _chosen(game: Game, name: str, victim: str) -> dict:
 
 
 def _table(game: Game, calamities: list[dict]) -> Table:
-    states = {p.name: game.rulebook.state((), {**game.facts(p), **game.turn_facts.get(p.name, {})})
-              for p in game.seated()}
+    states = {p.name: game.state(p, **game.turn_facts.get(p.name, {})) for p in game.seated()}
     ranks = {}
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)

@@ -33,12 +33,20 @@ def _is_last_end_step(game: Game) -> bool:
 
 
 def _reached(game: Game, p, track: str, reach: str) -> bool:
-    marker = game.rulebook.epochs(track, (), game.facts(p))[0].get("marker") or {}
+    """Whether the player's marker is on the last space or in the last epoch of his row (no row:
+    not known, so not reached)."""
+    from .. import runtime
+
+    try:
+        rows = runtime.ast_rows(game.module, track, p.civilization)
+    except runtime.AstRowUnknown:
+        rows = []
+    row = rows[0] if len(rows) == 1 else None
+    if row is None:  # no row tells the epochs: the last space is the track's
+        return reach == "last_space" and p.ast_position >= game.module.AST[track]["spaces"]
     if reach == "last_space":
-        finish = marker.get("finish") or game.module.AST[track]["spaces"]
-        return p.ast_position >= finish
-    epochs = [name for name, _ in game.module.AST[track]["epochs"]]
-    return marker.get("epoch") == epochs[-1]
+        return p.ast_position >= row["spaces"]
+    return runtime.epoch_index(row, p.ast_position) == len(game.module.AST[track]["epochs"]) - 1
 
 
 def _finish(game: Game, why: str, line: int | None) -> None:

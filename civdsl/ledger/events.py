@@ -77,15 +77,21 @@ def _whole(event: dict, key: str) -> int | None:
     return value
 
 
+_CARD_NAMES: dict[int, dict[str, str]] = {}  # module -> every card name, in lower case -> its own name
+
+
 def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
     """Card names (commodities or calamities, any declared name), each as the rulebook names it."""
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
         raise Refused(ILLEGAL, f"`{key}` must be a list of card names", field=key)
-    from ..state import item_names
-
     module = game.module
-    by_name = {**{k.lower(): v for k, v in item_names(module, "commodity").items()},
-               **{k.lower(): v for k, v in item_names(module, "calamity").items()}}
+    by_name = _CARD_NAMES.get(id(module))
+    if by_name is None:
+        from ..state import item_names
+
+        by_name = _CARD_NAMES[id(module)] = {
+            **{k.lower(): v for k, v in item_names(module, "commodity").items()},
+            **{k.lower(): v for k, v in item_names(module, "calamity").items()}}
     out, unknown = [], []
     for c in cards:
         own = by_name.get(c.lower())
@@ -424,8 +430,7 @@ def collect_tax(game: Game, args: dict) -> None:
 
 def _marker(game: Game, p) -> dict:
     track = game.ast_track or next(iter(game.module.AST))
-    answer = game.rulebook.epochs(track, (), game.facts(p))[0]
-    return answer.get("marker") or {}
+    return game.marker(p, track)
 
 
 def ast(game: Game, event: dict) -> None:
@@ -446,14 +451,15 @@ def ast(game: Game, event: dict) -> None:
 
 def alter_ast(game: Game, args: dict) -> None:
     ranked = sorted(game.seated(), key=lambda p: _rank(game, p))
-    unknown = [p.name for p in ranked if _marker(game, p).get("move") in (None, "unknown")
+    markers = {p.name: _marker(game, p) for p in ranked}  # read before any marker moves
+    unknown = [p.name for p in ranked if markers[p.name].get("move") in (None, "unknown")
                and p.name not in game.ast_moves]
     if unknown:
         raise Refused(CHOICE, "the rulebook gives no A.S.T. row to tell where these markers go: the players enter "
                       "each move", [f"ast {n} forward|stays|back" for n in unknown],
                       needs=[{"player": n, "calamity": None, "key": "ast"} for n in unknown])
     for p in ranked:
-        marker = _marker(game, p)
+        marker = markers[p.name]
         move = marker.get("move")
         if move in (None, "unknown"):
             move = game.ast_moves[p.name]

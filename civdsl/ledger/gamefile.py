@@ -48,22 +48,58 @@ class GameFile:
 
 
 def read(path: Path) -> GameFile:
-    from ..state import parse_yaml
+    from ..state import _decode, _parse_text, _read_limited
 
     try:
-        data = parse_yaml(path)
+        text = _decode(_read_limited(Path(path)), Path(path))
+        written = _as_written(text, path)
+        if written is not None:
+            return checked(*written)
+        data = _parse_text(text, Path(path))
     except StateError as exc:  # the reader's limits are a state file's: the words are this file's
         message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
         raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
-    return checked(data, _event_lines(path))
+    return checked(data if data is not None else {}, _event_lines(text))
 
 
-def _event_lines(path: Path) -> list[int]:
-    """The line where each event starts (the file was already read within the limits)."""
+_EVENTS_HEAD = "\nevents:\n"
+
+
+def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
+    """A file as `write` lays it out, read fast: the set-up by the YAML reader, each event line
+    (`  - {...}`, JSON, which YAML reads alike) by the JSON reader; None when the file has any
+    other form (then the YAML reader reads all of it). A number JSON and YAML could read apart
+    (a float, NaN) sends the file to the YAML reader too."""
+    head, sep, tail = text.partition(_EVENTS_HEAD)
+    if not sep:
+        return None
+    events = []
+    for line in tail.splitlines():
+        if not (line.startswith("  - {") and line.endswith("}")):
+            return None
+        try:
+            events.append(json.loads(line[4:], parse_float=_not_here, parse_constant=_not_here))
+        except (ValueError, RecursionError):
+            return None
+    from ..state import _parse_text
+
+    data = _parse_text(head, Path(path))
+    if not isinstance(data, dict) or "events" in data:
+        return None
+    first = head.count("\n") + 3  # the line after `events:`
+    return {**data, "events": events}, list(range(first, first + len(events)))
+
+
+def _not_here(text):
+    raise ValueError(text)
+
+
+def _event_lines(text: str) -> list[int]:
+    """The line where each event starts (the text was already read within the limits)."""
     import yaml
 
     try:
-        node = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return []
     if not isinstance(node, yaml.MappingNode):
@@ -165,7 +201,7 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
             raise ReplayError(i, gf.lines[i], Refused("CIV142", f"the event is recorded at turn {event['turn']}, "
                                                       f"step {event['step']}, but the game is at {at}"))
         try:
-            game.apply(event)
+            game.apply(event, keep_on_refusal=False)  # a refusal ends the replay: no copy to restore
         except Refused as refusal:
             raise ReplayError(i, gf.lines[i], refusal) from None
     return game

@@ -28,6 +28,19 @@ class Refused(Exception):
         self.needs = list(needs or [])
 
 
+_PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
+
+
+class _EpochsOnDemand:
+    """Each epoch's requirements for one state, computed when the marker reads them."""
+
+    def __init__(self, epochs: list, state):
+        self.epochs, self.state = epochs, state
+
+    def __getitem__(self, i: int) -> dict:
+        return {"requirements": self.epochs[i][1](self.state)}
+
+
 @dataclass
 class Entry:
     """One line of the log: what changed, in words, and the rulebook line behind it."""
@@ -83,7 +96,10 @@ class Game:
 
     @property
     def pieces(self) -> dict:
-        return turn_steps.pieces(self.module, len(self.seated()))
+        count = len(self.seated())
+        if count not in _PIECES.setdefault(id(self.module), {}):
+            _PIECES[id(self.module)][count] = turn_steps.pieces(self.module, count)
+        return _PIECES[id(self.module)][count]
 
     def game_facts(self) -> dict:
         out = {"players": len(self.seated())}
@@ -97,7 +113,27 @@ class Game:
         return {**player.facts(self.pieces, self.game_facts()), **extra}
 
     def state(self, player: Player, **extra):
-        return self.rulebook.state((), self.facts(player, **extra))
+        """The player's state for a rule, built without the checks a state file needs: the
+        ledger's facts are already the rulebook's own names and whole numbers."""
+        from .. import runtime
+
+        facts = self.facts(player, **extra)
+        held = facts.pop("holds")
+        options = facts.pop("options", {})
+        st = runtime.PlayerState(self.module, held, facts, options)
+        runtime.apply_start_credits(self.module, st)
+        return st
+
+    def marker(self, player: Player, track: str) -> dict:
+        """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
+        and whether it moves), evaluating the requirements of the next space's epoch only."""
+        from .. import runtime
+
+        t = self.module.AST[track]
+        st = self.state(player)
+        with runtime.rules_of(self.module):
+            backward = [b(st) for b in t["backward"]]
+            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
@@ -113,9 +149,10 @@ class Game:
         return g
 
     # --- events ------------------------------------------------------------------------------
-    def apply(self, event: dict) -> None:
-        """Apply one event; on a refusal the game is left exactly as it was."""
-        saved = self.copy()
+    def apply(self, event: dict, keep_on_refusal: bool = True) -> None:
+        """Apply one event; on a refusal the game is left exactly as it was (unless the caller
+        drops the game on a refusal anyway, as a replay does: then no copy is made)."""
+        saved = self.copy() if keep_on_refusal else self
         try:
             self._apply(event)
         except StateError as exc:
@@ -134,7 +171,7 @@ class Game:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
         kind = event["do"]
         if kind not in ("next", "leave"):
-            action = next((a for a, evs in turn_steps.EVENTS_OF_ACTION.items() if kind in evs), None)
+            action = turn_steps.ACTION_OF_EVENT.get(kind)
             if action not in turn_steps.actions(self.current):
                 where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
                 raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"

@@ -18,15 +18,25 @@ EVENTS_OF_ACTION = {
 }
 
 
-def steps(module) -> list[dict]:
-    return list(getattr(module, "TURN", ()))
+def steps(module) -> tuple:
+    return getattr(module, "TURN", ())
+
+
+# the phase action that lets players enter each event
+ACTION_OF_EVENT = {event: action for action, events in EVENTS_OF_ACTION.items() for event in events}
+_ACTIONS: dict[int, tuple[dict, dict]] = {}  # id of a step -> (the step, its actions by kind)
 
 
 def actions(step: dict) -> dict[str, dict]:
-    """The step's actions by kind (the first of a kind; end_game rules are read with `all_of`)."""
+    """The step's actions by kind (the first of a kind; end_game rules are read with `all_of`).
+    A step is the generated module's data, never changed: its answer is kept."""
+    known = _ACTIONS.get(id(step))
+    if known is not None and known[0] is step:
+        return known[1]
     out: dict[str, dict] = {}
     for kind, args, line in step["actions"]:
         out.setdefault(kind, {**args, "line": line})
+    _ACTIONS[id(step)] = (step, out)
     return out
 
 
