@@ -100,3 +100,12 @@ def test_a_game_file_over_the_size_limit_is_refused_unread(tmp_path):
     path.write_text(head + '  - {"turn": 1, "step": 2, "do": "next"}\n' * 40_000, encoding="utf-8")
     proc = civdsl("game", "show", path)
     assert proc.returncode == 1 and "larger than" in proc.stderr
+
+
+def test_an_error_in_json_mode_is_one_object_with_its_diagnostic():
+    path = ROOT / "tests" / "hostile" / "game_unknown_player.yaml"
+    proc = civdsl("game", "show", path, "--json")
+    assert proc.returncode == 1 and proc.stderr == ""
+    data = json.loads(proc.stdout)
+    assert data["error"]["diagnostics"][0]["code"] == "CIV142"
+    assert data["error"]["diagnostics"][0]["line"] == 8
