@@ -378,8 +378,17 @@ def choose(game: Game, event: dict) -> None:
     game.turn_facts.setdefault(p.name, {}).update(facts)
     said = ", ".join([f"{k} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
+    chosen = [_choice_words(k, v) for k, v in game.choices.get((calamity, p.name), {}).items()] if calamity else []
     game.note(f"{p.name} chooses{f' for {calamity}' if calamity else ''}: "
-              f"{game.choices.get((calamity, p.name)) or ''}{said}", _line(game, "resolve_calamities"))
+              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+
+def _choice_words(key: str, value) -> str:
+    if isinstance(value, dict):
+        value = ", ".join(f"{n} {v}" for n, v in value.items())
+    elif isinstance(value, list):
+        value = ", ".join(value)
+    return f"{key} {value}"
 
 
 # what a player chooses for a calamity: as its victim, who the secondary victims are and the
