@@ -390,10 +390,11 @@ class IncrementalParser:
         items: list = []
         found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
+        copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
         line_of = _LineCounter(text)
         for k in range(1, len(marks)):
             chunk = self._statement(text[tokens[marks[k]].start:bounds[k]], tokens[marks[k]].start, k - 1, display,
-                                    line_of, fresh)
+                                    line_of, fresh, copies)
             items.extend(chunk.items)
             found.extend(chunk.diags)
         self.cache = fresh
@@ -410,13 +411,15 @@ class IncrementalParser:
         return self.header[1]
 
     def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
-                   fresh: dict) -> _Chunk:
+                   fresh: dict, copies: dict) -> _Chunk:
         """The parse of one top-level statement (at offset `start`, `before` statements before it),
         reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
         line, col = line_of(start)
-        key = (display, col, chunk_text, 0)
-        while key in fresh:  # the same statement twice: each copy has its own syntax objects
-            key = key[:3] + (key[3] + 1,)
+        # the same statement twice: each copy has its own syntax objects, numbered by a count kept
+        # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
+        same = (display, col, chunk_text)
+        key = same + (copies.get(same, 0),)
+        copies[same] = key[3] + 1
         chunk = self.cache.get(key)
         if chunk is None:
             try:
@@ -1799,11 +1802,12 @@ def build_server():
     def lsp_diagnostic(d: Diagnostic, info: FileInfo | None, path: Path | None) -> T.Diagnostic:
         text = None
         if info is None and path is not None:
-            try:
-                text = parser.normalise(path.read_text(encoding="utf-8", errors="replace"))
+            # read as the compiler reads a rulebook (a regular file, never past the size limit,
+            # never blocking on a FIFO): a huge or odd base file places its diagnostic at 1:1
+            data = loader.read_bytes(path, d.span.path if d.span else "", Diagnostics())
+            if data is not None:
+                text = parser.normalise(data.decode("utf-8", errors="replace"))
                 info = FileInfo(text, d.span.path if d.span else "", path)
-            except OSError:
-                info = None
         line, col, end_line, end_col = diagnostic_range(d, info)
         if info is not None:
             u = units()

@@ -450,9 +450,9 @@ def test_tokenizer_covers_every_shipped_rulebook():
 class LspClient:
     """A minimal LSP client: Content-Length framed JSON-RPC over the server's stdin/stdout."""
 
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, preexec_fn=None):
         self.proc = subprocess.Popen([sys.executable, "cli.py", "lsp"], cwd=cwd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec_fn)
         self.inbox: queue.Queue = queue.Queue()
         self.notifications: list[dict] = []
         self.next_id = 0
