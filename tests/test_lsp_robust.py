@@ -121,3 +121,14 @@ def test_a_huge_base_file_is_held_to_the_compilers_size_limit(tmp_path):
     finally:
         lsp.proc.kill()
         lsp.proc.wait()
+
+
+def test_a_request_whose_params_do_not_validate_gets_an_invalid_params_reply(client):
+    """No silent drop: the client would wait for ever. Later requests are still answered."""
+    client.send({"id": 900, "method": "textDocument/hover", "params": {"textDocument": 5, "position": "x"}})
+    reply = client.wait(lambda m: m.get("id") == 900 and "method" not in m, timeout=30)
+    assert reply["error"]["code"] == -32602, reply
+    uri = (ROOT / "rulebooks" / "megaciv.civ").as_uri()
+    _open(client, uri, MEGACIV.read_text(encoding="utf-8"))
+    client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+                   timeout=120)  # answered, without an error
