@@ -23,6 +23,7 @@ from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
+from .escape import shown_name
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -243,6 +244,10 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
     """
     out_dir = Path(out_dir)
     top = top or {}
+    if out_dir.is_symlink():  # the lock opens the folder without following links: say why it is refused
+        raise BuildError(f"cannot write {shown_name(out_dir)}: it is a symlink (to {shown_name(os.readlink(out_dir))}); "
+                         "build into the folder itself or another one")
+    existed = out_dir.exists()
     try:
         with _locked(out_dir):
             _recover(out_dir)
@@ -251,9 +256,14 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
             manifest = manifest or _adopt_legacy(out_dir)
             _check_ownership(out_dir, results, top, manifest)
             _write_locked(results, out_dir, top, manifest, had_manifest, fail_after)
-    except OSError as exc:
-        raise BuildError(f"cannot write {out_dir}: {exc.strerror or exc}"
-                         + (f" ({exc.filename})" if exc.filename else "")) from None
+    except BaseException as exc:
+        if not existed:  # an output folder this build made, left empty by the failure: gone too
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        if isinstance(exc, OSError):
+            raise BuildError(f"cannot write {shown_name(out_dir)}: {exc.strerror or exc}"
+                             + (f" ({shown_name(exc.filename)})" if exc.filename else "")) from None
+        raise
 
 
 def _read_manifest(out_dir: Path) -> dict | None:
@@ -412,6 +422,7 @@ class _Swap:
         self.top_staged: list[tuple[Path, Path]] = []    # (final file, temporary file)
         self.swapped: list[tuple[Path, Path | None]] = []  # (final folder, where its old version waits)
         self.top_old: list[tuple[Path, bytes | None]] = []
+        self.made_work = False  # the work folder is this build's (undo may delete it)
 
     def step(self) -> None:
         """One file written or renamed: where a test injects a failure."""
@@ -423,6 +434,7 @@ class _Swap:
         # Folders are made with the default mode (the umask applies), files likewise: the output is
         # readable as any other file the user makes, not 0700/0600 as mkdtemp/mkstemp would leave.
         self.work.mkdir()
+        self.made_work = True
         (self.work / _MARKER).write_text("a civdsl build is writing here; the next build removes this folder\n")
         (self.work / "new").mkdir()
         (self.work / "old").mkdir()
@@ -472,8 +484,9 @@ class _Swap:
                 _restore_folder(final, old)
         with contextlib.suppress(OSError):
             _restore_file(self.out_dir / MANIFEST_NAME, self.previous_manifest)
-        with contextlib.suppress(OSError):
-            shutil.rmtree(self.work)
+        if self.made_work:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(self.work)
 
 
 def _restore_file(final: Path, previous: bytes | None) -> None:
@@ -496,8 +509,8 @@ def _write_locked(results: list[EditionOutputs], out_dir: Path, top: dict[str, s
                   had_manifest: bool, fail_after: int | None) -> None:
     _check_names(results, out_dir, top)
     swap = _Swap(out_dir, (out_dir / MANIFEST_NAME).read_bytes() if had_manifest else None, fail_after)
-    swap.make_work_folder()
     try:
+        swap.make_work_folder()  # inside: a full disk can stop it after the folder is made
         for res in results:
             swap.stage_edition(res)
         for rel, content in sorted(top.items()):
