@@ -34,26 +34,57 @@ def atomic_write(path: Path, content: str | bytes) -> None:
     """Write a file so that readers see the old or the new content, never a torn one.
 
     A symlink stays a symlink (its target is rewritten), an existing file keeps its mode, and a
-    new file gets the user's umask, as an editor's save would."""
+    new file gets the user's umask, as an editor's save would. A file with other hard links keeps
+    them: it is rewritten in place (see _rewrite_in_place), since a rename would split it from them."""
     path = Path(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     data = _encoded(content)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        st = os.stat(path)
+        mode = stat.S_IMODE(st.st_mode)
     except FileNotFoundError:
-        mode = None
+        st, mode = None, None
     fd, tmp = _create_temporary(path.parent, f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-        os.replace(tmp, path)
+        if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            os.unlink(tmp)  # written whole: the disk had room for the new text
+            _rewrite_in_place(path, data, st)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _rewrite_in_place(path: Path, data: bytes, st: os.stat_result) -> None:
+    """Write `data` over the file itself (its inode, so every hard link sees it): opened without
+    following a symlink and checked to be the same file, overwritten, cut to length and synced;
+    on a failure the old bytes are written back."""
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "r+b") as fh:
+        now = os.fstat(fh.fileno())
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise OSError(f"{path} changed while it was being written")
+        old = fh.read()
+        try:
+            fh.seek(0)
+            fh.write(data)
+            fh.truncate(len(data))
+            fh.flush()
+            os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                fh.seek(0)
+                fh.write(old)
+                fh.truncate(len(old))
+                fh.flush()
+            raise
 
 
 def _create_temporary(folder: Path, prefix: str) -> tuple[int, str]:
