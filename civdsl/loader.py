@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Span, suggestion
+from .escape import shown_name
 from .resources import rulebooks_dir, shipped_rulebooks
 
 LANGUAGE_VERSIONS = (1,)
@@ -44,14 +45,14 @@ def display_path(path: Path, shipped: Path | None = None) -> str:
     try:
         resolved = path.resolve()
     except (OSError, RuntimeError, ValueError):  # a symlink loop: name it as given
-        return str(path)
+        return shown_name(path)
     shipped = shipped or rulebooks_dir().resolve()
     if inside(resolved, shipped):
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
-        return str(resolved.relative_to(Path.cwd().resolve()))
+        return shown_name(resolved.relative_to(Path.cwd().resolve()))
     except (ValueError, OSError):  # OSError: the current folder was deleted
-        return str(path)
+        return shown_name(path)
 
 
 def read_source(path: Path, display: str, diags: Diagnostics, within: "Within | None" = None) -> str | None:

@@ -185,17 +185,34 @@ def _evaluate_for(module, expr, name: str, text: str):
 _CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"
 
 
-def parse_cards(module, text: str | None) -> dict[str, int]:
-    """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
+def parse_cards(module, text: str | None, calamities: dict[str, int] | None = None) -> dict[str, int]:
+    """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}.
+    Given CALAMITIES (a dict to fill), calamity cards go there where the edition gives them a
+    trade value (`const calamity_card_value`); elsewhere a calamity is no card of a hand."""
     cards: dict[str, int] = {}
     for part in split_names(text):
         m = re.match(_CARD, part, re.I)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
+        calamity = _calamity_card(module, name) if calamities is not None else None
+        if calamity is not None:
+            calamities[calamity] = calamities.get(calamity, 0) + count
+            continue
         # any declared name, `aka` included, in any case
         name = canonical_names(module, "commodity", [name], "--cards")[0]
         cards[name] = cards.get(name, 0) + count
     return cards
+
+
+def _calamity_card(module, name: str) -> str | None:
+    """The calamity NAME names, where the edition values calamity cards in a hand and NAME is no
+    commodity's; else None."""
+    if "calamity_card_value" not in module.CONSTS:
+        return None
+    if canonical_names(module, "commodity", [name], "--cards", strict=False)[0] in module.COMMODITIES:
+        return None
+    own = canonical_names(module, "calamity", [name], "--cards", strict=False)[0]
+    return own if own in module.CALAMITIES else None
 
 
 class Payment(Record):
@@ -767,14 +784,20 @@ def _tie_break(moves: tuple) -> tuple:
     return (tuple(m[0] for m in moves), tuple(m[1] for m in moves), tuple(m[2] or "" for m in moves))
 
 
-def hand_report(module, cards: dict[str, int], state=None) -> dict:
+def hand_report(module, cards: dict[str, int], state=None, calamities: dict[str, int] | None = None) -> dict:
     """Each set's value (set_value of its cards; outside its trade block, given a state, the
-    off-block value), zero-value cards, and the total."""
+    off-block value), zero-value cards, and the total; calamity cards held (CALAMITIES) at the
+    edition's `calamity_card_value` each."""
     value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
     value["zero_value_cards"] = sum(s["cards"] for s in value["sets"] if s["zero_value"])
+    if calamities:
+        each = module.CONSTS["calamity_card_value"]
+        value["calamities"] = [{"calamity": n, "cards": k, "value": each * k} for n, k in calamities.items()]
+        worth = sum(c["value"] for c in value["calamities"])
+        value["total"] = None if value["total"] is None else value["total"] + worth
     return value
 
 
@@ -1619,7 +1642,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if horizon == 2:
         from .plan_horizon import two_turns
 
-        report["horizon"] = two_turns(problem)
+        report["horizon"] = two_turns(problem, one=choices[:1])
     return report
 
 
@@ -1835,6 +1858,9 @@ def _not_bought_lines(ex: dict, label: str, most: int = 8) -> list[str]:
 def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     if not hz:
         return []
+    if hz["this_turn"] is None:
+        return ["two-turn look-ahead: the search stopped at its work limit before it priced any pair of "
+                f"purchases ({hz['turn_one_sets']:,} sets of this turn's advances examined): no estimate"]
     lines = ["two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):", "  this turn:"]
     lines.extend(_plan_lines(hz["this_turn"], label, "    "))
     lines.append("  next turn (estimate):")
@@ -1860,5 +1886,8 @@ def render_hand(report: dict, name: str) -> str:
         note = "  (worth nothing)" if s["zero_value"] else ""
         note += "  (outside its trade block)" if s.get("off_block") else ""
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
+    for c in report.get("calamities", []):
+        lines.append(f"  {c['calamity']} x{c['cards']} (calamity card): {c['value']}"
+                     + ("  (worth nothing in trade)" if c["value"] == 0 else ""))
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)

@@ -367,6 +367,9 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
         return _candidates_not_known(among)
     if not candidates:
         return Beneficiary(None, "no candidate" + ("" if among == "others" else f" bordering the victim by {among}"))
+    if len(candidates) == 1:  # a ranking of one needs none of the ranked facts
+        return Beneficiary(candidates[0], "the only candidate" + ("" if among == "others"
+                                                                else f" bordering the victim by {among}"), candidates)
     left, why = _ranked(table, candidates, rules, missing)
     if len(left) == 1:
         return Beneficiary(left[0], why, candidates)
@@ -467,7 +470,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     ben = _checked_beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
     primary = runtime.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
-    if primary.is_cancelled and ben is not None and ben.name is None:
+    if primary.is_cancelled:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
         missing.extend(ben_missing)

@@ -2063,7 +2063,7 @@ function planExplain(problem, choices) {
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------
 
-function planTwoTurns(first, maxSets) {
+function planTwoTurns(first, maxSets, found) {
   if (maxSets === undefined) maxSets = 3000;
   const M = first.M;
   const obj = first.objective;
@@ -2208,7 +2208,18 @@ function planTwoTurns(first, maxSets) {
     if (best === null || creditCmp(key, best.key) > 0) best = {key: key, c1: c1, c2: c2, p2: p2};
   }
 
-  const one = first.search(1);
+  const assumes = "next turn's commodity cards and treasury are the same as now, and credit points of "
+    + "free choice (free_credits) are not allocated";
+  // the searches stopped at their work limit before they priced any pair (plan_horizon._no_pair)
+  const noPair = () => ({
+    estimate: true, assumes: assumes, this_turn: null, next_turn: null, total: null, total_at_most: null,
+    one_turn_best: one.length ? one[0].buys.slice() : null,
+    one_turn_best_objective: one.length ? planNumber(obj, one[0].objective, one[0].buys.length) : null,
+    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size,
+    turn_one_sets: examined[0] + (one.length ? 1 : 0), turn_one_sets_priced_for_next_turn: examined[1],
+  });
+  const one = found && found.length ? found.slice(0, 1) : first.search(1);
+  if (!one.length) return noPair();
   evaluate(one[0]);
   const freeNow = first.maxNew === null ? first.items.filter((n) => first.base[n] === 0 && obj.values[n] >= 0
     && !first.sameTurn.has(n) && planHandDelta(M, n) >= 0) : [];
@@ -2371,6 +2382,7 @@ function planTwoTurns(first, maxSets) {
     complete = false;
     examined[0] -= 1;
   }
+  if (best === null) return noPair();
   const total = best.c1.objective + best.c2.objective;
   // stopped: no pair the walk left unexamined gives more than the bound of the branch each level
   // was in (a whole number above it, so that both engines print it alike; objectives here are in
@@ -2384,8 +2396,7 @@ function planTwoTurns(first, maxSets) {
   const unproven = capped + nextStopped;
   return {
     estimate: true,
-    assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
-      + "free choice (free_credits) are not allocated",
+    assumes: assumes,
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
     total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
@@ -2505,6 +2516,6 @@ function planAnswer(M, state, options) {
   report.total_at_most = planNumber(obj, problem.complete ? choices[0].objective : problem.totalAtMost,
     choices[0].buys.length);
   if (explain) report.explain = planExplain(problem, choices);
-  if (horizon === 2) report.horizon = planTwoTurns(problem);
+  if (horizon === 2) report.horizon = planTwoTurns(problem, undefined, choices.slice(0, 1));
   return report;
 }
