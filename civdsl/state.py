@@ -115,9 +115,15 @@ def _parse_text(text: str, path: Path):
     if isinstance(kept, dict) and "value" in kept:
         return kept["value"]
     value = _read_yaml(text, path)
-    if _json_exact(value):
+    if len(text) <= KEPT_TEXT and _json_exact(value):
         cache.write(name, json.dumps({"value": value}).encode("utf-8"))  # keys in the file's order
     return value
+
+
+# The longest text whose YAML value is kept: state and table files are a few hundred bytes; a game
+# file read whole (not as the ledger writes it) changes every turn, and a copy of each version
+# would make the cache folder grow with the square of the game.
+KEPT_TEXT = 64 * 1024
 
 
 def _json_exact(value, depth: int = 0) -> bool:
