@@ -1635,10 +1635,9 @@ def epochs(module, track: str, state: PlayerState) -> dict:
             break
         reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
-    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached, "moves_backward": None,
-              "backward_rules": backward}
     position = state.fact("ast_position") if "ast_position" in state.facts else _NOT_GIVEN
-    result["moves_backward"] = _goes_back(module, track, state, position, backward)
+    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
+              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward}
     if any(name in state.facts for name in _MARKER_FACTS):
         result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)
