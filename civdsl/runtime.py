@@ -232,7 +232,20 @@ class PlayerState:
             return defaults[name]
         if name in getattr(self.module, "LAST_EPOCH_FACTS", ()) and not self.may_be_in_last_epoch():
             return False
+        field = getattr(self.module, "CIVILIZATION_FACTS", {}).get(name)
+        if field is not None:
+            return self._of_civilization(name, field)
         return self._missing(name)
+
+    def _of_civilization(self, name: str, field: str):
+        """An absent fact that is the civilization's declaration (vocabulary.CIVILIZATION_FACTS): its
+        value where the rulebook gives one; else missing, named as the civilization when it is not
+        given and the fact itself when the rulebook declares no value for it."""
+        civ = self.facts.get("civilization")
+        if civ is None:
+            return self._missing("civilization")
+        value = getattr(self.module, "CIVILIZATIONS", {}).get(civ, {}).get(field)
+        return self._missing(name) if value is None else value
 
     def may_be_in_last_epoch(self) -> bool:
         """Whether the marker may be in the last epoch of the track in play (the state's
