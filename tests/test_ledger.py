@@ -316,3 +316,17 @@ def test_no_state_of_a_recorded_game_exceeds_a_declared_limit_or_goes_negative(p
         for card, n in ((c, sum(p.cards.get(c, 0) for p in game.players.values())) for c in game.module.COMMODITIES):
             count = game.module.COMMODITIES[card]["count"]
             assert not count or n <= count
+
+
+def test_the_language_reference_lists_every_phase_action():
+    from civdsl import vocabulary as vocab
+
+    docs = (Path(__file__).parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
+    assert vocab.phase_actions_markdown() in docs
+
+
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981", "civ1980"])
+def test_every_board_edition_declares_the_whole_turns_bookkeeping(edition):
+    kinds = {k for step in load(edition).module.TURN for k, _, _ in step["actions"]}
+    assert kinds >= {"census", "collect_tax", "draw_trade_cards", "buy_trade_cards", "trade", "resolve_calamities",
+                     "buy_advances", "hand_limit", "alter_ast", "end_game"}
