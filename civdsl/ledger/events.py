@@ -244,7 +244,8 @@ def trade(game: Game, event: dict) -> None:
     least = game.quantity(args.get("least_cards"))
     for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
         if least is not None and len(cards) < least:
-            raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} cards: each side of a trade gives at least "
+            raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} card{'s' if len(cards) != 1 else ''}: each side "
+                          f"of a trade gives at least "
                           f"{least}", field=key)
         _holds(who, cards, key)
         for c in cards:

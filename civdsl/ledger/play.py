@@ -175,7 +175,7 @@ class Game:
             if action not in turn_steps.actions(self.current):
                 where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
                 raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
-                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="do")
+                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
         HANDLERS[kind](self, event)
 
     def player(self, name) -> Player:
