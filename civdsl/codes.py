@@ -125,7 +125,9 @@ _ALL = [
     Code("CIV071", "wrong kind of value", "Round rules keep whole numbers, exact fractions, reals and true/false "
          "apart. A stat holds a whole number: `/` (exact division) can leave a fraction and `sqrt` gives a real, so "
          "round them with `floor()`/`ceil()` or divide with `//`. Conditions must be true/false, and arithmetic "
-         "needs numbers.", "set population = luxury * sqrt(food) / 2",
+         "needs numbers. The same holds for an assert's functions (`sum` adds numbers, `all`, `any` and `where` "
+         "test true/false), and `unknown` is a value only for an assert reading the model (a cost printed as "
+         "unknown), never in a rule a player's state is run through.", "set population = luxury * sqrt(food) / 2",
          "set population = floor(luxury * sqrt(food) / 2)"),
     Code("CIV072", "statement names the wrong thing", "A round statement names something it cannot work on: `set` "
          "and `add` write stats (and `set` flags), `move` moves a track, `roll` rolls a dice pool or an event table, "

@@ -12,7 +12,7 @@ from typing import Any
 from . import vocabulary as vocab
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
+from .expressions import EvalError, Scope, check, evaluate, number, quote, truth, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
@@ -724,7 +724,7 @@ class _Validator(NodeVisitor):
     def _assertion(self, a, evaluator: ModelEvaluator) -> None:
         """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
         try:
-            ok = evaluator.evaluate(a.expr)
+            ok = truth(evaluator.evaluate(a.expr), a.expr.span)
         except EvalError as exc:
             self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
             return
@@ -806,13 +806,19 @@ def set_value(ed: Edition, n: int, face: int):
 
 
 # the functions of an author invariant over a collection: (its items, each further argument as a
-# function of an item) -> the value
+# function of an item) -> the value; each further argument's values are checked for their kind
+# (an unknown value, a cost written `unknown`, adds nothing to a sum and is not true)
 _AGGREGATES = {
     "count": lambda items, args: len(items),
-    "sum": lambda items, args: sum(args[0](item) or 0 for item in items),
-    "all": lambda items, args: all(args[0](item) is True for item in items),
-    "any": lambda items, args: any(args[0](item) is True for item in items),
+    "sum": lambda items, args: sum(args[0](item, number) for item in items),
+    "all": lambda items, args: all(args[0](item, truth) for item in items),
+    "any": lambda items, args: any(args[0](item, truth) for item in items),
 }
+
+
+def _of_kind(value: Any, kind, span: Span) -> Any:
+    """`value` as `kind` (number or truth) wants it; unknown stays out of a sum."""
+    return 0 if value is None and kind is number else kind(value, span)
 
 
 class ModelEvaluator:
@@ -883,17 +889,22 @@ class ModelEvaluator:
         def call(c: Call, ev):
             if c.name in self.ed.tables:
                 raise EvalError("tables read player state; they cannot appear in an assert", c.span)
-            items = self.items(c.args[0], context)
             if c.name not in _AGGREGATES:
                 raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
-            return _AGGREGATES[c.name](items, [lambda item, a=a: self.evaluate(a, item) for a in c.args[1:]])
+            wanted = len(vocab.FUNCTIONS[c.name].args)
+            if len(c.args) != wanted or c.kwargs:
+                raise EvalError(f"`{c.name}` takes {wanted} argument{'s' if wanted > 1 else ''}", c.span)
+            items = self.items(c.args[0], context)
+            return _AGGREGATES[c.name](items, [lambda item, kind, a=a: _of_kind(self.evaluate(a, item), kind, a.span)
+                                               for a in c.args[1:]])
 
         return evaluate(expr, lookup, call)
 
     def items(self, expr, context) -> list:
         from .syntax import Where
         if isinstance(expr, Where):
-            return [i for i in self.items(expr.items, context) if self.evaluate(expr.condition, i) is True]
+            return [i for i in self.items(expr.items, context)
+                    if truth(self.evaluate(expr.condition, i), expr.condition.span)]
         value = self.evaluate(expr, context)
         if not isinstance(value, list):
             raise EvalError("expected a collection (advances, calamities, commodities, specific_credits)", expr.span)

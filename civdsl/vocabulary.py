@@ -105,8 +105,11 @@ _EFFECTS = [
          "lose {amount} {ships}", "Remove ships from the board.",
          nouns=(("amount", "ship lost", "ships lost"),)),
     Kind("ast_back", (_amount("steps"),),
-         "move back {amount} {steps} on the A.S.T.", "The succession marker moves backward.",
+         "move back {amount} {steps} on the A.S.T. track", "The succession marker moves backward.",
          nouns=(("amount", "step back on the A.S.T.", "steps back on the A.S.T."),)),
+    Kind("advance_after_back", (),
+         "your marker may still move forward this turn, if it meets the requirements",
+         "A step back does not stop the marker advancing in the A.S.T. phase of the same turn.", main=None),
     Kind("city_support_rate", (_amount("tokens per city added to the support rate"),),
          "city support rises by {amount} per city; reduce unsupported cities", "A temporary rise of the city support rate.",
          nouns=(("amount", "token of city support per city", "tokens of city support per city"),)),
@@ -177,7 +180,8 @@ EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
 # min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
 # (an "all but N" keeps a number, barbarians and support rates take nothing from a holding).
 BOUNDS: dict[str, dict[str, str]] = {
-    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units"},
+    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units",
+               "coastal": "coastal_units"},
     "destroy_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
                        "open_sea": "cities_adjacent_open_sea"},
     "reduce_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
@@ -434,6 +438,9 @@ class Fact(Record):
     words: tuple[str, str] | None = None
     # for a yes/no or text fact: how a condition says it holds (true / not empty) and not
     states: tuple[str, str] | None = None
+    # a yes/no fact about the A.S.T.'s last epoch: absent, it reads false wherever the marker
+    # cannot be in that epoch (runtime.PlayerState.fact), and only there is it asked
+    last_epoch_only: bool = False
 
 
 # The player's situation: the facts a calamity, an epoch or a score can read.
@@ -476,7 +483,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
          states=("a card traded to the victim", "a card the victim drew"),
          words=("player who traded the card", "player who traded the card")),
-    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)",
+    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses); not asked of a "
+         "player whose marker cannot be in the last epoch", last_epoch_only=True,
          states=("the lead alone in the last epoch", "no lead alone in the last epoch"),
          words=("lead alone in the last epoch", "lead alone in the last epoch")),
     Fact("volcano_units", "int", "unit points in areas touched by a volcano",
@@ -485,6 +493,14 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
     Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
          words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("tokens_over_limit", "int", "tokens on the board above the printed population limits of their areas, "
+         "counted with no regard for Agriculture, once a calamity's losses are taken",
+         words=("token above the printed limits", "tokens above the printed limits")),
+    Fact("coastal_units", "int", "unit points in coastal areas (an area-scoped loss on the coast takes at most these)",
+         words=("unit point in coastal areas", "unit points in coastal areas")),
+    Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
+         "whether a backward step applies where the rulebook gives no row for the player's civilization",
+         words=("epoch of the marker", "epoch of the marker")),
     Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
@@ -512,6 +528,9 @@ ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
     EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
                "tokens x token_points + cities x city_points"),
     EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+    EngineName("calamity_card_value", "const", "int", None, "the trade value of a calamity card held in a hand "
+               "(1981 16.6: 0): `hand` accepts calamity cards where it is declared (absent: a hand holds commodity "
+               "cards only)"),
     EngineName("city_support", "const", "int", 2, "tokens on the board each city needs (the city support rate "
                "before a held `city_support` ability): reducing until supported starts from it"),
 ]}

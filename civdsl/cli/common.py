@@ -190,6 +190,9 @@ class Conventions:
         try:
             rv = super().main(raw, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
+            from ..errors import cut_long_words
+
+            exc.message = cut_long_words(exc.message)  # an unknown option or a bad value, echoed
             if json_requested(raw):
                 command = _first_word(raw) if isinstance(self, click.Group) else self.name
                 kind = "usage" if isinstance(exc, click.UsageError) else "user"
@@ -262,7 +265,9 @@ def write_output(path, content: str | bytes) -> None:
     try:
         atomic_write(path, content)
     except OSError as exc:
-        fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+        from ..escape import shown_name
+
+        fail(f"error: cannot write {shown_name(path)}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
 
 
 def open_rulebook(rulebook: str):

@@ -557,7 +557,8 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
-    parsed = parse_cards(rb.module, cards)
+    calamities: dict = {}  # calamity cards held, where the edition values them (calamity_card_value)
+    parsed = parse_cards(rb.module, cards, calamities)
     impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
     if impossible:
         raise StateError("\n".join(impossible))
@@ -567,7 +568,7 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     from ..runtime import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
-        report = hand_report(rb.module, parsed, player)
+        report = hand_report(rb.module, parsed, player, calamities)
     if as_json:
         _emit_json(report, rb.id)
     else:
