@@ -409,6 +409,16 @@ _PHASE_ACTIONS = [
 PHASE_ACTIONS: dict[str, Kind] = {k.name: k for k in _PHASE_ACTIONS}
 
 
+def phase_actions_markdown() -> str:
+    """PHASE_ACTIONS as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| action | parameters | what the ledger does |", "|---|---|---|"]
+    for k in PHASE_ACTIONS.values():
+        params = "; ".join(f"`{p.name}`" + (f" ({', '.join(p.choices)}; default {p.default})" if p.choices else
+                                             " (required)" if p.required else "") + f": {p.doc}" for p in k.params)
+        rows.append(f"| `{k.name}` | {params or 'none'} | {k.doc} |")
+    return "\n".join(rows) + "\n"
+
+
 # Irregular plurals used by the text templates ("1 city", "2 cities").
 PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("ship", "ships"),
            "steps": ("step", "steps"), "tokens": ("token", "tokens"), "unit_points": ("unit point", "unit points"),
