@@ -24,13 +24,15 @@ import string
 import sys
 import tempfile
 import types
+import unicodedata
+from functools import partial
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from civdsl import parser, safeyaml
+from civdsl import build, describe, parser, safeyaml
 from civdsl.bounds import FIELDS
 from civdsl import vocabulary as vocab
 from civdsl.codegen import generate
@@ -54,6 +56,19 @@ def write(name: str, text: str | bytes) -> Path:
     path = WORK / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
+
+
+def render_everything(checked) -> None:
+    """Every generator a build runs (module, describer, charts, companion page) on a rulebook that
+    checks: `check` and `build` never disagree. The explorer's SVG must be well-formed XML."""
+    import xml.etree.ElementTree as ET
+
+    for cal in checked.edition.calamities.values():
+        describe.calamity(cal)
+    out = build.render(checked)
+    svg = out.files.get("charts/explorer.svg")
+    if svg:
+        ET.fromstring(svg if isinstance(svg, bytes) else svg.encode("utf-8"))
 
 
 # --- valid rulebooks ------------------------------------------------------------------------
@@ -97,7 +112,7 @@ def condition(draw, advances, commodities) -> str:
 @st.composite
 def rulebooks(draw):
     """(text, expected names): a valid rulebook in language 1, as varied as the grammar allows."""
-    all_names = draw(st.lists(names, min_size=4, max_size=14, unique=True))
+    all_names = draw(st.lists(names, min_size=4, max_size=14, unique_by=lambda n: unicodedata.normalize("NFC", n)))
     n_adv = draw(st.integers(1, max(1, len(all_names) - 3)))
     advances, rest = all_names[:n_adv], all_names[n_adv:]
     n_com = draw(st.integers(0, len(rest) - 1))
@@ -176,7 +191,7 @@ def rulebooks(draw):
         if draw(st.booleans()):
             fields.append(f"summary {quote(draw(st.text(max_size=20)))}")
         out.append(f"calamity {quote(name)} {{\n  " + "\n  ".join(fields) + "\n}")
-    epochs = draw(st.lists(names, min_size=1, max_size=3, unique=True))
+    epochs = draw(st.lists(names, min_size=1, max_size=3, unique_by=lambda n: unicodedata.normalize("NFC", n)))
     body = []
     for e in epochs:
         reqs = " ".join(f"require {condition(draw, advances, commodities)} {quote(draw(st.text(max_size=10)))}"
@@ -207,9 +222,12 @@ def test_generated_valid_rulebooks_check_and_compile(case):
         exec(code, module.__dict__)  # its own code only: data literals and function definitions
     finally:
         del sys.modules["fuzz_module"]
-    assert list(module.ADVANCES) == expected["advances"]
-    assert list(module.COMMODITIES) == expected["commodities"]
-    assert list(module.CALAMITIES) == expected["calamities"]
+    # names are kept as written, in NFC (one name however its accents were typed)
+    nfc = partial(unicodedata.normalize, "NFC")
+    assert list(module.ADVANCES) == list(map(nfc, expected["advances"]))
+    assert list(module.COMMODITIES) == list(map(nfc, expected["commodities"]))
+    assert list(module.CALAMITIES) == list(map(nfc, expected["calamities"]))
+    render_everything(checked)
 
 
 # --- mutated rulebooks ---------------------------------------------------------------------------
@@ -276,6 +294,8 @@ def mutated(draw):
 @given(mutated())
 @example(("mini.civ", SEEDS["mini.civ"].replace("cost 60", "cost 60 cost 70")))
 @example(("civ1981.civ", SEEDS["civ1981.civ"][: len(SEEDS["civ1981.civ"]) // 2]))
+@example(("civ1980.civ", SEEDS["civ1980.civ"].replace("primary { damage(9) }", "primary { damage(unknown) }")))
+@example(("civ1980.civ", SEEDS["civ1980.civ"].replace("prevent damage 4 per", "prevent damage unknown per")))
 def test_mutated_rulebooks_give_located_diagnostics_never_exceptions(case):
     name, text = case
     path = write(name, text)  # house rules extend by edition id or by a name beside them
@@ -290,6 +310,7 @@ def test_mutated_rulebooks_give_located_diagnostics_never_exceptions(case):
     assert "Traceback" not in rendered
     if checked.ok:
         compile(generate(checked.edition, {f.display: f.text for f in checked.chain}), "effects.py", "exec")
+        render_everything(checked)
 
 
 @FUZZ
