@@ -24,6 +24,7 @@ from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
 from .escape import shown_name
+from .laws import check_declared
 from .rulings import check_checked
 from .serialize import to_data
 
@@ -209,6 +210,7 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
         ids[checked.edition.id] = path
         before = len(diags.errors)
         check_checked(path, checked, diags)
+        check_declared(checked.edition, diags)
         if len(diags.errors) > before:
             continue  # a failing ruling: the rules do not answer as the rulebook says they do
         try:

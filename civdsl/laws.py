@@ -501,12 +501,13 @@ def report(verdict: Verdict, ed: Edition, diags: Diagnostics, folder: Path) -> N
                     help=f'if the house rule means to break it, say so: drop law {law.name} "why"')
 
 
-def check_laws(path, checked, diags: Diagnostics, search_them: bool, budget: int = DEFAULT_BUDGET, seed: int = 0,
+def check_laws(path, checked, diags: Diagnostics, budget: int = DEFAULT_BUDGET, seed: int = 0,
                folder: Path = Path(".")) -> list[Verdict]:
-    """`check` for a rulebook the front end checked without errors: its laws read (always) and, with
-    SEARCH_THEM, searched on its compiled rules, each breach reported (CIV170) and written to FOLDER."""
-    in_force = check_declared(checked.edition, diags)
-    if not search_them or not in_force:
+    """`check --laws` for a rulebook the front end checked without errors: its laws in force searched
+    on its compiled rules, each breach reported (CIV170) and written to FOLDER. (Laws that cannot be
+    read are reported by `check` itself: check_declared.)"""
+    in_force = check_declared(checked.edition, Diagnostics())
+    if not in_force:
         return []
     from .api import load
 

@@ -27,7 +27,8 @@ def _laws(path: Path, tmp_path: Path, budget: int = BUDGET, seed: int = 0):
     diags = Diagnostics()
     checked = check_file(path, diags)
     assert checked.ok, diags.render(color=False)
-    verdicts = laws.check_laws(path, checked, diags, True, budget, seed, tmp_path)
+    laws.check_declared(checked.edition, diags)
+    verdicts = laws.check_laws(path, checked, diags, budget, seed, tmp_path)
     return verdicts, diags
 
 

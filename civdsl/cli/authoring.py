@@ -75,24 +75,47 @@ def check(paths, schema, verbose, search_laws, seed, budget, counterexamples, as
 
 
 def _run_rulings(targets: list, checked: list, diags) -> None:
-    """Every ruling of each rulebook without errors, run on its compiled rules."""
-    from ..rulings import check_checked
+    """Every ruling of each rulebook without errors, run on its compiled rules, and its laws read.
+    What they report is kept with the chain's other results (same key: the bytes of every file and
+    of the compiler), so that a check of an unchanged rulebook loads neither the model nor Lark."""
+    import pickle
+
+    from .. import cache
+    from ..frontend import chain_files
 
     for path, c in zip(targets, checked):
-        if c.ok:
-            check_checked(path, c, diags)
+        if not c.ok:
+            continue
+        files = chain_files(c.chain)
+        name = f"rulings-{cache.chain_key(files)}.pickle" if all(files.values()) else None
+        kept = cache.read(name) if name else None
+        if kept is not None:
+            try:
+                diags.items.extend(pickle.loads(kept))
+                continue
+            except Exception:  # a damaged file: run them again
+                pass
+        before = len(diags.items)
+        from ..laws import check_declared
+        from ..rulings import check_checked
+
+        check_checked(path, c, diags)
+        check_declared(c.edition, diags)
+        if name:
+            cache.write(name, pickle.dumps(diags.items[before:], protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _run_laws(targets: list, checked: list, diags, search_them: bool, budget: int, seed: int, folder: Path) -> None:
-    """Every law of each rulebook without errors read and, with --laws, searched."""
+    """With --laws, every law of each rulebook without errors searched on its compiled rules."""
+    if not search_them:
+        return
     from ..laws import DEFAULT_BUDGET, check_laws
 
-    budget = budget or DEFAULT_BUDGET
-    if search_them and not folder.is_dir():
+    if not folder.is_dir():
         fail(f"--counterexamples: {folder} is not a folder")
     for path, c in zip(targets, checked):
         if c.ok:
-            check_laws(path, c, diags, search_them, budget, seed, folder)
+            check_laws(path, c, diags, budget or DEFAULT_BUDGET, seed, folder)
 
 
 def _check_schema(checked: list, diags) -> None:
