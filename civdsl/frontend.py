@@ -6,7 +6,7 @@ import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cache
+from . import cache, citations
 from .diagnostics import Diagnostics
 from .gcpause import paused
 from .loader import LoadedFile, load_chain
@@ -55,6 +55,9 @@ def _keep(path: Path, checked: Checked, items: list) -> None:
     files = chain_files(checked.chain)
     if not all(files.values()):
         return
+    if checked.edition.clause_list is not None:  # the result depends on the clause list too
+        listed, digest = checked.edition.clause_list
+        files[str(Path(listed).absolute())] = digest
     key = cache.chain_key(files)
     data = _pickled({"edition": checked.edition, "diagnostics": items,
                      "chain": [(f.path, f.display, f.text, f.digest, f.named) for f in checked.chain]})
@@ -133,4 +136,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         edition = resolve(chain, diags)
         if edition is not None:
             validate(edition, diags, index_chain(chain, _INDEX_MEMO))
+            citations.check(edition, [f.path for f in chain], [f.ast.edition for f in chain], diags)
         return Checked(edition, diags, chain)

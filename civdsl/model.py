@@ -372,6 +372,7 @@ class Edition:
     # the printed clauses: which statements implement them (`cites`), and which none does (`clause`)
     citations: list["Citation"] = field(default_factory=list)
     acknowledgements: list[Acknowledgement] = field(default_factory=list)
+    clause_list: tuple[str, str] | None = None  # the clause list checked against: (path, sha256)
 
     @property
     def has_rounds(self) -> bool:
