@@ -268,6 +268,10 @@ def write(result: ClauseList) -> str:
     if result.required:
         out.append("require " + ", ".join(quote(r) for r in result.required))
     out.append("")
-    for c in result.clauses.values():
-        out.append(f"clause {quote(c.id)} {c.kind} {c.fingerprint or '-'} {quote(c.title)}")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + clause_lines(result)
+
+
+def clause_lines(result: ClauseList) -> str:
+    """The `clause` lines of a list, in its order."""
+    return "".join(f"clause {quote(c.id)} {c.kind} {c.fingerprint or '-'} {quote(c.title)}\n"
+                   for c in result.clauses.values())

@@ -299,15 +299,24 @@ def _name_at(line: str, index: dict[str, list[tuple[str, str]]]) -> str | None:
         words.append(word)
     if not words or not any(ch.isalpha() for ch in words[0]):
         return None
-    best = None
+    best = None  # (exact, likeness, words, name): an exact name first, then the likest
     for k in range(1, len(words) + 1):
         folded = fold(" ".join(words[:k]))
         for name_folded, name in index.get(folded[:2], ()):
-            if folded == name_folded or (len(name_folded) >= 8 and abs(len(folded) - len(name_folded)) <= 3
-                                         and difflib.SequenceMatcher(None, folded, name_folded).ratio() >= _SAME_NAME):
-                best = (k, name)
-        if best is not None and best[0] == k:
-            break
+            if folded == name_folded:
+                found = (True, 1.0, k, name)
+            elif len(name_folded) >= 8 and abs(len(folded) - len(name_folded)) <= 3 \
+                    and _digits(folded) == _digits(name_folded):
+                likeness = difflib.SequenceMatcher(None, folded, name_folded).ratio()
+                if likeness < _SAME_NAME:
+                    continue
+                found = (False, likeness, k, name)
+            else:
+                continue
+            if best is None or found[:2] > best[:2]:
+                best = found
+    if best is not None:
+        best = (best[2], best[3])
     if best is None or words[best[0] - 1].endswith(":"):
         return None
     return best[1]
@@ -318,6 +327,10 @@ def _capitalised(word: str) -> str:
         if ch.isalpha():
             return word[:k + 1] + word[k + 1:].lower()
     return word
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
 
 
 def _tidy(text: str, repairs: dict[str, str]) -> str:

@@ -58,7 +58,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no longer found: {c.id}", file=sys.stderr)
     old.clauses = fresh
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(clauses.write(old), encoding="utf-8")
+    if path.exists():  # the header as written by hand, comments and all; the clauses afresh
+        text = path.read_text(encoding="utf-8")
+        at = text.find("\nclause ")
+        path.write_text((text[:at + 1] if at >= 0 else text) + clauses.clause_lines(old), encoding="utf-8")
+    else:
+        path.write_text(clauses.write(old), encoding="utf-8")
     print(f"{path.relative_to(ROOT)}: {len(fresh)} clauses")
     return 0
 
