@@ -155,7 +155,28 @@ def _candidates(lines: list[str]) -> list[tuple[str, str, int, int]]:
         found.append((number, _heading_title(rest[:glued.start()] if glued else rest), index, m.end()))
         if glued:
             found.append((glued.group(1), _heading_title(rest[glued.end():]), index, m.end() + glued.end()))
-    return found
+    return _with_inline(found, lines)
+
+
+def _with_inline(found: list, lines: list[str]) -> list:
+    """Paragraphs a copy runs on after the end of a sentence (`... the same turn. 17.15 A player
+    cannot ...`): only the very next number after a paragraph's own, before a capital, counts."""
+    out = []
+    for k, entry in enumerate(found):
+        out.append(entry)
+        number, _title, index, column = entry
+        head, _, last = number.rpartition(".")
+        if not head:
+            continue
+        following = f"{head}.{int(last) + 1}"
+        end_index = found[k + 1][2] if k + 1 < len(found) else len(lines)
+        for j in range(index, min(end_index + 1, len(lines))):
+            start = column if j == index else 0
+            m = re.search(rf"[.!?)]\s+{re.escape(following)}\s+(?=[A-Z])", lines[j][start:])
+            if m and not any(f[0] == following for f in found):
+                out.append((following, "", j, start + m.end()))
+                break
+    return out
 
 
 def _heading_title(text: str) -> str:
