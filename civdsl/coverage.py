@@ -61,6 +61,10 @@ class Report:
     house_rule: bool = False
 
     @property
+    def changed_by_house_rule(self) -> list[ClauseCover]:
+        return [c for c in self.clauses if any(i.changed_by_house_rule for i in c.implementations)]
+
+    @property
     def required_uncovered(self) -> list[ClauseCover]:
         return [c for c in self.clauses if c.required and c.status == "uncovered"]
 
@@ -75,12 +79,16 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
         text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         return text if len(text) <= _WIDTH else text[:_WIDTH - 1] + "…"
 
+    # what the house rule changes: its own statements, and the base's items it changes or removes
+    changed = {(i.value, i.name) for i in checked.chain[-1].ast.items if i.kind in ("change", "remove")} \
+        if own_file else set()
     by_clause: dict[str, list[Implementation]] = {}
     cited_owners: set[tuple[str, int, int]] = set()
     for cite in ed.citations:
         cited_owners.add((cite.owner.path, cite.owner.line, cite.owner.column))
         impl = Implementation(cite.target.path, cite.target.line, line_of(cite.target.path, cite.target.line),
-                              line_of(cite.owner.path, cite.owner.line), cite.span.path == own_file)
+                              line_of(cite.owner.path, cite.owner.line),
+                              cite.span.path == own_file or (cite.owner_kind, cite.owner_name) in changed)
         for clause_id, _ in cite.clauses:
             by_clause.setdefault(clause_id, []).append(impl)
     acks: dict[str, str] = {}
@@ -157,6 +165,7 @@ def to_json(report: Report) -> dict:
         "uncited": [{"path": u.path, "line": u.line, "statement": u.text} for u in report.uncited],
         "chapters": [{"chapter": ch, "title": t, "covered": n, "clauses": total} for ch, t, n, total in report.chapters],
         "required_uncovered": [c.id for c in report.required_uncovered],
+        **({"changed_by_house_rule": [c.id for c in report.changed_by_house_rule]} if report.house_rule else {}),
         "text_differs": [c.id for c in report.clauses if c.text == "differs"],
         "text_gone": [c.id for c in report.clauses if c.text == "gone"],
         "text_new": [{"id": i, "title": t, "line": line} for i, t, line in report.new_in_copy],
@@ -165,7 +174,7 @@ def to_json(report: Report) -> dict:
 
 def _status_words(c: ClauseCover) -> list[str]:
     if c.implementations:
-        return [f"{i.path}:{i.line}  {i.text}" + ("  (changed by the house rule)" if i.changed_by_house_rule else "")
+        return [f"{i.path}:{i.line}  {i.text}" + ("  (in what the house rule changes)" if i.changed_by_house_rule else "")
                 for i in c.implementations]
     return [c.acknowledged or "UNCOVERED"]
 
@@ -186,6 +195,10 @@ def render_text(report: Report, full: bool = True) -> str:
     if report.uncited:
         out += ["", f"Statements that cite no clause ({len(report.uncited)}):"]
         out += [f"  {u.path}:{u.line}  {u.text}" for u in report.uncited]
+    if report.house_rule:
+        changed = report.changed_by_house_rule
+        out += ["", f"Clauses cited in what the house rule writes or changes ({len(changed)}): "
+                + ", ".join(c.id for c in changed)]
     out += _text_changes(report)
     missing = report.required_uncovered
     out += ["", f"{len(missing)} clause(s) of the required chapters uncovered" + (": " + ", ".join(c.id for c in missing)
