@@ -92,14 +92,18 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
         for clause_id, _ in cite.clauses:
             by_clause.setdefault(clause_id, []).append(impl)
     acks: dict[str, str] = {}
+    covering: dict[str, list[str]] = {}  # a clause acknowledged as covered by others: those others
     for ack in ed.acknowledgements:
         words = _acknowledgement_words(ack)
         for clause_id, _ in ack.clauses:
             acks[clause_id] = words
+            if ack.kind == "covered_by":
+                covering[clause_id] = [i for i, _ in ack.detail]
     rows = []
     for c in listed.clauses.values():
         ack = acks.get(c.id) or (None if c.kind == "rule" else f"{c.kind}: {clause_lists.KINDS[c.kind]}")
         rows.append(ClauseCover(c.id, c.title, c.kind, listed.is_required(c.id), by_clause.get(c.id, []), ack))
+    _uncover_what_covers_nothing(rows, covering)
     uncited = []
     for f in checked.chain:
         for item in f.ast.items:
@@ -111,6 +115,20 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
     if copy is not None:
         _compare(report, listed, copy)
     return report
+
+
+def _uncover_what_covers_nothing(rows: list[ClauseCover], covering: dict[str, list[str]]) -> None:
+    """A clause `covered_by` others is covered only while every one of them is (in turn, to any depth)."""
+    by_id = {r.id: r for r in rows}
+    changed = True
+    while changed:
+        changed = False
+        for clause_id, others in covering.items():
+            row = by_id.get(clause_id)
+            if row is not None and row.acknowledged and not row.implementations and \
+                    any(by_id[o].status == "uncovered" for o in others if o in by_id):
+                row.acknowledged = None
+                changed = True
 
 
 def _acknowledgement_words(ack) -> str:
