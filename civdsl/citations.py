@@ -22,34 +22,36 @@ OUT_OF_SCOPE = {
 }
 
 
-def check(ed: Edition, paths: list[Path], editions: list[str], diags: Diagnostics) -> clauses.ClauseList | None:
-    """Read the chain's clause list (when the chain cites or acknowledges a clause, or has one)
-    and check every clause id against it. The list is remembered on the edition (its path and
-    digest, for the check cache)."""
-    found = clauses.find(paths, editions)
-    if found is None:
-        first = _first_use(ed)
-        if first is not None:
-            where = Path(paths[-1]).parent / clauses.FOLDER / f"{editions[-1]}{clauses.SUFFIX}"
-            diags.error("CIV162", f"edition `{ed.id}` has no clause list to check this clause against", first,
-                        help=f"write one ({where}; tools/make_clauses.py makes it from a copy of the rules), "
-                             "or remove the citation")
-        return None
-    listed = clauses.read(_shown(found), diags)
-    if listed is None:
-        return None
-    ed.clause_list = (str(found), listed.digest)
-    known = listed.clauses
+def check(ed: Edition, chain: list, diags: Diagnostics) -> clauses.ClauseList | None:
+    """Check every clause id of the chain against its clause list: a file's `cites` and `clause`
+    against the list of that file's edition, or of the nearest base that has one (a house rule is
+    checked against its base's list unless it brings its own). The most derived list is remembered
+    on the edition (its path and digest: the check cache keys on it) and returned."""
+    paths = [f.path for f in chain]
+    editions = [f.ast.edition for f in chain]
+    lists: dict[str, clauses.ClauseList | None] = {}  # a file's display path -> its list
+    read: dict[Path, clauses.ClauseList | None] = {}
+    for k, f in enumerate(chain):
+        found = clauses.find(paths[:k + 1], editions[:k + 1])
+        if found is not None and found not in read:
+            read[found] = clauses.read(_shown(found), diags)
+        lists[f.display] = read.get(found) if found is not None else None
+    leaf = lists.get(chain[-1].display) if chain else None
+    if leaf is not None:
+        ed.clause_list = (leaf.path, leaf.digest)
+    missing: dict[str, Span] = {}
     for cite in ed.citations:
+        listed = lists.get(cite.span.path)
         for clause_id, span in cite.clauses:
-            _known(clause_id, span, known, diags)
+            _known(clause_id, span, listed, diags, missing)
     errata_codes = {e.code for e in ed.errata}
     for ack in ed.acknowledgements:
+        listed = lists.get(ack.span.path)
         for clause_id, span in ack.clauses:
-            _known(clause_id, span, known, diags)
+            _known(clause_id, span, listed, diags, missing)
         if ack.kind == "covered_by":
             for clause_id, span in ack.detail:
-                _known(clause_id, span, known, diags)
+                _known(clause_id, span, listed, diags, missing)
         elif ack.kind == "errata" and ack.detail[0] not in errata_codes:
             diags.error("CIV164", f"no errata line of the rulebook has code {ack.detail[0]}", ack.detail[1],
                         help=f"an `errata` acknowledgement names the errata line that records the departure: "
@@ -60,7 +62,13 @@ def check(ed: Edition, paths: list[Path], editions: list[str], diags: Diagnostic
             diags.error("CIV164", f"`{name}` is no scope a clause can be out of", span,
                         help=(f"did you mean `{hint}`? " if hint else "")
                         + "one of: " + ", ".join(f"`{k}` ({v})" for k, v in OUT_OF_SCOPE.items()))
-    return listed
+    for path, span in missing.items():
+        k = next(i for i, f in enumerate(chain) if f.display == path)
+        where = Path(paths[k]).parent / clauses.FOLDER / f"{editions[k]}{clauses.SUFFIX}"
+        diags.error("CIV162", f"edition `{editions[k]}` has no clause list to check this clause against", span,
+                    help=f"write one ({_shown(where)}; tools/make_clauses.py makes it from a copy of the rules), "
+                         "or remove the citation")
+    return leaf
 
 
 def _shown(path: Path) -> Path:
@@ -71,15 +79,14 @@ def _shown(path: Path) -> Path:
         return path
 
 
-def _first_use(ed: Edition) -> Span | None:
-    spans = [c.clauses[0][1] for c in ed.citations] + [a.clauses[0][1] for a in ed.acknowledgements]
-    return min(spans, key=lambda s: (s.path, s.line, s.column)) if spans else None
-
-
-def _known(clause_id: str, span: Span, known: dict, diags: Diagnostics) -> None:
-    if clause_id in known:
+def _known(clause_id: str, span: Span, listed: clauses.ClauseList | None, diags: Diagnostics,
+           missing: dict[str, Span]) -> None:
+    if listed is None:
+        missing.setdefault(span.path, span)  # reported once per file
         return
-    hint = did_you_mean(clause_id, list(known))
+    if clause_id in listed.clauses:
+        return
+    hint = did_you_mean(clause_id, list(listed.clauses))
     diags.error("CIV161", f"clause `{clause_id}` is not in the edition's clause list", span,
                 help=f"did you mean `{hint}`?" if hint else "cite a clause id of the clause list "
                                                               "(`civdsl cover EDITION` lists them)")

@@ -136,5 +136,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         edition = resolve(chain, diags)
         if edition is not None:
             validate(edition, diags, index_chain(chain, _INDEX_MEMO))
-            citations.check(edition, [f.path for f in chain], [f.ast.edition for f in chain], diags)
+            citations.check(edition, chain, diags)
         return Checked(edition, diags, chain)

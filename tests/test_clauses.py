@@ -215,3 +215,15 @@ def test_cover_command_json_and_exit_code(tmp_path):
     html = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cover", "megaciv", "--format", "html"],
                           capture_output=True, text=True, cwd=ROOT).stdout
     assert "<table>" in html and "ch 8 / Famine" in html and "<script" not in html
+
+
+def test_each_file_of_a_chain_is_checked_against_its_own_clause_list(tmp_path):
+    # the house rule brings its own list: its citations are checked against it, the base's against the base's
+    (tmp_path / "clauses").mkdir()
+    (tmp_path / "clauses" / "mine.clauses").write_text('clauses 1\nedition mine\nclause "H1" rule - "Mine"\n')
+    book = tmp_path / "mine.civ"
+    base = ROOT / "rulebooks" / "civ1981.civ"
+    book.write_text(f'language 1\nedition mine "Mine" extends "{base}"\nconst house = 1\ncites "H1"\n'
+                    'const other = 2\ncites "22.2.7.4"\n', encoding="utf-8")
+    checked = frontend.check_file(book)
+    assert [(d.code, d.span.line) for d in checked.diagnostics.errors] == [("CIV161", 6)]
