@@ -226,3 +226,11 @@ def test_each_file_of_a_chain_is_checked_against_its_own_clause_list(tmp_path):
                     'const other = 2\ncites "22.2.7.4"\n', encoding="utf-8")
     checked = frontend.check_file(book)
     assert [(d.code, d.span.line) for d in checked.diagnostics.errors] == [("CIV161", 6)]
+
+
+def test_explain_lists_the_printed_clauses_of_an_item():
+    from civdsl.itemexplain import explain_item
+
+    text = explain_item("megaciv", "Pottery")
+    section = text.split("Printed clauses it implements")[1].split("Source lines")[0]
+    assert "ch 9 / Pottery" in section and "also in calamity Famine" in section
