@@ -358,10 +358,12 @@ def _tidy(text: str, repairs: dict[str, str]) -> str:
     """A printed heading as a title: capitals lowered but for the first letter of each word (small
     words lower case), `(` read for a lost C restored, the list's repairs applied."""
     words = []
-    for k, word in enumerate(text.split()):
+    split = text.split()
+    for k, word in enumerate(split):
         if word in repairs:
             word = repairs[word]
-        if word.startswith("(") and ")" not in word and len(word) > 1 and word[1:].isupper():
+        closed = any(")" in later for later in split[k:])  # `(TURN ORDER)` is a parenthesis, `(ITY` a lost C
+        if word.startswith("(") and not closed and len(word) > 1 and word[1:].isupper():
             word = "C" + word[1:]
         if word.isupper() and "." not in word and not any(ch.isdigit() for ch in word):
             word = word.lower() if k and word.lower() in _SMALL_WORDS else _capitalised(word)
