@@ -153,10 +153,10 @@ _MOST_OTHERS = 2  # other statements shown per clause
 def _printed_clauses(ed: Edition, kind: str, names: set[str]) -> list[str]:
     """The printed clauses the item's statements cite (`civdsl cover`), and where else a statement
     cites one of them (a calamity's modifier printed on this advance's card)."""
-    own = [c for c in ed.citations if c.owner_kind == kind and c.owner_name in names]
-    if not own:
+    ids = ed.cited_clauses(kind, names)
+    if not ids:
         return []
-    ids = list(dict.fromkeys(i for c in own for i, _ in c.clauses))
+    own = [c for c in ed.citations if c.owner_kind == kind and c.owner_name in names]
     titles = {}
     if ed.clause_list is not None:
         from . import clauses

@@ -374,6 +374,12 @@ class Edition:
     acknowledgements: list[Acknowledgement] = field(default_factory=list)
     clause_list: tuple[str, str] | None = None  # the clause list checked against: (path, sha256)
 
+    def cited_clauses(self, kind: str, names) -> list[str]:
+        """The printed clauses the statements of one item cite (`cites`), in the order written."""
+        names = {names} if isinstance(names, str) else set(names)
+        return list(dict.fromkeys(i for c in self.citations if c.owner_kind == kind and c.owner_name in names
+                                  for i, _ in c.clauses))
+
     @property
     def has_rounds(self) -> bool:
         """Whether the edition declares round rules (stats, phases, ...)."""

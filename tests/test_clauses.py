@@ -234,3 +234,17 @@ def test_explain_lists_the_printed_clauses_of_an_item():
     text = explain_item("megaciv", "Pottery")
     section = text.split("Printed clauses it implements")[1].split("Source lines")[0]
     assert "ch 9 / Pottery" in section and "also in calamity Famine" in section
+
+
+def test_the_charts_cite_the_clause_beside_each_rule():
+    from civdsl.charts.tables import advances_chart, calamities_chart
+
+    ed = frontend.check_file(api.locate("civ1981")).edition
+    detail = calamities_chart(ed).tables[1]
+    column = [c.name for c in detail.columns].index("Printed rule")
+    flood = next(r for r in detail.rows if "Flood" in r.cells[1].plain())
+    assert "22.2.7.4" in flood.cells[column].plain().split("\n")
+    advances = advances_chart(ed).tables[0]
+    column = [c.name for c in advances.columns].index("Printed rule")
+    pottery = next(r for r in advances.rows if r.cells[0].plain().startswith("Pottery"))
+    assert pottery.cells[column].plain().split("\n")[0] == "22.3.4"
