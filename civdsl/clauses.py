@@ -245,9 +245,17 @@ def read(path: Path, diags: Diagnostics) -> ClauseList | None:
 
 def find(rulebook_paths: list[Path], editions: list[str]) -> Path | None:
     """The clause list of a chain: `clauses/<edition>.clauses` beside a file of the chain, the
-    most derived file first (a house rule may bring its own list; else its base's is used)."""
+    most derived file first (a house rule may bring its own list; else its base's is used), else
+    the shipped list of one of its editions."""
     for path, edition in zip(reversed(rulebook_paths), reversed(editions)):
         candidate = Path(path).parent / FOLDER / f"{edition}{SUFFIX}"
+        if candidate.is_file():
+            return candidate
+    # a copy of a shipped rulebook, moved away from its list, keeps the shipped list of its edition
+    from .resources import rulebooks_dir
+
+    for edition in reversed(editions):
+        candidate = rulebooks_dir() / FOLDER / f"{edition}{SUFFIX}"
         if candidate.is_file():
             return candidate
     return None
