@@ -71,6 +71,8 @@ _LINES = {
     "clause": re.compile(rf"clause\s+{_STRING}\s+([a-z]+)\s+([0-9a-f]{{16}}|-)\s+{_STRING}"),
 }
 _COMMENT = re.compile(r'\s*(?:#.*)?$')
+# a `clause` line with no escapes and nothing after it but a comment: the fast path of `parse`
+_CLAUSE_LINE = re.compile(r'clause "([^"\\\n]*)" ([a-z]+) ([0-9a-f]{16}|-) "([^"\\\n]*)"\s*(?:#.*)?$')
 _EACH_STRING = re.compile(_STRING)
 
 
@@ -168,7 +170,14 @@ def parse(text: str, path: str, diags: Diagnostics) -> ClauseList:
     result = ClauseList(edition="", path=path, digest=sha256(text.encode("utf-8")).hexdigest())
     diags.add_source(path, text)
     version_seen = False
+    fast = _CLAUSE_LINE.match
+    listed = result.clauses
     for number, raw in enumerate(text.splitlines(), 1):
+        m = fast(raw)  # the common line, read without building anything it does not keep
+        if m is not None and m.group(2) in KINDS and m.group(1) not in listed:
+            fp = m.group(3)
+            listed[m.group(1)] = Clause(m.group(1), m.group(2), None if fp == "-" else fp, m.group(4), number)
+            continue
         body = raw.strip()
         if not body or body.startswith("#"):
             continue
