@@ -14,7 +14,7 @@ import pytest
 
 from civdsl import api, clauses, coverage, frontend
 from civdsl.diagnostics import Diagnostics
-from civdsl.segment import segment, segment_copy
+from civdsl.segment import segment
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
