@@ -6,7 +6,7 @@ import pickle
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cache, citations
+from . import cache
 from .diagnostics import Diagnostics
 from .gcpause import paused
 from .loader import LoadedFile
@@ -149,6 +149,7 @@ def stopped(diags: Diagnostics) -> bool:
 
 def _check_file(path: Path, diags: Diagnostics) -> Checked:
     """Passes 0-4 (the collector paused: see gcpause)."""
+    from .citations import check as check_citations
     from .loader import load_chain
     from .references import index_chain
     from .resolver import resolve
@@ -161,5 +162,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         edition = resolve(chain, diags)
         if edition is not None:
             validate(edition, diags, index_chain(chain, _INDEX_MEMO))
-            citations.check(edition, chain, diags)
+            check_citations(edition, chain, diags)
         return Checked(edition, diags, chain)
