@@ -96,7 +96,9 @@ class _Applier(RoundsApplier):
             if index < 0:
                 return
             owner = statements[index]
-        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, owner.kind, owner.name))
+        # a house rule's `change calamity "X"` holds statements of the calamity X
+        kind = owner.value if owner.kind == "change" else owner.kind
+        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
 
     def _item_clause(self, item: Item) -> None:
         self.ed.acknowledgements.append(item.value)

@@ -248,3 +248,17 @@ def test_the_charts_cite_the_clause_beside_each_rule():
     column = [c.name for c in advances.columns].index("Printed rule")
     pottery = next(r for r in advances.rows if r.cells[0].plain().startswith("Pottery"))
     assert pottery.cells[column].plain().split("\n")[0] == "22.3.4"
+
+
+def test_a_change_block_cites_for_the_item_it_changes(tmp_path):
+    book = tmp_path / "granaries.civ"
+    book.write_text('language 1\nedition granaries "G" extends megaciv\nchange calamity "Famine" {\n'
+                    '  drop when holds("Pottery")\n  when holds("Pottery") { prevent damage 4 per cards("Grain") }\n'
+                    '  cites "ch 8 / Famine", "ch 9 / Pottery"\n}\n', encoding="utf-8")
+    checked = frontend.check_file(book)
+    assert checked.ok, checked.diagnostics.render()
+    mine = [c for c in checked.edition.citations if c.span.path.endswith("granaries.civ")]
+    assert [(c.owner_kind, c.owner_name, c.target.line) for c in mine] == [("calamity", "Famine", 5)]
+    report = _report(str(book))
+    pottery = {c.id: c for c in report.clauses}["ch 9 / Pottery"]
+    assert any(i.changed_by_house_rule and i.path.endswith("granaries.civ") for i in pottery.implementations)
