@@ -15,12 +15,12 @@ player fact), or the players of a table (`player("anna", ...)` several times, wi
 question is one of QUESTIONS; `expect` compares the answer's values (ANSWERS) with literals;
 `cite` names the printed paragraph, an errata card (`cite(errata="...")`) or an FAQ entry
 (`cite(faq="...")`). Everything a ruling says is read here (`read`), so that a mistake in one is
-a located diagnostic (CIV161), and run (`run`) on the compiled module, which is cheap: the
+a located diagnostic (CIV181), and run (`run`) on the compiled module, which is cheap: the
 generated functions answer in microseconds.
 
-`check` reports a ruling whose answer differs (CIV160 for the rulebook's own rulings; CIV162,
+`check` reports a ruling whose answer differs (CIV180 for the rulebook's own rulings; CIV182,
 a warning, for a ruling a house rule inherits and changes the answer of, unless the house rule
-says `overrules NAME "why"`; CIV163 for an `overrules` that names no inherited ruling or whose
+says `overrules NAME "why"`; CIV183 for an `overrules` that names no inherited ruling or whose
 ruling still gives its answer).
 """
 
@@ -67,7 +67,7 @@ ANSWERS = {
 
 
 class RulingError(Exception):
-    """A ruling that cannot be read or run (CIV161), at the span of the call at fault."""
+    """A ruling that cannot be read or run (CIV181), at the span of the call at fault."""
 
     def __init__(self, message: str, span: Span, help: str | None = None):
         super().__init__(message)
@@ -527,8 +527,8 @@ def citation_text(ruling: Ruling) -> str:
 
 def check(ed: Edition, rulebook, diags: Diagnostics) -> list[Outcome]:
     """Run every ruling of the edition (its own and those of its bases) on its compiled rulebook,
-    and report those whose answer differs (CIV160, CIV162), those that cannot be run (CIV161) and
-    `overrules` lines that excuse nothing (CIV163)."""
+    and report those whose answer differs (CIV180, CIV182), those that cannot be run (CIV181) and
+    `overrules` lines that excuse nothing (CIV183)."""
     own_file = ed.files[-1] if ed.files else None
     outcomes = []
     changed: set[str] = set()
@@ -537,11 +537,11 @@ def check(ed: Edition, rulebook, diags: Diagnostics) -> list[Outcome]:
         try:
             outcome = run(rulebook, read(ruling))
         except RulingError as exc:
-            diags.error("CIV161", f"ruling `{ruling.name}` cannot be run: {exc}", exc.span, item=ruling.name,
+            diags.error("CIV181", f"ruling `{ruling.name}` cannot be run: {exc}", exc.span, item=ruling.name,
                         help=exc.help)
             continue
         except StateError as exc:  # a situation the rulebook refuses, reported where the situation is
-            diags.error("CIV161", f"ruling `{ruling.name}` cannot be run: {exc}", _situation_span(ruling),
+            diags.error("CIV181", f"ruling `{ruling.name}` cannot be run: {exc}", _situation_span(ruling),
                         item=ruling.name)
             continue
         except RulebookRuntimeError as exc:
@@ -557,15 +557,15 @@ def check(ed: Edition, rulebook, diags: Diagnostics) -> list[Outcome]:
             _report_changed(ed, ruling, outcome, diags)
         else:
             first = outcome.mismatches[0][0]
-            diags.error("CIV160", f"ruling `{ruling.name}` fails: {_mismatch_words(outcome)}", first.span,
+            diags.error("CIV180", f"ruling `{ruling.name}` fails: {_mismatch_words(outcome)}", first.span,
                         item=ruling.name, notes=_notes(outcome))
     for name, o in ed.overrules.items():
         if name not in ed.rulings or ed.rulings[name].span.path == own_file:
-            diags.warning("CIV163", f"`overrules {name}` names no ruling this rulebook inherits", o.name_span or o.span,
+            diags.warning("CIV183", f"`overrules {name}` names no ruling this rulebook inherits", o.name_span or o.span,
                           item=name, help=suggestion(name, [n for n, r in ed.rulings.items()
                                                              if r.span.path != own_file]))
         elif name not in changed:
-            diags.warning("CIV163", f"ruling `{name}` still gives its answer: `overrules {name}` overrules nothing",
+            diags.warning("CIV183", f"ruling `{name}` still gives its answer: `overrules {name}` overrules nothing",
                           o.name_span or o.span, item=name, help="remove the `overrules` line")
     return outcomes
 
@@ -581,9 +581,9 @@ def _report_changed(ed: Edition, ruling: Ruling, outcome: Outcome, diags: Diagno
     message = f"this house rule changes the answer of ruling `{ruling.name}`: {_mismatch_words(outcome)}"
     notes = [f"ruling `{ruling.name}` is at {ruling.span}"] + _notes(outcome)
     if o is not None:
-        diags.report("note", "CIV162", message + f" (overruled: {o.why})", o.span, item=ruling.name, notes=notes)
+        diags.report("note", "CIV182", message + f" (overruled: {o.why})", o.span, item=ruling.name, notes=notes)
         return
-    diags.warning("CIV162", message, ed.span, item=ruling.name, notes=notes,
+    diags.warning("CIV182", message, ed.span, item=ruling.name, notes=notes,
                   help=f'if the change is meant, say so: overrules {ruling.name} "why"')
 
 

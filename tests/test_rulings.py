@@ -27,7 +27,7 @@ def _checked(path: Path) -> tuple[list[rulings.Outcome], Diagnostics]:
 
 
 def _codes(diags: Diagnostics) -> list[tuple[str, str, str]]:
-    return [(d.level, d.code, d.item) for d in diags.items if d.code.startswith("CIV16")]
+    return [(d.level, d.code, d.item) for d in diags.items if d.code.startswith("CIV18")]
 
 
 @pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion", "megaciv"])
@@ -54,7 +54,7 @@ def test_a_shipped_house_rule_overrules_every_ruling_it_changes(path):
 
 def test_a_house_rule_changing_an_inherited_answer_is_named_and_overruled():
     _, diags = _checked(ROOT / "rulebooks" / "house" / "gentle.civ")
-    [note] = [d for d in diags.items if d.code == "CIV162"]
+    [note] = [d for d in diags.items if d.code == "CIV182"]
     assert note.level == "note" and note.item == "famine_agriculture"
     assert "expected damage == 15, got 13" in note.message
 
@@ -81,7 +81,7 @@ MUTATIONS = [
 @pytest.mark.parametrize("edition, old, new, ruling", MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_changed_number_makes_a_ruling_fail(tmp_path, edition, old, new, ruling):
     outcomes, diags = _checked(_mutated(tmp_path, edition, old, new))
-    failed = [d for d in diags.items if d.code == "CIV160"]
+    failed = [d for d in diags.items if d.code == "CIV180"]
     assert ruling in [d.item for d in failed]
     assert all(d.level == "error" for d in failed)
 
@@ -100,13 +100,13 @@ def test_a_changed_credit_makes_the_purchase_example_fail(tmp_path):
     assert changed != block
     out.write_text(text[:mysticism] + changed + text[block_end:], encoding="utf-8")
     _, diags = _checked(out)
-    assert "music_purchase" in [d.item for d in diags.items if d.code == "CIV160"]
+    assert "music_purchase" in [d.item for d in diags.items if d.code == "CIV180"]
 
 
 def test_a_failing_ruling_shows_expected_got_and_the_trace(tmp_path):
     path = _mutated(tmp_path, *MUTATIONS[0][:3])
     _, diags = _checked(path)
-    [d] = [d for d in diags.items if d.code == "CIV160" and d.item == "famine_agriculture"]
+    [d] = [d for d in diags.items if d.code == "CIV180" and d.item == "famine_agriculture"]
     assert "expected damage == 15, got 16" in d.message
     assert any("Agriculture: add damage 10 -> 16" in n for n in d.notes)
     assert any(n.startswith("cited: chapter 8") for n in d.notes)
@@ -119,7 +119,7 @@ def test_an_incomplete_answer_never_counts_as_the_expected_one(tmp_path):
                     'ruling piracy "How many cities turn pirate?" {\n  player()\n  resolve("Piracy")\n'
                     '  expect(pirate_cities == 2)\n  cite("chapter 8")\n}\n', encoding="utf-8")
     _, diags = _checked(path)
-    [d] = [d for d in diags.items if d.code == "CIV160"]
+    [d] = [d for d in diags.items if d.code == "CIV180"]
     assert "got 2 in an incomplete answer (the answer depends on coastal_cities)" in d.message
 
 
@@ -152,7 +152,7 @@ def test_check_runs_the_rulings_of_the_whole_chain(tmp_path):
                      'change calamity "Famine" {\n  primary { damage(20) }\n  summary "The primary victim takes 20."\n}\n',
                      encoding="utf-8")
     _, diags = _checked(child)
-    [d] = [d for d in diags.items if d.code == "CIV162"]
+    [d] = [d for d in diags.items if d.code == "CIV182"]
     # gentle overrules famine_agriculture, and that holds for a rule built on gentle too
     assert d.level == "note" and "got 25" in d.message
 
@@ -225,5 +225,5 @@ def test_a_malformed_ruling_is_a_located_error_never_a_crash(tmp_path, calls, me
     path = tmp_path / "h.civ"
     path.write_text(f'language 1\nedition h "H" extends megaciv\nruling r "?" {{ {calls} }}\n', encoding="utf-8")
     _, diags = _checked(path)
-    [d] = [d for d in diags.items if d.code == "CIV161"]
+    [d] = [d for d in diags.items if d.code == "CIV181"]
     assert message in d.message and d.span.line == 3
