@@ -425,10 +425,6 @@ def _mark(met, yes: str, no: str) -> str:
     return "?" + " " * (len(yes) - 1) if met is None else (yes if met else no)
 
 
-_NEEDED = {">=": "at least {}", ">": "more than {}", "<=": "at most {}", "<": "fewer than {}",
-           "==": "exactly {}", "!=": "other than {}"}
-
-
 def _count(r: dict) -> str:
     """One part of a requirement in words: the player's own count and what is needed
     ("1 city (at least 2 needed)", "Wonder of the World: yes")."""
@@ -444,8 +440,10 @@ def _count(r: dict) -> str:
 
 def _needed(r: dict) -> str:
     """What a counted requirement asks for, in words ("at least 2 needed")."""
+    from ..phrases import REQUIREMENT_NEEDS  # the companion page's words too
+
     op, _, amount = r["needs"].partition(" ")
-    return _NEEDED[op].format(amount) + " needed" if op in _NEEDED else r["needs"]
+    return REQUIREMENT_NEEDS[op].format(amount) + " needed" if op in REQUIREMENT_NEEDS else r["needs"]
 
 
 def _yes(value) -> str:

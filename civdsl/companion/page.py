@@ -41,9 +41,11 @@ def _asset(name: str) -> str:
 
 def page_words() -> dict:
     """What ui.js needs from the vocabulary: every fact (its type, meaning, minimum and noun),
-    every effect kind's sentence template and parameters, and the plural words they use."""
+    every effect kind's sentence template and parameters, the plural words they use, the nouns of
+    derived names and what a counted requirement needs ("at least 2 needed")."""
     return {"facts": _fact_rows(), "effects": _effect_words(), "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
-            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS),
+            "derived_words": {k: list(v) for k, v in vocab.DERIVED_WORDS.items()}, "needed": dict(phrases.REQUIREMENT_NEEDS)}
 
 
 def _effect_words() -> dict:
