@@ -520,6 +520,7 @@ def score(rulebook, holds, state_file, sets, options, as_json):
     from ..state import split_names
 
     rb = _open(rulebook)
+    _require_score(rb)
     data = rb.score(split_names(holds), _facts(state_file, sets, options))
     if as_json:
         _emit_json(data, rb.id)
@@ -536,6 +537,25 @@ def score(rulebook, holds, state_file, sets, options, as_json):
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
     _exit_if_incomplete(data)
+
+
+def _require_score(rb) -> None:
+    """A rulebook that declares no score lines has no score to give: say so, how its games end
+    (its `end when` declarations) and, where it is played in rounds, the commands that play them,
+    rather than a total of 0 (or refusing a round state's keys one by one)."""
+    from ..errors import StateError
+
+    module = rb.module
+    if module.SCORE_POINTS or module.SCORE_TIEBREAKS:
+        return
+    ends = [text for _, text, _ in getattr(module, "ENDS", ())]
+    message = f"{rb.id} declares no score"
+    if ends:
+        message += ": a game ends when " + " or when ".join(ends)
+    if getattr(module, "PHASES", None):
+        message += (f"; it is played in rounds: `civdsl step {rb.id} --state FILE` plays a round from a round "
+                    f"state (round, stats, hand, ...), `civdsl simulate {rb.id}` whole games")
+    raise StateError(message)
 
 
 @command()

@@ -382,6 +382,19 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     return module
 
 
+# What the page answers, by the compiled module's constant that declares it: advances to price
+# and plan, calamities to resolve, A.S.T. tracks, score lines.
+_PAGE_QUESTIONS = ("ADVANCES", "CALAMITIES", "AST", "SCORE_POINTS", "SCORE_TIEBREAKS")
+
+
+def page_answers(module) -> bool:
+    """Whether the companion page has a question to answer for this rulebook. A rulebook that
+    declares none of advances, calamities, an A.S.T. or score lines (one played only in rounds,
+    whose state and steps `civdsl step` answers and the page's engine does not) gets no page:
+    a page of the board game's facts and a score of 0 would claim an answer it does not have."""
+    return any(getattr(module, name, None) for name in _PAGE_QUESTIONS)
+
+
 def companion_html(module, edition=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it

@@ -257,7 +257,8 @@
     const state = dict();
     const dropped = [];
     if (!isMapping(data)) {
-      dropped.push("a state is a mapping of facts (name: value), not " + (Array.isArray(data) ? "a list" : typeof data));
+      const kind = data === null ? "nothing" : Array.isArray(data) ? "a list" : "a " + typeof data;
+      dropped.push("a state is a mapping of facts (name: value), not " + kind);
       return {state: state, dropped: dropped};
     }
     for (const k of Object.keys(data)) {
