@@ -595,23 +595,118 @@ return {pwned: window.PWNED === undefined ? null : String(window.PWNED),
 """
 
 
+# Every control of the page, used: each stepper up and down, each choice of each list, each rule
+# option, each text field, the search box with every advance name (and names of Object.prototype's
+# properties), every advance ticked and bought, the basket bought, the plan put in the basket, the
+# section buttons, every "how", a second player added, renamed, reached by the keyboard, removed and
+# brought back. Returns what the search showed for each name that is no advance's.
+EXERCISE = """
+const q = (css) => Array.from(document.querySelectorAll(css));
+const fire = (node, type) => node.dispatchEvent(new Event(type, {bubbles: true}));
+for (const id of q('.stepper button.step').map(b => b.getAttribute('aria-label'))) {
+  for (const n of [0, 1, 2]) {
+    const b = q('.stepper button.step').find(x => x.getAttribute('aria-label') === id);
+    if (b) b.click();
+  }
+}
+for (const sid of q('#app select').map(s => s.id)) {
+  const values = Array.from(document.getElementById(sid).options).map(o => o.value);
+  for (const v of values.concat([values[0]])) {
+    const s = document.getElementById(sid);
+    if (!s) break;
+    s.value = v;
+    fire(s, 'change');
+  }
+}
+for (const id of q('fieldset.options input').map(c => c.id)) { document.getElementById(id).click(); document.getElementById(id).click(); }
+for (const id of q('#app input[type=text]').map(i => i.id)) {
+  const i = document.getElementById(id);
+  i.value = 'constructor';
+  fire(i, 'change');
+}
+for (const id of q('#app input[type=number]').map(i => i.id)) {
+  const i = document.getElementById(id);
+  if (!i) continue;
+  i.value = '2';
+  fire(i, 'change');
+}
+const found = [];  // [name, advances shown]: a list, so `__proto__` is a name here too
+const search = document.getElementById('adv-search');
+const visible = () => q('#advances .adv').filter(r => r.getClientRects().length > 0).map(r => r.dataset.name);
+if (search) {
+  for (const name of arguments[0].concat(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])) {
+    search.value = name.split(/[\\r\\n]/)[0];  // a search box holds one line
+    fire(search, 'input');
+    found.push([name, visible()]);
+  }
+  search.value = '';
+  fire(search, 'input');
+}
+for (const c of q('#advances .adv input')) c.click();
+for (const c of q('#advances .adv input').slice(0, 2)) c.click();
+for (const label of q('#advances .adv button.buy').map(b => b.getAttribute('aria-label'))) {
+  const b = q('#advances .adv button.buy').find(x => x.getAttribute('aria-label') === label);
+  if (b && !b.hidden) b.click();
+}
+if (document.getElementById('bought')) document.getElementById('bought').click();
+civdslPage.plan();
+const put = q('#plan-body button').find(b => b.textContent.startsWith('Put this plan'));
+if (put) put.click();
+for (const b of q('nav.jump button')) b.click();
+for (const d of q('details')) { d.open = true; d.open = false; }
+document.getElementById('add-player').click();
+const name = document.getElementById('player-name');
+name.value = '__proto__';
+fire(name, 'change');
+document.getElementById('tab-1').dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));
+document.getElementById('tab-0').dispatchEvent(new KeyboardEvent('keydown', {key: 'End', bubbles: true}));
+document.getElementById('remove-player').click();
+document.getElementById('undo-remove').click();
+return JSON.stringify({found: found, tabs: q('[role=tab]').map(t => t.textContent)});
+"""
+
+
 @pytest.mark.parametrize("case", HOSTILE, ids=lambda p: p.stem)
 def test_hostile_rulebook_text_never_runs(driver, case, tmp_path):
     """A hostile rulebook builds a companion page whose only scripts are the two the CSP allows;
-    opened and used (every advance ticked), no rulebook text became markup or ran: nothing set
-    the trap, no element carries a handler, no CSP violation was reported, and the names show
-    as themselves."""
+    opened and used (every control of the page, a hostile state file imported and the state
+    exported), no rulebook text became markup or ran: nothing set the trap, no element carries a
+    handler, nothing was written to the console (no error, no CSP violation), the search finds each
+    advance by its name, and the names show as themselves."""
     html, ed = page_html(case)
     parsed = _static_check(html)
     assert not any(tag in ("iframe", "img", "svg", "marquee", "textarea", "b", "a") for tag, _ in parsed.tags)
     path = tmp_path / "companion.html"
     path.write_text(html, encoding="utf-8")
-    _resize(driver, DESKTOP, False)
+    _resize(driver, PHONE, True)
     _drain(driver)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
     try:
         _open(driver, path)
-        driver.execute_script("for (const c of document.querySelectorAll('#advances .adv input')) c.click();")
+        used = json.loads(driver.execute_script(EXERCISE, list(ed.advances)))
+        used["found"] = dict(used["found"])
         _settle(driver)
+        # however long a name, nothing makes the page wider than the phone
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1
+        for name in ed.advances:
+            assert name in used["found"][name], (name, used["found"][name])
+        for name in ("constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"):
+            assert all(name.lower() in a.lower() for a in used["found"][name]), (name, used["found"][name])
+        assert used["tabs"] == ["constructor", "__proto__"]  # the text fields got `constructor`
+        # a hostile state file: prototype keys, the rulebook's own hostile names, a wrong shape
+        state = tmp_path / "hostile.yaml"
+        state.write_text("__proto__:\n  cities: 5\nconstructor: 3\nholds: " + json.dumps(list(ed.advances))
+                         + "\ncommodities: {" + ", ".join(f"{json.dumps(c)}: 1" for c in ed.commodities) + "}\ntokens: {}\n",
+                         encoding="utf-8")
+        driver.find_element("id", "import-file").send_keys(str(state))
+        _status(driver, "Not imported: hostile.yaml")
+        _click(driver, "#import-rest")
+        _settle(driver)
+        assert driver.execute_script(PROTOTYPE_CLEAN) == []
+        assert set(driver.execute_script("return civdslPage.stateFile()")["holds"]) == set(ed.advances)
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+        _click(driver, "#export")
         found = driver.execute_script(TRAPS)
         assert found["pwned"] is None
         assert found["scripts"] == 2 and found["handlers"] == 0 and found["foreign"] == 0

@@ -1348,7 +1348,7 @@
     return out;
   }
 
-  const KEY_VALUE = /^("[^"]*"|'[^']*'|[^:"'][^:]*):(?:\s+(.*))?$/;
+  const KEY_VALUE = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^:"'][^:]*):(?:\s+(.*))?$/;
 
   function setOnce(record, key, value, where) {
     if (has(record, key)) throw new Error(where + ": `" + key + "` is given twice");
@@ -1369,6 +1369,7 @@
     let quote = null;
     for (let i = 0; i < line.length; i++) {
       const ch = line[i];
+      if (quote === "\"" && ch === "\\") { i += 1; continue; }  // an escape inside "..."
       if (quote) { if (ch === quote) quote = null; continue; }
       if (ch === "\"" || ch === "'") quote = ch;
       else if (ch === "#" && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
@@ -1402,8 +1403,10 @@
 
   function splitFlow(s, where) {
     const parts = [];
-    let depth = 0, quote = null, cur = "";
+    let depth = 0, quote = null, cur = "", escaped = false;
     for (const ch of s) {
+      if (escaped) { cur += ch; escaped = false; continue; }
+      if (quote === "\"" && ch === "\\") { cur += ch; escaped = true; continue; }
       if (quote) { cur += ch; if (ch === quote) quote = null; continue; }
       if (ch === "\"" || ch === "'") { quote = ch; cur += ch; continue; }
       if (ch === "[" || ch === "{") depth += 1;
