@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import engine_for, engine_script, js_json
+from .jsgen import engine_for, engine_script, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -55,8 +55,13 @@ def _effect_words() -> dict:
     effects = {}
     for kind in vocab.EFFECT_KINDS.values():
         zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
-        effects[kind.name] = {"text": kind.text, "main": kind.main,
-                              "params": {p.name: p.default for p in kind.params}, "zero": zero}
+        words = {"text": kind.text, "params": {p.name: p.default for p in kind.params}}
+        # an absent `main` or `zero` reads as none in ui.js: a lighter page
+        if kind.main is not None:
+            words["main"] = kind.main
+        if zero:
+            words["zero"] = zero
+        effects[kind.name] = words
     return effects
 
 
@@ -361,6 +366,47 @@ def compact_css(text: str) -> str:
     return "".join(out).strip()
 
 
+# Engine functions the page never calls (it asks for neither a look-ahead nor an explanation),
+# with the option that would: the page's copy of the engine holds, in their place, a function that
+# refuses the question, which keeps every page within its weight goal. In Node and in the tests'
+# engine (`engine_script`) they are all there.
+PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain"}
+
+
+def page_engine(script: str) -> str:
+    """SCRIPT (an engine, `engine_script`'s program) without the functions of PAGE_LEAVES_OUT, each
+    replaced by one that throws the engine's UserError naming the option, so the page's
+    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function not found is a generator bug."""
+    text = script
+    for name, option in PAGE_LEAVES_OUT.items():
+        tokens = _js_tokens(text)
+        if tokens is None:
+            raise RuntimeError("the engine cannot be scanned")
+        start, end = _function_span(tokens, name)
+        refusal = js_string(f"{option} is not part of the page")
+        text = text[:start] + f"function {name}() {{ throw new UserError({refusal}); }}" + text[end:]
+    return text
+
+
+def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int]:
+    """Where the top-level `function NAME(...) {...}` (at the start of a line) starts and ends in
+    the text of TOKENS: from its keyword to its closing brace, braces counted in code only (never
+    in a string, a regular expression or a comment)."""
+    head = f"function {name}("
+    pos, start, depth, line_start = 0, None, 0, True
+    for kind, token in tokens:
+        if start is None and kind == "code" and line_start and token.startswith(head):
+            start = pos
+        if start is not None and kind == "code":
+            for i, ch in enumerate(token):
+                depth += {"{": 1, "}": -1}.get(ch, 0)
+                if ch == "}" and depth == 0:
+                    return start, pos + i + 1
+        line_start = kind == "nl"
+        pos += len(token)
+    raise RuntimeError(f"the engine has no function {name} to leave out of the page")
+
+
 def _inline_safe(text: str, tag: str) -> str:
     """Refuse (a generator bug, never user input) code that could close its own element."""
     if f"</{tag}" in text.lower() or "<!--" in text:
@@ -400,7 +446,7 @@ def companion_html(module, edition=None) -> str:
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
     script = engine_for(edition, module) if edition is not None else engine_script(module)
-    engine = _inline_safe(minify_script(compact_script(script)), "script")
+    engine = _inline_safe(minify_script(compact_script(page_engine(script))), "script")
     ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
     css = _inline_safe(compact_css(_asset("page.css")), "style")
     edition = getattr(module, "EDITION", {}) or {}
