@@ -152,7 +152,7 @@
         return;
       }
       const name = typeof p.name === "string" && p.name.trim() ? p.name.trim().slice(0, 40) : "Player " + (i + 1);
-      const read = readState(p.state === undefined ? dict() : p.state);
+      const read = readState(p.state === undefined || p.state === null ? dict() : p.state);
       for (const why of read.dropped) STORE_DROPPED.push(name + ": " + why);
       const basket = Array.isArray(p.basket) ? p.basket : [];
       players.push({
@@ -257,7 +257,7 @@
     const state = dict();
     const dropped = [];
     if (!isMapping(data)) {
-      const kind = data === null ? "nothing" : Array.isArray(data) ? "a list" : "a " + typeof data;
+      const kind = data === null ? "empty" : Array.isArray(data) ? "a list" : "a " + typeof data;
       dropped.push("a state is a mapping of facts (name: value), not " + kind);
       return {state: state, dropped: dropped};
     }
