@@ -376,12 +376,14 @@ PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain"
 def page_engine(script: str) -> str:
     """SCRIPT (an engine, `engine_script`'s program) without the functions of PAGE_LEAVES_OUT, each
     replaced by one that throws the engine's UserError naming the option, so the page's
-    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function not found is a generator bug."""
+    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function not found is a generator bug;
+    an engine the scanner cannot read (a template literal) is kept whole, as compact_script keeps
+    it (the page is heavier, and its weight test says so)."""
     text = script
     for name, option in PAGE_LEAVES_OUT.items():
         tokens = _js_tokens(text)
         if tokens is None:
-            raise RuntimeError("the engine cannot be scanned")
+            return script
         start, end = _function_span(tokens, name)
         refusal = js_string(f"{option} is not part of the page")
         text = text[:start] + f"function {name}() {{ throw new UserError({refusal}); }}" + text[end:]
