@@ -964,6 +964,7 @@ def test_i_bought_these_pays_as_plan_save_does(driver, pages, tmp_path):
         driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))", example.read_text(encoding="utf-8"))
         _settle(driver)
         _click(driver, "#plan-body button")  # the best purchase into the basket
+        assert _text(driver, "#plan-pay") == "Hand in 3 \u00d7 Grain and 1 \u00d7 Salt and 11 treasury."
         _click(driver, "#bought")
         _settle(driver)
         state = driver.execute_script("return civdslPage.stateFile()")

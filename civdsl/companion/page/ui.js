@@ -779,22 +779,47 @@
       out.appendChild(el("p", {cls: "problem", text: "not allowed: " + (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x))}));
     }
     for (const n of ans.notes || []) out.appendChild(el("p", {cls: "muted", text: typeof n === "string" ? n : JSON.stringify(n)}));
-    out.appendChild(el("button", {type: "button", id: "bought", text: "I bought these: mark them held and pay",
-      on: {click: () => bought(st, basket)}}));
-    out.appendChild(el("p", {id: "bought-status", cls: "problem", role: "status"}));
+    if (CAN_PLAN) {
+      // the payment is asked for on the click only: under a strict credit policy a large basket's
+      // plan takes as long as its price, and every tick would pay for it twice
+      out.appendChild(el("button", {type: "button", id: "bought", text: "I bought these: mark them held and pay",
+        on: {click: () => bought(basketPlan(st, basket))}}));
+      out.appendChild(el("p", {id: "bought-status", cls: "problem", role: "status"}));
+    }
     return ans.total;
+  }
+
+  // The planner's answer for exactly the basket (`plan` with the basket as `want` and `among`):
+  // its payment, the one "I bought these" applies; or why it cannot be paid.
+  function basketPlan(st, basket) {
+    const ans = ask(() => api.plan(st, {want: basket, among: basket, objective: "cards", top: 1}));
+    const best = ans.error ? null : (ans.plans || []).find((p) => p.buy.length === basket.length && basket.every((a) => p.buy.includes(a)));
+    return {best: best || null, why: ans.error || "these cannot be paid with the cards and treasury given"};
+  }
+
+  // The best plan's payment: "Hand in 3 x Grain and 11 treasury." and what is kept.
+  function paymentNodes(out, pay) {
+    const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);
+    const parts = [];
+    if (cards.length) parts.push(listText(cards));
+    if (pay.treasury) parts.push(pay.treasury + " treasury");
+    out.appendChild(el("p", {id: "plan-pay", text: "Hand in " + (parts.length ? listText(parts) : "nothing") +
+      (pay.overpayment ? " (overpaying " + pay.overpayment + ")" : "") + "."}));
+    const kept = Object.entries(pay.kept || {}).map(([c, n]) => n + " \u00d7 " + c);
+    if (kept.length || pay.treasury_left) {
+      out.appendChild(el("p", {cls: "muted", text: "Kept: " + (kept.length ? listText(kept) : "no cards") +
+        (pay.treasury_left !== undefined ? ", " + pay.treasury_left + " treasury" : "") + "."}));
+    }
   }
 
   // What `civdsl plan --save` writes after a purchase (cli/plan.py state_after): the advances
   // held, the cards kept and the treasury left, every other fact as it was. The payment is the
   // planner's for exactly this basket, so the cards and treasury handed in are the ones the
   // next plan no longer counts.
-  function bought(st, basket) {
-    const ans = ask(() => api.plan(st, {want: basket, among: basket, objective: "cards", top: 1}));
-    const best = !ans.error ? (ans.plans || []).find((p) => p.buy.length === basket.length && basket.every((a) => p.buy.includes(a))) : null;
+  function bought(paid) {
+    const best = paid.best;
     if (!best) {
-      byId("bought-status").textContent = "Not marked: " + (ans.error || "these cannot be paid with the cards and treasury given") +
-        ". Give your cards and treasury, or tick the advances you hold.";
+      byId("bought-status").textContent = "Not marked: " + paid.why + ". Give your cards and treasury, or tick the advances you hold.";
       return;
     }
     const s = player().state;
@@ -893,20 +918,7 @@
         "search stopped at its limit): the best plan found (no plan gives more than " + ans.total_at_most + " " +
         label + ")."}));
     }
-    const pay = best.payment;
-    if (pay) {
-      const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);
-      const parts = [];
-      if (cards.length) parts.push(listText(cards));
-      if (pay.treasury) parts.push(pay.treasury + " treasury");
-      out.appendChild(el("p", {id: "plan-pay", text: "Hand in " + (parts.length ? listText(parts) : "nothing") +
-        (pay.overpayment ? " (overpaying " + pay.overpayment + ")" : "") + "."}));
-      const kept = Object.entries(pay.kept || {}).map(([c, n]) => n + " \u00d7 " + c);
-      if (kept.length || pay.treasury_left) {
-        out.appendChild(el("p", {cls: "muted", text: "Kept: " + (kept.length ? listText(kept) : "no cards") +
-          (pay.treasury_left !== undefined ? ", " + pay.treasury_left + " treasury" : "") + "."}));
-      }
-    }
+    if (best.payment) paymentNodes(out, best.payment);
     if (best.buy.length) {
       out.appendChild(el("button", {type: "button", text: "Put this plan in the basket", on: {click: () => {
         player().basket = best.buy.slice();
