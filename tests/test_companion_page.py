@@ -990,8 +990,6 @@ def test_a_basket_that_cannot_be_paid_is_not_marked(driver, pages):
 def test_a_marker_whose_epoch_is_unknown_says_so(driver, pages, edition):
     """Where the rulebook gives no civilization's row, a space on the A.S.T. has no known epoch:
     the page says why (the engine's reason) and lists the epochs reached, never "the last space"."""
-    import civdsl
-
     _resize(driver, PHONE, True)
     try:
         _open(driver, pages[edition])
@@ -1034,4 +1032,27 @@ def test_an_undecided_outcome_is_shown_as_undecided(driver, pages):
       return null;""")
     assert cell[0] == "undecided"
     assert any(line.startswith("undecided: which effects apply (give unit points on the flood plain") for line in cell), cell
+    assert _console_errors(driver) == []
+
+
+def test_a_state_file_of_many_mistakes_is_read_within_bounds(driver, pages, tmp_path):
+    """Thousands of misspelt names and unknown keys: twenty reasons in the command line's words,
+    then a count, every name still checked (the valid one is kept); a store of more players than
+    any edition seats keeps the first twenty."""
+    _open(driver, pages["megaciv"])
+    names = [f"Potery{i}" for i in range(5000)] + ["Pottery"]
+    text = "holds: [" + ", ".join(names) + "]\n" + "".join(f"citys{i}: 1\n" for i in range(3000))
+    _import_text(driver, tmp_path, "many.yaml", text)
+    _status(driver, "Not imported: many.yaml")
+    reasons = driver.execute_script("return Array.from(document.querySelectorAll('#io-status li')).map(l => l.textContent)")
+    assert len(reasons) == 21 and reasons[-1] == "... and 7,980 more"
+    assert reasons[0] == "state: `holds` names unknown advance `Potery0` (did you mean `Pottery`?)"
+    _click(driver, "#import-rest")
+    assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"]}
+    store = {"active": 0, "players": [{"name": f"P{i}", "state": {"cities": i}} for i in range(30)]}
+    driver.execute_script("localStorage.setItem('civdsl-companion:megaciv', arguments[0])", json.dumps(store))
+    _open(driver, pages["megaciv"], fresh=False)
+    assert len(driver.find_elements("css selector", "[role=tab]")) == 20
+    assert driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)") == \
+        ["10 players after the first 20"]
     assert _console_errors(driver) == []

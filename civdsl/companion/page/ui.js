@@ -130,6 +130,8 @@
   // say, with a button that resets the saved state. Any page of the same origin can write this
   // key (in Chromium every file:// page shares one), so nothing in it is trusted.
   const STORE_DROPPED = [];
+  // more players than any edition seats, and a bound on the time a damaged store takes to read
+  const MAX_PLAYERS = 20;
 
   function loadStore() {
     let data = null;
@@ -146,7 +148,10 @@
       return {version: 1, active: 0, players: [blankPlayer(1)]};
     }
     const players = [];
-    data.players.forEach((p, i) => {
+    if (data.players.length > MAX_PLAYERS) {
+      STORE_DROPPED.push((data.players.length - MAX_PLAYERS).toLocaleString("en-US") + " players after the first " + MAX_PLAYERS);
+    }
+    data.players.slice(0, MAX_PLAYERS).forEach((p, i) => {
       if (!isMapping(p)) {
         STORE_DROPPED.push("player " + (i + 1) + " (not a player)");
         return;
@@ -250,12 +255,28 @@
     return one;
   }
 
+  // reasons listed for one state, as the command line lists a state's problems (state.MAX_PROBLEMS);
+  // past them every part is still checked, by name only (the engine's did-you-mean takes about a
+  // millisecond a name): a state file of the largest size is read in a bounded time
+  const MAX_REASONS = 20;
+
   // DATA (a parsed state file, or a state kept in storage) as the page keeps a state: every fact
   // the engine accepts, names as the rulebook spells them; and, in the command line's words, why
   // each part left out was left out (a list's or a map's valid names are kept).
   function readState(data) {
     const state = dict();
     const dropped = [];
+    let more = 0;  // parts left out past the reasons listed
+    // the engine's reason for leaving out PART (a state of one fact), or null where it accepts it;
+    // once the reasons are listed, a part is only checked by name (QUICK: whether it is valid)
+    const problem = (part, quick) => {
+      if (dropped.length < MAX_REASONS) return stateProblem(part);
+      return quick() ? null : "";
+    };
+    const leaveOut = (why) => {
+      if (dropped.length < MAX_REASONS) dropped.push(why);
+      else more += 1;
+    };
     if (!isMapping(data)) {
       const kind = data === null ? "empty" : Array.isArray(data) ? "a list" : "a " + typeof data;
       dropped.push("a state is a mapping of facts (name: value), not " + kind);
@@ -268,28 +289,29 @@
         continue;
       }
       const f = has(FACTS, k) ? FACTS[k] : null;
-      const refused = stateProblem(single(k, v));
+      const refused = f ? stateProblem(single(k, v)) : problem(single(k, v), () => false);
       if (!refused && f) {
         if (v !== null) state[k] = kept(f, v);
       } else if (f && f.type === "list" && Array.isArray(v)) {
         state[k] = [];
         for (const x of v) {
-          const why = stateProblem(single(k, [x]));
-          const name = why ? null : kept(f, [x])[0];
-          if (why) dropped.push(why);
+          const why = problem(single(k, [x]), () => isKnown(f, x));
+          const name = why === null ? kept(f, [x])[0] : null;
+          if (why !== null) leaveOut(why);
           else if (!state[k].includes(name)) state[k].push(name);
         }
       } else if (f && f.type === "map" && isMapping(v)) {
         state[k] = dict();
         for (const n of Object.keys(v)) {
-          const why = stateProblem(single(k, single(n, v[n])));
-          if (why) dropped.push(why);
+          const why = problem(single(k, single(n, v[n])), () => isKnown(f, n) && Number.isInteger(v[n]) && v[n] >= 0);
+          if (why !== null) leaveOut(why);
           else Object.assign(state[k], kept(f, single(n, v[n])));
         }
       } else {
-        dropped.push(refused || "state: unknown key `" + k + "`");
+        leaveOut(refused || "state: unknown key `" + k + "`");
       }
     }
+    if (more) dropped.push("... and " + more.toLocaleString("en-US") + " more");
     // facts valid one by one but not together (a space beyond the finish of the chosen row):
     // leave out the one whose absence settles it, else the last ones until the rest is accepted
     const why = stateProblem(state);
@@ -307,6 +329,13 @@
       }
     }
     return {state: state, dropped: dropped};
+  }
+
+  // Whether NAME is one the rulebook gives FACT (any case, or an `aka` name).
+  function isKnown(fact, name) {
+    if (typeof name !== "string" || !has(NAMED, fact.name)) return false;
+    const low = name.toLowerCase();
+    return NAMED[fact.name]().some((x) => x.toLowerCase() === low);
   }
 
   function readOptions(value, state, dropped) {
