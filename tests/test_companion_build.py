@@ -103,8 +103,9 @@ def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
 
 @pytest.mark.skipif(not node_available(), reason="node is not installed (apt-get install nodejs)")
 def test_the_page_engine_leaves_out_only_what_the_page_never_asks():
-    """The page's engine has no look-ahead and no explanation (the page asks for neither): asked for
-    them it answers with an error naming the option; every other plan is the full engine's."""
+    """The page's engine has no look-ahead, no explanation and no price of trade cards (the page asks
+    for none): asked for them it answers with an error naming the option; every other answer is the
+    full engine's."""
     from civdsl.companion.jsgen import engine_script
     from civdsl.companion.page import PAGE_LEAVES_OUT, page_engine
 
@@ -116,12 +117,14 @@ def test_the_page_engine_leaves_out_only_what_the_page_never_asks():
     state = yaml.safe_load((ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
     queries = [{"command": "plan", "state": state, "options": {"horizon": 2}},
                {"command": "plan", "state": state, "options": {"explain": True}},
+               {"command": "cost", "state": state, "options": {"tradeCards": "9x2"}},
                {"command": "plan", "state": state, "options": {"top": 3}},
                {"command": "cost", "state": state, "options": {"buy": "Mysticism,Masonry"}}]
     on_page = run_engine(page, queries)
     assert on_page[0]["error"] == {"kind": "user", "message": "--horizon 2 (the look-ahead) is not part of the page"}
     assert on_page[1]["error"] == {"kind": "user", "message": "--explain is not part of the page"}
-    assert on_page[2:] == run_engine(full, queries)[2:]
+    assert on_page[2]["error"] == {"kind": "user", "message": "--trade-cards is not part of the page"}
+    assert on_page[3:] == run_engine(full, queries)[3:]
 
 
 def test_score_of_a_rulebook_without_score_lines_says_so():

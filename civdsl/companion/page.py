@@ -366,11 +366,12 @@ def compact_css(text: str) -> str:
     return "".join(out).strip()
 
 
-# Engine functions the page never calls (it asks for neither a look-ahead nor an explanation),
-# with the option that would: the page's copy of the engine holds, in their place, a function that
-# refuses the question, which keeps every page within its weight goal. In Node and in the tests'
-# engine (`engine_script`) they are all there.
-PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain"}
+# Engine functions the page never calls (it asks for no look-ahead, no explanation and no price of
+# trade cards), with the option that would: the page's copy of the engine holds, in their place, a
+# function that refuses the question, which keeps every page within its weight goal. In Node and
+# in the tests' engine (`engine_script`) they are all there.
+PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain",
+                   "creditStacks": "--trade-cards", "creditTradeCardPrices": "--trade-cards"}
 
 
 def page_engine(script: str) -> str:
