@@ -1026,10 +1026,11 @@
   // reason, then the epochs the player's advances and cities reach, each with its requirements.
   function epochsReached(out, t, m, track) {
     const name = t.name || track;
-    if (m && m.unknown) {
+    if (m && m.unknown && m.space !== null && m.space !== undefined) {
       out.appendChild(el("p", {id: "epoch-unknown", cls: "incomplete", text: "The epoch of your marker is not known: " + m.unknown + "."}));
-    } else if (!m) {
-      out.appendChild(el("p", {cls: "incomplete", text: "Set your space on the A.S.T." + (Object.keys(CIVS).length ? " and choose your civilization" : "") + " to see your next step."}));
+    } else {  // no space given: the page's own controls say what to give
+      const civ = Object.keys(CIVS).length && !has(player().state, "civilization") ? " and choose your civilization" : "";
+      out.appendChild(el("p", {cls: "incomplete", text: "Set your space on the A.S.T." + civ + " to see your next step."}));
     }
     out.appendChild(el("p", {cls: "where", text: name + ": " + (t.reached ? "your advances and cities reach the " + t.reached : "no epoch reached yet") + "."}));
     const list = el("ul", {cls: "reqs epochs"});
