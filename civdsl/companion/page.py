@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import engine_for, engine_script, js_json, js_string
+from .jsgen import checked_engine, edition_of, engine_parts, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -318,6 +318,58 @@ def _minified_lines(lines: list[list[str | None]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def minified_parts(parts: list[str], whole: str) -> str:
+    """minify_script(compact_script(WHOLE)) where WHOLE is PARTS joined with line breaks, each part
+    scanned and minified on its own (the runtime files, the same in every page, once per process:
+    `_minified_part`) and the lines joined as minify_script joins them: the same text, because no
+    token crosses a line break between parts and every part opens with a token that does not need
+    to know the one before it (a part that does not, or that the scanner cannot read, gives the
+    whole text's minify_script instead)."""
+    scanned = [_minified_part(part) for part in parts]
+    if any(lines is None for lines in scanned):
+        return minify_script(compact_script(whole))
+    out: list[str] = []
+    for text_line in (line for lines in scanned for line in lines):
+        if out and _joins(out[-1], text_line):
+            out[-1] += (" " if _needs_space(out[-1][-1], text_line[0]) else "") + text_line
+        else:
+            out.append(text_line)
+    return "\n".join(out) + "\n"
+
+
+@lru_cache(maxsize=64)
+def _minified_part(text: str) -> tuple[str, ...] | None:
+    """One part's minified lines before any line is joined to the one before (minify_script of
+    compact_script, its lines not joined); None where the scanner cannot read the part or its
+    first token is a `/` (a division or a regex only the token before it tells apart)."""
+    compacted = compact_script(text)
+    scanned = _js_tokens(compacted)
+    if scanned is None or compacted is text:  # compact_script gives back what it cannot scan
+        return None
+    first = next((kind for kind, _ in scanned if kind not in ("nl", "block", "line")), None)
+    if first in ("slash", "regex"):
+        return None
+    lines: list[list[str | None]] = [[]]
+    for kind, token in scanned:
+        if kind == "nl" or (kind == "block" and "\n" in token):
+            lines.append([])
+        else:
+            lines[-1].extend(_MINIFY_PIECES.get(kind, _copied)(token))
+    return tuple(filter(None, map(_minified_line, lines)))
+
+
+@lru_cache(maxsize=None)
+def _page_script() -> str:
+    """ui.js minified, the same in every page."""
+    return _inline_safe(minify_script(compact_script(ui_script())), "script")
+
+
+@lru_cache(maxsize=None)
+def _page_style() -> str:
+    """page.css compacted, the same in every page."""
+    return _inline_safe(compact_css(_asset("page.css")), "style")
+
+
 def _minified_line(tokens: list[str | None]) -> str:
     """One scanned line with only the spaces `_needs_space` keeps."""
     text_line = ""
@@ -374,27 +426,42 @@ PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain"
                    "creditStacks": "--trade-cards", "creditTradeCardPrices": "--trade-cards"}
 
 
-def page_engine(script: str) -> str:
-    """SCRIPT (an engine, `engine_script`'s program) without the functions of PAGE_LEAVES_OUT, each
+def page_engine(parts: list[str]) -> list[str]:
+    """The engine's PARTS (`jsgen.engine_parts`) without the functions of PAGE_LEAVES_OUT, each
     replaced by one that throws the engine's UserError naming the option, so the page's
-    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function not found is a generator bug;
-    an engine the scanner cannot read (a template literal) is kept whole, as compact_script keeps
-    it (the page is heavier, and its weight test says so)."""
-    text = script
+    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function found in no part is a
+    generator bug; an engine with a part the scanner cannot read (a template literal) is kept
+    whole, as compact_script keeps such text (the page is heavier, and its weight test says so)."""
+    done = [_without_unasked(part) for part in parts]
+    if any(found is None for _, found in done):
+        return parts
+    missing = set(PAGE_LEAVES_OUT).difference(*(found for _, found in done))
+    if missing:
+        raise RuntimeError(f"the engine has no function {', '.join(sorted(missing))} to leave out of the page")
+    return [part for part, _ in done]
+
+
+@lru_cache(maxsize=64)
+def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
+    """PART without the functions of PAGE_LEAVES_OUT it defines, and their names (None: a part the
+    scanner cannot read). The runtime files are the same part in every page: done once."""
+    found = set()
     for name, option in PAGE_LEAVES_OUT.items():
-        tokens = _js_tokens(text)
+        tokens = _js_tokens(part)
         if tokens is None:
-            return script
-        start, end = _function_span(tokens, name)
-        refusal = js_string(f"{option} is not part of the page")
-        text = text[:start] + f"function {name}() {{ throw new UserError({refusal}); }}" + text[end:]
-    return text
+            return part, None
+        span = _function_span(tokens, name)
+        if span is not None:
+            refusal = js_string(f"{option} is not part of the page")
+            part = part[:span[0]] + f"function {name}() {{ throw new UserError({refusal}); }}" + part[span[1]:]
+            found.add(name)
+    return part, frozenset(found)
 
 
-def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int]:
+def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int] | None:
     """Where the top-level `function NAME(...) {...}` (at the start of a line) starts and ends in
     the text of TOKENS: from its keyword to its closing brace, braces counted in code only (never
-    in a string, a regular expression or a comment)."""
+    in a string, a regular expression or a comment); None where TOKENS define no such function."""
     head = f"function {name}("
     pos, start, depth, line_start = 0, None, 0, True
     for kind, token in tokens:
@@ -407,7 +474,7 @@ def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int]:
                     return start, pos + i + 1
         line_start = kind == "nl"
         pos += len(token)
-    raise RuntimeError(f"the engine has no function {name} to leave out of the page")
+    return None
 
 
 def _inline_safe(text: str, tag: str) -> str:
@@ -448,10 +515,9 @@ def companion_html(module, edition=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
-    script = engine_for(edition, module) if edition is not None else engine_script(module)
-    engine = _inline_safe(minify_script(compact_script(page_engine(script))), "script")
-    ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
-    css = _inline_safe(compact_css(_asset("page.css")), "style")
+    parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
+    engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
+    ui, css = _page_script(), _page_style()
     edition = getattr(module, "EDITION", {}) or {}
     name = escape.html(edition.get("name", ""))
     ident = escape.html(edition.get("id", ""))
