@@ -977,13 +977,17 @@ def test_i_bought_these_pays_as_plan_save_does(driver, pages, tmp_path):
 
 
 def test_a_basket_that_cannot_be_paid_is_not_marked(driver, pages):
-    _open(driver, pages["megaciv"])
-    driver.execute_script("civdslPage.importState(arguments[0])", {"treasury": 5, "players": 5})
-    _click(driver, "button[aria-label='buy Mysticism']")
-    _click(driver, "#bought")
-    assert _text(driver, "#bought-status").startswith("Not marked: ")
-    assert driver.execute_script("return civdslPage.stateFile()") == {"treasury": 5, "players": 5}
-    assert _console_errors(driver) == []
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {"treasury": 5, "players": 5})
+        _click(driver, "button[aria-label='buy Mysticism']")
+        _click(driver, "#bought")
+        assert _text(driver, "#bought-status").startswith("Not marked: ")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"treasury": 5, "players": 5}
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 @pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion"])
@@ -1015,44 +1019,56 @@ def test_epoch_alternatives_keep_their_thresholds(driver, pages):
                          capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     cli_line = next(line for line in run.stdout.splitlines() if "either" in line)
-    _open(driver, pages["megaciv"])
-    driver.execute_script("civdslPage.importState(arguments[0])", {**state, "ast_track": "basic"})
-    alts = driver.execute_script("return Array.from(document.querySelectorAll('#epoch-body li.alt')).map(l => l.textContent)")
-    assert alts == ["5 cities (at least 2 needed)", "or Wonder of the World: no and 5 cities (at least 1 needed)"]
-    assert cli_line.endswith("either " + alts[0] + ", " + alts[1])
-    assert _console_errors(driver) == []
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {**state, "ast_track": "basic"})
+        alts = driver.execute_script("return Array.from(document.querySelectorAll('#epoch-body li.alt')).map(l => l.textContent)")
+        assert alts == ["5 cities (at least 2 needed)", "or Wonder of the World: no and 5 cities (at least 1 needed)"]
+        assert cli_line.endswith("either " + alts[0] + ", " + alts[1])
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def test_an_undecided_outcome_is_shown_as_undecided(driver, pages):
     """A calamity whose effects depend on a fact not given is "undecided", with the fact to give."""
-    _open(driver, pages["megaciv"])
-    cell = driver.execute_script("""
-      for (const tr of document.querySelectorAll('#calamity-rows tr'))
-        if (tr.querySelector('th .name').textContent === 'Flood') return Array.from(tr.querySelectorAll('td')[0].children).map(e => e.textContent);
-      return null;""")
-    assert cell[0] == "undecided"
-    assert any(line.startswith("undecided: which effects apply (give unit points on the flood plain") for line in cell), cell
-    assert _console_errors(driver) == []
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        cell = driver.execute_script("""
+          for (const tr of document.querySelectorAll('#calamity-rows tr'))
+            if (tr.querySelector('th .name').textContent === 'Flood') return Array.from(tr.querySelectorAll('td')[0].children).map(e => e.textContent);
+          return null;""")
+        assert cell[0] == "undecided"
+        assert any(line.startswith("undecided: which effects apply (give unit points on the flood plain") for line in cell), cell
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def test_a_state_file_of_many_mistakes_is_read_within_bounds(driver, pages, tmp_path):
     """Thousands of misspelt names and unknown keys: twenty reasons in the command line's words,
     then a count, every name still checked (the valid one is kept); a store of more players than
     any edition seats keeps the first twenty."""
-    _open(driver, pages["megaciv"])
-    names = [f"Potery{i}" for i in range(5000)] + ["Pottery"]
-    text = "holds: [" + ", ".join(names) + "]\n" + "".join(f"citys{i}: 1\n" for i in range(3000))
-    _import_text(driver, tmp_path, "many.yaml", text)
-    _status(driver, "Not imported: many.yaml")
-    reasons = driver.execute_script("return Array.from(document.querySelectorAll('#io-status li')).map(l => l.textContent)")
-    assert len(reasons) == 21 and reasons[-1] == "... and 7,980 more"
-    assert reasons[0] == "state: `holds` names unknown advance `Potery0` (did you mean `Pottery`?)"
-    _click(driver, "#import-rest")
-    assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"]}
-    store = {"active": 0, "players": [{"name": f"P{i}", "state": {"cities": i}} for i in range(30)]}
-    driver.execute_script("localStorage.setItem('civdsl-companion:megaciv', arguments[0])", json.dumps(store))
-    _open(driver, pages["megaciv"], fresh=False)
-    assert len(driver.find_elements("css selector", "[role=tab]")) == 20
-    assert driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)") == \
-        ["10 players after the first 20"]
-    assert _console_errors(driver) == []
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        names = [f"Potery{i}" for i in range(5000)] + ["Pottery"]
+        text = "holds: [" + ", ".join(names) + "]\n" + "".join(f"citys{i}: 1\n" for i in range(3000))
+        _import_text(driver, tmp_path, "many.yaml", text)
+        _status(driver, "Not imported: many.yaml")
+        reasons = driver.execute_script("return Array.from(document.querySelectorAll('#io-status li')).map(l => l.textContent)")
+        assert len(reasons) == 21 and reasons[-1] == "... and 7,980 more"
+        assert reasons[0] == "state: `holds` names unknown advance `Potery0` (did you mean `Pottery`?)"
+        _click(driver, "#import-rest")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"]}
+        store = {"active": 0, "players": [{"name": f"P{i}", "state": {"cities": i}} for i in range(30)]}
+        driver.execute_script("localStorage.setItem('civdsl-companion:megaciv', arguments[0])", json.dumps(store))
+        _open(driver, pages["megaciv"], fresh=False)
+        assert len(driver.find_elements("css selector", "[role=tab]")) == 20
+        assert driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)") == \
+            ["10 players after the first 20"]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
