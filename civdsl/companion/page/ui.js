@@ -339,6 +339,7 @@
   }
 
   function readOptions(value, state, dropped) {
+    if (value === null) return;  // `options:` with nothing under it, as the command line reads it
     if (!isMapping(value)) {
       dropped.push("state: `options` must be a mapping of rule options to on or off");
       return;
