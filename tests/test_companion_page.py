@@ -884,7 +884,9 @@ def test_an_import_with_a_typo_is_refused_and_the_state_kept(driver, pages, tmp_
         for name, text, reason in [("open.yaml", "holds: [Pottery\n", "line 1: a [ that never closes"),
                                    ("twice.yaml", "cities: 3\ncities: 4\n", "line 2: `cities` is given twice"),
                                    ("tab.yaml", "commodities:\n\tGrain: 2\n", "line 2: a tab in the indentation"),
-                                   ("quote.yaml", "traded_by: 'anna\n", "line 1: a ' that never closes")]:
+                                   ("quote.yaml", "traded_by: 'anna\n", "line 1: a ' that never closes"),
+                                   # the command line's YAML reads 010 as 8: refused, never read as 10
+                                   ("octal.yaml", "cities: 010\n", "line 1: `010`: write a whole number in plain digits")]:
             _import_text(driver, tmp_path, name, text)
             status = _status(driver, f"Not imported: cannot read {name}")
             assert reason in status, status
@@ -893,6 +895,10 @@ def test_an_import_with_a_typo_is_refused_and_the_state_kept(driver, pages, tmp_
         _status(driver, "Not imported: typo.yaml")
         _click(driver, "#import-rest")
         assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"], "tokens": 4}
+        # YAML 1.1's words for true and false, as the command line reads them
+        _import_text(driver, tmp_path, "words.yaml", "sole_leader: yes\noptions:\ntokens: 5\n")
+        _status(driver, "imported words.yaml")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"tokens": 5, "sole_leader": True}
         assert _console_errors(driver) == []
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

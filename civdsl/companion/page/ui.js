@@ -1434,11 +1434,15 @@
     return s;
   }
 
+  // A plain value as the command line's YAML reader (YAML 1.1) reads it: `yes`, `on` and `true`
+  // are true, `~` and `null` nothing; a number it would read otherwise than in decimal (`010` is
+  // 8 there, `0x1F`, `1_000`) is refused rather than read differently.
   function scalar(s, where) {
-    if (s === "" || s === "~" || s === "null") return null;
-    if (s === "true") return true;
-    if (s === "false") return false;
-    if (/^-?\d+$/.test(s)) return Number(s);
+    if (/^(|~|null|Null|NULL)$/.test(s)) return null;
+    if (/^(true|True|TRUE|yes|Yes|YES|on|On|ON)$/.test(s)) return true;
+    if (/^(false|False|FALSE|no|No|NO|off|Off|OFF)$/.test(s)) return false;
+    if (/^-?(0|[1-9][0-9]*)$/.test(s)) return Number(s);
+    if (/^[-+]?(0[0-7xob]|[0-9][0-9_:]*$)/.test(s)) throw new Error(where + ": `" + s.slice(0, 20) + "`: write a whole number in plain digits");
     if (/^[&*!|>%@`]/.test(s)) throw new Error(where + ": `" + s.slice(0, 20) + "`: a state file holds plain values");
     if (/^[\]}]/.test(s) || /^[\[{]/.test(s)) throw new Error(where + ": a " + s[0] + " that does not match");
     return unquote(s, where);
