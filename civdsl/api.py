@@ -363,6 +363,11 @@ class Rulebook:
             return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
+        """Each track's epochs, or the one `--ast` names, else the one the state's `ast_track`
+        says the game uses."""
+        in_play = (state or {}).get("ast_track")
+        if not track and isinstance(in_play, str) and in_play in self.module.AST:  # else the state check refuses it
+            track = in_play
         tracks = [track] if track else list(self.module.AST)
         check_names(tracks, self.module.AST, "A.S.T. track", "--ast")
         out = []

@@ -235,6 +235,31 @@ _ALL = [
          "them): usually a misspelling, or a field of another kind of item. The line is skipped and the rest of "
          "the file is still checked; the field it looks like is not also reported missing from the item.",
          'advance "Pottery" { cots 45 groups crafts }', 'advance "Pottery" { cost 45 groups crafts }'),
+    Code("CIV140", "unknown phase action", "A step of the sequence of play (`turn { step \"...\" { ... } }`) "
+         "calls a phase action the language does not have. The phase actions (`civdsl vocab`, docs/language.md) "
+         "say what a step does to a game's ledger: census, collect_tax, draw_trade_cards, buy_trade_cards, trade, "
+         "resolve_calamities, buy_advances, hand_limit, alter_ast, end_game.",
+         'step "Taxation" { colect_tax(rate=tax_rate) }', 'step "Taxation" { collect_tax(rate=tax_rate) }'),
+    Code("CIV141", "a phase action done twice in a turn", "Most phase actions happen once a turn (players tax, "
+         "draw, trade, resolve calamities, buy advances and move their markers once); only `census` (the map "
+         "changes after several steps) and `end_game` (one rule per A.S.T. track) may stand in several steps.",
+         'step "Tax" { collect_tax(rate=2) }  step "Tax again" { collect_tax(rate=2) }',
+         'step "Tax" { collect_tax(rate=2) }'),
+    Code("CIV142", "a game event the rules refuse", "`civdsl game add` checks an event against the rules and the "
+         "game's state before it is written: a purchase a player cannot pay, a card he does not hold, a trade "
+         "that breaks a tradability rule, a census over the pieces the rulebook declares, an event in a step "
+         "that does not take it. The game file is left unchanged; the message says which rule refuses it. "
+         "Replaying a game file (`game show`) reports the first such event at its line.",
+         "game add g.yaml buy anna Monarchy   (anna's cards and treasury pay 40 of 60)",
+         "game add g.yaml buy anna Pottery pay Ochre Ochre treasury 5"),
+    Code("CIV143", "a choice the rules leave to a player", "The event needs a decision the rules leave to a "
+         "player (which cards to discard down to the hand limit, who the secondary victims of a calamity are, "
+         "which cities a loss takes): civdsl never guesses it. The message lists the choices; give one in the "
+         "event.", "game add g.yaml next   (anna holds 10 cards, the limit is 8)",
+         "game add g.yaml discard anna Ochre Flax"),
+    Code("CIV144", "a game file that cannot be read", "The game file is not YAML the ledger reads: a missing or "
+         "misspelt key, a value of the wrong type, an unknown player, edition or event, or a file beyond the size "
+         "and nesting limits. The message names the place in the file.", "players: anna", "players:\n  - name: anna"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -69,6 +69,9 @@ class _TwoTurns:
         self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
         # sets of next turn's problems priced by a capped placement (single_use): none, or no bound is proven
         self.capped = 0
+        # next turn's searches stopped at the work limit the answer shares (single_use_work): their
+        # best is not proven either
+        self.next_stopped = 0
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
@@ -186,6 +189,7 @@ class _TwoTurns:
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
         self.capped += len(p2.capped_least)
+        self.next_stopped += p2.stopped
         if not got:
             return
         c2 = got[0]
@@ -201,6 +205,8 @@ class _TwoTurns:
         self.examined[0] += 1
         if self.examined[0] > self.max_sets:
             raise _SearchStopped
+        if pp.single_use and pp.work[0] > pp.single_use_work:
+            raise _SearchStopped  # the work limit every search of the answer shares
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
@@ -364,7 +370,7 @@ class _TwoTurns:
             "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
             "one_turn_best_objective": runtime.number(one[0].objective) if one else None,
             "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
-            "turn_one_sets": self.examined[0] + (1 if one else 0),
+            "next_turn_stopped": self.next_stopped, "turn_one_sets": self.examined[0] + (1 if one else 0),
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }
 
@@ -408,7 +414,8 @@ class _TwoTurns:
         # a set priced by a capped placement may cost less than the walk took it to: no pair's
         # total is proven out of reach, so the answer is the best pair found, with no bound
         capped = self.capped + len(first.capped_least)
-        at_most = self._at_most(total, complete) if not capped else None
+        unproven = capped + self.next_stopped
+        at_most = self._at_most(total, complete) if not unproven else None
         return {
             "estimate": True,
             "assumes": _ASSUMES,
@@ -418,9 +425,10 @@ class _TwoTurns:
             "total_at_most": runtime.number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": runtime.number(one[0].objective),
-            "complete": complete and not capped,
-            "stopped": not complete,
+            "complete": complete and not unproven,
+            "stopped": not complete or self.next_stopped > 0,
             "prices_capped": capped,
+            "next_turn_stopped": self.next_stopped,
             "turn_one_sets": self.examined[0] + 1,
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }

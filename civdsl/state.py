@@ -103,8 +103,50 @@ def _decode(raw: bytes, path: Path) -> str:
 
 
 def _parse_text(text: str, path: Path):
-    """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read)."""
-    import yaml  # only when a state file is given
+    """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read), or the
+    value kept in the cache folder for the same text by the same compiler, as JSON in the same
+    order: a question asked again of an unchanged state or table file does not load the YAML
+    reader."""
+    import json
+
+    from . import cache
+
+    name = f"yaml-{cache.text_key(text)}.json"
+    kept = cache.read_json(name)
+    if isinstance(kept, dict) and "value" in kept:
+        return kept["value"]
+    value = _read_yaml(text, path)
+    if len(text) <= KEPT_TEXT and _json_exact(value):
+        cache.write(name, json.dumps({"value": value}).encode("utf-8"))  # keys in the file's order
+    return value
+
+
+# The longest text whose YAML value is kept: state and table files are a few hundred bytes; a game
+# file read whole (not as the ledger writes it) changes every turn, and a copy of each version
+# would make the cache folder grow with the square of the game.
+KEPT_TEXT = 64 * 1024
+
+
+def _json_exact(value, depth: int = 0) -> bool:
+    """Whether JSON gives back exactly this value (mappings with text keys, lists, text, whole
+    numbers, finite numbers, true/false, null): a date, a number key or an infinity is not kept.
+    A value nested deeper than a state file needs is not kept either (it is read again)."""
+    if depth > 50:
+        return False
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is list:
+        return all(_json_exact(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _json_exact(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _read_yaml(text: str, path: Path):
+    """The file's text read by `safeyaml`, every problem a StateError located in the file."""
+    import yaml  # only when a state file is read afresh
 
     from . import safeyaml
 

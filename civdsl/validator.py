@@ -79,6 +79,7 @@ class _Validator(NodeVisitor):
         self._resolution()
         self._epochs()
         self._score()
+        self._turn()
         self._commodities()
         self._decks()
         self._asserts()
@@ -388,7 +389,19 @@ class _Validator(NodeVisitor):
 
     # the check of an argument, by the kind of its parameter (vocabulary.Param.kind); a kind
     # without one here is not checked
-    _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument"}
+    _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument",
+                        "quantity": "_quantity_argument"}
+
+    def _quantity_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """A whole number written out, or the name of a constant or of a table (read at the number
+        of players): what the ledger can read before any player state."""
+        if isinstance(value, Num) and whole_number(value.value) and value.value >= 0:
+            return
+        word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
+        if word is None or (word not in self.ed.consts and word not in self.ed.tables):
+            known = list(self.ed.consts) + list(self.ed.tables)
+            self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a whole number, a constant or a table",
+                         value.span, item=item, help=suggestion(unparse(value), known) if word else None)
 
     def _enum_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
         """One of the parameter's words."""
@@ -532,6 +545,21 @@ class _Validator(NodeVisitor):
         if _negative_literal(e) and e.operand.value:
             self.d.error("CIV025", "a quantity here cannot be negative", e.span, item=item,
                          help="use `prevent` to lower a value and `add` to raise it")
+
+    # --- the sequence of play and what its steps do to the ledger
+    def _turn(self) -> None:
+        seen: dict[str, str] = {}
+        for step in self.ed.turn:
+            for call in step.actions:
+                self._call(call, vocab.PHASE_ACTIONS, "CIV140", "phase action", step.name, literal_only=True)
+                track = call.kwargs.get("track")
+                if call.name == "end_game" and isinstance(track, Name) and track.dotted not in self.ed.asts:
+                    self.d.error("CIV017", f"`track` of `end_game` names no A.S.T. track: `{track.dotted}`", track.span,
+                                 item=step.name, help=suggestion(track.dotted, self.ed.asts))
+                if call.name in seen and call.name not in _REPEATABLE_ACTIONS:
+                    self.d.error("CIV141", f"`{call.name}` is already done by step \"{seen[call.name]}\"", call.span,
+                                 item=step.name, help="a turn does this once: keep it in one step")
+                seen.setdefault(call.name, step.name)
 
     # --- epochs, score
     def _epochs(self) -> None:
@@ -718,6 +746,11 @@ def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | No
     previous = [1] + list(starts)
     return next(((start, epoch) for before, start, epoch in zip(previous, starts, epochs)
                  if start <= before or start > spaces), None)
+
+
+# phase actions a turn may do in several steps (players enter map outcomes after each map phase;
+# an edition may end the game by a different rule on each A.S.T. track)
+_REPEATABLE_ACTIONS = ("census", "end_game")
 
 
 def _negative_literal(e) -> bool:
