@@ -110,10 +110,6 @@ def _event_lines(text: str) -> list[int]:
     return []
 
 
-def _where(key: str) -> str:
-    return f"`{key}`"
-
-
 def checked(data, lines: list[int] | None = None) -> GameFile:
     if not isinstance(data, dict):
         raise GameFileError(f"a game file is a mapping of {', '.join(TOP_KEYS)}, not {type(data).__name__}")
