@@ -192,11 +192,28 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        rules = _AmountRules(ed, cal)
-        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), functools.partial(
-            _described_calamity, c=compiler, cal=cal, fn=fn, rules=rules))
+        variants, switches = calamity_variants(ed, cal)
+        for i, (_, rules) in enumerate(variants):
+            name = f"{fn}_v{i}" if switches else fn
+            summaries[cal.name] = _WRITTEN.write(w, name, (cal, setting, _typed(vars(rules))), functools.partial(
+                _described_calamity, c=compiler, cal=cal, fn=name, rules=rules))
+        if switches:
+            _variant_dispatch(w, ed, cal, fn, variants, switches)
     compiler.held = "s.held_set"
     return names, summaries
+
+
+def _variant_dispatch(w: Writer, ed: Edition, cal: Calamity, fn: str, variants: list, switches: tuple) -> None:
+    """A calamity whose amounts settings a rule option switches: the function asked reads the
+    options of the question and hands it to the variant written for them."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span)
+    w.line(f"    {('%s, by the rule options that switch its amounts settings' % cal.name)!r}")
+    w.line(f"    on = frozenset(n for n in {switches!r} if s.option(n))")
+    table = {on: variant_index(variants, ed, cal, on) for on in _variant_options(ed, cal)}
+    w.line(f"    return ({', '.join(f'{fn}_v{i}' for i in range(len(variants)))},)"
+           f"[{ {tuple(sorted(k)): v for k, v in table.items()}!r}[tuple(sorted(on))]](s, role)")
 
 
 def _setting(compiler: PythonCompiler) -> dict:
@@ -519,18 +536,70 @@ def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: 
 class _AmountRules:
     """The edition's `amounts` settings as they apply to one calamity (its exceptions first)."""
 
-    def __init__(self, ed: Edition, cal: Calamity):
-        self.bound = ed.amount_setting("bound", cal) == ("holdings",)
-        self.floor = ed.amount_setting("floor", cal) == ("zero",)
-        self.order = ed.amount_setting("order", cal)
-        self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
-        self.unselect = ed.amount_setting("prevention", cal) == ("unselect",)
+    def __init__(self, ed: Edition, cal: Calamity, on: frozenset[str] = frozenset()):
+        self.bound = ed.amount_setting("bound", cal, on) == ("holdings",)
+        self.floor = ed.amount_setting("floor", cal, on) == ("zero",)
+        self.order = _effective_order(ed.amount_setting("order", cal, on), cal)
+        self.least_over = ed.amount_setting("losses", cal, on) == ("least_over",)
+        self.unselect = ed.amount_setting("prevention", cal, on) == ("unselect",)
         # a city's unit points for this calamity where its text declares another value (None: the edition's)
-        named = ed.amount_setting("city_points", cal)
+        named = ed.amount_setting("city_points", cal, on)
         self.city_points = ed.consts[named[0]].value if named and named[0] in ed.consts else None
+        # where a floor step of the trace cites its rule: the calamity (the settings may be the edition's)
+        self.floor_at = (cal.span.line, cal.span.path)
+
+    def stage(self, op: str) -> str:
+        """The stage of `order` an add or prevent operation belongs to: together or apart."""
+        return "add_prevent" if "add_prevent" in self.order and op in ("add", "prevent") else op
 
     def city_arg(self) -> str:
         return f", city={self.city_points!r}" if self.city_points is not None else ""
+
+
+def _effective_order(order: tuple[str, ...], cal: Calamity) -> tuple[str, ...]:
+    """The `order` as it bears on this calamity's operations: a floor step only where something is
+    prevented, add and prevent as one stage unless both occur. Equal for orders that cannot differ
+    here, so that a rule option switching the order writes no second, identical function."""
+    ops = {o.op for m in cal.modifiers for o in m.ops if isinstance(o, ChangeOp)}
+    if "prevent" not in ops:
+        order = tuple(x for x in order if x != "floor")
+    if not {"add", "prevent"} <= ops:
+        first = next(i for i, x in enumerate(order) if x in ("add", "prevent", "add_prevent"))
+        order = tuple("add_prevent" if i == first else x for i, x in enumerate(order)
+                      if i == first or x not in ("add", "prevent", "add_prevent"))
+    return order
+
+
+class FloorStep:
+    """A `floor` step of `amounts { order ... }`: every amount a prevention lowered becomes zero
+    there if it went below (then additions may raise it again: "prevent, floor, then add")."""
+
+    op, kind = "floor", None
+
+
+def _variant_options(ed: Edition, cal: Calamity) -> list[frozenset[str]]:
+    """Every combination of the rule options that switch this calamity's amounts settings
+    (the empty one first): one function is written per distinct set of settings."""
+    names = ed.amount_options(cal)
+    return [frozenset(n for i, n in enumerate(names) if mask >> i & 1) for mask in range(1 << len(names))]
+
+
+def calamity_variants(ed: Edition, cal: Calamity) -> tuple[list[tuple[frozenset, _AmountRules]], tuple[str, ...]]:
+    """([(options on, its amount rules)] with equal rules written once, the options that switch
+    them): one entry, and no options, where no rule option changes this calamity's amounts."""
+    seen: list[tuple[frozenset, _AmountRules]] = []
+    for on in _variant_options(ed, cal):
+        rules = _AmountRules(ed, cal, on)
+        if not any(vars(r) == vars(rules) for _, r in seen):
+            seen.append((on, rules))
+    return seen, ed.amount_options(cal) if len(seen) > 1 else ()
+
+
+def variant_index(variants: list[tuple[frozenset, _AmountRules]], ed: Edition, cal: Calamity,
+                  on: frozenset) -> int:
+    """Which written variant answers when the options ON are switched on."""
+    rules = vars(_AmountRules(ed, cal, on))
+    return next(i for i, (_, r) in enumerate(variants) if vars(r) == rules)
 
 
 def _described_calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> str:
@@ -588,9 +657,6 @@ class _EffectVar:
         """The variable that is None while this effect's branch was not taken."""
         return self.var(self.kind.main)
 
-
-# which stage of the edition's `amounts { order ... }` each changing operation belongs to
-_STAGE = {"add": "add_prevent", "prevent": "add_prevent", "set": "set", "cap": "cap"}
 
 # the runtime's passes over the finished effect list, in order: (the pass, whether it applies to a
 # role); a target writes each pass's call with its `_after_<pass>`
@@ -663,12 +729,34 @@ class _RoleWalk(NodeVisitor):
         return [(j, m, o) for j, m, o in self.ops if isinstance(o, types)]
 
     def _ordered(self) -> list:
-        """The changing operations in the order the edition declares (`amounts { order ... }`)."""
-        stages: dict[str, list] = {stage: [] for stage in _STAGE.values()}
+        """The changing operations in the order the edition declares (`amounts { order ... }`),
+        with its `floor` step where it stands (when some operation prevents)."""
+        stages: dict[str, list] = {stage: [] for stage in self.rules.order}
         for t in self._ops(ChangeOp):
-            stages[_STAGE[t[2].op]].append(t)
+            stages[self.rules.stage(t[2].op)].append(t)
         stages["set"].sort(key=lambda t: t[1].priority)
+        if "floor" in stages and self._floored():
+            stages["floor"].append((None, None, FloorStep()))
         return [t for stage in self.rules.order for t in stages[stage]]
+
+    def _floored(self) -> list[_EffectVar]:
+        """The effects some operation prevents part of: the only amounts a floor step can raise."""
+        prevented = {(o.kind, o.param) for _, _, o in self._ops(ChangeOp) if o.op == "prevent"}
+        return [v for v in self.variables if v.kind.main is not None
+                and ((v.effect.kind, None) in prevented or (v.effect.kind, v.kind.main) in prevented)
+                # select, then unselect: what prevention spares is counted apart (runtime.unselect)
+                and not (self.rules.unselect and v.effect.kind in vocab.UNSELECT_KINDS)]
+
+    def visit_FloorStep(self, o: FloorStep, j, m) -> None:
+        for v in self._floored():
+            self._floor_line(v)
+
+    def _end_floor(self) -> None:
+        """The edition's `floor zero` after every operation, in the trace (the returned amount is
+        floored in any case): the answer shows "never below zero" rather than a negative amount."""
+        if self.rules.floor and self._ops(ChangeOp):
+            for v in self._floored():
+                self._floor_line(v)
 
     def _unselecting(self) -> list[_EffectVar]:
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
@@ -692,7 +780,10 @@ class _RoleWalk(NodeVisitor):
             self.visit(o, j, m)
         for v in self.unselecting:
             self.line(f"{v.var('amount')}_unselected = 0{self.END}")
-        for j, m, o in self.ordered + self._ops((StopOp, OptionOp, ImmuneOp)):
+        for j, m, o in self.ordered:
+            self.visit(o, j, m)
+        self._end_floor()
+        for j, m, o in self._ops((StopOp, OptionOp, ImmuneOp)):
             self.visit(o, j, m)
 
     def _effect_locals(self) -> None:
@@ -982,6 +1073,10 @@ class _RoleBody(_RoleWalk):
                         f"{o.span.line!r}, {o.span.path!r})", o.span)
             if var in unselected:
                 self.w.line(f"{inner}{var}_unselected += {value}", o.span)  # counted apart: unselected later
+
+    def _floor_line(self, v: _EffectVar) -> None:
+        var, (line, path) = v.var(v.kind.main), self.rules.floor_at
+        self.line(f"{var} = _rt.floor_step(trace, {v.effect.kind!r}, {v.kind.main!r}, {var}, {line!r}, {path!r})")
 
     def _targets(self, targets: list, param: str):
         """Each effect a modifier changes, as (its variable, the indent of its body): one `if`/`elif`

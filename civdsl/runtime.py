@@ -131,6 +131,15 @@ def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, l
     return new
 
 
+def floor_step(trace: list, kind: str, param: str, old, line: int, path: str):
+    """An amount below zero becomes zero here (`amounts { floor zero }`, or the `floor` step of
+    its `order`), traced; an absent or unknown amount stays as it is."""
+    if old is None or old.__class__ is Unknown or old >= 0:
+        return old
+    trace.append(("floor", kind, param, 0, old, 0, (), line, path))
+    return 0
+
+
 # each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
 _CHANGES = {"add": operator.add, "prevent": operator.sub, "cap": min_, "set": lambda old, v: v}
 

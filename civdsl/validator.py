@@ -84,7 +84,16 @@ class _Validator(NodeVisitor):
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
+        self._amount_switches()
         self._unread_options()
+
+    def _amount_switches(self) -> None:
+        """`amounts { SETTING ... when OPTION }` names a declared option (CIV080)."""
+        for item, scope in [(None, self.ed)] + [(c.name, c) for c in self.ed.calamities.values()]:
+            for option, span in scope.amounts_when_spans.items():
+                if option not in self.ed.options:
+                    self.d.error("CIV080", f"`amounts ... when {option}` names no declared option", span, item=item,
+                                 help=suggestion(option, self.ed.options) or f"declare it: `option {option} \"why\" off`")
 
     def _unknown_names(self) -> None:
         pools = {"advance": self.ed.advances, "commodity": self.ed.commodities, "group": self.ed.groups}
@@ -101,6 +110,7 @@ class _Validator(NodeVisitor):
         if not self.ed.options:
             return
         read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
+        read |= {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,

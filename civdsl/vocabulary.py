@@ -218,8 +218,9 @@ AMOUNT_SETTINGS = {
               "holdings: an amount never exceeds what the player has (see BOUNDS); none: amounts as computed"),
     "floor": (("zero", "none"), ("zero",),
               "zero: prevention never takes an amount below zero; none: no floor is applied"),
-    "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
-              "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+    "order": (("add_prevent", "add", "prevent", "floor", "set", "cap"), ("add_prevent", "set", "cap"),
+              "the order in which modifier operations apply: add and prevent (together as add_prevent, or "
+              "apart), set and cap each once; floor (an amount below zero becomes zero there) at most once"),
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
@@ -233,6 +234,14 @@ AMOUNT_SETTINGS = {
                    "number, never more than he has, then prevention unselects some and the rest are taken; "
                    "amount: prevention lowers the amount before any bound"),
 }
+
+def amount_order_fits(words) -> bool:
+    """Whether an `amounts { order ... }` lists each stage once: additions and preventions
+    (together, `add_prevent`, or apart), `set` and `cap`, and at most one `floor` step."""
+    stages = [w for word in words for w in (("add", "prevent") if word == "add_prevent" else (word,))]
+    return (sorted(w for w in stages if w != "floor") == ["add", "cap", "prevent", "set"]
+            and stages.count("floor") <= 1)
+
 
 # `resolution { ... }`: how an edition runs the calamity phase for a whole table (issue 13 §3,
 # `civdsl table`), edition-wide or inside a calamity (an exception, where `per_calamity`). Each

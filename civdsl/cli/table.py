@@ -137,4 +137,6 @@ def _trace_line(t: dict) -> str:
     before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
     value = "" if t["value"] is None else t["value"]
     by = ", ".join(t["by"]) or "rule"
+    if t["op"] == "floor":
+        return f"       never below zero: {before} \u2192 {after}  [{t['path']}:{t['line']}]"
     return f"       {t['op']} {value} {by}: {before} \u2192 {after}  [{t['path']}:{t['line']}]"

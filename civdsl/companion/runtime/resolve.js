@@ -24,6 +24,13 @@ function change(trace, op, kind, param, value, old, by, line, path) {
   return after;
 }
 
+// an amount below zero becomes zero here, traced (runtime.floor_step)
+function floorStep(trace, kind, param, old, line, path) {
+  if (old === null || old instanceof Unknown || !truthy(lt(old, 0))) return old;
+  trace.push(["floor", kind, param, 0, old, 0, [], line, path]);
+  return 0;
+}
+
 // never below zero; an unknown amount stays unknown (the `floor zero` amounts setting)
 function floorZero(value) {
   if (value === null || value instanceof Unknown) return value;
