@@ -108,3 +108,14 @@ def test_resolve_switches_a_reading_per_question_with_option():
     other = CliRunner().invoke(main, args + ["--option", "cyclone_prevention_on_amount=on"])
     assert "0 taken" in default.stdout
     assert "reduce 1 city next to the open sea" in other.stdout
+
+
+def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switch():
+    from civdsl.charts import tables
+    from civdsl.resources import rulebooks_dir
+
+    ed = check_file(rulebooks_dir() / "expansion.civ").edition
+    rows = [[c.plain() for c in r.cells] for r in tables.calamities_chart(ed).tables[-1].rows]
+    assert len(rows) == len(ed.options)
+    assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]
+    assert rows[1][3] == "prevention amount (Cyclone)"
