@@ -318,6 +318,12 @@ class _Validator(NodeVisitor):
                 self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
             if sc.amount < 0:
                 self.d.error("CIV025", "negative specific credit", sc.span, item=name)
+            target = self.ed.advances.get(sc.target)
+            cost = target.cost if target is not None else None
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool) and sc.amount > cost:
+                self.d.error("CIV136", f"a credit of {sc.amount} to `{sc.target}`, which costs only {cost}",
+                             sc.span, item=name, notes=[f"`{sc.target}` would cost nothing, whatever else is held"],
+                             help=f"a credit to one advance is at most its cost ({cost}): check both figures")
 
     def _advance_vp(self, adv: Advance) -> None:
         """Victory points as the tier rule gives them (an explicit figure must agree)."""
