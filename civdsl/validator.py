@@ -790,10 +790,26 @@ def set_value(ed: Edition, n: int, face: int):
 
 # the functions of an author invariant over a collection: (its items, each further argument as a
 # function of an item) -> the value
+def _all_holds(items, args) -> bool:
+    """`all(items, condition)`: false as soon as one item decidedly breaks it, even where another
+    cannot be decided (a cost unknown); undecided (the first item's EvalError) only when no item
+    breaks it."""
+    undecided = None
+    for item in items:
+        try:
+            if args[0](item) is not True:
+                return False
+        except EvalError as exc:
+            undecided = undecided or exc
+    if undecided is not None:
+        raise undecided
+    return True
+
+
 _AGGREGATES = {
     "count": lambda items, args: len(items),
     "sum": lambda items, args: sum(args[0](item) or 0 for item in items),
-    "all": lambda items, args: all(args[0](item) is True for item in items),
+    "all": _all_holds,
     "any": lambda items, args: any(args[0](item) is True for item in items),
 }
 
@@ -896,8 +912,19 @@ class ModelEvaluator:
 
     def _failing(self, expr: Call) -> str:
         """The items (the first ten) for which `all(items, condition)` does not hold."""
-        bad = [i.get("name", "?") for i in self.items(expr.args[0], None) if self.evaluate(expr.args[1], i) is not True]
-        return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        bad, undecided = [], []
+        for i in self.items(expr.args[0], None):
+            try:
+                if self.evaluate(expr.args[1], i) is not True:
+                    bad.append(i.get("name", "?"))
+            except EvalError:
+                undecided.append(i.get("name", "?"))
+        text = "fails for: " + _first_ten(bad)
+        return text + ("; cannot be decided for: " + _first_ten(undecided) if undecided else "")
+
+
+def _first_ten(names: list) -> str:
+    return ", ".join(map(str, names[:10])) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
 
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
