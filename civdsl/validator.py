@@ -851,7 +851,8 @@ class ModelEvaluator:
     def advance_view(self, adv: Advance, depth: int = 0) -> dict:
         view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
                                 "supply": adv.supply, "credit_total": sum(adv.credits.values()),
-                                "group_count": len(adv.groups)}
+                                "group_count": len(adv.groups), "first_group": adv.groups[0] if adv.groups else None,
+                                "second_group": adv.groups[1] if len(adv.groups) > 1 else None}
         if depth == 0:
             view["specific_credits"] = [
                 {"target": self.advance_view(self.ed.advances[sc.target], 1) if sc.target in self.ed.advances else None,

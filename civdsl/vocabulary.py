@@ -533,7 +533,8 @@ DERIVED_WORDS = {
 # Collections and item attributes that author invariants (assert) can read.
 MODEL_COLLECTIONS = ("advances", "calamities", "commodities", "specific_credits")
 ITEM_ATTRIBUTES = {
-    "advances": ("name", "cost", "vp", "groups", "supply", "specific_credits", "credit_total", "group_count"),
+    "advances": ("name", "cost", "vp", "groups", "supply", "specific_credits", "credit_total", "group_count",
+                 "first_group", "second_group"),
     "calamities": ("name", "stack", "tradable", "major", "modifier_count"),
     "commodities": ("name", "value", "count", "stack"),
     "specific_credits": ("target", "amount", "source"),

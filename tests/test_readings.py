@@ -1,6 +1,7 @@
 """Every recorded reading of an ambiguous text is a declared rule option: the default reading is
 the rulebook's, the other one answers when the option is switched on, each with a worked number."""
 
+import pytest
 from click.testing import CliRunner
 
 import civdsl
@@ -119,3 +120,15 @@ def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switc
     assert len(rows) == len(ed.options)
     assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]
     assert rows[1][3] == "prevention amount (Cyclone)"
+
+
+@pytest.mark.parametrize("edition, card, groups", [("megaciv", "Written Record", "sciences, arts"),
+                                                   ("expansion", "Written Record", "sciences, arts"),
+                                                   ("civ1981", "Mysticism", "arts, crafts"),
+                                                   ("civ1980", "Pottery", "arts")])
+def test_a_card_moved_to_another_colour_group_breaks_an_assert(tmp_path, edition, card, groups):
+    path = tmp_path / "moved.civ"
+    path.write_text(f'language 1\nedition moved "Moved" extends {edition}\n'
+                    f'change advance "{card}" {{ groups {groups} }}\n', encoding="utf-8")
+    failed = [d for d in check_file(path).diagnostics.items if d.code == "CIV042"]
+    assert failed, f"{card} moved to {groups} passed every assert of {edition}"
