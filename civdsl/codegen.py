@@ -309,6 +309,8 @@ def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> 
     table_rules = {name: _table_rule(spec, ed.resolution_setting(name), consts)
                    for name, spec in vocab.RESOLUTION_SETTINGS.items()}
     table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
+    # the file that holds each setting's line: a house rule's base for an inherited one
+    table_rules["paths"] = {n: sp[0].path for n, sp in ed.resolution_spans.items() if sp}
     w.line(f"TABLE_RULES = {table_rules!r}")
 
 

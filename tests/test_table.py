@@ -652,3 +652,10 @@ def test_the_command_locates_a_nominee_against_the_rule_in_the_table_file(tmp_pa
     assert result.exit_code != 0
     assert f"{path}: calamities[0] (Civil War): `beneficiary` is b, but the rule names c (`nominee_without tokens`" \
         in result.output
+
+
+def test_a_house_rules_table_cites_the_file_that_holds_the_line():
+    house = str(Path(__file__).resolve().parents[1] / "rulebooks" / "house" / "gentle.civ")
+    result = _cli("table", house, str(EXAMPLE))
+    head = result.output.split("\n\n")[0]
+    assert "[rulebooks/megaciv.civ:" in head and "gentle.civ:" not in head, head

@@ -212,6 +212,8 @@ def _secondary(data: dict) -> None:
 
     if s["share"] is not None:
         click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
+    elif s["count"] is None:  # how many depends on a fact the state does not give (named below)
+        click.echo(f"  assigns to other players (how many is not known yet): {effects} each")
     else:
         click.echo(f"  assigns to {counted(s['count'], ('other player', 'other players'))}: {effects} each")
 
@@ -301,7 +303,7 @@ def _cost_lines(data: dict) -> None:
         _price_lines(row)
     for row in data["acquired"]:
         click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
-    policy = ", ".join([data["policy"]] + data["variants"])
+    policy = ", ".join(x.replace("_", " ") for x in [data["policy"]] + data["variants"])
     click.echo(f"total: {_known(data['total'])}  (credit policy: {policy}; treasury counts "
                f"{data['treasury_value']} per token)")
     if not data["complete"]:

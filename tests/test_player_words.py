@@ -1,0 +1,85 @@
+"""No internal name reaches a player: every player's command (resolve, cost, plan, epoch, score,
+hand, table, step, simulate) over every shipped rulebook, in text, and the companion page's own
+words, carry no snake_case identifier, None, null, True or False. What the player types (a
+`--set NAME=N` hint, an `--option`), file paths and quoted rulebook text are not prose."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from civdsl.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+BOARD = ("civ1980", "civ1981", "expansion", "megaciv")
+
+# what a player must never read
+LEAK = re.compile(r"\b(?:[a-z][a-z0-9]*_[a-z0-9_]+|[a-z]\w*\.\w+\.\w+|None|null|True|False)\b")
+# what is not prose: a path, a command-line switch with its value, the rulebook's own quoted words
+NOT_PROSE = re.compile(r"\S+\.(?:civ|ya?ml|json|html|svg|py)\b|--\w[\w-]*(?:[ =]\S+)?|\"[^\"]*\"|“[^”]*”|`[^`]*`")
+
+
+def leaks(text: str) -> list[str]:
+    """The lines of TEXT that show an internal name, each with what leaked."""
+    out = []
+    for line in text.splitlines():
+        found = LEAK.findall(NOT_PROSE.sub(" ", line))
+        if found:
+            out.append(f"{found}: {line.strip()}")
+    return out
+
+
+def _run(args: list[str]) -> str:
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code in (0, 1), (args, res.output)
+    return res.output
+
+
+def _board_questions(edition: str) -> list[list[str]]:
+    from civdsl import load
+
+    rb = load(edition)
+    state = ["--state", str(EXAMPLES / "state.yaml")]
+    questions = [["cost", edition, "--buy", next(iter(rb.module.ADVANCES))],
+                 ["plan", edition] + state,
+                 ["epoch", edition] + state, ["epoch", edition],
+                 ["score", edition] + state, ["hand", edition, "--cards", "Grain:3,Salt:1"]]
+    for name in rb.module.CALAMITIES:
+        for role in ("primary", "secondary"):
+            questions.append(["resolve", edition, name, "--role", role])
+            questions.append(["resolve", edition, name, "--role", role] + state)
+    return questions
+
+
+@pytest.mark.parametrize("edition", BOARD)
+def test_board_game_commands_speak_a_players_words(edition):
+    found = []
+    for args in _board_questions(edition):
+        found += [f"civdsl {' '.join(args)}: {leak}" for leak in leaks(_run(args))]
+    assert found == []
+
+
+@pytest.mark.parametrize("table", ["table.yaml", "table-1981.yaml"])
+def test_the_table_speaks_a_players_words(table):
+    import yaml
+
+    edition = yaml.safe_load((EXAMPLES / table).read_text(encoding="utf-8")).get("rulebook", "megaciv")
+    out = _run(["table", edition, str(EXAMPLES / table)])
+    assert leaks(out) == []
+
+
+def test_the_card_game_speaks_a_players_words():
+    state = str(EXAMPLES / "cardgame-state.yaml")
+    out = _run(["step", "cardgame", "--state", state]) + _run(["simulate", "cardgame", "--runs", "2", "--rounds", "3"])
+    assert leaks(out) == []
+
+
+def test_the_scanner_finds_each_kind_of_leak():
+    for text in ("assigns to None other players", "hand_limit_by_players(9)", "drought = False",
+                 "depends on the players.P2.cities in stock", "null", "True"):
+        assert leaks(text), text
+    assert leaks("pass --set flood_plain_units=N, or a --state file [rulebooks/house/kind_famine.civ:3]") == []
