@@ -790,8 +790,8 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
     if "hand_limit" in module.CONSTS:
         return int(module.CONSTS["hand_limit"]), "the rulebook's limit"
     if table is not None:
-        raise StateError("the hand limit depends on the number of players (table hand_limit_by_players): "
-                         "give `players` in the state (or --set players=N), or pass --hand-limit N")
+        raise StateError("the hand limit depends on the number of players: give the number of players, "
+                         "or the hand limit itself")
     raise StateError(f"{module.EDITION['name']} declares no hand limit (const hand_limit or table "
                      "hand_limit_by_players): pass --hand-limit N")
 

@@ -388,8 +388,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("reduced_city_tokens", "int", "tokens a city leaves when reduced (the population limit of its area; one "
          "figure for the cities that would be reduced)",
          words=("token a reduced city leaves", "tokens a reduced city leaves")),
-    Fact("unit_points", "int", "unit points on the board; when not given, derived as tokens x token_points + "
-         "cities x city_points (constants, default 1 and 5)",
+    Fact("unit_points", "int", "unit points on the board; when not given, derived from the tokens and cities "
+         "(each token and city worth the points the rulebook gives them, 1 and 5 unless it says otherwise)",
          words=("unit point", "unit points")),
     Fact("cities_in_stock", "int", "cities in stock", words=("city in stock", "cities in stock")),
     Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),

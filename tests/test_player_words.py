@@ -83,3 +83,59 @@ def test_the_scanner_finds_each_kind_of_leak():
                  "depends on the players.P2.cities in stock", "null", "True"):
         assert leaks(text), text
     assert leaks("pass --set flood_plain_units=N, or a --state file [rulebooks/house/kind_famine.civ:3]") == []
+
+
+class _PageText:
+    """The text a page shows before its script runs: text nodes and the attributes a reader sees."""
+
+    SEEN = ("title", "placeholder", "aria-label", "alt")
+
+    def __init__(self, html: str):
+        from html.parser import HTMLParser
+
+        self.parts: list[str] = []
+        outer = self
+
+        class _Parser(HTMLParser):
+            hidden = 0
+
+            def handle_starttag(self, tag, attrs):
+                self.hidden += tag in ("script", "style")
+                outer.parts += [v for k, v in attrs if k in outer.SEEN and v]
+
+            def handle_endtag(self, tag):
+                self.hidden -= tag in ("script", "style")
+
+            def handle_data(self, data):
+                if not self.hidden and data.strip():
+                    outer.parts.append(data.strip())
+
+        _Parser().feed(html)
+
+
+@pytest.mark.parametrize("edition", ["cardgame", *BOARD])
+def test_the_companion_pages_text_speaks_a_players_words(edition):
+    from civdsl.codegen import generate_module
+    from civdsl.companion.page import companion_html, module_from_code
+    from civdsl.frontend import check_file
+    from civdsl.resources import shipped_rulebooks
+
+    checked = check_file(shipped_rulebooks()[edition])
+    ed = checked.edition
+    _, code = generate_module(ed, {f.display: f.text for f in checked.chain})
+    page = companion_html(module_from_code(code, ed.id), ed)
+    assert leaks("\n".join(_PageText(page).parts)) == []
+
+
+def test_the_companion_pages_own_strings_speak_a_players_words():
+    """The sentences ui.js writes, and the vocabulary's words and meanings it shows (a fact's
+    label and help), with each `{parameter}` of a sentence template as a number."""
+    from civdsl.companion.page import _asset, page_words
+
+    sentences = [s for s in re.findall(r'"((?:[^"\\\n]|\\.)*)"', _asset("ui.js")) if " " in s]
+    data = page_words()
+    for name, kind, doc, minimum, words, states in data["facts"]["rows"]:
+        sentences += [doc or "", *(words or [])]
+    for effect in data["effects"].values():
+        sentences += [re.sub(r"\{[^}]*\}", "N", t or "") for t in [effect["text"], *effect["zero"].values()]]
+    assert [leak for s in sentences for leak in leaks(s)] == []

@@ -693,8 +693,8 @@ function planBaseHandLimit(M, facts, override) {
   }
   if (creditHas(M.CONSTS, "hand_limit")) return [Math.trunc(M.CONSTS.hand_limit), "the rulebook's limit"];
   if (table !== null) {
-    throw creditUserError("the hand limit depends on the number of players (table hand_limit_by_players): "
-      + "give `players` in the state (or --set players=N), or pass --hand-limit N");
+    throw creditUserError("the hand limit depends on the number of players: give the number of players, "
+      + "or the hand limit itself");
   }
   throw creditUserError(M.EDITION.name + " declares no hand limit (const hand_limit or table "
     + "hand_limit_by_players): pass --hand-limit N");
