@@ -11,6 +11,7 @@ can report an error at the rulebook line.
 from __future__ import annotations
 
 import functools
+import itertools
 import hashlib
 import json
 import math
@@ -26,7 +27,7 @@ from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompi
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, OptionOp, StopOp
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp
 
 GENERATOR_VERSION = "2"
 
@@ -194,10 +195,10 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
         names[cal.name] = fn
         variants, switches = calamity_variants(ed, cal)
         for i, (_, rules) in enumerate(variants):
-            name = f"{fn}_v{i}" if switches else fn
+            name = f"{fn}_v{i}" if len(variants) > 1 else fn
             summaries[cal.name] = _WRITTEN.write(w, name, (cal, setting, _typed(vars(rules))), functools.partial(
                 _described_calamity, c=compiler, cal=cal, fn=name, rules=rules))
-        if switches:
+        if len(variants) > 1:
             _variant_dispatch(w, ed, cal, fn, variants, switches)
     compiler.held = "s.held_set"
     return names, summaries
@@ -541,7 +542,7 @@ class _AmountRules:
     def __init__(self, ed: Edition, cal: Calamity, on: frozenset[str] = frozenset()):
         self.bound = ed.amount_setting("bound", cal, on) == ("holdings",)
         self.floor = ed.amount_setting("floor", cal, on) == ("zero",)
-        self.order = _effective_order(ed.amount_setting("order", cal, on), cal)
+        self.order = _effective_order(ed.amount_setting("order", cal, on), cal, self.floor)
         self.least_over = ed.amount_setting("losses", cal, on) == ("least_over",)
         self.unselect = ed.amount_setting("prevention", cal, on) == ("unselect",)
         # a city's unit points for this calamity where its text declares another value (None: the edition's)
@@ -549,6 +550,10 @@ class _AmountRules:
         self.city_points = ed.consts[named[0]].value if named and named[0] in ed.consts else None
         # where a floor step of the trace cites its rule: the calamity (the settings may be the edition's)
         self.floor_at = (cal.span.line, cal.span.path)
+        # where rule options switch the order: ((the switches on, in `switches` order), order) for each
+        # combination, read at run time (calamity_variants)
+        self.orders: tuple | None = None
+        self.switches: tuple[str, ...] = ()
 
     def stage(self, op: str) -> str:
         """The stage of `order` an add or prevent operation belongs to: together or apart."""
@@ -558,18 +563,24 @@ class _AmountRules:
         return f", city={self.city_points!r}" if self.city_points is not None else ""
 
 
-def _effective_order(order: tuple[str, ...], cal: Calamity) -> tuple[str, ...]:
-    """The `order` as it bears on this calamity's operations: a floor step only where something is
-    prevented, add and prevent as one stage unless both occur. Equal for orders that cannot differ
-    here, so that a rule option switching the order writes no second, identical function."""
-    ops = {o.op for m in cal.modifiers for o in m.ops if isinstance(o, ChangeOp)}
-    if "prevent" not in ops:
-        order = tuple(x for x in order if x != "floor")
-    if not {"add", "prevent"} <= ops:
+def _effective_order(order: tuple[str, ...], cal: Calamity, floor_at_end: bool) -> tuple[str, ...]:
+    """The `order` as it bears on this calamity's operations: add and prevent as one stage unless
+    both change one amount; a floor step only where something is prevented, and not right after
+    the additions and preventions when the amount is floored at the end anyway (set replaces, cap
+    never raises). Equal for orders that cannot differ here, so that a rule option switching the
+    order writes no second, identical function."""
+    changes = {(o.op, o.kind, o.param) for m in cal.modifiers for o in m.ops if isinstance(o, ChangeOp)}
+    if not any(("add", k, p) in changes for op, k, p in changes if op == "prevent"):
         first = next(i for i, x in enumerate(order) if x in ("add", "prevent", "add_prevent"))
         order = tuple("add_prevent" if i == first else x for i, x in enumerate(order)
                       if i == first or x not in ("add", "prevent", "add_prevent"))
+    if not any(op == "prevent" for op, _, _ in changes) or (floor_at_end and "add_prevent" in order):
+        order = tuple(x for x in order if x != "floor")
     return order
+
+
+# where add and prevent are stages apart, the stage that skips each of them
+_SKIPPED_IN = {"add": "prevent", "prevent": "add"}
 
 
 class FloorStep:
@@ -586,22 +597,37 @@ def _variant_options(ed: Edition, cal: Calamity) -> list[frozenset[str]]:
     return [frozenset(n for i, n in enumerate(names) if mask >> i & 1) for mask in range(1 << len(names))]
 
 
+def _settings_but_order(rules: _AmountRules) -> dict:
+    return {k: v for k, v in vars(rules).items() if k not in ("order", "orders", "switches")}
+
+
 def calamity_variants(ed: Edition, cal: Calamity) -> tuple[list[tuple[frozenset, _AmountRules]], tuple[str, ...]]:
-    """([(options on, its amount rules)] with equal rules written once, the options that switch
-    them): one entry, and no options, where no rule option changes this calamity's amounts."""
-    seen: list[tuple[frozenset, _AmountRules]] = []
+    """([(options on, its amount rules)], the options that switch them): one function per
+    distinct set of settings but the order, which one function follows as the question's options
+    say (`rules.orders`: (options on, order) where options switch it); one entry, and no options,
+    where no rule option changes this calamity's amounts."""
+    groups: list[tuple[_AmountRules, list]] = []
     for on in _variant_options(ed, cal):
         rules = _AmountRules(ed, cal, on)
-        if not any(vars(r) == vars(rules) for _, r in seen):
-            seen.append((on, rules))
-    return seen, ed.amount_options(cal) if len(seen) > 1 else ()
+        group = next((g for g in groups if _settings_but_order(g[0]) == _settings_but_order(rules)), None)
+        if group is None:
+            groups.append((rules, [(on, rules.order)]))
+        else:
+            group[1].append((on, rules.order))
+    switches = ed.amount_options(cal)
+    for rules, orders in groups:
+        if len({order for _, order in orders}) > 1:
+            rules.orders = tuple((tuple(n for n in switches if n in on), order) for on, order in orders)
+            rules.switches = switches
+    changed = len(groups) > 1 or any(r.orders for r, _ in groups)
+    return [(orders[0][0], rules) for rules, orders in groups], switches if changed else ()
 
 
 def variant_index(variants: list[tuple[frozenset, _AmountRules]], ed: Edition, cal: Calamity,
                   on: frozenset) -> int:
     """Which written variant answers when the options ON are switched on."""
-    rules = vars(_AmountRules(ed, cal, on))
-    return next(i for i, (_, r) in enumerate(variants) if vars(r) == rules)
+    rules = _settings_but_order(_AmountRules(ed, cal, on))
+    return next(i for i, (_, r) in enumerate(variants) if _settings_but_order(r) == rules)
 
 
 def _described_calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> str:
@@ -663,6 +689,8 @@ class _EffectVar:
 # the runtime's passes over the finished effect list, in order: (the pass, whether it applies to a
 # role); a target writes each pass's call with its `_after_<pass>`
 _AFTER = (
+    # never below zero (`amounts { floor zero }`): traced where an amount went below
+    ("floor", lambda r: bool(r.floor_kinds())),
     # nothing beyond what the player has: the taken amount beside the demanded one
     ("bound", lambda r: r.bounded),
     # select (never more than held), then unselect what prevention allows
@@ -753,12 +781,55 @@ class _RoleWalk(NodeVisitor):
         for v in self._floored():
             self._floor_line(v)
 
-    def _end_floor(self) -> None:
-        """The edition's `floor zero` after every operation, in the trace (the returned amount is
-        floored in any case): the answer shows "never below zero" rather than a negative amount."""
-        if self.rules.floor and self._ops(ChangeOp):
-            for v in self._floored():
-                self._floor_line(v)
+    def _stage_ops(self, stage: str) -> list:
+        """The changing operations of one stage of `order` (a floor step: its pseudo-operation)."""
+        if stage == "floor":
+            return [(None, None, FloorStep())] if self._floored() else []
+        ops = [t for t in self._ops(ChangeOp)
+               if stage == t[2].op or (stage == "add_prevent" and t[2].op in ("add", "prevent"))]
+        return sorted(ops, key=lambda t: t[1].priority) if stage == "set" else ops
+
+    def _switched_order(self) -> None:
+        """The operations where rule options switch their order: a loop over the stages of the
+        order the question's options choose, each operation written once (the additions skipped
+        in a `prevent` stage, the preventions in an `add` stage; a stage without operations not
+        written)."""
+        changes = ("add_prevent", "add", "prevent")
+        stages = [stage for stage in dict.fromkeys("add_prevent" if stage in changes else stage
+                                                   for _, order in self.rules.orders for stage in order)
+                  if self._stage_ops(stage)]
+        self._stage_loop_start(self.rules.switches, {on: order for on, order in self.rules.orders})
+        outer = self.indent
+        for k, stage in enumerate(stages):
+            self._stage_start(k, changes if stage == "add_prevent" else (stage,))
+            self.indent = outer + self.STAGE_INDENT
+            ops = self._stage_ops(stage)
+            for skip, run in itertools.groupby(ops, key=lambda t: _SKIPPED_IN.get(t[2].op) if stage == "add_prevent" else None):
+                if skip is not None:
+                    self._stage_guard(skip)
+                    self.indent = outer + self.STAGE_INDENT * 2
+                for j, m, o in run:
+                    self.visit(o, j, m)
+                self.indent = outer + self.STAGE_INDENT
+                if skip is not None:
+                    self._guard_end()
+            self.indent = outer
+        self._stage_loop_end()
+
+    def floor_kinds(self) -> dict[str, str]:
+        """The effect kinds whose main amount the edition's `floor zero` may raise, with that
+        parameter: where a prevention or a replacement changes it, or its own expression is no
+        plain number (an amount written as a number and only added to cannot go below zero)."""
+        if not self.rules.floor:
+            return {}
+        changed = {o.kind for _, _, o in self._ops(ChangeOp) if o.op in ("set", "prevent")}
+        out = {}
+        for v in self.variables:
+            given = _given(v.kind, v.effect.call).get(v.kind.main)
+            plain = given is None or (isinstance(given, Num) and given.value >= 0)
+            if v.kind.main is not None and (v.effect.kind in changed or not plain) and _numeric(v.kind):
+                out[v.effect.kind] = v.kind.main
+        return out
 
     def _unselecting(self) -> list[_EffectVar]:
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
@@ -782,9 +853,11 @@ class _RoleWalk(NodeVisitor):
             self.visit(o, j, m)
         for v in self.unselecting:
             self.line(f"{v.var('amount')}_unselected = 0{self.END}")
-        for j, m, o in self.ordered:
-            self.visit(o, j, m)
-        self._end_floor()
+        if self.rules.orders:
+            self._switched_order()
+        else:
+            for j, m, o in self.ordered:
+                self.visit(o, j, m)
         for j, m, o in self._ops((StopOp, OptionOp, ImmuneOp)):
             self.visit(o, j, m)
 
@@ -929,7 +1002,7 @@ class _RoleBody(_RoleWalk):
     def __init__(self, w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules):
         super().__init__(cal, role, effects, rules, c.compile)
         self.w, self.c = w, c
-        self.has_trace = self.bounded or bool(self._ops(ChangeOp))
+        self.has_trace = self.bounded or bool(self._ops(ChangeOp)) or bool(self.floor_kinds())
         # branch variables are numbered within the role's body, not by the module's line: a
         # function's text then depends only on its calamity, so a house rule reuses it (_WRITTEN)
         self.branches = 0
@@ -941,6 +1014,10 @@ class _RoleBody(_RoleWalk):
         assignment, options, excluded = self._resolution_args()
         self.line(f"return Resolution((_MODULE, {self.cal.name!r}, role, s, effects, {assignment}, trace, "
                   f"{options}, {immune}, None, {excluded}))")
+
+    def _after_floor(self) -> str:
+        line, path = self.rules.floor_at
+        return f"_rt.floor_effects(effects, trace, {self.floor_kinds()!r}, {line!r}, {path!r})"
 
     def _after_bound(self) -> str:
         return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
@@ -1076,6 +1153,25 @@ class _RoleBody(_RoleWalk):
             if var in unselected:
                 self.w.line(f"{inner}{var}_unselected += {value}", o.span)  # counted apart: unselected later
 
+    STAGE_INDENT = "    "
+
+    def _stage_loop_start(self, switches: tuple, orders: dict) -> None:
+        self.line(f"for stage in {orders!r}[tuple(n for n in {switches!r} if s.option(n))]:")
+        self.indent += "    "
+
+    def _stage_start(self, k: int, stages: tuple) -> None:
+        self.line(f"{'if' if k == 0 else 'elif'} stage in {stages!r}:")
+        self.line("    pass")
+
+    def _stage_guard(self, skipped: str) -> None:
+        self.line(f"if stage != {skipped!r}:")
+
+    def _guard_end(self) -> None:
+        pass
+
+    def _stage_loop_end(self) -> None:
+        self.indent = self.indent[:-4]
+
     def _floor_line(self, v: _EffectVar) -> None:
         var, (line, path) = v.var(v.kind.main), self.rules.floor_at
         self.line(f"{var} = _rt.floor_step(trace, {v.effect.kind!r}, {v.kind.main!r}, {var}, {line!r}, {path!r})")
@@ -1097,9 +1193,6 @@ class _RoleBody(_RoleWalk):
     def _amount(self, v: _EffectVar, value: str, immune: bool) -> str:
         """An effect's main amount as it leaves the function: never below zero (inline: this is the
         hot path of every resolution) where the edition declares a floor; an unknown stays unknown."""
-        if self.rules.floor:
-            none = f"{value} is None or " if v.conditional else ""
-            value = f"({value} if {none}type({value}) is _U or {value} > 0 else 0)"
         return f"_rt.unless_immune(immune, {value})" if immune else value
 
     def _item(self, v: _EffectVar, immune: bool) -> str:
@@ -1125,6 +1218,12 @@ class _RoleBody(_RoleWalk):
                 self.line(f"    effects.append({item})")
             else:
                 self.line(f"effects.append({item})")
+
+
+def _numeric(kind) -> bool:
+    """Whether an effect kind's main parameter is a number (a choice is never floored)."""
+    p = kind.param(kind.main)
+    return p is not None and p.kind != "enum"
 
 
 def _collect(effects: list, conditional: bool, out: list) -> None:

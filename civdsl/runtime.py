@@ -140,6 +140,15 @@ def floor_step(trace: list, kind: str, param: str, old, line: int, path: str):
     return 0
 
 
+def floor_effects(effects: list, trace: list, mains: dict, line: int, path: str) -> None:
+    """The edition's `floor zero` over a finished effect list: each main amount of the kinds in
+    MAINS (kind -> its main parameter) that went below zero becomes zero, traced."""
+    for kind, args, _ in effects:
+        param = mains.get(kind)
+        if param is not None:
+            args[param] = floor_step(trace, kind, param, args[param], line, path)
+
+
 # each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
 _CHANGES = {"add": operator.add, "prevent": operator.sub, "cap": min_, "set": lambda old, v: v}
 

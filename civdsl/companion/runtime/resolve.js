@@ -31,10 +31,12 @@ function floorStep(trace, kind, param, old, line, path) {
   return 0;
 }
 
-// never below zero; an unknown amount stays unknown (the `floor zero` amounts setting)
-function floorZero(value) {
-  if (value === null || value instanceof Unknown) return value;
-  return truthy(gt(value, 0)) ? value : 0;
+// the edition's `floor zero` over a finished effect list (runtime.floor_effects)
+function floorEffects(effects, trace, mains, line, path) {
+  for (const e of effects) {
+    const param = get(mains, e[0], null);
+    if (param !== null) e[1][param] = floorStep(trace, e[0], param, e[1][param], line, path);
+  }
 }
 
 function unlessImmune(immune, value) {
