@@ -139,3 +139,18 @@ def test_the_companion_pages_own_strings_speak_a_players_words():
     for effect in data["effects"].values():
         sentences += [re.sub(r"\{[^}]*\}", "N", t or "") for t in [effect["text"], *effect["zero"].values()]]
     assert [leak for s in sentences for leak in leaks(s)] == []
+
+
+def test_resolve_says_when_the_modifiers_bring_a_loss_to_zero_and_shows_the_floor(tmp_path):
+    state = tmp_path / "s.yaml"
+    state.write_text("commodities: {Grain: 3}\n", encoding="utf-8")
+    out = _run(["resolve", "civ1981", "Famine", "--holds", "Pottery", "--state", str(state)])
+    # 22.2.5.1: three Grain cards save 12 of a loss of 9
+    assert "no points of damage: Pottery brings it to 0" in out
+    assert "points of damage 9 \u2192 0 (never below zero)" in out
+    assert "-3" not in out
+
+
+def test_resolve_names_an_unknown_number_of_other_players_in_words():
+    out = _run(["resolve", "megaciv", "Flood"])
+    assert "assigns to other players (how many is not known yet)" in out

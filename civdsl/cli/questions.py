@@ -141,11 +141,16 @@ def _outcome(data: dict) -> None:
         click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
         return
     # an effect brought down to zero is no clause: one line says so (the trace shows what prevented it)
-    texts = list(filter(None, (_describe_effect(e) for e in data["effects"])))
-    for text in texts:
-        click.echo(f"  {text}")
-    if not texts and data["trace"]:
-        click.echo("  nothing: the modifiers bring every loss to 0")
+    for e in data["effects"]:
+        text = _describe_effect(e)
+        if text:
+            click.echo(f"  {text}")
+        elif e.get("amount") == 0:
+            by = list(dict.fromkeys(b for t in data["trace"] if t["kind"] == e["kind"] and t["op"] != "floor"
+                                    for b in t["by"]))
+            if by:
+                click.echo(f"  no {_trace_what({'kind': e['kind'], 'param': None})}: "
+                           f"{', '.join(by)} bring{'s' if len(by) == 1 else ''} it to 0")
 
 
 # how the trace shows each kind of change before its value
