@@ -30,6 +30,11 @@ times, the widest signature kept against the link width, the runs made and the f
 exponent (least-squares slope of log time on log size); with --baseline the same series with
 the baseline's planner.
 
+`--bound` times every named state (the stress states, the strict variant's, the bound's: big hands
+with Trade Routes and Trade Empire, --explain, --top, --horizon 2 and the strict variant with them;
+and the look-ahead's), each in a fresh process stopped at `--state-cap` CPU seconds, and prints
+the worst and how many pass 200 ms and 1 s (the goal: none past 1 s). `--stress` runs it too.
+
 Also runs under pytest-benchmark: `pytest benchmarks/bench_planner.py --benchmark-enable`.
 """
 
@@ -166,6 +171,37 @@ HORIZON_STRESS = [case for case in STRESS if case[0] in (
 ] + [case for case in STRESS if case[0] == "180-card hand"]
 
 
+# The states of the promise that every answer comes within 1 s of CPU (`--stress` times them after
+# the others, each capped at --state-cap CPU seconds, and prints the worst and how many pass 200 ms
+# and 1 s): the big hands with Trade Routes and Trade Empire (the payment table with converted and
+# substituted cards), --explain and --top on the dense states, the strict variant with --explain and
+# --horizon 2, and the look-ahead on the 180-card hand.
+BOUND_STRESS = [
+    ("90 cards, Trade Routes + Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 90, "treasury": 20, "players": 9}, {}),
+    ("178 cards, Trade Routes + Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 178, "treasury": 20, "players": 9}, {}),
+    ("296 cards, Trade Routes + Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 296, "treasury": 20, "players": 9}, {}),
+    ("--top 5, treasury 1000", "megaciv",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"top": 5}),
+    ("--explain --objective points", "megaciv",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9},
+     {"explain": True, "objective_spec": "points"}),
+    ("--horizon 2, 180-card hand", "megaciv",
+     {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {"horizon": 2}),
+    ("strict credits, --horizon 2 --objective points", STRICT,
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9},
+     {"objective_spec": "points", "horizon": 2}),
+    ("strict credits, 180-card hand --explain", STRICT,
+     {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {"explain": True}),
+    ("strict credits, 180-card hand --horizon 2", STRICT,
+     {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {"horizon": 2}),
+    ("strict credits, --explain, treasury 1000", STRICT,
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"explain": True}),
+]
+
+
 def stress_state(module, state: dict) -> dict:
     state = dict(state)
     if "hand" in state:
@@ -176,11 +212,17 @@ def stress_state(module, state: dict) -> dict:
 def _tree_planner(root: str):
     """The civdsl package and its planner of the tree under `root`, imported instead of this one's
     (a child process of --baseline)."""
+    # an editable install (pip install -e) finds `civdsl` through a finder placed before every
+    # path: without dropping it the baseline would import this tree's package, not REV's
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
     sys.path.insert(0, root)
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
     from civdsl import planner as pl
+
+    if not lib.__file__.startswith(str(Path(root).resolve())) and not lib.__file__.startswith(root):
+        raise SystemExit(f"the baseline imported {lib.__file__}, not the tree under {root}")
 
     return lib, pl
 
@@ -383,6 +425,100 @@ def stress(baseline: str | None = None, cap: float = 60.0, old_root: str | None 
                 row["baseline"] = f">{cap:g}"
         rows.append(row)
     return rows
+
+
+def _bounded_case(index: int, cap: float) -> None:
+    """Child process of the bound: one named state of `bound_cases()` timed, stopped at `cap` CPU
+    seconds (a fresh process each, so that no cache of an earlier state helps)."""
+    import signal
+
+    name, rid, state, options = bound_cases()[index]
+    rb = civdsl.load(rid)
+    st = stress_state(rb.module, state)
+
+    def over(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGPROF, over)
+    signal.setitimer(signal.ITIMER_PROF, cap)
+    t0 = time.process_time()
+    try:
+        report = planner.plan(rb, st, **{k: v for k, v in options.items() if k != "stops"})
+    except TimeoutError:
+        print(json.dumps({"cpu": None}))
+        return
+    cpu = time.process_time() - t0
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    parts = [report] + [report[k] for k in ("explain", "horizon") if k in report]
+    print(json.dumps({"cpu": cpu, "complete": all(p["complete"] for p in parts),
+                      "stopped": any(p.get("stopped") for p in parts)}))
+
+
+def bound_cases() -> list:
+    """Every named state: the stress states, the strict variant's, the bound's and the
+    look-ahead's (with --horizon 2)."""
+    horizon = [(f"--horizon 2, {name}", rid, state, {**options, "horizon": 2})
+               for name, rid, state, options in HORIZON_STRESS if name != "180-card hand"]
+    return STRESS + SINGLE_USE_STRESS + BOUND_STRESS + horizon
+
+
+def random_horizon(count: int, cap: float) -> list[tuple[float, str]]:
+    """`--horizon 2` on the first `count` random mid-game states of `random_state` (seed 7), in one
+    process, each stopped at `cap` CPU seconds: (CPU, name) of each, with a summary line."""
+    import signal
+
+    if not count:
+        return []
+    rb = civdsl.load("megaciv")
+    rng = random.Random(7)
+    states = [random_state(rb.module, rng) for _ in range(count)]
+    planner.plan(rb, states[0])
+
+    def over(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGPROF, over)
+    rows = []
+    for i, st in enumerate(states):
+        signal.setitimer(signal.ITIMER_PROF, cap)
+        t0 = time.process_time()
+        try:
+            planner.plan(rb, st, horizon=2)
+            cpu = time.process_time() - t0
+        except TimeoutError:
+            cpu = float("inf")
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        rows.append((cpu, f"--horizon 2, random mid-game state {i} (seed 7)"))
+    times = sorted(t for t, _ in rows)
+    print(f"  --horizon 2 on {count} random mid-game states (seed 7), one process: median "
+          f"{statistics.median(times) * 1000:.0f} ms, worst {times[-1] * 1000:.0f} ms, over 200 ms "
+          f"{sum(t > 0.2 for t in times)}, over 1 s {sum(t > 1 for t in times)}")
+    return rows
+
+
+def bound(cap: float = 20.0, random_states: int = 200) -> None:
+    """Time every named state in its own process (the rulebook loaded first), print each with its
+    CPU time and whether its answer is complete, then `--horizon 2` on `random_states` random
+    mid-game states, then the worst and how many pass 200 ms and 1 s: the goal is none past 1 s."""
+    cases = bound_cases()
+    rows = []
+    print(f"every named state, CPU of one plan in a fresh process (stopped at {cap:g} s):")
+    for i, (name, *_rest) in enumerate(cases):
+        out = subprocess.run([sys.executable, __file__, "--bounded-case", str(i), "--state-cap", str(cap)],
+                             capture_output=True, text=True)
+        got = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else {"cpu": None}
+        cpu = float("inf") if got["cpu"] is None else got["cpu"]
+        rows.append((cpu, name))
+        answer = "no answer" if got["cpu"] is None else ("complete" if got["complete"] else
+                                                         "stopped at a work limit" if got["stopped"] else "not proven")
+        shown = f">{cap:g} s" if cpu == float("inf") else f"{cpu * 1000:.0f} ms"
+        print(f"  {name:<50} {shown:>9}  {answer}", flush=True)
+    rows += random_horizon(random_states, cap)
+    worst = max(rows)
+    over_200, over_1 = sum(t > 0.2 for t, _ in rows), sum(t > 1.0 for t, _ in rows)
+    shown = f">{cap:g} s" if worst[0] == float("inf") else f"{worst[0] * 1000:.0f} ms"
+    print(f"worst {shown} ({worst[1]}); over 200 ms: {over_200} of {len(rows)}; over 1 s: {over_1} of {len(rows)}")
+    print(f"goal: every answer within 1 s of CPU: {'met' if over_1 == 0 else 'NOT met'}")
 
 
 # --- growth: the dynamic programme's time as the deck, the hand and the credit links grow -------
@@ -593,12 +729,25 @@ def main(argv=None) -> None:
     ap.add_argument("--cap", type=float, default=60.0, help="seconds allowed to each baseline case")
     ap.add_argument("--horizon", action="store_true",
                     help="with --stress: the two-turn look-ahead's stress states and growth instead")
+    ap.add_argument("--state-cap", type=float, default=20.0,
+                    help="with --stress or --bound: CPU seconds allowed to each named state")
+    ap.add_argument("--bound", action="store_true",
+                    help="only every named state, each in its own process: the worst and how many pass 200 ms and 1 s")
+    ap.add_argument("--random-horizon", type=int, default=200,
+                    help="with --bound or --stress: random mid-game states timed with --horizon 2 (default 200)")
+    ap.add_argument("--bounded-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-horizon-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--time-growth", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--time-strict-random", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.bounded_case is not None:
+        _bounded_case(args.bounded_case, args.state_cap)
+        return
+    if args.bound:
+        bound(args.state_cap, args.random_horizon)
+        return
     if args.time_case is not None:
         _time_case(args.root, args.time_case)
         return
@@ -633,6 +782,7 @@ def main(argv=None) -> None:
                 else:
                     line += f"  baseline {b * 1000:.1f} ms: {b / r['cpu']:.1f}x"
             print(line)
+        bound(args.state_cap, args.random_horizon)
         print(f"strict credits, the first {STRICT_RANDOM} random mid-game states (seed 12), CPU of one plan "
               f"each: {strict_random(str(Path(__file__).resolve().parent.parent))}")
         if old_root:
@@ -668,6 +818,8 @@ def main(argv=None) -> None:
         print(f"  {label:>20}: median {t['median']:.2f} ms, p90 {t['p90']:.2f} ms, p99 {t['p99']:.2f} ms, "
               f"worst {t['worst']:.2f} ms, mean {t['mean']:.2f} ms")
     print(f"  sets examined: median {r['median_sets_examined']}, most {r['max_sets_examined']}")
+    median = r["cpu"]["median"]
+    print(f"goal: median CPU of a plan at most 2 ms: {median:.2f} ms, {'met' if median <= 2 else 'NOT met'}")
     if r["checked"]:
         print(f"  exhaustive check of the first {r['checked']}: {r['mismatches']} mismatches, "
               f"{r['skipped']} skipped (too many sets to enumerate)")

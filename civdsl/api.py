@@ -215,12 +215,16 @@ def _option_problem(name, value, declared: dict, source: str) -> str | None:
     if name not in declared:
         from .diagnostics import did_you_mean
 
+        from .errors import cut_short
+
         best = did_you_mean(str(name), declared)
         known = f" (did you mean `{best}`?)" if best else (
             f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
-        return f"{source}: unknown option `{name}`{known}"
+        return f"{source}: unknown option `{cut_short(str(name))}`{known}"
     if not isinstance(value, bool):
-        return f"{source}: option `{name}` is on or off, not {value!r}"
+        from .errors import cut_short
+
+        return f"{source}: option `{name}` is on or off, not {cut_short(repr(value))}"
     return None
 
 
@@ -359,6 +363,11 @@ class Rulebook:
             return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
+        """Each track's epochs, or the one `--ast` names, else the one the state's `ast_track`
+        says the game uses."""
+        in_play = (state or {}).get("ast_track")
+        if not track and isinstance(in_play, str) and in_play in self.module.AST:  # else the state check refuses it
+            track = in_play
         tracks = [track] if track else list(self.module.AST)
         check_names(tracks, self.module.AST, "A.S.T. track", "--ast")
         out = []

@@ -228,5 +228,12 @@ def chain_key(files: dict[str, str]) -> str:
     return digest.hexdigest()[:32]
 
 
+def text_key(text: str) -> str:
+    """The key of a value computed from this text by this compiler."""
+    digest = sha256(compiler_fingerprint().encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:32]
+
+
 def path_key(path: str | Path) -> str:
     return sha256(f"{FORMAT}|{os.path.abspath(path)}".encode("utf-8", "surrogatepass")).hexdigest()[:24]

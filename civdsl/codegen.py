@@ -27,7 +27,7 @@ from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompi
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
 from .rounds import codegen as rounds_codegen
-from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp
+from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp, Str
 
 GENERATOR_VERSION = "2"
 
@@ -79,6 +79,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _civilizations(w, ed)
     _start_credits(w, ed, compiler)
     _score(w, ed, compiler)
+    _turn(w, ed)
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
@@ -125,6 +126,7 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line(f"SCENARIOS = {tuple(ed.scenarios)!r}")
     w.line(f"ABILITIES = {tuple((ab.kind, dict(ab.args), doc) for ab, doc in ed.abilities)!r}")
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
+    w.line(f"LAST_EPOCH_FACTS = {tuple(f.name for f in vocab.FACTS.values() if f.last_epoch_only)!r}")
     city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
     token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
@@ -425,6 +427,29 @@ def _score(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
         w.line("]")
     # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
     w.line(f"SCORE_AST = {tuple(line.span.line for line in points if _reads_ast(line.expr))!r}")
+
+
+def _turn(w: Writer, ed: Edition) -> None:
+    """The sequence of play as data for the ledger: each step's name, words, rulebook line and
+    phase actions, each action's parameters complete (declared defaults filled in), a quantity
+    left as the number or the name of the constant or table it reads."""
+    w.line("TURN = (")
+    for step in ed.turn:
+        actions = tuple((call.name, _action_arguments(call), call.span.line) for call in step.actions)
+        w.line(f"    {{'name': {step.name!r}, 'when': {step.when!r}, 'line': {step.span.line!r}, "
+               f"'actions': {actions!r}}},", step.span)
+    w.line(")")
+
+
+def _action_arguments(call) -> dict:
+    kind = vocab.PHASE_ACTIONS[call.name]
+    given = dict(zip((p.name for p in kind.params), call.args))
+    given.update(call.kwargs)
+    out = {}
+    for p in kind.params:
+        value = given.get(p.name)
+        out[p.name] = p.default if value is None else value.value if isinstance(value, (Num, Str)) else value.dotted
+    return out
 
 
 def _const_value(consts: dict, options: dict, expr, table: str = ""):

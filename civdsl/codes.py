@@ -125,7 +125,9 @@ _ALL = [
     Code("CIV071", "wrong kind of value", "Round rules keep whole numbers, exact fractions, reals and true/false "
          "apart. A stat holds a whole number: `/` (exact division) can leave a fraction and `sqrt` gives a real, so "
          "round them with `floor()`/`ceil()` or divide with `//`. Conditions must be true/false, and arithmetic "
-         "needs numbers.", "set population = luxury * sqrt(food) / 2",
+         "needs numbers. The same holds for an assert's functions (`sum` adds numbers, `all`, `any` and `where` "
+         "test true/false), and `unknown` is a value only for an assert reading the model (a cost printed as "
+         "unknown), never in a rule a player's state is run through.", "set population = luxury * sqrt(food) / 2",
          "set population = floor(luxury * sqrt(food) / 2)"),
     Code("CIV072", "statement names the wrong thing", "A round statement names something it cannot work on: `set` "
          "and `add` write stats (and `set` flags), `move` moves a track, `roll` rolls a dice pool or an event table, "
@@ -239,6 +241,31 @@ _ALL = [
          "fraction of its cost.",
          'advance "Mysticism" { ... credit "Philosophy" 300 }  # Philosophy costs 240',
          'advance "Mysticism" { ... credit "Philosophy" 30 }'),
+    Code("CIV140", "unknown phase action", "A step of the sequence of play (`turn { step \"...\" { ... } }`) "
+         "calls a phase action the language does not have. The phase actions (`civdsl vocab`, docs/language.md) "
+         "say what a step does to a game's ledger: census, collect_tax, draw_trade_cards, buy_trade_cards, trade, "
+         "resolve_calamities, buy_advances, hand_limit, alter_ast, end_game.",
+         'step "Taxation" { colect_tax(rate=tax_rate) }', 'step "Taxation" { collect_tax(rate=tax_rate) }'),
+    Code("CIV141", "a phase action done twice in a turn", "Most phase actions happen once a turn (players tax, "
+         "draw, trade, resolve calamities, buy advances and move their markers once); only `census` (the map "
+         "changes after several steps) and `end_game` (one rule per A.S.T. track) may stand in several steps.",
+         'step "Tax" { collect_tax(rate=2) }  step "Tax again" { collect_tax(rate=2) }',
+         'step "Tax" { collect_tax(rate=2) }'),
+    Code("CIV142", "a game event the rules refuse", "`civdsl game add` checks an event against the rules and the "
+         "game's state before it is written: a purchase a player cannot pay, a card he does not hold, a trade "
+         "that breaks a tradability rule, a census over the pieces the rulebook declares, an event in a step "
+         "that does not take it. The game file is left unchanged; the message says which rule refuses it. "
+         "Replaying a game file (`game show`) reports the first such event at its line.",
+         "game add g.yaml buy anna Monarchy   (anna's cards and treasury pay 40 of 60)",
+         "game add g.yaml buy anna Pottery pay Ochre Ochre treasury 5"),
+    Code("CIV143", "a choice the rules leave to a player", "The event needs a decision the rules leave to a "
+         "player (which cards to discard down to the hand limit, who the secondary victims of a calamity are, "
+         "which cities a loss takes): civdsl never guesses it. The message lists the choices; give one in the "
+         "event.", "game add g.yaml next   (anna holds 10 cards, the limit is 8)",
+         "game add g.yaml discard anna Ochre Flax"),
+    Code("CIV144", "a game file that cannot be read", "The game file is not YAML the ledger reads: a missing or "
+         "misspelt key, a value of the wrong type, an unknown player, edition or event, or a file beyond the size "
+         "and nesting limits. The message names the place in the file.", "players: anna", "players:\n  - name: anna"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

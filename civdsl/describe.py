@@ -18,7 +18,7 @@ from . import vocabulary as vocab
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
 from .phrases import Count, change, effect_text, fact_words, name_words, noun, sentence
 from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, Expr, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
-                     Str, StopOp)
+                     Str, StopOp, Unknown, Where)
 
 _COMPARE = {"==": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least"}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -182,6 +182,8 @@ _QUANTITY_WORDS = {
     Neg: lambda e: f"minus {quantity_words(e.operand)}",
     BinOp: _binop_words,
     Call: _call_words,
+    Unknown: lambda e: "an unknown amount",
+    Where: lambda e: f"{quantity_words(e.items)} where {condition(e.condition)}",
 }
 
 
@@ -339,7 +341,9 @@ def _literal(e: Expr) -> str:
         text = read(e)
         if text is not None:
             return text
-    return quantity_words(e)
+    say = _QUANTITY_WORDS.get(type(e))
+    # quantity_words reads what it has no words for as a condition: asking it back would never end
+    return say(e) if say is not None else "an expression"
 
 
 def _counted_words(e: Expr) -> str | None:

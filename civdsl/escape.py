@@ -11,6 +11,13 @@ import re
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
 _MD_BLOCK_START = re.compile(r"^(\d+)([.)])|^([-+=>])")
 _LINE_BREAKS = re.compile(r"\s*(?:\r\n|\r|\n|\u2028|\u2029|\x0b|\x0c|\x85)+\s*")
+# the characters XML 1.0 forbids (C0 controls but tab and line ends, U+FFFE, U+FFFF): one of them
+# in an SVG makes the whole file unreadable, so each is written as visible text instead
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_chars(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def markdown(text) -> str:
@@ -26,21 +33,42 @@ def markdown(text) -> str:
 
 def html(text) -> str:
     """Text or an attribute value in HTML (and in XML: SVG)."""
-    return _html.escape(str(text), quote=True)
+    return _html.escape(_xml_chars(str(text)), quote=True)
 
 
 def dot_string(text) -> str:
     """A DOT double-quoted string. Graphviz reads HTML entities inside quoted strings
     ("&nbsp;" becomes a character, an unknown "&x;" passes into the SVG raw), so & is written
-    &amp;; backslashes and quotes are escaped and line breaks become \\n."""
-    text = str(text).replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+    &amp;; backslashes and quotes are escaped, line breaks become \\n, and what XML forbids is
+    written as visible text (the SVG is XML)."""
+    text = _xml_chars(str(text).replace("\r\n", "\n").replace("\r", "\n"))
+    text = text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
+    text = text.replace("\n", "\\n")
     return f'"{text}"'
 
 
 def dot_html(text) -> str:
     """Text inside a DOT HTML-like label (XML rules)."""
-    return _html.escape(str(text), quote=True)
+    return _html.escape(_xml_chars(str(text)), quote=True)
+
+
+# what makes a name read as something else on a terminal: line breaks and tabs (a name would look
+# like two lines of output), control characters, and the bidirectional controls that reorder
+# the text around them (U+202E shows `anna\u202egnp.exe` as `annaexe.png`)
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_NOT_PLAIN_NAME = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff{_BIDI}\"\\\\]")
+_C_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def shown_name(text) -> str:
+    """A file name as `git` quotes one: as it is when every character prints plainly, else in double
+    quotes with C escapes (`\\n`, `\\t`, `\\"`, `\\\\`) and `\\u202e` for any other control or
+    bidirectional character. Names reach the terminal through this, so none can fake a line of
+    output or turn the text around it."""
+    text = str(text)
+    if not _NOT_PLAIN_NAME.search(text.replace("\\", "")):
+        return text
+    return '"' + _NOT_PLAIN_NAME.sub(lambda m: _C_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text) + '"'
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")

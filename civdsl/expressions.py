@@ -256,8 +256,17 @@ def _check_group(key: str, value: Expr, scope: Scope, diags: Diagnostics, item) 
 _KWARG_CHECKS = {"by": _check_relation, "among": _check_relation, "group": _check_group}
 
 
+def _check_unknown(e: Unknown, scope: Scope, diags: Diagnostics, item) -> None:
+    """`unknown` is a model's missing value (a cost printed as unknown, read by an assert): a rule that
+    computes with it would compute nothing, and a fact the state does not give is unknown already."""
+    if scope.player:
+        diags.error("CIV071", "`unknown` is not a value a rule can compute with", e.span, item=item,
+                    help="write the number the rulebook prints; where it prints none, leave the rule out and "
+                         "say so in a note")
+
+
 # the node types checked in their own way; the others by their parts
-_CHECKS = {Name: _check_name, Call: _check_call, Where: _check_where}
+_CHECKS = {Name: _check_name, Call: _check_call, Where: _check_where, Unknown: _check_unknown}
 
 
 def _one_of(value: Expr, words) -> bool:
@@ -296,7 +305,7 @@ def _evaluate_name(e: Name, lookup, call) -> Any:
 
 
 def _evaluate_not(e: Not, lookup, call) -> bool:
-    return not evaluate(e.operand, lookup, call)
+    return not truth(evaluate(e.operand, lookup, call), e.operand.span)
 
 
 def _evaluate_neg(e: Neg, lookup, call) -> Any:
@@ -307,9 +316,9 @@ def _evaluate_binop(e: BinOp, lookup, call) -> Any:
     """`and` and `or` evaluate their right side only when it decides; every other operator both."""
     left = evaluate(e.left, lookup, call)
     if e.op == "and":
-        return bool(left) and bool(evaluate(e.right, lookup, call))
+        return truth(left, e.left.span) and truth(evaluate(e.right, lookup, call), e.right.span)
     if e.op == "or":
-        return bool(left) or bool(evaluate(e.right, lookup, call))
+        return truth(left, e.left.span) or truth(evaluate(e.right, lookup, call), e.right.span)
     return binary(e.op, left, evaluate(e.right, lookup, call), e.span)
 
 
@@ -365,6 +374,16 @@ def _number(v: Any, span: Span):
     return v
 
 
+number = _number
+
+
+def truth(v: Any, span: Span) -> bool:
+    """A condition's value: true or false; unknown (a model's missing value) reads as not true."""
+    if v is not None and not isinstance(v, bool):
+        raise EvalError(f"expected true or false, got {_describe(v)}", span)
+    return v is True
+
+
 def _describe(v: Any) -> str:
     if v is None:
         return "unknown"
@@ -374,7 +393,9 @@ def _describe(v: Any) -> str:
         return f"the text {v!r}"
     if isinstance(v, list):
         return "a collection"
-    return type(v).__name__
+    if isinstance(v, dict):
+        return f"the item {v.get('name', '')!r}".replace(" ''", "")
+    return "a number"
 
 
 def binary(op: str, a: Any, b: Any, span: Span) -> Any:

@@ -3,28 +3,39 @@
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import cache
 from .diagnostics import Diagnostics
 from .gcpause import paused
-from .loader import LoadedFile, load_chain
-from .model import Edition
-from .references import index_chain
-from .resolver import resolve
-from .validator import validate
+from .loader import LoadedFile
+
+if TYPE_CHECKING:
+    from .model import Edition
 
 
-@dataclass
 class Checked:
-    edition: Edition | None
-    diagnostics: Diagnostics
-    chain: list[LoadedFile]
+    """A rulebook chain checked: its resolved model (None where errors stopped it), diagnostics and
+    files. A result kept in the cache holds its model pickled until it is asked for: `check` asks
+    only for the diagnostics, so it loads neither the model's classes nor the parser (Lark)."""
+
+    def __init__(self, edition: "Edition | None", diagnostics: Diagnostics, chain: list[LoadedFile],
+                 kept: bytes | None = None):
+        self._edition, self._kept = edition, kept
+        self.diagnostics, self.chain = diagnostics, chain
+
+    @property
+    def edition(self) -> "Edition | None":
+        if self._kept is not None:
+            with paused():
+                self._edition = pickle.loads(self._kept)
+            self._kept = None
+        return self._edition
 
     @property
     def ok(self) -> bool:
-        return self.edition is not None and not self.diagnostics.has_errors
+        return (self._kept is not None or self._edition is not None) and not self.diagnostics.has_errors
 
 
 def check_file(path: Path, diags: Diagnostics | None = None, reuse: bool = False) -> Checked:
@@ -56,13 +67,16 @@ def _keep(path: Path, checked: Checked, items: list) -> None:
     if not all(files.values()):
         return
     key = cache.chain_key(files)
-    data = _pickled({"edition": checked.edition, "diagnostics": items,
-                     "chain": [(f.path, f.display, f.text, f.digest, f.named) for f in checked.chain]})
+    # the model pickled apart, so that a check reading the kept record need not unpickle it
+    edition = _pickled(checked.edition)
+    data = None if edition is None else _pickled({
+        "edition": edition, "diagnostics": items,
+        "chain": [(f.path, f.display, f.text, f.digest, f.named) for f in checked.chain]})
     if data is not None and cache.write(f"checked-{key}.pickle", data) is not None:
         cache.write_json(f"check-{cache.path_key(path)}.json", {"files": files, "key": key})
 
 
-def _pickled(record: dict) -> bytes | None:
+def _pickled(record) -> bytes | None:
     """A result as the cache keeps it; None for one that cannot be pickled (it is not kept)."""
     try:
         with paused():
@@ -81,7 +95,7 @@ def _reuse(path: Path, diags: Diagnostics) -> Checked | None:
     for f in chain:
         diags.add_source(f.display, f.text)
     diags.items.extend(items)
-    return Checked(edition, diags, chain)
+    return Checked(None, diags, chain, kept=edition)
 
 
 def _kept_key(path: Path) -> str | None:
@@ -95,14 +109,20 @@ def _kept_key(path: Path) -> str | None:
     return key if manifest.get("key") == key and cache.unchanged(files) else None
 
 
-def _unpickled(data: bytes) -> tuple[Edition, list, list[LoadedFile]] | None:
-    """(edition, diagnostics, chain) of a kept result; None for a damaged one (compile afresh)."""
+def _unpickled(data: bytes) -> tuple[bytes, list, list[LoadedFile]] | None:
+    """(the edition still pickled, diagnostics, chain) of a kept result; None for a damaged one
+    (compile afresh). The edition is unpickled by Checked.edition when asked for: the record is
+    written whole and atomically under the compiler's fingerprint, so a record that unpickles
+    holds an edition this compiler can unpickle."""
     try:
         with paused():
             record = pickle.loads(data)
         chain = [LoadedFile(Path(p), display, text, None, digest, named)
                  for p, display, text, digest, named in record["chain"]]
-        return record["edition"], list(record["diagnostics"]), chain
+        edition = record["edition"]
+        if not isinstance(edition, bytes):
+            return None
+        return edition, list(record["diagnostics"]), chain
     except Exception:
         return None
 
@@ -126,6 +146,11 @@ def stopped(diags: Diagnostics) -> bool:
 
 def _check_file(path: Path, diags: Diagnostics) -> Checked:
     """Passes 0-4 (the collector paused: see gcpause)."""
+    from .loader import load_chain
+    from .references import index_chain
+    from .resolver import resolve
+    from .validator import validate
+
     with paused():
         chain = load_chain(Path(path), diags)
         if not chain or stopped(diags):

@@ -14,8 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import parser, syntax
 from .diagnostics import Diagnostics, Span, suggestion
+from .escape import shown_name
 from .resources import rulebooks_dir, shipped_rulebooks
 
 LANGUAGE_VERSIONS = (1,)
@@ -45,14 +45,14 @@ def display_path(path: Path, shipped: Path | None = None) -> str:
     try:
         resolved = path.resolve()
     except (OSError, RuntimeError, ValueError):  # a symlink loop: name it as given
-        return str(path)
+        return shown_name(path)
     shipped = shipped or rulebooks_dir().resolve()
     if inside(resolved, shipped):
         return "rulebooks/" + resolved.relative_to(shipped).as_posix()
     try:
-        return str(resolved.relative_to(Path.cwd().resolve()))
+        return shown_name(resolved.relative_to(Path.cwd().resolve()))
     except (ValueError, OSError):  # OSError: the current folder was deleted
-        return str(path)
+        return shown_name(path)
 
 
 def read_source(path: Path, display: str, diags: Diagnostics, within: "Within | None" = None) -> str | None:
@@ -86,6 +86,10 @@ def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | No
     """The bytes of a rulebook, read once through one open file: what was checked (a regular
     file, not too big, inside its allowed roots) is what is read, even if the name is swapped
     for a symlink meanwhile."""
+    # the parser (and Lark) only where a rulebook is read: a check answered from its kept result
+    # reads no rulebook
+    from . import parser
+
     try:
         # open without blocking (a FIFO would wait for a writer forever)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -109,6 +113,8 @@ def read_bytes(path: Path, display: str, diags: Diagnostics, within: Within | No
 def _read_open(fh, path: Path, display: str, diags: Diagnostics, within: Within | None) -> bytes | None:
     """The bytes of an open file, if it is a regular file inside its allowed roots; never more
     than one byte over the limit (a huge file or /dev/zero)."""
+    from . import parser
+
     if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
         diags.error("CIV004", f"cannot read {display}: not a regular file")
         return None
@@ -121,6 +127,8 @@ def _read_open(fh, path: Path, display: str, diags: Diagnostics, within: Within 
 
 def decode_source(data: bytes, display: str, diags: Diagnostics) -> str | None:
     """Bytes read by `read_bytes` as normalised text, or None with a located CIV004."""
+    from . import parser
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -170,6 +178,8 @@ def check_language(ast: syntax.RulebookAst, diags: Diagnostics) -> None:
 
 def parse_text(text: str, display: str, diags: Diagnostics) -> syntax.RulebookAst | None:
     """Passes 1 and 2 on a file's text: its syntax tree, or None (reported)."""
+    from . import parser, syntax
+
     tree = parser.parse(text, display, diags, depth=False)  # the syntax pass measures the depth
     if tree is None:
         return None

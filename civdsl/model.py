@@ -113,6 +113,8 @@ class TurnStep:
     name: str
     when: str | None
     span: Span
+    # what the step does to the game's ledger: calls of vocabulary.PHASE_ACTIONS (`step "..." { ... }`)
+    actions: list = field(default_factory=list)
 
 
 @dataclass

@@ -17,11 +17,15 @@ from . import runtime
 from .plan_search import stopped_bound
 
 
+_ASSUMES = ("next turn's commodity cards and treasury are the same as now, and credit points of "
+            "free choice (free_credits) are not allocated")
+
+
 class _SearchStopped(Exception):
     """The look-ahead examined its limit of turn-one sets."""
 
 
-def two_turns(first: "PurchaseProblem", max_sets: int = 3000) -> dict:
+def two_turns(first: "PurchaseProblem", max_sets: int = 3000, one: list | None = None) -> dict:
     """The best pair of purchases over this turn and the next, the hand and treasury assumed
     to be the same next turn: an estimate. This turn's advances credit next turn's prices and
     bring their prerequisites, treasury value and hand-limit abilities.
@@ -33,8 +37,10 @@ def two_turns(first: "PurchaseProblem", max_sets: int = 3000) -> dict:
     best pair found (next turn an advance's price falls at most by the credits this turn's
     purchases give it: each new card's best group credit towards it plus its specific credit,
     true of both credit policies). Only sets that survive are priced for the next turn, with
-    runtime.prices and the one-turn search."""
-    return _TwoTurns(first, max_sets).run()
+    runtime.prices and the one-turn search. `one`: this turn's best set, when the caller has
+    searched for it already (the work limit of the strict single-use variant is then not spent
+    twice); a search that stopped before it found any set leaves no pair, said so."""
+    return _TwoTurns(first, max_sets).run(one)
 
 
 def _row(objective, price) -> tuple:
@@ -63,6 +69,9 @@ class _TwoTurns:
         self.examined = [0, 0]  # turn-one sets bounded, priced for next turn
         # sets of next turn's problems priced by a capped placement (single_use): none, or no bound is proven
         self.capped = 0
+        # next turn's searches stopped at the work limit the answer shares (single_use_work): their
+        # best is not proven either
+        self.next_stopped = 0
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
@@ -180,6 +189,7 @@ class _TwoTurns:
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
         self.capped += len(p2.capped_least)
+        self.next_stopped += p2.stopped
         if not got:
             return
         c2 = got[0]
@@ -195,6 +205,8 @@ class _TwoTurns:
         self.examined[0] += 1
         if self.examined[0] > self.max_sets:
             raise _SearchStopped
+        if pp.single_use and pp.work[0] > pp.single_use_work:
+            raise _SearchStopped  # the work limit every search of the answer shares
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
@@ -337,14 +349,30 @@ class _TwoTurns:
             names.pop()
         self.open.pop()
 
-    def run(self) -> dict:
+    def run(self, one: list | None = None) -> dict:
         first = self.first
-        self.one = first.search(top=1)
+        self.one = one[:1] if one else first.search(top=1)
+        if not self.one:
+            return self._no_pair()
         self.evaluate(self.one[0])
         free_now = self._free_now()
         self.pp = first.with_want(*free_now) if free_now else first
         self._prepare_walk()
-        return self._answer(self._walk())
+        complete = self._walk()
+        return self._answer(complete) if self.best is not None else self._no_pair()
+
+    def _no_pair(self) -> dict:
+        """The searches stopped at their work limit (strict single-use credits) before they priced
+        any pair: no estimate, and nothing proven about the best one."""
+        one = self.one
+        return {
+            "estimate": True, "assumes": _ASSUMES, "this_turn": None, "next_turn": None, "total": None,
+            "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
+            "one_turn_best_objective": runtime.number(one[0].objective) if one else None,
+            "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
+            "turn_one_sets": self.examined[0] + (1 if one else 0),
+            "turn_one_sets_priced_for_next_turn": self.examined[1],
+        }
 
     def _free_now(self) -> list:
         """The advances best bought now: free this turn (price 0 after credits), worth something
@@ -386,20 +414,21 @@ class _TwoTurns:
         # a set priced by a capped placement may cost less than the walk took it to: no pair's
         # total is proven out of reach, so the answer is the best pair found, with no bound
         capped = self.capped + len(first.capped_least)
-        at_most = self._at_most(total, complete) if not capped else None
+        unproven = capped + self.next_stopped
+        at_most = self._at_most(total, complete) if not unproven else None
         return {
             "estimate": True,
-            "assumes": "next turn's commodity cards and treasury are the same as now, and credit points of "
-                       "free choice (free_credits) are not allocated",
+            "assumes": _ASSUMES,
             "this_turn": first.plan_dict(c1),
             "next_turn": p2.plan_dict(c2),
             "total": runtime.number(total),
             "total_at_most": runtime.number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": runtime.number(one[0].objective),
-            "complete": complete and not capped,
-            "stopped": not complete,
+            "complete": complete and not unproven,
+            "stopped": not complete or self.next_stopped > 0,
             "prices_capped": capped,
+            "next_turn_stopped": self.next_stopped,
             "turn_one_sets": self.examined[0] + 1,
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }

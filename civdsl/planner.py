@@ -185,17 +185,34 @@ def _evaluate_for(module, expr, name: str, text: str):
 _CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"
 
 
-def parse_cards(module, text: str | None) -> dict[str, int]:
-    """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}."""
+def parse_cards(module, text: str | None, calamities: dict[str, int] | None = None) -> dict[str, int]:
+    """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}.
+    Given CALAMITIES (a dict to fill), calamity cards go there where the edition gives them a
+    trade value (`const calamity_card_value`); elsewhere a calamity is no card of a hand."""
     cards: dict[str, int] = {}
     for part in split_names(text):
         m = re.match(_CARD, part, re.I)
         count = int(m.group(1) or m.group(3) or 1) if m else 1
         name = (m.group(2) if m else part).strip()
+        calamity = _calamity_card(module, name) if calamities is not None else None
+        if calamity is not None:
+            calamities[calamity] = calamities.get(calamity, 0) + count
+            continue
         # any declared name, `aka` included, in any case
         name = canonical_names(module, "commodity", [name], "--cards")[0]
         cards[name] = cards.get(name, 0) + count
     return cards
+
+
+def _calamity_card(module, name: str) -> str | None:
+    """The calamity NAME names, where the edition values calamity cards in a hand and NAME is no
+    commodity's; else None."""
+    if "calamity_card_value" not in module.CONSTS:
+        return None
+    if canonical_names(module, "commodity", [name], "--cards", strict=False)[0] in module.COMMODITIES:
+        return None
+    own = canonical_names(module, "calamity", [name], "--cards", strict=False)[0]
+    return own if own in module.CALAMITIES else None
 
 
 class Payment(Record):
@@ -767,14 +784,20 @@ def _tie_break(moves: tuple) -> tuple:
     return (tuple(m[0] for m in moves), tuple(m[1] for m in moves), tuple(m[2] or "" for m in moves))
 
 
-def hand_report(module, cards: dict[str, int], state=None) -> dict:
+def hand_report(module, cards: dict[str, int], state=None, calamities: dict[str, int] | None = None) -> dict:
     """Each set's value (set_value of its cards; outside its trade block, given a state, the
-    off-block value), zero-value cards, and the total."""
+    off-block value), zero-value cards, and the total; calamity cards held (CALAMITIES) at the
+    edition's `calamity_card_value` each."""
     value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
     value["zero_value_cards"] = sum(s["cards"] for s in value["sets"] if s["zero_value"])
+    if calamities:
+        each = module.CONSTS["calamity_card_value"]
+        value["calamities"] = [{"calamity": n, "cards": k, "value": each * k} for n, k in calamities.items()]
+        worth = sum(c["value"] for c in value["calamities"])
+        value["total"] = None if value["total"] is None else value["total"] + worth
     return value
 
 
@@ -883,7 +906,7 @@ class PurchaseProblem:
     single_use_work = 1_000_000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
-                 hand_limit: int | None = None, payments: dict | None = None):
+                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None):
         self.module = module
         self.options = {"want": tuple(want), "avoid": tuple(avoid), "among": among, "hand_limit": hand_limit}
         self.holds = tuple(holds)
@@ -900,7 +923,11 @@ class PurchaseProblem:
         self.capped_least: dict[tuple, Any] = {}
         self.unsure = None
         self.stopped = False  # the single-use branch and bound stopped at single_use_cap or _work
-        self.work = [0]  # the states the single-use credit placements have made
+        # the work of the single-use credit placements (runtime.purchase_total counts it): one count
+        # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
+        # single_use_work bounds the whole answer
+        self.work = [0] if work is None else work
+        self.explain_stopped = 0  # --explain's searches stopped at that shared limit
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -1083,7 +1110,7 @@ class PurchaseProblem:
         """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
         the same hand and treasury (`payments` shares payment tables between such problems)."""
         return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               **dict(self.options, want=()))
+                               work=self.work, **dict(self.options, want=()))
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
@@ -1363,7 +1390,9 @@ class PurchaseProblem:
             counter[0] += 1
             if cap is not None and counter[0] > cap:
                 raise _SearchStopped
-            if self.single_use and self.work[0] > self.single_use_work:
+            # (the work is shared with the answer's other searches: the set of the wanted advances is
+            # always examined, so that every search has an answer)
+            if self.single_use and heap and self.work[0] > self.single_use_work:
                 raise _SearchStopped
             if kth[0] is not None and objective < kth[0][0]:
                 return  # cannot rank, so not priced (pricing is the dear step under single_use)
@@ -1613,7 +1642,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if horizon == 2:
         from .plan_horizon import two_turns
 
-        report["horizon"] = two_turns(problem)
+        report["horizon"] = two_turns(problem, one=choices[:1])
     return report
 
 
@@ -1646,7 +1675,7 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
     return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
-            "complete": problem.complete and not problem.capped_least}
+            "complete": problem.complete and not problem.capped_least and not problem.explain_stopped}
 
 
 def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
@@ -1688,7 +1717,9 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
         return listed
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
         return None
-    got = problem.with_want(name).search(top=1)
+    clone = problem.with_want(name)
+    got = clone.search(top=1)
+    problem.explain_stopped += clone.stopped
     return got[0] if got else None
 
 
@@ -1827,6 +1858,9 @@ def _not_bought_lines(ex: dict, label: str, most: int = 8) -> list[str]:
 def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     if not hz:
         return []
+    if hz["this_turn"] is None:
+        return ["two-turn look-ahead: the search stopped at its work limit before it priced any pair of "
+                f"purchases ({hz['turn_one_sets']:,} sets of this turn's advances examined): no estimate"]
     lines = ["two-turn look-ahead (an ESTIMATE: " + hz["assumes"] + "):", "  this turn:"]
     lines.extend(_plan_lines(hz["this_turn"], label, "    "))
     lines.append("  next turn (estimate):")
@@ -1836,6 +1870,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     if hz["prices_capped"]:
         lines.append(f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits "
                      "found within its limit (their least price is not proven): the best pair found, with no bound")
+    elif hz.get("next_turn_stopped"):
+        lines.append(f"  {hz['next_turn_stopped']:,} of next turn's searches stopped at the work limit of the answer "
+                     f"({PurchaseProblem.single_use_work:,} units of credit-placement work in all): the best pair "
+                     "found, with no bound")
     elif hz["stopped"]:
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
                      f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")
@@ -1848,5 +1886,8 @@ def render_hand(report: dict, name: str) -> str:
         note = "  (worth nothing)" if s["zero_value"] else ""
         note += "  (outside its trade block)" if s.get("off_block") else ""
         lines.append(f"  {s['commodity']} x{s['cards']} (face {s['face']}): {s['value']}{note}")
+    for c in report.get("calamities", []):
+        lines.append(f"  {c['calamity']} x{c['cards']} (calamity card): {c['value']}"
+                     + ("  (worth nothing in trade)" if c["value"] == 0 else ""))
     lines.append(f"total: {report['total']}")
     return "\n".join(lines)

@@ -74,7 +74,7 @@ class _Applier(RoundsApplier):
 
     def _item_turn(self, item: Item) -> None:
         if self._once("turn", "", item.span, "the sequence of play (`turn`)"):
-            self.ed.turn = [TurnStep(name, when, span) for name, when, span in item.value]
+            self.ed.turn = [TurnStep(name, when, span, actions) for name, when, span, actions in item.value]
             self.ed.turn_title = item.name
 
     def _item_note(self, item: Item) -> None:

@@ -248,7 +248,23 @@ class PlayerState:
         defaults = getattr(self.module, "FACT_DEFAULTS", {})
         if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
             return defaults[name]
+        if name in getattr(self.module, "LAST_EPOCH_FACTS", ()) and not self.may_be_in_last_epoch():
+            return False
         return self._missing(name)
+
+    def may_be_in_last_epoch(self) -> bool:
+        """Whether the marker may be in the last epoch of the track in play (the state's
+        `ast_track`, else any track): false only where its position (or `ast_epoch`) rules it out."""
+        position = self.facts.get("ast_position")
+        if position is None and "ast_epoch" not in self.facts:
+            return True
+        chosen = self.facts.get("ast_track")
+        tracks = [chosen] if chosen in self.module.AST else list(self.module.AST)
+        for track in tracks:
+            possible, _ = epochs_possible(self.module, track, self, _NOT_GIVEN if position is None else position)
+            if len(self.module.AST[track]["epochs"]) - 1 in possible:
+                return True
+        return False
 
     def _counts_units(self) -> bool:
         """Whether unit points can be derived: the state gives tokens and cities."""
@@ -618,21 +634,39 @@ def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
     support check at the changed rate (or with tokens withheld) reduces one city at a time, the
     tokens it leaves counting at once, until the rest are supported; adds `support` = {rate,
     withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
-    tokens on the board; the tokens a reduced city leaves always count."""
-    cities, tokens, leave = (s.facts.get(n) for n in ("cities", "tokens", "reduced_city_tokens"))
-    if None in (cities, tokens, leave):
-        return
-    base = _city_support(s)
+    tokens on the board; the tokens a reduced city leaves always count. Without
+    reduced_city_tokens the procedure still runs where its result does not depend on it (every
+    city supported, or reduced alike whether a city leaves none or enough for the rest); a fact
+    the result depends on is recorded missing, so the answer says it is incomplete."""
     for i, (kind, args, line) in enumerate(effects):
         what = kinds.get(kind)
         amount = args.get("amount")
         if what is None or amount is None or type(amount) is Unknown:
             continue
-        rate = base + amount if what == "rate" else base
+        cities, tokens = s.fact("cities"), s.fact("tokens")
+        if type(cities) is Unknown or type(tokens) is Unknown:
+            continue
+        rate = _city_support(s) + amount if what == "rate" else _city_support(s)
         withheld = min(amount, tokens) if what == "withheld" else 0
-        left = _cities_supported(cities, tokens - withheld, rate, leave)
+        left = _cities_left(s, cities, tokens - withheld, rate)
+        if left is None:
+            continue
         effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
                                                  "cities_left": left}}, line)
+
+
+def _cities_left(s: PlayerState, cities: int, available: int, rate: int) -> int | None:
+    """The cities the support check leaves; without reduced_city_tokens, the same count whether a
+    reduced city leaves no token or enough to support every other city, else None (the fact
+    recorded missing)."""
+    leave = s.facts.get("reduced_city_tokens")
+    if leave is not None:
+        return _cities_supported(cities, available, rate, leave)
+    fewest = _cities_supported(cities, available, rate, 0)
+    if fewest == _cities_supported(cities, available, rate, max(rate, 0) * cities):
+        return fewest
+    s.fact("reduced_city_tokens")  # recorded as missing: the count depends on it
+    return None
 
 
 def _city_support(s: PlayerState) -> int:
@@ -1094,6 +1128,7 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
         start = _placement_start(module, priced)
         useful = _useful_sources(module, sources, priced)
+        _count_greedy_work(work, sources, useful, priced)
         left = sum(_greedy_placement(start, useful)[-1][0])
         _, most = _within_reach(start, useful, 0)
         if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
@@ -1126,6 +1161,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
     most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
     start = _placement_start(module, priced)
     useful = _useful_sources(module, sources, priced)
+    _count_greedy_work(work, sources, useful, priced)
     greedy = _greedy_placement(start, useful)
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
@@ -1142,6 +1178,16 @@ def _place_single_use_credits(module, sources: list, priced: list,
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
     gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
     return _placement(layers, best, priced), gap
+
+
+def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
+    """Count in WORK (the planner's shared count of placement work) what finding the useful sources
+    and the greedy placements weighs: every (source, advance) pair once, every (useful source,
+    advance) pair four times (two orders, each replayed). A purchase of many advances with many
+    held cards weighs thousands of pairs before its search makes any state, so the limit that
+    bounds a question's time counts them too (credits.js creditGreedyWork)."""
+    if work is not None:
+        work[0] += len(priced) * (len(sources) + 4 * len(useful))
 
 
 def _placement_start(module, priced: list) -> tuple:
@@ -1604,7 +1650,10 @@ def requirement_any(text: str, alternatives: list, line: int, each_step: bool = 
 
 def epochs(module, track: str, state: PlayerState) -> dict:
     """Each epoch's requirements; `reached` is the last epoch surely reached. An epoch whose
-    requirements depend on missing facts is neither met nor failed (`met` is None)."""
+    requirements depend on missing facts is neither met nor failed (`met` is None).
+    `moves_backward` is three-valued: a backward rule met moves the marker back only outside the
+    track's exempt epochs, so while the marker's epoch may be exempt the answer is None and names
+    the fact that would tell."""
     t = module.AST[track]
     out = []
     for name, fn in t["epochs"]:
@@ -1616,14 +1665,20 @@ def epochs(module, track: str, state: PlayerState) -> dict:
             break
         reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
-    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-              "moves_backward": any_met(b["met"] for b in backward), "backward_rules": backward}
-    if "ast_position" in state.facts or "civilization" in state.facts:
-        result["marker"] = marker(module, track, state, out, backward)
-        result["moves_backward"] = result["marker"]["move"] == "back"
+    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached, "moves_backward": None,
+              "backward_rules": backward}
+    position = state.fact("ast_position") if "ast_position" in state.facts else _NOT_GIVEN
+    result["moves_backward"] = _goes_back(module, track, state, position, backward)
+    if any(name in state.facts for name in _MARKER_FACTS):
+        result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)
     result["complete"] = state.complete
     return result
+
+
+# the facts that place the marker on a track: with any of them the answer is about the player's marker
+_MARKER_FACTS = ("ast_position", "civilization", "ast_epoch")
+_NOT_GIVEN = Unknown(("ast_position",))
 
 
 # --- the player's marker: position -> epoch on the player's own row ---------------------------
@@ -1657,15 +1712,68 @@ def epoch_index(row: dict, position: int) -> int:
     return index
 
 
+def epochs_possible(module, track: str, state: PlayerState, position) -> tuple[set[int], str | None]:
+    """The epochs (indexes) the marker may be in, and the fact that would tell which when more than
+    one: the state's `ast_epoch`; else the start arrow's first epoch; else the epochs of the space on
+    every row it may be on (the civilization's, else every declared row); else, with no row, what
+    the track itself allows (every epoch holds at least one space, so the k-th epoch starts no
+    earlier than space k and leaves a space to each later epoch before the finish)."""
+    names = [name for name, _ in module.AST[track]["epochs"]]
+    given = state.facts.get("ast_epoch")
+    if given is not None:
+        if given not in names:
+            from .errors import StateError
+
+            shown = given if len(given) <= 80 else given[:77] + "..."  # a hostile state may hold megabytes
+            raise StateError(f"ast_epoch: `{shown}` is no epoch of {module.AST[track]['name']}; it has: "
+                             + ", ".join(names))
+        return {names.index(given)}, None
+    if position.__class__ is Unknown:
+        return set(range(len(names))), "ast_position"
+    if position == 0:
+        return {0}, None
+    try:
+        possible = {epoch_index(r, position) for r in ast_rows(module, track, state.facts.get("civilization"))}
+        tell = "civilization"
+    except AstRowUnknown:
+        finish = module.AST[track]["spaces"]
+        last = len(names) - 1
+        possible = {i for i in range(len(names)) if i <= position and (finish is None or last - i <= finish - position)}
+        tell = "ast_epoch"
+    return possible, (tell if len(possible) > 1 else None)
+
+
+def _goes_back(module, track: str, state: PlayerState, position, backward: list) -> bool | None:
+    """Whether the marker moves back a space: a backward rule met, off the start arrow and outside
+    the exempt epochs. None while either depends on a fact not given, that fact recorded missing."""
+    back = any_met(b["met"] for b in backward)
+    if back is False or (position.__class__ is not Unknown and position == 0):
+        return False
+    exempt_names = module.AST[track]["backward_except"]
+    possible, tell = epochs_possible(module, track, state, position)
+    names = [name for name, _ in module.AST[track]["epochs"]]
+    exempt = {names.index(n) for n in exempt_names if n in names}
+    if possible <= exempt:
+        return False
+    if back is None:
+        return None
+    if possible & exempt:
+        state.fact(tell)  # recorded as missing: it would tell whether the marker's epoch is exempt
+        return None
+    return True
+
+
 def _agreed(values: set, what: str) -> int:
     if len(values) > 1:
         raise AstRowUnknown(f"{what} differs by civilization: give `civilization`")
     return next(iter(values))
 
 
-def marker(module, track: str, state: PlayerState, epochs_out: list, backward: list) -> dict:
+def marker(module, track: str, state: PlayerState, epochs_out: list, backward: list,
+           goes_back: bool | None) -> dict:
     """Where the marker is, what moving one space forward needs, and whether it moves at all.
-    Without a civilization the answer stands only where every row agrees."""
+    Without a civilization the answer stands only where every row agrees; where the marker's epoch
+    is not known the answer still says whether it moves back when that does not depend on it."""
     t = module.AST[track]
     names = [name for name, _ in t["epochs"]]
     civ = state.facts.get("civilization")
@@ -1675,10 +1783,14 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     if position.__class__ is Unknown:
         out["unknown"] = "the state does not give ast_position"
         return out
+    if t["spaces"] is not None and position > t["spaces"]:
+        out["unknown"] = f"space {position} is beyond the finish of {t['name']} (space {t['spaces']})"
+        return out
     try:
         rows, finish, here, there = _marker_place(module, track, civ, position)
     except AstRowUnknown as exc:
         out["unknown"] = str(exc)
+        _unknown_move(out, state, module, track, position, goes_back, epochs_out, backward)
         return out
     if len(rows) == 1:
         out["row"] = {"spaces": rows[0]["spaces"], "starts": dict(zip(names[1:], rows[0]["starts"]))}
@@ -1695,11 +1807,58 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     return out
 
 
+def _unknown_move(out: dict, state: PlayerState, module, track: str, position: int, goes_back: bool | None,
+                  epochs_out: list, backward: list) -> None:
+    """The marker's move where its row's epochs are not known: back when that does not depend on
+    them; forward or staying when every place the marker may be on agrees (a step inside an epoch
+    needs its `each step` requirements, entering the next all of them); otherwise not known, naming
+    the fact that would place the marker."""
+    if goes_back is True:
+        out["move"], out["back_to"] = "back", position - 1
+        out["back_rules"] = [b for b in backward if b["met"]]
+        return
+    if goes_back is None:
+        out["move"] = "unknown"
+        return
+    if position == module.AST[track]["spaces"]:
+        out["move"] = "finished"
+        return
+    meets = {all_met(r["met"] for r in _needs(epochs_out[there]["requirements"], here == there))
+             for here, there in _steps_possible(module, track, state, position)}
+    if len(meets) == 1 and None not in meets:
+        out["move"] = "forward" if meets == {True} else "stays"
+        return
+    _, tell = epochs_possible(module, track, state, position)
+    if tell is not None:
+        state.fact(tell)  # recorded as missing: where the marker goes depends on its epoch
+    out["move"] = "unknown"
+
+
+def _steps_possible(module, track: str, state: PlayerState, position: int) -> set[tuple[int, int]]:
+    """(the epoch of the marker's space, the epoch of the next) on every row the marker may be on;
+    with no row, the next space is in the same epoch or the one after."""
+    try:
+        rows = ast_rows(module, track, state.facts.get("civilization"))
+        if "ast_epoch" not in state.facts:
+            return {(epoch_index(r, position), epoch_index(r, position + 1)) for r in rows}
+    except AstRowUnknown:
+        pass
+    last = len(module.AST[track]["epochs"]) - 1
+    here, _ = epochs_possible(module, track, state, position)
+    return {(h, n) for h in here for n in (h, h + 1) if n <= last}
+
+
+def _needs(reqs: list, inside: bool) -> list:
+    """What a step needs: entering an epoch all its requirements, a step inside one only those
+    marked `each step`."""
+    return [r for r in reqs if r.get("each_step")] if inside else reqs
+
+
 def _step_forward(out: dict, position: int, epoch: str, reqs: list, inside: bool) -> None:
     """What moving the marker one space forward, into EPOCH, needs and whether it is met: entering
     an epoch needs all its requirements; a step INSIDE one only those marked `each step`."""
     out["next_space"], out["next_epoch"] = position + 1, epoch
-    out["needs"] = [r for r in reqs if r.get("each_step")] if inside else reqs
+    out["needs"] = _needs(reqs, inside)
     out["meets"] = all_met(r["met"] for r in out["needs"])
     if out["move"] is None:
         out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]

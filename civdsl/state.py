@@ -56,6 +56,14 @@ def _key(key) -> str:
     return _short(key) if isinstance(key, str) else _value(key)
 
 
+def _shown(path) -> str:
+    """A state file's name in a message, quoted as git quotes names (escape.shown_name); loaded only
+    for a message, so answering a question never imports the escaping of the output formats."""
+    from .escape import shown_name
+
+    return shown_name(path)
+
+
 def parse_yaml(path: Path) -> dict:
     """A state (or table) file's mapping: read within the limits, decoded, parsed by the one
     YAML reader; every problem a StateError located in the file."""
@@ -63,7 +71,7 @@ def parse_yaml(path: Path) -> dict:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise StateError(f"{path}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
+        raise StateError(f"{_shown(path)}: a state file is a mapping of facts (key: value), not a {type(data).__name__}")
     return data
 
 
@@ -73,12 +81,12 @@ def _read_limited(path: Path) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise StateError(f"{path}: cannot read the state file: not a regular file")
+                raise StateError(f"{_shown(path)}: cannot read the state file: not a regular file")
             raw = fh.read(MAX_STATE_BYTES + 1)
     except (OSError, ValueError) as exc:
-        raise StateError(f"{path}: cannot read the state file: {getattr(exc, 'strerror', None) or exc}") from None
+        raise StateError(f"{_shown(path)}: cannot read the state file: {getattr(exc, 'strerror', None) or exc}") from None
     if len(raw) > MAX_STATE_BYTES:
-        raise StateError(f"{path}: the state file is larger than {MAX_STATE_BYTES:,} bytes")
+        raise StateError(f"{_shown(path)}: the state file is larger than {MAX_STATE_BYTES:,} bytes")
     return raw
 
 
@@ -89,28 +97,64 @@ def _decode(raw: bytes, path: Path) -> str:
     except UnicodeDecodeError as exc:
         before = raw[: exc.start].decode("utf-8", errors="replace")
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-        raise StateError(f"{path}:{line}:{column}: the state file is not valid UTF-8 "
+        raise StateError(f"{_shown(path)}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
 
 
 def _parse_text(text: str, path: Path):
-    """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read)."""
-    import yaml  # only when a state file is given
+    """The YAML value of the file's text, read by `safeyaml` (the one way YAML is read), or the
+    value kept in the cache folder for the same text by the same compiler, as JSON in the same
+    order: a question asked again of an unchanged state or table file does not load the YAML
+    reader."""
+    import json
+
+    from . import cache
+
+    name = f"yaml-{cache.text_key(text)}.json"
+    kept = cache.read_json(name)
+    if isinstance(kept, dict) and "value" in kept:
+        return kept["value"]
+    value = _read_yaml(text, path)
+    if _json_exact(value):
+        cache.write(name, json.dumps({"value": value}).encode("utf-8"))  # keys in the file's order
+    return value
+
+
+def _json_exact(value, depth: int = 0) -> bool:
+    """Whether JSON gives back exactly this value (mappings with text keys, lists, text, whole
+    numbers, finite numbers, true/false, null): a date, a number key or an infinity is not kept.
+    A value nested deeper than a state file needs is not kept either (it is read again)."""
+    if depth > 50:
+        return False
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is list:
+        return all(_json_exact(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _json_exact(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _read_yaml(text: str, path: Path):
+    """The file's text read by `safeyaml`, every problem a StateError located in the file."""
+    import yaml  # only when a state file is read afresh
 
     from . import safeyaml
 
     try:
         return safeyaml.load(text)
     except safeyaml.YAMLLimitError as exc:
-        raise StateError(f"{path}: {exc}") from None
+        raise StateError(f"{_shown(path)}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        where = f"{_shown(path)}:{mark.line + 1}:{mark.column + 1}" if mark else _shown(path)
         raise StateError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
     except RecursionError:
-        raise StateError(f"{path}: the state file is nested too deeply") from None
+        raise StateError(f"{_shown(path)}: the state file is nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise StateError(f"{path}: not a usable value: {_short(str(exc))}") from None
+        raise StateError(f"{_shown(path)}: not a usable value: {_short(str(exc))}") from None
 
 
 def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),

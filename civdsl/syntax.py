@@ -518,7 +518,12 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def turn_step(self, meta, c):
         texts = self._tokens(c, "STRING")
-        return (self._string(texts[0]), self._string(texts[1]) if len(texts) > 1 else None, self._span(meta))
+        actions = next((x for x in c if isinstance(x, list)), [])
+        return (self._string(texts[0]), self._string(texts[1]) if len(texts) > 1 else None, self._span(meta),
+                actions)
+
+    def step_actions(self, c):
+        return [x for x in c if isinstance(x, Call)]
 
     # --- items with blocks
     @v_args(meta=True)

@@ -22,30 +22,26 @@ A fact the answer needs and the table does not give is named, never guessed.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-
 from . import runtime
 from .errors import StateError
+from .records import Record
 from .table import Seat, Table
 
 
-@dataclass
-class Discard:
+class Discard(Record, frozen=False):
     victim: str
     calamity: str
     index: int
     why: str  # "duplicate" or "random"
 
 
-@dataclass
-class Beneficiary:
+class Beneficiary(Record, frozen=False):
     name: str | None
     why: str  # in words: "the trader", "most cities in stock (4), then tokens in stock", ...
-    candidates: list[str] = field(default_factory=list)
+    candidates: tuple[str, ...] | list[str] = ()  # the players it was chosen among
 
 
-@dataclass
-class Resolved:
+class Resolved(Record, frozen=False):
     """One calamity of the phase: who suffers what, and why."""
 
     index: int
@@ -59,8 +55,7 @@ class Resolved:
     missing: list[str]
 
 
-@dataclass
-class Phase:
+class Phase(Record, frozen=False):
     table: Table
     discarded: list[Discard]
     resolved: list[Resolved]
@@ -107,7 +102,7 @@ def _resolved_dict(r: Resolved) -> dict:
     return {
         "index": r.index, "calamity": r.calamity, "victim": r.victim, "traded_by": r.traded_by,
         "beneficiary": None if r.beneficiary is None else {"name": r.beneficiary.name, "why": r.beneficiary.why,
-                                                           "candidates": r.beneficiary.candidates},
+                                                           "candidates": list(r.beneficiary.candidates)},
         "primary": r.primary.to_dict(),
         "secondary": [{"player": name, "assigned": amount, **res.to_dict()} for name, amount, res in r.secondary],
         "notes": list(r.notes),
@@ -380,6 +375,9 @@ def _most_stock(table: Table, c: dict, rules: dict, missing: list[str]) -> Benef
         return _candidates_not_known(among)
     if not candidates:
         return Beneficiary(None, "no candidate" + ("" if among == "others" else f" bordering the victim by {among}"))
+    if len(candidates) == 1:  # a ranking of one needs none of the ranked facts
+        return Beneficiary(candidates[0], "the only candidate" + ("" if among == "others"
+                                                                else f" bordering the victim by {among}"), candidates)
     left, why = _ranked(table, candidates, rules, missing)
     if len(left) == 1:
         return Beneficiary(left[0], why, candidates)
@@ -480,7 +478,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     ben = _checked_beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
     primary = runtime.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
-    if primary.is_cancelled and ben is not None and ben.name is None:
+    if primary.is_cancelled:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
         missing.extend(ben_missing)

@@ -12,7 +12,7 @@ from typing import Any
 from . import vocabulary as vocab
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, check, evaluate, quote, unparse, walk
+from .expressions import EvalError, Scope, check, evaluate, number, quote, truth, unparse, walk
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
@@ -79,6 +79,7 @@ class _Validator(NodeVisitor):
         self._resolution()
         self._epochs()
         self._score()
+        self._turn()
         self._commodities()
         self._decks()
         self._asserts()
@@ -404,7 +405,19 @@ class _Validator(NodeVisitor):
 
     # the check of an argument, by the kind of its parameter (vocabulary.Param.kind); a kind
     # without one here is not checked
-    _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument"}
+    _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument",
+                        "quantity": "_quantity_argument"}
+
+    def _quantity_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """A whole number written out, or the name of a constant or of a table (read at the number
+        of players): what the ledger can read before any player state."""
+        if isinstance(value, Num) and whole_number(value.value) and value.value >= 0:
+            return
+        word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
+        if word is None or (word not in self.ed.consts and word not in self.ed.tables):
+            known = list(self.ed.consts) + list(self.ed.tables)
+            self.d.error("CIV017", f"`{p.name}` of `{call.name}` must be a whole number, a constant or a table",
+                         value.span, item=item, help=suggestion(unparse(value), known) if word else None)
 
     def _enum_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
         """One of the parameter's words."""
@@ -548,6 +561,21 @@ class _Validator(NodeVisitor):
         if _negative_literal(e) and e.operand.value:
             self.d.error("CIV025", "a quantity here cannot be negative", e.span, item=item,
                          help="use `prevent` to lower a value and `add` to raise it")
+
+    # --- the sequence of play and what its steps do to the ledger
+    def _turn(self) -> None:
+        seen: dict[str, str] = {}
+        for step in self.ed.turn:
+            for call in step.actions:
+                self._call(call, vocab.PHASE_ACTIONS, "CIV140", "phase action", step.name, literal_only=True)
+                track = call.kwargs.get("track")
+                if call.name == "end_game" and isinstance(track, Name) and track.dotted not in self.ed.asts:
+                    self.d.error("CIV017", f"`track` of `end_game` names no A.S.T. track: `{track.dotted}`", track.span,
+                                 item=step.name, help=suggestion(track.dotted, self.ed.asts))
+                if call.name in seen and call.name not in _REPEATABLE_ACTIONS:
+                    self.d.error("CIV141", f"`{call.name}` is already done by step \"{seen[call.name]}\"", call.span,
+                                 item=step.name, help="a turn does this once: keep it in one step")
+                seen.setdefault(call.name, step.name)
 
     # --- epochs, score
     def _epochs(self) -> None:
@@ -712,7 +740,7 @@ class _Validator(NodeVisitor):
     def _assertion(self, a, evaluator: ModelEvaluator) -> None:
         """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
         try:
-            ok = evaluator.evaluate(a.expr)
+            ok = truth(evaluator.evaluate(a.expr), a.expr.span)
         except EvalError as exc:
             self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
             return
@@ -734,6 +762,11 @@ def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | No
     previous = [1] + list(starts)
     return next(((start, epoch) for before, start, epoch in zip(previous, starts, epochs)
                  if start <= before or start > spaces), None)
+
+
+# phase actions a turn may do in several steps (players enter map outcomes after each map phase;
+# an edition may end the game by a different rule on each A.S.T. track)
+_REPEATABLE_ACTIONS = ("census", "end_game")
 
 
 def _negative_literal(e) -> bool:
@@ -789,15 +822,24 @@ def set_value(ed: Edition, n: int, face: int):
 
 
 # the functions of an author invariant over a collection: (its items, each further argument as a
-# function of an item) -> the value
+# function of an item) -> the value; each further argument's values are checked for their kind
+# (an unknown value, a cost written `unknown`, adds nothing to a sum and is not true)
+_AGGREGATES = {
+    "count": lambda items, args: len(items),
+    "sum": lambda items, args: sum(args[0](item, number) for item in items),
+    "all": lambda items, args: _all_holds(items, args),
+    "any": lambda items, args: any(args[0](item, truth) for item in items),
+}
+
+
 def _all_holds(items, args) -> bool:
     """`all(items, condition)`: false as soon as one item decidedly breaks it, even where another
-    cannot be decided (a cost unknown); undecided (the first item's EvalError) only when no item
-    breaks it."""
+    cannot be decided (a comparison with a cost written `unknown`); undecided (the first such
+    item's EvalError) only when no item breaks it."""
     undecided = None
     for item in items:
         try:
-            if args[0](item) is not True:
+            if not args[0](item, truth):
                 return False
         except EvalError as exc:
             undecided = undecided or exc
@@ -806,12 +848,9 @@ def _all_holds(items, args) -> bool:
     return True
 
 
-_AGGREGATES = {
-    "count": lambda items, args: len(items),
-    "sum": lambda items, args: sum(args[0](item) or 0 for item in items),
-    "all": _all_holds,
-    "any": lambda items, args: any(args[0](item) is True for item in items),
-}
+def _of_kind(value: Any, kind, span: Span) -> Any:
+    """`value` as `kind` (number or truth) wants it; unknown stays out of a sum."""
+    return 0 if value is None and kind is number else kind(value, span)
 
 
 class ModelEvaluator:
@@ -883,17 +922,22 @@ class ModelEvaluator:
         def call(c: Call, ev):
             if c.name in self.ed.tables:
                 raise EvalError("tables read player state; they cannot appear in an assert", c.span)
-            items = self.items(c.args[0], context)
             if c.name not in _AGGREGATES:
                 raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
-            return _AGGREGATES[c.name](items, [lambda item, a=a: self.evaluate(a, item) for a in c.args[1:]])
+            wanted = len(vocab.FUNCTIONS[c.name].args)
+            if len(c.args) != wanted or c.kwargs:
+                raise EvalError(f"`{c.name}` takes {wanted} argument{'s' if wanted > 1 else ''}", c.span)
+            items = self.items(c.args[0], context)
+            return _AGGREGATES[c.name](items, [lambda item, kind, a=a: _of_kind(self.evaluate(a, item), kind, a.span)
+                                               for a in c.args[1:]])
 
         return evaluate(expr, lookup, call)
 
     def items(self, expr, context) -> list:
         from .syntax import Where
         if isinstance(expr, Where):
-            return [i for i in self.items(expr.items, context) if self.evaluate(expr.condition, i) is True]
+            return [i for i in self.items(expr.items, context)
+                    if truth(self.evaluate(expr.condition, i), expr.condition.span)]
         value = self.evaluate(expr, context)
         if not isinstance(value, list):
             raise EvalError("expected a collection (advances, calamities, commodities, specific_credits)", expr.span)
@@ -916,10 +960,13 @@ class ModelEvaluator:
         bad, undecided = [], []
         for i in self.items(expr.args[0], None):
             try:
-                if self.evaluate(expr.args[1], i) is not True:
-                    bad.append(i.get("name", "?"))
+                value = self.evaluate(expr.args[1], i)
             except EvalError:
+                value = None
+            if value is None:  # an unknown value (a cost written `unknown`) decides nothing
                 undecided.append(i.get("name", "?"))
+            elif value is not True:
+                bad.append(i.get("name", "?"))
         text = "fails for: " + _first_ten(bad)
         return text + ("; cannot be decided for: " + _first_ten(undecided) if undecided else "")
 

@@ -105,8 +105,11 @@ _EFFECTS = [
          "lose {amount} {ships}", "Remove ships from the board.",
          nouns=(("amount", "ship lost", "ships lost"),)),
     Kind("ast_back", (_amount("steps"),),
-         "move back {amount} {steps} on the A.S.T.", "The succession marker moves backward.",
+         "move back {amount} {steps} on the A.S.T. track", "The succession marker moves backward.",
          nouns=(("amount", "step back on the A.S.T.", "steps back on the A.S.T."),)),
+    Kind("advance_after_back", (),
+         "your marker may still move forward this turn, if it meets the requirements",
+         "A step back does not stop the marker advancing in the A.S.T. phase of the same turn.", main=None),
     Kind("city_support_rate", (_amount("tokens per city added to the support rate"),),
          "city support rises by {amount} per city; reduce unsupported cities", "A temporary rise of the city support rate.",
          nouns=(("amount", "token of city support per city", "tokens of city support per city"),)),
@@ -177,7 +180,8 @@ EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
 # min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
 # (an "all but N" keeps a number, barbarians and support rates take nothing from a holding).
 BOUNDS: dict[str, dict[str, str]] = {
-    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units"},
+    "damage": {"*": "unit_points", "flood_plain": "flood_plain_units", "volcano": "volcano_units",
+               "coastal": "coastal_units"},
     "destroy_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
                        "open_sea": "cities_adjacent_open_sea"},
     "reduce_cities": {"*": "cities", "coastal": "coastal_cities", "volcano": "volcano_cities",
@@ -350,6 +354,70 @@ VALUE_DISCARD_KINDS = ("discard_face_value",)
 SUPPORT_KINDS = {"city_support_rate": "rate", "support_tokens_withheld": "withheld"}
 ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 
+# What a step of the sequence of play does to the game's ledger (`turn { step "..." { ACTION } }`,
+# civdsl/ledger/): the bookkeeping every edition shares, named for what it does, never for a phase
+# of one edition. A "quantity" is a whole number, a constant's name, or a table's name read at the
+# number of players. The map itself (movement, conflict, building) is not played: players enter
+# its outcome as a census, which the ledger checks against the limits `census` declares.
+_PHASE_ACTIONS = [
+    Kind("census", (Param("cities", "quantity", doc="cities a player has (board and stock together)"),
+                    Param("tokens", "quantity", doc="tokens a player has (board, stock and treasury together)"),
+                    Param("ships", "quantity", doc="ships a player may have on the board")),
+         "players enter the cities, tokens and ships they have on the board",
+         "Map outcomes entered as facts; every later step reads them. The quantities are the pieces each player "
+         "has: the census never exceeds them, and tokens in stock are the tokens left off the board and out of "
+         "the treasury.", main=None),
+    Kind("collect_tax", (Param("rate", "quantity", required=True, doc="treasury tokens per city"),
+                         Param("bound", "enum", choices=("stock", "none"), default="stock",
+                               doc="stock: never more than the tokens in stock; the cities not taxed revolt")),
+         "each player moves {rate} tokens per city from stock to treasury",
+         "Automatic: treasury grows by the rate (with held `tax_rate` abilities) times the cities; with "
+         "bound stock a player short of tokens moves all he has and the cities he could not tax revolt.",
+         main=None),
+    Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),),
+         "each player draws one trade card per city, one from each stack from 1 up (at most stack {stacks})",
+         "Each player enters the cards he drew: one per city, the first from stack 1, the next from stack 2 "
+         "and so on; a card of no stack (water) stands for one from an empty stack.", main=None),
+    Kind("buy_trade_cards", (),
+         "players may buy trade cards as the edition's trade card purchases allow",
+         "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "
+         "abilities, capped by `trade_card_purchase_limit`).", main=None),
+    Kind("trade", (Param("least_cards", "quantity", doc="the fewest cards each side gives"),),
+         "players trade cards, each side giving at least {least_cards}",
+         "Each trade names what each side gives; a card he does not hold or a calamity that may not be traded "
+         "is refused, and a traded calamity remembers who traded it.", main=None),
+    Kind("resolve_calamities", (Param("drawn_tradable", "enum", choices=("resolve", "keep"), default="resolve",
+                                      doc="resolve: a tradable calamity its drawer still holds strikes him; keep: "
+                                          "only a player it was traded to resolves it, its drawer may keep it"),),
+         "the calamities held are resolved, one at a time, each seeing the losses of those before",
+         "The edition's `resolution` rules choose, order and resolve them from the players' states; the "
+         "choices the rules leave to a player are asked for, never guessed.", main=None),
+    Kind("buy_advances", (),
+         "players buy civilization advances, paying with card sets and treasury",
+         "Priced by the edition's credit rules from the advances held before the step; the payment must "
+         "cover the price, with no more treasury than needed.", main=None),
+    Kind("hand_limit", (Param("limit", "quantity", required=True, doc="commodity cards a player keeps"),
+                        Param("calamities", "enum", choices=("count", "apart"), default="apart",
+                              doc="count: calamity cards kept in hand count toward the limit")),
+         "each player keeps at most {limit} commodity cards (plus held `hand_limit` abilities)",
+         "The step ends only when every hand is within the limit: the players discard what they choose.",
+         main=None),
+    Kind("alter_ast", (),
+         "each succession marker moves forward, stays or moves back by the epoch rules",
+         "Automatic: the answer of `civdsl epoch` for each player, applied in A.S.T. order.", main=None),
+    Kind("end_game", (Param("reach", "enum", choices=("last_epoch", "last_space"), required=True,
+                            doc="what a marker reaches to end the game"),
+                      Param("track", "str", doc="the A.S.T. track this rule is for (absent: every track)"),
+                      Param("extra_turns", "quantity", doc="turns still played after a marker reaches it"),
+                      Param("turn_limit", "enum", choices=("agreed", "none"), default="none",
+                            doc="agreed: the game also ends after a last turn the players set at the start")),
+         "the game ends when a marker reaches the {reach} of its track",
+         "Checked after the step: then the final scores are the edition's `score`, with the tie-breakers; "
+         "`sole_leader` is true for a player alone in the last epoch.", main=None),
+]
+PHASE_ACTIONS: dict[str, Kind] = {k.name: k for k in _PHASE_ACTIONS}
+
+
 # Irregular plurals used by the text templates ("1 city", "2 cities").
 PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("ship", "ships"),
            "steps": ("step", "steps"), "tokens": ("token", "tokens"), "unit_points": ("unit point", "unit points"),
@@ -369,6 +437,9 @@ class Fact(Record):
     words: tuple[str, str] | None = None
     # for a yes/no or text fact: how a condition says it holds (true / not empty) and not
     states: tuple[str, str] | None = None
+    # a yes/no fact about the A.S.T.'s last epoch: absent, it reads false wherever the marker
+    # cannot be in that epoch (runtime.PlayerState.fact), and only there is it asked
+    last_epoch_only: bool = False
 
 
 # The player's situation: the facts a calamity, an epoch or a score can read.
@@ -411,7 +482,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
          states=("a card traded to the victim", "a card the victim drew"),
          words=("player who traded the card", "player who traded the card")),
-    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses)",
+    Fact("sole_leader", "bool", "the player alone reached the last epoch (for end-game bonuses); not asked of a "
+         "player whose marker cannot be in the last epoch", last_epoch_only=True,
          states=("the lead alone in the last epoch", "no lead alone in the last epoch"),
          words=("lead alone in the last epoch", "lead alone in the last epoch")),
     Fact("volcano_units", "int", "unit points in areas touched by a volcano",
@@ -420,6 +492,14 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
          words=("ship of the trader that can reach the victim's coastal cities", "ships of the trader that can reach the victim's coastal cities")),
     Fact("flood_plain_players", "int", "other players with units on the flood plain the victim's flood strikes (0 when it strikes the coast)",
          words=("other player on the struck flood plain", "other players on the struck flood plain")),
+    Fact("tokens_over_limit", "int", "tokens on the board above the printed population limits of their areas, "
+         "counted with no regard for Agriculture, once a calamity's losses are taken",
+         words=("token above the printed limits", "tokens above the printed limits")),
+    Fact("coastal_units", "int", "unit points in coastal areas (an area-scoped loss on the coast takes at most these)",
+         words=("unit point in coastal areas", "unit points in coastal areas")),
+    Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
+         "whether a backward step applies where the rulebook gives no row for the player's civilization",
+         words=("epoch of the marker", "epoch of the marker")),
     Fact("open_sea_players", "int", "other players with cities beside the open sea area the victim's cyclone strikes",
          words=("other player beside the struck open sea", "other players beside the struck open sea")),
 ]}
@@ -447,6 +527,9 @@ ENGINE_NAMES: dict[str, EngineName] = {e.name: e for e in [
     EngineName("token_points", "const", "int", 1, "unit points of a token: `unit_points`, when not given, is "
                "tokens x token_points + cities x city_points"),
     EngineName("city_points", "const", "int", 5, "unit points of a city (see `token_points`)"),
+    EngineName("calamity_card_value", "const", "int", None, "the trade value of a calamity card held in a hand "
+               "(1981 16.6: 0): `hand` accepts calamity cards where it is declared (absent: a hand holds commodity "
+               "cards only)"),
     EngineName("city_support", "const", "int", 2, "tokens on the board each city needs (the city support rate "
                "before a held `city_support` ability): reducing until supported starts from it"),
 ]}

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from civdsl import describe
@@ -1021,6 +1023,31 @@ def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):
     expansion = load(ROOT / "rulebooks" / "expansion.civ")
     assert "among the players within reach of the victim" in describe.beneficiary(
         expansion.calamities["Civil War"], expansion)
+
+
+# --- the Markdown pages as HTML (charts/mdhtml.py) -------------------------------------------
+
+MARKDOWN_SPECIALS = "`*_\\|[]#!{}~<>&- x1."
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet=MARKDOWN_SPECIALS, max_size=30))
+def test_escaped_markdown_reads_back_as_the_text_itself(text):
+    """Whatever rulebook text escape.markdown writes, the HTML page shows as itself: an escaped
+    backtick or star starts no code span or emphasis, an escaped pipe ends no table cell."""
+    from civdsl import escape
+    from civdsl.charts.mdhtml import _cells, inline
+
+    written = escape.markdown(text)
+    assert inline(written) == escape.html(text)
+    assert _cells(f"| {written} | x |") == [written.strip(), "x"]
+
+
+def test_a_backslash_before_a_backtick_keeps_the_backtick_literal():
+    from civdsl.charts.mdhtml import inline
+
+    assert inline("a \\`b\\` c") == "a `b` c"
+    assert inline("a `b` c") == "a <code>b</code> c"
 
 
 @pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")

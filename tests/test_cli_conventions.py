@@ -55,13 +55,25 @@ def test_every_option_has_help_text(name):
     assert not bare, f"`civdsl {name}`: options without help: {bare}"
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_shared_options_everywhere(name):
-    opts = {o for p in _command(name).params for o in p.opts}
+def _leaves() -> list[tuple[str, click.Command]]:
+    """Every command that runs, a group's subcommands (`game show`) in place of the group."""
+    out = []
+    for name in ALL:
+        cmd = _command(name)
+        if isinstance(cmd, click.Group):
+            out += [(f"{name} {sub}", cmd.commands[sub]) for sub in sorted(cmd.commands)]
+        else:
+            out.append((name, cmd))
+    return out
+
+
+@pytest.mark.parametrize("name, command", _leaves(), ids=[n for n, _ in _leaves()])
+def test_shared_options_everywhere(name, command):
+    opts = {o for p in command.params for o in p.opts}
     assert "--color" in opts
     assert ("--json" in opts) == (name != "lsp")
     # one spelling for machine output: no command offers json through --format
-    for p in _command(name).params:
+    for p in command.params:
         if "--format" in p.opts and name != "chart":  # chart's --format is the chart's notation
             assert "json" not in p.type.choices
 
@@ -102,8 +114,9 @@ USER_ERRORS = {
 
 
 def test_every_json_command_has_a_user_error_case_or_none_possible():
-    # vocab takes no input; check and fmt answer with their findings (below)
-    assert set(USER_ERRORS) | {"vocab", "check", "fmt"} == set(JSON_COMMANDS)
+    # vocab takes no input; check and fmt answer with their findings (below); game's subcommands
+    # answer a game file's errors as located diagnostics (tests/test_game_cli.py)
+    assert set(USER_ERRORS) | {"vocab", "check", "fmt", "game"} == set(JSON_COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(USER_ERRORS))

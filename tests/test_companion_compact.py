@@ -111,3 +111,31 @@ def test_the_compacted_engine_answers_as_the_engine(rulebook):
     assert len(compact) < len(script)
     queries = _queries(civdsl.load(rulebook).module)
     assert run_engine(compact, queries) == run_engine(script, queries)
+
+
+@pytest.mark.parametrize("rulebook", ["megaciv", "civ1981"])
+def test_the_engine_minified_part_by_part_is_the_whole_engine_minified(rulebook):
+    """A build minifies the runtime files once and joins each page's parts as minify_script joins
+    lines: the page's engine is byte for byte the whole engine minified."""
+    import civdsl
+    from civdsl.companion.jsgen import edition_of, engine_parts
+    from civdsl.companion.page import minified_parts
+
+    module = civdsl.load(rulebook).module
+    parts = engine_parts(edition_of(module), module)
+    whole = "\n".join(parts) + "\n"
+    assert minified_parts(parts, whole) == minify_script(compact_script(whole))
+
+
+@pytest.mark.parametrize("parts", [
+    ["a = 1", "/x/.test(b) && f()"],   # a part opening with a regex: only the whole tells
+    ["a = b", "/ c"],                  # ... or with a division
+    ["x = `template`", "y = 2"],       # a part the scanner cannot read
+    ["a = 1 +", "+b", "c()"],          # lines that join across parts
+    ["f(", ")", "// only a comment", "g()"],
+])
+def test_parts_minify_as_their_whole(parts):
+    from civdsl.companion.page import minified_parts
+
+    whole = "\n".join(parts) + "\n"
+    assert minified_parts(parts, whole) == minify_script(compact_script(whole))

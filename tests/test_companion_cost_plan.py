@@ -302,6 +302,12 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
                 {"command": "plan", "state": state, "options": {"among": capped["buy"], "horizon": 2}}))
     out.append((bench.STRICT, "stress: an explained plan pricing capped placements",
                 {"command": "plan", "state": state, "options": {"among": capped["buy"], "explain": True}}))
+    # the look-ahead and an explanation whose next turns and searches share the answer's work limit
+    dense = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    out.append((bench.STRICT, "stress: a strict two-turn plan stopped by the shared work",
+                {"command": "plan", "state": dense, "options": {"objective": "points", "horizon": 2}}))
+    out.append((bench.STRICT, "stress: a strict explained plan sharing the work",
+                {"command": "plan", "state": dict(dense, treasury=300), "options": {"explain": True}}))
     # the benchmark's strict-credit random states 0 (the search stops at its placement work) and 2
     # (prices from capped placements)
     rng = random.Random(12)

@@ -106,6 +106,8 @@ def random_state(module, rng: random.Random, dense: float = 0.7) -> dict:
             state[fact.name] = rng.choice(blocks)
         elif fact.name == "ast_track" and module.AST:
             state[fact.name] = rng.choice(list(module.AST))
+        elif fact.name == "ast_epoch" and module.AST:
+            state[fact.name] = rng.choice([name for name, _ in next(iter(module.AST.values()))["epochs"]])
         elif fact.name == "scenario" and module.SCENARIOS:
             state[fact.name] = rng.choice(list(module.SCENARIOS))
         elif fact.name == "traded_by":

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from civdsl import parser, safeyaml
+from civdsl import build, describe, parser, safeyaml
 from civdsl.bounds import FIELDS
 from civdsl import vocabulary as vocab
 from civdsl.codegen import generate
@@ -54,6 +54,19 @@ def write(name: str, text: str | bytes) -> Path:
     path = WORK / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
+
+
+def render_everything(checked) -> None:
+    """Every generator a build runs (module, describer, charts, companion page) on a rulebook that
+    checks: `check` and `build` never disagree. The explorer's SVG must be well-formed XML."""
+    import xml.etree.ElementTree as ET
+
+    for cal in checked.edition.calamities.values():
+        describe.calamity(cal)
+    out = build.render(checked)
+    svg = out.files.get("charts/explorer.svg")
+    if svg:
+        ET.fromstring(svg if isinstance(svg, bytes) else svg.encode("utf-8"))
 
 
 # --- valid rulebooks ------------------------------------------------------------------------
@@ -210,6 +223,7 @@ def test_generated_valid_rulebooks_check_and_compile(case):
     assert list(module.ADVANCES) == expected["advances"]
     assert list(module.COMMODITIES) == expected["commodities"]
     assert list(module.CALAMITIES) == expected["calamities"]
+    render_everything(checked)
 
 
 # --- mutated rulebooks ---------------------------------------------------------------------------
@@ -276,6 +290,8 @@ def mutated(draw):
 @given(mutated())
 @example(("mini.civ", SEEDS["mini.civ"].replace("cost 60", "cost 60 cost 70")))
 @example(("civ1981.civ", SEEDS["civ1981.civ"][: len(SEEDS["civ1981.civ"]) // 2]))
+@example(("civ1980.civ", SEEDS["civ1980.civ"].replace("primary { damage(9) }", "primary { damage(unknown) }")))
+@example(("civ1980.civ", SEEDS["civ1980.civ"].replace("prevent damage 4 per", "prevent damage unknown per")))
 def test_mutated_rulebooks_give_located_diagnostics_never_exceptions(case):
     name, text = case
     path = write(name, text)  # house rules extend by edition id or by a name beside them
@@ -290,6 +306,7 @@ def test_mutated_rulebooks_give_located_diagnostics_never_exceptions(case):
     assert "Traceback" not in rendered
     if checked.ok:
         compile(generate(checked.edition, {f.display: f.text for f in checked.chain}), "effects.py", "exec")
+        render_everything(checked)
 
 
 @FUZZ

@@ -21,10 +21,12 @@ import io
 import json
 import os
 import py_compile
+import shutil
 import subprocess
 import sys
 import tokenize
 import unicodedata
+from xml.etree import ElementTree
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -242,6 +244,11 @@ def test_hostile_text_builds(path):
     assert results is not None, diags.render()
     files = results[0].files
     json.loads(files["model.json"])
+    if shutil.which("dot"):  # Graphviz renders the explorer, whatever the names hold
+        assert "charts/explorer.svg" in files, results[0].messages
+    for name, content in files.items():  # an SVG is XML: one forbidden character makes it unreadable
+        if name.endswith(".svg"):
+            ElementTree.fromstring(content if isinstance(content, bytes) else content.encode("utf-8"))
     assert files["effects.py"] == generate(results[0].edition, {f.display: f.text for f in check_file(path).chain})
 
 
@@ -346,3 +353,18 @@ def test_an_uncompilable_rule_is_a_diagnostic_in_resolve(tmp_path):
     proc = subprocess.run(CLI + ["resolve", str(path), "Famine"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-1500:]
     assert f"{path}:16:71: error[CIV043]" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "--" + "x" * 100_000, "megaciv"],
+    ["resolve", "megaciv", "Famine", "--option", "y" * 100_000 + "=on"],
+    ["plan", "megaciv", "--horizon", "7" * 100_000],
+    ["plan", "megaciv", "--horizon", "7" * 100_000, "--json"],
+])
+def test_a_long_unknown_option_or_value_is_echoed_cut_short(args):
+    """Values are cut short in messages (docs/security.md): an unknown option name or a bad value
+    of 100,000 characters gives a message of a few lines, not 100 KB."""
+    proc = subprocess.run(CLI + args, capture_output=True, text=True)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stdout) + len(proc.stderr) < 1_000, (len(proc.stdout), len(proc.stderr))
+    assert "..." in proc.stdout + proc.stderr

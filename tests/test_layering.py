@@ -157,6 +157,32 @@ def test_questions_from_a_current_cache_load_no_parser(args):
     assert "civdsl.parser" not in modules and "civdsl.validator" not in modules
 
 
+def test_a_check_answered_from_its_kept_result_loads_no_parser():
+    """`civdsl check` of an unchanged rulebook reads its kept diagnostics: neither Lark, the parser,
+    the passes nor the model's classes are loaded."""
+    args = ["check", "rulebooks/megaciv.civ", "rulebooks/house/granary.civ"]
+    _modules_after(args)
+    code, modules = _modules_after(args)
+    assert code == 0
+    assert not [m for m in HEAVY if m in modules]
+    loaded = {"civdsl.parser", "civdsl.syntax", "civdsl.model", "civdsl.resolver", "civdsl.validator"} & modules
+    assert not loaded, f"a kept check imported {sorted(loaded)}"
+
+
+def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
+    """The value of a state or table file is kept for its text (a date, which JSON cannot give back,
+    is read afresh each time); a changed file is read again."""
+    state = tmp_path / "state.yaml"
+    state.write_text("holds: [Pottery]\ntreasury: 12\n")
+    args = ["cost", "megaciv", "--state", str(state), "--buy", "Agriculture"]
+    _modules_after(args)
+    code, modules = _modules_after(args)
+    assert code == 0 and "yaml" not in modules
+    state.write_text("holds: [Pottery]\ntreasury: 13\n")
+    code, modules = _modules_after(args)
+    assert code == 0 and "yaml" in modules
+
+
 # What a question answered from a current cache may load (issue 15, start-up): the command line,
 # the cache, the runtime and what states and answers are checked and said with. Anything more is
 # import work every question pays for; a module needed only on a rare path (a mistake to name, a
@@ -169,7 +195,10 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"})]
+              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"}),
+             # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
+             (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
+                                                        "civdsl.table_phase"})]
 
 
 @pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")
@@ -200,3 +229,21 @@ def test_a_missing_dependency_is_named_without_a_traceback(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "needs the Python package `lark`" in proc.stderr
+
+
+def test_a_kept_state_file_keeps_its_order_and_values(tmp_path, monkeypatch):
+    """The value kept for a state file is the value read: the same keys in the same order (a hand's
+    commodities are listed as the file lists them), and a value JSON cannot give back exactly (a
+    date) is read afresh each time."""
+    import datetime
+
+    from civdsl import state
+
+    monkeypatch.setenv("CIVDSL_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "state.yaml"
+    path.write_text("commodities: {Salt: 2, Grain: 3, Ochre: 1}\ntreasury: 4.5\nholds: [Pottery]\n")
+    first, again = state.parse_yaml(path), state.parse_yaml(path)
+    assert list(again) == list(first) == ["commodities", "treasury", "holds"]
+    assert list(again["commodities"]) == ["Salt", "Grain", "Ochre"] and again == first
+    path.write_text("when: 2026-12-01\n")
+    assert state.parse_yaml(path) == state.parse_yaml(path) == {"when": datetime.date(2026, 12, 1)}

@@ -796,6 +796,35 @@ def test_a_stopped_look_ahead_bounds_the_pairs_it_left(books):
     assert f"no pair gives more than {stopped['total_at_most']} VP" in text
 
 
+STRICT = Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "strict_credits.civ"
+MID_GAME = {"players": 6, "treasury": 300, "holds": ["Music", "Medicine", "Monument", "Politics", "Law"]}
+
+
+def test_a_look_ahead_whose_first_search_finds_nothing_says_so(monkeypatch):
+    """Under strict single-use credits the work limit can stop a search before it finds any set:
+    the look-ahead then answers that it has no estimate (in text and JSON), never a traceback."""
+    rb = civdsl.load(STRICT)
+    ps = rb.state(tuple(MID_GAME["holds"]), {k: v for k, v in MID_GAME.items() if k != "holds"})
+    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    problem.work[0] = problem.single_use_work + 1  # a limit already spent
+    hz = plan_horizon.two_turns(problem)
+    assert hz["this_turn"] is None and hz["stopped"] is True and hz["complete"] is False
+    json.dumps(hz)
+    assert "no estimate" in "\n".join(planner._horizon_lines(hz, "VP"))
+
+
+def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatch):
+    """`plan --horizon 2` under strict credits in mid-game: the one-turn search spends the work
+    limit, and the look-ahead starts from the plan it found instead of searching again."""
+    monkeypatch.setattr(planner.PurchaseProblem, "single_use_work", 2_000)  # small limits keep the test short
+    monkeypatch.setattr(plan_horizon.two_turns, "__defaults__", (3, None))
+    result = CliRunner().invoke(main, ["plan", str(STRICT), "--set", "players=6", "--set", "treasury=300",
+                                       "--holds", ",".join(MID_GAME["holds"]), "--horizon", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    hz = json.loads(result.output)["horizon"]
+    assert hz["one_turn_best"] and (hz["this_turn"] is None or hz["total"] >= hz["one_turn_best_objective"])
+
+
 # --- the hand ----------------------------------------------------------------------------------
 
 def test_hand_value_sets_and_water(books):

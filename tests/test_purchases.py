@@ -312,6 +312,55 @@ def test_the_strict_credit_search_stops_at_its_work_limit_and_says_so(tmp_path):
             f"than {report['total_at_most']} VP)") in out.stdout.splitlines()
 
 
+def test_a_strict_credit_look_ahead_shares_one_work_limit_with_its_next_turns():
+    """--horizon 2 under the strict variant with a treasury of 1,000: every next turn's search counts
+    its placements in the answer's one work count, so the walk stops once that count passes the
+    limit (each next turn with a fresh count never answered), and the answer says it is not proven."""
+    from civdsl import plan_horizon
+    from civdsl.planner import PurchaseProblem, objective
+
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    ps = strict.state((), state)
+    limit, PurchaseProblem.single_use_work = PurchaseProblem.single_use_work, 50_000
+    try:
+        first = PurchaseProblem(strict.module, ps.held, ps.facts, objective(strict.module, "points"))
+        first.search()
+        hz = plan_horizon.two_turns(first)
+    finally:
+        PurchaseProblem.single_use_work = limit
+    assert hz["complete"] is False and hz["stopped"] is True
+    assert hz["turn_one_sets_priced_for_next_turn"] < 50  # stopped by the shared count, not the 3,000 sets
+    assert first.work[0] > 50_000  # the next turns' work is in the answer's count
+
+
+def test_the_strict_credit_greedy_placement_counts_in_the_work():
+    """A purchase whose greedy placement already saves all the credits can give makes no placement
+    state, but weighing its sources still counts: the work limit bounds it too."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    holds = ["Pottery", "Masonry", "Mysticism", "Music", "Metalworking", "Agriculture"]
+    buys = ["Mythology", "Drama and Poetry", "Mathematics"]
+    work = [0]
+    total, complete, _ = runtime.purchase_total(strict.module, holds, buys, {}, work)
+    assert complete and total == runtime.prices(strict.module, holds, buys)["total"]
+    assert work[0] >= len(buys) * len(holds)
+
+
+def test_an_explanation_whose_searches_stopped_is_not_proven():
+    """--explain under the strict variant: a search for an advance left out that stops at the shared
+    work limit leaves the explanation unproven, as the plan's own stop does."""
+    from civdsl.planner import PurchaseProblem
+
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    state = {"holds": ["Pottery", "Music"], "commodities": {"Grain": 3, "Salt": 2}, "treasury": 300, "players": 9}
+    limit, PurchaseProblem.single_use_work = PurchaseProblem.single_use_work, 2_000
+    try:
+        report = plan(strict, state, explain=True)
+    finally:
+        PurchaseProblem.single_use_work = limit
+    assert report["explain"]["complete"] is False
+
+
 # --- the strict single-use credit variant's placement of credits ---------------------------------------
 
 def _best_saving(module, holds, buys, extra):

@@ -119,7 +119,11 @@ def test_scenario(rulebook, sc):
     elif "epoch" in sc:
         e = sc["epoch"]
         [track] = rb.epochs(e["ast"], e.get("holds") or [], e.get("state") or {})
-        assert not track["missing_facts"]
+        # an answer lacks only what the scenario says it lacks, and then it is incomplete
+        assert track["missing_facts"] == expect.get("missing", [])
+        assert track["complete"] is not expect.get("missing")
+        if "moves_backward" in expect:  # true, false, or null while it depends on a fact not given
+            assert track["moves_backward"] is expect["moves_backward"]
         if "reached" in expect:
             assert track["reached"] == expect["reached"]
         if "marker" in expect:  # the player's own marker: space, epoch, next space and the verdict
@@ -131,6 +135,8 @@ def test_scenario(rulebook, sc):
         s = sc["score"]
         result = rb.score(s.get("holds") or [], s.get("state") or {})
         assert result["total"] == expect["total"]
+        if "missing" in expect:
+            assert result["missing_facts"] == expect["missing"]
         if "ast" in expect:  # the A.S.T. line: the marker's space and the points it is worth
             [line] = [p for p in result["points"] if "ast_space" in p]
             assert {"space": line["ast_space"], "points": line["points"]} == expect["ast"]

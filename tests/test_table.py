@@ -624,11 +624,19 @@ def test_with_philosophy_the_nominee_is_the_player_with_most_tokens_in_stock_pos
     data["players"][3]["tokens_in_stock"] = 10
     del data["calamities"][0]["beneficiary"]
     assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "a"  # himself (12)
-    # a tie for most tokens in stock: the victim chooses among the tied (reading)
+    # a tie for most tokens in stock: settled in A.S.T. order (1980 62: the Progress Chart's order,
+    # as for equal stocks in a Revolt; 1981 5.3: A.S.T. order resolves all ties but winning and
+    # conflict), never by the victim's choice
     data["players"][1]["tokens_in_stock"] = 12
-    assert "calamities[0].beneficiary" in _phase(edition, data).missing_facts
-    data["calamities"][0]["beneficiary"] = "b"
-    assert _calamity(_phase(edition, data), "Civil War").beneficiary.name == "b"
+    assert {"players.a.ast_rank", "players.b.ast_rank"} <= set(_phase(edition, data).missing_facts)
+    data["players"][0]["ast_rank"], data["players"][1]["ast_rank"] = 9, 1  # a is Egypt, b is Africa
+    phase = _phase(edition, data)
+    ben = _calamity(phase, "Civil War").beneficiary
+    assert ben.name == "b" and ben.why.endswith("most tokens in stock 12: tied with a, first in A.S.T. order")
+    assert phase.complete
+    data["calamities"][0]["beneficiary"] = "a"  # the victim may not pick himself over the first in order
+    with pytest.raises(StateError, match=r"`beneficiary` is a, but the rule names b"):
+        _phase(edition, data)
 
 
 def test_a_house_rule_lets_a_block_calamity_name_a_beneficiary_from_either_block(tmp_path):

@@ -113,7 +113,7 @@ def test_state_text_and_file_names_in_a_pipe(tmp_path):
     odd.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
     proc = subprocess.run(CLI + ["check", str(odd)], capture_output=True, text=True, errors="replace")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert ESC not in proc.stderr and "rules\\x1b]0;t\\x07\\udcff.civ:3:15: error[CIV019]" in proc.stderr
+    assert ESC not in proc.stderr and "rules\\u001b]0;t\\u0007\\udcff.civ\":3:15: error[CIV019]" in proc.stderr
 
 
 def test_json_output_stays_valid_with_the_same_values(hostile_book):
@@ -160,3 +160,37 @@ def test_simulate_refuses_more_rounds_than_its_bound():
                           capture_output=True, text=True, preexec_fn=cap)
     assert proc.returncode == 1 and f"at most {MAX_ROUNDS_PLAYED:,}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# --- names that would read as something else -------------------------------------------------
+
+BIDI = ["\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f", "\u200e", "\u202a", "\u202b", "\u202c", "\u202d"]
+
+
+@pytest.mark.parametrize("control", BIDI)
+def test_bidirectional_controls_are_escaped(control):
+    assert escape_controls(f"anna{control}gnp.exe") == f"anna\\u{ord(control):04x}gnp.exe"
+
+
+def test_a_player_named_with_a_right_to_left_override_reaches_the_terminal_escaped():
+    out = on_a_terminal("resolve", "megaciv", "Famine", "--set", "cityz\u202egnp=1")
+    assert "cityz\\u202egnp".encode() in out and "\u202e".encode() not in out, out
+
+
+def test_file_names_are_quoted_as_git_quotes_them(tmp_path):
+    """A newline in a file name would print as a real line break (a fake line of output), a
+    right-to-left override would turn the name around: such names are C-quoted."""
+    odd = tmp_path / "two\nlines\u202e.civ"
+    odd.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
+    proc = subprocess.run(CLI + ["check", odd.name], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert '"two\\nlines\\u202e.civ":3:15: error[CIV019]' in proc.stderr, proc.stderr
+    state = tmp_path / "s\n.yaml"
+    state.write_text("- not a mapping\n")
+    proc = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", state.name], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith('error: "s\\n.yaml": '), proc.stderr
+    plain = tmp_path / "plain.civ"
+    plain.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
+    proc = subprocess.run(CLI + ["check", "plain.civ"], capture_output=True, text=True, cwd=tmp_path)
+    assert "plain.civ:3:15: error[CIV019]" in proc.stderr and '"plain.civ"' not in proc.stderr

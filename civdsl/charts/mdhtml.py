@@ -9,7 +9,8 @@ import re
 
 from .html import esc, page
 
-_INLINE = re.compile(r"`([^`]+)`|\*\*((?:\\.|[^*\\])+)\*\*|\*((?:\\.|[^*\\])+)\*")
+# an escaped character first: `\`` is a literal backtick, never the start of a code span
+_INLINE = re.compile(r"\\.|`([^`]+)`|\*\*((?:\\.|[^*\\])+)\*\*|\*((?:\\.|[^*\\])+)\*")
 _BACKSLASH = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -22,7 +23,9 @@ def inline(text: str) -> str:
     out, last = [], 0
     for m in _INLINE.finditer(text):
         out.append(_text(text[last:m.start()]))
-        if m.group(1) is not None:
+        if m.group().startswith("\\"):
+            out.append(_text(m.group()))
+        elif m.group(1) is not None:
             out.append(f"<code>{esc(m.group(1))}</code>")
         elif m.group(2) is not None:
             out.append(f"<strong>{_text(m.group(2))}</strong>")
@@ -47,8 +50,14 @@ def to_html(markdown: str, title: str) -> str:
     return page(title, "<main>\n" + "\n".join(body.parts) + "\n</main>")
 
 
+# a cell ends at a pipe that no backslash escapes (`\\|` is a literal pipe inside a cell)
+_CELL = re.compile(r"((?:\\.|[^|\\])*)\|")
+
+
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip("|").split("|")]
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    return [c.strip() for c in _CELL.findall(body if body.endswith("|") else body + "|")]
 
 
 class _Body:

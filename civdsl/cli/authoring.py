@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from ..escape import shown_name
 from .common import UserError, command, echo, emit_json, fail, use_color
 
 
@@ -105,7 +106,7 @@ def build(paths, out, check_only, as_json):
 
     out_dir = Path(out)
     if not check_only and _inside_installed_package(out_dir):
-        fail(f"{out_dir} is inside the installed civdsl package: build into a folder of your own (-o DIR)")
+        fail(f"{shown_name(out_dir)} is inside the installed civdsl package: build into a folder of your own (-o DIR)")
     diags = Diagnostics()
     targets = rulebook_paths(paths)
     results = _compile_targets(targets, diags, as_json)
@@ -126,7 +127,7 @@ def _built(out_dir: Path, ids: list[str], files: int, as_json: bool) -> None:
     if as_json:
         emit_json({"output": str(out_dir), "files": files}, rulebooks=ids)
     else:
-        click.echo(f"built {_counted(len(ids), 'rulebook')} into {out_dir} ({files} files)")
+        click.echo(f"built {_counted(len(ids), 'rulebook')} into {shown_name(out_dir)} ({files} files)")
 
 
 def _compile_targets(targets: list, diags, as_json: bool) -> list:
@@ -154,9 +155,9 @@ def _check_output(problems: list[str], out_dir: Path, count: int, ids: list, as_
         sys.exit(1 if problems else 0)
     if problems:
         click.echo("\n".join(problems), err=True)
-        click.echo(f"{out_dir} is out of date: run `civdsl build`", err=True)
+        click.echo(f"{shown_name(out_dir)} is out of date: run `civdsl build`", err=True)
         sys.exit(1)
-    click.echo(f"{out_dir} is up to date ({count} rulebooks)")
+    click.echo(f"{shown_name(out_dir)} is up to date ({count} rulebooks)")
 
 
 class _null:
@@ -301,8 +302,8 @@ def new(name, base, output, title, as_json):
     if as_json:
         emit_json({"path": str(out), "extends": base}, name)
         return
-    click.echo(f"wrote {out}: a house rule `{name}` extending {base}")
-    click.echo(f"next: edit it, then `civdsl check {out}`")
+    click.echo(f"wrote {shown_name(out)}: a house rule `{name}` extending {base}")
+    click.echo(f"next: edit it, then `civdsl check {shown_name(out)}`")
 
 
 def _check_new_file(out: Path) -> None:
@@ -310,11 +311,11 @@ def _check_new_file(out: Path) -> None:
     from ..scaffold import ScaffoldError
 
     if out.exists():
-        raise ScaffoldError(f"{out} already exists; not overwriting it (choose another -o, or delete it first)")
+        raise ScaffoldError(f"{shown_name(out)} already exists; not overwriting it (choose another -o, or delete it first)")
     if not out.parent.exists():
         raise ScaffoldError(f"folder {out.parent} does not exist")
     if _inside_installed_package(out):
-        raise ScaffoldError(f"{out} is inside the installed civdsl package: write it into a folder of your own")
+        raise ScaffoldError(f"{shown_name(out)} is inside the installed civdsl package: write it into a folder of your own")
 
 
 def _write_new(out: Path, text: str) -> None:
@@ -326,7 +327,7 @@ def _write_new(out: Path, text: str) -> None:
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        raise UserError(f"{out} already exists; not overwriting it") from None
+        raise UserError(f"{shown_name(out)} already exists; not overwriting it") from None
     os.close(fd)
     atomic_write(out, text)
 

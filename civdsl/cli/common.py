@@ -190,6 +190,9 @@ class Conventions:
         try:
             rv = super().main(raw, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
+            from ..errors import cut_long_words
+
+            exc.message = cut_long_words(exc.message)  # an unknown option or a bad value, echoed
             if json_requested(raw):
                 command = _first_word(raw) if isinstance(self, click.Group) else self.name
                 kind = "usage" if isinstance(exc, click.UsageError) else "user"
@@ -262,7 +265,9 @@ def write_output(path, content: str | bytes) -> None:
     try:
         atomic_write(path, content)
     except OSError as exc:
-        fail(f"error: cannot write {path}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+        from ..escape import shown_name
+
+        fail(f"error: cannot write {shown_name(path)}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
 
 
 def open_rulebook(rulebook: str):
@@ -275,10 +280,25 @@ def open_rulebook(rulebook: str):
         return load(rulebook)
 
 
-def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = ()) -> dict:
+def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = (), player: str | None = None,
+          rulebook=None) -> dict:
+    """The facts of a --state file and --set; a game file as --state gives PLAYER's state in it now."""
     from ..state import facts_from
 
+    if state_file is not None and player is not None:
+        from ..ledger import gamefile
+
+        if not gamefile.is_game_file(state_file):
+            raise click.UsageError("--player reads a game file (`civdsl game new`); the --state file is not one")
+        given = gamefile.player_facts(state_file, player, rulebook)
+        extra = facts_from(None, sets, options)
+        return {**given, **extra}
+    if player is not None:
+        raise click.UsageError("--player needs a game file as --state")
     return facts_from(state_file, sets, options)
+
+
+PLAYER_HELP = "With a game file as --state: answer for this player's state in it, after its last event."
 
 
 # `--option NAME=on|off` on every question command: a rule switch the rulebook declares

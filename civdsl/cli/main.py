@@ -55,6 +55,8 @@ COMMANDS = {
     "simulate": ("civdsl.cli.cardgame", "simulate",
                  "Play many seeded games of RULEBOOK's round rules from a fresh setup and report how often each "
                  "threshold, flag, track mark and game end happens by each round."),
+    "game": ("civdsl.cli.game", "game",
+             "Keep a whole game in a game file: every player's state, turn after turn, with a log and undo."),
     "lsp": ("civdsl.cli.lsp", "lsp",
             "Run the civdsl language server (Language Server Protocol over stdio) for editors."),
 }

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import SET_HELP, command, emit_json, facts, open_rulebook, option_switch
+from .common import PLAYER_HELP, SET_HELP, command, emit_json, facts, open_rulebook, option_switch
 
 
 @command()
@@ -15,6 +15,7 @@ from .common import SET_HELP, command, emit_json, facts, open_rulebook, option_s
               "commodities, treasury, players.")
 @click.option("--holds", help="Advances held before this turn (added to the state's).")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--player", help=PLAYER_HELP)
 @click.option("--objective", "objective_spec", help="vp (default where advances have VP), points (printed cost), "
               "cards, or an expression per advance such as \"vp * 100 + cost\".")
 @click.option("--want", help="Advances the plan must buy, comma-separated.")
@@ -28,7 +29,7 @@ from .common import SET_HELP, command, emit_json, facts, open_rulebook, option_s
 @click.option("--save", type=click.Path(dir_okay=False),
               help="Write the state after the best plan's purchase to this YAML file (it may be --state's).")
 @option_switch
-def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
+def plan(rulebook, state_file, holds, sets, player, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
          options, as_json):
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..planner import plan as make_plan
@@ -37,7 +38,7 @@ def plan(rulebook, state_file, holds, sets, objective_spec, want, avoid, top, ex
     from ..state import split_names
 
     rb = open_rulebook(rulebook)
-    given = facts(state_file, sets, options)  # `--option NAME=on|off`: switches the rules read (start credits, ...)
+    given = facts(state_file, sets, options, player, rb)  # `--option NAME=on|off`: switches the rules read (start credits, ...)
     with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line
         report = make_plan(rb, dict(given), holds=split_names(holds), objective_spec=objective_spec,
                            want=split_names(want), avoid=split_names(avoid), top=top, explain=explain,

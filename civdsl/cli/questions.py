@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from .common import HOLDS_HELP, SET_HELP, STATE_HELP, command
+from .common import HOLDS_HELP, PLAYER_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
 from .common import open_rulebook as _open
@@ -370,8 +370,9 @@ def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def epoch(rulebook, track, holds, state_file, sets, options, as_json):
+def epoch(rulebook, track, holds, state_file, sets, player, options, as_json):
     """Where your marker is and what the next space needs; or each epoch's requirements.
 
     With `civilization` and `ast_position` in the state, the answer is for your own row: the
@@ -384,7 +385,7 @@ def epoch(rulebook, track, holds, state_file, sets, options, as_json):
         _list_tracks(rb, as_json)
         return
     _check_track(rb, track)
-    data = rb.epochs(track, split_names(holds), _facts(state_file, sets, options))
+    data = rb.epochs(track, split_names(holds), _facts(state_file, sets, options, player, rb))
     incomplete = any(t["missing_facts"] for t in data)
     if as_json:
         _emit_json({"tracks": data}, rb.id)
@@ -548,13 +549,14 @@ _MOVE = {"back": _moves_back,
 @click.option("--holds", help=HOLDS_HELP)
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def score(rulebook, holds, state_file, sets, options, as_json):
+def score(rulebook, holds, state_file, sets, player, options, as_json):
     """Victory points and tie-breakers for one player."""
     from ..state import split_names
 
     rb = _open(rulebook)
-    data = rb.score(split_names(holds), _facts(state_file, sets, options))
+    data = rb.score(split_names(holds), _facts(state_file, sets, options, player, rb))
     if as_json:
         _emit_json(data, rb.id)
         _exit_if_incomplete(data)
@@ -587,7 +589,8 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
-    parsed = parse_cards(rb.module, cards)
+    calamities: dict = {}  # calamity cards held, where the edition values them (calamity_card_value)
+    parsed = parse_cards(rb.module, cards, calamities)
     impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
     if impossible:
         raise StateError("\n".join(impossible))
@@ -597,7 +600,7 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     from ..runtime import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
-        report = hand_report(rb.module, parsed, player)
+        report = hand_report(rb.module, parsed, player, calamities)
     if as_json:
         _emit_json(report, rb.id)
     else:

@@ -22,12 +22,15 @@ import sys
 # The table (over 2,000 entries) is built on the first text that needs it: most output has
 # nothing to escape, and building it cost every command a good part of a millisecond.
 _TABLE: dict[int, str] = {}
+# the bidirectional controls (and the line and paragraph separators): printed raw they reorder or
+# break the text around them, so a name `anna\u202egnp.exe` would read as `annaexe.png`
+_BIDI = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 
 
 def _table() -> dict[int, str]:
     if not _TABLE:
         _TABLE.update({c: f"\\x{c:02x}" for c in range(0x00, 0x20) if c not in (0x09, 0x0A)})
-        _TABLE.update({c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *range(0xD800, 0xE000)]})
+        _TABLE.update({c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *range(0xD800, 0xE000), *_BIDI]})
     return _TABLE
 
 

@@ -749,6 +749,13 @@ def engine_script(module) -> str:
 
 def engine_for(ed: Edition, module) -> str:
     """The engine of a resolved edition and the module compiled from it."""
+    return checked_engine("\n".join(engine_parts(ed, module)) + "\n")
+
+
+def engine_parts(ed: Edition, module) -> list[str]:
+    """The engine's text in the parts it is joined from (with line breaks): the runtime files,
+    the same in every page, and this edition's data and rules (page.py minifies the runtime
+    files once per process)."""
     parts = ["(function () {", '"use strict";']
     for name in RUNTIME_BEFORE:
         text = _runtime_file(name)
@@ -763,7 +770,11 @@ def engine_for(ed: Edition, module) -> str:
         parts.append(f"// ---- runtime/{name}")
         parts.append(_runtime_file(name))
     parts.append("})();")
-    script = "\n".join(parts) + "\n"
+    return parts
+
+
+def checked_engine(script: str) -> str:
+    """The engine's text, refused if it could close or open an inline script."""
     # no rulebook text can close or nest an inline <script> (every `<` of it is escaped); the
     # runtime files are ours and must not either (checked always, not as an `assert`)
     lowered = script.lower()

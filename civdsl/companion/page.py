@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import engine_for, engine_script, js_json
+from .jsgen import checked_engine, edition_of, engine_parts, js_json
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -311,6 +311,58 @@ def _minified_lines(lines: list[list[str | None]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def minified_parts(parts: list[str], whole: str) -> str:
+    """minify_script(compact_script(WHOLE)) where WHOLE is PARTS joined with line breaks, each part
+    scanned and minified on its own (the runtime files, the same in every page, once per process:
+    `_minified_part`) and the lines joined as minify_script joins them: the same text, because no
+    token crosses a line break between parts and every part opens with a token that does not need
+    to know the one before it (a part that does not, or that the scanner cannot read, gives the
+    whole text's minify_script instead)."""
+    scanned = [_minified_part(part) for part in parts]
+    if any(lines is None for lines in scanned):
+        return minify_script(compact_script(whole))
+    out: list[str] = []
+    for text_line in (line for lines in scanned for line in lines):
+        if out and _joins(out[-1], text_line):
+            out[-1] += (" " if _needs_space(out[-1][-1], text_line[0]) else "") + text_line
+        else:
+            out.append(text_line)
+    return "\n".join(out) + "\n"
+
+
+@lru_cache(maxsize=64)
+def _minified_part(text: str) -> tuple[str, ...] | None:
+    """One part's minified lines before any line is joined to the one before (minify_script of
+    compact_script, its lines not joined); None where the scanner cannot read the part or its
+    first token is a `/` (a division or a regex only the token before it tells apart)."""
+    compacted = compact_script(text)
+    scanned = _js_tokens(compacted)
+    if scanned is None or compacted is text:  # compact_script gives back what it cannot scan
+        return None
+    first = next((kind for kind, _ in scanned if kind not in ("nl", "block", "line")), None)
+    if first in ("slash", "regex"):
+        return None
+    lines: list[list[str | None]] = [[]]
+    for kind, token in scanned:
+        if kind == "nl" or (kind == "block" and "\n" in token):
+            lines.append([])
+        else:
+            lines[-1].extend(_MINIFY_PIECES.get(kind, _copied)(token))
+    return tuple(filter(None, map(_minified_line, lines)))
+
+
+@lru_cache(maxsize=None)
+def _page_script() -> str:
+    """ui.js minified, the same in every page."""
+    return _inline_safe(minify_script(compact_script(ui_script())), "script")
+
+
+@lru_cache(maxsize=None)
+def _page_style() -> str:
+    """page.css compacted, the same in every page."""
+    return _inline_safe(compact_css(_asset("page.css")), "style")
+
+
 def _minified_line(tokens: list[str | None]) -> str:
     """One scanned line with only the spaces `_needs_space` keeps."""
     text_line = ""
@@ -384,10 +436,9 @@ def companion_html(module, edition=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
-    script = engine_for(edition, module) if edition is not None else engine_script(module)
-    engine = _inline_safe(minify_script(compact_script(script)), "script")
-    ui = _inline_safe(minify_script(compact_script(ui_script())), "script")
-    css = _inline_safe(compact_css(_asset("page.css")), "style")
+    parts = engine_parts(edition if edition is not None else edition_of(module), module)
+    engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
+    ui, css = _page_script(), _page_style()
     edition = getattr(module, "EDITION", {}) or {}
     name = escape.html(edition.get("name", ""))
     ident = escape.html(edition.get("id", ""))

@@ -49,7 +49,10 @@ function epochAnswer(state, options) {
     throw new UserError("--ast: unknown A.S.T. track `" + track + "`" + hint + "; " + MODEL.EDITION.id + " has: " +
       (valid.length ? valid.map(function (t) { return "`" + t + "`"; }).join(", ") : "none"));
   }
-  const tracks = track !== null ? [track] : Object.keys(MODEL.AST);
+  // without --ast, the track the state says the game uses (runtime: api.epochs)
+  const inPlay = get(state || {}, "ast_track", null);
+  const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
+    : Object.keys(MODEL.AST);
   return {tracks: tracks.map(function (t) { return epochsOf(t, makePlayerState(state, options)); })};
 }
 

@@ -589,7 +589,21 @@ class PlayerState {
     if (own(this.facts, name)) return this.facts[name];
     if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
     if (own(MODEL.FACT_DEFAULTS, name)) return MODEL.FACT_DEFAULTS[name];
+    if ((MODEL.LAST_EPOCH_FACTS || []).indexOf(name) >= 0 && !this.mayBeInLastEpoch()) return false;
     return this._missing(name);
+  }
+
+  // runtime.PlayerState.may_be_in_last_epoch (epochsPossible is epoch.js's)
+  mayBeInLastEpoch() {
+    const position = get(this.facts, "ast_position", null);
+    if (position === null && !own(this.facts, "ast_epoch")) return true;
+    const chosen = get(this.facts, "ast_track", null);
+    const tracks = typeof chosen === "string" && own(MODEL.AST, chosen) ? [chosen] : Object.keys(MODEL.AST);
+    for (const track of tracks) {
+      const possible = epochsPossible(track, this, position === null ? new Unknown(["ast_position"]) : position)[0];
+      if (possible.indexOf(RULES.ast.get(track).epochs.length - 1) >= 0) return true;
+    }
+    return false;
   }
 
   _unitPoints() {

@@ -360,6 +360,7 @@ function creditPurchaseTotal(M, holds, buys, extra, work) {
     const options = creditOptionsOf(M, priced);
     const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
     const useful = creditUsefulSources(sources, priced.length, options);
+    creditGreedyWork(work, sources, useful, priced);
     const greedy = creditGreedyPlacement(start, useful, options);
     const printed = creditSum(start[0]);
     const saved = printed - creditSum(greedy[greedy.length - 1][0]);
@@ -367,6 +368,12 @@ function creditPurchaseTotal(M, holds, buys, extra, work) {
   }
   const got = creditPrices(M, holds, buys, extra, work);
   return [got.total, got.complete, got.total_at_least];
+}
+
+// the (source, advance) pairs the useful sources and the greedy placements weigh, counted in the
+// planner's shared work (runtime._count_greedy_work)
+function creditGreedyWork(work, sources, useful, priced) {
+  if (work) work[0] += priced.length * (sources.length + 4 * useful.length);
 }
 
 // the states of the better of two greedy placements, the first of equals (runtime._greedy_placement)
@@ -407,6 +414,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
   const keyOf = (s) => JSON.stringify(s);
   const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
   const useful = creditUsefulSources(sources, priced.length, options);
+  creditGreedyWork(work, sources, useful, priced);
   const greedy = creditGreedyPlacement(start, useful, options);
   const total = creditSum(start[0]);
   const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));

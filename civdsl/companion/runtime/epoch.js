@@ -48,16 +48,20 @@ function epochsOf(track, state) {
     out.push({epoch: name, met: m, requirements: reqs});
   }
   const backward = rules.backward.map(function (b) { return b(state); });
-  const result = {track: track, name: t.name, epochs: out, reached: reached,
-    moves_backward: anyMet(backward.map(function (b) { return b.met; })), backward_rules: backward};
-  if (own(state.facts, "ast_position") || own(state.facts, "civilization")) {
-    result.marker = marker(track, state, out, backward);
-    result.moves_backward = result.marker.move === "back";
+  const result = {track: track, name: t.name, epochs: out, reached: reached, moves_backward: null,
+    backward_rules: backward};
+  const position = own(state.facts, "ast_position") ? state.fact("ast_position") : new Unknown(["ast_position"]);
+  result.moves_backward = goesBack(track, state, position, backward);
+  if (MARKER_FACTS.some(function (n) { return own(state.facts, n); })) {
+    result.marker = marker(track, state, out, backward, result.moves_backward);
   }
   result.missing_facts = state.missing.slice();
   result.complete = state.complete;
   return result;
 }
+
+// the facts that place the marker on a track: with any of them the answer is about the player's marker
+const MARKER_FACTS = ["ast_position", "civilization", "ast_epoch"];
 
 class AstRowUnknown extends Error {}
 
@@ -84,21 +88,122 @@ function epochIndex(row, position) {
   return index;
 }
 
+function epochNames(track) {
+  return RULES.ast.get(track).epochs.map(function (e) { return e[0]; });
+}
+
+// runtime.epochs_possible: [the epochs the marker may be in, the fact that would tell which or null]
+function epochsPossible(track, state, position) {
+  const names = epochNames(track);
+  const given = get(state.facts, "ast_epoch", null);
+  if (given !== null) {
+    if (names.indexOf(given) < 0) {
+      const shown = given.length <= 80 ? given : given.slice(0, 77) + "...";
+      throw new UserError("ast_epoch: `" + shown + "` is no epoch of " + MODEL.AST[track].name + "; it has: " + names.join(", "));
+    }
+    return [[names.indexOf(given)], null];
+  }
+  const all = names.map(function (_, i) { return i; });
+  if (position instanceof Unknown) return [all, "ast_position"];
+  if (position === 0) return [[0], null];
+  let possible, tell;
+  try {
+    const rows = astRows(track, get(state.facts, "civilization", null));
+    possible = Array.from(new Set(rows.map(function (r) { return epochIndex(r, position); })));
+    tell = "civilization";
+  } catch (exc) {
+    if (!(exc instanceof AstRowUnknown)) throw exc;
+    const finish = MODEL.AST[track].spaces, last = names.length - 1;
+    possible = all.filter(function (i) { return i <= position && (finish === null || last - i <= finish - position); });
+    tell = "ast_epoch";
+  }
+  return [possible, possible.length > 1 ? tell : null];
+}
+
+function goesBack(track, state, position, backward) {
+  const back = anyMet(backward.map(function (b) { return b.met; }));
+  if (back === false || (!(position instanceof Unknown) && position === 0)) return false;
+  const names = epochNames(track);
+  const exempt = MODEL.AST[track].backward_except.map(function (n) { return names.indexOf(n); })
+    .filter(function (i) { return i >= 0; });
+  const [possible, tell] = epochsPossible(track, state, position);
+  const isExempt = function (i) { return exempt.indexOf(i) >= 0; };
+  if (possible.every(isExempt)) return false;
+  if (back === null) return null;
+  if (possible.some(isExempt)) {
+    state.fact(tell);
+    return null;
+  }
+  return true;
+}
+
 function agreed(values, what) {
   const distinct = Array.from(new Set(values));
   if (distinct.length > 1) throw new AstRowUnknown(what + " differs by civilization: give `civilization`");
   return distinct[0];
 }
 
-function marker(track, state, epochsOut, backward) {
+function stepNeeds(reqs, inside) {
+  return inside ? reqs.filter(function (r) { return r.each_step; }) : reqs;
+}
+
+function stepsPossible(track, state, position) {
+  try {
+    const rows = astRows(track, get(state.facts, "civilization", null));
+    if (!own(state.facts, "ast_epoch")) {
+      return rows.map(function (r) { return [epochIndex(r, position), epochIndex(r, position + 1)]; });
+    }
+  } catch (exc) {
+    if (!(exc instanceof AstRowUnknown)) throw exc;
+  }
+  const last = epochNames(track).length - 1;
+  const out = [];
+  for (const h of epochsPossible(track, state, position)[0]) {
+    for (const n of [h, h + 1]) if (n <= last) out.push([h, n]);
+  }
+  return out;
+}
+
+function unknownMove(out, state, track, position, goes, epochsOut, backward) {
+  if (goes === true) {
+    out.move = "back";
+    out.back_to = position - 1;
+    out.back_rules = backward.filter(function (b) { return b.met; });
+    return;
+  }
+  if (goes === null) {
+    out.move = "unknown";
+    return;
+  }
+  if (position === MODEL.AST[track].spaces) {
+    out.move = "finished";
+    return;
+  }
+  const meets = new Set(stepsPossible(track, state, position).map(function (s) {
+    return allMet(stepNeeds(epochsOut[s[1]].requirements, s[0] === s[1]).map(function (r) { return r.met; }));
+  }));
+  if (meets.size === 1 && !meets.has(null)) {
+    out.move = meets.has(true) ? "forward" : "stays";
+    return;
+  }
+  const tell = epochsPossible(track, state, position)[1];
+  if (tell !== null) state.fact(tell);
+  out.move = "unknown";
+}
+
+function marker(track, state, epochsOut, backward, goes) {
   const t = MODEL.AST[track];
-  const names = RULES.ast.get(track).epochs.map(function (e) { return e[0]; });
+  const names = epochNames(track);
   const civ = get(state.facts, "civilization", null);
   const position = state.fact("ast_position");
   const out = {civilization: civ, space: number(position), epoch: null, next_space: null, next_epoch: null,
     needs: [], meets: null, move: null, finish: null, row: null, unknown: null};
   if (position instanceof Unknown) {
     out.unknown = "the state does not give ast_position";
+    return out;
+  }
+  if (t.spaces !== null && position > t.spaces) {
+    out.unknown = "space " + position + " is beyond the finish of " + t.name + " (space " + pyStr(t.spaces) + ")";
     return out;
   }
   let rows, finish, here, there = null;
@@ -113,6 +218,7 @@ function marker(track, state, epochsOut, backward) {
   } catch (exc) {
     if (!(exc instanceof AstRowUnknown)) throw exc;
     out.unknown = exc.message;
+    unknownMove(out, state, track, position, goes, epochsOut, backward);
     return out;
   }
   if (rows.length === 1) {
@@ -139,8 +245,7 @@ function marker(track, state, epochsOut, backward) {
   }
   out.next_space = position + 1;
   out.next_epoch = names[there];
-  const reqs = epochsOut[there].requirements;
-  out.needs = there !== here ? reqs : reqs.filter(function (r) { return r.each_step; });
+  out.needs = stepNeeds(epochsOut[there].requirements, there === here);
   out.meets = allMet(out.needs.map(function (r) { return r.met; }));
   if (out.move === null) out.move = out.meets === true ? "forward" : out.meets === false ? "stays" : "unknown";
   return out;

@@ -750,7 +750,9 @@ function planProblem(M, holds, facts, obj, opts) {
   this.cappedLeast = new Map();
   this.unsure = null;
   this.stoppedAtCap = false;
-  this.work = [0];  // the states the single-use credit placements have made
+  // the states the single-use credit placements have made, shared by the answer's problems
+  // (planner.PurchaseProblem.work)
+  this.work = opts.work || [0];
   const advances = M.ADVANCES;
   this.order = creditOrder(M);
   const want = creditCanonical(M, "advance", want0, "--want");
@@ -1232,7 +1234,8 @@ planProblem.prototype.branchAndBound = function (top, cap) {
   const visit = (names, sumb, same, hdelta, objective) => {
     counter += 1;
     if (cap !== null && counter > cap) throw planStop;
-    if (self.singleUse && self.work[0] > planSingleUseWork) throw planStop;
+    // the work is shared with the answer's other searches: the wanted set is always examined
+    if (self.singleUse && heap.length && self.work[0] > planSingleUseWork) throw planStop;
     if (kth !== null && objective < kth[0]) return;  // cannot rank, so not priced
     const got = self.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
@@ -2021,14 +2024,18 @@ function planExplain(problem, choices) {
     spent: c.spent, credit: c.credit, why_not: planCompare(obj, best, c, label)}));
   const others = [];
   const budget = problem.budgetMax;
+  let stopped = 0;  // searches stopped at the work limit the answer shares (planner.explain_stopped)
   for (const name of problem.candidates) {
     if (best.buys.indexOf(name) >= 0) continue;
     const entry = {advance: name, objective: planNumber(obj, obj.values[name]), price: problem.base[name]};
     const listed = choices.find((c) => c.buys.indexOf(name) >= 0);
     let got;
     if (listed !== undefined) got = [listed];
-    else if (problem.maxNew === null || problem.want.length < problem.maxNew) got = problem.withWant([name]).search(1);
-    else got = [];
+    else if (problem.maxNew === null || problem.want.length < problem.maxNew) {
+      const clone = problem.withWant([name]);
+      got = clone.search(1);
+      if (clone.stoppedAtCap) stopped += 1;
+    } else got = [];
     if (!got.length) {
       if (problem.eff[name] > problem.budgetMax) {
         entry.why_not = "costs " + problem.base[name] + " after credits; the budget is " + budget;
@@ -2051,12 +2058,12 @@ function planExplain(problem, choices) {
   for (const e of others) delete e.__value;
   // proven only when the ranking is and no search here priced a set by a capped placement (planner._explain)
   return {runners_up: runners, advances_not_bought: near.concat(far),
-    complete: problem.complete && problem.cappedLeast.size === 0};
+    complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0};
 }
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------
 
-function planTwoTurns(first, maxSets) {
+function planTwoTurns(first, maxSets, found) {
   if (maxSets === undefined) maxSets = 3000;
   const M = first.M;
   const obj = first.objective;
@@ -2182,24 +2189,37 @@ function planTwoTurns(first, maxSets) {
   }
 
   const followUp = (buys) => new planProblem(M, first.holds.concat(buys), first.facts, obj,
-    Object.assign({}, opts, {payments: payments}));
+    Object.assign({}, opts, {payments: payments, work: first.work}));
 
   let best = null;
   const examined = [0, 0];
   let capped = 0;  // next turn's sets priced by a capped placement (plan_horizon.capped)
+  let nextStopped = 0;  // next turn's searches stopped at the shared work limit (plan_horizon.next_stopped)
 
   function evaluate(c1) {
     examined[1] += 1;
     const p2 = followUp(c1.buys);
     const got = p2.search(1);
     capped += p2.cappedLeast.size;
+    if (p2.stoppedAtCap) nextStopped += 1;
     if (!got.length) return;
     const c2 = got[0];
     const key = [c1.objective + c2.objective, -(c1.spent + c2.spent), c1.credit + c2.credit, c1.buys.length, c1.key[4]];
     if (best === null || creditCmp(key, best.key) > 0) best = {key: key, c1: c1, c2: c2, p2: p2};
   }
 
-  const one = first.search(1);
+  const assumes = "next turn's commodity cards and treasury are the same as now, and credit points of "
+    + "free choice (free_credits) are not allocated";
+  // the searches stopped at their work limit before they priced any pair (plan_horizon._no_pair)
+  const noPair = () => ({
+    estimate: true, assumes: assumes, this_turn: null, next_turn: null, total: null, total_at_most: null,
+    one_turn_best: one.length ? one[0].buys.slice() : null,
+    one_turn_best_objective: one.length ? planNumber(obj, one[0].objective, one[0].buys.length) : null,
+    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size,
+    turn_one_sets: examined[0] + (one.length ? 1 : 0), turn_one_sets_priced_for_next_turn: examined[1],
+  });
+  const one = found && found.length ? found.slice(0, 1) : first.search(1);
+  if (!one.length) return noPair();
   evaluate(one[0]);
   const freeNow = first.maxNew === null ? first.items.filter((n) => first.base[n] === 0 && obj.values[n] >= 0
     && !first.sameTurn.has(n) && planHandDelta(M, n) >= 0) : [];
@@ -2220,6 +2240,7 @@ function planTwoTurns(first, maxSets) {
   function visit(names, sumb, same, hdelta, objective, credit, tv) {
     examined[0] += 1;
     if (examined[0] > maxSets) throw planStop;
+    if (pp.singleUse && pp.work[0] > planSingleUseWork) throw planStop;  // the answer's shared work limit
     const got = pp.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
     const price = got[0];
@@ -2361,6 +2382,7 @@ function planTwoTurns(first, maxSets) {
     complete = false;
     examined[0] -= 1;
   }
+  if (best === null) return noPair();
   const total = best.c1.objective + best.c2.objective;
   // stopped: no pair the walk left unexamined gives more than the bound of the branch each level
   // was in (a whole number above it, so that both engines print it alike; objectives here are in
@@ -2371,19 +2393,20 @@ function planTwoTurns(first, maxSets) {
   }
   // a capped price may be above the least: no bound is proven (plan_horizon._answer)
   capped += first.cappedLeast.size;
+  const unproven = capped + nextStopped;
   return {
     estimate: true,
-    assumes: "next turn's commodity cards and treasury are the same as now, and credit points of "
-      + "free choice (free_credits) are not allocated",
+    assumes: assumes,
     this_turn: first.planDict(best.c1, null),
     next_turn: best.p2.planDict(best.c2, null),
     total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
-    total_at_most: capped ? null : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
+    total_at_most: unproven ? null : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
-    complete: complete && !capped,
-    stopped: !complete,
+    complete: complete && !unproven,
+    stopped: !complete || nextStopped > 0,
     prices_capped: capped,
+    next_turn_stopped: nextStopped,
     turn_one_sets: examined[0] + 1,
     turn_one_sets_priced_for_next_turn: examined[1],
   };
@@ -2493,6 +2516,6 @@ function planAnswer(M, state, options) {
   report.total_at_most = planNumber(obj, problem.complete ? choices[0].objective : problem.totalAtMost,
     choices[0].buys.length);
   if (explain) report.explain = planExplain(problem, choices);
-  if (horizon === 2) report.horizon = planTwoTurns(problem);
+  if (horizon === 2) report.horizon = planTwoTurns(problem, undefined, choices.slice(0, 1));
   return report;
 }

@@ -110,30 +110,50 @@ function unselect(s, effects, trace, bounds, path) {
 
 // reduce until supported (runtime.reduce_until_supported)
 function reduceUntilSupported(s, effects, kinds) {
-  const cities = get(s.facts, "cities", null), tokens = get(s.facts, "tokens", null);
-  const leave = get(s.facts, "reduced_city_tokens", null);
-  if (cities === null || tokens === null || leave === null) return;
+  effects.forEach(function (effect, i) {
+    const [kind, args, line] = effect;
+    const what = get(kinds, kind, null);
+    const amount = get(args, "amount", null);
+    if (what === null || amount === null || amount instanceof Unknown) return;
+    const cities = s.fact("cities"), tokens = s.fact("tokens");
+    if (cities instanceof Unknown || tokens instanceof Unknown) return;
+    const base = citySupport(s);
+    const rate = what === "rate" ? add(base, amount) : base;
+    const withheld = what === "withheld" ? min_(tokens, amount) : 0;
+    const left = citiesLeft(s, cities, sub(tokens, withheld), rate);
+    if (left === null) return;
+    const support = {rate: rate, withheld: withheld, reduced: cities - left, cities_left: left};
+    effects[i] = [kind, Object.assign({}, args, {support: support}), line];
+  });
+}
+
+function citySupport(s) {
   let base = get(MODEL.CONSTS, "city_support", 2);
   for (const name of Array.from(s.heldSet).sort(pyCompareStrings)) {
     if (own(MODEL.ADVANCES, name)) {
       for (const a of abilityArgs(name, "city_support")) base = add(base, get(a, "delta", 0));
     }
   }
-  effects.forEach(function (effect, i) {
-    const [kind, args, line] = effect;
-    const what = get(kinds, kind, null);
-    const amount = get(args, "amount", null);
-    if (what === null || amount === null || amount instanceof Unknown) return;
-    const rate = what === "rate" ? add(base, amount) : base;
-    const withheld = what === "withheld" ? min_(tokens, amount) : 0;
-    let available = sub(tokens, withheld), left = cities;
-    while (left > 0 && truthy(lt(available, mul(rate, left)))) {
-      left -= 1;
-      available = add(available, leave);
-    }
-    const support = {rate: rate, withheld: withheld, reduced: cities - left, cities_left: left};
-    effects[i] = [kind, Object.assign({}, args, {support: support}), line];
-  });
+  return base;
+}
+
+function citiesSupported(cities, available, rate, leave) {
+  let left = cities;
+  while (left > 0 && truthy(lt(available, mul(rate, left)))) {
+    left -= 1;
+    available = add(available, leave);
+  }
+  return left;
+}
+
+// runtime._cities_left: without reduced_city_tokens, only a count that does not depend on it
+function citiesLeft(s, cities, available, rate) {
+  const leave = get(s.facts, "reduced_city_tokens", null);
+  if (leave !== null) return citiesSupported(cities, available, rate, leave);
+  const fewest = citiesSupported(cities, available, rate, 0);
+  if (fewest === citiesSupported(cities, available, rate, Math.max(rate, 0) * cities)) return fewest;
+  s.fact("reduced_city_tokens");
+  return null;
 }
 
 // a loss of unit points met exactly or exceeded by as little as possible (runtime.least_over)

@@ -1,0 +1,76 @@
+"""Benchmark of `civdsl game show`: replaying a Mega Civilization game of 18 players and 30 turns
+(target: under 200 ms of CPU after start-up).
+
+    python benchmarks/bench_ledger.py [--runs 10] [--turns 30]
+
+The game is played once by tools/play_games.py (every event through the ledger's checks: census,
+draws, trades, calamities with their choices, purchases, discards, markers) into a temporary
+folder. Each run times what `game show` does after the rulebook is loaded: read the game file,
+replay every event, and write the answer (text, with the whole log); the median and the worst of
+the runs are printed, with the ratio to the target. Start-up (`civdsl.load`) is shown apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import civdsl.api  # noqa: E402
+from civdsl.ledger import gamefile  # noqa: E402
+
+TARGET_MS = 200.0
+
+
+def answer(rb, path: Path) -> str:
+    """What `game show` computes and prints, without the command line's start-up."""
+    from civdsl.cli.game import _log_line, _player_line
+
+    gf = gamefile.read(path)
+    game = gamefile.replay(rb, gf)
+    out = [_player_line(game, p) for p in game.players.values()]
+    out += [_log_line(rb, e) for e in game.log]
+    return "\n".join(out) + "\n" + "; ".join(game.expects())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--turns", type=int, default=30)
+    args = parser.parse_args()
+    import play_games
+
+    t0 = time.process_time()
+    rb = civdsl.api.load("megaciv")
+    print(f"start-up (civdsl.load): {(time.process_time() - t0) * 1000:.0f} ms CPU")
+    with tempfile.TemporaryDirectory() as folder, redirect_stdout(io.StringIO()):
+        path = play_games.play("bench-18x30", Path(folder), ("megaciv", 18, "basic", args.turns, None))
+        text = path.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.yaml"
+        path.write_text(text, encoding="utf-8")
+        gf = gamefile.read(path)
+        game = gamefile.replay(rb, gf)
+        print(f"game: {len(gf.events)} events, {game.turn - 1 + game.ended} turns, {len(text):,} bytes, "
+              f"{len(game.log):,} log lines")
+        times = []
+        for _ in range(args.runs):
+            t = time.process_time()
+            answer(rb, path)
+            times.append((time.process_time() - t) * 1000)
+    median, worst, best = statistics.median(times), max(times), min(times)
+    print(f"game show: median {median:.0f} ms CPU, best {best:.0f}, worst {worst:.0f} ms over {args.runs} runs "
+          f"({median / TARGET_MS:.2f}x the {TARGET_MS:.0f} ms target)")
+
+
+if __name__ == "__main__":
+    main()

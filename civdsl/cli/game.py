@@ -1,0 +1,268 @@
+"""`civdsl game`: a whole game kept in a game file (civdsl/ledger does the bookkeeping).
+
+`game new` writes a game file from the edition's set-up; `game add` checks events against the
+rules and the state and appends them (a refused event leaves the file byte-identical); `game
+show` replays the file to any point; `game undo` drops the last event."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .common import CONTEXT_SETTINGS, Conventions, command, emit_json, open_rulebook
+
+
+class _Group(Conventions, click.Group):
+    pass
+
+
+@click.group(cls=_Group, context_settings=dict(CONTEXT_SETTINGS))
+def game():
+    """Keep a whole game in a game file: every player's state, turn after turn, with a log and undo."""
+
+
+def _load(path: str):
+    """The game file, its rulebook and the game replayed; a file that cannot be read or replayed
+    is a located diagnostic."""
+    from ..ledger import gamefile
+
+    try:
+        gf = gamefile.read(Path(path))
+    except gamefile.GameFileError as exc:
+        _fail(exc.code, str(exc), path, exc.line, 1)
+    rb = open_rulebook(_edition(gf.setup["edition"], path))
+    return gf, rb
+
+
+def _edition(edition: str, game_path: str) -> str:
+    """A house rule's path is written relative to the game file."""
+    if edition.endswith(".civ"):
+        return str((Path(game_path).parent / edition))
+    return edition
+
+
+def _replay(rb, gf, path: str, upto: int | None = None):
+    from ..ledger import gamefile
+
+    try:
+        return gamefile.replay(rb, gf, upto)
+    except gamefile.GameFileError as exc:
+        _fail(exc.code, str(exc), path, exc.line, 1)
+    except gamefile.ReplayError as exc:
+        r = exc.refusal
+        _fail(r.code, f"event {exc.index + 1}: {r.message}", path, exc.line, 3, notes=r.choices)
+
+
+def _fail(code: str, message: str, path: str, line: int | None, column: int, end: int | None = None,
+          notes=(), source: str | None = None, help: str | None = None):
+    from ..diagnostics import Diagnostics, Span
+    from ..errors import RulebookError
+
+    d = Diagnostics()
+    if source is None and line is not None:
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            source = None
+    if source is not None:
+        d.add_source(path, source)
+    span = Span(path, line, column, end) if line is not None else None
+    d.error(code, message if span else f"{path}: {message}", span, notes=list(notes), help=help)
+    raise RulebookError(message, d)
+
+
+@command("new")
+@click.argument("edition")
+@click.option("--players", required=True, metavar="NAME[:CIVILIZATION],...",
+              help="The players in seat order, each with his civilization: anna:Egypt,bruno:Babylon.")
+@click.option("--ast", "track", metavar="TRACK", help="The A.S.T. track played, where the edition has several.")
+@click.option("--last-turn", type=click.IntRange(1, 1000), help="The last turn, where the edition lets players "
+              "agree one.")
+@click.option("--seed", type=click.IntRange(0, 2**31), default=0, show_default=True,
+              help="Seed of the random choices the rules make.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The game file to write.")
+def new(edition, players, track, last_turn, seed, output, as_json):
+    """Write a new game file for EDITION from its set-up: the players, their civilizations, and
+    the start credits the player count gives."""
+    from ..ledger import gamefile
+    from .common import write_output
+
+    if Path(output).exists():
+        raise click.UsageError(f"{output} exists: `game new` never overwrites a game")
+    rb = open_rulebook(edition)
+    seats = []
+    for part in [p.strip() for p in players.split(",") if p.strip()]:
+        name, _, civ = part.partition(":")
+        seats.append((name.strip(), civ.strip() or None))
+    tracks = list(rb.module.AST)
+    if track is None and len(tracks) > 1:
+        raise click.UsageError(f"{rb.name} has several A.S.T. tracks: choose one with --ast ({', '.join(tracks)})")
+    setup = gamefile.new_setup(edition, rb, seats, track, last_turn, seed)
+    try:
+        data = {**setup, "events": []}
+        gf = gamefile.checked(data)
+        game = gamefile.start(rb, gf.setup)
+    except gamefile.GameFileError as exc:
+        raise click.UsageError(str(exc)) from None
+    write_output(Path(output), gamefile.text(gf))
+    if as_json:
+        emit_json({"file": output, "state": _state_data(game)}, rb.id)
+        return
+    click.echo(f"{output}: {rb.name}, {len(seats)} players")
+    _start_credits(rb, game)
+    _expects(game)
+
+
+def _start_credits(rb, game) -> None:
+    p = next(iter(game.players.values()))
+    sc = rb.state((), game.facts(p)).start_credits
+    if sc and sc.get("per_group"):
+        click.echo(f"start credits: {sc['per_group']} in every group for each player")
+
+
+@command("add")
+@click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
+@click.argument("words", nargs=-1, required=True)
+def add(path, words, as_json):
+    """Check events against the rules and the game's state and append them to GAME (several
+    events separated by `/`); a refused event leaves the file unchanged."""
+    from ..ledger import gamefile, words as event_words
+    from ..ledger.play import Refused
+
+    gf, rb = _load(path)
+    game = _replay(rb, gf, path)
+    added = []
+    for one in event_words.split_events(list(words)):
+        source = " ".join(one)
+        at: dict = {}
+        try:
+            event, at = event_words.parse(one)
+            stamped = gamefile.stamped(game, event)
+            game.apply(stamped)
+        except Refused as r:
+            col = event_words.columns(one)
+            index = at.get(r.field, int(r.field[1:]) if r.field and r.field.startswith("#") else 0)
+            start = col.get(index, 1)
+            _fail(r.code, r.message, "<event>", 1, start, start + len(one[index]) if index < len(one) else None,
+                  notes=r.choices, source=source,
+                  help="nothing was written: the game file is unchanged" + _usage(one, r))
+        added.append(stamped)
+    gf.events += added
+    from .common import write_output
+
+    write_output(Path(path), gamefile.text(gf))
+    if as_json:
+        emit_json({"added": added, "state": _state_data(game)}, rb.id)
+        return
+    for entry in [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)]:
+        click.echo(_log_line(rb, entry))
+    _expects(game)
+
+
+def _usage(words: list[str], refusal) -> str:
+    """How the event is written, when the refusal is about how it was written."""
+    from ..ledger.words import USAGE
+
+    about_words = refusal.code == "CIV142" and (refusal.field in (None, "do") or str(refusal.field).startswith("#"))
+    return f"; usage: {USAGE[words[0]]}" if about_words and words[0] in USAGE else ""
+
+
+@command("undo")
+@click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
+def undo(path, as_json):
+    """Drop the last event of GAME."""
+    from ..ledger import gamefile
+    from .common import write_output
+
+    gf, rb = _load(path)
+    if not gf.events:
+        raise click.UsageError(f"{path} has no event to undo")
+    dropped = gf.events.pop()
+    game = _replay(rb, gf, path)
+    write_output(Path(path), gamefile.text(gf))
+    if as_json:
+        emit_json({"dropped": dropped, "state": _state_data(game)}, rb.id)
+        return
+    click.echo(f"dropped event {len(gf.events) + 1}: {_event_words(dropped)}")
+    _expects(game)
+
+
+@command("show")
+@click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
+@click.option("--turn", type=click.IntRange(1, None), help="The state at the end of this turn.")
+@click.option("--event", "upto", type=click.IntRange(0, None), help="The state after the first N events.")
+@click.option("--player", help="Only this player's state and log.")
+@click.option("--log/--no-log", default=True, show_default=True, help="Show the log in words.")
+def show(path, turn, upto, player, log, as_json):
+    """Every player's state at any point of GAME, the log with the rule behind each change, and
+    what the next step expects."""
+    gf, rb = _load(path)
+    if turn is not None:
+        upto = sum(1 for e in gf.events if e["turn"] <= turn)
+    game = _replay(rb, gf, path, upto)
+    if player is not None and player not in game.players:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(player, list(game.players))
+        raise click.UsageError(f"no player `{player}` in {path}" + (f" (did you mean `{best}`?)" if best else ""))
+    if as_json:
+        emit_json(_state_data(game, player), rb.id)
+        return
+    click.echo(f"{rb.name}: turn {game.turn}, step {game.step + 1} of {len(game.steps)}: "
+               f"\"{game.current['name']}\"" + (" (the game is over)" if game.ended else ""))
+    for p in game.players.values():
+        if player in (None, p.name):
+            click.echo(_player_line(game, p))
+    if log:
+        click.echo("log:")
+        for entry in game.log:
+            if player is None or entry.text.startswith(player) or f" {player}" in entry.text:
+                click.echo("  " + _log_line(rb, entry))
+    if game.scores:
+        click.echo("final scores:")
+        for i, s in enumerate(game.scores, 1):
+            tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
+            click.echo(f"  {i}. {s['player']}: {s['total']}{tied}")
+    _expects(game)
+
+
+def _player_line(game, p) -> str:
+    cards = ", ".join(f"{c}" + (f" x{n}" if n > 1 else "") for c, n in sorted(p.cards.items())) or "none"
+    cals = ", ".join(c for c, _ in p.calamities)
+    civ = f" ({p.civilization})" if p.civilization else ""
+    stock = p.tokens_in_stock(game.pieces)
+    return (f"  {p.name}{civ}{' [left]' if p.left else ''}: {_n(p.cities, 'city', 'cities')}, "
+            f"{_n(p.tokens, 'token', 'tokens')}{f' ({stock} in stock)' if stock is not None else ''}, "
+            f"{_n(p.ships, 'ship', 'ships')}, treasury {p.treasury}, "
+            f"A.S.T. space {p.ast_position}; advances: {', '.join(p.advances) or 'none'}; cards: {cards}"
+            + (f"; calamities: {cals}" if cals else ""))
+
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _log_line(rb, entry) -> str:
+    where = f"  [{rb.module.SOURCE_PATH}:{entry.line}]" if entry.line else ""
+    return f"turn {entry.turn}, {entry.step}: {entry.text}{where}"
+
+
+def _event_words(event: dict) -> str:
+    return " ".join(str(v) for k, v in event.items() if k not in ("turn", "step"))
+
+
+def _expects(game) -> None:
+    click.echo("next: " + "; ".join(game.expects()))
+
+
+def _state_data(game, player: str | None = None) -> dict:
+    return {"turn": game.turn, "step": game.step + 1, "step_name": game.current["name"], "ended": game.ended,
+            "players": [p.to_data() for p in game.players.values() if player in (None, p.name)],
+            "log": [e.to_data() for e in game.log],
+            "expects": game.expects(), "scores": game.scores}
+
+
+for _cmd in (new, add, undo, show):
+    game.add_command(_cmd)

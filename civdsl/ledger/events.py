@@ -1,0 +1,499 @@
+"""The events players enter, one handler each, and the steps' automatic bookkeeping. A handler
+checks everything before it changes anything (play.Game.apply restores the state on a refusal
+all the same), and logs each change with the rulebook line of the action behind it."""
+
+from __future__ import annotations
+
+from .. import runtime
+from . import steps as turn_steps
+from .play import CHOICE, ILLEGAL, Game, Refused
+
+# each event, in the words `game show` uses for what a step expects
+EVENT_WORDS = {
+    "census": "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)",
+    "draw": "the trade cards a player drew (draw PLAYER CARD...)",
+    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD...)",
+    "trade": "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)",
+    "choose": "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
+              "or a fact it needs (choose PLAYER fact=value)",
+    "buy": "advances a player buys and the payment (buy PLAYER ADVANCE... pay CARD... treasury N)",
+    "discard": "cards a player discards (discard PLAYER CARD...)",
+    "ast": "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back)",
+}
+
+
+# every key an event may have and what it holds (the game file's schema says the same)
+_TEXT, _NAMES, _COUNT, _MAP = "a name", "a list of names", "a whole number", "a mapping"
+EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
+                "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
+                "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
+                "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
+                "borders": _MAP}
+
+
+def _holds_type(value, kind: str) -> bool:
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _NAMES:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == _COUNT:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if kind == _MAP:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
+        isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
+
+
+def check_fields(event: dict) -> None:
+    """Every key of the event known and holding what it should: a refusal, never a crash."""
+    if not isinstance(event, dict):
+        raise Refused(ILLEGAL, "an event is a mapping of its keys")
+    for key, value in event.items():
+        kind = EVENT_FIELDS.get(key)
+        if kind is None:
+            raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
+        if value is not None and not _holds_type(value, kind):
+            raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
+    if event.get("do") not in HANDLERS:
+        raise Refused(ILLEGAL, f"no event `{event.get('do')}` (events: {', '.join(HANDLERS)})", field="do")
+
+
+def _line(game: Game, kind: str) -> int | None:
+    return turn_steps.actions(game.current).get(kind, {}).get("line")
+
+
+def _once(game: Game, what: str, player: str) -> None:
+    if game.done.get((what, player)):
+        raise Refused(ILLEGAL, f"{player} has already done `{what}` in this step", field="player")
+    game.done[(what, player)] = True
+
+
+def _whole(event: dict, key: str) -> int | None:
+    value = event.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise Refused(ILLEGAL, f"`{key}` must be a whole number 0 or more, not {value!r}", field=key)
+    return value
+
+
+_CARD_NAMES: dict[int, dict[str, str]] = {}  # module -> every card name, in lower case -> its own name
+
+
+def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
+    """Card names (commodities or calamities, any declared name), each as the rulebook names it."""
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise Refused(ILLEGAL, f"`{key}` must be a list of card names", field=key)
+    module = game.module
+    by_name = _CARD_NAMES.get(id(module))
+    if by_name is None:
+        from ..state import item_names
+
+        by_name = _CARD_NAMES[id(module)] = {
+            **{k.lower(): v for k, v in item_names(module, "commodity").items()},
+            **{k.lower(): v for k, v in item_names(module, "calamity").items()}}
+    out, unknown = [], []
+    for c in cards:
+        own = by_name.get(c.lower())
+        (out if own else unknown).append(own or c)
+    if unknown:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(unknown[0], list(module.COMMODITIES) + list(module.CALAMITIES))
+        raise Refused(ILLEGAL, f"no card `{unknown[0]}` in this edition" + (f" (did you mean `{best}`?)" if best else ""),
+                      field=key)
+    return out
+
+
+def _stack(game: Game, card: str) -> int | None:
+    item = game.module.COMMODITIES.get(card) or game.module.CALAMITIES.get(card)
+    return item["stack"]
+
+
+def _holds(player, cards: list[str], key: str) -> None:
+    """The player holds every card named (a calamity among them: in his calamities)."""
+    need: dict[str, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    held = dict(player.cards)
+    for name, _ in player.calamities:
+        held[name] = held.get(name, 0) + 1
+    short = [f"{n - held.get(c, 0)} {c}" for c, n in need.items() if n > held.get(c, 0)]
+    if short:
+        raise Refused(ILLEGAL, f"{player.name} does not hold {', '.join(short)} (holds: "
+                      f"{_hand_words(player) or 'no cards'})", field=key)
+
+
+def _hand_words(player) -> str:
+    cards = [f"{n} {c}" for c, n in sorted(player.cards.items())] + [c for c, _ in player.calamities]
+    return ", ".join(cards)
+
+
+def _receive(game: Game, player, cards: list[str], traded_by: str | None = None) -> None:
+    for c in cards:
+        if c in game.module.CALAMITIES:
+            player.calamities.append((c, traded_by))
+        else:
+            player.give_cards([c])
+
+
+def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | None]]:
+    """Take the cards from the player's hand; the calamities among them, with who traded each."""
+    gone = []
+    for c in cards:
+        if c in game.module.CALAMITIES:
+            i = next(i for i, (n, _) in enumerate(player.calamities) if n == c)
+            gone.append(player.calamities.pop(i))
+        else:
+            player.take_cards([c])
+    return gone
+
+
+def _supply(game: Game, cards: list[str]) -> None:
+    """No more cards of a commodity in hands than the game has (its `count`, where declared)."""
+    for c in set(cards):
+        count = game.module.COMMODITIES.get(c, {}).get("count")
+        if count:
+            held = sum(p.cards.get(c, 0) for p in game.players.values())
+            if held > count:
+                raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {held}", field="cards")
+
+
+# --- census ----------------------------------------------------------------------------------
+
+def census(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    pieces = game.pieces
+    given = {k: _whole(event, k) for k in ("cities", "tokens", "ships")}
+    if all(v is None for v in given.values()):
+        raise Refused(ILLEGAL, "a census gives cities, tokens or ships", field="do")
+    for key, value in given.items():
+        if value is not None and pieces.get(key) is not None and value > pieces[key]:
+            raise Refused(ILLEGAL, f"{value} {key} on the board, but a player has {pieces[key]}", field=key)
+    tokens = given["tokens"] if given["tokens"] is not None else p.tokens
+    if pieces.get("tokens") is not None and tokens + p.treasury > pieces["tokens"]:
+        raise Refused(ILLEGAL, f"{tokens} tokens on the board and {p.treasury} in treasury: more than the "
+                      f"{pieces['tokens']} tokens a player has", field="tokens")
+    changes = []
+    for key, value in given.items():
+        if value is not None and value != getattr(p, key):
+            changes.append(f"{key} {getattr(p, key)} -> {value}")
+            setattr(p, key, value)
+    game.note(f"{p.name}: census: {', '.join(changes) or 'no change'}", _line(game, "census"))
+
+
+# --- trade cards -----------------------------------------------------------------------------
+
+def draw(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    args = turn_steps.actions(game.current)["draw_trade_cards"]
+    cards = _card_names(game, event.get("cards"))
+    _once(game, "draw", p.name)
+    reach = min(p.cities, game.quantity(args["stacks"]) or p.cities)
+    if len(cards) > reach:
+        raise Refused(ILLEGAL, f"{p.name} draws at most {reach} cards (one per city, from stack 1 up to stack "
+                      f"{reach}), not {len(cards)}", field="cards")
+    stacks = [_stack(game, c) for c in cards]
+    seen: set[int] = set()
+    for card, stack in zip(cards, stacks):
+        if stack is not None and (stack > reach or stack in seen):
+            why = "a second card" if stack in seen else f"a card of stack {stack}, beyond stack {reach}"
+            raise Refused(ILLEGAL, f"{card} is {why}: {p.name} draws one card from each of stacks 1 to {reach}",
+                          field="cards")
+        if stack is not None:
+            seen.add(stack)
+    _block(game, p, cards)
+    _receive(game, p, cards)
+    _supply(game, cards)
+    game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}", args["line"])
+
+
+def _block(game: Game, p, cards: list[str]) -> None:
+    """With separate trade-card blocks (`resolution { separate_blocks }`), a player draws from his own."""
+    least = game.module.TABLE_RULES.get("separate_blocks")
+    if least is None or len(game.seated()) < least:
+        return
+    mine = runtime.player_block(game.module, game.state(p))
+    for c in cards:
+        block = game.module.COMMODITIES.get(c, {}).get("block")
+        if block and mine and block != mine:
+            raise Refused(ILLEGAL, f"{c} belongs to the {block} block; {p.name} draws from the {mine} block",
+                          field="cards")
+
+
+def buy_cards(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    cards = _card_names(game, event.get("cards"))
+    _once(game, "buy-cards", p.name)
+    answer = game.rulebook.trade_cards([_stack(game, c) or 0 for c in cards], p.advances, {"treasury": p.treasury})
+    if answer["illegal"]:
+        raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
+    p.treasury -= answer["total"]
+    _receive(game, p, cards)
+    _supply(game, cards)
+    game.note(f"{p.name} buys {', '.join(cards)} for {answer['total']} treasury (treasury {p.treasury})",
+              _line(game, "buy_trade_cards"))
+
+
+def trade(game: Game, event: dict) -> None:
+    a, b = game.player(event.get("player")), game.player(event.get("with"))
+    if a is b:
+        raise Refused(ILLEGAL, "a trade is between two players", field="with")
+    gives, gets = _card_names(game, event.get("gives"), "gives"), _card_names(game, event.get("gets"), "gets")
+    args = turn_steps.actions(game.current)["trade"]
+    least = game.quantity(args.get("least_cards"))
+    for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
+        if least is not None and len(cards) < least:
+            raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} cards: each side of a trade gives at least "
+                          f"{least}", field=key)
+        _holds(who, cards, key)
+        for c in cards:
+            cal = game.module.CALAMITIES.get(c)
+            if cal is not None and cal["class"] == "major nontradable":
+                raise Refused(ILLEGAL, f"{c} is a calamity that may not be traded", field=key)
+    moved_a, moved_b = _part_with(game, a, gives), _part_with(game, b, gets)
+    _receive(game, b, [c for c in gives if c not in game.module.CALAMITIES])
+    _receive(game, a, [c for c in gets if c not in game.module.CALAMITIES])
+    b.calamities += [(c, a.name) for c, _ in moved_a]
+    a.calamities += [(c, b.name) for c, _ in moved_b]
+    game.note(f"{a.name} gives {', '.join(gives)} to {b.name} for {', '.join(gets)}", args["line"])
+
+
+def discard(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    cards = _card_names(game, event.get("cards"))
+    _holds(p, cards, "cards")
+    _part_with(game, p, cards)
+    game.note(f"{p.name} discards {', '.join(cards)}", _line(game, "hand_limit"))
+
+
+def hand_limit(game: Game, player, args: dict) -> int | None:
+    limit = game.quantity(args["limit"])
+    if limit is None:
+        return None
+    return limit + sum(ab[1].get("delta", 0) for adv in player.advances
+                       for ab in game.module.ADVANCES[adv]["abilities"] if ab[0] == "hand_limit")
+
+
+def check_hand_limits(game: Game, args: dict) -> None:
+    over, needs = [], []
+    for p in game.seated():
+        limit = hand_limit(game, p, args)
+        held = p.card_count() + (len(p.calamities) if args["calamities"] == "count" else 0)
+        if limit is not None and held > limit:
+            over.append(f"discard {p.name} ... ({held} cards held, {limit} kept: {held - limit} of "
+                        f"{_hand_words(p)})")
+            needs.append({"player": p.name, "calamity": None, "key": "discard", "amount": held - limit})
+    if over:
+        raise Refused(CHOICE, "the step ends only when every hand is within the hand limit, and which cards go "
+                      "is each player's choice", over, needs=needs)
+
+
+# --- advances --------------------------------------------------------------------------------
+
+def buy(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    wanted = event.get("advances")
+    if not isinstance(wanted, list) or not wanted or not all(isinstance(a, str) for a in wanted):
+        raise Refused(ILLEGAL, "`advances` must name the advances bought", field="advances")
+    pay = _card_names(game, event.get("pay") or [], "pay")
+    treasury = _whole(event, "treasury") or 0
+    _once(game, "buy", p.name)
+    try:
+        cost = game.rulebook.cost(p.advances, wanted, game.facts(p))
+    except Exception as exc:  # a StateError: an unknown or already held advance
+        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
+    if cost["illegal"]:
+        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
+    if any(c in game.module.CALAMITIES for c in pay):
+        raise Refused(ILLEGAL, "calamity cards pay for nothing", field="pay")
+    _holds(p, pay, "pay")
+    if treasury > p.treasury:
+        raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
+    cards_value = game.rulebook.hand(_counted(pay), game.facts(p))["total"] if pay else 0
+    worth = cost["treasury_value"]
+    total = cost["total"]
+    paid = cards_value + treasury * worth
+    names = ", ".join(i["advance"] for i in cost["items"])
+    if paid < total:
+        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
+                      f"{treasury * worth} in treasury)", field="pay")
+    if treasury and cards_value + (treasury - 1) * worth >= total:
+        raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
+                      "and no more treasury may be spent than the price needs", field="treasury")
+    p.take_cards(pay)
+    p.treasury -= treasury
+    bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
+                                                      for a in cost.get("acquired", [])]
+    p.advances += [a for a in bought if a not in p.advances]
+    game.note(f"{p.name} buys {', '.join(bought)} for {total} (paid {paid}: {', '.join(pay) or 'no cards'}"
+              f"{f', {treasury} treasury' if treasury else ''})", _line(game, "buy_advances"))
+
+
+def _counted(cards: list[str]) -> dict:
+    out: dict[str, int] = {}
+    for c in cards:
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+# --- calamity choices, leaving, next ---------------------------------------------------------
+
+def choose(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    facts = event.get("facts") or {}
+    if not isinstance(facts, dict) or not all(isinstance(v, (int, str)) for v in facts.values()):
+        raise Refused(ILLEGAL, "`facts` must map fact names to values", field="facts")
+    calamity = event.get("calamity")
+    if calamity is not None:
+        name = _card_names(game, [calamity], "calamity")[0]
+        if not any(n == name for q in game.seated() for n, _ in q.calamities):
+            raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
+        for who in _secondary_names(event.get("secondary")):
+            game.player(who)
+        if event.get("beneficiary") is not None:
+            game.player(event["beneficiary"])
+        for key in ("cities", "tokens"):
+            _whole(event, key)
+        chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
+        if "cards" in chosen:
+            chosen["cards"] = _card_names(game, chosen["cards"])
+        game.choices[(name, p.name)] = {**game.choices.get((name, p.name), {}), **chosen}
+    borders = event.get("borders") or {}
+    from ..table import RELATIONS
+
+    if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
+        raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "
+                      f"{p.name} by it", field="borders")
+    for relation, names in borders.items():
+        for other in names:
+            game.player(other)
+            game.borders.setdefault(relation, set()).add(frozenset((p.name, other)))
+        game.borders.setdefault(relation, set())
+    from ..vocabulary import FACTS
+
+    unknown = [k for k in facts if k not in FACTS]
+    if unknown:
+        raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
+    game.turn_facts.setdefault(p.name, {}).update(facts)
+    said = ", ".join([f"{k} {v}" for k, v in facts.items()]
+                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
+    chosen = [_choice_words(k, v) for k, v in game.choices.get((calamity, p.name), {}).items()] if calamity else []
+    game.note(f"{p.name} chooses{f' for {calamity}' if calamity else ''}: "
+              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+
+def _choice_words(key: str, value) -> str:
+    if isinstance(value, dict):
+        value = ", ".join(f"{n} {v}" for n, v in value.items())
+    elif isinstance(value, list):
+        value = ", ".join(value)
+    return f"{key} {value}"
+
+
+# what a player chooses for a calamity: as its victim, who the secondary victims are and the
+# beneficiary where the rules let him pick; as any victim, the pieces or cards a loss takes
+CHOICE_KEYS = ("secondary", "beneficiary", "cities", "tokens", "cards")
+
+
+def _secondary_names(given) -> list:
+    if given is None:
+        return []
+    if isinstance(given, dict):
+        return list(given)
+    if isinstance(given, list):
+        return given
+    raise Refused(ILLEGAL, "`secondary` is a list of players or a mapping of player: amount", field="secondary")
+
+
+def leave(game: Game, event: dict) -> None:
+    p = game.player(event.get("player"))
+    p.left = True
+    game.note(f"{p.name} leaves the game")
+
+
+def next_step(game: Game, event: dict) -> None:
+    game.next_step()
+
+
+
+
+# --- automatic actions -----------------------------------------------------------------------
+
+def collect_tax(game: Game, args: dict) -> None:
+    for p in game.seated():
+        if not p.cities:
+            continue
+        rate = game.quantity(args["rate"]) + sum(ab[1].get("delta", 0) for adv in p.advances
+                                                 for ab in game.module.ADVANCES[adv]["abilities"]
+                                                 if ab[0] == "tax_rate")
+        due = rate * p.cities
+        stock = p.tokens_in_stock(game.pieces)
+        paid = due if args["bound"] == "none" or stock is None else min(due, stock)
+        p.treasury += paid
+        revolt = "" if paid == due else (f": {stock} in stock, so {p.cities - stock // rate if rate else 0} "
+                                         "cities revolt (enter the cities the beneficiary takes as a census)")
+        game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
+                  args["line"])
+
+
+def _marker(game: Game, p) -> dict:
+    track = game.ast_track or next(iter(game.module.AST))
+    return game.marker(p, track)
+
+
+def ast(game: Game, event: dict) -> None:
+    """A marker's move the players enter where the rulebook cannot tell it (a track without the
+    civilization's row): the rules' own answer is never overridden."""
+    p = game.player(event.get("player"))
+    move = event.get("move")
+    if move not in ("forward", "stays", "back"):
+        raise Refused(ILLEGAL, "the move is forward, stays or back", field="move")
+    marker = _marker(game, p)
+    if marker.get("move") not in (None, "unknown"):
+        raise Refused(ILLEGAL, f"the rules move {p.name}'s marker themselves ({marker['move']}): nothing to enter",
+                      field="move")
+    game.ast_moves[p.name] = move
+    game.note(f"{p.name}: the marker {move if move != 'stays' else 'stays'} (entered: the rulebook gives no row to "
+              "tell)", _line(game, "alter_ast"))
+
+
+def alter_ast(game: Game, args: dict) -> None:
+    ranked = sorted(game.seated(), key=lambda p: _rank(game, p))
+    markers = {p.name: _marker(game, p) for p in ranked}  # read before any marker moves
+    unknown = [p.name for p in ranked if markers[p.name].get("move") in (None, "unknown")
+               and p.name not in game.ast_moves]
+    if unknown:
+        raise Refused(CHOICE, "the rulebook gives no A.S.T. row to tell where these markers go: the players enter "
+                      "each move", [f"ast {n} forward|stays|back" for n in unknown],
+                      needs=[{"player": n, "calamity": None, "key": "ast"} for n in unknown])
+    for p in ranked:
+        marker = markers[p.name]
+        move = marker.get("move")
+        if move in (None, "unknown"):
+            move = game.ast_moves[p.name]
+        before = p.ast_position
+        if move == "forward":
+            p.ast_position += 1
+        elif move == "back" and p.ast_position > 0:
+            p.ast_position -= 1
+        went = "forward" if p.ast_position > before else "back" if p.ast_position < before else "stays"
+        game.note(f"{p.name}: marker {went} {'on' if went == 'stays' else 'to'} space {p.ast_position}"
+                  f"{_epoch_words(marker)}", args["line"])
+
+
+def _epoch_words(marker: dict) -> str:
+    epoch = marker.get("next_epoch") if marker.get("move") == "forward" else marker.get("epoch")
+    return f" ({epoch})" if epoch else ""
+
+
+def _rank(game: Game, p) -> int:
+    civ = game.module.__dict__.get("CIVILIZATIONS", {}).get(p.civilization)
+    seat = 10_000 + list(game.players).index(p.name)
+    return civ["rank"] if civ and civ["rank"] is not None else seat
+
+
+AUTOMATIC_ACTIONS = {"collect_tax": collect_tax}
+
+HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
+            "choose": choose, "ast": ast, "leave": leave, "next": next_step}

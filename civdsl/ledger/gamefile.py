@@ -1,0 +1,288 @@
+"""The game file: the edition, the players and the events, in YAML (schemas/game.schema.json),
+read by the one YAML reader (safeyaml, through state.parse_yaml's limits), checked by hand so that
+every problem names its place, and written atomically, one event a line, so that a file written
+twice from the same game is the same bytes and a refused event leaves it untouched."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import StateError
+from .events import EVENT_FIELDS
+from .play import Game, Refused
+from .players import Player
+
+FORMAT = 1
+TOP_KEYS = {
+    "civdsl_game": "the game file format (1)",
+    "edition": "the rulebook: a shipped edition id or a path to a house rule",
+    "players": "the players in seat order: name and civilization",
+    "options": "rule switches the rulebook declares, on or off",
+    "ast_track": "the A.S.T. track played, where the rulebook has several",
+    "last_turn": "the last turn the players agreed, where the edition lets the game end on one",
+    "seed": "the seed of every random choice the rules make (calamities discarded at random)",
+    "events": "the events in order, each with its turn, step and what happened",
+}
+PLAYER_KEYS = ("name", "civilization")
+EVENT_KEYS = set(EVENT_FIELDS)  # every key an event may have (events.EVENT_FIELDS)
+MAX_PLAYERS = 64
+MAX_EVENTS = 100_000
+
+
+class GameFileError(StateError):
+    """A game file that cannot be read: `line` is where in the file, when known."""
+
+    def __init__(self, message: str, line: int | None = None, code: str = "CIV144"):
+        super().__init__(message)
+        self.line = line
+        self.code = code
+
+
+@dataclass
+class GameFile:
+    setup: dict
+    events: list[dict]
+    lines: list[int | None] = field(default_factory=list)  # the line of each event in the file
+
+
+def read(path: Path) -> GameFile:
+    from ..state import _decode, _parse_text, _read_limited
+
+    try:
+        text = _decode(_read_limited(Path(path)), Path(path))
+        written = _as_written(text, path)
+        if written is not None:
+            return checked(*written)
+        data = _parse_text(text, Path(path))
+    except StateError as exc:  # the reader's limits are a state file's: the words are this file's
+        message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
+        raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
+    return checked(data if data is not None else {}, _event_lines(text))
+
+
+_EVENTS_HEAD = "\nevents:\n"
+
+
+def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
+    """A file as `write` lays it out, read fast: the set-up by the YAML reader, each event line
+    (`  - {...}`, JSON, which YAML reads alike) by the JSON reader; None when the file has any
+    other form (then the YAML reader reads all of it). A number JSON and YAML could read apart
+    (a float, NaN) sends the file to the YAML reader too."""
+    head, sep, tail = text.partition(_EVENTS_HEAD)
+    if not sep:
+        return None
+    events = []
+    for line in tail.splitlines():
+        if not (line.startswith("  - {") and line.endswith("}")):
+            return None
+        try:
+            events.append(json.loads(line[4:], parse_float=_not_here, parse_constant=_not_here))
+        except (ValueError, RecursionError):
+            return None
+    from ..state import _parse_text
+
+    data = _parse_text(head, Path(path))
+    if not isinstance(data, dict) or "events" in data:
+        return None
+    first = head.count("\n") + 3  # the line after `events:`
+    return {**data, "events": events}, list(range(first, first + len(events)))
+
+
+def _not_here(text):
+    raise ValueError(text)
+
+
+def _event_lines(text: str) -> list[int]:
+    """The line where each event starts (the text was already read within the limits)."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "events" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def _where(key: str) -> str:
+    return f"`{key}`"
+
+
+def checked(data, lines: list[int] | None = None) -> GameFile:
+    if not isinstance(data, dict):
+        raise GameFileError(f"a game file is a mapping of {', '.join(TOP_KEYS)}, not {type(data).__name__}")
+    unknown = [k for k in data if k not in TOP_KEYS]
+    if unknown:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(str(unknown[0]), list(TOP_KEYS))
+        raise GameFileError(f"unknown key `{unknown[0]}`" + (f" (did you mean `{best}`?)" if best else ""))
+    if data.get("civdsl_game") != FORMAT:
+        raise GameFileError(f"`civdsl_game` must be {FORMAT} (the game file format this civdsl reads)")
+    if not isinstance(data.get("edition"), str):
+        raise GameFileError("`edition` names the rulebook (a shipped edition id or a path)")
+    players = data.get("players")
+    if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
+        raise GameFileError(f"`players` is a list of 1 to {MAX_PLAYERS} players, each with a name")
+    names = []
+    for i, p in enumerate(players):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+            raise GameFileError(f"players[{i}]: a mapping with a `name` (text)")
+        bad = [k for k in p if k not in PLAYER_KEYS]
+        if bad:
+            raise GameFileError(f"players[{i}]: unknown key `{bad[0]}` (keys: {', '.join(PLAYER_KEYS)})")
+        if p.get("civilization") is not None and not isinstance(p["civilization"], str):
+            raise GameFileError(f"players[{i}]: `civilization` is a name")
+        if p["name"] in names:
+            raise GameFileError(f"players[{i}]: a second player named `{p['name']}`")
+        names.append(p["name"])
+    for key, kind in (("options", dict), ("ast_track", str), ("last_turn", int), ("seed", int)):
+        if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
+            raise GameFileError(f"`{key}` must be {'a mapping' if kind is dict else 'text' if kind is str else 'a whole number'}")
+    events = data.get("events") or []
+    if not isinstance(events, list) or len(events) > MAX_EVENTS:
+        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
+    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
+    for i, e in enumerate(events):
+        if not isinstance(e, dict) or not isinstance(e.get("do"), str):
+            raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", lines[i])
+        bad = [k for k in e if k not in EVENT_KEYS]
+        if bad:
+            raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", lines[i])
+        for k in ("turn", "step"):
+            if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
+                raise GameFileError(f"events[{i}]: `{k}` is a whole number", lines[i])
+    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
+    return GameFile(setup, events, lines)
+
+
+def start(rulebook, setup: dict) -> Game:
+    players = {}
+    civs = getattr(rulebook.module, "CIVILIZATIONS", {})
+    for p in setup["players"]:
+        civ = p.get("civilization")
+        if civ is not None and civs and civ not in civs:
+            from ..diagnostics import did_you_mean
+
+            best = did_you_mean(civ, list(civs))
+            raise GameFileError(f"player `{p['name']}`: no civilization `{civ}` in this edition"
+                                + (f" (did you mean `{best}`?)" if best else ""))
+        players[p["name"]] = Player(p["name"], civ)
+    track = setup.get("ast_track")
+    if track is not None and track not in rulebook.module.AST:
+        raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
+    if not getattr(rulebook.module, "TURN", ()):
+        raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
+    game = Game(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
+                setup.get("seed") or 0)
+    game.start()
+    return game
+
+
+class ReplayError(Exception):
+    def __init__(self, index: int, line: int | None, refusal: Refused):
+        super().__init__(refusal.message)
+        self.index, self.line, self.refusal = index, line, refusal
+
+
+def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
+    """The game after its first `upto` events (all by default); an event the rules refuse, or
+    recorded at another turn or step than the game is in, raises ReplayError with its line."""
+    game = start(rulebook, gf.setup)
+    for i, event in enumerate(gf.events[:upto]):
+        if (event["turn"], event["step"]) != (game.turn, game.step + 1):
+            at = f"turn {game.turn}, step {game.step + 1} ({game.current['name']})"
+            raise ReplayError(i, gf.lines[i], Refused("CIV142", f"the event is recorded at turn {event['turn']}, "
+                                                      f"step {event['step']}, but the game is at {at}"))
+        try:
+            game.apply(event, keep_on_refusal=False)  # a refusal ends the replay: no copy to restore
+        except Refused as refusal:
+            raise ReplayError(i, gf.lines[i], refusal) from None
+    return game
+
+
+def stamped(game: Game, event: dict) -> dict:
+    """The event as the file records it: the turn and step (1 = the turn's first) it happened in first."""
+    return {"turn": game.turn, "step": game.step + 1, **{k: v for k, v in event.items() if k not in ("turn", "step")}}
+
+
+def text(gf: GameFile) -> str:
+    """The file's text: the set-up as YAML, then one event a line (JSON, which YAML reads)."""
+    import yaml
+
+    setup = {"civdsl_game": FORMAT, **{k: v for k, v in gf.setup.items() if v is not None and k != "civdsl_game"}}
+    head = yaml.safe_dump(setup, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100)
+    events = "".join(f"  - {json.dumps(e, ensure_ascii=False)}\n" for e in gf.events)
+    return "# a civdsl game file: `civdsl game show` replays it\n" + head + ("events:\n" + events if events else "events: []\n")
+
+
+def write(path: Path, gf: GameFile) -> None:
+    from ..build import atomic_write
+
+    atomic_write(Path(path), text(gf))
+
+
+def new_setup(rulebook_arg: str, rulebook, players: list[tuple[str, str | None]], ast_track: str | None,
+              last_turn: int | None, seed: int) -> dict:
+    return {"civdsl_game": FORMAT, "edition": rulebook_arg,
+            "players": [{"name": n, **({"civilization": c} if c else {})} for n, c in players],
+            "ast_track": ast_track, "last_turn": last_turn, "seed": seed}
+
+
+def player_facts(path: Path, player: str, rulebook) -> dict:
+    """A player's state in the game file, now, as the facts a one-turn question reads (`plan`,
+    `epoch`, `score` with `--state GAME --player P`)."""
+    gf = read(Path(path))
+    try:
+        game = replay(rulebook, gf)
+    except ReplayError as exc:
+        raise GameFileError(f"event {exc.index + 1}: {exc.refusal.message}", exc.line, exc.refusal.code) from None
+    if player not in game.players:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(player, list(game.players))
+        raise GameFileError(f"no player `{player}` in the game" + (f" (did you mean `{best}`?)" if best else ""))
+    from .ending import sole_leaders
+
+    return game.facts(game.players[player], sole_leader=sole_leaders(game) == [player])
+
+
+def is_game_file(path) -> bool:
+    """Whether a YAML file is a game file (its first key says so), read no further than needed."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return "\ncivdsl_game:" in "\n" + head
+
+
+def game_schema() -> dict:
+    """The JSON Schema of a game file (schemas/game.schema.json), derived from the keys this module
+    and events.EVENT_FIELDS declare (a test keeps the file equal to it)."""
+    from .events import EVENT_FIELDS
+
+    kinds = {"a name": {"type": "string"}, "a list of names": {"type": "array", "items": {"type": "string"}},
+             "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"}}
+    secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
+    event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
+             "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}
+    player = {"type": "object", "additionalProperties": False, "required": ["name"],
+              "properties": {"name": {"type": "string", "minLength": 1, "description": "the player's name"},
+                             "civilization": {"type": "string", "description": "his civilization"}}}
+    top = {"civdsl_game": {"const": FORMAT}, "edition": {"type": "string"},
+           "players": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYERS, "items": player},
+           "options": {"type": "object"}, "ast_track": {"type": "string"},
+           "last_turn": {"type": "integer", "minimum": 1}, "seed": {"type": "integer", "minimum": 0},
+           "events": {"type": "array", "maxItems": MAX_EVENTS, "items": event}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://civdsl.invalid/schemas/game.schema.json", "title": "civdsl game",
+            "description": "A whole game for `civdsl game`: the edition, the players and the events in order.",
+            "type": "object", "additionalProperties": False, "required": ["civdsl_game", "edition", "players"],
+            "properties": {k: {**v, "description": TOP_KEYS[k]} for k, v in top.items()}}

@@ -1,0 +1,249 @@
+"""A game's state and the events that change it. Each event is checked against the rules and the
+state before anything changes: a refused event raises `Refused` and leaves the game as it was.
+What each step does comes from the rulebook (steps.py); nothing here names an edition or a phase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import StateError
+from . import steps as turn_steps
+from .players import Player
+
+ILLEGAL = "CIV142"  # an event the rules refuse
+CHOICE = "CIV143"  # a choice the rules leave to a player
+
+
+class Refused(Exception):
+    """An event the rules or the state refuse; `choices` lists what a player may choose instead."""
+
+    def __init__(self, code: str, message: str, choices: list[str] | None = None, field: str | None = None,
+                 needs: list[dict] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.choices = list(choices or [])
+        self.field = field  # the event's key the refusal is about, where one is
+        # what a choice refusal asks for, as data: {"player", "calamity", "key", "amount"}
+        self.needs = list(needs or [])
+
+
+_PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
+
+
+class _EpochsOnDemand:
+    """Each epoch's requirements for one state, computed when the marker reads them."""
+
+    def __init__(self, epochs: list, state):
+        self.epochs, self.state = epochs, state
+
+    def __getitem__(self, i: int) -> dict:
+        return {"requirements": self.epochs[i][1](self.state)}
+
+
+@dataclass
+class Entry:
+    """One line of the log: what changed, in words, and the rulebook line behind it."""
+
+    turn: int
+    step: str
+    text: str
+    line: int | None = None
+    event: int | None = None  # the index of the event that caused it (None: the game's own bookkeeping)
+
+    def to_data(self) -> dict:
+        return {"turn": self.turn, "step": self.step, "text": self.text, "rule_line": self.line, "event": self.event}
+
+
+@dataclass
+class Game:
+    """The ledger: the players' states, where the game stands in the turn, and the log."""
+
+    rulebook: object
+    players: dict[str, Player]
+    options: dict = field(default_factory=dict)
+    ast_track: str | None = None
+    last_turn: int | None = None  # an agreed last turn, where the edition's end_game allows one
+    seed: int = 0
+    turn: int = 1
+    step: int = 0
+    ended: bool = False
+    final_turn: int | None = None
+    log: list[Entry] = field(default_factory=list)
+    done: dict = field(default_factory=dict)  # (what, player) -> True: what each player did this step
+    choices: dict = field(default_factory=dict)  # (calamity, victim) -> the victim's choices this turn
+    turn_facts: dict = field(default_factory=dict)  # player -> facts given for this turn's calamities
+    borders: dict = field(default_factory=dict)  # relation -> pairs of players bordering this turn
+    ast_moves: dict = field(default_factory=dict)  # player -> the move entered where the rules cannot tell
+    events: int = 0  # events applied
+    scores: list | None = None
+
+    # --- reading the state -------------------------------------------------------------------
+    @property
+    def module(self):
+        return self.rulebook.module
+
+    @property
+    def steps(self) -> list[dict]:
+        return turn_steps.steps(self.module)
+
+    @property
+    def current(self) -> dict:
+        return self.steps[self.step]
+
+    def seated(self) -> list[Player]:
+        return [p for p in self.players.values() if not p.left]
+
+    @property
+    def pieces(self) -> dict:
+        count = len(self.seated())
+        if count not in _PIECES.setdefault(id(self.module), {}):
+            _PIECES[id(self.module)][count] = turn_steps.pieces(self.module, count)
+        return _PIECES[id(self.module)][count]
+
+    def game_facts(self) -> dict:
+        out = {"players": len(self.seated())}
+        if self.ast_track:
+            out["ast_track"] = self.ast_track
+        if self.options:
+            out["options"] = dict(self.options)
+        return out
+
+    def facts(self, player: Player, **extra) -> dict:
+        return {**player.facts(self.pieces, self.game_facts()), **extra}
+
+    def state(self, player: Player, **extra):
+        """The player's state for a rule, built without the checks a state file needs: the
+        ledger's facts are already the rulebook's own names and whole numbers."""
+        from .. import runtime
+
+        facts = self.facts(player, **extra)
+        held = facts.pop("holds")
+        options = facts.pop("options", {})
+        st = runtime.PlayerState(self.module, held, facts, options)
+        runtime.apply_start_credits(self.module, st)
+        return st
+
+    def marker(self, player: Player, track: str) -> dict:
+        """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
+        and whether it moves), evaluating the requirements of the next space's epoch only."""
+        from .. import runtime
+
+        t = self.module.AST[track]
+        st = self.state(player)
+        with runtime.rules_of(self.module):
+            backward = [b(st) for b in t["backward"]]
+            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward)
+
+    def note(self, text: str, line: int | None = None) -> None:
+        self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
+
+    def quantity(self, value) -> int | None:
+        return turn_steps.quantity(self.module, value, len(self.seated()))
+
+    def copy(self) -> "Game":
+        g = Game(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
+                 self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
+                 dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
+                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores)
+        return g
+
+    # --- events ------------------------------------------------------------------------------
+    def apply(self, event: dict, keep_on_refusal: bool = True) -> None:
+        """Apply one event; on a refusal the game is left exactly as it was (unless the caller
+        drops the game on a refusal anyway, as a replay does: then no copy is made)."""
+        saved = self.copy() if keep_on_refusal else self
+        try:
+            self._apply(event)
+        except StateError as exc:
+            self.__dict__.update(saved.__dict__)
+            raise Refused(ILLEGAL, str(exc)) from None
+        except Refused:
+            self.__dict__.update(saved.__dict__)
+            raise
+        self.events += 1
+
+    def _apply(self, event: dict) -> None:
+        from .events import HANDLERS, check_fields
+
+        check_fields(event)
+        if self.ended:
+            raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
+        kind = event["do"]
+        if kind not in ("next", "leave"):
+            action = turn_steps.ACTION_OF_EVENT.get(kind)
+            if action not in turn_steps.actions(self.current):
+                where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
+                raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
+                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="do")
+        HANDLERS[kind](self, event)
+
+    def player(self, name) -> Player:
+        p = self.players.get(name)
+        if p is None or p.left:
+            from ..diagnostics import did_you_mean
+
+            best = did_you_mean(str(name), list(self.players))
+            raise Refused(ILLEGAL, f"no player `{name}` at the table" + (f" (did you mean `{best}`?)" if best else ""),
+                          field="player")
+        return p
+
+    # --- moving through the turn ------------------------------------------------------------
+    def start(self) -> None:
+        """The game's first step: its automatic actions run, and steps that take no event pass."""
+        self._enter()
+
+    def next_step(self) -> None:
+        """End the current step (its checks first) and move on to the next that takes events."""
+        from .calamities import resolve_step
+        from .events import check_hand_limits
+
+        acts = turn_steps.actions(self.current)
+        if "hand_limit" in acts:
+            check_hand_limits(self, acts["hand_limit"])
+        if "resolve_calamities" in acts:
+            resolve_step(self, acts["resolve_calamities"])
+        if "alter_ast" in acts:
+            from .events import alter_ast
+
+            alter_ast(self, acts["alter_ast"])
+        self._leave()
+        self._enter()
+
+    def _leave(self) -> None:
+        from .ending import check_end
+
+        check_end(self)
+        self.done = {}
+        if self.ended:
+            return
+        self.step += 1
+        if self.step == len(self.steps):
+            self.step = 0
+            self.turn += 1
+            self.choices = {}
+            self.turn_facts = {}
+            self.borders = {}
+            self.ast_moves = {}
+
+    def _enter(self) -> None:
+        from .events import AUTOMATIC_ACTIONS
+
+        while not self.ended:
+            for kind, args, line in self.current["actions"]:
+                if kind in AUTOMATIC_ACTIONS:
+                    AUTOMATIC_ACTIONS[kind](self, {**args, "line": line})
+            if turn_steps.takes_events(self.current):
+                return
+            self._leave()
+
+    def expects(self) -> list[str]:
+        """What the current step takes, in words."""
+        if self.ended:
+            return ["nothing: the game is over"]
+        from .events import EVENT_WORDS
+
+        out = []
+        for kind, _, _ in self.current["actions"]:
+            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.EVENTS_OF_ACTION.get(kind, ())]
+        return out + ["next: end this step"]

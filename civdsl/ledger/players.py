@@ -1,0 +1,65 @@
+"""One player's part of the ledger: what he has on the board and in hand, and the facts the
+rules read from it (runtime.PlayerState facts, vocabulary.FACTS)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Player:
+    name: str
+    civilization: str | None = None
+    cities: int = 0
+    tokens: int = 0
+    ships: int = 0
+    treasury: int = 0
+    ast_position: int = 0
+    advances: list[str] = field(default_factory=list)
+    cards: dict[str, int] = field(default_factory=dict)  # commodity cards in hand, by name
+    # calamity cards in hand: (name, the player who traded it to him, or None when he drew it)
+    calamities: list[tuple[str, str | None]] = field(default_factory=list)
+    left: bool = False  # the player has left the game
+
+    def copy(self) -> "Player":
+        return Player(self.name, self.civilization, self.cities, self.tokens, self.ships, self.treasury,
+                      self.ast_position, list(self.advances), dict(self.cards), list(self.calamities), self.left)
+
+    def card_count(self) -> int:
+        return sum(self.cards.values())
+
+    def take_cards(self, cards: list[str]) -> None:
+        for c in cards:
+            self.cards[c] -= 1
+            if not self.cards[c]:
+                del self.cards[c]
+
+    def give_cards(self, cards: list[str]) -> None:
+        for c in cards:
+            self.cards[c] = self.cards.get(c, 0) + 1
+
+    def facts(self, pieces: dict, game: dict) -> dict:
+        """The player's facts for a rule (a state as `Rulebook.state` reads it): what is on the
+        board, in stock (the pieces left off the board and, for tokens, out of the treasury), in
+        treasury and in hand, and the game's facts (players, track, scenario)."""
+        out = {"cities": self.cities, "tokens": self.tokens, "ships": self.ships, "treasury": self.treasury,
+               "ast_position": self.ast_position, "holds": list(self.advances), "commodities": dict(self.cards),
+               **game}
+        if self.civilization:
+            out["civilization"] = self.civilization
+        if pieces.get("cities") is not None:
+            out["cities_in_stock"] = max(pieces["cities"] - self.cities, 0)
+        stock = self.tokens_in_stock(pieces)
+        if stock is not None:
+            out["tokens_in_stock"] = stock
+        return out
+
+    def tokens_in_stock(self, pieces: dict) -> int | None:
+        total = pieces.get("tokens")
+        return None if total is None else max(total - self.tokens - self.treasury, 0)
+
+    def to_data(self) -> dict:
+        return {"name": self.name, "civilization": self.civilization, "cities": self.cities, "tokens": self.tokens,
+                "ships": self.ships, "treasury": self.treasury, "ast_position": self.ast_position,
+                "advances": list(self.advances), "cards": dict(sorted(self.cards.items())),
+                "calamities": [{"calamity": n, "traded_by": t} for n, t in self.calamities], "left": self.left}

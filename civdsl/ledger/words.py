@@ -1,0 +1,160 @@
+"""Events written as words on the command line (`civdsl game add GAME census anna cities=3`),
+turned into the mappings the game file records. Each word keeps its column, so that a refusal
+points at the word it is about."""
+
+from __future__ import annotations
+
+from .play import ILLEGAL, Refused
+
+SEPARATOR = "/"  # between two events of one `game add`
+USAGE = {
+    "census": "census PLAYER cities=N tokens=N ships=N",
+    "draw": "draw PLAYER CARD...",
+    "buy-cards": "buy-cards PLAYER CARD...",
+    "trade": "trade PLAYER CARD... for PLAYER CARD...",
+    "choose": "choose PLAYER [CALAMITY] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
+              "[cards=CARD,...] [land=NAME,...] [FACT=N]",
+    "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
+    "discard": "discard PLAYER CARD...",
+    "ast": "ast PLAYER forward|stays|back",
+    "leave": "leave PLAYER",
+    "next": "next",
+}
+
+
+def split_events(words: list[str]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for w in words:
+        if w == SEPARATOR:
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [e for e in out if e]
+
+
+def columns(words: list[str]) -> dict[int, int]:
+    """The column (1-based) where each word starts in the words joined by spaces."""
+    out, col = {}, 1
+    for i, w in enumerate(words):
+        out[i] = col
+        col += len(w) + 1
+    return out
+
+
+def _cards(words: list[str]) -> list[str]:
+    """Card names; `NAME*N` stands for N cards of a name."""
+    out = []
+    for w in words:
+        name, _, times = w.rpartition("*")
+        if name and times.isdigit() and 0 < int(times) <= 100:
+            out += [name] * int(times)
+        else:
+            out.append(w)
+    return out
+
+
+def _number(word: str, key: str) -> int:
+    if not word.isdigit() or len(word) > 9:
+        raise Refused(ILLEGAL, f"`{key}` needs a whole number, not `{word}`", field=key)
+    return int(word)
+
+
+def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
+    """The event, and for each of its keys the index of the word that gave it."""
+    kind = words[0]
+    if kind not in USAGE:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(kind, list(USAGE))
+        raise Refused(ILLEGAL, f"no event `{kind}`" + (f" (did you mean `{best}`?)" if best else "")
+                      + f"; events: {', '.join(USAGE)}", field="do")
+    at = {"do": 0}
+    if kind == "next":
+        if len(words) > 1:
+            raise Refused(ILLEGAL, "`next` takes nothing after it", field="do")
+        return {"do": "next"}, at
+    if len(words) < 2:
+        raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+    event: dict = {"do": kind, "player": words[1]}
+    at["player"] = 1
+    rest = words[2:]
+    if kind == "census":
+        _assignments(event, at, rest, 2, ("cities", "tokens", "ships"), numbers=True)
+    elif kind in ("draw", "buy-cards", "discard"):
+        event["cards"] = _cards(rest)
+        at["cards"] = 2
+    elif kind == "trade":
+        if "for" not in rest or rest.index("for") + 1 >= len(rest):
+            raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+        i = rest.index("for")
+        event.update({"gives": _cards(rest[:i]), "with": rest[i + 1], "gets": _cards(rest[i + 2:])})
+        at.update({"gives": 2, "with": i + 3, "gets": i + 4})
+    elif kind == "buy":
+        _buy(event, at, rest)
+    elif kind == "choose":
+        _choose(event, at, rest)
+    elif kind == "ast":
+        if len(rest) != 1:
+            raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+        event["move"], at["move"] = rest[0], 2
+    elif kind == "leave" and rest:
+        raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+    return event, at
+
+
+def _assignments(event: dict, at: dict, words: list[str], first: int, keys, numbers: bool) -> None:
+    for j, w in enumerate(words):
+        key, eq, value = w.partition("=")
+        if not eq or (keys and key not in keys):
+            raise Refused(ILLEGAL, f"expected {' or '.join(f'{k}=N' for k in keys)}, not `{w}`", field=f"#{first + j}")
+        event[key] = _number(value, key) if numbers else value
+        at[key] = first + j
+
+
+def _buy(event: dict, at: dict, rest: list[str]) -> None:
+    marks = [i for i, w in enumerate(rest) if w in ("pay", "treasury")]
+    end = marks[0] if marks else len(rest)
+    event["advances"] = rest[:end]
+    at["advances"] = 2
+    i = end
+    while i < len(rest):
+        if rest[i] == "treasury" and i + 1 < len(rest):
+            event["treasury"] = _number(rest[i + 1], "treasury")
+            at["treasury"] = i + 3
+            i += 2
+        elif rest[i] == "pay":
+            j = next((k for k in range(i + 1, len(rest)) if rest[k] == "treasury"), len(rest))
+            event["pay"] = _cards(rest[i + 1:j])
+            at["pay"] = i + 3
+            i = j
+        else:
+            raise Refused(ILLEGAL, f"usage: {USAGE['buy']}", field=f"#{i + 2}")
+
+
+def _choose(event: dict, at: dict, rest: list[str]) -> None:
+    facts = {}
+    for j, w in enumerate(rest):
+        key, eq, value = w.partition("=")
+        if not eq:
+            if "calamity" in event:
+                raise Refused(ILLEGAL, f"usage: {USAGE['choose']}", field=f"#{j + 2}")
+            event["calamity"], at["calamity"] = w, j + 2
+            continue
+        at[key] = j + 2
+        if key == "secondary":
+            pairs = [p.partition(":") for p in value.split(",") if p]
+            event["secondary"] = ({n: _number(v, "secondary") for n, _, v in pairs} if all(c for _, c, _ in pairs)
+                                  else [n for n, _, _ in pairs])
+        elif key == "beneficiary":
+            event["beneficiary"] = value
+        elif key == "cards":
+            event["cards"] = _cards([c for c in value.split(",") if c])
+        elif key in ("land", "water", "near"):
+            event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
+        elif key in ("cities", "tokens"):
+            event[key] = _number(value, key)
+        else:
+            facts[key] = _number(value, key) if value.isdigit() else value
+            at.setdefault("facts", j + 2)
+    if facts:
+        event["facts"] = facts

@@ -1,0 +1,318 @@
+"""The ledger (civdsl/ledger): a whole game carried from step to step by the rulebook's phase
+actions. Rule-by-rule tests with small games, then the recorded games of tests/games/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from civdsl.api import load
+from civdsl.ledger import gamefile
+from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
+
+GAMES = sorted((Path(__file__).parent / "games").glob("*.yaml"))
+FIVE = [("anna", "Egypt"), ("bruno", "Babylon"), ("chloe", "Minoa"), ("dario", "Hellas"), ("eva", "Saba")]
+
+
+def new_game(edition="megaciv", seats=FIVE, track="basic", last_turn=None):
+    rb = load(edition)
+    setup = gamefile.new_setup(edition, rb, seats, track, last_turn, 0)
+    return gamefile.start(rb, setup)
+
+
+def step_named(game, words: str, exact: bool = False) -> None:
+    """Pass steps (`next`) until the current step's name contains WORDS (is WORDS)."""
+    for _ in range(40):
+        if words == game.current["name"] or (not exact and words in game.current["name"]):
+            return
+        game.apply({"do": "next"})
+    raise AssertionError(f"no step {words!r}")
+
+
+def next_turn(game) -> None:
+    turn = game.turn
+    while game.turn == turn:
+        game.apply({"do": "next"})
+
+
+def census(game, **per_player) -> None:
+    for name, (cities, tokens) in per_player.items():
+        game.apply({"do": "census", "player": name, "cities": cities, "tokens": tokens})
+
+
+# --- the turn as the rulebook declares it ---------------------------------------------------------
+
+def test_a_game_starts_at_the_first_step_that_takes_events():
+    game = new_game()
+    # Tax collection (phase 1) runs by itself with nothing to tax; the census of phase 2 waits
+    assert (game.turn, game.current["name"]) == (1, "Population expansion (and census)")
+
+
+def test_tax_collection_moves_the_rate_per_city_from_stock_to_treasury():
+    game = new_game()
+    census(game, anna=(5, 10))
+    next_turn(game)  # tax collection comes first and takes no event
+    assert game.players["anna"].treasury == 10  # seed 004, phase 1a: 5 cities at rate 2
+
+
+def test_tax_collection_is_bounded_by_the_tokens_in_stock_and_the_rest_revolt():
+    # seed 004, phase 1b: Michael has 5 cities and 7 tokens in stock: all 7 go, 2 cities revolt
+    game = new_game()
+    census(game, anna=(5, 48))  # 55 tokens: 48 on the board leaves 7 in stock
+    next_turn(game)
+    anna = game.players["anna"]
+    assert anna.treasury == 7
+    assert any("2 cities revolt" in e.text for e in game.log)
+
+
+def test_a_census_over_the_pieces_the_rulebook_declares_is_refused_and_changes_nothing():
+    game = new_game()
+    before = game.players["anna"].to_data()
+    with pytest.raises(Refused) as exc:
+        game.apply({"do": "census", "player": "anna", "cities": 10})
+    assert exc.value.code == ILLEGAL and "9" in exc.value.message
+    assert game.players["anna"].to_data() == before
+
+
+def test_an_event_in_a_step_that_does_not_take_it_is_refused_with_the_step_that_does():
+    game = new_game()
+    with pytest.raises(Refused, match="Civilization advances acquisition"):
+        game.apply({"do": "buy", "player": "anna", "advances": ["Pottery"]})
+
+
+def test_drawing_one_card_per_city_from_stack_one_up():
+    # seed 004, 6a: Ronald has 3 cities, so he draws from stacks 1, 2 and 3
+    game = new_game()
+    census(game, anna=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
+    assert game.players["anna"].cards == {"Ochre": 1, "Papyri": 1, "Fish": 1}
+
+
+@pytest.mark.parametrize("cards, why", [(["Ochre", "Papyri", "Fish", "Wool"], "at most 3"),
+                                        (["Ochre", "Wool"], "beyond stack 3"),
+                                        (["Ochre", "Clay"], "a second card")])
+def test_a_draw_the_stacks_do_not_allow_is_refused(cards, why):
+    game = new_game()
+    census(game, anna=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    with pytest.raises(Refused, match=why):
+        game.apply({"do": "draw", "player": "anna", "cards": cards})
+
+
+def test_a_trade_moves_the_cards_and_a_traded_calamity_remembers_its_trader():
+    game = new_game()
+    census(game, anna=(3, 10), bruno=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Slave Revolt"]})  # stack 3, tradable
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Flax", "Stone", "Slave Revolt"], "with": "anna",
+                "gets": ["Ochre", "Papyri", "Fish"]})
+    assert game.players["anna"].calamities == [("Slave Revolt", "bruno")]
+    assert game.players["bruno"].cards == {"Ochre": 1, "Papyri": 1, "Fish": 1}
+
+
+def test_a_nontradable_calamity_cannot_be_traded():
+    game = new_game()
+    census(game, anna=(3, 10), bruno=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Volcanic Eruption or Earthquake", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Timber"]})
+    step_named(game, "Trade", exact=True)
+    with pytest.raises(Refused, match="may not be traded"):
+        game.apply({"do": "trade", "player": "anna", "gives": ["Volcanic Eruption or Earthquake"], "with": "bruno",
+                    "gets": ["Flax"]})
+
+
+def _to_purchase(game, cards):
+    census(game, anna=(len(cards), 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": cards})
+    step_named(game, "Civilization advances acquisition")
+
+
+def test_a_purchase_is_priced_by_the_credit_rules_and_paid_with_sets_and_treasury():
+    game = new_game()  # five players: 10 start credits in every group (chapter 4)
+    _to_purchase(game, ["Ochre", "Papyri", "Fish"])
+    game.players["anna"].treasury = 50
+    game.apply({"do": "buy", "player": "anna", "advances": ["Pottery"], "pay": ["Ochre", "Papyri", "Fish"],
+                "treasury": 44})  # Pottery 60 - 10 = 50: cards pay 1 + 2 + 3 = 6
+    assert game.players["anna"].advances == ["Pottery"]
+    assert game.players["anna"].treasury == 6 and game.players["anna"].cards == {}
+
+
+def test_a_purchase_the_payment_does_not_cover_is_refused():
+    game = new_game()
+    _to_purchase(game, ["Ochre", "Papyri", "Fish"])
+    with pytest.raises(Refused, match="the price of Pottery is 50; the payment is worth 6"):
+        game.apply({"do": "buy", "player": "anna", "advances": ["Pottery"], "pay": ["Ochre", "Papyri", "Fish"]})
+
+
+def test_no_more_treasury_than_the_price_needs():
+    game = new_game()
+    _to_purchase(game, ["Ochre"])
+    game.players["anna"].treasury = 60
+    with pytest.raises(Refused, match="more than needed"):
+        game.apply({"do": "buy", "player": "anna", "advances": ["Pottery"], "pay": ["Ochre"], "treasury": 50})
+
+
+def test_a_card_not_held_cannot_pay():
+    game = new_game()
+    _to_purchase(game, ["Ochre"])
+    with pytest.raises(Refused, match="does not hold 1 Salt"):
+        game.apply({"do": "buy", "player": "anna", "advances": ["Pottery"], "pay": ["Salt"], "treasury": 0})
+
+
+def test_the_step_ends_only_within_the_hand_limit_and_the_discard_is_the_players_choice():
+    game = new_game()
+    census(game, anna=(9, 20))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish", "Wool", "Wine", "Tin",
+                                                          "Resin", "Marble", "Ivory"]})
+    step_named(game, "Civilization advances acquisition")
+    with pytest.raises(Refused) as exc:
+        game.apply({"do": "next"})
+    assert exc.value.code == CHOICE  # 9 cards, 5 players keep 8: which one goes is anna's choice
+    assert exc.value.needs == [{"player": "anna", "calamity": None, "key": "discard", "amount": 1}]
+    game.apply({"do": "discard", "player": "anna", "cards": ["Ochre"]})
+    game.apply({"do": "next"})
+
+
+def test_each_calamity_sees_the_losses_of_the_one_before():
+    # Tempest (stack 2) loses 5 treasury first; Squandered Wealth (stack 3) demands 10 and takes
+    # what is left (chapter 8: a player loses what he has)
+    game = new_game()
+    census(game, anna=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Tempest", "Squandered Wealth"]})
+    game.players["anna"].treasury = 12
+    step_named(game, "Calamity resolution")
+    game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "tokens": 2})
+    game.apply({"do": "next"})
+    lines = [e.text for e in game.log if "victim" in e.text]
+    assert lines[0].startswith("Tempest") and "5 treasury lost" in lines[0]
+    assert lines[1].startswith("Squandered Wealth") and "7 treasury lost" in lines[1]
+    assert game.players["anna"].treasury == 0 and game.players["anna"].calamities == []
+
+
+def test_a_loss_in_unit_points_is_the_victims_choice_of_pieces():
+    game = new_game()
+    census(game, anna=(2, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Tempest"]})
+    step_named(game, "Calamity resolution")
+    with pytest.raises(Refused) as exc:
+        game.apply({"do": "next"})
+    assert exc.value.code == CHOICE and exc.value.needs[0]["key"] == "pieces"
+    with pytest.raises(Refused, match="no piece more than needed"):
+        game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "cities": 1, "tokens": 2})
+        game.apply({"do": "next"})
+    game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "cities": 0, "tokens": 2})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].cities, game.players["anna"].tokens) == (2, 8)
+
+
+def test_a_drawn_tradable_calamity_stays_in_hand_where_the_edition_says_so():
+    # 1981, 19.3: a brown-backed calamity is not acted on by the player who drew it
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=(6, 20))
+    step_named(game, "Acquire trade cards")
+    tradable = "Epidemic"  # stack 6, brown-backed
+    cards = [next(c for c, x in game.module.COMMODITIES.items() if x["stack"] == s) for s in range(1, 6)]
+    game.apply({"do": "draw", "player": "anna", "cards": cards + [tradable]})
+    game.players["anna"].cards = {}  # within the hand limit
+    step_named(game, "Resolve calamities")
+    game.apply({"do": "next"})
+    assert game.players["anna"].calamities == [(tradable, None)]
+
+
+def test_markers_move_by_the_epoch_rules():
+    game = new_game()
+    census(game, anna=(2, 10))
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert game.players["anna"].ast_position == 1
+
+
+def test_a_marker_move_the_rulebook_cannot_tell_is_asked_for():
+    game = new_game("civ1981", [("anna", None), ("bruno", None)], None)
+    step_named(game, "Move succession markers")
+    with pytest.raises(Refused) as exc:
+        game.apply({"do": "next"})
+    assert exc.value.code == CHOICE and {n["player"] for n in exc.value.needs} == {"anna", "bruno"}
+    game.apply({"do": "ast", "player": "anna", "move": "forward"})
+    game.apply({"do": "ast", "player": "bruno", "move": "stays"})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].ast_position, game.players["bruno"].ast_position) == (1, 0)
+
+
+def test_the_game_ends_when_a_marker_enters_the_last_epoch_and_the_sole_leader_scores_5():
+    game = new_game()
+    anna = game.players["anna"]
+    anna.ast_position = 14
+    anna.cities = 6
+    anna.advances = [a for a, x in game.module.ADVANCES.items() if x["cost"] >= 200][:3]
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert game.ended and anna.ast_position == 15
+    first = game.scores[0]
+    assert first["player"] == "anna"
+    assert next(p["points"] for p in first["points"] if p["label"].startswith("Sole player")) == 5
+    with pytest.raises(Refused, match="the game is over"):
+        game.apply({"do": "next"})
+
+
+def test_on_the_expert_track_the_game_runs_one_more_turn():
+    game = new_game(track="expert")
+    anna = game.players["anna"]
+    anna.ast_position, anna.cities = 14, 6
+    anna.advances = list(game.module.ADVANCES)[:40]
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert not game.ended and game.final_turn == 2
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert game.ended
+
+
+def test_an_agreed_last_turn_ends_the_game_where_the_edition_allows_it():
+    game = new_game("expansion", [("anna", None), ("bruno", None), ("chloe", None)], None, last_turn=1)
+    step_named(game, "Movement of succession markers")
+    game.apply({"do": "ast", "player": "anna", "move": "stays"})
+    game.apply({"do": "ast", "player": "bruno", "move": "stays"})
+    game.apply({"do": "ast", "player": "chloe", "move": "stays"})
+    game.apply({"do": "next"})
+    assert game.ended and "agreed last turn" in game.log[-1 - len(game.scores)].text
+
+
+# --- the recorded games ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_recorded_game_replays_and_is_written_back_byte_for_byte(path):
+    gf = gamefile.read(path)
+    rb = load(gf.setup["edition"])
+    game = gamefile.replay(rb, gf)
+    assert game.turn >= 11 or game.ended
+    assert gamefile.text(gf) == path.read_text(encoding="utf-8")
+    words = " ".join(e.text for e in game.log)
+    assert "victim" in words and " gives " in words and " buys " in words and "marker forward" in words
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_no_state_of_a_recorded_game_exceeds_a_declared_limit_or_goes_negative(path):
+    gf = gamefile.read(path)
+    rb = load(gf.setup["edition"])
+    game = gamefile.start(rb, gf.setup)
+    for event in gf.events:
+        game.apply(event)
+        pieces = game.pieces
+        for p in game.players.values():
+            assert min(p.cities, p.tokens, p.ships, p.treasury, p.ast_position, *p.cards.values(), 0) == 0
+            for key in ("cities", "ships"):
+                assert pieces[key] is None or getattr(p, key) <= pieces[key]
+            assert pieces["tokens"] is None or p.tokens + p.treasury <= pieces["tokens"]
+        for card, n in ((c, sum(p.cards.get(c, 0) for p in game.players.values())) for c in game.module.COMMODITIES):
+            count = game.module.COMMODITIES[card]["count"]
+            assert not count or n <= count

@@ -1,0 +1,269 @@
+"""Play seeded example games through the ledger and write their game files (tests/games/).
+
+Every event goes through `Game.apply`, the checks `civdsl game add` makes: a refused event is
+never written. The players follow a plain policy (grow, draw, trade, buy what the hand pays,
+answer each choice the rules ask for with the first that fits); the map is not played, its
+outcome is entered as census facts. Run from the repository root:
+
+    python tools/play_games.py            # writes tests/games/*.yaml
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from civdsl.api import load  # noqa: E402
+from civdsl.ledger import gamefile  # noqa: E402
+from civdsl.ledger import steps as turn_steps  # noqa: E402
+from civdsl.ledger.play import CHOICE, Refused  # noqa: E402
+
+GAMES = {
+    "megaciv-18": ("megaciv", 18, "basic", 12, None),
+    "megaciv-5": ("megaciv", 5, "expert", 12, None),
+    "expansion-6": ("expansion", 6, None, 11, 11),
+    "civ1981-5": ("civ1981", 5, None, 11, None),
+    "civ1980-4": ("civ1980", 4, None, 11, None),
+}
+
+
+class Player:
+    def __init__(self, rb, setup, rng):
+        self.rb, self.rng = rb, rng
+        self.gf = gamefile.GameFile(setup, [], [])
+        self.game = gamefile.start(rb, setup)
+
+    def add(self, event: dict) -> bool:
+        stamped = gamefile.stamped(self.game, event)
+        try:
+            self.game.apply(stamped)
+        except Refused:
+            return False
+        self.gf.events.append(stamped)
+        return True
+
+    def turn(self) -> None:
+        g = self.game
+        start = g.turn
+        self.excluded, self.tries = {}, 0
+        while not g.ended and g.turn == start:
+            acts = turn_steps.actions(g.current)
+            for kind in acts:
+                getattr(self, f"_{kind}", lambda a: None)(acts[kind])
+            self._next()
+
+    def _next(self) -> None:
+        for _ in range(200):
+            stamped = gamefile.stamped(self.game, {"do": "next"})
+            try:
+                self.game.apply(stamped)
+                self.gf.events.append(stamped)
+                return
+            except Refused as r:
+                if r.code != CHOICE and self._rename_secondary(r.message):
+                    continue
+                if r.code != CHOICE or not r.needs:
+                    raise
+                for need in r.needs:
+                    self._answer(need)
+        raise RuntimeError("no way past the step")
+
+    # --- each step's events
+    def _census(self, args) -> None:
+        g = self.game
+        pieces = g.pieces
+        if not any(v is not None for v in args.values() if v != args.get("line")) and g.turn > 1 and self.rng.random() < 0.7:
+            return
+        for p in g.seated():
+            cap = pieces.get("cities") or 9
+            cities = max(0, min(cap, p.cities + self.rng.choice((0, 1, 1, 1, 2)) if g.turn > 1 else 1))
+            total = pieces.get("tokens") or 55
+            tokens = max(0, min(total - p.treasury - 5, cities * 2 + self.rng.randint(4, 12)))
+            ships = min(pieces.get("ships") or 4, self.rng.randint(0, 2))
+            self.add({"do": "census", "player": p.name, "cities": cities, "tokens": tokens, "ships": ships})
+
+    def _draw_trade_cards(self, args) -> None:
+        g, m = self.game, self.game.module
+        stacks = g.quantity(args["stacks"]) or 9
+        for p in sorted(g.seated(), key=lambda p: p.cities):
+            cards = []
+            for stack in range(1, min(p.cities, stacks) + 1):
+                pool = [c for c, x in m.COMMODITIES.items() if x["stack"] == stack]
+                calamities = [c for c, x in m.CALAMITIES.items() if x["stack"] == stack]
+                if calamities and self.rng.random() < 0.12:
+                    cards.append(self.rng.choice(calamities))
+                elif pool:
+                    cards.append(self.rng.choice(pool))
+            for _ in range(20):
+                if self.add({"do": "draw", "player": p.name, "cards": cards}):
+                    break
+                cards = [self._other_card(c) for c in cards]  # another of the stack (block, supply)
+
+    def _other_card(self, card: str) -> str:
+        m = self.game.module
+        stack = (m.COMMODITIES.get(card) or m.CALAMITIES.get(card))["stack"]
+        return self.rng.choice([c for c, x in m.COMMODITIES.items() if x["stack"] == stack])
+
+    def _buy_trade_cards(self, args) -> None:
+        m = self.game.module
+        for p in self.game.seated():
+            if p.treasury >= 18 and self.rng.random() < 0.5:
+                nine = [c for c, x in m.COMMODITIES.items() if x["stack"] == 9]
+                for _ in range(5):
+                    if self.add({"do": "buy-cards", "player": p.name, "cards": [self.rng.choice(nine)]}):
+                        break
+
+    def _trade(self, args) -> None:
+        g = self.game
+        least = g.quantity(args.get("least_cards")) or 3
+        players = g.seated()
+        for _ in range(len(players)):
+            a, b = self.rng.sample(players, 2)
+            ga, gb = self._offer(a, least), self._offer(b, least)
+            if ga and gb:
+                self.add({"do": "trade", "player": a.name, "gives": ga, "with": b.name, "gets": gb})
+
+    def _offer(self, p, least: int) -> list[str] | None:
+        cards = [c for c, n in sorted(p.cards.items()) for _ in range(n)]
+        tradable = [c for c, t in p.calamities if self.game.module.CALAMITIES[c]["class"] == "major tradable"]
+        if len(cards) < least:
+            return None
+        offer = self.rng.sample(cards, least)
+        if tradable and self.rng.random() < 0.6:
+            offer[-1] = tradable[0]
+        return offer
+
+    def _buy_advances(self, args) -> None:
+        g, rb = self.game, self.rb
+        for p in g.seated():
+            hand = [c for c, n in sorted(p.cards.items()) for _ in range(n)]
+            worth = rb.hand(dict(p.cards), g.facts(p))["total"] if hand else 0
+            options = [a for a in rb.advances if a not in p.advances]
+            self.rng.shuffle(options)
+            for adv in options[:15]:
+                cost = rb.cost(p.advances, [adv], g.facts(p))
+                price = cost["total"]
+                if cost["illegal"] or price is None or price > worth + p.treasury:
+                    continue
+                treasury = max(0, price - worth) if worth < price else 0
+                pay = hand if treasury or worth >= price else hand
+                if self.add({"do": "buy", "player": p.name, "advances": [adv], "pay": pay if worth else [],
+                             "treasury": treasury}):
+                    break
+                if self.add({"do": "buy", "player": p.name, "advances": [adv], "pay": [], "treasury": price}):
+                    break
+
+    def _rename_secondary(self, message: str) -> bool:
+        """A secondary victim the rules refuse at the end of the step: name the others instead."""
+        import re
+
+        share = re.search(r"\((.+?)\): `secondary` must say how much .* \((\d+) in total\)", message)
+        if share:
+            self.totals = {**getattr(self, "totals", {}), share.group(1): int(share.group(2))}
+            return self._share(share.group(1), int(share.group(2)))
+        most = re.search(r"\((.+?)\): `secondary\.\w+`: .* at most (\d+)", message)
+        if most and most.group(1) in getattr(self, "totals", {}):
+            self.caps = {**getattr(self, "caps", {}), most.group(1): int(most.group(2))}
+            self.tries = getattr(self, "tries", 0) + 1
+            return self._share(most.group(1), self.totals[most.group(1)])
+        m = re.search(r"\((.+?)\): `secondary` names (\w+)", message)
+        if not m:
+            return False
+        cal, bad = m.groups()
+        self.excluded = getattr(self, "excluded", {})
+        self.excluded.setdefault(cal, set()).add(bad)
+        if cal in getattr(self, "totals", {}):
+            return self._share(cal, self.totals[cal])
+        done = False
+        for (name, victim), chosen in list(self.game.choices.items()):
+            named = list(chosen.get("secondary") or [])
+            if name == cal and bad in named:
+                others = [q.name for q in self.game.seated()
+                          if q.name not in (victim, *named) and q.name not in self.excluded[cal]]
+                rest = [n for n in named if n != bad] + others[:1]
+                done |= bool(rest) and self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": rest})
+        return done
+
+    def _share(self, cal: str, total: int) -> bool:
+        """Losses shared among secondary victims: the total split among some others, for every
+        player holding the calamity (the refusal does not name its victim)."""
+        self.tries = getattr(self, "tries", 0) + 1
+        done = False
+        for victim in [p.name for p in self.game.seated() if any(n == cal for n, _ in p.calamities)]:
+            others = [q.name for q in self.game.seated()
+                      if q.name != victim and q.name not in getattr(self, "excluded", {}).get(cal, ())]
+            if not others:
+                continue
+            k = min(len(others), 2 + self.tries % 4)
+            names = self.rng.sample(others, k)
+            cap = getattr(self, "caps", {}).get(cal, total)
+            parts = [min(cap, total // k + (1 if i < total % k else 0)) for i in range(k)]
+            done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": dict(zip(names, parts))})
+        return done
+
+    # --- answers to the choices the rules leave to players
+    def _answer(self, need: dict) -> None:
+        g = self.game
+        p = g.players[need["player"]]
+        key, cal = need["key"], need.get("calamity")
+        if key == "discard":
+            cards = [c for c, n in sorted(p.cards.items()) for _ in range(n)] + [c for c, _ in p.calamities]
+            self.add({"do": "discard", "player": p.name, "cards": cards[: need["amount"]]})
+        elif key == "secondary":
+            others = [q.name for q in g.seated() if q.name != p.name]
+            for k in (1, 2, 3, len(others)):
+                if self.add({"do": "choose", "player": p.name, "calamity": cal, "secondary": others[:k]}):
+                    return
+        elif key == "beneficiary":
+            for q in g.seated():
+                if q.name != p.name and self.add({"do": "choose", "player": p.name, "calamity": cal,
+                                                  "beneficiary": q.name}):
+                    return
+        elif key == "pieces":
+            city = g.module.UNIT_POINTS["city"]
+            cities = min(p.cities, need["amount"] // city)
+            tokens = need["amount"] - cities * city
+            if tokens > p.tokens:
+                cities, tokens = min(p.cities, cities + 1), 0
+            self.add({"do": "choose", "player": p.name, "calamity": cal, "cities": cities, "tokens": tokens})
+        elif key in ("discard_cards", "discard_face_value", "give_cards"):
+            cards = [c for c, n in sorted(p.cards.items(), key=lambda kv: -g.module.COMMODITIES[kv[0]]["value"])
+                     for _ in range(n)]
+            self.add({"do": "choose", "player": p.name, "calamity": cal, "cards": cards[: max(need["amount"], 1)]})
+        elif key == "ast":
+            move = "forward" if p.cities >= 2 and self.rng.random() < 0.8 else "stays"
+            self.add({"do": "ast", "player": p.name, "move": move})
+        elif key.startswith("borders."):
+            others = [q.name for q in g.seated() if q.name != p.name]
+            self.add({"do": "choose", "player": p.name, "borders": {key[8:]: self.rng.sample(others, 1)}})
+        else:  # a fact of the map
+            value = min(p.cities, 1) if "cities" in key else 0 if "players" in key else 2
+            self.add({"do": "choose", "player": p.name, "facts": {key: value}})
+
+
+def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Path:
+    edition, count, track, turns, last_turn = spec or GAMES[name]
+    rb = load(edition)
+    civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
+    names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
+             "milo", "nora", "otto", "pia", "quin", "rosa"][:count]
+    seats = [(n, civs[i] if i < len(civs) else None) for i, n in enumerate(names)]
+    setup = gamefile.new_setup(edition, rb, seats, track, last_turn, 7)
+    player = Player(rb, setup, random.Random(name))
+    for _ in range(turns):
+        if player.game.ended:
+            break
+        player.turn()
+    out = (folder or ROOT / "tests" / "games") / f"{name}.yaml"
+    gamefile.write(out, player.gf)
+    return out
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or GAMES:
+        path = play(name)
+        print(path.relative_to(ROOT))
