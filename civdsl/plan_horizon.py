@@ -370,7 +370,7 @@ class _TwoTurns:
             "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
             "one_turn_best_objective": runtime.number(one[0].objective) if one else None,
             "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
-            "turn_one_sets": self.examined[0] + (1 if one else 0),
+            "next_turn_stopped": self.next_stopped, "turn_one_sets": self.examined[0] + (1 if one else 0),
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }
 

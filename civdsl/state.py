@@ -115,9 +115,15 @@ def _parse_text(text: str, path: Path):
     if isinstance(kept, dict) and "value" in kept:
         return kept["value"]
     value = _read_yaml(text, path)
-    if _json_exact(value):
+    if len(text) <= KEPT_TEXT and _json_exact(value):
         cache.write(name, json.dumps({"value": value}).encode("utf-8"))  # keys in the file's order
     return value
+
+
+# The longest text whose YAML value is kept: state and table files are a few hundred bytes; a game
+# file read whole (not as the ledger writes it) changes every turn, and a copy of each version
+# would make the cache folder grow with the square of the game.
+KEPT_TEXT = 64 * 1024
 
 
 def _json_exact(value, depth: int = 0) -> bool:
@@ -213,14 +219,30 @@ def parse_assignment(text: str) -> tuple[str, object]:
 def split_names(text: str | None) -> list[str]:
     if not text:
         return []
-    return [n.strip() for n in text.split(",") if n.strip()]
+    return [nfc(n.strip()) for n in text.split(",") if n.strip()]
+
+
+def nfc(value):
+    """Every text in `value` (a name, or a state's lists and mappings) in NFC, as rulebook strings
+    are: one name whichever way its accents were typed."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        import unicodedata
+
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, list):
+        return [nfc(v) for v in value]
+    if isinstance(value, dict):
+        return {nfc(k): nfc(v) for k, v in value.items()}
+    return value
 
 
 def check_state(data: dict, advances, commodities, groups, source: str = "state") -> dict:
     """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
     checker = _FactChecker(source, advances, commodities, groups)
     clean: dict = {}
-    for key, value in data.items():
+    for key, value in nfc(data).items():
         if not isinstance(key, str) or key not in vocab.FACTS:
             checker.problem(f"unknown key `{_key(key)}`{checker.hint(key, vocab.FACTS)}")
             continue
@@ -407,7 +429,7 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     name is an error naming the closest name (aka names and single words considered); with
     strict=False it is kept as given, for the state check to report."""
     valid = getattr(module, ITEM_TABLES[kind])
-    names = list(names)
+    names = [n if not isinstance(n, str) else nfc(n) for n in names]
     if valid.keys() >= set(names):  # the usual case: every item by its own name
         return names
     table = item_names(module, kind)

@@ -800,17 +800,20 @@ STRICT = Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "stric
 MID_GAME = {"players": 6, "treasury": 300, "holds": ["Music", "Medicine", "Monument", "Politics", "Law"]}
 
 
-def test_a_look_ahead_whose_first_search_finds_nothing_says_so(monkeypatch):
-    """Under strict single-use credits the work limit can stop a search before it finds any set:
-    the look-ahead then answers that it has no estimate (in text and JSON), never a traceback."""
+def test_a_look_ahead_whose_work_limit_is_spent_answers_the_best_found_and_says_so(monkeypatch):
+    """Under strict single-use credits every search of an answer shares one work limit, and each
+    still examines the set of its wanted advances: with the limit already spent the look-ahead
+    answers the best pair found (buying nothing either turn), stopped, not complete, with no bound
+    (in text and JSON), never a traceback."""
     rb = civdsl.load(STRICT)
     ps = rb.state(tuple(MID_GAME["holds"]), {k: v for k, v in MID_GAME.items() if k != "holds"})
     problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
     problem.work[0] = problem.single_use_work + 1  # a limit already spent
     hz = plan_horizon.two_turns(problem)
-    assert hz["this_turn"] is None and hz["stopped"] is True and hz["complete"] is False
+    assert hz["this_turn"]["buy"] == [] and hz["next_turn"]["buy"] == []
+    assert hz["stopped"] is True and hz["complete"] is False and hz["total_at_most"] is None
     json.dumps(hz)
-    assert "no estimate" in "\n".join(planner._horizon_lines(hz, "VP"))
+    assert "stopped at the work limit of the answer" in "\n".join(planner._horizon_lines(hz, "VP"))
 
 
 def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatch):

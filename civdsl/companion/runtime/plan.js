@@ -2215,7 +2215,7 @@ function planTwoTurns(first, maxSets, found) {
     estimate: true, assumes: assumes, this_turn: null, next_turn: null, total: null, total_at_most: null,
     one_turn_best: one.length ? one[0].buys.slice() : null,
     one_turn_best_objective: one.length ? planNumber(obj, one[0].objective, one[0].buys.length) : null,
-    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size,
+    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size, next_turn_stopped: nextStopped,
     turn_one_sets: examined[0] + (one.length ? 1 : 0), turn_one_sets_priced_for_next_turn: examined[1],
   });
   const one = found && found.length ? found.slice(0, 1) : first.search(1);
