@@ -137,7 +137,8 @@ def test_the_companion_pages_own_strings_speak_a_players_words():
     for name, kind, doc, minimum, words, states in data["facts"]["rows"]:
         sentences += [doc or "", *(words or [])]
     for effect in data["effects"].values():
-        sentences += [re.sub(r"\{[^}]*\}", "N", t or "") for t in [effect["text"], *effect["zero"].values()]]
+        sentences += [re.sub(r"\{[^}]*\}", "N", t or "") for t in [effect["text"], *effect.get("zero", {}).values()]]
+    sentences += [word for pair in data.get("derived_words", {}).values() for word in pair]
     assert [leak for s in sentences for leak in leaks(s)] == []
 
 
