@@ -515,6 +515,23 @@ def rulings_section(edition) -> str:
             f"<ul>\n{items}</ul></details></section>\n")
 
 
+# The items whose printed clauses the page cites, by the model's table and the kind a citation names.
+_CITED_ITEMS = (("calamities", "calamity"), ("advances", "advance"))
+
+
+def clauses_section(edition) -> str:
+    """The printed clauses each calamity and advance implements (`cites`, what civdsl cover
+    reads), so a player can look up the paragraph behind an answer; none cited, no section."""
+    rows = [(name, ids) for table, kind in _CITED_ITEMS for name, item in getattr(edition, table).items()
+            if (ids := edition.cited_clauses(kind, {name, *getattr(item, "aka", ())}))]
+    if not rows:
+        return ""
+    items = "".join(f"<li><strong>{escape.html(name)}</strong> {escape.html(', '.join(ids))}</li>\n"
+                    for name, ids in rows)
+    return (f'<section id="clauses" class="page"><details><summary>Printed rules ({len(rows)})</summary>\n'
+            f"<ul>\n{items}</ul></details></section>\n")
+
+
 def impact_section(effect) -> str:
     """A house rule's impact (impact.py) in short: each item that changes for players, how many
     situations and by how much; the printable impact page has the rest."""
@@ -547,7 +564,8 @@ def companion_html(module, edition=None, effect=None) -> str:
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names; with EFFECT (a house rule's impact
     against its base), the page sums up what the house rule changes for players."""
-    extra = (rulings_section(edition) if edition is not None else "") + (impact_section(effect) if effect else "")
+    extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
+             + (impact_section(effect) if effect else ""))
     parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
     ui, css = _page_script(), _page_style()
