@@ -260,6 +260,27 @@ _ALL = [
     Code("CIV144", "a game file that cannot be read", "The game file is not YAML the ledger reads: a missing or "
          "misspelt key, a value of the wrong type, an unknown player, edition or event, or a file beyond the size "
          "and nesting limits. The message names the place in the file.", "players: anna", "players:\n  - name: anna"),
+    Code("CIV160", "a `cites` with nothing to cite", "`cites` names the printed clauses implemented by the statement "
+         "written just before it (or, first in a block, by the block's own statement). At the top of a rulebook, "
+         "before any statement, it cites nothing.",
+         'language 1\nedition e "E"\ncites "19.1"', 'const calamities_per_round = 2 "19.7"\ncites "19.7"'),
+    Code("CIV161", "unknown clause", "A `cites` or `clause` names a clause id that the edition's clause list "
+         "(`clauses/<edition>.clauses` beside the rulebook) does not list: usually a typing mistake, or a "
+         "paragraph of another edition. The nearest listed id is suggested; `civdsl cover EDITION` lists them all.",
+         'calamity "Flood" { cites "22.2.7.9" ... }', 'calamity "Flood" { cites "22.2.7.4" ... }'),
+    Code("CIV162", "no clause list", "The rulebook cites or acknowledges printed clauses, but no file of its "
+         "chain has a clause list beside it (`clauses/<edition>.clauses`), so the ids cannot be checked. Write "
+         "one with tools/make_clauses.py from a copy of the rules, or remove the citations.",
+         'cites "19.1"   # and no clauses/EDITION.clauses', 'cites "19.1"   # with clauses/EDITION.clauses'),
+    Code("CIV163", "a clause list that cannot be read", "A line of the clause list is none of its statements "
+         "(`clauses`, `edition`, `text`, `segment`, `chapter`, `repair`, `skip`, `require`, `clause`), a clause "
+         "is listed twice, or a kind or scheme is unknown. The format is described at the top of "
+         "civdsl/clauses.py; tools/make_clauses.py writes it.",
+         'clause "19.1" rules 3f2a9c0b1d2e3f40 "Calamities"', 'clause "19.1" rule 3f2a9c0b1d2e3f40 "Calamities"'),
+    Code("CIV164", "an acknowledgement that says nothing", "A `clause ... errata CODE` names an errata code no "
+         "errata line of the chain has, or a `clause ... out_of_scope SCOPE` names a scope that is none of `map`, "
+         "`table`, `variant`: the acknowledgement would explain nothing.",
+         'clause "22.1.2" errata CIV041', 'errata CIV040 "Bronze" "why"\nclause "22.1.2" errata CIV040'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

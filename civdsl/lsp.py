@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from . import describe, loader, parser, roundexplain, syntax
+from . import citations, describe, loader, parser, roundexplain, syntax
 from . import vocabulary as vocab
 from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
@@ -572,6 +572,7 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[A
         return None, None
     index = Index((f.ast for f in chain), memo)
     validate(edition, diags, index)
+    citations.check(edition, chain, diags)
     return edition, index
 
 

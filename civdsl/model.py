@@ -13,7 +13,7 @@ from typing import Any
 from .diagnostics import Span
 from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Phase, Pool, Stat,  # noqa: F401
                            Threshold, Track)
-from .syntax import Call, Expr, Op
+from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
 
 
@@ -371,6 +371,16 @@ class Edition:
     phases: dict[str, "Phase"] = field(default_factory=dict)
     setup: "Phase | None" = None
     ends: list["EndCondition"] = field(default_factory=list)
+    # the printed clauses: which statements implement them (`cites`), and which none does (`clause`)
+    citations: list["Citation"] = field(default_factory=list)
+    acknowledgements: list[Acknowledgement] = field(default_factory=list)
+    clause_list: tuple[str, str] | None = None  # the clause list checked against: (path, sha256)
+
+    def cited_clauses(self, kind: str, names) -> list[str]:
+        """The printed clauses the statements of one item cite (`cites`), in the order written."""
+        names = {names} if isinstance(names, str) else set(names)
+        return list(dict.fromkeys(i for c in self.citations if c.owner_kind == kind and c.owner_name in names
+                                  for i, _ in c.clauses))
 
     @property
     def has_rounds(self) -> bool:
@@ -386,3 +396,17 @@ class Edition:
             if below is None or cost < below:
                 return vp
         return None
+
+
+@dataclass
+class Citation:
+    """A `cites` statement of the chain: the clause ids it names (with their spans), where it is
+    written, where the statement it cites starts (`target`) and the top-level statement holding
+    that one (`owner`, its keyword and name: `calamity`, "Famine")."""
+
+    clauses: list[tuple[str, Span]]
+    span: Span
+    target: Span
+    owner: Span
+    owner_kind: str
+    owner_name: str | None

@@ -8,6 +8,7 @@ data is right is the validator's job.
 
 from __future__ import annotations
 
+import bisect
 import copy
 
 from . import fields as item_fields
@@ -17,7 +18,7 @@ from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (Citation, TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -54,6 +55,7 @@ class _Applier(RoundsApplier):
         self.diags = diags
         self.is_extension = is_extension
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
+        self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
         key = (kind, name)
@@ -65,8 +67,41 @@ class _Applier(RoundsApplier):
         return True
 
     def apply(self, items: list[Item]) -> None:
+        previous = None
         for item in items:
+            if item.kind == "cites":
+                self._cites(item, previous, items)
+                continue
             getattr(self, f"_item_{item.kind}")(item)
+            previous = item
+
+    # --- the printed clauses
+    def _cites(self, item: Item, previous: Item | None, items: list[Item]) -> None:
+        """A `cites`: a top-level one (no target yet) cites the statement before it; a nested one the
+        statement its target starts, inside the top-level statement that starts last before it."""
+        cited = item.value
+        if cited.target is None:
+            if previous is None:
+                self.diags.error("CIV160", "`cites` comes before any statement it could cite", item.span,
+                                 help="write `cites` right after the statement that implements the clause")
+                return
+            owner, at = previous, previous.span
+        else:
+            if self._starts is None:  # the top-level statements in file order (nested citations come last)
+                statements = [i for i in items if i.kind != "cites"]
+                self._starts = ([(i.span.line, i.span.column) for i in statements], statements)
+            at = cited.target
+            keys, statements = self._starts
+            index = bisect.bisect_right(keys, (at.line, at.column)) - 1
+            if index < 0:
+                return
+            owner = statements[index]
+        # a house rule's `change calamity "X"` holds statements of the calamity X
+        kind = owner.value if owner.kind == "change" else owner.kind
+        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
+
+    def _item_clause(self, item: Item) -> None:
+        self.ed.acknowledgements.append(item.value)
 
     # --- edition-wide
     def _item_source(self, item: Item) -> None:

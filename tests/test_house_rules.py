@@ -167,7 +167,7 @@ def test_explain_a_round_rule_name_follows_the_chain(tmp_path):
     house.write_text('language 1\nedition calm "Calm" extends cardgame\n'
                      'threshold lose_action "40+ unrest: lose 1 state action" when unrest >= 40\n', encoding="utf-8")
     text = explain_item(str(house), "lose_action")
-    assert "declared at rulebooks/cardgame.civ:101 (in cardgame)" in text
+    assert "declared at rulebooks/cardgame.civ:110 (in cardgame)" in text
     assert f"replaced whole at {house}:3 (in calm)" in text
     assert '"40+ unrest: lose 1 state action": holds while unrest >= 40' in text
     text = explain_item(str(house), "unrest")

@@ -168,7 +168,8 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
     detail = Table(
         "calamities", "Calamities",
         _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
-                               Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)],
+                               Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)]
+        + ([Column("Printed rule", 1.0)] if ed.citations else []),
         [], intro=["Effect: what the primary victim suffers, then the secondary victims and when the calamity "
                    "is cancelled. Modifiers: the condition, then what changes; the sign says whether it is "
                    "worse (+) or better (\u2212) for the victim, mixed (\u00b1), or a choice (\u21c4)."])
@@ -176,7 +177,8 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
         c = ed.calamities[n]
         detail.rows.append(_row(marks, n, [
             number(c.stack), _name_cell(c), _class_cell(c),
-            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]))
+            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]
+            + ([_clauses_cell(ed, "calamity", c)] if ed.citations else [])))
 
     flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
                  [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
@@ -184,6 +186,11 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
     flat.listed = False
     flat.rows = [_modifier_row(ed.calamities[n], m) for n in order for m in ed.calamities[n].modifiers]
     return Chart("calamities", "Calamities", [grid, detail, flat])
+
+
+def _clauses_cell(ed: Edition, kind: str, item) -> Cell:
+    """The printed clauses an item's statements cite (civdsl cover), one a line."""
+    return lines(*[(Strong(c),) for c in ed.cited_clauses(kind, {item.name, *item.aka})])
 
 
 def _modifiers_cell(c) -> Cell:
@@ -210,7 +217,10 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
         "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
         "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."],
-        _advance_fields(chips_for(ed), inter), ed.advances, order, marks)
+        _advance_fields(chips_for(ed), inter) + [_Field(Column("Printed rule", 1.0),
+                                                         lambda a: _clauses_cell(ed, "advance", a),
+                                                         has=lambda a: bool(ed.cited_clauses("advance", a.name)))],
+        ed.advances, order, marks)
 
     flat = Table("advance-calamities", "Calamities each advance changes, one per line",
                  [Column("Advance"), Column("Calamity"), Column("Direction"), Column("Change")], [])

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ..escape import shown_name
-from .common import UserError, command, echo, emit_json, fail, use_color
+from .common import UserError, command, echo, emit_json, fail, os_error, use_color
 
 
 def _display(path: Path) -> str:
@@ -446,3 +446,55 @@ def _vocab_sections(v) -> tuple:
          lambda e: f"{e.declared_as} {e.name} ({e.type} >= {e.minimum}"
                    f"{'' if e.default is None else f', default {e.default}'}): {e.doc}"),
     )
+
+
+@command()
+@click.argument("rulebook")
+@click.option("--text", "copy", type=click.Path(dir_okay=False), default=None, metavar="RULES.txt",
+              help="Your copy of the printed rules: list the clauses whose text differs from the copy the clause "
+                   "list was made from, and the new and gone ones.")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text", show_default=True,
+              help="Text for a terminal, Markdown or HTML for a page (--json for data).")
+@click.option("--all", "show_all", is_flag=True, help="List every clause (text lists only the uncovered and changed).")
+def cover(rulebook, copy, fmt, show_all, as_json):
+    """Which statement implements each printed clause of RULEBOOK, which are acknowledged, which
+    are uncovered; with --text, what a new printing changes. Exit 1 when a clause of a chapter the
+    clause list requires is uncovered."""
+    from pathlib import Path
+
+    from ..api import locate
+    from ..coverage import cover as compute, render_html, render_md, render_text, to_json
+    from ..errors import RulebookError
+    from ..frontend import check_file
+    from ..segment import TextTooLarge
+
+    checked = check_file(locate(rulebook))
+    if not checked.ok:
+        raise RulebookError(f"{rulebook} has errors", checked.diagnostics)
+    from .. import clauses as clause_lists
+    from ..diagnostics import Diagnostics
+
+    if checked.edition.clause_list is None:
+        fail(f"{rulebook} has no clause list (clauses/{checked.edition.id}.clauses beside the rulebook); "
+             "tools/make_clauses.py makes one from a copy of the rules")
+    diags = Diagnostics()
+    listed = clause_lists.read(Path(checked.edition.clause_list[0]), diags)
+    text = None
+    if copy is not None:
+        try:
+            text = Path(copy).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            fail(f"error: cannot read {copy}: {os_error(exc).removeprefix(f'{exc.filename}: ')}")
+    try:
+        report = compute(checked, listed, text)
+    except TextTooLarge as exc:
+        fail(f"error: {copy}: {exc}")
+    if as_json:
+        emit_json(to_json(report), rulebook)
+    elif fmt == "md":
+        click.echo(render_md(report), nl=False)
+    elif fmt == "html":
+        click.echo(render_html(report), nl=False)
+    else:
+        echo(render_text(report, full=show_all))
+    sys.exit(1 if report.required_uncovered else 0)
