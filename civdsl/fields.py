@@ -134,6 +134,8 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
                   missing="none"),
         FieldSpec("block", "block", "a trade block id", False, "block", "replace", "block",
                   "the trade block whose deck holds it", explain=", block {}"),
+        FieldSpec("block", "block_when", "`block ID when OPTION`: a trade block id and a declared option", True, None, "replace_all",
+                  "block under an option", "the trade block while the option is on (another reading of `block`)"),
         FieldSpec("printed", "printed", "numbers, comma-separated", False, None, "replace", "printed values",
                   "the values printed on the card, where they differ from the set formula",
                   explain="printed set values: {}"),
