@@ -23,6 +23,7 @@ from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
+from .escape import shown_name
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -33,26 +34,57 @@ def atomic_write(path: Path, content: str | bytes) -> None:
     """Write a file so that readers see the old or the new content, never a torn one.
 
     A symlink stays a symlink (its target is rewritten), an existing file keeps its mode, and a
-    new file gets the user's umask, as an editor's save would."""
+    new file gets the user's umask, as an editor's save would. A file with other hard links keeps
+    them: it is rewritten in place (see _rewrite_in_place), since a rename would split it from them."""
     path = Path(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     data = _encoded(content)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        st = os.stat(path)
+        mode = stat.S_IMODE(st.st_mode)
     except FileNotFoundError:
-        mode = None
+        st, mode = None, None
     fd, tmp = _create_temporary(path.parent, f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-        os.replace(tmp, path)
+        if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            os.unlink(tmp)  # written whole: the disk had room for the new text
+            _rewrite_in_place(path, data, st)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _rewrite_in_place(path: Path, data: bytes, st: os.stat_result) -> None:
+    """Write `data` over the file itself (its inode, so every hard link sees it): opened without
+    following a symlink and checked to be the same file, overwritten, cut to length and synced;
+    on a failure the old bytes are written back."""
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "r+b") as fh:
+        now = os.fstat(fh.fileno())
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise OSError(f"{path} changed while it was being written")
+        old = fh.read()
+        try:
+            fh.seek(0)
+            fh.write(data)
+            fh.truncate(len(data))
+            fh.flush()
+            os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                fh.seek(0)
+                fh.write(old)
+                fh.truncate(len(old))
+                fh.flush()
+            raise
 
 
 def _create_temporary(folder: Path, prefix: str) -> tuple[int, str]:
@@ -243,6 +275,10 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
     """
     out_dir = Path(out_dir)
     top = top or {}
+    if out_dir.is_symlink():  # the lock opens the folder without following links: say why it is refused
+        raise BuildError(f"cannot write {shown_name(out_dir)}: it is a symlink (to {shown_name(os.readlink(out_dir))}); "
+                         "build into the folder itself or another one")
+    existed = out_dir.exists()
     try:
         with _locked(out_dir):
             _recover(out_dir)
@@ -251,9 +287,14 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
             manifest = manifest or _adopt_legacy(out_dir)
             _check_ownership(out_dir, results, top, manifest)
             _write_locked(results, out_dir, top, manifest, had_manifest, fail_after)
-    except OSError as exc:
-        raise BuildError(f"cannot write {out_dir}: {exc.strerror or exc}"
-                         + (f" ({exc.filename})" if exc.filename else "")) from None
+    except BaseException as exc:
+        if not existed:  # an output folder this build made, left empty by the failure: gone too
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        if isinstance(exc, OSError):
+            raise BuildError(f"cannot write {shown_name(out_dir)}: {exc.strerror or exc}"
+                             + (f" ({shown_name(exc.filename)})" if exc.filename else "")) from None
+        raise
 
 
 def _read_manifest(out_dir: Path) -> dict | None:
@@ -412,6 +453,7 @@ class _Swap:
         self.top_staged: list[tuple[Path, Path]] = []    # (final file, temporary file)
         self.swapped: list[tuple[Path, Path | None]] = []  # (final folder, where its old version waits)
         self.top_old: list[tuple[Path, bytes | None]] = []
+        self.made_work = False  # the work folder is this build's (undo may delete it)
 
     def step(self) -> None:
         """One file written or renamed: where a test injects a failure."""
@@ -423,6 +465,7 @@ class _Swap:
         # Folders are made with the default mode (the umask applies), files likewise: the output is
         # readable as any other file the user makes, not 0700/0600 as mkdtemp/mkstemp would leave.
         self.work.mkdir()
+        self.made_work = True
         (self.work / _MARKER).write_text("a civdsl build is writing here; the next build removes this folder\n")
         (self.work / "new").mkdir()
         (self.work / "old").mkdir()
@@ -472,8 +515,9 @@ class _Swap:
                 _restore_folder(final, old)
         with contextlib.suppress(OSError):
             _restore_file(self.out_dir / MANIFEST_NAME, self.previous_manifest)
-        with contextlib.suppress(OSError):
-            shutil.rmtree(self.work)
+        if self.made_work:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(self.work)
 
 
 def _restore_file(final: Path, previous: bytes | None) -> None:
@@ -496,8 +540,8 @@ def _write_locked(results: list[EditionOutputs], out_dir: Path, top: dict[str, s
                   had_manifest: bool, fail_after: int | None) -> None:
     _check_names(results, out_dir, top)
     swap = _Swap(out_dir, (out_dir / MANIFEST_NAME).read_bytes() if had_manifest else None, fail_after)
-    swap.make_work_folder()
     try:
+        swap.make_work_folder()  # inside: a full disk can stop it after the folder is made
         for res in results:
             swap.stage_edition(res)
         for rel, content in sorted(top.items()):

@@ -390,10 +390,11 @@ class IncrementalParser:
         items: list = []
         found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
+        copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
         line_of = _LineCounter(text)
         for k in range(1, len(marks)):
             chunk = self._statement(text[tokens[marks[k]].start:bounds[k]], tokens[marks[k]].start, k - 1, display,
-                                    line_of, fresh)
+                                    line_of, fresh, copies)
             items.extend(chunk.items)
             found.extend(chunk.diags)
         self.cache = fresh
@@ -410,13 +411,15 @@ class IncrementalParser:
         return self.header[1]
 
     def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
-                   fresh: dict) -> _Chunk:
+                   fresh: dict, copies: dict) -> _Chunk:
         """The parse of one top-level statement (at offset `start`, `before` statements before it),
         reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
         line, col = line_of(start)
-        key = (display, col, chunk_text, 0)
-        while key in fresh:  # the same statement twice: each copy has its own syntax objects
-            key = key[:3] + (key[3] + 1,)
+        # the same statement twice: each copy has its own syntax objects, numbered by a count kept
+        # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
+        same = (display, col, chunk_text)
+        key = same + (copies.get(same, 0),)
+        copies[same] = key[3] + 1
         chunk = self.cache.get(key)
         if chunk is None:
             try:
@@ -864,8 +867,27 @@ def rename_edits(analysis: Analysis, offset: int, new_name: str) -> list[tuple[F
     target = target_at(analysis, offset)
     if target is None or target.kind not in _STRING_NAMED | _WORD_NAMED:
         return None
+    _check_new_name(analysis, target, new_name)
     text = _written(target.kind, new_name)
+    if len(text) > parser.MAX_LINE:
+        raise ValueError(f"a name of {len(new_name):,} characters is longer than a line may be "
+                         f"({parser.MAX_LINE:,} characters)")
     return [(f, s.start, s.end, text) for f, s in references(analysis, target)]
+
+
+def _check_new_name(analysis: Analysis, target: Target, new_name: str) -> None:
+    """ValueError for a new name no rulebook should hold: empty, with a control character (a line
+    break, NUL or ESC would be written raw into every file renamed), or another item's name."""
+    import unicodedata
+
+    if not new_name.strip():
+        raise ValueError("a new name cannot be empty")
+    bad = next((c for c in new_name if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")), None)
+    if bad is not None:
+        raise ValueError(f"a name cannot hold the control character U+{ord(bad):04X}")
+    if new_name != target.name and analysis.index is not None and new_name in analysis.index.names(target.kind):
+        article = "an" if target.kind[0] in "aeiou" else "a"
+        raise ValueError(f"there is already {article} {target.kind} named `{new_name}`")
 
 
 def _written(kind: str, new_name: str) -> str:
@@ -1712,13 +1734,36 @@ def _announced(length: int) -> int | None:
 
 
 def _handle(body: bytes, protocol, on_error) -> None:
-    """Hand one message to pygls; one that is not JSON, or not a message, is logged and dropped."""
+    """Hand one message to pygls; one that is not JSON, or not a message, is logged and dropped,
+    and a request among them answered with a JSON-RPC error (the editor would wait for ever)."""
     try:
         protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
     except Exception as exc:
         log.exception("dropped a message that could not be handled")
+        _refuse_request(body, exc, protocol)
         if on_error is not None:
             on_error(exc, None)
+
+
+def _refuse_request(body: bytes, exc: Exception, protocol) -> None:
+    """Answer a request that could not be handled: -32602 (invalid params) when its params do not
+    validate, -32600 (invalid request) when it is not a request pygls can read."""
+    from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return
+    if not isinstance(message, dict) or "method" not in message or not isinstance(message.get("id"), (int, str)):
+        return  # a notification, or not a message: nothing to answer
+    if not isinstance(exc, JsonRpcException):
+        exc = JsonRpcInvalidRequest()
+    if isinstance(exc, JsonRpcInvalidParams):
+        exc = JsonRpcInvalidParams(f"the params of `{str(message['method'])[:80]}` do not validate")
+    try:
+        protocol._send_response(message["id"], error=exc.to_response_error())
+    except Exception:
+        log.exception("could not answer the refused request")
 
 
 def _framing_tolerant(server_class):
@@ -1799,11 +1844,12 @@ def build_server():
     def lsp_diagnostic(d: Diagnostic, info: FileInfo | None, path: Path | None) -> T.Diagnostic:
         text = None
         if info is None and path is not None:
-            try:
-                text = parser.normalise(path.read_text(encoding="utf-8", errors="replace"))
+            # read as the compiler reads a rulebook (a regular file, never past the size limit,
+            # never blocking on a FIFO): a huge or odd base file places its diagnostic at 1:1
+            data = loader.read_bytes(path, d.span.path if d.span else "", Diagnostics())
+            if data is not None:
+                text = parser.normalise(data.decode("utf-8", errors="replace"))
                 info = FileInfo(text, d.span.path if d.span else "", path)
-            except OSError:
-                info = None
         line, col, end_line, end_col = diagnostic_range(d, info)
         if info is not None:
             u = units()

@@ -232,7 +232,20 @@ class PlayerState:
             return defaults[name]
         if name in getattr(self.module, "LAST_EPOCH_FACTS", ()) and not self.may_be_in_last_epoch():
             return False
+        field = getattr(self.module, "CIVILIZATION_FACTS", {}).get(name)
+        if field is not None:
+            return self._of_civilization(name, field)
         return self._missing(name)
+
+    def _of_civilization(self, name: str, field: str):
+        """An absent fact that is the civilization's declaration (vocabulary.CIVILIZATION_FACTS): its
+        value where the rulebook gives one; else missing, named as the civilization when it is not
+        given and the fact itself when the rulebook declares no value for it."""
+        civ = self.facts.get("civilization")
+        if civ is None:
+            return self._missing("civilization")
+        value = getattr(self.module, "CIVILIZATIONS", {}).get(civ, {}).get(field)
+        return self._missing(name) if value is None else value
 
     def may_be_in_last_epoch(self) -> bool:
         """Whether the marker may be in the last epoch of the track in play (the state's
@@ -1647,10 +1660,9 @@ def epochs(module, track: str, state: PlayerState) -> dict:
             break
         reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
-    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached, "moves_backward": None,
-              "backward_rules": backward}
     position = state.fact("ast_position") if "ast_position" in state.facts else _NOT_GIVEN
-    result["moves_backward"] = _goes_back(module, track, state, position, backward)
+    result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
+              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward}
     if any(name in state.facts for name in _MARKER_FACTS):
         result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)

@@ -219,14 +219,30 @@ def parse_assignment(text: str) -> tuple[str, object]:
 def split_names(text: str | None) -> list[str]:
     if not text:
         return []
-    return [n.strip() for n in text.split(",") if n.strip()]
+    return [nfc(n.strip()) for n in text.split(",") if n.strip()]
+
+
+def nfc(value):
+    """Every text in `value` (a name, or a state's lists and mappings) in NFC, as rulebook strings
+    are: one name whichever way its accents were typed."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        import unicodedata
+
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, list):
+        return [nfc(v) for v in value]
+    if isinstance(value, dict):
+        return {nfc(k): nfc(v) for k, v in value.items()}
+    return value
 
 
 def check_state(data: dict, advances, commodities, groups, source: str = "state") -> dict:
     """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
     checker = _FactChecker(source, advances, commodities, groups)
     clean: dict = {}
-    for key, value in data.items():
+    for key, value in nfc(data).items():
         if not isinstance(key, str) or key not in vocab.FACTS:
             checker.problem(f"unknown key `{_key(key)}`{checker.hint(key, vocab.FACTS)}")
             continue
@@ -413,7 +429,7 @@ def canonical_names(module, kind: str, names, option: str, strict: bool = True) 
     name is an error naming the closest name (aka names and single words considered); with
     strict=False it is kept as given, for the state check to report."""
     valid = getattr(module, ITEM_TABLES[kind])
-    names = list(names)
+    names = [n if not isinstance(n, str) else nfc(n) for n in names]
     if valid.keys() >= set(names):  # the usual case: every item by its own name
         return names
     table = item_names(module, kind)

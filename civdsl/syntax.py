@@ -238,6 +238,14 @@ def _keyed_names_block(key: str):
     return as_item, as_field
 
 
+def _nfc(text: str) -> str:
+    """A string as the rulebook means it: in NFC, so that `Café` written with a precomposed é and
+    with e + U+0301 is one name (a state, an argument and a base file may each spell it either way)."""
+    import unicodedata
+
+    return text if text.isascii() or unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 class _ToSyntax(RoundsToSyntax, Transformer):
     """The whole language's transformer: the main rules here, the round rules' in the mixin."""
 
@@ -348,7 +356,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                              help='write `\\\\` for a backslash; known escapes are \\" \\\\ \\n \\t \\r \\0 \\uXXXX')
             return esc
 
-        return _ESCAPE_RE.sub(unescape, raw)
+        return _nfc(_ESCAPE_RE.sub(unescape, raw))
 
     def _int(self, tok: Token, field: str | None = None) -> int:
         """A number token; with `field`, held to that field's bound (reported at the number, and

@@ -144,12 +144,19 @@ def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Dis
         held = list(held)
         for how in rules["discard"]:
             why, gone = _DISCARD_RULES[how](module, rules, held, rng)
-            for c in gone:
-                held.remove(c)
-                discarded.append(Discard(victim, c["calamity"], c["index"], why))
+            held = _without(held, gone)
+            discarded.extend(Discard(victim, c["calamity"], c["index"], why) for c in gone)
         kept.extend(held)
     kept.sort(key=lambda c: c["index"])
     return kept, discarded
+
+
+def _without(cards: list[dict], gone: list[dict]) -> list[dict]:
+    """`cards` but those of `gone` (the same card objects), in their order: one pass, however many go."""
+    if not gone:
+        return cards
+    ids = {id(c) for c in gone}
+    return [c for c in cards if id(c) not in ids]
 
 
 def _duplicates(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
@@ -180,26 +187,57 @@ _DISCARD_RULES = {"duplicates": _duplicates, "random": _at_random, "highest_stac
 
 def _over_limits(module, rules: dict, held: list[dict], rng: random.Random | None) -> list[dict]:
     """Calamities discarded until every declared limit holds (major, then minor, then all): drawn
-    at random, or without `rng` the one of the highest stack (the latest drawn of equal ones)."""
+    at random, or without `rng` the one of the highest stack (the latest drawn of equal ones).
+    A victim may hold thousands (a hostile table file): each limit costs O(n log n), never a
+    search of the whole hand per card discarded."""
     out: list[dict] = []
     left = list(held)
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
                           (rules["minor_limit"], lambda c: not _is_major(module, c["calamity"])),
                           (rules["limit"], lambda c: True)):
         pool = [c for c in left if chosen(c)]
-        while limit is not None and len(pool) > limit:
-            gone = _one_to_discard(module, pool, rng)
-            pool.remove(gone)
-            left.remove(gone)
-            out.append(gone)
+        if limit is None or len(pool) <= limit:
+            continue
+        gone = _drawn(pool, len(pool) - limit, rng) if rng is not None else _highest(module, pool, len(pool) - limit)
+        left = _without(left, gone)
+        out.extend(gone)
     return out
 
 
-def _one_to_discard(module, pool: list[dict], rng: random.Random | None) -> dict:
-    """One card of POOL: drawn with RNG, or without it the highest stack (the latest drawn of equal ones)."""
-    if rng is not None:
-        return pool[rng.randrange(len(pool))]
-    return max(pool, key=lambda c: (module.CALAMITIES[c["calamity"]]["stack"] or 0, c["index"]))
+def _highest(module, pool: list[dict], count: int) -> list[dict]:
+    """The `count` cards of the highest stacks (the latest drawn of equal ones), highest first:
+    the cards that taking the highest one `count` times would take, in that order."""
+    return sorted(pool, key=lambda c: (module.CALAMITIES[c["calamity"]]["stack"] or 0, c["index"]),
+                  reverse=True)[:count]
+
+
+def _drawn(pool: list[dict], count: int, rng: random.Random) -> list[dict]:
+    """`count` cards drawn one at a time with `rng.randrange(cards left)` from `pool` in its order,
+    each drawn card taken out: the position drawn is found among the cards left in O(log n) (a
+    Fenwick tree of the cards still there), so the draws and the cards they give are those of
+    drawing from a list and removing each card."""
+    n = len(pool)
+    tree = [0] * (n + 1)
+    for i in range(1, n + 1):  # every card present: the tree of n ones, built in O(n)
+        tree[i] += 1
+        parent = i + (i & -i)
+        if parent <= n:
+            tree[parent] += tree[i]
+    top = 1 << n.bit_length()
+    out = []
+    for left in range(n, n - count, -1):
+        rank, pos, step = rng.randrange(left), 0, top  # the (rank+1)-th card still present
+        while step:
+            nxt = pos + step
+            if nxt <= n and tree[nxt] <= rank:
+                pos, rank = nxt, rank - tree[nxt]
+            step >>= 1
+        out.append(pool[pos])
+        i = pos + 1
+        while i <= n:
+            tree[i] -= 1
+            i += i & -i
+    return out
 
 
 # --- 2. order ----------------------------------------------------------------------------------

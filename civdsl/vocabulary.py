@@ -409,6 +409,16 @@ _PHASE_ACTIONS = [
 PHASE_ACTIONS: dict[str, Kind] = {k.name: k for k in _PHASE_ACTIONS}
 
 
+def phase_actions_markdown() -> str:
+    """PHASE_ACTIONS as the Markdown table docs/language.md shows (a test keeps them equal)."""
+    rows = ["| action | parameters | what the ledger does |", "|---|---|---|"]
+    for k in PHASE_ACTIONS.values():
+        params = "; ".join(f"`{p.name}`" + (f" ({', '.join(p.choices)}; default {p.default})" if p.choices else
+                                             " (required)" if p.required else "") + f": {p.doc}" for p in k.params)
+        rows.append(f"| `{k.name}` | {params or 'none'} | {k.doc} |")
+    return "\n".join(rows) + "\n"
+
+
 # Irregular plurals used by the text templates ("1 city", "2 cities").
 PLURALS = {"cities": ("city", "cities"), "cards": ("card", "cards"), "ships": ("ship", "ships"),
            "steps": ("step", "steps"), "tokens": ("token", "tokens"), "unit_points": ("unit point", "unit points"),
@@ -486,6 +496,9 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("tokens_over_limit", "int", "tokens on the board above the printed population limits of their areas, "
          "counted with no regard for Agriculture, once a calamity's losses are taken",
          words=("token above the printed limits", "tokens above the printed limits")),
+    Fact("ast_rank", "int", "the player's place in the A.S.T. ranking, the order the nations are listed in (1 first); "
+         "when not given, his civilization's `rank`", minimum=1,
+         words=("place in the A.S.T. ranking", "places in the A.S.T. ranking")),
     Fact("coastal_units", "int", "unit points in coastal areas (an area-scoped loss on the coast takes at most these)",
          words=("unit point in coastal areas", "unit points in coastal areas")),
     Fact("ast_epoch", "str", "the epoch the succession marker is in, as the board shows it (e.g. Stone Age): tells "
@@ -537,6 +550,8 @@ def engine_names_markdown() -> str:
 
 # Facts computed from others when absent: name -> the facts it needs.
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
+# Facts that, when absent, are the player's civilization's declaration: fact -> the civilization's field.
+CIVILIZATION_FACTS = {"ast_rank": "rank"}
 
 
 class Function(Record):

@@ -231,3 +231,47 @@ def test_concurrent_builds_of_different_versions_never_mix(tmp_path):
     versions = {name for name in ("Version One", "Version Two") if any(name.encode() in data for data in files.values())}
     assert len(versions) == 1, versions
     assert all(b"Mini Civilization" not in data for data in files.values())
+
+
+@pytest.mark.parametrize("nth", [1, 2, 3, 5])
+def test_a_full_disk_leaves_no_trace_in_an_output_folder_that_did_not_exist(tmp_path, nth, monkeypatch):
+    """ENOSPC at the marker of the work folder or at any staged file: neither the work folder nor
+    the output folder this build made is left behind."""
+    import errno
+
+    real = Path.write_bytes
+    calls = []
+
+    def full(self, data):
+        calls.append(self)
+        if len(calls) >= nth:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)  # write_text writes through write_bytes
+    out = tmp_path / "new-out"
+    with pytest.raises(build.BuildError, match="No space left"):
+        build.write(*outputs("new")[:1], out, top=outputs("new")[1])
+    assert not out.exists(), sorted(p.name for p in out.rglob("*"))
+
+
+def test_a_full_disk_keeps_an_output_folder_that_existed(tmp_path, monkeypatch):
+    import errno
+
+    def full(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(Path, "write_bytes", full)
+    with pytest.raises(build.BuildError, match="No space left"):
+        build.write(*outputs("new")[:1], out, top=outputs("new")[1])
+    assert out.is_dir() and list(out.iterdir()) == []
+
+
+def test_building_into_a_symlinked_folder_says_it_is_a_symlink(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    proc = subprocess.run(CLI + ["build", str(MINI), "-o", str(tmp_path / "link")], capture_output=True, text=True)
+    assert proc.returncode == 1 and "is a symlink" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert list((tmp_path / "real").iterdir()) == []

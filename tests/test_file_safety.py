@@ -144,6 +144,36 @@ def test_fmt_writes_through_a_symlink_and_keeps_the_mode(tmp_path):
     assert sorted(p.name for p in real.parent.iterdir()) == ["house.civ"]  # no temporary file left
 
 
+def test_fmt_keeps_a_hard_link(tmp_path):
+    """A file with another hard link is rewritten in place: both names still show one file, the new text."""
+    path = tmp_path / "house.civ"
+    path.write_text(UNFORMATTED)
+    other = tmp_path / "also.civ"
+    os.link(path, other)
+    inode = path.stat().st_ino
+    proc = run("fmt", path)
+    assert proc.returncode == 0, proc.stderr
+    assert path.stat().st_ino == inode and other.stat().st_ino == inode and path.stat().st_nlink == 2
+    assert other.read_text() == 'language 1\nedition f "F"\nnote "x"\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["also.civ", "house.civ"]  # no temporary file left
+
+
+def test_a_hard_link_rewritten_in_place_is_restored_when_the_write_fails(tmp_path, monkeypatch):
+    from civdsl import build
+
+    path = tmp_path / "house.civ"
+    path.write_bytes(b"old text\n")
+    os.link(path, tmp_path / "also.civ")
+
+    def fail(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(build.os, "fsync", fail)
+    with pytest.raises(OSError):
+        build.atomic_write(path, "a much longer new text\n")
+    assert (tmp_path / "also.civ").read_bytes() == b"old text\n"
+
+
 def test_new_files_get_the_umask(tmp_path):
     target = tmp_path / "new.txt"
     old = os.umask(0o027)

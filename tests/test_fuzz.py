@@ -24,6 +24,8 @@ import string
 import sys
 import tempfile
 import types
+import unicodedata
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -110,7 +112,7 @@ def condition(draw, advances, commodities) -> str:
 @st.composite
 def rulebooks(draw):
     """(text, expected names): a valid rulebook in language 1, as varied as the grammar allows."""
-    all_names = draw(st.lists(names, min_size=4, max_size=14, unique=True))
+    all_names = draw(st.lists(names, min_size=4, max_size=14, unique_by=lambda n: unicodedata.normalize("NFC", n)))
     n_adv = draw(st.integers(1, max(1, len(all_names) - 3)))
     advances, rest = all_names[:n_adv], all_names[n_adv:]
     n_com = draw(st.integers(0, len(rest) - 1))
@@ -189,7 +191,7 @@ def rulebooks(draw):
         if draw(st.booleans()):
             fields.append(f"summary {quote(draw(st.text(max_size=20)))}")
         out.append(f"calamity {quote(name)} {{\n  " + "\n  ".join(fields) + "\n}")
-    epochs = draw(st.lists(names, min_size=1, max_size=3, unique=True))
+    epochs = draw(st.lists(names, min_size=1, max_size=3, unique_by=lambda n: unicodedata.normalize("NFC", n)))
     body = []
     for e in epochs:
         reqs = " ".join(f"require {condition(draw, advances, commodities)} {quote(draw(st.text(max_size=10)))}"
@@ -220,9 +222,11 @@ def test_generated_valid_rulebooks_check_and_compile(case):
         exec(code, module.__dict__)  # its own code only: data literals and function definitions
     finally:
         del sys.modules["fuzz_module"]
-    assert list(module.ADVANCES) == expected["advances"]
-    assert list(module.COMMODITIES) == expected["commodities"]
-    assert list(module.CALAMITIES) == expected["calamities"]
+    # names are kept as written, in NFC (one name however its accents were typed)
+    nfc = partial(unicodedata.normalize, "NFC")
+    assert list(module.ADVANCES) == list(map(nfc, expected["advances"]))
+    assert list(module.COMMODITIES) == list(map(nfc, expected["commodities"]))
+    assert list(module.CALAMITIES) == list(map(nfc, expected["calamities"]))
     render_everything(checked)
 
 

@@ -109,3 +109,23 @@ def test_an_error_in_json_mode_is_one_object_with_its_diagnostic():
     data = json.loads(proc.stdout)
     assert data["error"]["diagnostics"][0]["code"] == "CIV142"
     assert data["error"]["diagnostics"][0]["line"] == 8
+
+
+def test_the_readme_game_runs_as_written(tmp_path):
+    import re
+    import shlex
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- game: run -->\n```console\n(.*?)```", text, re.S).group(1)
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.rstrip("\n").split("\n"):
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            steps[-1][1].append(line)
+    for command, expected in steps:
+        args = shlex.split(command)
+        assert args[0] == "civdsl"
+        proc = subprocess.run([*CLI, *args[1:]], capture_output=True, text=True, cwd=tmp_path,
+                              env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+        assert (proc.stdout + proc.stderr).rstrip("\n") == "\n".join(expected), command

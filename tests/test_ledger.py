@@ -101,6 +101,17 @@ def test_a_draw_the_stacks_do_not_allow_is_refused(cards, why):
         game.apply({"do": "draw", "player": "anna", "cards": cards})
 
 
+def test_each_side_of_a_trade_gives_at_least_the_edition_s_minimum():
+    game = new_game()  # seed 004, phase 7: at least 3 trade cards per player
+    census(game, anna=(3, 10), bruno=(3, 10))
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Timber"]})
+    step_named(game, "Trade", exact=True)
+    with pytest.raises(Refused, match="at least 3"):
+        game.apply({"do": "trade", "player": "anna", "gives": ["Fish"], "with": "bruno", "gets": ["Flax"]})
+
+
 def test_a_trade_moves_the_cards_and_a_traded_calamity_remembers_its_trader():
     game = new_game()
     census(game, anna=(3, 10), bruno=(3, 10))
@@ -122,8 +133,8 @@ def test_a_nontradable_calamity_cannot_be_traded():
     game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Timber"]})
     step_named(game, "Trade", exact=True)
     with pytest.raises(Refused, match="may not be traded"):
-        game.apply({"do": "trade", "player": "anna", "gives": ["Volcanic Eruption or Earthquake"], "with": "bruno",
-                    "gets": ["Flax"]})
+        game.apply({"do": "trade", "player": "anna", "gives": ["Ochre", "Volcanic Eruption or Earthquake", "Fish"],
+                    "with": "bruno", "gets": ["Flax", "Stone", "Timber"]})
 
 
 def _to_purchase(game, cards):
@@ -316,3 +327,17 @@ def test_no_state_of_a_recorded_game_exceeds_a_declared_limit_or_goes_negative(p
         for card, n in ((c, sum(p.cards.get(c, 0) for p in game.players.values())) for c in game.module.COMMODITIES):
             count = game.module.COMMODITIES[card]["count"]
             assert not count or n <= count
+
+
+def test_the_language_reference_lists_every_phase_action():
+    from civdsl import vocabulary as vocab
+
+    docs = (Path(__file__).parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
+    assert vocab.phase_actions_markdown() in docs
+
+
+@pytest.mark.parametrize("edition", ["megaciv", "expansion", "civ1981", "civ1980"])
+def test_every_board_edition_declares_the_whole_turns_bookkeeping(edition):
+    kinds = {k for step in load(edition).module.TURN for k, _, _ in step["actions"]}
+    assert kinds >= {"census", "collect_tax", "draw_trade_cards", "buy_trade_cards", "trade", "resolve_calamities",
+                     "buy_advances", "hand_limit", "alter_ast", "end_game"}

@@ -244,6 +244,24 @@ def test_rename_writes_every_declaration_and_use_across_the_chain(tmp_path):
     assert rename_edits(analysis, _offset(text, "when holds", 2) - 2, "x") is None  # nothing to rename there
 
 
+@pytest.mark.parametrize("new_name, says", [
+    ("Pot\nTery", "control character U+000A"), ("Pot\0", "control character U+0000"),
+    ("Pot\x1b[2J", "control character U+001B"), ("", "cannot be empty"), ("   ", "cannot be empty"),
+    ("P" * 100_000, "longer than a line may be"), ("Agriculture", "already an advance named `Agriculture`"),
+])
+def test_rename_refuses_a_name_no_rulebook_should_hold(tmp_path, new_name, says):
+    from civdsl.lsp import rename_edits
+
+    house = tmp_path / "house.civ"
+    text = ('language 1\nedition house "House" extends megaciv\n'
+            'change calamity "Famine" {\n  when holds("Pottery") { prevent damage 1 }\n}\n')
+    house.write_text(text, encoding="utf-8")
+    _, _, analysis = _analyse(house, text)
+    with pytest.raises(ValueError, match=re.escape(says)):
+        rename_edits(analysis, _offset(text, 'holds("Pottery")', 8), new_name)
+    assert rename_edits(analysis, _offset(text, 'holds("Pottery")', 8), "Pottery")  # its own name: no change
+
+
 # --- the round rules' names (rulebooks/cardgame.civ) ---------------------------------------------------
 
 CARDGAME = ROOT / "rulebooks" / "cardgame.civ"
@@ -450,9 +468,9 @@ def test_tokenizer_covers_every_shipped_rulebook():
 class LspClient:
     """A minimal LSP client: Content-Length framed JSON-RPC over the server's stdin/stdout."""
 
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, preexec_fn=None):
         self.proc = subprocess.Popen([sys.executable, "cli.py", "lsp"], cwd=cwd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec_fn)
         self.inbox: queue.Queue = queue.Queue()
         self.notifications: list[dict] = []
         self.next_id = 0
@@ -644,3 +662,31 @@ def test_server_shutdown_and_exit(server):
     assert server.request("shutdown", None) is None
     server.notify("exit", None)
     assert server.proc.wait(timeout=30) == 0
+
+
+def test_repeated_identical_statements_are_parsed_in_linear_work(tmp_path):
+    """N identical `note "x"` lines: the incremental parser numbers the copies of a statement by a
+    count, so the lines it runs to key them grow with N, not N^2 / 2 (16,000 copies took 20 s per
+    analysis when each copy probed the numbers of the copies before it)."""
+    from civdsl.lsp import IncrementalParser
+
+    lines = [0]
+
+    def count(frame, event, arg):
+        if frame.f_code is IncrementalParser._statement.__code__:
+            if event == "line":
+                lines[0] += 1
+            return count
+        return None
+
+    n = 2_000
+    text = 'language 1\nedition h "H"\n' + 'note "x"\n' * n
+    engine = Engine()
+    doc = engine.open((tmp_path / "notes.civ").as_uri(), text, 1)
+    sys.settrace(lambda frame, event, arg: count if frame.f_code is IncrementalParser._statement.__code__ else None)
+    try:
+        analysis = engine.analyse(doc)
+    finally:
+        sys.settrace(None)
+    assert not analysis.diagnostics.errors
+    assert lines[0] < 30 * n, lines[0]

@@ -88,3 +88,47 @@ def test_a_burst_of_edits_is_analysed_once_not_edit_by_edit(client, tmp_path):
     assert len(published) <= 20, len(published)
     # the hover analysed the latest text, and its diagnostics went out first
     assert published[-1]["params"]["version"] == edits + 1 and published[-1]["params"]["diagnostics"] == []
+
+
+def _address_space(limit: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def test_a_huge_base_file_is_held_to_the_compilers_size_limit(tmp_path):
+    """A house rule extending a 1,000 MB (sparse) base: the server places the base's CIV005 without
+    reading the base whole (under a 1.5 GB address space, reading it would fail)."""
+    if not HAVE_PYGLS:
+        pytest.skip("pygls is not installed")
+    big = tmp_path / "big.civ"
+    with open(big, "wb") as fh:
+        fh.truncate(1_000_000_000)
+    house = tmp_path / "house.civ"
+    text = 'language 1\nedition h "H" extends "big.civ"\n'
+    house.write_text(text)
+    lsp = LspClient(ROOT, preexec_fn=_address_space(1_500_000_000))
+    try:
+        lsp.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}}, timeout=120)
+        lsp.notify("initialized", {})
+        _open(lsp, house.as_uri(), text)
+        published = lsp.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                             and m["params"]["uri"] == big.resolve().as_uri(), timeout=120)
+        codes = {d["code"] for d in published["params"]["diagnostics"]}
+        assert "CIV005" in codes, published
+    finally:
+        lsp.proc.kill()
+        lsp.proc.wait()
+
+
+def test_a_request_whose_params_do_not_validate_gets_an_invalid_params_reply(client):
+    """No silent drop: the client would wait for ever. Later requests are still answered."""
+    client.send({"id": 900, "method": "textDocument/hover", "params": {"textDocument": 5, "position": "x"}})
+    reply = client.wait(lambda m: m.get("id") == 900 and "method" not in m, timeout=30)
+    assert reply["error"]["code"] == -32602, reply
+    uri = (ROOT / "rulebooks" / "megaciv.civ").as_uri()
+    _open(client, uri, MEGACIV.read_text(encoding="utf-8"))
+    client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+                   timeout=120)  # answered, without an error

@@ -74,7 +74,7 @@ def _cli(*args):
 @pytest.mark.parametrize("question, complete", [
     (["resolve", "megaciv", "Piracy"], ["--set", "coastal_cities=0"]),
     (["score", "megaciv"], ["--set", "cities=2", "--set", "ast_position=3", "--set", "sole_leader=false",
-                            "--set", "tokens=9"]),
+                            "--set", "tokens=9", "--set", "civilization=Minoa"]),
     (["epoch", "megaciv", "--ast", "basic"], ["--set", "cities=2"]),
 ])
 @pytest.mark.parametrize("fmt", [[], ["--json"]])

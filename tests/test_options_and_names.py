@@ -4,12 +4,17 @@ option no rule reads is a warning (CIV081), and 1981's optional calamity floor (
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import civdsl
 from civdsl.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cli(*args):
@@ -117,3 +122,42 @@ start credits start_credits_by_players(players) unless not start_bonus
     cost = json.loads(_cli("cost", str(path), "--buy", "Cloth Making", "--set", "players=5", "--option",
                            "start_bonus=on", "--json").output)
     assert cost["items"][0]["price"] == 40
+
+
+# --- one name however its accents are typed (NFC and NFD) ---------------------------------------
+
+NFC_NAME, NFD_NAME = "Caf\u00e9", "Cafe\u0301"
+
+
+@pytest.fixture
+def accented(tmp_path):
+    """mini.civ whose Pottery is written `Café` in NFC where declared and in NFD where used."""
+    mini = (Path(__file__).resolve().parent / "fixtures" / "mini.civ").read_text(encoding="utf-8")
+    text = mini.replace('advance "Pottery"', f'advance "{NFC_NAME}"', 1).replace('"Pottery"', f'"{NFD_NAME}"')
+    path = tmp_path / "accented.civ"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_rulebook_names_an_item_in_nfc_or_nfd_alike(accented):
+    from civdsl.frontend import check_file
+
+    checked = check_file(accented)
+    assert checked.ok, checked.diagnostics.render()
+    assert NFC_NAME in checked.edition.advances and NFD_NAME not in checked.edition.advances
+
+
+@pytest.mark.parametrize("spelling", [NFC_NAME, NFD_NAME])
+def test_states_and_arguments_name_an_item_in_nfc_or_nfd_alike(accented, tmp_path, spelling):
+    import civdsl
+
+    rb = civdsl.load(accented)
+    assert rb.cost([spelling], ["Agriculture"])["items"][0]["price"] < rb.cost([], ["Agriculture"])["items"][0]["price"]
+    state = tmp_path / "state.yaml"
+    state.write_text(f'holds: ["{spelling}"]\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cost", str(accented), "--buy", spelling,
+                           "--state", str(state)], capture_output=True, text=True)
+    assert "Traceback" not in proc.stderr and "unknown advance" not in proc.stderr, proc.stderr
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cost", str(accented), "--buy", "Agriculture",
+                           "--holds", spelling], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

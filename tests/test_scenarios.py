@@ -137,6 +137,9 @@ def test_scenario(rulebook, sc):
         assert result["total"] == expect["total"]
         if "missing" in expect:
             assert result["missing_facts"] == expect["missing"]
+        if "tiebreaks" in expect:  # the tie-breakers named, by their labels
+            got = {t["label"]: t["value"] for t in result["tiebreaks"]}
+            assert {k: got.get(k) for k in expect["tiebreaks"]} == expect["tiebreaks"]
         if "ast" in expect:  # the A.S.T. line: the marker's space and the points it is worth
             [line] = [p for p in result["points"] if "ast_space" in p]
             assert {"space": line["ast_space"], "points": line["points"]} == expect["ast"]

@@ -27,7 +27,9 @@ GAMES = {
     "megaciv-5": ("megaciv", 5, "expert", 12, None),
     "expansion-6": ("expansion", 6, None, 11, 11),
     "civ1981-5": ("civ1981", 5, None, 11, None),
-    "civ1980-4": ("civ1980", 4, None, 11, None),
+    # a seed whose turns need no two losses of one calamity name from one player (the ledger asks
+    # one choice per calamity name and player)
+    "civ1980-4": ("civ1980", 4, None, 11, None, "civ1980-4/3"),
 }
 
 
@@ -64,7 +66,7 @@ class Player:
                 self.gf.events.append(stamped)
                 return
             except Refused as r:
-                if r.code != CHOICE and self._rename_secondary(r.message):
+                if r.code != CHOICE and (self._rename_secondary(r.message) or self._pieces_again(r.message)):
                     continue
                 if r.code != CHOICE or not r.needs:
                     raise
@@ -184,9 +186,29 @@ class Player:
             if name == cal and bad in named:
                 others = [q.name for q in self.game.seated()
                           if q.name not in (victim, *named) and q.name not in self.excluded[cal]]
-                rest = [n for n in named if n != bad] + others[:1]
-                done |= bool(rest) and self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": rest})
+                rest = [n for n in named if n != bad] + others[:1]  # nobody left: none named
+                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": rest})
         return done
+
+    def _pieces_again(self, message: str) -> bool:
+        """A loss chosen before the calamities ahead of it took their share: choose it again from
+        the pieces the refusal says are left."""
+        import re
+
+        m = re.search(r"^(.+?): \d+ cities and \d+ tokens are worth \d+: (\w+) loses (\d+) unit points, no piece "
+                      r"more than needed, from (\d+) cities and (\d+) tokens", message)
+        if not m:
+            return False
+        cal, name, amount, cities_left, tokens_left = m.groups()
+        amount, cities_left, tokens_left = int(amount), int(cities_left), int(tokens_left)
+        city = self.game.module.UNIT_POINTS["city"]
+        cities = min(cities_left, amount // city)
+        tokens = amount - cities * city
+        if tokens > tokens_left:
+            cities, tokens = min(cities_left, cities + 1), 0
+        if cities * city + tokens < amount:
+            cities, tokens = cities_left, tokens_left
+        return self.add({"do": "choose", "player": name, "calamity": cal, "cities": cities, "tokens": tokens})
 
     def _share(self, cal: str, total: int) -> bool:
         """Losses shared among secondary victims: the total split among some others, for every
@@ -196,7 +218,8 @@ class Player:
         for victim in [p.name for p in self.game.seated() if any(n == cal for n, _ in p.calamities)]:
             others = [q.name for q in self.game.seated()
                       if q.name != victim and q.name not in getattr(self, "excluded", {}).get(cal, ())]
-            if not others:
+            if not others:  # nobody may take a share: none is assigned
+                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": {}})
                 continue
             k = min(len(others), 2 + self.tries % 4)
             names = self.rng.sample(others, k)
@@ -246,14 +269,14 @@ class Player:
 
 
 def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Path:
-    edition, count, track, turns, last_turn = spec or GAMES[name]
+    edition, count, track, turns, last_turn, *seed = spec or GAMES[name]
     rb = load(edition)
     civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
     names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
              "milo", "nora", "otto", "pia", "quin", "rosa"][:count]
     seats = [(n, civs[i] if i < len(civs) else None) for i, n in enumerate(names)]
     setup = gamefile.new_setup(edition, rb, seats, track, last_turn, 7)
-    player = Player(rb, setup, random.Random(name))
+    player = Player(rb, setup, random.Random(seed[0] if seed else name))
     for _ in range(turns):
         if player.game.ended:
             break

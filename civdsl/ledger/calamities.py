@@ -151,7 +151,7 @@ def _take(game: Game, p, effect: dict, calamity: str) -> str:
         p.cities = max(p.cities - amount, 0)
         p.tokens += placed
         return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
-    if bound == "unit_points":
+    if bound == "unit_points" or (bound or "").endswith("_units"):  # anywhere, or in an area: his pieces
         return _chosen_pieces(game, p, amount, choice, calamity)
     if bound in ("commodity_cards", "commodity_face_value"):
         return _chosen_cards(game, p, amount, effect, choice, calamity)

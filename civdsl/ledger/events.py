@@ -5,6 +5,7 @@ all the same), and logs each change with the rulebook line of the action behind 
 from __future__ import annotations
 
 from .. import runtime
+from ..errors import StateError
 from . import steps as turn_steps
 from .play import CHOICE, ILLEGAL, Game, Refused
 
@@ -244,7 +245,8 @@ def trade(game: Game, event: dict) -> None:
     least = game.quantity(args.get("least_cards"))
     for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
         if least is not None and len(cards) < least:
-            raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} cards: each side of a trade gives at least "
+            raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} card{'s' if len(cards) != 1 else ''}: each side "
+                          f"of a trade gives at least "
                           f"{least}", field=key)
         _holds(who, cards, key)
         for c in cards:
@@ -301,7 +303,7 @@ def buy(game: Game, event: dict) -> None:
     _once(game, "buy", p.name)
     try:
         cost = game.rulebook.cost(p.advances, wanted, game.facts(p))
-    except Exception as exc:  # a StateError: an unknown or already held advance
+    except StateError as exc:  # an unknown or an already held advance
         raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
     if cost["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
@@ -454,8 +456,8 @@ def ast(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"the rules move {p.name}'s marker themselves ({marker['move']}): nothing to enter",
                       field="move")
     game.ast_moves[p.name] = move
-    game.note(f"{p.name}: the marker {move if move != 'stays' else 'stays'} (entered: the rulebook gives no row to "
-              "tell)", _line(game, "alter_ast"))
+    words = {"forward": "moves forward", "stays": "stays", "back": "moves back"}[move]
+    game.note(f"{p.name}: the marker {words} (entered: the rulebook gives no row to tell)", _line(game, "alter_ast"))
 
 
 def alter_ast(game: Game, args: dict) -> None:

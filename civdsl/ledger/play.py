@@ -133,7 +133,9 @@ class Game:
         st = self.state(player)
         with runtime.rules_of(self.module):
             backward = [b(st) for b in t["backward"]]
-            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward)
+            # what runtime.epochs does before it places the marker, without every epoch's requirements
+            goes_back = runtime._goes_back(self.module, track, st, st.fact("ast_position"), backward)
+            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
@@ -175,7 +177,7 @@ class Game:
             if action not in turn_steps.actions(self.current):
                 where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
                 raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
-                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="do")
+                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
         HANDLERS[kind](self, event)
 
     def player(self, name) -> Player:

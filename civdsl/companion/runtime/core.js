@@ -590,6 +590,14 @@ class PlayerState {
     if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
     if (own(MODEL.FACT_DEFAULTS, name)) return MODEL.FACT_DEFAULTS[name];
     if ((MODEL.LAST_EPOCH_FACTS || []).indexOf(name) >= 0 && !this.mayBeInLastEpoch()) return false;
+    const field = get(MODEL.CIVILIZATION_FACTS || {}, name, null);
+    if (field !== null) {  // runtime.PlayerState._of_civilization
+      const civ = get(this.facts, "civilization", null);
+      if (civ === null) return this._missing("civilization");
+      const record = get(MODEL.CIVILIZATIONS, civ, null);
+      const value = record === null ? null : get(record, field, null);
+      return value === null ? this._missing(name) : value;
+    }
     return this._missing(name);
   }
 

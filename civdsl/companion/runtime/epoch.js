@@ -48,10 +48,9 @@ function epochsOf(track, state) {
     out.push({epoch: name, met: m, requirements: reqs});
   }
   const backward = rules.backward.map(function (b) { return b(state); });
-  const result = {track: track, name: t.name, epochs: out, reached: reached, moves_backward: null,
-    backward_rules: backward};
   const position = own(state.facts, "ast_position") ? state.fact("ast_position") : new Unknown(["ast_position"]);
-  result.moves_backward = goesBack(track, state, position, backward);
+  const result = {track: track, name: t.name, epochs: out, reached: reached,
+    moves_backward: goesBack(track, state, position, backward), backward_rules: backward};
   if (MARKER_FACTS.some(function (n) { return own(state.facts, n); })) {
     result.marker = marker(track, state, out, backward, result.moves_backward);
   }
