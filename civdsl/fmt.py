@@ -355,14 +355,15 @@ class _Writer:
             head = stmt.first()
             lines = self.render(stmt, level, listy=listy)
             multi = len(lines) > 1
-            if top and _set_apart(first, prev_multi, multi):
+            cites = head.type == "CITES"  # it belongs to the statement before it: never set apart
+            if top and not cites and _set_apart(first, prev_multi, multi):
                 self.blank()
             first = self.comments(head.leading, level, first)
             if head.blank_before and not first:
                 self.blank()
             self.lines.extend(lines)
             first = False
-            prev_multi = multi
+            prev_multi = multi or (cites and prev_multi)
         return prev_multi
 
     def render(self, stmt: Stmt, level: int, listy: bool = False) -> list[str]:

@@ -66,6 +66,9 @@ def _keep(path: Path, checked: Checked, items: list) -> None:
     files = chain_files(checked.chain)
     if not all(files.values()):
         return
+    if checked.edition.clause_list is not None:  # the result depends on the clause list too
+        listed, digest = checked.edition.clause_list
+        files[str(Path(listed).absolute())] = digest
     key = cache.chain_key(files)
     # the model pickled apart, so that a check reading the kept record need not unpickle it
     edition = _pickled(checked.edition)
@@ -146,6 +149,7 @@ def stopped(diags: Diagnostics) -> bool:
 
 def _check_file(path: Path, diags: Diagnostics) -> Checked:
     """Passes 0-4 (the collector paused: see gcpause)."""
+    from .citations import check as check_citations
     from .loader import load_chain
     from .references import index_chain
     from .resolver import resolve
@@ -158,4 +162,5 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
         edition = resolve(chain, diags)
         if edition is not None:
             validate(edition, diags, index_chain(chain, _INDEX_MEMO))
+            check_citations(edition, chain, diags)
         return Checked(edition, diags, chain)

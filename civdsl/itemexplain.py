@@ -140,10 +140,52 @@ def explain_item(rulebook: str, item: str) -> str:
     kind, name, asked = _find(ed, item, roundexplain.names(index))
     obj = getattr(ed, _POOLS[kind])[name]
     lines = _title(ed, kind, name, asked) + _item_text(ed, kind, obj, index)
+    lines += _printed_clauses(ed, kind, {name, *obj.aka}) + _rulings(ed, name)
     lines += ["", "Source lines (the extends chain, base first):"]
     history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
     lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
+
+
+def _rulings(ed: Edition, name: str) -> list[str]:
+    """The rulings about the item (`civdsl check` runs them): question, answer, citation, place."""
+    from . import rulings
+
+    entries = []
+    for r in rulings.rulings_of(ed, name):
+        s = rulings.summary(r)
+        entries.append(f"{s['question']} {s['answer']} ({s['cited']})  {_where(r.span)}")
+    return _titled("Rulings", entries) if entries else []
+
+
+_MOST_OTHERS = 2  # other statements shown per clause
+
+
+def _printed_clauses(ed: Edition, kind: str, names: set[str]) -> list[str]:
+    """The printed clauses the item's statements cite (`civdsl cover`), and where else a statement
+    cites one of them (a calamity's modifier printed on this advance's card)."""
+    ids = ed.cited_clauses(kind, names)
+    if not ids:
+        return []
+    own = [c for c in ed.citations if c.owner_kind == kind and c.owner_name in names]
+    titles = {}
+    if ed.clause_list is not None:
+        from . import clauses
+        from .diagnostics import Diagnostics
+
+        listed = clauses.read(Path(ed.clause_list[0]), Diagnostics())
+        titles = {k: v.title for k, v in listed.clauses.items()} if listed is not None else {}
+    out = ["", "Printed clauses it implements (civdsl cover):"]
+    for clause_id in ids:
+        title = titles.get(clause_id, "")
+        at = ", ".join(_where(c.target) for c in own if any(i == clause_id for i, _ in c.clauses))
+        out.append(f"  {clause_id}" + (f" ({title})" if title and not clause_id.endswith(title) else "") + f"  {at}")
+        others = [c for c in ed.citations if c not in own and any(i == clause_id for i, _ in c.clauses)]
+        for c in others[:_MOST_OTHERS]:
+            out.append(f"    also in {c.owner_kind}{' ' + c.owner_name if c.owner_name else ''}  {_where(c.target)}")
+        if len(others) > _MOST_OTHERS:
+            out.append(f"    and {len(others) - _MOST_OTHERS} more statements (civdsl cover {ed.id} --all)")
+    return out
 
 
 def _title(ed: Edition, kind: str, name: str, asked: str | None) -> list[str]:

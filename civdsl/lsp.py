@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from . import describe, loader, parser, roundexplain, syntax
+from . import citations, describe, loader, parser, roundexplain, syntax
 from . import vocabulary as vocab
 from . import fields as item_fields
 from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
@@ -572,6 +572,7 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[A
         return None, None
     index = Index((f.ast for f in chain), memo)
     validate(edition, diags, index)
+    citations.check(edition, chain, diags)
     return edition, index
 
 
@@ -1028,7 +1029,8 @@ def _describe_advance(edition, target: Target) -> list[str]:
     adv = edition.advances.get(target.name)
     if adv is None:
         return []
-    return [advance_summary(adv, edition)] + ([f"*{adv.summary}*"] if adv.summary else [])
+    return [advance_summary(adv, edition)] + ([f"*{adv.summary}*"] if adv.summary else []) + _rulings_hover(edition,
+                                                                                                       adv.name)
 
 
 def _describe_calamity(edition, target: Target) -> list[str]:
@@ -1036,7 +1038,18 @@ def _describe_calamity(edition, target: Target) -> list[str]:
     if cal is None:
         return []
     modifiers = ["\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers)] if cal.modifiers else []
-    return [calamity_summary(cal, edition)] + modifiers
+    return [calamity_summary(cal, edition)] + modifiers + _rulings_hover(edition, cal.name)
+
+
+def _rulings_hover(edition, name: str) -> list[str]:
+    """The rulings about an item, a line each: question, expected answer, citation."""
+    from . import escape, rulings
+
+    found = [rulings.summary(r) for r in rulings.rulings_of(edition, name)]
+    if not found:
+        return []
+    return ["Rulings:\n" + "\n".join(f"- {escape.markdown(s['question'])} {escape.markdown(s['answer'])} "
+                                     f"({escape.markdown(s['cited'])})" for s in found)]
 
 
 def _describe_commodity(edition, target: Target) -> list[str]:

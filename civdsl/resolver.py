@@ -8,6 +8,7 @@ data is right is the validator's job.
 
 from __future__ import annotations
 
+import bisect
 import copy
 
 from . import fields as item_fields
@@ -17,7 +18,7 @@ from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (Citation, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -54,6 +55,7 @@ class _Applier(RoundsApplier):
         self.diags = diags
         self.is_extension = is_extension
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
+        self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
         key = (kind, name)
@@ -65,8 +67,41 @@ class _Applier(RoundsApplier):
         return True
 
     def apply(self, items: list[Item]) -> None:
+        previous = None
         for item in items:
+            if item.kind == "cites":
+                self._cites(item, previous, items)
+                continue
             getattr(self, f"_item_{item.kind}")(item)
+            previous = item
+
+    # --- the printed clauses
+    def _cites(self, item: Item, previous: Item | None, items: list[Item]) -> None:
+        """A `cites`: a top-level one (no target yet) cites the statement before it; a nested one the
+        statement its target starts, inside the top-level statement that starts last before it."""
+        cited = item.value
+        if cited.target is None:
+            if previous is None:
+                self.diags.error("CIV160", "`cites` comes before any statement it could cite", item.span,
+                                 help="write `cites` right after the statement that implements the clause")
+                return
+            owner, at = previous, previous.span
+        else:
+            if self._starts is None:  # the top-level statements in file order (nested citations come last)
+                statements = [i for i in items if i.kind != "cites"]
+                self._starts = ([(i.span.line, i.span.column) for i in statements], statements)
+            at = cited.target
+            keys, statements = self._starts
+            index = bisect.bisect_right(keys, (at.line, at.column)) - 1
+            if index < 0:
+                return
+            owner = statements[index]
+        # a house rule's `change calamity "X"` holds statements of the calamity X
+        kind = owner.value if owner.kind == "change" else owner.kind
+        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
+
+    def _item_clause(self, item: Item) -> None:
+        self.ed.acknowledgements.append(item.value)
 
     # --- edition-wide
     def _item_source(self, item: Item) -> None:
@@ -129,7 +164,12 @@ class _Applier(RoundsApplier):
 
     def _item_amounts(self, item: Item) -> None:
         for setting in self._amount_settings(item.value):
-            name, values, doc, span = setting
+            name, values, doc, span, option = setting
+            if option is not None:
+                if self._amount_when(self.ed, name, values, span, option) and doc:
+                    self.ed.amounts_notes.append((name, doc, span))
+                    self.ed.notes.append((doc, span))
+                continue
             if self._once("amounts", name, span, f"`amounts {name}`"):
                 self.ed.amounts[name] = values
                 self.ed.amounts_spans[name] = span
@@ -183,17 +223,30 @@ class _Applier(RoundsApplier):
             return False
         return True
 
+    def _amount_when(self, scope, name: str, values: tuple, span: Span, option: tuple) -> bool:
+        """A setting that holds while a rule option is on: once per option and setting (CIV020);
+        the validator checks that the option is declared (CIV080)."""
+        option_name, option_span = option
+        settings = scope.amounts_when.setdefault(option_name, {})
+        if name in settings:
+            self.diags.error("CIV020", f"`amounts {name} when {option_name}` declared twice", span)
+            return False
+        settings[name] = values
+        scope.amounts_when_spans.setdefault(option_name, option_span)
+        return True
+
     def _amount_settings(self, fields: list) -> list:
-        """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
+        """Checked `amounts` settings: (name, values, doc, span, (option, its span) or None);
+        problems are CIV080."""
         out = []
-        for name, values, doc, span, key_span, value_span in fields:
+        for name, values, doc, span, key_span, value_span, option in fields:
             spec = vocab.AMOUNT_SETTINGS.get(name)
             if spec is None:
                 self.diags.error("CIV080", f"unknown amounts setting `{name}`", key_span,
                                  help=suggestion(name, vocab.AMOUNT_SETTINGS)
                                  or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
             elif self._amount_values_fit(name, values, spec[0], value_span):
-                out.append((name, tuple(values), doc, span))
+                out.append((name, tuple(values), doc, span, option))
         return out
 
     def _amount_values_fit(self, name: str, values: list, allowed, value_span: Span) -> bool:
@@ -205,8 +258,9 @@ class _Applier(RoundsApplier):
             self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
                              help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
             return False
-        if name == "order" and sorted(values) != sorted(allowed):
-            self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
+        if name == "order" and not vocab.amount_order_fits(values):
+            self.diags.error("CIV080", "`order` lists add and prevent (together as add_prevent, or apart), set and "
+                             "cap each exactly once, and floor at most once", value_span)
             return False
         if name != "order" and len(values) != 1:
             self.diags.error("CIV080", f"`{name}` takes one value", value_span)
@@ -256,6 +310,24 @@ class _Applier(RoundsApplier):
     def _item_assert(self, item: Item) -> None:
         expr, message = item.value
         self.ed.asserts.append(Assertion(expr, message, item.span))
+
+    def _item_ruling(self, item: Item) -> None:
+        question, calls = item.value
+        if self._once("ruling", item.name, item.span, f"ruling `{item.name}`"):
+            self.ed.rulings[item.name] = Ruling(item.name, question, calls, item.span, item.name_span)
+
+    def _item_overrules(self, item: Item) -> None:
+        if self._once("overrules", item.name, item.span, f"overrules `{item.name}`"):
+            self.ed.overrules[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
+
+    def _item_law(self, item: Item) -> None:
+        text, calls = item.value
+        if self._once("law", item.name, item.span, f"law `{item.name}`"):
+            self.ed.laws[item.name] = Law(item.name, text, calls, item.span, item.name_span)
+
+    def _item_drop_law(self, item: Item) -> None:
+        if self._once("drop_law", item.name, item.span, f"drop law `{item.name}`"):
+            self.ed.dropped_laws[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
 
     def _item_errata(self, item: Item) -> None:
         target, reason, span = item.value
@@ -525,7 +597,13 @@ class _Applier(RoundsApplier):
     def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
         cal.amounts = dict(cal.amounts)
         cal.amounts_spans = dict(cal.amounts_spans)
-        for name, values, doc, span in self._amount_settings(f.value):
+        cal.amounts_when = {k: dict(v) for k, v in cal.amounts_when.items()}
+        cal.amounts_when_spans = dict(cal.amounts_when_spans)
+        for name, values, doc, span, option in self._amount_settings(f.value):
+            if option is not None:
+                if self._amount_when(cal, name, values, span, option) and doc:
+                    cal.notes.append(doc)
+                continue
             cal.amounts[name] = values
             cal.amounts_spans[name] = span
             if doc:

@@ -90,7 +90,7 @@ def install_drift() -> str | None:
 
     def files(root: Path) -> dict[str, bytes]:
         out = {}
-        for p in sorted([*root.glob("*.civ"), *root.glob("house/*.civ")]):
+        for p in sorted([*root.glob("*.civ"), *root.glob("house/*.civ"), *root.glob("clauses/*.clauses")]):
             try:
                 out[p.relative_to(root).as_posix()] = p.read_bytes()
             except OSError:

@@ -196,6 +196,38 @@ class Item:
 
 
 @dataclass
+class Cites:
+    """`cites "ID", ...` as written: the clause ids and where each is written."""
+
+    clauses: list[tuple[str, Span]]
+    span: Span
+
+
+@dataclass
+class Citation:
+    """A `cites` statement and what it cites: the statement written just before it in the same block
+    (`target`, where that statement starts), or the block's own statement when it comes first.
+    A top-level `cites` has no target here: it cites the top-level statement before it, which the
+    resolver knows (the language server parses top-level statements one at a time)."""
+
+    clauses: list[tuple[str, Span]]
+    span: Span
+    target: Span | None
+
+
+@dataclass
+class Acknowledgement:
+    """`clause "ID", ... ACK`: printed clauses no statement implements, and why. `kind` is the
+    acknowledgement's word (`out_of_scope`, `flavour`, `covered_by`, `departs`, `errata`); `detail`
+    its values (the scope and why, the clauses that cover it, the errata code, ...)."""
+
+    clauses: list[tuple[str, Span]]
+    kind: str
+    detail: tuple
+    span: Span
+
+
+@dataclass
 class RulebookAst:
     path: str
     language: int
@@ -253,6 +285,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         super().__init__(visit_tokens=False)
         self.file = path
         self.diags = diags
+        self._citations: list[Citation] = []  # every `cites` of the text, in the order their statements end
+        self._carried: list[Cites] = []  # a bare block's own `cites`, for the statement that holds the block
+
+    def _cite(self, cites: Cites, previous: tuple[Token, Token] | None, own: list) -> None:
+        if previous is None:
+            own.append(cites)
+        else:
+            self._citations.append(Citation(cites.clauses, cites.span, span_of(self.file, previous[0])))
 
     def _transform_tree(self, tree):
         return self._transform_node(tree, 0)[0]
@@ -278,12 +318,21 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         # visits no tokens (they are passed through as they are)
         children = []
         first = last = None
+        own: list[Cites] = []  # `cites` written first in this node's block: they cite this node
+        previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
         chain = tree.data in CHAINS
         kids: list[int] | None = [] if chain else None  # each child's depth in a chain of operators (0: a token)
         depth = 0
         for c in tree.children:
             if isinstance(c, Tree):
                 c, start, end, d = self._transform_node(c, level + 1)
+                if type(c) is Cites and tree.data != "start":
+                    self._cite(c, previous, own)
+                    continue
+                if self._carried:  # a bare block's first `cites`: they cite this node
+                    own.extend(self._carried)
+                    self._carried = []
+                previous = (start, end) if start is not None else None
                 if start is not None:
                     last = end
                     if first is None:
@@ -295,6 +344,7 @@ class _ToSyntax(RoundsToSyntax, Transformer):
                 if c is Discard:
                     continue
             else:
+                previous = None
                 if chain:
                     kids.append(0)
                 if c is not None:  # a token (None: an optional part left out)
@@ -305,6 +355,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         depth = node_depth(tree, kids) if chain else depth + 1
         if depth > MAX_DEPTH:
             raise TooDeep
+        if own:
+            if tree.data in _BARE_BLOCKS:
+                self._carried = own
+            else:
+                self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
         # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
@@ -404,8 +459,15 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def start(self, meta, children):
         lang, header, *items = children
         # a top-level `note` comes out of the shared rule as a Field; make it an Item
-        items = [Item("note", None, i.span, value=i.value) if isinstance(i, Field) else i for i in items]
-        return lang, header, [i for i in items if i is not None]
+        items = [Item("note", None, i.span, value=i.value) if isinstance(i, Field)
+                 else Item("cites", None, i.span, value=Citation(i.clauses, i.span, None)) if type(i) is Cites
+                 else i for i in items]
+        items = [i for i in items if i is not None]
+        # every citation becomes a statement at the end: the resolver collects them from there, and
+        # the language server, which parses a statement at a time, keeps them with their statement
+        items.extend(Item("cites", None, c.span, value=c) for c in self._citations)
+        self._citations = []
+        return lang, header, items
 
     @v_args(meta=True)
     def language_decl(self, meta, children):
@@ -657,8 +719,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def amounts_field(self, meta, c):
+        # `... when OPTION`: the setting holds while that rule option is on (its name is the NAME after WHEN)
+        when = next((i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "WHEN"), None)
+        option = None
+        if when is not None:
+            option = (c[when + 1].value, span_of(self.file, c[when + 1]))
+            c = c[:when] + c[when + 2:]
         *line, value_spans = self._keyed_names(meta, c)
-        return (*line, value_spans[0])  # amounts' checks point at the first value
+        return (*line, value_spans[0], option)  # amounts' checks point at the first value
 
     amounts_decl, cal_amounts = _keyed_names_block("amounts")
 
@@ -856,10 +924,58 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         ints = self._tokens(c, "INT")
         return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
 
+    # --- printed clauses
+    @v_args(meta=True)
+    def cites(self, meta, c):
+        return Cites([(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")], self._span(meta))
+
+    @v_args(meta=True)
+    def clause_decl(self, meta, c):
+        ack = c[-1]
+        ids = [(self._string(t), span_of(self.file, t)) for t in self._tokens(c[:-1], "STRING")]
+        return Item("clause", None, self._span(meta), value=Acknowledgement(ids, ack[0], ack[1], self._span(meta)))
+
+    def ack_out_of_scope(self, c):
+        return ("out_of_scope", (c[1].value, self._string(c[2]), span_of(self.file, c[1])))
+
+    def ack_flavour(self, c):
+        return ("flavour", (self._string(c[1]),) if len(c) > 1 and c[1] is not None else ())
+
+    def ack_covered_by(self, c):
+        return ("covered_by", tuple((self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")))
+
+    def ack_departs(self, c):
+        return ("departs", (self._string(c[1]),))
+
+    def ack_errata(self, c):
+        return ("errata", (c[1].value, span_of(self.file, c[1])))
+
     # --- checks and edits
     @v_args(meta=True)
     def assert_decl(self, meta, c):
         return Item("assert", None, self._span(meta), value=(c[1], self._string(c[2])))
+
+    @v_args(meta=True)
+    def ruling_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("ruling", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def overrules_decl(self, meta, c):
+        return Item("overrules", c[1].value, self._span(meta), value=self._string(c[2]),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def law_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("law", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def drop_law_decl(self, meta, c):
+        return Item("drop_law", c[2].value, self._span(meta), value=self._string(c[3]),
+                    name_span=span_of(self.file, c[2]))
 
     @v_args(meta=True)
     def errata(self, meta, c):
@@ -899,6 +1015,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     # --- calls and expressions
     @v_args(meta=True)
     def call(self, meta, c):
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+
+    @v_args(meta=True)
+    def ruling_call(self, meta, c):
         return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
 
     @v_args(meta=True)
@@ -973,6 +1093,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def neg(self, meta, c):
         return Neg(c[1], self._span(meta))
+
+
+# Blocks that are no statement of their own: a `cites` first in one cites the statement holding it
+# (`primary { cites "52.3" ... }` cites the primary effects).
+_BARE_BLOCKS = frozenset({"effect_block"})
 
 
 class _Nowhere:

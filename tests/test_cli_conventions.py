@@ -110,6 +110,7 @@ USER_ERRORS = {
     "diff": (["no-such-book", "megaciv"], None, "user"),
     "explain": (["CIV999"], None, "user"),
     "build": (["tests/ui/CIV015_unknown_effect.civ", "-o", "{tmp}"], None, "rulebook"),
+    "cover": (["megaciv", "--text", "no-such-copy.txt"], "megaciv", "user"),
 }
 
 

@@ -61,10 +61,11 @@ def test_engines_never_import_the_command_line(path):
 
 # The passes in order (docs/architecture.md) and what sits on top of them: the front end that runs
 # them in one call, the caches, and the tools. A pass never imports anything on top.
-PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "codegen", "runtime", "model",
+PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "citations", "clauses", "segment",
+          "codegen", "runtime", "model",
           "vocabulary", "fields")
 ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "planner", "plan_search", "fmt",
-          "scaffold", "charts")
+          "scaffold", "charts", "coverage", "rulings", "impact", "laws")
 
 
 def test_modules_are_named_for_their_job():

@@ -444,7 +444,9 @@ def test_outline():
 
 def test_formatting_goes_through_fmt():
     text = MEGACIV.read_text(encoding="utf-8")
-    messy = text.replace("advance \"Mysticism\" {\n  cost 50", "advance   \"Mysticism\"  {\n      cost    50", 1)
+    messy = text.replace("advance \"Mysticism\" {\n  cites \"ch 9 / Mysticism\"\n  cost 50",
+                         "advance   \"Mysticism\"  {\n  cites  \"ch 9 / Mysticism\"\n      cost    50", 1)
+    assert messy != text
     out = format_document(messy, "rulebooks/megaciv.civ")
     try:
         from civdsl.fmt import format_text
@@ -452,7 +454,7 @@ def test_formatting_goes_through_fmt():
         assert out is None
         return
     assert out == format_text(messy, "rulebooks/megaciv.civ")
-    assert 'advance "Mysticism" {\n  cost 50' in out
+    assert 'advance "Mysticism" {\n  cites "ch 9 / Mysticism"\n  cost 50' in out
     assert format_document('language 1\nedition x "x"\nadvance "A" {', "x.civ") is None
 
 

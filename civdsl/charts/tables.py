@@ -168,7 +168,8 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
     detail = Table(
         "calamities", "Calamities",
         _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
-                               Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)],
+                               Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)]
+        + ([Column("Printed rule", 1.0)] if ed.citations else []),
         [], intro=["Effect: what the primary victim suffers, then the secondary victims and when the calamity "
                    "is cancelled. Modifiers: the condition, then what changes; the sign says whether it is "
                    "worse (+) or better (\u2212) for the victim, mixed (\u00b1), or a choice (\u21c4)."])
@@ -176,14 +177,53 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
         c = ed.calamities[n]
         detail.rows.append(_row(marks, n, [
             number(c.stack), _name_cell(c), _class_cell(c),
-            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]))
+            cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]
+            + ([_clauses_cell(ed, "calamity", c)] if ed.citations else [])))
 
     flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
                  [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
                   Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
     flat.listed = False
     flat.rows = [_modifier_row(ed.calamities[n], m) for n in order for m in ed.calamities[n].modifiers]
-    return Chart("calamities", "Calamities", [grid, detail, flat])
+    return Chart("calamities", "Calamities", [grid, detail, flat] + ([options_table(ed)] if ed.options else [])
+                 + _rulings_table(ed, "calamity-rulings", order))
+
+
+def options_table(ed: Edition) -> Table:
+    """The rule options: each reading the rulebook records, its default and how a question switches it."""
+    table = Table("options", "Rule options",
+                  [Column("Switch", 2.2), Column("Default", 0.7), Column("What it switches", 5.0),
+                   Column("Amounts settings", 2.4)], [],
+                  intro=["Where the printed rules can be read two ways, the rulebook follows one reading and "
+                         "declares the other as an option: switch it for one question with --option NAME=on "
+                         "(or options: in a state file), or with the companion page's rule options."])
+    for name, opt in ed.options.items():
+        settings = [f"{k} {', '.join(v)}".replace("_", " ") + (f" ({c.name})" if c is not ed else "")
+                    for c in (ed, *ed.calamities.values()) for k, v in c.amounts_when.get(name, {}).items()]
+        # the switch is what the player types; the option's text is the rulebook's, quoted
+        table.rows.append(Row([cell(Strong(f"--option {name}=on")), cell("on" if opt.on else "off"),
+                               cell(Quote(opt.doc or "")), cell("; ".join(settings) or "\u2014")]))
+    return table
+
+
+def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[Table]:
+    """The rulings about each item of the chart, under its name: the question, the answer the
+    rulebook's rulings expect and where it comes from (`civdsl check` runs each one)."""
+    from .. import rulings
+
+    rows = [Row([cell(n), cell(s["question"]), cell(s["answer"]), cell(s["cited"])])
+            for n in order for s in map(rulings.summary, rulings.rulings_of(ed, n))]
+    if not rows:
+        return []
+    return [Table(slug, "Rulings", [Column("About", 1.2), Column("Question", 3.4), Column("Answer", 2.4),
+                                    Column("Cited", 2.2)], rows,
+                  intro=["Worked examples and answers the rulebook records; checking the rulebook runs each one "
+                         "against these rules."])]
+
+
+def _clauses_cell(ed: Edition, kind: str, item) -> Cell:
+    """The printed clauses an item's statements cite (civdsl cover), one a line."""
+    return lines(*[(Strong(c),) for c in ed.cited_clauses(kind, {item.name, *item.aka})])
 
 
 def _modifiers_cell(c) -> Cell:
@@ -210,14 +250,17 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
         "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
         "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."],
-        _advance_fields(chips_for(ed), inter), ed.advances, order, marks)
+        _advance_fields(chips_for(ed), inter) + [_Field(Column("Printed rule", 1.0),
+                                                         lambda a: _clauses_cell(ed, "advance", a),
+                                                         has=lambda a: bool(ed.cited_clauses("advance", a.name)))],
+        ed.advances, order, marks)
 
     flat = Table("advance-calamities", "Calamities each advance changes, one per line",
                  [Column("Advance"), Column("Calamity"), Column("Direction"), Column("Change")], [])
     flat.listed = False
     flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
                  for n in order for i in inter.get(n, [])]
-    return Chart("advances", "Advances", [t, flat])
+    return Chart("advances", "Advances", [t, flat, *_rulings_table(ed, "advance-rulings", order)])
 
 
 def _advance_fields(chips: dict, inter: dict) -> list[_Field]:

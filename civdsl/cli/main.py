@@ -46,6 +46,9 @@ COMMANDS = {
     "explain": ("civdsl.cli.authoring", "explain",
                 "Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one "
                 "advance or calamity (civdsl explain megaciv Pottery)."),
+    "cover": ("civdsl.cli.authoring", "cover",
+              "Which statement implements each printed clause of RULEBOOK, which are acknowledged, which are "
+              "uncovered; with --text, what a new printing changes."),
     "vocab": ("civdsl.cli.authoring", "vocab",
               "The language's vocabulary: effect kinds, abilities, player facts and functions."),
     "chart": ("civdsl.cli.charts", "chart", "Quick-reference charts of RULEBOOK (an edition id or a .civ file)."),
