@@ -103,6 +103,11 @@ def new(edition, players, track, last_turn, seed, output, as_json):
         data = {**setup, "events": []}
         gf = gamefile.checked(data)
         game = gamefile.start(rb, gf.setup)
+    except gamefile.SetupError as exc:
+        at = _civilization_column(players, exc.civilization)
+        _fail(exc.code, str(exc), "<players>", 1, at[0] if at else 1, at[1] if at else len(players) + 1,
+              notes=exc.notes,
+              source=players, help="nothing was written")
     except gamefile.GameFileError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(Path(output), gamefile.text(gf))
@@ -112,6 +117,20 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     click.echo(f"{output}: {rb.name}, {len(seats)} players")
     _start_credits(rb, game)
     _expects(game)
+
+
+def _civilization_column(players: str, civilization: str | None) -> tuple[int, int] | None:
+    """Where `--players` names the civilization (1-based first column, end column)."""
+    if civilization is None:
+        return None
+    offset = 0
+    for part in players.split(","):
+        _, colon, civ = part.partition(":")
+        if colon and civ.strip() == civilization:
+            col = offset + part.index(":") + 1 + (len(civ) - len(civ.lstrip())) + 1
+            return col, col + len(civilization)
+        offset += len(part) + 1
+    return None
 
 
 def _start_credits(rb, game) -> None:
