@@ -85,3 +85,54 @@ def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
                   "basic", "-o", out)
     assert proc.returncode == 1 and not out.exists()
     assert "error[CIV145]" in proc.stderr and "set-up 5 West: Minoa, Assyria, Hatti, Hellas, Egypt" in proc.stderr
+
+
+# --- two calamities of one name against one player in a step ---------------------------------
+
+def test_a_second_calamity_of_a_name_has_its_own_choice():
+    """civ1980-4, turn 5: anna's and chloe's Epidemics both strike bruno (the 1980 deck has two);
+    his loss of 10 unit points is chosen once for each, the second with `occurrence=2`."""
+    from pathlib import Path
+
+    from civdsl.ledger.play import CHOICE, Refused
+
+    rb = load("civ1980")
+    gf = gamefile.read(Path(__file__).parent / "games" / "civ1980-4.yaml")
+    i = next(i for i, e in enumerate(gf.events) if e.get("occurrence") == 2 and e["player"] == "bruno")
+    game = gamefile.replay(rb, gf, i)
+    before = game.players["bruno"].cities, game.players["bruno"].tokens
+    first = game.choices[("Epidemic", "bruno", 1)]
+    assert (first["cities"], first.get("tokens", 0)) == (2, 0)
+    rest = [e for e in gf.events[i + 1:] if e["do"] == "choose" and e["turn"] == gf.events[i]["turn"]]
+    with pytest.raises(Refused) as refused:  # the first choice does not answer for the second Epidemic
+        for e in rest:
+            game.apply(e)
+        game.apply(gamefile.stamped(game, {"do": "next"}))
+    assert refused.value.code == CHOICE
+    assert any(n["player"] == "bruno" and n.get("occurrence") == 2 for n in refused.value.needs)
+    assert any('choose bruno "Epidemic" occurrence=2 cities=C tokens=T' in c for c in refused.value.choices)
+    game = gamefile.replay(rb, gf, i)
+    game.apply(gamefile.stamped(game, {"do": "choose", "player": "bruno", "calamity": "Epidemic", "cities": 1,
+                                       "tokens": 5, "occurrence": 2}))
+    for e in rest:
+        game.apply(e)
+    game.apply(gamefile.stamped(game, {"do": "next"}))
+    after = game.players["bruno"].cities, game.players["bruno"].tokens
+    assert before[0] - after[0] == 2 + 1  # 2 cities for the first Epidemic, 1 for the second
+    assert before[1] - after[1] >= 5 - 0  # and 5 tokens for the second (more may come from later calamities)
+
+
+def test_an_occurrence_beyond_the_calamities_held_is_refused():
+    from pathlib import Path
+
+    from civdsl.ledger.play import ILLEGAL, Refused
+
+    rb = load("civ1980")
+    gf = gamefile.read(Path(__file__).parent / "games" / "civ1980-4.yaml")
+    i = next(i for i, e in enumerate(gf.events) if e.get("occurrence") == 2 and e["player"] == "bruno")
+    game = gamefile.replay(rb, gf, i)
+    for n in (0, 3):
+        with pytest.raises(Refused) as refused:
+            game.apply(gamefile.stamped(game, {"do": "choose", "player": "bruno", "calamity": "Epidemic",
+                                               "cities": 2, "occurrence": n}))
+        assert refused.value.code == ILLEGAL and "from once to 2 times" in refused.value.message
