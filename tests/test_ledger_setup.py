@@ -136,3 +136,11 @@ def test_an_occurrence_beyond_the_calamities_held_is_refused():
             game.apply(gamefile.stamped(game, {"do": "choose", "player": "bruno", "calamity": "Epidemic",
                                                "cities": 2, "occurrence": n}))
         assert refused.value.code == ILLEGAL and "from once to 2 times" in refused.value.message
+
+
+def test_choose_words_take_the_occurrence():
+    from civdsl.ledger import words
+
+    event, at = words.parse("choose bruno Epidemic occurrence=2 cities=1 tokens=5".split())
+    assert event == {"do": "choose", "player": "bruno", "calamity": "Epidemic", "occurrence": 2, "cities": 1,
+                     "tokens": 5}
