@@ -144,7 +144,7 @@ _ALL = [
          'stat food "Food" initial 0  flag food_shortage "Food shortage"'),
     Code("CIV080", "bad amounts setting", "`amounts { ... }` declares how effect amounts are limited and combined: "
          "`bound holdings` (an amount never exceeds what the player has) or `bound none`; `floor zero` or `floor none`; "
-         "`order` listing add_prevent, set and cap, each once; `losses least_over` or `losses none`; `prevention unselect` (cities are selected, then prevention unselects some) or `prevention amount`. A calamity may repeat a setting as its own exception.",
+         "`order` listing add and prevent (together, add_prevent, or apart), set and cap, each once, and at most one floor step; a setting may end with `when OPTION` (it holds while that declared option is on); `losses least_over` or `losses none`; `prevention unselect` (cities are selected, then prevention unselects some) or `prevention amount`. A calamity may repeat a setting as its own exception.",
          'amounts { bound everything }', 'amounts { bound holdings "chapter 8: a player loses what he has" }'),
     Code("CIV081", "option no rule reads", "An `option` is a rule switch: `--option NAME=on|off` (or `options:` in a "
          "state or table file) turns it on or off for one question. An option that no rule reads would switch nothing, "
@@ -235,6 +235,12 @@ _ALL = [
          "them): usually a misspelling, or a field of another kind of item. The line is skipped and the rest of "
          "the file is still checked; the field it looks like is not also reported missing from the item.",
          'advance "Pottery" { cots 45 groups crafts }', 'advance "Pottery" { cost 45 groups crafts }'),
+    Code("CIV136", "a credit larger than the advance it credits", "A specific credit (`credit \"Name\" N`) "
+         "lowers the price of one advance; a credit larger than that advance's cost would make it free by itself "
+         "and is almost always a misprinted figure (a credit or a cost). Printed credits to one card are a "
+         "fraction of its cost.",
+         'advance "Mysticism" { ... credit "Philosophy" 300 }  # Philosophy costs 240',
+         'advance "Mysticism" { ... credit "Philosophy" 30 }'),
     Code("CIV140", "unknown phase action", "A step of the sequence of play (`turn { step \"...\" { ... } }`) "
          "calls a phase action the language does not have. The phase actions (`civdsl vocab`, docs/language.md) "
          "say what a step does to a game's ledger: census, collect_tax, draw_trade_cards, buy_trade_cards, trade, "

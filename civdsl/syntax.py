@@ -719,8 +719,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def amounts_field(self, meta, c):
+        # `... when OPTION`: the setting holds while that rule option is on (its name is the NAME after WHEN)
+        when = next((i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "WHEN"), None)
+        option = None
+        if when is not None:
+            option = (c[when + 1].value, span_of(self.file, c[when + 1]))
+            c = c[:when] + c[when + 2:]
         *line, value_spans = self._keyed_names(meta, c)
-        return (*line, value_spans[0])  # amounts' checks point at the first value
+        return (*line, value_spans[0], option)  # amounts' checks point at the first value
 
     amounts_decl, cal_amounts = _keyed_names_block("amounts")
 

@@ -49,7 +49,7 @@ def _commands(body: str) -> list[tuple[str, str]]:
 
 
 def _normalise(text: str) -> str:
-    text = re.sub(r"\(\d+ files\)", "(N files)", text)
+    # the page's file counts are compared as printed: a reader counts what the build wrote
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
 
 
@@ -119,6 +119,8 @@ def test_walkthrough(checkout):
             continue
         assert lang == "console"
         for command, expected in _commands(body):
+            if shutil.which("dot") is None:  # the page says: one file fewer, the SVG Graphviz draws
+                expected = re.sub(r"\((\d+) files\)", lambda m: f"({int(m.group(1)) - 1} files)", expected)
             res = _run(checkout, command)
             want_exit = 1 if "error[" in expected else 0
             assert _normalise(res.stdout) == _normalise(expected), f"$ {command}\n{res.stdout}"
