@@ -47,11 +47,25 @@ def _replay(rb, gf, path: str, upto: int | None = None):
 
     try:
         return gamefile.replay(rb, gf, upto)
+    except gamefile.SetupError as exc:
+        line = _line_naming(path, exc.civilization)
+        _fail(exc.code, str(exc), path, line, 1, notes=exc.notes)
     except gamefile.GameFileError as exc:
         _fail(exc.code, str(exc), path, exc.line, 1)
     except gamefile.ReplayError as exc:
         r = exc.refusal
         _fail(r.code, f"event {exc.index + 1}: {r.message}", path, exc.line, 3, notes=r.choices)
+
+
+def _line_naming(path: str, civilization: str | None) -> int | None:
+    """The first line of the game file that names the civilization as a player's."""
+    if civilization is None:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return next((i + 1 for i, text in enumerate(lines) if "civilization" in text and civilization in text), None)
 
 
 def _fail(code: str, message: str, path: str, line: int | None, column: int, end: int | None = None,
