@@ -47,17 +47,18 @@ def editions():
     return found
 
 
-def _runtime_names(source: str) -> set[str]:
-    """Every name of civdsl.runtime a generated module uses, whatever alias it imports it as."""
+def _runtime_names(source: str, module: str = "civdsl.runtime") -> set[str]:
+    """Every name of `module` a generated module uses, whatever alias it imports it as."""
     tree = ast.parse(source)
+    package, _, leaf = module.rpartition(".")
     aliases, names = set(), set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "civdsl":
-            aliases |= {a.asname or a.name for a in node.names if a.name == "runtime"}
-        elif isinstance(node, ast.ImportFrom) and node.module == "civdsl.runtime":
+        if isinstance(node, ast.ImportFrom) and node.module == package:
+            aliases |= {a.asname or a.name for a in node.names if a.name == leaf}
+        elif isinstance(node, ast.ImportFrom) and node.module == module:
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.Import):
-            aliases |= {a.asname for a in node.names if a.name == "civdsl.runtime" and a.asname}
+            aliases |= {a.asname for a in node.names if a.name == module and a.asname}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
             names.add(node.attr)
@@ -65,13 +66,15 @@ def _runtime_names(source: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def emitted_python(editions) -> set[str]:
+def generated_python(editions) -> list[str]:
     from civdsl.codegen import generate
 
-    names: set[str] = set()
-    for ed in editions:
-        names |= _runtime_names(generate(ed, {}))
-    return names
+    return [generate(ed, {}) for ed in editions]
+
+
+@pytest.fixture(scope="module")
+def emitted_python(generated_python) -> set[str]:
+    return set().union(*(_runtime_names(source) for source in generated_python))
 
 
 def _generator_python_names() -> set[str]:
@@ -96,6 +99,14 @@ def test_alias_scan_reads_any_alias():
 def test_every_runtime_name_generated_python_uses_is_in_all(emitted_python):
     assert emitted_python, "no generated module called the runtime"
     assert sorted(emitted_python - set(runtime.__all__)) == []
+
+
+def test_every_round_runtime_name_generated_python_uses_exists(generated_python):
+    from civdsl.rounds import runtime as round_runtime
+
+    used = set().union(*(_runtime_names(source, "civdsl.rounds.runtime") for source in generated_python))
+    assert used, "no generated module of the fixtures called the round rules' runtime"
+    assert sorted(name for name in used if not hasattr(round_runtime, name)) == []
 
 
 def test_every_name_the_python_generators_can_write_is_in_all():
