@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from civdsl.codegen import generate_module  # noqa: E402
-from civdsl.companion.page import companion_html, module_from_code  # noqa: E402
+from civdsl.companion.page import companion_html, module_from_code, page_answers  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import shipped_house_rules, shipped_rulebooks  # noqa: E402
 
@@ -78,7 +78,10 @@ def pages() -> dict[str, tuple[str, dict[str, int]]]:
             continue
         ed = checked.edition
         _, code = generate_module(ed, {f.display: f.text for f in checked.chain})
-        html = companion_html(module_from_code(code, ed.id), ed)
+        module = module_from_code(code, ed.id)
+        if not page_answers(module):
+            continue  # `civdsl build` writes no page for it
+        html = companion_html(module, ed)
         engine, ui = re.findall(r"<script>(.*?)</script>", html, re.S)
         model = re.search(r"const MODEL ?= ?(?:modelRows\()?(?:JSON\.parse\('(?:[^'\\]|\\.)*'\),? ?)+\)?", engine)
         out[ed.id] = (html, {"engine": len(engine.encode()), "MODEL": len(model.group(0).encode()) if model else 0,

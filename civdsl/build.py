@@ -120,9 +120,11 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     rendered, messages = charts.render_all(ed, base.edition if base else None)
     out.files.update(rendered)
     out.messages.extend(messages)
-    from .companion.page import companion_html, module_from_code
+    from .companion.page import companion_html, module_from_code, page_answers
 
-    out.files["companion.html"] = companion_html(module_from_code(code, ed.id), ed)
+    module = module_from_code(code, ed.id)
+    if page_answers(module):  # a rulebook played only in rounds has no question for the page
+        out.files["companion.html"] = companion_html(module, ed)
     return out
 
 

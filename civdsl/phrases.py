@@ -175,3 +175,9 @@ def sentence(text: str) -> str:
         return ""
     text = text[0].upper() + text[1:]
     return text if text.endswith(".") else text + "."
+
+
+# what a counted requirement asks for, by its comparison ("at least 2 needed"): the epoch answer's
+# words on the command line and on the companion page
+REQUIREMENT_NEEDS = {">=": "at least {}", ">": "more than {}", "<=": "at most {}", "<": "fewer than {}",
+                     "==": "exactly {}", "!=": "other than {}"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from pathlib import Path
 
 from . import vocabulary as vocab
@@ -226,11 +227,7 @@ def nfc(value):
     """Every text in `value` (a name, or a state's lists and mappings) in NFC, as rulebook strings
     are: one name whichever way its accents were typed."""
     if isinstance(value, str):
-        if value.isascii():
-            return value
-        import unicodedata
-
-        return unicodedata.normalize("NFC", value)
+        return value if value.isascii() else unicodedata.normalize("NFC", value)
     if isinstance(value, list):
         return [nfc(v) for v in value]
     if isinstance(value, dict):

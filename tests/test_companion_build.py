@@ -4,16 +4,20 @@ index links each page. (The page in a browser: tests/test_companion_page.py.)"""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
+import civdsl
 from civdsl.build import render
 from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
+from companion_harness import node_available, run_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -69,11 +73,73 @@ def test_every_shipped_house_rule_renders_a_page():
 PAGE_WEIGHT_GOAL = 250_000  # bytes (issue 18: a page a phone loads at once)
 
 
-@pytest.mark.parametrize("rulebook", list(shipped_rulebooks().values()) + shipped_house_rules(),
-                         ids=lambda p: Path(p).stem)
+@pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()
+                                      if Path(p).stem != "cardgame"], ids=lambda p: Path(p).stem)
 def test_every_shipped_page_weighs_under_250_kb(rulebook):
     """The page exactly as `civdsl build` writes it (build.render), UTF-8 bytes."""
     checked = check_file(rulebook)
     assert checked.ok
     weight = len(render(checked).files["companion.html"].encode("utf-8"))
     assert weight < PAGE_WEIGHT_GOAL, f"{checked.edition.id}: {weight} bytes"
+
+
+def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
+    """The card-and-dice game declares no advances, calamities, A.S.T. or score lines: the page
+    would offer the board game's facts and a score of 0. The build writes no page for it and the
+    index links none; every other shipped rulebook has its page."""
+    from civdsl.charts.compare import index_html
+    from civdsl.companion.page import page_answers
+
+    outputs = []
+    for path in shipped_rulebooks().values():
+        checked = check_file(path)
+        out = render(checked)
+        outputs.append(out)
+        assert ("companion.html" in out.files) == page_answers(civdsl.load(path).module)
+        assert ("companion.html" in out.files) == (checked.edition.id != "cardgame")
+    index = index_html(outputs)
+    assert 'href="cardgame/companion.html"' not in index and 'href="megaciv/companion.html"' in index
+
+
+@pytest.mark.skipif(not node_available(), reason="node is not installed (apt-get install nodejs)")
+def test_the_page_engine_leaves_out_only_what_the_page_never_asks():
+    """The page's engine has no look-ahead, no explanation and no price of trade cards (the page asks
+    for none): asked for them it answers with an error naming the option; every other answer is the
+    full engine's."""
+    from civdsl.companion.jsgen import edition_of, engine_parts
+    from civdsl.companion.page import PAGE_LEAVES_OUT, page_engine
+
+    module = civdsl.load("megaciv").module
+    parts = engine_parts(edition_of(module), module)
+    full, page = "\n".join(parts) + "\n", "\n".join(page_engine(parts)) + "\n"
+    assert len(full) - len(page) > 10_000  # unminified
+    for name in PAGE_LEAVES_OUT:
+        assert f"function {name}() {{ throw new UserError(" in page
+    state = yaml.safe_load((ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+    queries = [{"command": "plan", "state": state, "options": {"horizon": 2}},
+               {"command": "plan", "state": state, "options": {"explain": True}},
+               {"command": "cost", "state": state, "options": {"tradeCards": "9x2"}},
+               {"command": "plan", "state": state, "options": {"top": 3}},
+               {"command": "cost", "state": state, "options": {"buy": "Mysticism,Masonry"}}]
+    on_page = run_engine(page, queries)
+    assert on_page[0]["error"] == {"kind": "user", "message": "--horizon 2 (the look-ahead) is not part of the page"}
+    assert on_page[1]["error"] == {"kind": "user", "message": "--explain is not part of the page"}
+    assert on_page[2]["error"] == {"kind": "user", "message": "--trade-cards is not part of the page"}
+    assert on_page[3:] == run_engine(full, queries)[3:]
+
+
+def test_score_of_a_rulebook_without_score_lines_says_so():
+    """`civdsl score cardgame` (its round state or none) says the game has no score, how it ends and
+    which commands play it, instead of a total of 0 or refusing the round state's keys."""
+    for args in (["score", "cardgame", "--state", "examples/cardgame-state.yaml"], ["score", "cardgame"]):
+        proc = _cli(*args)
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == (
+            "error: cardgame declares no score: a game ends when the civilization has collapsed; it is played in "
+            "rounds: `civdsl step cardgame --state FILE` plays a round from a round state (round, stats, hand, ...), "
+            "`civdsl simulate cardgame` whole games")
+        assert "Traceback" not in proc.stderr and proc.stdout == ""
+    proc = _cli("score", "cardgame", "--json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"]["message"].startswith("cardgame declares no score: ")
+    assert _cli("score", "megaciv", "--state", "examples/state.yaml").returncode == 0

@@ -190,3 +190,19 @@ def test_no_top_level_name_is_declared_twice_in_the_engine(tmp_path):
         if Path(file).name in ("credits.js", "plan.js"):
             odd = [n for n in names if not n.lower().startswith(("cost", "plan", "credit", "pay"))]
             assert not odd, f"{Path(file).name} declares {odd}"
+
+
+@pytest.mark.skipif(not node_available(), reason="node is not installed (apt-get install nodejs)")
+def test_a_proto_key_in_a_state_is_an_unknown_key_as_in_python():
+    """A state with an own `__proto__` key (what JSON.parse makes of one, what a hostile state file
+    holds) is refused as the command line refuses it, never read as the state's prototype."""
+    import json
+
+    from companion_harness import engine
+
+    state = json.loads('{"__proto__": {"cities": 5, "holds": ["Pottery"]}, "cities": 2}')
+    queries = [{"command": "resolve", "calamity": "Famine", "role": "primary", "state": state},
+               {"command": "epoch", "state": state}, {"command": "score", "state": state}]
+    for query, got in zip(queries, run_engine(engine("megaciv"), queries)):
+        assert got["error"] == {"kind": "user", "message": "state: unknown key `__proto__`"}
+        assert first_difference(cli_answer("megaciv", query), got) is None

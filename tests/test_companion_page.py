@@ -28,8 +28,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+import civdsl
 from civdsl.codegen import generate_module
-from civdsl.companion.page import companion_html, content_security_policy, module_from_code
+from civdsl.companion.page import companion_html, content_security_policy, module_from_code, page_answers
 from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
@@ -108,6 +109,8 @@ def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("companion")
     found = {}
     for path in list(shipped_rulebooks().values()) + shipped_house_rules():
+        if not page_answers(civdsl.load(path).module):
+            continue  # `civdsl build` writes no page for it (test_companion_build.py)
         html, ed = page_html(path)
         target = out / ed.id / "companion.html"
         target.parent.mkdir()
@@ -117,10 +120,12 @@ def pages(tmp_path_factory):
 
 
 def _ids() -> list[str]:
-    ids = list(shipped_rulebooks())
-    for path in shipped_house_rules():
+    """The editions `civdsl build` writes a page for: every shipped rulebook and house rule with
+    a question for the page."""
+    ids = []
+    for path in list(shipped_rulebooks().values()) + shipped_house_rules():
         checked = check_file(path)
-        if checked.ok:
+        if checked.ok and page_answers(civdsl.load(path).module):
             ids.append(checked.edition.id)
     return ids
 
@@ -291,6 +296,29 @@ def _adv(driver, name: str) -> str:
       return row ? '#' + row.querySelector('input').id : null;""", name)
 
 
+# The advances a person sees: rows laid out with a size (not `display: none` by any rule, nor inside
+# a hidden group), whatever their `hidden` property says.
+VISIBLE_ADVANCES = """
+return Array.from(document.querySelectorAll('#advances .adv'))
+  .filter(r => r.getClientRects().length > 0 && r.getBoundingClientRect().height > 0 && r.checkVisibility())
+  .map(r => r.dataset.name);
+"""
+
+
+def _visible_advances(driver) -> list[str]:
+    return driver.execute_script(VISIBLE_ADVANCES)
+
+
+def _status(driver, start: str) -> str:
+    """The player bar's status line once it starts with START (a file is read asynchronously)."""
+    for _ in range(100):
+        text = _text(driver, "#io-status") or ""
+        if text.startswith(start):
+            return text
+        time.sleep(0.05)
+    raise AssertionError(f"the status never said {start!r}: {_text(driver, '#io-status')!r}")
+
+
 def _calamity_row(driver, name: str) -> str:
     return driver.execute_script("""
       for (const tr of document.querySelectorAll('#calamity-rows tr'))
@@ -368,8 +396,7 @@ def test_ticking_and_steppers_update_the_answers(driver, pages, size, tmp_path):
         search = driver.find_element("id", "adv-search")
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", search)
         search.send_keys("myst")
-        shown = driver.execute_script("return Array.from(document.querySelectorAll('#advances .adv')).filter(r => !r.hidden).map(r => r.dataset.name)")
-        assert shown == ["Mysticism"]
+        assert _visible_advances(driver) == ["Mysticism"]
         search.clear()
         search.send_keys(" ")
 
@@ -470,11 +497,8 @@ def test_a_damaged_import_is_reported_not_applied(driver, pages, tmp_path):
     _open(driver, pages["megaciv"])
     _click(driver, "button[aria-label='more cities']")
     driver.find_element("id", "import-file").send_keys(str(bad))
-    for _ in range(100):
-        if (_text(driver, "#io-status") or "").startswith("cannot read"):
-            break
-        time.sleep(0.05)
-    assert (_text(driver, "#io-status") or "").startswith("cannot read bad.json")
+    status = _status(driver, "Not imported")
+    assert status.startswith("Not imported: cannot read bad.json: ") and "Your state is as it was." in status
     assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
     assert _console_errors(driver) == []
 
@@ -534,24 +558,26 @@ def test_effects_read_as_the_command_line_says_them(driver, pages, edition):
                     text += f" (the rule demands {e['amount']})"
                 if text:
                     parts.append(text)
-            expected.append("; ".join(parts) or "nothing")
+            # no effect decided yet because a fact decides which apply: "undecided", never "nothing"
+            expected.append("; ".join(parts) or ("undecided" if ans["undecided"] or ans["cancelled"] is None else "nothing"))
         for got, want in zip(cells, expected):
             if want is not None:
                 assert got == want, (calamity, got, want)
 
 
 def test_a_state_of_another_edition_keeps_what_this_one_knows(driver, pages):
-    """The example state (Mega Civilization's names) imported into the 1981 page: the facts come
-    in, the names 1981 does not declare are left out and listed."""
+    """The example state (Mega Civilization's names) imported into the 1981 page is refused with
+    the command line's reasons; asked to, the page takes the facts 1981 knows and lists the rest."""
     _open(driver, pages["civ1981"])
     driver.find_element("id", "import-file").send_keys(str(ROOT / "examples" / "state.yaml"))
-    for _ in range(100):
-        if "imported" in (_text(driver, "#io-status") or ""):
-            break
-        time.sleep(0.05)
+    status = _status(driver, "Not imported")
+    assert status.startswith("Not imported: state.yaml has 4 mistakes. Your state is as it was.")
+    assert "`civilization` names unknown civilization `Hellas`" in status
+    assert driver.execute_script("return civdslPage.stateFile()") == {}
+    _click(driver, "#import-rest")
     status = _text(driver, "#io-status")
-    assert status.startswith("imported state.yaml; ignored: ")
-    assert "civilization Hellas" in status and "scenario The Short Game" in status
+    assert status.startswith("imported state.yaml without what it got wrong")
+    assert "unknown scenario `The Short Game`" in status
     state = driver.execute_script("return civdslPage.stateFile()")
     assert state["holds"] == ["Pottery", "Agriculture", "Law"] and state["cities"] == 5
     assert "civilization" not in state and "scenario" not in state
@@ -569,23 +595,118 @@ return {pwned: window.PWNED === undefined ? null : String(window.PWNED),
 """
 
 
+# Every control of the page, used: each stepper up and down, each choice of each list, each rule
+# option, each text field, the search box with every advance name (and names of Object.prototype's
+# properties), every advance ticked and bought, the basket bought, the plan put in the basket, the
+# section buttons, every "how", a second player added, renamed, reached by the keyboard, removed and
+# brought back. Returns what the search showed for each name that is no advance's.
+EXERCISE = """
+const q = (css) => Array.from(document.querySelectorAll(css));
+const fire = (node, type) => node.dispatchEvent(new Event(type, {bubbles: true}));
+for (const id of q('.stepper button.step').map(b => b.getAttribute('aria-label'))) {
+  for (const n of [0, 1, 2]) {
+    const b = q('.stepper button.step').find(x => x.getAttribute('aria-label') === id);
+    if (b) b.click();
+  }
+}
+for (const sid of q('#app select').map(s => s.id)) {
+  const values = Array.from(document.getElementById(sid).options).map(o => o.value);
+  for (const v of values.concat([values[0]])) {
+    const s = document.getElementById(sid);
+    if (!s) break;
+    s.value = v;
+    fire(s, 'change');
+  }
+}
+for (const id of q('fieldset.options input').map(c => c.id)) { document.getElementById(id).click(); document.getElementById(id).click(); }
+for (const id of q('#app input[type=text]').map(i => i.id)) {
+  const i = document.getElementById(id);
+  i.value = 'constructor';
+  fire(i, 'change');
+}
+for (const id of q('#app input[type=number]').map(i => i.id)) {
+  const i = document.getElementById(id);
+  if (!i) continue;
+  i.value = '2';
+  fire(i, 'change');
+}
+const found = [];  // [name, advances shown]: a list, so `__proto__` is a name here too
+const search = document.getElementById('adv-search');
+const visible = () => q('#advances .adv').filter(r => r.getClientRects().length > 0).map(r => r.dataset.name);
+if (search) {
+  for (const name of arguments[0].concat(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])) {
+    search.value = name.split(/[\\r\\n]/)[0];  // a search box holds one line
+    fire(search, 'input');
+    found.push([name, visible()]);
+  }
+  search.value = '';
+  fire(search, 'input');
+}
+for (const c of q('#advances .adv input')) c.click();
+for (const c of q('#advances .adv input').slice(0, 2)) c.click();
+for (const label of q('#advances .adv button.buy').map(b => b.getAttribute('aria-label'))) {
+  const b = q('#advances .adv button.buy').find(x => x.getAttribute('aria-label') === label);
+  if (b && !b.hidden) b.click();
+}
+if (document.getElementById('bought')) document.getElementById('bought').click();
+civdslPage.plan();
+const put = q('#plan-body button').find(b => b.textContent.startsWith('Put this plan'));
+if (put) put.click();
+for (const b of q('nav.jump button')) b.click();
+for (const d of q('details')) { d.open = true; d.open = false; }
+document.getElementById('add-player').click();
+const name = document.getElementById('player-name');
+name.value = '__proto__';
+fire(name, 'change');
+document.getElementById('tab-1').dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));
+document.getElementById('tab-0').dispatchEvent(new KeyboardEvent('keydown', {key: 'End', bubbles: true}));
+document.getElementById('remove-player').click();
+document.getElementById('undo-remove').click();
+return JSON.stringify({found: found, tabs: q('[role=tab]').map(t => t.textContent)});
+"""
+
+
 @pytest.mark.parametrize("case", HOSTILE, ids=lambda p: p.stem)
 def test_hostile_rulebook_text_never_runs(driver, case, tmp_path):
     """A hostile rulebook builds a companion page whose only scripts are the two the CSP allows;
-    opened and used (every advance ticked), no rulebook text became markup or ran: nothing set
-    the trap, no element carries a handler, no CSP violation was reported, and the names show
-    as themselves."""
+    opened and used (every control of the page, a hostile state file imported and the state
+    exported), no rulebook text became markup or ran: nothing set the trap, no element carries a
+    handler, nothing was written to the console (no error, no CSP violation), the search finds each
+    advance by its name, and the names show as themselves."""
     html, ed = page_html(case)
     parsed = _static_check(html)
     assert not any(tag in ("iframe", "img", "svg", "marquee", "textarea", "b", "a") for tag, _ in parsed.tags)
     path = tmp_path / "companion.html"
     path.write_text(html, encoding="utf-8")
-    _resize(driver, DESKTOP, False)
+    _resize(driver, PHONE, True)
     _drain(driver)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
     try:
         _open(driver, path)
-        driver.execute_script("for (const c of document.querySelectorAll('#advances .adv input')) c.click();")
+        used = json.loads(driver.execute_script(EXERCISE, list(ed.advances)))
+        used["found"] = dict(used["found"])
         _settle(driver)
+        # however long a name, nothing makes the page wider than the phone
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1
+        for name in ed.advances:
+            assert name in used["found"][name], (name, used["found"][name])
+        for name in ("constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"):
+            assert all(name.lower() in a.lower() for a in used["found"][name]), (name, used["found"][name])
+        assert used["tabs"] == ["constructor", "__proto__"]  # the text fields got `constructor`
+        # a hostile state file: prototype keys, the rulebook's own hostile names, a wrong shape
+        state = tmp_path / "hostile.yaml"
+        state.write_text("__proto__:\n  cities: 5\nconstructor: 3\nholds: " + json.dumps(list(ed.advances))
+                         + "\ncommodities: {" + ", ".join(f"{json.dumps(c)}: 1" for c in ed.commodities) + "}\ntokens: {}\n",
+                         encoding="utf-8")
+        driver.find_element("id", "import-file").send_keys(str(state))
+        _status(driver, "Not imported: hostile.yaml")
+        _click(driver, "#import-rest")
+        _settle(driver)
+        assert driver.execute_script(PROTOTYPE_CLEAN) == []
+        assert set(driver.execute_script("return civdslPage.stateFile()")["holds"]) == set(ed.advances)
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+        _click(driver, "#export")
         found = driver.execute_script(TRAPS)
         assert found["pwned"] is None
         assert found["scripts"] == 2 and found["handlers"] == 0 and found["foreign"] == 0
@@ -639,3 +760,321 @@ def test_a_capped_credit_placement_says_so(driver, pages):
         "The best placement of the credits found, maybe not the least (the placement search stopped at its limit): "
         f"no placement pays less than {result['total_at_least']}.")
     assert _console_errors(driver) == []
+
+
+# --- the page against its own inputs ----------------------------------------------------------------
+
+def _import_text(driver, tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    driver.find_element("id", "import-file").send_keys(str(path))
+
+
+PROTOTYPE_CLEAN = """
+const probe = {};
+return ['cities', 'holds', 'x', 'tokens'].filter(k => k in probe || probe[k] !== undefined);
+"""
+
+
+def test_a_proto_key_in_a_state_file_is_an_unknown_name(driver, pages, tmp_path):
+    """`__proto__:` in an imported YAML (or JSON) state is refused as an unknown key, in the
+    command line's words; nothing reaches Object.prototype, so no stepper shows a value from it."""
+    _resize(driver, PHONE, True)
+    _drain(driver)
+    try:
+        _open(driver, pages["megaciv"])
+        _import_text(driver, tmp_path, "proto.yaml", "__proto__:\n  cities: 5\n  x: 1\ncities: 2\n")
+        status = _status(driver, "Not imported")
+        assert "state: unknown key `__proto__`" in status
+        assert driver.execute_script(PROTOTYPE_CLEAN) == []
+        assert driver.find_element("id", "in-cities").get_attribute("value") == ""
+        _import_text(driver, tmp_path, "proto.json", '{"__proto__": {"tokens": 3}, "constructor": {"holds": 1}}')
+        status = _status(driver, "Not imported: proto.json")
+        assert "unknown key `__proto__`" in status and "unknown key `constructor`" in status
+        assert driver.execute_script(PROTOTYPE_CLEAN) == []
+        # the parser's records have no prototype at all
+        assert driver.execute_script(
+            "const s = civdslPage.parseStateText('__proto__:\\n  cities: 5\\n');"
+            "return [Object.getPrototypeOf(s) === null, Object.keys(s), ({}).cities === undefined]") == \
+            [True, ["__proto__"], True]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_engine_api_answers_instead_of_throwing(driver, pages):
+    """civdsl.resolve, epoch, score, cost and plan return {error} for any input, even one whose
+    reading fails inside the engine (a state whose getter throws, an own `__proto__` key)."""
+    _open(driver, pages["megaciv"])
+    answers = driver.execute_script("""
+      const bomb = {get holds() { throw new Error('boom'); }};
+      const proto = JSON.parse('{"__proto__": {"cities": 5}}');
+      const out = [];
+      for (const state of [bomb, proto]) {
+        for (const ask of [() => civdsl.resolve(state, 'Famine', 'primary', {}), () => civdsl.epoch(state, {}),
+                           () => civdsl.score(state, {}), () => civdsl.cost(state, {buy: 'Pottery'}), () => civdsl.plan(state, {})]) {
+          try { const a = ask(); out.push(a.error ? a.error.kind + ': ' + a.error.message : 'answered'); }
+          catch (e) { out.push('threw ' + e.message); }
+        }
+      }
+      return out;""")
+    assert answers[:5] == ["engine: the engine failed: boom"] * 5
+    assert answers[5:] == ["user: state: unknown key `__proto__`"] * 5
+
+
+STORED = [
+    ({"active": 0, "players": [{"name": "Anna", "state": {"holds": {}, "cities": 3}}]},
+     ["Anna: state: `holds` must be a list of names"]),
+    ({"active": 0, "players": [{"name": "Anna", "state": {"holds": 5, "citys": 2}}]},
+     ["Anna: state: `holds` must be a list of names", "Anna: state: unknown key `citys` (did you mean `cities`?)"]),
+    ({"active": 9, "players": [{"name": "Anna", "state": 5}, 7, {"name": "Bo", "state": {"cities": 3}}]},
+     ["Anna: a state is a mapping of facts (name: value), not a number", "player 2 (not a player)"]),
+    ({"players": "x"}, ["the saved players (not a list of players)"]),
+    ("{not json", ["the saved players (not readable)"]),
+]
+
+
+@pytest.mark.parametrize("stored, dropped", STORED, ids=["holds-map", "holds-number", "players", "not-a-list", "text"])
+def test_a_stored_state_of_the_wrong_shape_keeps_what_is_valid(driver, pages, stored, dropped):
+    """Whatever any page of the same origin wrote under the page's key, the page opens: it keeps
+    what is valid, says what it left out, and a button resets the saved state."""
+    _resize(driver, PHONE, True)
+    _drain(driver)
+    try:
+        path = pages["megaciv"]
+        _open(driver, path)
+        text = stored if isinstance(stored, str) else json.dumps(stored)
+        driver.execute_script("localStorage.setItem('civdsl-companion:megaciv', arguments[0])", text)
+        _open(driver, path, fresh=False)
+        notice = driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)")
+        assert notice == dropped
+        assert driver.find_element("id", "store-notice").is_displayed()
+        assert _text(driver, "#score-total")  # the answers are on the page
+        if isinstance(stored, dict) and isinstance(stored["players"], list):
+            valid = [p for p in stored["players"] if isinstance(p, dict)]
+            assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == [p["name"] for p in valid]
+            kept = [{k: v for k, v in p["state"].items() if k == "cities"} if isinstance(p["state"], dict) else {}
+                    for p in valid]
+            assert driver.execute_script("return civdslPage.stateFile()") == kept[0]
+        _click(driver, "#reset-store")
+        assert not driver.find_elements("id", "store-notice")
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1"]
+        _open(driver, path, fresh=False)
+        assert not driver.find_elements("id", "store-notice")
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_an_import_with_a_typo_is_refused_and_the_state_kept(driver, pages, tmp_path):
+    """A misspelt fact or name, or YAML the page cannot read whole, is refused with the command
+    line's did-you-mean; the player's state stays as it was."""
+    _resize(driver, PHONE, True)
+    _drain(driver)
+    try:
+        _open(driver, pages["megaciv"])
+        _click(driver, "button[aria-label='more cities']")
+        _import_text(driver, tmp_path, "typo.yaml", "citys: 3\nholds: [Potery, Pottery]\ntokens: 4\n")
+        status = _status(driver, "Not imported")
+        assert status.startswith("Not imported: typo.yaml has 2 mistakes. Your state is as it was.")
+        assert "state: unknown key `citys` (did you mean `cities`?)" in status
+        assert "state: `holds` names unknown advance `Potery` (did you mean `Pottery`?)" in status
+        assert driver.execute_script("return civdslPage.stateFile()") == {"cities": 1}
+        assert driver.find_element("id", "import-rest").is_displayed()
+        for name, text, reason in [("open.yaml", "holds: [Pottery\n", "line 1: a [ that never closes"),
+                                   ("twice.yaml", "cities: 3\ncities: 4\n", "line 2: `cities` is given twice"),
+                                   ("tab.yaml", "commodities:\n\tGrain: 2\n", "line 2: a tab in the indentation"),
+                                   ("quote.yaml", "traded_by: 'anna\n", "line 1: a ' that never closes"),
+                                   # the command line's YAML reads 010 as 8: refused, never read as 10
+                                   ("octal.yaml", "cities: 010\n", "line 1: `010`: write a whole number in plain digits")]:
+            _import_text(driver, tmp_path, name, text)
+            status = _status(driver, f"Not imported: cannot read {name}")
+            assert reason in status, status
+            assert driver.execute_script("return civdslPage.stateFile()") == {"cities": 1}
+        _import_text(driver, tmp_path, "typo.yaml", "citys: 3\nholds: [Potery, Pottery]\ntokens: 4\n")
+        _status(driver, "Not imported: typo.yaml")
+        _click(driver, "#import-rest")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"], "tokens": 4}
+        # YAML 1.1's words for true and false, as the command line reads them
+        _import_text(driver, tmp_path, "words.yaml", "sole_leader: yes\noptions:\ntokens: 5\n")
+        _status(driver, "imported words.yaml")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"tokens": 5, "sole_leader": True}
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_removing_a_player_can_be_undone(driver, pages):
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        _click(driver, "#add-player")
+        name = driver.find_element("id", "player-name")
+        name.clear()
+        name.send_keys("Anna\t")
+        _click(driver, "button[aria-label='more cities']")
+        _click(driver, "#remove-player")
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1"]
+        assert _text(driver, "#io-status").startswith("Removed Anna.")
+        _click(driver, "#undo-remove")
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1", "Anna"]
+        assert driver.find_element("id", "tab-1").get_attribute("aria-selected") == "true"
+        assert driver.find_element("id", "in-cities").get_attribute("value") == "1"
+        _open(driver, pages["megaciv"], fresh=False)  # and the storage has Anna back
+        assert [t.text for t in driver.find_elements("css selector", "[role=tab]")] == ["Player 1", "Anna"]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_advance_search_shows_only_what_it_finds_at_phone_width(driver, pages, tmp_path):
+    """At phone width, what a person sees after typing in the search box: the advances found and
+    their groups, nothing else, and the count says the same number."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        total = len(_visible_advances(driver))
+        assert total > 40
+        search = driver.find_element("id", "adv-search")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", search)
+        search.send_keys("myst")
+        assert _visible_advances(driver) == ["Mysticism"]
+        assert _text(driver, "#adv-count") == f"1 of {total} advances"
+        groups = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#advances fieldset.group')).filter(g => g.getClientRects().length).length")
+        assert groups == 1
+        row = driver.execute_script("""const r = Array.from(document.querySelectorAll('#advances .adv')).find(r => r.dataset.name === 'Mysticism');
+                                       r.scrollIntoView({block: 'center'}); const b = r.getBoundingClientRect();
+                                       return document.elementFromPoint(b.left + 5, b.top + b.height / 2).closest('.adv').dataset.name""")
+        assert row == "Mysticism"
+        _shot(driver, tmp_path, "companion-search-phone")
+        search.clear()
+        search.send_keys(" ")
+        assert len(_visible_advances(driver)) == total
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_i_bought_these_pays_as_plan_save_does(driver, pages, tmp_path):
+    """"I bought these" leaves the state `civdsl plan --save` writes for the same purchase: the
+    advances held, the cards kept and the treasury left, so the next plan spends nothing twice."""
+    example = ROOT / "examples" / "state.yaml"
+    saved = tmp_path / "after.yaml"
+    run = subprocess.run(CLI + ["plan", "megaciv", "--state", str(example), "--save", str(saved)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    after = yaml.safe_load(saved.read_text(encoding="utf-8"))
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))", example.read_text(encoding="utf-8"))
+        _settle(driver)
+        _click(driver, "#plan-body button")  # the best purchase into the basket
+        assert _text(driver, "#plan-pay") == "Hand in 3 \u00d7 Grain and 1 \u00d7 Salt and 11 treasury."
+        _click(driver, "#bought")
+        _settle(driver)
+        state = driver.execute_script("return civdslPage.stateFile()")
+        assert set(state.pop("holds")) == set(after.pop("holds"))
+        assert state == {k: v for k, v in after.items() if v != {}}
+        assert _text(driver, "#plan-budget").startswith("To spend: cards worth 0 and 1 treasury")
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_basket_that_cannot_be_paid_is_not_marked(driver, pages):
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {"treasury": 5, "players": 5})
+        _click(driver, "button[aria-label='buy Mysticism']")
+        _click(driver, "#bought")
+        assert _text(driver, "#bought-status").startswith("Not marked: ")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"treasury": 5, "players": 5}
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion"])
+def test_a_marker_whose_epoch_is_unknown_says_so(driver, pages, edition):
+    """Where the rulebook gives no civilization's row, a space on the A.S.T. has no known epoch:
+    the page says why (the engine's reason) and lists the epochs reached, never "the last space"."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages[edition])
+        box = driver.find_element("id", "in-ast_position")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        box.send_keys("3\t")
+        track = civdsl.load(edition).epochs(None, [], {"ast_position": 3})[0]
+        reason = track["marker"]["unknown"]
+        assert _text(driver, "#epoch-unknown") == f"The epoch of your marker is not known: {reason}."
+        body = _text(driver, "#epoch-body")
+        assert "last space" not in body and "null" not in body
+        assert "A.S.T.: space 3, epoch not known" in _text(driver, "#summary")
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_epoch_alternatives_keep_their_thresholds(driver, pages):
+    """Each alternative of an "or" requirement shows the player's count and what it needs, as
+    `civdsl epoch` prints it ("5 cities (at least 2 needed)", "or ... (at least 1 needed)")."""
+    state = {"civilization": "Hellas", "ast_position": 4, "cities": 5}
+    run = subprocess.run(CLI + ["epoch", "megaciv", "--ast", "basic"] + [f"--set={k}={v}" for k, v in state.items()],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    cli_line = next(line for line in run.stdout.splitlines() if "either" in line)
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {**state, "ast_track": "basic"})
+        alts = driver.execute_script("return Array.from(document.querySelectorAll('#epoch-body li.alt')).map(l => l.textContent)")
+        assert alts == ["5 cities (at least 2 needed)", "or Wonder of the World: no and 5 cities (at least 1 needed)"]
+        assert cli_line.endswith("either " + alts[0] + ", " + alts[1])
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_an_undecided_outcome_is_shown_as_undecided(driver, pages):
+    """A calamity whose effects depend on a fact not given is "undecided", with the fact to give."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        cell = driver.execute_script("""
+          for (const tr of document.querySelectorAll('#calamity-rows tr'))
+            if (tr.querySelector('th .name').textContent === 'Flood') return Array.from(tr.querySelectorAll('td')[0].children).map(e => e.textContent);
+          return null;""")
+        assert cell[0] == "undecided"
+        assert any(line.startswith("undecided: which effects apply (give unit points on the flood plain") for line in cell), cell
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_state_file_of_many_mistakes_is_read_within_bounds(driver, pages, tmp_path):
+    """Thousands of misspelt names and unknown keys: twenty reasons in the command line's words,
+    then a count, every name still checked (the valid one is kept); a store of more players than
+    any edition seats keeps the first twenty."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        names = [f"Potery{i}" for i in range(5000)] + ["Pottery"]
+        text = "holds: [" + ", ".join(names) + "]\n" + "".join(f"citys{i}: 1\n" for i in range(3000))
+        _import_text(driver, tmp_path, "many.yaml", text)
+        _status(driver, "Not imported: many.yaml")
+        reasons = driver.execute_script("return Array.from(document.querySelectorAll('#io-status li')).map(l => l.textContent)")
+        assert len(reasons) == 21 and reasons[-1] == "... and 7,980 more"
+        assert reasons[0] == "state: `holds` names unknown advance `Potery0` (did you mean `Pottery`?)"
+        _click(driver, "#import-rest")
+        assert driver.execute_script("return civdslPage.stateFile()") == {"holds": ["Pottery"]}
+        store = {"active": 0, "players": [{"name": f"P{i}", "state": {"cities": i}} for i in range(30)]}
+        driver.execute_script("localStorage.setItem('civdsl-companion:megaciv', arguments[0])", json.dumps(store))
+        _open(driver, pages["megaciv"], fresh=False)
+        assert len(driver.find_elements("css selector", "[role=tab]")) == 20
+        assert driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)") == \
+            ["10 players after the first 20"]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

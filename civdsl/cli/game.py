@@ -6,7 +6,6 @@ show` replays the file to any point; `game undo` drops the last event."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click

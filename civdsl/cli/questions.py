@@ -426,10 +426,6 @@ def _mark(met, yes: str, no: str) -> str:
     return "?" + " " * (len(yes) - 1) if met is None else (yes if met else no)
 
 
-_NEEDED = {">=": "at least {}", ">": "more than {}", "<=": "at most {}", "<": "fewer than {}",
-           "==": "exactly {}", "!=": "other than {}"}
-
-
 def _count(r: dict) -> str:
     """One part of a requirement in words: the player's own count and what is needed
     ("1 city (at least 2 needed)", "Wonder of the World: yes")."""
@@ -445,8 +441,10 @@ def _count(r: dict) -> str:
 
 def _needed(r: dict) -> str:
     """What a counted requirement asks for, in words ("at least 2 needed")."""
+    from ..phrases import REQUIREMENT_NEEDS  # the companion page's words too
+
     op, _, amount = r["needs"].partition(" ")
-    return _NEEDED[op].format(amount) + " needed" if op in _NEEDED else r["needs"]
+    return REQUIREMENT_NEEDS[op].format(amount) + " needed" if op in REQUIREMENT_NEEDS else r["needs"]
 
 
 def _yes(value) -> str:
@@ -524,6 +522,7 @@ def score(rulebook, holds, state_file, sets, player, options, as_json):
     from ..state import split_names
 
     rb = _open(rulebook)
+    _require_score(rb)
     data = rb.score(split_names(holds), _facts(state_file, sets, options, player, rb))
     if as_json:
         _emit_json(data, rb.id)
@@ -540,6 +539,25 @@ def score(rulebook, holds, state_file, sets, player, options, as_json):
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
     _exit_if_incomplete(data)
+
+
+def _require_score(rb) -> None:
+    """A rulebook that declares no score lines has no score to give: say so, how its games end
+    (its `end when` declarations) and, where it is played in rounds, the commands that play them,
+    rather than a total of 0 (or refusing a round state's keys one by one)."""
+    from ..errors import StateError
+
+    module = rb.module
+    if module.SCORE_POINTS or module.SCORE_TIEBREAKS:
+        return
+    ends = [text for _, text, _ in getattr(module, "ENDS", ())]
+    message = f"{rb.id} declares no score"
+    if ends:
+        message += ": a game ends when " + " or when ".join(ends)
+    if getattr(module, "PHASES", None):
+        message += (f"; it is played in rounds: `civdsl step {rb.id} --state FILE` plays a round from a round "
+                    f"state (round, stats, hand, ...), `civdsl simulate {rb.id}` whole games")
+    raise StateError(message)
 
 
 @command()

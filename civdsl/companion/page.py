@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import checked_engine, edition_of, engine_parts, js_json
+from .jsgen import checked_engine, edition_of, engine_parts, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -41,9 +41,11 @@ def _asset(name: str) -> str:
 
 def page_words() -> dict:
     """What ui.js needs from the vocabulary: every fact (its type, meaning, minimum and noun),
-    every effect kind's sentence template and parameters, and the plural words they use."""
+    every effect kind's sentence template and parameters, the plural words they use, the nouns of
+    derived names and what a counted requirement needs ("at least 2 needed")."""
     return {"facts": _fact_rows(), "effects": _effect_words(), "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
-            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS)}
+            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS),
+            "derived_words": {k: list(v) for k, v in vocab.DERIVED_WORDS.items()}, "needed": dict(phrases.REQUIREMENT_NEEDS)}
 
 
 def _effect_words() -> dict:
@@ -53,8 +55,13 @@ def _effect_words() -> dict:
     effects = {}
     for kind in vocab.EFFECT_KINDS.values():
         zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
-        effects[kind.name] = {"text": kind.text, "main": kind.main,
-                              "params": {p.name: p.default for p in kind.params}, "zero": zero}
+        words = {"text": kind.text, "params": {p.name: p.default for p in kind.params}}
+        # an absent `main` or `zero` reads as none in ui.js: a lighter page
+        if kind.main is not None:
+            words["main"] = kind.main
+        if zero:
+            words["zero"] = zero
+        effects[kind.name] = words
     return effects
 
 
@@ -411,6 +418,65 @@ def compact_css(text: str) -> str:
     return "".join(out).strip()
 
 
+# Engine functions the page never calls (it asks for no look-ahead, no explanation and no price of
+# trade cards), with the option that would: the page's copy of the engine holds, in their place, a
+# function that refuses the question, which keeps every page within its weight goal. In Node and
+# in the tests' engine (`engine_script`) they are all there.
+PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain",
+                   "creditStacks": "--trade-cards", "creditTradeCardPrices": "--trade-cards"}
+
+
+def page_engine(parts: list[str]) -> list[str]:
+    """The engine's PARTS (`jsgen.engine_parts`) without the functions of PAGE_LEAVES_OUT, each
+    replaced by one that throws the engine's UserError naming the option, so the page's
+    `civdsl.plan(state, {horizon: 2})` answers `{error}`. A function found in no part is a
+    generator bug; an engine with a part the scanner cannot read (a template literal) is kept
+    whole, as compact_script keeps such text (the page is heavier, and its weight test says so)."""
+    done = [_without_unasked(part) for part in parts]
+    if any(found is None for _, found in done):
+        return parts
+    missing = set(PAGE_LEAVES_OUT).difference(*(found for _, found in done))
+    if missing:
+        raise RuntimeError(f"the engine has no function {', '.join(sorted(missing))} to leave out of the page")
+    return [part for part, _ in done]
+
+
+@lru_cache(maxsize=64)
+def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
+    """PART without the functions of PAGE_LEAVES_OUT it defines, and their names (None: a part the
+    scanner cannot read). The runtime files are the same part in every page: done once."""
+    found = set()
+    for name, option in PAGE_LEAVES_OUT.items():
+        tokens = _js_tokens(part)
+        if tokens is None:
+            return part, None
+        span = _function_span(tokens, name)
+        if span is not None:
+            refusal = js_string(f"{option} is not part of the page")
+            part = part[:span[0]] + f"function {name}() {{ throw new UserError({refusal}); }}" + part[span[1]:]
+            found.add(name)
+    return part, frozenset(found)
+
+
+def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int] | None:
+    """Where the top-level `function NAME(...) {...}` (at the start of a line) starts and ends in
+    the text of TOKENS: from its keyword to its closing brace, braces counted in code only (never
+    in a string, a regular expression or a comment); None where TOKENS define no such function."""
+    head = f"function {name}("
+    pos, start, depth, line_start = 0, None, 0, True
+    for kind, token in tokens:
+        if start is None and kind == "code" and line_start and token.startswith(head):
+            start = pos
+        if start is not None and kind == "code":
+            for i, ch in enumerate(token):
+                depth += {"{": 1, "}": -1}.get(ch, 0)
+                if ch == "}" and depth == 0:
+                    return start, pos + i + 1
+        line_start = kind == "nl"
+        pos += len(token)
+    return None
+
+
 def _inline_safe(text: str, tag: str) -> str:
     """Refuse (a generator bug, never user input) code that could close its own element."""
     if f"</{tag}" in text.lower() or "<!--" in text:
@@ -432,11 +498,24 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     return module
 
 
+# What the page answers, by the compiled module's constant that declares it: advances to price
+# and plan, calamities to resolve, A.S.T. tracks, score lines.
+_PAGE_QUESTIONS = ("ADVANCES", "CALAMITIES", "AST", "SCORE_POINTS", "SCORE_TIEBREAKS")
+
+
+def page_answers(module) -> bool:
+    """Whether the companion page has a question to answer for this rulebook. A rulebook that
+    declares none of advances, calamities, an A.S.T. or score lines (one played only in rounds,
+    whose state and steps `civdsl step` answers and the page's engine does not) gets no page:
+    a page of the board game's facts and a score of 0 would claim an answer it does not have."""
+    return any(getattr(module, name, None) for name in _PAGE_QUESTIONS)
+
+
 def companion_html(module, edition=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
     rather than from the rulebook files the module names."""
-    parts = engine_parts(edition if edition is not None else edition_of(module), module)
+    parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
     ui, css = _page_script(), _page_style()
     edition = getattr(module, "EDITION", {}) or {}

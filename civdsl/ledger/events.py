@@ -226,7 +226,8 @@ def buy_cards(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     cards = _card_names(game, event.get("cards"))
     _once(game, "buy-cards", p.name)
-    answer = game.rulebook.trade_cards([_stack(game, c) or 0 for c in cards], p.advances, {"treasury": p.treasury})
+    with runtime.rules_of(game.module):
+        answer = runtime.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
     p.treasury -= answer["total"]

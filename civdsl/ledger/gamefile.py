@@ -53,12 +53,12 @@ def read(path: Path) -> GameFile:
     try:
         text = _decode(_read_limited(Path(path)), Path(path))
         written = _as_written(text, path)
-        if written is not None:
-            return checked(*written)
-        data = _parse_text(text, Path(path))
+        data = _parse_text(text, Path(path)) if written is None else None
     except StateError as exc:  # the reader's limits are a state file's: the words are this file's
         message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
         raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
+    if written is not None:
+        return checked(*written)
     return checked(data if data is not None else {}, _event_lines(text))
 
 
@@ -108,10 +108,6 @@ def _event_lines(text: str) -> list[int]:
         if getattr(key, "value", None) == "events" and isinstance(value, yaml.SequenceNode):
             return [item.start_mark.line + 1 for item in value.value]
     return []
-
-
-def _where(key: str) -> str:
-    return f"`{key}`"
 
 
 def checked(data, lines: list[int] | None = None) -> GameFile:

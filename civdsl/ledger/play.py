@@ -84,12 +84,12 @@ class Game:
         return self.rulebook.module
 
     @property
-    def steps(self) -> list[dict]:
-        return turn_steps.steps(self.module)
+    def steps(self) -> tuple:
+        return self.rulebook.module.TURN
 
     @property
     def current(self) -> dict:
-        return self.steps[self.step]
+        return self.rulebook.module.TURN[self.step]
 
     def seated(self) -> list[Player]:
         return [p for p in self.players.values() if not p.left]

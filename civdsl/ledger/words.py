@@ -79,7 +79,7 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     at["player"] = 1
     rest = words[2:]
     if kind == "census":
-        _assignments(event, at, rest, 2, ("cities", "tokens", "ships"), numbers=True)
+        _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
     elif kind in ("draw", "buy-cards", "discard"):
         event["cards"] = _cards(rest)
         at["cards"] = 2
@@ -102,12 +102,12 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     return event, at
 
 
-def _assignments(event: dict, at: dict, words: list[str], first: int, keys, numbers: bool) -> None:
+def _assignments(event: dict, at: dict, words: list[str], first: int, keys) -> None:
     for j, w in enumerate(words):
         key, eq, value = w.partition("=")
         if not eq or (keys and key not in keys):
             raise Refused(ILLEGAL, f"expected {' or '.join(f'{k}=N' for k in keys)}, not `{w}`", field=f"#{first + j}")
-        event[key] = _number(value, key) if numbers else value
+        event[key] = _number(value, key)
         at[key] = first + j
 
 

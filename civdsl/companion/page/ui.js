@@ -12,9 +12,22 @@
   "use strict";
 
   const PAGE = /*PAGE*/null;
+
+  // Every record keyed by a name from a state file, the browser's storage or the rulebook has no
+  // prototype, and is read with own-property checks: a name such as `__proto__`, `constructor`
+  // or `toString` is an ordinary name, never a way into Object.prototype.
+  function dict() {
+    return Object.create(null);
+  }
+  function has(obj, key) {
+    return obj !== null && obj !== undefined && Object.prototype.hasOwnProperty.call(obj, key);
+  }
+  function isMapping(v) {
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  }
   // the facts come as rows of values, their field names once (page.py's page_words)
   PAGE.facts = PAGE.facts.rows.map(function (row) {
-    const fact = {};
+    const fact = dict();
     PAGE.facts.fields.forEach(function (field, i) { fact[field] = row[i]; });
     return fact;
   });
@@ -22,7 +35,7 @@
   const M = api.model;
   const EDITION = M.EDITION || {};
   const STORE_KEY = "civdsl-companion:" + (EDITION.id || "");
-  const FACTS = {};
+  const FACTS = dict();
   for (const f of PAGE.facts) FACTS[f.name] = f;
   // facts the board steppers always show (the brief: cities, tokens, stock, treasury)
   const BASE_FACTS = PAGE.base_facts;
@@ -67,7 +80,7 @@
   }
 
   function factLabel(name) {
-    const f = FACTS[name];
+    const f = has(FACTS, name) ? FACTS[name] : null;
     if (f && f.words) return f.words[1];
     return name.replace(/_/g, " ");
   }
@@ -94,6 +107,8 @@
   // offers them wherever the engine answers them
   const CAN_COST = typeof api.cost === "function" && ADVANCE_NAMES.length > 0;
   const CAN_PLAN = typeof api.plan === "function" && ADVANCE_NAMES.length > 0;
+  // the score section only where the rulebook declares how a game is scored
+  const HAS_SCORE = (M.SCORE_POINTS || []).length > 0 || (M.SCORE_TIEBREAKS || []).length > 0;
 
   function blocks() {
     const out = [];
@@ -104,32 +119,60 @@
 
   // ---- storage: players, each with the state file the command line reads ---------------------
 
+  const OBJECTIVES = (HAS_VP ? ["vp"] : []).concat(["points", "cards"]);
+
   function blankPlayer(n) {
-    return {name: "Player " + n, state: {}, basket: [], objective: ""};
+    return {name: "Player " + n, state: dict(), basket: [], objective: ""};
   }
+
+  // The players kept in the browser's storage, each state read as strictly as an imported file
+  // (readState): what is valid is kept, what is not is listed in STORE_DROPPED for the page to
+  // say, with a button that resets the saved state. Any page of the same origin can write this
+  // key (in Chromium every file:// page shares one), so nothing in it is trusted.
+  const STORE_DROPPED = [];
+  // more players than any edition seats, and a bound on the time a damaged store takes to read
+  const MAX_PLAYERS = 20;
 
   function loadStore() {
     let data = null;
     try {
       data = JSON.parse(window.localStorage.getItem(STORE_KEY) || "null");
     } catch (e) {
-      data = null;  // storage refused (a private window) or damaged: start afresh
+      // storage refused (a private window) or damaged text: start afresh, and say so if damaged
+      if (!(e instanceof DOMException)) STORE_DROPPED.push("the saved players (not readable)");
+      data = null;
     }
-    if (!data || !Array.isArray(data.players) || !data.players.length) {
+    if (data === null) return {version: 1, active: 0, players: [blankPlayer(1)]};
+    if (!isMapping(data) || !Array.isArray(data.players)) {
+      STORE_DROPPED.push("the saved players (not a list of players)");
       return {version: 1, active: 0, players: [blankPlayer(1)]};
     }
-    const players = data.players.filter((p) => p && typeof p === "object").map((p, i) => ({
-      name: typeof p.name === "string" && p.name ? p.name : "Player " + (i + 1),
-      state: p.state && typeof p.state === "object" && !Array.isArray(p.state) ? p.state : {},
-      basket: Array.isArray(p.basket) ? p.basket.filter((a) => typeof a === "string" && a in ADVANCES) : [],
-      objective: typeof p.objective === "string" ? p.objective : "",
-    }));
+    const players = [];
+    if (data.players.length > MAX_PLAYERS) {
+      STORE_DROPPED.push((data.players.length - MAX_PLAYERS).toLocaleString("en-US") + " players after the first " + MAX_PLAYERS);
+    }
+    data.players.slice(0, MAX_PLAYERS).forEach((p, i) => {
+      if (!isMapping(p)) {
+        STORE_DROPPED.push("player " + (i + 1) + " (not a player)");
+        return;
+      }
+      const name = typeof p.name === "string" && p.name.trim() ? p.name.trim().slice(0, 40) : "Player " + (i + 1);
+      const read = readState(p.state === undefined || p.state === null ? dict() : p.state);
+      for (const why of read.dropped) STORE_DROPPED.push(name + ": " + why);
+      const basket = Array.isArray(p.basket) ? p.basket : [];
+      players.push({
+        name: name,
+        state: read.state,
+        basket: ADVANCE_NAMES.filter((a) => basket.includes(a) && !(read.state.holds || []).includes(a)),
+        objective: OBJECTIVES.includes(p.objective) ? p.objective : "",
+      });
+    });
     if (!players.length) players.push(blankPlayer(1));
     const active = Number.isInteger(data.active) && data.active >= 0 && data.active < players.length ? data.active : 0;
     return {version: 1, active: active, players: players};
   }
 
-  let store = loadStore();
+  let store = null;  // loaded once the whole script is read (readState needs all of it)
   let storageProblem = "";
 
   function saveStore() {
@@ -141,6 +184,18 @@
     }
   }
 
+  function resetStore() {
+    try {
+      window.localStorage.removeItem(STORE_KEY);
+    } catch (e) {
+      // storage refused: the page starts afresh all the same
+    }
+    STORE_DROPPED.length = 0;
+    store = {version: 1, active: 0, players: [blankPlayer(1)]};
+    saveStore();
+    build();
+  }
+
   function player() {
     return store.players[store.active];
   }
@@ -149,35 +204,172 @@
   // that an export is exactly what `civdsl ... --state FILE` reads.
   function stateFile(p) {
     const s = (p || player()).state;
-    const out = {};
+    const out = dict();
     for (const f of PAGE.facts) {
-      const v = s[f.name];
+      const v = has(s, f.name) ? s[f.name] : null;
       if (v === undefined || v === null) continue;
       if (f.type === "int" && !Number.isInteger(v)) continue;
       if (f.type === "list") {
         if (!Array.isArray(v) || !v.length) continue;
         out[f.name] = v.slice();
       } else if (f.type === "map") {
-        const m = {};
-        for (const [k, n] of Object.entries(v || {})) if (Number.isInteger(n) && n > 0) m[k] = n;
+        const m = dict();
+        for (const k of Object.keys(isMapping(v) ? v : {})) if (Number.isInteger(v[k]) && v[k] > 0) m[k] = v[k];
         if (Object.keys(m).length) out[f.name] = m;
       } else {
         out[f.name] = v;
       }
     }
-    if (s.options && typeof s.options === "object") {
-      const o = {};
-      for (const [k, v] of Object.entries(s.options)) if (k in OPTIONS && typeof v === "boolean") o[k] = v;
+    if (has(s, "options") && isMapping(s.options)) {
+      const o = dict();
+      for (const k of Object.keys(s.options)) if (has(OPTIONS, k) && typeof s.options[k] === "boolean") o[k] = s.options[k];
       if (Object.keys(o).length) out.options = o;
     }
     return out;
   }
 
+  // A copy of a record without a prototype, with its entries as they are.
+  function copyOf(record) {
+    return Object.assign(dict(), isMapping(record) ? record : {});
+  }
+
   function setFact(name, value) {
     const s = player().state;
-    if (value === undefined || value === null || (value === "" && FACTS[name] && FACTS[name].type !== "str")) delete s[name];
+    if (value === undefined || value === null || (value === "" && has(FACTS, name) && FACTS[name].type !== "str")) delete s[name];
     else s[name] = value;
     changed();
+  }
+
+  // ---- a state, checked as the command line checks a state file -----------------------------
+
+  // The engine's refusal of a state (the command line's words, its did-you-mean included), or
+  // null when it accepts it.
+  function stateProblem(state) {
+    const answer = api.score(state, {});
+    return answer && answer.error && answer.error.kind === "user" ? answer.error.message : null;
+  }
+
+  function single(key, value) {
+    const one = dict();
+    one[key] = value;
+    return one;
+  }
+
+  // reasons listed for one state, as the command line lists a state's problems (state.MAX_PROBLEMS);
+  // past them every part is still checked, by name only (the engine's did-you-mean takes about a
+  // millisecond a name): a state file of the largest size is read in a bounded time
+  const MAX_REASONS = 20;
+
+  // DATA (a parsed state file, or a state kept in storage) as the page keeps a state: every fact
+  // the engine accepts, names as the rulebook spells them; and, in the command line's words, why
+  // each part left out was left out (a list's or a map's valid names are kept).
+  function readState(data) {
+    const state = dict();
+    const dropped = [];
+    let more = 0;  // parts left out past the reasons listed
+    // the engine's reason for leaving out PART (a state of one fact), or null where it accepts it;
+    // once the reasons are listed, a part is only checked by name (QUICK: whether it is valid)
+    const problem = (part, quick) => {
+      if (dropped.length < MAX_REASONS) return stateProblem(part);
+      return quick() ? null : "";
+    };
+    const leaveOut = (why) => {
+      if (dropped.length < MAX_REASONS) dropped.push(why);
+      else more += 1;
+    };
+    if (!isMapping(data)) {
+      const kind = data === null ? "empty" : Array.isArray(data) ? "a list" : "a " + typeof data;
+      dropped.push("a state is a mapping of facts (name: value), not " + kind);
+      return {state: state, dropped: dropped};
+    }
+    for (const k of Object.keys(data)) {
+      const v = data[k];
+      if (k === "options") {
+        readOptions(v, state, dropped);
+        continue;
+      }
+      const f = has(FACTS, k) ? FACTS[k] : null;
+      const refused = f ? stateProblem(single(k, v)) : problem(single(k, v), () => false);
+      if (!refused && f) {
+        if (v !== null) state[k] = kept(f, v);
+      } else if (f && f.type === "list" && Array.isArray(v)) {
+        state[k] = [];
+        for (const x of v) {
+          const why = problem(single(k, [x]), () => isKnown(f, x));
+          const name = why === null ? kept(f, [x])[0] : null;
+          if (why !== null) leaveOut(why);
+          else if (!state[k].includes(name)) state[k].push(name);
+        }
+      } else if (f && f.type === "map" && isMapping(v)) {
+        state[k] = dict();
+        for (const n of Object.keys(v)) {
+          const why = problem(single(k, single(n, v[n])), () => isKnown(f, n) && Number.isInteger(v[n]) && v[n] >= 0);
+          if (why !== null) leaveOut(why);
+          else Object.assign(state[k], kept(f, single(n, v[n])));
+        }
+      } else {
+        leaveOut(refused || "state: unknown key `" + k + "`");
+      }
+    }
+    if (more) dropped.push("... and " + more.toLocaleString("en-US") + " more");
+    // facts valid one by one but not together (a space beyond the finish of the chosen row):
+    // leave out the one whose absence settles it, else the last ones until the rest is accepted
+    const why = stateProblem(state);
+    if (why !== null) {
+      dropped.push(why);
+      const settling = Object.keys(state).reverse().find((k) => {
+        const rest = copyOf(state);
+        delete rest[k];
+        return stateProblem(rest) === null;
+      });
+      if (settling !== undefined) delete state[settling];
+      for (const k of Object.keys(state).reverse()) {
+        if (stateProblem(state) === null) break;
+        delete state[k];
+      }
+    }
+    return {state: state, dropped: dropped};
+  }
+
+  // Whether NAME is one the rulebook gives FACT (any case, or an `aka` name).
+  function isKnown(fact, name) {
+    if (typeof name !== "string" || !has(NAMED, fact.name)) return false;
+    const low = name.toLowerCase();
+    return NAMED[fact.name]().some((x) => x.toLowerCase() === low);
+  }
+
+  function readOptions(value, state, dropped) {
+    if (value === null) return;  // `options:` with nothing under it, as the command line reads it
+    if (!isMapping(value)) {
+      dropped.push("state: `options` must be a mapping of rule options to on or off");
+      return;
+    }
+    for (const o of Object.keys(value)) {
+      const on = value[o];
+      const why = stateProblem(single("options", single(o, on)));
+      if (why || !has(OPTIONS, o)) dropped.push(why || "state: unknown option `" + o + "`");
+      else {
+        if (!has(state, "options")) state.options = dict();
+        state.options[o] = on === true || on === "on";
+      }
+    }
+  }
+
+  // A value the engine accepted, its names as the rulebook spells them (any case, an `aka` name
+  // as its item's own), as the page keeps it.
+  function kept(fact, value) {
+    const names = has(NAMED, fact.name) ? NAMED[fact.name] : null;
+    if (fact.type === "list") return value.map((x) => (names ? canonical(x, names()) : x));
+    if (fact.type === "map") {
+      const m = dict();
+      for (const n of Object.keys(value)) {
+        const name = names ? canonical(n, names()) : n;
+        m[name] = (has(m, name) ? m[name] : 0) + value[n];
+      }
+      return m;
+    }
+    if (fact.type === "str" && names) return canonical(value, names());
+    return value;
   }
 
   // ---- the engine, asked safely ---------------------------------------------------------------
@@ -195,10 +387,10 @@
   // ---- effects in words (the vocabulary's templates; phrases.effect_text's twin) -------------
 
   function effectText(effect) {
-    const kind = PAGE.effects[effect.kind];
-    if (!kind) return effect.kind.replace(/_/g, " ");
+    const kind = has(PAGE.effects, effect.kind) ? PAGE.effects[effect.kind] : null;
+    if (!kind) return String(effect.kind).replace(/_/g, " ");
     const shown = effect.taken !== undefined && effect.taken !== null ? effect.taken : effect.amount;
-    const values = {};
+    const values = dict();
     for (const [name, dflt] of Object.entries(kind.params)) {
       const v = name === "amount" ? shown : effect[name];
       values[name] = v === undefined || v === null ? dflt : v;
@@ -212,9 +404,9 @@
     const one = String(values.amount) === "1";
     for (const [w, pair] of Object.entries(PAGE.plurals)) values[w] = one ? pair[0] : pair[1];
     const area = values.area === undefined || values.area === null ? "any" : String(values.area);
-    values.area_text = area in PAGE.areas ? PAGE.areas[area] : " (" + area + ")";
+    values.area_text = has(PAGE.areas, area) ? PAGE.areas[area] : " (" + area + ")";
     values.area = area.replace(/_/g, " ");
-    let text = template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+    let text = template.replace(/\{(\w+)\}/g, (m, k) => (has(values, k) ? String(values[k]) : m));
     if (effect.taken !== undefined && effect.taken !== null && effect.amount !== null && effect.taken !== effect.amount) {
       text += " (the rule demands " + effect.amount + ")";
     }
@@ -222,8 +414,7 @@
   }
 
   function effectsText(effects) {
-    const parts = (effects || []).map(effectText).filter((t) => t);
-    return parts.length ? parts.join("; ") : "nothing";
+    return (effects || []).map(effectText).filter((t) => t).join("; ");
   }
 
   function changedBy(answer) {
@@ -251,7 +442,7 @@
     const found = [];
     let probe = {};
     const add = (list) => {
-      for (const f of list || []) if (f in FACTS && !found.includes(f)) found.push(f);
+      for (const f of list || []) if (has(FACTS, f) && !found.includes(f)) found.push(f);
     };
     for (let pass = 0; pass < 3; pass++) {
       const before = found.length;
@@ -266,7 +457,7 @@
       const s = ask(() => api.score(probe, {}));
       if (s && !s.error) add(s.missing_facts);
       if (found.length === before) break;
-      probe = {};
+      probe = dict();
       for (const f of found) probe[f] = probeValue(FACTS[f]);
     }
     return found;
@@ -288,7 +479,7 @@
 
   function stepper(name, label, value, onChange, help) {
     const id = "in-" + name.replace(/[^A-Za-z0-9_-]/g, "_");
-    const fact = FACTS[name];
+    const fact = has(FACTS, name) ? FACTS[name] : null;
     const min = fact && fact.minimum !== null && fact.minimum !== undefined ? fact.minimum : 0;
     const input = el("input", {id: id, type: "number", inputmode: "numeric", min: min, step: 1, cls: "num",
       value: Number.isInteger(value) ? String(value) : "", placeholder: "?",
@@ -379,10 +570,10 @@
       const box = el("fieldset", {cls: "options"}, el("legend", {text: "Rule options"}));
       for (const name of names) {
         const id = "opt-" + name.replace(/[^A-Za-z0-9_-]/g, "_");
-        const given = s.options && typeof s.options[name] === "boolean" ? s.options[name] : null;
+        const given = has(s, "options") && has(s.options, name) && typeof s.options[name] === "boolean" ? s.options[name] : null;
         const on = given === null ? !!OPTIONS[name] : given;
         const cb = el("input", {type: "checkbox", id: id, checked: on, on: {change: () => {
-          s.options = Object.assign({}, s.options || {});
+          s.options = copyOf(s.options);
           if (cb.checked === !!OPTIONS[name]) delete s.options[name];
           else s.options[name] = cb.checked;
           changed();
@@ -411,13 +602,13 @@
     const names = Object.keys(COMMODITIES);
     const parts = [];
     if (names.length) {
-      const hand = s.commodities || {};
+      const hand = has(s, "commodities") ? s.commodities : dict();
       const box = el("div", {cls: "fields hand"});
       for (const name of names) {
         const c = COMMODITIES[name] || {};
-        box.appendChild(stepper("commodities." + name, name + (c.value !== undefined ? " (" + c.value + ")" : ""), hand[name] || 0,
+        box.appendChild(stepper("commodities." + name, name + (c.value !== undefined ? " (" + c.value + ")" : ""), has(hand, name) ? hand[name] : 0,
           (v) => {
-            const m = Object.assign({}, s.commodities || {});
+            const m = copyOf(s.commodities);
             if (v) m[name] = v; else delete m[name];
             s.commodities = m;
             changed();
@@ -427,12 +618,12 @@
     }
     const groups = Object.keys(GROUPS);
     if (groups.length) {
-      const credits = s.credits || {};
+      const credits = has(s, "credits") ? s.credits : dict();
       const box = el("details", {cls: "credits"}, el("summary", {text: "Credit points of your choice, by group"}));
       const inner = el("div", {cls: "fields"});
       for (const g of groups) {
-        inner.appendChild(stepper("credits." + g, ((GROUPS[g] && GROUPS[g].name) || g) + " credit points", credits[g] || 0, (v) => {
-          const m = Object.assign({}, s.credits || {});
+        inner.appendChild(stepper("credits." + g, ((GROUPS[g] && GROUPS[g].name) || g) + " credit points", has(credits, g) ? credits[g] : 0, (v) => {
+          const m = copyOf(s.credits);
           if (v) m[g] = v; else delete m[g];
           s.credits = m;
           changed();
@@ -446,7 +637,7 @@
 
   // ---- advances: held ticks, prices after credits, the basket ---------------------------------
 
-  const rows = {};  // advance -> {row, held checkbox, price cell, buy button}
+  const rows = new Map();  // advance -> {row, held checkbox, price cell, buy button}
 
   function advancesSection() {
     const s = player().state;
@@ -497,17 +688,21 @@
     const row = el("div", {cls: "adv", "data-name": a},
       cb, el("label", {for: id}, chips, el("span", {cls: "name", text: a}), el("span", {cls: "muted", text: " " + facts.join(" \u00b7 ")})),
       price, buy);
-    rows[a] = {row: row, cb: cb, price: price, buy: buy};
+    rows.set(a, {row: row, cb: cb, price: price, buy: buy});
     return row;
   }
 
   function filterAdvances(text) {
     const q = text.trim().toLowerCase();
-    const aliases = {};
-    for (const [alias, name] of Object.entries(ALIASES)) (aliases[name] = aliases[name] || []).push(alias.toLowerCase());
+    const aliases = new Map();  // advance -> its `aka` names, lower case
+    for (const alias of Object.keys(ALIASES)) {
+      const name = ALIASES[alias];
+      if (!aliases.has(name)) aliases.set(name, []);
+      aliases.get(name).push(alias.toLowerCase());
+    }
     let shown = 0;
-    for (const [a, r] of Object.entries(rows)) {
-      const hit = !q || a.toLowerCase().includes(q) || (aliases[a] || []).some((x) => x.includes(q));
+    for (const [a, r] of rows) {
+      const hit = !q || a.toLowerCase().includes(q) || (aliases.get(a) || []).some((x) => x.includes(q));
       r.row.hidden = !hit;
       if (hit) shown += 1;
     }
@@ -539,7 +734,7 @@
     const held = new Set(st.holds || []);
     const basket = new Set(player().basket);
     for (const a of ADVANCE_NAMES) {
-      const r = rows[a];
+      const r = rows.get(a);
       if (!r) continue;
       r.cb.checked = held.has(a);
       r.buy.hidden = held.has(a);
@@ -614,14 +809,61 @@
       out.appendChild(el("p", {cls: "problem", text: "not allowed: " + (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x))}));
     }
     for (const n of ans.notes || []) out.appendChild(el("p", {cls: "muted", text: typeof n === "string" ? n : JSON.stringify(n)}));
-    out.appendChild(el("button", {type: "button", text: "I bought these: mark them held", on: {click: () => {
-      const s = player().state;
-      const holds = new Set((s.holds || []).concat(basket));
-      s.holds = ADVANCE_NAMES.filter((x) => holds.has(x));
-      player().basket = [];
-      changed();
-    }}}));
+    if (CAN_PLAN) {
+      // the payment is asked for on the click only: under a strict credit policy a large basket's
+      // plan takes as long as its price, and every tick would pay for it twice
+      out.appendChild(el("button", {type: "button", id: "bought", text: "I bought these: mark them held and pay",
+        on: {click: () => bought(basketPlan(st, basket))}}));
+      out.appendChild(el("p", {id: "bought-status", cls: "problem", role: "status"}));
+    }
     return ans.total;
+  }
+
+  // The planner's answer for exactly the basket (`plan` with the basket as `want` and `among`):
+  // its payment, the one "I bought these" applies; or why it cannot be paid.
+  function basketPlan(st, basket) {
+    const ans = ask(() => api.plan(st, {want: basket, among: basket, objective: "cards", top: 1}));
+    const best = ans.error ? null : (ans.plans || []).find((p) => p.buy.length === basket.length && basket.every((a) => p.buy.includes(a)));
+    return {best: best || null, why: ans.error || "these cannot be paid with the cards and treasury given"};
+  }
+
+  // The best plan's payment: "Hand in 3 x Grain and 11 treasury." and what is kept.
+  function paymentNodes(out, pay) {
+    const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);
+    const parts = [];
+    if (cards.length) parts.push(listText(cards));
+    if (pay.treasury) parts.push(pay.treasury + " treasury");
+    out.appendChild(el("p", {id: "plan-pay", text: "Hand in " + (parts.length ? listText(parts) : "nothing") +
+      (pay.overpayment ? " (overpaying " + pay.overpayment + ")" : "") + "."}));
+    const kept = Object.entries(pay.kept || {}).map(([c, n]) => n + " \u00d7 " + c);
+    if (kept.length || pay.treasury_left) {
+      out.appendChild(el("p", {cls: "muted", text: "Kept: " + (kept.length ? listText(kept) : "no cards") +
+        (pay.treasury_left !== undefined ? ", " + pay.treasury_left + " treasury" : "") + "."}));
+    }
+  }
+
+  // What `civdsl plan --save` writes after a purchase (cli/plan.py state_after): the advances
+  // held, the cards kept and the treasury left, every other fact as it was. The payment is the
+  // planner's for exactly this basket, so the cards and treasury handed in are the ones the
+  // next plan no longer counts.
+  function bought(paid) {
+    const best = paid.best;
+    if (!best) {
+      byId("bought-status").textContent = "Not marked: " + paid.why + ". Give your cards and treasury, or tick the advances you hold.";
+      return;
+    }
+    const s = player().state;
+    const holds = new Set((s.holds || []).concat(best.buy));
+    s.holds = ADVANCE_NAMES.filter((x) => holds.has(x));
+    const pay = best.payment;
+    if (pay) {
+      const kept = dict();
+      for (const c of Object.keys(pay.kept || {})) if (pay.kept[c]) kept[c] = pay.kept[c];
+      s.commodities = kept;
+      if (pay.treasury_left !== undefined && pay.treasury_left !== null) s.treasury = pay.treasury_left;
+    }
+    player().basket = [];
+    changed();
   }
 
   let planTimer = null;
@@ -706,20 +948,7 @@
         "search stopped at its limit): the best plan found (no plan gives more than " + ans.total_at_most + " " +
         label + ")."}));
     }
-    const pay = best.payment;
-    if (pay) {
-      const cards = Object.entries(pay.cards || {}).map(([c, n]) => n + " \u00d7 " + c);
-      const parts = [];
-      if (cards.length) parts.push(listText(cards));
-      if (pay.treasury) parts.push(pay.treasury + " treasury");
-      out.appendChild(el("p", {id: "plan-pay", text: "Hand in " + (parts.length ? listText(parts) : "nothing") +
-        (pay.overpayment ? " (overpaying " + pay.overpayment + ")" : "") + "."}));
-      const kept = Object.entries(pay.kept || {}).map(([c, n]) => n + " \u00d7 " + c);
-      if (kept.length || pay.treasury_left) {
-        out.appendChild(el("p", {cls: "muted", text: "Kept: " + (kept.length ? listText(kept) : "no cards") +
-          (pay.treasury_left !== undefined ? ", " + pay.treasury_left + " treasury" : "") + "."}));
-      }
-    }
+    if (best.payment) paymentNodes(out, best.payment);
     if (best.buy.length) {
       out.appendChild(el("button", {type: "button", text: "Put this plan in the basket", on: {click: () => {
         player().basket = best.buy.slice();
@@ -728,21 +957,50 @@
     }
   }
 
+  // ---- epochs: the command line's words (cli/questions.py's epoch answer) ---------------------
+
+  // what a counted requirement asks for ("at least 2 needed")
+  function needed(r) {
+    const text = String(r.needs || "");
+    const cut = text.indexOf(" ");
+    const op = cut < 0 ? text : text.slice(0, cut);
+    return has(PAGE.needed, op) ? PAGE.needed[op].replace("{}", text.slice(cut + 1)) + " needed" : text;
+  }
+
+  function known(value) {
+    return value === null || value === undefined ? "?" : String(value);
+  }
+
+  function yesNo(value) {
+    return value === null || value === undefined ? "?" : value ? "yes" : "no";
+  }
+
+  // One part of an "or": the player's count in the fact's own noun and what is needed
+  // ("5 cities (at least 2 needed)", "Wonder of the World: no").
+  function countText(r) {
+    if (r.needs === "true") return r.requirement + ": " + yesNo(r.value);
+    const nouns = has(FACTS, r.requirement) && FACTS[r.requirement].words ? FACTS[r.requirement].words
+      : has(PAGE.derived_words, r.requirement) ? PAGE.derived_words[r.requirement] : null;
+    if (nouns && r.value !== null && r.value !== undefined) return r.value + " " + words(r.value, nouns) + " (" + needed(r) + ")";
+    return r.requirement + ": " + known(r.value) + " (" + needed(r) + ")";
+  }
+
   function requirementNodes(req) {
     const mark = req.met === true ? "ok" : req.met === false ? "missing" : "?";
     const li = el("li", {cls: "req " + (req.met === true ? "met" : req.met === false ? "unmet" : "unknown")},
-      el("span", {cls: "mark", text: mark}), " " + req.requirement +
-      (req.value !== null && req.value !== undefined && typeof req.value !== "boolean" ? " (you have " + req.value + ")" : ""));
+      el("span", {cls: "mark", text: mark}), " ");
     if (req.alternatives && req.alternatives.length) {
+      li.appendChild(document.createTextNode(req.requirement + ": either"));
       const alts = el("ul", {cls: "alts"});
       req.alternatives.forEach((alt, i) => {
-        const item = el("li", {text: (i ? "or: " : "either: ")});
-        const inner = el("ul", {});
-        for (const r of alt) inner.appendChild(requirementNodes(r));
-        item.appendChild(inner);
-        alts.appendChild(item);
+        const met = alt.every((r) => r.met === true) ? "met" : alt.some((r) => r.met === false) ? "unmet" : "unknown";
+        alts.appendChild(el("li", {cls: "alt " + met, text: (i ? "or " : "") + alt.map(countText).join(" and ")}));
       });
       li.appendChild(alts);
+    } else if (req.needs === "true") {
+      li.appendChild(document.createTextNode(req.requirement + ": " + yesNo(req.value)));
+    } else {
+      li.appendChild(document.createTextNode(req.requirement + ": " + known(req.value) + " (" + needed(req) + ")"));
     }
     return li;
   }
@@ -750,7 +1008,7 @@
   function renderEpoch(st) {
     const out = clear(byId("epoch-body"));
     const tracks = Object.keys(TRACKS);
-    const track = st.ast_track && TRACKS[st.ast_track] ? st.ast_track : tracks[0];
+    const track = has(st, "ast_track") && has(TRACKS, st.ast_track) ? st.ast_track : tracks[0];
     const ans = ask(() => api.epoch(st, {ast: track}));
     if (ans.error) {
       out.appendChild(answerProblem(ans));
@@ -759,29 +1017,67 @@
     const t = (ans.tracks || [])[0];
     if (!t) return null;
     const m = t.marker;
-    if (!m) {
-      out.appendChild(el("p", {text: (t.name || track) + ": " + (t.reached ? "your advances and cities reach " + t.reached : "no epoch reached yet") + "."}));
-      out.appendChild(el("p", {cls: "incomplete", text: "Choose your civilization and set your space on the A.S.T. to see your next step."}));
-      return null;
-    }
-    out.appendChild(el("p", {cls: "where", text: (t.name || track) + (m.civilization ? " (" + m.civilization + ")" : "") +
-      ": your marker is on space " + m.space + " (" + m.epoch + ")."}));
-    if (m.next_space === null || m.next_space === undefined) {
-      out.appendChild(el("p", {text: "Your marker is on the last space."}));
-      return "last space";
-    }
-    out.appendChild(el("p", {id: "epoch-next", text: "To move to space " + m.next_space + " (" + m.next_epoch + ") you need:"}));
-    const list = el("ul", {cls: "reqs"});
-    for (const r of m.needs || []) list.appendChild(requirementNodes(r));
-    if (!(m.needs || []).length) list.appendChild(el("li", {text: "nothing more"}));
-    out.appendChild(list);
-    const verdict = m.meets === true ? "You meet it: the marker moves " + (m.move || "forward") + "."
-      : m.meets === false ? "You do not meet it yet" + (m.move && m.move !== "stay" ? ": the marker moves " + m.move : ": the marker stays") + "."
-        : "Not decided: some facts are missing.";
-    out.appendChild(el("p", {cls: "verdict", text: verdict}));
+    const summary = m && m.epoch !== null && m.epoch !== undefined ? markerAnswer(out, t, m, track) : epochsReached(out, t, m, track);
     const problem = answerProblem(t);
     if (problem) out.appendChild(problem);
-    return m.meets === true ? "moves to " + m.next_space : m.meets === false ? "needs more for " + m.next_space : "?";
+    return summary;
+  }
+
+  // Where the marker's epoch is not known (no civilization's row, no space given): the engine's
+  // reason, then the epochs the player's advances and cities reach, each with its requirements.
+  function epochsReached(out, t, m, track) {
+    const name = t.name || track;
+    if (m && m.unknown && m.space !== null && m.space !== undefined) {
+      out.appendChild(el("p", {id: "epoch-unknown", cls: "incomplete", text: "The epoch of your marker is not known: " + m.unknown + "."}));
+    } else {  // no space given: the page's own controls say what to give
+      const civ = Object.keys(CIVS).length && !has(player().state, "civilization") ? " and choose your civilization" : "";
+      out.appendChild(el("p", {cls: "incomplete", text: "Set your space on the A.S.T." + civ + " to see your next step."}));
+    }
+    out.appendChild(el("p", {cls: "where", text: name + ": " + (t.reached ? "your advances and cities reach the " + t.reached : "no epoch reached yet") + "."}));
+    const list = el("ul", {cls: "reqs epochs"});
+    for (const e of t.epochs || []) {
+      const item = el("li", {cls: "req " + (e.met === true ? "met" : e.met === false ? "unmet" : "unknown")},
+        el("span", {cls: "mark", text: e.met === true ? "reached" : e.met === false ? "not yet" : "?"}), " " + e.epoch);
+      if ((e.requirements || []).length) {
+        const reqs = el("ul", {cls: "reqs"});
+        for (const r of e.requirements) reqs.appendChild(requirementNodes(r));
+        item.appendChild(reqs);
+      }
+      list.appendChild(item);
+    }
+    out.appendChild(list);
+    if (t.moves_backward === true) out.appendChild(el("p", {cls: "verdict", text: "The marker moves back a step."}));
+    else if (t.moves_backward === null) out.appendChild(el("p", {cls: "verdict incomplete", text: "Whether the marker moves back is not known."}));
+    if (m && m.space !== null && m.space !== undefined) return "space " + m.space + ", epoch not known";
+    return t.reached ? "reached " + t.reached : null;
+  }
+
+  // The player's own row: the space and its epoch, what the next space needs, where the marker goes.
+  function markerAnswer(out, t, m, track) {
+    out.appendChild(el("p", {cls: "where", text: (t.name || track) + (m.civilization ? " (" + m.civilization + ")" : "") +
+      ": your marker is on space " + m.space + " (" + m.epoch + ")" + (m.next_space === null || m.next_space === undefined ? ": the finish." : ".")}));
+    if (m.next_space !== null && m.next_space !== undefined) {
+      out.appendChild(el("p", {id: "epoch-next", text: "To move to space " + m.next_space + " (" + m.next_epoch + ") you need:"}));
+      const list = el("ul", {cls: "reqs"});
+      for (const r of m.needs || []) list.appendChild(requirementNodes(r));
+      if (!(m.needs || []).length) list.appendChild(el("li", {text: "nothing"}));
+      out.appendChild(list);
+      const lacking = (m.needs || []).filter((r) => r.met === false).map((r) => r.requirement);
+      out.appendChild(el("p", {cls: "verdict" + (m.meets === null || m.meets === undefined ? " incomplete" : ""),
+        text: m.meets === true ? "You meet it." : m.meets === false ? "You lack " + listText(lacking) + "."
+          : "Whether you meet it depends on facts not given."}));
+    }
+    const move = m.move === "forward" ? "The marker moves to space " + m.next_space + "."
+      : m.move === "stays" ? "The marker stays on space " + m.space + "."
+        : m.move === "back" ? "The marker moves back to space " + m.back_to + " (" + (m.back_rules || []).map((r) => r.requirement).join("; ") + ")."
+          : null;
+    if (move) out.appendChild(el("p", {id: "epoch-move", cls: "verdict", text: move}));
+    if (m.backward_exempt && (t.backward_rules || []).some((b) => b.met)) {
+      out.appendChild(el("p", {cls: "muted", text: "No step back in the " + m.epoch + "."}));
+    }
+    if (m.next_space === null || m.next_space === undefined) return "space " + m.space + ", the finish";
+    return m.move === "forward" ? "moves to " + m.next_space : m.move === "back" ? "moves back to " + m.back_to
+      : m.move === "stays" ? "stays on " + m.space : "space " + m.space + ", next step not decided";
   }
 
   function renderScore(st) {
@@ -818,11 +1114,12 @@
       cell.appendChild(el("span", {cls: "problem", text: ans.error}));
       return cell;
     }
-    let text;
-    if (ans.immune) text = "immune";
-    else if (ans.cancelled === true) text = "no effect (cancelled)";
-    else text = effectsText(ans.effects);
-    cell.appendChild(el("span", {cls: "effects", text: text}));
+    let text = ans.immune ? "immune" : ans.cancelled === true ? "no effect (cancelled)" : effectsText(ans.effects);
+    // no effect known yet because a fact decides which apply: undecided (the lines below name the
+    // facts), never "nothing"
+    const undecided = !text && ((ans.undecided || []).length > 0 || ans.cancelled === null);
+    if (!text) text = undecided ? "undecided" : "nothing";
+    cell.appendChild(el("span", {cls: "effects" + (undecided ? " incomplete" : ""), text: text}));
     if (role === "primary" && ans.secondary && ans.secondary.count) {
       cell.appendChild(el("span", {cls: "muted", text: "assigns to " + ans.secondary.count + " other " +
         words(ans.secondary.count, ["player", "players"])}));
@@ -928,12 +1225,42 @@
       el("p", {id: "io-status", cls: "muted", role: "status"}));
   }
 
+  // The last player removed, until the next removal: "Undo" puts them back where they were.
+  let removed = null;
+
   function removePlayer() {
     if (store.players.length < 2) return;
-    store.players.splice(store.active, 1);
-    store.active = Math.max(0, store.active - 1);
+    const index = store.active;
+    removed = {player: store.players[index], index: index};
+    store.players.splice(index, 1);
+    store.active = Math.max(0, index - 1);
     saveStore();
     build();
+    say("Removed " + removed.player.name + ".", [], [["undo-remove", "Undo", undoRemove]]);
+  }
+
+  function undoRemove() {
+    if (!removed) return;
+    const index = Math.min(removed.index, store.players.length);
+    store.players.splice(index, 0, removed.player);
+    store.active = index;
+    const name = removed.player.name;
+    removed = null;
+    saveStore();
+    build();
+    say(name + " is back.");
+  }
+
+  // A message in the player bar's status line: a sentence, a list of reasons, buttons.
+  function say(text, reasons, actions) {
+    const status = clear(byId("io-status"));
+    status.appendChild(el("span", {text: text}));
+    if (reasons && reasons.length) {
+      const list = el("ul", {cls: "reasons"});
+      for (const r of reasons) list.appendChild(el("li", {text: r}));
+      status.appendChild(list);
+    }
+    for (const [id, label, fn] of actions || []) status.appendChild(el("button", {type: "button", id: id, text: label, on: {click: fn}}));
   }
 
   function exportState() {
@@ -943,196 +1270,226 @@
     document.body.appendChild(a);
     a.click();
     a.remove();
-    byId("io-status").textContent = "exported " + safe + ".json: civdsl reads it with --state";
+    say("exported " + safe + ".json: civdsl reads it with --state");
   }
 
+  // the command line's limit on a state file (state.MAX_STATE_BYTES)
+  const MAX_STATE_BYTES = 1000000;
+
+  // A state file replaces the player's state only when all of it is right: a file with a
+  // mistake (a misspelt name, a wrong value, text that is not a state file) is refused with the
+  // command line's words and its did-you-mean, and the state stays as it was; the player may
+  // still take the rest of it, knowingly.
   function importFile(input) {
     const f = input.files && input.files[0];
+    input.value = "";  // choosing the same file again is a new import
     if (!f) return;
+    if (f.size > MAX_STATE_BYTES) {
+      say("Not imported: " + f.name + " is larger than a state file can be (1,000,000 bytes). Your state is as it was.");
+      return;
+    }
     const reader = new FileReader();
     reader.onload = () => {
-      const status = byId("io-status");
       let data;
       try {
         data = parseStateText(String(reader.result));
       } catch (e) {
-        status.textContent = "cannot read " + f.name + ": " + e.message;
+        say("Not imported: cannot read " + f.name + ": " + e.message + ". Your state is as it was.");
         return;
       }
-      let problems;
-      try {
-        problems = importState(data);
-      } catch (e) {
-        status.textContent = "cannot read " + f.name + ": " + e.message;
+      const read = readState(data);
+      if (!read.dropped.length) {
+        applyState(read.state);
+        say("imported " + f.name);
         return;
       }
-      // the page was built afresh for the imported state: its status line is a new element
-      byId("io-status").textContent = problems.length ? "imported " + f.name + "; ignored: " + problems.join("; ")
-        : "imported " + f.name;
+      const rest = Object.keys(read.state).length;
+      say("Not imported: " + f.name + " has " + words(read.dropped.length, ["a mistake", read.dropped.length + " mistakes"]) +
+        ". Your state is as it was.", read.dropped, rest ? [["import-rest", "Import the rest anyway", () => {
+        applyState(read.state);
+        say("imported " + f.name + " without what it got wrong", read.dropped);
+      }]] : []);
     };
     reader.readAsText(f);
   }
 
-  // A state file as an object, keeping what the page can show; returns what it left out.
-  function importState(data) {
-    if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("a state file is a mapping of facts");
-    const problems = [];
-    const s = {};
-    for (const [k, v] of Object.entries(data)) {
-      if (k === "options" && v && typeof v === "object") {
-        s.options = {};
-        for (const [o, on] of Object.entries(v)) {
-          if (o in OPTIONS && (typeof on === "boolean" || on === "on" || on === "off")) s.options[o] = on === true || on === "on";
-          else problems.push("option " + o);
-        }
-        continue;
-      }
-      const f = FACTS[k];
-      if (!f) { problems.push(k); continue; }
-      const names = NAMED[k];
-      if (f.type === "int" && Number.isInteger(v) && v >= (f.minimum || 0)) s[k] = v;
-      else if (f.type === "bool" && typeof v === "boolean") s[k] = v;
-      else if (f.type === "str" && typeof v === "string") {
-        // a name this rulebook does not declare (a state file of another edition) is left out
-        const known = names ? canonical(v, names()) : v;
-        if (known === null) problems.push(k + " " + v); else s[k] = known;
-      } else if (f.type === "list" && Array.isArray(v)) {
-        s[k] = [];
-        for (const x of v) {
-          const known = typeof x === "string" ? canonical(x, names ? names() : []) : null;
-          if (known === null) problems.push(k + " " + x); else if (!s[k].includes(known)) s[k].push(known);
-        }
-      } else if (f.type === "map" && v && typeof v === "object" && !Array.isArray(v)) {
-        s[k] = {};
-        for (const [n, c] of Object.entries(v)) {
-          const known = canonical(n, names ? names() : []);
-          if (known === null || !Number.isInteger(c) || c < 0) problems.push(k + " " + n); else s[k][known] = c;
-        }
-      } else problems.push(k);
-    }
-    player().state = s;
+  function applyState(state) {
+    player().state = state;
     player().basket = [];
     saveStore();
     build();
-    return problems;
+  }
+
+  // A state file's mapping as the player's state, keeping what this rulebook accepts; returns
+  // what it left out (the command line's words).
+  function importState(data) {
+    const read = readState(data);
+    applyState(read.state);
+    return read.dropped;
   }
 
   // The names each fact may hold, from the model (an advance also by its `aka` names).
-  const NAMED = {
+  const NAMED = Object.assign(dict(), {
     holds: () => ADVANCE_NAMES.concat(Object.keys(ALIASES)),
-    commodities: () => Object.keys(COMMODITIES).concat(Object.keys((M.ALIASES && M.ALIASES.commodity) || {})),
+    commodities: () => Object.keys(COMMODITIES).concat(Object.keys(COMMODITY_ALIASES)),
     credits: () => Object.keys(GROUPS),
     start_credits_used: () => Object.keys(GROUPS),
     civilization: () => Object.keys(CIVS),
     ast_track: () => Object.keys(TRACKS),
     scenario: () => [""].concat(SCENARIOS),
     block: () => blocks(),
-  };
+  });
+  const COMMODITY_ALIASES = (M.ALIASES && M.ALIASES.commodity) || {};
 
-  // `name` as the rulebook spells it (any case, an alias as its item's own name), or null.
+  // `name` as the rulebook spells it (any case, an alias as its item's own name); the name
+  // itself where the rulebook has no such name.
   function canonical(name, known) {
     const low = String(name).toLowerCase();
     const hit = known.find((x) => x === name) || known.find((x) => x.toLowerCase() === low);
-    if (hit === undefined) return null;
-    const aliases = Object.assign({}, ALIASES, (M.ALIASES && M.ALIASES.commodity) || {});
-    return Object.prototype.hasOwnProperty.call(aliases, hit) ? aliases[hit] : hit;
+    if (hit === undefined) return name;
+    if (has(ALIASES, hit)) return ALIASES[hit];
+    return has(COMMODITY_ALIASES, hit) ? COMMODITY_ALIASES[hit] : hit;
   }
 
   // JSON, or the plain YAML a state file is written in (what `civdsl plan --save` writes):
   // `key: value` lines, block lists and maps one level deep, flow [..] and {..}, comments.
+  // Anything else is refused with its line (never half read); every mapping is made without a
+  // prototype, so a key such as `__proto__` is an ordinary key.
   function parseStateText(text) {
     const trimmed = text.trim();
-    if (trimmed.startsWith("{")) return JSON.parse(trimmed);
-    const out = {};
+    if (trimmed.startsWith("{") || trimmed.startsWith("[")) return withoutPrototypes(JSON.parse(trimmed));
+    const out = dict();
     let key = null;
     const lines = text.split(/\r?\n/);
     for (let i = 0; i < lines.length; i++) {
-      const line = stripComment(lines[i]);
+      const where = "line " + (i + 1);
+      const line = stripComment(lines[i], where);
       if (!line.trim() || line.trim() === "---") continue;
+      if (/^\s*\t/.test(line)) throw new Error(where + ": a tab in the indentation (YAML indents with spaces)");
       const indented = /^\s/.test(line);
       const t = line.trim();
-      if (indented || t.startsWith("- ")) {
-        if (key === null) throw new Error("line " + (i + 1) + ": indented text outside a key");
-        if (t.startsWith("- ")) {
-          if (!Array.isArray(out[key])) out[key] = [];
-          out[key].push(scalar(t.slice(2).trim()));
+      if (indented || t === "-" || t.startsWith("- ")) {
+        if (key === null) throw new Error(where + ": indented text outside a key");
+        if (t === "-" || t.startsWith("- ")) {
+          if (out[key] === null) out[key] = [];
+          if (!Array.isArray(out[key])) throw new Error(where + ": a list item under `" + key + "`, which has a value");
+          out[key].push(flow(t.slice(1).trim(), where));
         } else {
-          const m = /^("[^"]*"|'[^']*'|[^:]+):\s*(.*)$/.exec(t);
-          if (!m) throw new Error("line " + (i + 1) + ": expected key: value");
-          if (!out[key] || typeof out[key] !== "object" || Array.isArray(out[key])) out[key] = {};
-          out[key][unquote(m[1].trim())] = scalar(m[2].trim());
+          const m = KEY_VALUE.exec(t);
+          if (!m) throw new Error(where + ": expected key: value");
+          if (out[key] === null) out[key] = dict();
+          if (!isMapping(out[key])) throw new Error(where + ": `key: value` under `" + key + "`, which has a value");
+          setOnce(out[key], unquote(m[1].trim(), where), flow((m[2] || "").trim(), where), where);
         }
         continue;
       }
-      const m = /^("[^"]*"|'[^']*'|[^:]+):(?:\s+(.*))?$/.exec(t);
-      if (!m) throw new Error("line " + (i + 1) + ": expected key: value");
-      key = unquote(m[1].trim());
-      const rest = (m[2] || "").trim();
-      out[key] = rest === "" ? null : flow(rest);
+      const m = KEY_VALUE.exec(t);
+      if (!m) throw new Error(where + ": expected key: value");
+      key = unquote(m[1].trim(), where);
+      setOnce(out, key, (m[2] || "").trim() === "" ? null : flow(m[2].trim(), where), where);
     }
     return out;
   }
 
-  function stripComment(line) {
+  const KEY_VALUE = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^:"'][^:]*):(?:\s+(.*))?$/;
+
+  function setOnce(record, key, value, where) {
+    if (has(record, key)) throw new Error(where + ": `" + key + "` is given twice");
+    record[key] = value;
+  }
+
+  // JSON.parse's objects are ordinary ones (whose own `__proto__` key is safe only until a copy
+  // assigns it): the same data, every mapping without a prototype.
+  function withoutPrototypes(value) {
+    if (Array.isArray(value)) return value.map(withoutPrototypes);
+    if (!isMapping(value)) return value;
+    const out = dict();
+    for (const k of Object.keys(value)) out[k] = withoutPrototypes(value[k]);
+    return out;
+  }
+
+  function stripComment(line, where) {
     let quote = null;
     for (let i = 0; i < line.length; i++) {
       const ch = line[i];
+      if (quote === "\"" && ch === "\\") { i += 1; continue; }  // an escape inside "..."
       if (quote) { if (ch === quote) quote = null; continue; }
       if (ch === "\"" || ch === "'") quote = ch;
       else if (ch === "#" && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
     }
+    if (quote) throw new Error(where + ": a " + quote + " that never closes");
     return line;
   }
 
-  function unquote(s) {
-    if (s.length >= 2 && (s[0] === "\"" || s[0] === "'") && s[s.length - 1] === s[0]) {
-      return s[0] === "\"" ? JSON.parse(s) : s.slice(1, -1).replace(/''/g, "'");
+  function unquote(s, where) {
+    if (s[0] === "\"" || s[0] === "'") {
+      if (s.length < 2 || s[s.length - 1] !== s[0]) throw new Error(where + ": a " + s[0] + " that never closes");
+      if (s[0] === "'") return s.slice(1, -1).replace(/''/g, "'");
+      try {
+        return JSON.parse(s);
+      } catch (e) {
+        throw new Error(where + ": cannot read the quoted text " + s.slice(0, 40));
+      }
     }
     return s;
   }
 
-  function scalar(s) {
-    if (s === "" || s === "~" || s === "null") return null;
-    if (s === "true") return true;
-    if (s === "false") return false;
-    if (/^-?\d+$/.test(s)) return Number(s);
-    return unquote(s);
+  // A plain value as the command line's YAML reader (YAML 1.1) reads it: `yes`, `on` and `true`
+  // are true, `~` and `null` nothing; a number it would read otherwise than in decimal (`010` is
+  // 8 there, `0x1F`, `1_000`) is refused rather than read differently.
+  function scalar(s, where) {
+    if (/^(|~|null|Null|NULL)$/.test(s)) return null;
+    if (/^(true|True|TRUE|yes|Yes|YES|on|On|ON)$/.test(s)) return true;
+    if (/^(false|False|FALSE|no|No|NO|off|Off|OFF)$/.test(s)) return false;
+    if (/^-?(0|[1-9][0-9]*)$/.test(s)) return Number(s);
+    if (/^[-+]?(0[0-7xob]|[0-9][0-9_:]*$)/.test(s)) throw new Error(where + ": `" + s.slice(0, 20) + "`: write a whole number in plain digits");
+    if (/^[&*!|>%@`]/.test(s)) throw new Error(where + ": `" + s.slice(0, 20) + "`: a state file holds plain values");
+    if (/^[\]}]/.test(s) || /^[\[{]/.test(s)) throw new Error(where + ": a " + s[0] + " that does not match");
+    return unquote(s, where);
   }
 
-  function splitFlow(s) {
+  function splitFlow(s, where) {
     const parts = [];
-    let depth = 0, quote = null, cur = "";
+    let depth = 0, quote = null, cur = "", escaped = false;
     for (const ch of s) {
+      if (escaped) { cur += ch; escaped = false; continue; }
+      if (quote === "\"" && ch === "\\") { cur += ch; escaped = true; continue; }
       if (quote) { cur += ch; if (ch === quote) quote = null; continue; }
       if (ch === "\"" || ch === "'") { quote = ch; cur += ch; continue; }
       if (ch === "[" || ch === "{") depth += 1;
       if (ch === "]" || ch === "}") depth -= 1;
+      if (depth < 0) throw new Error(where + ": a " + ch + " that does not match");
       if (ch === "," && depth === 0) { parts.push(cur.trim()); cur = ""; continue; }
       cur += ch;
     }
+    if (depth !== 0 || quote) throw new Error(where + ": a bracket or quote that never closes");
     if (cur.trim()) parts.push(cur.trim());
+    if (parts.some((p) => p === "")) throw new Error(where + ": an empty item between commas");
     return parts;
   }
 
-  function flow(s) {
-    if (s.startsWith("[") && s.endsWith("]")) return splitFlow(s.slice(1, -1)).map(flow);
-    if (s.startsWith("{") && s.endsWith("}")) {
-      const o = {};
-      for (const part of splitFlow(s.slice(1, -1))) {
-        const m = /^("[^"]*"|'[^']*'|[^:]+):\s*(.*)$/.exec(part);
-        if (!m) throw new Error("cannot read " + part);
-        o[unquote(m[1].trim())] = flow(m[2].trim());
+  function flow(s, where) {
+    const open = s[0], close = s[s.length - 1];
+    if (open === "[" || open === "{") {
+      if (close !== (open === "[" ? "]" : "}")) throw new Error(where + ": a " + open + " that never closes");
+      const parts = splitFlow(s.slice(1, -1), where);
+      if (open === "[") return parts.map((p) => flow(p, where));
+      const o = dict();
+      for (const part of parts) {
+        const m = KEY_VALUE.exec(part);
+        if (!m) throw new Error(where + ": cannot read " + part.slice(0, 40));
+        setOnce(o, unquote(m[1].trim(), where), flow((m[2] || "").trim(), where), where);
       }
       return o;
     }
-    return scalar(s);
+    return scalar(s, where);
   }
 
   // ---- putting it together -------------------------------------------------------------------
 
   function build() {
     const app = clear(byId("app"));
-    for (const k of Object.keys(rows)) delete rows[k];
+    rows.clear();
     renderTabs();
     const inputs = el("div", {cls: "inputs"}, gameSection(), boardSection(), handSection(),
       ADVANCE_NAMES.length ? advancesSection() : null);
@@ -1145,7 +1502,7 @@
         player().objective || (HAS_VP ? "vp" : "points"), (v) => { player().objective = v; changed(); }) : null,
         CAN_PLAN ? el("div", {id: "plan-body", "aria-live": "polite"}) : null) : null,
       Object.keys(TRACKS).length ? section("epoch", "Epoch", el("div", {id: "epoch-body", "aria-live": "polite"})) : null,
-      section("score", "Score", el("div", {id: "score-body", "aria-live": "polite"})),
+      HAS_SCORE ? section("score", "Score", el("div", {id: "score-body", "aria-live": "polite"})) : null,
       Object.keys(CALAMITIES).length ? section("calamities", "Calamities",
         el("p", {cls: "muted", text: "What each calamity does to you now, as primary and as secondary victim, and the advances that change it."}),
         el("p", {id: "calamity-missing", cls: "incomplete"}),
@@ -1154,11 +1511,28 @@
           el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Calamity"}), el("th", {scope: "col", text: "As primary victim"}),
             el("th", {scope: "col", text: "As secondary victim"}))),
           el("tbody", {id: "calamity-rows"})))) : null);
+    if (STORE_DROPPED.length) app.appendChild(storeNotice());
     app.appendChild(playerBar());
     app.appendChild(jumps(inputs, results));
     app.appendChild(el("div", {cls: "columns"}, inputs, results));
     if (byId("adv-search")) byId("adv-search").parentNode.appendChild(el("p", {id: "adv-count", cls: "muted", role: "status"}));
     recompute();
+  }
+
+  // What the saved state held that the page could not use, left out, and the way to start afresh.
+  function storeNotice() {
+    const list = el("ul", {cls: "reasons"});
+    for (const why of STORE_DROPPED.slice(0, 20)) list.appendChild(el("li", {text: why}));
+    if (STORE_DROPPED.length > 20) list.appendChild(el("li", {text: "... and " + (STORE_DROPPED.length - 20) + " more"}));
+    return el("div", {id: "store-notice", cls: "notice", role: "alert"},
+      el("p", {text: "This browser's saved state for this page held things it cannot use; they were left out:"}), list,
+      el("div", {cls: "actions"},
+        el("button", {type: "button", id: "keep-store", text: "Keep the rest", on: {click: () => {
+          STORE_DROPPED.length = 0;
+          saveStore();
+          build();
+        }}}),
+        el("button", {type: "button", id: "reset-store", text: "Reset the saved state", on: {click: resetStore}})));
   }
 
   // On a phone the answers are far below the inputs: one button per section goes there.
@@ -1187,7 +1561,7 @@
     renderPrices(st);
     const basketTotal = CAN_COST ? renderBasket(st) : null;
     const epoch = Object.keys(TRACKS).length ? renderEpoch(st) : null;
-    const score = renderScore(st);
+    const score = HAS_SCORE ? renderScore(st) : null;
     if (Object.keys(CALAMITIES).length) renderCalamities(st);
     schedulePlan(st);
     const summary = [];
@@ -1202,7 +1576,15 @@
   // planBudgetMs: a plan slower than this waits for the player to ask for the next one
   globalThis.civdslPage = {recompute: recompute, plan: () => renderPlan(stateFile()), stateFile: () => stateFile(),
     importState: importState, parseStateText: parseStateText, readyAt: null, planBudgetMs: 300};
-  build();
+  store = loadStore();
+  try {
+    build();
+  } catch (e) {
+    // never a blank page: say what failed and offer to start afresh
+    const app = clear(byId("app"));
+    app.appendChild(el("p", {cls: "problem", role: "alert", text: "The page could not show this state: " + ((e && e.message) || String(e))}));
+    app.appendChild(el("button", {type: "button", id: "reset-store", text: "Reset the saved state", on: {click: resetStore}}));
+  }
   globalThis.civdslPage.readyAt = performance.now();
   document.documentElement.setAttribute("data-ready", "true");
 })();

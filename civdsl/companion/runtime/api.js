@@ -15,10 +15,29 @@ function answer(command, compute) {
       const reason = exc.kind === "ZeroDivisionError" ? "a division by zero" : exc.message;
       head.error = {kind: "rulebook", message: "a rule failed while running: " + reason};
     } else {
-      throw exc;
+      // a failure of the engine itself (a bug, or a page that altered the built-in objects):
+      // still an answer, never an exception for the caller
+      head.error = {kind: "engine", message: "the engine failed: " + engineFailure(exc)};
     }
     return head;
   }
+}
+
+function engineFailure(exc) {
+  try {
+    return String(exc && exc.message || exc).slice(0, 300);
+  } catch (again) {
+    return "an error that cannot be shown";
+  }
+}
+
+// A state whose own key `__proto__` a copy would turn into its prototype (Object.assign does)
+// is refused as the command line refuses any unknown key, before the engine copies it.
+function ownState(state) {
+  if (state !== null && typeof state === "object" && Object.prototype.hasOwnProperty.call(state, "__proto__")) {
+    throw new UserError("state: unknown key `__proto__`");
+  }
+  return state;
 }
 
 function resolveAnswer(state, calamity, role, options) {
@@ -26,7 +45,7 @@ function resolveAnswer(state, calamity, role, options) {
   role = role === undefined || role === null ? "primary" : role;
   if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
   const name = canonicalNames("calamity", [calamity], "calamity", true)[0];
-  const st = makePlayerState(state, options);
+  const st = makePlayerState(ownState(state), options);
   const assigned = get(options, "assigned", null);
   if (assigned !== null) {
     if (role !== "secondary") throw new UserError("--assigned is the amount assigned to a secondary victim: use it with --role secondary");
@@ -53,11 +72,11 @@ function epochAnswer(state, options) {
   const inPlay = get(state || {}, "ast_track", null);
   const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
     : Object.keys(MODEL.AST);
-  return {tracks: tracks.map(function (t) { return epochsOf(t, makePlayerState(state, options)); })};
+  return {tracks: tracks.map(function (t) { return epochsOf(t, makePlayerState(ownState(state), options)); })};
 }
 
 function scoreAnswer(state, options) {
-  return scoreOf(makePlayerState(state, options || {}));
+  return scoreOf(makePlayerState(ownState(state), options || {}));
 }
 
 const civdslApi = {
@@ -80,12 +99,12 @@ const civdslApi = {
 // cost and plan are jscost's (credits.js, plan.js): offered only when the engine includes them
 if (typeof costAnswer === "function") {
   civdslApi.cost = function (state, options) {
-    return answer("cost", function () { return costAnswer(MODEL, state, options || {}); });
+    return answer("cost", function () { return costAnswer(MODEL, ownState(state), options || {}); });
   };
 }
 if (typeof planAnswer === "function") {
   civdslApi.plan = function (state, options) {
-    return answer("plan", function () { return planAnswer(MODEL, state, options || {}); });
+    return answer("plan", function () { return planAnswer(MODEL, ownState(state), options || {}); });
   };
 }
 globalThis.civdsl = Object.freeze(civdslApi);
