@@ -125,10 +125,15 @@ def _js_code(text: str) -> str:
     return _JS_STRINGS_AND_COMMENTS.sub('""', text)
 
 
+# a declaration at the start of a line: the runtime files' own top level (a function's local
+# variable or inner function, indented, cannot be what generated rules call)
+_JS_TOP_DEFINITION = re.compile(r"^(?:function\s*\*?\s*|class\s+|(?:const|let|var)\s+)([A-Za-z_$][\w$]*)", re.M)
+
+
 def _js_runtime_definitions() -> set[str]:
     names = set()
     for path in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"):
-        names |= set(_JS_DEFINITION.findall(_js_code(path.read_text(encoding="utf-8"))))
+        names |= set(_JS_TOP_DEFINITION.findall(_js_code(path.read_text(encoding="utf-8"))))
     return names
 
 
