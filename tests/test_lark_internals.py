@@ -11,6 +11,7 @@ import io
 import lark
 import lark.common
 import lark.exceptions
+import lark.grammar
 import lark.lexer
 import lark.visitors
 import pytest
@@ -110,3 +111,15 @@ def test_the_cached_grammar_loads_through_lark_load():
     loaded = lark.Lark.__new__(lark.Lark)._load(io.BytesIO(kept), **options)
     assert isinstance(loaded, lark.Lark)
     assert loaded.parse('language 1\nedition x "X"\n').data == "start"
+
+
+def test_grammar_tables_the_keyword_and_statement_edge_readers_use():
+    # parser.keywords, keyword_terminals, statement_edges read the analysed grammar's tables
+    built = parser._parser()
+    terminal = next(t for t in built.terminals if t.pattern.type == "str")
+    assert isinstance(terminal, lark.lexer.TerminalDef) and isinstance(terminal.pattern.value, str)
+    rule = next(r for r in built.rules if str(r.origin.name) == "item")
+    assert isinstance(rule, lark.grammar.Rule)
+    assert all(isinstance(s.is_term, bool) and s.name for s in rule.expansion)
+    starts, ends = parser.statement_edges()
+    assert starts and ends
