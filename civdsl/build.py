@@ -24,6 +24,8 @@ from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
 from .escape import shown_name
+from .laws import check_declared
+from .rulings import check_checked
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -117,15 +119,28 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
                                          default=_json_value) + "\n"
     from . import charts
 
-    rendered, messages = charts.render_all(ed, base.edition if base else None)
+    effect = _impact_of_house_rule(checked, base)
+    rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
     from .companion.page import companion_html, module_from_code, page_answers
 
     module = module_from_code(code, ed.id)
     if page_answers(module):  # a rulebook played only in rounds has no question for the page
-        out.files["companion.html"] = companion_html(module, ed)
+        out.files["companion.html"] = companion_html(module, ed, effect)
     return out
+
+
+def _impact_of_house_rule(checked: Checked, base: Checked | None):
+    """What a house rule changes for players against its nearest base (impact.py), or None for
+    an edition of its own."""
+    if base is None:
+        return None
+    from .api import load
+    from .impact import impact
+
+    return impact(load(base.chain[-1].path).module, load(checked.chain[-1].path).module, base.edition,
+                  checked.edition)
 
 
 def _render_reusing(checked: Checked) -> EditionOutputs:
@@ -195,6 +210,11 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
                         checked.edition.span)
             continue
         ids[checked.edition.id] = path
+        before = len(diags.errors)
+        check_checked(path, checked, diags)
+        check_declared(checked.edition, diags)
+        if len(diags.errors) > before:
+            continue  # a failing ruling: the rules do not answer as the rulebook says they do
         try:
             results.append(_render_reusing(checked))
         except CodegenError as exc:
@@ -287,6 +307,7 @@ def write(results: list[EditionOutputs], out_dir: Path, top: dict[str, str] | No
             manifest = _read_manifest(out_dir)
             had_manifest = manifest is not None
             manifest = manifest or _adopt_legacy(out_dir)
+            _keep_drawings(results, out_dir)
             _check_ownership(out_dir, results, top, manifest)
             _write_locked(results, out_dir, top, manifest, had_manifest, fail_after)
     except BaseException as exc:
@@ -581,6 +602,9 @@ def _compare_edition(res: EditionOutputs, folder: Path) -> list[str]:
                  if not _drawn_by_tool(rel, expected)]
     problems += [f"{res.id}/{rel}: differs from a fresh build" for rel in sorted(expected & present)
                  if _differs(folder / rel, res.files[rel])]
+    # a drawing the charts link, which this machine cannot make (no Graphviz) and the folder lacks
+    problems += [f"{res.id}/{drawing}: missing (the charts link it; install Graphviz and build again)"
+                 for _, drawing in _undrawn(res.files) if drawing not in present]
     return problems
 
 
@@ -595,6 +619,25 @@ def _differs(path: Path, content: str | bytes) -> bool:
     """Whether the file at PATH is not CONTENT. An output rendered by an external tool may differ
     with its version and is not compared: its DOT source is."""
     return not path.name.endswith(TOOL_DEPENDENT_SUFFIXES) and path.read_bytes() != _encoded(content)
+
+
+def _undrawn(files: dict) -> list[tuple[str, str]]:
+    """(DOT source, its drawing) for each DOT among FILES whose drawing is not: the tool was missing."""
+    return [(rel, rel[: -len(".dot")] + suf) for rel in sorted(files) if rel.endswith(".dot")
+            for suf in TOOL_DEPENDENT_SUFFIXES if rel[: -len(".dot")] + suf not in files]
+
+
+def _keep_drawings(results: list[EditionOutputs], out_dir: Path) -> None:
+    """Where the tool that draws a DOT source is missing, the drawing an earlier build made of the
+    same source stays (the charts link it); of another source it goes, and `build --check`
+    reports it missing."""
+    for res in results:
+        folder = out_dir / res.id
+        for dot, drawing in _undrawn(res.files):
+            old_dot, old_drawing = folder / dot, folder / drawing
+            if old_drawing.is_file() and old_dot.is_file() and old_dot.read_bytes() == _encoded(res.files[dot]):
+                res.files[drawing] = old_drawing.read_bytes()
+                res.messages.append(f"{res.id}/{drawing}: kept, drawn by an earlier build from the same {dot}")
 
 
 def _drawn_by_tool(rel: str, expected: set[str]) -> bool:

@@ -11,6 +11,7 @@ can report an error at the rulebook line.
 from __future__ import annotations
 
 import functools
+import itertools
 import hashlib
 import json
 import math
@@ -195,11 +196,28 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
     for index, cal in enumerate(ed.calamities.values()):
         fn = f"calamity_{index}_{slug(cal.name)}"
         names[cal.name] = fn
-        rules = _AmountRules(ed, cal)
-        summaries[cal.name] = _WRITTEN.write(w, fn, (cal, setting, _typed(vars(rules))), functools.partial(
-            _described_calamity, c=compiler, cal=cal, fn=fn, rules=rules))
+        variants, switches = calamity_variants(ed, cal)
+        for i, (_, rules) in enumerate(variants):
+            name = f"{fn}_v{i}" if len(variants) > 1 else fn
+            summaries[cal.name] = _WRITTEN.write(w, name, (cal, setting, _typed(vars(rules))), functools.partial(
+                _described_calamity, c=compiler, cal=cal, fn=name, rules=rules))
+        if len(variants) > 1:
+            _variant_dispatch(w, ed, cal, fn, variants, switches)
     compiler.held = "s.held_set"
     return names, summaries
+
+
+def _variant_dispatch(w: Writer, ed: Edition, cal: Calamity, fn: str, variants: list, switches: tuple) -> None:
+    """A calamity whose amounts settings a rule option switches: the function asked reads the
+    options of the question and hands it to the variant written for them."""
+    w.line("")
+    w.line("")
+    w.line(f"def {fn}(s: PlayerState, role: str) -> Resolution:", cal.span)
+    w.line(f"    {('%s, by the rule options that switch its amounts settings' % cal.name)!r}")
+    w.line(f"    on = frozenset(n for n in {switches!r} if s.option(n))")
+    table = {on: variant_index(variants, ed, cal, on) for on in _variant_options(ed, cal)}
+    w.line(f"    return ({', '.join(f'{fn}_v{i}' for i in range(len(variants)))},)"
+           f"[{ {tuple(sorted(k)): v for k, v in table.items()}!r}[tuple(sorted(on))]](s, role)")
 
 
 def _setting(compiler: PythonCompiler) -> dict:
@@ -295,6 +313,8 @@ def _calamity_records(w: Writer, ed: Edition, consts: dict, summaries: dict) -> 
     table_rules = {name: _table_rule(spec, ed.resolution_setting(name), consts)
                    for name, spec in vocab.RESOLUTION_SETTINGS.items()}
     table_rules["lines"] = {n: sp[0].line for n, sp in ed.resolution_spans.items() if sp}
+    # the file that holds each setting's line: a house rule's base for an inherited one
+    table_rules["paths"] = {n: sp[0].path for n, sp in ed.resolution_spans.items() if sp}
     w.line(f"TABLE_RULES = {table_rules!r}")
 
 
@@ -545,18 +565,95 @@ def _requirement_part(compiler, expr, line: int, words: RequirementWords, text: 
 class _AmountRules:
     """The edition's `amounts` settings as they apply to one calamity (its exceptions first)."""
 
-    def __init__(self, ed: Edition, cal: Calamity):
-        self.bound = ed.amount_setting("bound", cal) == ("holdings",)
-        self.floor = ed.amount_setting("floor", cal) == ("zero",)
-        self.order = ed.amount_setting("order", cal)
-        self.least_over = ed.amount_setting("losses", cal) == ("least_over",)
-        self.unselect = ed.amount_setting("prevention", cal) == ("unselect",)
+    def __init__(self, ed: Edition, cal: Calamity, on: frozenset[str] = frozenset()):
+        self.bound = ed.amount_setting("bound", cal, on) == ("holdings",)
+        self.floor = ed.amount_setting("floor", cal, on) == ("zero",)
+        self.order = _effective_order(ed.amount_setting("order", cal, on), cal, self.floor)
+        self.least_over = ed.amount_setting("losses", cal, on) == ("least_over",)
+        self.unselect = ed.amount_setting("prevention", cal, on) == ("unselect",)
         # a city's unit points for this calamity where its text declares another value (None: the edition's)
-        named = ed.amount_setting("city_points", cal)
+        named = ed.amount_setting("city_points", cal, on)
         self.city_points = ed.consts[named[0]].value if named and named[0] in ed.consts else None
+        # where a floor step of the trace cites its rule: the calamity (the settings may be the edition's)
+        self.floor_at = (cal.span.line, cal.span.path)
+        # where rule options switch the order: ((the switches on, in `switches` order), order) for each
+        # combination, read at run time (calamity_variants)
+        self.orders: tuple | None = None
+        self.switches: tuple[str, ...] = ()
+
+    def stage(self, op: str) -> str:
+        """The stage of `order` an add or prevent operation belongs to: together or apart."""
+        return "add_prevent" if "add_prevent" in self.order and op in ("add", "prevent") else op
 
     def city_arg(self) -> str:
         return f", city={self.city_points!r}" if self.city_points is not None else ""
+
+
+def _effective_order(order: tuple[str, ...], cal: Calamity, floor_at_end: bool) -> tuple[str, ...]:
+    """The `order` as it bears on this calamity's operations: add and prevent as one stage unless
+    both change one amount; a floor step only where something is prevented, and not right after
+    the additions and preventions when the amount is floored at the end anyway (set replaces, cap
+    never raises). Equal for orders that cannot differ here, so that a rule option switching the
+    order writes no second, identical function."""
+    changes = {(o.op, o.kind, o.param) for m in cal.modifiers for o in m.ops if isinstance(o, ChangeOp)}
+    if not any(("add", k, p) in changes for op, k, p in changes if op == "prevent"):
+        first = next(i for i, x in enumerate(order) if x in ("add", "prevent", "add_prevent"))
+        order = tuple("add_prevent" if i == first else x for i, x in enumerate(order)
+                      if i == first or x not in ("add", "prevent", "add_prevent"))
+    if not any(op == "prevent" for op, _, _ in changes) or (floor_at_end and "add_prevent" in order):
+        order = tuple(x for x in order if x != "floor")
+    return order
+
+
+# where add and prevent are stages apart, the stage that skips each of them
+_SKIPPED_IN = {"add": "prevent", "prevent": "add"}
+
+
+class FloorStep:
+    """A `floor` step of `amounts { order ... }`: every amount a prevention lowered becomes zero
+    there if it went below (then additions may raise it again: "prevent, floor, then add")."""
+
+    op, kind = "floor", None
+
+
+def _variant_options(ed: Edition, cal: Calamity) -> list[frozenset[str]]:
+    """Every combination of the rule options that switch this calamity's amounts settings
+    (the empty one first): one function is written per distinct set of settings."""
+    names = ed.amount_options(cal)
+    return [frozenset(n for i, n in enumerate(names) if mask >> i & 1) for mask in range(1 << len(names))]
+
+
+def _settings_but_order(rules: _AmountRules) -> dict:
+    return {k: v for k, v in vars(rules).items() if k not in ("order", "orders", "switches")}
+
+
+def calamity_variants(ed: Edition, cal: Calamity) -> tuple[list[tuple[frozenset, _AmountRules]], tuple[str, ...]]:
+    """([(options on, its amount rules)], the options that switch them): one function per
+    distinct set of settings but the order, which one function follows as the question's options
+    say (`rules.orders`: (options on, order) where options switch it); one entry, and no options,
+    where no rule option changes this calamity's amounts."""
+    groups: list[tuple[_AmountRules, list]] = []
+    for on in _variant_options(ed, cal):
+        rules = _AmountRules(ed, cal, on)
+        group = next((g for g in groups if _settings_but_order(g[0]) == _settings_but_order(rules)), None)
+        if group is None:
+            groups.append((rules, [(on, rules.order)]))
+        else:
+            group[1].append((on, rules.order))
+    switches = ed.amount_options(cal)
+    for rules, orders in groups:
+        if len({order for _, order in orders}) > 1:
+            rules.orders = tuple((tuple(n for n in switches if n in on), order) for on, order in orders)
+            rules.switches = switches
+    changed = len(groups) > 1 or any(r.orders for r, _ in groups)
+    return [(orders[0][0], rules) for rules, orders in groups], switches if changed else ()
+
+
+def variant_index(variants: list[tuple[frozenset, _AmountRules]], ed: Edition, cal: Calamity,
+                  on: frozenset) -> int:
+    """Which written variant answers when the options ON are switched on."""
+    rules = _settings_but_order(_AmountRules(ed, cal, on))
+    return next(i for i, (_, r) in enumerate(variants) if _settings_but_order(r) == rules)
 
 
 def _described_calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: _AmountRules) -> str:
@@ -615,12 +712,11 @@ class _EffectVar:
         return self.var(self.kind.main)
 
 
-# which stage of the edition's `amounts { order ... }` each changing operation belongs to
-_STAGE = {"add": "add_prevent", "prevent": "add_prevent", "set": "set", "cap": "cap"}
-
 # the runtime's passes over the finished effect list, in order: (the pass, whether it applies to a
 # role); a target writes each pass's call with its `_after_<pass>`
 _AFTER = (
+    # never below zero (`amounts { floor zero }`): traced where an amount went below
+    ("floor", lambda r: bool(r.floor_kinds())),
     # nothing beyond what the player has: the taken amount beside the demanded one
     ("bound", lambda r: r.bounded),
     # select (never more than held), then unselect what prevention allows
@@ -689,12 +785,77 @@ class _RoleWalk(NodeVisitor):
         return [(j, m, o) for j, m, o in self.ops if isinstance(o, types)]
 
     def _ordered(self) -> list:
-        """The changing operations in the order the edition declares (`amounts { order ... }`)."""
-        stages: dict[str, list] = {stage: [] for stage in _STAGE.values()}
+        """The changing operations in the order the edition declares (`amounts { order ... }`),
+        with its `floor` step where it stands (when some operation prevents)."""
+        stages: dict[str, list] = {stage: [] for stage in self.rules.order}
         for t in self._ops(ChangeOp):
-            stages[_STAGE[t[2].op]].append(t)
+            stages[self.rules.stage(t[2].op)].append(t)
         stages["set"].sort(key=lambda t: t[1].priority)
+        if "floor" in stages and self._floored():
+            stages["floor"].append((None, None, FloorStep()))
         return [t for stage in self.rules.order for t in stages[stage]]
+
+    def _floored(self) -> list[_EffectVar]:
+        """The effects some operation prevents part of: the only amounts a floor step can raise."""
+        prevented = {(o.kind, o.param) for _, _, o in self._ops(ChangeOp) if o.op == "prevent"}
+        return [v for v in self.variables if v.kind.main is not None
+                and ((v.effect.kind, None) in prevented or (v.effect.kind, v.kind.main) in prevented)
+                # select, then unselect: what prevention spares is counted apart (runtime.unselect)
+                and not (self.rules.unselect and v.effect.kind in vocab.UNSELECT_KINDS)]
+
+    def visit_FloorStep(self, o: FloorStep, j, m) -> None:
+        for v in self._floored():
+            self._floor_line(v)
+
+    def _stage_ops(self, stage: str) -> list:
+        """The changing operations of one stage of `order` (a floor step: its pseudo-operation)."""
+        if stage == "floor":
+            return [(None, None, FloorStep())] if self._floored() else []
+        ops = [t for t in self._ops(ChangeOp)
+               if stage == t[2].op or (stage == "add_prevent" and t[2].op in ("add", "prevent"))]
+        return sorted(ops, key=lambda t: t[1].priority) if stage == "set" else ops
+
+    def _switched_order(self) -> None:
+        """The operations where rule options switch their order: a loop over the stages of the
+        order the question's options choose, each operation written once (the additions skipped
+        in a `prevent` stage, the preventions in an `add` stage; a stage without operations not
+        written)."""
+        changes = ("add_prevent", "add", "prevent")
+        stages = [stage for stage in dict.fromkeys("add_prevent" if stage in changes else stage
+                                                   for _, order in self.rules.orders for stage in order)
+                  if self._stage_ops(stage)]
+        self._stage_loop_start(self.rules.switches, {on: order for on, order in self.rules.orders})
+        outer = self.indent
+        for k, stage in enumerate(stages):
+            self._stage_start(k, changes if stage == "add_prevent" else (stage,))
+            self.indent = outer + self.STAGE_INDENT
+            ops = self._stage_ops(stage)
+            for skip, run in itertools.groupby(ops, key=lambda t: _SKIPPED_IN.get(t[2].op) if stage == "add_prevent" else None):
+                if skip is not None:
+                    self._stage_guard(skip)
+                    self.indent = outer + self.STAGE_INDENT * 2
+                for j, m, o in run:
+                    self.visit(o, j, m)
+                self.indent = outer + self.STAGE_INDENT
+                if skip is not None:
+                    self._guard_end()
+            self.indent = outer
+        self._stage_loop_end()
+
+    def floor_kinds(self) -> dict[str, str]:
+        """The effect kinds whose main amount the edition's `floor zero` may raise, with that
+        parameter: where a prevention or a replacement changes it, or its own expression is no
+        plain number (an amount written as a number and only added to cannot go below zero)."""
+        if not self.rules.floor:
+            return {}
+        changed = {o.kind for _, _, o in self._ops(ChangeOp) if o.op in ("set", "prevent")}
+        out = {}
+        for v in self.variables:
+            given = _given(v.kind, v.effect.call).get(v.kind.main)
+            plain = given is None or (isinstance(given, Num) and given.value >= 0)
+            if v.kind.main is not None and (v.effect.kind in changed or not plain) and _numeric(v.kind):
+                out[v.effect.kind] = v.kind.main
+        return out
 
     def _unselecting(self) -> list[_EffectVar]:
         """The effects whose prevented amount is counted apart: select, then unselect (runtime.unselect)."""
@@ -718,7 +879,12 @@ class _RoleWalk(NodeVisitor):
             self.visit(o, j, m)
         for v in self.unselecting:
             self.line(f"{v.var('amount')}_unselected = 0{self.END}")
-        for j, m, o in self.ordered + self._ops((StopOp, OptionOp, ImmuneOp)):
+        if self.rules.orders:
+            self._switched_order()
+        else:
+            for j, m, o in self.ordered:
+                self.visit(o, j, m)
+        for j, m, o in self._ops((StopOp, OptionOp, ImmuneOp)):
             self.visit(o, j, m)
 
     def _effect_locals(self) -> None:
@@ -862,7 +1028,7 @@ class _RoleBody(_RoleWalk):
     def __init__(self, w: Writer, c: PythonCompiler, cal: Calamity, role: str, effects: list, rules: _AmountRules):
         super().__init__(cal, role, effects, rules, c.compile)
         self.w, self.c = w, c
-        self.has_trace = self.bounded or bool(self._ops(ChangeOp))
+        self.has_trace = self.bounded or bool(self._ops(ChangeOp)) or bool(self.floor_kinds())
         # branch variables are numbered within the role's body, not by the module's line: a
         # function's text then depends only on its calamity, so a house rule reuses it (_WRITTEN)
         self.branches = 0
@@ -874,6 +1040,10 @@ class _RoleBody(_RoleWalk):
         assignment, options, excluded = self._resolution_args()
         self.line(f"return Resolution((_MODULE, {self.cal.name!r}, role, s, effects, {assignment}, trace, "
                   f"{options}, {immune}, None, {excluded}))")
+
+    def _after_floor(self) -> str:
+        line, path = self.rules.floor_at
+        return f"_rt.floor_effects(effects, trace, {self.floor_kinds()!r}, {line!r}, {path!r})"
 
     def _after_bound(self) -> str:
         return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
@@ -1009,6 +1179,29 @@ class _RoleBody(_RoleWalk):
             if var in unselected:
                 self.w.line(f"{inner}{var}_unselected += {value}", o.span)  # counted apart: unselected later
 
+    STAGE_INDENT = "    "
+
+    def _stage_loop_start(self, switches: tuple, orders: dict) -> None:
+        self.line(f"for stage in {orders!r}[tuple(n for n in {switches!r} if s.option(n))]:")
+        self.indent += "    "
+
+    def _stage_start(self, k: int, stages: tuple) -> None:
+        self.line(f"{'if' if k == 0 else 'elif'} stage in {stages!r}:")
+        self.line("    pass")
+
+    def _stage_guard(self, skipped: str) -> None:
+        self.line(f"if stage != {skipped!r}:")
+
+    def _guard_end(self) -> None:
+        pass
+
+    def _stage_loop_end(self) -> None:
+        self.indent = self.indent[:-4]
+
+    def _floor_line(self, v: _EffectVar) -> None:
+        var, (line, path) = v.var(v.kind.main), self.rules.floor_at
+        self.line(f"{var} = _rt.floor_step(trace, {v.effect.kind!r}, {v.kind.main!r}, {var}, {line!r}, {path!r})")
+
     def _targets(self, targets: list, param: str):
         """Each effect a modifier changes, as (its variable, the indent of its body): one `if`/`elif`
         branch per target when there are several or the target may be absent, else the one target."""
@@ -1026,9 +1219,6 @@ class _RoleBody(_RoleWalk):
     def _amount(self, v: _EffectVar, value: str, immune: bool) -> str:
         """An effect's main amount as it leaves the function: never below zero (inline: this is the
         hot path of every resolution) where the edition declares a floor; an unknown stays unknown."""
-        if self.rules.floor:
-            none = f"{value} is None or " if v.conditional else ""
-            value = f"({value} if {none}type({value}) is _U or {value} > 0 else 0)"
         return f"_rt.unless_immune(immune, {value})" if immune else value
 
     def _item(self, v: _EffectVar, immune: bool) -> str:
@@ -1054,6 +1244,12 @@ class _RoleBody(_RoleWalk):
                 self.line(f"    effects.append({item})")
             else:
                 self.line(f"effects.append({item})")
+
+
+def _numeric(kind) -> bool:
+    """Whether an effect kind's main parameter is a number (a choice is never floored)."""
+    p = kind.param(kind.main)
+    return p is not None and p.kind != "enum"
 
 
 def _collect(effects: list, conditional: bool, out: list) -> None:

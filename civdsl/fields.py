@@ -85,7 +85,7 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("credits", "credits", "group id and amount pairs", True, "group", "replace_all", "credits",
                   "credit points toward later advances of each group"),
         FieldSpec("credit", "credit", "advance name and amount", True, "advance", "replace_all", "special credit",
-                  "a credit toward one named advance", attr="specific",
+                  "a credit toward one named advance, at most its cost (CIV136)", attr="specific",
                   data="specific_credits"),
         FieldSpec("requires", "requires", "advance names", True, "advance", "replace_all", "requires",
                   "advances that must be held before this one is bought"),

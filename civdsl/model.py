@@ -136,6 +136,9 @@ class Calamity:
     # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each of its `amounts` settings is
+    # its settings that hold while a rule option is on (`order ... when OPTION`): option -> setting -> values
+    amounts_when: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    amounts_when_spans: dict[str, Span] = field(default_factory=dict)  # option -> where it is first named
     # this calamity's exceptions to the edition's `resolution` settings (e.g. {"beneficiary_among": ("land",)})
     resolution: dict[str, tuple[str, ...]] = field(default_factory=dict)
     resolution_spans: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # each value's span
@@ -285,6 +288,41 @@ class Assertion:
 
 
 @dataclass
+class Ruling:
+    """A worked example or a community answer (`ruling NAME "question" { ... }`): the calls of its
+    block (the situation, the question, the expected answer, the citations), which
+    civdsl/rulings.py reads and runs."""
+
+    name: str
+    question: str
+    calls: list[Expr]
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
+class Overrule:
+    """`overrules NAME "why"`: a house rule changes the answer of the inherited ruling NAME on purpose."""
+
+    name: str
+    why: str
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
+class Law:
+    """A property of the rules over every situation (`law NAME "what it says" { ... }`): the calls
+    of its block (the property and its citation), which civdsl/laws.py reads and searches."""
+
+    name: str
+    text: str
+    calls: list[Expr]
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
 class Deck:
     stack: int
     size: int
@@ -323,12 +361,25 @@ class Edition:
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     amounts_notes: list[tuple[str, str, Span]] = field(default_factory=list)  # (setting, why, span)
     amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each `amounts` setting is declared
+    # the settings that hold while a rule option is on (`floor none when OPTION`): option -> setting -> values
+    amounts_when: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    amounts_when_spans: dict[str, Span] = field(default_factory=dict)  # option -> where it is first named
 
-    def amount_setting(self, name: str, calamity: "Calamity | None" = None) -> tuple[str, ...]:
-        """An `amounts` setting for one calamity: its own exception, else the edition's, else the default."""
-        if calamity is not None and name in calamity.amounts:
-            return calamity.amounts[name]
-        return self.amounts.get(name, AMOUNT_SETTINGS[name][1])
+    def amount_setting(self, name: str, calamity: "Calamity | None" = None,
+                       on: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """An `amounts` setting for one calamity with the options ON switched on: its own exception
+        (under a switched-on option first), else the edition's (likewise), else the default."""
+        for scope in ((calamity,) if calamity is not None else ()) + (self,):
+            for option, settings in scope.amounts_when.items():
+                if option in on and name in settings:
+                    return settings[name]
+            if name in scope.amounts:
+                return scope.amounts[name]
+        return AMOUNT_SETTINGS[name][1]
+
+    def amount_options(self, calamity: "Calamity") -> tuple[str, ...]:
+        """The rule options that switch an `amounts` setting of this calamity, in declared order."""
+        return tuple(dict.fromkeys([*calamity.amounts_when, *self.amounts_when]))
 
     # how the table resolves the calamity phase: setting -> values (vocabulary.RESOLUTION_SETTINGS)
     resolution: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -355,6 +406,10 @@ class Edition:
     set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
+    rulings: dict[str, Ruling] = field(default_factory=dict)  # by name, in the order of the chain
+    overrules: dict[str, Overrule] = field(default_factory=dict)
+    laws: dict[str, Law] = field(default_factory=dict)  # by name, in the order of the chain
+    dropped_laws: dict[str, Overrule] = field(default_factory=dict)  # `drop law NAME "why"`
     errata: list[Errata] = field(default_factory=list)
     notes: list[tuple[str, Span]] = field(default_factory=list)
     turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)

@@ -809,12 +809,12 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
         return int(override), "--hand-limit"
     table = module.TABLES.get("hand_limit_by_players")
     if table is not None and "players" in facts:
-        return int(runtime.lookup(table, facts["players"])), f"hand_limit_by_players({facts['players']})"
+        return int(runtime.lookup(table, facts["players"])), f"the rulebook's limit for {facts['players']} players"
     if "hand_limit" in module.CONSTS:
-        return int(module.CONSTS["hand_limit"]), "const hand_limit"
+        return int(module.CONSTS["hand_limit"]), "the rulebook's limit"
     if table is not None:
-        raise StateError("the hand limit depends on the number of players (table hand_limit_by_players): "
-                         "give `players` in the state (or --set players=N), or pass --hand-limit N")
+        raise StateError("the hand limit depends on the number of players: give the number of players, "
+                         "or the hand limit itself")
     raise StateError(f"{module.EDITION['name']} declares no hand limit (const hand_limit or table "
                      "hand_limit_by_players): pass --hand-limit N")
 

@@ -18,7 +18,7 @@ from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Citation, TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (Citation, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -164,7 +164,12 @@ class _Applier(RoundsApplier):
 
     def _item_amounts(self, item: Item) -> None:
         for setting in self._amount_settings(item.value):
-            name, values, doc, span = setting
+            name, values, doc, span, option = setting
+            if option is not None:
+                if self._amount_when(self.ed, name, values, span, option) and doc:
+                    self.ed.amounts_notes.append((name, doc, span))
+                    self.ed.notes.append((doc, span))
+                continue
             if self._once("amounts", name, span, f"`amounts {name}`"):
                 self.ed.amounts[name] = values
                 self.ed.amounts_spans[name] = span
@@ -218,17 +223,30 @@ class _Applier(RoundsApplier):
             return False
         return True
 
+    def _amount_when(self, scope, name: str, values: tuple, span: Span, option: tuple) -> bool:
+        """A setting that holds while a rule option is on: once per option and setting (CIV020);
+        the validator checks that the option is declared (CIV080)."""
+        option_name, option_span = option
+        settings = scope.amounts_when.setdefault(option_name, {})
+        if name in settings:
+            self.diags.error("CIV020", f"`amounts {name} when {option_name}` declared twice", span)
+            return False
+        settings[name] = values
+        scope.amounts_when_spans.setdefault(option_name, option_span)
+        return True
+
     def _amount_settings(self, fields: list) -> list:
-        """Checked `amounts` settings: (name, values, doc, span); problems are CIV080."""
+        """Checked `amounts` settings: (name, values, doc, span, (option, its span) or None);
+        problems are CIV080."""
         out = []
-        for name, values, doc, span, key_span, value_span in fields:
+        for name, values, doc, span, key_span, value_span, option in fields:
             spec = vocab.AMOUNT_SETTINGS.get(name)
             if spec is None:
                 self.diags.error("CIV080", f"unknown amounts setting `{name}`", key_span,
                                  help=suggestion(name, vocab.AMOUNT_SETTINGS)
                                  or f"settings: {', '.join(vocab.AMOUNT_SETTINGS)}")
             elif self._amount_values_fit(name, values, spec[0], value_span):
-                out.append((name, tuple(values), doc, span))
+                out.append((name, tuple(values), doc, span, option))
         return out
 
     def _amount_values_fit(self, name: str, values: list, allowed, value_span: Span) -> bool:
@@ -240,8 +258,9 @@ class _Applier(RoundsApplier):
             self.diags.error("CIV080", f"`{name}` cannot be `{bad[0]}`", value_span,
                              help=suggestion(bad[0], allowed) or f"values: {', '.join(allowed)}")
             return False
-        if name == "order" and sorted(values) != sorted(allowed):
-            self.diags.error("CIV080", f"`order` lists each of {', '.join(allowed)} exactly once", value_span)
+        if name == "order" and not vocab.amount_order_fits(values):
+            self.diags.error("CIV080", "`order` lists add and prevent (together as add_prevent, or apart), set and "
+                             "cap each exactly once, and floor at most once", value_span)
             return False
         if name != "order" and len(values) != 1:
             self.diags.error("CIV080", f"`{name}` takes one value", value_span)
@@ -291,6 +310,24 @@ class _Applier(RoundsApplier):
     def _item_assert(self, item: Item) -> None:
         expr, message = item.value
         self.ed.asserts.append(Assertion(expr, message, item.span))
+
+    def _item_ruling(self, item: Item) -> None:
+        question, calls = item.value
+        if self._once("ruling", item.name, item.span, f"ruling `{item.name}`"):
+            self.ed.rulings[item.name] = Ruling(item.name, question, calls, item.span, item.name_span)
+
+    def _item_overrules(self, item: Item) -> None:
+        if self._once("overrules", item.name, item.span, f"overrules `{item.name}`"):
+            self.ed.overrules[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
+
+    def _item_law(self, item: Item) -> None:
+        text, calls = item.value
+        if self._once("law", item.name, item.span, f"law `{item.name}`"):
+            self.ed.laws[item.name] = Law(item.name, text, calls, item.span, item.name_span)
+
+    def _item_drop_law(self, item: Item) -> None:
+        if self._once("drop_law", item.name, item.span, f"drop law `{item.name}`"):
+            self.ed.dropped_laws[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
 
     def _item_errata(self, item: Item) -> None:
         target, reason, span = item.value
@@ -560,7 +597,13 @@ class _Applier(RoundsApplier):
     def _calamity_amounts(self, cal: Calamity, f: Field) -> None:
         cal.amounts = dict(cal.amounts)
         cal.amounts_spans = dict(cal.amounts_spans)
-        for name, values, doc, span in self._amount_settings(f.value):
+        cal.amounts_when = {k: dict(v) for k, v in cal.amounts_when.items()}
+        cal.amounts_when_spans = dict(cal.amounts_when_spans)
+        for name, values, doc, span, option in self._amount_settings(f.value):
+            if option is not None:
+                if self._amount_when(cal, name, values, span, option) and doc:
+                    cal.notes.append(doc)
+                continue
             cal.amounts[name] = values
             cal.amounts_spans[name] = span
             if doc:

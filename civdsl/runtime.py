@@ -144,6 +144,24 @@ def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, l
     return new
 
 
+def floor_step(trace: list, kind: str, param: str, old, line: int, path: str):
+    """An amount below zero becomes zero here (`amounts { floor zero }`, or the `floor` step of
+    its `order`), traced; an absent or unknown amount stays as it is."""
+    if old is None or old.__class__ is Unknown or old >= 0:
+        return old
+    trace.append(("floor", kind, param, 0, old, 0, (), line, path))
+    return 0
+
+
+def floor_effects(effects: list, trace: list, mains: dict, line: int, path: str) -> None:
+    """The edition's `floor zero` over a finished effect list: each main amount of the kinds in
+    MAINS (kind -> its main parameter) that went below zero becomes zero, traced."""
+    for kind, args, _ in effects:
+        param = mains.get(kind)
+        if param is not None:
+            args[param] = floor_step(trace, kind, param, args[param], line, path)
+
+
 # each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
 _CHANGES = {"add": operator.add, "prevent": operator.sub, "cap": min_, "set": lambda old, v: v}
 

@@ -719,8 +719,14 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     @v_args(meta=True)
     def amounts_field(self, meta, c):
+        # `... when OPTION`: the setting holds while that rule option is on (its name is the NAME after WHEN)
+        when = next((i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "WHEN"), None)
+        option = None
+        if when is not None:
+            option = (c[when + 1].value, span_of(self.file, c[when + 1]))
+            c = c[:when] + c[when + 2:]
         *line, value_spans = self._keyed_names(meta, c)
-        return (*line, value_spans[0])  # amounts' checks point at the first value
+        return (*line, value_spans[0], option)  # amounts' checks point at the first value
 
     amounts_decl, cal_amounts = _keyed_names_block("amounts")
 
@@ -950,6 +956,28 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Item("assert", None, self._span(meta), value=(c[1], self._string(c[2])))
 
     @v_args(meta=True)
+    def ruling_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("ruling", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def overrules_decl(self, meta, c):
+        return Item("overrules", c[1].value, self._span(meta), value=self._string(c[2]),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def law_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("law", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def drop_law_decl(self, meta, c):
+        return Item("drop_law", c[2].value, self._span(meta), value=self._string(c[3]),
+                    name_span=span_of(self.file, c[2]))
+
+    @v_args(meta=True)
     def errata(self, meta, c):
         return Item("errata", c[1].value, self._span(meta),
                     value=(self._string(c[2]), self._string(c[3]), span_of(self.file, c[2])))
@@ -987,6 +1015,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     # --- calls and expressions
     @v_args(meta=True)
     def call(self, meta, c):
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+
+    @v_args(meta=True)
+    def ruling_call(self, meta, c):
         return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
 
     @v_args(meta=True)

@@ -95,7 +95,7 @@ class Phase(Record, frozen=False):
 def _rules_data(rules: dict) -> dict:
     """The edition's resolution rules as data: settings by name (tuples as lists), without the
     rulebook lines they come from."""
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k != "lines"}
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in rules.items() if k not in ("lines", "paths")}
 
 
 def _resolved_dict(r: Resolved) -> dict:
@@ -295,6 +295,14 @@ def _value(table: Table, name: str, fact: str):
 
     v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
     return v
+
+
+def _of_player(name: str, fact: str) -> str:
+    """A fact one player's answer lacks, named as the table names every player's: `players.NAME.FACT`
+    (a name already placed in the table, or a role the table assigns, stays as it is)."""
+    if "." in fact or "[" in fact or fact in ("other_players", "beneficiary", "trader"):
+        return fact
+    return f"players.{name}.{fact}"
 
 
 def _add_missing(missing: list[str], names) -> None:
@@ -514,8 +522,8 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
         missing.extend(ben_missing)
     busy = (taken or {}).get(c["calamity"], set())
     secondary = _secondary(table, c, primary, roles, missing, notes, busy)
-    for st in [primary.state] + [r.state for _, _, r in secondary]:
-        _add_missing(missing, st.missing)
+    for who, st in [(c["victim"], primary.state)] + [(name, r.state) for name, _, r in secondary]:
+        _add_missing(missing, [_of_player(who, f) for f in st.missing])
     return Resolved(c["index"], c["calamity"], c["victim"], c["traded_by"], ben, primary, secondary, notes, missing)
 
 

@@ -85,7 +85,16 @@ class _Validator(NodeVisitor):
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
+        self._amount_switches()
         self._unread_options()
+
+    def _amount_switches(self) -> None:
+        """`amounts { SETTING ... when OPTION }` names a declared option (CIV080)."""
+        for item, scope in [(None, self.ed)] + [(c.name, c) for c in self.ed.calamities.values()]:
+            for option, span in scope.amounts_when_spans.items():
+                if option not in self.ed.options:
+                    self.d.error("CIV080", f"`amounts ... when {option}` names no declared option", span, item=item,
+                                 help=suggestion(option, self.ed.options) or f"declare it: `option {option} \"why\" off`")
 
     def _unknown_names(self) -> None:
         pools = {"advance": self.ed.advances, "commodity": self.ed.commodities, "group": self.ed.groups}
@@ -102,6 +111,7 @@ class _Validator(NodeVisitor):
         if not self.ed.options:
             return
         read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
+        read |= {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
@@ -309,6 +319,12 @@ class _Validator(NodeVisitor):
                 self.d.error("CIV026", f"advance `{name}` gives a credit to itself", sc.span, item=name)
             if sc.amount < 0:
                 self.d.error("CIV025", "negative specific credit", sc.span, item=name)
+            target = self.ed.advances.get(sc.target)
+            cost = target.cost if target is not None else None
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool) and sc.amount > cost:
+                self.d.error("CIV136", f"a credit of {sc.amount} to `{sc.target}`, which costs only {cost}",
+                             sc.span, item=name, notes=[f"`{sc.target}` would cost nothing, whatever else is held"],
+                             help=f"a credit to one advance is at most its cost ({cost}): check both figures")
 
     def _advance_vp(self, adv: Advance) -> None:
         """Victory points as the tier rule gives them (an explicit figure must agree)."""
@@ -811,9 +827,25 @@ def set_value(ed: Edition, n: int, face: int):
 _AGGREGATES = {
     "count": lambda items, args: len(items),
     "sum": lambda items, args: sum(args[0](item, number) for item in items),
-    "all": lambda items, args: all(args[0](item, truth) for item in items),
+    "all": lambda items, args: _all_holds(items, args),
     "any": lambda items, args: any(args[0](item, truth) for item in items),
 }
+
+
+def _all_holds(items, args) -> bool:
+    """`all(items, condition)`: false as soon as one item decidedly breaks it, even where another
+    cannot be decided (a comparison with a cost written `unknown`); undecided (the first such
+    item's EvalError) only when no item breaks it."""
+    undecided = None
+    for item in items:
+        try:
+            if not args[0](item, truth):
+                return False
+        except EvalError as exc:
+            undecided = undecided or exc
+    if undecided is not None:
+        raise undecided
+    return True
 
 
 def _of_kind(value: Any, kind, span: Span) -> Any:
@@ -858,7 +890,8 @@ class ModelEvaluator:
     def advance_view(self, adv: Advance, depth: int = 0) -> dict:
         view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
                                 "supply": adv.supply, "credit_total": sum(adv.credits.values()),
-                                "group_count": len(adv.groups)}
+                                "group_count": len(adv.groups), "first_group": adv.groups[0] if adv.groups else None,
+                                "second_group": adv.groups[1] if len(adv.groups) > 1 else None}
         if depth == 0:
             view["specific_credits"] = [
                 {"target": self.advance_view(self.ed.advances[sc.target], 1) if sc.target in self.ed.advances else None,
@@ -924,8 +957,22 @@ class ModelEvaluator:
 
     def _failing(self, expr: Call) -> str:
         """The items (the first ten) for which `all(items, condition)` does not hold."""
-        bad = [i.get("name", "?") for i in self.items(expr.args[0], None) if self.evaluate(expr.args[1], i) is not True]
-        return "fails for: " + ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        bad, undecided = [], []
+        for i in self.items(expr.args[0], None):
+            try:
+                value = self.evaluate(expr.args[1], i)
+            except EvalError:
+                value = None
+            if value is None:  # an unknown value (a cost written `unknown`) decides nothing
+                undecided.append(i.get("name", "?"))
+            elif value is not True:
+                bad.append(i.get("name", "?"))
+        text = "fails for: " + _first_ten(bad)
+        return text + ("; cannot be decided for: " + _first_ten(undecided) if undecided else "")
+
+
+def _first_ten(names: list) -> str:
+    return ", ".join(map(str, names[:10])) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
 
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:

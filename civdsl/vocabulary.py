@@ -222,8 +222,9 @@ AMOUNT_SETTINGS = {
               "holdings: an amount never exceeds what the player has (see BOUNDS); none: amounts as computed"),
     "floor": (("zero", "none"), ("zero",),
               "zero: prevention never takes an amount below zero; none: no floor is applied"),
-    "order": (("add_prevent", "set", "cap"), ("add_prevent", "set", "cap"),
-              "the order in which modifier operations apply: each of add_prevent, set and cap once"),
+    "order": (("add_prevent", "add", "prevent", "floor", "set", "cap"), ("add_prevent", "set", "cap"),
+              "the order in which modifier operations apply: add and prevent (together as add_prevent, or "
+              "apart), set and cap each once; floor (an amount below zero becomes zero there) at most once"),
     "losses": (("least_over", "none"), ("none",),
                "least_over: a loss of unit points is met exactly, or exceeded by as little as possible, from "
                "the cities (each worth the edition's city_points) and tokens the state gives; none: not split"),
@@ -237,6 +238,14 @@ AMOUNT_SETTINGS = {
                    "number, never more than he has, then prevention unselects some and the rest are taken; "
                    "amount: prevention lowers the amount before any bound"),
 }
+
+def amount_order_fits(words) -> bool:
+    """Whether an `amounts { order ... }` lists each stage once: additions and preventions
+    (together, `add_prevent`, or apart), `set` and `cap`, and at most one `floor` step."""
+    stages = [w for word in words for w in (("add", "prevent") if word == "add_prevent" else (word,))]
+    return (sorted(w for w in stages if w != "floor") == ["add", "cap", "prevent", "set"]
+            and stages.count("floor") <= 1)
+
 
 # `resolution { ... }`: how an edition runs the calamity phase for a whole table (issue 13 §3,
 # `civdsl table`), edition-wide or inside a calamity (an exception, where `per_calamity`). Each
@@ -460,8 +469,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("reduced_city_tokens", "int", "tokens a city leaves when reduced (the population limit of its area; one "
          "figure for the cities that would be reduced)",
          words=("token a reduced city leaves", "tokens a reduced city leaves")),
-    Fact("unit_points", "int", "unit points on the board; when not given, derived as tokens x token_points + "
-         "cities x city_points (constants, default 1 and 5)",
+    Fact("unit_points", "int", "unit points on the board; when not given, derived from the tokens and cities "
+         "(each token and city worth the points the rulebook gives them, 1 and 5 unless it says otherwise)",
          words=("unit point", "unit points")),
     Fact("cities_in_stock", "int", "cities in stock", words=("city in stock", "cities in stock")),
     Fact("tokens_in_stock", "int", "tokens in stock", words=("token in stock", "tokens in stock")),
@@ -622,7 +631,8 @@ DERIVED_WORDS = {
 # Collections and item attributes that author invariants (assert) can read.
 MODEL_COLLECTIONS = ("advances", "calamities", "commodities", "specific_credits")
 ITEM_ATTRIBUTES = {
-    "advances": ("name", "cost", "vp", "groups", "supply", "specific_credits", "credit_total", "group_count"),
+    "advances": ("name", "cost", "vp", "groups", "supply", "specific_credits", "credit_total", "group_count",
+                 "first_group", "second_group"),
     "calamities": ("name", "stack", "tradable", "major", "modifier_count"),
     "commodities": ("name", "value", "count", "stack"),
     "specific_credits": ("target", "amount", "source"),

@@ -1048,3 +1048,32 @@ def test_a_backslash_before_a_backtick_keeps_the_backtick_literal():
 
     assert inline("a \\`b\\` c") == "a `b` c"
     assert inline("a `b` c") == "a <code>b</code> c"
+
+
+@pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")
+def test_a_build_without_graphviz_keeps_the_drawings_and_check_fails_where_one_is_gone(tmp_path):
+    """A build where `dot` is missing keeps the SVG an earlier build drew from the same DOT (the
+    charts link it); where the SVG is gone, `build --check` says so instead of "up to date"."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "generated"
+    cli = [sys.executable, "-m", "civdsl.cli"]
+    rulebook = str(ROOT / "rulebooks" / "civ1981.civ")
+    made = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    svg = out / "civ1981" / "charts" / "explorer.svg"
+    drawn = svg.read_bytes()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    again = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                           env=env)
+    assert again.returncode == 0, again.stderr
+    assert svg.read_bytes() == drawn
+    svg.unlink()
+    checked = subprocess.run(cli + ["build", rulebook, "--check", "-o", str(out)], cwd=ROOT, capture_output=True,
+                             text=True, env=env)
+    assert checked.returncode == 1
+    assert "civ1981/charts/explorer.svg: missing" in checked.stdout + checked.stderr

@@ -133,8 +133,10 @@ def rulebooks(draw):
         if draw(st.booleans()):
             attrs += f" symbol {quote(draw(st.text(max_size=3)))}"
         out.append(f"group {g} {quote(draw(names))}{attrs}")
+    # every cost first: a specific credit is at most its target's cost (CIV136)
+    costs = {name: draw(st.integers(0, 400)) if draw(st.integers(0, 9)) else None for name in advances}
     for i, name in enumerate(advances):
-        fields = [f"cost {draw(st.integers(0, 400))}" if draw(st.integers(0, 9)) else "cost unknown"]
+        fields = [f"cost {costs[name]}" if costs[name] is not None else "cost unknown"]
         mine = draw(st.lists(st.sampled_from(groups), min_size=1, max_size=2, unique=True))
         fields.append("groups " + ", ".join(mine))
         credits = draw(st.lists(st.sampled_from(groups), max_size=len(groups), unique=True))
@@ -142,7 +144,9 @@ def rulebooks(draw):
             fields.append("credits " + ", ".join(f"{g} {draw(small)}" for g in credits))
         others = [a for a in advances if a != name]
         if others and draw(st.booleans()):
-            fields.append(f"credit {quote(draw(st.sampled_from(others)))} {draw(small)}")
+            target = draw(st.sampled_from(others))
+            amount = draw(small) if costs[target] is None else draw(st.integers(0, costs[target]))
+            fields.append(f"credit {quote(target)} {amount}")
         earlier = advances[:i]
         if earlier and draw(st.booleans()):
             fields.append("requires " + ", ".join(quote(a) for a in draw(st.lists(

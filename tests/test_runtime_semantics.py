@@ -78,7 +78,8 @@ def test_replacement_option(rb):
 def test_trace_names_each_card_and_rulebook_line(rb):
     r = rb.resolve("Storm", "primary", ["Alpha", "Beta"], {"cities": 2}).to_dict()
     steps = [(t["op"], t["by"], t["line"], t["before"], t["after"]) for t in r["trace"]]
-    assert steps == [("add", ["Alpha"], 28, 10, 15), ("prevent", ["Beta"], 29, 15, -5)]
+    # the floor is a step of the trace: the answer never leaves an amount below zero unexplained
+    assert steps == [("add", ["Alpha"], 28, 10, 15), ("prevent", ["Beta"], 29, 15, -5), ("floor", [], 20, -5, 0)]
     assert r["effects"][0]["amount"] == 0
 
 

@@ -662,6 +662,22 @@ def test_the_command_locates_a_nominee_against_the_rule_in_the_table_file(tmp_pa
         in result.output
 
 
+def test_a_house_rules_table_cites_the_file_that_holds_the_line():
+    house = str(Path(__file__).resolve().parents[1] / "rulebooks" / "house" / "gentle.civ")
+    result = _cli("table", house, str(EXAMPLE))
+    head = result.output.split("\n\n")[0]
+    assert "[rulebooks/megaciv.civ:" in head and "gentle.civ:" not in head, head
+
+
+def test_the_victims_missing_facts_are_named_as_every_other_players():
+    data = {"players": [_player("P1", cities=3, tokens=10), _player("P2", cities=1),
+                        _player("P3", cities=1, tokens_in_stock=3)],
+            "calamities": [{"calamity": "Flood", "victim": "P1"}, {"calamity": "Civil War", "victim": "P3"}]}
+    missing = _phase("civ1980", data).missing_facts
+    assert "players.P1.flood_plain_units" in missing and "players.P3.unit_points" in missing
+    assert not [m for m in missing if "." not in m and "[" not in m]  # no bare fact of an unnamed player
+
+
 # --- discarding from a large hand --------------------------------------------------------------
 
 def _discards_by_list(module, rules, held, rng):

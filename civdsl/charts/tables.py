@@ -185,7 +185,40 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
                   Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
     flat.listed = False
     flat.rows = [_modifier_row(ed.calamities[n], m) for n in order for m in ed.calamities[n].modifiers]
-    return Chart("calamities", "Calamities", [grid, detail, flat])
+    return Chart("calamities", "Calamities", [grid, detail, flat] + ([options_table(ed)] if ed.options else [])
+                 + _rulings_table(ed, "calamity-rulings", order))
+
+
+def options_table(ed: Edition) -> Table:
+    """The rule options: each reading the rulebook records, its default and how a question switches it."""
+    table = Table("options", "Rule options",
+                  [Column("Switch", 2.2), Column("Default", 0.7), Column("What it switches", 5.0),
+                   Column("Amounts settings", 2.4)], [],
+                  intro=["Where the printed rules can be read two ways, the rulebook follows one reading and "
+                         "declares the other as an option: switch it for one question with --option NAME=on "
+                         "(or options: in a state file), or with the companion page's rule options."])
+    for name, opt in ed.options.items():
+        settings = [f"{k} {', '.join(v)}".replace("_", " ") + (f" ({c.name})" if c is not ed else "")
+                    for c in (ed, *ed.calamities.values()) for k, v in c.amounts_when.get(name, {}).items()]
+        # the switch is what the player types; the option's text is the rulebook's, quoted
+        table.rows.append(Row([cell(Strong(f"--option {name}=on")), cell("on" if opt.on else "off"),
+                               cell(Quote(opt.doc or "")), cell("; ".join(settings) or "\u2014")]))
+    return table
+
+
+def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[Table]:
+    """The rulings about each item of the chart, under its name: the question, the answer the
+    rulebook's rulings expect and where it comes from (`civdsl check` runs each one)."""
+    from .. import rulings
+
+    rows = [Row([cell(n), cell(s["question"]), cell(s["answer"]), cell(s["cited"])])
+            for n in order for s in map(rulings.summary, rulings.rulings_of(ed, n))]
+    if not rows:
+        return []
+    return [Table(slug, "Rulings", [Column("About", 1.2), Column("Question", 3.4), Column("Answer", 2.4),
+                                    Column("Cited", 2.2)], rows,
+                  intro=["Worked examples and answers the rulebook records; checking the rulebook runs each one "
+                         "against these rules."])]
 
 
 def _clauses_cell(ed: Edition, kind: str, item) -> Cell:
@@ -227,7 +260,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     flat.listed = False
     flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
                  for n in order for i in inter.get(n, [])]
-    return Chart("advances", "Advances", [t, flat])
+    return Chart("advances", "Advances", [t, flat, *_rulings_table(ed, "advance-rulings", order)])
 
 
 def _advance_fields(chips: dict, inter: dict) -> list[_Field]:

@@ -120,8 +120,8 @@ def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options
     click.echo(f"{r.calamity} ({rb.calamities[r.calamity]['class']}, stack {rb.calamities[r.calamity]['stack']}) "
                f"\u2014 {role} victim holding {held}")
     _outcome(data)
-    for t in data["trace"]:
-        click.echo(_trace_line(t))
+    for line in _trace_lines(data["trace"]):
+        click.echo(line)
     _undecided(data)
     _secondary(data)
     for o in data["options"]:
@@ -140,13 +140,39 @@ def _outcome(data: dict) -> None:
         why = data.get("cancel_reason", {})
         click.echo(f"  cancelled: {why.get('why', '')}  [{why.get('path')}:{why.get('line')}]")
         return
-    # an effect brought down to zero is no clause (the trace shows what prevented it)
-    for text in filter(None, (_describe_effect(e) for e in data["effects"])):
-        click.echo(f"  {text}")
+    # an effect brought down to zero is no clause: one line says so (the trace shows what prevented it)
+    for e in data["effects"]:
+        text = _describe_effect(e)
+        if text:
+            click.echo(f"  {text}")
+        elif e.get("amount") == 0:
+            by = list(dict.fromkeys(b for t in data["trace"] if t["kind"] == e["kind"] and t["op"] != "floor"
+                                    for b in t["by"]))
+            if by:
+                click.echo(f"  no {_trace_what({'kind': e['kind'], 'param': None})}: "
+                           f"{', '.join(by)} bring{'s' if len(by) == 1 else ''} it to 0")
 
 
 # how the trace shows each kind of change before its value
 _TRACE_SIGN = {"add": "+", "prevent": "\u2212", "set": "=", "cap": "at most ", "undecided": "?"}
+
+
+def _trace_lines(trace: list[dict]) -> list[str]:
+    """The trace's steps; a step the floor then raises to zero is shown with the floor's 0 (never a
+    negative amount), and a floor step on its own says "never below zero"."""
+    out = []
+    for i, t in enumerate(trace):
+        if t["op"] == "floor" and i and _floors(trace[i - 1], t):
+            continue
+        step = dict(t, after=0, floored=True) if i + 1 < len(trace) and _floors(t, trace[i + 1]) else t
+        out.append(_trace_line(step))
+    return out
+
+
+def _floors(t: dict, after: dict) -> bool:
+    """Whether step AFTER is the floor raising what step T left below zero."""
+    return (after["op"] == "floor" and t["op"] != "floor" and (t["kind"], t["param"]) == (after["kind"], after["param"])
+            and t["after"] == after["before"])
 
 
 def _trace_line(t: dict) -> str:
@@ -158,7 +184,11 @@ def _trace_line(t: dict) -> str:
     if t["op"] == "bound":  # nothing beyond what the player has: by names the bounding fact
         held = name_words(t["by"][0]) if t["by"] else "of it"
         return f"    you have only {t['value']} {held}: {_trace_what(t)} {before} \u2192 {after}  {where}"
+    if t["op"] == "floor":
+        return f"    never below zero: {_trace_what(t)} {before} \u2192 {after}  {where}"
     change = f"{_trace_what(t)} {before} \u2192 {after}" if t.get("param") else t["op"]
+    if t.get("floored"):
+        change += " (never below zero)"
     if t.get("depends_on"):
         change += f" (depends on {_facts_words(t['depends_on'])})"
     value = t["value"] if t["value"] is not None else ""
@@ -187,6 +217,8 @@ def _secondary(data: dict) -> None:
 
     if s["share"] is not None:
         click.echo(f"  assigns {s['share']} in total among other players (at most per player: {effects})")
+    elif s["count"] is None:  # how many depends on a fact the state does not give (named below)
+        click.echo(f"  assigns to other players (how many is not known yet): {effects} each")
     else:
         click.echo(f"  assigns to {counted(s['count'], ('other player', 'other players'))}: {effects} each")
 
@@ -276,7 +308,7 @@ def _cost_lines(data: dict) -> None:
         _price_lines(row)
     for row in data["acquired"]:
         click.echo(f"{row['advance']}: 0  (printed {row['printed']}; {row['credits'][0]['from']})")
-    policy = ", ".join([data["policy"]] + data["variants"])
+    policy = ", ".join(x.replace("_", " ") for x in [data["policy"]] + data["variants"])
     click.echo(f"total: {_known(data['total'])}  (credit policy: {policy}; treasury counts "
                f"{data['treasury_value']} per token)")
     if not data["complete"]:

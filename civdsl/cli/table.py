@@ -46,7 +46,8 @@ def table(rulebook, table_file, calamity, seed, options, as_json):
 
 def _where(rb, setting: str) -> str:
     line = rb.module.TABLE_RULES["lines"].get(setting)
-    return f"  [{rb.module.SOURCE_PATH}:{line}]" if line else ""
+    path = rb.module.TABLE_RULES.get("paths", {}).get(setting, rb.module.SOURCE_PATH)
+    return f"  [{path}:{line}]" if line else ""
 
 
 # why a calamity over the limits was discarded, in words (`resolution { discard ... }`)
@@ -65,14 +66,36 @@ def _print(rb, phase, data: dict) -> None:
     for name, parts in data["outcomes"].items():
         echo(f"  {name}: " + (" | ".join(_outcome_text(p, _describe_effect) for p in parts) or "nothing"))
     if data["missing_facts"]:
-        echo(f"incomplete: the table does not give {', '.join(data['missing_facts'])}")
+        echo(f"incomplete: the table does not give {'; '.join(_missing_words(m, data) for m in data['missing_facts'])}")
+
+
+def _missing_words(path: str, data: dict) -> str:
+    """What the table lacks, in words: a player's fact, the victim's choice for a calamity, a border."""
+    import re
+
+    from ..phrases import name_words
+
+    player = re.fullmatch(r"players\.(.+)\.(\w+)", path)
+    if player:
+        return f"{player.group(1)}'s {name_words(player.group(2))}"
+    choice = re.fullmatch(r"calamities\[(\d+)\]\.(\w+)", path)
+    if choice:
+        c = next((c for c in data["calamities"] if c["index"] == int(choice.group(1))), None)
+        what = f"{c['victim']}'s {c['calamity']}" if c else f"calamity {int(choice.group(1)) + 1}"
+        if choice.group(2) == "secondary":
+            return f"to whom {what} passes its secondary losses (calamities[{choice.group(1)}].secondary)"
+        return f"whom {what} names as {name_words(choice.group(2))} (calamities[{choice.group(1)}].{choice.group(2)})"
+    border = re.fullmatch(r"borders\.(\w+)", path)
+    if border:
+        return f"which players are {name_words(border.group(1))} neighbours (borders.{border.group(1)})"
+    return name_words(path)
 
 
 def _print_limits(rb, phase, data: dict) -> None:
     """The head of the answer: how many calamities are resolved, those the limits discard, the
     order of resolution and the phase's notes."""
     kept = len(phase.resolved)
-    echo(f"Calamity phase of {len(data['players'])} players: {kept} calamit{'y' if kept == 1 else 'ies'} resolved"
+    echo(f"Calamity phase of {len(data['players'])} player{'' if len(data['players']) == 1 else 's'}: {kept} calamit{'y' if kept == 1 else 'ies'} resolved"
          + (f", {len(data['discarded'])} discarded" if data["discarded"] else ""))
     for d in data["discarded"]:
         echo(f"  discarded: {d['victim']}'s {d['calamity']} ({DISCARD_WHY[d['why']]}){_where(rb, 'discard')}")
@@ -129,7 +152,16 @@ def _victim_losses(r: dict, describe) -> None:
     for t in r["trace"]:
         echo(_trace_line(t))
     for u in r.get("undecided", ()):
-        echo(f"     undecided: {u['what']} (depends on {', '.join(u['depends_on'])})  [{u['path']}:{u['line']}]")
+        echo(f"     undecided: {u['what']} (depends on {', '.join(_depends_words(d) for d in u['depends_on'])})"
+             f"  [{u['path']}:{u['line']}]")
+
+
+def _depends_words(fact: str) -> str:
+    """A fact a rule depends on, in words: another player's as "P2's cities in stock"."""
+    from ..phrases import name_words
+
+    who, _, name = fact.rpartition(".")
+    return f"{who.removeprefix('players.')}'s {name_words(name)}" if who else f"the {name_words(fact)}"
 
 
 def _trace_line(t: dict) -> str:
@@ -137,4 +169,6 @@ def _trace_line(t: dict) -> str:
     before, after = ("?" if t[k] is None else t[k] for k in ("before", "after"))
     value = "" if t["value"] is None else t["value"]
     by = ", ".join(t["by"]) or "rule"
+    if t["op"] == "floor":
+        return f"       never below zero: {before} \u2192 {after}  [{t['path']}:{t['line']}]"
     return f"       {t['op']} {value} {by}: {before} \u2192 {after}  [{t['path']}:{t['line']}]"

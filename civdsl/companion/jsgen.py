@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import describe
 from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
+from ..codegen import (_AmountRules, _variant_options, calamity_variants, variant_index, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
                        call_mapping, score_lines, source_hashes)
 from ..expressions import MATH as MATH_FUNCTIONS
 from ..expressions import ExpressionCompiler
@@ -296,7 +296,7 @@ def rules_source(ed: Edition) -> str:
     _rule_tables(w, ed, consts, options)
     off = _set_value_functions(w, ed, c)
     c.held = "held"  # calamity functions keep the held advances in a local
-    calamities = [_calamity(w, c, cal, f"rule_calamity_{index}", _AmountRules(ed, cal))
+    calamities = [_calamity_with_variants(w, c, ed, cal, f"rule_calamity_{index}")
                   for index, cal in enumerate(ed.calamities.values())]
     c.held = c.HELD
     tracks = [_track_functions(w, c, ti, track) for ti, track in enumerate(ed.asts.values())]
@@ -403,6 +403,24 @@ def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: b
 
 
 # --- calamities (the twin of codegen._calamity) ----------------------------------------------------
+
+def _calamity_with_variants(w: _Out, c: JSCompiler, ed: Edition, cal, fn: str) -> tuple[str, str]:
+    """A calamity's function; where a rule option switches its amounts settings, one function per
+    distinct set of settings and FN choosing among them by the question's options (as codegen)."""
+    variants, switches = calamity_variants(ed, cal)
+    if len(variants) == 1:
+        return _calamity(w, c, cal, fn, variants[0][1])
+    for i, (_, rules) in enumerate(variants):
+        _calamity(w, c, cal, f"{fn}_v{i}", rules)
+    table = {"|".join(sorted(on)): variant_index(variants, ed, cal, on) for on in _variant_options(ed, cal)}
+    w.line("")
+    w.line(f"function {fn}(s, role) {{  // {js_comment(cal.span.path)}:{cal.span.line}")
+    w.line(f"  const on = {js_literal(list(switches))}.filter((n) => truthy(s.option(n))).sort().join(\"|\");")
+    w.line(f"  const variants = [{', '.join(f'{fn}_v{i}' for i in range(len(variants)))}];")
+    w.line(f"  return variants[{js_json(table)}[on]](s, role);")
+    w.line("}")
+    return cal.name, fn
+
 
 def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> tuple[str, str]:
     """One function per calamity, straight-line code per role, as codegen._calamity writes it in
@@ -613,18 +631,45 @@ class _JSRoleBody(_RoleWalk):
         for p in v.kind.params:
             value = v.var(p.name)
             if p.name == v.kind.main:
-                value = self._amount(value, immune)
+                value = self._amount(v, value, immune)
                 if v in self.unselecting:
                     raw = v.var(p.name)
                     args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
             args.append(f"{p.name}: {value}")
         return f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"
 
-    def _amount(self, value: str, immune: bool) -> str:
+    STAGE_INDENT = "  "
+
+    def _stage_loop_start(self, switches: tuple, orders: dict) -> None:
+        table = {"|".join(on): list(order) for on, order in orders.items()}
+        self.line(f"const on = {js_literal(list(switches))}.filter((n) => truthy(s.option(n))).join(\"|\");")
+        self.line(f"for (const stage of {js_json(table)}[on]) {{")
+        self.indent += "  "
+
+    def _stage_start(self, k: int, stages: tuple) -> None:
+        test = " || ".join(f"stage === {js_string(x)}" for x in stages)
+        self.line(f"{'if' if k == 0 else '} else if'} ({test}) {{")
+
+    def _stage_guard(self, skipped: str) -> None:
+        self.line(f"if (stage !== {js_string(skipped)}) {{")
+
+    def _guard_end(self) -> None:
+        self.line("}")
+
+    def _stage_loop_end(self) -> None:
+        self.line("}")
+        self.indent = self.indent[:-2]
+        self.line("}")
+
+    def _floor_line(self, v) -> None:
+        var, (line, path) = v.var(v.kind.main), self.rules.floor_at
+        self.line(f"{var} = floorStep(trace, {js_string(v.effect.kind)}, {js_string(v.kind.main)}, {var}, "
+                  f"{line}, {self.c.path(path)});")
+
+    def _amount(self, v, value: str, immune: bool) -> str:
         """An effect's main amount as it leaves the function: never below zero where the edition
-        declares a floor, nothing where the victim is immune."""
-        clamped = f"floorZero({value})" if self.rules.floor else value
-        return f"unlessImmune(immune, {clamped})" if immune else clamped
+        declares a floor (traced where a prevention took it there), nothing where the victim is immune."""
+        return f"unlessImmune(immune, {value})" if immune else value
 
     def _after(self) -> None:
         # the calamity's file is named once in the rules' constants, in the order first used
@@ -634,6 +679,10 @@ class _JSRoleBody(_RoleWalk):
     def _city(self) -> str:
         """A city's unit points where the calamity declares its own (`amounts { city_points ... }`)."""
         return f", {js_literal(self.rules.city_points)}" if self.rules.city_points is not None else ""
+
+    def _after_floor(self) -> str:
+        line, path = self.rules.floor_at
+        return f"floorEffects(effects, trace, {js_json(self.floor_kinds())}, {line}, {self.c.path(path)});"
 
     def _after_bound(self) -> str:
         return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"

@@ -15,28 +15,41 @@ from .runtime import GameState, card_text, new_game, number, play_round, run_pha
 from .state import require_rounds
 
 
+def words(name: str) -> str:
+    """A stat's, flag's, pool's or table's name as a player reads it: `at_war` is "at war"."""
+    return str(name).replace("_", " ")
+
+
+def shown(value) -> str:
+    """A value as a player reads it: a flag yes or no, an unknown "unknown", a number as it is."""
+    if value is True or value is False:
+        return "yes" if value else "no"
+    value = number(value)
+    return "unknown" if value is None else str(value)
+
+
 def _changed(e: dict) -> str:
     sign = "+" if e["by"] >= 0 else ""
-    text = f"{e['name']} {sign}{e['by']}: {number(e['before'])} -> {number(e['after'])}"
+    text = f"{words(e['name'])} {sign}{e['by']}: {shown(e['before'])} -> {shown(e['after'])}"
     return text + (f" ({e['stage']})" if e["op"] == "move" and e.get("stage") else "")
 
 
 def _rolled(e: dict) -> str:
     terms = ", ".join(f"{t['label']} {t['dice']}" for t in e["terms"])
-    return f"roll {e['pool']}: {len(e['dice'])}d{e['sides']} ({terms}) -> {e['dice']} = {e['result']}"
+    return f"roll {words(e['pool'])}: {len(e['dice'])}d{e['sides']} ({terms}) -> {e['dice']} = {e['result']}"
 
 
 # each kind of trace entry (its `op`, written by rounds.runtime.RoundState) in words
 _ENTRY_WORDS = {
-    "set": lambda e: f"{e['name']} = {number(e['after'])}" + (f" (was {number(e['before'])})"
-                                                             if e["before"] != e["after"] else ""),
+    "set": lambda e: f"{words(e['name'])} = {shown(e['after'])}" + (f" (was {shown(e['before'])})"
+                                                                    if e["before"] != e["after"] else ""),
     "add": _changed,
     "move": _changed,
-    "reset": lambda e: f"{e['name']} reset to {number(e['after'])}",
+    "reset": lambda e: f"{words(e['name'])} reset to {shown(e['after'])}",
     "roll": _rolled,
-    "event": lambda e: f"{e['table']}: rolled {e['face']} -> {e['row']}",
-    "threshold": lambda e: f"threshold {e['label']}: {e['state']}",
-    "reached": lambda e: f"{e['track']} reached {e['position']}: {e['label']}",
+    "event": lambda e: f"{words(e['table'])}: rolled {e['face']} -> {e['row']}",
+    "threshold": lambda e: f"threshold {words(e['label'])}: {e['state']}",
+    "reached": lambda e: f"{words(e['track'])} reached {e['position']}: {e['label']}",
     "instead": lambda e: f"instead of the rule at line{'s' if len(e['replaces']) > 1 else ''} "
                          + ", ".join(map(str, e["replaces"])),
     "draw": lambda e: f"draw {e['asked']}: " + (", ".join(e["cards"]) or "no card"),
@@ -92,7 +105,7 @@ def _table_lines(module, state: GameState) -> list[str]:
     if module.CARD_DECK is not None:
         lines.append(f"hand ({len(state.hand)}): " + (", ".join(card_text(c) for c in state.hand) or "empty"))
     if state.on:
-        lines.append("thresholds on: " + ", ".join(sorted(state.on)))
+        lines.append("thresholds on: " + ", ".join(words(t) for t in sorted(state.on)))
     if state.ended:
         lines.append(f"the game has ended: {state.ended}")
     return lines
@@ -104,10 +117,10 @@ def _stat_lines(module, values: dict, before: dict) -> list[str]:
     lines = []
     for name, value in values.items():
         old = before.get(name)
-        change = f"   (was {number(old)})" if old != value else ""
+        change = f"   (was {shown(old)})" if old != value else ""
         label = _stage(module, name, value)
         stage = f"  {label}" if label else ""
-        lines.append(f"  {name:<{width}}  {number(value)}{stage}{change}")
+        lines.append(f"  {words(name):<{width}}  {shown(value)}{stage}{change}")
     return lines
 
 
@@ -286,7 +299,7 @@ def _stat_table(result: dict) -> list[str]:
     rows["(rounds played)"] = result["rounds_played"]
     for name, s in rows.items():
         if s["mean"] is not None:
-            lines.append(f"{clip(name, 20):<22}{s['mean']:>10.1f}{s['min']:>8}{s['p10']:>8}{s['p50']:>8}"
+            lines.append(f"{clip(words(name), 20):<22}{s['mean']:>10.1f}{s['min']:>8}{s['p10']:>8}{s['p50']:>8}"
                          f"{s['p90']:>8}{s['max']:>8}")
     return lines
 

@@ -419,11 +419,17 @@
 
   function changedBy(answer) {
     const out = [];
-    for (const t of answer.trace || []) for (const b of t.by || []) if (!out.includes(b)) out.push(b);
+    // a bound or a floor is no advance: its `by` names the holding, said by the trace in words
+    for (const t of answer.trace || []) {
+      if (t.op === "bound" || t.op === "floor") continue;
+      for (const b of t.by || []) if (!out.includes(b)) out.push(b);
+    }
     return out;
   }
 
   function traceText(t) {
+    if (t.op === "floor") return "never below zero: " + (t.param ? t.param.replace(/_/g, " ") : "") + " " + t.before + " \u2192 0";
+    if (t.op === "bound") return "at most what you have (" + factLabel((t.by || [])[0] || "") + "): " + t.before + " \u2192 " + t.after;
     const sign = t.op === "add" ? "+" : t.op === "prevent" ? "\u2212" : t.op === "set" ? "=" : t.op === "cap" ? "\u2264" : t.op + " ";
     const who = (t.by || []).join(", ") || "the rule";
     const param = t.param ? t.param.replace(/_/g, " ") : "";

@@ -1058,7 +1058,7 @@ function makePlayerState(state, options) {
 function startCredits(state) {
   const sc = MODEL.START_CREDITS;
   if (sc === null) return null;
-  const probe = new PlayerState(state.held, state.facts);
+  const probe = new PlayerState(state.held, state.facts, state.options);  // the rule switches of the question
   let amount = null, waived = false, problem = null;
   try {
     waived = RULES.startCredits.unless !== null && truthy(RULES.startCredits.unless(probe));

@@ -689,12 +689,12 @@ function planBaseHandLimit(M, facts, override) {
   if (override !== null && override !== undefined) return [Math.trunc(override), "--hand-limit"];
   const table = creditGet(M.TABLES, "hand_limit_by_players", null);
   if (table !== null && creditHas(facts, "players")) {
-    return [Math.trunc(planLookup(table, facts.players)), "hand_limit_by_players(" + facts.players + ")"];
+    return [Math.trunc(planLookup(table, facts.players)), "the rulebook's limit for " + facts.players + " players"];
   }
-  if (creditHas(M.CONSTS, "hand_limit")) return [Math.trunc(M.CONSTS.hand_limit), "const hand_limit"];
+  if (creditHas(M.CONSTS, "hand_limit")) return [Math.trunc(M.CONSTS.hand_limit), "the rulebook's limit"];
   if (table !== null) {
-    throw creditUserError("the hand limit depends on the number of players (table hand_limit_by_players): "
-      + "give `players` in the state (or --set players=N), or pass --hand-limit N");
+    throw creditUserError("the hand limit depends on the number of players: give the number of players, "
+      + "or the hand limit itself");
   }
   throw creditUserError(M.EDITION.name + " declares no hand limit (const hand_limit or table "
     + "hand_limit_by_players): pass --hand-limit N");

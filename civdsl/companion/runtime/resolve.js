@@ -24,10 +24,19 @@ function change(trace, op, kind, param, value, old, by, line, path) {
   return after;
 }
 
-// never below zero; an unknown amount stays unknown (the `floor zero` amounts setting)
-function floorZero(value) {
-  if (value === null || value instanceof Unknown) return value;
-  return truthy(gt(value, 0)) ? value : 0;
+// an amount below zero becomes zero here, traced (runtime.floor_step)
+function floorStep(trace, kind, param, old, line, path) {
+  if (old === null || old instanceof Unknown || !truthy(lt(old, 0))) return old;
+  trace.push(["floor", kind, param, 0, old, 0, [], line, path]);
+  return 0;
+}
+
+// the edition's `floor zero` over a finished effect list (runtime.floor_effects)
+function floorEffects(effects, trace, mains, line, path) {
+  for (const e of effects) {
+    const param = get(mains, e[0], null);
+    if (param !== null) e[1][param] = floorStep(trace, e[0], param, e[1][param], line, path);
+  }
 }
 
 function unlessImmune(immune, value) {

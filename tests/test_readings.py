@@ -1,0 +1,134 @@
+"""Every recorded reading of an ambiguous text is a declared rule option: the default reading is
+the rulebook's, the other one answers when the option is switched on, each with a worked number."""
+
+import pytest
+from click.testing import CliRunner
+
+import civdsl
+from civdsl.cli.main import main
+from civdsl.frontend import check_file
+
+CYCLONE_HOLDS = ["Masonry", "Calendar", "Trade Empire"]
+
+
+def _taken(rb, calamity, role, holds, state):
+    r = rb.resolve(calamity, role, holds, state).to_dict()
+    return {e["kind"]: e.get("taken", e.get("amount")) for e in r["effects"]}
+
+
+def test_expansion_cyclone_prevention_spares_exposed_cities_by_default_and_lowers_the_amount_as_the_option():
+    rb = civdsl.load("expansion")
+    # two cities beside the sea, 3 + 1 (Trade Empire) to reduce: by default both are selected and
+    # Masonry and Calendar spare both; on the other reading 4 - 3 = 1 is reduced
+    state = {"cities_adjacent_open_sea": 2, "ships": 0, "players": 3}
+    assert _taken(rb, "Cyclone", "primary", CYCLONE_HOLDS, state)["reduce_cities"] == 0
+    other = dict(state, options={"cyclone_prevention_on_amount": "on"})
+    assert _taken(rb, "Cyclone", "primary", CYCLONE_HOLDS, other)["reduce_cities"] == 1
+
+
+def test_expansion_prevent_floor_add_order_reduces_a_city_where_additions_and_preventions_together_spare_it():
+    rb = civdsl.load("expansion")
+    # a secondary victim: 2 - 1 - 2 + 1 = 0 together; prevented first, 2 - 3 = -1 floors to 0, then +1 = 1
+    state = {"cities_adjacent_open_sea": 5, "ships": 0, "options": {"cyclone_prevention_on_amount": "on"}}
+    assert _taken(rb, "Cyclone", "secondary", CYCLONE_HOLDS, state)["reduce_cities"] == 0
+    state["options"]["prevent_floor_add"] = "on"
+    r = rb.resolve("Cyclone", "secondary", CYCLONE_HOLDS, state).to_dict()
+    assert {e["kind"]: e["amount"] for e in r["effects"]}["reduce_cities"] == 1
+    ops = [(t["op"], t["kind"], t["before"], t["after"]) for t in r["trace"] if t["kind"] == "reduce_cities"]
+    assert ops == [("prevent", "reduce_cities", 2, 1), ("prevent", "reduce_cities", 1, -1),
+                   ("floor", "reduce_cities", -1, 0), ("add", "reduce_cities", 0, 1)]
+
+
+def _civil_war_at_table(options: dict):
+    from civdsl.table import load_table
+    from civdsl.table_phase import resolve_phase
+
+    rb = civdsl.load("expansion")
+    data = {"players": [{"name": "victim", "unit_points": 60, "cities_in_stock": 4, "tokens_in_stock": 0},
+                        {"name": "Assyria", "cities_in_stock": 2, "tokens_in_stock": 10},
+                        {"name": "Crete", "cities_in_stock": 4, "tokens_in_stock": 0}],
+            "borders": {"near": [["victim", "Assyria"], ["victim", "Crete"]]},
+            "calamities": [{"calamity": "Civil War", "victim": "victim", "beneficiary": "Crete"}],
+            "options": options}
+    return resolve_phase(load_table(rb, data=data)).resolved[0].primary.to_dict()
+
+
+def test_expansion_civil_war_tie_goes_ahead_by_default_and_is_cancelled_as_the_option():
+    # 20 unit points in stock each (4 cities x 5): a tie with Crete
+    assert _civil_war_at_table({})["cancelled"] is False
+    assert _civil_war_at_table({"civil_war_tie_cancels": "on"})["cancelled"] is True
+
+
+def test_megaciv_first_game_start_credits_by_default_and_none_as_the_option():
+    rb = civdsl.load("megaciv")
+    state = {"players": 5, "scenario": "The First Game"}
+    # 5 players: one 10-point credit token of each colour; Pottery costs 60 (chapter 4)
+    assert rb.cost([], ["Pottery"], state)["total"] == 50
+    state["options"] = {"first_game_without_start_credits": "on"}
+    assert rb.cost([], ["Pottery"], state)["total"] == 60
+
+
+ORDER_BASE = '''language 1
+edition t "T"
+group crafts "Crafts"
+option {opt} "the other reading" off
+amounts {{
+  floor zero "floored at the end"
+  order prevent, floor, add, set, cap when {use} "prevent, floor, then add"
+}}
+'''
+
+
+def _diagnostics(tmp_path, text: str) -> list:
+    path = tmp_path / "t.civ"
+    path.write_text(text, encoding="utf-8")
+    return check_file(path).diagnostics.items
+
+
+def test_an_amounts_setting_switched_by_an_undeclared_option_is_an_error_with_did_you_mean(tmp_path):
+    diags = _diagnostics(tmp_path, ORDER_BASE.format(opt="prevent_floor_add", use="prevent_flor_add"))
+    errors = [d for d in diags if d.code == "CIV080"]
+    assert errors and "prevent_flor_add" in errors[0].message and "prevent_floor_add" in (errors[0].help or "")
+
+
+def test_an_option_that_switches_an_amounts_setting_is_read(tmp_path):
+    diags = _diagnostics(tmp_path, ORDER_BASE.format(opt="prevent_floor_add", use="prevent_floor_add"))
+    assert not [d for d in diags if d.code in ("CIV080", "CIV081")]
+
+
+def test_order_lists_add_and_prevent_once_together_or_apart(tmp_path):
+    bad = ORDER_BASE.format(opt="x", use="x").replace("prevent, floor, add, set, cap", "prevent, add_prevent, set, cap")
+    diags = _diagnostics(tmp_path, bad)
+    assert any(d.code == "CIV080" and "`order`" in d.message for d in diags)
+
+
+def test_resolve_switches_a_reading_per_question_with_option():
+    args = ["resolve", "expansion", "Cyclone", "--holds", ",".join(CYCLONE_HOLDS),
+            "--set", "cities_adjacent_open_sea=2", "--set", "ships=0", "--set", "players=3"]
+    default = CliRunner().invoke(main, args)
+    other = CliRunner().invoke(main, args + ["--option", "cyclone_prevention_on_amount=on"])
+    assert "0 taken" in default.stdout
+    assert "reduce 1 city next to the open sea" in other.stdout
+
+
+def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switch():
+    from civdsl.charts import tables
+    from civdsl.resources import rulebooks_dir
+
+    ed = check_file(rulebooks_dir() / "expansion.civ").edition
+    rows = [[c.plain() for c in r.cells] for r in tables.calamities_chart(ed).tables[-1].rows]
+    assert len(rows) == len(ed.options)
+    assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]
+    assert rows[1][3] == "prevention amount (Cyclone)"
+
+
+@pytest.mark.parametrize("edition, card, groups", [("megaciv", "Written Record", "sciences, arts"),
+                                                   ("expansion", "Written Record", "sciences, arts"),
+                                                   ("civ1981", "Mysticism", "arts, crafts"),
+                                                   ("civ1980", "Pottery", "arts")])
+def test_a_card_moved_to_another_colour_group_breaks_an_assert(tmp_path, edition, card, groups):
+    path = tmp_path / "moved.civ"
+    path.write_text(f'language 1\nedition moved "Moved" extends {edition}\n'
+                    f'change advance "{card}" {{ groups {groups} }}\n', encoding="utf-8")
+    failed = [d for d in check_file(path).diagnostics.items if d.code == "CIV042"]
+    assert failed, f"{card} moved to {groups} passed every assert of {edition}"
