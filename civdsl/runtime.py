@@ -26,7 +26,7 @@ __all__ = [
     "not_", "and_", "or_", "div", "floordiv", "floor", "ceil", "sqrt", "abs", "min_", "max_", "lookup",
     "requirement", "requirement_any", "requirement_bool",
     "change", "assigned", "cancelled", "bound_effects", "discard_by_value", "least_over",
-    "reduce_until_supported", "unless_immune", "unselect",
+    "reduce_until_supported", "unless_immune", "unselect", "floor_effects", "floor_step",
 ]
 
 
