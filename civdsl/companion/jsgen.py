@@ -251,6 +251,8 @@ class JSCompiler(ExpressionCompiler):
     def __init__(self, consts: dict, options: dict, tables: set):
         super().__init__(consts, options, tables)
         self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
+        # data that many rules share (an order of stages, the amounts to floor) -> its constant
+        self.shared: dict[str, str] = {}
 
     @staticmethod
     def literal(value) -> str:
@@ -261,6 +263,13 @@ class JSCompiler(ExpressionCompiler):
         if path not in self.paths:
             self.paths[path] = f"rulePath{len(self.paths)}"
         return self.paths[path]
+
+    def shared_data(self, literal: str) -> str:
+        """A literal many rules repeat, as a constant written once at the top of the rules: a
+        lighter page (the rules only read it)."""
+        if literal not in self.shared:
+            self.shared[literal] = f"ruleData{len(self.shared)}"
+        return self.shared[literal]
 
     def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
         # keyword arguments travel as one object, given whenever the function takes any
@@ -302,7 +311,15 @@ def rules_source(ed: Edition) -> str:
     tracks = [_track_functions(w, c, ti, track) for ti, track in enumerate(ed.asts.values())]
     _rules_object(w, c, ed, off, calamities, tracks)
     paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
-    return "\n".join(w.lines[:1] + paths + w.lines[1:]) + "\n"
+    lines = w.lines
+    for literal, name in c.shared.items():
+        # a literal only one rule uses is lighter written in place
+        word = re.compile(rf"\b{name}\b")
+        if sum(len(word.findall(line)) for line in lines) > 1:
+            paths.append(f"const {name} = {literal};")
+        else:
+            lines = [word.sub(lambda _: literal, line) for line in lines]
+    return "\n".join(lines[:1] + paths + lines[1:]) + "\n"
 
 
 def _rule_tables(w: _Out, ed: Edition, consts: dict, options: dict) -> None:
@@ -642,8 +659,7 @@ class _JSRoleBody(_RoleWalk):
 
     def _stage_loop_start(self, switches: tuple, orders: dict) -> None:
         table = {"|".join(on): list(order) for on, order in orders.items()}
-        self.line(f"const on = {js_literal(list(switches))}.filter((n) => truthy(s.option(n))).join(\"|\");")
-        self.line(f"for (const stage of {js_json(table)}[on]) {{")
+        self.line(f"for (const stage of stageOrder(s, {self.c.shared_data(js_json([list(switches), table]))})) {{")
         self.indent += "  "
 
     def _stage_start(self, k: int, stages: tuple) -> None:
@@ -682,7 +698,8 @@ class _JSRoleBody(_RoleWalk):
 
     def _after_floor(self) -> str:
         line, path = self.rules.floor_at
-        return f"floorEffects(effects, trace, {js_json(self.floor_kinds())}, {line}, {self.c.path(path)});"
+        return (f"floorEffects(effects, trace, {self.c.shared_data(js_json(self.floor_kinds()))}, {line}, "
+                f"{self.c.path(path)});")
 
     def _after_bound(self) -> str:
         return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"
