@@ -294,6 +294,10 @@ class _Out:
         self.lines.append(text)
 
 
+# the first line of the rules' part (page.py finds the part by it)
+RULES_MARK = "// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)"
+
+
 def rules_source(ed: Edition) -> str:
     """The JavaScript of one edition's rules: RULE_TABLES and RULES, read by the runtime."""
     consts = _constants(ed)
@@ -301,7 +305,7 @@ def rules_source(ed: Edition) -> str:
     c = JSCompiler(consts, options, set(ed.tables))
     c.const_exprs = {k: cn.expr for k, cn in ed.consts.items() if cn.value is None}
     w = _Out()
-    w.line("// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)")
+    w.line(RULES_MARK)
     _rule_tables(w, ed, consts, options)
     off = _set_value_functions(w, ed, c)
     c.held = "held"  # calamity functions keep the held advances in a local
