@@ -530,7 +530,8 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
             continue
         pieces, pos, scanned = [], 0, 0
         for m in word.finditer(token):
-            _track_brackets(brackets, token[scanned:m.start()], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i))
+            _track_brackets(brackets, token[scanned:m.start()],
+                            token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i), token[:scanned])
             scanned = m.end()
             if m.group() not in new:
                 continue
@@ -546,19 +547,22 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
             pieces.append(token[pos:m.start()])
             pieces.append(new[m.group()])
             pos = m.end()
-        _track_brackets(brackets, token[scanned:], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i))
+        _track_brackets(brackets, token[scanned:], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i),
+                        token[:scanned])
         pieces.append(token[pos:])
         out.append("".join(pieces))
     return "".join(out)
 
 
-def _track_brackets(brackets: list[str], code: str, before: str = "") -> None:
+def _track_brackets(brackets: list[str], code: str, before: str = "", read: str = "") -> None:
     """BRACKETS (a stack) once CODE is read: "o" for a brace that opens an object (after an
-    operator, a comma or an opening bracket, where a block cannot start), "{" for a block."""
+    operator, a comma, an opening bracket or `return`, where a block cannot start), "{" for a
+    block; BEFORE is the last significant character before CODE, READ its token's text before it."""
     last = before
-    for ch in code:
+    for i, ch in enumerate(code):
         if ch == "{":
-            brackets.append("o" if last in "(,[:=?" and last else "{")
+            value = (last and last in "(,[:=?&|!") or re.search(r"\breturn\s*$", read + code[:i])
+            brackets.append("o" if value else "{")
         elif ch in "([":
             brackets.append(ch)
         elif ch in "})]" and brackets:
