@@ -483,16 +483,21 @@ _LOCALS = re.compile(r"\n *let ([A-Za-z_$][A-Za-z0-9_$]*(?:, [A-Za-z_$][A-Za-z0-
 
 
 def short_locals(part: str, taken: set[str]) -> str:
-    """PART with the variables each top-level generated rule function declares in its `let` line
-    renamed to the shortest names used nowhere in the page (TAKEN: every word of it): the
+    """PART with the rules' shared constants (`rulePath0`) and the variables each top-level
+    generated rule function declares in its `let` line renamed to the shortest names used
+    nowhere in the page (TAKEN: every word of it): the
     generated calamity functions repeat their locals (`e0_amount`, `effects`, `trace`) hundreds of
     times. Only code is renamed (never a string, a regular expression or a property after a dot
     or before a colon); a function where a local could be an object's shorthand property keeps its
     names. PART unchanged where the scanner cannot read it."""
+    fresh = _fresh_names(taken)
+    # the constants the rules share (a rule's file, a repeated literal) are read in every rule
+    shared = re.findall(r"^const (rule(?:Path|Data)[0-9]+) = ", part, re.M)
+    part = _renamed(part, shared, fresh)
+    fresh = fresh[len(shared):]
     spans = _top_functions(part)
     if spans is None:
         return part
-    fresh = _fresh_names(taken)
     out, pos = [], 0
     for name, (start, end) in spans.items():
         declared = _LOCALS.search(part, start, end) if name.startswith("rule") else None
