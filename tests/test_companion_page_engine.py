@@ -79,3 +79,13 @@ def test_without_unused_leaves_out_what_nothing_reaches():
     assert "function used(" in out and "function helper(" in out
     assert "unused" not in out and "function other(" not in out
     assert "function other(" in "\n".join(without_unused(parts, "other"))
+
+
+@pytest.mark.parametrize("rulebook", _rulebooks(), ids=lambda r: Path(r).stem)
+def test_a_shared_rule_literal_is_a_constant_only_where_rules_repeat_it(rulebook):
+    from civdsl.companion.jsgen import edition_of, rules_source
+
+    source = rules_source(edition_of(civdsl.load(rulebook).module))
+    assert "\0" not in source
+    for name in re.findall(r"^const (ruleData[0-9]+) = ", source, re.M):
+        assert len(re.findall(rf"\b{name}\b", source)) > 2, name  # declared once, read at least twice

@@ -251,8 +251,8 @@ class JSCompiler(ExpressionCompiler):
     def __init__(self, consts: dict, options: dict, tables: set):
         super().__init__(consts, options, tables)
         self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
-        # data that many rules share (an order of stages, the amounts to floor) -> its constant
-        self.shared: dict[str, str] = {}
+        # data that many rules share (an order of stages, the amounts to floor) -> its uses
+        self.shared: dict[str, int] = {}
 
     @staticmethod
     def literal(value) -> str:
@@ -267,9 +267,10 @@ class JSCompiler(ExpressionCompiler):
     def shared_data(self, literal: str) -> str:
         """A literal many rules repeat, as a constant written once at the top of the rules: a
         lighter page (the rules only read it)."""
-        if literal not in self.shared:
-            self.shared[literal] = f"ruleData{len(self.shared)}"
-        return self.shared[literal]
+        self.shared[literal] = self.shared.get(literal, 0) + 1
+        # a mark no escaped literal or comment can hold (a NUL): rules_source writes a name or,
+        # for a literal only one rule uses, the literal itself in its place
+        return f"\0{list(self.shared).index(literal)}\0"
 
     def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
         # keyword arguments travel as one object, given whenever the function takes any
@@ -315,14 +316,15 @@ def rules_source(ed: Edition) -> str:
     tracks = [_track_functions(w, c, ti, track) for ti, track in enumerate(ed.asts.values())]
     _rules_object(w, c, ed, off, calamities, tracks)
     paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
-    lines = w.lines
-    for literal, name in c.shared.items():
-        # a literal only one rule uses is lighter written in place
-        word = re.compile(rf"\b{name}\b")
-        if sum(len(word.findall(line)) for line in lines) > 1:
-            paths.append(f"const {name} = {literal};")
+    names, shared = {}, 0
+    for i, (literal, uses) in enumerate(c.shared.items()):
+        if uses > 1:
+            names[f"\0{i}\0"] = f"ruleData{shared}"
+            paths.append(f"const ruleData{shared} = {literal};")
+            shared += 1
         else:
-            lines = [word.sub(lambda _: literal, line) for line in lines]
+            names[f"\0{i}\0"] = literal
+    lines = [re.sub(r"\0[0-9]+\0", lambda m: names[m.group()], line) if "\0" in line else line for line in w.lines]
     return "\n".join(lines[:1] + paths + lines[1:]) + "\n"
 
 
