@@ -517,7 +517,7 @@ def _fresh_names(taken: set[str]) -> list[str]:
     return [n for n in names if n not in taken and n not in _JS_RESERVED]
 
 
-_JS_RESERVED = frozenset({"do", "if", "in", "of", "as", "is"})
+_JS_RESERVED = frozenset({"do", "if", "in"})  # the two-letter keywords
 
 
 def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
