@@ -503,7 +503,11 @@ def short_locals(part: str, taken: set[str]) -> str:
         declared = _LOCALS.search(part, start, end) if name.startswith("rule") else None
         if declared is None:
             continue
-        renamed = _renamed(part[start:end], declared.group(1).split(", "), fresh)
+        text = part[start:end]
+        # its own other names: the role parameter, the held advances, the stage of a loop
+        own = [n for n, mark in (("role", ", role)"), ("held", "const held = "), ("stage", "const stage of "))
+               if mark in text]
+        renamed = _renamed(text, declared.group(1).split(", ") + own, fresh)
         out.append(part[pos:start])
         out.append(renamed)
         pos = end
